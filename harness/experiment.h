@@ -1,0 +1,125 @@
+/* experiment.h: the in-memory experiment (schema version 1) and its loader/validator.
+ * The TOML text is read through toml-bridge.h; this module owns the schema, the defaults
+ * and every range check, so the scheduler and worker never look at TOML. */
+#ifndef HARNESS_EXPERIMENT_H
+#define HARNESS_EXPERIMENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define EXPERIMENT_SCHEMA_VERSION 1
+
+enum backend_kind { BACKEND_AUTO = 0, BACKEND_CPU, BACKEND_CUDA, BACKEND_COMMAND };
+enum order_kind { ORDER_RANDOMIZED = 0, ORDER_ABBA, ORDER_SEQUENTIAL };
+/* Deliberate faults a mode can inject into its own worker, to test the harness itself. */
+enum fault_kind { FAULT_NONE = 0, FAULT_CRASH, FAULT_HANG, FAULT_EXIT, FAULT_BAD_RECORD };
+
+const char *backend_kind_name(enum backend_kind k); /* "auto", "cpu", "cuda", "command" */
+const char *order_kind_name(enum order_kind k);     /* "randomized", "abba", "sequential" */
+const char *fault_kind_name(enum fault_kind k);     /* "none", "crash", "hang", "exit", "bad-record" */
+
+/* [measure]: how each cell is sampled inside a unit.  Defaults in experiment.c and
+ * docs/experiment-format.md. */
+struct measure_settings {
+	double warmup_s;          /* warm-up lasts at least this long ...              */
+	int64_t warmup_count;     /* ... and at least this many calls                  */
+	int64_t min_samples;      /* never stop before this many samples               */
+	int64_t max_samples;      /* stop at this many samples                         */
+	double max_time_s;        /* stop after this much sampling time per cell       */
+	double target_rel_precision; /* stop when rel. std. error of the median <= this */
+	int flush;                /* 1: flush caches before every sample               */
+	int64_t trial_samples;    /* samples per tuning trial (tuners' benchmarks)     */
+	int64_t threads;          /* threads the vendor library may use (OpenBLAS)     */
+};
+
+/* One workload: a model (all its distinct op shapes become per-op cells, plus one e2e
+ * cell) or a single op at one shape (one per-op cell). */
+enum workload_kind { WORKLOAD_MODEL = 0, WORKLOAD_OP };
+struct shape_dim {
+	char *name;  /* e.g. "m", "n", "k", "c", "h", "w", "kh", "stride" */
+	int64_t value;
+};
+struct workload {
+	char *name;            /* cell-name prefix; defaults to the model or op name   */
+	enum workload_kind kind;
+	char *model;           /* WORKLOAD_MODEL: "resnet18", "resnet50"              */
+	char *op;              /* WORKLOAD_OP: "sgemm", "conv2d", "maxpool", "reduce", "bias_relu" */
+	struct shape_dim *shape; /* WORKLOAD_OP: the op's shape fields                 */
+	size_t nshape;
+	int64_t batch;         /* default 1 */
+	int64_t resolution;    /* model input height = width; default 224 */
+	char *dtype;           /* "float32" (the only one the CPU backend has) */
+};
+
+/* A tuner option: the value as given, with its TOML type kept for the tuner to check. */
+enum option_type { OPTION_INT = 0, OPTION_FLOAT, OPTION_BOOL, OPTION_STRING };
+struct option {
+	char *key;
+	enum option_type type;
+	int64_t i;      /* OPTION_INT, OPTION_BOOL (0/1) */
+	double f;       /* OPTION_FLOAT (and OPTION_INT converted) */
+	char *s;        /* OPTION_STRING */
+	int line, col;  /* where it was written, for the tuner's error messages */
+};
+
+struct env_var {
+	char *name;
+	char *value;
+};
+
+struct mode {
+	char *name;            /* unique within the experiment */
+	char *tuner;           /* "vendor", "heuristic", "exhaustive", ... (checked by the tuner registry) */
+	struct option *options; /* [modes.options] table, in file order */
+	size_t noptions;
+	int baseline;          /* exactly one mode has baseline = true (default: the first mode) */
+	char *aa_of;           /* A/A control: the mode whose configuration this one repeats, or NULL */
+	int warm_probe;        /* 1: after each cold unit, a warm unit reuses its cache directory */
+	enum fault_kind fault; /* testing the harness: make this mode's worker misbehave */
+	int line, col;         /* where the mode was declared */
+};
+
+struct experiment {
+	int64_t schema;        /* schema = 1 */
+	char *name;            /* [A-Za-z0-9._-]+, used in the results file name */
+	char *description;
+	enum backend_kind backend;
+	int64_t repeats;       /* blocks; >= 1 */
+	uint64_t seed;
+	enum order_kind order;
+	double unit_timeout_s; /* per unit; SIGTERM, then SIGKILL after a grace period */
+	struct measure_settings measure;
+	struct workload *workloads;
+	size_t nworkloads;
+	struct mode *modes;
+	size_t nmodes;
+	size_t baseline;       /* index into modes */
+	char **hypotheses;     /* paths as written (relative to the experiment file's folder) */
+	size_t nhypotheses;
+	char **env_pass;       /* [environment] pass: extra variable names units inherit */
+	size_t nenv_pass;
+	struct env_var *env_set; /* [environment] set: NAME = "value" given to every unit */
+	size_t nenv_set;
+
+	char *path;            /* the file it was loaded from */
+	char *text;            /* the file verbatim (NUL-terminated), len text_len */
+	size_t text_len;
+	char sha256[65];       /* of text */
+};
+
+/* Parse and validate an experiment from memory.  path is used in messages only.
+ * On success returns 0 and *out (caller frees with experiment_free).  On failure returns -1,
+ * *out is NULL and *cause is a heap message "'path':line:col: what" (caller prints and frees). */
+int experiment_parse(const char *path, const char *text, size_t len, struct experiment **out,
+		     char **cause);
+/* Read path and parse it; reports the error itself and returns -1 on failure. */
+int experiment_load(const char *path, struct experiment **out);
+void experiment_free(struct experiment *e);
+
+/* Lookups; return NULL / -1 when absent. */
+const struct mode *experiment_mode(const struct experiment *e, const char *name);
+ssize_t experiment_mode_index(const struct experiment *e, const char *name);
+const struct option *mode_option(const struct mode *m, const char *key);
+
+#endif

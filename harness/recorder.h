@@ -1,0 +1,173 @@
+/* recorder.h: the results file (HDF5, layout version 1, docs/results-format.md).
+ * Only the scheduler's process writes it; workers stream records to the scheduler.
+ * Every rec_append_unit() leaves the file complete and consistent on disk before it
+ * returns, so a crash or kill -9 between units loses nothing that had finished. */
+#ifndef HARNESS_RECORDER_H
+#define HARNESS_RECORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define REC_FORMAT_VERSION 1
+
+/* Run metadata: string key/value pairs stored as attributes of /run (keys listed in
+ * docs/results-format.md: harness_version, git_commit, experiment_name, experiment_path,
+ * experiment_sha256, backend_requested, backend, backend_reason, seed, order, start_utc,
+ * end_utc, status, host, cpu_model, compiler, libraries, harness_argv, unit_env, ...). */
+struct rec_kv {
+	char *key;
+	char *value;
+};
+
+/* A file recorded verbatim (the experiment, each attached hypothesis). */
+struct rec_file {
+	char *role;    /* "experiment" or "hypothesis" */
+	char *path;    /* as given */
+	char *sha256;  /* of the bytes */
+	char *text;    /* the bytes (NUL-terminated for convenience) */
+	size_t len;
+};
+
+struct rec_meta {
+	struct rec_kv *kv;
+	size_t nkv;
+	struct rec_file *files;
+	size_t nfiles;
+};
+void rec_meta_init(struct rec_meta *m);
+void rec_meta_release(struct rec_meta *m);
+/* Copies key and value; replaces an existing key. */
+void rec_meta_set(struct rec_meta *m, const char *key, const char *value);
+const char *rec_meta_get(const struct rec_meta *m, const char *key); /* NULL when absent */
+void rec_meta_add_file(struct rec_meta *m, const char *role, const char *path,
+		       const char *text, size_t len);
+
+/* The plan: every unit the run will have, in run order.  Unit ids are 0..n-1 in plan order. */
+struct rec_plan {
+	int64_t id;
+	char *mode;
+	int64_t repeat;    /* 0-based repeat index (= block for randomized/abba/sequential) */
+	int64_t block;
+	int64_t position;  /* position within the block, 0-based */
+	int warm;          /* 1: a warm-cache probe reusing the previous cold unit's cache dir */
+	int64_t warm_of;   /* id of that cold unit, or -1 */
+};
+
+/* A cell, as reported by a worker; the recorder gives each distinct name an index. */
+struct rec_cell {
+	char *name;
+	char *kind;     /* "op" or "e2e" */
+	char *workload;
+	char *op;
+	char *shape;
+	int64_t count;
+	double flops;
+};
+
+/* Unit statuses, as strings in the file. */
+#define REC_STATUS_OK            "ok"
+#define REC_STATUS_TIMEOUT       "timeout"
+#define REC_STATUS_CRASHED       "crashed"        /* killed by a signal it did not ask for */
+#define REC_STATUS_FAILED        "failed"         /* exited non-zero */
+#define REC_STATUS_COMPILE_ERROR "compile-error"  /* the chosen config could not be built */
+#define REC_STATUS_INCORRECT     "incorrect"      /* no config passed the reference check */
+#define REC_STATUS_BAD_OUTPUT    "bad-output"     /* the worker's records broke the protocol */
+#define REC_STATUS_INTERRUPTED   "interrupted"    /* the harness was stopped during the unit */
+
+struct rec_unit {
+	int64_t id;          /* plan id */
+	char *mode;
+	int64_t repeat, block, position;
+	int warm;
+	int64_t pid;
+	char *cache_dir;
+	int cache_dir_empty; /* 1: the cache dir was empty when the unit started */
+	char *status;        /* REC_STATUS_* */
+	int64_t exit_code;   /* exit status, or 128+signal when killed */
+	int64_t signal;      /* 0, or the signal that ended it */
+	int64_t compile_ns, tune_ns, search_ns; /* setup time split */
+	int64_t compiles, cache_hits, benchmarks;
+	int expects_work;    /* the mode's tuner compiles or benchmarks when cold */
+	int cache_leak;      /* cold, expects work, and compiled nothing and benchmarked nothing */
+	char *start_utc, *end_utc;
+	int64_t wall_ns;
+	char *stdout_log, *stderr_log; /* paths relative to the results file's folder */
+	char *argv_json;     /* exact argv given to the unit, as a JSON array */
+	char *env_json;      /* exact environment given to the unit, as a JSON object */
+	char *message;       /* why it failed, or "" */
+};
+
+struct rec_trial {
+	int64_t cell;        /* index into the unit data's cells */
+	char *config;
+	char *status;        /* "ok", "compile-error", "incorrect", "failed" */
+	int cache_hit;
+	int64_t compile_ns;
+	int64_t nsamples;
+	double median_ns, min_ns, max_ns;
+	int64_t bench_ns;    /* time spent benchmarking this trial */
+};
+
+struct rec_choice {
+	int64_t cell;
+	char *config;
+	char *reason;        /* "vendor", "rule", "tuned", "fallback-vendor" */
+};
+
+/* Per (unit, cell): how sampling went. */
+struct rec_measure {
+	int64_t cell;
+	int64_t nsamples;
+	char *stop;          /* "precision", "max-samples", "max-time" */
+	int64_t warmup_n;
+	int64_t warmup_ns;
+	double rel_precision; /* achieved relative standard error of the median */
+};
+
+/* Everything one unit produced.  cells are local to the unit (trial/choice/sample cell
+ * fields index this array); the recorder maps them to the run's cell table by name. */
+struct rec_unit_data {
+	struct rec_unit unit;
+	struct rec_cell *cells;       size_t ncells;
+	struct rec_trial *trials;     size_t ntrials;
+	struct rec_choice *choices;   size_t nchoices;
+	struct rec_measure *measures; size_t nmeasures;
+	int64_t *sample_cell;         /* parallel arrays, nsamples long */
+	int64_t *sample_index;
+	int64_t *sample_ns;
+	size_t nsamples, samples_cap;
+	size_t cells_cap, trials_cap, choices_cap, measures_cap;
+	char *info;                   /* backend description lines ("key=value\n"), or NULL */
+};
+void rec_unit_data_init(struct rec_unit_data *u);
+void rec_unit_data_release(struct rec_unit_data *u); /* frees every string and array */
+
+struct rec; /* an open results file */
+
+/* Create path (must not exist) with meta and plan.  Returns 0 and *out, or reports and -1. */
+int rec_create(const char *path, const struct rec_meta *meta, const struct rec_plan *plan,
+	       size_t nplan, struct rec **out);
+/* Open an existing results file; writable for --resume.  Reports and returns -1 when the
+ * file is missing, not HDF5, or not a harness results file of a known version. */
+int rec_open(const char *path, int writable, struct rec **out);
+/* Write one finished unit (all its rows) and flush.  SIGINT/SIGTERM are held off while
+ * writing.  Reports and returns -1 on failure. */
+int rec_append_unit(struct rec *r, const struct rec_unit_data *u);
+/* Set or replace one /run attribute (for end_utc, status) and flush. */
+int rec_set_meta(struct rec *r, const char *key, const char *value);
+/* Close; reports and returns -1 on failure. NULL is a no-op. */
+int rec_close(struct rec *r);
+
+/* Reading (caller releases what it gets). */
+int rec_read_meta(struct rec *r, struct rec_meta *out);
+int rec_read_plan(struct rec *r, struct rec_plan **plan, size_t *n);
+void rec_plan_free(struct rec_plan *plan, size_t n);
+/* Units in the order they were written. */
+int rec_read_units(struct rec *r, struct rec_unit **units, size_t *n);
+void rec_units_free(struct rec_unit *units, size_t n);
+int rec_read_cells(struct rec *r, struct rec_cell **cells, size_t *n);
+void rec_cells_free(struct rec_cell *cells, size_t n);
+/* Number of sample rows in the file. */
+int rec_count_samples(struct rec *r, int64_t *n);
+
+#endif

@@ -1,0 +1,82 @@
+/* util.h: allocation, error reporting, number parsing, hashing and time helpers shared by every module */
+#ifndef HARNESS_UTIL_H
+#define HARNESS_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Allocation: out of memory ends the process with a message (status 1); never returns NULL. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* Returns a new heap string the caller frees. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap);
+
+/* Grow *p (holding *cap elements of size elem) to hold at least want elements. */
+void xgrow(void **p, size_t *cap, size_t want, size_t elem);
+#define XGROW(p, cap, want) xgrow((void **)&(p), &(cap), (want), sizeof(*(p)))
+
+/* Reporting.  error() prints "harness: <msg>" on stderr and returns -1, so a leaf can
+ * `return error("...")`.  warning() prints "harness: warning: <msg>".  die() prints and
+ * exits with status 1 (used only for broken invariants and out-of-memory). */
+int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int error_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2))); /* appends ": strerror(errno)" */
+void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* The program name used as the prefix of every message ("harness", or "harness worker"). */
+extern const char *util_progname;
+
+/* Growable string.  sbuf_init() makes an empty buffer; buf is always NUL-terminated;
+ * sbuf_release() frees it; sbuf_detach() hands the heap string to the caller. */
+struct sbuf {
+	char *buf;
+	size_t len, cap;
+};
+void sbuf_init(struct sbuf *sb);
+void sbuf_release(struct sbuf *sb);
+char *sbuf_detach(struct sbuf *sb);
+void sbuf_add(struct sbuf *sb, const void *data, size_t n);
+void sbuf_adds(struct sbuf *sb, const char *s);
+void sbuf_addf(struct sbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sbuf_reset(struct sbuf *sb);
+
+/* Range-checked parsing of a whole string (no trailing junk).  Return 0, or -1 without
+ * printing (the caller knows the context and reports). */
+int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
+int parse_u64(const char *s, uint64_t *out);
+int parse_double(const char *s, double min, double max, double *out);
+
+/* Files.  util_read_file() reads a whole file into a NUL-terminated heap buffer the caller
+ * frees; reports and returns -1 on failure.  util_write_file() writes atomically (temp +
+ * rename).  util_mkdir_p() makes a directory and its parents. */
+int util_read_file(const char *path, char **data, size_t *len);
+int util_write_file(const char *path, const void *data, size_t len, mode_t mode);
+int util_mkdir_p(const char *path, mode_t mode);
+/* Removes a directory tree; reports and returns -1 on failure. */
+int util_rm_rf(const char *path);
+/* 1 when path names an existing directory with no entries, 0 when it has entries, -1 on error. */
+int util_dir_is_empty(const char *path);
+
+/* SHA-256 (OpenSSL libcrypto) of a buffer as 64 lowercase hex digits plus NUL. */
+void util_sha256_hex(const void *data, size_t n, char out[65]);
+
+/* Time.  util_now_ns(): CLOCK_MONOTONIC in ns.  util_utc_now(): "YYYY-MM-DDTHH:MM:SSZ".
+ * util_utc_stamp(): "YYYYMMDDTHHMMSSZ" for file names. */
+int64_t util_now_ns(void);
+void util_utc_now(char out[32]);
+void util_utc_stamp(char out[32]);
+
+/* Levenshtein distance, for did-you-mean suggestions. */
+size_t util_edit_distance(const char *a, const char *b);
+
+/* Quote a string as a JSON string literal into sb (used in protocol lines and metadata). */
+void sbuf_add_json_string(struct sbuf *sb, const char *s);
+
+#endif

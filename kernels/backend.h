@@ -1,0 +1,93 @@
+/* backend.h: the interface every backend implements (cpu now; cuda and command later).
+ * A backend turns workloads into cells, compiles and checks configs of each op cell into
+ * the unit's cache directory, and times one call of a cell.  The worker drives it; the
+ * backend never decides what to tune or how many samples to take.
+ * To add a backend: implement struct backend_ops in kernels/<name>/, add it to
+ * backend_table in backend.c, and make available() say honestly why it cannot run. */
+#ifndef HARNESS_BACKEND_H
+#define HARNESS_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "harness/experiment.h"
+#include "harness/util.h"
+#include "kernels/space.h"
+
+enum cell_kind { CELL_OP = 0, CELL_E2E };
+
+/* One timed thing.  Owned by the backend; valid until backend close. */
+struct cell {
+	char *name;      /* "<workload>/<op>:<shape>" or "<workload>/e2e"; unique in the run */
+	enum cell_kind kind;
+	char *workload;  /* the workload's name */
+	char *op;        /* "sgemm", "conv2d", ... or "e2e" */
+	char *shape;     /* "m=512,n=512,k=512"; for e2e: "batch=1,resolution=64" */
+	int64_t count;   /* occurrences of this op shape in one forward (1 for op workloads/e2e) */
+	double flops;    /* floating-point operations per call (0 when not meaningful) */
+};
+
+/* What the worker gives a backend. */
+struct backend_ctx {
+	const char *cache_dir;   /* the unit's private cache directory (exists, mode 0700) */
+	const char *kernel_dir;  /* folder holding the backend's templates (kernels/) */
+	const struct experiment *exp;
+	uint64_t seed;           /* for input data */
+};
+
+enum prepare_status { PREPARE_OK = 0, PREPARE_COMPILE_ERROR, PREPARE_INCORRECT };
+
+/* Result of making a config current for a cell. */
+struct prepare_result {
+	enum prepare_status status;
+	int cache_hit;           /* 1: the compiled kernel came from the cache directory */
+	int64_t compile_ns;      /* compiler time spent (0 on a hit) */
+	int64_t check_ns;        /* time checking against the float64 reference */
+	double max_rel_err;      /* worst error found by the check */
+	char *detail;            /* heap message for compile errors / incorrect results, or NULL */
+};
+
+struct backend_counters {
+	int64_t compiles;        /* compiler invocations */
+	int64_t cache_hits;      /* kernels found compiled in the cache directory */
+	int64_t compile_ns;      /* total compiler wall time */
+};
+
+struct backend; /* a backend's private state for one unit */
+
+struct backend_ops {
+	const char *name;
+	/* 1 when this machine and build can run the backend; else 0 and *why (heap). */
+	int (*available)(char **why);
+	struct backend *(*open)(const struct backend_ctx *ctx, char **cause);
+	/* Append the cells of a workload (validates op/model names and shapes). */
+	int (*add_workload)(struct backend *b, const struct workload *w, char **cause);
+	size_t (*ncells)(const struct backend *b);
+	const struct cell *(*cell)(const struct backend *b, size_t i);
+	/* Config space of op cell i (borrowed, valid until close); NULL for e2e cells. */
+	const struct space *(*space)(const struct backend *b, size_t i);
+	/* Make config c current for op cell i: compile into the cache dir or load it from
+	 * there, run it once and check it against the float64 reference.  For an e2e cell, c
+	 * is NULL: check the whole forward built from every op cell's current config.  Bad
+	 * configs are statuses in *res; -1 (with *cause) only for infrastructure failures. */
+	int (*prepare)(struct backend *b, size_t i, const struct config *c,
+		       struct prepare_result *res, char **cause);
+	/* One call of cell i's current implementation, timed in ns.  flush: evict the caches
+	 * (a buffer larger than the last-level cache) before the timed region. */
+	int (*sample)(struct backend *b, size_t i, int flush, int64_t *ns, char **cause);
+	void (*counters)(const struct backend *b, struct backend_counters *out);
+	/* Provenance as "key=value" lines (compiler version, vendor library, cache sizes). */
+	void (*describe)(const struct backend *b, struct sbuf *out);
+	void (*close)(struct backend *b);
+};
+
+/* NULL when unknown or not built. */
+const struct backend_ops *backend_find(const char *name);
+extern const struct backend_ops *const backend_table[]; /* NULL-terminated */
+void prepare_result_release(struct prepare_result *r);
+
+/* The folder of kernel templates: $HARNESS_KERNEL_DIR, else the source tree's kernels/
+ * when running from the build tree, else $(pkgdatadir)/kernels.  Borrowed string. */
+const char *backend_kernel_dir(void);
+
+#endif
