@@ -50,6 +50,7 @@ struct workload {
 	int64_t batch;         /* default 1 */
 	int64_t resolution;    /* model input height = width; default 224 */
 	char *dtype;           /* "float32" (the only one the CPU backend has) */
+	int line, col;         /* where the workload was declared */
 };
 
 /* A tuner option: the value as given, with its TOML type kept for the tuner to check. */

@@ -1,0 +1,41 @@
+/* catalog.c: op and model names, and each op's shape fields (see catalog.h) */
+#include "config.h"
+#include "kernels/catalog.h"
+
+#include <string.h>
+
+static const char *const sgemm_fields[] = { "m", "n", "k", NULL };
+/* conv2d: input c x h x w (batch from the workload), k output channels, r x r filter */
+static const char *const conv2d_fields[] = { "c", "h", "w", "k", "r", "stride", "pad", NULL };
+static const char *const maxpool_fields[] = { "c", "h", "w", "r", "stride", "pad", NULL };
+/* reduce: mean over the last dimension of a rows x cols matrix (global average pool) */
+static const char *const reduce_fields[] = { "rows", "cols", NULL };
+/* bias_relu: y = max(x + bias[c], 0) over c channels of hw elements */
+static const char *const bias_relu_fields[] = { "c", "hw", NULL };
+
+const struct op_info catalog_ops[] = {
+	{ "sgemm", sgemm_fields, "C = A B, A m x k, B k x n, float32 row-major" },
+	{ "conv2d", conv2d_fields, "2-D convolution as im2col + GEMM, NCHW float32" },
+	{ "maxpool", maxpool_fields, "2-D max pooling, NCHW float32" },
+	{ "reduce", reduce_fields, "mean over the last dimension (global average pool)" },
+	{ "bias_relu", bias_relu_fields, "fused per-channel bias add and ReLU" },
+};
+const size_t catalog_nops = sizeof(catalog_ops) / sizeof(catalog_ops[0]);
+
+const char *const catalog_models[] = { "resnet18", "resnet50", NULL };
+
+const struct op_info *catalog_op(const char *name)
+{
+	for (size_t i = 0; i < catalog_nops; i++)
+		if (!strcmp(catalog_ops[i].name, name))
+			return &catalog_ops[i];
+	return NULL;
+}
+
+int catalog_model_known(const char *name)
+{
+	for (size_t i = 0; catalog_models[i]; i++)
+		if (!strcmp(catalog_models[i], name))
+			return 1;
+	return 0;
+}
