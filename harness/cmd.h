@@ -1,49 +1,86 @@
-/* cmd.h: the subcommand table.
+/* cmd.h: the subcommand table and the dispatcher that enforces it.
  *
  * Adding a subcommand:
  *   1. write harness/cmd-<name>.c with static helpers and one exported
- *      `const struct cmd_entry cmd_<name>_entry` (name, usage, summary, arity, flags, exec);
- *   2. add it to cmd_table[] in cmd.c and to harness_SOURCES in Makefile.am;
- *   3. document it in docs/harness.1 and the help text (cmd-help.c prints the table);
+ *      `const struct cmd_entry cmd_<name>_entry` (name, usage, summary, help, options,
+ *      arity, flags, exec);
+ *   2. add it to cmd_table[] in cmd.c, declare it below, and add the file to
+ *      libharness_a_SOURCES in Makefile.am;
+ *   3. document it in docs/harness.1 (the help text comes from the entry itself);
  *   4. add a CLI test in tests/cli/.
- * The dispatcher checks arity and parses the common options before exec runs; exec gets
- * argv with the subcommand name at argv[0] and returns an exit code (enum harness_exit). */
+ * The dispatcher parses the options the entry declares (getopt_long), answers -h/--help
+ * with the usage on stdout (exit 0), rejects unknown options and wrong arity with the usage
+ * on stderr (exit 2), and only then calls exec with the parsed arguments.  exec returns an
+ * exit code (enum harness_exit) and never calls exit(). */
 #ifndef HARNESS_CMD_H
 #define HARNESS_CMD_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 /* Documented exit codes (docs/harness.1, EXIT STATUS). */
 enum harness_exit {
-	EXIT_OK = 0,        /* success */
-	EXIT_RUN_FAILED = 1,/* the run (or a unit's infrastructure) failed, or output could not be written */
-	EXIT_USAGE = 2,     /* bad command line or bad input file; nothing was run or written */
+	EXIT_OK = 0,           /* success */
+	EXIT_RUN_FAILED = 1,   /* the run failed, or output could not be written */
+	EXIT_USAGE = 2,        /* bad command line or bad input file; nothing was run or written */
 	EXIT_INTERRUPTED = 130 /* stopped by SIGINT/SIGTERM after recording what had finished */
 };
 
-#define CMD_HIDDEN 0x1      /* not listed in help (the worker role) */
+#define CMD_HIDDEN 0x1 /* not listed in help (the worker role) */
+
+/* One option a command accepts.  key: the short option character, or a value >= 256 for a
+ * long-only option.  name: the long name without "--" (NULL: short only). */
+struct cmd_opt {
+	const char *name;
+	int key;
+	int has_arg; /* 0: a flag; 1: takes a value */
+};
+
+/* What the dispatcher hands to exec.  Everything is borrowed from argv and the table. */
+struct cmd_args {
+	const struct cmd_entry *entry;
+	int npos;
+	char **pos;           /* positional arguments */
+	size_t nopts;
+	struct cmd_optval {
+		int key;
+		const char *value; /* NULL for flags */
+	} *opts;              /* in command-line order */
+};
+/* The value of the last occurrence of option key, or NULL. */
+const char *cmd_args_value(const struct cmd_args *a, int key);
+/* How many times option key was given. */
+int cmd_args_count(const struct cmd_args *a, int key);
 
 struct cmd_entry {
 	const char *name;
-	const char *usage;    /* "run [options] EXPERIMENT" */
-	const char *summary;  /* one line for `harness help` */
-	const char *help;     /* the options, one per line, for `harness help NAME` / -h */
-	int min_args, max_args; /* positional arguments after options; -1: unlimited */
+	const char *usage;         /* "run [options] EXPERIMENT" */
+	const char *summary;       /* one line for `harness help` */
+	const char *help;          /* the options, one per line ("  -q, --quiet   ...\n") */
+	const struct cmd_opt *opts; /* terminated by an entry with key 0; may be NULL */
+	int min_args, max_args;    /* positional arguments; max -1: unlimited */
 	unsigned flags;
-	int (*exec)(int argc, char **argv);
+	int (*exec)(const struct cmd_args *a);
 };
 
 extern const struct cmd_entry *const cmd_table[]; /* NULL-terminated */
+extern const struct cmd_entry cmd_run_entry, cmd_check_entry, cmd_show_entry, cmd_help_entry,
+	cmd_worker_entry;
 
-/* Look a command up by exact name or unique prefix; NULL and a message when none. */
+/* Look a command up by exact name or unique prefix; reports and returns NULL when none. */
 const struct cmd_entry *cmd_lookup(const char *name);
-/* Run argv[0] as a subcommand; returns the exit code. */
+/* Parse argv (argv[0] is the command name) against the table and run it. */
 int cmd_dispatch(int argc, char **argv);
-/* Print "usage: harness <usage>" and the help text to f. */
+/* The whole program: global options, dispatch, and the final stdout check. */
+int cmd_main(int argc, char **argv);
+/* Print "usage: harness <usage>", the summary and the help text to f. */
 void cmd_usage(const struct cmd_entry *e, FILE *f);
-/* For exec functions: report a usage error (message + usage on stderr) and return EXIT_USAGE. */
-int cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Count of positional args check, used by exec after getopt: returns 0 or EXIT_USAGE reported. */
-int cmd_check_arity(const struct cmd_entry *e, int npos);
+/* Report a usage error (message, then the usage line, on stderr); returns EXIT_USAGE. */
+int cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* cmd-run.c keeps the whole command line to record it in the results file. */
+void cmd_run_set_argv(int argc, char **argv);
+/* Flush and check stdout; reports and returns EXIT_RUN_FAILED on a write error. */
+int cmd_finish_stdout(int code);
 
 #endif

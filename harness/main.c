@@ -1,1 +1,11 @@
-int main(void){return 0;}
+/* main.c: the thin entry point; everything else lives in libharness.a */
+#include "config.h"
+
+#include <stdio.h>
+
+#include "harness/cmd.h"
+
+int main(int argc, char **argv)
+{
+	return cmd_main(argc, argv);
+}
