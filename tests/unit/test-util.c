@@ -1,2 +1,141 @@
+/* test-util.c: util.h helpers and stats/summary.c */
+#include "config.h"
+
 #include <check.h>
-int main(void){return 0;}
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness/util.h"
+#include "stats/stats.h"
+
+START_TEST(sha256_known_vectors)
+{
+	char hex[65];
+	util_sha256_hex("abc", 3, hex);
+	ck_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	util_sha256_hex("", 0, hex);
+	ck_assert_str_eq(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+END_TEST
+
+START_TEST(parse_numbers)
+{
+	int64_t i;
+	double d;
+	uint64_t u;
+	ck_assert_int_eq(parse_i64("-42", -100, 100, &i), 0);
+	ck_assert_int_eq(i, -42);
+	ck_assert_int_eq(parse_i64("101", -100, 100, &i), -1);
+	ck_assert_int_eq(parse_i64("12x", 0, 100, &i), -1);
+	ck_assert_int_eq(parse_i64("", 0, 100, &i), -1);
+	ck_assert_int_eq(parse_i64("99999999999999999999", 0, INT64_MAX, &i), -1);
+	ck_assert_int_eq(parse_u64("18446744073709551615", &u), 0);
+	ck_assert(u == UINT64_MAX);
+	ck_assert_int_eq(parse_u64("-1", &u), -1);
+	ck_assert_int_eq(parse_double("2.385", 0, 10, &d), 0);
+	ck_assert_double_eq_tol(d, 2.385, 1e-15);
+	ck_assert_int_eq(parse_double("nan", -1e9, 1e9, &d), -1);
+	ck_assert_int_eq(parse_double("inf", -1e9, 1e308, &d), -1);
+	ck_assert_int_eq(parse_double("10.5", 0, 10, &d), -1);
+}
+END_TEST
+
+START_TEST(sbuf_and_json)
+{
+	struct sbuf sb;
+	sbuf_init(&sb);
+	for (int k = 0; k < 1000; k++)
+		sbuf_addf(&sb, "%d,", k);
+	ck_assert_uint_eq(strlen(sb.buf), sb.len);
+	ck_assert(!strncmp(sb.buf + sb.len - 4, "999,", 4));
+	sbuf_reset(&sb);
+	sbuf_add_json_string(&sb, "a\"b\\c\nd\te\x01");
+	ck_assert_str_eq(sb.buf, "\"a\\\"b\\\\c\\nd\\te\\u0001\"");
+	char *s = sbuf_detach(&sb);
+	free(s);
+}
+END_TEST
+
+START_TEST(edit_distance)
+{
+	ck_assert_uint_eq(util_edit_distance("repeats", "repeets"), 1);
+	ck_assert_uint_eq(util_edit_distance("seed", "sede"), 2);
+	ck_assert_uint_eq(util_edit_distance("", "abc"), 3);
+	ck_assert_uint_eq(util_edit_distance("kitten", "sitting"), 3);
+}
+END_TEST
+
+START_TEST(files_and_dirs)
+{
+	char tmpl[] = "/tmp/test-util.XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	char *deep = xasprintf("%s/a/b/c", tmpl);
+	ck_assert_int_eq(util_mkdir_p(deep, 0700), 0);
+	ck_assert_int_eq(util_dir_is_empty(deep), 1);
+	char *f = xasprintf("%s/x.txt", deep);
+	ck_assert_int_eq(util_write_file(f, "hello\0world", 11, 0600), 0);
+	ck_assert_int_eq(util_dir_is_empty(deep), 0);
+	char *data;
+	size_t len;
+	ck_assert_int_eq(util_read_file(f, &data, &len), 0);
+	ck_assert_uint_eq(len, 11);
+	ck_assert(!memcmp(data, "hello\0world", 11));
+	free(data);
+	ck_assert_int_eq(util_read_file("/nonexistent/harness", &data, &len), -1);
+	ck_assert_int_eq(util_rm_rf(tmpl), 0);
+	ck_assert_int_eq(access(tmpl, F_OK), -1);
+	free(deep);
+	free(f);
+}
+END_TEST
+
+/* Quartiles: linear interpolation (Hyndman-Fan 7), the values numpy.percentile and R's
+ * quantile(type = 7) give for these inputs. */
+START_TEST(summary_quartiles)
+{
+	double x[] = { 7.1, 2.385, 9.75, 3.3, 4.0 };
+	double w[5];
+	struct stats_summary s;
+	stats_summarize(x, 1, 5, w, &s);
+	ck_assert_double_eq_tol(s.median, 4.0, 1e-12);
+	ck_assert_double_eq_tol(s.q1, 3.3, 1e-12);
+	ck_assert_double_eq_tol(s.q3, 7.1, 1e-12);
+	ck_assert_double_eq_tol(s.min, 2.385, 1e-12);
+	ck_assert_double_eq_tol(s.max, 9.75, 1e-12);
+	double y[] = { 1.5, 0, 8.125, 0, 2.25, 0, 3.0, 0 }; /* stride 2 */
+	stats_summarize(y, 2, 4, w, &s);
+	ck_assert_double_eq_tol(s.median, 2.625, 1e-12);
+	ck_assert_double_eq_tol(s.q1, 2.0625, 1e-12);
+	ck_assert_double_eq_tol(s.q3, 4.28125, 1e-12);
+	ck_assert_double_eq_tol(s.iqr, 4.28125 - 2.0625, 1e-12);
+	/* the input is untouched */
+	ck_assert_double_eq(x[0], 7.1);
+	/* standard error of the median: 1.2533 * (IQR/1.349) / sqrt(n) / median */
+	double rel = stats_median_rel_se(&s);
+	ck_assert_double_eq_tol(rel, 1.2533 * (2.21875 / 1.349) / 2.0 / 2.625, 1e-12);
+	stats_summarize(x, 1, 0, w, &s);
+	ck_assert(isnan(s.median));
+	ck_assert(isnan(stats_median_rel_se(&s)));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("util");
+	TCase *tc = tcase_create("util");
+	tcase_add_test(tc, sha256_known_vectors);
+	tcase_add_test(tc, parse_numbers);
+	tcase_add_test(tc, sbuf_and_json);
+	tcase_add_test(tc, edit_distance);
+	tcase_add_test(tc, files_and_dirs);
+	tcase_add_test(tc, summary_quartiles);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
