@@ -109,13 +109,20 @@ struct experiment {
 	char sha256[65];       /* of text */
 };
 
-/* Parse and validate an experiment from memory.  path is used in messages only.
+/* Parse and validate an experiment from memory.  path is used in messages and to find the
+ * hypothesis files (relative to its folder), which must exist.
  * On success returns 0 and *out (caller frees with experiment_free).  On failure returns -1,
  * *out is NULL and *cause is a heap message "'path':line:col: what" (caller prints and frees). */
 int experiment_parse(const char *path, const char *text, size_t len, struct experiment **out,
 		     char **cause);
 /* Read path and parse it; reports the error itself and returns -1 on failure. */
 int experiment_load(const char *path, struct experiment **out);
+/* The same with flags: EXPERIMENT_NO_FILE_CHECKS skips the check that the hypothesis files
+ * exist (a unit reads the run folder's copy of the experiment, away from them). */
+#define EXPERIMENT_NO_FILE_CHECKS 0x1
+int experiment_parse_flags(const char *path, const char *text, size_t len, unsigned flags,
+			   struct experiment **out, char **cause);
+int experiment_load_flags(const char *path, unsigned flags, struct experiment **out);
 void experiment_free(struct experiment *e);
 
 /* Lookups; return NULL / -1 when absent. */

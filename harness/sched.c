@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -743,6 +744,15 @@ int sched_run(const struct sched_opts *o)
 	const char *status = stop_signal ? "interrupted" : failed_infra ? "failed" : "complete";
 	rec_set_meta(r.rec, "end_utc", t);
 	rec_set_meta(r.rec, "status", status);
+	/* Peak memory: the scheduler's own, and the largest unit's. */
+	struct rusage ru;
+	char kb[32];
+	getrusage(RUSAGE_SELF, &ru);
+	snprintf(kb, sizeof(kb), "%ld", ru.ru_maxrss);
+	rec_set_meta(r.rec, "harness_peak_rss_kb", kb);
+	getrusage(RUSAGE_CHILDREN, &ru);
+	snprintf(kb, sizeof(kb), "%ld", ru.ru_maxrss);
+	rec_set_meta(r.rec, "units_peak_rss_kb", kb);
 	if (!o->quiet && stop_signal) {
 		progress_clear(&r.prog);
 		fprintf(stderr, "harness: stopped by signal %d; finished units are in '%s'; continue "

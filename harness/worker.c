@@ -245,7 +245,8 @@ static int measure_cell(struct wk *w, size_t i)
 				break;
 			}
 		}
-		if ((double)(util_now_ns() - s0) >= ms->max_time_s * 1e9) {
+		if (n >= (size_t)ms->min_samples &&
+		    (double)(util_now_ns() - s0) >= ms->max_time_s * 1e9) {
 			stop = "max-time";
 			break;
 		}
@@ -319,7 +320,7 @@ int worker_main(const struct worker_args *a)
 		return 1;
 	if (proto_out_open(&w.out, a->record_fd))
 		return 1;
-	if (experiment_load(a->experiment, &exp))
+	if (experiment_load_flags(a->experiment, EXPERIMENT_NO_FILE_CHECKS, &exp))
 		goto done;
 	w.exp = exp;
 	w.mode = experiment_mode(exp, a->mode);

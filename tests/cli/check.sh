@@ -1,1 +1,96 @@
-exit 77
+#!/bin/sh
+# tests/cli/check.sh: `harness check` on the files in tests/data/experiments: every
+# bad-*.toml exits 2 with exactly the stderr line in its bad-*.err (paths as passed below:
+# experiments/bad-*.toml, from a copy in the scratch directory), every good-*.toml exits 0
+# with its ok line; plus several files at once, -h, arity, and the shipped experiments.
+. "${top_srcdir:?run through make check (top_srcdir is not set)}/tests/setup"
+
+cp -R "$DATA/experiments" experiments || { fail "cannot copy $DATA/experiments"; finish; }
+OUT=$SCRATCH/out
+ERR=$SCRATCH/err
+
+# Every bad file has its expected message, and every message its file.
+nbad=0
+for f in experiments/bad-*.toml; do
+	want=${f%.toml}.err
+	nbad=$((nbad + 1))
+	if [ ! -f "$want" ]; then
+		fail "$f has no $(basename "$want")"
+		continue
+	fi
+	expect_status 2 h check "$f" || continue
+	if ! cmp -s "$want" "$ERR"; then
+		fail "$f: stderr is not $(basename "$want")"
+		diff "$want" "$ERR" | sed 's/^/  /' >&2
+	elif [ -s "$OUT" ]; then
+		fail "$f: something was printed on stdout"
+	else
+		pass "$f"
+	fi
+done
+for want in experiments/bad-*.err; do
+	[ -f "${want%.err}.toml" ] || fail "$want has no $(basename "${want%.err}").toml"
+done
+[ "$nbad" -ge 20 ] || fail "only $nbad bad-*.toml files found in $DATA/experiments"
+
+# Every good file passes with one ok line and nothing on stderr.
+ngood=0
+for f in experiments/good-*.toml; do
+	ngood=$((ngood + 1))
+	expect_status 0 h check "$f" || continue
+	ok_line="^'$f': ok \([0-9]+ modes, [0-9]+ workloads, [0-9]+ repeats\)\$"
+	expect_grep "$ok_line" "$OUT" || continue
+	if [ "$(wc -l <"$OUT")" -ne 1 ]; then
+		fail "$f: more than the ok line on stdout"
+	elif [ -s "$ERR" ]; then
+		fail "$f: something was printed on stderr"
+	else
+		pass "$f"
+	fi
+done
+[ "$ngood" -ge 2 ] || fail "only $ngood good-*.toml files found in $DATA/experiments"
+if expect_status 0 h check experiments/good-minimal.toml; then
+	want_line="'experiments/good-minimal.toml': ok (1 modes, 1 workloads, 5 repeats)"
+	echo "$want_line" >"$SCRATCH/want"
+	cmp -s "$SCRATCH/want" "$OUT" || fail "good-minimal.toml: wrong ok line: $(cat "$OUT")"
+fi
+if expect_status 0 h check experiments/good-full.toml; then
+	expect_grep "^'experiments/good-full.toml': ok \(4 modes, 3 workloads, 4 repeats\)\$" \
+		"$OUT"
+fi
+
+# Several files: an ok line for each valid one; the first invalid one stops the command.
+if expect_status 0 h check experiments/good-minimal.toml experiments/good-full.toml; then
+	[ "$(wc -l <"$OUT")" -eq 2 ] || fail "two good files: not two ok lines"
+fi
+if expect_status 2 h check experiments/good-minimal.toml experiments/bad-type.toml \
+	experiments/good-full.toml; then
+	expect_grep "^'experiments/good-minimal.toml': ok " "$OUT"
+	grep -q good-full "$OUT" && fail "the file after an invalid one was checked"
+	cmp -s experiments/bad-type.err "$ERR" || fail "good, bad, good: stderr is not bad-type.err"
+fi
+
+# A file that cannot be read.
+if expect_status 2 h check no-such-file.toml; then
+	expect_grep "^harness: cannot open 'no-such-file.toml': No such file or directory\$" "$ERR"
+fi
+
+# Usage: -h on stdout with 0, no file is a usage error on stderr with 2.
+if expect_status 0 h check -h; then
+	expect_grep '^usage: harness check FILE\.\.\.$' "$OUT"
+fi
+if expect_status 0 h check --help; then
+	expect_grep '^usage: harness check FILE\.\.\.$' "$OUT"
+fi
+if expect_status 2 h check; then
+	expect_grep '^usage: harness check FILE\.\.\.$' "$ERR"
+fi
+expect_status 2 h check --no-such-option experiments/good-minimal.toml
+
+# The experiments shipped with the project are valid.
+for f in "$top_srcdir"/experiments/*.toml; do
+	[ -f "$f" ] || continue
+	expect_status 0 h check "$f" && pass "shipped $(basename "$f")"
+done
+
+finish

@@ -1,0 +1,42 @@
+"""h5util.py: read a harness results file with h5py alone (no harness code), for the CLI
+tests.  Tables may be compound datasets or groups of equal-length columns."""
+import h5py
+
+
+def _dec(v):
+    if isinstance(v, bytes):
+        return v.decode("utf-8")
+    if hasattr(v, "item"):
+        return v.item()
+    return v
+
+
+def table(f, name):
+    obj = f[name]
+    if isinstance(obj, h5py.Dataset):
+        arr = obj[:]
+        return [{k: _dec(r[k]) for k in arr.dtype.names} for r in arr]
+    cols = {k: obj[k][:] for k in obj.keys() if isinstance(obj[k], h5py.Dataset)}
+    if not cols:
+        return []
+    n = len(next(iter(cols.values())))
+    return [{k: _dec(cols[k][i]) for k in cols} for i in range(n)]
+
+
+def meta(f):
+    return {k: _dec(v) for k, v in f["run"].attrs.items()}
+
+
+class Checker:
+    def __init__(self, name):
+        self.name, self.fails = name, 0
+
+    def check(self, cond, what):
+        if cond:
+            print("ok:", what)
+        else:
+            print("FAIL: %s: %s" % (self.name, what))
+            self.fails += 1
+
+    def exit(self):
+        raise SystemExit(1 if self.fails else 0)
