@@ -564,6 +564,17 @@ static int write_meta(struct run *r, struct rec_meta *m)
 	return 0;
 }
 
+/* Units start in their cache directory: every path they are given is absolute. */
+static int make_dir_absolute(struct run *r)
+{
+	char *abs = realpath(r->dir, NULL);
+	if (!abs)
+		return error_errno("cannot resolve the run folder '%s'", r->dir);
+	free(r->dir);
+	r->dir = abs;
+	return 0;
+}
+
 /* Set up a new run: folder, experiment copy, results file with meta and plan. */
 static int start_new(struct run *r)
 {
@@ -589,6 +600,8 @@ static int start_new(struct run *r)
 	rc = rc ? rc : util_mkdir_p(sub, 0700);
 	free(sub);
 	if (rc)
+		return -1;
+	if (make_dir_absolute(r))
 		return -1;
 	r->exp_copy = xasprintf("%s/experiment.toml", r->dir);
 	if (util_write_file(r->exp_copy, r->exp->text, r->exp->text_len, 0444))
@@ -651,6 +664,8 @@ static int start_resume(struct run *r, int *usage)
 	size_t l = strlen(r->h5path);
 	r->dir = l > 3 && !strcmp(r->h5path + l - 3, ".h5") ? xstrndup(r->h5path, l - 3)
 							     : xasprintf("%s.d", r->h5path);
+	if (make_dir_absolute(r))
+		goto done;
 	r->exp_copy = xasprintf("%s/experiment.toml", r->dir);
 	if (access(r->exp_copy, R_OK) < 0) {
 		error_errno("cannot read the run's experiment copy '%s'", r->exp_copy);

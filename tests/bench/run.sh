@@ -1,1 +1,45 @@
-echo no benchmarks yet
+# tests/bench/run.sh: the benchmarks behind docs/BENCHMARKS.md (run by `make bench` from the
+# build tree).  Prints the numbers; record them in docs/BENCHMARKS.md with the machine and date.
+#  1. the recorder's HDF5 write rate for 10 million samples (tests/bench/bench-recorder)
+#  2. the harness's own overhead as a share of wall time on experiments/resnet.toml (CPU):
+#     the scheduler's time outside units = run wall time - sum of unit wall times, and the
+#     start-up cost of a unit (spawn + exec + experiment parse + backend open: the time to its
+#     first record), from a run of experiments/tiny.toml
+#  3. peak memory of the scheduler and of the largest unit (recorded in the results file)
+set -eu
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+HARNESS=${HARNESS:-./harness/harness}
+export HARNESS_KERNEL_DIR=${HARNESS_KERNEL_DIR:-$top_srcdir/kernels}
+export PYTHONPATH="$top_srcdir/tests/cli"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+echo "== machine"
+echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+echo "cpu: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1) x $(nproc)"
+echo "memory: $(sed -n 's/^MemTotal:\s*//p' /proc/meminfo)"
+
+echo "== recorder: 10 million samples"
+./tests/bench/bench-recorder "$out/bench.h5"
+
+echo "== resnet.toml on the CPU backend"
+t0=$(date +%s.%N)
+$HARNESS run -q -o "$out/resnet.h5" "$top_srcdir/experiments/resnet.toml" > "$out/summary.txt"
+t1=$(date +%s.%N)
+/usr/bin/python3 - "$out/resnet.h5" "$t0" "$t1" <<'PYEOF'
+import sys, h5py
+from h5util import table, meta
+path, t0, t1 = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+with h5py.File(path, "r") as f:
+    units, m = table(f, "units"), meta(f)
+    nsamples = f["samples"].shape[0] if hasattr(f["samples"], "shape") else len(table(f, "samples"))
+wall = t1 - t0
+inside = sum(u["wall_ns"] for u in units) / 1e9
+print("units: %d, samples: %d" % (len(units), nsamples))
+print("run wall time: %.1f s; inside units: %.1f s; scheduler overhead: %.2f s = %.2f%%"
+      % (wall, inside, wall - inside, 100 * (wall - inside) / wall))
+print("setup per unit (median s): " + ", ".join(
+    "%s %.2f" % (mo, sorted(u["compile_ns"] + u["tune_ns"] + u["search_ns"] for u in units if u["mode"] == mo)[len([u for u in units if u["mode"] == mo]) // 2] / 1e9)
+    for mo in sorted(set(u["mode"] for u in units))))
+print("peak RSS: scheduler %s kB, largest unit %s kB" % (m.get("harness_peak_rss_kb"), m.get("units_peak_rss_kb")))
+PYEOF

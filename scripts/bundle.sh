@@ -1,0 +1,153 @@
+#!/bin/sh
+# bundle.sh: copy harness, the shared libraries a stock Ubuntu 24.04 GPU host lacks, the kernel
+# templates and the shipped experiments into one folder that runs through its run.sh.
+#
+# Usage: scripts/bundle.sh BINARY DIR        (make bundle runs it on harness/harness)
+#
+#   DIR/bin/harness          the binary, unchanged
+#   DIR/lib/                 the libraries in BUNDLE below, and what they need in turn
+#   DIR/kernels/             kernels/*/templates/ (HARNESS_KERNEL_DIR)
+#   DIR/experiments/, DIR/hypotheses/
+#   DIR/run.sh               sets LD_LIBRARY_PATH and HARNESS_KERNEL_DIR, execs bin/harness
+#   DIR/MANIFEST             each bundled library, where it came from and its package
+#
+# The dependency graph is walked from the binary's DT_NEEDED entries (readelf), so only
+# libraries that are really needed are copied.  A library matching HOST is left to the
+# host (glibc, the C++ runtime, CUDA, and libraries every Ubuntu 24.04 install has) and
+# its own dependencies are not followed: on the host they come with the host's copy.
+# A library in neither list is reported, so a new dependency is classified on purpose.
+# DIR is replaced when it holds an earlier bundle; any other non-empty DIR is refused.
+set -eu
+
+# Shell patterns on sonames.
+BUNDLE="libgsl.so.* libgslcblas.so.* libhdf5*.so.* libsz.so.* libaec.so.* libcsv.so.*
+	libtomlplusplus.so.* libjansson.so.* libopenblas*.so.* libgfortran.so.* libquadmath.so.*"
+HOST="linux-vdso.so.* ld-linux*.so.* libc.so.* libm.so.* libpthread.so.* libdl.so.* librt.so.*
+	libresolv.so.* libutil.so.* libmvec.so.* libstdc++.so.* libgcc_s.so.*
+	libcuda.so.* libcudart.so.* libnvrtc*.so.* libcublas*.so.* libcudnn*.so.* libnvidia-*.so.*
+	libz.so.* libcrypto.so.* libssl.so.* libcurl.so.*"
+
+me=bundle.sh
+die() { echo "$me: $*" >&2; exit 1; }
+
+[ $# -eq 2 ] || { echo "usage: $0 BINARY DIR" >&2; exit 2; }
+binary=$1
+dir=$2
+srcdir=$(cd "$(dirname "$0")/.." && pwd)
+if [ ! -f "$binary" ] || [ ! -x "$binary" ]; then
+	die "'$binary' is not an executable file"
+fi
+command -v readelf >/dev/null 2>&1 || die "readelf not found (Debian: apt-get install binutils)"
+file_head=$(od -An -c -N4 "$binary" | tr -d ' ')
+[ "$file_head" = '177ELF' ] || die "'$binary' is not an ELF binary (a libtool wrapper?)"
+
+if [ -e "$dir" ] && [ ! -f "$dir/MANIFEST" ] && [ -n "$(ls -A "$dir" 2>/dev/null)" ]; then
+	die "'$dir' exists and is not an earlier bundle; refusing to replace it"
+fi
+rm -rf "$dir"
+mkdir -p "$dir/bin" "$dir/lib" "$dir/kernels"
+
+# soname -> path for every library the loader finds for the binary, transitively.
+map=$(mktemp "${TMPDIR:-/tmp}/bundle.XXXXXX")
+trap 'rm -f "$map"' EXIT
+# (A library the host provides may be missing here, CUDA's say: that is checked at the end.)
+ldd "$binary" | awk '$2 == "=>" && $3 ~ /^\// { print $1, $3 }' >"$map"
+
+matches() { # NAME PATTERNS...
+	name=$1
+	shift
+	for p in "$@"; do
+		# shellcheck disable=SC2254 # the patterns are meant to glob
+		case $name in $p) return 0 ;; esac
+	done
+	return 1
+}
+
+needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
+
+# Walk the graph breadth first from the binary.
+todo=$(needed "$binary")
+seen=" "
+bundled=""
+unknown=""
+while [ -n "$todo" ]; do
+	next=""
+	for so in $todo; do
+		case $seen in *" $so "*) continue ;; esac
+		seen="$seen$so "
+		# shellcheck disable=SC2086 # pattern lists
+		if matches "$so" $HOST; then
+			continue
+		fi
+		# shellcheck disable=SC2086
+		if ! matches "$so" $BUNDLE; then
+			unknown="$unknown $so"
+			continue
+		fi
+		path=$(awk -v so="$so" '$1 == so { print $2; exit }' "$map")
+		[ -n "$path" ] || die "cannot find '$so' (needed by '$binary')"
+		cp -L "$path" "$dir/lib/$so"
+		chmod 0644 "$dir/lib/$so"
+		bundled="$bundled $so"
+		next="$next $(needed "$path")"
+	done
+	todo=$next
+done
+if [ -n "$unknown" ]; then
+	echo "$me: warning: neither bundled nor known to be on the host:$unknown" >&2
+	echo "$me: warning: add them to BUNDLE or HOST in scripts/bundle.sh" >&2
+fi
+
+cp "$binary" "$dir/bin/harness"
+chmod 0755 "$dir/bin/harness"
+
+# Kernel templates keep their layout under kernels/ (kernels/cpu/templates/...).
+(cd "$srcdir" && find kernels -path '*/templates/*' -type f) | while read -r f; do
+	mkdir -p "$dir/$(dirname "$f")"
+	cp "$srcdir/$f" "$dir/$f"
+done
+for d in experiments hypotheses; do
+	if [ -d "$srcdir/$d" ]; then
+		cp -R "$srcdir/$d" "$dir/$d"
+	fi
+done
+
+cat >"$dir/run.sh" <<'EOF'
+#!/bin/sh
+# run.sh: run the bundled harness with the bundle's libraries and kernel templates.
+# LD_LIBRARY_PATH keeps what the host had after the bundle's lib/ (CUDA may live there).
+here=$(cd "$(dirname "$0")" && pwd)
+LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+HARNESS_KERNEL_DIR="$here/kernels"
+export LD_LIBRARY_PATH HARNESS_KERNEL_DIR
+exec "$here/bin/harness" "$@"
+EOF
+chmod 0755 "$dir/run.sh"
+
+# Provenance of what was copied.
+{
+	echo "# harness bundle made $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -n) from $binary"
+	echo "# library source package version"
+	for so in $bundled; do
+		path=$(awk -v so="$so" '$1 == so { print $2; exit }' "$map")
+		real=$(readlink -f "$path")
+		pkg=$(dpkg-query -S "$real" 2>/dev/null || dpkg-query -S "${real#/usr}" 2>/dev/null ||
+			dpkg-query -S "/usr$real" 2>/dev/null || true)
+		pkg=${pkg%%:*}
+		ver=
+		[ -n "$pkg" ] && ver=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true)
+		echo "lib/$so $real ${pkg:-unknown} ${ver:-unknown}"
+	done
+} >"$dir/MANIFEST"
+
+# Everything must resolve with the bundle's lib/ first, but for what the host provides.
+missing=$(LD_LIBRARY_PATH="$dir/lib" ldd "$dir/bin/harness" | awk '/not found/ { print $1 }')
+for so in $missing; do
+	# shellcheck disable=SC2086
+	if matches "$so" $HOST; then
+		echo "$me: note: '$so' is not found here; the host must provide it" >&2
+	else
+		die "the bundled binary does not resolve '$so'"
+	fi
+done
+echo "$me: bundled into '$dir':$bundled"
