@@ -1,1 +1,172 @@
-/* placeholder */ typedef int placeholder_kernels_space_c;
+/* space.c: configuration spaces: grid enumeration, membership, and the text form of a point */
+#include "config.h"
+#include "kernels/space.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t space_grid_size(const struct space *s)
+{
+	if (!s->nfields)
+		return 0; /* a space without fields has only its vendor path */
+	size_t n = 1;
+	for (size_t f = 0; f < s->nfields; f++) {
+		size_t v = s->fields[f].nvalues;
+		if (!v)
+			return 0;
+		if (n > SIZE_MAX / v)
+			return SIZE_MAX;
+		n *= v;
+	}
+	return n;
+}
+
+/* Mixed radix, last field fastest: idx = sum_f digit_f * prod_{g > f} nvalues_g. */
+int space_grid_point(const struct space *s, size_t idx, struct config *out)
+{
+	if (idx >= space_grid_size(s))
+		return -1;
+	memset(out, 0, sizeof(*out));
+	for (size_t f = s->nfields; f-- > 0;) {
+		size_t nv = s->fields[f].nvalues;
+		out->val[f] = s->fields[f].values[idx % nv];
+		idx /= nv;
+	}
+	return 0;
+}
+
+static int value_allowed(const struct space_field *f, int64_t v)
+{
+	for (size_t i = 0; i < f->nvalues; i++)
+		if (f->values[i] == v)
+			return 1;
+	return 0;
+}
+
+int space_contains(const struct space *s, const struct config *c)
+{
+	if (c->vendor)
+		return s->has_vendor;
+	if (!s->nfields)
+		return 0;
+	for (size_t f = 0; f < s->nfields; f++)
+		if (!value_allowed(&s->fields[f], c->val[f]))
+			return 0;
+	return s->valid ? s->valid(s, c) : 1;
+}
+
+void config_format(const struct space *s, const struct config *c, struct sbuf *out)
+{
+	if (c->vendor) {
+		sbuf_adds(out, "vendor");
+		return;
+	}
+	for (size_t f = 0; f < s->nfields; f++)
+		sbuf_addf(out, "%s%s=%" PRId64, f ? "," : "", s->fields[f].name, c->val[f]);
+}
+
+static void add_field_names(const struct space *s, struct sbuf *sb)
+{
+	for (size_t f = 0; f < s->nfields; f++)
+		sbuf_addf(sb, "%s%s", f ? ", " : "", s->fields[f].name);
+}
+
+static void add_field_values(const struct space_field *f, struct sbuf *sb)
+{
+	for (size_t i = 0; i < f->nvalues; i++)
+		sbuf_addf(sb, "%s%" PRId64, i ? ", " : "", f->values[i]);
+}
+
+/* Parse "NAME=VALUE,..." (every field exactly once, any order) or "vendor".  Messages name
+ * the offending item; the caller adds where the text came from. */
+int config_parse(const struct space *s, const char *text, struct config *out, char **cause)
+{
+	struct config c;
+	int seen[SPACE_MAX_FIELDS] = { 0 };
+	struct sbuf sb;
+	char *copy = NULL;
+	int ret = -1;
+
+	sbuf_init(&sb);
+	memset(&c, 0, sizeof(c));
+	if (!strcmp(text, "vendor")) {
+		if (!s->has_vendor) {
+			sbuf_addf(&sb, "'vendor' is not a point of the '%s' space (no vendor path)",
+				  s->op);
+			goto done;
+		}
+		c.vendor = 1;
+		*out = c;
+		ret = 0;
+		goto done;
+	}
+	if (!s->nfields) {
+		sbuf_addf(&sb, "the '%s' space has no fields; only 'vendor' names a point", s->op);
+		goto done;
+	}
+	copy = xstrdup(text);
+	for (char *item = copy, *next; item; item = next) {
+		next = strchr(item, ',');
+		if (next)
+			*next++ = '\0';
+		char *eq = strchr(item, '=');
+		if (!eq) {
+			sbuf_addf(&sb, "'%s' is not NAME=VALUE", item);
+			goto done;
+		}
+		*eq = '\0';
+		size_t f = 0;
+		while (f < s->nfields && strcmp(s->fields[f].name, item))
+			f++;
+		if (f == s->nfields) {
+			sbuf_addf(&sb, "unknown field '%s' (fields: ", item);
+			add_field_names(s, &sb);
+			sbuf_adds(&sb, ")");
+			goto done;
+		}
+		if (seen[f]) {
+			sbuf_addf(&sb, "field '%s' given twice", item);
+			goto done;
+		}
+		seen[f] = 1;
+		int64_t v;
+		if (parse_i64(eq + 1, INT64_MIN, INT64_MAX, &v) ||
+		    !value_allowed(&s->fields[f], v)) {
+			sbuf_addf(&sb, "'%s' is not a value of field '%s' (values: ", eq + 1, item);
+			add_field_values(&s->fields[f], &sb);
+			sbuf_adds(&sb, ")");
+			goto done;
+		}
+		c.val[f] = v;
+	}
+	for (size_t f = 0; f < s->nfields; f++) {
+		if (!seen[f]) {
+			sbuf_addf(&sb, "field '%s' is missing", s->fields[f].name);
+			goto done;
+		}
+	}
+	if (s->valid && !s->valid(s, &c)) {
+		sbuf_addf(&sb, "'%s' is excluded by the '%s' constraint for this shape", text, s->op);
+		goto done;
+	}
+	*out = c;
+	ret = 0;
+done:
+	free(copy);
+	if (ret)
+		*cause = sbuf_detach(&sb);
+	else
+		sbuf_release(&sb);
+	return ret;
+}
+
+int config_equal(const struct space *s, const struct config *a, const struct config *b)
+{
+	if (a->vendor || b->vendor)
+		return a->vendor && b->vendor;
+	for (size_t f = 0; f < s->nfields; f++)
+		if (a->val[f] != b->val[f])
+			return 0;
+	return 1;
+}

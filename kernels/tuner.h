@@ -2,7 +2,8 @@
  * back the measurement of each; the worker does the compiling, checking and timing and
  * records every trial.  To add a tuner: write kernels/tuner-<name>.c exporting one
  * `const struct tuner_ops tuner_<name>`, add it to the table in tuner.c, document its
- * options in docs/experiment-format.md and test it in tests/unit/test-tuner.c. */
+ * options in docs/kernels.md and docs/experiment-format.md and test it in
+ * tests/unit/test-kernels.c. */
 #ifndef HARNESS_TUNER_H
 #define HARNESS_TUNER_H
 
@@ -47,6 +48,10 @@ struct tuner_ops {
 
 /* NULL when unknown. */
 const struct tuner_ops *tuner_find(const char *name);
+/* For check_options: -1 with *cause "line:col: unknown option 'x' for tuner 'y' (...)" when
+ * one of m's options is not in known (NULL-terminated; NULL: the tuner takes none). */
+int tuner_check_known_options(const struct tuner_ops *t, const struct mode *m,
+			      const char *const *known, char **cause);
 /* NULL-terminated list of all tuners, for messages listing the valid names. */
 extern const struct tuner_ops *const tuner_table[];
 

@@ -69,14 +69,15 @@ for u in cold:
     c.check(os.path.exists(os.path.join(os.path.dirname(path), u["stderr_log"])), "unit %d stderr log kept" % u["id"])
 names = sorted(x["name"] for x in cells)
 c.check(len(names) == 2 and any(n.startswith("g/sgemm") for n in names) and any(n.startswith("br/bias_relu") for n in names), "two op cells: %s" % names)
-for u in units:
+# sample, trial and choice rows refer to units by their row in /units
+for row, u in enumerate(units):
     per = {}
     for s in samples:
-        if s["unit"] == u["id"]:
+        if s["unit"] == row:
             per[s["cell"]] = per.get(s["cell"], 0) + 1
     c.check(len(per) == 2 and all(n >= 5 for n in per.values()), "unit %d has >= min_samples for both cells" % u["id"])
 c.check(all(s["ns"] > 0 for s in samples), "samples are positive ns")
-ex_trials = [t for t in trials if byid[t["unit"]]["mode"] == "exhaustive" and not byid[t["unit"]]["warm"]]
+ex_trials = [t for t in trials if units[t["unit"]]["mode"] == "exhaustive" and not units[t["unit"]]["warm"]]
 c.check(len(ex_trials) > 0 and all(t["nsamples"] == 2 for t in ex_trials if t["status"] == "ok"), "exhaustive trials benchmarked with trial_samples")
 c.check(any(t["config"] == "vendor" for t in ex_trials), "exhaustive includes the vendor path as a candidate")
 c.check(len(choices) == 12 * 2, "a choice per unit and op cell")

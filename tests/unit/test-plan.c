@@ -10,20 +10,20 @@
 #include "harness/util.h"
 
 static struct mode modes[4];
-static struct experiment exp;
+static struct experiment xp;
 
 static void setup(void)
 {
 	static char *names[] = { "default", "heuristic", "exhaustive", "aa" };
-	memset(&exp, 0, sizeof(exp));
+	memset(&xp, 0, sizeof(xp));
 	memset(modes, 0, sizeof(modes));
 	for (int i = 0; i < 4; i++)
 		modes[i].name = names[i];
-	exp.modes = modes;
-	exp.nmodes = 4;
-	exp.repeats = 7;
-	exp.seed = 20261121;
-	exp.order = ORDER_RANDOMIZED;
+	xp.modes = modes;
+	xp.nmodes = 4;
+	xp.repeats = 7;
+	xp.seed = 20261121;
+	xp.order = ORDER_RANDOMIZED;
 }
 
 static char *orders(const struct rec_plan *p, size_t n)
@@ -40,8 +40,8 @@ START_TEST(randomized_reproduces_from_seed)
 {
 	struct rec_plan *a, *b;
 	size_t na, nb;
-	ck_assert_int_eq(plan_build(&exp, &a, &na), 0);
-	ck_assert_int_eq(plan_build(&exp, &b, &nb), 0);
+	ck_assert_int_eq(plan_build(&xp, &a, &na), 0);
+	ck_assert_int_eq(plan_build(&xp, &b, &nb), 0);
 	ck_assert_uint_eq(na, 28);
 	char *sa = orders(a, na), *sb = orders(b, nb);
 	ck_assert_str_eq(sa, sb);
@@ -60,10 +60,10 @@ START_TEST(randomized_reproduces_from_seed)
 			ck_assert_int_eq(seen, 1);
 		}
 	/* a different seed gives a different order (7 blocks of 4! orders: collision odds tiny) */
-	exp.seed = 99173;
+	xp.seed = 99173;
 	struct rec_plan *c;
 	size_t nc;
-	ck_assert_int_eq(plan_build(&exp, &c, &nc), 0);
+	ck_assert_int_eq(plan_build(&xp, &c, &nc), 0);
 	char *sc = orders(c, nc);
 	ck_assert_str_ne(sa, sc);
 	/* and randomized is not just the declared order every time */
@@ -82,12 +82,12 @@ END_TEST
 
 START_TEST(abba_alternates)
 {
-	exp.order = ORDER_ABBA;
-	exp.nmodes = 2;
-	exp.repeats = 4;
+	xp.order = ORDER_ABBA;
+	xp.nmodes = 2;
+	xp.repeats = 4;
 	struct rec_plan *p;
 	size_t n;
-	ck_assert_int_eq(plan_build(&exp, &p, &n), 0);
+	ck_assert_int_eq(plan_build(&xp, &p, &n), 0);
 	char *s = orders(p, n);
 	ck_assert_str_eq(s, "default,heuristic|heuristic,default|default,heuristic|heuristic,default");
 	free(s);
@@ -97,12 +97,12 @@ END_TEST
 
 START_TEST(sequential_is_declared_order)
 {
-	exp.order = ORDER_SEQUENTIAL;
-	exp.nmodes = 3;
-	exp.repeats = 2;
+	xp.order = ORDER_SEQUENTIAL;
+	xp.nmodes = 3;
+	xp.repeats = 2;
 	struct rec_plan *p;
 	size_t n;
-	ck_assert_int_eq(plan_build(&exp, &p, &n), 0);
+	ck_assert_int_eq(plan_build(&xp, &p, &n), 0);
 	char *s = orders(p, n);
 	ck_assert_str_eq(s, "default,heuristic,exhaustive|default,heuristic,exhaustive");
 	free(s);
@@ -113,10 +113,10 @@ END_TEST
 START_TEST(warm_probe_follows_cold)
 {
 	modes[2].warm_probe = 1;
-	exp.repeats = 3;
+	xp.repeats = 3;
 	struct rec_plan *p;
 	size_t n;
-	ck_assert_int_eq(plan_build(&exp, &p, &n), 0);
+	ck_assert_int_eq(plan_build(&xp, &p, &n), 0);
 	ck_assert_uint_eq(n, 15);
 	int warm = 0;
 	for (size_t i = 0; i < n; i++) {
