@@ -540,12 +540,8 @@ static int write_meta(struct run *r, struct rec_meta *m)
 	envcap_collect(m);
 	rec_meta_add_file(m, "experiment", r->exp->path, r->exp->text, r->exp->text_len);
 	/* Hypothesis files, verbatim with their hashes, before the first sample. */
-	char *edir = xstrdup(r->exp->path);
-	char *slash = strrchr(edir, '/');
-	if (slash)
-		slash[1] = '\0';
-	else
-		strcpy(edir, "");
+	const char *slash = strrchr(r->exp->path, '/');
+	char *edir = slash ? xstrndup(r->exp->path, (size_t)(slash - r->exp->path) + 1) : xstrdup("");
 	for (size_t i = 0; i < r->exp->nhypotheses; i++) {
 		const char *h = r->exp->hypotheses[i];
 		char *hp = h[0] == '/' ? xstrdup(h) : xasprintf("%s%s", edir, h);
