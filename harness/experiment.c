@@ -372,6 +372,23 @@ static int is_env_name(const char *s)
 	return 1;
 }
 
+/* Variables the harness itself sets for every unit (docs/record-protocol.md): an experiment
+ * may not override them, or pass them through, since that would point a unit's caches
+ * outside its own fresh directory (a cache leak by construction). */
+static const char *const reserved_env[] = {
+	"HOME", "TMPDIR", "XDG_CACHE_HOME", "TRITON_CACHE_DIR", "TORCHINDUCTOR_CACHE_DIR",
+	"CUDA_CACHE_PATH", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "HARNESS_CACHE_DIR",
+	"HARNESS_RECORD_FD", "HARNESS_UNIT", "HARNESS_MODE", NULL
+};
+
+static int is_reserved_env(const char *s)
+{
+	for (size_t i = 0; reserved_env[i]; i++)
+		if (!strcmp(s, reserved_env[i]))
+			return 1;
+	return 0;
+}
+
 static int parse_env_set(struct parser *p, const struct field *f, struct experiment *e)
 {
 	if (want_kind(p, f, TB_TABLE))
@@ -383,6 +400,11 @@ static int parse_env_set(struct parser *p, const struct field *f, struct experim
 		struct field g = field_at(f->v, i);
 		if (!is_env_name(g.key))
 			return fail(p, g.key_pos, "'%s' is not a valid environment variable name",
+				    g.key);
+		if (is_reserved_env(g.key))
+			return fail(p, g.key_pos,
+				    "'%s' is set by the harness for every unit (its cache directory "
+				    "or thread count) and cannot be overridden",
 				    g.key);
 		if (get_string(p, &g, &e->env_set[i].value))
 			return -1;
@@ -404,6 +426,11 @@ static int parse_environment(struct parser *p, const struct field *f, struct exp
 				if (!is_env_name(e->env_pass[j]))
 					return fail(p, tb_node_pos(tb_node_at(g.v, j)),
 						    "'%s' is not a valid environment variable name",
+						    e->env_pass[j]);
+				else if (is_reserved_env(e->env_pass[j]))
+					return fail(p, tb_node_pos(tb_node_at(g.v, j)),
+						    "'%s' is set by the harness for every unit and "
+						    "cannot be passed through",
 						    e->env_pass[j]);
 		} else if (!strcmp(g.key, "set")) {
 			if (parse_env_set(p, &g, e))
