@@ -764,7 +764,7 @@ int sched_run(const struct sched_opts *o)
 	getrusage(RUSAGE_CHILDREN, &ru);
 	snprintf(kb, sizeof(kb), "%ld", ru.ru_maxrss);
 	rec_set_meta(r.rec, "units_peak_rss_kb", kb);
-	if (!o->quiet && stop_signal) {
+	if (stop_signal) {
 		progress_clear(&r.prog);
 		fprintf(stderr, "harness: stopped by signal %d; finished units are in '%s'; continue "
 				"with 'harness run --resume %s'\n",

@@ -44,6 +44,28 @@ case "$after" in "$before"*) pass "resume appended after the recorded units";; *
 # resuming a complete run runs nothing
 expect_status 0 h run -q --resume r.h5 && expect_grep 'units: 12 recorded of 12 planned' "$SCRATCH/out"
 [ "$(units r.h5)" = "$after" ] || fail "resuming a complete run changed it"
+# SIGTERM stops cleanly: exit 130, the run marked interrupted, the running unit not recorded
+$HARNESS run -q -o t.h5 exp.toml >/dev/null 2>t.err &
+pid=$!
+for _ in $(seq 1 600); do
+	[ "$(ls t/logs/*.err 2>/dev/null | wc -l)" -ge 3 ] && break
+	sleep 0.05
+done
+kill -TERM "$pid"
+wait "$pid"
+st=$?
+[ "$st" -eq 130 ] && pass "SIGTERM: exit 130" || fail "SIGTERM: exit $st, wanted 130"
+grep -q "continue with 'harness run --resume t.h5'" t.err && pass "SIGTERM: says how to resume" || fail "SIGTERM message: $(cat t.err)"
+$PY -c '
+import sys, h5py
+from h5util import meta, table
+with h5py.File("t.h5", "r") as f:
+    m, u = meta(f), table(f, "units")
+assert m["status"] == "interrupted", m["status"]
+assert 1 <= len(u) < 12 and all(x["status"] == "ok" for x in u), [x["status"] for x in u]
+' && pass "SIGTERM: file says interrupted and holds only finished units" || fail "SIGTERM: results file state"
+expect_status 0 h run -q --resume t.h5 && [ "$(units t.h5 | wc -w)" -eq 12 ] && pass "the interrupted run resumes to 12 units" || fail "resume after SIGTERM"
+
 # a results file that is not one
 echo "not hdf5" > bogus.h5
 expect_status 2 h run -q --resume bogus.h5 && expect_grep "bogus.h5" "$SCRATCH/err"
