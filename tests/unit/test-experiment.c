@@ -12,6 +12,7 @@
 #include "harness/experiment.h"
 #include "harness/toml-bridge.h"
 #include "harness/util.h"
+#include "tests/unit/testutil.h"
 
 /* Building blocks; the comments give the lines each one takes. */
 #define HEAD "schema = 1\nname = \"t\"\n"                                        /* 2 lines */
@@ -821,9 +822,5 @@ static Suite *experiment_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(experiment_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return testutil_run(experiment_suite());
 }

@@ -18,6 +18,7 @@
 #include "kernels/backend.h"
 #include "kernels/space.h"
 #include "kernels/tuner.h"
+#include "tests/unit/testutil.h"
 
 /* ---- a synthetic space: A in {1, 2, 3}, B in {10, 20}, (3, 20) excluded ----------------- */
 
@@ -1101,9 +1102,5 @@ static Suite *kernels_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(kernels_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return testutil_run(kernels_suite());
 }

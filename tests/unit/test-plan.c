@@ -8,6 +8,7 @@
 
 #include "harness/plan.h"
 #include "harness/util.h"
+#include "tests/unit/testutil.h"
 
 static struct mode modes[4];
 static struct experiment xp;
@@ -148,9 +149,5 @@ int main(void)
 	tcase_add_test(tc, sequential_is_declared_order);
 	tcase_add_test(tc, warm_probe_follows_cold);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return testutil_run(s);
 }

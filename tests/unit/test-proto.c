@@ -10,6 +10,7 @@
 
 #include "harness/proto.h"
 #include "harness/util.h"
+#include "tests/unit/testutil.h"
 
 /* Write records with the writer side into a temporary file, return its bytes. */
 static char *written(void (*fill)(struct proto_out *), size_t *len)
@@ -200,9 +201,5 @@ int main(void)
 	tcase_add_test(tc, malformed_streams);
 	tcase_add_test(tc, truncated_stream);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return testutil_run(s);
 }

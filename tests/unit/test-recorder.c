@@ -20,26 +20,8 @@
 #include "harness/recorder.h"
 #include "harness/spawn.h"
 #include "harness/util.h"
+#include "tests/unit/testutil.h"
 
-static char scratch[PATH_MAX];
-
-/* A scratch directory per test (Check forks each test, so this runs in the child). */
-static void setup(void)
-{
-	const char *tmp = getenv("TMPDIR");
-	snprintf(scratch, sizeof(scratch), "%s/test-recorder.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	ck_assert_ptr_nonnull(mkdtemp(scratch));
-}
-
-static void teardown(void)
-{
-	util_rm_rf(scratch);
-}
-
-static char *scratch_path(const char *name)
-{
-	return xasprintf("%s/%s", scratch, name);
-}
 
 /* Our stderr goes to a file between these two calls, so messages can be checked. */
 static int saved_stderr = -1;
@@ -48,7 +30,7 @@ static char *stderr_file;
 static void stderr_begin(void)
 {
 	free(stderr_file);
-	stderr_file = scratch_path("stderr.txt");
+	stderr_file = testutil_path("stderr.txt");
 	fflush(stderr);
 	saved_stderr = dup(2);
 	int fd = open(stderr_file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -298,7 +280,7 @@ static const char *const names_b[] = { "pool", "resnet18 e2e", "conv1 3x3", "bia
 
 START_TEST(roundtrip_every_field)
 {
-	char *path = scratch_path("run.h5");
+	char *path = testutil_path("run.h5");
 	struct rec *r = create_run(path);
 	struct rec_unit_data u0, u1;
 	make_unit(&u0, 4, 5, names_a, 3, 1001);
@@ -415,7 +397,7 @@ END_TEST
 
 START_TEST(cells_are_mapped_by_name)
 {
-	char *path = scratch_path("cells.h5");
+	char *path = testutil_path("cells.h5");
 	struct rec *r = create_run(path);
 	struct rec_unit_data a, b;
 	make_unit(&a, 0, 1, names_a, 3, 30);
@@ -463,7 +445,7 @@ END_TEST
 
 START_TEST(resume_appends_more)
 {
-	char *path = scratch_path("resume.h5");
+	char *path = testutil_path("resume.h5");
 	struct rec *r = create_run(path);
 	struct rec_unit_data a, b;
 	make_unit(&a, 3, 7, names_a, 3, 77);
@@ -515,7 +497,7 @@ END_TEST
 
 START_TEST(null_strings_read_back_empty)
 {
-	char *path = scratch_path("null.h5");
+	char *path = testutil_path("null.h5");
 	struct rec_meta m;
 	rec_meta_init(&m);
 	struct rec *r = NULL;
@@ -566,25 +548,25 @@ END_TEST
 START_TEST(error_paths)
 {
 	struct rec *r = NULL;
-	char *missing = scratch_path("missing.h5");
+	char *missing = testutil_path("missing.h5");
 	EXPECT_FAIL(rec_open(missing, 0, &r), missing, "No such file");
 	EXPECT_FAIL(rec_open(missing, 1, &r), missing, "No such file");
 	ck_assert_ptr_null(r);
 
-	char *text = scratch_path("notes.h5");
+	char *text = testutil_path("notes.h5");
 	ck_assert_int_eq(util_write_file(text, "not hdf5\n", 9, 0644), 0);
 	EXPECT_FAIL(rec_open(text, 0, &r), text, "not an HDF5 file");
 	EXPECT_FAIL(rec_open(text, 1, &r), text, "not an HDF5 file");
 
 	/* An HDF5 file from elsewhere. */
-	char *other = scratch_path("other.h5");
+	char *other = testutil_path("other.h5");
 	hid_t f = H5Fcreate(other, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
 	ck_assert_int_ge(f, 0);
 	H5Fclose(f);
 	EXPECT_FAIL(rec_open(other, 0, &r), other, "not a harness results file");
 
 	/* Ours, with a version from the future. */
-	char *future = scratch_path("future.h5");
+	char *future = testutil_path("future.h5");
 	r = create_run(future);
 	ck_assert_int_eq(rec_close(r), 0);
 	f = H5Fopen(future, H5F_ACC_RDWR, H5P_DEFAULT);
@@ -600,11 +582,11 @@ START_TEST(error_paths)
 	struct rec_meta m;
 	rec_meta_init(&m);
 	EXPECT_FAIL(rec_create(text, &m, NULL, 0, &r), text, "already exists");
-	char *nodir = scratch_path("no/such/dir/run.h5");
+	char *nodir = testutil_path("no/such/dir/run.h5");
 	EXPECT_FAIL(rec_create(nodir, &m, NULL, 0, &r), nodir, "cannot create");
 
 	/* A unit whose records name a cell it does not have is refused whole. */
-	char *good = scratch_path("good.h5");
+	char *good = testutil_path("good.h5");
 	ck_assert_int_eq(rec_create(good, &m, NULL, 0, &r), 0);
 	struct rec_unit_data u;
 	make_unit(&u, 0, 3, names_a, 3, 50);
@@ -640,7 +622,7 @@ END_TEST
  * when the file is opened for writing, so they are never attributed to the next unit. */
 START_TEST(trims_rows_of_a_cut_off_append)
 {
-	char *path = scratch_path("trim.h5");
+	char *path = testutil_path("trim.h5");
 	struct rec *r = create_run(path);
 	struct rec_unit_data u;
 	make_unit(&u, 0, 4, names_a, 3, 500);
@@ -707,7 +689,7 @@ END_TEST
  * second writer is refused. */
 START_TEST(survives_sigkill_between_units)
 {
-	char *path = scratch_path("crash.h5");
+	char *path = testutil_path("crash.h5");
 	struct rec *r = create_run(path);
 	ck_assert_int_eq(rec_close(r), 0);
 	int sync[2];
@@ -776,7 +758,7 @@ START_TEST(survives_sigkill_between_units)
 	ck_assert_int_eq(rec_close(r), 0);
 
 	/* A child that kills itself right after an append. */
-	char *path2 = scratch_path("crash2.h5");
+	char *path2 = testutil_path("crash2.h5");
 	r = create_run(path2);
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
@@ -861,7 +843,7 @@ static const char py_check[] =
 
 START_TEST(file_reads_without_the_harness)
 {
-	char *path = scratch_path("open.h5");
+	char *path = testutil_path("open.h5");
 	struct rec *r = create_run(path);
 	struct rec_unit_data a, b;
 	make_unit(&a, 4, 5, names_a, 3, 1001);
@@ -943,9 +925,10 @@ END_TEST
 
 int main(void)
 {
+	testutil_name = "test-recorder";
 	Suite *s = suite_create("recorder");
 	TCase *tc = tcase_create("recorder");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, testutil_scratch_setup, testutil_scratch_teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, meta_helpers);
 	tcase_add_test(tc, roundtrip_every_field);
@@ -957,9 +940,5 @@ int main(void)
 	tcase_add_test(tc, survives_sigkill_between_units);
 	tcase_add_test(tc, file_reads_without_the_harness);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return testutil_run(s);
 }

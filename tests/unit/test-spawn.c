@@ -19,28 +19,10 @@
 #include "harness/recorder.h"
 #include "harness/spawn.h"
 #include "harness/util.h"
+#include "tests/unit/testutil.h"
 
 #define ARGV(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
-static char scratch[PATH_MAX];
-
-/* A scratch directory per test (Check forks each test, so this runs in the child). */
-static void setup(void)
-{
-	const char *tmp = getenv("TMPDIR");
-	snprintf(scratch, sizeof(scratch), "%s/test-spawn.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	ck_assert_ptr_nonnull(mkdtemp(scratch));
-}
-
-static void teardown(void)
-{
-	util_rm_rf(scratch);
-}
-
-static char *scratch_path(const char *name)
-{
-	return xasprintf("%s/%s", scratch, name);
-}
 
 static char *slurp(const char *path)
 {
@@ -56,7 +38,7 @@ static char *stderr_file;
 
 static void stderr_begin(void)
 {
-	stderr_file = scratch_path("stderr.txt");
+	stderr_file = testutil_path("stderr.txt");
 	fflush(stderr);
 	saved_stderr = dup(2);
 	int fd = open(stderr_file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -180,7 +162,7 @@ START_TEST(test_exec_failure)
 	spawn_release(&sp);
 
 	/* A file that is not executable: execve's EACCES comes back through the pipe. */
-	char *noexec = scratch_path("noexec");
+	char *noexec = testutil_path("noexec");
 	ck_assert_int_eq(util_write_file(noexec, "#!/bin/sh\n", 10, 0644), 0);
 	spawn_init(&sp);
 	sp.argv = ARGV(noexec);
@@ -247,8 +229,8 @@ START_TEST(test_path_lookup)
 	ck_assert_int_eq(run_capture(ARGV("sh", "-c", "exit 5"), sh_env, NULL, &out), 5);
 
 	/* The child's PATH wins over ours; missing directories are skipped. */
-	char *bin = scratch_path("bin");
-	char *prog = scratch_path("bin/mine");
+	char *bin = testutil_path("bin");
+	char *prog = testutil_path("bin/mine");
 	ck_assert_int_eq(util_mkdir_p(bin, 0755), 0);
 	ck_assert_int_eq(util_write_file(prog, "#!/bin/sh\necho mine $0\n", 23, 0755), 0);
 	char *env_path = xasprintf("PATH=/nonexistent:%s:/usr/bin:/bin", bin);
@@ -267,8 +249,8 @@ START_TEST(test_path_lookup)
 	free(old);
 
 	/* A non-executable file on PATH is skipped. */
-	char *bin2 = scratch_path("bin2");
-	char *shadow = scratch_path("bin2/mine");
+	char *bin2 = testutil_path("bin2");
+	char *shadow = testutil_path("bin2/mine");
 	ck_assert_int_eq(util_mkdir_p(bin2, 0755), 0);
 	ck_assert_int_eq(util_write_file(shadow, "#!/bin/sh\necho shadow\n", 22, 0644), 0);
 	char *env_path2 = xasprintf("PATH=%s:%s", bin2, bin);
@@ -283,8 +265,8 @@ START_TEST(test_path_lookup)
 	 * in our directory even when the child starts elsewhere. */
 	char cwd[PATH_MAX], real[PATH_MAX];
 	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
-	ck_assert_ptr_nonnull(realpath(scratch, real));
-	ck_assert_int_eq(chdir(scratch), 0);
+	ck_assert_ptr_nonnull(realpath(testutil_scratch, real));
+	ck_assert_int_eq(chdir(testutil_scratch), 0);
 	want = xasprintf("mine %s/bin/mine\n", real);
 	const char *rel_env[] = { "PATH=/nonexistent:bin", NULL };
 	sbuf_reset(&out);
@@ -333,8 +315,8 @@ END_TEST
 
 START_TEST(test_redirect_files)
 {
-	char *o = scratch_path("out.txt"), *e = scratch_path("err.txt");
-	char *in = scratch_path("in.txt");
+	char *o = testutil_path("out.txt"), *e = testutil_path("err.txt");
+	char *in = testutil_path("in.txt");
 	/* Longer old contents prove truncation. */
 	ck_assert_int_eq(util_write_file(o, "old old old old old old\n", 24, 0644), 0);
 	ck_assert_int_eq(util_write_file(in, "2.385\n", 6, 0644), 0);
@@ -587,10 +569,10 @@ END_TEST
 START_TEST(test_working_dir)
 {
 	char real[PATH_MAX];
-	ck_assert_ptr_nonnull(realpath(scratch, real));
+	ck_assert_ptr_nonnull(realpath(testutil_scratch, real));
 	struct sbuf out;
 	sbuf_init(&out);
-	ck_assert_int_eq(run_capture(ARGV("/bin/pwd"), NULL, scratch, &out), 0);
+	ck_assert_int_eq(run_capture(ARGV("/bin/pwd"), NULL, testutil_scratch, &out), 0);
 	char *want = xasprintf("%s\n", real);
 	ck_assert_str_eq(out.buf, want);
 	free(want);
@@ -724,7 +706,7 @@ static Suite *spawn_suite(void)
 {
 	Suite *s = suite_create("spawn");
 	TCase *tc = tcase_create("spawn");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, testutil_scratch_setup, testutil_scratch_teardown);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_exit_codes);
 	tcase_add_test(tc, test_killed_by_signal);
@@ -754,9 +736,6 @@ static Suite *spawn_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(spawn_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	testutil_name = "test-spawn";
+	return testutil_run(spawn_suite());
 }

@@ -10,6 +10,7 @@
 
 #include "harness/util.h"
 #include "stats/stats.h"
+#include "tests/unit/testutil.h"
 
 START_TEST(sha256_known_vectors)
 {
@@ -133,9 +134,5 @@ int main(void)
 	tcase_add_test(tc, files_and_dirs);
 	tcase_add_test(tc, summary_quartiles);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return testutil_run(s);
 }
