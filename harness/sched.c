@@ -481,6 +481,23 @@ done:
 
 /* ---- the run ----------------------------------------------------------------------- */
 
+/* Median of a (mode, cell)'s unit medians, or NaN when it has none. */
+static double summ_median(const struct run *r, const char *mode, const char *cell)
+{
+	for (size_t i = 0; i < r->nsumm; i++) {
+		const struct summ *s = &r->summ[i];
+		if (strcmp(s->mode, mode) || strcmp(s->cell, cell))
+			continue;
+		double *w = xmalloc(s->n * sizeof(*w));
+		struct stats_summary ss;
+		stats_summarize(s->med, 1, s->n, w, &ss);
+		free(w);
+		return ss.median;
+	}
+	return NAN;
+}
+
+/* The closing summary on stdout: one row per cell, one column per mode (declared order). */
 static void print_summary(struct run *r)
 {
 	progress_clear(&r->prog);
@@ -491,17 +508,37 @@ static void print_summary(struct run *r)
 	       r->h5path, r->backend, r->backend_reason, ok, r->nplan, r->nfailed);
 	if (!r->nsumm)
 		return;
-	printf("\nmedian of unit medians (us), cold units of this session; statistics: a later "
-	       "'harness report'\n");
-	printf("%-48s %-16s %5s %12s\n", "cell", "mode", "units", "median_us");
+	/* cells in first-seen order */
+	const char **cells = xcalloc(r->nsumm, sizeof(*cells));
+	size_t ncells = 0, width = 4;
 	for (size_t i = 0; i < r->nsumm; i++) {
-		struct summ *s = &r->summ[i];
-		double *w = xmalloc(s->n * sizeof(*w));
-		struct stats_summary ss;
-		stats_summarize(s->med, 1, s->n, w, &ss);
-		free(w);
-		printf("%-48s %-16s %5zu %12.2f\n", s->cell, s->mode, s->n, ss.median / 1e3);
+		size_t j = 0;
+		while (j < ncells && strcmp(cells[j], r->summ[i].cell))
+			j++;
+		if (j == ncells) {
+			cells[ncells++] = r->summ[i].cell;
+			if (strlen(r->summ[i].cell) > width)
+				width = strlen(r->summ[i].cell);
+		}
 	}
+	printf("\nmedian over this session's cold ok units of each unit's median, in microseconds\n"
+	       "(descriptive only: this version computes no paired tests or verdicts)\n\n%-*s",
+	       (int)width, "cell");
+	for (size_t m = 0; m < r->exp->nmodes; m++)
+		printf(" %12.12s", r->exp->modes[m].name);
+	printf("\n");
+	for (size_t c = 0; c < ncells; c++) {
+		printf("%-*s", (int)width, cells[c]);
+		for (size_t m = 0; m < r->exp->nmodes; m++) {
+			double v = summ_median(r, r->exp->modes[m].name, cells[c]);
+			if (isnan(v))
+				printf(" %12s", "-");
+			else
+				printf(" %12.2f", v / 1e3);
+		}
+		printf("\n");
+	}
+	free(cells);
 }
 
 static int write_meta(struct run *r, struct rec_meta *m)
