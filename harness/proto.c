@@ -376,7 +376,13 @@ static int parse_line(struct proto_in *in, const char *line, size_t len)
 		char *text = NULL;
 		if (get_str(in, o, "text", &text))
 			goto done;
-		free(in->u->info);
+		/* several info records concatenate */
+		if (in->u->info) {
+			char *both = xasprintf("%s%s", in->u->info, text);
+			free(in->u->info);
+			free(text);
+			text = both;
+		}
 		in->u->info = text;
 		r = 0;
 	} else if (!strcmp(type, "cell")) {

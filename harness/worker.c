@@ -312,6 +312,7 @@ int worker_main(const struct worker_args *a)
 	struct wk w = { .a = a, .verdict = REC_STATUS_OK };
 	char *cause = NULL;
 	int ret = 1;
+	int64_t t_start = util_now_ns(), t_tuned = 0, t_checked = 0, t_measured = 0;
 
 	/* A unit must not outlive its scheduler (kill -9 of the harness). */
 	pid_t parent = getppid();
@@ -365,7 +366,8 @@ int worker_main(const struct worker_args *a)
 	for (size_t i = 0; i < ncells && !strcmp(w.verdict, REC_STATUS_OK); i++)
 		if (w.bops->cell(w.b, i)->kind == CELL_OP && tune_cell(&w, i))
 			goto done;
-	w.setup.tuning_ns = util_now_ns() - t0;
+	t_tuned = util_now_ns();
+	w.setup.tuning_ns = t_tuned - t0;
 
 	/* e2e cells run the forward built from the op cells' chosen configs. */
 	for (size_t i = 0; i < ncells && !strcmp(w.verdict, REC_STATUS_OK); i++) {
@@ -383,10 +385,23 @@ int worker_main(const struct worker_args *a)
 		prepare_result_release(&res);
 	}
 
+	t_checked = util_now_ns();
+
 	/* Measurement. */
 	for (size_t i = 0; i < ncells && !strcmp(w.verdict, REC_STATUS_OK); i++)
 		if (measure_cell(&w, i))
 			goto done;
+	t_measured = util_now_ns();
+
+	/* Where the unit's own time went, for the overhead accounting (docs/BENCHMARKS.md). */
+	char *phases = xasprintf("phase_start_ns=%" PRId64 "\nphase_tune_ns=%" PRId64
+				 "\nphase_e2e_check_ns=%" PRId64 "\nphase_measure_ns=%" PRId64 "\n",
+				 t0 - t_start, t_tuned - t0, t_checked - t_tuned,
+				 t_measured - t_checked);
+	r = proto_info(&w.out, phases);
+	free(phases);
+	if (r)
+		goto done;
 
 	struct backend_counters bc = { 0 };
 	w.bops->counters(w.b, &bc);

@@ -37,12 +37,23 @@ with h5py.File(path, "r") as f:
     measures = table(f, "measures")
 wall = t1 - t0
 inside = sum(u["wall_ns"] for u in units) / 1e9
-# inside a unit, the harness's own share is what is neither setup (compile, tuning benchmarks,
-# search), nor warm-up, nor timed calls: process start, loading, the sampling loop, records
-work = (sum(u["compile_ns"] + u["tune_ns"] + u["search_ns"] for u in units)
-        + sum(m["warmup_ns"] for m in measures) + int(samples["ns"].sum())) / 1e9
-print("inside units: setup + warm-up + timed calls %.1f s; the rest (unit start, sampling loop, records) %.1f s = %.2f%% of wall"
-      % (work, inside - work, 100 * (inside - work) / wall))
+# inside a unit: setup (compile, tuning benchmarks, search incl. per-op reference checks),
+# the e2e check (the whole forward against float64), warm-up and timed calls are the work;
+# the rest (process start and exit, experiment parse, backend open, the sampling loop,
+# records) is the harness's own overhead
+def phase(u, key):
+    for line in (u.get("info") or "").splitlines():
+        if line.startswith(key + "="):
+            return int(line.split("=", 1)[1])
+    return 0
+setup = sum(u["compile_ns"] + u["tune_ns"] + u["search_ns"] for u in units) / 1e9
+e2e = sum(phase(u, "phase_e2e_check_ns") for u in units) / 1e9
+timed = (sum(m["warmup_ns"] for m in measures) + int(samples["ns"].sum())) / 1e9
+rest = inside - setup - e2e - timed
+print("inside units: setup %.1f s, e2e reference checks %.1f s (%.2f%% of wall), warm-up + timed calls %.1f s"
+      % (setup, e2e, 100 * e2e / wall, timed))
+print("harness overhead inside units (start, parse, open, sampling loop, records): %.2f s = %.2f%% of wall"
+      % (rest, 100 * rest / wall))
 print("units: %d, samples: %d" % (len(units), nsamples))
 print("run wall time: %.1f s; inside units: %.1f s; scheduler overhead: %.2f s = %.2f%%"
       % (wall, inside, wall - inside, 100 * (wall - inside) / wall))
