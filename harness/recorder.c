@@ -1154,6 +1154,54 @@ static int check_unit_data(const struct rec *r, const struct rec_unit_data *u)
 	return 0;
 }
 
+/* Row builders for append_unit_rows(): row i of a per-unit table, with the unit's row in
+ * /units and the run-wide cell index. */
+typedef void (*row_fill_fn)(void *row, size_t i, const struct rec_unit_data *u, int64_t unit,
+			    const int64_t *map);
+
+static void fill_trial(void *row, size_t i, const struct rec_unit_data *u, int64_t unit,
+		       const int64_t *map)
+{
+	struct trial_row *t = row;
+	t->unit = unit;
+	t->t = u->trials[i];
+	t->t.cell = map[u->trials[i].cell];
+}
+
+static void fill_choice(void *row, size_t i, const struct rec_unit_data *u, int64_t unit,
+			const int64_t *map)
+{
+	struct choice_row *c = row;
+	c->unit = unit;
+	c->c = u->choices[i];
+	c->c.cell = map[u->choices[i].cell];
+}
+
+static void fill_measure(void *row, size_t i, const struct rec_unit_data *u, int64_t unit,
+			 const int64_t *map)
+{
+	struct measure_row *m = row;
+	m->unit = unit;
+	m->m = u->measures[i];
+	m->m.cell = map[u->measures[i].cell];
+}
+
+/* Build n rows of size bytes with fill and append them to table d; reports, returns -1. */
+static int append_unit_rows(hid_t d, const char *path, const struct table *tb, size_t n,
+			    size_t size, row_fill_fn fill, const struct rec_unit_data *u,
+			    int64_t unit, const int64_t *map)
+{
+	if (!n)
+		return 0;
+	void *rows = xmalloc(n * size);
+	for (size_t i = 0; i < n; i++)
+		fill((char *)rows + i * size, i, u, unit, map);
+	rows_fill_strings(tb, rows, n, 0);
+	int r = table_append(d, path, tb, rows, n, NULL) < 0 ? -1 : 0;
+	free(rows);
+	return r;
+}
+
 /* Write the unit's rows; the file is open.  map gets the run-wide index of each local
  * cell (ncells long). */
 static int append_rows(struct rec *r, const struct rec_unit_data *u, int64_t *map)
@@ -1207,45 +1255,13 @@ static int append_rows(struct rec *r, const struct rec_unit_data *u, int64_t *ma
 	int64_t unit = (int64_t)nunits;
 
 	/* Trials, choices, measures: the row of /units this unit will have, remapped cells. */
-	if (u->ntrials) {
-		struct trial_row *t = rows = xmalloc(u->ntrials * sizeof(*t));
-		for (size_t i = 0; i < u->ntrials; i++) {
-			t[i].unit = unit;
-			t[i].t = u->trials[i];
-			t[i].t.cell = map[u->trials[i].cell];
-		}
-		rows_fill_strings(&t_trials, rows, u->ntrials, 0);
-		if (table_append(d[TRIALS], path, &t_trials, rows, u->ntrials, NULL) < 0)
-			goto done;
-		free(rows);
-		rows = NULL;
-	}
-	if (u->nchoices) {
-		struct choice_row *c = rows = xmalloc(u->nchoices * sizeof(*c));
-		for (size_t i = 0; i < u->nchoices; i++) {
-			c[i].unit = unit;
-			c[i].c = u->choices[i];
-			c[i].c.cell = map[u->choices[i].cell];
-		}
-		rows_fill_strings(&t_choices, rows, u->nchoices, 0);
-		if (table_append(d[CHOICES], path, &t_choices, rows, u->nchoices, NULL) < 0)
-			goto done;
-		free(rows);
-		rows = NULL;
-	}
-	if (u->nmeasures) {
-		struct measure_row *m = rows = xmalloc(u->nmeasures * sizeof(*m));
-		for (size_t i = 0; i < u->nmeasures; i++) {
-			m[i].unit = unit;
-			m[i].m = u->measures[i];
-			m[i].m.cell = map[u->measures[i].cell];
-		}
-		rows_fill_strings(&t_measures, rows, u->nmeasures, 0);
-		if (table_append(d[MEASURES], path, &t_measures, rows, u->nmeasures, NULL) < 0)
-			goto done;
-		free(rows);
-		rows = NULL;
-	}
+	if (append_unit_rows(d[TRIALS], path, &t_trials, u->ntrials, sizeof(struct trial_row),
+			     fill_trial, u, unit, map) ||
+	    append_unit_rows(d[CHOICES], path, &t_choices, u->nchoices, sizeof(struct choice_row),
+			     fill_choice, u, unit, map) ||
+	    append_unit_rows(d[MEASURES], path, &t_measures, u->nmeasures,
+			     sizeof(struct measure_row), fill_measure, u, unit, map))
+		goto done;
 
 	/* Samples. */
 	struct sample_row *s = rows = xmalloc((u->nsamples ? u->nsamples : 1) * sizeof(*s));

@@ -23,34 +23,6 @@
 #include "tests/unit/testutil.h"
 
 
-/* Our stderr goes to a file between these two calls, so messages can be checked. */
-static int saved_stderr = -1;
-static char *stderr_file;
-
-static void stderr_begin(void)
-{
-	free(stderr_file);
-	stderr_file = testutil_path("stderr.txt");
-	fflush(stderr);
-	saved_stderr = dup(2);
-	int fd = open(stderr_file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	ck_assert_int_ge(fd, 0);
-	dup2(fd, 2);
-	close(fd);
-}
-
-/* Returns what was written to stderr (caller frees). */
-static char *stderr_end(void)
-{
-	fflush(stderr);
-	dup2(saved_stderr, 2);
-	close(saved_stderr);
-	char *data;
-	size_t len;
-	ck_assert_int_eq(util_read_file(stderr_file, &data, &len), 0);
-	return data;
-}
-
 /* The verbatim texts: newlines, quotes, tabs, backslashes, UTF-8 and other high bytes,
  * control characters; never a NUL. */
 static const char text_experiment[] =
@@ -483,9 +455,9 @@ START_TEST(resume_appends_more)
 	ck_assert_str_eq(m.kv[0].key, "harness_version");
 	rec_meta_release(&m);
 	/* A reader cannot write. */
-	stderr_begin();
+	testutil_stderr_begin();
 	ck_assert_int_eq(rec_append_unit(r, &a), -1);
-	char *err = stderr_end();
+	char *err = testutil_stderr_end();
 	ck_assert_ptr_nonnull(strstr(err, "read-only"));
 	free(err);
 	ck_assert_int_eq(rec_close(r), 0);
@@ -535,9 +507,9 @@ END_TEST
  * and contains want. */
 #define EXPECT_FAIL(call, path, want)                                             \
 	do {                                                                      \
-		stderr_begin();                                                   \
+		testutil_stderr_begin();                                                   \
 		ck_assert_int_eq((call), -1);                                     \
-		char *err_ = stderr_end();                                        \
+		char *err_ = testutil_stderr_end();                                        \
 		char *q_ = xasprintf("harness: '%s': ", (path));                  \
 		ck_assert_msg(strstr(err_, q_), "message '%s' lacks '%s'", err_, q_); \
 		ck_assert_msg(strstr(err_, (want)), "message '%s' lacks '%s'", err_, (want)); \
@@ -658,9 +630,9 @@ START_TEST(trims_rows_of_a_cut_off_append)
 	}
 	H5Fclose(f);
 
-	stderr_begin();
+	testutil_stderr_begin();
 	ck_assert_int_eq(rec_open(path, 1, &r), 0);
-	char *err = stderr_end();
+	char *err = testutil_stderr_end();
 	ck_assert_ptr_nonnull(strstr(err, "dropped 123 rows of /samples"));
 	ck_assert_ptr_nonnull(strstr(err, "dropped 2 rows of /trials"));
 	free(err);

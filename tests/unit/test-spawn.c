@@ -23,39 +23,12 @@
 
 #define ARGV(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
-
 static char *slurp(const char *path)
 {
 	char *data;
 	size_t len;
 	ck_assert_int_eq(util_read_file(path, &data, &len), 0);
 	return data;
-}
-
-/* Our stderr goes to a file between these two calls, so error messages can be checked. */
-static int saved_stderr = -1;
-static char *stderr_file;
-
-static void stderr_begin(void)
-{
-	stderr_file = testutil_path("stderr.txt");
-	fflush(stderr);
-	saved_stderr = dup(2);
-	int fd = open(stderr_file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	ck_assert_int_ge(fd, 0);
-	dup2(fd, 2);
-	close(fd);
-}
-
-/* Returns what was written to stderr (heap). */
-static char *stderr_end(void)
-{
-	fflush(stderr);
-	dup2(saved_stderr, 2);
-	close(saved_stderr);
-	char *text = slurp(stderr_file);
-	free(stderr_file);
-	return text;
 }
 
 /* Run argv with env (and dir), capture stdout; returns the status code. */
@@ -152,9 +125,9 @@ START_TEST(test_exec_failure)
 	/* A path that does not exist: reported once, -1, no child left behind. */
 	spawn_init(&sp);
 	sp.argv = ARGV("/nonexistent/prog", "x");
-	stderr_begin();
+	testutil_stderr_begin();
 	ck_assert_int_eq(spawn_start(&sp), -1);
-	char *msg = stderr_end();
+	char *msg = testutil_stderr_end();
 	ck_assert_str_eq(msg, "harness: cannot run '/nonexistent/prog': No such file or directory\n");
 	free(msg);
 	ck_assert_int_eq(sp.pid, -1);
@@ -166,9 +139,9 @@ START_TEST(test_exec_failure)
 	ck_assert_int_eq(util_write_file(noexec, "#!/bin/sh\n", 10, 0644), 0);
 	spawn_init(&sp);
 	sp.argv = ARGV(noexec);
-	stderr_begin();
+	testutil_stderr_begin();
 	ck_assert_int_eq(spawn_run(&sp, NULL, &st), -1);
-	msg = stderr_end();
+	msg = testutil_stderr_end();
 	char *want = xasprintf("harness: cannot run '%s': Permission denied\n", noexec);
 	ck_assert_str_eq(msg, want);
 	free(want);
@@ -179,9 +152,9 @@ START_TEST(test_exec_failure)
 	spawn_init(&sp);
 	sp.argv = ARGV("no-such-program-7f3a");
 	sp.env = sh_env;
-	stderr_begin();
+	testutil_stderr_begin();
 	ck_assert_int_eq(spawn_start(&sp), -1);
-	msg = stderr_end();
+	msg = testutil_stderr_end();
 	ck_assert_str_eq(msg, "harness: cannot run 'no-such-program-7f3a': No such file or directory\n");
 	free(msg);
 
@@ -189,9 +162,9 @@ START_TEST(test_exec_failure)
 	spawn_init(&sp);
 	sp.argv = ARGV("/bin/true");
 	sp.dir = "/nonexistent/dir";
-	stderr_begin();
+	testutil_stderr_begin();
 	ck_assert_int_eq(spawn_start(&sp), -1);
-	msg = stderr_end();
+	msg = testutil_stderr_end();
 	ck_assert_str_eq(msg, "harness: cannot run '/bin/true': cannot change to directory "
 			      "'/nonexistent/dir': No such file or directory\n");
 	free(msg);
@@ -200,18 +173,18 @@ START_TEST(test_exec_failure)
 	spawn_init(&sp);
 	sp.argv = ARGV("/bin/true");
 	sp.stdout_path = "/nonexistent/dir/out";
-	stderr_begin();
+	testutil_stderr_begin();
 	ck_assert_int_eq(spawn_start(&sp), -1);
-	msg = stderr_end();
+	msg = testutil_stderr_end();
 	ck_assert_str_eq(msg, "harness: cannot open '/nonexistent/dir/out': No such file or directory\n");
 	free(msg);
 
 	/* An empty command. */
 	spawn_init(&sp);
 	sp.argv = (const char *const[]){ NULL };
-	stderr_begin();
+	testutil_stderr_begin();
 	ck_assert_int_eq(spawn_start(&sp), -1);
-	msg = stderr_end();
+	msg = testutil_stderr_end();
 	ck_assert_str_eq(msg, "harness: cannot run an empty command\n");
 	free(msg);
 
@@ -629,18 +602,18 @@ START_TEST(test_wait_errors)
 	sp.argv = ARGV("/bin/true");
 	ck_assert_int_eq(spawn_run(&sp, NULL, &st), 0);
 	ck_assert_int_eq(st.code, 0);
-	stderr_begin();
+	testutil_stderr_begin();
 	ck_assert_int_eq(spawn_wait(&sp, &st), -1);
-	char *msg = stderr_end();
+	char *msg = testutil_stderr_end();
 	ck_assert_ptr_nonnull(strstr(msg, "already waited for"));
 	free(msg);
 	spawn_release(&sp);
 	spawn_release(&sp); /* twice is harmless */
 
 	spawn_init(&sp);
-	stderr_begin();
+	testutil_stderr_begin();
 	ck_assert_int_eq(spawn_poll(&sp, &st), -1);
-	msg = stderr_end();
+	msg = testutil_stderr_end();
 	ck_assert_str_eq(msg, "harness: no child to wait for\n");
 	free(msg);
 }

@@ -4,9 +4,11 @@
 #define HARNESS_TESTUTIL_H
 
 #include <check.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "harness/util.h"
 
@@ -32,6 +34,36 @@ static inline void testutil_scratch_teardown(void)
 static inline char *testutil_path(const char *name)
 {
 	return xasprintf("%s/%s", testutil_scratch, name);
+}
+
+/* Our stderr goes to a file between testutil_stderr_begin() and testutil_stderr_end(), so
+ * messages can be checked.  testutil_stderr_end() returns what was written (heap). */
+static int testutil_saved_stderr = -1;
+static char *testutil_stderr_file;
+
+static inline void testutil_stderr_begin(void)
+{
+	free(testutil_stderr_file);
+	testutil_stderr_file = testutil_path("stderr.txt");
+	fflush(stderr);
+	testutil_saved_stderr = dup(2);
+	int fd = open(testutil_stderr_file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	dup2(fd, 2);
+	close(fd);
+}
+
+static inline char *testutil_stderr_end(void)
+{
+	fflush(stderr);
+	dup2(testutil_saved_stderr, 2);
+	close(testutil_saved_stderr);
+	char *data;
+	size_t len;
+	ck_assert_int_eq(util_read_file(testutil_stderr_file, &data, &len), 0);
+	free(testutil_stderr_file);
+	testutil_stderr_file = NULL;
+	return data;
 }
 
 /* Run the suite (freed here); the exit status is the verdict. */
