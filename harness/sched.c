@@ -216,6 +216,12 @@ static int resolve_backend(const char *requested, char **name, char **reason)
 
 /* ---- one unit --------------------------------------------------------------------- */
 
+int sched_is_cache_leak(const struct rec_unit *u)
+{
+	return !u->warm && u->expects_work && u->status && !strcmp(u->status, REC_STATUS_OK) &&
+	       u->compiles == 0 && u->benchmarks == 0;
+}
+
 static void summ_add(struct run *r, const char *mode, const char *cell, double med)
 {
 	struct summ *s = NULL;
@@ -458,8 +464,7 @@ static int run_unit(struct run *r, const struct rec_plan *p)
 	}
 	x->status = xstrdup(status);
 	x->message = msg;
-	x->cache_leak = !x->warm && x->expects_work && !strcmp(status, REC_STATUS_OK) &&
-			x->compiles == 0 && x->benchmarks == 0;
+	x->cache_leak = sched_is_cache_leak(x);
 	if (strcmp(status, REC_STATUS_OK))
 		r->nfailed++;
 

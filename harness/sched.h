@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "harness/experiment.h"
+#include "harness/recorder.h"
 
 struct sched_opts {
 	const char *experiment;   /* experiment file (new run); with resume: optional, checked */
@@ -32,5 +33,10 @@ int sched_run(const struct sched_opts *o);
 char **sched_unit_env(const struct experiment *e, const char *cache_dir, int64_t unit,
 		      const char *mode);
 void sched_env_free(char **env);
+
+/* A cache leak: a cold unit that finished ok, whose tuner compiles or benchmarks when cold,
+ * but that compiled nothing and benchmarked nothing, so it found its work already done in a
+ * cache directory that was supposed to be new.  Flagged per unit in the results. */
+int sched_is_cache_leak(const struct rec_unit *u);
 
 #endif

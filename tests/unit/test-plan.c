@@ -1,5 +1,5 @@
 /* test-plan.c: block orders reproduce from the seed; abba and sequential patterns; warm
- * probes follow their cold unit */
+ * probes follow their cold unit; the scheduler's cache-leak rule and unit environment */
 #include "config.h"
 
 #include <check.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "harness/plan.h"
+#include "harness/sched.h"
 #include "harness/util.h"
 #include "tests/unit/testutil.h"
 
@@ -139,6 +140,61 @@ START_TEST(warm_probe_follows_cold)
 }
 END_TEST
 
+/* The scheduler's cache-leak rule (sched.h), on every combination that matters. */
+START_TEST(cache_leak_rule)
+{
+	struct rec_unit u = { .status = "ok", .expects_work = 1, .compiles = 0, .benchmarks = 0 };
+	ck_assert_int_eq(sched_is_cache_leak(&u), 1);  /* cold, should have worked, did nothing */
+	u.warm = 1;
+	ck_assert_int_eq(sched_is_cache_leak(&u), 0);  /* a warm probe is meant to hit */
+	u.warm = 0;
+	u.compiles = 3;
+	ck_assert_int_eq(sched_is_cache_leak(&u), 0);
+	u.compiles = 0;
+	u.benchmarks = 17;
+	ck_assert_int_eq(sched_is_cache_leak(&u), 0);
+	u.benchmarks = 0;
+	u.expects_work = 0;                            /* the vendor tuner never compiles */
+	ck_assert_int_eq(sched_is_cache_leak(&u), 0);
+	u.expects_work = 1;
+	u.status = "crashed";                          /* a crash is its own finding */
+	ck_assert_int_eq(sched_is_cache_leak(&u), 0);
+}
+END_TEST
+
+/* The environment a unit gets: allowlisted, caches in its directory, experiment additions. */
+START_TEST(unit_environment)
+{
+	setenv("PLANTED_SECRET", "x", 1);
+	setenv("MY_PASSED", "2.385", 1);
+	char *pass[] = { "MY_PASSED" };
+	struct env_var set[] = { { "EXTRA", "on" } };
+	xp.env_pass = pass;
+	xp.nenv_pass = 1;
+	xp.env_set = set;
+	xp.nenv_set = 1;
+	xp.measure.threads = 3;
+	char **env = sched_unit_env(&xp, "/tmp/c/u0007-abc", 7, "beam");
+	struct sbuf all;
+	sbuf_init(&all);
+	for (char **e = env; *e; e++)
+		sbuf_addf(&all, "%s\n", *e);
+	ck_assert_ptr_null(strstr(all.buf, "PLANTED_SECRET"));
+	ck_assert_ptr_nonnull(strstr(all.buf, "\nMY_PASSED=2.385\n"));
+	ck_assert_ptr_nonnull(strstr(all.buf, "\nEXTRA=on\n"));
+	ck_assert_ptr_nonnull(strstr(all.buf, "HOME=/tmp/c/u0007-abc\n"));
+	ck_assert_ptr_nonnull(strstr(all.buf, "TMPDIR=/tmp/c/u0007-abc/tmp\n"));
+	ck_assert_ptr_nonnull(strstr(all.buf, "TRITON_CACHE_DIR=/tmp/c/u0007-abc/triton\n"));
+	ck_assert_ptr_nonnull(strstr(all.buf, "OPENBLAS_NUM_THREADS=3\n"));
+	ck_assert_ptr_nonnull(strstr(all.buf, "HARNESS_UNIT=7\n"));
+	ck_assert_ptr_nonnull(strstr(all.buf, "HARNESS_MODE=beam\n"));
+	ck_assert_ptr_nonnull(strstr(all.buf, "HARNESS_RECORD_FD=3\n"));
+	ck_assert_ptr_nonnull(strstr(all.buf, "PATH="));
+	sbuf_release(&all);
+	sched_env_free(env);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("plan");
@@ -148,6 +204,8 @@ int main(void)
 	tcase_add_test(tc, abba_alternates);
 	tcase_add_test(tc, sequential_is_declared_order);
 	tcase_add_test(tc, warm_probe_follows_cold);
+	tcase_add_test(tc, cache_leak_rule);
+	tcase_add_test(tc, unit_environment);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }
