@@ -1,0 +1,1 @@
+/* csvimport.h: placeholder */
