@@ -49,7 +49,7 @@ static const char *const fault_names[] = { "none", "crash", "hang", "exit", "bad
 /* The keys each table may hold, for unknown-key messages and did-you-mean. */
 static const char *const root_keys[] = {
 	"schema", "name", "description", "backend", "repeats", "seed", "order", "unit_timeout",
-	"hypotheses", "measure", "environment", "workloads", "modes", NULL
+	"margin", "hypotheses", "measure", "environment", "workloads", "modes", NULL
 };
 static const char *const measure_keys[] = {
 	"warmup_time", "warmup_count", "min_samples", "max_samples", "max_time",
@@ -892,6 +892,8 @@ static int parse_root(struct parser *p, const struct tb_node *root, struct exper
 			e->order = (enum order_kind)k;
 		} else if (!strcmp(g.key, "unit_timeout")) {
 			r = get_number(p, &g, 0, 0, NUM_LO_OPEN, &e->unit_timeout_s);
+		} else if (!strcmp(g.key, "margin")) {
+			r = get_number(p, &g, 0, 0.5, NUM_LO_OPEN | NUM_HI, &e->margin);
 		} else if (!strcmp(g.key, "hypotheses")) {
 			r = get_string_list(p, &g, &e->hypotheses, &e->nhypotheses);
 			if (!r)
@@ -922,6 +924,7 @@ static int parse_root(struct parser *p, const struct tb_node *root, struct exper
 
 static void set_defaults(struct experiment *e)
 {
+	e->margin = NAN;
 	e->backend = BACKEND_AUTO;
 	e->repeats = DEFAULT_REPEATS;
 	e->seed = DEFAULT_SEED;

@@ -90,6 +90,7 @@ struct experiment {
 	uint64_t seed;
 	enum order_kind order;
 	double unit_timeout_s; /* per unit; SIGTERM, then SIGKILL after a grace period */
+	double margin;         /* equivalence margin for verdicts (0.02 = +-2%); NAN when unset */
 	struct measure_settings measure;
 	struct workload *workloads;
 	size_t nworkloads;

@@ -1700,3 +1700,60 @@ void rec_unit_data_release(struct rec_unit_data *u)
 	free(u->info);
 	rec_unit_data_init(u);
 }
+
+/* ---- samples, one unit at a time (memory bounded by the largest unit) -------------- */
+
+int rec_read_unit_samples(struct rec *r, size_t unit_row, int64_t **cell, int64_t **ns,
+			  size_t *n)
+{
+	hid_t du = -1, ds = -1;
+	hsize_t nunits = 0;
+	struct sample_span span;
+	struct sample_row *rows = NULL;
+	int rc = -1;
+	*cell = *ns = NULL;
+	*n = 0;
+	if (rec_enter(r) < 0)
+		return -1;
+	du = table_open(r->file, r->path, &t_units);
+	if (du < 0 || table_rows(du, r->path, &t_units, &nunits) < 0)
+		goto done;
+	if (unit_row >= nunits) {
+		error("'%s': no unit row %zu (the file has %llu)", r->path, unit_row,
+		      (unsigned long long)nunits);
+		goto done;
+	}
+	if (table_read(du, r->path, &t_units, &t_sample_span, unit_row, 1, &span) < 0)
+		goto done;
+	ds = table_open(r->file, r->path, &t_samples);
+	if (ds < 0)
+		goto done;
+	size_t count = span.sample_count > 0 ? (size_t)span.sample_count : 0;
+	rows = xmalloc((count ? count : 1) * sizeof(*rows));
+	if (table_read(ds, r->path, &t_samples, &t_samples, (hsize_t)span.sample_first, count,
+		       rows) < 0)
+		goto done;
+	*cell = xmalloc((count ? count : 1) * sizeof(**cell));
+	*ns = xmalloc((count ? count : 1) * sizeof(**ns));
+	for (size_t i = 0; i < count; i++) {
+		if (rows[i].unit != (int32_t)unit_row) {
+			error("'%s': sample rows of unit %zu are not where /units says", r->path,
+			      unit_row);
+			free(*cell);
+			free(*ns);
+			*cell = *ns = NULL;
+			goto done;
+		}
+		(*cell)[i] = rows[i].cell;
+		(*ns)[i] = rows[i].ns;
+	}
+	*n = count;
+	rc = 0;
+done:
+	free(rows);
+	h5_close_id(ds);
+	h5_close_id(du);
+	if (rec_leave(r, 0) < 0)
+		rc = -1;
+	return rc;
+}

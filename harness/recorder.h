@@ -169,5 +169,10 @@ int rec_read_cells(struct rec *r, struct rec_cell **cells, size_t *n);
 void rec_cells_free(struct rec_cell *cells, size_t n);
 /* Number of sample rows in the file. */
 int rec_count_samples(struct rec *r, int64_t *n);
+/* The samples of the unit in row unit_row of /units (rows are in written order, as
+ * rec_read_units returns them): parallel heap arrays of run-wide cell indices (rows of
+ * /cells) and ns, n long; the caller frees both.  Reports and returns -1 on failure. */
+int rec_read_unit_samples(struct rec *r, size_t unit_row, int64_t **cell, int64_t **ns,
+			  size_t *n);
 
 #endif
