@@ -1,1 +1,57 @@
-/* cmd-compare.c: placeholder until it lands */ typedef int placeholder_harness_cmd_compare_c;
+/* cmd-compare.c: `harness compare A.h5 B.h5`: the same cells and modes across two runs */
+#include "config.h"
+
+#include "harness/analysis.h"
+#include "harness/cmd.h"
+#include "harness/report.h"
+#include "harness/util.h"
+
+enum { OPT_FORMAT = 'f', OPT_BASELINE = 256, OPT_ALPHA, OPT_MARGIN, OPT_NBOOT, OPT_SEED };
+
+static const struct cmd_opt compare_opts[] = {
+	{ "format", OPT_FORMAT, 1 },
+	{ "alpha", OPT_ALPHA, 1 },
+	{ "margin", OPT_MARGIN, 1 },
+	{ "resamples", OPT_NBOOT, 1 },
+	{ "seed", OPT_SEED, 1 },
+	{ NULL, 0, 0 },
+};
+
+static int compare_exec(const struct cmd_args *a)
+{
+	struct report_opts o;
+	enum report_format fmt;
+	int rc = cmd_report_parse_opts(a, &o, &fmt);
+	if (rc)
+		return rc;
+	struct analysis *x = NULL, *y = NULL;
+	struct run_compare *c = NULL;
+	rc = EXIT_USAGE;
+	if (analysis_load(a->pos[0], &x) || analysis_load(a->pos[1], &y) ||
+	    run_compare_build(x, y, &o, &c))
+		goto done;
+	rc = run_compare_write(c, fmt, stdout) ? EXIT_RUN_FAILED : EXIT_OK;
+done:
+	run_compare_free(c);
+	analysis_free(x);
+	analysis_free(y);
+	return rc;
+}
+
+const struct cmd_entry cmd_compare_entry = {
+	.name = "compare",
+	.usage = "compare [options] A.h5 B.h5",
+	.summary = "the same cells and modes across two runs (unpaired): B against A",
+	.help = "options:\n"
+		"  -f, --format FMT     md (default), json or csv\n"
+		"  --alpha A            test level, Holm-adjusted across the rows (default 0.05)\n"
+		"  --margin M           equivalence margin (default: A's experiment's, else 0.01)\n"
+		"  --resamples N        bootstrap resamples (default 10000)\n"
+		"  --seed S             bootstrap seed (default 20261121)\n"
+		"  -h, --help           this text\n",
+	.opts = compare_opts,
+	.min_args = 2,
+	.max_args = 2,
+	.flags = 0,
+	.exec = compare_exec,
+};

@@ -18,6 +18,8 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_run_entry,
 	&cmd_check_entry,
 	&cmd_show_entry,
+	&cmd_report_entry,
+	&cmd_compare_entry,
 	&cmd_help_entry,
 	&cmd_worker_entry,
 	NULL,
