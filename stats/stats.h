@@ -17,6 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* gsl_rng is a typedef of an anonymous struct, so it cannot be forward-declared. */
+#include <gsl/gsl_rng.h>
+
 /* Robust summary of n values. */
 struct stats_summary {
 	size_t n;
@@ -45,7 +48,7 @@ void stats_from_ns(const int64_t *ns, size_t n, double *out);
 double stats_median(const double *x, size_t stride, size_t n, double *work);
 
 /* 0 when every x is finite (and > 0 when positive is set); else -1 and *cause naming the
- * first bad index ("value 3 is NaN", "ratio 2 is -0.5: ratios must be positive"). */
+ * first bad index, 0-based ("value 3 is NaN", "value 2 is -0.5: ratios must be positive"). */
 int stats_check_finite(const double *x, size_t n, int positive, char **cause);
 
 /* ---- rank.c -------------------------------------------------------------------------- */
@@ -84,7 +87,7 @@ int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
 double stats_hodges_lehmann_paired(const double *d, size_t n);
 double stats_hodges_lehmann_2(const double *x, size_t nx, const double *y, size_t ny);
 
-/* Distribution-free CI of the median from order statistics: the widest symmetric pair
+/* Distribution-free CI of the median from order statistics: the narrowest symmetric pair
  * (x_(k), x_(n+1-k)) whose binomial(n, 1/2) coverage is >= conf.  When even [min, max]
  * covers less than conf (n < 6 at 95%), returns 1 with lo = min, hi = max and *achieved
  * its real coverage; else 0.  x need not be sorted. */
@@ -100,24 +103,24 @@ void stats_holm(const double *p, size_t n, double *adj);
  * n-2 degrees of freedom (SciPy spearmanr).  n >= 3; constant input gives rho = NaN. */
 int stats_spearman(const double *x, const double *y, size_t n, double *rho, double *p,
 		   char **cause);
-/* Kendall's tau-b with ties, two-sided p: exact for n <= 50 without ties, else the normal
- * approximation with tie-corrected variance (SciPy kendalltau, method="auto"). */
+/* Kendall's tau-b with ties, two-sided p: exact without ties when n <= 33 (or at most one
+ * pair is discordant or concordant), else the normal approximation with tie-corrected
+ * variance (SciPy 1.10 kendalltau, method="auto").  n >= 2; constant input gives NaN. */
 int stats_kendall(const double *x, const double *y, size_t n, double *tau, double *p,
 		  char **cause);
 
 /* ---- boot.c -------------------------------------------------------------------------- */
 
-struct gsl_rng;
 /* Percentile bootstrap CI (Efron) of the median of x: nboot resamples with replacement
  * drawn from rng (the caller seeds and records it). */
 int stats_boot_median_ci(const double *x, size_t n, double conf, size_t nboot,
-			 struct gsl_rng *rng, double *lo, double *hi, char **cause);
+			 gsl_rng *rng, double *lo, double *hi, char **cause);
 /* Block bootstrap of a geometric mean: logr is an nblocks x ncells matrix (row = block) of
  * log ratios, NaN where a cell is missing in a block.  The estimate is exp(mean over cells
  * of the per-cell median over blocks); the CI resamples whole blocks (keeping each block's
  * cells together), percentile method. */
 int stats_boot_geomean(const double *logr, size_t nblocks, size_t ncells, double conf,
-		       size_t nboot, struct gsl_rng *rng, double *est, double *lo, double *hi,
+		       size_t nboot, gsl_rng *rng, double *est, double *lo, double *hi,
 		       char **cause);
 
 /* ---- decide.c ------------------------------------------------------------------------ */
@@ -168,10 +171,10 @@ struct stats_comparison {
 };
 /* Fill *out; -1 and *cause on bad input (n < 1, NaN, inf, values <= 0). */
 int stats_compare_paired(const double *mode, const double *base, size_t n,
-			 const struct stats_compare_opts *o, struct gsl_rng *rng,
+			 const struct stats_compare_opts *o, gsl_rng *rng,
 			 struct stats_comparison *out, char **cause);
 int stats_compare_unpaired(const double *mode, size_t nm, const double *base, size_t nb,
-			   const struct stats_compare_opts *o, struct gsl_rng *rng,
+			   const struct stats_compare_opts *o, gsl_rng *rng,
 			   struct stats_comparison *out, char **cause);
 /* Re-decide after Holm: sets p_holm and verdict. */
 void stats_comparison_redecide(struct stats_comparison *c, double p_holm, double alpha,

@@ -1,6 +1,7 @@
 /* summary.c: medians, quartiles and the median's standard error (see stats.h) */
 #include "config.h"
 #include "stats/stats.h"
+#include "harness/util.h"
 
 #include <math.h>
 #include <string.h>
@@ -39,4 +40,37 @@ void stats_from_ns(const int64_t *ns, size_t n, double *out)
 {
 	for (size_t i = 0; i < n; i++)
 		out[i] = (double)ns[i];
+}
+
+/* Median of x[0], x[stride], ..., x[(n-1)*stride]: a sorted copy in work (n doubles), then
+ * GSL's median_from_sorted_data (the middle value, or the mean of the two middle ones). */
+double stats_median(const double *x, size_t stride, size_t n, double *work)
+{
+	if (n == 0)
+		return NAN;
+	for (size_t i = 0; i < n; i++)
+		work[i] = x[i * stride];
+	gsl_sort(work, 1, n);
+	return gsl_stats_median_from_sorted_data(work, 1, n);
+}
+
+/* The first bad value, by its 0-based index: NaN and infinities always, and with positive
+ * set anything <= 0 (including -0) as well.  NaN is spelled "NaN"; numbers as %g. */
+int stats_check_finite(const double *x, size_t n, int positive, char **cause)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(x[i])) {
+			*cause = xasprintf("value %zu is NaN", i);
+			return -1;
+		}
+		if (isinf(x[i])) {
+			*cause = xasprintf("value %zu is %s", i, x[i] > 0 ? "inf" : "-inf");
+			return -1;
+		}
+		if (positive && !(x[i] > 0)) {
+			*cause = xasprintf("value %zu is %g: ratios must be positive", i, x[i]);
+			return -1;
+		}
+	}
+	return 0;
 }

@@ -1,3 +1,508 @@
-/* test-stats.c: placeholder */
+/* test-stats.c: stats/rank.c, stats/corr.c and stats_median / stats_check_finite against the
+ * SciPy reference files in tests/data/stats/ (made by make-reference.py), plus every error
+ * path on purpose */
+#include "config.h"
+
 #include <check.h>
-int main(void){return 77;}
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/util.h"
+#include "stats/stats.h"
+#include "tests/unit/testutil.h"
+
+/* Relative tolerances: values the C code and the reference both compute exactly (counts,
+ * ranks, exact p-values, order statistics) agree to rounding; normal and t approximations
+ * go through different library functions (GSL against SciPy's cephes). */
+#define TOL_EXACT 1e-9
+#define TOL_APPROX 1e-6
+/* Absolute floor for expected zeros and underflow (Kendall's exact p = 2/n! is 0 from
+ * n = 171 in SciPy and here). */
+#define TOL_ABS 1e-300
+
+/* ---- reference files ---------------------------------------------------------------- */
+
+/* One case: a line "name,params,x,y,expected", each of the last four a ';'-separated list
+ * of numbers (possibly empty).  See tests/data/stats/README.md. */
+enum { F_PARAMS, F_X, F_Y, F_EXPECTED, F_COUNT };
+struct ref_case {
+	const char *name;
+	size_t line;
+	double *v[F_COUNT];
+	size_t n[F_COUNT];
+};
+struct ref_file {
+	char *path;
+	char *text;
+	struct ref_case *c;
+	size_t n, cap;
+	int bad; /* mismatches reported so far */
+};
+
+static double *parse_list(const char *path, size_t line, char *s, size_t *n)
+{
+	double *v = NULL;
+	size_t cap = 0;
+	*n = 0;
+	if (!*s)
+		return NULL;
+	for (char *tok = s;;) {
+		char *semi = strchr(tok, ';');
+		if (semi)
+			*semi = '\0';
+		char *end;
+		double d = strtod(tok, &end);
+		if (end == tok || *end)
+			ck_abort_msg("'%s':%zu: '%s' is not a number", path, line, tok);
+		XGROW(v, cap, *n + 1);
+		v[(*n)++] = d;
+		if (!semi)
+			break;
+		tok = semi + 1;
+	}
+	return v;
+}
+
+/* Read tests/data/stats/<name> from $top_srcdir (set by make check) or the source tree
+ * this test was configured from.  A missing or empty file fails the test. */
+static void ref_load(struct ref_file *f, const char *name)
+{
+	const char *top = getenv("top_srcdir");
+	if (!top || !*top)
+		top = HARNESS_ABS_SRCDIR;
+	memset(f, 0, sizeof(*f));
+	f->path = xasprintf("%s/tests/data/stats/%s", top, name);
+	size_t len;
+	if (util_read_file(f->path, &f->text, &len))
+		ck_abort_msg("reference file '%s' is missing (make it with tests/data/stats/make-reference.py)",
+			     f->path);
+	size_t line = 0;
+	for (char *s = f->text; s && *s;) {
+		char *nl = strchr(s, '\n');
+		if (nl)
+			*nl = '\0';
+		line++;
+		if (*s && *s != '#') {
+			char *field[F_COUNT + 1];
+			size_t k = 0;
+			field[k++] = s;
+			for (char *p = s; *p; p++) {
+				if (*p != ',')
+					continue;
+				if (k == F_COUNT + 1)
+					ck_abort_msg("'%s':%zu: more than %d fields", f->path, line, F_COUNT + 1);
+				*p = '\0';
+				field[k++] = p + 1;
+			}
+			if (k != F_COUNT + 1)
+				ck_abort_msg("'%s':%zu: %zu fields, expected %d", f->path, line, k, F_COUNT + 1);
+			XGROW(f->c, f->cap, f->n + 1);
+			struct ref_case *c = &f->c[f->n++];
+			c->name = field[0];
+			c->line = line;
+			for (int j = 0; j < F_COUNT; j++)
+				c->v[j] = parse_list(f->path, line, field[j + 1], &c->n[j]);
+		}
+		s = nl ? nl + 1 : NULL;
+	}
+	ck_assert_msg(f->n > 0, "reference file '%s' has no cases", f->path);
+}
+
+/* Fail (after every case has been compared) when there were mismatches. */
+static void ref_finish(struct ref_file *f)
+{
+	int bad = f->bad;
+	size_t n = f->n;
+	char *path = xstrdup(f->path);
+	for (size_t i = 0; i < f->n; i++)
+		for (int j = 0; j < F_COUNT; j++)
+			free(f->c[i].v[j]);
+	free(f->c);
+	free(f->text);
+	free(f->path);
+	ck_assert_msg(bad == 0, "%d mismatches against %zu cases of '%s' (listed on stderr)", bad, n,
+		      path);
+	free(path);
+}
+
+static int close_to(double got, double want, double tol)
+{
+	if (isnan(want))
+		return isnan(got);
+	if (isnan(got))
+		return 0;
+	double diff = fabs(got - want);
+	return diff <= tol * fabs(want) || diff <= TOL_ABS;
+}
+
+static void expect(struct ref_file *f, const struct ref_case *c, const char *what, double got,
+		   double want, double tol)
+{
+	if (close_to(got, want, tol))
+		return;
+	fprintf(stderr, "%s:%zu: %s: %s = %.17g, want %.17g (relative tolerance %g)\n", f->path,
+		c->line, c->name, what, got, want, tol);
+	f->bad++;
+}
+
+/* The expected list must have exactly k entries. */
+static const double *want(struct ref_file *f, const struct ref_case *c, size_t k)
+{
+	ck_assert_msg(c->n[F_EXPECTED] == k, "'%s':%zu: %zu expected values, want %zu", f->path,
+		      c->line, c->n[F_EXPECTED], k);
+	return c->v[F_EXPECTED];
+}
+
+/* ---- comparisons with the reference files -------------------------------------------- */
+
+START_TEST(ref_wilcoxon)
+{
+	struct ref_file f;
+	ref_load(&f, "wilcoxon.csv");
+	for (size_t i = 0; i < f.n; i++) {
+		const struct ref_case *c = &f.c[i];
+		const double *w = want(&f, c, 4);
+		struct stats_wilcoxon r;
+		char *cause = NULL;
+		ck_assert_int_eq(stats_wilcoxon_signed_rank(c->v[F_X], c->n[F_X], &r, &cause), 0);
+		double tol = w[3] > 0.5 ? TOL_EXACT : TOL_APPROX;
+		expect(&f, c, "m", (double)r.m, w[0], TOL_EXACT);
+		expect(&f, c, "w_plus", r.w_plus, w[1], TOL_EXACT);
+		expect(&f, c, "p", r.p, w[2], tol);
+		expect(&f, c, "exact", r.exact, w[3], 0);
+	}
+	ref_finish(&f);
+}
+END_TEST
+
+START_TEST(ref_sign)
+{
+	struct ref_file f;
+	ref_load(&f, "sign.csv");
+	for (size_t i = 0; i < f.n; i++) {
+		const struct ref_case *c = &f.c[i];
+		const double *w = want(&f, c, 1);
+		double p;
+		char *cause = NULL;
+		ck_assert_int_eq(stats_sign_test(c->v[F_X], c->n[F_X], &p, &cause), 0);
+		expect(&f, c, "p", p, w[0], TOL_EXACT);
+	}
+	ref_finish(&f);
+}
+END_TEST
+
+START_TEST(ref_mann_whitney)
+{
+	struct ref_file f;
+	ref_load(&f, "mannwhitney.csv");
+	for (size_t i = 0; i < f.n; i++) {
+		const struct ref_case *c = &f.c[i];
+		const double *w = want(&f, c, 3);
+		struct stats_mwu r, s;
+		char *cause = NULL;
+		ck_assert_int_eq(stats_mann_whitney(c->v[F_X], c->n[F_X], c->v[F_Y], c->n[F_Y], &r,
+						    &cause), 0);
+		double tol = w[2] > 0.5 ? TOL_EXACT : TOL_APPROX;
+		expect(&f, c, "u", r.u, w[0], TOL_EXACT);
+		expect(&f, c, "p", r.p, w[1], tol);
+		expect(&f, c, "exact", r.exact, w[2], 0);
+		/* swapping the samples: U_y = nx ny - U_x, the same two-sided p */
+		ck_assert_int_eq(stats_mann_whitney(c->v[F_Y], c->n[F_Y], c->v[F_X], c->n[F_X], &s,
+						    &cause), 0);
+		expect(&f, c, "u of y", s.u, (double)(c->n[F_X] * c->n[F_Y]) - w[0], TOL_EXACT);
+		expect(&f, c, "p swapped", s.p, w[1], tol);
+	}
+	ref_finish(&f);
+}
+END_TEST
+
+START_TEST(ref_hodges_lehmann)
+{
+	struct ref_file f;
+	ref_load(&f, "hl_paired.csv");
+	for (size_t i = 0; i < f.n; i++) {
+		const struct ref_case *c = &f.c[i];
+		const double *w = want(&f, c, 1);
+		expect(&f, c, "estimate", stats_hodges_lehmann_paired(c->v[F_X], c->n[F_X]), w[0],
+		       TOL_EXACT);
+	}
+	ref_finish(&f);
+	ref_load(&f, "hl_2.csv");
+	for (size_t i = 0; i < f.n; i++) {
+		const struct ref_case *c = &f.c[i];
+		const double *w = want(&f, c, 1);
+		expect(&f, c, "estimate",
+		       stats_hodges_lehmann_2(c->v[F_X], c->n[F_X], c->v[F_Y], c->n[F_Y]), w[0],
+		       TOL_EXACT);
+	}
+	ref_finish(&f);
+}
+END_TEST
+
+START_TEST(ref_median_ci)
+{
+	struct ref_file f;
+	ref_load(&f, "median_ci.csv");
+	for (size_t i = 0; i < f.n; i++) {
+		const struct ref_case *c = &f.c[i];
+		const double *w = want(&f, c, 4);
+		ck_assert_uint_eq(c->n[F_PARAMS], 1);
+		double lo, hi, achieved;
+		int ret = stats_median_ci_exact(c->v[F_X], c->n[F_X], c->v[F_PARAMS][0], &lo, &hi,
+						&achieved);
+		expect(&f, c, "return", ret, w[0], 0);
+		expect(&f, c, "lo", lo, w[1], TOL_EXACT);
+		expect(&f, c, "hi", hi, w[2], TOL_EXACT);
+		expect(&f, c, "achieved", achieved, w[3], TOL_EXACT);
+	}
+	ref_finish(&f);
+}
+END_TEST
+
+START_TEST(ref_holm)
+{
+	struct ref_file f;
+	ref_load(&f, "holm.csv");
+	for (size_t i = 0; i < f.n; i++) {
+		const struct ref_case *c = &f.c[i];
+		size_t n = c->n[F_X];
+		const double *w = want(&f, c, n);
+		double *adj = xmalloc(n * sizeof(*adj));
+		stats_holm(c->v[F_X], n, adj);
+		for (size_t j = 0; j < n; j++) {
+			char what[32];
+			snprintf(what, sizeof(what), "adj[%zu]", j);
+			expect(&f, c, what, adj[j], w[j], TOL_EXACT);
+		}
+		free(adj);
+	}
+	ref_finish(&f);
+}
+END_TEST
+
+START_TEST(ref_spearman)
+{
+	struct ref_file f;
+	ref_load(&f, "spearman.csv");
+	for (size_t i = 0; i < f.n; i++) {
+		const struct ref_case *c = &f.c[i];
+		const double *w = want(&f, c, 2);
+		ck_assert_uint_eq(c->n[F_X], c->n[F_Y]);
+		double rho, p;
+		char *cause = NULL;
+		ck_assert_int_eq(stats_spearman(c->v[F_X], c->v[F_Y], c->n[F_X], &rho, &p, &cause), 0);
+		expect(&f, c, "rho", rho, w[0], TOL_EXACT);
+		expect(&f, c, "p", p, w[1], TOL_APPROX);
+	}
+	ref_finish(&f);
+}
+END_TEST
+
+START_TEST(ref_kendall)
+{
+	struct ref_file f;
+	ref_load(&f, "kendall.csv");
+	for (size_t i = 0; i < f.n; i++) {
+		const struct ref_case *c = &f.c[i];
+		const double *w = want(&f, c, 3);
+		ck_assert_uint_eq(c->n[F_X], c->n[F_Y]);
+		double tau, p;
+		char *cause = NULL;
+		ck_assert_int_eq(stats_kendall(c->v[F_X], c->v[F_Y], c->n[F_X], &tau, &p, &cause), 0);
+		expect(&f, c, "tau", tau, w[0], TOL_EXACT);
+		expect(&f, c, "p", p, w[1], w[2] > 0.5 ? TOL_EXACT : TOL_APPROX);
+	}
+	ref_finish(&f);
+}
+END_TEST
+
+START_TEST(ref_median)
+{
+	struct ref_file f;
+	ref_load(&f, "median.csv");
+	for (size_t i = 0; i < f.n; i++) {
+		const struct ref_case *c = &f.c[i];
+		const double *w = want(&f, c, 1);
+		double *work = xmalloc(c->n[F_X] * sizeof(*work));
+		expect(&f, c, "median", stats_median(c->v[F_X], 1, c->n[F_X], work), w[0], TOL_EXACT);
+		free(work);
+	}
+	ref_finish(&f);
+}
+END_TEST
+
+/* ---- figures quoted in docs (shared/METHOD.md "Small samples") ----------------------- */
+
+START_TEST(method_small_samples)
+{
+	/* smallest two-sided exact Mann-Whitney p with n units per arm, and the coverage of
+	 * [min, max] as a CI of the median */
+	static const double mwu_p[] = { 0.1, 2.0 / 70, 2.0 / 252, 2.0 / 924 };
+	static const double cover[] = { 0.75, 0.875, 0.9375, 0.96875 };
+	for (size_t n = 3; n <= 6; n++) {
+		double a[6], b[6];
+		for (size_t i = 0; i < n; i++) {
+			a[i] = 1.0 + 0.0173 * (double)i;
+			b[i] = 1.2 + 0.0219 * (double)i;
+		}
+		struct stats_mwu r;
+		char *cause = NULL;
+		ck_assert_int_eq(stats_mann_whitney(a, n, b, n, &r, &cause), 0);
+		ck_assert_int_eq(r.exact, 1);
+		ck_assert_double_eq_tol(r.p, mwu_p[n - 3], 1e-12);
+		double lo, hi, achieved;
+		ck_assert_int_eq(stats_median_ci_exact(a, n, 0.95, &lo, &hi, &achieved), n < 6);
+		ck_assert_double_eq_tol(achieved, cover[n - 3], 1e-12);
+		ck_assert_double_eq_tol(lo, a[0], 1e-15);
+		ck_assert_double_eq_tol(hi, a[n - 1], 1e-15);
+	}
+	/* signed-rank: 2 / 2^n with every difference of one sign */
+	double d[] = { 0.0213, 0.0371, 0.0119, 0.0442, 0.0287, 0.0305 };
+	struct stats_wilcoxon w;
+	char *cause = NULL;
+	ck_assert_int_eq(stats_wilcoxon_signed_rank(d, 5, &w, &cause), 0);
+	ck_assert_double_eq_tol(w.p, 0.0625, 1e-15);
+	ck_assert_int_eq(stats_wilcoxon_signed_rank(d, 6, &w, &cause), 0);
+	ck_assert_double_eq_tol(w.p, 0.03125, 1e-15);
+	ck_assert_double_eq_tol(w.w_plus, 21, 1e-15);
+}
+END_TEST
+
+/* ---- error paths ------------------------------------------------------------------------ */
+
+/* The call returned -1 with this cause; the cause is freed. */
+#define ck_fails_with(call, cause, msg)                  \
+	do {                                             \
+		ck_assert_int_eq((call), -1);            \
+		ck_assert_ptr_nonnull(cause);            \
+		ck_assert_str_eq((cause), (msg));        \
+		free(cause);                             \
+		(cause) = NULL;                          \
+	} while (0)
+
+START_TEST(check_finite)
+{
+	char *cause = NULL;
+	double ok[] = { 2.385, -1.094, 0.0 };
+	ck_assert_int_eq(stats_check_finite(ok, 3, 0, &cause), 0);
+	ck_assert_int_eq(stats_check_finite(ok, 0, 1, &cause), 0);
+	ck_assert_int_eq(stats_check_finite(ok, 1, 1, &cause), 0);
+	ck_assert_ptr_null(cause);
+	double x[] = { 1.25, 0.75, 2.5, NAN, INFINITY };
+	ck_fails_with(stats_check_finite(x, 5, 0, &cause), cause, "value 3 is NaN");
+	x[3] = 3.125;
+	ck_fails_with(stats_check_finite(x, 5, 0, &cause), cause, "value 4 is inf");
+	x[1] = -INFINITY;
+	ck_fails_with(stats_check_finite(x, 5, 1, &cause), cause, "value 1 is -inf");
+	double r[] = { 1.02, 0.97, -0.5, 0.0 };
+	ck_fails_with(stats_check_finite(r, 4, 1, &cause), cause,
+		      "value 2 is -0.5: ratios must be positive");
+	ck_fails_with(stats_check_finite(r + 3, 1, 1, &cause), cause,
+		      "value 0 is 0: ratios must be positive");
+	ck_assert_int_eq(stats_check_finite(r, 4, 0, &cause), 0);
+}
+END_TEST
+
+START_TEST(rank_errors)
+{
+	char *cause = NULL;
+	double nan_at_1[] = { 0.413, NAN, 1.27 };
+	double inf_at_2[] = { 0.413, -0.88, INFINITY };
+	double fine[] = { 0.413, -0.88, 1.27 };
+	struct stats_wilcoxon w;
+	ck_fails_with(stats_wilcoxon_signed_rank(fine, 0, &w, &cause), cause,
+		      "too few differences for the signed-rank test: need at least 1, got 0");
+	ck_fails_with(stats_wilcoxon_signed_rank(nan_at_1, 3, &w, &cause), cause, "value 1 is NaN");
+	ck_fails_with(stats_wilcoxon_signed_rank(inf_at_2, 3, &w, &cause), cause, "value 2 is inf");
+	double p;
+	ck_fails_with(stats_sign_test(fine, 0, &p, &cause), cause,
+		      "too few differences for the sign test: need at least 1, got 0");
+	ck_fails_with(stats_sign_test(nan_at_1, 3, &p, &cause), cause, "value 1 is NaN");
+	ck_fails_with(stats_sign_test(inf_at_2, 3, &p, &cause), cause, "value 2 is inf");
+	struct stats_mwu u;
+	ck_fails_with(stats_mann_whitney(fine, 0, fine, 3, &u, &cause), cause,
+		      "too few values for the Mann-Whitney test: need at least 1 in each sample, got 0 and 3");
+	ck_fails_with(stats_mann_whitney(fine, 3, fine, 0, &u, &cause), cause,
+		      "too few values for the Mann-Whitney test: need at least 1 in each sample, got 3 and 0");
+	ck_fails_with(stats_mann_whitney(nan_at_1, 3, fine, 3, &u, &cause), cause,
+		      "x: value 1 is NaN");
+	ck_fails_with(stats_mann_whitney(fine, 3, inf_at_2, 3, &u, &cause), cause,
+		      "y: value 2 is inf");
+
+	/* functions that cannot fail give NaN */
+	ck_assert(isnan(stats_hodges_lehmann_paired(fine, 0)));
+	ck_assert(isnan(stats_hodges_lehmann_paired(nan_at_1, 3)));
+	ck_assert(isnan(stats_hodges_lehmann_2(fine, 3, fine, 0)));
+	ck_assert(isnan(stats_hodges_lehmann_2(fine, 0, fine, 3)));
+	ck_assert(isnan(stats_hodges_lehmann_2(fine, 3, inf_at_2, 3)));
+	double lo, hi, achieved;
+	ck_assert_int_eq(stats_median_ci_exact(fine, 0, 0.95, &lo, &hi, &achieved), 1);
+	ck_assert(isnan(lo) && isnan(hi) && isnan(achieved));
+	ck_assert_int_eq(stats_median_ci_exact(nan_at_1, 3, 0.95, &lo, &hi, &achieved), 1);
+	ck_assert(isnan(lo) && isnan(hi) && isnan(achieved));
+	double work[4];
+	ck_assert(isnan(stats_median(fine, 1, 0, work)));
+	stats_holm(fine, 0, work); /* nothing to do, nothing touched */
+}
+END_TEST
+
+START_TEST(corr_errors)
+{
+	char *cause = NULL;
+	double x[] = { 0.413, -0.88, 1.27, 2.385 };
+	double y[] = { 1.094, 0.2, -0.57, 3.3 };
+	double bad[] = { 1.094, 0.2, NAN, -INFINITY };
+	double rho, p;
+	ck_fails_with(stats_spearman(x, y, 2, &rho, &p, &cause), cause,
+		      "too few pairs for Spearman's rho: need at least 3, got 2");
+	ck_fails_with(stats_spearman(x, bad, 4, &rho, &p, &cause), cause, "y: value 2 is NaN");
+	ck_fails_with(stats_spearman(bad + 1, y, 3, &rho, &p, &cause), cause, "x: value 1 is NaN");
+	ck_fails_with(stats_spearman(bad + 3, y, 1, &rho, &p, &cause), cause,
+		      "too few pairs for Spearman's rho: need at least 3, got 1");
+	ck_fails_with(stats_kendall(x, y, 1, &rho, &p, &cause), cause,
+		      "too few pairs for Kendall's tau: need at least 2, got 1");
+	ck_fails_with(stats_kendall(bad, y, 4, &rho, &p, &cause), cause, "x: value 2 is NaN");
+	double inf_y[] = { 1.094, -INFINITY, 0.25 };
+	ck_fails_with(stats_kendall(x, inf_y, 3, &rho, &p, &cause), cause, "y: value 1 is -inf");
+}
+END_TEST
+
+/* stride and the untouched input */
+START_TEST(median_stride)
+{
+	double y[] = { 1.5, 0, 8.125, 0, 2.25, 0, 3.0, 0 };
+	double work[4];
+	ck_assert_double_eq_tol(stats_median(y, 2, 4, work), 2.625, 1e-15);
+	ck_assert_double_eq_tol(stats_median(y, 2, 3, work), 2.25, 1e-15);
+	ck_assert_double_eq(y[0], 1.5);
+}
+END_TEST
+
+int main(void)
+{
+	/* GSL's default handler stays on here: a GSL domain error in the statistics aborts the
+	 * test loudly instead of passing unnoticed. */
+	Suite *s = suite_create("stats");
+	TCase *ref = tcase_create("reference");
+	tcase_set_timeout(ref, 60);
+	tcase_add_test(ref, ref_wilcoxon);
+	tcase_add_test(ref, ref_sign);
+	tcase_add_test(ref, ref_mann_whitney);
+	tcase_add_test(ref, ref_hodges_lehmann);
+	tcase_add_test(ref, ref_median_ci);
+	tcase_add_test(ref, ref_holm);
+	tcase_add_test(ref, ref_spearman);
+	tcase_add_test(ref, ref_kendall);
+	tcase_add_test(ref, ref_median);
+	suite_add_tcase(s, ref);
+	TCase *tc = tcase_create("contract");
+	tcase_add_test(tc, method_small_samples);
+	tcase_add_test(tc, check_finite);
+	tcase_add_test(tc, rank_errors);
+	tcase_add_test(tc, corr_errors);
+	tcase_add_test(tc, median_stride);
+	suite_add_tcase(s, tc);
+	return testutil_run(s);
+}

@@ -1,0 +1,535 @@
+#!/usr/bin/python3
+"""make-reference.py: reference values for stats/rank.c, stats/corr.c and stats_median.
+
+Writes tests/data/stats/*.csv next to this script (format in README.md).  Run with
+Debian 12's /usr/bin/python3 (SciPy 1.10, NumPy 1.24):
+
+    /usr/bin/python3 tests/data/stats/make-reference.py
+
+The output is deterministic: every random input comes from one
+numpy.random.default_rng(20261121) drawn in a fixed order, and the numbers are written with
+repr() (the shortest string that reads back as the same double).
+
+Sources of the expected values, chosen to be independent of the C code:
+  wilcoxon     scipy.stats.wilcoxon(method="exact") without ties or zeros and with <= 50
+               differences; method="approx", correction=True beyond 50.  SciPy 1.10 has no
+               exact method with ties or zeros (it switches to the normal approximation when
+               there are zeros and silently uses the no-ties distribution when there are
+               ties), so those cases are enumerated here in plain Python: every one of the
+               2^m sign patterns of the non-zero differences, split into two halves whose
+               pattern lists are built in full and then joined (brute_signed_rank).
+  sign         scipy.stats.binomtest(k, m, 0.5), checked against min(1, 2 min tail) with
+               exact fractions (equal for p = 1/2, the symmetric case).
+  mannwhitney  scipy.stats.mannwhitneyu(x, y, alternative="two-sided", method="exact") when
+               there are no ties and both sizes are <= 50, else method="asymptotic"
+               (use_continuity=True).  Small exact cases are also checked by enumerating
+               all C(N, nx) placements.
+  hl_paired, hl_2   computed directly: the sorted Walsh averages / pairwise differences
+               and statistics.median.
+  median_ci    the pair (x_(k), x_(n+1-k)) with the largest k whose coverage
+               1 - 2 scipy.stats.binom.cdf(k - 1, n, 0.5) is >= conf.
+  holm         computed directly (statsmodels is not installed) and checked against a case
+               worked by hand.
+  spearman     scipy.stats.spearmanr.
+  kendall      scipy.stats.kendalltau with the default method="auto", checked against the
+               explicit method it chose.
+  median       numpy.median.
+"""
+
+import itertools
+import math
+import os
+import statistics
+import warnings
+from collections import Counter
+from fractions import Fraction
+
+import numpy as np
+import scipy
+import scipy.stats as st
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+rng = np.random.default_rng(20261121)
+
+
+# ---- output -------------------------------------------------------------------------
+
+def num(v):
+    """A float as the shortest string that reads back exactly (nan, inf as strtod reads them)."""
+    v = float(v)
+    if math.isnan(v):
+        return "nan"
+    return repr(v)
+
+
+def lst(values):
+    return ";".join(num(v) for v in values)
+
+
+def write(name, header, rows):
+    path = os.path.join(HERE, name + ".csv")
+    with open(path, "w") as f:
+        f.write("# %s.csv: made by make-reference.py (SciPy %s; NumPy %s); do not edit\n"
+                % (name, scipy.__version__, np.__version__))
+        for line in header:
+            f.write("# " + line + "\n")
+        f.write("# name,params,x,y,expected\n")
+        names = set()
+        for case, params, x, y, expected in rows:
+            assert case not in names and "," not in case, case
+            names.add(case)
+            f.write("%s,%s,%s,%s,%s\n" % (case, lst(params), lst(x), lst(y), lst(expected)))
+    print("%-16s %3d cases" % (name + ".csv", len(rows)))
+
+
+# ---- inputs -------------------------------------------------------------------------
+
+def sample(n, loc=0.0, scale=1.0, digits=6):
+    """n high-entropy values, rounded so that they print short; never accidentally tied."""
+    while True:
+        v = np.round(rng.normal(loc, scale, n), digits)
+        if len(set(v.tolist())) == n and 0.0 not in v.tolist():
+            return [float(a) for a in v]
+
+
+def pick(n, pool):
+    """n values drawn from pool (ties on purpose)."""
+    return [float(pool[i]) for i in rng.integers(0, len(pool), n)]
+
+
+def with_signs(mags):
+    return [float(m) * (1 if s else -1) for m, s in zip(mags, rng.integers(0, 2, len(mags)))]
+
+
+def midranks(a):
+    """1-based mid-ranks in plain Python."""
+    order = sorted(range(len(a)), key=lambda i: a[i])
+    r = [0.0] * len(a)
+    i = 0
+    while i < len(a):
+        j = i
+        while j + 1 < len(a) and a[order[j + 1]] == a[order[i]]:
+            j += 1
+        for t in range(i, j + 1):
+            r[order[t]] = (i + 1 + j + 1) / 2
+        i = j + 1
+    return r
+
+
+def has_ties(a):
+    return len(set(a)) != len(a)
+
+
+# ---- wilcoxon -----------------------------------------------------------------------
+
+def brute_signed_rank(d):
+    """Exact two-sided signed-rank p by enumerating every sign pattern of the non-zero d.
+
+    The 2^m patterns are the product of the patterns of two halves: each half's list of
+    doubled W+ values (one entry per pattern, 2^(m/2) of them) is built in full, and the
+    joint count of W+ <= w and >= w sums over every pair.  Exact integer arithmetic."""
+    nz = [v for v in d if v != 0]
+    m = len(nz)
+    r2 = [int(round(2 * r)) for r in midranks([abs(v) for v in nz])]
+    w2 = sum(r for r, v in zip(r2, nz) if v > 0)
+
+    def patterns(ranks):
+        sums = [0]
+        for r in ranks:
+            sums = sums + [s + r for s in sums]
+        return Counter(sums)
+
+    left, right = patterns(r2[: m // 2]), patterns(r2[m // 2:])
+    below = above = 0
+    for a, ca in left.items():
+        for b, cb in right.items():
+            if a + b <= w2:
+                below += ca * cb
+            if a + b >= w2:
+                above += ca * cb
+    assert sum(left.values()) * sum(right.values()) == 2 ** m
+    p = min(Fraction(1), 2 * Fraction(min(below, above), 2 ** m))
+    return m, w2 / 2, float(p)
+
+
+def wilcoxon_ref(d):
+    """(m, w_plus, p, exact) as stats_wilcoxon_signed_rank must give."""
+    nz = [v for v in d if v != 0]
+    m = len(nz)
+    if m == 0:
+        return 0, 0.0, 1.0, 1
+    r = midranks([abs(v) for v in nz])
+    w_plus = sum(a for a, v in zip(r, nz) if v > 0)
+    if m <= 50:
+        if not has_ties([abs(v) for v in nz]) and m == len(d):
+            p = st.wilcoxon(d, method="exact").pvalue
+            if m <= 24:
+                assert abs(brute_signed_rank(d)[2] - p) <= 1e-12 * p
+        else:
+            bm, bw, p = brute_signed_rank(d)
+            assert bm == m and bw == w_plus
+        return m, w_plus, float(p), 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = st.wilcoxon(d, zero_method="wilcox", correction=True, method="approx")
+    assert res.statistic == min(w_plus, m * (m + 1) / 2 - w_plus)
+    return m, w_plus, float(res.pvalue), 0
+
+
+def make_wilcoxon():
+    mags = [0.731, 1.2875, 2.385, 3.0625, 4.419]
+    cases = [
+        ("n1", [2.385]),
+        ("n1_negative", [-0.6172]),
+        ("n2", [1.732, -0.418]),
+        ("n2_same_sign", [0.913, 2.207]),
+        ("n3", [0.913, 2.207, 1.461]),
+        ("n5_all_positive", [0.5213, 1.0977, 2.4461, 0.3185, 1.7324]),
+        ("n6_all_positive", [0.5213, 1.0977, 2.4461, 0.3185, 1.7324, 0.8861]),
+        ("n6_all_negative", [-0.5213, -1.0977, -2.4461, -0.3185, -1.7324, -0.8861]),
+        ("all_zero", [0.0, 0.0, 0.0, 0.0]),
+        ("one_nonzero", [0.0, 0.0, -1.375, 0.0]),
+        ("all_equal", [1.25] * 8),
+        ("all_equal_magnitude", [1.25, -1.25, 1.25, 1.25, -1.25, 1.25, 1.25]),
+        ("centre", [1.5, -1.5, 2.75, -2.75]),
+        ("n12_random", sample(12, 0.3)),
+        ("n20_random", sample(20, 0.25)),
+        ("n30_random", sample(30, 0.2)),
+        ("n50_random", sample(50, 0.15)),
+        ("n12_zeros", [0.0, 0.0, 0.0] + sample(9, 0.4)),
+        ("n15_ties", with_signs(pick(15, mags))),
+        ("n20_ties_zeros", with_signs(pick(16, mags)) + [0.0] * 4),
+        ("n40_ties", with_signs(pick(40, mags))),
+        ("n56_zeros_m42", with_signs(pick(42, mags + [5.1093, 6.2507])) + [0.0] * 14),
+        ("n60_random", sample(60, 0.3)),
+        ("n200_random", sample(200, 0.1)),
+        ("n51_random", sample(51, -0.25)),
+        ("n120_ties_zeros", with_signs(pick(110, mags)) + [0.0] * 10),
+    ]
+    rows = []
+    for name, d in cases:
+        m, w, p, exact = wilcoxon_ref(d)
+        rows.append((name, [], d, [], [m, w, p, exact]))
+    write("wilcoxon", [
+        "stats_wilcoxon_signed_rank(x): expected m;w_plus;p;exact",
+        "exact=1: scipy method=exact or brute-force enumeration with ties/zeros (1e-9)",
+        "exact=0: scipy method=approx correction=True zero_method=wilcox (1e-6)",
+    ], rows)
+
+
+# ---- sign ---------------------------------------------------------------------------
+
+def sign_ref(d):
+    m = sum(1 for v in d if v != 0)
+    k = sum(1 for v in d if v > 0)
+    if m == 0:
+        return 1.0
+    p = st.binomtest(k, m, 0.5).pvalue
+    lo = min(k, m - k)
+    tail = Fraction(sum(math.comb(m, i) for i in range(lo + 1)), 2 ** m)
+    exact = float(min(Fraction(1), 2 * tail))
+    assert abs(p - exact) <= 1e-12 * exact, (k, m, p, exact)
+    return float(p)
+
+
+def make_sign():
+    cases = [
+        ("n1", [2.385]),
+        ("n2", [1.732, -0.418]),
+        ("n3_all_positive", [0.913, 2.207, 1.461]),
+        ("n6_all_positive", [0.5213, 1.0977, 2.4461, 0.3185, 1.7324, 0.8861]),
+        ("all_zero", [0.0, 0.0, 0.0]),
+        ("zeros", [0.0, -0.75, 0.0, 1.125, 2.5, 0.0, 3.875]),
+        ("balanced", [1.1, -2.2, 3.3, -4.4, 5.5, -6.6]),
+        ("n15_random", sample(15, 0.6)),
+        ("n40_random", sample(40, 0.3)),
+        ("n60_random", sample(60, 0.35)),
+        ("n200_random", sample(200, 0.12)),
+        ("n200_extreme", [abs(v) for v in sample(200, 1.0)]),
+        ("n101_ties", with_signs(pick(101, [0.25, 1.5, 2.385]))),
+    ]
+    rows = [(name, [], d, [], [sign_ref(d)]) for name, d in cases]
+    write("sign", ["stats_sign_test(x): expected p (scipy.stats.binomtest; 1e-9)"], rows)
+
+
+# ---- mann-whitney -------------------------------------------------------------------
+
+def brute_mwu(x, y):
+    """Exact two-sided p by enumerating every placement of the x among the pooled values."""
+    pooled = x + y
+    n, nx = len(pooled), len(x)
+    r = midranks(pooled)
+    ux = sum(r[:nx]) - nx * (nx + 1) / 2
+    u = max(ux, nx * len(y) - ux)
+    # two-sided p = 2 P(U >= max(U_x, U_y)), as the distribution is symmetric
+    tot = upper = 0
+    for idx in itertools.combinations(range(n), nx):
+        tot += 1
+        upper += sum(r[i] for i in idx) - nx * (nx + 1) / 2 >= u
+    return ux, min(1.0, 2 * upper / tot)
+
+
+def mwu_ref(x, y):
+    exact = not has_ties(x + y) and len(x) <= 50 and len(y) <= 50
+    res = st.mannwhitneyu(x, y, alternative="two-sided", use_continuity=True,
+                          method="exact" if exact else "asymptotic")
+    if exact and len(x) + len(y) <= 14:
+        bu, bp = brute_mwu(x, y)
+        assert bu == res.statistic and abs(bp - res.pvalue) <= 1e-12 * bp
+    return [float(res.statistic), float(res.pvalue), int(exact)]
+
+
+def make_mwu():
+    cases = [
+        ("n1_1", [2.385], [1.094]),
+        ("n1_2", [2.385], [1.094, 3.717]),
+        ("n2_3", [0.513, 1.927], [2.231, 3.068, 2.749]),
+        ("n3_3_separated", [1.17, 1.42, 1.33], [2.61, 2.88, 2.05]),
+        ("n4_4_separated", [1.17, 1.42, 1.33, 1.09], [2.61, 2.88, 2.05, 2.39]),
+        ("n5_5_separated", sample(5, 1.0, 0.1), sample(5, 2.0, 0.1)),
+        ("n6_6_separated", sample(6, 2.0, 0.1), sample(6, 1.0, 0.1)),
+        ("n6_7_random", sample(6, 0.0), sample(7, 0.5)),
+        ("n8_12_random", sample(8, 0.0), sample(12, 0.8)),
+        ("n20_30_random", sample(20, 0.0), sample(30, 0.4)),
+        ("n50_3_random", sample(50, 0.0), sample(3, 1.0)),
+        ("n50_50_random", sample(50, 0.0), sample(50, 0.3)),
+        ("n3_3_all_equal", [1.625] * 3, [1.625] * 3),
+        ("n4_5_all_equal", [2.385] * 4, [2.385] * 5),
+        ("n5_6_ties", pick(5, [1.1, 1.35, 1.6, 2.05]), pick(6, [1.35, 1.6, 2.05, 2.3])),
+        ("n12_15_ties", pick(12, [0.27, 0.61, 0.98, 1.44]), pick(15, [0.61, 0.98, 1.44, 1.87])),
+        ("n51_10_random", sample(51, 0.0), sample(10, 0.5)),
+        ("n60_70_random", sample(60, 0.0), sample(70, 0.2)),
+        ("n200_180_ties", pick(200, np.round(np.linspace(1.05, 3.17, 23), 4)),
+         pick(180, np.round(np.linspace(1.21, 3.41, 19), 4))),
+    ]
+    rows = [(name, [], x, y, mwu_ref(x, y)) for name, x, y in cases]
+    write("mannwhitney", [
+        "stats_mann_whitney(x y): expected u;p;exact (u = U of x)",
+        "exact=1: scipy mannwhitneyu method=exact (1e-9); exact=0: method=asymptotic (1e-6)",
+    ], rows)
+
+
+# ---- hodges-lehmann -----------------------------------------------------------------
+
+def hl_paired(d):
+    w = sorted((d[i] + d[j]) / 2 for i in range(len(d)) for j in range(i, len(d)))
+    return statistics.median(w)
+
+
+def hl_2(x, y):
+    return statistics.median(sorted(a - b for a in x for b in y))
+
+
+def make_hl():
+    paired = [
+        ("n1", [2.385]),
+        ("n2", [1.732, -0.418]),
+        ("n3", [0.913, 2.207, 1.461]),
+        ("zeros", [0.0, 0.0, -1.375, 0.0, 2.0625]),
+        ("all_equal", [1.25] * 6),
+        ("n7_ties", pick(7, [-0.35, 0.15, 0.6, 1.05])),
+        ("n20_random", sample(20, 0.3)),
+        ("n60_random", sample(60, -0.1, 0.5)),
+    ]
+    rows = [(name, [], d, [], [hl_paired(d)]) for name, d in paired]
+    write("hl_paired", ["stats_hodges_lehmann_paired(x): expected estimate (1e-9)"], rows)
+    two = [
+        ("n1_1", [2.385], [1.094]),
+        ("n2_3", [0.513, 1.927], [2.231, 3.068, 2.749]),
+        ("n5_7_ties", pick(5, [1.1, 1.35, 1.6]), pick(7, [1.35, 1.6, 2.05])),
+        ("all_equal", [1.625] * 3, [1.625] * 4),
+        ("n30_40_random", sample(30, 0.0), sample(40, 0.4)),
+    ]
+    rows = [(name, [], x, y, [hl_2(x, y)]) for name, x, y in two]
+    write("hl_2", ["stats_hodges_lehmann_2(x y): expected estimate (1e-9)"], rows)
+
+
+# ---- median CI ----------------------------------------------------------------------
+
+def median_ci_ref(x, conf):
+    n = len(x)
+    s = sorted(x)
+    best, cov_best = 0, None
+    for k in range(1, (n + 1) // 2 + 1):
+        cov = 1 - 2 * st.binom.cdf(k - 1, n, 0.5)
+        # no boundary case: the C code must reach the same decision with its own cdf
+        assert abs(cov - conf) > 1e-9, (n, k, conf)
+        if cov >= conf:
+            best, cov_best = k, cov
+        else:
+            break
+    short = best == 0
+    if short:
+        best, cov_best = 1, 1 - 2 * st.binom.cdf(0, n, 0.5)
+    return [int(short), s[best - 1], s[n - best], float(cov_best)]
+
+
+def make_median_ci():
+    rows = []
+    for n in [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 50, 100]:
+        x = sample(n, 1.0, 0.05)
+        rows.append(("n%d_conf95" % n, [0.95], x, [], median_ci_ref(x, 0.95)))
+    for n, conf in [(9, 0.90), (15, 0.99), (30, 0.80), (25, 0.999)]:
+        x = sample(n, 1.0, 0.05)
+        rows.append(("n%d_conf%g" % (n, conf * 100), [conf], x, [], median_ci_ref(x, conf)))
+    x = pick(11, [0.97, 1.01, 1.03, 1.08])
+    rows.append(("n11_ties", [0.95], x, [], median_ci_ref(x, 0.95)))
+    rows.append(("all_equal", [0.95], [1.0625] * 8, [], median_ci_ref([1.0625] * 8, 0.95)))
+    write("median_ci", [
+        "stats_median_ci_exact(x conf=params): expected ret;lo;hi;achieved (1e-9)",
+        "ret=1 when even [min max] covers less than conf",
+    ], rows)
+
+
+# ---- holm ---------------------------------------------------------------------------
+
+def holm(p):
+    """R's p.adjust(p, "holm"): NaN stays NaN and counts in n."""
+    n = len(p)
+    idx = sorted((i for i in range(n) if not math.isnan(p[i])), key=lambda i: p[i])
+    adj = [math.nan] * n
+    run = 0.0
+    for j, i in enumerate(idx):
+        run = max(run, min(1.0, (n - j) * p[i]))
+        adj[i] = run
+    return adj
+
+
+def make_holm():
+    # worked by hand: sorted 0.005 (x4 = 0.02), 0.01 (x3 = 0.03), 0.03 (x2 = 0.06),
+    # 0.04 (x1 = 0.04, raised to 0.06 by monotonicity)
+    hand = holm([0.01, 0.04, 0.03, 0.005])
+    assert all(abs(a - b) < 1e-15 for a, b in zip(hand, [0.03, 0.06, 0.06, 0.02])), hand
+    cases = [
+        ("n1", [0.0317]),
+        ("n2", [0.0213, 0.0481]),
+        ("hand", [0.01, 0.04, 0.03, 0.005]),
+        ("monotone", [0.0107, 0.0113, 0.0391, 0.2178]),
+        ("ties", [0.0207, 0.0207, 0.0031, 0.0207]),
+        ("capped", [0.4137, 0.8861, 0.0042, 0.6629, 0.2517]),
+        ("with_nan", [0.0173, math.nan, 0.0418, 0.0009]),
+        ("n12_random", [float(v) for v in np.round(rng.uniform(0, 0.2, 12), 6)]),
+        ("n40_random", [float(v) for v in np.round(rng.beta(0.4, 3.0, 40), 7)]),
+    ]
+    rows = [(name, [], p, [], holm(p)) for name, p in cases]
+    write("holm", ["stats_holm(x): expected adj (one per input; 1e-9)"], rows)
+
+
+# ---- correlations -------------------------------------------------------------------
+
+def spearman_ref(x, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = st.spearmanr(x, y)
+    rho, p = float(res.statistic), float(res.pvalue)
+    # Perfectly monotone data: rho is exactly +-1 and p exactly 0 (t is infinite).  NumPy's
+    # corrcoef divides twice by a rounded square root and can give 0.9999999999999999,
+    # and SciPy then a tiny p (6.6e-64 for n = 10); the C code gets the exact values and
+    # they are what is recorded here.
+    rx, ry = midranks(x), midranks(y)
+    n = len(x)
+    for sign, match in ((1.0, rx == ry), (-1.0, rx == [n + 1 - r for r in ry])):
+        if match:
+            assert abs(rho - sign) <= 4e-16 and p < 1e-30, (rho, p)
+            rho, p = sign, 0.0
+    return [rho, p]
+
+
+def kendall_ref(x, y):
+    n = len(x)
+    tot = n * (n - 1) // 2
+    xtie = sum(1 for i in range(n) for j in range(i + 1, n) if x[i] == x[j])
+    ytie = sum(1 for i in range(n) for j in range(i + 1, n) if y[i] == y[j])
+    dis = sum(1 for i in range(n) for j in range(i + 1, n)
+              if (x[i] - x[j]) * (y[i] - y[j]) < 0)
+    res = st.kendalltau(x, y)
+    if xtie == tot or ytie == tot:
+        assert math.isnan(res.statistic)
+        return [math.nan, math.nan, 1]
+    # SciPy 1.10's method="auto" rule, checked against the explicit method
+    exact = xtie == 0 and ytie == 0 and (n <= 33 or min(dis, tot - dis) <= 1)
+    check = st.kendalltau(x, y, method="exact" if exact else "asymptotic")
+    assert check.pvalue == res.pvalue and check.statistic == res.statistic
+    return [float(res.statistic), float(res.pvalue), int(exact)]
+
+
+def noisy(x, slope, noise):
+    return [float(v) for v in np.round(slope * np.asarray(x) + rng.normal(0, noise, len(x)), 6)]
+
+
+def make_corr():
+    x3 = [0.913, 2.207, 1.461]
+    x10 = sample(10)
+    x40 = sample(40)
+    x60 = sample(60)
+    x200 = sample(200)
+    swapped = sorted(sample(40))
+    y_swap = swapped[:]
+    y_swap[17], y_swap[18] = y_swap[18], y_swap[17]
+    tx = pick(30, [1.05, 1.4, 1.85, 2.3, 2.75])
+    common = [
+        ("n3", x3, [1.094, 3.717, 2.512]),
+        ("n3_reversed", x3, [3.2, 1.1, 2.05]),
+        ("n4", [0.61, 1.37, 2.22, 0.94], [1.81, 1.12, 2.93, 2.44]),
+        ("n10_random", x10, noisy(x10, 0.7, 0.8)),
+        ("n10_monotone", x10, [math.exp(v) for v in x10]),
+        ("n10_antitone", x10, [-3 * v + 0.25 for v in x10]),
+        ("n30_ties", tx, [round(v + float(rng.normal(0, 0.6)), 1) for v in tx]),
+        ("n12_ties_x", pick(12, [0.5, 1.25, 2.0]), sample(12)),
+        ("n33_random", sample(33), sample(33)),
+        ("n34_random", sample(34), sample(34)),
+        ("n40_random", x40, noisy(x40, 0.3, 1.0)),
+        ("n40_one_swap", swapped, y_swap),
+        ("n60_random", x60, noisy(x60, -0.2, 1.0)),
+        ("n200_random", x200, noisy(x200, 0.1, 1.0)),
+        ("n200_ties", pick(200, np.round(np.linspace(0.1, 2.3, 12), 3)),
+         pick(200, np.round(np.linspace(1.7, 4.4, 9), 3))),
+        ("constant_x", [1.375] * 6, sample(6)),
+        ("constant_y", sample(5), [2.385] * 5),
+    ]
+    rows = [(name, [], x, y, spearman_ref(x, y)) for name, x, y in common]
+    write("spearman", [
+        "stats_spearman(x y): expected rho;p (scipy.stats.spearmanr; rho 1e-9; p 1e-6)",
+    ], rows)
+    kendall_only = [
+        ("n2", [1.732, 0.418], [0.913, 2.207]),
+        ("n2_concordant", [0.418, 1.732], [0.913, 2.207]),
+        ("n4_centre", [1.0, 2.0, 3.0, 4.0], [2.5, 4.5, 1.5, 3.5]),
+        ("n200_sorted", sorted(x200), sorted(noisy(x200, 1.0, 0.1))),
+        ("n170_sorted", sorted(x200[:170]), sorted(x60 + x40 + x200[:70])),
+    ]
+    rows = [(name, [], x, y, kendall_ref(x, y)) for name, x, y in common + kendall_only]
+    write("kendall", [
+        "stats_kendall(x y): expected tau;p;exact (scipy.stats.kendalltau method=auto)",
+        "exact=1: exact p (1e-9); exact=0: asymptotic (1e-6); tau 1e-9",
+    ], rows)
+
+
+# ---- median -------------------------------------------------------------------------
+
+def make_median():
+    cases = [
+        ("n1", [2.385]),
+        ("n2", [1.732, -0.418]),
+        ("n3", [0.913, 2.207, 1.461]),
+        ("ties", [1.25, 0.75, 1.25, 3.5, 1.25, 0.75]),
+        ("n20_random", sample(20, 5.0, 2.0)),
+        ("n201_random", sample(201, 1e-3, 1e-4, 9)),
+    ]
+    rows = [(name, [], x, [], [float(np.median(x))]) for name, x in cases]
+    write("median", ["stats_median(x): expected median (1e-9)"], rows)
+
+
+def main():
+    make_wilcoxon()
+    make_sign()
+    make_mwu()
+    make_hl()
+    make_median_ci()
+    make_holm()
+    make_corr()
+    make_median()
+
+
+if __name__ == "__main__":
+    main()
