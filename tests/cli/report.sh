@@ -1,0 +1,124 @@
+# tests/cli/report.sh: `harness report` and `harness compare` on data with known effects
+# (tests/data/report/synthetic.csv, made by make-synthetic.py), each number re-derived
+# independently with numpy and SciPy from the CSV itself; and on a real tiny run.
+. "$top_srcdir/tests/setup"
+PY=/usr/bin/python3
+$PY -c 'import h5py, scipy, numpy' 2>/dev/null || skip "h5py, numpy and scipy for /usr/bin/python3 are needed (Debian: python3-h5py python3-scipy)"
+export PYTHONPATH="$top_srcdir/tests/cli"
+SYN="$DATA/report/synthetic.csv"
+
+expect_status 0 h import --csv "$SYN" -o syn.h5 && pass "import the synthetic raw timings"
+expect_status 0 h report --baseline base --margin 0.02 -f json syn.h5 && pass "report --format json"
+cp "$SCRATCH/out" r.json
+$PY - "$SYN" r.json <<'PYEOF' || fail "report numbers"
+import csv, json, math, sys
+import numpy as np
+from scipy import stats
+from h5util import Checker
+c = Checker("report")
+rows = list(csv.DictReader(open(sys.argv[1])))
+rep = json.load(open(sys.argv[2]))
+# unit medians straight from the CSV: one unit = (mode, block)
+units = {}
+for r in rows:
+    units.setdefault((r["mode"], r["cell"], int(r["block"])), []).append(float(r["value"]))
+med = {k: float(np.median(v)) for k, v in units.items()}
+c.check(rep["format"] == "harness-report" and rep["version"] == 1, "report format and version")
+c.check(rep["settings"]["baseline"] == "base" and rep["settings"]["margin"] == 0.02 and rep["settings"]["margin_source"] == "option", "baseline and margin as asked")
+cmps = rep["comparisons"]
+c.check(len(cmps) == 9, "3 modes x 3 cells compared against the baseline (%d)" % len(cmps))
+want = {"fast": "FASTER", "same": "SAME", "noisy": "INCONCLUSIVE"}
+ps = []
+for x in cmps:
+    mode, cell = x["mode"], x["cell"]
+    blocks = sorted(b for (m, ce, b) in med if m == mode and ce == cell)
+    ratio = np.array([med[(mode, cell, b)] / med[("base", cell, b)] for b in blocks])
+    logr = np.log(ratio)
+    c.check(x["verdict"] == want[mode], "%s %s: %s (wanted %s)" % (mode, cell, x["verdict"], want[mode]))
+    c.check(x["n"] == 12, "%s %s: 12 pairs" % (mode, cell))
+    c.check(math.isclose(x["ratio"], float(np.median(ratio)), rel_tol=1e-9), "%s %s: median ratio %.6f = numpy's" % (mode, cell, x["ratio"]))
+    walsh = [(logr[i] + logr[j]) / 2 for i in range(len(logr)) for j in range(i, len(logr))]
+    c.check(math.isclose(x["hl_ratio"], math.exp(float(np.median(walsh))), rel_tol=1e-9), "%s %s: Hodges-Lehmann = numpy's" % (mode, cell))
+    p = stats.wilcoxon(logr, method="exact").pvalue
+    c.check(x["p_exact"] and math.isclose(x["p_signed_rank"], p, rel_tol=1e-9), "%s %s: signed-rank p %.6g = SciPy's %.6g" % (mode, cell, x["p_signed_rank"], p))
+    k = int((logr > 0).sum())
+    ps_ = stats.binomtest(k, len(logr), 0.5).pvalue
+    c.check(math.isclose(x["p_sign"], ps_, rel_tol=1e-9), "%s %s: sign-test p = SciPy's" % (mode, cell))
+    lo, hi = x["ci"]
+    c.check(lo <= x["ratio"] <= hi, "%s %s: the CI holds the estimate" % (mode, cell))
+    ps.append((x["p_signed_rank"], x["p_holm"]))
+# Holm across the 9: recompute
+raw = sorted(p for p, _ in ps)
+n = len(raw)
+adj, run = [], 0.0
+for i, p in enumerate(raw):
+    run = max(run, min(1.0, (n - i) * p))
+    adj.append(run)
+c.check(sorted(h for _, h in ps) == sorted(adj) or all(math.isclose(a, b, rel_tol=1e-9) for a, b in zip(sorted(h for _, h in ps), adj)), "Holm-adjusted p values match a recomputation")
+agg = {(a["scope"], a["mode"]): a for a in rep["aggregates"]}
+c.check(agg[("net", "fast")]["verdicts"]["FASTER"] == 3 and agg[("all", "same")]["verdicts"]["SAME"] == 3, "aggregates count verdicts")
+g = agg[("net", "fast")]
+c.check(g["ci"][0] <= g["geomean"] <= g["ci"][1] and 0.75 < g["geomean"] < 0.85, "geomean of the fast mode ~0.80 (%.4f) inside its CI" % g["geomean"])
+c.check(g["e2e_verdict"] == "FASTER", "the e2e cell's verdict is carried into the aggregate")
+c.check(any("A/A" in w or "aa" in w.lower() for w in rep["warnings"]) or rep["aa"] == [], "no A/A control in imported data")
+c.check(len(rep["drift"]) == 4 and len(rep["cells"]) == 3, "drift per mode, summaries per cell")
+c.exit()
+PYEOF
+
+expect_status 0 h report --baseline base syn.h5 && pass "markdown report"
+expect_grep '^## Verdicts against the baseline' "$SCRATCH/out"
+expect_grep '\| net/e2e \| fast \| 12 \| .*\*\*FASTER\*\*' "$SCRATCH/out"
+expect_grep 'margin \+-1\.00% \(default\)' "$SCRATCH/out"
+expect_status 0 h report --baseline base -f csv syn.h5 && pass "csv report"
+$PY -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 9, len(rows)
+assert {r["verdict"] for r in rows if r["mode"] == "fast"} == {"FASTER"}
+' "$SCRATCH/out" && pass "the CSV parses, 9 rows" || fail "csv report content"
+
+# compare: identical runs are SAME; a run 10% slower is SLOWER everywhere
+expect_status 0 h import --csv "$SYN" -o again.h5
+# unpaired, the CI carries the between-unit spread (here the 3% block drift too): a wide
+# margin is needed before identical data can be called SAME
+expect_status 0 h compare --margin 0.1 -f json syn.h5 again.h5 && pass "compare identical runs"
+$PY -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["format"] == "harness-compare" and len(d["rows"]) == 12, len(d["rows"])
+assert all(abs(r["ratio_b_over_a"] - 1) < 1e-12 for r in d["rows"])
+v = [(r["mode"], r["verdict"]) for r in d["rows"]]
+assert not [x for x in v if x[1] in ("FASTER", "SLOWER")], v
+assert all(x[1] == "SAME" for x in v if x[0] != "noisy"), v
+' "$SCRATCH/out" && pass "identical runs: ratio 1, never FASTER/SLOWER, SAME within 10%" || fail "compare of identical runs"
+$PY -c '
+import csv, sys
+r = csv.reader(open(sys.argv[1])); w = csv.writer(open("slow.csv", "w", newline=""))
+w.writerow(next(r))
+for row in r:
+    row[3] = "%.0f" % (float(row[3]) * 1.10); w.writerow(row)
+' "$SYN"
+expect_status 0 h import --csv slow.csv -o slow.h5
+expect_status 0 h compare -f json syn.h5 slow.h5 && pass "compare against a 10% slower run"
+$PY -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = {(r["mode"], r["cell"]): r["verdict"] for r in d["rows"]}
+bad = {k: x for k, x in v.items() if x != "SLOWER" and k[0] != "noisy"}
+assert not bad, bad
+assert all(1.05 < r["ratio_b_over_a"] < 1.15 for r in d["rows"] if r["mode"] != "noisy")
+' "$SCRATCH/out" && pass "10% slower: SLOWER in every low-noise row" || fail "compare of a slower run"
+
+# bad input
+expect_status 2 h report missing.h5 && expect_grep "missing.h5" "$SCRATCH/err"
+expect_status 2 h report --baseline nosuch syn.h5 && expect_grep "no mode 'nosuch' \(modes: " "$SCRATCH/err"
+expect_status 2 h report -f xml syn.h5 && expect_grep "format must be md, json or csv" "$SCRATCH/err"
+expect_status 2 h report --alpha 2 syn.h5 && expect_grep "alpha" "$SCRATCH/err"
+expect_status 2 h compare syn.h5 && expect_grep "usage: harness compare" "$SCRATCH/err"
+
+# a real run: the report covers every cell and mode
+cp "$DATA/run/faults.toml" f.toml
+h run -q -o f.h5 f.toml >/dev/null 2>&1
+expect_status 0 h report f.h5 && pass "report on a run with failed units"
+expect_grep "mode 'crash': 1 unit\(s\) with status 'crashed' are left out" "$SCRATCH/out"
+finish
