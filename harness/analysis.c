@@ -10,6 +10,8 @@
 #include "harness/util.h"
 #include "stats/stats.h"
 
+#include <gsl/gsl_statistics_double.h>
+
 long analysis_mode(const struct analysis *a, const char *name)
 {
 	for (size_t i = 0; i < a->nmodes; i++)
@@ -131,6 +133,8 @@ int analysis_load(const char *path, struct analysis **out)
 	free(aa_of);
 	if (a->baseline >= a->nmodes)
 		a->baseline = 0;
+	const char *pairing = rec_meta_get(&a->meta, "pairing");
+	a->paired = !(pairing && !strcmp(pairing, "none"));
 	/* an imported file names its baseline in the metadata */
 	const char *bl = rec_meta_get(&a->meta, "baseline");
 	if (bl && analysis_mode(a, bl) >= 0)
@@ -183,17 +187,27 @@ int analysis_load(const char *path, struct analysis **out)
 		if (rec_read_unit_samples(r, i, &cell, &ns, &n))
 			goto done;
 		a->nsamples += (int64_t)n;
-		double *x = xmalloc((n ? n : 1) * sizeof(*x)), *w = xmalloc((n ? n : 1) * sizeof(*w));
-		for (size_t c = 0; c < ncells; c++) {
-			size_t k = 0;
-			for (size_t j = 0; j < n; j++)
-				if (cell[j] == (int64_t)c)
-					x[k++] = (double)ns[j];
-			if (k)
-				a->med[(m * ncells + c) * nb + b] = stats_median(x, 1, k, w);
-		}
+		/* bucket the unit's samples by cell in one pass, then a selection median per cell
+		 * (GSL's quickselect: linear time, no full sort) */
+		size_t *start = xcalloc(ncells + 1, sizeof(*start));
+		for (size_t j = 0; j < n; j++)
+			if (cell[j] >= 0 && (size_t)cell[j] < ncells)
+				start[cell[j] + 1]++;
+		for (size_t c = 0; c < ncells; c++)
+			start[c + 1] += start[c];
+		double *x = xmalloc((n ? n : 1) * sizeof(*x));
+		size_t *fill = xmalloc((ncells + 1) * sizeof(*fill));
+		memcpy(fill, start, (ncells + 1) * sizeof(*fill));
+		for (size_t j = 0; j < n; j++)
+			if (cell[j] >= 0 && (size_t)cell[j] < ncells)
+				x[fill[cell[j]]++] = (double)ns[j];
+		for (size_t c = 0; c < ncells; c++)
+			if (start[c + 1] > start[c])
+				a->med[(m * ncells + c) * nb + b] =
+					gsl_stats_median(x + start[c], 1, start[c + 1] - start[c]);
 		free(x);
-		free(w);
+		free(fill);
+		free(start);
 		free(cell);
 		free(ns);
 	}

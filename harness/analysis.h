@@ -30,6 +30,8 @@ struct analysis {
 	size_t nmodes;
 	size_t baseline;         /* index into modes */
 	double margin;           /* the experiment's margin, NAN when it set none */
+	int paired;              /* 1: units of one block are paired (every run; imports with a
+	                            'block' column); 0: no pairing (imports by 'repeat') */
 	struct an_cell *cells;
 	size_t ncells;
 	int64_t *blocks;         /* distinct blocks, ascending */

@@ -1665,7 +1665,10 @@ void rec_meta_add_file(struct rec_meta *m, const char *role, const char *path,
 	f->role = xstrdup(role);
 	f->path = xstrdup(path);
 	f->sha256 = xstrdup(hex);
-	f->text = xstrndup(text, len);
+	/* copied whole: a recorded file may hold NUL bytes (xstrndup would stop at one) */
+	f->text = xmalloc(len + 1);
+	memcpy(f->text, text, len);
+	f->text[len] = '\0';
 	f->len = len;
 }
 

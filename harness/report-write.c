@@ -79,15 +79,23 @@ static void write_md(const struct report *r, FILE *f)
 	fprintf(f, "- design: %zu blocks, order %s, seed %s; %zu of %zu cold units ok; %zu warm probes; %lld samples\n",
 		a->nblocks, *meta(r, "order") ? meta(r, "order") : "-", *meta(r, "seed") ? meta(r, "seed") : "-",
 		units_ok, units_all, a->warm_units, (long long)a->nsamples);
-	fprintf(f, "- baseline: `%s`; ratio = mode / baseline per block (< 1: the mode is faster)\n",
-		a->modes[r->baseline]);
+	if (a->paired)
+		fprintf(f, "- baseline: `%s`; ratio = mode / baseline per block (< 1: the mode is faster); "
+			   "paired by block: signed-rank tests\n",
+			a->modes[r->baseline]);
+	else
+		fprintf(f, "- baseline: `%s`; ratio = median(mode) / median(baseline) (< 1: the mode is "
+			   "faster); NOT paired (the data has no blocks): Mann-Whitney tests, no exact CIs, "
+			   "geometric means without CIs\n",
+			a->modes[r->baseline]);
 	fprintf(f, "- decisions: alpha %.3g, Holm across %zu comparisons; equivalence margin +-%.2f%% (%s); "
-		   "CIs %.0f%% percentile bootstrap over blocks, %zu resamples, seed %llu\n\n",
-		r->o.alpha, r->ncmp, 100 * r->margin, r->margin_source, 100 * r->o.conf, r->o.nboot,
+		   "CIs %.0f%% percentile bootstrap %s, %zu resamples, seed %llu\n\n",
+		r->o.alpha, r->ncmp, 100 * r->margin, r->margin_source, 100 * r->o.conf,
+		a->paired ? "over blocks" : "of each mode's units", r->o.nboot,
 		(unsigned long long)r->o.seed);
 
 	fprintf(f, "## Verdicts against the baseline\n\n"
-		   "| cell | mode | n | ratio | 95%% CI | HL ratio | exact CI (coverage) | p signed-rank | p Holm | p sign | IQR overlap | verdict | to decide |\n"
+		   "| cell | mode | n | ratio | 95%% CI | HL ratio | exact CI (coverage) | p | p Holm | p sign | IQR overlap | verdict | to decide |\n"
 		   "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (size_t i = 0; i < r->ncmp; i++)
 		md_cmp_row(r, &r->cmp[i], f);
@@ -220,6 +228,7 @@ static json_t *build_json(const struct report *r)
 	json_object_set_new(run, "blocks", json_integer((json_int_t)a->nblocks));
 	json_object_set_new(run, "samples", json_integer((json_int_t)a->nsamples));
 	json_object_set_new(run, "warm_units", json_integer((json_int_t)a->warm_units));
+	json_object_set_new(run, "paired", json_boolean(a->paired));
 	json_object_set_new(root, "run", run);
 	json_object_set_new(root, "settings",
 			    json_pack("{s:s, s:f, s:f, s:s, s:f, s:f, s:I, s:I, s:s}", "baseline",

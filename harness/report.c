@@ -83,6 +83,16 @@ static void compare(struct report *r, size_t m, size_t ref, size_t c, gsl_rng *r
 			xr[n++] = vr;
 		}
 	}
+	/* without pairing, each mode's own units: the unpaired comparison */
+	size_t nm = 0, nr = 0;
+	if (!a->paired) {
+		for (size_t b = 0; b < nb; b++) {
+			if (!isnan(an_med(a, m, c, b)))
+				xm[nm++] = an_med(a, m, c, b);
+			if (!isnan(an_med(a, ref, c, b)))
+				xr[nr++] = an_med(a, ref, c, b);
+		}
+	}
 	memset(out, 0, sizeof(*out));
 	out->mode = m;
 	out->ref = ref;
@@ -91,7 +101,15 @@ static void compare(struct report *r, size_t m, size_t ref, size_t c, gsl_rng *r
 					 .margin = r->margin, .power = r->o.power,
 					 .nboot = r->o.nboot };
 	char *cause = NULL;
-	if (n == 0) {
+	if (!a->paired) {
+		if (!nm || !nr)
+			snprintf(out->note, sizeof(out->note), "no ok units of one of the modes");
+		else if (stats_compare_unpaired(xm, nm, xr, nr, &co, rng, &out->c, &cause)) {
+			snprintf(out->note, sizeof(out->note), "%s", cause);
+			free(cause);
+		} else
+			out->ok = 1;
+	} else if (n == 0) {
 		snprintf(out->note, sizeof(out->note), "no block has both modes");
 	} else if (stats_compare_paired(xm, xr, n, &co, rng, &out->c, &cause)) {
 		snprintf(out->note, sizeof(out->note), "%s", cause);
@@ -236,15 +254,21 @@ static void pareto(struct report *r, gsl_rng *rng)
 		for (size_t m = 0; m < a->nmodes; m++)
 			if (r->sum[m * a->ncells + c].n)
 				modes[n++] = m;
+		/* one paired comparison per unordered pair; the reverse verdict mirrors it
+		 * (FASTER <-> SLOWER): the signed-rank test of -log r is the same test */
+		for (size_t i = 0; i < n * n; i++)
+			lat[i] = VERDICT_INCONCLUSIVE;
 		for (size_t i = 0; i < n; i++)
-			for (size_t j = 0; j < n; j++) {
-				lat[i * n + j] = VERDICT_INCONCLUSIVE;
-				if (i == j)
-					continue;
+			for (size_t j = i + 1; j < n; j++) {
 				struct rep_cmp x;
 				compare(r, modes[i], modes[j], c, rng, &x);
-				if (x.ok)
-					lat[i * n + j] = x.c.verdict;
+				if (!x.ok)
+					continue;
+				enum stats_verdict v = x.c.verdict;
+				lat[i * n + j] = v;
+				lat[j * n + i] = v == VERDICT_FASTER   ? VERDICT_SLOWER
+						 : v == VERDICT_SLOWER ? VERDICT_FASTER
+								       : v;
 			}
 		struct pareto_ctx ctx = { r, c, modes, lat, n };
 		stats_pareto(n, 3, pareto_cmp, &ctx, front);
@@ -341,7 +365,22 @@ static int aggregates(struct report *r, gsl_rng *rng)
 			}
 			g->ncells = ncol;
 			g->spread_ratio_median = nsr ? stats_median(sr, 1, nsr, w) : NAN;
-			if (ncol) {
+			if (ncol && !a->paired) {
+				/* no blocks to resample: the point estimate alone, from the ratio
+				 * of medians of each op cell */
+				double sum = 0;
+				size_t k = 0;
+				for (size_t i = 0; i < r->ncmp; i++) {
+					const struct rep_cmp *x = &r->cmp[i];
+					const struct an_cell *cell = &a->cells[x->cell];
+					if (x->mode == m && x->ok && strcmp(cell->kind, "e2e") &&
+					    (all || !strcmp(cell->workload, scopes[s]))) {
+						sum += log(x->c.ratio);
+						k++;
+					}
+				}
+				g->geomean = k ? exp(sum / (double)k) : NAN;
+			} else if (ncol) {
 				/* compact the matrix to ncol columns (rows were written with stride ncells) */
 				double *mat = xmalloc(nb * ncol * sizeof(*mat));
 				for (size_t b = 0; b < nb; b++)

@@ -3,6 +3,7 @@
 #include "stats/stats.h"
 
 #include <math.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include <gsl/gsl_rng.h>
@@ -65,16 +66,34 @@ int stats_boot_median_ci(const double *x, size_t n, double conf, size_t nboot,
 	if (stats_check_finite(x, n, 0, cause) < 0)
 		return -1;
 
-	double *res = xmalloc(n * sizeof(*res));
+	/* A resample is a multiset of indices: count how often each index is drawn, then walk
+	 * the indices in the order of their values to the middle.  O(n) per resample with no
+	 * selection, and the same medians as selecting from the resampled values. */
+	size_t *perm = xmalloc(n * sizeof(*perm));
+	size_t *count = xmalloc(n * sizeof(*count));
 	double *rep = xmalloc(nboot * sizeof(*rep));
+	gsl_sort_index(perm, x, 1, n);
+	size_t k1 = (n - 1) / 2, k2 = n / 2; /* the middle order statistics, 0-based */
 	for (size_t b = 0; b < nboot; b++) {
+		memset(count, 0, n * sizeof(*count));
 		for (size_t i = 0; i < n; i++)
-			res[i] = x[gsl_rng_uniform_int(rng, n)];
-		rep[b] = gsl_stats_median(res, 1, n);
+			count[gsl_rng_uniform_int(rng, n)]++;
+		double v1 = NAN, v2 = NAN;
+		size_t seen = 0;
+		for (size_t k = 0; k < n && isnan(v2); k++) {
+			size_t c = count[perm[k]];
+			if (isnan(v1) && seen + c > k1)
+				v1 = x[perm[k]];
+			if (seen + c > k2)
+				v2 = x[perm[k]];
+			seen += c;
+		}
+		rep[b] = (v1 + v2) / 2;
 	}
 	boot_percentiles(rep, nboot, conf, lo, hi);
 	free(rep);
-	free(res);
+	free(count);
+	free(perm);
 	return 0;
 }
 

@@ -8,7 +8,9 @@
  * scheduler does, closes it, and prints one line:
  *   scenario=<name> units=<n> samples=<n> seconds=<s> msamples_per_s=<r> file_mb=<m>
  *   bytes_per_sample=<b> peak_rss_mb=<m>
- * Peak RSS is the process's high-water mark so far (getrusage), so it only grows. */
+ * Peak RSS is the process's high-water mark so far (getrusage), so it only grows.
+ * Units cycle through four modes in blocks of four; with BENCH_KEEP set in the environment
+ * the files stay in DIR (tests/bench/run.sh times `harness report` on them). */
 #include "config.h"
 
 #include <inttypes.h>
@@ -135,9 +137,13 @@ static int run_scenario(const char *dir, const struct scenario *sc)
 	rec_meta_init(&meta);
 	rec_meta_set(&meta, "experiment_name", "bench");
 	rec_meta_add_file(&meta, "experiment", "bench.toml", "[experiment]\n", 13);
+	/* four modes in blocks of four, so `harness report` has comparisons to make */
+	static const char *const modes[] = { "beam-4", "default", "exhaustive", "heuristic" };
 	for (size_t i = 0; i < sc->units; i++) {
 		plan[i].id = (int64_t)i;
-		plan[i].mode = "beam-4";
+		plan[i].mode = (char *)modes[i % 4];
+		plan[i].block = plan[i].repeat = (int64_t)(i / 4);
+		plan[i].position = (int64_t)(i % 4);
 		plan[i].warm_of = -1;
 	}
 	rec_unit_data_init(&u);
@@ -149,6 +155,10 @@ static int run_scenario(const char *dir, const struct scenario *sc)
 	for (size_t i = 0; i < sc->units; i++) {
 		int64_t f0 = util_now_ns();
 		fill_unit(&u, (int64_t)i, sc->samples_per_unit);
+		free(u.unit.mode);
+		u.unit.mode = xstrdup(modes[i % 4]);
+		u.unit.block = u.unit.repeat = plan[i].block;
+		u.unit.position = plan[i].position;
 		fill_ns += util_now_ns() - f0;
 		if (rec_append_unit(r, &u) < 0)
 			goto done;
@@ -174,7 +184,8 @@ static int run_scenario(const char *dir, const struct scenario *sc)
 	rc = 0;
 done:
 	rec_close(r);
-	unlink(path);
+	if (!getenv("BENCH_KEEP"))
+		unlink(path);
 	rec_unit_data_release(&u);
 	rec_meta_release(&meta);
 	free(plan);

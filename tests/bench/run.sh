@@ -20,7 +20,19 @@ echo "cpu: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1) x $(nproc)"
 echo "memory: $(sed -n 's/^MemTotal:\s*//p' /proc/meminfo)"
 
 echo "== recorder: 10 million samples"
-./tests/bench/bench-recorder "$out"
+BENCH_KEEP=1 ./tests/bench/bench-recorder "$out"
+
+echo "== report: 10 million samples"
+for f in "$out"/bench-*.h5; do
+	/usr/bin/python3 - "$HARNESS" "$f" <<'PYEOF'
+import resource, subprocess, sys, time
+t = time.monotonic()
+subprocess.run([sys.argv[1], "report", "--format", "json", sys.argv[2]], check=True, stdout=subprocess.DEVNULL)
+wall = time.monotonic() - t
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+print("report %s: %.2f s, peak RSS %.1f MB" % (sys.argv[2].rsplit("/", 1)[1], wall, rss))
+PYEOF
+done
 
 echo "== resnet.toml on the CPU backend"
 t0=$(date +%s.%N)

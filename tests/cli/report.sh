@@ -77,6 +77,38 @@ assert len(rows) == 9, len(rows)
 assert {r["verdict"] for r in rows if r["mode"] == "fast"} == {"FASTER"}
 ' "$SCRATCH/out" && pass "the CSV parses, 9 rows" || fail "csv report content"
 
+# without blocks ('repeat' instead of 'block') nothing is paired: Mann-Whitney, SciPy's p
+sed 's/^cell,mode,block,value,unit$/cell,mode,repeat,value,unit/' "$SYN" > unpaired.csv
+expect_status 0 h import --csv unpaired.csv -o unpaired.h5
+expect_status 0 h report --baseline base --margin 0.02 -f json unpaired.h5 && pass "report on unpaired data"
+$PY - unpaired.csv "$SCRATCH/out" <<'PYEOF' || fail "unpaired report numbers"
+import csv, json, math, sys
+import numpy as np
+from scipy import stats
+from h5util import Checker
+c = Checker("report-unpaired")
+rows = list(csv.DictReader(open(sys.argv[1])))
+rep = json.load(open(sys.argv[2]))
+units = {}
+for r in rows:
+    units.setdefault((r["mode"], r["cell"], int(r["repeat"])), []).append(float(r["value"]))
+med = {k: float(np.median(v)) for k, v in units.items()}
+c.check(rep["run"]["paired"] is False, "the report knows the data is unpaired")
+for x in rep["comparisons"]:
+    a = [math.log(v) for (m, ce, b), v in sorted(med.items()) if m == x["mode"] and ce == x["cell"]]
+    b = [math.log(v) for (m, ce, _), v in sorted(med.items()) if m == "base" and ce == x["cell"]]
+    # exact without ties (both samples <= 50), else the normal approximation (docs, stats.h)
+    method = "exact" if len(set(a + b)) == len(a + b) else "asymptotic"
+    p = stats.mannwhitneyu(a, b, alternative="two-sided", method=method).pvalue
+    c.check(math.isclose(x["p_signed_rank"], p, rel_tol=1e-9), "%s %s: Mann-Whitney p %.6g = SciPy's %.6g" % (x["mode"], x["cell"], x["p_signed_rank"], p))
+    r = float(np.median(np.exp(a))) / float(np.median(np.exp(b)))
+    c.check(math.isclose(x["ratio"], r, rel_tol=1e-9), "%s %s: ratio of medians" % (x["mode"], x["cell"]))
+    c.check(x["p_sign"] is None and x["exact_ci"] == [None, None], "%s %s: no paired-only statistics" % (x["mode"], x["cell"]))
+    if x["mode"] == "fast":
+        c.check(x["verdict"] == "FASTER", "%s %s: FASTER unpaired too" % (x["mode"], x["cell"]))
+c.exit()
+PYEOF
+
 # compare: identical runs are SAME; a run 10% slower is SLOWER everywhere
 expect_status 0 h import --csv "$SYN" -o again.h5
 # unpaired, the CI carries the between-unit spread (here the 3% block drift too): a wide

@@ -1,0 +1,261 @@
+#!/bin/sh
+# tests/cli/import.sh: `harness import` turns the CSV files in tests/data/import into results
+# files that `harness show` and h5py read back exactly (units, blocks, positions, cells,
+# every sample converted to ns, setup times, baseline, the source file verbatim); every
+# bad-*.csv exits 2 with exactly the stderr line in its bad-*.err (extra arguments, if any,
+# in its bad-*.args) and leaves neither the output nor a temporary file behind; an existing
+# output is never overwritten.
+. "${top_srcdir:?run through make check (top_srcdir is not set)}/tests/setup"
+
+cp -R "$DATA/import" import || { fail "cannot copy $DATA/import"; finish; }
+OUT=$SCRATCH/out
+ERR=$SCRATCH/err
+
+# nothing_left NAME: neither NAME nor a temporary file of it exists
+nothing_left() {
+	set -- "$1" "$1".tmp*
+	for left in "$@"; do
+		if [ -e "$left" ]; then
+			fail "'$left' was left behind"
+			return 1
+		fi
+	done
+	return 0
+}
+
+# ---- good.csv: columns in another order, a unit per row, setup, baseline column ----------
+if expect_status 0 h import --csv import/good.csv -o good.h5; then
+	echo "'good.h5': 12 units (3 modes), 2 cells, 120 samples; baseline 'vendor'" >want
+	cmp -s want "$OUT" && pass "good.csv imported" || fail "good.csv: stdout is $(cat "$OUT")"
+	[ -s "$ERR" ] && fail "good.csv: something was printed on stderr"
+fi
+[ -f good.h5 ] || fail "good.h5 was not written"
+set -- good.h5.tmp*
+[ -e "$1" ] && fail "a temporary file was left next to good.h5: $*"
+
+sha=$(sha256sum import/good.csv | cut -d' ' -f1)
+size=$(wc -c <import/good.csv | tr -d ' ')
+if expect_status 0 h show good.h5; then
+	expect_grep '^experiment_name: good$' "$OUT"
+	expect_grep '^source: import$' "$OUT"
+	expect_grep '^source_path: import/good\.csv$' "$OUT"
+	expect_grep "^source_sha256: $sha\$" "$OUT"
+	expect_grep '^source_unit: us,ms,s,ns$' "$OUT"
+	expect_grep '^baseline: vendor$' "$OUT"
+	expect_grep '^backend: imported$' "$OUT"
+	expect_grep '^status: complete$' "$OUT"
+	expect_grep "^import-source: import/good\\.csv \\(sha256 $sha, $size bytes\\)\$" "$OUT"
+	expect_grep '^units: 12 recorded, 12 planned, 0 missing$' "$OUT"
+	expect_grep '^samples: 120$' "$OUT"
+	expect_grep '^ *0 +tuned +0 +0 +0 +cold +0 +ok +0 +0 +1\.5 +0\.0 +0\.0 +0\.000 +-$' "$OUT" &&
+		pass "show reads the imported file"
+fi
+
+PY=/usr/bin/python3
+if ! $PY -c 'import h5py' 2>/dev/null; then
+	echo "note: h5py for /usr/bin/python3 is not installed (Debian: python3-h5py): file checks skipped"
+else
+	export PYTHONPATH="$top_srcdir/tests/cli"
+	# check.py H5 CSV UNIT NAME: the results file holds exactly what the CSV says,
+	# worked out here from the CSV with Python's csv module and exact decimals.
+	cat >check.py <<'PYEOF'
+import csv, hashlib, re, sys, h5py
+from decimal import Decimal, ROUND_HALF_UP
+from h5util import table, meta, Checker
+h5, src, opt_unit, name = sys.argv[1:5]
+c = Checker("import %s" % src)
+raw = open(src, "rb").read()
+text = raw.decode("utf-8-sig")
+rows = list(csv.DictReader(text.splitlines(keepends=True)))
+scale = {"ns": 1, "us": 10**3, "ms": 10**6, "s": 10**9}
+def ns(v, unit):
+    return int((Decimal(v) * scale[unit]).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+units, modes, cells = {}, [], {}
+baseline = None
+for r in rows:
+    unit = r.get("unit") or opt_unit
+    block = int(r["block"] if "block" in r else r["repeat"])
+    key = (r["mode"], block)
+    if r["mode"] not in modes:
+        modes.append(r["mode"])
+    u = units.setdefault(key, {"samples": {}, "setup": ns(r.get("setup", "0"), unit)})
+    u["samples"].setdefault(r["cell"], []).append(ns(r["value"], unit))
+    kind = r.get("kind") or ("e2e" if r["cell"].endswith("/e2e") else "op")
+    cells.setdefault(r["cell"], kind)
+    if r.get("baseline", "").lower() == "true":
+        baseline = r["mode"]
+order = list(units)                      # first appearance = plan order
+position = {}
+for key in order:
+    same = [k for k in order if k[1] == key[1]]
+    position[key] = same.index(key)
+with h5py.File(h5, "r") as f:
+    m = meta(f)
+    plan, got_units = table(f, "plan"), table(f, "units")
+    got_cells, samples = table(f, "cells"), table(f, "samples")
+    trials, choices, measures = table(f, "trials"), table(f, "choices"), table(f, "measures")
+    files = f["run/files"]
+    recorded = [(files[k].attrs["role"], files[k].attrs["path"], files[k].attrs["sha256"], files[k][()]) for k in sorted(files)]
+c.check(m.get("source") == "import" and m.get("backend") == "imported" and m.get("status") == "complete", "meta: source import, backend imported, status complete")
+c.check(m.get("experiment_name") == name, "meta: experiment_name %r" % m.get("experiment_name"))
+c.check(m.get("source_path") == src and m.get("source_sha256") == hashlib.sha256(raw).hexdigest(), "meta: source path and SHA-256")
+c.check(m.get("baseline") == (baseline or modes[0]), "meta: baseline %r" % m.get("baseline"))
+c.check(m.get("source_rows") == str(len(rows)), "meta: source_rows %r" % m.get("source_rows"))
+c.check(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", m.get("imported_utc", "")) is not None, "meta: imported_utc")
+c.check(m.get("harness_version", "") != "", "meta: harness_version")
+c.check(len(recorded) == 1 and recorded[0][0] == "import-source" and recorded[0][1] == src, "the CSV is recorded as import-source")
+c.check(len(recorded) == 1 and recorded[0][3] == raw, "the CSV is recorded verbatim")
+c.check(len(recorded) == 1 and recorded[0][2] == hashlib.sha256(raw).hexdigest(), "the recorded file's SHA-256")
+c.check(len(plan) == len(order) == len(got_units), "%d units planned and recorded" % len(order))
+c.check([p["id"] for p in plan] == list(range(len(order))) and [u["id"] for u in got_units] == list(range(len(order))), "plan ids in order of first appearance")
+c.check([(p["mode"], p["block"]) for p in plan] == order, "plan: (mode, block) per unit in order of first appearance")
+c.check(all(p["repeat"] == p["block"] and p["warm"] == 0 and p["warm_of"] == -1 for p in plan), "plan: repeat = block, cold units")
+c.check([p["position"] for p in plan] == [position[k] for k in order], "plan: positions within blocks")
+c.check([(u["mode"], u["block"], u["position"]) for u in got_units] == [(p["mode"], p["block"], p["position"]) for p in plan], "units match the plan")
+c.check(all(u["status"] == "ok" and u["pid"] == 0 and u["cache_dir"] == "" and u["exit_code"] == 0 and u["signal"] == 0 and u["warm"] == 0 for u in got_units), "units: ok, pid 0, no cache dir, exit 0")
+c.check([u["compile_ns"] for u in got_units] == [units[k]["setup"] for k in order], "units: setup time as compile_ns, exactly")
+c.check(all(u["tune_ns"] == 0 and u["search_ns"] == 0 and u["cache_leak"] == 0 for u in got_units), "units: tune_ns, search_ns 0, no cache leak")
+c.check({x["name"]: x["kind"] for x in got_cells} == cells, "cells and kinds: %s" % [(x["name"], x["kind"]) for x in got_cells])
+c.check(len(got_cells) == len(cells), "one row per cell")
+names = [x["name"] for x in got_cells]
+ok = True
+for row, key in enumerate(order):
+    u = got_units[row]
+    mine = samples[u["sample_first"]:u["sample_first"] + u["sample_count"]]
+    ok &= all(s["unit"] == row for s in mine)
+    per = {}
+    for s in mine:
+        per.setdefault(names[s["cell"]], []).append((s["index"], s["ns"]))
+    want = units[key]["samples"]
+    ok &= sorted(per) == sorted(want)
+    for cell, got in per.items():
+        ok &= [i for i, _ in got] == list(range(len(got)))
+        ok &= [v for _, v in got] == want.get(cell)
+c.check(ok and len(samples) == len(rows), "every sample in its unit and cell, in file order, indexed 0..k-1, converted to ns exactly")
+c.check(len(trials) == 0 and len(measures) == 0, "no trials, no measures")
+op_cells = sum(1 for k in order for cell in units[k]["samples"] if cells[cell] == "op")
+c.check(len(choices) == op_cells and all(x["config"] == "imported" and x["reason"] == "imported" and got_cells[x["cell"]]["kind"] == "op" for x in choices), "a choice 'imported' per unit and op cell (%d)" % len(choices))
+c.exit()
+PYEOF
+	$PY check.py good.h5 import/good.csv "" good || fail "good.h5 does not hold what good.csv says"
+fi
+
+# ---- good-option.csv: --unit, 'repeat', 'kind', CR LF, a BOM, blank lines, a cell name
+# with a line break; no baseline column: the first mode seen is the baseline ----------
+if expect_status 0 h import --csv import/good-option.csv --output opt.h5 --unit ms --name bert; then
+	echo "'opt.h5': 6 units (2 modes), 2 cells, 36 samples; baseline 'heuristic'" >want
+	cmp -s want "$OUT" && pass "good-option.csv imported" || fail "good-option.csv: stdout is $(cat "$OUT")"
+	if expect_status 0 h show opt.h5; then
+		expect_grep '^experiment_name: bert$' "$OUT"
+		expect_grep '^source_unit: ms$' "$OUT"
+		expect_grep '^source_unit_from: option$' "$OUT"
+		expect_grep '^baseline: heuristic$' "$OUT"
+	fi
+	if [ -f check.py ]; then
+		$PY check.py opt.h5 import/good-option.csv ms bert || fail "opt.h5 does not hold what good-option.csv says"
+	fi
+fi
+
+# ---- an existing output is never overwritten ----------------------------------------------
+cp good.h5 before.h5
+if expect_status 2 h import --csv import/good-option.csv -o good.h5 --unit ms; then
+	echo "harness: 'good.h5': already exists; not overwriting it" >want
+	cmp -s want "$ERR" && pass "an existing output is refused" || fail "existing output: stderr is $(cat "$ERR")"
+fi
+cmp -s before.h5 good.h5 || fail "good.h5 changed"
+set -- good.h5.tmp*
+[ -e "$1" ] && fail "a temporary file was left next to good.h5: $*"
+
+# ---- every bad file: exit 2, exactly its message, nothing on stdout, nothing left ---------
+nbad=0
+for f in import/bad-*.csv; do
+	want=${f%.csv}.err
+	nbad=$((nbad + 1))
+	if [ ! -f "$want" ]; then
+		fail "$f has no $(basename "$want")"
+		continue
+	fi
+	args=
+	[ -f "${f%.csv}.args" ] && args=$(cat "${f%.csv}.args")
+	# shellcheck disable=SC2086 # the .args file holds whole words
+	expect_status 2 h import --csv "$f" -o bad.h5 $args || continue
+	if ! cmp -s "$want" "$ERR"; then
+		fail "$f: stderr is not $(basename "$want")"
+		diff "$want" "$ERR" | sed 's/^/  /' >&2
+	elif [ -s "$OUT" ]; then
+		fail "$f: something was printed on stdout"
+	elif nothing_left bad.h5; then
+		pass "$f"
+	fi
+done
+for want in import/bad-*.err; do
+	[ -f "${want%.err}.csv" ] || fail "$want has no $(basename "${want%.err}").csv"
+done
+[ "$nbad" -ge 30 ] || fail "only $nbad bad-*.csv files found in $DATA/import"
+
+# ---- SIGTERM while writing (1200 units): the whole file and 0, or nothing and 143 --------
+awk 'BEGIN { print "cell,mode,block,value"; srand(5)
+	for (b = 0; b < 400; b++) for (m = 0; m < 3; m++) for (i = 0; i < 50; i++)
+		printf "x/op:n=%d,m%d,%d,%.3f\n", i % 3, m, b, 10 + rand() }' >big.csv
+$HARNESS_CMD import --csv big.csv -o big.h5 --unit us >/dev/null 2>big.err &
+pid=$!
+n=0
+while [ $n -lt 1000 ] && kill -0 $pid 2>/dev/null; do
+	set -- big.h5.tmp*
+	[ -e "$1" ] && break
+	sleep 0.01
+	n=$((n + 1))
+done
+kill -TERM $pid 2>/dev/null
+wait $pid
+st=$?
+if [ $st -eq 143 ]; then
+	nothing_left big.h5 && pass "SIGTERM while writing leaves nothing behind"
+	grep -q "^harness: interrupted; 'big.h5' was not written\$" big.err ||
+		fail "SIGTERM while writing: stderr is $(cat big.err)"
+elif [ $st -eq 0 ]; then
+	set -- big.h5.tmp*
+	[ -f big.h5 ] && [ ! -e "$1" ] && pass "the import finished before SIGTERM" ||
+		fail "exit 0 without a complete big.h5"
+else
+	fail "SIGTERM while writing: exit status $st"
+fi
+
+# ---- the command line ---------------------------------------------------------------------
+if expect_status 2 h import --csv import/good.csv -o u.h5 --unit sec; then
+	expect_grep "^harness: --unit 'sec' is not a time unit \\(ns, us, ms or s\\)\$" "$ERR"
+	expect_grep '^usage: harness import ' "$ERR"
+fi
+nothing_left u.h5
+if expect_status 2 h import -o u.h5; then
+	expect_grep "^harness: 'import' needs --csv FILE\$" "$ERR"
+fi
+if expect_status 2 h import --csv import/good.csv; then
+	expect_grep "needs -o FILE" "$ERR"
+fi
+expect_status 2 h import --csv import/good.csv -o u.h5 extra.csv &&
+	expect_grep '^usage: harness import ' "$ERR"
+expect_status 2 h import --csv import/good.csv -o u.h5 --name "" &&
+	expect_grep "^harness: --name must not be empty\$" "$ERR"
+expect_status 2 h import --csv import/good.csv -o u.h5 -o v.h5 &&
+	expect_grep "given once" "$ERR"
+expect_status 2 h import --csv import/good.csv -o u.h5 --bogus
+nothing_left u.h5
+nothing_left v.h5
+if expect_status 2 h import --csv no-such.csv -o u.h5; then
+	expect_grep "^harness: cannot open 'no-such.csv': No such file or directory\$" "$ERR"
+fi
+nothing_left u.h5
+# An output folder that does not exist: the file cannot be written (1), nothing left.
+if expect_status 1 h import --csv import/good.csv -o no-such-dir/u.h5; then
+	expect_grep "^harness: cannot create a temporary file next to 'no-such-dir/u\\.h5': " "$ERR"
+fi
+[ -e no-such-dir ] && fail "no-such-dir was created"
+if expect_status 0 h import -h; then
+	expect_grep '^usage: harness import --csv FILE -o OUT\.h5' "$OUT"
+fi
+if expect_status 0 h help import; then
+	expect_grep '^usage: harness import ' "$OUT"
+fi
+
+finish
