@@ -21,6 +21,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_report_entry,
 	&cmd_compare_entry,
 	&cmd_import_entry,
+	&cmd_export_entry,
 	&cmd_help_entry,
 	&cmd_worker_entry,
 	NULL,

@@ -69,6 +69,21 @@ static void summarize(struct report *r)
 	free(w);
 }
 
+/* Each bootstrap's stream is seeded from the report seed and the names it concerns (FNV-1a),
+ * so a comparison's CI does not depend on which other modes or cells the file holds or on
+ * their order: export then import reproduces every number. */
+static void reseed(gsl_rng *rng, uint64_t seed, const char *a, const char *b, const char *c)
+{
+	uint64_t h = 1469598103934665603ULL ^ seed;
+	const char *parts[] = { a, b, c };
+	for (size_t i = 0; i < 3; i++) {
+		for (const unsigned char *p = (const unsigned char *)(parts[i] ? parts[i] : ""); *p; p++)
+			h = (h ^ *p) * 1099511628211ULL;
+		h = (h ^ 0xff) * 1099511628211ULL; /* separator */
+	}
+	gsl_rng_set(rng, (unsigned long)h);
+}
+
 /* Compare mode m against ref in cell c over the blocks where both have a unit median. */
 static void compare(struct report *r, size_t m, size_t ref, size_t c, gsl_rng *rng,
 		    struct rep_cmp *out)
@@ -101,6 +116,7 @@ static void compare(struct report *r, size_t m, size_t ref, size_t c, gsl_rng *r
 					 .margin = r->margin, .power = r->o.power,
 					 .nboot = r->o.nboot };
 	char *cause = NULL;
+	reseed(rng, r->o.seed, a->cells[c].name, a->modes[m], a->modes[ref]);
 	if (!a->paired) {
 		if (!nm || !nr)
 			snprintf(out->note, sizeof(out->note), "no ok units of one of the modes");
@@ -387,6 +403,7 @@ static int aggregates(struct report *r, gsl_rng *rng)
 					for (size_t k = 0; k < ncol; k++)
 						mat[b * ncol + k] = logr[b * a->ncells + k];
 				char *cause = NULL;
+				reseed(rng, r->o.seed, scopes[s], a->modes[m], "geomean");
 				if (stats_boot_geomean(mat, nb, ncol, r->o.conf, r->o.nboot, rng, &g->geomean,
 						       &g->lo, &g->hi, &cause)) {
 					warn(r, "geometric mean of '%s' in '%s' not computed: %s",
