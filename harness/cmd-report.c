@@ -35,6 +35,10 @@ int cmd_report_parse_opts(const struct cmd_args *a, struct report_opts *o,
 			*fmt = REPORT_JSON;
 		else if (!strcmp(v, "csv"))
 			*fmt = REPORT_CSV;
+		else if (!strcmp(v, "html") && a->entry == &cmd_report_entry)
+			*fmt = REPORT_HTML; /* report only: compare has no HTML form */
+		else if (a->entry == &cmd_report_entry)
+			return cmd_usage_error(a->entry, "--format must be md, json or csv (or html), not '%s'", v);
 		else
 			return cmd_usage_error(a->entry, "--format must be md, json or csv, not '%s'", v);
 	}
@@ -81,7 +85,8 @@ const struct cmd_entry cmd_report_entry = {
 	.usage = "report [options] RESULTS.h5",
 	.summary = "paired comparisons, CIs, verdicts, aggregates, Pareto, A/A, drift",
 	.help = "options:\n"
-		"  -f, --format FMT     md (default), json or csv (the comparisons table)\n"
+		"  -f, --format FMT     md (default), json, csv (the comparisons table) or html\n"
+		"                       (one self-contained file with the figures, docs/plots.md)\n"
 		"  --baseline MODE      compare against MODE (default: the experiment's baseline)\n"
 		"  --alpha A            test level, Holm-adjusted across the report (default 0.05)\n"
 		"  --margin M           equivalence margin, e.g. 0.02 for +-2% (default: the\n"

@@ -7,7 +7,7 @@
 #include "harness/sched.h"
 #include "harness/util.h"
 
-enum { OPT_RESUME = 256, OPT_BACKEND, OPT_RESULTS_DIR };
+enum { OPT_RESUME = 256, OPT_BACKEND, OPT_RESULTS_DIR, OPT_PREREG };
 
 static const struct cmd_opt run_opts[] = {
 	{ "resume", OPT_RESUME, 1 },
@@ -15,6 +15,7 @@ static const struct cmd_opt run_opts[] = {
 	{ "results-dir", OPT_RESULTS_DIR, 1 },
 	{ "output", 'o', 1 },
 	{ "quiet", 'q', 0 },
+	{ "require-preregistered", OPT_PREREG, 0 },
 	{ NULL, 0, 0 },
 };
 
@@ -30,6 +31,7 @@ static int run_exec(const struct cmd_args *a)
 		.results_dir = cmd_args_value(a, OPT_RESULTS_DIR),
 		.output = cmd_args_value(a, 'o'),
 		.quiet = cmd_args_count(a, 'q') > 0,
+		.require_preregistered = cmd_args_count(a, OPT_PREREG) > 0,
 		.argc = whole_argc,
 		.argv = whole_argv,
 	};
@@ -68,6 +70,9 @@ const struct cmd_entry cmd_run_entry = {
 		"  --resume FILE        run only the units FILE lacks; refuses when the experiment\n"
 		"                       file's SHA-256 differs from the one recorded\n"
 		"  -q, --quiet          no progress line\n"
+		"  --require-preregistered\n"
+		"                       refuse to start unless every hypothesis file the\n"
+		"                       experiment attaches is committed and clean in git\n"
 		"  -h, --help           this text\n"
 		"exit status: 0 every unit ok, 1 some unit not ok or the run failed,\n"
 		"             2 bad input (nothing run), 130 interrupted (resume it)\n",

@@ -1595,6 +1595,36 @@ void rec_cells_free(struct rec_cell *cells, size_t n)
 	free(cells);
 }
 
+int rec_read_choices(struct rec *r, int64_t **unit, struct rec_choice **choices, size_t *n)
+{
+	void *rows;
+	*unit = NULL;
+	*choices = NULL;
+	if (read_all(r, &t_choices, &rows, n) < 0)
+		return -1;
+	struct choice_row *cr = rows;
+	*unit = xcalloc(*n ? *n : 1, sizeof(**unit));
+	*choices = xcalloc(*n ? *n : 1, sizeof(**choices));
+	for (size_t i = 0; i < *n; i++) {
+		(*unit)[i] = cr[i].unit;
+		(*choices)[i] = cr[i].c;
+	}
+	free(rows);
+	return 0;
+}
+
+void rec_choices_free(int64_t *unit, struct rec_choice *choices, size_t n)
+{
+	free(unit);
+	if (!choices)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		free(choices[i].config);
+		free(choices[i].reason);
+	}
+	free(choices);
+}
+
 int rec_count_samples(struct rec *r, int64_t *n)
 {
 	hsize_t count = 0;

@@ -167,6 +167,11 @@ int rec_read_units(struct rec *r, struct rec_unit **units, size_t *n);
 void rec_units_free(struct rec_unit *units, size_t n);
 int rec_read_cells(struct rec *r, struct rec_cell **cells, size_t *n);
 void rec_cells_free(struct rec_cell *cells, size_t n);
+/* Every row of /choices, in written order: unit[i] is a row of /units, choices[i].cell a
+ * row of /cells.  Two parallel heap arrays, n long; free with rec_choices_free.  Reports and
+ * returns -1 on failure (both NULL). */
+int rec_read_choices(struct rec *r, int64_t **unit, struct rec_choice **choices, size_t *n);
+void rec_choices_free(int64_t *unit, struct rec_choice *choices, size_t n);
 /* Number of sample rows in the file. */
 int rec_count_samples(struct rec *r, int64_t *n);
 /* The samples of the unit in row unit_row of /units (rows are in written order, as

@@ -391,6 +391,8 @@ int report_write(const struct report *r, enum report_format fmt, FILE *f)
 			return error("cannot write the JSON report");
 	} else if (fmt == REPORT_CSV) {
 		write_csv(r, f);
+	} else if (fmt == REPORT_HTML) {
+		return report_write_html(r, f);
 	} else {
 		write_md(r, f);
 	}

@@ -10,7 +10,7 @@
 #include "harness/analysis.h"
 #include "stats/stats.h"
 
-enum report_format { REPORT_MD = 0, REPORT_JSON, REPORT_CSV };
+enum report_format { REPORT_MD = 0, REPORT_JSON, REPORT_CSV, REPORT_HTML };
 
 struct report_opts {
 	const char *baseline;  /* NULL: the experiment's */
@@ -103,6 +103,10 @@ int report_build(const struct analysis *a, const struct report_opts *o, struct r
 void report_free(struct report *r);
 /* Write in one format; -1 on a write error (reported). */
 int report_write(const struct report *r, enum report_format f, FILE *out);
+/* report-html.c: the whole report as one self-contained HTML file (tables, warnings and
+ * the figures of plot.h as inline SVG; nothing external).  Without gnuplot the figures
+ * are left out with a note in the file and a warning.  -1 on a write error (reported). */
+int report_write_html(const struct report *r, FILE *out);
 
 /* ---- `harness compare`: the same cells and modes across two runs, unpaired ---------- */
 struct cmp_row {

@@ -19,6 +19,7 @@
 #include "harness/cmd.h"
 #include "harness/envcap.h"
 #include "harness/git-version.h"
+#include "harness/hypothesis.h"
 #include "harness/plan.h"
 #include "harness/progress.h"
 #include "harness/proto.h"
@@ -596,6 +597,12 @@ static int write_meta(struct run *r, struct rec_meta *m)
 		}
 		rec_meta_add_file(m, "hypothesis", hp, text, len);
 		free(text);
+		/* its git state at run start: what pre-registration is judged on */
+		if (hyp_capture_git(hp, m, i)) {
+			free(hp);
+			free(edir);
+			return -1;
+		}
 		free(hp);
 	}
 	free(edir);
@@ -613,49 +620,56 @@ static int make_dir_absolute(struct run *r)
 	return 0;
 }
 
-/* Set up a new run: folder, experiment copy, results file with meta and plan. */
+/* Set up a new run: metadata (and the pre-registration check) first, so a refused run
+ * creates nothing; then the folder, the experiment copy, the results file with meta and
+ * plan.  Returns 0, -1 (run failed) or -2 (refused: bad input). */
 static int start_new(struct run *r)
 {
 	char stamp[32];
 	util_utc_stamp(stamp);
 	const char *rd = r->o->results_dir ? r->o->results_dir : "results";
-	if (r->o->output) {
+	struct rec_meta m;
+	rec_meta_init(&m);
+	int rc = -1;
+	if (r->o->output)
 		r->h5path = xstrdup(r->o->output);
-	} else {
-		if (util_mkdir_p(rd, 0755))
-			return -1;
+	else
 		r->h5path = xasprintf("%s/%s-%s.h5", rd, r->exp->name, stamp);
-	}
 	size_t l = strlen(r->h5path);
 	r->dir = l > 3 && !strcmp(r->h5path + l - 3, ".h5") ? xstrndup(r->h5path, l - 3)
 							     : xasprintf("%s.d", r->h5path);
-	if (access(r->h5path, F_OK) == 0 || access(r->dir, F_OK) == 0)
-		return error("'%s' already exists; not overwriting a run", r->h5path);
+	if (access(r->h5path, F_OK) == 0 || access(r->dir, F_OK) == 0) {
+		error("'%s' already exists; not overwriting a run", r->h5path);
+		goto done;
+	}
+	if (write_meta(r, &m))
+		goto done;
+	if (r->o->require_preregistered && hyp_require_preregistered(&m)) {
+		rc = -2;
+		goto done;
+	}
+	if (!r->o->output && util_mkdir_p(rd, 0755))
+		goto done;
 	char *sub = xasprintf("%s/logs", r->dir);
-	int rc = util_mkdir_p(sub, 0755);
+	int mk = util_mkdir_p(sub, 0755);
 	free(sub);
 	sub = xasprintf("%s/cache", r->dir);
-	rc = rc ? rc : util_mkdir_p(sub, 0700);
+	mk = mk ? mk : util_mkdir_p(sub, 0700);
 	free(sub);
-	if (rc)
-		return -1;
-	if (make_dir_absolute(r))
-		return -1;
+	if (mk || make_dir_absolute(r))
+		goto done;
 	r->exp_copy = xasprintf("%s/experiment.toml", r->dir);
 	if (util_write_file(r->exp_copy, r->exp->text, r->exp->text_len, 0444))
-		return -1;
-	struct rec_meta m;
-	rec_meta_init(&m);
-	rc = write_meta(r, &m);
-	if (!rc)
-		rc = rec_create(r->h5path, &m, r->plan, r->nplan, &r->rec);
-	rec_meta_release(&m);
-	if (rc)
-		return -1;
+		goto done;
+	if (rec_create(r->h5path, &m, r->plan, r->nplan, &r->rec))
+		goto done;
 	if (!r->o->quiet)
 		fprintf(stderr, "harness: backend '%s' (%s); %zu units; results in '%s'\n", r->backend,
 			r->backend_reason, r->nplan, r->h5path);
-	return 0;
+	rc = 0;
+done:
+	rec_meta_release(&m);
+	return rc;
 }
 
 /* Reopen a run for --resume: the experiment must hash to what the run recorded. */
@@ -774,8 +788,11 @@ int sched_run(const struct sched_opts *o)
 			goto done;
 		r.done = xcalloc(r.nplan, sizeof(*r.done));
 		r.cache_of = xcalloc(r.nplan, sizeof(*r.cache_of));
-		if (start_new(&r))
+		int sn = start_new(&r);
+		if (sn) {
+			ret = sn == -2 ? EXIT_USAGE : EXIT_RUN_FAILED;
 			goto done;
+		}
 	}
 
 	size_t already = 0;
@@ -817,6 +834,16 @@ int sched_run(const struct sched_opts *o)
 done:
 	if (rec_close(r.rec) && ret == EXIT_OK)
 		ret = EXIT_RUN_FAILED;
+	r.rec = NULL;
+	/* The run's pre-registered hypotheses, evaluated on what was just recorded.  A falsified
+	 * hypothesis is a finding, not a failed run: `harness verify` exits 3 for it. */
+	if ((ret == EXIT_OK || ret == EXIT_RUN_FAILED) && r.exp && r.exp->nhypotheses && r.h5path &&
+	    access(r.h5path, F_OK) == 0) {
+		fflush(stdout);
+		printf("\n");
+		if (hyp_evaluate_run(r.h5path, stdout) < 0 && ret == EXIT_OK)
+			ret = EXIT_RUN_FAILED;
+	}
 	for (size_t i = 0; r.cache_of && i < r.nplan; i++)
 		free(r.cache_of[i]);
 	free(r.cache_of);

@@ -18,6 +18,7 @@ struct sched_opts {
 	const char *results_dir;  /* where new runs go (default "results") */
 	const char *output;       /* exact results file path for a new run, or NULL */
 	int quiet;
+	int require_preregistered; /* refuse unless every hypothesis file is committed and clean */
 	int argc;                 /* the harness's own argv, recorded */
 	char **argv;
 };

@@ -12,7 +12,7 @@ PACKAGES="
 	libtomlplusplus-dev libgsl-dev libhdf5-dev hdf5-tools libcsv-dev
 	libssl-dev libjansson-dev libopenblas-dev
 	check valgrind git
-	gnuplot-nox
+	gnuplot-nox chromium
 	python3-numpy python3-scipy python3-h5py python3-pandas
 "
 

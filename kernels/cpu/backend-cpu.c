@@ -154,7 +154,18 @@ static void cpu_close(struct backend *b);
 static struct backend *cpu_open(const struct backend_ctx *ctx, char **cause)
 {
 	struct backend *b = xcalloc(1, sizeof(*b));
-	b->cache_dir = xstrdup(ctx->cache_dir);
+	/* HARNESS_KERNEL_CACHE_DIR: a kernel cache shared across units, as frameworks offer
+	 * (TORCHINDUCTOR_CACHE_DIR set to one folder for every run).  When set, compiled kernels
+	 * are written to and looked up in that directory (created when missing) instead of the
+	 * unit's fresh cache dir.  It defeats the harness's cache isolation on purpose: it is
+	 * the real way to plant a cache leak for `harness audit` to catch (docs/audit.md).  The
+	 * unit's recorded cache_dir stays its own; the variable shows in its recorded env. */
+	const char *shared = getenv("HARNESS_KERNEL_CACHE_DIR");
+	b->cache_dir = xstrdup(shared && *shared ? shared : ctx->cache_dir);
+	if (shared && *shared && util_mkdir_p(shared, 0777)) {
+		*cause = xasprintf("cannot use HARNESS_KERNEL_CACHE_DIR '%s'", shared);
+		goto fail;
+	}
 	b->kernel_dir = xstrdup(ctx->kernel_dir ? ctx->kernel_dir : backend_kernel_dir());
 	b->seed = ctx->seed;
 	if (cpu_vendor_init(cause))

@@ -1,0 +1,17 @@
+# op-e2e.gp: per workload and mode, the geometric mean of the op-cell ratios against the
+# end-to-end ratio, with 95% CIs, against the diagonal.  Set by harness (docs/plots.md):
+# fig_title, data, nmodes, baseline, mode_names[], nwork, workload_names[].
+# data: an index block per workload; columns: op geomean, lo, hi, e2e ratio, lo, hi, "mode"
+# (the baseline first, at 1, 1).
+set title fig_title
+set xlabel 'per-op: geometric mean of op-cell ratios to the baseline (95% CI)'
+set ylabel 'end to end: e2e cell ratio to the baseline (95% CI)'
+set grid lc rgb '#dddddd'
+set key tmargin center horizontal box
+set border 3
+set xtics nomirror
+set ytics nomirror
+set offsets graph 0.08, graph 0.12, graph 0.08, graph 0.08
+plot for [w=1:nwork] data index (w - 1) using 1:4:2:3:5:6 with xyerrorbars pt 7 ps 1.2 lc w title workload_names[w], \
+	for [w=1:nwork] data index (w - 1) using 1:4:7 with labels offset char 1.5, char 1 left notitle, \
+	x with lines dt 2 lc rgb '#444444' title 'per-op = end to end'

@@ -1,0 +1,126 @@
+# tests/cli/audit.sh: `harness audit` catches what it exists to catch, on tiny real runs with
+# the fault planted for real: a shared kernel cache (HARNESS_KERNEL_CACHE_DIR), an inactive
+# tuner (two vendor modes), a baseline that is not the strongest mode (synthetic data); and
+# passes what should pass on a clean run.
+. "$top_srcdir/tests/setup"
+PY=/usr/bin/python3
+$PY -c 'import h5py, json' 2>/dev/null || skip "h5py for /usr/bin/python3 is needed (Debian: python3-h5py)"
+
+# check_audit JSON ID STATUS [PYTHON-CONDITION on c (the check) and d (the audit)]
+check_audit() {
+	$PY - "$1" "$2" "$3" "${4:-True}" <<'PYEOF'
+import json, sys
+path, cid, want, cond = sys.argv[1:5]
+d = json.load(open(path))
+assert d["format"] == "harness-audit" and d["version"] == 1, "format"
+c = {k["id"]: k for k in d["checks"]}[cid]
+ok = c["status"] == want and eval(cond)
+if not ok:
+    print("  check %s: %s (wanted %s): %s" % (cid, c["status"], want, c["summary"]), file=sys.stderr)
+    for e in c["evidence"]:
+        print("    " + e, file=sys.stderr)
+sys.exit(0 if ok else 1)
+PYEOF
+}
+
+# 1. a clean tiny run: no leak, the tuner active, the backend as recorded
+cp "$DATA/audit/clean.toml" clean.toml
+expect_status 0 h run -q -o clean.h5 clean.toml || fail "the clean run"
+expect_status 1 h audit -f json clean.h5 && pass "clean run: exit 1 (2 repeats cannot reach alpha)"
+cp "$SCRATCH/out" clean.json
+check_audit clean.json cache-isolation PASS 'c["units"] == []' && pass "clean: cache isolation PASS" || fail "clean: cache isolation"
+check_audit clean.json identity PASS && pass "clean: identity probes PASS" || fail "clean: identity probes"
+check_audit clean.json failures PASS && pass "clean: failures PASS" || fail "clean: failures"
+check_audit clean.json backend WARN '"cpu" in c["summary"]' && pass "clean: auto resolved to cpu is WARN" || fail "clean: backend"
+check_audit clean.json repeats FAIL '"2/2^n" in " ".join(c["evidence"]) and "0.5" in c["summary"]' && pass "clean: 2 repeats cannot reach alpha: FAIL" || fail "clean: repeats"
+check_audit clean.json clocks WARN '"not recorded by this backend" in c["summary"]' && pass "clean: clocks not recorded: WARN" || fail "clean: clocks"
+check_audit clean.json aa-control WARN && pass "clean: no A/A control: WARN" || fail "clean: aa-control"
+$PY -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["result"] == "FAIL" and sum(d["counts"].values()) == len(d["checks"]) == 11, d["counts"]
+assert d["settings"]["baseline"] == "default" and d["run"]["blocks"] == 2
+' clean.json && pass "the JSON's result, counts and settings" || fail "audit JSON header"
+expect_status 1 h audit clean.h5 && expect_grep '^\| cache isolation \(cold units start cold\) \| PASS \|' "$SCRATCH/out" &&
+	expect_grep '^## enough repeats: FAIL' "$SCRATCH/out" && pass "markdown audit"
+
+# 2. a planted cache leak: every unit shares one kernel cache, so the second exhaustive
+# cold unit compiles nothing
+{ cat "$DATA/audit/clean.toml"; printf '\n[environment]\nset = { HARNESS_KERNEL_CACHE_DIR = "%s/shared" }\n' "$SCRATCH"; } > leak.toml
+expect_status 0 h run -q -o leak.h5 leak.toml || fail "the leaking run"
+expect_status 1 h audit -f json leak.h5 && cp "$SCRATCH/out" leak.json
+# the leak is real: the second exhaustive cold unit compiled nothing and hit the cache
+LEAK=$($PY -c '
+import h5py, sys
+u = h5py.File(sys.argv[1], "r")["units"][:]
+ex = [r for r in u if r["mode"] == b"exhaustive" and not r["warm"]]
+assert ex[0]["compiles"] > 0 and ex[1]["compiles"] == 0 and ex[1]["cache_hits"] > 0, ex
+print(int(ex[1]["id"]))
+' leak.h5) && pass "the planted leak is real: unit $LEAK compiled nothing" || fail "the shared cache did not leak"
+check_audit leak.json cache-isolation FAIL "c[\"units\"] == [$LEAK] and c[\"modes\"] == [\"exhaustive\"] and any(\"unit $LEAK \" in e and \"compiled 0\" in e for e in c[\"evidence\"])" &&
+	pass "planted cache leak: FAIL naming unit $LEAK" || fail "planted cache leak not caught"
+check_audit leak.json cache-isolation FAIL 'any("HARNESS_KERNEL_CACHE_DIR=" in e and "/shared" in e for e in c["evidence"])' &&
+	pass "the shared cache variable is named" || fail "shared cache variable"
+
+# 3. a planted inactive tuner: "autotune" is the vendor path under another name
+cp "$DATA/audit/inactive.toml" inactive.toml
+expect_status 0 h run -q -o inactive.h5 inactive.toml || fail "the inactive run"
+expect_status 1 h audit -f json inactive.h5 && cp "$SCRATCH/out" inactive.json
+check_audit inactive.json identity FAIL 'sorted(c["modes"]) == ["autotune", "default"]' &&
+	pass "inactive tuner: identity probe FAILs naming both modes" || fail "inactive tuner not caught"
+cp "$DATA/audit/aa.toml" aa.toml
+expect_status 0 h run -q -o aa.h5 aa.toml || fail "the A/A run"
+h audit -f json aa.h5 > aa.json 2>"$SCRATCH/err"
+check_audit aa.json identity PASS 'any("A/A" in e for e in c["evidence"])' &&
+	pass "declared A/A copy: identity probe PASS" || fail "A/A copy flagged"
+check_audit aa.json aa-control WARN '"says nothing" in " ".join(c["evidence"])' &&
+	pass "an A/A rate of 0 at n = 2 is called uninformative" || fail "aa-control at n = 2"
+
+# 4. the baseline is not the strongest mode: 'fast' is 0.80x of 'base'
+expect_status 0 h import --csv "$DATA/report/synthetic.csv" -o syn.h5
+expect_status 0 h audit --baseline base -f json syn.h5 && pass "synthetic data: no FAIL, exit 0"
+cp "$SCRATCH/out" syn.json
+check_audit syn.json strongest-baseline WARN 'c["modes"] == ["fast"] and "net/e2e" in c["cells"] and "fast" in c["summary"] and "(end to end)" in c["evidence"][0]' &&
+	pass "baseline 'base' beaten: WARN naming 'fast', e2e first" || fail "strongest-baseline"
+check_audit syn.json repeats PASS && pass "12 blocks: repeats PASS" || fail "repeats on 12 blocks"
+check_audit syn.json cache-isolation WARN '"imported" in c["summary"]' && pass "imported data: cache not recorded" || fail "imported cache"
+expect_status 0 h audit --baseline fast -f json syn.h5
+check_audit "$SCRATCH/out" strongest-baseline PASS && pass "baseline 'fast' is the strongest" || fail "strongest baseline PASS"
+
+# a recorded hypothesis file: listed with its SHA-256 and its status (hypothesis.h)
+cat > h.toml <<'EOF2'
+schema = 1
+description = "harness audit test"
+
+[[hypotheses]]
+id = "exhaustive-faster"
+claim = "exhaustive is faster than the vendor path"
+primary = true
+mode = "exhaustive"
+prediction = "faster"
+EOF2
+sed 's/^unit_timeout = 120$/unit_timeout = 120\nhypotheses = ["h.toml"]/' "$DATA/audit/clean.toml" > hyp.toml
+expect_status 0 h run -q -o hyp.h5 hyp.toml || fail "the run with a hypothesis file"
+SHA=$($PY -c 'import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], "rb").read()).hexdigest())' h.toml)
+h audit -f json hyp.h5 > hyp.json 2>"$SCRATCH/err"
+check_audit hyp.json hypotheses WARN "any(\"$SHA\" in e for e in c[\"evidence\"]) and not any(\"PRE-REGISTERED\" in e for e in c[\"evidence\"])" &&
+	pass "hypothesis file listed with its SHA-256, not pre-registered: WARN" || fail "hypotheses"
+echo "# edited after the run" >> h.toml
+h audit -f json hyp.h5 > hyp.json 2>"$SCRATCH/err"
+check_audit hyp.json hypotheses WARN 'any("MODIFIED" in e for e in c["evidence"])' &&
+	pass "hypothesis file edited after the run: MODIFIED" || fail "hypotheses modified"
+
+# failed units, unevenly spread
+cp "$DATA/run/faults.toml" f.toml
+h run -q -o f.h5 f.toml >/dev/null 2>&1
+expect_status 1 h audit -f json f.h5 && cp "$SCRATCH/out" f.json
+check_audit f.json failures FAIL '"crash" in c["modes"] and "chi-square" in " ".join(c["evidence"])' &&
+	pass "failed units: FAIL (modes with no ok unit)" || fail "failures"
+
+# bad input
+expect_status 2 h audit missing.h5 && expect_grep "missing.h5" "$SCRATCH/err" && pass "missing file: exit 2"
+expect_status 2 h audit --baseline nosuch syn.h5 && expect_grep "no mode 'nosuch'" "$SCRATCH/err" && pass "unknown baseline: exit 2"
+expect_status 2 h audit -f csv syn.h5 && expect_grep "format must be md or json" "$SCRATCH/err" && pass "bad format: exit 2"
+expect_status 2 h audit --alpha 0.9 syn.h5 && expect_grep "alpha" "$SCRATCH/err"
+expect_status 2 h audit && expect_grep "usage: harness audit" "$SCRATCH/err"
+finish

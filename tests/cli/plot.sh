@@ -1,0 +1,159 @@
+# tests/cli/plot.sh: `harness plot` (png, svg, pdf) and `harness report --format html` on the
+# synthetic data with known effects (tests/data/report/synthetic.csv): every documented
+# figure is written and valid (docs/plots.md), the results file is left as it was, the HTML
+# report is self-contained and, rendered by headless Chromium, holds every figure and the
+# verdict table; and the error paths.
+. "$top_srcdir/tests/setup"
+PY=/usr/bin/python3
+command -v gnuplot >/dev/null 2>&1 || skip "gnuplot is needed (Debian: gnuplot-nox)"
+$PY -c 'import xml.etree.ElementTree' 2>/dev/null || skip "/usr/bin/python3 is needed"
+export HARNESS_PLOT_DIR="$top_srcdir/plots"
+SYN="$DATA/report/synthetic.csv"
+expect_status 0 h import --csv "$SYN" -o syn.h5 && pass "import the synthetic raw timings"
+sum_before=$(sha256sum syn.h5)
+
+# the figures every run of this data must give (docs/plots.md: file names)
+FIGS="forest cell-net_sgemm_m_64 cell-net_conv2d_c_8 cell-net_e2e pareto-net_sgemm_m_64
+pareto-net_conv2d_c_8 pareto-net_e2e drift op-e2e cdf-net_e2e"
+
+# check_figs DIR EXT: every expected figure is in DIR, listed on stdout, valid for its format
+check_figs() {
+	dir=$1 ext=$2
+	for f in $FIGS; do
+		[ -s "$dir/$f.$ext" ] || { fail "$ext: $dir/$f.$ext missing or empty"; continue; }
+		grep -qx "$dir/$f.$ext" "$SCRATCH/out" || fail "$ext: '$dir/$f.$ext' not listed on stdout"
+	done
+	n=$(ls "$dir" | wc -l)
+	[ "$n" -eq 10 ] || fail "$ext: $n files in $dir, wanted 10"
+	$PY - "$dir" "$ext" <<'PYEOF' || fail "$ext: a figure is not a valid $ext file"
+import os, struct, sys
+import xml.etree.ElementTree as ET
+d, ext = sys.argv[1], sys.argv[2]
+for name in sorted(os.listdir(d)):
+    p = os.path.join(d, name)
+    b = open(p, "rb").read()
+    if ext == "png":
+        assert b[:8] == b"\x89PNG\r\n\x1a\n", (name, "not a PNG")
+        assert b[12:16] == b"IHDR", (name, "no IHDR")
+        w, h = struct.unpack(">II", b[16:24])
+        assert (w, h) == (1200, 800), (name, w, h)
+    elif ext == "svg":
+        root = ET.fromstring(b)
+        assert root.tag == "{http://www.w3.org/2000/svg}svg", (name, root.tag)
+        assert root.get("width") == "1200" and root.get("height") == "800", (name, root.attrib)
+        assert len(list(root.iter("{http://www.w3.org/2000/svg}path"))) > 5, (name, "no drawing")
+    else:
+        assert b[:5] == b"%PDF-" and b"%%EOF" in b[-1024:], (name, "not a PDF")
+PYEOF
+}
+
+expect_status 0 h plot --baseline base -o png syn.h5 && pass "plot png"
+check_figs png png
+expect_grep "not drawn: trace" "$SCRATCH/err"
+expect_status 0 h plot --baseline base --format svg -o svg syn.h5 && pass "plot svg"
+check_figs svg svg
+expect_status 0 h plot --baseline base -f pdf -o pdf syn.h5 && pass "plot pdf"
+check_figs pdf pdf
+# default folder: the results file's name without .h5, plus -plots
+expect_status 0 h plot --baseline base syn.h5 && [ -s syn-plots/forest.png ] &&
+	pass "default folder syn-plots/" || fail "no syn-plots/forest.png"
+# --cell picks the distribution figure's cell
+expect_status 0 h plot --baseline base --cell 'net/sgemm:m=64' -o cellopt syn.h5 &&
+	[ -s cellopt/cdf-net_sgemm_m_64.png ] && [ ! -e cellopt/cdf-net_e2e.png ] &&
+	pass "--cell chooses the CDF's cell" || fail "--cell did not choose the CDF's cell"
+[ "$(sha256sum syn.h5)" = "$sum_before" ] && pass "the results file is unchanged" ||
+	fail "plotting modified the results file"
+# the forest plot shows the baseline's name and every verdict present in the data
+grep -q "Ratio to the baseline 'base'" svg/forest.svg && grep -q "INCONCLUSIVE" svg/forest.svg &&
+	pass "forest: title and verdict legend" || fail "forest.svg lacks its title or legend"
+
+# errors: nothing drawn, a message naming the problem
+expect_status 2 h plot missing.h5 && expect_grep "missing.h5" "$SCRATCH/err" && pass "missing file"
+expect_status 2 h plot --format gif syn.h5 && expect_grep "format must be png, svg or pdf, not 'gif'" "$SCRATCH/err" &&
+	pass "bad --format"
+expect_status 2 h plot --cell nosuch syn.h5 &&
+	expect_grep "no cell 'nosuch' \(cells: 'net/sgemm:m=64', 'net/conv2d:c=8', 'net/e2e'\)" "$SCRATCH/err" &&
+	pass "unknown --cell lists the cells"
+expect_status 2 h plot --baseline nosuch syn.h5 && expect_grep "nosuch" "$SCRATCH/err" && pass "unknown --baseline"
+expect_status 1 env HARNESS_GNUPLOT=/nonexistent/gnuplot $HARNESS_CMD plot -o nognuplot syn.h5 &&
+	expect_grep "gnuplot not found.*Debian package gnuplot-nox" "$SCRATCH/err" && pass "gnuplot missing"
+expect_status 1 env HARNESS_PLOT_DIR=/nonexistent $HARNESS_CMD plot -o notemplates syn.h5 &&
+	expect_grep "cannot read the plot template '/nonexistent/forest.gp'" "$SCRATCH/err" && pass "templates missing"
+expect_status 2 h plot && expect_grep "usage: harness plot" "$SCRATCH/err"
+
+# the HTML report: one self-contained file
+expect_status 0 h report --baseline base --format html syn.h5 && pass "report --format html"
+cp "$SCRATCH/out" r.html
+$PY - r.html <<'PYEOF' && pass "the HTML holds 10 figures as inline SVG, the verdict table, nothing external" || fail "html report content"
+import re, sys
+from html.parser import HTMLParser
+s = open(sys.argv[1], encoding="utf-8").read()
+assert s.startswith("<!DOCTYPE html>"), "no doctype"
+# nothing external: no link, no src, no url() but to the document's own ids
+assert not re.search(r"<link\b|<script\b|\bsrc\s*=|@import|url\((?!#)", s, re.I), "external reference"
+assert not re.search(r"https?://(?!www\.w3\.org/)", s), "a URL other than the SVG namespaces"
+class P(HTMLParser):
+    def __init__(self):
+        super().__init__(); self.ids = []; self.figs = []; self.svg_in_fig = 0; self.stack = []
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a: self.ids.append(a["id"])
+        if tag == "figure": self.figs.append(a.get("id")); self.stack.append(1)
+        if tag == "svg" and self.stack: self.svg_in_fig += 1
+    def handle_endtag(self, tag):
+        if tag == "figure": self.stack.pop()
+p = P(); p.feed(s)
+dups = {i for i in p.ids if p.ids.count(i) > 1}
+assert not dups, ("duplicate ids", sorted(dups)[:5])
+want = {"fig-forest", "fig-drift", "fig-op-e2e", "fig-cdf-net_e2e"} | {"fig-%s-%s" % (k, c) for k in ("cell", "pareto") for c in ("net_sgemm_m_64", "net_conv2d_c_8", "net_e2e")}
+assert set(p.figs) == want, set(p.figs) ^ want
+assert p.svg_in_fig == 10, p.svg_in_fig
+assert "verdict-table" in p.ids and "warnings" in p.ids
+assert s.count('<tr class="verdict-') == 9 and s.count('<tr class="verdict-FASTER"') == 3, "verdict rows"
+PYEOF
+
+# rendered by a browser, offline: every figure and the verdict table are in the DOM
+CHROMIUM=/usr/bin/chromium
+if [ ! -x "$CHROMIUM" ]; then
+	if [ "${CI:-}" = true ]; then
+		fail "$CHROMIUM is missing (scripts/setup-debian.sh installs chromium)"
+	else
+		echo "SKIP (part): $TESTNAME: $CHROMIUM is not installed: the HTML is not rendered"
+	fi
+else
+	prof=$(mktemp -d "$SCRATCH/chromium.XXXXXX")
+	if timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$prof" --dump-dom "file://$SCRATCH/r.html" >dom.html 2>chromium.err; then
+		$PY - dom.html <<'PYEOF' && pass "Chromium renders every figure and the verdict table" || fail "rendered DOM"
+import sys
+from html.parser import HTMLParser
+class P(HTMLParser):
+    def __init__(self):
+        super().__init__(); self.figs = {}; self.cur = None; self.rows = 0; self.in_table = False
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "figure": self.cur = a.get("id"); self.figs[self.cur] = 0
+        if tag == "svg" and self.cur: self.figs[self.cur] += 1
+        if tag == "table" and a.get("id") == "verdict-table": self.in_table = True
+        if tag == "tr" and self.in_table and (a.get("class") or "").startswith("verdict-"): self.rows += 1
+    def handle_endtag(self, tag):
+        if tag == "figure": self.cur = None
+        if tag == "table": self.in_table = False
+p = P(); p.feed(open(sys.argv[1], encoding="utf-8").read())
+assert len(p.figs) == 10 and all(n == 1 for n in p.figs.values()), p.figs
+assert p.rows == 9, p.rows
+PYEOF
+	else
+		fail "chromium could not render r.html"; tail -5 chromium.err >&2
+	fi
+fi
+
+# without gnuplot the HTML report still comes, without figures, saying why
+expect_status 0 env HARNESS_GNUPLOT=/nonexistent/gnuplot $HARNESS_CMD report --baseline base -f html syn.h5 &&
+	expect_grep "gnuplot-nox" "$SCRATCH/err" && expect_grep 'class="note"' "$SCRATCH/out" &&
+	! grep -q "<svg" "$SCRATCH/out" && pass "html without gnuplot: tables and a note" ||
+	fail "html without gnuplot"
+# compare has no HTML form
+expect_status 2 h compare -f html syn.h5 syn.h5 && expect_grep "format must be md, json or csv" "$SCRATCH/err"
+finish

@@ -1,0 +1,130 @@
+# tests/cli/verify.sh: `harness verify` on synthetic data with known effects
+# (tests/data/report/synthetic.csv: base, fast 0.80x, same 1.00x, noisy), the statuses
+# POST-HOC / PRE-REGISTERED / MODIFIED / UNCOMMITTED in a git repository made here, the
+# exit codes (0, 3 for a falsified pre-registered primary, 2 for bad input) and
+# `harness run --require-preregistered`.
+. "$top_srcdir/tests/setup"
+command -v git >/dev/null 2>&1 || skip "git is needed"
+export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_DATE=2026-01-02T03:04:05Z GIT_COMMITTER_DATE=2026-01-02T03:04:05Z
+HYP="$DATA/hypotheses/synthetic.toml"
+
+# a repository with the hypothesis file committed
+mkdir repo && (cd repo && git init -q . && git config user.name test && git config user.email test@example.com) || fail "git init"
+cp "$HYP" repo/h.toml && (cd repo && git add h.toml && git commit -q -m "hypotheses") || fail "git commit"
+
+expect_status 0 h import --csv "$DATA/report/synthetic.csv" -o syn.h5 && pass "import the synthetic data"
+
+# ---- POST-HOC: a file given only at verify time ----------------------------------------
+expect_status 0 h verify --baseline base --hypotheses repo/h.toml syn.h5 && pass "verify a post-hoc file (exit 0)"
+cp "$SCRATCH/out" md.txt
+expect_grep '^\| repo/h.toml \| POST-HOC \| ' md.txt
+expect_grep '^\| fast-is-faster \| yes \| POST-HOC \| \*\*CORROBORATED\*\* \(exploratory\) \| base \| 10\.00% \| ' md.txt
+expect_grep '^\| fast-is-same \| yes \| POST-HOC \| \*\*FALSIFIED\*\* \(exploratory\) \| .*fast/net/e2e: ratio 0\.80[0-9]* \[' md.txt
+expect_grep '^\| same-is-same \| no \| POST-HOC \| \*\*CORROBORATED\*\* \(exploratory\)' md.txt
+expect_grep '^\| no-mode-beats-base \| yes \| POST-HOC \| \*\*FALSIFIED\*\*' md.txt
+expect_grep '^\| rankings-agree \| no \| POST-HOC \| \*\*CORROBORATED\*\*.*tau\(net\): tau 1\.000' md.txt
+expect_grep '^\| noisy-faster \| no \| POST-HOC \| \*\*INCONCLUSIVE\*\* \(exploratory\) .* [0-9]+ blocks \|$' md.txt
+expect_grep '^Holm family: 4 p-value' md.txt
+
+expect_status 0 h verify --baseline base --hypotheses repo/h.toml -f json syn.h5 && pass "verify --format json"
+if /usr/bin/python3 -c 'import json' 2>/dev/null; then
+	/usr/bin/python3 - "$SCRATCH/out" <<'PYEOF' || fail "verify json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["format"] == "harness-verify" and d["version"] == 1
+assert [f["status"] for f in d["files"]] == ["POST-HOC"]
+v = {h["id"]: h for h in d["hypotheses"]}
+want = {"fast-is-faster": "CORROBORATED", "fast-is-same": "FALSIFIED", "same-is-same": "CORROBORATED",
+        "no-mode-beats-base": "FALSIFIED", "rankings-agree": "CORROBORATED", "noisy-faster": "INCONCLUSIVE"}
+for k, w in want.items():
+    assert v[k]["verdict"] == w, (k, v[k]["verdict"], w)
+    assert v[k]["exploratory"] is True
+# Holm within the primaries: adjusted p >= raw p, and only for primaries that read p
+for t in v["fast-is-faster"]["targets"]:
+    assert t["holm"] and t["p"] >= t["p_raw"] and t["ci"][1] < 0.9 and t["verdict"] == "FASTER"
+assert not any(t["holm"] for t in v["same-is-same"]["targets"])
+assert v["fast-is-faster"]["criteria"][0] == {"id": "faster_by_min", "statistic": "ci_hi", "op": "<", "value": 0.9}
+g = v["no-mode-beats-base"]["targets"]
+assert [t["result"] for t in g] == ["FALSIFIED", "CORROBORATED"] and 0.78 < g[0]["ratio"] < 0.82
+assert v["noisy-faster"]["repeats_to_decide"] > 12
+assert d["holm_family"] == 4 and d["preregistered_primary_falsified"] is False
+PYEOF
+	pass "json: verdicts, Holm, criteria, targets"
+fi
+
+# ---- bad input: exit 2 --------------------------------------------------------------------
+expect_status 2 h verify syn.h5 && expect_grep "records no hypothesis file; attach one with --hypotheses" "$SCRATCH/err"
+expect_status 2 h verify --hypotheses repo/h.toml missing.h5 && expect_grep "missing.h5" "$SCRATCH/err"
+expect_status 2 h verify --hypotheses nosuch.toml syn.h5 && expect_grep "nosuch.toml" "$SCRATCH/err"
+expect_status 2 h verify -f csv --hypotheses repo/h.toml syn.h5 && expect_grep "format must be md or json" "$SCRATCH/err"
+expect_status 2 h verify --baseline nosuch --hypotheses repo/h.toml syn.h5 && expect_grep "no mode 'nosuch' \(modes: " "$SCRATCH/err"
+printf 'schema = 1\n[[hypotheses]]\nid = "x"\nclaim = "c"\nmode = "fast"\nprediction = "faster"\nmin_efect = 0.1\n' > typo.toml
+expect_status 2 h verify --hypotheses typo.toml syn.h5 &&
+	expect_grep "^harness: 'typo.toml':7:1: unknown key 'min_efect' in \[\[hypotheses\]\] \(did you mean 'min_effect'\?\)$" "$SCRATCH/err" &&
+	pass "a bad hypothesis file: file:line:col"
+printf 'schema = 1\n[[hypotheses]]\nid = "x"\nclaim = "c"\nmode = "quick"\nprediction = "faster"\n' > unknown.toml
+expect_status 2 h verify --baseline base --hypotheses unknown.toml syn.h5 &&
+	expect_grep "^harness: 'unknown.toml':5:8: hypothesis 'x': no mode 'quick' in 'syn.h5' \(modes: 'same', 'noisy', 'fast', 'base'\)$" "$SCRATCH/err" &&
+	pass "an unknown mode lists the valid ones"
+printf 'schema = 1\n[[hypotheses]]\nid = "x"\nclaim = "c"\nmode = "fast"\ncells = ["net/gemm"]\nprediction = "faster"\n' > cell.toml
+expect_status 2 h verify --baseline base --hypotheses cell.toml syn.h5 &&
+	expect_grep "'cell.toml':6:9: hypothesis 'x': no cell 'net/gemm' in 'syn.h5' \(cells: 'net/sgemm:m=64', 'net/conv2d:c=8', 'net/e2e'\)" "$SCRATCH/err" &&
+	pass "an unknown cell lists the valid ones"
+
+# ---- a run: PRE-REGISTERED, exit 3, MODIFIED, UNCOMMITTED, --require-preregistered -----
+# (needs `harness run` to call hyp_capture_git and hyp_evaluate_run)
+sed 's/^unit_timeout = 120$/unit_timeout = 120\nhypotheses = ["run-h.toml"]/' "$DATA/run/tiny.toml" > repo/exp.toml
+cat > repo/run-h.toml <<'TOML'
+# decided by counts alone, so the verdicts do not depend on the machine's timings
+schema = 1
+[[hypotheses]]
+id = "measured"
+claim = "every mode was compared with the baseline on every cell"
+mode = "*"
+criteria = [ { id = "paired", statistic = "n", op = ">=", value = 1 },
+             { id = "unpaired", statistic = "n", op = "<", value = 1 } ]
+corroborate = "paired"
+falsify = "unpaired"
+
+[[hypotheses]]
+id = "doomed"
+claim = "a primary hypothesis that any completed run falsifies"
+primary = true
+mode = "heuristic"
+criteria = [ { id = "paired", statistic = "n", op = ">=", value = 1 },
+             { id = "never", statistic = "n", op = "<", value = 0 } ]
+corroborate = "never"
+falsify = "paired"
+TOML
+(cd repo && git add exp.toml run-h.toml && git commit -q -m "experiment") || fail "git commit"
+expect_status 0 h run -q -o pre.h5 repo/exp.toml && pass "a run with a committed hypothesis file"
+expect_grep '^\| doomed \| yes \| PRE-REGISTERED \| \*\*FALSIFIED\*\* \|' "$SCRATCH/out" && pass "the run prints the verdicts at its end"
+expect_status 3 h verify pre.h5 && pass "a falsified pre-registered primary: exit 3"
+expect_grep '^\| repo/run-h.toml \| PRE-REGISTERED \| [0-9a-f]{12} \| committed and clean at run start \(commit [0-9a-f]{12}, 2026-01-02T03:04:05' "$SCRATCH/out"
+expect_grep '^\| measured \| no \| PRE-REGISTERED \| \*\*CORROBORATED\*\* \| default \|' "$SCRATCH/out"
+expect_grep '^\| doomed \| yes \| PRE-REGISTERED \| \*\*FALSIFIED\*\* \| default \|' "$SCRATCH/out"
+expect_grep 'A pre-registered primary hypothesis was FALSIFIED' "$SCRATCH/out"
+# the same bytes given again are the recorded file, not a post-hoc one
+expect_status 3 h verify --hypotheses repo/run-h.toml pre.h5 && expect_grep '^\| repo/run-h.toml \| PRE-REGISTERED' "$SCRATCH/out" &&
+	pass "--hypotheses with the recorded bytes adds nothing"
+
+# edited after the run: MODIFIED, exploratory, and the recorded bytes are evaluated
+echo "# edited after the run" >> repo/run-h.toml
+expect_status 0 h verify pre.h5 && pass "modified after the run: exit 0"
+expect_grep '^\| repo/run-h.toml \| MODIFIED \| .*differs from the bytes recorded at run start' "$SCRATCH/out"
+expect_grep '^\| doomed \| yes \| MODIFIED \| \*\*FALSIFIED\*\* \(exploratory\)' "$SCRATCH/out"
+(cd repo && git checkout -q -- run-h.toml) || fail "git checkout"
+
+# uncommitted at run start: UNCOMMITTED, exploratory; --require-preregistered refuses
+echo "# an uncommitted change" >> repo/run-h.toml
+expect_status 0 h run -q -o unc.h5 repo/exp.toml && pass "a run with an uncommitted hypothesis file"
+expect_status 0 h verify unc.h5
+expect_grep '^\| repo/run-h.toml \| UNCOMMITTED \| [0-9a-f]{12} \| it had uncommitted changes at run start' "$SCRATCH/out"
+expect_grep '^\| doomed \| yes \| UNCOMMITTED \| \*\*FALSIFIED\*\* \(exploratory\)' "$SCRATCH/out" && pass "UNCOMMITTED: exploratory, exit 0"
+expect_status 2 h run -q --require-preregistered -o refused.h5 repo/exp.toml &&
+	expect_grep "hypothesis file 'repo/run-h.toml' is not pre-registered: it had uncommitted changes at run start" "$SCRATCH/err" &&
+	pass "--require-preregistered refuses a dirty hypothesis file"
+[ ! -e refused.h5 ] || fail "a refused run wrote refused.h5"
+(cd repo && git checkout -q -- run-h.toml) || fail "git checkout"
+expect_status 0 h run -q --require-preregistered -o clean.h5 repo/exp.toml && pass "--require-preregistered accepts committed files"
+finish
