@@ -119,39 +119,11 @@ char *plot_cell_list(const struct analysis *a)
 
 /* ---- where things are ----------------------------------------------------------------- */
 
-/* 1 when path is dir or lies under it. */
-static int under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-	return !strncmp(path, dir, n) && (path[n] == '/' || path[n] == '\0');
-}
-
-/* 1 when the running executable was built in the build tree (the same rule as
- * kernels/backend.c's backend_kernel_dir()). */
-static int running_from_build_tree(void)
-{
-	char exe[PATH_MAX], real[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return 0;
-	exe[n] = '\0';
-	if (under(exe, HARNESS_ABS_BUILDDIR))
-		return 1;
-	return realpath(HARNESS_ABS_BUILDDIR, real) && under(exe, real);
-}
-
 const char *plot_template_dir(void)
 {
-	static const char *dir;
-	if (!dir) {
-		const char *env = getenv("HARNESS_PLOT_DIR");
-		if (env && *env)
-			dir = xstrdup(env);
-		else if (running_from_build_tree())
-			dir = HARNESS_ABS_SRCDIR "/plots";
-		else
-			dir = PKGDATADIR "/plots";
-	}
+	static char *dir;
+	if (!dir)
+		dir = util_data_dir("HARNESS_PLOT_DIR", "plots");
 	return dir;
 }
 

@@ -439,3 +439,34 @@ size_t util_edit_distance(const char *a, const char *b)
 	free(row);
 	return d;
 }
+
+/* 1 when path is dir or inside it. */
+static int path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return !strncmp(path, dir, n) && (path[n] == '/' || path[n] == '\0');
+}
+
+/* 1 when the running executable was built in the build tree, compared both as configured
+ * and with symlinks resolved. */
+static int running_from_build_tree(void)
+{
+	char exe[PATH_MAX], real[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return 0;
+	exe[n] = '\0';
+	if (path_under(exe, HARNESS_ABS_BUILDDIR))
+		return 1;
+	return realpath(HARNESS_ABS_BUILDDIR, real) && path_under(exe, real);
+}
+
+char *util_data_dir(const char *envvar, const char *sub)
+{
+	const char *env = getenv(envvar);
+	if (env && *env)
+		return xstrdup(env);
+	if (running_from_build_tree())
+		return xasprintf("%s/%s", HARNESS_ABS_SRCDIR, sub);
+	return xasprintf("%s/%s", PKGDATADIR, sub);
+}

@@ -73,6 +73,11 @@ int64_t util_now_ns(void);
 void util_utc_now(char out[32]);
 void util_utc_stamp(char out[32]);
 
+/* Where installed data lives (kernel templates, plot templates): $envvar when set, else the
+ * source tree's <sub> when the running program was built in the build tree (the harness
+ * binary or a unit test), else $(pkgdatadir)/<sub>.  A new heap string. */
+char *util_data_dir(const char *envvar, const char *sub);
+
 /* Levenshtein distance, for did-you-mean suggestions. */
 size_t util_edit_distance(const char *a, const char *b);
 

@@ -173,7 +173,7 @@ static int tune_cell(struct wk *w, size_t i)
 			ret = 0;
 			goto done;
 		}
-		/* Recorded as such; `audit` (a later issue) reports every fallback. */
+		/* Recorded as such (choice reason "fallback-vendor"). */
 		memset(&best, 0, sizeof(best));
 		best.vendor = 1;
 		reason = "fallback-vendor";
