@@ -24,7 +24,8 @@ static int help_exec(const struct cmd_args *a)
 			printf("  %-8s %s\n", e->name, e->summary);
 	}
 	printf("\noptions:\n  --version  print the version and exit\n  --help     this text\n\n"
-	       "exit status: 0 ok, 1 the run failed, 2 usage or input error, 130 interrupted\n"
+	       "exit status: 0 ok, 1 the run failed (audit: a check failed), 2 usage or input\n"
+	       "error, 3 a pre-registered primary hypothesis was falsified (verify), 130 interrupted\n"
 	       "'harness help COMMAND' shows a command's options; see also harness(1).\n");
 	return EXIT_OK;
 }

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,6 +49,10 @@ static const struct {
 	{ "cdf", "The distribution of the raw samples inside each unit of one cell, one line per "
 		 "unit, coloured by mode. Lines of one mode that disagree mean units differ more "
 		 "than samples inside a unit do." },
+	{ "trace", "Tuning trace of one op cell: the best candidate a tuner had found so far against "
+		   "the tuning time it had spent (compile + benchmark), for each mode's first cold "
+		   "unit that benchmarked candidates. A tuner that reaches its final choice early "
+		   "spent the rest of its budget for nothing." },
 };
 
 static const char *how_of(const char *kind)
@@ -684,6 +689,91 @@ done:
 
 /* Per cell, a file-name-safe slug of its name ([A-Za-z0-9._-], others '_'); a slug that an
  * earlier cell already has gets "-<row>" appended, so ids are unique and stable. */
+/* Tuning trace of op cell c: per mode, its first cold ok unit that benchmarked candidates
+ * of the cell; points are (tuning time so far, best median so far) in trial order.  Index
+ * block per series.  Returns 0 (also when there is nothing to draw: then skipped), -1. */
+static int fig_trace(struct gp *g, size_t c)
+{
+	const struct analysis *a = g->r->a;
+	struct rec *rec = NULL;
+	struct rec_unit *units = NULL;
+	struct rec_trial *trials = NULL;
+	int64_t *trial_unit = NULL;
+	size_t nunits = 0, ntrials = 0, nseries = 0;
+	char *path = NULL;
+	FILE *f = NULL;
+	int ret = -1;
+	char **names = xcalloc(a->nmodes + 1, sizeof(*names));
+	if (rec_open(a->path, 0, &rec) || rec_read_units(rec, &units, &nunits) ||
+	    rec_read_trials(rec, &trial_unit, &trials, &ntrials))
+		goto done;
+	for (size_t m = 0; m < a->nmodes; m++) {
+		/* the mode's first cold ok unit with benchmarked trials of the cell */
+		size_t pick = nunits;
+		for (size_t u = 0; u < nunits && pick == nunits; u++) {
+			if (units[u].warm || strcmp(units[u].status, REC_STATUS_OK) ||
+			    strcmp(units[u].mode, a->modes[m]))
+				continue;
+			for (size_t t = 0; t < ntrials; t++)
+				if ((size_t)trial_unit[t] == u && (size_t)trials[t].cell == c &&
+				    trials[t].nsamples > 0) {
+					pick = u;
+					break;
+				}
+		}
+		if (pick == nunits)
+			continue;
+		if (!f && !(f = data_open(g, &path)))
+			goto done;
+		if (nseries)
+			fputs("\n\n", f);
+		double spent = 0, best = NAN;
+		for (size_t t = 0; t < ntrials; t++) {
+			if ((size_t)trial_unit[t] != pick || (size_t)trials[t].cell != c)
+				continue;
+			spent += (double)(trials[t].compile_ns + trials[t].bench_ns) / 1e9;
+			if (!strcmp(trials[t].status, "ok") && trials[t].nsamples > 0 &&
+			    (isnan(best) || trials[t].median_ns < best))
+				best = trials[t].median_ns;
+			if (!isnan(best))
+				fprintf(f, "%.9g %.9g\n", spent, best / 1e3);
+		}
+		names[nseries++] = xasprintf("%s (unit %" PRId64 ")", a->modes[m], units[pick].id);
+	}
+	if (!nseries) {
+		skip(g, "trace: no mode benchmarked candidates of '%s'", a->cells[c].name);
+		ret = 0;
+		goto done;
+	}
+	if (data_close(f, path)) {
+		f = NULL;
+		goto done;
+	}
+	f = NULL;
+	char *title = xasprintf("Tuning trace of %s", a->cells[c].name);
+	figure_begin(g, "trace", g->slug[c], title, path, PLOT_H);
+	free(title);
+	sbuf_addf(&g->script, "nseries = %zu\narray series_names[%zu] = [", nseries, nseries);
+	for (size_t i = 0; i < nseries; i++) {
+		if (i)
+			sbuf_adds(&g->script, ", ");
+		gp_str(&g->script, names[i]);
+	}
+	sbuf_adds(&g->script, "]\n");
+	ret = figure_end(g, "trace");
+done:
+	if (f)
+		fclose(f);
+	for (size_t i = 0; i < nseries; i++)
+		free(names[i]);
+	free(names);
+	free(path);
+	rec_trials_free(trial_unit, trials, ntrials);
+	rec_units_free(units, nunits);
+	rec_close(rec);
+	return ret;
+}
+
 static char **make_slugs(const struct analysis *a)
 {
 	char **slug = xcalloc(a->ncells ? a->ncells : 1, sizeof(*slug));
@@ -824,7 +914,15 @@ int plot_draw(const struct report *r, const struct plot_opts *o, const char *dir
 			goto done;
 	if (fig_drift(&g) || fig_op_e2e(&g) || (a->ncells && fig_cdf(&g, (size_t)cdf_cell)))
 		goto done;
-	skip(&g, "trace: the tuning trace needs a reader of /trials in recorder.h (not yet)");
+	/* the tuning trace of the chosen cell when it is an op cell, else of the first op cell */
+	long trace_cell = -1;
+	if (a->ncells && !strcmp(a->cells[cdf_cell].kind, "op"))
+		trace_cell = cdf_cell;
+	for (size_t c = 0; c < a->ncells && trace_cell < 0; c++)
+		if (!strcmp(a->cells[c].kind, "op"))
+			trace_cell = (long)c;
+	if (trace_cell >= 0 && fig_trace(&g, (size_t)trace_cell))
+		goto done;
 	ret = run_gnuplot(&g, gnuplot);
 done:
 	if (g.tmp && util_rm_rf(g.tmp))

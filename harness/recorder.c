@@ -1613,6 +1613,36 @@ int rec_read_choices(struct rec *r, int64_t **unit, struct rec_choice **choices,
 	return 0;
 }
 
+int rec_read_trials(struct rec *r, int64_t **unit, struct rec_trial **trials, size_t *n)
+{
+	void *rows;
+	*unit = NULL;
+	*trials = NULL;
+	if (read_all(r, &t_trials, &rows, n) < 0)
+		return -1;
+	struct trial_row *tr = rows;
+	*unit = xcalloc(*n ? *n : 1, sizeof(**unit));
+	*trials = xcalloc(*n ? *n : 1, sizeof(**trials));
+	for (size_t i = 0; i < *n; i++) {
+		(*unit)[i] = tr[i].unit;
+		(*trials)[i] = tr[i].t;
+	}
+	free(rows);
+	return 0;
+}
+
+void rec_trials_free(int64_t *unit, struct rec_trial *trials, size_t n)
+{
+	free(unit);
+	if (!trials)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		free(trials[i].config);
+		free(trials[i].status);
+	}
+	free(trials);
+}
+
 void rec_choices_free(int64_t *unit, struct rec_choice *choices, size_t n)
 {
 	free(unit);

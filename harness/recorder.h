@@ -172,6 +172,10 @@ void rec_cells_free(struct rec_cell *cells, size_t n);
  * returns -1 on failure (both NULL). */
 int rec_read_choices(struct rec *r, int64_t **unit, struct rec_choice **choices, size_t *n);
 void rec_choices_free(int64_t *unit, struct rec_choice *choices, size_t n);
+/* Every /trials row in written order: unit[i] is the trial's row of /units, trials[i].cell a
+ * row of /cells.  Free with rec_trials_free.  Reports and returns -1 on failure. */
+int rec_read_trials(struct rec *r, int64_t **unit, struct rec_trial **trials, size_t *n);
+void rec_trials_free(int64_t *unit, struct rec_trial *trials, size_t n);
 /* Number of sample rows in the file. */
 int rec_count_samples(struct rec *r, int64_t *n);
 /* The samples of the unit in row unit_row of /units (rows are in written order, as

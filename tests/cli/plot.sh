@@ -154,6 +154,13 @@ expect_status 0 env HARNESS_GNUPLOT=/nonexistent/gnuplot $HARNESS_CMD report --b
 	expect_grep "gnuplot-nox" "$SCRATCH/err" && expect_grep 'class="note"' "$SCRATCH/out" &&
 	! grep -q "<svg" "$SCRATCH/out" && pass "html without gnuplot: tables and a note" ||
 	fail "html without gnuplot"
+# a real run whose exhaustive tuner benchmarked candidates: the tuning trace is drawn
+h run -q -o tiny.h5 "$DATA/run/tiny.toml" >/dev/null 2>&1
+expect_status 0 h plot -o tinyplots --format svg tiny.h5 && pass "plot a real run"
+set -- tinyplots/trace-*.svg
+[ -s "$1" ] && $PY -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$1" &&
+	grep -q "exhaustive" "$1" && pass "the tuning trace is drawn for the exhaustive tuner" ||
+	fail "no tuning trace in tinyplots/"
 # compare has no HTML form
 expect_status 2 h compare -f html syn.h5 syn.h5 && expect_grep "format must be md, json or csv" "$SCRATCH/err"
 finish
