@@ -373,7 +373,9 @@ static int run_unit(struct run *r, const struct rec_plan *p)
 
 	char *out_log = xasprintf("%s/logs/u%04" PRId64 ".out", r->dir, p->id);
 	char *err_log = xasprintf("%s/logs/u%04" PRId64 ".err", r->dir, p->id);
-	const char *argv[] = { r->self, "__worker", "--experiment", r->exp_copy, "--mode", p->mode,
+	/* /proc/self/exe, not the path: every unit runs the very binary that started the run,
+	 * even if it is rebuilt or replaced meanwhile (the path is in the run metadata). */
+	const char *argv[] = { "/proc/self/exe", "__worker", "--experiment", r->exp_copy, "--mode", p->mode,
 			       "--unit", idstr, "--backend", r->backend, "--cache-dir", cache, NULL };
 	env = sched_unit_env(r->exp, cache, p->id, p->mode);
 
@@ -552,6 +554,7 @@ static int write_meta(struct run *r, struct rec_meta *m)
 	char t[32];
 	util_utc_now(t);
 	rec_meta_set(m, "harness_version", PACKAGE_VERSION);
+	rec_meta_set(m, "harness_binary", r->self);
 	rec_meta_set(m, "git_commit", HARNESS_GIT_COMMIT);
 	rec_meta_set(m, "git_dirty", HARNESS_GIT_DIRTY ? "1" : "0");
 	rec_meta_set(m, "experiment_name", r->exp->name);

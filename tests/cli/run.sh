@@ -65,7 +65,7 @@ for u in cold:
     c.check(env.get("HARNESS_CACHE_DIR") == u["cache_dir"] and env.get("HOME") == u["cache_dir"], "unit %d env points caches at its dir" % u["id"])
     c.check("PLANTED_SECRET" not in env, "unit %d env is allowlisted (no PLANTED_SECRET)" % u["id"])
     argv = json.loads(u["argv_json"])
-    c.check(argv[1] == "__worker" and u["mode"] in argv, "unit %d argv recorded" % u["id"])
+    c.check(argv[0] == "/proc/self/exe" and argv[1] == "__worker" and u["mode"] in argv, "unit %d argv recorded (the scheduler's own binary)" % u["id"])
     c.check(os.path.exists(os.path.join(os.path.dirname(path), u["stderr_log"])), "unit %d stderr log kept" % u["id"])
 names = sorted(x["name"] for x in cells)
 c.check(len(names) == 2 and any(n.startswith("g/sgemm") for n in names) and any(n.startswith("br/bias_relu") for n in names), "two op cells: %s" % names)
