@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "harness/plot.h"
+#include "harness/audit.h"
+#include "harness/hypothesis.h"
 #include "harness/report.h"
 #include "harness/util.h"
 
@@ -134,22 +136,88 @@ static int figures(FILE *f, const struct plot_set *set, const char *kind)
 	return 0;
 }
 
-/* ---- hooks for what other parts of harness add to a report ------------------------------
- * HOOK(hypotheses): the verdicts of the pre-registered hypotheses (harness/hypothesis.h,
- * `harness verify`) go here, as <section id="hypotheses"> with a table#hypothesis-table.
- * HOOK(audit): the audit's findings (harness/audit.h, `harness audit`) go here, as
- * <section id="audit"> with a ul.audit.
- * Both write nothing until those modules hand the report their results. */
+/* ---- what other parts of harness add to a report ---------------------------------------
+ * The pre-registered hypotheses' verdicts (harness/hypothesis.h, as `harness verify`
+ * decides them with the report's options) as <section id="hypotheses"> with
+ * table#hypothesis-table, and the audit's findings (harness/audit.h, as `harness audit`)
+ * as <section id="audit"> with table#audit-table.  A failure in either is reported on
+ * stderr and the section says so: the rest of the report is still worth having. */
 static void html_hypotheses(const struct report *r, FILE *f)
 {
-	(void)r;
-	(void)f;
+	const struct analysis *a = r->a;
+	struct hyp_set *set = NULL;
+	struct hyp_eval *e = NULL;
+	struct hyp_eval_opts o;
+	hyp_eval_opts_init(&o);
+	o.ro = r->o;
+	size_t nfiles = 0;
+	for (size_t i = 0; i < a->meta.nfiles; i++)
+		nfiles += !strcmp(a->meta.files[i].role, "hypothesis");
+	if (!nfiles)
+		return;
+	fputs("<section id=\"hypotheses\">\n<h2>Pre-registered hypotheses</h2>\n", f);
+	if (hyp_set_load(a->path, &a->meta, NULL, 0, &set) || hyp_evaluate(a, set, &o, &e)) {
+		fputs("<p class=\"note\">The hypotheses could not be evaluated (see harness's error "
+		      "message); run <code>harness verify</code>.</p>\n</section>\n", f);
+		hyp_set_free(set);
+		return;
+	}
+	fputs("<table id=\"hypothesis-files\"><tr><th>file</th><th>status</th><th>why</th></tr>\n", f);
+	for (size_t i = 0; i < set->n; i++) {
+		fputs("<tr><td>", f);
+		esc(f, set->e[i].file->path);
+		fputs("</td><td>", f);
+		esc(f, hyp_status_name(set->e[i].status));
+		fputs("</td><td>", f);
+		esc(f, set->e[i].why ? set->e[i].why : "");
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n<table id=\"hypothesis-table\"><tr><th>id</th><th>primary</th>"
+	      "<th>verdict</th><th>deciding numbers</th></tr>\n", f);
+	for (size_t i = 0; i < e->nr; i++) {
+		const struct hyp_result *x = &e->r[i];
+		fprintf(f, "<tr class=\"hyp-%s\"><td>", hyp_verdict_name(x->verdict));
+		esc(f, x->h->id);
+		fprintf(f, "</td><td>%s</td><td><strong>%s</strong>%s</td><td>", x->h->primary ? "yes" : "no",
+			hyp_verdict_name(x->verdict), x->exploratory ? " (exploratory)" : "");
+		esc(f, x->deciding ? x->deciding : "");
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n</section>\n", f);
+	hyp_eval_free(e);
+	hyp_set_free(set);
 }
 
 static void html_audit(const struct report *r, FILE *f)
 {
-	(void)r;
-	(void)f;
+	struct audit *au = NULL;
+	fputs("<section id=\"audit\">\n<h2>Audit</h2>\n", f);
+	if (audit_run(r->a->path, &r->o, &au)) {
+		fputs("<p class=\"note\">The audit could not run (see harness's error message); run "
+		      "<code>harness audit</code>.</p>\n</section>\n", f);
+		return;
+	}
+	fprintf(f, "<p>Overall: <strong>%s</strong> (%zu PASS, %zu WARN, %zu FAIL).</p>\n",
+		audit_status_name(audit_worst(au)), au->counts[AUDIT_PASS], au->counts[AUDIT_WARN],
+		au->counts[AUDIT_FAIL]);
+	fputs("<table id=\"audit-table\"><tr><th>check</th><th>status</th><th>summary</th>"
+	      "<th>evidence</th></tr>\n", f);
+	for (size_t i = 0; i < au->nchecks; i++) {
+		const struct audit_check *c = &au->checks[i];
+		fprintf(f, "<tr class=\"audit-%s\"><td>", audit_status_name(c->status));
+		esc(f, c->title);
+		fprintf(f, "</td><td><strong>%s</strong></td><td>", audit_status_name(c->status));
+		esc(f, c->summary ? c->summary : "");
+		fputs("</td><td>", f);
+		for (size_t k = 0; k < c->nevidence; k++) {
+			if (k)
+				fputs("<br>", f);
+			esc(f, c->evidence[k]);
+		}
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n</section>\n", f);
+	audit_free(au);
 }
 
 static const char css[] =
@@ -399,8 +467,8 @@ int report_write_html(const struct report *r, FILE *f)
 	}
 
 	write_head(r, f);
-	html_hypotheses(r, f); /* HOOK(hypotheses) */
-	html_audit(r, f);      /* HOOK(audit) */
+	html_hypotheses(r, f);
+	html_audit(r, f);
 	write_verdicts(r, f);
 	bad |= figures(f, &set, "forest");
 	fputs("</section>\n", f);

@@ -84,6 +84,7 @@ expect_status 2 h plot && expect_grep "usage: harness plot" "$SCRATCH/err"
 # the HTML report: one self-contained file
 expect_status 0 h report --baseline base --format html syn.h5 && pass "report --format html"
 cp "$SCRATCH/out" r.html
+grep -q 'id="audit-table"' r.html && grep -q 'class="audit-WARN"' r.html && pass "the HTML holds the audit's findings" || fail "no audit table in the HTML report"
 $PY - r.html <<'PYEOF' && pass "the HTML holds 10 figures as inline SVG, the verdict table, nothing external" || fail "html report content"
 import re, sys
 from html.parser import HTMLParser

@@ -104,6 +104,9 @@ expect_grep '^\| repo/run-h.toml \| PRE-REGISTERED \| [0-9a-f]{12} \| committed 
 expect_grep '^\| measured \| no \| PRE-REGISTERED \| \*\*CORROBORATED\*\* \| default \|' "$SCRATCH/out"
 expect_grep '^\| doomed \| yes \| PRE-REGISTERED \| \*\*FALSIFIED\*\* \| default \|' "$SCRATCH/out"
 expect_grep 'A pre-registered primary hypothesis was FALSIFIED' "$SCRATCH/out"
+# the HTML report carries the same verdicts
+expect_status 0 h report -f html pre.h5 && expect_grep 'id="hypothesis-table"' "$SCRATCH/out" &&
+	expect_grep '<tr class="hyp-FALSIFIED"><td>doomed</td>' "$SCRATCH/out" && pass "the HTML report holds the hypothesis verdicts"
 # the same bytes given again are the recorded file, not a post-hoc one
 expect_status 3 h verify --hypotheses repo/run-h.toml pre.h5 && expect_grep '^\| repo/run-h.toml \| PRE-REGISTERED' "$SCRATCH/out" &&
 	pass "--hypotheses with the recorded bytes adds nothing"
