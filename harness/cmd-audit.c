@@ -9,7 +9,7 @@
 #include "harness/report.h"
 #include "harness/util.h"
 
-enum { OPT_FORMAT = 'f', OPT_BASELINE = 256, OPT_ALPHA, OPT_MARGIN };
+enum { OPT_FORMAT = 'f' };
 
 /* Exit codes (docs/audit.md): 0 no check FAILs (WARNs allowed); 1 some check FAILs, or the
  * audit could not be written; 2 bad command line or input file. */
@@ -17,9 +17,7 @@ enum { AUDIT_EXIT_FAIL = EXIT_RUN_FAILED };
 
 static const struct cmd_opt audit_opts[] = {
 	{ "format", OPT_FORMAT, 1 },
-	{ "baseline", OPT_BASELINE, 1 },
-	{ "alpha", OPT_ALPHA, 1 },
-	{ "margin", OPT_MARGIN, 1 },
+	CMD_STATS_OPTS,
 	{ NULL, 0, 0 },
 };
 
@@ -37,17 +35,14 @@ static int audit_exec(const struct cmd_args *a)
 		else
 			return cmd_usage_error(a->entry, "--format must be md or json, not '%s'", v);
 	}
-	o.baseline = cmd_args_value(a, OPT_BASELINE);
-	if ((v = cmd_args_value(a, OPT_ALPHA)) && parse_double(v, 1e-6, 0.5, &o.alpha))
-		return cmd_usage_error(a->entry, "--alpha must be a number in (0, 0.5], not '%s'", v);
-	if ((v = cmd_args_value(a, OPT_MARGIN)) &&
-	    (parse_double(v, 0, 0.5, &o.margin) || !(o.margin > 0)))
-		return cmd_usage_error(a->entry, "--margin must be a number in (0, 0.5), not '%s'", v);
+	int rc = cmd_stats_opts(a, &o);
+	if (rc)
+		return rc;
 
 	struct audit *au = NULL;
 	if (audit_run(a->pos[0], &o, &au))
 		return EXIT_USAGE;
-	int rc = audit_write(au, fmt, stdout) ? EXIT_RUN_FAILED
+	rc = audit_write(au, fmt, stdout) ? EXIT_RUN_FAILED
 		 : audit_worst(au) == AUDIT_FAIL ? AUDIT_EXIT_FAIL
 						 : EXIT_OK;
 	audit_free(au);
@@ -65,6 +60,8 @@ const struct cmd_entry cmd_audit_entry = {
 		"  --alpha A            test level (default 0.05)\n"
 		"  --margin M           equivalence margin, e.g. 0.02 for +-2% (default: the\n"
 		"                       experiment's, else the A/A noise floor, else 0.01)\n"
+		"  --resamples N        bootstrap resamples (default 10000)\n"
+		"  --seed S             bootstrap seed (default 20261121)\n"
 		"  -h, --help           this text\n"
 		"exit status: 0 no check FAILs, 1 some check FAILs, 2 bad input\n",
 	.opts = audit_opts,

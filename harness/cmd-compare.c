@@ -6,14 +6,11 @@
 #include "harness/report.h"
 #include "harness/util.h"
 
-enum { OPT_FORMAT = 'f', OPT_BASELINE = 256, OPT_ALPHA, OPT_MARGIN, OPT_NBOOT, OPT_SEED };
+enum { OPT_FORMAT = 'f' };
 
 static const struct cmd_opt compare_opts[] = {
 	{ "format", OPT_FORMAT, 1 },
-	{ "alpha", OPT_ALPHA, 1 },
-	{ "margin", OPT_MARGIN, 1 },
-	{ "resamples", OPT_NBOOT, 1 },
-	{ "seed", OPT_SEED, 1 },
+	CMD_STATS_OPTS,
 	{ NULL, 0, 0 },
 };
 

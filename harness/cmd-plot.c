@@ -12,42 +12,16 @@
 #include "harness/report.h"
 #include "harness/util.h"
 
-enum { OPT_OUTPUT = 'o', OPT_FORMAT = 'f', OPT_CELL = 256, OPT_BASELINE, OPT_ALPHA, OPT_MARGIN,
-       OPT_NBOOT, OPT_SEED };
+enum { OPT_OUTPUT = 'o', OPT_FORMAT = 'f', OPT_CELL = CMD_OPT_OWN };
 
 static const struct cmd_opt plot_opts[] = {
 	{ "output", OPT_OUTPUT, 1 },
 	{ "format", OPT_FORMAT, 1 },
 	{ "cell", OPT_CELL, 1 },
-	{ "baseline", OPT_BASELINE, 1 },
-	{ "alpha", OPT_ALPHA, 1 },
-	{ "margin", OPT_MARGIN, 1 },
-	{ "resamples", OPT_NBOOT, 1 },
-	{ "seed", OPT_SEED, 1 },
+	CMD_STATS_OPTS,
 	{ NULL, 0, 0 },
 };
 
-/* The statistics' options, as `harness report` takes them; 0 or EXIT_USAGE (reported). */
-static int parse_report_opts(const struct cmd_args *a, struct report_opts *o)
-{
-	const char *v;
-	report_opts_init(o);
-	o->baseline = cmd_args_value(a, OPT_BASELINE);
-	if ((v = cmd_args_value(a, OPT_ALPHA)) && parse_double(v, 1e-6, 0.5, &o->alpha))
-		return cmd_usage_error(a->entry, "--alpha must be a number in (0, 0.5], not '%s'", v);
-	if ((v = cmd_args_value(a, OPT_MARGIN)) &&
-	    (parse_double(v, 0, 0.5, &o->margin) || !(o->margin > 0)))
-		return cmd_usage_error(a->entry, "--margin must be a number in (0, 0.5), not '%s'", v);
-	int64_t n;
-	if ((v = cmd_args_value(a, OPT_NBOOT))) {
-		if (parse_i64(v, 1000, 10000000, &n))
-			return cmd_usage_error(a->entry, "--resamples must be an integer from 1000 to 10^7, not '%s'", v);
-		o->nboot = (size_t)n;
-	}
-	if ((v = cmd_args_value(a, OPT_SEED)) && parse_u64(v, &o->seed))
-		return cmd_usage_error(a->entry, "--seed must be a non-negative integer, not '%s'", v);
-	return 0;
-}
 
 /* The default output folder: the results file's path without ".h5", plus "-plots". */
 static char *default_dir(const char *results)
@@ -67,7 +41,8 @@ static int plot_exec(const struct cmd_args *a)
 	if ((v = cmd_args_value(a, OPT_FORMAT)) && plot_format_parse(v, &po.format))
 		return cmd_usage_error(a->entry, "--format must be png, svg or pdf, not '%s'", v);
 	po.cell = cmd_args_value(a, OPT_CELL);
-	int rc = parse_report_opts(a, &ro);
+	report_opts_init(&ro);
+	int rc = cmd_stats_opts(a, &ro);
 	if (rc)
 		return rc;
 	const char *out = cmd_args_value(a, OPT_OUTPUT);

@@ -9,15 +9,11 @@
 #include "harness/report.h"
 #include "harness/util.h"
 
-enum { OPT_FORMAT = 'f', OPT_BASELINE = 256, OPT_ALPHA, OPT_MARGIN, OPT_NBOOT, OPT_SEED };
+enum { OPT_FORMAT = 'f' };
 
 static const struct cmd_opt report_opts[] = {
 	{ "format", OPT_FORMAT, 1 },
-	{ "baseline", OPT_BASELINE, 1 },
-	{ "alpha", OPT_ALPHA, 1 },
-	{ "margin", OPT_MARGIN, 1 },
-	{ "resamples", OPT_NBOOT, 1 },
-	{ "seed", OPT_SEED, 1 },
+	CMD_STATS_OPTS,
 	{ NULL, 0, 0 },
 };
 
@@ -42,19 +38,25 @@ int cmd_report_parse_opts(const struct cmd_args *a, struct report_opts *o,
 		else
 			return cmd_usage_error(a->entry, "--format must be md, json or csv, not '%s'", v);
 	}
-	o->baseline = cmd_args_value(a, OPT_BASELINE);
-	if ((v = cmd_args_value(a, OPT_ALPHA)) && parse_double(v, 1e-6, 0.5, &o->alpha))
+	return cmd_stats_opts(a, o);
+}
+
+int cmd_stats_opts(const struct cmd_args *a, struct report_opts *o)
+{
+	const char *v;
+	o->baseline = cmd_args_value(a, CMD_OPT_BASELINE);
+	if ((v = cmd_args_value(a, CMD_OPT_ALPHA)) && parse_double(v, 1e-6, 0.5, &o->alpha))
 		return cmd_usage_error(a->entry, "--alpha must be a number in (0, 0.5], not '%s'", v);
-	if ((v = cmd_args_value(a, OPT_MARGIN)) &&
+	if ((v = cmd_args_value(a, CMD_OPT_MARGIN)) &&
 	    (parse_double(v, 0, 0.5, &o->margin) || !(o->margin > 0)))
 		return cmd_usage_error(a->entry, "--margin must be a number in (0, 0.5), not '%s'", v);
 	int64_t n;
-	if ((v = cmd_args_value(a, OPT_NBOOT))) {
+	if ((v = cmd_args_value(a, CMD_OPT_NBOOT))) {
 		if (parse_i64(v, 1000, 10000000, &n))
 			return cmd_usage_error(a->entry, "--resamples must be an integer from 1000 to 10^7, not '%s'", v);
 		o->nboot = (size_t)n;
 	}
-	if ((v = cmd_args_value(a, OPT_SEED)) && parse_u64(v, &o->seed))
+	if ((v = cmd_args_value(a, CMD_OPT_SEED)) && parse_u64(v, &o->seed))
 		return cmd_usage_error(a->entry, "--seed must be a non-negative integer, not '%s'", v);
 	return 0;
 }

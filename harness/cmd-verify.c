@@ -10,24 +10,11 @@
 #include "harness/report.h"
 #include "harness/util.h"
 
-/* The keys cmd_report_parse_opts() reads are cmd-report.c's: keep these values in step. */
-enum {
-	OPT_FORMAT = 'f',
-	OPT_BASELINE = 256,
-	OPT_ALPHA,
-	OPT_MARGIN,
-	OPT_NBOOT,
-	OPT_SEED,
-	OPT_HYPOTHESES = 300
-};
+enum { OPT_FORMAT = 'f', OPT_HYPOTHESES = CMD_OPT_OWN };
 
 static const struct cmd_opt verify_opts[] = {
 	{ "format", OPT_FORMAT, 1 },
-	{ "baseline", OPT_BASELINE, 1 },
-	{ "alpha", OPT_ALPHA, 1 },
-	{ "margin", OPT_MARGIN, 1 },
-	{ "resamples", OPT_NBOOT, 1 },
-	{ "seed", OPT_SEED, 1 },
+	CMD_STATS_OPTS,
 	{ "hypotheses", OPT_HYPOTHESES, 1 },
 	{ NULL, 0, 0 },
 };

@@ -29,6 +29,23 @@ enum harness_exit {
 
 #define CMD_HIDDEN 0x1 /* not listed in help (the worker role) */
 
+/* The statistics options report, compare, plot, verify and audit share: one set of keys
+ * and one parser (cmd_stats_opts() in cmd-report.c, declared in report.h).  A command puts
+ * CMD_STATS_OPTS in its option table and numbers its own long-only options from
+ * CMD_OPT_OWN. */
+enum {
+	CMD_OPT_BASELINE = 256,
+	CMD_OPT_ALPHA,
+	CMD_OPT_MARGIN,
+	CMD_OPT_NBOOT,
+	CMD_OPT_SEED,
+	CMD_OPT_OWN
+};
+#define CMD_STATS_OPTS                                                                  \
+	{ "baseline", CMD_OPT_BASELINE, 1 }, { "alpha", CMD_OPT_ALPHA, 1 },                \
+		{ "margin", CMD_OPT_MARGIN, 1 }, { "resamples", CMD_OPT_NBOOT, 1 },         \
+		{ "seed", CMD_OPT_SEED, 1 }
+
 /* One option a command accepts.  key: the short option character, or a value >= 256 for a
  * long-only option.  name: the long name without "--" (NULL: short only). */
 struct cmd_opt {

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "harness/toml-bridge.h"
+#include "harness/tomlcheck.h"
 #include "harness/util.h"
 #include "kernels/catalog.h"
 #include "kernels/tuner.h"
@@ -78,108 +79,18 @@ const char *fault_kind_name(enum fault_kind k)
 	return (unsigned)k < ARRAY_SIZE(fault_names) - 1 ? fault_names[k] : "?";
 }
 
-/* ---- the walk's context and its one error ----------------------------------------------- */
-
-struct parser {
-	const char *path; /* the file, for messages and for the hypotheses' folder */
-	char *cause;      /* the first error: "'path':line:col: what" */
-	unsigned flags;   /* EXPERIMENT_* */
-};
-
-/* One entry of a table: its key, the value, and where each is written. */
-struct field {
-	const char *key;
-	struct tb_pos key_pos;
-	const struct tb_node *v;
-	struct tb_pos pos;
-};
-
-static struct field field_at(const struct tb_node *t, size_t i)
-{
-	struct field f;
-	f.key = tb_node_key(t, i);
-	f.key_pos = tb_node_key_pos(t, i);
-	f.v = tb_node_at(t, i);
-	f.pos = tb_node_pos(f.v);
-	return f;
-}
-
-/* Record the first error at pos; returns -1 so a check can `return fail(...)`. */
-static int fail(struct parser *p, struct tb_pos pos, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(struct parser *p, struct tb_pos pos, const char *fmt, ...)
-{
-	if (p->cause)
-		return -1;
-	va_list ap;
-	va_start(ap, fmt);
-	char *msg = xvasprintf(fmt, ap);
-	va_end(ap);
-	p->cause = xasprintf("'%s':%d:%d: %s", p->path, pos.line, pos.col, msg);
-	free(msg);
-	return -1;
-}
-
-/* The known word nearest to word, when it is within edit distance 2 and the distance is
- * smaller than word itself (so 'x' does not suggest 'op'); NULL otherwise. */
-static const char *suggest(const char *word, const char *const *known)
-{
-	const char *best = NULL;
-	size_t bestd = 3, len = strlen(word);
-	for (size_t i = 0; known[i]; i++) {
-		size_t d = util_edit_distance(word, known[i]);
-		if (d < bestd && d < len) {
-			bestd = d;
-			best = known[i];
-		}
-	}
-	return best;
-}
-
-/* "a, b, c" into a new heap string. */
-static char *join(const char *const *words)
-{
-	struct sbuf sb;
-	sbuf_init(&sb);
-	for (size_t i = 0; words[i]; i++)
-		sbuf_addf(&sb, "%s%s", i ? ", " : "", words[i]);
-	return sbuf_detach(&sb);
-}
-
-/* where: "" for the root, " in [measure]" and so on. */
-static int unknown_key(struct parser *p, const struct field *f, const char *const *known,
-		       const char *where)
-{
-	const char *s = suggest(f->key, known);
-	if (s)
-		return fail(p, f->key_pos, "unknown key '%s'%s (did you mean '%s'?)", f->key, where,
-			    s);
-	return fail(p, f->key_pos, "unknown key '%s'%s", f->key, where);
-}
-
-/* ---- typed values ----------------------------------------------------------------------- */
-
-static int want_kind(struct parser *p, const struct field *f, enum tb_kind k)
-{
-	enum tb_kind got = tb_node_kind(f->v);
-	if (got == k)
-		return 0;
-	return fail(p, f->pos, "'%s' must be %s, not %s", f->key, tb_kind_phrase(k),
-		    tb_kind_phrase(got));
-}
-
 /* An integer in [min, max]; max INT64_MAX means "no upper bound" in the message. */
-static int get_int(struct parser *p, const struct field *f, int64_t min, int64_t max,
+static int get_int(struct tc_parser *p, const struct tc_field *f, int64_t min, int64_t max,
 		   int64_t *out)
 {
-	if (want_kind(p, f, TB_INTEGER))
+	if (tc_want_kind(p, f, TB_INTEGER))
 		return -1;
 	int64_t v = tb_node_int(f->v);
 	if (v < min || v > max) {
 		if (max == INT64_MAX)
-			return fail(p, f->pos, "'%s' must be >= %" PRId64 ", not %" PRId64, f->key,
+			return tc_fail(p, f->pos, "'%s' must be >= %" PRId64 ", not %" PRId64, f->key,
 				    min, v);
-		return fail(p, f->pos,
+		return tc_fail(p, f->pos,
 			    "'%s' must be between %" PRId64 " and %" PRId64 ", not %" PRId64,
 			    f->key, min, max, v);
 	}
@@ -191,15 +102,15 @@ static int get_int(struct parser *p, const struct field *f, int64_t min, int64_t
 #define NUM_HI 0x2      /* there is an upper bound, and it is excluded */
 
 /* A finite number (integer or float) above lo, and below hi when flags has NUM_HI. */
-static int get_number(struct parser *p, const struct field *f, double lo, double hi,
+static int get_number(struct tc_parser *p, const struct tc_field *f, double lo, double hi,
 		      unsigned flags, double *out)
 {
 	enum tb_kind k = tb_node_kind(f->v);
 	if (k != TB_INTEGER && k != TB_FLOAT)
-		return fail(p, f->pos, "'%s' must be a number, not %s", f->key, tb_kind_phrase(k));
+		return tc_fail(p, f->pos, "'%s' must be a number, not %s", f->key, tb_kind_phrase(k));
 	double v = tb_node_float(f->v);
 	if (!isfinite(v))
-		return fail(p, f->pos, "'%s' must be a finite number, not %g", f->key, v);
+		return tc_fail(p, f->pos, "'%s' must be a finite number, not %g", f->key, v);
 	int lo_ok = flags & NUM_LO_OPEN ? v > lo : v >= lo;
 	int hi_ok = flags & NUM_HI ? v < hi : 1;
 	if (lo_ok && hi_ok) {
@@ -208,28 +119,28 @@ static int get_number(struct parser *p, const struct field *f, double lo, double
 	}
 	const char *lo_op = flags & NUM_LO_OPEN ? ">" : ">=";
 	if (flags & NUM_HI)
-		return fail(p, f->pos, "'%s' must be %s %g and < %g, not %g", f->key, lo_op, lo, hi,
+		return tc_fail(p, f->pos, "'%s' must be %s %g and < %g, not %g", f->key, lo_op, lo, hi,
 			    v);
-	return fail(p, f->pos, "'%s' must be %s %g, not %g", f->key, lo_op, lo, v);
+	return tc_fail(p, f->pos, "'%s' must be %s %g, not %g", f->key, lo_op, lo, v);
 }
 
-static int get_bool(struct parser *p, const struct field *f, int *out)
+static int get_bool(struct tc_parser *p, const struct tc_field *f, int *out)
 {
-	if (want_kind(p, f, TB_BOOL))
+	if (tc_want_kind(p, f, TB_BOOL))
 		return -1;
 	*out = tb_node_bool(f->v);
 	return 0;
 }
 
 /* A string without NUL bytes, copied to a new heap string in *out (freeing the old one). */
-static int get_string(struct parser *p, const struct field *f, char **out)
+static int get_string(struct tc_parser *p, const struct tc_field *f, char **out)
 {
-	if (want_kind(p, f, TB_STRING))
+	if (tc_want_kind(p, f, TB_STRING))
 		return -1;
 	size_t len;
 	const char *s = tb_node_string(f->v, &len);
 	if (strlen(s) != len)
-		return fail(p, f->pos, "'%s' must not contain a NUL character", f->key);
+		return tc_fail(p, f->pos, "'%s' must not contain a NUL character", f->key);
 	free(*out);
 	*out = xstrdup(s);
 	return 0;
@@ -247,19 +158,19 @@ static int is_name(const char *s)
 }
 
 /* A name: [A-Za-z0-9._-]+ (experiment, workload and mode names). */
-static int get_name(struct parser *p, const struct field *f, char **out)
+static int get_name(struct tc_parser *p, const struct tc_field *f, char **out)
 {
 	if (get_string(p, f, out))
 		return -1;
 	if (!is_name(*out))
-		return fail(p, f->pos,
+		return tc_fail(p, f->pos,
 			    "'%s' must be made of letters, digits, '.', '_' and '-', not '%s'",
 			    f->key, *out);
 	return 0;
 }
 
 /* One of names (NULL-terminated); *out gets its index. */
-static int get_enum(struct parser *p, const struct field *f, const char *const *names, int *out)
+static int get_enum(struct tc_parser *p, const struct tc_field *f, const char *const *names, int *out)
 {
 	char *s = NULL;
 	if (get_string(p, f, &s))
@@ -271,26 +182,26 @@ static int get_enum(struct parser *p, const struct field *f, const char *const *
 			return 0;
 		}
 	}
-	char *list = join(names);
-	fail(p, f->pos, "'%s' must be one of %s, not '%s'", f->key, list, s);
+	char *list = tc_join(names);
+	tc_fail(p, f->pos, "'%s' must be one of %s, not '%s'", f->key, list, s);
 	free(list);
 	free(s);
 	return -1;
 }
 
 /* An array of strings into a new heap vector *out of *n copies. */
-static int get_string_list(struct parser *p, const struct field *f, char ***out, size_t *n)
+static int get_string_list(struct tc_parser *p, const struct tc_field *f, char ***out, size_t *n)
 {
-	if (want_kind(p, f, TB_ARRAY))
+	if (tc_want_kind(p, f, TB_ARRAY))
 		return -1;
 	size_t len = tb_node_len(f->v);
 	*out = xcalloc(len, sizeof(**out));
 	*n = len;
 	for (size_t i = 0; i < len; i++) {
-		struct field g = { f->key, f->key_pos, tb_node_at(f->v, i), { 0, 0 } };
+		struct tc_field g = { f->key, f->key_pos, tb_node_at(f->v, i), { 0, 0 } };
 		g.pos = tb_node_pos(g.v);
 		if (tb_node_kind(g.v) != TB_STRING)
-			return fail(p, g.pos, "'%s' entries must be strings, not %s", f->key,
+			return tc_fail(p, g.pos, "'%s' entries must be strings, not %s", f->key,
 				    tb_kind_phrase(tb_node_kind(g.v)));
 		if (get_string(p, &g, &(*out)[i]))
 			return -1;
@@ -299,17 +210,17 @@ static int get_string_list(struct parser *p, const struct field *f, char ***out,
 }
 
 /* An array of tables ([[key]]) with at least one entry. */
-static int want_table_array(struct parser *p, const struct field *f)
+static int want_table_array(struct tc_parser *p, const struct tc_field *f)
 {
 	if (tb_node_kind(f->v) != TB_ARRAY)
-		return fail(p, f->pos, "'%s' must be an array of tables ([[%s]]), not %s", f->key,
+		return tc_fail(p, f->pos, "'%s' must be an array of tables ([[%s]]), not %s", f->key,
 			    f->key, tb_kind_phrase(tb_node_kind(f->v)));
 	if (tb_node_len(f->v) == 0)
-		return fail(p, f->pos, "'%s' must have at least one entry", f->key);
+		return tc_fail(p, f->pos, "'%s' must have at least one entry", f->key);
 	for (size_t i = 0; i < tb_node_len(f->v); i++) {
 		const struct tb_node *t = tb_node_at(f->v, i);
 		if (tb_node_kind(t) != TB_TABLE)
-			return fail(p, tb_node_pos(t), "'%s' entries must be tables, not %s",
+			return tc_fail(p, tb_node_pos(t), "'%s' entries must be tables, not %s",
 				    f->key, tb_kind_phrase(tb_node_kind(t)));
 	}
 	return 0;
@@ -317,13 +228,13 @@ static int want_table_array(struct parser *p, const struct field *f)
 
 /* ---- [measure] and [environment] -------------------------------------------------------- */
 
-static int parse_measure(struct parser *p, const struct field *f, struct measure_settings *m)
+static int parse_measure(struct tc_parser *p, const struct tc_field *f, struct measure_settings *m)
 {
-	if (want_kind(p, f, TB_TABLE))
+	if (tc_want_kind(p, f, TB_TABLE))
 		return -1;
-	struct field min_f = { 0 }, max_f = { 0 };
+	struct tc_field min_f = { 0 }, max_f = { 0 };
 	for (size_t i = 0; i < tb_node_len(f->v); i++) {
-		struct field g = field_at(f->v, i);
+		struct tc_field g = tc_field_at(f->v, i);
 		int r;
 		if (!strcmp(g.key, "warmup_time")) {
 			r = get_number(p, &g, 0, 0, 0, &m->warmup_s);
@@ -346,16 +257,16 @@ static int parse_measure(struct parser *p, const struct field *f, struct measure
 		} else if (!strcmp(g.key, "threads")) {
 			r = get_int(p, &g, 1, MAX_THREADS, &m->threads);
 		} else {
-			r = unknown_key(p, &g, measure_keys, " in [measure]");
+			r = tc_unknown_key(p, &g, measure_keys, " in [measure]");
 		}
 		if (r)
 			return -1;
 	}
 	if (m->max_samples < m->min_samples) {
 		if (max_f.key)
-			return fail(p, max_f.pos, "'max_samples' must be >= min_samples (%" PRId64
+			return tc_fail(p, max_f.pos, "'max_samples' must be >= min_samples (%" PRId64
 				    "), not %" PRId64, m->min_samples, m->max_samples);
-		return fail(p, min_f.pos, "'min_samples' must be <= max_samples (%" PRId64
+		return tc_fail(p, min_f.pos, "'min_samples' must be <= max_samples (%" PRId64
 			    "), not %" PRId64, m->max_samples, m->min_samples);
 	}
 	return 0;
@@ -389,20 +300,20 @@ static int is_reserved_env(const char *s)
 	return 0;
 }
 
-static int parse_env_set(struct parser *p, const struct field *f, struct experiment *e)
+static int parse_env_set(struct tc_parser *p, const struct tc_field *f, struct experiment *e)
 {
-	if (want_kind(p, f, TB_TABLE))
+	if (tc_want_kind(p, f, TB_TABLE))
 		return -1;
 	size_t n = tb_node_len(f->v);
 	e->env_set = xcalloc(n, sizeof(*e->env_set));
 	e->nenv_set = n;
 	for (size_t i = 0; i < n; i++) {
-		struct field g = field_at(f->v, i);
+		struct tc_field g = tc_field_at(f->v, i);
 		if (!is_env_name(g.key))
-			return fail(p, g.key_pos, "'%s' is not a valid environment variable name",
+			return tc_fail(p, g.key_pos, "'%s' is not a valid environment variable name",
 				    g.key);
 		if (is_reserved_env(g.key))
-			return fail(p, g.key_pos,
+			return tc_fail(p, g.key_pos,
 				    "'%s' is set by the harness for every unit (its cache directory "
 				    "or thread count) and cannot be overridden",
 				    g.key);
@@ -413,22 +324,22 @@ static int parse_env_set(struct parser *p, const struct field *f, struct experim
 	return 0;
 }
 
-static int parse_environment(struct parser *p, const struct field *f, struct experiment *e)
+static int parse_environment(struct tc_parser *p, const struct tc_field *f, struct experiment *e)
 {
-	if (want_kind(p, f, TB_TABLE))
+	if (tc_want_kind(p, f, TB_TABLE))
 		return -1;
 	for (size_t i = 0; i < tb_node_len(f->v); i++) {
-		struct field g = field_at(f->v, i);
+		struct tc_field g = tc_field_at(f->v, i);
 		if (!strcmp(g.key, "pass")) {
 			if (get_string_list(p, &g, &e->env_pass, &e->nenv_pass))
 				return -1;
 			for (size_t j = 0; j < e->nenv_pass; j++)
 				if (!is_env_name(e->env_pass[j]))
-					return fail(p, tb_node_pos(tb_node_at(g.v, j)),
+					return tc_fail(p, tb_node_pos(tb_node_at(g.v, j)),
 						    "'%s' is not a valid environment variable name",
 						    e->env_pass[j]);
 				else if (is_reserved_env(e->env_pass[j]))
-					return fail(p, tb_node_pos(tb_node_at(g.v, j)),
+					return tc_fail(p, tb_node_pos(tb_node_at(g.v, j)),
 						    "'%s' is set by the harness for every unit and "
 						    "cannot be passed through",
 						    e->env_pass[j]);
@@ -436,7 +347,7 @@ static int parse_environment(struct parser *p, const struct field *f, struct exp
 			if (parse_env_set(p, &g, e))
 				return -1;
 		} else {
-			return unknown_key(p, &g, environment_keys, " in [environment]");
+			return tc_unknown_key(p, &g, environment_keys, " in [environment]");
 		}
 	}
 	return 0;
@@ -445,7 +356,7 @@ static int parse_environment(struct parser *p, const struct field *f, struct exp
 /* ---- hypotheses ------------------------------------------------------------------------- */
 
 /* Each path, relative to the experiment file's folder unless absolute, must name a file. */
-static int check_hypotheses(struct parser *p, const struct field *f, struct experiment *e)
+static int check_hypotheses(struct tc_parser *p, const struct tc_field *f, struct experiment *e)
 {
 	if (p->flags & EXPERIMENT_NO_FILE_CHECKS)
 		return 0;
@@ -457,21 +368,21 @@ static int check_hypotheses(struct parser *p, const struct field *f, struct expe
 		const char *h = e->hypotheses[i];
 		struct tb_pos pos = tb_node_pos(tb_node_at(f->v, i));
 		if (!*h) {
-			ret = fail(p, pos, "'hypotheses' entries must not be empty");
+			ret = tc_fail(p, pos, "'hypotheses' entries must not be empty");
 			break;
 		}
 		char *full = h[0] == '/' ? xstrdup(h) : xasprintf("%s/%s", dir, h);
 		struct stat st;
 		if (stat(full, &st) != 0) {
 			if (errno == ENOENT)
-				ret = fail(p, pos,
+				ret = tc_fail(p, pos,
 					   "hypothesis file '%s' not found (looked for '%s')", h,
 					   full);
 			else
-				ret = fail(p, pos, "cannot access hypothesis file '%s': %s", full,
+				ret = tc_fail(p, pos, "cannot access hypothesis file '%s': %s", full,
 					   strerror(errno));
 		} else if (!S_ISREG(st.st_mode)) {
-			ret = fail(p, pos, "hypothesis file '%s' is not a regular file", full);
+			ret = tc_fail(p, pos, "hypothesis file '%s' is not a regular file", full);
 		}
 		free(full);
 	}
@@ -491,10 +402,10 @@ static size_t count_fields(const struct op_info *op)
 
 /* shape = { ... } of an op workload: every field of the op, no other, each an integer
  * >= 1 (pad >= 0).  Stored in the catalog's field order. */
-static int parse_shape(struct parser *p, const struct field *f, const struct op_info *op,
+static int parse_shape(struct tc_parser *p, const struct tc_field *f, const struct op_info *op,
 		       struct workload *w)
 {
-	if (want_kind(p, f, TB_TABLE))
+	if (tc_want_kind(p, f, TB_TABLE))
 		return -1;
 	size_t nf = count_fields(op);
 	w->shape = xcalloc(nf, sizeof(*w->shape));
@@ -504,17 +415,17 @@ static int parse_shape(struct parser *p, const struct field *f, const struct op_
 		w->shape[k].value = -1; /* not given yet */
 	}
 	for (size_t i = 0; i < tb_node_len(f->v); i++) {
-		struct field g = field_at(f->v, i);
+		struct tc_field g = tc_field_at(f->v, i);
 		size_t k = 0;
 		while (k < nf && strcmp(op->shape_fields[k], g.key))
 			k++;
 		if (k == nf) {
-			const char *s = suggest(g.key, op->shape_fields);
+			const char *s = tc_suggest(g.key, op->shape_fields);
 			if (s)
-				return fail(p, g.key_pos, "unknown shape field '%s' for op '%s' "
+				return tc_fail(p, g.key_pos, "unknown shape field '%s' for op '%s' "
 					    "(did you mean '%s'?)", g.key, op->name, s);
-			char *list = join(op->shape_fields);
-			fail(p, g.key_pos, "unknown shape field '%s' for op '%s' (it takes %s)",
+			char *list = tc_join(op->shape_fields);
+			tc_fail(p, g.key_pos, "unknown shape field '%s' for op '%s' (it takes %s)",
 			     g.key, op->name, list);
 			free(list);
 			return -1;
@@ -524,24 +435,24 @@ static int parse_shape(struct parser *p, const struct field *f, const struct op_
 	}
 	for (size_t k = 0; k < nf; k++)
 		if (w->shape[k].value < 0)
-			return fail(p, f->pos, "missing shape field '%s' for op '%s'",
+			return tc_fail(p, f->pos, "missing shape field '%s' for op '%s'",
 				    w->shape[k].name, op->name);
 	return 0;
 }
 
-static int parse_model_name(struct parser *p, const struct field *f, struct workload *w)
+static int parse_model_name(struct tc_parser *p, const struct tc_field *f, struct workload *w)
 {
 	if (get_string(p, f, &w->model))
 		return -1;
 	if (catalog_model_known(w->model))
 		return 0;
-	char *list = join(catalog_models);
-	fail(p, f->pos, "unknown model '%s' (known models: %s)", w->model, list);
+	char *list = tc_join(catalog_models);
+	tc_fail(p, f->pos, "unknown model '%s' (known models: %s)", w->model, list);
 	free(list);
 	return -1;
 }
 
-static int parse_op_name(struct parser *p, const struct field *f, struct workload *w)
+static int parse_op_name(struct tc_parser *p, const struct tc_field *f, struct workload *w)
 {
 	if (get_string(p, f, &w->op))
 		return -1;
@@ -551,14 +462,14 @@ static int parse_op_name(struct parser *p, const struct field *f, struct workloa
 	sbuf_init(&sb);
 	for (size_t i = 0; i < catalog_nops; i++)
 		sbuf_addf(&sb, "%s%s", i ? ", " : "", catalog_ops[i].name);
-	fail(p, f->pos, "unknown op '%s' (known ops: %s)", w->op, sb.buf);
+	tc_fail(p, f->pos, "unknown op '%s' (known ops: %s)", w->op, sb.buf);
 	sbuf_release(&sb);
 	return -1;
 }
 
 /* One [[workloads]] table.  *name_pos gets where its name is written (the table itself
  * when the name is the default), for duplicate-name messages. */
-static int parse_workload(struct parser *p, const struct tb_node *t, struct workload *w,
+static int parse_workload(struct tc_parser *p, const struct tb_node *t, struct workload *w,
 			  struct tb_pos *name_pos)
 {
 	struct tb_pos tpos = tb_node_pos(t);
@@ -577,51 +488,51 @@ static int parse_workload(struct parser *p, const struct tb_node *t, struct work
 		info = catalog_op(tb_node_string(op, NULL));
 
 	for (size_t i = 0; i < tb_node_len(t); i++) {
-		struct field g = field_at(t, i);
+		struct tc_field g = tc_field_at(t, i);
 		int r;
 		if (!strcmp(g.key, "name")) {
 			r = get_name(p, &g, &w->name);
 			*name_pos = g.pos;
 		} else if (!strcmp(g.key, "model")) {
 			if (op && iop < i)
-				return fail(p, g.key_pos,
+				return tc_fail(p, g.key_pos,
 					    "workload has both 'op' and 'model' (give one)");
 			w->kind = WORKLOAD_MODEL;
 			r = parse_model_name(p, &g, w);
 		} else if (!strcmp(g.key, "op")) {
 			if (model && imodel < i)
-				return fail(p, g.key_pos,
+				return tc_fail(p, g.key_pos,
 					    "workload has both 'model' and 'op' (give one)");
 			w->kind = WORKLOAD_OP;
 			r = parse_op_name(p, &g, w);
 		} else if (!strcmp(g.key, "shape")) {
 			if (!op)
-				return fail(p, g.key_pos, "'shape' is only for op workloads");
+				return tc_fail(p, g.key_pos, "'shape' is only for op workloads");
 			/* with an unknown op, the op's own error is the one to report */
 			r = info ? parse_shape(p, &g, info, w) : 0;
 		} else if (!strcmp(g.key, "batch")) {
 			r = get_int(p, &g, 1, MAX_BATCH, &w->batch);
 		} else if (!strcmp(g.key, "resolution")) {
 			if (op)
-				return fail(p, g.key_pos,
+				return tc_fail(p, g.key_pos,
 					    "'resolution' is only for model workloads");
 			r = get_int(p, &g, MIN_RESOLUTION, MAX_RESOLUTION, &w->resolution);
 		} else if (!strcmp(g.key, "dtype")) {
 			r = get_string(p, &g, &w->dtype);
 			if (!r && strcmp(w->dtype, DEFAULT_DTYPE))
-				r = fail(p, g.pos, "unsupported dtype '%s' (only '%s' for now)",
+				r = tc_fail(p, g.pos, "unsupported dtype '%s' (only '%s' for now)",
 					 w->dtype, DEFAULT_DTYPE);
 		} else {
-			r = unknown_key(p, &g, workload_keys, " in [[workloads]]");
+			r = tc_unknown_key(p, &g, workload_keys, " in [[workloads]]");
 		}
 		if (r)
 			return -1;
 	}
 	if (!model && !op)
-		return fail(p, tpos, "workload needs 'model' or 'op'");
+		return tc_fail(p, tpos, "workload needs 'model' or 'op'");
 	if (op && !w->shape) {
-		char *list = join(info->shape_fields);
-		fail(p, tpos, "missing required key 'shape' (op '%s' takes %s)", w->op, list);
+		char *list = tc_join(info->shape_fields);
+		tc_fail(p, tpos, "missing required key 'shape' (op '%s' takes %s)", w->op, list);
 		free(list);
 		return -1;
 	}
@@ -632,7 +543,7 @@ static int parse_workload(struct parser *p, const struct tb_node *t, struct work
 	return 0;
 }
 
-static int parse_workloads(struct parser *p, const struct field *f, struct experiment *e)
+static int parse_workloads(struct tc_parser *p, const struct tc_field *f, struct experiment *e)
 {
 	if (want_table_array(p, f))
 		return -1;
@@ -647,7 +558,7 @@ static int parse_workloads(struct parser *p, const struct field *f, struct exper
 			goto done;
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(e->workloads[j].name, w->name)) {
-				fail(p, name_pos[i],
+				tc_fail(p, name_pos[i],
 				     "duplicate workload name '%s' (first at line %d)", w->name,
 				     name_pos[j].line);
 				goto done;
@@ -668,15 +579,15 @@ struct mode_pos {
 
 /* options = { ... }: integers, floats, booleans and strings, in file order.  The tuner
  * checks keys and ranges (tuner_ops.check_options). */
-static int parse_options(struct parser *p, const struct field *f, struct mode *m)
+static int parse_options(struct tc_parser *p, const struct tc_field *f, struct mode *m)
 {
-	if (want_kind(p, f, TB_TABLE))
+	if (tc_want_kind(p, f, TB_TABLE))
 		return -1;
 	size_t n = tb_node_len(f->v);
 	m->options = xcalloc(n, sizeof(*m->options));
 	m->noptions = n;
 	for (size_t i = 0; i < n; i++) {
-		struct field g = field_at(f->v, i);
+		struct tc_field g = tc_field_at(f->v, i);
 		struct option *o = &m->options[i];
 		o->key = xstrdup(g.key);
 		o->line = g.key_pos.line;
@@ -701,14 +612,14 @@ static int parse_options(struct parser *p, const struct field *f, struct mode *m
 				return -1;
 			break;
 		default:
-			return fail(p, g.pos, "option '%s' must be an integer, float, boolean or "
+			return tc_fail(p, g.pos, "option '%s' must be an integer, float, boolean or "
 				    "string, not %s", g.key, tb_kind_phrase(tb_node_kind(g.v)));
 		}
 	}
 	return 0;
 }
 
-static int parse_tuner_name(struct parser *p, const struct field *f, struct mode *m)
+static int parse_tuner_name(struct tc_parser *p, const struct tc_field *f, struct mode *m)
 {
 	if (get_string(p, f, &m->tuner))
 		return -1;
@@ -718,13 +629,13 @@ static int parse_tuner_name(struct parser *p, const struct field *f, struct mode
 	sbuf_init(&sb);
 	for (size_t i = 0; tuner_table[i]; i++)
 		sbuf_addf(&sb, "%s%s", i ? ", " : "", tuner_table[i]->name);
-	fail(p, f->pos, "unknown tuner '%s' (known tuners: %s)", m->tuner, sb.buf);
+	tc_fail(p, f->pos, "unknown tuner '%s' (known tuners: %s)", m->tuner, sb.buf);
 	sbuf_release(&sb);
 	return -1;
 }
 
 /* One [[modes]] table, then its tuner's check of the options. */
-static int parse_mode(struct parser *p, const struct tb_node *t, struct mode *m,
+static int parse_mode(struct tc_parser *p, const struct tb_node *t, struct mode *m,
 		      struct mode_pos *mp)
 {
 	struct tb_pos tpos = tb_node_pos(t);
@@ -732,7 +643,7 @@ static int parse_mode(struct parser *p, const struct tb_node *t, struct mode *m,
 	m->col = tpos.col;
 	m->fault = FAULT_NONE;
 	for (size_t i = 0; i < tb_node_len(t); i++) {
-		struct field g = field_at(t, i);
+		struct tc_field g = tc_field_at(t, i);
 		int r, k = 0;
 		if (!strcmp(g.key, "name")) {
 			r = get_name(p, &g, &m->name);
@@ -753,15 +664,15 @@ static int parse_mode(struct parser *p, const struct tb_node *t, struct mode *m,
 			r = get_enum(p, &g, fault_names, &k);
 			m->fault = (enum fault_kind)k;
 		} else {
-			r = unknown_key(p, &g, mode_keys, " in [[modes]]");
+			r = tc_unknown_key(p, &g, mode_keys, " in [[modes]]");
 		}
 		if (r)
 			return -1;
 	}
 	if (!m->name)
-		return fail(p, tpos, "missing required key 'name'");
+		return tc_fail(p, tpos, "missing required key 'name'");
 	if (!m->tuner)
-		return fail(p, tpos, "missing required key 'tuner'");
+		return tc_fail(p, tpos, "missing required key 'tuner'");
 
 	const struct tuner_ops *ops = tuner_find(m->tuner);
 	char *cause = NULL;
@@ -770,7 +681,7 @@ static int parse_mode(struct parser *p, const struct tb_node *t, struct mode *m,
 			if (cause)
 				p->cause = xasprintf("'%s':%s", p->path, cause);
 			else
-				fail(p, tpos, "invalid options for tuner '%s'", m->tuner);
+				tc_fail(p, tpos, "invalid options for tuner '%s'", m->tuner);
 		}
 		free(cause);
 		return -1;
@@ -779,14 +690,14 @@ static int parse_mode(struct parser *p, const struct tb_node *t, struct mode *m,
 }
 
 /* Names unique, at most one baseline (default: the first mode), aa_of names another mode. */
-static int check_modes(struct parser *p, struct experiment *e, const struct mode_pos *mp)
+static int check_modes(struct tc_parser *p, struct experiment *e, const struct mode_pos *mp)
 {
 	ssize_t base = -1;
 	for (size_t i = 0; i < e->nmodes; i++) {
 		if (!e->modes[i].baseline)
 			continue;
 		if (base >= 0)
-			return fail(p, mp[i].baseline,
+			return tc_fail(p, mp[i].baseline,
 				    "two baselines: mode '%s' (line %d) and mode '%s' both say "
 				    "baseline = true", e->modes[base].name, mp[base].baseline.line,
 				    e->modes[i].name);
@@ -807,16 +718,16 @@ static int check_modes(struct parser *p, struct experiment *e, const struct mode
 		if (!m->aa_of)
 			continue;
 		if (!strcmp(m->aa_of, m->name)) {
-			ret = fail(p, mp[i].aa_of, "mode '%s' names itself in 'aa_of' "
+			ret = tc_fail(p, mp[i].aa_of, "mode '%s' names itself in 'aa_of' "
 				   "(an A/A control repeats another mode)", m->name);
 		} else if (experiment_mode_index(e, m->aa_of) < 0) {
-			const char *s = suggest(m->aa_of, names);
+			const char *s = tc_suggest(m->aa_of, names);
 			if (s)
-				ret = fail(p, mp[i].aa_of,
+				ret = tc_fail(p, mp[i].aa_of,
 					   "'aa_of' names unknown mode '%s' (did you mean '%s'?)",
 					   m->aa_of, s);
 			else
-				ret = fail(p, mp[i].aa_of, "'aa_of' names unknown mode '%s'",
+				ret = tc_fail(p, mp[i].aa_of, "'aa_of' names unknown mode '%s'",
 					   m->aa_of);
 		}
 	}
@@ -824,7 +735,7 @@ static int check_modes(struct parser *p, struct experiment *e, const struct mode
 	return ret;
 }
 
-static int parse_modes(struct parser *p, const struct field *f, struct experiment *e)
+static int parse_modes(struct tc_parser *p, const struct tc_field *f, struct experiment *e)
 {
 	if (want_table_array(p, f))
 		return -1;
@@ -839,7 +750,7 @@ static int parse_modes(struct parser *p, const struct field *f, struct experimen
 			goto done;
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(e->modes[j].name, m->name)) {
-				fail(p, mp[i].name, "duplicate mode name '%s' (first at line %d)",
+				tc_fail(p, mp[i].name, "duplicate mode name '%s' (first at line %d)",
 				     m->name, mp[j].name.line);
 				goto done;
 			}
@@ -852,25 +763,25 @@ done:
 
 /* ---- the root table --------------------------------------------------------------------- */
 
-static int parse_root(struct parser *p, const struct tb_node *root, struct experiment *e)
+static int parse_root(struct tc_parser *p, const struct tb_node *root, struct experiment *e)
 {
 	struct tb_pos rpos = tb_node_pos(root);
 	size_t i;
 
 	/* The schema first: a newer file's keys are not worth reporting one by one. */
 	if (!tb_node_get(root, "schema", &i))
-		return fail(p, rpos, "missing required key 'schema'");
-	struct field sf = field_at(root, i);
-	if (want_kind(p, &sf, TB_INTEGER))
+		return tc_fail(p, rpos, "missing required key 'schema'");
+	struct tc_field sf = tc_field_at(root, i);
+	if (tc_want_kind(p, &sf, TB_INTEGER))
 		return -1;
 	e->schema = tb_node_int(sf.v);
 	if (e->schema != EXPERIMENT_SCHEMA_VERSION)
-		return fail(p, sf.pos,
+		return tc_fail(p, sf.pos,
 			    "unsupported schema %" PRId64 " (this harness reads schema %d)",
 			    e->schema, EXPERIMENT_SCHEMA_VERSION);
 
 	for (i = 0; i < tb_node_len(root); i++) {
-		struct field g = field_at(root, i);
+		struct tc_field g = tc_field_at(root, i);
 		int r = 0, k = 0;
 		int64_t seed = 0;
 		if (!strcmp(g.key, "schema")) {
@@ -907,18 +818,18 @@ static int parse_root(struct parser *p, const struct tb_node *root, struct exper
 		} else if (!strcmp(g.key, "modes")) {
 			r = parse_modes(p, &g, e);
 		} else {
-			r = unknown_key(p, &g, root_keys, "");
+			r = tc_unknown_key(p, &g, root_keys, "");
 		}
 		if (r)
 			return -1;
 	}
 	if (!e->name)
-		return fail(p, rpos, "missing required key 'name'");
+		return tc_fail(p, rpos, "missing required key 'name'");
 	if (!e->workloads)
-		return fail(p, rpos,
+		return tc_fail(p, rpos,
 			    "missing required key 'workloads' (add a [[workloads]] table)");
 	if (!e->modes)
-		return fail(p, rpos, "missing required key 'modes' (add a [[modes]] table)");
+		return tc_fail(p, rpos, "missing required key 'modes' (add a [[modes]] table)");
 	return 0;
 }
 
@@ -952,7 +863,7 @@ int experiment_parse(const char *path, const char *text, size_t len, struct expe
 int experiment_parse_flags(const char *path, const char *text, size_t len, unsigned flags,
 			   struct experiment **out, char **cause)
 {
-	struct parser p = { .path = path, .cause = NULL, .flags = flags };
+	struct tc_parser p = { .path = path, .cause = NULL, .flags = flags };
 	struct experiment *e = xcalloc(1, sizeof(*e));
 	struct tb_doc *doc = NULL;
 	char *syntax = NULL;

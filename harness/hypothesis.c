@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "harness/spawn.h"
+#include "harness/tomlcheck.h"
 #include "harness/util.h"
 #include "stats/stats.h"
 
@@ -66,31 +67,6 @@ static const char *const *stats_of(enum hyp_aggregate g)
 {
 	return g == HYP_AGG_GEOMEAN ? geomean_stats : g == HYP_AGG_OP_VS_E2E ? tau_stats :
 									       cell_stats;
-}
-
-/* "a, b, c" into a new heap string. */
-static char *join(const char *const *words)
-{
-	struct sbuf sb;
-	sbuf_init(&sb);
-	for (size_t i = 0; words[i]; i++)
-		sbuf_addf(&sb, "%s%s", i ? ", " : "", words[i]);
-	return sbuf_detach(&sb);
-}
-
-/* The known word nearest to word within edit distance 2 (and shorter than word), or NULL. */
-static const char *suggest(const char *word, const char *const *known)
-{
-	const char *best = NULL;
-	size_t bestd = 3, len = strlen(word);
-	for (size_t i = 0; known[i]; i++) {
-		size_t d = util_edit_distance(word, known[i]);
-		if (d < bestd && d < len) {
-			bestd = d;
-			best = known[i];
-		}
-	}
-	return best;
 }
 
 /* ---- expressions ------------------------------------------------------------------------
@@ -304,80 +280,22 @@ static int expr_reads(const struct hyp_expr *x, const struct hyp_criterion *crit
 	return expr_reads(x->l, crit, stat) || expr_reads(x->r, crit, stat);
 }
 
-/* ---- the file ---------------------------------------------------------------------------- */
-
-struct parser {
-	const char *path;
-	char *cause;
-};
-
-struct field {
-	const char *key;
-	struct tb_pos key_pos;
-	const struct tb_node *v;
-	struct tb_pos pos;
-};
-
-static struct field field_at(const struct tb_node *t, size_t i)
+static int get_string(struct tc_parser *p, const struct tc_field *f, char **out)
 {
-	struct field f;
-	f.key = tb_node_key(t, i);
-	f.key_pos = tb_node_key_pos(t, i);
-	f.v = tb_node_at(t, i);
-	f.pos = tb_node_pos(f.v);
-	return f;
-}
-
-static int fail(struct parser *p, struct tb_pos pos, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(struct parser *p, struct tb_pos pos, const char *fmt, ...)
-{
-	if (p->cause)
-		return -1;
-	va_list ap;
-	va_start(ap, fmt);
-	char *msg = xvasprintf(fmt, ap);
-	va_end(ap);
-	p->cause = xasprintf("'%s':%d:%d: %s", p->path, pos.line, pos.col, msg);
-	free(msg);
-	return -1;
-}
-
-static int unknown_key(struct parser *p, const struct field *f, const char *const *known,
-		       const char *where)
-{
-	const char *s = suggest(f->key, known);
-	if (s)
-		return fail(p, f->key_pos, "unknown key '%s'%s (did you mean '%s'?)", f->key, where,
-			    s);
-	return fail(p, f->key_pos, "unknown key '%s'%s", f->key, where);
-}
-
-static int want_kind(struct parser *p, const struct field *f, enum tb_kind k)
-{
-	enum tb_kind got = tb_node_kind(f->v);
-	if (got == k)
-		return 0;
-	return fail(p, f->pos, "'%s' must be %s, not %s", f->key, tb_kind_phrase(k),
-		    tb_kind_phrase(got));
-}
-
-static int get_string(struct parser *p, const struct field *f, char **out)
-{
-	if (want_kind(p, f, TB_STRING))
+	if (tc_want_kind(p, f, TB_STRING))
 		return -1;
 	size_t len;
 	const char *s = tb_node_string(f->v, &len);
 	if (strlen(s) != len)
-		return fail(p, f->pos, "'%s' must not contain a NUL character", f->key);
+		return tc_fail(p, f->pos, "'%s' must not contain a NUL character", f->key);
 	if (!*s)
-		return fail(p, f->pos, "'%s' must not be empty", f->key);
+		return tc_fail(p, f->pos, "'%s' must not be empty", f->key);
 	free(*out);
 	*out = xstrdup(s);
 	return 0;
 }
 
-static int get_enum(struct parser *p, const struct field *f, const char *const *names, int first,
+static int get_enum(struct tc_parser *p, const struct tc_field *f, const char *const *names, int first,
 		    int *out)
 {
 	char *s = NULL;
@@ -390,30 +308,30 @@ static int get_enum(struct parser *p, const struct field *f, const char *const *
 			return 0;
 		}
 	}
-	char *list = join(names + first);
-	fail(p, f->pos, "'%s' must be one of %s, not '%s'", f->key, list, s);
+	char *list = tc_join(names + first);
+	tc_fail(p, f->pos, "'%s' must be one of %s, not '%s'", f->key, list, s);
 	free(list);
 	free(s);
 	return -1;
 }
 
 /* A finite number in [lo, hi) (hi_open) or [lo, hi] (!hi_open); lo excluded when lo_open. */
-static int get_number(struct parser *p, const struct field *f, double lo, int lo_open,
+static int get_number(struct tc_parser *p, const struct tc_field *f, double lo, int lo_open,
 		      double hi, int hi_open, double *out)
 {
 	enum tb_kind k = tb_node_kind(f->v);
 	if (k != TB_INTEGER && k != TB_FLOAT)
-		return fail(p, f->pos, "'%s' must be a number, not %s", f->key, tb_kind_phrase(k));
+		return tc_fail(p, f->pos, "'%s' must be a number, not %s", f->key, tb_kind_phrase(k));
 	double v = tb_node_float(f->v);
 	if (!isfinite(v) || (lo_open ? !(v > lo) : !(v >= lo)) || (hi_open ? !(v < hi) : !(v <= hi)))
-		return fail(p, f->pos, "'%s' must be a number in %c%g, %g%c, not %g", f->key,
+		return tc_fail(p, f->pos, "'%s' must be a number in %c%g, %g%c, not %g", f->key,
 			    lo_open ? '(' : '[', lo, hi, hi_open ? ')' : ']', v);
 	*out = v;
 	return 0;
 }
 
 /* A string or an array of strings, each non-empty. */
-static int get_strings(struct parser *p, const struct field *f, char ***out, size_t *n)
+static int get_strings(struct tc_parser *p, const struct tc_field *f, char ***out, size_t *n)
 {
 	enum tb_kind k = tb_node_kind(f->v);
 	if (k == TB_STRING) {
@@ -422,18 +340,18 @@ static int get_strings(struct parser *p, const struct field *f, char ***out, siz
 		return get_string(p, f, &(*out)[0]);
 	}
 	if (k != TB_ARRAY)
-		return fail(p, f->pos, "'%s' must be a string or an array of strings, not %s",
+		return tc_fail(p, f->pos, "'%s' must be a string or an array of strings, not %s",
 			    f->key, tb_kind_phrase(k));
 	size_t len = tb_node_len(f->v);
 	if (len == 0)
-		return fail(p, f->pos, "'%s' must not be empty", f->key);
+		return tc_fail(p, f->pos, "'%s' must not be empty", f->key);
 	*out = xcalloc(len, sizeof(**out));
 	*n = len;
 	for (size_t i = 0; i < len; i++) {
-		struct field g = { f->key, f->key_pos, tb_node_at(f->v, i), { 0, 0 } };
+		struct tc_field g = { f->key, f->key_pos, tb_node_at(f->v, i), { 0, 0 } };
 		g.pos = tb_node_pos(g.v);
 		if (tb_node_kind(g.v) != TB_STRING)
-			return fail(p, g.pos, "'%s' entries must be strings, not %s", f->key,
+			return tc_fail(p, g.pos, "'%s' entries must be strings, not %s", f->key,
 				    tb_kind_phrase(tb_node_kind(g.v)));
 		if (get_string(p, &g, &(*out)[i]))
 			return -1;
@@ -489,36 +407,36 @@ static int is_id(const char *s)
 }
 
 /* One criterion: an inline table { id, statistic, op, value }. */
-static int parse_criterion(struct parser *p, const struct tb_node *t, enum hyp_aggregate agg,
+static int parse_criterion(struct tc_parser *p, const struct tb_node *t, enum hyp_aggregate agg,
 			   struct hyp_criterion *c)
 {
 	struct tb_pos pos = tb_node_pos(t);
 	c->pos = pos;
 	c->value = NAN;
 	if (tb_node_kind(t) != TB_TABLE)
-		return fail(p, pos, "'criteria' entries must be tables ({ id = ..., statistic = "
+		return tc_fail(p, pos, "'criteria' entries must be tables ({ id = ..., statistic = "
 				    "..., op = ..., value = ... }), not %s",
 			    tb_kind_phrase(tb_node_kind(t)));
-	struct field value_f = { 0 };
+	struct tc_field value_f = { 0 };
 	int op = -1;
 	for (size_t i = 0; i < tb_node_len(t); i++) {
-		struct field g = field_at(t, i);
+		struct tc_field g = tc_field_at(t, i);
 		int r = 0;
 		if (!strcmp(g.key, "id")) {
 			r = get_string(p, &g, &c->id);
 			if (!r && !is_id(c->id))
-				r = fail(p, g.pos, "criterion ids are made of letters, digits, '.', "
+				r = tc_fail(p, g.pos, "criterion ids are made of letters, digits, '.', "
 						   "'_' and '-', not '%s'", c->id);
 			if (!r && (!strcmp(c->id, "and") || !strcmp(c->id, "or") ||
 				   !strcmp(c->id, "not")))
-				r = fail(p, g.pos, "'%s' is a keyword and cannot be a criterion id",
+				r = tc_fail(p, g.pos, "'%s' is a keyword and cannot be a criterion id",
 					 c->id);
 		} else if (!strcmp(g.key, "statistic")) {
 			r = get_string(p, &g, &c->statistic);
 			const char *const *valid = stats_of(agg);
 			if (!r && !in_list(c->statistic, valid)) {
-				char *list = join(valid);
-				r = fail(p, g.pos, "unknown statistic '%s' for aggregate '%s' "
+				char *list = tc_join(valid);
+				r = tc_fail(p, g.pos, "unknown statistic '%s' for aggregate '%s' "
 						   "(statistics: %s)", c->statistic,
 					 aggregate_names[agg], list);
 				free(list);
@@ -528,19 +446,19 @@ static int parse_criterion(struct parser *p, const struct tb_node *t, enum hyp_a
 		} else if (!strcmp(g.key, "value")) {
 			value_f = g;
 		} else {
-			r = unknown_key(p, &g, crit_keys, " in a criterion");
+			r = tc_unknown_key(p, &g, crit_keys, " in a criterion");
 		}
 		if (r)
 			return -1;
 	}
 	if (!c->id)
-		return fail(p, pos, "a criterion has no 'id'");
+		return tc_fail(p, pos, "a criterion has no 'id'");
 	if (!c->statistic)
-		return fail(p, pos, "criterion '%s' has no 'statistic'", c->id);
+		return tc_fail(p, pos, "criterion '%s' has no 'statistic'", c->id);
 	if (op < 0)
-		return fail(p, pos, "criterion '%s' has no 'op'", c->id);
+		return tc_fail(p, pos, "criterion '%s' has no 'op'", c->id);
 	if (!value_f.key)
-		return fail(p, pos, "criterion '%s' has no 'value'", c->id);
+		return tc_fail(p, pos, "criterion '%s' has no 'value'", c->id);
 	c->op = (enum hyp_op)op;
 	if (!strcmp(c->statistic, "verdict")) {
 		int v;
@@ -548,23 +466,23 @@ static int parse_criterion(struct parser *p, const struct tb_node *t, enum hyp_a
 			return -1;
 		c->svalue = xstrdup(sv_names[v]);
 		if (c->op != HYP_OP_EQ && c->op != HYP_OP_NE)
-			return fail(p, value_f.pos, "criterion '%s': a verdict is compared with '==' "
+			return tc_fail(p, value_f.pos, "criterion '%s': a verdict is compared with '==' "
 						    "or '!=', not '%s'", c->id, op_names[op]);
 		return 0;
 	}
 	enum tb_kind k = tb_node_kind(value_f.v);
 	if (k != TB_INTEGER && k != TB_FLOAT)
-		return fail(p, value_f.pos, "criterion '%s': 'value' must be a number for "
+		return tc_fail(p, value_f.pos, "criterion '%s': 'value' must be a number for "
 					    "statistic '%s', not %s", c->id, c->statistic,
 			    tb_kind_phrase(k));
 	c->value = tb_node_float(value_f.v);
 	if (!isfinite(c->value))
-		return fail(p, value_f.pos, "criterion '%s': 'value' must be finite", c->id);
+		return tc_fail(p, value_f.pos, "criterion '%s': 'value' must be finite", c->id);
 	return 0;
 }
 
 /* corroborate / falsify: parsed once all criteria are known. */
-static int parse_expr_field(struct parser *p, const struct field *f, struct hypothesis *h,
+static int parse_expr_field(struct tc_parser *p, const struct tc_field *f, struct hypothesis *h,
 			    struct hyp_expr **out)
 {
 	char *s = NULL;
@@ -578,33 +496,33 @@ static int parse_expr_field(struct parser *p, const struct field *f, struct hypo
 		return 0;
 	/* a basic string on one line: the text starts one column after the quote */
 	struct tb_pos pos = { f->pos.line, f->pos.col + 1 + (int)(at < INT_MAX / 2 ? at : 0) };
-	fail(p, pos, "'%s': %s", f->key, err);
+	tc_fail(p, pos, "'%s': %s", f->key, err);
 	free(err);
 	return -1;
 }
 
-static int parse_hypothesis(struct parser *p, const struct tb_node *t, struct hypothesis *h)
+static int parse_hypothesis(struct tc_parser *p, const struct tb_node *t, struct hypothesis *h)
 {
 	h->pos = tb_node_pos(t);
 	h->min_effect = h->alpha = NAN;
 	h->scope = HYP_SCOPE_ALL;
 	h->aggregate = HYP_AGG_EACH;
-	struct field scope_f = { 0 }, cells_f = { 0 }, at_least_f = { 0 }, agg_f = { 0 },
+	struct tc_field scope_f = { 0 }, cells_f = { 0 }, at_least_f = { 0 }, agg_f = { 0 },
 		     pred_f = { 0 }, crit_f = { 0 }, corr_f = { 0 }, fals_f = { 0 }, mode_f = { 0 };
 	int aggregate = HYP_AGG_EACH, prediction = HYP_PRED_NONE, scope = HYP_SCOPE_ALL;
 	int64_t at_least = 0;
 	for (size_t i = 0; i < tb_node_len(t); i++) {
-		struct field g = field_at(t, i);
+		struct tc_field g = tc_field_at(t, i);
 		int r = 0;
 		if (!strcmp(g.key, "id")) {
 			r = get_string(p, &g, &h->id);
 			if (!r && !is_id(h->id))
-				r = fail(p, g.pos, "'id' must be made of letters, digits, '.', '_' and "
+				r = tc_fail(p, g.pos, "'id' must be made of letters, digits, '.', '_' and "
 						   "'-', not '%s'", h->id);
 		} else if (!strcmp(g.key, "claim")) {
 			r = get_string(p, &g, &h->claim);
 		} else if (!strcmp(g.key, "primary")) {
-			r = want_kind(p, &g, TB_BOOL);
+			r = tc_want_kind(p, &g, TB_BOOL);
 			h->primary = tb_node_bool(g.v);
 		} else if (!strcmp(g.key, "mode")) {
 			mode_f = g;
@@ -629,10 +547,10 @@ static int parse_hypothesis(struct parser *p, const struct tb_node *t, struct hy
 		} else if (!strcmp(g.key, "at_least")) {
 			at_least_f = g;
 			h->at_least_pos = g.pos;
-			r = want_kind(p, &g, TB_INTEGER);
+			r = tc_want_kind(p, &g, TB_INTEGER);
 			at_least = tb_node_int(g.v);
 			if (!r && (at_least < 1 || at_least > 1000000))
-				r = fail(p, g.pos, "'at_least' must be between 1 and 1000000, not %" PRId64,
+				r = tc_fail(p, g.pos, "'at_least' must be between 1 and 1000000, not %" PRId64,
 					 at_least);
 		} else if (!strcmp(g.key, "prediction")) {
 			pred_f = g;
@@ -643,13 +561,13 @@ static int parse_hypothesis(struct parser *p, const struct tb_node *t, struct hy
 			r = get_number(p, &g, 0, 1, 0.5, 0, &h->alpha);
 		} else if (!strcmp(g.key, "criteria")) {
 			crit_f = g;
-			r = want_kind(p, &g, TB_ARRAY);
+			r = tc_want_kind(p, &g, TB_ARRAY);
 		} else if (!strcmp(g.key, "corroborate")) {
 			corr_f = g;
 		} else if (!strcmp(g.key, "falsify")) {
 			fals_f = g;
 		} else {
-			r = unknown_key(p, &g, hyp_keys, " in [[hypotheses]]");
+			r = tc_unknown_key(p, &g, hyp_keys, " in [[hypotheses]]");
 		}
 		if (r)
 			return -1;
@@ -659,42 +577,42 @@ static int parse_hypothesis(struct parser *p, const struct tb_node *t, struct hy
 	h->scope = (enum hyp_scope)scope;
 	h->at_least = (size_t)at_least;
 	if (!h->id)
-		return fail(p, h->pos, "a hypothesis has no 'id'");
+		return tc_fail(p, h->pos, "a hypothesis has no 'id'");
 	if (!h->claim)
-		return fail(p, h->pos, "hypothesis '%s' has no 'claim'", h->id);
+		return tc_fail(p, h->pos, "hypothesis '%s' has no 'claim'", h->id);
 	if (cells_f.key && scope_f.key)
-		return fail(p, scope_f.key_pos, "hypothesis '%s': 'scope' and 'cells' exclude each "
+		return tc_fail(p, scope_f.key_pos, "hypothesis '%s': 'scope' and 'cells' exclude each "
 						"other", h->id);
 	if (cells_f.key && h->workload)
-		return fail(p, h->workload_pos, "hypothesis '%s': 'workload' and 'cells' exclude "
+		return tc_fail(p, h->workload_pos, "hypothesis '%s': 'workload' and 'cells' exclude "
 						"each other", h->id);
 	if (cells_f.key)
 		h->scope = HYP_SCOPE_CELLS;
 	if (h->aggregate == HYP_AGG_AT_LEAST && !at_least_f.key)
-		return fail(p, agg_f.pos, "hypothesis '%s': aggregate 'at_least' needs 'at_least = "
+		return tc_fail(p, agg_f.pos, "hypothesis '%s': aggregate 'at_least' needs 'at_least = "
 					  "K'", h->id);
 	if (at_least_f.key && h->aggregate != HYP_AGG_AT_LEAST)
-		return fail(p, at_least_f.key_pos, "hypothesis '%s': 'at_least' needs aggregate = "
+		return tc_fail(p, at_least_f.key_pos, "hypothesis '%s': 'at_least' needs aggregate = "
 						   "\"at_least\"", h->id);
 	if (h->aggregate == HYP_AGG_OP_VS_E2E) {
 		if (mode_f.key)
-			return fail(p, mode_f.key_pos, "hypothesis '%s': aggregate 'op-vs-e2e' ranks "
+			return tc_fail(p, mode_f.key_pos, "hypothesis '%s': aggregate 'op-vs-e2e' ranks "
 						       "every mode; 'mode' does not apply", h->id);
 		if (pred_f.key)
-			return fail(p, pred_f.key_pos, "hypothesis '%s': aggregate 'op-vs-e2e' has no "
+			return tc_fail(p, pred_f.key_pos, "hypothesis '%s': aggregate 'op-vs-e2e' has no "
 						       "prediction; state it as criteria", h->id);
 		if (cells_f.key)
-			return fail(p, cells_f.key_pos, "hypothesis '%s': aggregate 'op-vs-e2e' works "
+			return tc_fail(p, cells_f.key_pos, "hypothesis '%s': aggregate 'op-vs-e2e' works "
 							"on workloads; use 'workload', not 'cells'",
 				    h->id);
 	} else if (!mode_f.key) {
-		return fail(p, h->pos, "hypothesis '%s' has no 'mode' (a mode name, a list, or "
+		return tc_fail(p, h->pos, "hypothesis '%s' has no 'mode' (a mode name, a list, or "
 				       "\"*\")", h->id);
 	}
 	if (crit_f.key) {
 		size_t n = tb_node_len(crit_f.v);
 		if (n == 0)
-			return fail(p, crit_f.pos, "'criteria' must not be empty");
+			return tc_fail(p, crit_f.pos, "'criteria' must not be empty");
 		h->crit = xcalloc(n, sizeof(*h->crit));
 		for (size_t i = 0; i < n; i++) {
 			h->ncrit = i + 1;
@@ -702,18 +620,18 @@ static int parse_hypothesis(struct parser *p, const struct tb_node *t, struct hy
 				return -1;
 			for (size_t j = 0; j < i; j++)
 				if (!strcmp(h->crit[j].id, h->crit[i].id))
-					return fail(p, h->crit[i].pos, "hypothesis '%s': criterion "
+					return tc_fail(p, h->crit[i].pos, "hypothesis '%s': criterion "
 								       "'%s' is defined twice", h->id,
 						    h->crit[i].id);
 		}
 		if (!corr_f.key || !fals_f.key)
-			return fail(p, crit_f.key_pos, "hypothesis '%s': criteria need both "
+			return tc_fail(p, crit_f.key_pos, "hypothesis '%s': criteria need both "
 						       "'corroborate' and 'falsify'", h->id);
 	} else if (corr_f.key || fals_f.key) {
-		const struct field *f = corr_f.key ? &corr_f : &fals_f;
-		return fail(p, f->key_pos, "hypothesis '%s': '%s' needs 'criteria'", h->id, f->key);
+		const struct tc_field *f = corr_f.key ? &corr_f : &fals_f;
+		return tc_fail(p, f->key_pos, "hypothesis '%s': '%s' needs 'criteria'", h->id, f->key);
 	} else if (h->prediction == HYP_PRED_NONE) {
-		return fail(p, h->pos, "hypothesis '%s' has neither a 'prediction' nor 'criteria' "
+		return tc_fail(p, h->pos, "hypothesis '%s' has neither a 'prediction' nor 'criteria' "
 				       "with 'corroborate' and 'falsify'", h->id);
 	}
 	if (corr_f.key && parse_expr_field(p, &corr_f, h, &h->corroborate))
@@ -726,7 +644,7 @@ static int parse_hypothesis(struct parser *p, const struct tb_node *t, struct hy
 int hyp_file_parse(const char *path, const char *text, size_t len, struct hyp_file **out,
 		   char **cause)
 {
-	struct parser p = { path, NULL };
+	struct tc_parser p = { .path = path, .cause = NULL, .flags = 0 };
 	*out = NULL;
 	*cause = NULL;
 	char *tcause = NULL;
@@ -744,29 +662,29 @@ int hyp_file_parse(const char *path, const char *text, size_t len, struct hyp_fi
 	f->len = len;
 	util_sha256_hex(text, len, f->sha256);
 	const struct tb_node *root = tb_doc_root(d);
-	struct field hyps = { 0 };
+	struct tc_field hyps = { 0 };
 	int have_schema = 0;
 	for (size_t i = 0; i < tb_node_len(root) && !p.cause; i++) {
-		struct field g = field_at(root, i);
+		struct tc_field g = tc_field_at(root, i);
 		if (!strcmp(g.key, "schema")) {
 			have_schema = 1;
-			if (!want_kind(&p, &g, TB_INTEGER) && tb_node_int(g.v) != HYP_SCHEMA)
-				fail(&p, g.pos, "unsupported schema %" PRId64 " (this harness reads "
+			if (!tc_want_kind(&p, &g, TB_INTEGER) && tb_node_int(g.v) != HYP_SCHEMA)
+				tc_fail(&p, g.pos, "unsupported schema %" PRId64 " (this harness reads "
 						"schema %d)", tb_node_int(g.v), HYP_SCHEMA);
 		} else if (!strcmp(g.key, "description")) {
 			get_string(&p, &g, &f->description);
 		} else if (!strcmp(g.key, "hypotheses")) {
 			hyps = g;
 		} else {
-			unknown_key(&p, &g, root_keys, "");
+			tc_unknown_key(&p, &g, root_keys, "");
 		}
 	}
 	if (!p.cause && !have_schema)
-		fail(&p, (struct tb_pos){ 1, 1 }, "missing 'schema = %d'", HYP_SCHEMA);
+		tc_fail(&p, (struct tb_pos){ 1, 1 }, "missing 'schema = %d'", HYP_SCHEMA);
 	if (!p.cause && !hyps.key)
-		fail(&p, (struct tb_pos){ 1, 1 }, "no [[hypotheses]]");
+		tc_fail(&p, (struct tb_pos){ 1, 1 }, "no [[hypotheses]]");
 	if (!p.cause && (tb_node_kind(hyps.v) != TB_ARRAY || tb_node_len(hyps.v) == 0))
-		fail(&p, hyps.pos, "'hypotheses' must be a non-empty array of tables "
+		tc_fail(&p, hyps.pos, "'hypotheses' must be a non-empty array of tables "
 				   "([[hypotheses]])");
 	if (!p.cause) {
 		size_t n = tb_node_len(hyps.v);
@@ -775,7 +693,7 @@ int hyp_file_parse(const char *path, const char *text, size_t len, struct hyp_fi
 			const struct tb_node *t = tb_node_at(hyps.v, i);
 			f->nh = i + 1;
 			if (tb_node_kind(t) != TB_TABLE) {
-				fail(&p, tb_node_pos(t), "'hypotheses' entries must be tables, not %s",
+				tc_fail(&p, tb_node_pos(t), "'hypotheses' entries must be tables, not %s",
 				     tb_kind_phrase(tb_node_kind(t)));
 				break;
 			}
@@ -783,7 +701,7 @@ int hyp_file_parse(const char *path, const char *text, size_t len, struct hyp_fi
 				break;
 			for (size_t j = 0; j < i; j++)
 				if (!strcmp(f->h[j].id, f->h[i].id))
-					fail(&p, f->h[i].pos, "hypothesis id '%s' is used twice (first "
+					tc_fail(&p, f->h[i].pos, "hypothesis id '%s' is used twice (first "
 							      "at line %d)", f->h[i].id,
 					     f->h[j].pos.line);
 		}

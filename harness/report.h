@@ -130,8 +130,10 @@ int run_compare_build(const struct analysis *a, const struct analysis *b,
 int run_compare_write(const struct run_compare *rc, enum report_format fmt, FILE *f);
 void run_compare_free(struct run_compare *rc);
 
-/* cmd-report.c parses the options report and compare share; 0 or EXIT_USAGE (reported). */
+/* cmd-report.c parses the statistics options (CMD_STATS_OPTS in cmd.h) every command that
+ * builds a report takes, and report's and compare's --format; 0 or EXIT_USAGE (reported). */
 struct cmd_args;
+int cmd_stats_opts(const struct cmd_args *a, struct report_opts *o);
 int cmd_report_parse_opts(const struct cmd_args *a, struct report_opts *o,
 			  enum report_format *fmt);
 
