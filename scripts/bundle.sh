@@ -7,8 +7,9 @@
 #   DIR/bin/harness          the binary, unchanged
 #   DIR/lib/                 the libraries in BUNDLE below, and what they need in turn
 #   DIR/kernels/             kernels/*/templates/ (HARNESS_KERNEL_DIR)
-#   DIR/experiments/, DIR/hypotheses/
-#   DIR/run.sh               sets LD_LIBRARY_PATH and HARNESS_KERNEL_DIR, execs bin/harness
+#   DIR/experiments/, DIR/hypotheses/, DIR/plots/ (HARNESS_PLOT_DIR)
+#   DIR/run.sh               sets LD_LIBRARY_PATH, HARNESS_KERNEL_DIR and HARNESS_PLOT_DIR,
+#                            execs bin/harness
 #   DIR/MANIFEST             each bundled library, where it came from and its package
 #
 # The dependency graph is walked from the binary's DT_NEEDED entries (readelf), so only
@@ -106,7 +107,7 @@ chmod 0755 "$dir/bin/harness"
 	mkdir -p "$dir/$(dirname "$f")"
 	cp "$srcdir/$f" "$dir/$f"
 done
-for d in experiments hypotheses; do
+for d in experiments hypotheses plots; do
 	if [ -d "$srcdir/$d" ]; then
 		cp -R "$srcdir/$d" "$dir/$d"
 	fi
@@ -114,12 +115,13 @@ done
 
 cat >"$dir/run.sh" <<'EOF'
 #!/bin/sh
-# run.sh: run the bundled harness with the bundle's libraries and kernel templates.
+# run.sh: run the bundled harness with the bundle's libraries, kernel and plot templates.
 # LD_LIBRARY_PATH keeps what the host had after the bundle's lib/ (CUDA may live there).
 here=$(cd "$(dirname "$0")" && pwd)
 LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 HARNESS_KERNEL_DIR="$here/kernels"
-export LD_LIBRARY_PATH HARNESS_KERNEL_DIR
+HARNESS_PLOT_DIR="$here/plots"
+export LD_LIBRARY_PATH HARNESS_KERNEL_DIR HARNESS_PLOT_DIR
 exec "$here/bin/harness" "$@"
 EOF
 chmod 0755 "$dir/run.sh"
