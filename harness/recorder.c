@@ -1577,82 +1577,74 @@ int rec_read_cells(struct rec *r, struct rec_cell **cells, size_t *n)
 	return 0;
 }
 
-static void cell_strings_free(struct rec_cell *c)
-{
-	free(c->name);
-	free(c->kind);
-	free(c->workload);
-	free(c->op);
-	free(c->shape);
-}
-
 void rec_cells_free(struct rec_cell *cells, size_t n)
 {
-	if (!cells)
-		return;
-	for (size_t i = 0; i < n; i++)
-		cell_strings_free(&cells[i]);
-	free(cells);
+	rec_free_rows(&t_cells, cells, n); /* /cells rows are struct rec_cell */
+}
+
+/* Read a per-unit table whose rows are {int64 unit; PAYLOAD}: the unit column and the
+ * payloads as two parallel heap arrays (the payloads keep their strings). */
+static int read_unit_split(struct rec *r, const struct table *tb, size_t payload_off,
+			   size_t payload_size, int64_t **unit, void **payload, size_t *n)
+{
+	void *rows;
+	*unit = NULL;
+	*payload = NULL;
+	if (read_all(r, tb, &rows, n) < 0)
+		return -1;
+	*unit = xcalloc(*n ? *n : 1, sizeof(**unit));
+	char *out = xcalloc(*n ? *n : 1, payload_size);
+	for (size_t i = 0; i < *n; i++) {
+		const char *row = (const char *)rows + i * tb->row_size;
+		memcpy(&(*unit)[i], row, sizeof(int64_t));
+		memcpy(out + i * payload_size, row + payload_off, payload_size);
+	}
+	free(rows);
+	*payload = out;
+	return 0;
 }
 
 int rec_read_choices(struct rec *r, int64_t **unit, struct rec_choice **choices, size_t *n)
 {
-	void *rows;
-	*unit = NULL;
-	*choices = NULL;
-	if (read_all(r, &t_choices, &rows, n) < 0)
-		return -1;
-	struct choice_row *cr = rows;
-	*unit = xcalloc(*n ? *n : 1, sizeof(**unit));
-	*choices = xcalloc(*n ? *n : 1, sizeof(**choices));
-	for (size_t i = 0; i < *n; i++) {
-		(*unit)[i] = cr[i].unit;
-		(*choices)[i] = cr[i].c;
-	}
-	free(rows);
-	return 0;
+	return read_unit_split(r, &t_choices, offsetof(struct choice_row, c),
+			       sizeof(struct rec_choice), unit, (void **)choices, n);
 }
 
 int rec_read_trials(struct rec *r, int64_t **unit, struct rec_trial **trials, size_t *n)
 {
-	void *rows;
-	*unit = NULL;
-	*trials = NULL;
-	if (read_all(r, &t_trials, &rows, n) < 0)
-		return -1;
-	struct trial_row *tr = rows;
-	*unit = xcalloc(*n ? *n : 1, sizeof(**unit));
-	*trials = xcalloc(*n ? *n : 1, sizeof(**trials));
-	for (size_t i = 0; i < *n; i++) {
-		(*unit)[i] = tr[i].unit;
-		(*trials)[i] = tr[i].t;
+	return read_unit_split(r, &t_trials, offsetof(struct trial_row, t),
+			       sizeof(struct rec_trial), unit, (void **)trials, n);
+}
+
+/* Free n trials (or choices) with their strings, and the array. */
+static void trials_free(struct rec_trial *t, size_t n)
+{
+	for (size_t i = 0; t && i < n; i++) {
+		free(t[i].config);
+		free(t[i].status);
 	}
-	free(rows);
-	return 0;
+	free(t);
+}
+
+static void choices_free(struct rec_choice *c, size_t n)
+{
+	for (size_t i = 0; c && i < n; i++) {
+		free(c[i].config);
+		free(c[i].reason);
+	}
+	free(c);
 }
 
 void rec_trials_free(int64_t *unit, struct rec_trial *trials, size_t n)
 {
 	free(unit);
-	if (!trials)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		free(trials[i].config);
-		free(trials[i].status);
-	}
-	free(trials);
+	trials_free(trials, n);
 }
 
 void rec_choices_free(int64_t *unit, struct rec_choice *choices, size_t n)
 {
 	free(unit);
-	if (!choices)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		free(choices[i].config);
-		free(choices[i].reason);
-	}
-	free(choices);
+	choices_free(choices, n);
 }
 
 int rec_count_samples(struct rec *r, int64_t *n)
@@ -1741,19 +1733,9 @@ void rec_unit_data_init(struct rec_unit_data *u)
 void rec_unit_data_release(struct rec_unit_data *u)
 {
 	unit_strings_free(&u->unit);
-	for (size_t i = 0; i < u->ncells; i++)
-		cell_strings_free(&u->cells[i]);
-	free(u->cells);
-	for (size_t i = 0; i < u->ntrials; i++) {
-		free(u->trials[i].config);
-		free(u->trials[i].status);
-	}
-	free(u->trials);
-	for (size_t i = 0; i < u->nchoices; i++) {
-		free(u->choices[i].config);
-		free(u->choices[i].reason);
-	}
-	free(u->choices);
+	rec_cells_free(u->cells, u->ncells);
+	trials_free(u->trials, u->ntrials);
+	choices_free(u->choices, u->nchoices);
 	for (size_t i = 0; i < u->nmeasures; i++)
 		free(u->measures[i].stop);
 	free(u->measures);
