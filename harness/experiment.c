@@ -194,19 +194,7 @@ static int get_string_list(struct tc_parser *p, const struct tc_field *f, char *
 {
 	if (tc_want_kind(p, f, TB_ARRAY))
 		return -1;
-	size_t len = tb_node_len(f->v);
-	*out = xcalloc(len, sizeof(**out));
-	*n = len;
-	for (size_t i = 0; i < len; i++) {
-		struct tc_field g = { f->key, f->key_pos, tb_node_at(f->v, i), { 0, 0 } };
-		g.pos = tb_node_pos(g.v);
-		if (tb_node_kind(g.v) != TB_STRING)
-			return tc_fail(p, g.pos, "'%s' entries must be strings, not %s", f->key,
-				    tb_kind_phrase(tb_node_kind(g.v)));
-		if (get_string(p, &g, &(*out)[i]))
-			return -1;
-	}
-	return 0;
+	return tc_get_string_array(p, f, get_string, out, n);
 }
 
 /* An array of tables ([[key]]) with at least one entry. */

@@ -342,21 +342,9 @@ static int get_strings(struct tc_parser *p, const struct tc_field *f, char ***ou
 	if (k != TB_ARRAY)
 		return tc_fail(p, f->pos, "'%s' must be a string or an array of strings, not %s",
 			    f->key, tb_kind_phrase(k));
-	size_t len = tb_node_len(f->v);
-	if (len == 0)
+	if (tb_node_len(f->v) == 0)
 		return tc_fail(p, f->pos, "'%s' must not be empty", f->key);
-	*out = xcalloc(len, sizeof(**out));
-	*n = len;
-	for (size_t i = 0; i < len; i++) {
-		struct tc_field g = { f->key, f->key_pos, tb_node_at(f->v, i), { 0, 0 } };
-		g.pos = tb_node_pos(g.v);
-		if (tb_node_kind(g.v) != TB_STRING)
-			return tc_fail(p, g.pos, "'%s' entries must be strings, not %s", f->key,
-				    tb_kind_phrase(tb_node_kind(g.v)));
-		if (get_string(p, &g, &(*out)[i]))
-			return -1;
-	}
-	return 0;
+	return tc_get_string_array(p, f, get_string, out, n);
 }
 
 static void crit_release(struct hyp_criterion *c)

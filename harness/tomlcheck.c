@@ -72,3 +72,21 @@ int tc_want_kind(struct tc_parser *p, const struct tc_field *f, enum tb_kind k)
 	return tc_fail(p, f->pos, "'%s' must be %s, not %s", f->key, tb_kind_phrase(k),
 		       tb_kind_phrase(got));
 }
+
+int tc_get_string_array(struct tc_parser *p, const struct tc_field *f, tc_string_getter get,
+			char ***out, size_t *n)
+{
+	size_t len = tb_node_len(f->v);
+	*out = xcalloc(len ? len : 1, sizeof(**out));
+	*n = len;
+	for (size_t i = 0; i < len; i++) {
+		struct tc_field g = { f->key, f->key_pos, tb_node_at(f->v, i), { 0, 0 } };
+		g.pos = tb_node_pos(g.v);
+		if (tb_node_kind(g.v) != TB_STRING)
+			return tc_fail(p, g.pos, "'%s' entries must be strings, not %s", f->key,
+				       tb_kind_phrase(tb_node_kind(g.v)));
+		if (get(p, &g, &(*out)[i]))
+			return -1;
+	}
+	return 0;
+}

@@ -38,4 +38,10 @@ int tc_unknown_key(struct tc_parser *p, const struct tc_field *f, const char *co
 /* "'k' must be an integer, not a string" unless f's value is of kind k. */
 int tc_want_kind(struct tc_parser *p, const struct tc_field *f, enum tb_kind k);
 
+/* The entries of array f into a new heap vector *out of *n strings, each read by get (the
+ * caller's rules for one string); an entry that is not a string is an error at its place. */
+typedef int (*tc_string_getter)(struct tc_parser *p, const struct tc_field *f, char **out);
+int tc_get_string_array(struct tc_parser *p, const struct tc_field *f, tc_string_getter get,
+			char ***out, size_t *n);
+
 #endif
