@@ -25,8 +25,14 @@ static size_t add_mode(struct analysis *a, const char *name, size_t *cap)
 	long m = analysis_mode(a, name);
 	if (m >= 0)
 		return (size_t)m;
-	XGROW(a->modes, *cap, a->nmodes + 1);
+	if (a->nmodes + 1 > *cap) {
+		size_t n = *cap ? 2 * *cap : 8;
+		a->modes = xrealloc(a->modes, n * sizeof(*a->modes));
+		a->aa_of = xrealloc(a->aa_of, n * sizeof(*a->aa_of));
+		*cap = n;
+	}
 	a->modes[a->nmodes] = xstrdup(name);
+	a->aa_of[a->nmodes] = NULL;
 	return a->nmodes++;
 }
 
@@ -63,8 +69,7 @@ static void note_status(struct analysis *a, const char *status)
 
 /* Modes (in declared order), A/A pairs, baseline and margin from the recorded experiment,
  * when the file has one (an imported file has none). */
-static void from_experiment(struct analysis *a, size_t *cap, char ***aa_names, char ***aa_of,
-			    size_t *naa)
+static void from_experiment(struct analysis *a, size_t *cap)
 {
 	for (size_t i = 0; i < a->meta.nfiles; i++) {
 		const struct rec_file *f = &a->meta.files[i];
@@ -80,14 +85,11 @@ static void from_experiment(struct analysis *a, size_t *cap, char ***aa_names, c
 			free(cause);
 			return;
 		}
-		*aa_names = xcalloc(e->nmodes, sizeof(char *));
-		*aa_of = xcalloc(e->nmodes, sizeof(char *));
+		/* the experiment's modes come first, so mode m of the experiment is mode m here */
 		for (size_t m = 0; m < e->nmodes; m++) {
 			add_mode(a, e->modes[m].name, cap);
-			if (e->modes[m].aa_of) {
-				(*aa_names)[*naa] = xstrdup(e->modes[m].name);
-				(*aa_of)[(*naa)++] = xstrdup(e->modes[m].aa_of);
-			}
+			if (e->modes[m].aa_of)
+				a->aa_of[m] = xstrdup(e->modes[m].aa_of);
 		}
 		a->baseline = e->baseline;
 		a->margin = e->margin;
@@ -116,21 +118,9 @@ int analysis_load(const char *path, struct analysis **out)
 		error("'%s' holds no units", path);
 		goto done;
 	}
-	char **aa_names = NULL, **aa_of = NULL;
-	size_t naa = 0;
-	from_experiment(a, &modes_cap, &aa_names, &aa_of, &naa);
+	from_experiment(a, &modes_cap);
 	for (size_t i = 0; i < nunits; i++)
 		add_mode(a, units[i].mode, &modes_cap);
-	a->aa_of = xcalloc(a->nmodes, sizeof(*a->aa_of));
-	for (size_t k = 0; k < naa; k++) {
-		long m = analysis_mode(a, aa_names[k]);
-		if (m >= 0 && analysis_mode(a, aa_of[k]) >= 0)
-			a->aa_of[m] = xstrdup(aa_of[k]);
-		free(aa_names[k]);
-		free(aa_of[k]);
-	}
-	free(aa_names);
-	free(aa_of);
 	if (a->baseline >= a->nmodes)
 		a->baseline = 0;
 	const char *pairing = rec_meta_get(&a->meta, "pairing");
