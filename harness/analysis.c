@@ -177,27 +177,11 @@ int analysis_load(const char *path, struct analysis **out)
 		if (rec_read_unit_samples(r, i, &cell, &ns, &n))
 			goto done;
 		a->nsamples += (int64_t)n;
-		/* bucket the unit's samples by cell in one pass, then a selection median per cell
-		 * (GSL's quickselect: linear time, no full sort) */
-		size_t *start = xcalloc(ncells + 1, sizeof(*start));
-		for (size_t j = 0; j < n; j++)
-			if (cell[j] >= 0 && (size_t)cell[j] < ncells)
-				start[cell[j] + 1]++;
+		double *med = xmalloc((ncells ? ncells : 1) * sizeof(*med));
+		stats_cell_medians(cell, ns, n, ncells, med);
 		for (size_t c = 0; c < ncells; c++)
-			start[c + 1] += start[c];
-		double *x = xmalloc((n ? n : 1) * sizeof(*x));
-		size_t *fill = xmalloc((ncells + 1) * sizeof(*fill));
-		memcpy(fill, start, (ncells + 1) * sizeof(*fill));
-		for (size_t j = 0; j < n; j++)
-			if (cell[j] >= 0 && (size_t)cell[j] < ncells)
-				x[fill[cell[j]]++] = (double)ns[j];
-		for (size_t c = 0; c < ncells; c++)
-			if (start[c + 1] > start[c])
-				a->med[(m * ncells + c) * nb + b] =
-					gsl_stats_median(x + start[c], 1, start[c + 1] - start[c]);
-		free(x);
-		free(fill);
-		free(start);
+			a->med[(m * ncells + c) * nb + b] = med[c];
+		free(med);
 		free(cell);
 		free(ns);
 	}

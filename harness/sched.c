@@ -245,23 +245,12 @@ static void summ_unit(struct run *r, const struct rec_unit_data *u)
 {
 	if (strcmp(u->unit.status, REC_STATUS_OK) || u->unit.warm)
 		return;
-	for (size_t c = 0; c < u->ncells; c++) {
-		size_t n = 0;
-		for (size_t i = 0; i < u->nsamples; i++)
-			n += u->sample_cell[i] == (int64_t)c;
-		if (!n)
-			continue;
-		double *x = xmalloc(n * sizeof(*x)), *w = xmalloc(n * sizeof(*w));
-		size_t k = 0;
-		for (size_t i = 0; i < u->nsamples; i++)
-			if (u->sample_cell[i] == (int64_t)c)
-				x[k++] = (double)u->sample_ns[i];
-		struct stats_summary s;
-		stats_summarize(x, 1, n, w, &s);
-		summ_add(r, u->unit.mode, u->cells[c].name, s.median);
-		free(x);
-		free(w);
-	}
+	double *med = xmalloc((u->ncells ? u->ncells : 1) * sizeof(*med));
+	stats_cell_medians(u->sample_cell, u->sample_ns, u->nsamples, u->ncells, med);
+	for (size_t c = 0; c < u->ncells; c++)
+		if (!isnan(med[c]))
+			summ_add(r, u->unit.mode, u->cells[c].name, med[c]);
+	free(med);
 }
 
 static const char *last_cell(const struct rec_unit_data *u)

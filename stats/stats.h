@@ -44,6 +44,12 @@ double stats_median_rel_se(const struct stats_summary *s);
 /* Convert int64 nanoseconds to doubles into out (n values). */
 void stats_from_ns(const int64_t *ns, size_t n, double *out);
 
+/* The unit's observation per cell: med[c] = median of the ns[i] whose cell[i] == c, for
+ * c < ncells (NaN for a cell without samples; samples of other cells are ignored).  One pass
+ * to bucket by cell, then a linear-time selection per cell (GSL's gsl_stats_median). */
+void stats_cell_medians(const int64_t *cell, const int64_t *ns, size_t n, size_t ncells,
+			double *med);
+
 /* Median of n values (a sorted copy in work, n doubles). NaN when n == 0. */
 double stats_median(const double *x, size_t stride, size_t n, double *work);
 

@@ -74,3 +74,27 @@ int stats_check_finite(const double *x, size_t n, int positive, char **cause)
 	}
 	return 0;
 }
+
+void stats_cell_medians(const int64_t *cell, const int64_t *ns, size_t n, size_t ncells,
+			double *med)
+{
+	size_t *start = xcalloc(ncells + 1, sizeof(*start));
+	for (size_t j = 0; j < n; j++)
+		if (cell[j] >= 0 && (size_t)cell[j] < ncells)
+			start[cell[j] + 1]++;
+	for (size_t c = 0; c < ncells; c++)
+		start[c + 1] += start[c];
+	double *x = xmalloc((n ? n : 1) * sizeof(*x));
+	size_t *fill = xmalloc((ncells + 1) * sizeof(*fill));
+	memcpy(fill, start, (ncells + 1) * sizeof(*fill));
+	for (size_t j = 0; j < n; j++)
+		if (cell[j] >= 0 && (size_t)cell[j] < ncells)
+			x[fill[cell[j]]++] = (double)ns[j];
+	for (size_t c = 0; c < ncells; c++)
+		med[c] = start[c + 1] > start[c]
+				 ? gsl_stats_median(x + start[c], 1, start[c + 1] - start[c])
+				 : NAN;
+	free(x);
+	free(fill);
+	free(start);
+}

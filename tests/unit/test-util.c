@@ -123,6 +123,19 @@ START_TEST(summary_quartiles)
 }
 END_TEST
 
+/* Per-cell medians of one unit: samples bucketed by cell, out-of-range cells ignored. */
+START_TEST(cell_medians)
+{
+	const int64_t cell[] = { 2, 0, 2, 0, 0, 7, 2, 2, -1 };
+	const int64_t ns[] = { 9101, 2385, 9133, 2411, 2390, 1, 9077, 9200, 5 };
+	double med[4];
+	stats_cell_medians(cell, ns, 9, 4, med);
+	ck_assert_double_eq_tol(med[0], 2390.0, 1e-9);          /* 2385 2390 2411 */
+	ck_assert_double_eq_tol(med[2], (9101.0 + 9133.0) / 2, 1e-9); /* 9077 9101 9133 9200 */
+	ck_assert(isnan(med[1]) && isnan(med[3]));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("util");
@@ -133,6 +146,7 @@ int main(void)
 	tcase_add_test(tc, edit_distance);
 	tcase_add_test(tc, files_and_dirs);
 	tcase_add_test(tc, summary_quartiles);
+	tcase_add_test(tc, cell_medians);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }
