@@ -10,8 +10,6 @@
 #include "harness/util.h"
 #include "stats/stats.h"
 
-#include <gsl/gsl_statistics_double.h>
-
 long analysis_mode(const struct analysis *a, const char *name)
 {
 	for (size_t i = 0; i < a->nmodes; i++)

@@ -11,18 +11,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <csv.h>
-
 #include "harness/analysis.h"
 #include "harness/cmd.h"
 #include "harness/recorder.h"
 #include "stats/stats.h"
 #include "harness/util.h"
 
-/* One CSV field, quoted by libcsv, then a separator or the line's end. */
+/* One CSV field, then a separator or the line's end. */
 static void field(FILE *f, const char *s, int last)
 {
-	csv_fwrite(f, s, strlen(s));
+	util_csv_field(f, s);
 	fputc(last ? '\n' : ',', f);
 }
 

@@ -168,23 +168,15 @@ int run_compare_write(const struct run_compare *rc, enum report_format fmt, FILE
 					r->c.ratio, r->c.lo, r->c.hi, r->c.p, r->c.p_holm,
 					stats_verdict_name(r->c.verdict));
 		} else {
-			int q = strpbrk(r->cell, ",\"\n") != NULL;
-			if (q) {
-				fputc('"', f);
-				for (const char *s = r->cell; *s; s++) {
-					if (*s == '"')
-						fputc('"', f);
-					fputc(*s, f);
-				}
-				fputc('"', f);
-			} else
-				fputs(r->cell, f);
+			util_csv_field(f, r->cell);
+			fputc(',', f);
+			util_csv_field(f, r->mode);
 			if (r->ok)
-				fprintf(f, ",%s,%zu,%zu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%s\n", r->mode, r->na,
+				fprintf(f, ",%zu,%zu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%s\n", r->na,
 					r->nb, r->med_a, r->med_b, r->c.ratio, r->c.lo, r->c.hi, r->c.p,
 					r->c.p_holm, stats_verdict_name(r->c.verdict));
 			else
-				fprintf(f, ",%s,%zu,%zu,,,,,,,,NOT-COMPARED\n", r->mode, r->na, r->nb);
+				fprintf(f, ",%zu,%zu,,,,,,,,NOT-COMPARED\n", r->na, r->nb);
 		}
 	}
 	return ferror(f) ? error_errno("cannot write the comparison") : 0;

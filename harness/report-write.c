@@ -316,21 +316,6 @@ static json_t *build_json(const struct report *r)
 
 /* ---- CSV (the comparisons table) ----------------------------------------------------- */
 
-static void csv_field(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static void csv_num(FILE *f, double v)
 {
 	if (isnan(v))
@@ -348,15 +333,15 @@ static void write_csv(const struct report *r, FILE *f)
 	for (size_t i = 0; i < r->ncmp; i++) {
 		const struct rep_cmp *x = &r->cmp[i];
 		const struct stats_comparison *c = &x->c;
-		csv_field(f, a->cells[x->cell].name);
+		util_csv_field(f, a->cells[x->cell].name);
 		fputc(',', f);
-		csv_field(f, a->cells[x->cell].kind);
+		util_csv_field(f, a->cells[x->cell].kind);
 		fputc(',', f);
-		csv_field(f, a->cells[x->cell].workload);
+		util_csv_field(f, a->cells[x->cell].workload);
 		fputc(',', f);
-		csv_field(f, a->modes[x->mode]);
+		util_csv_field(f, a->modes[x->mode]);
 		fputc(',', f);
-		csv_field(f, a->modes[x->ref]);
+		util_csv_field(f, a->modes[x->ref]);
 		if (!x->ok) {
 			fputs(",0,,,,,,,,,,,,,,,NOT-COMPARED\n", f);
 			continue;

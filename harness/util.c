@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <csv.h>
 #include <openssl/evp.h>
 
 const char *util_progname = "harness";
@@ -469,4 +470,9 @@ char *util_data_dir(const char *envvar, const char *sub)
 	if (running_from_build_tree())
 		return xasprintf("%s/%s", HARNESS_ABS_SRCDIR, sub);
 	return xasprintf("%s/%s", PKGDATADIR, sub);
+}
+
+void util_csv_field(FILE *f, const char *s)
+{
+	csv_fwrite(f, s, strlen(s));
 }

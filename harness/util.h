@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -80,6 +81,10 @@ char *util_data_dir(const char *envvar, const char *sub);
 
 /* Levenshtein distance, for did-you-mean suggestions. */
 size_t util_edit_distance(const char *a, const char *b);
+
+/* One CSV field, quoted by libcsv (RFC 4180: commas, quotes and newlines survive), without
+ * a separator.  Every CSV the harness writes (report, compare, export) goes through it. */
+void util_csv_field(FILE *f, const char *s);
 
 /* Quote a string as a JSON string literal into sb (used in protocol lines and metadata). */
 void sbuf_add_json_string(struct sbuf *sb, const char *s);
