@@ -19,8 +19,8 @@
 
 /* What every check reads.  Everything is owned here and released by ctx_release. */
 struct ctx {
-	struct analysis *an;
-	struct report *rep;
+	const struct analysis *an;    /* borrowed from the caller */
+	const struct report *rep;     /* borrowed */
 	struct report_opts o;
 	struct report **by_ref;       /* [mode]: a report with that mode as baseline, built on demand */
 	struct rec_unit *units;       /* rows of /units */
@@ -921,21 +921,20 @@ static void ctx_release(struct ctx *c)
 	rec_choices_free(c->ch_unit, c->ch, c->nch);
 	rec_cells_free(c->cells, c->ncells);
 	rec_units_free(c->units, c->nunits);
-	report_free(c->rep);
-	analysis_free(c->an);
 }
 
-int audit_run(const char *path, const struct report_opts *o, struct audit **out)
+int audit_build(const struct analysis *an, const struct report *rep, struct audit **out)
 {
+	const char *path = an->path;
 	struct ctx c;
 	struct rec *rec = NULL;
 	struct audit *au = NULL;
 	int rc = -1;
 	memset(&c, 0, sizeof(c));
-	c.o = *o;
+	c.an = an;
+	c.rep = rep;
+	c.o = rep->o;
 	*out = NULL;
-	if (analysis_load(path, &c.an) || report_build(c.an, o, &c.rep))
-		goto done;
 	if (rec_open(path, 0, &rec) || rec_read_units(rec, &c.units, &c.nunits) ||
 	    rec_read_cells(rec, &c.cells, &c.ncells) ||
 	    rec_read_choices(rec, &c.ch_unit, &c.ch, &c.nch))
@@ -977,6 +976,19 @@ done:
 	rec_close(rec);
 	audit_free(au);
 	ctx_release(&c);
+	return rc;
+}
+
+int audit_run(const char *path, const struct report_opts *o, struct audit **out)
+{
+	struct analysis *an = NULL;
+	struct report *rep = NULL;
+	int rc = -1;
+	*out = NULL;
+	if (!analysis_load(path, &an) && !report_build(an, o, &rep))
+		rc = audit_build(an, rep, out);
+	report_free(rep);
+	analysis_free(an);
 	return rc;
 }
 

@@ -49,6 +49,11 @@ struct audit {
  * heap *out the caller frees with audit_free, or reports and returns -1 (bad file, unknown
  * baseline); a file that loads always gets an audit, failed checks included. */
 int audit_run(const char *path, const struct report_opts *o, struct audit **out);
+/* The same on an analysis and report the caller already has (both borrowed; the results
+ * file at an->path is read for /units, /cells and /choices). */
+struct analysis;
+struct report;
+int audit_build(const struct analysis *an, const struct report *rep, struct audit **out);
 void audit_free(struct audit *a);
 /* The worst status over the checks. */
 enum audit_status audit_worst(const struct audit *a);

@@ -993,6 +993,7 @@ int hyp_set_load(const char *results_path, const struct rec_meta *meta,
 void hyp_eval_opts_init(struct hyp_eval_opts *o)
 {
 	report_opts_init(&o->ro);
+	o->report = NULL;
 }
 
 /* One report per baseline the hypotheses use (report_build compares against one). */
@@ -1002,9 +1003,11 @@ struct rcache {
 	size_t n;
 };
 
-static struct report *report_for(const struct analysis *a, const struct hyp_eval_opts *o,
+static const struct report *report_for(const struct analysis *a, const struct hyp_eval_opts *o,
 				 size_t base, struct rcache *rc)
 {
+	if (o->report && o->report->a == a && o->report->baseline == base)
+		return o->report; /* the caller's: not cached, never freed here */
 	for (size_t i = 0; i < rc->n; i++)
 		if (rc->base[i] == base)
 			return rc->r[i];
@@ -1473,7 +1476,7 @@ static int build_targets(const struct analysis *a, const struct hyp_eval_opts *o
 		base = (size_t)b;
 	}
 	res->baseline = xstrdup(a->modes[base]);
-	struct report *r = report_for(a, o, base, rc);
+	const struct report *r = report_for(a, o, base, rc);
 	if (!r)
 		return -1;
 	res->alpha = isnan(h->alpha) ? o->ro.alpha : h->alpha;

@@ -155,6 +155,8 @@ struct hyp_eval_opts {
 	struct report_opts ro;      /* ro.baseline: for hypotheses naming none; ro.alpha: for
 	                               hypotheses without alpha; ro.margin: for those without
 	                               min_effect (NAN: the report's margin) */
+	const struct report *report; /* optional, borrowed: a report already built from the same
+	                               analysis with ro, reused for its baseline (NULL: none) */
 };
 void hyp_eval_opts_init(struct hyp_eval_opts *o);
 

@@ -150,6 +150,7 @@ static void html_hypotheses(const struct report *r, FILE *f)
 	struct hyp_eval_opts o;
 	hyp_eval_opts_init(&o);
 	o.ro = r->o;
+	o.report = r;
 	size_t nfiles = 0;
 	for (size_t i = 0; i < a->meta.nfiles; i++)
 		nfiles += !strcmp(a->meta.files[i].role, "hypothesis");
@@ -192,7 +193,7 @@ static void html_audit(const struct report *r, FILE *f)
 {
 	struct audit *au = NULL;
 	fputs("<section id=\"audit\">\n<h2>Audit</h2>\n", f);
-	if (audit_run(r->a->path, &r->o, &au)) {
+	if (audit_build(r->a, r, &au)) {
 		fputs("<p class=\"note\">The audit could not run (see harness's error message); run "
 		      "<code>harness audit</code>.</p>\n</section>\n", f);
 		return;
