@@ -17,22 +17,6 @@
  * concordant, where it has a closed form). */
 #define KENDALL_EXACT_MAX 33
 
-/* Mid-ranks (1-based, ties get the mean of the positions they occupy) of v into rank, with
- * perm (n entries) as scratch: scipy.stats.rankdata(method="average"). */
-static void midranks(const double *v, size_t n, size_t *perm, double *rank)
-{
-	gsl_sort_index(perm, v, 1, n);
-	for (size_t a = 0; a < n;) {
-		size_t b = a + 1;
-		while (b < n && v[perm[b]] == v[perm[a]])
-			b++;
-		double r = (double)(a + 1 + b) / 2;
-		for (size_t i = a; i < b; i++)
-			rank[perm[i]] = r;
-		a = b;
-	}
-}
-
 /* Check both samples; on failure *cause names the sample ("x: value 3 is NaN"). */
 static int check_pair(const double *x, const double *y, size_t n, char **cause)
 {
@@ -65,8 +49,8 @@ int stats_spearman(const double *x, const double *y, size_t n, double *rho, doub
 	double *rx = xmalloc(n * sizeof(*rx));
 	double *ry = xmalloc(n * sizeof(*ry));
 	size_t *perm = xmalloc(n * sizeof(*perm));
-	midranks(x, n, perm, rx);
-	midranks(y, n, perm, ry);
+	stats_midranks(x, n, perm, rx);
+	stats_midranks(y, n, perm, ry);
 	double mean = ((double)n + 1) / 2; /* of any set of n mid-ranks */
 	double sxx = 0, syy = 0, sxy = 0;
 	for (size_t i = 0; i < n; i++) {

@@ -26,7 +26,7 @@
  * v[0..n-1] into rank, with perm (n entries) as scratch.  Returns the tie term
  * sum over tie groups of t^3 - t, 0 when all values differ.  Ties are exact equality, as in
  * scipy.stats.rankdata(method="average"). */
-static double midranks(const double *v, size_t n, size_t *perm, double *rank)
+double stats_midranks(const double *v, size_t n, size_t *perm, double *rank)
 {
 	double tie_term = 0;
 	gsl_sort_index(perm, v, 1, n);
@@ -102,7 +102,7 @@ int stats_wilcoxon_signed_rank(const double *d, size_t n, struct stats_wilcoxon 
 	if (m == 0)
 		goto done;
 
-	double tie_term = midranks(a, m, perm, rank);
+	double tie_term = stats_midranks(a, m, perm, rank);
 	for (size_t i = 0; i < m; i++)
 		if (pos[i])
 			out->w_plus += rank[i];
@@ -250,7 +250,7 @@ int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
 	size_t *perm = xmalloc(n * sizeof(*perm));
 	memcpy(v, x, nx * sizeof(*v));
 	memcpy(v + nx, y, ny * sizeof(*v));
-	double tie_term = midranks(v, n, perm, rank);
+	double tie_term = stats_midranks(v, n, perm, rank);
 	double rx = 0;
 	for (size_t i = 0; i < nx; i++)
 		rx += rank[i];

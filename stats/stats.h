@@ -100,6 +100,11 @@ double stats_hodges_lehmann_2(const double *x, size_t nx, const double *y, size_
 int stats_median_ci_exact(const double *x, size_t n, double conf, double *lo, double *hi,
 			  double *achieved);
 
+/* Mid-ranks (1-based; ties get the mean of the positions they share, as
+ * scipy.stats.rankdata(method="average")) of v[0..n-1] into rank, with perm (n entries) as
+ * scratch.  Returns the tie term, the sum over tie groups of t^3 - t (0 without ties). */
+double stats_midranks(const double *v, size_t n, size_t *perm, double *rank);
+
 /* Holm's step-down adjustment of n p-values (Holm 1979): adj[i] is monotone and <= 1. */
 void stats_holm(const double *p, size_t n, double *adj);
 
