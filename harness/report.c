@@ -276,11 +276,25 @@ static void pareto(struct report *r, gsl_rng *rng)
 			lat[i] = VERDICT_INCONCLUSIVE;
 		for (size_t i = 0; i < n; i++)
 			for (size_t j = i + 1; j < n; j++) {
+				/* a pair with the baseline was compared already (r->cmp: mode
+				 * against baseline); its raw-p verdict is what compare() would give */
+				size_t other = modes[i] == r->baseline ? modes[j] : modes[i];
+				int with_base = modes[i] == r->baseline || modes[j] == r->baseline;
 				struct rep_cmp x;
-				compare(r, modes[i], modes[j], c, rng, &x);
+				if (with_base)
+					x = r->cmp[c * (a->nmodes - 1) +
+						   (other < r->baseline ? other : other - 1)];
+				else
+					compare(r, modes[i], modes[j], c, rng, &x);
 				if (!x.ok)
 					continue;
-				enum stats_verdict v = x.c.verdict;
+				enum stats_verdict v = with_base ? stats_decide(x.c.lo, x.c.hi, x.c.p,
+										r->o.alpha, r->margin)
+								 : x.c.verdict;
+				if (modes[i] == r->baseline) /* x is other against the baseline */
+					v = v == VERDICT_FASTER   ? VERDICT_SLOWER
+					    : v == VERDICT_SLOWER ? VERDICT_FASTER
+								  : v;
 				lat[i * n + j] = v;
 				lat[j * n + i] = v == VERDICT_FASTER   ? VERDICT_SLOWER
 						 : v == VERDICT_SLOWER ? VERDICT_FASTER
