@@ -135,25 +135,12 @@ const char *plot_template_dir(void)
 char *plot_find_gnuplot(void)
 {
 	const char *prog = getenv("HARNESS_GNUPLOT");
-	if (!prog || !*prog)
-		prog = "gnuplot";
-	if (strchr(prog, '/'))
-		return access(prog, X_OK) ? NULL : xstrdup(prog);
-	const char *path = getenv("PATH");
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		size_t n = strcspn(path, ":");
-		if (n) {
-			char *cand = xasprintf("%.*s/%s", (int)n, path, prog);
-			struct stat st;
-			if (!stat(cand, &st) && S_ISREG(st.st_mode) && !access(cand, X_OK))
-				return cand;
-			free(cand);
-		}
-		path += n + (path[n] == ':');
+	char *path = spawn_find_program(prog && *prog ? prog : "gnuplot", NULL);
+	if (path && access(path, X_OK)) { /* a path given with '/' is not checked by the search */
+		free(path);
+		return NULL;
 	}
-	return NULL;
+	return path;
 }
 
 /* ---- building the script ---------------------------------------------------------------- */

@@ -131,7 +131,7 @@ static char *absolute(char *cand)
  * (the parent's when env has none).  A relative result ("./prog", or found through a
  * relative PATH entry) is taken relative to our working directory, not the child's dir.
  * Returns a heap path or NULL with errno set. */
-static char *resolve_program(const char *prog, const char *const *env)
+char *spawn_find_program(const char *prog, const char *const *env)
 {
 	if (strchr(prog, '/'))
 		return absolute(xstrdup(prog));
@@ -283,7 +283,7 @@ int spawn_start(struct spawn *sp)
 	if (!sp->argv || !sp->argv[0])
 		return error("cannot run an empty command");
 
-	path = resolve_program(sp->argv[0], sp->env);
+	path = spawn_find_program(sp->argv[0], sp->env);
 	if (!path) {
 		error("cannot run '%s': %s", sp->argv[0], strerror(errno));
 		goto done;

@@ -47,6 +47,11 @@ struct spawn {
 	int reaped;
 };
 
+/* Resolve a program the way spawn_start() will run it: a name without '/' is searched in
+ * env's PATH (the parent's when env has none), and a relative result is made absolute.
+ * A new heap path, or NULL with errno set (ENOENT, EACCES).  Nothing is reported. */
+char *spawn_find_program(const char *prog, const char *const *env);
+
 void spawn_init(struct spawn *sp);
 int spawn_start(struct spawn *sp);
 /* Blocking wait; 0 and *st, or -1 reported. */
