@@ -478,24 +478,17 @@ static int fig_drift(struct gp *g)
 		free(path);
 		return -1;
 	}
+	/* the report's per-unit levels (report.c drift()), in run order */
 	struct front_pt *pt = xcalloc(nb ? nb : 1, sizeof(*pt));
 	for (size_t m = 0; m < a->nmodes; m++) {
 		size_t k = 0;
 		if (m)
 			fputs("\n\n", f);
-		for (size_t b = 0; b < nb; b++) {
-			double o = a->order[m * nb + b], sum = 0;
-			size_t n = 0;
-			for (size_t c = 0; c < a->ncells; c++) {
-				double v = an_med(a, m, c, b), med = r->sum[m * a->ncells + c].s.median;
-				if (!isnan(v) && med > 0) {
-					sum += log(v / med);
-					n++;
-				}
-			}
-			if (!isnan(o) && n)
-				pt[k++] = (struct front_pt){ o, exp(sum / (double)n) };
-		}
+		for (size_t i = 0; i < r->ndrift; i++)
+			if (r->drift[i].mode == m)
+				for (size_t j = 0; j < r->drift[i].n; j++)
+					pt[k++] = (struct front_pt){ r->drift[i].order[j],
+								     r->drift[i].level[j] };
 		qsort(pt, k, sizeof(*pt), cmp_front); /* in run order */
 		for (size_t i = 0; i < k; i++)
 			fprintf(f, "%.0f %.9g\n", pt[i].x, pt[i].y);

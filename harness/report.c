@@ -441,9 +441,9 @@ static void drift(struct report *r)
 {
 	const struct analysis *a = r->a;
 	size_t nb = a->nblocks;
-	double *x = xmalloc((nb + 1) * sizeof(*x)), *y = xmalloc((nb + 1) * sizeof(*y));
 	r->drift = xcalloc(a->nmodes, sizeof(*r->drift));
 	for (size_t m = 0; m < a->nmodes; m++) {
+		double *x = xmalloc((nb + 1) * sizeof(*x)), *y = xmalloc((nb + 1) * sizeof(*y));
 		size_t n = 0;
 		for (size_t b = 0; b < nb; b++) {
 			double o = a->order[m * nb + b], sum = 0;
@@ -463,6 +463,8 @@ static void drift(struct report *r)
 		struct rep_drift *d = &r->drift[r->ndrift++];
 		d->mode = m;
 		d->n = n;
+		d->order = x;
+		d->level = y;
 		d->rho = d->p = NAN;
 		char *cause = NULL;
 		if (n >= 3 && !stats_spearman(x, y, n, &d->rho, &d->p, &cause))
@@ -472,8 +474,6 @@ static void drift(struct report *r)
 			warn(r, "mode '%s' drifts with run order (Spearman rho %.2f over %zu units, p %.3g)",
 			     a->modes[m], d->rho, n, d->p);
 	}
-	free(x);
-	free(y);
 }
 
 /* Per-op vs e2e rankings: per workload with an e2e cell, Kendall tau between the modes'
@@ -623,6 +623,10 @@ void report_free(struct report *r)
 		free(r->agg[i].scope);
 	free(r->agg);
 	free(r->front);
+	for (size_t i = 0; i < r->ndrift; i++) {
+		free(r->drift[i].order);
+		free(r->drift[i].level);
+	}
 	free(r->drift);
 	free(r->aa);
 	for (size_t i = 0; i < r->ntau; i++)

@@ -58,7 +58,9 @@ struct rep_agg {
 struct rep_drift {
 	size_t mode;
 	size_t n;
-	double rho, p;
+	double *order, *level;  /* n points (heap): a unit's run position and its level, the
+	                           geometric mean over cells of its median / the mode's median */
+	double rho, p;          /* Spearman's, over those points */
 	int flagged;
 };
 
