@@ -96,6 +96,15 @@ static void from_experiment(struct analysis *a, size_t *cap)
 	}
 }
 
+size_t analysis_column(const struct analysis *a, size_t m, size_t c, double *out)
+{
+	size_t n = 0;
+	for (size_t b = 0; b < a->nblocks; b++)
+		if (!isnan(an_med(a, m, c, b)))
+			out[n++] = an_med(a, m, c, b);
+	return n;
+}
+
 int analysis_load(const char *path, struct analysis **out)
 {
 	struct analysis *a = xcalloc(1, sizeof(*a));

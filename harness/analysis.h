@@ -53,6 +53,10 @@ static inline double an_med(const struct analysis *a, size_t m, size_t c, size_t
 	return a->med[(m * a->ncells + c) * a->nblocks + b];
 }
 
+/* The unit medians of mode m in cell c, over the blocks that have one, into out (room for
+ * nblocks values); returns how many. */
+size_t analysis_column(const struct analysis *a, size_t m, size_t c, double *out);
+
 /* Read path; reports and returns -1 (bad file, no units, unknown baseline). */
 int analysis_load(const char *path, struct analysis **out);
 void analysis_free(struct analysis *a);

@@ -152,10 +152,7 @@ static int export_summary(const struct analysis *a, const char *dir)
 	double *x = xmalloc((a->nblocks + 1) * sizeof(*x)), *w = xmalloc((a->nblocks + 1) * sizeof(*w));
 	for (size_t c = 0; c < a->ncells; c++)
 		for (size_t m = 0; m < a->nmodes; m++) {
-			size_t n = 0;
-			for (size_t b = 0; b < a->nblocks; b++)
-				if (!isnan(an_med(a, m, c, b)))
-					x[n++] = an_med(a, m, c, b);
+			size_t n = analysis_column(a, m, c, x);
 			struct stats_summary s;
 			stats_summarize(x, 1, n, w, &s);
 			field(f, a->cells[c].name, 0);

@@ -21,16 +21,6 @@ static long cell_index(const struct analysis *a, const char *name)
 	return -1;
 }
 
-/* Unit medians of (m, c) over the blocks that have one. */
-static size_t column(const struct analysis *a, size_t m, size_t c, double *x)
-{
-	size_t n = 0;
-	for (size_t b = 0; b < a->nblocks; b++)
-		if (!isnan(an_med(a, m, c, b)))
-			x[n++] = an_med(a, m, c, b);
-	return n;
-}
-
 int run_compare_build(const struct analysis *a, const struct analysis *b,
 		      const struct report_opts *o, struct run_compare **out)
 {
@@ -63,8 +53,8 @@ int run_compare_build(const struct analysis *a, const struct analysis *b,
 			memset(row, 0, sizeof(*row));
 			row->cell = a->cells[c].name;
 			row->mode = a->modes[m];
-			row->na = column(a, m, c, xa);
-			row->nb = column(b, (size_t)mb, (size_t)cb, xb);
+			row->na = analysis_column(a, m, c, xa);
+			row->nb = analysis_column(b, (size_t)mb, (size_t)cb, xb);
 			row->med_a = row->na ? stats_median(xa, 1, row->na, w) : NAN;
 			row->med_b = row->nb ? stats_median(xb, 1, row->nb, w) : NAN;
 			char *cause = NULL;

@@ -55,10 +55,7 @@ static void summarize(struct report *r)
 		stats_summarize(x, 1, ns, w, &setup);
 		for (size_t c = 0; c < a->ncells; c++) {
 			struct rep_summary *s = &r->sum[m * a->ncells + c];
-			size_t n = 0;
-			for (size_t b = 0; b < nb; b++)
-				if (!isnan(an_med(a, m, c, b)))
-					x[n++] = an_med(a, m, c, b);
+			size_t n = analysis_column(a, m, c, x);
 			s->n = n;
 			stats_summarize(x, 1, n, w, &s->s);
 			s->spread = n ? s->s.iqr / s->s.median : NAN;
@@ -91,22 +88,19 @@ static void compare(struct report *r, size_t m, size_t ref, size_t c, gsl_rng *r
 	const struct analysis *a = r->a;
 	size_t nb = a->nblocks, n = 0;
 	double *xm = xmalloc((nb ? nb : 1) * sizeof(*xm)), *xr = xmalloc((nb ? nb : 1) * sizeof(*xr));
-	for (size_t b = 0; b < nb; b++) {
-		double vm = an_med(a, m, c, b), vr = an_med(a, ref, c, b);
-		if (!isnan(vm) && !isnan(vr)) {
-			xm[n] = vm;
-			xr[n++] = vr;
-		}
-	}
-	/* without pairing, each mode's own units: the unpaired comparison */
+	/* paired: the blocks where both have a unit; without pairing, each mode's own units */
 	size_t nm = 0, nr = 0;
-	if (!a->paired) {
+	if (a->paired) {
 		for (size_t b = 0; b < nb; b++) {
-			if (!isnan(an_med(a, m, c, b)))
-				xm[nm++] = an_med(a, m, c, b);
-			if (!isnan(an_med(a, ref, c, b)))
-				xr[nr++] = an_med(a, ref, c, b);
+			double vm = an_med(a, m, c, b), vr = an_med(a, ref, c, b);
+			if (!isnan(vm) && !isnan(vr)) {
+				xm[n] = vm;
+				xr[n++] = vr;
+			}
 		}
+	} else {
+		nm = analysis_column(a, m, c, xm);
+		nr = analysis_column(a, ref, c, xr);
 	}
 	memset(out, 0, sizeof(*out));
 	out->mode = m;
