@@ -4,11 +4,13 @@
 #include "kernels/cpu/cpu.h"
 
 #include <cblas.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "harness/envcap.h"
 
@@ -156,14 +158,16 @@ static struct backend *cpu_open(const struct backend_ctx *ctx, char **cause)
 	struct backend *b = xcalloc(1, sizeof(*b));
 	/* HARNESS_KERNEL_CACHE_DIR: a kernel cache shared across units, as frameworks offer
 	 * (TORCHINDUCTOR_CACHE_DIR set to one folder for every run).  When set, compiled kernels
-	 * are written to and looked up in that directory (created when missing) instead of the
+	 * are written to and looked up in that directory (created when missing; its parent must exist) instead of the
 	 * unit's fresh cache dir.  It defeats the harness's cache isolation on purpose: it is
 	 * the real way to plant a cache leak for `harness audit` to catch (docs/audit.md).  The
 	 * unit's recorded cache_dir stays its own; the variable shows in its recorded env. */
 	const char *shared = getenv("HARNESS_KERNEL_CACHE_DIR");
 	b->cache_dir = xstrdup(shared && *shared ? shared : ctx->cache_dir);
-	if (shared && *shared && util_mkdir_p(shared, 0777)) {
-		*cause = xasprintf("cannot use HARNESS_KERNEL_CACHE_DIR '%s'", shared);
+	if (shared && *shared && mkdir(shared, 0777) < 0 && errno != EEXIST) {
+		/* reported once, through cause, with the reason */
+		*cause = xasprintf("cannot create HARNESS_KERNEL_CACHE_DIR '%s': %s", shared,
+				   strerror(errno));
 		goto fail;
 	}
 	b->kernel_dir = xstrdup(ctx->kernel_dir ? ctx->kernel_dir : backend_kernel_dir());
