@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "harness/experiment.h"
-#include "harness/util.h"
+#include "harness/config/experiment.h"
+#include "harness/base/util.h"
 #include "kernels/space.h"
 
 enum cell_kind { CELL_OP = 0, CELL_E2E };

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "harness/util.h"
+#include "harness/base/util.h"
 
 #define SPACE_MAX_FIELDS 8
 #define SPACE_MAX_VALUES 16

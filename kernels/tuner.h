@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "harness/experiment.h"
+#include "harness/config/experiment.h"
 #include "kernels/space.h"
 
 enum trial_status { TRIAL_OK = 0, TRIAL_COMPILE_ERROR, TRIAL_INCORRECT, TRIAL_FAILED };

@@ -10,7 +10,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "harness/util.h"
+#include "harness/base/util.h"
 
 /* The fewest resamples we accept: below ~1000 the 2.5% and 97.5% percentiles of the
  * bootstrap distribution rest on a couple of dozen draws each (Efron & Tibshirani 1993,

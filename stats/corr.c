@@ -10,7 +10,7 @@
 #include <gsl/gsl_sf_gamma.h>
 #include <gsl/gsl_sort.h>
 
-#include "harness/util.h"
+#include "harness/base/util.h"
 
 /* Kendall: exact p without ties up to this n, as scipy.stats.kendalltau(method="auto")
  * in SciPy 1.10 (beyond it the exact p is kept only when at most one pair is discordant or

@@ -11,7 +11,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "harness/util.h"
+#include "harness/base/util.h"
 
 const char *stats_verdict_name(enum stats_verdict v)
 {

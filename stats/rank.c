@@ -12,7 +12,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "harness/util.h"
+#include "harness/base/util.h"
 
 /* Largest number of non-zero differences for which the signed-rank p is exact; the null
  * distribution then has at most m(m+1)+1 doubled rank sums and 2^50 sign patterns, so the

@@ -1,7 +1,7 @@
 /* summary.c: medians, quartiles and the median's standard error (see stats.h) */
 #include "config.h"
 #include "stats/stats.h"
-#include "harness/util.h"
+#include "harness/base/util.h"
 
 #include <math.h>
 #include <string.h>

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "harness/envcap.h"
+#include "harness/run/envcap.h"
 
 /* Last-level cache size when sysfs does not say. */
 #define DEFAULT_LLC_BYTES ((size_t)32 << 20)

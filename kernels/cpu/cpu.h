@@ -10,8 +10,8 @@
 
 #include <gsl/gsl_rng.h>
 
-#include "harness/experiment.h"
-#include "harness/util.h"
+#include "harness/config/experiment.h"
+#include "harness/base/util.h"
 #include "kernels/backend.h"
 #include "kernels/cpu/templates/kernel.h"
 #include "kernels/space.h"

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "harness/spawn.h"
+#include "harness/base/spawn.h"
 
 /* Flags every kernel is compiled with; $HARNESS_KERNEL_CFLAGS adds more after them. */
 static const char *const base_flags[] = { "-std=c11", "-O3", "-fPIC", "-shared", NULL };

@@ -22,8 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "harness/recorder.h"
-#include "harness/util.h"
+#include "harness/record/recorder.h"
+#include "harness/base/util.h"
 
 #define NCELLS 10
 #define NTRIALS 30

@@ -1,9 +1,10 @@
-# tests/cli/lint.sh: project rules a compiler does not check (STYLE.md): only spawn.c starts
-# processes; banned unbounded libc calls appear nowhere; every source file starts with a
-# one-line purpose comment.
+# tests/cli/lint.sh: project rules a compiler does not check (STYLE.md): every include looks
+# down the layers (harness/README.md), only harness/base/spawn.c starts processes, banned
+# unbounded libc calls appear nowhere, every source file starts with a one-line purpose comment.
 . "$top_srcdir/tests/setup"
 cd "$top_srcdir"
-src=$(ls harness/*.c harness/*.cc stats/*.c kernels/*.c kernels/cpu/*.c)
+src=$(find harness stats kernels -name '*.c' -o -name '*.cc' | sort)
+hdr=$(find harness stats kernels -name '*.h' ! -name git-version.h | sort)
 # comments and string literals are blanked first, so prose such as "gets (a + b)" is not code
 out=$(/usr/bin/python3 - $src <<'PYEOF'
 import re, sys
@@ -14,17 +15,59 @@ for path in sys.argv[1:]:
     text = open(path).read()
     blank = code.sub(lambda m: re.sub(r'[^\n]', ' ', m.group(0)), text)
     for no, line in enumerate(blank.split("\n"), 1):
-        if spawn.search(line) and path != "harness/spawn.c":
+        if spawn.search(line) and path != "harness/base/spawn.c":
             print("spawn %s:%d: %s" % (path, no, text.split("\n")[no - 1].strip()))
         if banned.search(line):
             print("banned %s:%d: %s" % (path, no, text.split("\n")[no - 1].strip()))
 PYEOF
 )
 bad=$(echo "$out" | grep '^spawn ')
-[ -z "$bad" ] && pass "only harness/spawn.c starts processes" || fail "process creation outside spawn.c: $bad"
+[ -z "$bad" ] && pass "only harness/base/spawn.c starts processes" || fail "process creation outside spawn.c: $bad"
 bad=$(echo "$out" | grep '^banned ')
 [ -z "$bad" ] && pass "no banned libc calls" || fail "banned calls: $bad"
-for f in $src $(ls harness/*.h stats/*.h kernels/*.h kernels/cpu/*.h); do
+for f in $src $hdr; do
 	head -1 "$f" | grep -q '^/\*' || fail "$f does not start with a purpose comment"
 done
+
+# The layers, lowest first (harness/README.md).  A file may include headers of its own layer
+# and of the layers below it, never above: an arrow that points up fails here.
+bad=$(/usr/bin/python3 - $src $hdr <<'PYEOF'
+import re, sys
+layers = ["harness/base", "stats", "kernels", "harness/config", "harness/record",
+          "harness/run", "harness/analysis", "harness/output", "harness/cli"]
+def rank(path):
+    best = None
+    for i, l in enumerate(layers):
+        if path.startswith(l + "/"):
+            best = i
+    return best
+inc = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+for path in sys.argv[1:]:
+    r = rank(path)
+    if r is None:
+        print("%s: in no layer (tests/cli/lint.sh lists them)" % path)
+        continue
+    text = open(path).read()
+    for m in inc.finditer(text):
+        h = m.group(1)
+        if h == "config.h" or "/" not in h or h.startswith("kernels/cpu/templates/"):
+            continue
+        hr = rank(h)
+        if hr is None:
+            print("%s: includes '%s', which is in no layer" % (path, h))
+        elif hr > r:
+            line = text.count("\n", 0, m.start()) + 1
+            print("%s:%d: includes '%s' (%s, above %s)" % (path, line, h, layers[hr], layers[r]))
+PYEOF
+)
+# Arrows still being redrawn (issue 8); each line here goes when its include does.
+known='harness/run/sched.c:18: includes .harness/cli/cmd.h.
+harness/run/sched.c:22: includes .harness/analysis/hypothesis.h.
+kernels/cpu/backend-cpu.c:14: includes .harness/run/envcap.h.
+kernels/backend.h:12: includes .harness/config/experiment.h.
+kernels/cpu/cpu.h:12: includes .harness/config/experiment.h.
+kernels/tuner.h:11: includes .harness/config/experiment.h.'
+bad=$(echo "$bad" | grep -v -f <(echo "$known"))
+[ -z "$bad" ] && pass "every include looks down the layers" || fail "includes that go up a layer:
+$bad"
 finish

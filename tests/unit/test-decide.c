@@ -11,7 +11,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "harness/util.h"
+#include "harness/base/util.h"
 #include "stats/stats.h"
 #include "tests/unit/testutil.h"
 

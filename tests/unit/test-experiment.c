@@ -9,9 +9,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "harness/experiment.h"
-#include "harness/toml-bridge.h"
-#include "harness/util.h"
+#include "harness/config/experiment.h"
+#include "harness/config/toml-bridge.h"
+#include "harness/base/util.h"
 #include "tests/unit/testutil.h"
 
 /* Building blocks; the comments give the lines each one takes. */

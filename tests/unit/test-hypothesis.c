@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/analysis.h"
-#include "harness/csvimport.h"
-#include "harness/hypothesis.h"
-#include "harness/recorder.h"
-#include "harness/spawn.h"
-#include "harness/util.h"
+#include "harness/analysis/analysis.h"
+#include "harness/record/csvimport.h"
+#include "harness/analysis/hypothesis.h"
+#include "harness/record/recorder.h"
+#include "harness/base/spawn.h"
+#include "harness/base/util.h"
 #include "tests/unit/testutil.h"
 
 #define HEAD "schema = 1\n[[hypotheses]]\nid = \"h\"\nclaim = \"c\"\n" /* 4 lines */

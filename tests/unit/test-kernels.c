@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "harness/experiment.h"
-#include "harness/util.h"
+#include "harness/config/experiment.h"
+#include "harness/base/util.h"
 #include "kernels/backend.h"
 #include "kernels/space.h"
 #include "kernels/tuner.h"

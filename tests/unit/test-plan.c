@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/plan.h"
-#include "harness/sched.h"
-#include "harness/util.h"
+#include "harness/run/plan.h"
+#include "harness/run/sched.h"
+#include "harness/base/util.h"
 #include "tests/unit/testutil.h"
 
 static struct mode modes[4];

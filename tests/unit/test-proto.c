@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/proto.h"
-#include "harness/util.h"
+#include "harness/record/proto.h"
+#include "harness/base/util.h"
 #include "tests/unit/testutil.h"
 
 /* Write records with the writer side into a temporary file, return its bytes. */

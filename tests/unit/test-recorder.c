@@ -17,9 +17,9 @@
 
 #include <hdf5.h>
 
-#include "harness/recorder.h"
-#include "harness/spawn.h"
-#include "harness/util.h"
+#include "harness/record/recorder.h"
+#include "harness/base/spawn.h"
+#include "harness/base/util.h"
 #include "tests/unit/testutil.h"
 
 

@@ -15,10 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "harness/envcap.h"
-#include "harness/recorder.h"
-#include "harness/spawn.h"
-#include "harness/util.h"
+#include "harness/run/envcap.h"
+#include "harness/record/recorder.h"
+#include "harness/base/spawn.h"
+#include "harness/base/util.h"
 #include "tests/unit/testutil.h"
 
 #define ARGV(...) ((const char *const[]){ __VA_ARGS__, NULL })

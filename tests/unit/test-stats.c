@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/util.h"
+#include "harness/base/util.h"
 #include "stats/stats.h"
 #include "tests/unit/testutil.h"
 

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "harness/util.h"
+#include "harness/base/util.h"
 #include "stats/stats.h"
 #include "tests/unit/testutil.h"
 

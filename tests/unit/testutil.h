@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "harness/util.h"
+#include "harness/base/util.h"
 
 /* The current test's scratch directory (set by testutil_scratch_setup). */
 static char testutil_scratch[PATH_MAX];

@@ -1,0 +1,248 @@
+/* analysis.c: results file -> mode x cell x block unit medians (see analysis.h) */
+#include "config.h"
+#include "harness/analysis/analysis.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/config/experiment.h"
+#include "harness/base/util.h"
+#include "stats/stats.h"
+
+long analysis_mode(const struct analysis *a, const char *name)
+{
+	for (size_t i = 0; i < a->nmodes; i++)
+		if (!strcmp(a->modes[i], name))
+			return (long)i;
+	return -1;
+}
+
+static size_t add_mode(struct analysis *a, const char *name, size_t *cap)
+{
+	long m = analysis_mode(a, name);
+	if (m >= 0)
+		return (size_t)m;
+	if (a->nmodes + 1 > *cap) {
+		size_t n = *cap ? 2 * *cap : 8;
+		a->modes = xrealloc(a->modes, n * sizeof(*a->modes));
+		a->aa_of = xrealloc(a->aa_of, n * sizeof(*a->aa_of));
+		*cap = n;
+	}
+	a->modes[a->nmodes] = xstrdup(name);
+	a->aa_of[a->nmodes] = NULL;
+	return a->nmodes++;
+}
+
+static size_t block_index(const struct analysis *a, int64_t block)
+{
+	size_t lo = 0, hi = a->nblocks;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (a->blocks[mid] < block)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* Register a not-ok status (counted per mode once the modes are final). */
+static void note_status(struct analysis *a, const char *status)
+{
+	for (size_t i = 0; i < a->nfailed; i++)
+		if (!strcmp(a->failed[i].status, status))
+			return;
+	a->failed = xrealloc(a->failed, (a->nfailed + 1) * sizeof(*a->failed));
+	a->failed[a->nfailed].status = xstrdup(status);
+	a->failed[a->nfailed].count = NULL;
+	a->nfailed++;
+}
+
+/* Modes (in declared order), A/A pairs, baseline and margin from the recorded experiment,
+ * when the file has one (an imported file has none). */
+static void from_experiment(struct analysis *a, size_t *cap)
+{
+	for (size_t i = 0; i < a->meta.nfiles; i++) {
+		const struct rec_file *f = &a->meta.files[i];
+		if (strcmp(f->role, "experiment"))
+			continue;
+		struct experiment *e = NULL;
+		char *cause = NULL;
+		if (experiment_parse_flags(f->path, f->text, f->len, EXPERIMENT_NO_FILE_CHECKS, &e,
+					   &cause)) {
+			warning("'%s': the recorded experiment no longer parses (%s); modes are "
+				"taken from the units",
+				a->path, cause);
+			free(cause);
+			return;
+		}
+		/* the experiment's modes come first, so mode m of the experiment is mode m here */
+		for (size_t m = 0; m < e->nmodes; m++) {
+			add_mode(a, e->modes[m].name, cap);
+			if (e->modes[m].aa_of)
+				a->aa_of[m] = xstrdup(e->modes[m].aa_of);
+		}
+		a->baseline = e->baseline;
+		a->margin = e->margin;
+		experiment_free(e);
+		return;
+	}
+}
+
+size_t analysis_column(const struct analysis *a, size_t m, size_t c, double *out)
+{
+	size_t n = 0;
+	for (size_t b = 0; b < a->nblocks; b++)
+		if (!isnan(an_med(a, m, c, b)))
+			out[n++] = an_med(a, m, c, b);
+	return n;
+}
+
+int analysis_load(const char *path, struct analysis **out)
+{
+	struct analysis *a = xcalloc(1, sizeof(*a));
+	struct rec *r = NULL;
+	struct rec_unit *units = NULL;
+	struct rec_cell *cells = NULL;
+	size_t nunits = 0, ncells = 0, modes_cap = 0;
+	int ret = -1;
+	a->path = xstrdup(path);
+	a->margin = NAN;
+	rec_meta_init(&a->meta);
+	*out = NULL;
+
+	if (rec_open(path, 0, &r) || rec_read_meta(r, &a->meta) || rec_read_units(r, &units, &nunits) ||
+	    rec_read_cells(r, &cells, &ncells))
+		goto done;
+	if (nunits == 0) {
+		error("'%s' holds no units", path);
+		goto done;
+	}
+	from_experiment(a, &modes_cap);
+	for (size_t i = 0; i < nunits; i++)
+		add_mode(a, units[i].mode, &modes_cap);
+	if (a->baseline >= a->nmodes)
+		a->baseline = 0;
+	const char *pairing = rec_meta_get(&a->meta, "pairing");
+	a->paired = !(pairing && !strcmp(pairing, "none"));
+	/* an imported file names its baseline in the metadata */
+	const char *bl = rec_meta_get(&a->meta, "baseline");
+	if (bl && analysis_mode(a, bl) >= 0)
+		a->baseline = (size_t)analysis_mode(a, bl);
+
+	a->ncells = ncells;
+	a->cells = xcalloc(ncells ? ncells : 1, sizeof(*a->cells));
+	for (size_t c = 0; c < ncells; c++) {
+		a->cells[c].name = xstrdup(cells[c].name);
+		a->cells[c].kind = xstrdup(cells[c].kind);
+		a->cells[c].workload = xstrdup(cells[c].workload);
+	}
+	int64_t *blocks = xmalloc(nunits * sizeof(*blocks));
+	for (size_t i = 0; i < nunits; i++)
+		blocks[i] = units[i].block;
+	qsort(blocks, nunits, sizeof(*blocks), cmp_i64);
+	for (size_t i = 0; i < nunits; i++)
+		if (i == 0 || blocks[i] != blocks[i - 1])
+			blocks[a->nblocks++] = blocks[i];
+	a->blocks = blocks;
+
+	size_t nm = a->nmodes, nb = a->nblocks;
+	a->med = xmalloc(nm * ncells * nb * sizeof(*a->med));
+	for (size_t i = 0; i < nm * ncells * nb; i++)
+		a->med[i] = NAN;
+	a->setup = xmalloc(nm * nb * sizeof(*a->setup));
+	a->order = xmalloc(nm * nb * sizeof(*a->order));
+	for (size_t i = 0; i < nm * nb; i++)
+		a->setup[i] = a->order[i] = NAN;
+	a->units_ok = xcalloc(nm, sizeof(*a->units_ok));
+	a->units_all = xcalloc(nm, sizeof(*a->units_all));
+
+	for (size_t i = 0; i < nunits; i++) {
+		const struct rec_unit *u = &units[i];
+		size_t m = (size_t)analysis_mode(a, u->mode), b = block_index(a, u->block);
+		if (u->warm) {
+			a->warm_units++;
+			continue;
+		}
+		a->units_all[m]++;
+		if (strcmp(u->status, REC_STATUS_OK)) {
+			note_status(a, u->status);
+			continue;
+		}
+		a->units_ok[m]++;
+		a->setup[m * nb + b] = (double)(u->compile_ns + u->tune_ns + u->search_ns) / 1e9;
+		a->order[m * nb + b] = (double)i;
+		int64_t *cell = NULL, *ns = NULL;
+		size_t n = 0;
+		if (rec_read_unit_samples(r, i, &cell, &ns, &n))
+			goto done;
+		a->nsamples += (int64_t)n;
+		double *med = xmalloc((ncells ? ncells : 1) * sizeof(*med));
+		stats_cell_medians(cell, ns, n, ncells, med);
+		for (size_t c = 0; c < ncells; c++)
+			a->med[(m * ncells + c) * nb + b] = med[c];
+		free(med);
+		free(cell);
+		free(ns);
+	}
+	/* failed-unit counts per mode, now that the modes are final */
+	for (size_t k = 0; k < a->nfailed; k++)
+		a->failed[k].count = xcalloc(nm, sizeof(size_t));
+	for (size_t i = 0; i < nunits; i++) {
+		const struct rec_unit *u = &units[i];
+		if (u->warm || !strcmp(u->status, REC_STATUS_OK))
+			continue;
+		for (size_t k = 0; k < a->nfailed; k++)
+			if (!strcmp(a->failed[k].status, u->status))
+				a->failed[k].count[analysis_mode(a, u->mode)]++;
+	}
+	*out = a;
+	a = NULL;
+	ret = 0;
+done:
+	rec_units_free(units, nunits);
+	rec_cells_free(cells, ncells);
+	rec_close(r);
+	analysis_free(a);
+	return ret;
+}
+
+void analysis_free(struct analysis *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->nmodes; i++) {
+		free(a->modes[i]);
+		if (a->aa_of)
+			free(a->aa_of[i]);
+	}
+	free(a->modes);
+	free(a->aa_of);
+	for (size_t c = 0; c < a->ncells; c++) {
+		free(a->cells[c].name);
+		free(a->cells[c].kind);
+		free(a->cells[c].workload);
+	}
+	free(a->cells);
+	for (size_t k = 0; k < a->nfailed; k++) {
+		free(a->failed[k].status);
+		free(a->failed[k].count);
+	}
+	free(a->failed);
+	free(a->blocks);
+	free(a->med);
+	free(a->setup);
+	free(a->order);
+	free(a->units_ok);
+	free(a->units_all);
+	rec_meta_release(&a->meta);
+	free(a->path);
+	free(a);
+}

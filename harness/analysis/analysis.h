@@ -1,0 +1,66 @@
+/* analysis.h: a results file reduced to what the statistics need.  Each ok cold unit's
+ * samples of a cell reduce to the unit's median (the unit is the replicate); the result is
+ * a mode x cell x block array of unit medians, plus setup times and run positions, with
+ * failed units counted by status and warm probes set aside.  Samples are read one unit at a
+ * time, so memory depends on the number of units and cells, not on the sample count. */
+#ifndef HARNESS_ANALYSIS_H
+#define HARNESS_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "harness/record/recorder.h"
+
+struct an_cell {
+	char *name;
+	char *kind;      /* "op" or "e2e" */
+	char *workload;
+};
+
+struct an_status {
+	char *status;    /* a unit status other than ok */
+	size_t *count;   /* per mode */
+};
+
+struct analysis {
+	char *path;
+	struct rec_meta meta;
+	char **modes;            /* experiment order (else first appearance) */
+	char **aa_of;            /* per mode: the mode it is an A/A copy of, or NULL */
+	size_t nmodes;
+	size_t baseline;         /* index into modes */
+	double margin;           /* the experiment's margin, NAN when it set none */
+	int paired;              /* 1: units of one block are paired (every run; imports with a
+	                            'block' column); 0: no pairing (imports by 'repeat') */
+	struct an_cell *cells;
+	size_t ncells;
+	int64_t *blocks;         /* distinct blocks, ascending */
+	size_t nblocks;
+	double *med;             /* unit medians (ns): [(mode * ncells + cell) * nblocks + block], NAN when missing */
+	double *setup;           /* setup seconds (compile + tune + search): [mode * nblocks + block] */
+	double *order;           /* run position of the unit (row in /units): [mode * nblocks + block] */
+	size_t *units_ok;        /* per mode: ok cold units */
+	size_t *units_all;       /* per mode: cold units of any status */
+	struct an_status *failed;/* not-ok statuses with per-mode counts */
+	size_t nfailed;
+	size_t warm_units;       /* warm probes (not observations) */
+	int64_t nsamples;
+};
+
+/* Index helpers. */
+static inline double an_med(const struct analysis *a, size_t m, size_t c, size_t b)
+{
+	return a->med[(m * a->ncells + c) * a->nblocks + b];
+}
+
+/* The unit medians of mode m in cell c, over the blocks that have one, into out (room for
+ * nblocks values); returns how many. */
+size_t analysis_column(const struct analysis *a, size_t m, size_t c, double *out);
+
+/* Read path; reports and returns -1 (bad file, no units, unknown baseline). */
+int analysis_load(const char *path, struct analysis **out);
+void analysis_free(struct analysis *a);
+/* -1 when the mode is unknown. */
+long analysis_mode(const struct analysis *a, const char *name);
+
+#endif

@@ -1,0 +1,63 @@
+/* audit.h: `harness audit`: the checks a reviewer of a null (or positive) result should
+ * demand of a run, each PASS, WARN or FAIL with its evidence (docs/audit.md).  Built on the
+ * analysis and the report (analysis.h, report.h), which compute every statistic; the audit
+ * reads the tables they do not use (/units, /choices, /cells) through the recorder and only
+ * applies the documented rules to what those give. */
+#ifndef HARNESS_AUDIT_H
+#define HARNESS_AUDIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "harness/analysis/report.h"
+
+enum audit_status { AUDIT_PASS = 0, AUDIT_WARN, AUDIT_FAIL };
+enum audit_format { AUDIT_MD = 0, AUDIT_JSON };
+
+const char *audit_status_name(enum audit_status s); /* "PASS", "WARN", "FAIL" */
+
+/* One check.  Every string and array is owned by the check (audit_free frees them). */
+struct audit_check {
+	const char *id;            /* stable key, e.g. "cache-isolation" (static) */
+	const char *title;         /* static */
+	enum audit_status status;  /* the worst finding */
+	char *summary;             /* one line */
+	char **evidence;           /* lines with the numbers and names behind the status */
+	size_t nevidence, evidence_cap;
+	char **modes;              /* the modes its WARN/FAIL findings name */
+	size_t nmodes, modes_cap;
+	char **cells;              /* the cells they name */
+	size_t ncells, cells_cap;
+	int64_t *units;            /* the units they name (plan ids) */
+	size_t nunits, units_cap;
+};
+
+struct audit {
+	char *path;
+	char *experiment_name, *backend;
+	size_t blocks;
+	char *baseline;
+	double alpha, margin;
+	const char *margin_source;     /* static, from the report */
+	struct audit_check *checks;
+	size_t nchecks;
+	size_t counts[3];              /* by enum audit_status */
+};
+
+/* Load path (analysis_load + report_build with o) and run every check.  Returns 0 and a
+ * heap *out the caller frees with audit_free, or reports and returns -1 (bad file, unknown
+ * baseline); a file that loads always gets an audit, failed checks included. */
+int audit_run(const char *path, const struct report_opts *o, struct audit **out);
+/* The same on an analysis and report the caller already has (both borrowed; the results
+ * file at an->path is read for /units, /cells and /choices). */
+struct analysis;
+struct report;
+int audit_build(const struct analysis *an, const struct report *rep, struct audit **out);
+void audit_free(struct audit *a);
+/* The worst status over the checks. */
+enum audit_status audit_worst(const struct audit *a);
+/* Write in one format; reports and returns -1 on a write error. */
+int audit_write(const struct audit *a, enum audit_format f, FILE *out);
+
+#endif

@@ -1,0 +1,633 @@
+/* report.c: the statistics of a run (report_build) and their markdown, JSON and CSV forms
+ * (report_write); see report.h and docs/report-format.md */
+#include "config.h"
+#include "harness/analysis/report.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <jansson.h>
+
+#include "harness/base/util.h"
+
+void report_opts_init(struct report_opts *o)
+{
+	o->baseline = NULL;
+	o->alpha = 0.05;
+	o->margin = NAN;
+	o->conf = 0.95;
+	o->power = 0.8;
+	o->nboot = 10000;
+	o->seed = 20261121;
+}
+
+static void warn(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(struct report *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *w = xvasprintf(fmt, ap);
+	va_end(ap);
+	r->warnings = xrealloc(r->warnings, (r->nwarnings + 1) * sizeof(*r->warnings));
+	r->warnings[r->nwarnings++] = w;
+}
+
+/* ---- building ------------------------------------------------------------------------ */
+
+static void summarize(struct report *r)
+{
+	const struct analysis *a = r->a;
+	size_t nb = a->nblocks;
+	double *x = xmalloc((nb ? nb : 1) * sizeof(*x)), *w = xmalloc((nb ? nb : 1) * sizeof(*w));
+	r->sum = xcalloc(a->nmodes * a->ncells, sizeof(*r->sum));
+	for (size_t m = 0; m < a->nmodes; m++) {
+		size_t ns = 0;
+		for (size_t b = 0; b < nb; b++)
+			if (!isnan(a->setup[m * nb + b]))
+				x[ns++] = a->setup[m * nb + b];
+		struct stats_summary setup;
+		stats_summarize(x, 1, ns, w, &setup);
+		for (size_t c = 0; c < a->ncells; c++) {
+			struct rep_summary *s = &r->sum[m * a->ncells + c];
+			size_t n = analysis_column(a, m, c, x);
+			s->n = n;
+			stats_summarize(x, 1, n, w, &s->s);
+			s->spread = n ? s->s.iqr / s->s.median : NAN;
+			s->setup = setup;
+		}
+	}
+	free(x);
+	free(w);
+}
+
+/* Each bootstrap's stream is seeded from the report seed and the names it concerns (FNV-1a),
+ * so a comparison's CI does not depend on which other modes or cells the file holds or on
+ * their order: export then import reproduces every number. */
+static void reseed(gsl_rng *rng, uint64_t seed, const char *a, const char *b, const char *c)
+{
+	uint64_t h = 1469598103934665603ULL ^ seed;
+	const char *parts[] = { a, b, c };
+	for (size_t i = 0; i < 3; i++) {
+		for (const unsigned char *p = (const unsigned char *)(parts[i] ? parts[i] : ""); *p; p++)
+			h = (h ^ *p) * 1099511628211ULL;
+		h = (h ^ 0xff) * 1099511628211ULL; /* separator */
+	}
+	gsl_rng_set(rng, (unsigned long)h);
+}
+
+/* Compare mode m against ref in cell c over the blocks where both have a unit median. */
+static void compare(struct report *r, size_t m, size_t ref, size_t c, gsl_rng *rng,
+		    struct rep_cmp *out)
+{
+	const struct analysis *a = r->a;
+	size_t nb = a->nblocks, n = 0;
+	double *xm = xmalloc((nb ? nb : 1) * sizeof(*xm)), *xr = xmalloc((nb ? nb : 1) * sizeof(*xr));
+	/* paired: the blocks where both have a unit; without pairing, each mode's own units */
+	size_t nm = 0, nr = 0;
+	if (a->paired) {
+		for (size_t b = 0; b < nb; b++) {
+			double vm = an_med(a, m, c, b), vr = an_med(a, ref, c, b);
+			if (!isnan(vm) && !isnan(vr)) {
+				xm[n] = vm;
+				xr[n++] = vr;
+			}
+		}
+	} else {
+		nm = analysis_column(a, m, c, xm);
+		nr = analysis_column(a, ref, c, xr);
+	}
+	memset(out, 0, sizeof(*out));
+	out->mode = m;
+	out->ref = ref;
+	out->cell = c;
+	struct stats_compare_opts co = { .conf = r->o.conf, .alpha = r->o.alpha,
+					 .margin = r->margin, .power = r->o.power,
+					 .nboot = r->o.nboot };
+	char *cause = NULL;
+	reseed(rng, r->o.seed, a->cells[c].name, a->modes[m], a->modes[ref]);
+	if (!a->paired) {
+		if (!nm || !nr)
+			snprintf(out->note, sizeof(out->note), "no ok units of one of the modes");
+		else if (stats_compare_unpaired(xm, nm, xr, nr, &co, rng, &out->c, &cause)) {
+			snprintf(out->note, sizeof(out->note), "%s", cause);
+			free(cause);
+		} else
+			out->ok = 1;
+	} else if (n == 0) {
+		snprintf(out->note, sizeof(out->note), "no block has both modes");
+	} else if (stats_compare_paired(xm, xr, n, &co, rng, &out->c, &cause)) {
+		snprintf(out->note, sizeof(out->note), "%s", cause);
+		free(cause);
+	} else {
+		out->ok = 1;
+	}
+	const struct rep_summary *sm = &r->sum[m * a->ncells + c], *sr = &r->sum[ref * a->ncells + c];
+	out->iqr_overlap = sm->n && sr->n && sm->s.q1 <= sr->s.q3 && sr->s.q1 <= sm->s.q3;
+	out->spread_ratio = sm->spread / sr->spread;
+	free(xm);
+	free(xr);
+}
+
+/* Holm across a family of comparisons, then re-decide each. */
+static void holm(struct report *r, struct rep_cmp *cmp, size_t n)
+{
+	double *p = xmalloc((n ? n : 1) * sizeof(*p)), *adj = xmalloc((n ? n : 1) * sizeof(*adj));
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (cmp[i].ok)
+			p[k++] = cmp[i].c.p;
+	stats_holm(p, k, adj);
+	k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (cmp[i].ok)
+			stats_comparison_redecide(&cmp[i].c, adj[k++], r->o.alpha, r->margin);
+	free(p);
+	free(adj);
+}
+
+/* The A/A noise floor: over the cells, the 95th percentile (type 7) of |log r_c|, where r_c
+ * is the cell's A/A ratio estimate (median over blocks of copy / original).  It is the
+ * relative difference an identical configuration shows in 95% of cells, reported as
+ * exp(.) - 1, and is the default equivalence margin. */
+static void aa_noise(struct report *r)
+{
+	const struct analysis *a = r->a;
+	double *ratio = xmalloc((a->nblocks + 1) * sizeof(*ratio));
+	double *w = xmalloc((a->nblocks + a->ncells + 1) * sizeof(*w));
+	double *d = xmalloc((a->ncells + 1) * sizeof(*d));
+	for (size_t m = 0; m < a->nmodes; m++) {
+		if (!a->aa_of[m])
+			continue;
+		long of = analysis_mode(a, a->aa_of[m]);
+		if (of < 0)
+			continue;
+		size_t nd = 0;
+		for (size_t c = 0; c < a->ncells; c++) {
+			size_t n = 0;
+			for (size_t b = 0; b < a->nblocks; b++) {
+				double x = an_med(a, m, c, b), y = an_med(a, (size_t)of, c, b);
+				if (!isnan(x) && !isnan(y) && x > 0 && y > 0)
+					ratio[n++] = x / y;
+			}
+			if (n)
+				d[nd++] = fabs(log(stats_median(ratio, 1, n, w)));
+		}
+		r->aa = xrealloc(r->aa, (r->naa + 1) * sizeof(*r->aa));
+		struct rep_aa *q = &r->aa[r->naa++];
+		memset(q, 0, sizeof(*q));
+		q->mode = m;
+		q->of = (size_t)of;
+		q->noise_floor = NAN;
+		if (nd) {
+			for (size_t i = 0; i < nd; i++)
+				w[i] = d[i];
+			gsl_sort(w, 1, nd);
+			q->noise_floor = exp(gsl_stats_quantile_from_sorted_data(w, 1, nd, 0.95)) - 1;
+		}
+	}
+	free(ratio);
+	free(w);
+	free(d);
+}
+
+static void choose_margin(struct report *r)
+{
+	if (!isnan(r->o.margin)) {
+		r->margin = r->o.margin;
+		r->margin_source = "option";
+	} else if (!isnan(r->a->margin)) {
+		r->margin = r->a->margin;
+		r->margin_source = "experiment";
+	} else {
+		double floor = NAN;
+		for (size_t i = 0; i < r->naa; i++)
+			if (!isnan(r->aa[i].noise_floor) && (isnan(floor) || r->aa[i].noise_floor > floor))
+				floor = r->aa[i].noise_floor;
+		if (!isnan(floor) && floor > 0) {
+			r->margin = floor;
+			r->margin_source = "aa-noise-floor";
+		} else {
+			r->margin = 0.01;
+			r->margin_source = "default";
+		}
+	}
+}
+
+/* Pareto: latency better only with a FASTER verdict of one against the other; spread and
+ * median setup compared numerically, equal within 5% (setup and spread are themselves noisy). */
+struct pareto_ctx {
+	struct report *r;
+	size_t cell;
+	size_t *modes;
+	enum stats_verdict *lat; /* [a * n + b]: verdict of modes[a] against modes[b] */
+	size_t n;
+};
+
+static int num_cmp(double x, double y)
+{
+	if (isnan(x) || isnan(y))
+		return 0;
+	double tol = 0.05 * fmax(fabs(x), fabs(y));
+	return x < y - tol ? -1 : x > y + tol ? 1 : 0;
+}
+
+static int pareto_cmp(size_t i, size_t j, size_t obj, void *vctx)
+{
+	struct pareto_ctx *p = vctx;
+	const struct analysis *a = p->r->a;
+	const struct rep_summary *si = &p->r->sum[p->modes[i] * a->ncells + p->cell];
+	const struct rep_summary *sj = &p->r->sum[p->modes[j] * a->ncells + p->cell];
+	if (obj == 0) {
+		enum stats_verdict v = p->lat[i * p->n + j];
+		return v == VERDICT_FASTER ? -1 : v == VERDICT_SLOWER ? 1 : 0;
+	}
+	if (obj == 1)
+		return num_cmp(si->spread, sj->spread);
+	return num_cmp(si->setup.median, sj->setup.median);
+}
+
+static void pareto(struct report *r, gsl_rng *rng)
+{
+	const struct analysis *a = r->a;
+	r->front = xcalloc(a->nmodes * a->ncells, sizeof(*r->front));
+	size_t *modes = xmalloc(a->nmodes * sizeof(*modes));
+	enum stats_verdict *lat = xmalloc(a->nmodes * a->nmodes * sizeof(*lat));
+	int *front = xmalloc(a->nmodes * sizeof(*front));
+	for (size_t c = 0; c < a->ncells; c++) {
+		size_t n = 0;
+		for (size_t m = 0; m < a->nmodes; m++)
+			if (r->sum[m * a->ncells + c].n)
+				modes[n++] = m;
+		/* one paired comparison per unordered pair; the reverse verdict mirrors it
+		 * (FASTER <-> SLOWER): the signed-rank test of -log r is the same test */
+		for (size_t i = 0; i < n * n; i++)
+			lat[i] = VERDICT_INCONCLUSIVE;
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = i + 1; j < n; j++) {
+				/* a pair with the baseline was compared already (r->cmp: mode
+				 * against baseline); its raw-p verdict is what compare() would give */
+				size_t other = modes[i] == r->baseline ? modes[j] : modes[i];
+				int with_base = modes[i] == r->baseline || modes[j] == r->baseline;
+				struct rep_cmp x;
+				if (with_base)
+					x = r->cmp[c * (a->nmodes - 1) +
+						   (other < r->baseline ? other : other - 1)];
+				else
+					compare(r, modes[i], modes[j], c, rng, &x);
+				if (!x.ok)
+					continue;
+				enum stats_verdict v = with_base ? stats_decide(x.c.lo, x.c.hi, x.c.p,
+										r->o.alpha, r->margin)
+								 : x.c.verdict;
+				if (modes[i] == r->baseline) /* x is other against the baseline */
+					v = v == VERDICT_FASTER   ? VERDICT_SLOWER
+					    : v == VERDICT_SLOWER ? VERDICT_FASTER
+								  : v;
+				lat[i * n + j] = v;
+				lat[j * n + i] = v == VERDICT_FASTER   ? VERDICT_SLOWER
+						 : v == VERDICT_SLOWER ? VERDICT_FASTER
+								       : v;
+			}
+		struct pareto_ctx ctx = { r, c, modes, lat, n };
+		stats_pareto(n, 3, pareto_cmp, &ctx, front);
+		for (size_t i = 0; i < n; i++)
+			r->front[modes[i] * a->ncells + c] = front[i];
+		/* not dominated by the baseline: the seed study's "Pareto-equivalent-or-better" */
+		for (size_t i = 0; i < n; i++) {
+			size_t bi = n;
+			for (size_t j = 0; j < n; j++)
+				if (modes[j] == r->baseline)
+					bi = j;
+			if (bi == n || modes[i] == r->baseline)
+				continue;
+			int worse = 0, better = 0;
+			for (size_t obj = 0; obj < 3; obj++) {
+				int v = pareto_cmp(bi, i, obj, &ctx);
+				worse |= v < 0;
+				better |= v > 0;
+			}
+			int dominated = worse && !better;
+			for (size_t g = 0; g < r->nagg; g++) {
+				struct rep_agg *ag = &r->agg[g];
+				if (ag->mode == modes[i] &&
+				    (!strcmp(ag->scope, "all") || !strcmp(ag->scope, a->cells[c].workload))) {
+					ag->pareto_cells++;
+					ag->pareto_ok += !dominated;
+				}
+			}
+		}
+	}
+	free(modes);
+	free(lat);
+	free(front);
+}
+
+/* Geometric means per workload and overall, wins/losses by verdict, spread ratios. */
+static int aggregates(struct report *r, gsl_rng *rng)
+{
+	const struct analysis *a = r->a;
+	/* scopes: every workload, then "all" */
+	char **scopes = xmalloc((a->ncells + 1) * sizeof(*scopes));
+	size_t ns = 0;
+	for (size_t c = 0; c < a->ncells; c++) {
+		size_t k = 0;
+		while (k < ns && strcmp(scopes[k], a->cells[c].workload))
+			k++;
+		if (k == ns)
+			scopes[ns++] = a->cells[c].workload;
+	}
+	scopes[ns++] = "all";
+	size_t nb = a->nblocks;
+	double *logr = xmalloc((nb * a->ncells + 1) * sizeof(*logr));
+	double *sr = xmalloc((a->ncells + 1) * sizeof(*sr)), *w = xmalloc((a->ncells + 1) * sizeof(*w));
+	for (size_t s = 0; s < ns; s++)
+		for (size_t m = 0; m < a->nmodes; m++) {
+			if (m == r->baseline)
+				continue;
+			r->agg = xrealloc(r->agg, (r->nagg + 1) * sizeof(*r->agg));
+			struct rep_agg *g = &r->agg[r->nagg++];
+			memset(g, 0, sizeof(*g));
+			g->scope = xstrdup(scopes[s]);
+			g->mode = m;
+			g->geomean = g->lo = g->hi = g->e2e_ratio = NAN;
+			g->e2e_verdict = VERDICT_INCONCLUSIVE;
+			int all = !strcmp(scopes[s], "all");
+			size_t ncol = 0, nsr = 0;
+			for (size_t i = 0; i < r->ncmp; i++) {
+				const struct rep_cmp *x = &r->cmp[i];
+				const struct an_cell *cell = &a->cells[x->cell];
+				if (x->mode != m || (!all && strcmp(cell->workload, scopes[s])))
+					continue;
+				if (!isnan(x->spread_ratio))
+					sr[nsr++] = x->spread_ratio;
+				if (x->ok) {
+					g->wins += x->c.verdict == VERDICT_FASTER;
+					g->losses += x->c.verdict == VERDICT_SLOWER;
+					g->same += x->c.verdict == VERDICT_SAME;
+					g->inconclusive += x->c.verdict == VERDICT_INCONCLUSIVE;
+				}
+				if (!strcmp(cell->kind, "e2e")) {
+					if (!all && x->ok) {
+						g->has_e2e = 1;
+						g->e2e_ratio = x->c.ratio;
+						g->e2e_verdict = x->c.verdict;
+					}
+					continue;
+				}
+				for (size_t b = 0; b < nb; b++) {
+					double vm = an_med(a, m, x->cell, b),
+					       vb = an_med(a, r->baseline, x->cell, b);
+					logr[b * a->ncells + ncol] = isnan(vm) || isnan(vb) ? NAN : log(vm / vb);
+				}
+				ncol++;
+			}
+			g->ncells = ncol;
+			g->spread_ratio_median = nsr ? stats_median(sr, 1, nsr, w) : NAN;
+			if (ncol && !a->paired) {
+				/* no blocks to resample: the point estimate alone, from the ratio
+				 * of medians of each op cell */
+				double sum = 0;
+				size_t k = 0;
+				for (size_t i = 0; i < r->ncmp; i++) {
+					const struct rep_cmp *x = &r->cmp[i];
+					const struct an_cell *cell = &a->cells[x->cell];
+					if (x->mode == m && x->ok && strcmp(cell->kind, "e2e") &&
+					    (all || !strcmp(cell->workload, scopes[s]))) {
+						sum += log(x->c.ratio);
+						k++;
+					}
+				}
+				g->geomean = k ? exp(sum / (double)k) : NAN;
+			} else if (ncol) {
+				/* compact the matrix to ncol columns (rows were written with stride ncells) */
+				double *mat = xmalloc(nb * ncol * sizeof(*mat));
+				for (size_t b = 0; b < nb; b++)
+					for (size_t k = 0; k < ncol; k++)
+						mat[b * ncol + k] = logr[b * a->ncells + k];
+				char *cause = NULL;
+				reseed(rng, r->o.seed, scopes[s], a->modes[m], "geomean");
+				if (stats_boot_geomean(mat, nb, ncol, r->o.conf, r->o.nboot, rng, &g->geomean,
+						       &g->lo, &g->hi, &cause)) {
+					warn(r, "geometric mean of '%s' in '%s' not computed: %s",
+					     a->modes[m], scopes[s], cause);
+					free(cause);
+				}
+				free(mat);
+			}
+		}
+	free(logr);
+	free(sr);
+	free(w);
+	free(scopes);
+	return 0;
+}
+
+/* Drift: per mode, Spearman's rho between each unit's run position and its level, the
+ * geometric mean over cells of the unit's median relative to the cell's median for the
+ * mode.  One point per unit: the cells of a unit are not independent observations. */
+static void drift(struct report *r)
+{
+	const struct analysis *a = r->a;
+	size_t nb = a->nblocks;
+	r->drift = xcalloc(a->nmodes, sizeof(*r->drift));
+	for (size_t m = 0; m < a->nmodes; m++) {
+		double *x = xmalloc((nb + 1) * sizeof(*x)), *y = xmalloc((nb + 1) * sizeof(*y));
+		size_t n = 0;
+		for (size_t b = 0; b < nb; b++) {
+			double o = a->order[m * nb + b], sum = 0;
+			size_t k = 0;
+			for (size_t c = 0; c < a->ncells; c++) {
+				double v = an_med(a, m, c, b), med = r->sum[m * a->ncells + c].s.median;
+				if (!isnan(v) && med > 0) {
+					sum += log(v / med);
+					k++;
+				}
+			}
+			if (!isnan(o) && k) {
+				x[n] = o;
+				y[n++] = exp(sum / (double)k);
+			}
+		}
+		struct rep_drift *d = &r->drift[r->ndrift++];
+		d->mode = m;
+		d->n = n;
+		d->order = x;
+		d->level = y;
+		d->rho = d->p = NAN;
+		char *cause = NULL;
+		if (n >= 3 && !stats_spearman(x, y, n, &d->rho, &d->p, &cause))
+			d->flagged = !isnan(d->p) && d->p < r->o.alpha;
+		free(cause);
+		if (d->flagged)
+			warn(r, "mode '%s' drifts with run order (Spearman rho %.2f over %zu units, p %.3g)",
+			     a->modes[m], d->rho, n, d->p);
+	}
+}
+
+/* Per-op vs e2e rankings: per workload with an e2e cell, Kendall tau between the modes'
+ * op-cell geomean ratios and their e2e ratios (the baseline counts as 1 in both). */
+static void op_vs_e2e(struct report *r)
+{
+	const struct analysis *a = r->a;
+	double *x = xmalloc(a->nmodes * sizeof(*x)), *y = xmalloc(a->nmodes * sizeof(*y));
+	for (size_t g = 0; g < r->nagg; g++) {
+		const struct rep_agg *ag = &r->agg[g];
+		if (!strcmp(ag->scope, "all") || !ag->has_e2e)
+			continue;
+		int seen = 0;
+		for (size_t t = 0; t < r->ntau; t++)
+			seen |= !strcmp(r->tau[t].workload, ag->scope);
+		if (seen)
+			continue;
+		size_t n = 0;
+		x[n] = 1;
+		y[n++] = 1;
+		for (size_t h = 0; h < r->nagg; h++) {
+			const struct rep_agg *bg = &r->agg[h];
+			if (strcmp(bg->scope, ag->scope) || isnan(bg->geomean) || isnan(bg->e2e_ratio))
+				continue;
+			x[n] = bg->geomean;
+			y[n++] = bg->e2e_ratio;
+		}
+		r->tau = xrealloc(r->tau, (r->ntau + 1) * sizeof(*r->tau));
+		struct rep_tau *t = &r->tau[r->ntau++];
+		t->workload = xstrdup(ag->scope);
+		t->nmodes = n;
+		t->tau = t->p = NAN;
+		char *cause = NULL;
+		if (n >= 3)
+			stats_kendall(x, y, n, &t->tau, &t->p, &cause);
+		free(cause);
+		if (!isnan(t->tau) && t->tau < 0.5)
+			warn(r, "in '%s' the per-op ranking of modes and the e2e ranking disagree "
+				"(Kendall tau %.2f): per-op wins do not compose",
+			     t->workload, t->tau);
+	}
+	free(x);
+	free(y);
+}
+
+static void sample_size_warnings(struct report *r)
+{
+	const struct analysis *a = r->a;
+	size_t nb = a->nblocks;
+	if (nb < 6)
+		warn(r, "%zu blocks: the exact signed-rank test cannot reach p < %.3g below 6 pairs "
+			"(smallest two-sided p with %zu pairs: %.4g); add repeats",
+		     nb, r->o.alpha, nb, nb ? 2.0 / pow(2.0, (double)nb) : 1.0);
+	for (size_t k = 0; k < a->nfailed; k++)
+		for (size_t m = 0; m < a->nmodes; m++)
+			if (a->failed[k].count[m])
+				warn(r, "mode '%s': %zu unit(s) with status '%s' are left out",
+				     a->modes[m], a->failed[k].count[m], a->failed[k].status);
+	for (size_t i = 0; i < r->ncmp; i++) {
+		const struct rep_cmp *x = &r->cmp[i];
+		if (x->ok && x->c.verdict == VERDICT_FASTER && !strcmp(a->cells[x->cell].kind, "e2e"))
+			warn(r, "'%s' is FASTER than the baseline '%s' end to end in '%s': the baseline "
+				"is not the strongest configuration",
+			     a->modes[x->mode], a->modes[r->baseline], a->cells[x->cell].name);
+	}
+	for (size_t i = 0; i < r->naa; i++) {
+		const struct rep_aa *q = &r->aa[i];
+		if (q->cells && (double)q->false_positives / (double)q->cells > r->o.alpha)
+			warn(r, "A/A control '%s' differs from '%s' in %zu of %zu cells: above alpha, the "
+				"tests are anti-conservative here",
+			     a->modes[q->mode], a->modes[q->of], q->false_positives, q->cells);
+	}
+}
+
+int report_build(const struct analysis *a, const struct report_opts *o, struct report **out)
+{
+	struct report *r = xcalloc(1, sizeof(*r));
+	r->a = a;
+	r->o = *o;
+	r->baseline = a->baseline;
+	*out = NULL;
+	if (o->baseline) {
+		long b = analysis_mode(a, o->baseline);
+		if (b < 0) {
+			struct sbuf sb;
+			sbuf_init(&sb);
+			for (size_t m = 0; m < a->nmodes; m++)
+				sbuf_addf(&sb, "%s'%s'", m ? ", " : "", a->modes[m]);
+			error("'%s' has no mode '%s' (modes: %s)", a->path, o->baseline, sb.buf);
+			sbuf_release(&sb);
+			report_free(r);
+			return -1;
+		}
+		r->baseline = (size_t)b;
+	}
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	if (!rng) {
+		report_free(r);
+		return error("cannot allocate the bootstrap's random number generator");
+	}
+	gsl_rng_set(rng, (unsigned long)o->seed);
+
+	summarize(r);
+	aa_noise(r);
+	choose_margin(r);
+
+	/* every mode against the baseline, per cell; Holm across all of them */
+	r->cmp = xcalloc(a->nmodes * a->ncells, sizeof(*r->cmp));
+	for (size_t c = 0; c < a->ncells; c++)
+		for (size_t m = 0; m < a->nmodes; m++)
+			if (m != r->baseline)
+				compare(r, m, r->baseline, c, rng, &r->cmp[r->ncmp++]);
+	holm(r, r->cmp, r->ncmp);
+
+	/* A/A copies against their originals: the false-positive rate of this design */
+	for (size_t i = 0; i < r->naa; i++) {
+		struct rep_aa *q = &r->aa[i];
+		size_t start = r->naacmp;
+		r->aacmp = xrealloc(r->aacmp, (r->naacmp + a->ncells) * sizeof(*r->aacmp));
+		for (size_t c = 0; c < a->ncells; c++)
+			compare(r, q->mode, q->of, c, rng, &r->aacmp[r->naacmp++]);
+		for (size_t k = start; k < r->naacmp; k++)
+			if (r->aacmp[k].ok) {
+				q->cells++;
+				q->false_positives += r->aacmp[k].c.verdict == VERDICT_FASTER ||
+						      r->aacmp[k].c.verdict == VERDICT_SLOWER;
+			}
+	}
+	aggregates(r, rng);
+	pareto(r, rng);
+	drift(r);
+	op_vs_e2e(r);
+	sample_size_warnings(r);
+	gsl_rng_free(rng);
+	*out = r;
+	return 0;
+}
+
+void report_free(struct report *r)
+{
+	if (!r)
+		return;
+	free(r->sum);
+	free(r->cmp);
+	free(r->aacmp);
+	for (size_t i = 0; i < r->nagg; i++)
+		free(r->agg[i].scope);
+	free(r->agg);
+	free(r->front);
+	for (size_t i = 0; i < r->ndrift; i++) {
+		free(r->drift[i].order);
+		free(r->drift[i].level);
+	}
+	free(r->drift);
+	free(r->aa);
+	for (size_t i = 0; i < r->ntau; i++)
+		free(r->tau[i].workload);
+	free(r->tau);
+	for (size_t i = 0; i < r->nwarnings; i++)
+		free(r->warnings[i]);
+	free(r->warnings);
+	free(r);
+}

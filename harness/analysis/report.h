@@ -1,0 +1,142 @@
+/* report.h: what `harness report` computes from an analysis (analysis.h) and how it is
+ * written.  report_build() runs every statistic (stats.h) once; the writers only format.
+ * The markdown, JSON (docs/report-format.md) and CSV forms carry the same numbers. */
+#ifndef HARNESS_REPORT_H
+#define HARNESS_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "harness/analysis/analysis.h"
+#include "stats/stats.h"
+
+enum report_format { REPORT_MD = 0, REPORT_JSON, REPORT_CSV, REPORT_HTML };
+
+struct report_opts {
+	const char *baseline;  /* NULL: the experiment's */
+	double alpha;          /* 0.05 */
+	double margin;         /* NAN: the experiment's, else the A/A noise floor, else 0.01 */
+	double conf;           /* 0.95 */
+	double power;          /* 0.8 */
+	size_t nboot;          /* 10000 */
+	uint64_t seed;         /* bootstrap seed, recorded in the report */
+};
+void report_opts_init(struct report_opts *o);
+
+/* Per (mode, cell): the unit medians' summary. */
+struct rep_summary {
+	size_t n;                    /* ok units with this cell */
+	struct stats_summary s;      /* of unit medians, ns */
+	double spread;               /* IQR / median */
+	struct stats_summary setup;  /* setup seconds */
+};
+
+/* One comparison, mode against reference (the baseline, or the mode an A/A copy repeats). */
+struct rep_cmp {
+	size_t mode, ref, cell;
+	int ok;                      /* 0: could not compare (too few pairs); why in note */
+	char note[96];
+	struct stats_comparison c;
+	int iqr_overlap;             /* the seed study's criterion: the IQRs of unit medians overlap */
+	double spread_ratio;         /* spread(mode) / spread(ref) */
+};
+
+/* Per (workload or "all", mode): the aggregate against the baseline. */
+struct rep_agg {
+	char *scope;                 /* workload name, or "all" */
+	size_t mode;
+	size_t ncells;               /* op cells in the geometric mean */
+	double geomean, lo, hi;      /* block-bootstrap CI; NAN when not computable */
+	double e2e_ratio;            /* the workload's e2e cell ratio, NAN when none */
+	enum stats_verdict e2e_verdict;
+	int has_e2e;
+	size_t wins, losses, same, inconclusive; /* over all cells of the scope, by verdict */
+	size_t pareto_ok, pareto_cells;          /* cells where not dominated by the baseline */
+	double spread_ratio_median;              /* median over cells */
+};
+
+struct rep_drift {
+	size_t mode;
+	size_t n;
+	double *order, *level;  /* n points (heap): a unit's run position and its level, the
+	                           geometric mean over cells of its median / the mode's median */
+	double rho, p;          /* Spearman's, over those points */
+	int flagged;
+};
+
+struct rep_aa {
+	size_t mode, of;
+	size_t cells, false_positives;  /* FASTER/SLOWER verdicts between identical configurations */
+	double noise_floor;             /* 95th percentile of |log ratio| over cells and blocks */
+};
+
+struct rep_tau {
+	char *workload;
+	size_t nmodes;
+	double tau, p;                  /* per-op ranking (geomean) vs e2e ranking */
+};
+
+struct report {
+	const struct analysis *a;       /* borrowed */
+	struct report_opts o;
+	size_t baseline;
+	double margin;
+	const char *margin_source;      /* "option", "experiment", "aa-noise-floor", "default" */
+	struct rep_summary *sum;        /* [mode * ncells + cell] */
+	struct rep_cmp *cmp;            /* vs baseline, Holm across all of them */
+	size_t ncmp;
+	struct rep_cmp *aacmp;          /* A/A copies vs their originals */
+	size_t naacmp;
+	struct rep_agg *agg;
+	size_t nagg;
+	int *front;                     /* [mode * ncells + cell]: on the cell's Pareto front */
+	struct rep_drift *drift;
+	size_t ndrift;
+	struct rep_aa *aa;
+	size_t naa;
+	struct rep_tau *tau;
+	size_t ntau;
+	char **warnings;
+	size_t nwarnings;
+};
+
+/* Compute everything; reports and returns -1 (unknown baseline, bad options). */
+int report_build(const struct analysis *a, const struct report_opts *o, struct report **out);
+void report_free(struct report *r);
+/* Write in one format; -1 on a write error (reported). */
+int report_write(const struct report *r, enum report_format f, FILE *out);
+/* report-html.c: the whole report as one self-contained HTML file (tables, warnings and
+ * the figures of plot.h as inline SVG; nothing external).  Without gnuplot the figures
+ * are left out with a note in the file and a warning.  -1 on a write error (reported). */
+int report_write_html(const struct report *r, FILE *out);
+
+/* ---- `harness compare`: the same cells and modes across two runs, unpaired ---------- */
+struct cmp_row {
+	char *cell, *mode;
+	size_t na, nb;             /* ok units in run A and run B */
+	double med_a, med_b;       /* median of unit medians, ns */
+	int ok;
+	char note[96];
+	struct stats_comparison c; /* B against A: ratio = B / A */
+};
+struct run_compare {
+	const struct analysis *a, *b;
+	struct report_opts o;
+	double margin;
+	struct cmp_row *rows;
+	size_t nrows;
+	size_t only_a, only_b;     /* (mode, cell) pairs in one run only */
+};
+int run_compare_build(const struct analysis *a, const struct analysis *b,
+		      const struct report_opts *o, struct run_compare **out);
+int run_compare_write(const struct run_compare *rc, enum report_format fmt, FILE *f);
+void run_compare_free(struct run_compare *rc);
+
+/* cmd-report.c parses the statistics options (CMD_STATS_OPTS in cmd.h) every command that
+ * builds a report takes, and report's and compare's --format; 0 or EXIT_USAGE (reported). */
+struct cmd_args;
+int cmd_stats_opts(const struct cmd_args *a, struct report_opts *o);
+int cmd_report_parse_opts(const struct cmd_args *a, struct report_opts *o,
+			  enum report_format *fmt);
+
+#endif

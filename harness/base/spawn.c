@@ -1,0 +1,499 @@
+/* spawn.c: the one place that starts processes: fork + execve with built argv and env */
+#include "config.h"
+#include "harness/base/spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* glibc >= 2.34 declares close_range() in <unistd.h> and, with it, CLOSE_RANGE_UNSHARE. */
+#if defined(__GLIBC__) && defined(CLOSE_RANGE_UNSHARE)
+#define HAVE_CLOSE_RANGE_FN 1
+#endif
+
+/* PATH used when neither the child's env nor our own environment has one (as execvp). */
+#define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+
+/* What the child sends back on the exec-error pipe when it cannot exec. */
+enum child_stage { STAGE_EXEC, STAGE_CHDIR, STAGE_SETUP };
+struct child_err {
+	int stage;
+	int err;
+};
+
+/* Everything the child needs, prepared in the parent so the child never allocates. */
+struct child_plan {
+	const char *path;                /* resolved program */
+	char *const *argv;
+	char *const *envp;
+	const char *dir;
+	int fd_in, fd_out, fd_err, fd_rec; /* sources for fds 0..3 (> 3), -1: leave as is */
+	int err_fd;                      /* write end of the exec-error pipe (> 3, CLOEXEC) */
+	int first_closed;                /* close every fd from here up, but err_fd */
+	long open_max;                   /* loop bound when close_range() is unavailable */
+	int new_pgroup;
+};
+
+void spawn_init(struct spawn *sp)
+{
+	memset(sp, 0, sizeof(*sp));
+	sp->pid = -1;
+	sp->out_fd = -1;
+	sp->rec_fd = -1;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0) {
+		int saved = errno;
+		close(*fd);
+		errno = saved;
+		*fd = -1;
+	}
+}
+
+/* Move fd above 3 (close-on-exec), so that the child's dup2() onto 0..3 can never
+ * overwrite a descriptor it still has to copy.  Returns the new fd or -1 (errno set);
+ * the old descriptor is closed either way. */
+static int fd_above3(int fd)
+{
+	if (fd < 0 || fd > 3)
+		return fd;
+	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, 4);
+	close_fd(&fd);
+	return nfd;
+}
+
+static int open_high(const char *path, int flags)
+{
+	int fd = open(path, flags | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return error_errno("cannot open '%s'", path);
+	fd = fd_above3(fd);
+	if (fd < 0)
+		return error_errno("cannot open '%s'", path);
+	return fd;
+}
+
+/* pipe2(O_CLOEXEC) with both ends above 3. */
+static int pipe_high(int p[2])
+{
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return error_errno("cannot create a pipe");
+	p[0] = fd_above3(p[0]);
+	p[1] = fd_above3(p[1]);
+	if (p[0] < 0 || p[1] < 0) {
+		error_errno("cannot create a pipe");
+		close_fd(&p[0]);
+		close_fd(&p[1]);
+		return -1;
+	}
+	return 0;
+}
+
+static const char *env_lookup(const char *const *env, const char *name)
+{
+	size_t n = strlen(name);
+	for (; env && *env; env++)
+		if (!strncmp(*env, name, n) && (*env)[n] == '=')
+			return *env + n + 1;
+	return NULL;
+}
+
+/* A relative program path made absolute against our working directory, so that it names
+ * the same file after the child's chdir(dir).  Takes cand; NULL with errno set. */
+static char *absolute(char *cand)
+{
+	if (cand[0] == '/')
+		return cand;
+	char cwd[PATH_MAX];
+	if (!getcwd(cwd, sizeof(cwd))) {
+		int err = errno;
+		free(cand);
+		errno = err;
+		return NULL;
+	}
+	const char *rel = cand;
+	while (rel[0] == '.' && rel[1] == '/')
+		rel += 2;
+	char *abs = xasprintf("%s/%s", strcmp(cwd, "/") ? cwd : "", rel);
+	free(cand);
+	return abs;
+}
+
+/* Resolve argv[0] the way execvp() would, but in the parent and against the child's PATH
+ * (the parent's when env has none).  A relative result ("./prog", or found through a
+ * relative PATH entry) is taken relative to our working directory, not the child's dir.
+ * Returns a heap path or NULL with errno set. */
+char *spawn_find_program(const char *prog, const char *const *env)
+{
+	if (strchr(prog, '/'))
+		return absolute(xstrdup(prog));
+	const char *path = env_lookup(env, "PATH");
+	if (!path)
+		path = getenv("PATH");
+	if (!path)
+		path = DEFAULT_PATH;
+	int err = ENOENT;
+	if (!*prog)
+		goto fail;
+	for (const char *p = path;; p++) {
+		const char *end = strchrnul(p, ':');
+		char *cand = end == p ? xasprintf("./%s", prog)
+				      : xasprintf("%.*s/%s", (int)(end - p), p, prog);
+		struct stat st;
+		if (!stat(cand, &st) && S_ISREG(st.st_mode)) {
+			if (!access(cand, X_OK))
+				return absolute(cand);
+			err = EACCES;
+		}
+		free(cand);
+		if (!*end)
+			break;
+		p = end;
+	}
+fail:
+	errno = err;
+	return NULL;
+}
+
+/* Copy a NULL-terminated vector of borrowed strings into a new array of pointers (the
+ * strings are not copied); NULL gives an empty vector. */
+static char **vec_dup(const char *const *v)
+{
+	size_t n = 0;
+	while (v && v[n])
+		n++;
+	char **out = xcalloc(n + 1, sizeof(*out));
+	for (size_t i = 0; i < n; i++)
+		out[i] = (char *)v[i];
+	return out;
+}
+
+/* Report what the child sent back through the exec-error pipe. */
+static void report_child_err(const struct spawn *sp, const struct child_err *e)
+{
+	const char *prog = sp->argv[0];
+	switch (e->stage) {
+	case STAGE_EXEC:
+		error("cannot run '%s': %s", prog, strerror(e->err));
+		break;
+	case STAGE_CHDIR:
+		error("cannot run '%s': cannot change to directory '%s': %s", prog,
+		      sp->dir, strerror(e->err));
+		break;
+	default:
+		error("cannot run '%s': cannot set up the child: %s", prog, strerror(e->err));
+		break;
+	}
+}
+
+/* The child after fork: async-signal-safe calls only (no malloc, no stdio), then execve.
+ * Any failure goes back to the parent through cp->err_fd as a struct child_err. */
+static void __attribute__((noreturn)) child_fail(const struct child_plan *cp, int stage)
+{
+	struct child_err e = { stage, errno };
+	ssize_t n;
+	do
+		n = write(cp->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	_exit(127);
+}
+
+static void close_from(const struct child_plan *cp)
+{
+	int lo = cp->first_closed, skip = cp->err_fd;
+#ifdef HAVE_CLOSE_RANGE_FN
+	/* err_fd is above 3 and lo is 3 or 4: [lo, err_fd) may be empty, never inverted. */
+	int ok = 1;
+	if (skip > lo && close_range((unsigned)lo, (unsigned)skip - 1, 0) < 0)
+		ok = 0;
+	if (ok && close_range((unsigned)skip + 1, ~0U, 0) == 0)
+		return;
+	/* ENOSYS on kernels before 5.9: fall through to the loop. */
+#endif
+	for (long fd = lo; fd < cp->open_max; fd++)
+		if (fd != skip)
+			close((int)fd);
+}
+
+static void __attribute__((noreturn)) child_exec(const struct child_plan *cp)
+{
+	/* Handlers and ignored signals of the parent must not leak into the child; all
+	 * signals are still blocked here (spawn_start blocked them before fork). */
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &sa, NULL); /* fails harmlessly for reserved numbers */
+
+	if (cp->new_pgroup && setpgid(0, 0) < 0)
+		child_fail(cp, STAGE_SETUP);
+
+	/* Sources are all above 3, so no dup2 clobbers a later one; dup2 clears CLOEXEC. */
+	const int src[4] = { cp->fd_in, cp->fd_out, cp->fd_err, cp->fd_rec };
+	for (int fd = 0; fd < 4; fd++)
+		if (src[fd] >= 0 && dup2(src[fd], fd) < 0)
+			child_fail(cp, STAGE_SETUP);
+	if (cp->fd_err < 0) {
+		/* inherit_stderr: make sure our stderr survives the exec. */
+		int fl = fcntl(2, F_GETFD);
+		if (fl >= 0 && (fl & FD_CLOEXEC))
+			fcntl(2, F_SETFD, fl & ~FD_CLOEXEC);
+	}
+	close_from(cp);
+
+	if (cp->dir && chdir(cp->dir) < 0)
+		child_fail(cp, STAGE_CHDIR);
+
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+
+	execve(cp->path, cp->argv, cp->envp);
+	child_fail(cp, STAGE_EXEC);
+}
+
+/* Start the child (see spawn.h).  The fds for the child are opened here, before fork, so
+ * that a bad path is reported by the parent; every fd we keep is close-on-exec.  Returns
+ * only after the child has exec'd (or failed to), so a started child is already in its
+ * own process group when new_pgroup is set. */
+int spawn_start(struct spawn *sp)
+{
+	int ret = -1;
+	char *path = NULL;
+	char **argv = NULL, **envp = NULL;
+	int fd_in = -1, fd_out = -1, fd_err = -1;
+	int out_pipe[2] = { -1, -1 }, rec_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 };
+	int masked = 0;
+	sigset_t all, old;
+
+	sp->pid = -1;
+	sp->out_fd = -1;
+	sp->rec_fd = -1;
+	sp->reaped = 0;
+	if (!sp->argv || !sp->argv[0])
+		return error("cannot run an empty command");
+
+	path = spawn_find_program(sp->argv[0], sp->env);
+	if (!path) {
+		error("cannot run '%s': %s", sp->argv[0], strerror(errno));
+		goto done;
+	}
+	argv = vec_dup(sp->argv);
+	envp = vec_dup(sp->env); /* NULL env: empty, never ours */
+
+	if ((fd_in = open_high(sp->stdin_path ? sp->stdin_path : "/dev/null", O_RDONLY)) < 0)
+		goto done;
+	if (sp->capture_stdout) {
+		if (pipe_high(out_pipe) < 0)
+			goto done;
+	} else if ((fd_out = open_high(sp->stdout_path ? sp->stdout_path : "/dev/null",
+				       O_WRONLY | O_CREAT | O_TRUNC)) < 0) {
+		goto done;
+	}
+	if (!sp->inherit_stderr) {
+		if (sp->stderr_path && !sp->capture_stdout && sp->stdout_path &&
+		    !strcmp(sp->stderr_path, sp->stdout_path)) {
+			/* One file for both: share the open file, as 2>&1 does. */
+			fd_err = fcntl(fd_out, F_DUPFD_CLOEXEC, 4);
+			if (fd_err < 0) {
+				error_errno("cannot open '%s'", sp->stderr_path);
+				goto done;
+			}
+		} else if ((fd_err = open_high(sp->stderr_path ? sp->stderr_path : "/dev/null",
+					       O_WRONLY | O_CREAT | O_TRUNC)) < 0) {
+			goto done;
+		}
+	}
+	if (sp->record_pipe && pipe_high(rec_pipe) < 0)
+		goto done;
+	if (pipe_high(err_pipe) < 0)
+		goto done;
+
+	struct child_plan cp = {
+		.path = path,
+		.argv = argv,
+		.envp = envp,
+		.dir = sp->dir,
+		.fd_in = fd_in,
+		.fd_out = sp->capture_stdout ? out_pipe[1] : fd_out,
+		.fd_err = fd_err,
+		.fd_rec = rec_pipe[1],
+		.err_fd = err_pipe[1],
+		.first_closed = sp->record_pipe ? 4 : 3,
+		.open_max = sysconf(_SC_OPEN_MAX),
+		.new_pgroup = sp->new_pgroup,
+	};
+	if (cp.open_max < 0)
+		cp.open_max = 1024;
+
+	/* Block every signal across fork so that no handler of ours runs in the child
+	 * before it has reset the dispositions; the child unblocks just before exec. */
+	sigfillset(&all);
+	if (pthread_sigmask(SIG_SETMASK, &all, &old) == 0)
+		masked = 1;
+	pid_t pid = fork();
+	if (pid == 0)
+		child_exec(&cp);
+	int fork_errno = errno;
+	if (masked)
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (pid < 0) {
+		errno = fork_errno;
+		error_errno("cannot fork to run '%s'", sp->argv[0]);
+		goto done;
+	}
+
+	/* Parent: drop the child's ends, then wait for exec (EOF) or its error. */
+	close_fd(&err_pipe[1]);
+	close_fd(&out_pipe[1]);
+	close_fd(&rec_pipe[1]);
+	struct child_err ce;
+	size_t got = 0;
+	while (got < sizeof(ce)) {
+		ssize_t n = read(err_pipe[0], (char *)&ce + got, sizeof(ce) - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got == sizeof(ce)) {
+		int status;
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		report_child_err(sp, &ce);
+		goto done;
+	}
+
+	sp->pid = pid;
+	sp->out_fd = out_pipe[0];
+	out_pipe[0] = -1;
+	sp->rec_fd = rec_pipe[0];
+	rec_pipe[0] = -1;
+	ret = 0;
+done:
+	close_fd(&err_pipe[0]);
+	close_fd(&err_pipe[1]);
+	close_fd(&rec_pipe[0]);
+	close_fd(&rec_pipe[1]);
+	close_fd(&out_pipe[0]);
+	close_fd(&out_pipe[1]);
+	close_fd(&fd_err);
+	close_fd(&fd_out);
+	close_fd(&fd_in);
+	free(envp);
+	free(argv);
+	free(path);
+	return ret;
+}
+
+static void fill_status(int status, struct spawn_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (WIFEXITED(status)) {
+		st->exited = 1;
+		st->code = WEXITSTATUS(status);
+	} else if (WIFSIGNALED(status)) {
+		st->signaled = 1;
+		st->sig = WTERMSIG(status);
+		st->code = 128 + st->sig;
+	}
+}
+
+/* waitpid() with the given options, retried on EINTR.  1 reaped, 0 still running, -1. */
+static int reap(struct spawn *sp, struct spawn_status *st, int options)
+{
+	if (sp->pid <= 0)
+		return error("no child to wait for");
+	if (sp->reaped)
+		return error("child %ld was already waited for", (long)sp->pid);
+	int status;
+	pid_t r;
+	while ((r = waitpid(sp->pid, &status, options)) < 0 && errno == EINTR)
+		;
+	if (r < 0)
+		return error_errno("cannot wait for child %ld ('%s')", (long)sp->pid,
+				   sp->argv && sp->argv[0] ? sp->argv[0] : "?");
+	if (r == 0)
+		return 0;
+	sp->reaped = 1;
+	fill_status(status, st);
+	return 1;
+}
+
+int spawn_wait(struct spawn *sp, struct spawn_status *st)
+{
+	return reap(sp, st, 0) < 0 ? -1 : 0;
+}
+
+int spawn_poll(struct spawn *sp, struct spawn_status *st)
+{
+	return reap(sp, st, WNOHANG);
+}
+
+/* Signal the child's process group (the child alone without new_pgroup).  A group may
+ * outlive its leader (a grandchild left running), and the kernel does not hand its id to a
+ * new process while any member lives, so with new_pgroup the signal is still sent after the
+ * child was reaped: that is how a caller clears stragglers.  Without a group, a reaped
+ * child's pid may already be someone else's, so nothing is sent.  A group or child that
+ * has already gone (ESRCH) is not an error. */
+int spawn_kill_group(struct spawn *sp, int sig)
+{
+	if (sp->pid <= 0 || (sp->reaped && !sp->new_pgroup))
+		return 0;
+	pid_t target = sp->new_pgroup ? -sp->pid : sp->pid;
+	if (kill(target, sig) < 0 && errno != ESRCH)
+		return error_errno("cannot send signal %d to child %ld", sig, (long)sp->pid);
+	return 0;
+}
+
+/* Close the pipes still open.  It reaps nothing: a started child must be waited for
+ * (spawn_wait, or spawn_poll until it returns 1) or it stays a zombie. */
+void spawn_release(struct spawn *sp)
+{
+	close_fd(&sp->out_fd);
+	close_fd(&sp->rec_fd);
+}
+
+/* Start, read stdout to EOF into *out, wait.  A record pipe cannot be drained here (the
+ * child could block on it while we block on stdout), so asking for one is a bug. */
+int spawn_run(struct spawn *sp, struct sbuf *out, struct spawn_status *st)
+{
+	if (sp->record_pipe)
+		die("spawn_run: a record pipe needs spawn_start and a reader");
+	if (out)
+		sp->capture_stdout = 1;
+	if (spawn_start(sp) < 0)
+		return -1;
+	int ret = 0;
+	if (sp->out_fd >= 0) {
+		char buf[8192];
+		for (;;) {
+			ssize_t n = read(sp->out_fd, buf, sizeof(buf));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				ret = error_errno("cannot read the output of '%s'", sp->argv[0]);
+				break;
+			}
+			if (n == 0)
+				break;
+			if (out)
+				sbuf_add(out, buf, (size_t)n);
+		}
+		close_fd(&sp->out_fd);
+	}
+	if (spawn_wait(sp, st) < 0)
+		ret = -1;
+	return ret;
+}

@@ -1,0 +1,68 @@
+/* spawn.h: the one place that starts processes (fork + exec, never a shell).
+ *
+ * Lifecycle, like git's child_process:
+ *   1. spawn_init(&sp); fill argv, env, dir and the redirections;
+ *   2. spawn_start(&sp) forks and execs; argv and envp are built before fork, the child
+ *      only calls async-signal-safe functions, closes descriptors above 2 (and 3 when a
+ *      record pipe is asked for) and execs; an exec failure comes back through a
+ *      close-on-exec pipe and spawn_start reports it and returns -1;
+ *   3. read the pipes you asked for; spawn_wait() / spawn_poll() reap the child and fill
+ *      struct spawn_status; spawn_kill_group() signals its process group;
+ *   4. spawn_release(&sp) closes what is still open.
+ * spawn_run() does 2 and 3 for a child whose output goes to files or is captured whole.
+ * Nothing else in the program calls fork, exec*, system or popen. */
+#ifndef HARNESS_SPAWN_H
+#define HARNESS_SPAWN_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "harness/base/util.h"
+
+struct spawn_status {
+	int exited;    /* 1: exited normally with code */
+	int code;      /* exit code, or 128 + signal when killed by one */
+	int signaled;  /* 1: ended by signal sig */
+	int sig;
+};
+
+struct spawn {
+	/* Inputs (borrowed; must stay valid until spawn_start returns). */
+	const char *const *argv;  /* argv[0] is run as given: a path, or searched in PATH when
+	                             it has no '/' (PATH of env, else of the parent) */
+	const char *const *env;   /* NULL-terminated "NAME=value"; NULL means an EMPTY env */
+	const char *dir;          /* working directory or NULL */
+	const char *stdin_path;   /* NULL: /dev/null */
+	const char *stdout_path;  /* NULL with capture_stdout == 0: /dev/null; else file (truncated) */
+	const char *stderr_path;
+	int capture_stdout;       /* 1: a pipe; read it from out_fd */
+	int inherit_stderr;       /* 1: the child writes to our stderr (stderr_path ignored) */
+	int record_pipe;          /* 1: the child's fd 3 is the write end of a pipe; read rec_fd */
+	int new_pgroup;           /* 1: the child leads its own process group */
+
+	/* Outputs. */
+	pid_t pid;
+	int out_fd;               /* -1 unless capture_stdout */
+	int rec_fd;               /* -1 unless record_pipe */
+	int reaped;
+};
+
+/* Resolve a program the way spawn_start() will run it: a name without '/' is searched in
+ * env's PATH (the parent's when env has none), and a relative result is made absolute.
+ * A new heap path, or NULL with errno set (ENOENT, EACCES).  Nothing is reported. */
+char *spawn_find_program(const char *prog, const char *const *env);
+
+void spawn_init(struct spawn *sp);
+int spawn_start(struct spawn *sp);
+/* Blocking wait; 0 and *st, or -1 reported. */
+int spawn_wait(struct spawn *sp, struct spawn_status *st);
+/* Non-blocking: 1 and *st when the child has ended, 0 when still running, -1 reported. */
+int spawn_poll(struct spawn *sp, struct spawn_status *st);
+/* Send sig to the child's process group (or to the child when it has none). */
+int spawn_kill_group(struct spawn *sp, int sig);
+void spawn_release(struct spawn *sp);
+/* Start, collect stdout into *out (when out != NULL; capture_stdout is set for you), wait.
+ * Returns 0 and *st, or -1 reported. */
+int spawn_run(struct spawn *sp, struct sbuf *out, struct spawn_status *st);
+
+#endif

@@ -1,0 +1,478 @@
+/* util.c: allocation, error reporting, parsing, files, hashing and time helpers */
+#include "config.h"
+#include "harness/base/util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <csv.h>
+#include <openssl/evp.h>
+
+const char *util_progname = "harness";
+
+static void *oom(size_t n)
+{
+	die("out of memory (%zu bytes)", n);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	return p ? p : oom(n);
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+	return p ? p : oom(nmemb * size);
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	return q ? q : oom(n);
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *xvasprintf(const char *fmt, va_list ap)
+{
+	va_list cp;
+	va_copy(cp, ap);
+	int n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		die("bad format string '%s'", fmt);
+	char *p = xmalloc((size_t)n + 1);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *p = xvasprintf(fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+void xgrow(void **p, size_t *cap, size_t want, size_t elem)
+{
+	if (want <= *cap)
+		return;
+	size_t n = *cap ? *cap : 8;
+	while (n < want)
+		n *= 2;
+	*p = xrealloc(*p, n * elem);
+	*cap = n;
+}
+
+static void vreport(const char *prefix, const char *fmt, va_list ap, const char *suffix)
+{
+	char *msg = xvasprintf(fmt, ap);
+	fprintf(stderr, "%s: %s%s%s\n", util_progname, prefix, msg, suffix ? suffix : "");
+	free(msg);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("", fmt, ap, NULL);
+	va_end(ap);
+	return -1;
+}
+
+int error_errno(const char *fmt, ...)
+{
+	int e = errno;
+	char suffix[256];
+	snprintf(suffix, sizeof(suffix), ": %s", strerror(e));
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("", fmt, ap, suffix);
+	va_end(ap);
+	errno = e;
+	return -1;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("warning: ", fmt, ap, NULL);
+	va_end(ap);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("fatal: ", fmt, ap, NULL);
+	va_end(ap);
+	exit(1);
+}
+
+void sbuf_init(struct sbuf *sb)
+{
+	sb->cap = 64;
+	sb->len = 0;
+	sb->buf = xmalloc(sb->cap);
+	sb->buf[0] = '\0';
+}
+
+void sbuf_release(struct sbuf *sb)
+{
+	free(sb->buf);
+	sb->buf = NULL;
+	sb->len = sb->cap = 0;
+}
+
+char *sbuf_detach(struct sbuf *sb)
+{
+	char *p = sb->buf;
+	sb->buf = NULL;
+	sb->len = sb->cap = 0;
+	return p;
+}
+
+void sbuf_reset(struct sbuf *sb)
+{
+	sb->len = 0;
+	sb->buf[0] = '\0';
+}
+
+void sbuf_add(struct sbuf *sb, const void *data, size_t n)
+{
+	XGROW(sb->buf, sb->cap, sb->len + n + 1);
+	memcpy(sb->buf + sb->len, data, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void sbuf_adds(struct sbuf *sb, const char *s)
+{
+	sbuf_add(sb, s, strlen(s));
+}
+
+void sbuf_addf(struct sbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	sbuf_adds(sb, s);
+	free(s);
+}
+
+void sbuf_add_json_string(struct sbuf *sb, const char *s)
+{
+	sbuf_add(sb, "\"", 1);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"': sbuf_adds(sb, "\\\""); break;
+		case '\\': sbuf_adds(sb, "\\\\"); break;
+		case '\n': sbuf_adds(sb, "\\n"); break;
+		case '\r': sbuf_adds(sb, "\\r"); break;
+		case '\t': sbuf_adds(sb, "\\t"); break;
+		default:
+			if (*p < 0x20)
+				sbuf_addf(sb, "\\u%04x", *p);
+			else
+				sbuf_add(sb, p, 1);
+		}
+	}
+	sbuf_add(sb, "\"", 1);
+}
+
+int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+	if (!s || !*s)
+		return -1;
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int parse_u64(const char *s, uint64_t *out)
+{
+	if (!s || !*s || *s == '-')
+		return -1;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int parse_double(const char *s, double min, double max, double *out)
+{
+	if (!s || !*s)
+		return -1;
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int util_read_file(const char *path, char **data, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return error_errno("cannot open '%s'", path);
+	struct sbuf sb;
+	sbuf_init(&sb);
+	char buf[65536];
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			error_errno("cannot read '%s'", path);
+			close(fd);
+			sbuf_release(&sb);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		sbuf_add(&sb, buf, (size_t)n);
+	}
+	close(fd);
+	if (len)
+		*len = sb.len;
+	*data = sbuf_detach(&sb);
+	return 0;
+}
+
+int util_write_file(const char *path, const void *data, size_t len, mode_t mode)
+{
+	char *tmp = xasprintf("%s.tmpXXXXXX", path);
+	int fd = mkstemp(tmp);
+	int ret = -1;
+	if (fd < 0) {
+		error_errno("cannot create '%s'", tmp);
+		goto done;
+	}
+	const char *p = data;
+	size_t left = len;
+	while (left) {
+		ssize_t n = write(fd, p, left);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			error_errno("cannot write '%s'", tmp);
+			goto done;
+		}
+		p += n;
+		left -= (size_t)n;
+	}
+	if (fchmod(fd, mode) < 0 || fsync(fd) < 0) {
+		error_errno("cannot sync '%s'", tmp);
+		goto done;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		error_errno("cannot close '%s'", tmp);
+		goto done;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0) {
+		error_errno("cannot rename '%s' to '%s'", tmp, path);
+		goto done;
+	}
+	ret = 0;
+done:
+	if (fd >= 0)
+		close(fd);
+	if (ret < 0)
+		unlink(tmp);
+	free(tmp);
+	return ret;
+}
+
+int util_mkdir_p(const char *path, mode_t mode)
+{
+	char *p = xstrdup(path);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0777) < 0 && errno != EEXIST) {
+			error_errno("cannot create directory '%s'", p);
+			free(p);
+			return -1;
+		}
+		*s = '/';
+	}
+	int r = 0;
+	if (mkdir(p, mode) < 0 && errno != EEXIST)
+		r = error_errno("cannot create directory '%s'", p);
+	free(p);
+	return r;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	int r = (flag == FTW_DP) ? rmdir(path) : unlink(path);
+	if (r < 0)
+		error_errno("cannot remove '%s'", path);
+	return r < 0 ? -1 : 0;
+}
+
+int util_rm_rf(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : error_errno("cannot stat '%s'", path);
+	return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) == 0 ? 0 : -1;
+}
+
+int util_dir_is_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	if (!d)
+		return error_errno("cannot open directory '%s'", path);
+	int empty = 1;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			empty = 0;
+			break;
+		}
+	}
+	closedir(d);
+	return empty;
+}
+
+void util_sha256_hex(const void *data, size_t n, char out[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	if (!EVP_Digest(data, n, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32)
+		die("SHA-256 failed in libcrypto");
+	for (unsigned i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	out[64] = '\0';
+}
+
+int64_t util_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void utc_tm(struct tm *tm)
+{
+	time_t t = time(NULL);
+	gmtime_r(&t, tm);
+}
+
+void util_utc_now(char out[32])
+{
+	struct tm tm;
+	utc_tm(&tm);
+	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void util_utc_stamp(char out[32])
+{
+	struct tm tm;
+	utc_tm(&tm);
+	strftime(out, 32, "%Y%m%dT%H%M%SZ", &tm);
+}
+
+size_t util_edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t *row = xmalloc((lb + 1) * sizeof(*row));
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t prev = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cur = row[j];
+			size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+			size_t v = prev + cost;
+			if (row[j] + 1 < v)
+				v = row[j] + 1;
+			if (row[j - 1] + 1 < v)
+				v = row[j - 1] + 1;
+			row[j] = v;
+			prev = cur;
+		}
+	}
+	size_t d = row[lb];
+	free(row);
+	return d;
+}
+
+/* 1 when path is dir or inside it. */
+static int path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return !strncmp(path, dir, n) && (path[n] == '/' || path[n] == '\0');
+}
+
+/* 1 when the running executable was built in the build tree, compared both as configured
+ * and with symlinks resolved. */
+static int running_from_build_tree(void)
+{
+	char exe[PATH_MAX], real[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return 0;
+	exe[n] = '\0';
+	if (path_under(exe, HARNESS_ABS_BUILDDIR))
+		return 1;
+	return realpath(HARNESS_ABS_BUILDDIR, real) && path_under(exe, real);
+}
+
+char *util_data_dir(const char *envvar, const char *sub)
+{
+	const char *env = getenv(envvar);
+	if (env && *env)
+		return xstrdup(env);
+	if (running_from_build_tree())
+		return xasprintf("%s/%s", HARNESS_ABS_SRCDIR, sub);
+	return xasprintf("%s/%s", PKGDATADIR, sub);
+}
+
+void util_csv_field(FILE *f, const char *s)
+{
+	csv_fwrite(f, s, strlen(s));
+}

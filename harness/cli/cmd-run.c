@@ -1,0 +1,84 @@
+/* cmd-run.c: `harness run EXPERIMENT` and `harness run --resume FILE` */
+#include "config.h"
+
+#include <string.h>
+
+#include "harness/cli/cmd.h"
+#include "harness/run/sched.h"
+#include "harness/base/util.h"
+
+enum { OPT_RESUME = 256, OPT_BACKEND, OPT_RESULTS_DIR, OPT_PREREG };
+
+static const struct cmd_opt run_opts[] = {
+	{ "resume", OPT_RESUME, 1 },
+	{ "backend", OPT_BACKEND, 1 },
+	{ "results-dir", OPT_RESULTS_DIR, 1 },
+	{ "output", 'o', 1 },
+	{ "quiet", 'q', 0 },
+	{ "require-preregistered", OPT_PREREG, 0 },
+	{ NULL, 0, 0 },
+};
+
+/* The whole command line, for the results file. */
+static char **whole_argv;
+static int whole_argc;
+
+static int run_exec(const struct cmd_args *a)
+{
+	struct sched_opts o = {
+		.resume = cmd_args_value(a, OPT_RESUME),
+		.backend = cmd_args_value(a, OPT_BACKEND),
+		.results_dir = cmd_args_value(a, OPT_RESULTS_DIR),
+		.output = cmd_args_value(a, 'o'),
+		.quiet = cmd_args_count(a, 'q') > 0,
+		.require_preregistered = cmd_args_count(a, OPT_PREREG) > 0,
+		.argc = whole_argc,
+		.argv = whole_argv,
+	};
+	if (a->npos == 1)
+		o.experiment = a->pos[0];
+	if (!o.resume && !o.experiment)
+		return cmd_usage_error(a->entry, "'run' needs an experiment file (or --resume FILE)");
+	if (o.resume && (o.output || o.results_dir || o.backend))
+		return cmd_usage_error(a->entry, "--resume continues a run as it was recorded; it "
+						 "takes no --output, --results-dir or --backend");
+	if (o.backend && strcmp(o.backend, "auto") && strcmp(o.backend, "cpu") &&
+	    strcmp(o.backend, "cuda") && strcmp(o.backend, "command"))
+		return cmd_usage_error(a->entry, "unknown backend '%s' (auto, cpu, cuda or command)",
+				       o.backend);
+	/* Record the full argv when the dispatcher was given a shifted one. */
+	char *fallback[] = { (char *)"harness", NULL };
+	if (!o.argv)
+		o.argv = fallback;
+	return sched_run(&o);
+}
+
+void cmd_run_set_argv(int argc, char **argv)
+{
+	whole_argc = argc;
+	whole_argv = argv;
+}
+
+const struct cmd_entry cmd_run_entry = {
+	.name = "run",
+	.usage = "run [options] EXPERIMENT\n       harness run --resume RESULTS.h5 [EXPERIMENT]",
+	.summary = "run an experiment: every mode x repeat as an isolated unit, raw timings to HDF5",
+	.help = "options:\n"
+		"  --backend NAME       auto, cpu, cuda or command (overrides the experiment's)\n"
+		"  --results-dir DIR    where the run goes (default: results)\n"
+		"  -o, --output FILE    the results file's exact path (its folder: FILE without .h5)\n"
+		"  --resume FILE        run only the units FILE lacks; refuses when the experiment\n"
+		"                       file's SHA-256 differs from the one recorded\n"
+		"  -q, --quiet          no progress line\n"
+		"  --require-preregistered\n"
+		"                       refuse to start unless every hypothesis file the\n"
+		"                       experiment attaches is committed and clean in git\n"
+		"  -h, --help           this text\n"
+		"exit status: 0 every unit ok, 1 some unit not ok or the run failed,\n"
+		"             2 bad input (nothing run), 130 interrupted (resume it)\n",
+	.opts = run_opts,
+	.min_args = 0,
+	.max_args = 1,
+	.flags = 0,
+	.exec = run_exec,
+};

@@ -1,0 +1,95 @@
+/* cmd-verify.c: `harness verify RESULTS.h5`: the verdicts of the hypotheses recorded in a
+ * run (from their recorded bytes) and of any attached now with --hypotheses */
+#include "config.h"
+
+#include <string.h>
+
+#include "harness/analysis/analysis.h"
+#include "harness/cli/cmd.h"
+#include "harness/analysis/hypothesis.h"
+#include "harness/analysis/report.h"
+#include "harness/base/util.h"
+
+enum { OPT_FORMAT = 'f', OPT_HYPOTHESES = CMD_OPT_OWN };
+
+static const struct cmd_opt verify_opts[] = {
+	{ "format", OPT_FORMAT, 1 },
+	CMD_STATS_OPTS,
+	{ "hypotheses", OPT_HYPOTHESES, 1 },
+	{ NULL, 0, 0 },
+};
+
+static int verify_exec(const struct cmd_args *a)
+{
+	struct hyp_eval_opts o;
+	enum report_format fmt;
+	hyp_eval_opts_init(&o);
+	int rc = cmd_report_parse_opts(a, &o.ro, &fmt);
+	if (rc)
+		return rc;
+	if (fmt != REPORT_MD && fmt != REPORT_JSON)
+		return cmd_usage_error(a->entry, "--format must be md or json, not '%s'",
+				       cmd_args_value(a, OPT_FORMAT));
+	size_t nextra = 0;
+	const char **extra = xcalloc(a->nopts + 1, sizeof(*extra));
+	for (size_t i = 0; i < a->nopts; i++)
+		if (a->opts[i].key == OPT_HYPOTHESES)
+			extra[nextra++] = a->opts[i].value;
+	struct analysis *an = NULL;
+	struct hyp_set *s = NULL;
+	struct hyp_eval *e = NULL;
+	rc = EXIT_USAGE;
+	if (analysis_load(a->pos[0], &an) ||
+	    hyp_set_load(a->pos[0], &an->meta, extra, nextra, &s))
+		goto done;
+	if (s->n == 0) {
+		error("'%s' records no hypothesis file; attach one with --hypotheses FILE",
+		      a->pos[0]);
+		goto done;
+	}
+	if (o.ro.baseline && analysis_mode(an, o.ro.baseline) < 0) {
+		struct sbuf sb;
+		sbuf_init(&sb);
+		for (size_t m = 0; m < an->nmodes; m++)
+			sbuf_addf(&sb, "%s'%s'", m ? ", " : "", an->modes[m]);
+		error("'%s' has no mode '%s' (modes: %s)", a->pos[0], o.ro.baseline, sb.buf);
+		sbuf_release(&sb);
+		goto done;
+	}
+	if (hyp_evaluate(an, s, &o, &e))
+		goto done;
+	if (hyp_eval_write(e, fmt, stdout))
+		rc = EXIT_RUN_FAILED;
+	else
+		rc = e->prereg_primary_falsified ? EXIT_FALSIFIED : EXIT_OK;
+done:
+	hyp_eval_free(e);
+	hyp_set_free(s);
+	analysis_free(an);
+	free(extra);
+	return rc;
+}
+
+const struct cmd_entry cmd_verify_entry = {
+	.name = "verify",
+	.usage = "verify [options] RESULTS.h5",
+	.summary = "decide the run's hypotheses: CORROBORATED, FALSIFIED or INCONCLUSIVE",
+	.help = "options:\n"
+		"  --hypotheses FILE    also evaluate FILE (repeatable); POST-HOC unless its bytes\n"
+		"                       equal a file recorded in the run\n"
+		"  -f, --format FMT     md (default) or json\n"
+		"  --baseline MODE      for hypotheses that name no baseline (default: the run's)\n"
+		"  --alpha A            for hypotheses that set no alpha (default 0.05)\n"
+		"  --margin M           for hypotheses that set no min_effect (default: the\n"
+		"                       experiment's margin, else the A/A noise floor, else 0.01)\n"
+		"  --resamples N        bootstrap resamples (default 10000)\n"
+		"  --seed S             bootstrap seed (default 20261121)\n"
+		"  -h, --help           this text\n"
+		"exit status: 0 no pre-registered primary hypothesis was falsified; 3 one was;\n"
+		"2 bad input\n",
+	.opts = verify_opts,
+	.min_args = 1,
+	.max_args = 1,
+	.flags = 0,
+	.exec = verify_exec,
+};

@@ -1,0 +1,385 @@
+/* report-write.c: a built report as markdown, JSON or CSV (report.h); formatting only */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "harness/analysis/report.h"
+#include "harness/base/util.h"
+
+static const char *meta(const struct report *r, const char *k)
+{
+	const char *v = rec_meta_get(&r->a->meta, k);
+	return v ? v : "";
+}
+
+/* A number in one of the report's styles, or "-" for NaN:
+ * 'r' ratio (%.4f), 'p' p-value (%.3g), '1' percent with 1 decimal, '2' percent with 2,
+ * 'u' microseconds or seconds (%.3f), 'n' a count (%.0f), 's' a short ratio (%.2f). */
+static const char *num(char *buf, size_t n, char style, double v)
+{
+	if (isnan(v)) {
+		snprintf(buf, n, "-");
+		return buf;
+	}
+	switch (style) {
+	case 'r': snprintf(buf, n, "%.4f", v); break;
+	case 'p': snprintf(buf, n, "%.3g", v); break;
+	case '1': snprintf(buf, n, "%.1f%%", v); break;
+	case '2': snprintf(buf, n, "%.2f%%", v); break;
+	case 'u': snprintf(buf, n, "%.3f", v); break;
+	case 'n': snprintf(buf, n, "%.0f", v); break;
+	default: snprintf(buf, n, "%.2f", v); break;
+	}
+	return buf;
+}
+
+/* ---- markdown --------------------------------------------------------------------- */
+
+static void md_cmp_row(const struct report *r, const struct rep_cmp *x, FILE *f)
+{
+	const struct analysis *a = r->a;
+	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32], b8[32], b9[32], b10[32];
+	if (!x->ok) {
+		fprintf(f, "| %s | %s | - | - | - | - | - | - | - | - | - | not compared: %s | - |\n",
+			a->cells[x->cell].name, a->modes[x->mode], x->note);
+		return;
+	}
+	const struct stats_comparison *c = &x->c;
+	char extra[96] = "";
+	if (c->verdict == VERDICT_INCONCLUSIVE)
+		snprintf(extra, sizeof(extra), "MDE %s; blocks for the margin: %s",
+			 num(b9, sizeof(b9), '1', 100 * c->mde),
+			 num(b10, sizeof(b10), 'n', ceil(c->blocks_needed)));
+	fprintf(f, "| %s | %s | %zu | %s | [%s, %s] | %s | [%s, %s] (%s) | %s | %s | %s | %s | **%s** | %s |\n",
+		a->cells[x->cell].name, a->modes[x->mode], c->n, num(b1, 32, 'r', c->ratio),
+		num(b2, 32, 'r', c->lo), num(b3, 32, 'r', c->hi),
+		num(b4, 32, 'r', c->hl_ratio), num(b5, 32, 'r', c->os_lo),
+		num(b6, 32, 'r', c->os_hi), num(b7, 32, '1', 100 * c->os_coverage),
+		num(b8, 32, 'p', c->p), num(b9, 32, 'p', c->p_holm),
+		num(b10, 32, 'p', c->p_sign), x->iqr_overlap ? "yes" : "no",
+		stats_verdict_name(c->verdict), extra);
+}
+
+static void write_md(const struct report *r, FILE *f)
+{
+	const struct analysis *a = r->a;
+	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32];
+	size_t units_ok = 0, units_all = 0;
+	for (size_t m = 0; m < a->nmodes; m++) {
+		units_ok += a->units_ok[m];
+		units_all += a->units_all[m];
+	}
+	fprintf(f, "# Report: %s\n\n", *meta(r, "experiment_name") ? meta(r, "experiment_name") : a->path);
+	fprintf(f, "- results: `%s` (harness %s, commit %.12s, backend %s)\n", a->path,
+		meta(r, "harness_version"), meta(r, "git_commit"), meta(r, "backend"));
+	fprintf(f, "- design: %zu blocks, order %s, seed %s; %zu of %zu cold units ok; %zu warm probes; %lld samples\n",
+		a->nblocks, *meta(r, "order") ? meta(r, "order") : "-", *meta(r, "seed") ? meta(r, "seed") : "-",
+		units_ok, units_all, a->warm_units, (long long)a->nsamples);
+	if (a->paired)
+		fprintf(f, "- baseline: `%s`; ratio = mode / baseline per block (< 1: the mode is faster); "
+			   "paired by block: signed-rank tests\n",
+			a->modes[r->baseline]);
+	else
+		fprintf(f, "- baseline: `%s`; ratio = median(mode) / median(baseline) (< 1: the mode is "
+			   "faster); NOT paired (the data has no blocks): Mann-Whitney tests, no exact CIs, "
+			   "geometric means without CIs\n",
+			a->modes[r->baseline]);
+	fprintf(f, "- decisions: alpha %.3g, Holm across %zu comparisons; equivalence margin +-%.2f%% (%s); "
+		   "CIs %.0f%% percentile bootstrap %s, %zu resamples, seed %llu\n\n",
+		r->o.alpha, r->ncmp, 100 * r->margin, r->margin_source, 100 * r->o.conf,
+		a->paired ? "over blocks" : "of each mode's units", r->o.nboot,
+		(unsigned long long)r->o.seed);
+
+	fprintf(f, "## Verdicts against the baseline\n\n"
+		   "| cell | mode | n | ratio | 95%% CI | HL ratio | exact CI (coverage) | p | p Holm | p sign | IQR overlap | verdict | to decide |\n"
+		   "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	for (size_t i = 0; i < r->ncmp; i++)
+		md_cmp_row(r, &r->cmp[i], f);
+
+	fprintf(f, "\n## Per model and overall\n\n"
+		   "Geometric mean of op-cell ratios (block-bootstrap CI), the e2e cell, verdict counts over all cells, "
+		   "cells where the mode is Pareto-equivalent-or-better than the baseline, median spread ratio.\n\n"
+		   "| scope | mode | op cells | geomean | 95%% CI | e2e ratio | e2e verdict | faster | slower | same | inconclusive | Pareto eq-or-better | spread ratio |\n"
+		   "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	for (size_t g = 0; g < r->nagg; g++) {
+		const struct rep_agg *x = &r->agg[g];
+		fprintf(f, "| %s | %s | %zu | %s | [%s, %s] | %s | %s | %zu | %zu | %zu | %zu | %zu/%zu | %s |\n",
+			x->scope, a->modes[x->mode], x->ncells, num(b1, 32, 'r', x->geomean),
+			num(b2, 32, 'r', x->lo), num(b3, 32, 'r', x->hi),
+			num(b4, 32, 'r', x->e2e_ratio),
+			x->has_e2e ? stats_verdict_name(x->e2e_verdict) : "-", x->wins, x->losses,
+			x->same, x->inconclusive, x->pareto_ok, x->pareto_cells,
+			num(b5, 32, 's', x->spread_ratio_median));
+	}
+
+	fprintf(f, "\n## Per cell and mode (unit medians)\n\n"
+		   "| cell | mode | units | median (us) | IQR (us) | spread | min (us) | max (us) | setup median (s) | Pareto front |\n"
+		   "|---|---|---|---|---|---|---|---|---|---|\n");
+	for (size_t c = 0; c < a->ncells; c++)
+		for (size_t m = 0; m < a->nmodes; m++) {
+			const struct rep_summary *s = &r->sum[m * a->ncells + c];
+			fprintf(f, "| %s | %s | %zu | %s | %s | %s | %s | %s | %s | %s |\n", a->cells[c].name,
+				a->modes[m], s->n, num(b1, 32, 'u', s->s.median / 1e3),
+				num(b2, 32, 'u', s->s.iqr / 1e3), num(b3, 32, '2', 100 * s->spread),
+				num(b4, 32, 'u', s->s.min / 1e3), num(b5, 32, 'u', s->s.max / 1e3),
+				num(b6, 32, 'u', s->setup.median),
+				s->n ? (r->front[m * a->ncells + c] ? "yes" : "no") : "-");
+		}
+
+	fprintf(f, "\n## A/A control\n\n");
+	if (!r->naa)
+		fprintf(f, "No A/A mode (`aa_of`) in this run: the false-positive rate of this design is unknown.\n");
+	else {
+		fprintf(f, "| mode | copy of | cells | false FASTER/SLOWER | rate | noise floor (p95 of abs log ratio) |\n|---|---|---|---|---|---|\n");
+		for (size_t i = 0; i < r->naa; i++) {
+			const struct rep_aa *q = &r->aa[i];
+			fprintf(f, "| %s | %s | %zu | %zu | %s | %s |\n", a->modes[q->mode], a->modes[q->of],
+				q->cells, q->false_positives,
+				num(b1, 32, '1', q->cells ? 100.0 * (double)q->false_positives / (double)q->cells : NAN),
+				num(b2, 32, '2', 100 * q->noise_floor));
+		}
+	}
+
+	fprintf(f, "\n## Drift with run order\n\n| mode | points | Spearman rho | p | flagged |\n|---|---|---|---|---|\n");
+	for (size_t i = 0; i < r->ndrift; i++) {
+		const struct rep_drift *d = &r->drift[i];
+		fprintf(f, "| %s | %zu | %s | %s | %s |\n", a->modes[d->mode], d->n,
+			num(b1, 32, 'u', d->rho), num(b2, 32, 'p', d->p), d->flagged ? "yes" : "no");
+	}
+
+	fprintf(f, "\n## Per-op versus end-to-end rankings\n\n");
+	if (!r->ntau)
+		fprintf(f, "No workload has both op cells and an e2e cell.\n");
+	else {
+		fprintf(f, "| workload | modes | Kendall tau | p |\n|---|---|---|---|\n");
+		for (size_t i = 0; i < r->ntau; i++)
+			fprintf(f, "| %s | %zu | %s | %s |\n", r->tau[i].workload, r->tau[i].nmodes,
+				num(b1, 32, 'u', r->tau[i].tau), num(b2, 32, 'p', r->tau[i].p));
+	}
+
+	fprintf(f, "\n## Warnings\n\n");
+	if (!r->nwarnings)
+		fprintf(f, "None.\n");
+	for (size_t i = 0; i < r->nwarnings; i++)
+		fprintf(f, "- %s\n", r->warnings[i]);
+	(void)b7;
+}
+
+/* ---- JSON ------------------------------------------------------------------------ */
+
+static json_t *jnum(double v)
+{
+	return isnan(v) || isinf(v) ? json_null() : json_real(v);
+}
+
+static json_t *jcmp(const struct report *r, const struct rep_cmp *x)
+{
+	const struct analysis *a = r->a;
+	const struct stats_comparison *c = &x->c;
+	json_t *o = json_pack("{s:s, s:s, s:s, s:b}", "cell", a->cells[x->cell].name, "mode",
+			      a->modes[x->mode], "reference", a->modes[x->ref], "compared", x->ok);
+	if (!x->ok) {
+		json_object_set_new(o, "why", json_string(x->note));
+		return o;
+	}
+	json_object_set_new(o, "n", json_integer((json_int_t)c->n));
+	json_object_set_new(o, "ratio", jnum(c->ratio));
+	json_object_set_new(o, "hl_ratio", jnum(c->hl_ratio));
+	json_object_set_new(o, "ci", json_pack("[o, o]", jnum(c->lo), jnum(c->hi)));
+	json_object_set_new(o, "exact_ci", json_pack("[o, o]", jnum(c->os_lo), jnum(c->os_hi)));
+	json_object_set_new(o, "exact_ci_coverage", jnum(c->os_coverage));
+	json_object_set_new(o, "p_signed_rank", jnum(c->p));
+	json_object_set_new(o, "p_exact", json_boolean(c->p_exact));
+	json_object_set_new(o, "p_holm", jnum(c->p_holm));
+	json_object_set_new(o, "p_sign", jnum(c->p_sign));
+	json_object_set_new(o, "sigma_log", jnum(c->sigma_log));
+	json_object_set_new(o, "mde", jnum(c->mde));
+	json_object_set_new(o, "blocks_needed", jnum(c->blocks_needed));
+	json_object_set_new(o, "iqr_overlap", json_boolean(x->iqr_overlap));
+	json_object_set_new(o, "spread_ratio", jnum(x->spread_ratio));
+	json_object_set_new(o, "verdict", json_string(stats_verdict_name(c->verdict)));
+	return o;
+}
+
+static json_t *jsummary(const struct stats_summary *s)
+{
+	return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "n", (json_int_t)s->n, "median",
+			 jnum(s->median), "q1", jnum(s->q1), "q3", jnum(s->q3), "iqr", jnum(s->iqr),
+			 "min", jnum(s->min), "max", jnum(s->max));
+}
+
+static json_t *build_json(const struct report *r)
+{
+	const struct analysis *a = r->a;
+	json_t *root = json_object();
+	json_object_set_new(root, "format", json_string("harness-report"));
+	json_object_set_new(root, "version", json_integer(1));
+	json_t *run = json_object();
+	static const char *const keys[] = { "experiment_name", "experiment_sha256", "harness_version",
+					    "git_commit", "backend", "order", "seed", "start_utc",
+					    "end_utc", "host", "cpu_model" };
+	json_object_set_new(run, "path", json_string(a->path));
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		json_object_set_new(run, keys[i], json_string(meta(r, keys[i])));
+	json_object_set_new(run, "blocks", json_integer((json_int_t)a->nblocks));
+	json_object_set_new(run, "samples", json_integer((json_int_t)a->nsamples));
+	json_object_set_new(run, "warm_units", json_integer((json_int_t)a->warm_units));
+	json_object_set_new(run, "paired", json_boolean(a->paired));
+	json_object_set_new(root, "run", run);
+	json_object_set_new(root, "settings",
+			    json_pack("{s:s, s:f, s:f, s:s, s:f, s:f, s:I, s:I, s:s}", "baseline",
+				      a->modes[r->baseline], "alpha", r->o.alpha, "margin", r->margin,
+				      "margin_source", r->margin_source, "conf", r->o.conf, "power",
+				      r->o.power, "nboot", (json_int_t)r->o.nboot, "seed",
+				      (json_int_t)r->o.seed, "multiplicity", "holm"));
+	json_t *modes = json_array();
+	for (size_t m = 0; m < a->nmodes; m++) {
+		json_t *fail = json_object();
+		for (size_t k = 0; k < a->nfailed; k++)
+			if (a->failed[k].count[m])
+				json_object_set_new(fail, a->failed[k].status,
+						    json_integer((json_int_t)a->failed[k].count[m]));
+		json_array_append_new(modes, json_pack("{s:s, s:o, s:I, s:I, s:o}", "name", a->modes[m],
+						       "aa_of", a->aa_of[m] ? json_string(a->aa_of[m]) : json_null(),
+						       "units_ok", (json_int_t)a->units_ok[m], "units",
+						       (json_int_t)a->units_all[m], "failed", fail));
+	}
+	json_object_set_new(root, "modes", modes);
+	json_t *cells = json_array();
+	for (size_t c = 0; c < a->ncells; c++) {
+		json_t *per = json_array();
+		for (size_t m = 0; m < a->nmodes; m++) {
+			const struct rep_summary *s = &r->sum[m * a->ncells + c];
+			json_array_append_new(per, json_pack("{s:s, s:o, s:o, s:o, s:b}", "mode", a->modes[m],
+							     "unit_medians_ns", jsummary(&s->s), "spread",
+							     jnum(s->spread), "setup_s", jsummary(&s->setup),
+							     "pareto_front", s->n && r->front[m * a->ncells + c]));
+		}
+		json_array_append_new(cells, json_pack("{s:s, s:s, s:s, s:o}", "name", a->cells[c].name,
+						       "kind", a->cells[c].kind, "workload",
+						       a->cells[c].workload, "modes", per));
+	}
+	json_object_set_new(root, "cells", cells);
+	json_t *cmps = json_array();
+	for (size_t i = 0; i < r->ncmp; i++)
+		json_array_append_new(cmps, jcmp(r, &r->cmp[i]));
+	json_object_set_new(root, "comparisons", cmps);
+	json_t *aggs = json_array();
+	for (size_t g = 0; g < r->nagg; g++) {
+		const struct rep_agg *x = &r->agg[g];
+		json_array_append_new(aggs, json_pack("{s:s, s:s, s:I, s:o, s:[o, o], s:o, s:o, s:{s:I, s:I, s:I, s:I}, s:I, s:I, s:o}",
+			"scope", x->scope, "mode", a->modes[x->mode], "op_cells", (json_int_t)x->ncells,
+			"geomean", jnum(x->geomean), "ci", jnum(x->lo), jnum(x->hi), "e2e_ratio", jnum(x->e2e_ratio),
+			"e2e_verdict", x->has_e2e ? json_string(stats_verdict_name(x->e2e_verdict)) : json_null(),
+			"verdicts", "FASTER", (json_int_t)x->wins, "SLOWER", (json_int_t)x->losses, "SAME",
+			(json_int_t)x->same, "INCONCLUSIVE", (json_int_t)x->inconclusive,
+			"pareto_eq_or_better", (json_int_t)x->pareto_ok, "pareto_cells", (json_int_t)x->pareto_cells,
+			"spread_ratio_median", jnum(x->spread_ratio_median)));
+	}
+	json_object_set_new(root, "aggregates", aggs);
+	json_t *aa = json_array();
+	for (size_t i = 0; i < r->naa; i++) {
+		const struct rep_aa *q = &r->aa[i];
+		json_t *cm = json_array();
+		for (size_t k = 0; k < r->naacmp; k++)
+			if (r->aacmp[k].mode == q->mode)
+				json_array_append_new(cm, jcmp(r, &r->aacmp[k]));
+		json_array_append_new(aa, json_pack("{s:s, s:s, s:I, s:I, s:o, s:o, s:o}", "mode", a->modes[q->mode],
+			"copy_of", a->modes[q->of], "cells", (json_int_t)q->cells, "false_positives",
+			(json_int_t)q->false_positives, "rate",
+			jnum(q->cells ? (double)q->false_positives / (double)q->cells : NAN),
+			"noise_floor", jnum(q->noise_floor), "comparisons", cm));
+	}
+	json_object_set_new(root, "aa", aa);
+	json_t *dr = json_array();
+	for (size_t i = 0; i < r->ndrift; i++)
+		json_array_append_new(dr, json_pack("{s:s, s:I, s:o, s:o, s:b}", "mode", a->modes[r->drift[i].mode],
+			"n", (json_int_t)r->drift[i].n, "spearman_rho", jnum(r->drift[i].rho), "p",
+			jnum(r->drift[i].p), "flagged", r->drift[i].flagged));
+	json_object_set_new(root, "drift", dr);
+	json_t *tau = json_array();
+	for (size_t i = 0; i < r->ntau; i++)
+		json_array_append_new(tau, json_pack("{s:s, s:I, s:o, s:o}", "workload", r->tau[i].workload,
+			"modes", (json_int_t)r->tau[i].nmodes, "kendall_tau", jnum(r->tau[i].tau), "p",
+			jnum(r->tau[i].p)));
+	json_object_set_new(root, "op_vs_e2e", tau);
+	json_t *w = json_array();
+	for (size_t i = 0; i < r->nwarnings; i++)
+		json_array_append_new(w, json_string(r->warnings[i]));
+	json_object_set_new(root, "warnings", w);
+	return root;
+}
+
+/* ---- CSV (the comparisons table) ----------------------------------------------------- */
+
+static void csv_num(FILE *f, double v)
+{
+	if (isnan(v))
+		fputs(",", f);
+	else
+		fprintf(f, ",%.9g", v);
+}
+
+static void write_csv(const struct report *r, FILE *f)
+{
+	const struct analysis *a = r->a;
+	fputs("cell,kind,workload,mode,baseline,n,ratio,ci_lo,ci_hi,hl_ratio,exact_ci_lo,exact_ci_hi,"
+	      "exact_ci_coverage,p_signed_rank,p_holm,p_sign,iqr_overlap,spread_ratio,mde,"
+	      "blocks_needed,verdict\n", f);
+	for (size_t i = 0; i < r->ncmp; i++) {
+		const struct rep_cmp *x = &r->cmp[i];
+		const struct stats_comparison *c = &x->c;
+		util_csv_field(f, a->cells[x->cell].name);
+		fputc(',', f);
+		util_csv_field(f, a->cells[x->cell].kind);
+		fputc(',', f);
+		util_csv_field(f, a->cells[x->cell].workload);
+		fputc(',', f);
+		util_csv_field(f, a->modes[x->mode]);
+		fputc(',', f);
+		util_csv_field(f, a->modes[x->ref]);
+		if (!x->ok) {
+			fputs(",0,,,,,,,,,,,,,,,NOT-COMPARED\n", f);
+			continue;
+		}
+		fprintf(f, ",%zu", c->n);
+		csv_num(f, c->ratio);
+		csv_num(f, c->lo);
+		csv_num(f, c->hi);
+		csv_num(f, c->hl_ratio);
+		csv_num(f, c->os_lo);
+		csv_num(f, c->os_hi);
+		csv_num(f, c->os_coverage);
+		csv_num(f, c->p);
+		csv_num(f, c->p_holm);
+		csv_num(f, c->p_sign);
+		fprintf(f, ",%d", x->iqr_overlap);
+		csv_num(f, x->spread_ratio);
+		csv_num(f, c->mde);
+		csv_num(f, c->blocks_needed);
+		fprintf(f, ",%s\n", stats_verdict_name(c->verdict));
+	}
+}
+
+int report_write(const struct report *r, enum report_format fmt, FILE *f)
+{
+	if (fmt == REPORT_JSON) {
+		json_t *j = build_json(r);
+		int rc = json_dumpf(j, f, JSON_INDENT(1) | JSON_ENSURE_ASCII | JSON_PRESERVE_ORDER);
+		json_decref(j);
+		fputc('\n', f);
+		if (rc)
+			return error("cannot write the JSON report");
+	} else if (fmt == REPORT_CSV) {
+		write_csv(r, f);
+	} else if (fmt == REPORT_HTML) {
+		return report_write_html(r, f);
+	} else {
+		write_md(r, f);
+	}
+	return ferror(f) ? error_errno("cannot write the report") : 0;
+}

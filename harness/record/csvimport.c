@@ -1,0 +1,894 @@
+/* csvimport.c: raw timings from a CSV file (libcsv) into memory, and out as a results file */
+#include "config.h"
+#include "harness/record/csvimport.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <csv.h>
+
+#include "harness/base/git-version.h"
+#include "harness/record/recorder.h"
+#include "harness/base/util.h"
+
+/* The columns a file may have (docs/import-format.md).  'repeat' and 'block' both land in
+ * COL_BLOCK, which remembers the name the header used: 'block' says units of the same
+ * number were run together and are paired, 'repeat' only numbers each mode's units. */
+enum col { COL_CELL, COL_MODE, COL_BLOCK, COL_VALUE, COL_UNIT, COL_SETUP, COL_BASELINE, COL_KIND,
+	   NCOLS };
+
+static const struct {
+	const char *name;
+	enum col col;
+} known_cols[] = {
+	{ "cell", COL_CELL },   { "mode", COL_MODE },   { "block", COL_BLOCK },
+	{ "repeat", COL_BLOCK }, { "value", COL_VALUE }, { "unit", COL_UNIT },
+	{ "setup", COL_SETUP }, { "baseline", COL_BASELINE }, { "kind", COL_KIND },
+};
+
+static const struct {
+	const char *name;
+	int64_t ns;
+} time_units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 } };
+
+int64_t csvimport_unit_ns(const char *unit)
+{
+	for (size_t i = 0; unit && i < ARRAY_SIZE(time_units); i++)
+		if (!strcmp(unit, time_units[i].name))
+			return time_units[i].ns;
+	return 0;
+}
+
+/* ---- a hash index over items kept in the caller's arrays --------------------------------- */
+
+/* Open addressing with linear probing: slot[i] is an item's index + 1, or 0 when empty;
+ * hash[i] is that item's hash; cap is a power of two, at most half full. */
+struct index {
+	size_t *slot;
+	uint64_t *hash;
+	size_t cap, n;
+};
+
+/* FNV-1a (Fowler, Noll, Vo) over a string, continuing from h. */
+static uint64_t hash_str(const char *s, uint64_t h)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+/* The splitmix64 finalizer (Steele, Lea, Flood 2014): spreads an integer over 64 bits. */
+static uint64_t hash_mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+#define HASH_SEED 0xcbf29ce484222325ULL
+
+static void index_release(struct index *ix)
+{
+	free(ix->slot);
+	free(ix->hash);
+}
+
+/* Add item (known to be absent) under hash h, growing the table first when it would be
+ * more than half full. */
+static void index_add(struct index *ix, uint64_t h, size_t item)
+{
+	if (2 * (ix->n + 1) > ix->cap) {
+		struct index big = { .cap = ix->cap ? 2 * ix->cap : 64 };
+		big.slot = xcalloc(big.cap, sizeof(*big.slot));
+		big.hash = xcalloc(big.cap, sizeof(*big.hash));
+		for (size_t i = 0; i < ix->cap; i++)
+			if (ix->slot[i])
+				index_add(&big, ix->hash[i], ix->slot[i] - 1);
+		index_release(ix);
+		*ix = big;
+	}
+	size_t i = h & (ix->cap - 1);
+	while (ix->slot[i])
+		i = (i + 1) & (ix->cap - 1);
+	ix->slot[i] = item + 1;
+	ix->hash[i] = h;
+	ix->n++;
+}
+
+/* ---- the reader: libcsv's callbacks assemble rows, take_row() checks and files them ------ */
+
+struct reader {
+	struct csvimport *imp;
+	int64_t opt_unit_ns;     /* from opts->unit, or 0 */
+	const char *opt_unit;
+	struct csv_parser parser;
+	/* the row being assembled: fields NUL-separated in buf, starting at off[i] */
+	struct sbuf buf;
+	size_t *off;
+	size_t nfields, off_cap;
+	size_t line;             /* the physical line now being fed to the parser, 1-based */
+	size_t row_line;         /* the line the row being assembled started on */
+	int need_start;          /* 1: the next non-blank line starts a row */
+	int failed;              /* an error was reported: ignore further callbacks */
+	int have_header;
+	size_t ncols;            /* the header's columns */
+	int col[NCOLS];          /* field index of each known column, or -1 */
+	const char *colname[NCOLS]; /* the name the header used ('block' or 'repeat') */
+	size_t baseline_line;    /* the row that made a mode the baseline, or 0 */
+	int unit_used[ARRAY_SIZE(time_units)]; /* order of first use, 1-based; 0: unused */
+	int nunits_used;
+	struct index mode_ix, cell_ix, unit_ix;
+};
+
+/* Report an error in the current row's column c: "'path':LINE: column 'NAME': ...". */
+static int row_error(struct reader *r, enum col c, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int row_error(struct reader *r, enum col c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	error("'%s':%zu: column '%s': %s", r->imp->path, r->row_line, r->colname[c], msg);
+	free(msg);
+	r->failed = 1;
+	return -1;
+}
+
+/* Report an error about the current row (or the header) as a whole. */
+static int line_error(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int line_error(struct reader *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	error("'%s':%zu: %s", r->imp->path, r->row_line, msg);
+	free(msg);
+	r->failed = 1;
+	return -1;
+}
+
+/* The current row's field in column c, or NULL when the file has no such column. */
+static const char *field(const struct reader *r, enum col c)
+{
+	return r->col[c] < 0 ? NULL : r->buf.buf + r->off[r->col[c]];
+}
+
+/* libcsv's field callback: append the field to the row being assembled. */
+static void on_field(void *s, size_t len, void *data)
+{
+	struct reader *r = data;
+	if (r->failed)
+		return;
+	XGROW(r->off, r->off_cap, r->nfields + 1);
+	r->off[r->nfields++] = r->buf.len;
+	sbuf_add(&r->buf, s ? s : "", s ? len : 0);
+	sbuf_add(&r->buf, "", 1); /* the NUL that ends this field */
+}
+
+/* The header: map each column to a known one; every required column present once. */
+static int take_header(struct reader *r)
+{
+	for (size_t c = 0; c < NCOLS; c++)
+		r->col[c] = -1;
+	for (size_t i = 0; i < ARRAY_SIZE(known_cols); i++)
+		if (!r->colname[known_cols[i].col])
+			r->colname[known_cols[i].col] = known_cols[i].name;
+	r->ncols = r->nfields;
+	for (size_t i = 0; i < r->nfields; i++) {
+		const char *name = r->buf.buf + r->off[i];
+		size_t k;
+		if (!*name)
+			return line_error(r, "column %zu has no name", i + 1);
+		for (k = 0; k < ARRAY_SIZE(known_cols) && strcmp(known_cols[k].name, name); k++)
+			;
+		if (k == ARRAY_SIZE(known_cols)) {
+			struct sbuf known;
+			const char *best = NULL;
+			size_t bestd = 3;
+			sbuf_init(&known);
+			for (k = 0; k < ARRAY_SIZE(known_cols); k++) {
+				size_t d = util_edit_distance(name, known_cols[k].name);
+				if (d < bestd) {
+					bestd = d;
+					best = known_cols[k].name;
+				}
+				sbuf_addf(&known, "%s%s", k ? ", " : "", known_cols[k].name);
+			}
+			if (best)
+				line_error(r, "unknown column '%s' (did you mean '%s'?); known columns: %s",
+					   name, best, known.buf);
+			else
+				line_error(r, "unknown column '%s'; known columns: %s", name, known.buf);
+			sbuf_release(&known);
+			return -1;
+		}
+		enum col c = known_cols[k].col;
+		if (r->col[c] >= 0) {
+			const char *prev = r->buf.buf + r->off[r->col[c]];
+			if (strcmp(prev, name))
+				return line_error(r, "columns '%s' and '%s' are synonyms; give one of them",
+						  prev, name);
+			return line_error(r, "column '%s' appears twice", name);
+		}
+		r->col[c] = (int)i;
+		r->colname[c] = known_cols[k].name;
+	}
+	static const enum col required[] = { COL_CELL, COL_MODE, COL_BLOCK, COL_VALUE };
+	for (size_t i = 0; i < ARRAY_SIZE(required); i++) {
+		enum col c = required[i];
+		if (r->col[c] >= 0)
+			continue;
+		if (c == COL_BLOCK)
+			return line_error(r, "missing column 'block' (or its synonym 'repeat')");
+		return line_error(r, "missing column '%s'", r->colname[c]);
+	}
+	r->imp->paired = !strcmp(r->colname[COL_BLOCK], "block");
+	if (r->col[COL_UNIT] < 0 && !r->opt_unit)
+		return line_error(r, "no column 'unit' and no --unit: say which time unit the "
+				  "values are in (ns, us, ms or s)");
+	if (r->col[COL_UNIT] >= 0 && r->opt_unit)
+		return line_error(r, "both a column 'unit' and --unit '%s' give the time unit; give "
+				  "one of the two", r->opt_unit);
+	r->have_header = 1;
+	return 0;
+}
+
+/* A time in column c, given in the unit named unit (scale ns each), as integer ns rounded
+ * to the nearest (halfway cases away from zero, llround).  Samples must be positive and
+ * not round to 0 ns; setup times may be 0. */
+static int take_time(struct reader *r, enum col c, const char *unit, int64_t scale, int positive,
+		     int64_t *ns)
+{
+	const char *s = field(r, c);
+	char *end;
+	if (!*s)
+		return row_error(r, c, "empty");
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || *end)
+		return row_error(r, c, "'%s' is not a number", s);
+	if (isnan(v) || (isinf(v) && errno != ERANGE)) /* "nan", "inf": not an overflow */
+		return row_error(r, c, "'%s' is not finite", s);
+	if (positive && !(v > 0))
+		return row_error(r, c, "'%s' is not positive", s);
+	if (v < 0)
+		return row_error(r, c, "'%s' is negative", s);
+	double x = v * (double)scale;
+	if (!(x < 0x1p63))
+		return row_error(r, c, "'%s' %s is too large (2^63 ns or more)", s, unit);
+	*ns = llround(x);
+	if (positive && *ns == 0)
+		return row_error(r, c, "'%s' %s rounds to 0 ns", s, unit);
+	return 0;
+}
+
+/* The mode named name: its index, added when new. */
+static size_t take_mode(struct reader *r, const char *name)
+{
+	struct csvimport *imp = r->imp;
+	uint64_t h = hash_str(name, HASH_SEED);
+	for (size_t i = r->mode_ix.cap ? h & (r->mode_ix.cap - 1) : 0; r->mode_ix.cap;
+	     i = (i + 1) & (r->mode_ix.cap - 1)) {
+		size_t s = r->mode_ix.slot[i];
+		if (!s)
+			break;
+		if (r->mode_ix.hash[i] == h && !strcmp(imp->modes[s - 1], name))
+			return s - 1;
+	}
+	imp->modes = xrealloc(imp->modes, (imp->nmodes + 1) * sizeof(*imp->modes));
+	imp->modes[imp->nmodes] = xstrdup(name);
+	index_add(&r->mode_ix, h, imp->nmodes);
+	return imp->nmodes++;
+}
+
+/* The cell named name: its index, added when new, or -1 (reported) when its kind
+ * contradicts an earlier row's. */
+static int64_t take_cell(struct reader *r, const char *name, const char *kind)
+{
+	struct csvimport *imp = r->imp;
+	uint64_t h = hash_str(name, HASH_SEED);
+	for (size_t i = r->cell_ix.cap ? h & (r->cell_ix.cap - 1) : 0; r->cell_ix.cap;
+	     i = (i + 1) & (r->cell_ix.cap - 1)) {
+		size_t s = r->cell_ix.slot[i];
+		if (!s)
+			break;
+		if (r->cell_ix.hash[i] != h || strcmp(imp->cells[s - 1].name, name))
+			continue;
+		const struct csvimport_cell *cell = &imp->cells[s - 1];
+		if (strcmp(cell->kind, kind))
+			return row_error(r, COL_KIND, "cell '%s' is %s here but %s on line %zu", name,
+					 kind, cell->kind, cell->line);
+		return (int64_t)(s - 1);
+	}
+	imp->cells = xrealloc(imp->cells, (imp->ncells + 1) * sizeof(*imp->cells));
+	imp->cells[imp->ncells] = (struct csvimport_cell){ .name = xstrdup(name), .kind = kind,
+							   .line = r->row_line };
+	index_add(&r->cell_ix, h, imp->ncells);
+	return (int64_t)imp->ncells++;
+}
+
+/* The unit (mode, block): its index, added when new. */
+static size_t take_unit(struct reader *r, size_t mode, int64_t block, int64_t setup_ns)
+{
+	struct csvimport *imp = r->imp;
+	uint64_t h = hash_mix(hash_mix(mode) ^ (uint64_t)block);
+	for (size_t i = r->unit_ix.cap ? h & (r->unit_ix.cap - 1) : 0; r->unit_ix.cap;
+	     i = (i + 1) & (r->unit_ix.cap - 1)) {
+		size_t s = r->unit_ix.slot[i];
+		if (!s)
+			break;
+		const struct csvimport_unit *u = &imp->units[s - 1];
+		if (r->unit_ix.hash[i] == h && u->mode == mode && u->block == block)
+			return s - 1;
+	}
+	imp->units = xrealloc(imp->units, (imp->nunits + 1) * sizeof(*imp->units));
+	imp->units[imp->nunits] = (struct csvimport_unit){
+		.mode = mode, .block = block, .setup_ns = setup_ns, .line = r->row_line
+	};
+	index_add(&r->unit_ix, h, imp->nunits);
+	return imp->nunits++;
+}
+
+/* A data row: check every field, then file its sample under its unit and cell. */
+static int take_row(struct reader *r)
+{
+	struct csvimport *imp = r->imp;
+	if (r->nfields != r->ncols)
+		return line_error(r, "%zu field%s, but the header has %zu column%s", r->nfields,
+				  r->nfields == 1 ? "" : "s", r->ncols, r->ncols == 1 ? "" : "s");
+	const char *cell = field(r, COL_CELL), *mode = field(r, COL_MODE);
+	if (!*cell)
+		return row_error(r, COL_CELL, "empty");
+	if (!*mode)
+		return row_error(r, COL_MODE, "empty");
+	int64_t block;
+	if (!*field(r, COL_BLOCK))
+		return row_error(r, COL_BLOCK, "empty");
+	if (parse_i64(field(r, COL_BLOCK), 0, INT64_MAX, &block))
+		return row_error(r, COL_BLOCK, "'%s' is not a non-negative integer",
+				 field(r, COL_BLOCK));
+
+	const char *unit = r->opt_unit;
+	int64_t scale = r->opt_unit_ns;
+	if (r->col[COL_UNIT] >= 0) {
+		unit = field(r, COL_UNIT);
+		scale = csvimport_unit_ns(unit);
+		if (!*unit)
+			return row_error(r, COL_UNIT, "empty");
+		if (!scale)
+			return row_error(r, COL_UNIT, "'%s' is not a time unit (ns, us, ms or s)", unit);
+	}
+	for (size_t k = 0; k < ARRAY_SIZE(time_units); k++)
+		if (scale == time_units[k].ns && !r->unit_used[k])
+			r->unit_used[k] = ++r->nunits_used;
+
+	int64_t ns, setup_ns = 0;
+	if (take_time(r, COL_VALUE, unit, scale, 1, &ns))
+		return -1;
+	if (r->col[COL_SETUP] >= 0 && take_time(r, COL_SETUP, unit, scale, 0, &setup_ns))
+		return -1;
+
+	const char *kind = strlen(cell) >= 4 && !strcmp(cell + strlen(cell) - 4, "/e2e") ? "e2e"
+											   : "op";
+	const char *k = field(r, COL_KIND);
+	if (k && !strcmp(k, "op"))
+		kind = "op";
+	else if (k && !strcmp(k, "e2e"))
+		kind = "e2e";
+	else if (k && *k)
+		return row_error(r, COL_KIND, "'%s' is not op or e2e", k);
+
+	int is_baseline = 0;
+	const char *b = field(r, COL_BASELINE);
+	if (b && !strcasecmp(b, "true"))
+		is_baseline = 1;
+	else if (b && *b && strcasecmp(b, "false"))
+		return row_error(r, COL_BASELINE, "'%s' is not true or false", b);
+
+	size_t m = take_mode(r, mode);
+	if (is_baseline && r->baseline_line && imp->baseline != m)
+		return row_error(r, COL_BASELINE, "mode '%s' cannot be the baseline too: line %zu made "
+				 "mode '%s' the baseline", mode, r->baseline_line,
+				 imp->modes[imp->baseline]);
+	if (is_baseline && !r->baseline_line) {
+		imp->baseline = m;
+		r->baseline_line = r->row_line;
+	}
+	int64_t c = take_cell(r, cell, kind);
+	if (c < 0)
+		return -1;
+	size_t ui = take_unit(r, m, block, setup_ns);
+	struct csvimport_unit *u = &imp->units[ui];
+	if (u->setup_ns != setup_ns)
+		return row_error(r, COL_SETUP, "%" PRId64 " ns differs from %" PRId64 " ns on line "
+				 "%zu (mode '%s', block %" PRId64 ": one setup time per unit)",
+				 setup_ns, u->setup_ns, u->line, mode, block);
+	size_t cap = u->samples_cap;
+	XGROW(u->sample_cell, u->samples_cap, u->nsamples + 1);
+	if (u->samples_cap != cap)
+		u->sample_ns = xrealloc(u->sample_ns, u->samples_cap * sizeof(*u->sample_ns));
+	u->sample_cell[u->nsamples] = c;
+	u->sample_ns[u->nsamples] = ns;
+	u->nsamples++;
+	imp->nrows++;
+	return 0;
+}
+
+/* libcsv's end-of-row callback: the first row is the header, every later one data. */
+static void on_row(int term, void *data)
+{
+	struct reader *r = data;
+	if (!r->failed) {
+		if (!r->have_header)
+			take_header(r);
+		else
+			take_row(r);
+	}
+	r->nfields = 0;
+	sbuf_reset(&r->buf);
+	r->need_start = 1;
+}
+
+/* 1 when the line holds nothing libcsv would turn into a row (blanks and line ends). */
+static int blank_line(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
+			return 0;
+	return 1;
+}
+
+struct block_id {
+	int64_t block;
+	size_t id;
+};
+
+/* qsort order for set_positions: by block, then by unit id. */
+static int cmp_block_id(const void *a, const void *b)
+{
+	const struct block_id *x = a, *y = b;
+	if (x->block != y->block)
+		return x->block < y->block ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Position of each unit within its block: order of first appearance there. */
+static void set_positions(struct csvimport *imp)
+{
+	struct block_id *ord = xmalloc((imp->nunits ? imp->nunits : 1) * sizeof(*ord));
+	for (size_t i = 0; i < imp->nunits; i++)
+		ord[i] = (struct block_id){ imp->units[i].block, i };
+	qsort(ord, imp->nunits, sizeof(*ord), cmp_block_id);
+	for (size_t i = 0; i < imp->nunits; i++)
+		imp->units[ord[i].id].position =
+			i && ord[i - 1].block == ord[i].block ? imp->units[ord[i - 1].id].position + 1
+							      : 0;
+	free(ord);
+}
+
+/* Feed the text to libcsv one physical line at a time (a line ends at LF, CR LF or a lone
+ * CR), so that every callback knows its line.  Returns 0, or -1 reported. */
+static int feed(struct reader *r, const char *text, size_t len)
+{
+	const char *path = r->imp->path;
+	size_t pos = 0;
+	r->need_start = 1;
+	while (pos < len && !r->failed) {
+		size_t end = pos;
+		while (end < len && text[end] != '\n' && text[end] != '\r')
+			end++;
+		if (end < len && text[end] == '\r' && end + 1 < len && text[end + 1] == '\n')
+			end++;
+		if (end < len)
+			end++;
+		r->line++;
+		if (r->need_start && !blank_line(text + pos, end - pos)) {
+			r->row_line = r->line;
+			r->need_start = 0;
+		}
+		size_t got = csv_parse(&r->parser, text + pos, end - pos, on_field, on_row, r);
+		if (r->failed)
+			return -1;
+		if (got != end - pos) {
+			if (csv_error(&r->parser) != CSV_EPARSE)
+				die("libcsv: %s", csv_strerror(csv_error(&r->parser)));
+			/* Strict mode stops at the offending byte: a quote inside an unquoted
+			 * field, or something other than a delimiter after a closing quote. */
+			if (text[pos + got] == '"')
+				return error("'%s':%zu:%zu: a quote inside an unquoted field (quote the "
+					     "whole field and double the quote: \"a \"\"b\"\"\")",
+					     path, r->line, got + 1);
+			return error("'%s':%zu:%zu: text after the closing quote of a field", path,
+				     r->line, got + 1);
+		}
+		pos = end;
+	}
+	if (!r->failed && csv_fini(&r->parser, on_field, on_row, r) != 0) {
+		if (csv_error(&r->parser) != CSV_EPARSE)
+			die("libcsv: %s", csv_strerror(csv_error(&r->parser)));
+		return error("'%s':%zu: a quoted field is never closed", path, r->row_line);
+	}
+	return r->failed ? -1 : 0;
+}
+
+/* The base name of path without its extension ("data/x.csv" -> "x"). */
+static char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	const char *dot = strrchr(b, '.');
+	return dot && dot != b ? xstrndup(b, (size_t)(dot - b)) : xstrdup(b);
+}
+
+int csvimport_parse(const char *path, const char *text, size_t len,
+		    const struct csvimport_opts *opts, struct csvimport **out)
+{
+	struct reader r = { .line = 0 };
+	struct csvimport *imp = xcalloc(1, sizeof(*imp));
+	int rc = -1;
+
+	*out = NULL;
+	imp->path = xstrdup(path);
+	imp->text = xmalloc(len + 1);
+	memcpy(imp->text, text, len);
+	imp->text[len] = '\0';
+	imp->len = len;
+	util_sha256_hex(text, len, imp->sha256);
+	imp->name = opts && opts->name ? xstrdup(opts->name) : base_name(path);
+	r.imp = imp;
+	sbuf_init(&r.buf);
+	if (csv_init(&r.parser, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL))
+		die("libcsv: cannot initialise the parser");
+
+	if (opts && opts->unit) {
+		r.opt_unit = opts->unit;
+		r.opt_unit_ns = csvimport_unit_ns(opts->unit);
+		if (!r.opt_unit_ns) {
+			error("--unit '%s' is not a time unit (ns, us, ms or s)", opts->unit);
+			goto done;
+		}
+		imp->unit_from_option = 1;
+	}
+	const char *nul = memchr(text, '\0', len);
+	if (nul) {
+		size_t line = 1;
+		for (const char *p = text; p < nul; p++)
+			line += *p == '\n';
+		error("'%s':%zu: a NUL byte (not a text file?)", path, line);
+		goto done;
+	}
+	/* A UTF-8 byte order mark (spreadsheets write one) is not part of the first name. */
+	size_t skip = len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3) ? 3 : 0;
+	if (feed(&r, text + skip, len - skip))
+		goto done;
+	if (!r.have_header) {
+		error("'%s': empty file (no header row)", path);
+		goto done;
+	}
+	if (!imp->nrows) {
+		error("'%s': a header but no data rows", path);
+		goto done;
+	}
+	set_positions(imp);
+	struct sbuf seen;
+	sbuf_init(&seen);
+	for (int n = 1; n <= r.nunits_used; n++)
+		for (size_t k = 0; k < ARRAY_SIZE(time_units); k++)
+			if (r.unit_used[k] == n)
+				sbuf_addf(&seen, "%s%s", seen.len ? "," : "", time_units[k].name);
+	imp->units_seen = sbuf_detach(&seen);
+	*out = imp;
+	imp = NULL;
+	rc = 0;
+done:
+	csv_free(&r.parser);
+	sbuf_release(&r.buf);
+	free(r.off);
+	index_release(&r.mode_ix);
+	index_release(&r.cell_ix);
+	index_release(&r.unit_ix);
+	csvimport_free(imp);
+	return rc;
+}
+
+int csvimport_read(const char *path, const struct csvimport_opts *opts, struct csvimport **out)
+{
+	char *text = NULL;
+	size_t len = 0;
+	*out = NULL;
+	if (util_read_file(path, &text, &len))
+		return -1;
+	int rc = csvimport_parse(path, text, len, opts, out);
+	free(text);
+	return rc;
+}
+
+void csvimport_free(struct csvimport *imp)
+{
+	if (!imp)
+		return;
+	for (size_t i = 0; i < imp->nmodes; i++)
+		free(imp->modes[i]);
+	for (size_t i = 0; i < imp->ncells; i++)
+		free(imp->cells[i].name);
+	for (size_t i = 0; i < imp->nunits; i++) {
+		free(imp->units[i].sample_cell);
+		free(imp->units[i].sample_ns);
+	}
+	free(imp->modes);
+	free(imp->cells);
+	free(imp->units);
+	free(imp->units_seen);
+	free(imp->name);
+	free(imp->text);
+	free(imp->path);
+	free(imp);
+}
+
+/* ---- writing ----------------------------------------------------------------------------- */
+
+/* The run metadata of an import (docs/import-format.md, "The results file"). */
+static void import_meta(const struct csvimport *imp, struct rec_meta *m)
+{
+	char t[32], num[32];
+	util_utc_now(t);
+	rec_meta_set(m, "harness_version", PACKAGE_VERSION);
+	rec_meta_set(m, "git_commit", HARNESS_GIT_COMMIT);
+	rec_meta_set(m, "git_dirty", HARNESS_GIT_DIRTY ? "1" : "0");
+	rec_meta_set(m, "experiment_name", imp->name);
+	rec_meta_set(m, "source", "import");
+	rec_meta_set(m, "source_path", imp->path);
+	rec_meta_set(m, "source_sha256", imp->sha256);
+	snprintf(num, sizeof(num), "%zu", imp->nrows);
+	rec_meta_set(m, "source_rows", num);
+	rec_meta_set(m, "source_unit", imp->units_seen);
+	rec_meta_set(m, "source_unit_from", imp->unit_from_option ? "option" : "column");
+	rec_meta_set(m, "imported_utc", t);
+	rec_meta_set(m, "baseline", imp->modes[imp->baseline]);
+	rec_meta_set(m, "pairing", imp->paired ? "block" : "none");
+	rec_meta_set(m, "backend", "imported");
+	rec_meta_set(m, "status", "complete");
+	rec_meta_add_file(m, "import-source", imp->path, imp->text, imp->len);
+}
+
+/* Split a cell name the way harness names cells: "W/OP:SHAPE" for an op, "W/e2e" for a
+ * whole forward.  Parts a name does not have are "". */
+static void split_cell_name(const char *name, const char *kind, struct rec_cell *c)
+{
+	const char *slash = strchr(name, '/');
+	c->workload = xstrndup(name, slash ? (size_t)(slash - name) : strlen(name));
+	if (!strcmp(kind, "e2e")) {
+		c->op = xstrdup(slash ? "e2e" : "");
+		c->shape = xstrdup("");
+		return;
+	}
+	const char *colon = slash ? strchr(slash + 1, ':') : NULL;
+	c->op = slash ? xstrndup(slash + 1, colon ? (size_t)(colon - slash - 1) : strlen(slash + 1))
+		      : xstrdup("");
+	c->shape = xstrdup(colon ? colon + 1 : "");
+}
+
+/* Build unit i's records in d (whose arrays and strings it owns and frees). */
+static void import_unit(const struct csvimport *imp, size_t i, struct rec_unit_data *d)
+{
+	const struct csvimport_unit *u = &imp->units[i];
+	int64_t *local = xmalloc((imp->ncells ? imp->ncells : 1) * sizeof(*local));
+	int64_t *count = NULL;
+	rec_unit_data_init(d);
+	d->unit = (struct rec_unit){
+		.id = (int64_t)i,
+		.mode = xstrdup(imp->modes[u->mode]),
+		.repeat = u->block,
+		.block = u->block,
+		.position = u->position,
+		.cache_dir = xstrdup(""),
+		.status = xstrdup(REC_STATUS_OK),
+		.compile_ns = u->setup_ns,
+		.start_utc = xstrdup(""),
+		.end_utc = xstrdup(""),
+		.stdout_log = xstrdup(""),
+		.stderr_log = xstrdup(""),
+		.argv_json = xstrdup("[]"),
+		.env_json = xstrdup("{}"),
+		.message = xstrdup(""),
+	};
+	for (size_t c = 0; c < imp->ncells; c++)
+		local[c] = -1;
+	d->sample_cell = xmalloc((u->nsamples ? u->nsamples : 1) * sizeof(*d->sample_cell));
+	d->sample_index = xmalloc((u->nsamples ? u->nsamples : 1) * sizeof(*d->sample_index));
+	d->sample_ns = xmalloc((u->nsamples ? u->nsamples : 1) * sizeof(*d->sample_ns));
+	d->nsamples = d->samples_cap = u->nsamples;
+	for (size_t s = 0; s < u->nsamples; s++) {
+		int64_t g = u->sample_cell[s];
+		if (local[g] < 0) {
+			const struct csvimport_cell *cell = &imp->cells[g];
+			XGROW(d->cells, d->cells_cap, d->ncells + 1);
+			struct rec_cell *rc = &d->cells[d->ncells];
+			*rc = (struct rec_cell){ .name = xstrdup(cell->name), .kind = xstrdup(cell->kind),
+						 .count = 1 };
+			split_cell_name(cell->name, cell->kind, rc);
+			if (!strcmp(cell->kind, "op")) {
+				XGROW(d->choices, d->choices_cap, d->nchoices + 1);
+				d->choices[d->nchoices++] = (struct rec_choice){
+					.cell = (int64_t)d->ncells, .config = xstrdup("imported"),
+					.reason = xstrdup("imported")
+				};
+			}
+			local[g] = (int64_t)d->ncells++;
+			count = xrealloc(count, d->ncells * sizeof(*count));
+			count[local[g]] = 0;
+		}
+		d->sample_cell[s] = local[g];
+		d->sample_index[s] = count[local[g]]++;
+		d->sample_ns[s] = u->sample_ns[s];
+	}
+	free(count);
+	free(local);
+}
+
+/* Put the finished temporary file in place without ever replacing an existing file:
+ * link(2) fails when the name exists; on file systems without hard links, rename after a
+ * check.  Then sync the folder so that the new name is on disk. */
+static int publish(const char *tmp, const char *out)
+{
+	if (link(tmp, out) == 0) {
+		unlink(tmp);
+	} else if (errno == EEXIST) {
+		return error("'%s': already exists; not overwriting it", out);
+	} else if (errno == EPERM || errno == ENOTSUP || errno == EOPNOTSUPP || errno == EMLINK) {
+		struct stat st;
+		if (lstat(out, &st) == 0)
+			return error("'%s': already exists; not overwriting it", out);
+		if (rename(tmp, out))
+			return error_errno("cannot rename '%s' to '%s'", tmp, out);
+	} else {
+		return error_errno("cannot create '%s'", out);
+	}
+	const char *slash = strrchr(out, '/');
+	char *dir = slash ? xstrndup(out, slash == out ? 1 : (size_t)(slash - out)) : xstrdup(".");
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd); /* best effort: some file systems cannot sync a folder */
+		close(fd);
+	}
+	free(dir);
+	return 0;
+}
+
+/* SIGINT and SIGTERM while writing.  Blocking them in this thread is not enough: threads
+ * other libraries started (OpenBLAS) would take them and end the process with the temporary
+ * file still there.  So a handler notes the signal wherever it lands, csvimport_write
+ * cleans up, and the signal is raised again once the old actions are back. */
+static volatile sig_atomic_t write_stop;
+
+static void on_stop(int sig)
+{
+	write_stop = sig;
+}
+
+static const int stop_signals[] = { SIGINT, SIGTERM };
+
+/* Hold SIGINT and SIGTERM off in this thread and catch them elsewhere (unless ignored). */
+static void stop_catch(struct sigaction old[], sigset_t *old_mask)
+{
+	struct sigaction sa = { .sa_handler = on_stop, .sa_flags = SA_RESTART };
+	sigset_t hold;
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&hold);
+	write_stop = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++) {
+		sigaddset(&hold, stop_signals[i]);
+		sigaction(stop_signals[i], &sa, &old[i]);
+		if (old[i].sa_handler == SIG_IGN)
+			sigaction(stop_signals[i], &old[i], NULL);
+	}
+	sigprocmask(SIG_BLOCK, &hold, old_mask);
+}
+
+/* 1 when SIGINT or SIGTERM arrived since stop_catch(). */
+static int stop_requested(void)
+{
+	sigset_t pending;
+	if (write_stop)
+		return 1;
+	sigpending(&pending);
+	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++)
+		if (sigismember(&pending, stop_signals[i]))
+			return 1;
+	return 0;
+}
+
+/* Put the old actions and mask back; a signal that arrived meanwhile takes effect now. */
+static void stop_release(const struct sigaction old[], const sigset_t *old_mask)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++)
+		sigaction(stop_signals[i], &old[i], NULL);
+	sigprocmask(SIG_SETMASK, old_mask, NULL); /* delivers a pending one */
+	if (write_stop)
+		raise(write_stop);
+	write_stop = 0;
+}
+
+int csvimport_write(const struct csvimport *imp, const char *out_path)
+{
+	struct rec_meta meta;
+	struct rec_plan *plan = NULL;
+	struct rec *rec = NULL;
+	char *tmp = NULL;
+	int made_tmp = 0, rc = -1;
+	struct sigaction old_act[ARRAY_SIZE(stop_signals)];
+	sigset_t old_mask;
+	struct stat st;
+
+	stop_catch(old_act, &old_mask);
+	rec_meta_init(&meta);
+
+	if (lstat(out_path, &st) == 0) {
+		error("'%s': already exists; not overwriting it", out_path);
+		goto done;
+	}
+	/* A fresh name next to out_path: mkstemp makes it unique, rec_create (O_EXCL) wants
+	 * it absent. */
+	tmp = xasprintf("%s.tmpXXXXXX", out_path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		error_errno("cannot create a temporary file next to '%s'", out_path);
+		goto done;
+	}
+	close(fd);
+	unlink(tmp);
+
+	import_meta(imp, &meta);
+	plan = xcalloc(imp->nunits ? imp->nunits : 1, sizeof(*plan));
+	for (size_t i = 0; i < imp->nunits; i++)
+		plan[i] = (struct rec_plan){ .id = (int64_t)i, .mode = imp->modes[imp->units[i].mode],
+					     .repeat = imp->units[i].block,
+					     .block = imp->units[i].block,
+					     .position = imp->units[i].position, .warm_of = -1 };
+	if (rec_create(tmp, &meta, plan, imp->nunits, &rec))
+		goto done; /* rec_create removes what it started */
+	made_tmp = 1;
+	for (size_t i = 0; i < imp->nunits && !stop_requested(); i++) {
+		struct rec_unit_data d;
+		import_unit(imp, i, &d);
+		int w = rec_append_unit(rec, &d);
+		rec_unit_data_release(&d);
+		if (w)
+			goto done;
+	}
+	int closed = rec_close(rec);
+	rec = NULL;
+	if (closed)
+		goto done;
+	if (stop_requested()) {
+		error("interrupted; '%s' was not written", out_path);
+		goto done;
+	}
+	if (publish(tmp, out_path))
+		goto done;
+	made_tmp = 0;
+	rc = 0;
+done:
+	rec_close(rec);
+	if (made_tmp)
+		unlink(tmp);
+	free(tmp);
+	free(plan);
+	rec_meta_release(&meta);
+	stop_release(old_act, &old_mask);
+	return rc;
+}

@@ -1,0 +1,447 @@
+/* proto.c: writing and parsing the unit record protocol (see proto.h and
+ * docs/record-protocol.md).  Records are JSON lines; jansson parses them. */
+#include "config.h"
+#include "harness/record/proto.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+/* ---- writing -------------------------------------------------------------------- */
+
+int proto_out_open(struct proto_out *o, int fd)
+{
+	o->f = fdopen(fd, "w");
+	if (!o->f)
+		return error_errno("cannot open the record stream (fd %d)", fd);
+	setvbuf(o->f, NULL, _IOFBF, 1 << 16);
+	return 0;
+}
+
+int proto_out_close(struct proto_out *o)
+{
+	if (!o->f)
+		return 0;
+	int r = fclose(o->f);
+	o->f = NULL;
+	return r ? error_errno("cannot write the record stream") : 0;
+}
+
+static int emit(struct proto_out *o, json_t *obj)
+{
+	if (!obj)
+		return error("cannot build a record (out of memory or bad value)");
+	int r = json_dumpf(obj, o->f, JSON_COMPACT | JSON_ENSURE_ASCII);
+	json_decref(obj);
+	if (r < 0 || fputc('\n', o->f) == EOF)
+		return error_errno("cannot write the record stream");
+	return 0;
+}
+
+/* JSON has no NaN: a missing median is written as null. */
+static json_t *real_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+int proto_hello(struct proto_out *o, const char *mode, int64_t unit, const char *backend)
+{
+	return emit(o, json_pack("{s:s, s:i, s:I, s:s, s:I, s:s}", "type", "hello", "protocol",
+				 PROTO_VERSION, "pid", (json_int_t)getpid(), "mode", mode, "unit",
+				 (json_int_t)unit, "backend", backend));
+}
+
+int proto_info(struct proto_out *o, const char *text)
+{
+	return emit(o, json_pack("{s:s, s:s}", "type", "info", "text", text));
+}
+
+int proto_cell(struct proto_out *o, int64_t id, const struct rec_cell *c)
+{
+	return emit(o, json_pack("{s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:I, s:f}", "type", "cell",
+				 "id", (json_int_t)id, "name", c->name, "kind", c->kind, "workload",
+				 c->workload, "op", c->op, "shape", c->shape, "count",
+				 (json_int_t)c->count, "flops", c->flops));
+}
+
+int proto_trial(struct proto_out *o, const struct rec_trial *t)
+{
+	return emit(o, json_pack("{s:s, s:I, s:s, s:s, s:b, s:I, s:I, s:o, s:o, s:o, s:I}", "type",
+				 "trial", "cell", (json_int_t)t->cell, "config", t->config, "status",
+				 t->status, "cache_hit", t->cache_hit, "compile_ns",
+				 (json_int_t)t->compile_ns, "n", (json_int_t)t->nsamples, "median_ns",
+				 real_or_null(t->median_ns), "min_ns", real_or_null(t->min_ns),
+				 "max_ns", real_or_null(t->max_ns), "bench_ns",
+				 (json_int_t)t->bench_ns));
+}
+
+int proto_choice(struct proto_out *o, const struct rec_choice *c)
+{
+	return emit(o, json_pack("{s:s, s:I, s:s, s:s}", "type", "choice", "cell",
+				 (json_int_t)c->cell, "config", c->config, "reason", c->reason));
+}
+
+int proto_samples(struct proto_out *o, int64_t cell, int64_t first, const int64_t *ns, size_t n)
+{
+	/* Written by hand: sample lines are the bulk of the stream. */
+	const size_t chunk = 4096;
+	for (size_t at = 0; at < n; at += chunk) {
+		size_t m = n - at < chunk ? n - at : chunk;
+		fprintf(o->f, "{\"type\":\"samples\",\"cell\":%" PRId64 ",\"first\":%" PRId64 ",\"ns\":[",
+			cell, first + (int64_t)at);
+		for (size_t i = 0; i < m; i++)
+			fprintf(o->f, i ? ",%" PRId64 : "%" PRId64, ns[at + i]);
+		if (fputs("]}\n", o->f) == EOF)
+			return error_errno("cannot write the record stream");
+	}
+	return ferror(o->f) ? error("cannot write the record stream") : 0;
+}
+
+int proto_measure(struct proto_out *o, const struct rec_measure *m)
+{
+	return emit(o, json_pack("{s:s, s:I, s:I, s:s, s:I, s:I, s:o}", "type", "measure", "cell",
+				 (json_int_t)m->cell, "n", (json_int_t)m->nsamples, "stop", m->stop,
+				 "warmup_n", (json_int_t)m->warmup_n, "warmup_ns",
+				 (json_int_t)m->warmup_ns, "rel_precision",
+				 real_or_null(m->rel_precision)));
+}
+
+int proto_setup(struct proto_out *o, const struct rec_unit *u)
+{
+	return emit(o, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:b}", "type", "setup",
+				 "compile_ns", (json_int_t)u->compile_ns, "tune_ns",
+				 (json_int_t)u->tune_ns, "search_ns", (json_int_t)u->search_ns,
+				 "compiles", (json_int_t)u->compiles, "cache_hits",
+				 (json_int_t)u->cache_hits, "benchmarks", (json_int_t)u->benchmarks,
+				 "expects_work", u->expects_work));
+}
+
+int proto_done(struct proto_out *o, const char *status, const char *message)
+{
+	int r = emit(o, json_pack("{s:s, s:s, s:s}", "type", "done", "status", status, "message",
+				  message ? message : ""));
+	if (!r && fflush(o->f) == EOF)
+		r = error_errno("cannot write the record stream");
+	return r;
+}
+
+int proto_garbage(struct proto_out *o)
+{
+	fputs("this is not a record\n", o->f);
+	return fflush(o->f) == EOF ? error_errno("cannot write the record stream") : 0;
+}
+
+/* ---- parsing --------------------------------------------------------------------- */
+
+void proto_in_init(struct proto_in *in, struct rec_unit_data *u)
+{
+	memset(in, 0, sizeof(*in));
+	in->u = u;
+	sbuf_init(&in->partial);
+}
+
+void proto_in_release(struct proto_in *in)
+{
+	sbuf_release(&in->partial);
+	free(in->done_status);
+	free(in->done_message);
+	free(in->error);
+	memset(in, 0, sizeof(*in));
+}
+
+static int fail(struct proto_in *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct proto_in *in, const char *fmt, ...)
+{
+	if (in->error)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	in->error = xasprintf("record line %" PRId64 ": %s", in->line, msg);
+	free(msg);
+	return -1;
+}
+
+/* Field getters: each records a protocol error naming the field when it is missing or of
+ * the wrong type. */
+static int get_int(struct proto_in *in, json_t *o, const char *k, int64_t *out)
+{
+	json_t *v = json_object_get(o, k);
+	if (!json_is_integer(v))
+		return fail(in, "'%s' must be an integer", k);
+	*out = (int64_t)json_integer_value(v);
+	return 0;
+}
+
+static int get_num(struct proto_in *in, json_t *o, const char *k, double *out)
+{
+	json_t *v = json_object_get(o, k);
+	if (json_is_null(v)) {
+		*out = NAN;
+		return 0;
+	}
+	if (!json_is_number(v))
+		return fail(in, "'%s' must be a number or null", k);
+	*out = json_number_value(v);
+	return 0;
+}
+
+static int get_str(struct proto_in *in, json_t *o, const char *k, char **out)
+{
+	json_t *v = json_object_get(o, k);
+	if (!json_is_string(v))
+		return fail(in, "'%s' must be a string", k);
+	*out = xstrdup(json_string_value(v));
+	return 0;
+}
+
+static int get_bool(struct proto_in *in, json_t *o, const char *k, int *out)
+{
+	json_t *v = json_object_get(o, k);
+	if (!json_is_boolean(v))
+		return fail(in, "'%s' must be true or false", k);
+	*out = json_is_true(v);
+	return 0;
+}
+
+static int check_cell(struct proto_in *in, int64_t cell)
+{
+	if (cell < 0 || (size_t)cell >= in->u->ncells)
+		return fail(in, "cell %" PRId64 " was not declared", cell);
+	return 0;
+}
+
+static int parse_cell(struct proto_in *in, json_t *o)
+{
+	struct rec_unit_data *u = in->u;
+	int64_t id = 0;
+	if (get_int(in, o, "id", &id))
+		return -1;
+	if (id != (int64_t)u->ncells)
+		return fail(in, "cell id %" PRId64 " out of sequence (expected %zu)", id, u->ncells);
+	XGROW(u->cells, u->cells_cap, u->ncells + 1);
+	struct rec_cell *c = &u->cells[u->ncells];
+	memset(c, 0, sizeof(*c));
+	u->ncells++; /* released with the unit data even when a field below fails */
+	if (get_str(in, o, "name", &c->name) || get_str(in, o, "kind", &c->kind) ||
+	    get_str(in, o, "workload", &c->workload) || get_str(in, o, "op", &c->op) ||
+	    get_str(in, o, "shape", &c->shape) || get_int(in, o, "count", &c->count) ||
+	    get_num(in, o, "flops", &c->flops))
+		return -1;
+	if (strcmp(c->kind, "op") && strcmp(c->kind, "e2e"))
+		return fail(in, "cell kind '%s' must be 'op' or 'e2e'", c->kind);
+	for (size_t i = 0; i + 1 < u->ncells; i++)
+		if (!strcmp(u->cells[i].name, c->name))
+			return fail(in, "cell '%s' declared twice", c->name);
+	return 0;
+}
+
+static int parse_trial(struct proto_in *in, json_t *o)
+{
+	struct rec_unit_data *u = in->u;
+	XGROW(u->trials, u->trials_cap, u->ntrials + 1);
+	struct rec_trial *t = &u->trials[u->ntrials];
+	memset(t, 0, sizeof(*t));
+	u->ntrials++;
+	if (get_int(in, o, "cell", &t->cell) || check_cell(in, t->cell) ||
+	    get_str(in, o, "config", &t->config) || get_str(in, o, "status", &t->status) ||
+	    get_bool(in, o, "cache_hit", &t->cache_hit) ||
+	    get_int(in, o, "compile_ns", &t->compile_ns) || get_int(in, o, "n", &t->nsamples) ||
+	    get_num(in, o, "median_ns", &t->median_ns) || get_num(in, o, "min_ns", &t->min_ns) ||
+	    get_num(in, o, "max_ns", &t->max_ns) || get_int(in, o, "bench_ns", &t->bench_ns))
+		return -1;
+	static const char *const ok[] = { "ok", "compile-error", "incorrect", "failed" };
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++)
+		if (!strcmp(t->status, ok[i]))
+			return 0;
+	return fail(in, "trial status '%s' is not one of ok, compile-error, incorrect, failed",
+		    t->status);
+}
+
+static int parse_choice(struct proto_in *in, json_t *o)
+{
+	struct rec_unit_data *u = in->u;
+	XGROW(u->choices, u->choices_cap, u->nchoices + 1);
+	struct rec_choice *c = &u->choices[u->nchoices];
+	memset(c, 0, sizeof(*c));
+	u->nchoices++;
+	if (get_int(in, o, "cell", &c->cell) || check_cell(in, c->cell) ||
+	    get_str(in, o, "config", &c->config) || get_str(in, o, "reason", &c->reason))
+		return -1;
+	return 0;
+}
+
+static int parse_samples(struct proto_in *in, json_t *o)
+{
+	struct rec_unit_data *u = in->u;
+	int64_t cell = 0, first = 0;
+	if (get_int(in, o, "cell", &cell) || check_cell(in, cell) || get_int(in, o, "first", &first))
+		return -1;
+	json_t *arr = json_object_get(o, "ns");
+	if (!json_is_array(arr))
+		return fail(in, "'ns' must be an array of integers");
+	size_t n = json_array_size(arr);
+	if (u->nsamples + n > u->samples_cap) {
+		size_t cap = u->samples_cap ? u->samples_cap : 1024;
+		while (cap < u->nsamples + n)
+			cap *= 2;
+		u->sample_cell = xrealloc(u->sample_cell, cap * sizeof(int64_t));
+		u->sample_index = xrealloc(u->sample_index, cap * sizeof(int64_t));
+		u->sample_ns = xrealloc(u->sample_ns, cap * sizeof(int64_t));
+		u->samples_cap = cap;
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_t *v = json_array_get(arr, i);
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			return fail(in, "sample %zu of cell %" PRId64 " is not a non-negative integer", i,
+				    cell);
+		u->sample_cell[u->nsamples] = cell;
+		u->sample_index[u->nsamples] = first + (int64_t)i;
+		u->sample_ns[u->nsamples] = (int64_t)json_integer_value(v);
+		u->nsamples++;
+	}
+	return 0;
+}
+
+static int parse_measure(struct proto_in *in, json_t *o)
+{
+	struct rec_unit_data *u = in->u;
+	XGROW(u->measures, u->measures_cap, u->nmeasures + 1);
+	struct rec_measure *m = &u->measures[u->nmeasures];
+	memset(m, 0, sizeof(*m));
+	u->nmeasures++;
+	if (get_int(in, o, "cell", &m->cell) || check_cell(in, m->cell) ||
+	    get_int(in, o, "n", &m->nsamples) || get_str(in, o, "stop", &m->stop) ||
+	    get_int(in, o, "warmup_n", &m->warmup_n) || get_int(in, o, "warmup_ns", &m->warmup_ns) ||
+	    get_num(in, o, "rel_precision", &m->rel_precision))
+		return -1;
+	return 0;
+}
+
+static int parse_setup(struct proto_in *in, json_t *o)
+{
+	struct rec_unit *x = &in->u->unit;
+	return get_int(in, o, "compile_ns", &x->compile_ns) || get_int(in, o, "tune_ns", &x->tune_ns) ||
+			       get_int(in, o, "search_ns", &x->search_ns) ||
+			       get_int(in, o, "compiles", &x->compiles) ||
+			       get_int(in, o, "cache_hits", &x->cache_hits) ||
+			       get_int(in, o, "benchmarks", &x->benchmarks) ||
+			       get_bool(in, o, "expects_work", &x->expects_work)
+		       ? -1
+		       : 0;
+}
+
+static int parse_line(struct proto_in *in, const char *line, size_t len)
+{
+	in->line++;
+	json_error_t jerr;
+	json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!o)
+		return fail(in, "not JSON: %s (column %d)", jerr.text, jerr.column);
+	int r = -1;
+	const char *type = json_string_value(json_object_get(o, "type"));
+	if (!json_is_object(o) || !type) {
+		fail(in, "a record must be an object with a string 'type'");
+		goto done;
+	}
+	if (!in->saw_hello && strcmp(type, "hello")) {
+		fail(in, "the first record must be 'hello', not '%s'", type);
+		goto done;
+	}
+	if (in->saw_done) {
+		fail(in, "record '%s' after 'done'", type);
+		goto done;
+	}
+	if (!strcmp(type, "hello")) {
+		int64_t v = 0, pid = 0;
+		if (in->saw_hello) {
+			fail(in, "'hello' sent twice");
+			goto done;
+		}
+		if (get_int(in, o, "protocol", &v) || get_int(in, o, "pid", &pid))
+			goto done;
+		if (v != PROTO_VERSION) {
+			fail(in, "protocol version %" PRId64 " is not %d", v, PROTO_VERSION);
+			goto done;
+		}
+		in->saw_hello = 1;
+		r = 0;
+	} else if (!strcmp(type, "info")) {
+		char *text = NULL;
+		if (get_str(in, o, "text", &text))
+			goto done;
+		/* several info records concatenate */
+		if (in->u->info) {
+			char *both = xasprintf("%s%s", in->u->info, text);
+			free(in->u->info);
+			free(text);
+			text = both;
+		}
+		in->u->info = text;
+		r = 0;
+	} else if (!strcmp(type, "cell")) {
+		r = parse_cell(in, o);
+	} else if (!strcmp(type, "trial")) {
+		r = parse_trial(in, o);
+	} else if (!strcmp(type, "choice")) {
+		r = parse_choice(in, o);
+	} else if (!strcmp(type, "samples")) {
+		r = parse_samples(in, o);
+	} else if (!strcmp(type, "measure")) {
+		r = parse_measure(in, o);
+	} else if (!strcmp(type, "setup")) {
+		r = parse_setup(in, o);
+	} else if (!strcmp(type, "done")) {
+		if (get_str(in, o, "status", &in->done_status) ||
+		    get_str(in, o, "message", &in->done_message))
+			goto done;
+		in->saw_done = 1;
+		r = 0;
+	} else {
+		fail(in, "unknown record type '%s'", type);
+	}
+done:
+	json_decref(o);
+	return r;
+}
+
+int proto_in_feed(struct proto_in *in, const char *buf, size_t n)
+{
+	if (in->error)
+		return -1;
+	size_t start = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (buf[i] != '\n')
+			continue;
+		int r;
+		if (in->partial.len) {
+			sbuf_add(&in->partial, buf + start, i - start);
+			r = parse_line(in, in->partial.buf, in->partial.len);
+			sbuf_reset(&in->partial);
+		} else {
+			r = parse_line(in, buf + start, i - start);
+		}
+		start = i + 1;
+		if (r)
+			return -1;
+	}
+	sbuf_add(&in->partial, buf + start, n - start);
+	if (in->partial.len > PROTO_MAX_LINE)
+		return fail(in, "a record longer than %d bytes", PROTO_MAX_LINE);
+	return 0;
+}
+
+int proto_in_end(struct proto_in *in)
+{
+	if (in->error)
+		return -1;
+	if (in->partial.len)
+		return fail(in, "the stream ended inside a record");
+	return 0;
+}

@@ -1,0 +1,57 @@
+/* proto.h: the record protocol between a unit (worker process) and the scheduler,
+ * version 1 (docs/record-protocol.md).  The unit writes one JSON object per line to file
+ * descriptor 3 (named in the unit's environment as HARNESS_RECORD_FD=3); the scheduler
+ * reads them into a struct rec_unit_data and is the only writer of the results file.
+ * External command modes (a later issue) speak the same protocol. */
+#ifndef HARNESS_PROTO_H
+#define HARNESS_PROTO_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "harness/record/recorder.h"
+#include "harness/base/util.h"
+
+#define PROTO_VERSION 1
+#define PROTO_FD 3
+#define PROTO_MAX_LINE (16 * 1024 * 1024) /* a longer line is a protocol error */
+
+/* ---- the unit's side: each returns 0, or -1 reported when the write failed ---------- */
+struct proto_out {
+	FILE *f;  /* the record stream (fd 3), owned */
+};
+int proto_out_open(struct proto_out *o, int fd);
+int proto_out_close(struct proto_out *o);
+int proto_hello(struct proto_out *o, const char *mode, int64_t unit, const char *backend);
+int proto_info(struct proto_out *o, const char *text);
+int proto_cell(struct proto_out *o, int64_t id, const struct rec_cell *c);
+int proto_trial(struct proto_out *o, const struct rec_trial *t);
+int proto_choice(struct proto_out *o, const struct rec_choice *c);
+/* Samples of one cell, indices first .. first+n-1. */
+int proto_samples(struct proto_out *o, int64_t cell, int64_t first, const int64_t *ns, size_t n);
+int proto_measure(struct proto_out *o, const struct rec_measure *m);
+int proto_setup(struct proto_out *o, const struct rec_unit *u);
+/* Last record: the unit's own verdict ("ok", "compile-error", "incorrect", "failed"). */
+int proto_done(struct proto_out *o, const char *status, const char *message);
+/* Writes a line that is not JSON, for testing the scheduler's handling of bad output. */
+int proto_garbage(struct proto_out *o);
+
+/* ---- the scheduler's side --------------------------------------------------------- */
+struct proto_in {
+	struct rec_unit_data *u;  /* borrowed: records are added to it */
+	struct sbuf partial;      /* an incomplete last line */
+	int64_t line;             /* lines parsed so far */
+	int saw_hello, saw_done;
+	char *done_status;        /* from the done record, heap */
+	char *done_message;
+	char *error;              /* first protocol error ("line N: ..."), heap; parsing stops */
+};
+void proto_in_init(struct proto_in *in, struct rec_unit_data *u);
+void proto_in_release(struct proto_in *in);
+/* Feed bytes read from the pipe.  Returns 0, or -1 once a protocol error is recorded in
+ * in->error (later feeds are ignored). */
+int proto_in_feed(struct proto_in *in, const char *buf, size_t n);
+/* End of stream: a trailing partial line is an error. */
+int proto_in_end(struct proto_in *in);
+
+#endif

@@ -1,0 +1,431 @@
+/* worker.c: tune then measure, inside one unit process (see worker.h) */
+#include "config.h"
+#include "harness/run/worker.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "harness/config/experiment.h"
+#include "harness/record/proto.h"
+#include "harness/record/recorder.h"
+#include "kernels/backend.h"
+#include "kernels/tuner.h"
+#include "stats/stats.h"
+
+/* Setup-time accounting for the unit (all ns). */
+struct setup {
+	int64_t compile_ns;  /* compiler time (tuning and final prepares) */
+	int64_t bench_ns;    /* timing candidates during tuning */
+	int64_t check_ns;    /* reference checks */
+	int64_t tuning_ns;   /* wall time of the whole tuning phase */
+	int64_t benchmarks;  /* candidates timed */
+};
+
+struct wk {
+	const struct worker_args *a;
+	const struct experiment *exp;
+	const struct mode *mode;
+	const struct tuner_ops *tuner;
+	const struct backend_ops *bops;
+	struct backend *b;
+	struct proto_out out;
+	struct setup setup;
+	char *verdict;       /* the unit's own status, REC_STATUS_* (static string) */
+	char *message;       /* heap, why it is not ok */
+};
+
+static void set_verdict(struct wk *w, const char *status, char *msg)
+{
+	if (strcmp(w->verdict, REC_STATUS_OK)) {
+		free(msg); /* keep the first problem */
+		return;
+	}
+	w->verdict = (char *)status;
+	free(w->message);
+	w->message = msg;
+}
+
+static const char *prepare_status_name(enum prepare_status s)
+{
+	switch (s) {
+	case PREPARE_OK: return "ok";
+	case PREPARE_COMPILE_ERROR: return "compile-error";
+	case PREPARE_INCORRECT: return "incorrect";
+	}
+	return "failed";
+}
+
+/* Time `count` samples of cell i into ns[]; returns 0 or -1 reported. */
+static int take_samples(struct wk *w, size_t i, int64_t count, int64_t *ns)
+{
+	for (int64_t k = 0; k < count; k++) {
+		char *cause = NULL;
+		if (w->bops->sample(w->b, i, w->exp->measure.flush, &ns[k], &cause)) {
+			error("cell '%s': %s", w->bops->cell(w->b, i)->name, cause);
+			free(cause);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static double median_of(const int64_t *ns, size_t n)
+{
+	double *x = xmalloc(n * sizeof(*x)), *work = xmalloc(n * sizeof(*work));
+	struct stats_summary s;
+	stats_from_ns(ns, n, x);
+	stats_summarize(x, 1, n, work, &s);
+	free(x);
+	free(work);
+	return s.median;
+}
+
+/* Prepare config c for op cell i and emit the trial; fills *st.  Benchmarks the config when
+ * the tuner wants timings.  Returns 0, or -1 on an infrastructure failure (reported). */
+static int run_trial(struct wk *w, size_t i, const struct space *s, const struct config *c,
+		     struct trial_result *tr)
+{
+	struct prepare_result res = { 0 };
+	char *cause = NULL;
+	struct sbuf cfg;
+	sbuf_init(&cfg);
+	config_format(s, c, &cfg);
+	int ret = -1;
+	if (w->bops->prepare(w->b, i, c, &res, &cause)) {
+		error("cell '%s', config '%s': %s", w->bops->cell(w->b, i)->name, cfg.buf, cause);
+		free(cause);
+		goto done;
+	}
+	w->setup.compile_ns += res.compile_ns;
+	w->setup.check_ns += res.check_ns;
+	struct rec_trial t = { .cell = (int64_t)i, .config = cfg.buf, .cache_hit = res.cache_hit,
+			       .compile_ns = res.compile_ns, .median_ns = NAN, .min_ns = NAN,
+			       .max_ns = NAN };
+	tr->status = res.status == PREPARE_OK ? TRIAL_OK
+		     : res.status == PREPARE_COMPILE_ERROR ? TRIAL_COMPILE_ERROR
+							   : TRIAL_INCORRECT;
+	tr->nsamples = 0;
+	tr->median_ns = NAN;
+	if (res.status == PREPARE_OK && (w->tuner->flags & TUNER_BENCHMARKS)) {
+		int64_t n = w->exp->measure.trial_samples;
+		int64_t *ns = xmalloc((size_t)n * sizeof(*ns));
+		int64_t t0 = util_now_ns();
+		if (take_samples(w, i, n, ns)) {
+			free(ns);
+			goto done;
+		}
+		t.bench_ns = util_now_ns() - t0;
+		w->setup.bench_ns += t.bench_ns;
+		w->setup.benchmarks++;
+		t.nsamples = n;
+		t.median_ns = median_of(ns, (size_t)n);
+		t.min_ns = t.max_ns = (double)ns[0];
+		for (int64_t k = 1; k < n; k++) {
+			if (ns[k] < t.min_ns)
+				t.min_ns = (double)ns[k];
+			if (ns[k] > t.max_ns)
+				t.max_ns = (double)ns[k];
+		}
+		tr->nsamples = n;
+		tr->median_ns = t.median_ns;
+		free(ns);
+	}
+	t.status = (char *)prepare_status_name(res.status);
+	if (res.detail)
+		fprintf(stderr, "trial %s on '%s': %s: %s\n", cfg.buf, w->bops->cell(w->b, i)->name,
+			t.status, res.detail);
+	ret = proto_trial(&w->out, &t);
+done:
+	prepare_result_release(&res);
+	sbuf_release(&cfg);
+	return ret;
+}
+
+/* Tune op cell i with the mode's tuner and make the chosen config current. */
+static int tune_cell(struct wk *w, size_t i)
+{
+	const struct space *s = w->bops->space(w->b, i);
+	const struct cell *cell = w->bops->cell(w->b, i);
+	struct tuner *t = w->tuner->alloc(s, w->mode, w->exp->seed ^ (uint64_t)i);
+	struct config c, best;
+	struct trial_result tr;
+	int ret = -1;
+	int64_t ntrials = 0;
+	while (w->tuner->next(t, &c) == 1) {
+		if (run_trial(w, i, s, &c, &tr))
+			goto done;
+		w->tuner->observe(t, &c, &tr);
+		ntrials++;
+	}
+	const char *reason = w->tuner->flags & TUNER_BENCHMARKS ? "tuned"
+			     : w->tuner->flags & TUNER_COMPILES ? "rule"
+								 : "vendor";
+	if (w->tuner->best(t, &best)) {
+		if (!s->has_vendor) {
+			set_verdict(w, REC_STATUS_INCORRECT,
+				    xasprintf("cell '%s': none of %" PRId64 " configs passed the check",
+					      cell->name, ntrials));
+			ret = 0;
+			goto done;
+		}
+		/* Recorded as such (choice reason "fallback-vendor"). */
+		memset(&best, 0, sizeof(best));
+		best.vendor = 1;
+		reason = "fallback-vendor";
+		fprintf(stderr, "cell '%s': no usable config; falling back to the vendor path\n",
+			cell->name);
+	}
+	struct prepare_result res = { 0 };
+	char *cause = NULL;
+	if (w->bops->prepare(w->b, i, &best, &res, &cause)) {
+		error("cell '%s': %s", cell->name, cause);
+		free(cause);
+		goto done;
+	}
+	w->setup.compile_ns += res.compile_ns;
+	w->setup.check_ns += res.check_ns;
+	struct sbuf cfg;
+	sbuf_init(&cfg);
+	config_format(s, &best, &cfg);
+	if (res.status != PREPARE_OK)
+		set_verdict(w, res.status == PREPARE_COMPILE_ERROR ? REC_STATUS_COMPILE_ERROR
+								   : REC_STATUS_INCORRECT,
+			    xasprintf("cell '%s': chosen config '%s': %s", cell->name, cfg.buf,
+				      res.detail ? res.detail : prepare_status_name(res.status)));
+	prepare_result_release(&res);
+	struct rec_choice ch = { .cell = (int64_t)i, .config = cfg.buf, .reason = (char *)reason };
+	ret = proto_choice(&w->out, &ch);
+	sbuf_release(&cfg);
+done:
+	w->tuner->free(t);
+	return ret;
+}
+
+/* Measure cell i: warm-up by time and count, then samples until a stop rule fires. */
+static int measure_cell(struct wk *w, size_t i)
+{
+	const struct measure_settings *ms = &w->exp->measure;
+	int64_t t0 = util_now_ns(), ns;
+	int64_t warm_n = 0;
+	while (warm_n < ms->warmup_count || (double)(util_now_ns() - t0) < ms->warmup_s * 1e9) {
+		if (take_samples(w, i, 1, &ns))
+			return -1;
+		warm_n++;
+		if (warm_n >= ms->max_samples && (double)(util_now_ns() - t0) > ms->max_time_s * 1e9)
+			break; /* a cell slower than the whole budget: stop warming */
+	}
+	int64_t warm_ns = util_now_ns() - t0;
+
+	size_t cap = (size_t)ms->max_samples;
+	int64_t *sample = xmalloc(cap * sizeof(*sample));
+	double *x = xmalloc(cap * sizeof(*x)), *work = xmalloc(cap * sizeof(*work));
+	const char *stop = "max-samples";
+	double relse = NAN;
+	size_t n = 0, next_check = (size_t)ms->min_samples;
+	int64_t s0 = util_now_ns();
+	int ret = -1;
+	while (n < cap) {
+		if (take_samples(w, i, 1, &sample[n]))
+			goto done;
+		n++;
+		if (n >= next_check) {
+			struct stats_summary s;
+			stats_from_ns(sample, n, x);
+			stats_summarize(x, 1, n, work, &s);
+			relse = stats_median_rel_se(&s);
+			/* re-check after each 5% more samples: O(n log n) per check stays cheap */
+			next_check = n + (n / 20 > 0 ? n / 20 : 1);
+			if (isfinite(relse) && relse <= ms->target_rel_precision) {
+				stop = "precision";
+				break;
+			}
+		}
+		if (n >= (size_t)ms->min_samples &&
+		    (double)(util_now_ns() - s0) >= ms->max_time_s * 1e9) {
+			stop = "max-time";
+			break;
+		}
+	}
+	if (n >= 4) {
+		struct stats_summary s;
+		stats_from_ns(sample, n, x);
+		stats_summarize(x, 1, n, work, &s);
+		relse = stats_median_rel_se(&s);
+	}
+	if (proto_samples(&w->out, (int64_t)i, 0, sample, n))
+		goto done;
+	struct rec_measure m = { .cell = (int64_t)i, .nsamples = (int64_t)n, .stop = (char *)stop,
+				 .warmup_n = warm_n, .warmup_ns = warm_ns, .rel_precision = relse };
+	ret = proto_measure(&w->out, &m);
+done:
+	free(sample);
+	free(x);
+	free(work);
+	return ret;
+}
+
+static void inject_fault(struct wk *w)
+{
+	switch (w->mode->fault) {
+	case FAULT_NONE:
+		return;
+	case FAULT_CRASH:
+		fflush(w->out.f);
+		signal(SIGSEGV, SIG_DFL);
+		raise(SIGSEGV);
+		return;
+	case FAULT_HANG:
+		fflush(w->out.f);
+		for (;;)
+			pause();
+	case FAULT_EXIT:
+		fflush(w->out.f);
+		fprintf(stderr, "fault injected: exiting with status 3\n");
+		_exit(3);
+	case FAULT_BAD_RECORD:
+		proto_garbage(&w->out);
+		return;
+	}
+}
+
+static int emit_cells(struct wk *w)
+{
+	for (size_t i = 0; i < w->bops->ncells(w->b); i++) {
+		const struct cell *c = w->bops->cell(w->b, i);
+		struct rec_cell rc = { .name = c->name, .kind = c->kind == CELL_E2E ? "e2e" : "op",
+				       .workload = c->workload, .op = c->op, .shape = c->shape,
+				       .count = c->count, .flops = c->flops };
+		if (proto_cell(&w->out, (int64_t)i, &rc))
+			return -1;
+	}
+	return 0;
+}
+
+int worker_main(const struct worker_args *a)
+{
+	struct experiment *exp = NULL;
+	struct wk w = { .a = a, .verdict = REC_STATUS_OK };
+	char *cause = NULL;
+	int ret = 1;
+	int64_t t_start = util_now_ns(), t_tuned = 0, t_checked = 0, t_measured = 0;
+
+	/* A unit must not outlive its scheduler (kill -9 of the harness). */
+	pid_t parent = getppid();
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		return 1;
+	if (proto_out_open(&w.out, a->record_fd))
+		return 1;
+	if (experiment_load_flags(a->experiment, EXPERIMENT_NO_FILE_CHECKS, &exp))
+		goto done;
+	w.exp = exp;
+	w.mode = experiment_mode(exp, a->mode);
+	if (!w.mode) {
+		error("no mode '%s' in '%s'", a->mode, a->experiment);
+		goto done;
+	}
+	w.tuner = tuner_find(w.mode->tuner);
+	w.bops = backend_find(a->backend);
+	if (!w.tuner || !w.bops) {
+		error("unknown %s '%s'", w.tuner ? "backend" : "tuner",
+		      w.tuner ? a->backend : w.mode->tuner);
+		goto done;
+	}
+	if (proto_hello(&w.out, a->mode, a->unit, a->backend))
+		goto done;
+	inject_fault(&w);
+
+	struct backend_ctx ctx = { .cache_dir = a->cache_dir, .kernel_dir = backend_kernel_dir(),
+				   .exp = exp, .seed = exp->seed };
+	w.b = w.bops->open(&ctx, &cause);
+	if (!w.b) {
+		error("cannot open the '%s' backend: %s", a->backend, cause);
+		goto done;
+	}
+	for (size_t k = 0; k < exp->nworkloads; k++)
+		if (w.bops->add_workload(w.b, &exp->workloads[k], &cause)) {
+			error("workload '%s': %s", exp->workloads[k].name, cause);
+			goto done;
+		}
+	struct sbuf info;
+	sbuf_init(&info);
+	w.bops->describe(w.b, &info);
+	int r = proto_info(&w.out, info.buf);
+	sbuf_release(&info);
+	if (r || emit_cells(&w))
+		goto done;
+
+	/* Tuning: every op cell, in declared order. */
+	size_t ncells = w.bops->ncells(w.b);
+	int64_t t0 = util_now_ns();
+	for (size_t i = 0; i < ncells && !strcmp(w.verdict, REC_STATUS_OK); i++)
+		if (w.bops->cell(w.b, i)->kind == CELL_OP && tune_cell(&w, i))
+			goto done;
+	t_tuned = util_now_ns();
+	w.setup.tuning_ns = t_tuned - t0;
+
+	/* e2e cells run the forward built from the op cells' chosen configs. */
+	for (size_t i = 0; i < ncells && !strcmp(w.verdict, REC_STATUS_OK); i++) {
+		if (w.bops->cell(w.b, i)->kind != CELL_E2E)
+			continue;
+		struct prepare_result res = { 0 };
+		if (w.bops->prepare(w.b, i, NULL, &res, &cause)) {
+			error("cell '%s': %s", w.bops->cell(w.b, i)->name, cause);
+			goto done;
+		}
+		if (res.status != PREPARE_OK)
+			set_verdict(&w, REC_STATUS_INCORRECT,
+				    xasprintf("cell '%s': %s", w.bops->cell(w.b, i)->name,
+					      res.detail ? res.detail : "failed its check"));
+		prepare_result_release(&res);
+	}
+
+	t_checked = util_now_ns();
+
+	/* Measurement. */
+	for (size_t i = 0; i < ncells && !strcmp(w.verdict, REC_STATUS_OK); i++)
+		if (measure_cell(&w, i))
+			goto done;
+	t_measured = util_now_ns();
+
+	/* Where the unit's own time went, for the overhead accounting (docs/BENCHMARKS.md). */
+	char *phases = xasprintf("phase_start_ns=%" PRId64 "\nphase_tune_ns=%" PRId64
+				 "\nphase_e2e_check_ns=%" PRId64 "\nphase_measure_ns=%" PRId64 "\n",
+				 t0 - t_start, t_tuned - t0, t_checked - t_tuned,
+				 t_measured - t_checked);
+	r = proto_info(&w.out, phases);
+	free(phases);
+	if (r)
+		goto done;
+
+	struct backend_counters bc = { 0 };
+	w.bops->counters(w.b, &bc);
+	/* Search overhead: the rest of the tuning phase (proposing, checking each config against
+	 * the float64 reference, bookkeeping). */
+	int64_t search = w.setup.tuning_ns - w.setup.compile_ns - w.setup.bench_ns;
+	struct rec_unit u = { .compile_ns = bc.compile_ns, .tune_ns = w.setup.bench_ns,
+			      .search_ns = search > 0 ? search : 0, .compiles = bc.compiles,
+			      .cache_hits = bc.cache_hits, .benchmarks = w.setup.benchmarks,
+			      .expects_work = w.tuner->flags != 0 };
+	if (proto_setup(&w.out, &u))
+		goto done;
+	if (proto_done(&w.out, w.verdict, w.message ? w.message : ""))
+		goto done;
+	ret = 0;
+done:
+	if (ret && w.out.f)
+		proto_done(&w.out, "failed", cause ? cause : "the worker failed; see its stderr log");
+	free(cause);
+	free(w.message);
+	if (w.b)
+		w.bops->close(w.b);
+	if (proto_out_close(&w.out))
+		ret = 1;
+	experiment_free(exp);
+	return ret;
+}
