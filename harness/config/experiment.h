@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "kernels/workload.h"
+
 #define EXPERIMENT_SCHEMA_VERSION 1
 
 enum backend_kind { BACKEND_AUTO = 0, BACKEND_CPU, BACKEND_CUDA, BACKEND_COMMAND };
@@ -33,25 +35,6 @@ struct measure_settings {
 	int64_t threads;          /* threads the vendor library may use (OpenBLAS)     */
 };
 
-/* One workload: a model (all its distinct op shapes become per-op cells, plus one e2e
- * cell) or a single op at one shape (one per-op cell). */
-enum workload_kind { WORKLOAD_MODEL = 0, WORKLOAD_OP };
-struct shape_dim {
-	char *name;  /* e.g. "m", "n", "k", "c", "h", "w", "kh", "stride" */
-	int64_t value;
-};
-struct workload {
-	char *name;            /* cell-name prefix; defaults to the model or op name   */
-	enum workload_kind kind;
-	char *model;           /* WORKLOAD_MODEL: "resnet18", "resnet50"              */
-	char *op;              /* WORKLOAD_OP: "sgemm", "conv2d", "maxpool", "reduce", "bias_relu" */
-	struct shape_dim *shape; /* WORKLOAD_OP: the op's shape fields                 */
-	size_t nshape;
-	int64_t batch;         /* default 1 */
-	int64_t resolution;    /* model input height = width; default 224 */
-	char *dtype;           /* "float32" (the only one the CPU backend has) */
-	int line, col;         /* where the workload was declared */
-};
 
 /* A tuner option: the value as given, with its TOML type kept for the tuner to check. */
 enum option_type { OPTION_INT = 0, OPTION_FLOAT, OPTION_BOOL, OPTION_STRING };
