@@ -8,6 +8,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,33 +247,76 @@ int parse_double(const char *s, double min, double max, double *out)
 	return 0;
 }
 
-int util_read_file(const char *path, char **data, size_t *len)
+int util_read_input(const char *path, size_t limit, char **data, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO with no writer must not hang; the type check below then
+	 * refuses it.  O_NOCTTY: a terminal named as input must not become ours. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return error_errno("cannot open '%s'", path);
 	struct sbuf sb;
 	sbuf_init(&sb);
+	int ret = -1;
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		error_errno("cannot stat '%s'", path);
+		goto done;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		error("'%s' is not a regular file (%s)", path,
+		      S_ISDIR(st.st_mode)    ? "a directory"
+		      : S_ISFIFO(st.st_mode) ? "a FIFO"
+		      : S_ISCHR(st.st_mode)  ? "a character device"
+		      : S_ISBLK(st.st_mode)  ? "a block device"
+		      : S_ISSOCK(st.st_mode) ? "a socket"
+					     : "not a plain file");
+		goto done;
+	}
+	if ((uint64_t)st.st_size > (uint64_t)limit) {
+		error("'%s' is too large (%jd bytes; the limit is %zu)", path, (intmax_t)st.st_size,
+		      limit);
+		goto done;
+	}
+	/* Back to blocking reads of a regular file.  Read at most one byte more than the size
+	 * fstat reported: a file that yields more (a /proc or /sys pseudo-file reports size 0,
+	 * or the file grew while read) is refused rather than trusted. */
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	size_t want = (size_t)st.st_size + 1;
 	char buf[65536];
-	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
+	while (sb.len < want) {
+		size_t ask = want - sb.len < sizeof(buf) ? want - sb.len : sizeof(buf);
+		ssize_t n = read(fd, buf, ask);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			error_errno("cannot read '%s'", path);
-			close(fd);
-			sbuf_release(&sb);
-			return -1;
+			goto done;
 		}
 		if (n == 0)
 			break;
 		sbuf_add(&sb, buf, (size_t)n);
 	}
-	close(fd);
+	if (sb.len != (size_t)st.st_size) {
+		error("'%s' changed size while it was read, or is not a plain file (%jd bytes "
+		      "reported, %s read)",
+		      path, (intmax_t)st.st_size, sb.len > (size_t)st.st_size ? "more" : "fewer");
+		goto done;
+	}
 	if (len)
 		*len = sb.len;
 	*data = sbuf_detach(&sb);
-	return 0;
+	ret = 0;
+done:
+	close(fd);
+	sbuf_release(&sb);
+	return ret;
+}
+
+int util_read_file(const char *path, char **data, size_t *len)
+{
+	return util_read_input(path, UTIL_INPUT_MAX, data, len);
 }
 
 int util_write_file(const char *path, const void *data, size_t len, mode_t mode)

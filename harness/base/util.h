@@ -54,9 +54,15 @@ int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
 int parse_u64(const char *s, uint64_t *out);
 int parse_double(const char *s, double min, double max, double *out);
 
-/* Files.  util_read_file() reads a whole file into a NUL-terminated heap buffer the caller
- * frees; reports and returns -1 on failure.  util_write_file() writes atomically (temp +
- * rename).  util_mkdir_p() makes a directory and its parents. */
+/* Files.  util_read_input() reads a whole input file (an experiment, a hypothesis file, a
+ * CSV, a lookup table) into a NUL-terminated heap buffer the caller frees.  Only a regular
+ * file of at most limit bytes is read: a FIFO, a device, a directory, a /proc pseudo-file or
+ * a file that changes size while read is refused, and the open never blocks.  Reports and
+ * returns -1 on failure (*data untouched).  util_read_file() is the same with
+ * UTIL_INPUT_MAX.  util_write_file() writes atomically (temp + rename).  util_mkdir_p()
+ * makes a directory and its parents. */
+#define UTIL_INPUT_MAX ((size_t)64 << 20) /* 64 MiB: far above any experiment or hypothesis file */
+int util_read_input(const char *path, size_t limit, char **data, size_t *len);
 int util_read_file(const char *path, char **data, size_t *len);
 int util_write_file(const char *path, const void *data, size_t len, mode_t mode);
 int util_mkdir_p(const char *path, mode_t mode);

@@ -93,6 +93,34 @@ START_TEST(files_and_dirs)
 }
 END_TEST
 
+/* Inputs are regular files of bounded size, opened without blocking: a FIFO with no writer,
+ * a device, a directory, a /proc pseudo-file and a file over the limit are refused at once. */
+START_TEST(read_input_refuses_non_files)
+{
+	char tmpl[] = "/tmp/test-util.XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	char *fifo = xasprintf("%s/fifo", tmpl);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	char *data = NULL;
+	size_t len = 0;
+	ck_assert_int_eq(util_read_input(fifo, UTIL_INPUT_MAX, &data, &len), -1); /* no hang */
+	ck_assert_int_eq(util_read_input("/dev/zero", UTIL_INPUT_MAX, &data, &len), -1);
+	ck_assert_int_eq(util_read_input(tmpl, UTIL_INPUT_MAX, &data, &len), -1);
+	ck_assert_int_eq(util_read_input("/proc/self/environ", UTIL_INPUT_MAX, &data, &len), -1);
+	char *f = xasprintf("%s/big", tmpl);
+	ck_assert_int_eq(util_write_file(f, "0123456789", 10, 0600), 0);
+	ck_assert_int_eq(util_read_input(f, 9, &data, &len), -1);
+	ck_assert_ptr_null(data);
+	ck_assert_int_eq(util_read_input(f, 10, &data, &len), 0);
+	ck_assert_uint_eq(len, 10);
+	ck_assert_str_eq(data, "0123456789");
+	free(data);
+	ck_assert_int_eq(util_rm_rf(tmpl), 0);
+	free(fifo);
+	free(f);
+}
+END_TEST
+
 /* Quartiles: linear interpolation (Hyndman-Fan 7), the values numpy.percentile and R's
  * quantile(type = 7) give for these inputs. */
 START_TEST(summary_quartiles)
@@ -145,6 +173,7 @@ int main(void)
 	tcase_add_test(tc, sbuf_and_json);
 	tcase_add_test(tc, edit_distance);
 	tcase_add_test(tc, files_and_dirs);
+	tcase_add_test(tc, read_input_refuses_non_files);
 	tcase_add_test(tc, summary_quartiles);
 	tcase_add_test(tc, cell_medians);
 	suite_add_tcase(s, tc);
