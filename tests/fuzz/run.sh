@@ -1,0 +1,66 @@
+#!/bin/sh
+# tests/fuzz/run.sh: `make fuzz`: builds every fuzz target with clang's libFuzzer, ASan and
+# UBSan, and runs each for FUZZ_SECONDS (default 60) from a seed corpus made of tests/data
+# (and tests/fuzz/seeds/).  An input that crashes is written to tests/fuzz/crashes/<target>/,
+# which `make check` replays (tests/cli/fuzz-replay.sh) under the ordinary build: commit it
+# with the fix.  The summary (execs, coverage, crashes per target) goes to stdout.
+#
+# Set by the Makefile: FUZZ_SOURCES (libharness's sources), FUZZ_CPPFLAGS, FUZZ_LIBS,
+# top_srcdir, top_builddir.  Optional: FUZZ_SECONDS, FUZZ_TARGETS (a subset), CC/CXX (clang).
+set -eu
+: "${FUZZ_SOURCES:?run through make fuzz}"
+src=$(cd "$top_srcdir" && pwd)
+out="$top_builddir/fuzz-build"
+secs=${FUZZ_SECONDS:-60}
+targets=${FUZZ_TARGETS:-"experiment hypothesis csv proto results"}
+cc=${FUZZ_CC:-clang}
+cxx=${FUZZ_CXX:-clang++}
+command -v "$cc" >/dev/null || { echo "fuzz: '$cc' not found (Debian: apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
+san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1"
+mkdir -p "$out/obj"
+
+# The library, instrumented for coverage (fuzzer-no-link) as well as the sanitizers.
+objs=
+for f in $FUZZ_SOURCES; do
+	case $f in
+	*.c) o="$out/obj/$(echo "$f" | tr / _).o"
+	     [ "$o" -nt "$src/$f" ] || $cc -std=c11 $san -fsanitize=fuzzer-no-link $FUZZ_CPPFLAGS -I"$src" -I"$top_builddir" -c "$src/$f" -o "$o"
+	     objs="$objs $o" ;;
+	*.cc) o="$out/obj/$(echo "$f" | tr / _).o"
+	     [ "$o" -nt "$src/$f" ] || $cxx -std=c++17 $san -fsanitize=fuzzer-no-link $FUZZ_CPPFLAGS -I"$src" -I"$top_builddir" -c "$src/$f" -o "$o"
+	     objs="$objs $o" ;;
+	esac
+done
+
+# Seed corpora, made fresh from the test data.
+seed() {
+	d="$out/corpus/$1"; rm -rf "$d"; mkdir -p "$d"
+	case $1 in
+	experiment) cp "$src"/tests/data/experiments/*.toml "$src"/experiments/*.toml "$src"/tests/data/audit/*.toml "$d"/ ;;
+	hypothesis) cp "$src"/hypotheses/*.toml "$src"/tests/data/hypotheses/*.toml "$d"/ ;;
+	csv) cp "$src"/tests/data/import/*.csv "$src"/tests/data/report/*.csv "$d"/ 2>/dev/null || true ;;
+	proto) cp "$src"/tests/fuzz/seeds/proto/* "$d"/ ;;
+	results)
+		for c in "$src"/tests/data/import/good*.csv "$src"/tests/data/report/*.csv; do
+			[ -f "$c" ] || continue
+			"$top_builddir/harness/harness" import --csv "$c" --unit us -o "$d/$(basename "$c" .csv).h5" >/dev/null 2>&1 || true
+		done ;;
+	esac
+	cp "$src/tests/fuzz/crashes/$1"/* "$d"/ 2>/dev/null || true
+}
+
+for t in $targets; do
+	bin="$out/fuzz-$t"
+	$cxx $san -fsanitize=fuzzer -I"$src" -I"$top_builddir" $FUZZ_CPPFLAGS -x c "$src/tests/fuzz/fuzz-$t.c" -x none $objs $FUZZ_LIBS -o "$bin"
+	seed "$t"
+	mkdir -p "$src/tests/fuzz/crashes/$t"
+	echo "fuzz: $t for $secs s"
+	# -close_fd_mask=2: the parsers' error messages are expected output, not findings.
+	if "$bin" -max_total_time="$secs" -close_fd_mask=2 -rss_limit_mb=4096 -timeout=10 \
+		-artifact_prefix="$src/tests/fuzz/crashes/$t/" "$out/corpus/$t" >"$out/$t.log" 2>&1; then
+		echo "fuzz: $t: no crash; $(grep -E '^#[0-9]+.*(DONE|pulse)' "$out/$t.log" | tail -1)"
+	else
+		echo "fuzz: $t: CRASH, input saved under tests/fuzz/crashes/$t/ (log: $out/$t.log)"
+		grep -m3 -E 'ERROR|SUMMARY' "$out/$t.log" || true
+	fi
+done
