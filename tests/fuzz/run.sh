@@ -18,16 +18,18 @@ cxx=${FUZZ_CXX:-clang++}
 command -v "$cc" >/dev/null || { echo "fuzz: '$cc' not found (Debian: apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1"
 mkdir -p "$out/obj"
+# AM_CPPFLAGS's quoted path macros are spelled here (they do not survive the trip through
+# make's environment); $FUZZ_CPPFLAGS carries the libraries' flags.
 
 # The library, instrumented for coverage (fuzzer-no-link) as well as the sanitizers.
 objs=
 for f in $FUZZ_SOURCES; do
 	case $f in
 	*.c) o="$out/obj/$(echo "$f" | tr / _).o"
-	     [ "$o" -nt "$src/$f" ] || $cc -std=c11 $san -fsanitize=fuzzer-no-link $FUZZ_CPPFLAGS -I"$src" -I"$top_builddir" -c "$src/$f" -o "$o"
+	     [ "$o" -nt "$src/$f" ] || $cc -std=c11 $san -fsanitize=fuzzer-no-link $FUZZ_CPPFLAGS "-DPKGDATADIR=\"/nonexistent\"" "-DHARNESS_ABS_SRCDIR=\"$src\"" "-DHARNESS_ABS_BUILDDIR=\"$top_builddir\"" -I"$src" -I"$top_builddir" -c "$src/$f" -o "$o"
 	     objs="$objs $o" ;;
 	*.cc) o="$out/obj/$(echo "$f" | tr / _).o"
-	     [ "$o" -nt "$src/$f" ] || $cxx -std=c++17 $san -fsanitize=fuzzer-no-link $FUZZ_CPPFLAGS -I"$src" -I"$top_builddir" -c "$src/$f" -o "$o"
+	     [ "$o" -nt "$src/$f" ] || $cxx -std=c++17 $san -fsanitize=fuzzer-no-link $FUZZ_CPPFLAGS "-DPKGDATADIR=\"/nonexistent\"" "-DHARNESS_ABS_SRCDIR=\"$src\"" "-DHARNESS_ABS_BUILDDIR=\"$top_builddir\"" -I"$src" -I"$top_builddir" -c "$src/$f" -o "$o"
 	     objs="$objs $o" ;;
 	esac
 done
