@@ -520,3 +520,50 @@ void util_csv_field(FILE *f, const char *s)
 {
 	csv_fwrite(f, s, strlen(s));
 }
+
+int util_utf8_valid(const char *str, size_t n, size_t *bad)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+	while (i < n) {
+		unsigned c = s[i];
+		size_t len;
+		unsigned min, cp;
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if (c >= 0xc2 && c <= 0xdf) {
+			len = 2, min = 0x80, cp = c & 0x1f;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			len = 3, min = 0x800, cp = c & 0x0f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			len = 4, min = 0x10000, cp = c & 0x07;
+		} else {
+			goto invalid;
+		}
+		if (n - i < len)
+			goto invalid;
+		for (size_t k = 1; k < len; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				goto invalid;
+			cp = (cp << 6) | (s[i + k] & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			goto invalid;
+		i += len;
+	}
+	return 1;
+invalid:
+	if (bad)
+		*bad = i;
+	return 0;
+}
+
+size_t util_utf8_column(const char *line, size_t offset)
+{
+	size_t col = 1;
+	for (size_t i = 0; i < offset; i++)
+		if (((unsigned char)line[i] & 0xc0) != 0x80)
+			col++;
+	return col;
+}

@@ -71,6 +71,13 @@ int util_rm_rf(const char *path);
 /* 1 when path names an existing directory with no entries, 0 when it has entries, -1 on error. */
 int util_dir_is_empty(const char *path);
 
+/* UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF).  Returns 1
+ * when the n bytes at s are valid; else 0 and *bad (when not NULL) the offset of the first
+ * byte of the first invalid sequence.  util_utf8_column() turns a byte offset within a line
+ * into a 1-based column counted in characters, for line:col messages. */
+int util_utf8_valid(const char *s, size_t n, size_t *bad);
+size_t util_utf8_column(const char *line, size_t offset);
+
 /* SHA-256 (OpenSSL libcrypto) of a buffer as 64 lowercase hex digits plus NUL. */
 void util_sha256_hex(const void *data, size_t n, char out[65]);
 

@@ -121,6 +121,28 @@ START_TEST(read_input_refuses_non_files)
 }
 END_TEST
 
+/* UTF-8 validation against RFC 3629's table: overlong forms, surrogates, code points above
+ * U+10FFFF and truncated sequences are refused at the offset of their first byte. */
+START_TEST(utf8_validation)
+{
+	size_t bad = 99;
+	ck_assert(util_utf8_valid("plain ascii", 11, &bad));
+	ck_assert(util_utf8_valid("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14, &bad));
+	ck_assert(!util_utf8_valid("ab\xc0\xaf", 4, &bad)); /* overlong '/' */
+	ck_assert_uint_eq(bad, 2);
+	ck_assert(!util_utf8_valid("x\xed\xa0\x80", 4, &bad)); /* U+D800, a surrogate */
+	ck_assert_uint_eq(bad, 1);
+	ck_assert(!util_utf8_valid("\xf4\x90\x80\x80", 4, &bad)); /* above U+10FFFF */
+	ck_assert_uint_eq(bad, 0);
+	ck_assert(!util_utf8_valid("abc\xe2\x82", 5, &bad)); /* truncated */
+	ck_assert_uint_eq(bad, 3);
+	ck_assert(!util_utf8_valid("\xff", 1, &bad));
+	ck_assert(!util_utf8_valid("a\x80", 2, &bad)); /* a lone continuation byte */
+	ck_assert_uint_eq(bad, 1);
+	ck_assert_uint_eq(util_utf8_column("caf\xc3\xa9,\xff", 6), 5);
+}
+END_TEST
+
 /* Quartiles: linear interpolation (Hyndman-Fan 7), the values numpy.percentile and R's
  * quantile(type = 7) give for these inputs. */
 START_TEST(summary_quartiles)
@@ -174,6 +196,7 @@ int main(void)
 	tcase_add_test(tc, edit_distance);
 	tcase_add_test(tc, files_and_dirs);
 	tcase_add_test(tc, read_input_refuses_non_files);
+	tcase_add_test(tc, utf8_validation);
 	tcase_add_test(tc, summary_quartiles);
 	tcase_add_test(tc, cell_medians);
 	suite_add_tcase(s, tc);
