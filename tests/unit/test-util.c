@@ -139,7 +139,7 @@ START_TEST(utf8_validation)
 	ck_assert(!util_utf8_valid("\xff", 1, &bad));
 	ck_assert(!util_utf8_valid("a\x80", 2, &bad)); /* a lone continuation byte */
 	ck_assert_uint_eq(bad, 1);
-	ck_assert_uint_eq(util_utf8_column("caf\xc3\xa9,\xff", 6), 5);
+	ck_assert_uint_eq(util_utf8_column("caf\xc3\xa9,\xff", 6), 6);
 }
 END_TEST
 
