@@ -567,3 +567,12 @@ size_t util_utf8_column(const char *line, size_t offset)
 			col++;
 	return col;
 }
+
+int64_t util_s_to_ns(double s)
+{
+	if (!(s > 0))
+		return 0;
+	if (s >= 9.2233720368547e9) /* INT64_MAX ns, rounded down to a representable double */
+		return INT64_MAX;
+	return (int64_t)(s * 1e9);
+}

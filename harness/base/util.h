@@ -54,6 +54,11 @@ int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
 int parse_u64(const char *s, uint64_t *out);
 int parse_double(const char *s, double min, double max, double *out);
 
+/* Seconds (a configured duration) to nanoseconds, saturating: NaN and negatives give 0,
+ * anything past INT64_MAX ns (292 years) gives INT64_MAX, so a huge timeout never wraps
+ * into the past. */
+int64_t util_s_to_ns(double s);
+
 /* Files.  util_read_input() reads a whole input file (an experiment, a hypothesis file, a
  * CSV, a lookup table) into a NUL-terminated heap buffer the caller frees.  Only a regular
  * file of at most limit bytes is read: a FIFO, a device, a directory, a /proc pseudo-file or

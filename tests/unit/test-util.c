@@ -143,6 +143,19 @@ START_TEST(utf8_validation)
 }
 END_TEST
 
+/* Durations convert with saturation: 1e10 s (issue 9's recipe) must not wrap negative. */
+START_TEST(seconds_saturate)
+{
+	ck_assert_int_eq(util_s_to_ns(1.5), 1500000000);
+	ck_assert_int_eq(util_s_to_ns(0), 0);
+	ck_assert_int_eq(util_s_to_ns(-3), 0);
+	ck_assert_int_eq(util_s_to_ns(NAN), 0);
+	ck_assert_int_eq(util_s_to_ns(1e10), INT64_MAX);
+	ck_assert_int_eq(util_s_to_ns(INFINITY), INT64_MAX);
+	ck_assert(util_s_to_ns(9.2e9) > 0);
+}
+END_TEST
+
 /* Quartiles: linear interpolation (Hyndman-Fan 7), the values numpy.percentile and R's
  * quantile(type = 7) give for these inputs. */
 START_TEST(summary_quartiles)
@@ -197,6 +210,7 @@ int main(void)
 	tcase_add_test(tc, files_and_dirs);
 	tcase_add_test(tc, read_input_refuses_non_files);
 	tcase_add_test(tc, utf8_validation);
+	tcase_add_test(tc, seconds_saturate);
 	tcase_add_test(tc, summary_quartiles);
 	tcase_add_test(tc, cell_medians);
 	suite_add_tcase(s, tc);
