@@ -27,6 +27,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_audit_entry,
 	&cmd_help_entry,
 	&cmd_worker_entry,
+	&cmd_table_entry,
 	NULL,
 };
 

@@ -6,7 +6,9 @@
  *      arity, flags, exec);
  *   2. add it to cmd_table[] in cmd.c, declare it below, and add the file to
  *      libharness_a_SOURCES in Makefile.am;
- *   3. document it in docs/harness.1 (the help text comes from the entry itself);
+ *   3. document it in docs/harness.1: its synopsis lists every long option and --format
+ *      value (tests/cli/manpage.sh checks it against `harness __table`); the help text
+ *      comes from the entry itself;
  *   4. add a CLI test in tests/cli/.
  * The dispatcher parses the options the entry declares (getopt_long), before or after the
  * positional arguments, with "--" ending the options; answers -h/--help with the usage on
@@ -87,7 +89,8 @@ struct cmd_entry {
 
 extern const struct cmd_entry *const cmd_table[]; /* NULL-terminated */
 extern const struct cmd_entry cmd_run_entry, cmd_check_entry, cmd_show_entry, cmd_help_entry,
-	cmd_worker_entry, cmd_report_entry, cmd_compare_entry, cmd_import_entry, cmd_export_entry, cmd_audit_entry, cmd_verify_entry, cmd_plot_entry;
+	cmd_worker_entry, cmd_report_entry, cmd_compare_entry, cmd_import_entry, cmd_export_entry, cmd_audit_entry, cmd_verify_entry, cmd_plot_entry,
+	cmd_table_entry;
 
 /* Look a command up by exact name or unique prefix; reports and returns NULL when none. */
 const struct cmd_entry *cmd_lookup(const char *name);
