@@ -40,3 +40,41 @@ const struct cmd_entry cmd_help_entry = {
 	.flags = 0,
 	.exec = help_exec,
 };
+
+/* `harness __table`: the command table in a machine-readable form, for tests/cli/manpage.sh
+ * (which checks docs/harness.1 against it).  One line per listed command, tab-separated:
+ * the name, the least and most positional arguments (-1: no limit), then every option the
+ * entry declares, "--name", "-c,--name" or "-c" (short, long, or both), with "=" appended
+ * when it takes a value. */
+static int table_exec(const struct cmd_args *a)
+{
+	(void)a;
+	for (size_t i = 0; cmd_table[i]; i++) {
+		const struct cmd_entry *e = cmd_table[i];
+		if (e->flags & CMD_HIDDEN)
+			continue;
+		printf("%s\t%d\t%d", e->name, e->min_args, e->max_args);
+		for (const struct cmd_opt *o = e->opts; o && o->key; o++) {
+			putchar('\t');
+			if (o->key < 256)
+				printf("-%c%s", o->key, o->name ? "," : "");
+			if (o->name)
+				printf("--%s", o->name);
+			if (o->has_arg)
+				putchar('=');
+		}
+		putchar('\n');
+	}
+	return EXIT_OK;
+}
+
+const struct cmd_entry cmd_table_entry = {
+	.name = "__table",
+	.usage = "__table",
+	.summary = "print the command table, one command a line (for the tests)",
+	.help = "",
+	.min_args = 0,
+	.max_args = 0,
+	.flags = CMD_HIDDEN,
+	.exec = table_exec,
+};

@@ -19,10 +19,6 @@ static const struct cmd_opt run_opts[] = {
 	{ NULL, 0, 0 },
 };
 
-/* The whole command line, for the results file. */
-static char **whole_argv;
-static int whole_argc;
-
 static int run_exec(const struct cmd_args *a)
 {
 	struct sched_opts o = {
@@ -32,8 +28,8 @@ static int run_exec(const struct cmd_args *a)
 		.output = cmd_args_value(a, 'o'),
 		.quiet = cmd_args_count(a, 'q') > 0,
 		.require_preregistered = cmd_args_count(a, OPT_PREREG) > 0,
-		.argc = whole_argc,
-		.argv = whole_argv,
+		.argc = a->argc, /* the whole command line, for the results file */
+		.argv = a->argv,
 	};
 	if (a->npos == 1)
 		o.experiment = a->pos[0];
@@ -46,17 +42,7 @@ static int run_exec(const struct cmd_args *a)
 	    strcmp(o.backend, "cuda") && strcmp(o.backend, "command"))
 		return cmd_usage_error(a->entry, "unknown backend '%s' (auto, cpu, cuda or command)",
 				       o.backend);
-	/* Record the full argv when the dispatcher was given a shifted one. */
-	char *fallback[] = { (char *)"harness", NULL };
-	if (!o.argv)
-		o.argv = fallback;
 	return sched_run(&o);
-}
-
-void cmd_run_set_argv(int argc, char **argv)
-{
-	whole_argc = argc;
-	whole_argv = argv;
 }
 
 const struct cmd_entry cmd_run_entry = {

@@ -27,6 +27,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_audit_entry,
 	&cmd_help_entry,
 	&cmd_worker_entry,
+	&cmd_table_entry,
 	NULL,
 };
 
@@ -124,10 +125,16 @@ int cmd_args_count(const struct cmd_args *a, int key)
 }
 
 #define KEY_HELP 0x7fff
+#define KEY_POSITIONAL 1 /* getopt_long's code for a non-option in "-" (in order) mode */
 
+/* Options may come before or after the positional arguments, and "--" ends them, as in the
+ * tools researchers know.  getopt_long runs in its "return in order" mode ("-" first in the
+ * short-option string): every positional comes back as KEY_POSITIONAL in the order given,
+ * nothing in argv is permuted (the command line is recorded as given), and POSIXLY_CORRECT
+ * does not change how a command line parses. */
 int cmd_dispatch(int argc, char **argv)
 {
-	const struct cmd_entry *e = cmd_lookup(argv[0]);
+	const struct cmd_entry *e = cmd_lookup(argv[1]);
 	if (!e)
 		return EXIT_USAGE;
 
@@ -138,7 +145,7 @@ int cmd_dispatch(int argc, char **argv)
 	struct option *lo = xcalloc(nopt + 2, sizeof(*lo));
 	struct sbuf shorts;
 	sbuf_init(&shorts);
-	sbuf_adds(&shorts, "+:h");
+	sbuf_adds(&shorts, "-:h");
 	size_t nlo = 0;
 	for (size_t i = 0; i < nopt; i++) {
 		const struct cmd_opt *o = &e->opts[i];
@@ -150,12 +157,22 @@ int cmd_dispatch(int argc, char **argv)
 	}
 	lo[nlo++] = (struct option){ "help", no_argument, NULL, KEY_HELP };
 
-	struct cmd_args a = { .entry = e };
-	a.opts = xcalloc((size_t)argc + 1, sizeof(*a.opts));
+	/* getopt sees a copy of the command's words (sub[0] is the command name), so main's argv
+	 * stays exactly as given for the commands that record it. */
+	int subc = argc - 1;
+	char **sub = xcalloc((size_t)subc + 1, sizeof(*sub));
+	memcpy(sub, argv + 1, (size_t)subc * sizeof(*sub));
+	struct cmd_args a = { .entry = e, .argc = argc, .argv = argv };
+	a.opts = xcalloc((size_t)subc + 1, sizeof(*a.opts));
+	a.pos = xcalloc((size_t)subc + 1, sizeof(*a.pos));
 	int ret = EXIT_USAGE, c;
-	optind = 1;
+	optind = 0; /* glibc: start afresh, reading the "-" mode again */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, shorts.buf, lo, NULL)) != -1) {
+	while ((c = getopt_long(subc, sub, shorts.buf, lo, NULL)) != -1) {
+		if (c == KEY_POSITIONAL) {
+			a.pos[a.npos++] = optarg;
+			continue;
+		}
 		if (c == 'h' || c == KEY_HELP) {
 			cmd_usage(e, stdout);
 			ret = EXIT_OK;
@@ -165,32 +182,45 @@ int cmd_dispatch(int argc, char **argv)
 			if (optopt && optopt < 256)
 				ret = cmd_usage_error(e, "unknown option '-%c'", optopt);
 			else
-				ret = cmd_usage_error(e, "unknown option '%s'", argv[optind - 1]);
+				ret = cmd_usage_error(e, "unknown option '%s'", sub[optind - 1]);
 			goto done;
 		}
 		if (c == ':') {
-			ret = cmd_usage_error(e, "option '%s' needs a value", argv[optind - 1]);
+			ret = cmd_usage_error(e, "option '%s' needs a value", sub[optind - 1]);
 			goto done;
 		}
 		a.opts[a.nopts].key = c;
 		a.opts[a.nopts].value = optarg;
 		a.nopts++;
 	}
-	a.npos = argc - optind;
-	a.pos = argv + optind;
+	/* What follows "--" is positional, whatever it looks like. */
+	while (optind < subc)
+		a.pos[a.npos++] = sub[optind++];
 	if (check_arity(e, a.npos))
 		goto done;
 	ret = e->exec(&a);
 done:
+	free(a.pos);
 	free(a.opts);
+	free(sub);
 	free(lo);
 	sbuf_release(&shorts);
 	return ret;
 }
 
+/* Flush and close stdout, as git and jq do: a full disk, a closed pipe or an I/O error on
+ * the last buffer is reported instead of lost.  A stdout that was never open (">&-") and to
+ * which nothing was written is not an error (gnulib's close_stdout). */
 int cmd_finish_stdout(int code)
 {
-	if (fflush(stdout) != 0 || ferror(stdout)) {
+	int bad = fflush(stdout) != 0 || ferror(stdout);
+	int saved = errno;
+	if (fclose(stdout) != 0 && !bad && errno != EBADF) {
+		bad = 1;
+		saved = errno;
+	}
+	if (bad) {
+		errno = saved;
 		error_errno("cannot write to standard output");
 		return code ? code : EXIT_RUN_FAILED;
 	}
@@ -205,28 +235,30 @@ static void adapters_init(void)
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
 
+/* One exit path: whatever the outcome, stdout is checked on close. */
 int cmd_main(int argc, char **argv)
 {
+	int ret = EXIT_USAGE;
 	adapters_init();
-	cmd_run_set_argv(argc, argv);
 	if (argc < 2) {
 		fputs("usage: harness <command> [options] [args]\n"
 		      "       harness --version | --help\n"
 		      "see 'harness help'\n", stderr);
-		return EXIT_USAGE;
+		goto done;
 	}
 	const char *a = argv[1];
 	if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
 		printf("harness %s\n", PACKAGE_VERSION);
-		return cmd_finish_stdout(EXIT_OK);
-	}
-	if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-		struct cmd_args none = { .entry = &cmd_help_entry };
-		return cmd_finish_stdout(cmd_help_entry.exec(&none));
-	}
-	if (a[0] == '-') {
+		ret = EXIT_OK;
+	} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+		struct cmd_args none = { .entry = &cmd_help_entry, .argc = argc, .argv = argv };
+		ret = cmd_help_entry.exec(&none);
+	} else if (a[0] == '-') {
 		error("unknown option '%s'; see 'harness help'", a);
-		return EXIT_USAGE;
+		ret = EXIT_USAGE;
+	} else {
+		ret = cmd_dispatch(argc, argv);
 	}
-	return cmd_finish_stdout(cmd_dispatch(argc - 1, argv + 1));
+done:
+	return cmd_finish_stdout(ret);
 }

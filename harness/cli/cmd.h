@@ -6,12 +6,15 @@
  *      arity, flags, exec);
  *   2. add it to cmd_table[] in cmd.c, declare it below, and add the file to
  *      libharness_a_SOURCES in Makefile.am;
- *   3. document it in docs/harness.1 (the help text comes from the entry itself);
+ *   3. document it in docs/harness.1: its synopsis lists every long option and --format
+ *      value (tests/cli/manpage.sh checks it against `harness __table`); the help text
+ *      comes from the entry itself;
  *   4. add a CLI test in tests/cli/.
- * The dispatcher parses the options the entry declares (getopt_long), answers -h/--help
- * with the usage on stdout (exit 0), rejects unknown options and wrong arity with the usage
- * on stderr (exit 2), and only then calls exec with the parsed arguments.  exec returns an
- * exit code (enum harness_exit) and never calls exit(). */
+ * The dispatcher parses the options the entry declares (getopt_long), before or after the
+ * positional arguments, with "--" ending the options; answers -h/--help with the usage on
+ * stdout (exit 0), rejects unknown options and wrong arity with the usage on stderr (exit 2),
+ * and only then calls exec with the parsed arguments.  exec returns an exit code (enum
+ * harness_exit) and never calls exit(); cmd_main checks stdout on close whatever it returns. */
 #ifndef HARNESS_CMD_H
 #define HARNESS_CMD_H
 
@@ -54,11 +57,14 @@ struct cmd_opt {
 	int has_arg; /* 0: a flag; 1: takes a value */
 };
 
-/* What the dispatcher hands to exec.  Everything is borrowed from argv and the table. */
+/* What the dispatcher hands to exec.  Everything is borrowed from argv and the table, and
+ * lives until exec returns. */
 struct cmd_args {
 	const struct cmd_entry *entry;
+	int argc;             /* the whole command line, as given to main (for a command that */
+	char **argv;          /* records it); argv[1] is the command's name as typed */
 	int npos;
-	char **pos;           /* positional arguments */
+	char **pos;           /* positional arguments, in command-line order */
 	size_t nopts;
 	struct cmd_optval {
 		int key;
@@ -83,11 +89,12 @@ struct cmd_entry {
 
 extern const struct cmd_entry *const cmd_table[]; /* NULL-terminated */
 extern const struct cmd_entry cmd_run_entry, cmd_check_entry, cmd_show_entry, cmd_help_entry,
-	cmd_worker_entry, cmd_report_entry, cmd_compare_entry, cmd_import_entry, cmd_export_entry, cmd_audit_entry, cmd_verify_entry, cmd_plot_entry;
+	cmd_worker_entry, cmd_report_entry, cmd_compare_entry, cmd_import_entry, cmd_export_entry, cmd_audit_entry, cmd_verify_entry, cmd_plot_entry,
+	cmd_table_entry;
 
 /* Look a command up by exact name or unique prefix; reports and returns NULL when none. */
 const struct cmd_entry *cmd_lookup(const char *name);
-/* Parse argv (argv[0] is the command name) against the table and run it. */
+/* Parse main's argv (argv[1] is the command name) against the table and run it. */
 int cmd_dispatch(int argc, char **argv);
 /* The whole program: global options, dispatch, and the final stdout check. */
 int cmd_main(int argc, char **argv);
@@ -96,9 +103,8 @@ void cmd_usage(const struct cmd_entry *e, FILE *f);
 /* Report a usage error (message, then the usage line, on stderr); returns EXIT_USAGE. */
 int cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* cmd-run.c keeps the whole command line to record it in the results file. */
-void cmd_run_set_argv(int argc, char **argv);
-/* Flush and check stdout; reports and returns EXIT_RUN_FAILED on a write error. */
+/* Flush, check and close stdout; on a write error reports it and returns code, or
+ * EXIT_RUN_FAILED when code is EXIT_OK.  Called once, by cmd_main, on every exit path. */
 int cmd_finish_stdout(int code);
 
 #endif

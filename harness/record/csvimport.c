@@ -1,25 +1,23 @@
-/* csvimport.c: raw timings from a CSV file (libcsv) into memory, and out as a results file */
+/* csvimport.c: raw timings from a CSV file (libcsv) into memory, checked row by row
+ * (csvimport-write.c writes them out as a results file; csvimport-index.c is the index
+ * the reader files modes, cells and units in) */
 #include "config.h"
 #include "harness/record/csvimport.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <csv.h>
 
-#include "harness/base/git-version.h"
-#include "harness/record/recorder.h"
 #include "harness/base/util.h"
+#include "harness/record/csvimport-index.h"
 
 /* The columns a file may have (docs/import-format.md).  'repeat' and 'block' both land in
  * COL_BLOCK, which remembers the name the header used: 'block' says units of the same
@@ -49,64 +47,6 @@ int64_t csvimport_unit_ns(const char *unit)
 	return 0;
 }
 
-/* ---- a hash index over items kept in the caller's arrays --------------------------------- */
-
-/* Open addressing with linear probing: slot[i] is an item's index + 1, or 0 when empty;
- * hash[i] is that item's hash; cap is a power of two, at most half full. */
-struct index {
-	size_t *slot;
-	uint64_t *hash;
-	size_t cap, n;
-};
-
-/* FNV-1a (Fowler, Noll, Vo) over a string, continuing from h. */
-static uint64_t hash_str(const char *s, uint64_t h)
-{
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
-}
-
-/* The splitmix64 finalizer (Steele, Lea, Flood 2014): spreads an integer over 64 bits. */
-static uint64_t hash_mix(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
-#define HASH_SEED 0xcbf29ce484222325ULL
-
-static void index_release(struct index *ix)
-{
-	free(ix->slot);
-	free(ix->hash);
-}
-
-/* Add item (known to be absent) under hash h, growing the table first when it would be
- * more than half full. */
-static void index_add(struct index *ix, uint64_t h, size_t item)
-{
-	if (2 * (ix->n + 1) > ix->cap) {
-		struct index big = { .cap = ix->cap ? 2 * ix->cap : 64 };
-		big.slot = xcalloc(big.cap, sizeof(*big.slot));
-		big.hash = xcalloc(big.cap, sizeof(*big.hash));
-		for (size_t i = 0; i < ix->cap; i++)
-			if (ix->slot[i])
-				index_add(&big, ix->hash[i], ix->slot[i] - 1);
-		index_release(ix);
-		*ix = big;
-	}
-	size_t i = h & (ix->cap - 1);
-	while (ix->slot[i])
-		i = (i + 1) & (ix->cap - 1);
-	ix->slot[i] = item + 1;
-	ix->hash[i] = h;
-	ix->n++;
-}
-
 /* ---- the reader: libcsv's callbacks assemble rows, take_row() checks and files them ------ */
 
 struct reader {
@@ -129,7 +69,7 @@ struct reader {
 	size_t baseline_line;    /* the row that made a mode the baseline, or 0 */
 	int unit_used[ARRAY_SIZE(time_units)]; /* order of first use, 1-based; 0: unused */
 	int nunits_used;
-	struct index mode_ix, cell_ix, unit_ix;
+	struct csvimport_index mode_ix, cell_ix, unit_ix;
 };
 
 /* Report an error in the current row's column c: "'path':LINE: column 'NAME': ...". */
@@ -280,7 +220,7 @@ static int take_time(struct reader *r, enum col c, const char *unit, int64_t sca
 static size_t take_mode(struct reader *r, const char *name)
 {
 	struct csvimport *imp = r->imp;
-	uint64_t h = hash_str(name, HASH_SEED);
+	uint64_t h = csvimport_hash_str(name, CSVIMPORT_HASH_SEED);
 	for (size_t i = r->mode_ix.cap ? h & (r->mode_ix.cap - 1) : 0; r->mode_ix.cap;
 	     i = (i + 1) & (r->mode_ix.cap - 1)) {
 		size_t s = r->mode_ix.slot[i];
@@ -291,7 +231,7 @@ static size_t take_mode(struct reader *r, const char *name)
 	}
 	imp->modes = xrealloc(imp->modes, (imp->nmodes + 1) * sizeof(*imp->modes));
 	imp->modes[imp->nmodes] = xstrdup(name);
-	index_add(&r->mode_ix, h, imp->nmodes);
+	csvimport_index_add(&r->mode_ix, h, imp->nmodes);
 	return imp->nmodes++;
 }
 
@@ -300,7 +240,7 @@ static size_t take_mode(struct reader *r, const char *name)
 static int64_t take_cell(struct reader *r, const char *name, const char *kind)
 {
 	struct csvimport *imp = r->imp;
-	uint64_t h = hash_str(name, HASH_SEED);
+	uint64_t h = csvimport_hash_str(name, CSVIMPORT_HASH_SEED);
 	for (size_t i = r->cell_ix.cap ? h & (r->cell_ix.cap - 1) : 0; r->cell_ix.cap;
 	     i = (i + 1) & (r->cell_ix.cap - 1)) {
 		size_t s = r->cell_ix.slot[i];
@@ -317,7 +257,7 @@ static int64_t take_cell(struct reader *r, const char *name, const char *kind)
 	imp->cells = xrealloc(imp->cells, (imp->ncells + 1) * sizeof(*imp->cells));
 	imp->cells[imp->ncells] = (struct csvimport_cell){ .name = xstrdup(name), .kind = kind,
 							   .line = r->row_line };
-	index_add(&r->cell_ix, h, imp->ncells);
+	csvimport_index_add(&r->cell_ix, h, imp->ncells);
 	return (int64_t)imp->ncells++;
 }
 
@@ -325,7 +265,7 @@ static int64_t take_cell(struct reader *r, const char *name, const char *kind)
 static size_t take_unit(struct reader *r, size_t mode, int64_t block, int64_t setup_ns)
 {
 	struct csvimport *imp = r->imp;
-	uint64_t h = hash_mix(hash_mix(mode) ^ (uint64_t)block);
+	uint64_t h = csvimport_hash_mix(csvimport_hash_mix(mode) ^ (uint64_t)block);
 	for (size_t i = r->unit_ix.cap ? h & (r->unit_ix.cap - 1) : 0; r->unit_ix.cap;
 	     i = (i + 1) & (r->unit_ix.cap - 1)) {
 		size_t s = r->unit_ix.slot[i];
@@ -339,7 +279,7 @@ static size_t take_unit(struct reader *r, size_t mode, int64_t block, int64_t se
 	imp->units[imp->nunits] = (struct csvimport_unit){
 		.mode = mode, .block = block, .setup_ns = setup_ns, .line = r->row_line
 	};
-	index_add(&r->unit_ix, h, imp->nunits);
+	csvimport_index_add(&r->unit_ix, h, imp->nunits);
 	return imp->nunits++;
 }
 
@@ -598,9 +538,9 @@ done:
 	csv_free(&r.parser);
 	sbuf_release(&r.buf);
 	free(r.off);
-	index_release(&r.mode_ix);
-	index_release(&r.cell_ix);
-	index_release(&r.unit_ix);
+	csvimport_index_release(&r.mode_ix);
+	csvimport_index_release(&r.cell_ix);
+	csvimport_index_release(&r.unit_ix);
 	csvimport_free(imp);
 	return rc;
 }
@@ -637,258 +577,4 @@ void csvimport_free(struct csvimport *imp)
 	free(imp->text);
 	free(imp->path);
 	free(imp);
-}
-
-/* ---- writing ----------------------------------------------------------------------------- */
-
-/* The run metadata of an import (docs/import-format.md, "The results file"). */
-static void import_meta(const struct csvimport *imp, struct rec_meta *m)
-{
-	char t[32], num[32];
-	util_utc_now(t);
-	rec_meta_set(m, "harness_version", PACKAGE_VERSION);
-	rec_meta_set(m, "git_commit", HARNESS_GIT_COMMIT);
-	rec_meta_set(m, "git_dirty", HARNESS_GIT_DIRTY ? "1" : "0");
-	rec_meta_set(m, "experiment_name", imp->name);
-	rec_meta_set(m, "source", "import");
-	rec_meta_set(m, "source_path", imp->path);
-	rec_meta_set(m, "source_sha256", imp->sha256);
-	snprintf(num, sizeof(num), "%zu", imp->nrows);
-	rec_meta_set(m, "source_rows", num);
-	rec_meta_set(m, "source_unit", imp->units_seen);
-	rec_meta_set(m, "source_unit_from", imp->unit_from_option ? "option" : "column");
-	rec_meta_set(m, "imported_utc", t);
-	rec_meta_set(m, "baseline", imp->modes[imp->baseline]);
-	rec_meta_set(m, "pairing", imp->paired ? "block" : "none");
-	rec_meta_set(m, "backend", "imported");
-	rec_meta_set(m, "status", "complete");
-	rec_meta_add_file(m, "import-source", imp->path, imp->text, imp->len);
-}
-
-/* Split a cell name the way harness names cells: "W/OP:SHAPE" for an op, "W/e2e" for a
- * whole forward.  Parts a name does not have are "". */
-static void split_cell_name(const char *name, const char *kind, struct rec_cell *c)
-{
-	const char *slash = strchr(name, '/');
-	c->workload = xstrndup(name, slash ? (size_t)(slash - name) : strlen(name));
-	if (!strcmp(kind, "e2e")) {
-		c->op = xstrdup(slash ? "e2e" : "");
-		c->shape = xstrdup("");
-		return;
-	}
-	const char *colon = slash ? strchr(slash + 1, ':') : NULL;
-	c->op = slash ? xstrndup(slash + 1, colon ? (size_t)(colon - slash - 1) : strlen(slash + 1))
-		      : xstrdup("");
-	c->shape = xstrdup(colon ? colon + 1 : "");
-}
-
-/* Build unit i's records in d (whose arrays and strings it owns and frees). */
-static void import_unit(const struct csvimport *imp, size_t i, struct rec_unit_data *d)
-{
-	const struct csvimport_unit *u = &imp->units[i];
-	int64_t *local = xmalloc((imp->ncells ? imp->ncells : 1) * sizeof(*local));
-	int64_t *count = NULL;
-	rec_unit_data_init(d);
-	d->unit = (struct rec_unit){
-		.id = (int64_t)i,
-		.mode = xstrdup(imp->modes[u->mode]),
-		.repeat = u->block,
-		.block = u->block,
-		.position = u->position,
-		.cache_dir = xstrdup(""),
-		.status = xstrdup(REC_STATUS_OK),
-		.compile_ns = u->setup_ns,
-		.start_utc = xstrdup(""),
-		.end_utc = xstrdup(""),
-		.stdout_log = xstrdup(""),
-		.stderr_log = xstrdup(""),
-		.argv_json = xstrdup("[]"),
-		.env_json = xstrdup("{}"),
-		.message = xstrdup(""),
-	};
-	for (size_t c = 0; c < imp->ncells; c++)
-		local[c] = -1;
-	d->sample_cell = xmalloc((u->nsamples ? u->nsamples : 1) * sizeof(*d->sample_cell));
-	d->sample_index = xmalloc((u->nsamples ? u->nsamples : 1) * sizeof(*d->sample_index));
-	d->sample_ns = xmalloc((u->nsamples ? u->nsamples : 1) * sizeof(*d->sample_ns));
-	d->nsamples = d->samples_cap = u->nsamples;
-	for (size_t s = 0; s < u->nsamples; s++) {
-		int64_t g = u->sample_cell[s];
-		if (local[g] < 0) {
-			const struct csvimport_cell *cell = &imp->cells[g];
-			XGROW(d->cells, d->cells_cap, d->ncells + 1);
-			struct rec_cell *rc = &d->cells[d->ncells];
-			*rc = (struct rec_cell){ .name = xstrdup(cell->name), .kind = xstrdup(cell->kind),
-						 .count = 1 };
-			split_cell_name(cell->name, cell->kind, rc);
-			if (!strcmp(cell->kind, "op")) {
-				XGROW(d->choices, d->choices_cap, d->nchoices + 1);
-				d->choices[d->nchoices++] = (struct rec_choice){
-					.cell = (int64_t)d->ncells, .config = xstrdup("imported"),
-					.reason = xstrdup("imported")
-				};
-			}
-			local[g] = (int64_t)d->ncells++;
-			count = xrealloc(count, d->ncells * sizeof(*count));
-			count[local[g]] = 0;
-		}
-		d->sample_cell[s] = local[g];
-		d->sample_index[s] = count[local[g]]++;
-		d->sample_ns[s] = u->sample_ns[s];
-	}
-	free(count);
-	free(local);
-}
-
-/* Put the finished temporary file in place without ever replacing an existing file:
- * link(2) fails when the name exists; on file systems without hard links, rename after a
- * check.  Then sync the folder so that the new name is on disk. */
-static int publish(const char *tmp, const char *out)
-{
-	if (link(tmp, out) == 0) {
-		unlink(tmp);
-	} else if (errno == EEXIST) {
-		return error("'%s': already exists; not overwriting it", out);
-	} else if (errno == EPERM || errno == ENOTSUP || errno == EOPNOTSUPP || errno == EMLINK) {
-		struct stat st;
-		if (lstat(out, &st) == 0)
-			return error("'%s': already exists; not overwriting it", out);
-		if (rename(tmp, out))
-			return error_errno("cannot rename '%s' to '%s'", tmp, out);
-	} else {
-		return error_errno("cannot create '%s'", out);
-	}
-	const char *slash = strrchr(out, '/');
-	char *dir = slash ? xstrndup(out, slash == out ? 1 : (size_t)(slash - out)) : xstrdup(".");
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd); /* best effort: some file systems cannot sync a folder */
-		close(fd);
-	}
-	free(dir);
-	return 0;
-}
-
-/* SIGINT and SIGTERM while writing.  Blocking them in this thread is not enough: threads
- * other libraries started (OpenBLAS) would take them and end the process with the temporary
- * file still there.  So a handler notes the signal wherever it lands, csvimport_write
- * cleans up, and the signal is raised again once the old actions are back. */
-static volatile sig_atomic_t write_stop;
-
-static void on_stop(int sig)
-{
-	write_stop = sig;
-}
-
-static const int stop_signals[] = { SIGINT, SIGTERM };
-
-/* Hold SIGINT and SIGTERM off in this thread and catch them elsewhere (unless ignored). */
-static void stop_catch(struct sigaction old[], sigset_t *old_mask)
-{
-	struct sigaction sa = { .sa_handler = on_stop, .sa_flags = SA_RESTART };
-	sigset_t hold;
-	sigemptyset(&sa.sa_mask);
-	sigemptyset(&hold);
-	write_stop = 0;
-	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++) {
-		sigaddset(&hold, stop_signals[i]);
-		sigaction(stop_signals[i], &sa, &old[i]);
-		if (old[i].sa_handler == SIG_IGN)
-			sigaction(stop_signals[i], &old[i], NULL);
-	}
-	sigprocmask(SIG_BLOCK, &hold, old_mask);
-}
-
-/* 1 when SIGINT or SIGTERM arrived since stop_catch(). */
-static int stop_requested(void)
-{
-	sigset_t pending;
-	if (write_stop)
-		return 1;
-	sigpending(&pending);
-	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++)
-		if (sigismember(&pending, stop_signals[i]))
-			return 1;
-	return 0;
-}
-
-/* Put the old actions and mask back; a signal that arrived meanwhile takes effect now. */
-static void stop_release(const struct sigaction old[], const sigset_t *old_mask)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++)
-		sigaction(stop_signals[i], &old[i], NULL);
-	sigprocmask(SIG_SETMASK, old_mask, NULL); /* delivers a pending one */
-	if (write_stop)
-		raise(write_stop);
-	write_stop = 0;
-}
-
-int csvimport_write(const struct csvimport *imp, const char *out_path)
-{
-	struct rec_meta meta;
-	struct rec_plan *plan = NULL;
-	struct rec *rec = NULL;
-	char *tmp = NULL;
-	int made_tmp = 0, rc = -1;
-	struct sigaction old_act[ARRAY_SIZE(stop_signals)];
-	sigset_t old_mask;
-	struct stat st;
-
-	stop_catch(old_act, &old_mask);
-	rec_meta_init(&meta);
-
-	if (lstat(out_path, &st) == 0) {
-		error("'%s': already exists; not overwriting it", out_path);
-		goto done;
-	}
-	/* A fresh name next to out_path: mkstemp makes it unique, rec_create (O_EXCL) wants
-	 * it absent. */
-	tmp = xasprintf("%s.tmpXXXXXX", out_path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		error_errno("cannot create a temporary file next to '%s'", out_path);
-		goto done;
-	}
-	close(fd);
-	unlink(tmp);
-
-	import_meta(imp, &meta);
-	plan = xcalloc(imp->nunits ? imp->nunits : 1, sizeof(*plan));
-	for (size_t i = 0; i < imp->nunits; i++)
-		plan[i] = (struct rec_plan){ .id = (int64_t)i, .mode = imp->modes[imp->units[i].mode],
-					     .repeat = imp->units[i].block,
-					     .block = imp->units[i].block,
-					     .position = imp->units[i].position, .warm_of = -1 };
-	if (rec_create(tmp, &meta, plan, imp->nunits, &rec))
-		goto done; /* rec_create removes what it started */
-	made_tmp = 1;
-	for (size_t i = 0; i < imp->nunits && !stop_requested(); i++) {
-		struct rec_unit_data d;
-		import_unit(imp, i, &d);
-		int w = rec_append_unit(rec, &d);
-		rec_unit_data_release(&d);
-		if (w)
-			goto done;
-	}
-	int closed = rec_close(rec);
-	rec = NULL;
-	if (closed)
-		goto done;
-	if (stop_requested()) {
-		error("interrupted; '%s' was not written", out_path);
-		goto done;
-	}
-	if (publish(tmp, out_path))
-		goto done;
-	made_tmp = 0;
-	rc = 0;
-done:
-	rec_close(rec);
-	if (made_tmp)
-		unlink(tmp);
-	free(tmp);
-	free(plan);
-	rec_meta_release(&meta);
-	stop_release(old_act, &old_mask);
-	return rc;
 }
