@@ -1,4 +1,5 @@
-/* backend.c: the backend table, lookup by name, and where the kernel templates live */
+/* backend.c: the backend registry (names, auto order, availability, how units start), the
+ * variables every unit is given, and where the kernel templates live */
 #include "config.h"
 #include "kernels/backend.h"
 
@@ -9,16 +10,183 @@
 
 extern const struct backend_ops backend_cpu;
 
-const struct backend_ops *const backend_table[] = {
-	&backend_cpu,
-	NULL,
+/* The one table of backends.  Order: how messages list them.  `auto` takes the available
+ * backend of lowest nonzero auto_rank.  A backend this build lacks keeps its entry (its
+ * name stays known, and every message can say why it cannot run). */
+const struct backend_entry backend_registry[] = {
+	{ .name = "cpu", .ops = &backend_cpu, .auto_rank = 2,
+	  .auto_first = "the CPU backend is always available", .start = BACKEND_START_WORKER },
+	{ .name = "cuda", .ops = NULL, .missing = "this build has no CUDA backend", .auto_rank = 1,
+	  .auto_first = "a CUDA device is available", .start = BACKEND_START_WORKER },
+	{ .name = "command", .ops = NULL,
+	  .missing = "external command modes are not implemented yet", .auto_rank = 0,
+	  .start = BACKEND_START_NONE },
+	{ .name = NULL },
 };
+
+/* The same names with "auto" first, for the TOML enum (kept in step by backend_choices). */
+static const char *choices[ARRAY_SIZE(backend_registry) + 1];
+
+const struct backend_entry *backend_entry(const char *name)
+{
+	for (const struct backend_entry *e = backend_registry; e->name; e++)
+		if (!strcmp(e->name, name))
+			return e;
+	return NULL;
+}
 
 const struct backend_ops *backend_find(const char *name)
 {
-	for (size_t i = 0; backend_table[i]; i++)
-		if (!strcmp(backend_table[i]->name, name))
-			return backend_table[i];
+	const struct backend_entry *e = backend_entry(name);
+	return e ? e->ops : NULL;
+}
+
+const char *const *backend_choices(void)
+{
+	if (!choices[0]) {
+		size_t n = 0;
+		choices[n++] = "auto";
+		for (const struct backend_entry *e = backend_registry; e->name; e++)
+			choices[n++] = e->name;
+		choices[n] = NULL;
+	}
+	return choices;
+}
+
+const char *backend_names(void)
+{
+	static char *list;
+	if (!list) {
+		const char *const *c = backend_choices();
+		struct sbuf sb;
+		sbuf_init(&sb);
+		for (size_t i = 0; c[i]; i++)
+			sbuf_addf(&sb, "%s%s", i ? (c[i + 1] ? ", " : " or ") : "", c[i]);
+		list = sbuf_detach(&sb);
+	}
+	return list;
+}
+
+int backend_is_choice(const char *name)
+{
+	return !strcmp(name, "auto") || backend_entry(name) != NULL;
+}
+
+int backend_available(const struct backend_entry *e, char **why)
+{
+	*why = NULL;
+	if (!e->ops) {
+		*why = xstrdup(e->missing ? e->missing : "not in this build");
+		return 0;
+	}
+	if (!e->ops->available(why)) {
+		if (!*why)
+			*why = xasprintf("no usable %s device", e->name);
+		return 0;
+	}
+	return 1;
+}
+
+/* The names this build has, for "not available in this build (built: cpu)". */
+static char *built_names(void)
+{
+	struct sbuf sb;
+	sbuf_init(&sb);
+	for (const struct backend_entry *e = backend_registry; e->name; e++)
+		if (e->ops)
+			sbuf_addf(&sb, "%s%s", sb.len ? ", " : "", e->name);
+	if (!sb.len)
+		sbuf_adds(&sb, "none");
+	return sbuf_detach(&sb);
+}
+
+int backend_resolve(const char *requested, const struct backend_entry **entry, char **reason,
+		    char **cause)
+{
+	*entry = NULL;
+	*reason = *cause = NULL;
+	char *why = NULL;
+	if (!strcmp(requested, "auto")) {
+		/* the auto order: ranks 1, 2, ...; the reasons of those passed over are kept */
+		struct sbuf skipped;
+		sbuf_init(&skipped);
+		int first = 1;
+		for (int rank = 1; rank <= (int)ARRAY_SIZE(backend_registry); rank++) {
+			for (const struct backend_entry *e = backend_registry; e->name; e++) {
+				if (e->auto_rank != rank)
+					continue;
+				if (backend_available(e, &why)) {
+					*entry = e;
+					*reason = first ? xasprintf("auto: %s", e->auto_first)
+							: xasprintf("auto: %s", skipped.buf);
+					sbuf_release(&skipped);
+					return 0;
+				}
+				sbuf_addf(&skipped, "%s%s", skipped.len ? "; " : "", why);
+				free(why);
+				why = NULL;
+				first = 0;
+			}
+		}
+		*cause = xasprintf("'auto' found no backend that can run here (%s)",
+				   skipped.len ? skipped.buf : "none is built");
+		sbuf_release(&skipped);
+		return -1;
+	}
+	const struct backend_entry *e = backend_entry(requested);
+	if (!e) {
+		*cause = xasprintf("unknown backend '%s' (%s)", requested, backend_names());
+		return -1;
+	}
+	if (!e->ops) {
+		char *built = built_names();
+		*cause = xasprintf("backend '%s' is not available in this build (built: %s)",
+				   requested, built);
+		free(built);
+		return -1;
+	}
+	if (!backend_available(e, &why)) {
+		*cause = xasprintf("backend '%s' was asked for but cannot run here: %s", requested,
+				   why);
+		free(why);
+		return -1;
+	}
+	*entry = e;
+	*reason = xstrdup("requested by name");
+	return 0;
+}
+
+const char *backend_auto_preferred(void)
+{
+	const struct backend_entry *best = NULL;
+	for (const struct backend_entry *e = backend_registry; e->name; e++)
+		if (e->auto_rank > 0 && (!best || e->auto_rank < best->auto_rank))
+			best = e;
+	return best ? best->name : "";
+}
+
+/* The order is the order units have always been given them (recorded env_json). */
+const struct unit_var backend_unit_vars[] = {
+	{ "HOME", UNIT_VAR_CACHE, "" },
+	{ "TMPDIR", UNIT_VAR_CACHE, "tmp" },
+	{ "XDG_CACHE_HOME", UNIT_VAR_CACHE, "" },
+	{ "HARNESS_CACHE_DIR", UNIT_VAR_CACHE, "" },
+	{ "TRITON_CACHE_DIR", UNIT_VAR_CACHE, "triton" },
+	{ "TORCHINDUCTOR_CACHE_DIR", UNIT_VAR_CACHE, "inductor" },
+	{ "CUDA_CACHE_PATH", UNIT_VAR_CACHE, "cuda" },
+	{ "OPENBLAS_NUM_THREADS", UNIT_VAR_THREADS, NULL },
+	{ "OMP_NUM_THREADS", UNIT_VAR_THREADS, NULL },
+	{ "HARNESS_RECORD_FD", UNIT_VAR_RECORD_FD, NULL },
+	{ "HARNESS_UNIT", UNIT_VAR_UNIT, NULL },
+	{ "HARNESS_MODE", UNIT_VAR_MODE, NULL },
+	{ NULL, 0, NULL },
+};
+
+const struct unit_var *backend_unit_var(const char *name)
+{
+	for (const struct unit_var *v = backend_unit_vars; v->name; v++)
+		if (!strcmp(v->name, name))
+			return v;
 	return NULL;
 }
 

@@ -1,18 +1,23 @@
-/* backend.h: the interface every backend implements (cpu now; cuda and command later).
+/* backend.h: the interface every backend implements (cpu now; cuda and command later), and
+ * the one registry of backends: their names, the order `auto` tries them in, whether this
+ * build has them and how a unit of a mode on each is started.  Every message, check and
+ * audit that names backends derives from the registry; so do the variables the harness
+ * sets for every unit (backend_unit_vars).
  * A backend turns workloads into cells, compiles and checks configs of each op cell into
  * the unit's cache directory, and times one call of a cell.  The worker drives it; the
  * backend never decides what to tune or how many samples to take.
- * To add a backend: implement struct backend_ops in kernels/<name>/, add it to
- * backend_table in backend.c, and make available() say honestly why it cannot run. */
+ * To add a backend: implement struct backend_ops in kernels/<name>/, point its entry of
+ * backend_registry in backend.c at it, and make available() say honestly why it cannot
+ * run.  A new cache variable a framework reads goes in backend_unit_vars (backend.c). */
 #ifndef HARNESS_BACKEND_H
 #define HARNESS_BACKEND_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "harness/config/experiment.h"
 #include "harness/base/util.h"
 #include "kernels/space.h"
+#include "kernels/workload.h"
 
 enum cell_kind { CELL_OP = 0, CELL_E2E };
 
@@ -31,7 +36,8 @@ struct cell {
 struct backend_ctx {
 	const char *cache_dir;   /* the unit's private cache directory (exists, mode 0700) */
 	const char *kernel_dir;  /* folder holding the backend's templates (kernels/) */
-	const struct experiment *exp;
+	int64_t threads;         /* threads a vendor library may use ([measure] threads; 0:
+				  * the library's default) */
 	uint64_t seed;           /* for input data */
 };
 
@@ -78,13 +84,80 @@ struct backend_ops {
 	void (*counters)(const struct backend *b, struct backend_counters *out);
 	/* Provenance as "key=value" lines (compiler version, vendor library, cache sizes). */
 	void (*describe)(const struct backend *b, struct sbuf *out);
+	/* Provenance that needs no open backend (the vendor library this build loads), as
+	 * "key=value" lines the scheduler records in the run's metadata; may be NULL. */
+	void (*describe_build)(struct sbuf *out);
 	void (*close)(struct backend *b);
 };
 
-/* NULL when unknown or not built. */
-const struct backend_ops *backend_find(const char *name);
-extern const struct backend_ops *const backend_table[]; /* NULL-terminated */
 void prepare_result_release(struct prepare_result *r);
+
+/* ---- the registry ------------------------------------------------------------------- */
+
+/* How a unit of a mode on a backend is started. */
+enum backend_start {
+	BACKEND_START_NONE = 0,  /* no way yet (the backend is not implemented) */
+	BACKEND_START_WORKER,    /* the harness's own worker: `harness __worker ... --backend NAME` */
+};
+
+/* One backend the harness knows by name, built into this binary or not. */
+struct backend_entry {
+	const char *name;               /* "cpu", "cuda", "command" */
+	const struct backend_ops *ops;  /* NULL: this build does not have it */
+	const char *missing;            /* why ops is NULL ("this build has no CUDA backend") */
+	int auto_rank;                  /* `auto` tries ranks 1, 2, ... in order; 0: never */
+	const char *auto_first;         /* auto's reason when it takes this backend first */
+	enum backend_start start;
+};
+
+/* Every backend name, in the order messages list them; terminated by an entry with a NULL
+ * name. */
+extern const struct backend_entry backend_registry[];
+
+/* The entry named name (built or not); NULL when the name is unknown ("auto" included). */
+const struct backend_entry *backend_entry(const char *name);
+/* The ops of a backend this build has; NULL when unknown or not built. */
+const struct backend_ops *backend_find(const char *name);
+/* The names a backend may be asked for, "auto" first: NULL-terminated, static. */
+const char *const *backend_choices(void);
+/* The same for messages: "auto, cpu, cuda or command" (static). */
+const char *backend_names(void);
+/* 1 when name is "auto" or a registry name. */
+int backend_is_choice(const char *name);
+/* 1 when this build has the backend, and it can run here: else 0 and *why (heap), which
+ * says whether the build lacks it or the machine cannot run it. */
+int backend_available(const struct backend_entry *e, char **why);
+
+/* Resolve what a mode asked for ("auto" or a name) to a backend this build has and this
+ * machine can run.  `auto` tries the registry's auto order and takes the first available,
+ * saying why in *reason ("auto: a CUDA device is available", "auto: this build has no
+ * CUDA backend"); a backend asked for by name that cannot run is an error, never a
+ * fallback.  0: *entry (static) and *reason (heap, caller frees).  -1: *cause (heap). */
+int backend_resolve(const char *requested, const struct backend_entry **entry, char **reason,
+		    char **cause);
+
+/* The auto order's first backend: what `auto` is meant to find ("cuda"); an `auto` that
+ * resolved to another one fell back (the audit warns). */
+const char *backend_auto_preferred(void);
+
+/* Variables the harness sets for every unit (docs/record-protocol.md), in the order they
+ * are set.  An experiment may neither set nor pass them; the audit checks the cache ones.
+ * Terminated by an entry with a NULL name. */
+enum unit_var_kind {
+	UNIT_VAR_CACHE = 0,  /* a folder for a cache: <unit cache dir>[/sub] */
+	UNIT_VAR_THREADS,    /* [measure] threads */
+	UNIT_VAR_RECORD_FD,  /* the record pipe's descriptor */
+	UNIT_VAR_UNIT,       /* the unit's plan id */
+	UNIT_VAR_MODE,       /* the unit's mode name */
+};
+struct unit_var {
+	const char *name;
+	enum unit_var_kind kind;
+	const char *sub;     /* UNIT_VAR_CACHE: path under the unit's cache dir, "" for itself */
+};
+extern const struct unit_var backend_unit_vars[];
+/* The entry for name, or NULL when the harness does not set it. */
+const struct unit_var *backend_unit_var(const char *name);
 
 /* The folder of kernel templates: $HARNESS_KERNEL_DIR, else the source tree's kernels/
  * when running from the build tree, else $(pkgdatadir)/kernels.  Borrowed string. */

@@ -21,11 +21,8 @@
 #include <openssl/crypto.h>
 
 #include "harness/base/spawn.h"
+#include "harness/base/sysinfo.h"
 #include "harness/base/util.h"
-
-/* OpenBLAS's own call; declared here so this file does not depend on which cblas.h the
- * include path finds first (the reference cblas.h lacks it). */
-extern char *openblas_get_config(void);
 
 #define UNKNOWN "unknown"
 
@@ -120,53 +117,6 @@ static void set_owned(struct rec_meta *meta, const char *key, char *value)
 {
 	rec_meta_set(meta, key, value ? value : UNKNOWN);
 	free(value);
-}
-
-/* Parse a sysfs cache size ("32768K", "8M", "1G" or plain bytes); 0 when malformed. */
-static long parse_cache_size(const char *s)
-{
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (errno || end == s || v <= 0)
-		return 0;
-	long long mult = 1;
-	switch (*end) {
-	case 'K': case 'k': mult = 1024; end++; break;
-	case 'M': case 'm': mult = 1024 * 1024; end++; break;
-	case 'G': case 'g': mult = 1024LL * 1024 * 1024; end++; break;
-	default: break;
-	}
-	if (*end || v > (long long)(__LONG_MAX__ / mult))
-		return 0;
-	return (long)(v * mult);
-}
-
-/* The largest cache at the highest level cpu0 reports in
- * /sys/devices/system/cpu/cpu0/cache/index<N>/{level,size}. */
-long envcap_llc_bytes(void)
-{
-	long best_level = 0, best_size = 0;
-	for (int i = 0; i < 32; i++) {
-		char path[128], buf[64];
-		int64_t level;
-		snprintf(path, sizeof(path), SYS_CPU0 "/cache/index%d/level", i);
-		if (read_small(path, buf, sizeof(buf)) < 0)
-			break;
-		if (parse_i64(trim(buf), 0, 16, &level) < 0)
-			continue;
-		snprintf(path, sizeof(path), SYS_CPU0 "/cache/index%d/size", i);
-		if (read_small(path, buf, sizeof(buf)) < 0)
-			continue;
-		long size = parse_cache_size(trim(buf));
-		if (!size)
-			continue;
-		if (level > best_level || (level == best_level && size > best_size)) {
-			best_level = (long)level;
-			best_size = size;
-		}
-	}
-	return best_size;
 }
 
 /* 1 when prog (a path, or a name searched in path) is an executable regular file. */
@@ -265,7 +215,7 @@ static void collect_cpu(struct rec_meta *meta)
 	}
 	set_owned(meta, "cpu_mhz", mhz);
 
-	long llc = envcap_llc_bytes();
+	long llc = sysinfo_llc_bytes();
 	set_owned(meta, "llc_bytes", llc > 0 ? xasprintf("%ld", llc) : NULL);
 
 	char *mem = proc_field("/proc/meminfo", "MemTotal");
@@ -299,14 +249,7 @@ static void collect_libraries(struct rec_meta *meta)
 		set_owned(meta, "hdf5", xasprintf("%u.%u.%u", maj, min, rel));
 	else
 		rec_meta_set(meta, "hdf5", UNKNOWN);
-	const char *blas = openblas_get_config();
-	if (blas && *blas) {
-		char *copy = xstrdup(blas);
-		rec_meta_set(meta, "openblas", trim(copy));
-		free(copy);
-	} else {
-		rec_meta_set(meta, "openblas", UNKNOWN);
-	}
+	/* a backend's own libraries (OpenBLAS for cpu) come from its describe_build() */
 #if JANSSON_VERSION_HEX >= 0x020d00
 	rec_meta_set(meta, "jansson", jansson_version_str());
 #else

@@ -7,12 +7,9 @@
 #include "harness/record/recorder.h"
 
 /* Add host, kernel, cpu_model, cpu_count, cpu_governor, llc_bytes, memory_bytes, libc,
- * compiler (the run-time kernel compiler's --version first line), gsl, hdf5, openblas,
- * jansson, openssl, toml++ versions to meta.  Missing facts are recorded as "unknown",
- * never an error. */
+ * compiler (the run-time kernel compiler's --version first line), gsl, hdf5, jansson,
+ * openssl versions to meta.  Missing facts are recorded as "unknown", never an error.
+ * The libraries a backend loads (openblas) are its own to describe (describe_build). */
 void envcap_collect(struct rec_meta *meta);
-
-/* Size of the last-level CPU cache in bytes from sysfs (0 when unknown). */
-long envcap_llc_bytes(void);
 
 #endif

@@ -4,6 +4,7 @@
 #include "kernels/cpu/cpu.h"
 
 #include <cblas.h>
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -12,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "harness/run/envcap.h"
+#include "harness/base/sysinfo.h"
 
 /* Last-level cache size when sysfs does not say. */
 #define DEFAULT_LLC_BYTES ((size_t)32 << 20)
@@ -78,10 +79,10 @@ static float *uniform_buf(gsl_rng *rng, size_t n)
 	return p;
 }
 
-/* The last-level cache from sysfs (envcap.h), else DEFAULT_LLC_BYTES. */
+/* The last-level cache from sysfs (sysinfo.h), else DEFAULT_LLC_BYTES. */
 static void detect_llc(struct backend *b)
 {
-	long llc = envcap_llc_bytes();
+	long llc = sysinfo_llc_bytes();
 	b->llc_bytes = llc > 0 ? (size_t)llc : DEFAULT_LLC_BYTES;
 	b->llc_source = llc > 0 ? "sysfs" : "default";
 }
@@ -182,7 +183,7 @@ static struct backend *cpu_open(const struct backend_ctx *ctx, char **cause)
 		*cause = xstrdup("cannot allocate the GSL random number generator");
 		goto fail;
 	}
-	b->threads = ctx->exp ? ctx->exp->measure.threads : 0;
+	b->threads = ctx->threads;
 	if (b->threads >= 1)
 		openblas_set_num_threads((int)b->threads);
 	detect_llc(b);
@@ -471,6 +472,20 @@ static void cpu_describe(const struct backend *b, struct sbuf *out)
 		       "length; relative to sum |a b|\n");
 }
 
+/* The OpenBLAS this process loaded, for the run's metadata (key "openblas"). */
+static void cpu_describe_build(struct sbuf *out)
+{
+	const char *cfg = openblas_get_config();
+	char *copy = xstrdup(cfg ? cfg : "");
+	char *s = copy, *e = copy + strlen(copy);
+	while (isspace((unsigned char)*s))
+		s++;
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	sbuf_addf(out, "openblas=%s\n", *s ? s : "unknown");
+	free(copy);
+}
+
 static void cpu_close(struct backend *b)
 {
 	if (!b)
@@ -499,5 +514,6 @@ const struct backend_ops backend_cpu = {
 	.sample = cpu_sample,
 	.counters = cpu_counters,
 	.describe = cpu_describe,
+	.describe_build = cpu_describe_build,
 	.close = cpu_close,
 };

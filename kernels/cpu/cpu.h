@@ -10,13 +10,12 @@
 
 #include <gsl/gsl_rng.h>
 
-#include "harness/config/experiment.h"
 #include "harness/base/util.h"
 #include "kernels/backend.h"
 #include "kernels/cpu/templates/kernel.h"
 #include "kernels/space.h"
 
-/* The backend (backend-cpu.c), listed in backend_table. */
+/* The backend (backend-cpu.c), listed in backend_registry. */
 extern const struct backend_ops backend_cpu;
 
 /* ---- ops and shapes (ops.c) ------------------------------------------------------------ */

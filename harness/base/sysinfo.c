@@ -1,0 +1,92 @@
+/* sysinfo.c: machine facts from sysfs (see sysinfo.h) */
+#include "config.h"
+#include "harness/base/sysinfo.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness/base/util.h"
+
+#define SYS_CPU0 "/sys/devices/system/cpu/cpu0"
+
+/* A small sysfs file into buf, NUL-terminated, leading and trailing white space removed;
+ * the start of the text, or NULL when it cannot be read. */
+static char *read_trimmed(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	size_t len = 0;
+	while (len + 1 < size) {
+		ssize_t n = read(fd, buf + len, size - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			close(fd);
+			return NULL;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	while (len && isspace((unsigned char)buf[len - 1]))
+		buf[--len] = '\0';
+	char *s = buf;
+	while (isspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+/* Parse a sysfs cache size ("32768K", "8M", "1G" or plain bytes); 0 when malformed. */
+static long parse_cache_size(const char *s)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno || end == s || v <= 0)
+		return 0;
+	long long mult = 1;
+	switch (*end) {
+	case 'K': case 'k': mult = 1024; end++; break;
+	case 'M': case 'm': mult = 1024 * 1024; end++; break;
+	case 'G': case 'g': mult = 1024LL * 1024 * 1024; end++; break;
+	default: break;
+	}
+	if (*end || v > (long long)(__LONG_MAX__ / mult))
+		return 0;
+	return (long)(v * mult);
+}
+
+long sysinfo_llc_bytes(void)
+{
+	long best_level = 0, best_size = 0;
+	for (int i = 0; i < 32; i++) {
+		char path[128], buf[64];
+		int64_t level;
+		snprintf(path, sizeof(path), SYS_CPU0 "/cache/index%d/level", i);
+		const char *s = read_trimmed(path, buf, sizeof(buf));
+		if (!s)
+			break;
+		if (parse_i64(s, 0, 16, &level) < 0)
+			continue;
+		snprintf(path, sizeof(path), SYS_CPU0 "/cache/index%d/size", i);
+		s = read_trimmed(path, buf, sizeof(buf));
+		if (!s)
+			continue;
+		long size = parse_cache_size(s);
+		if (!size)
+			continue;
+		if (level > best_level || (level == best_level && size > best_size)) {
+			best_level = (long)level;
+			best_size = size;
+		}
+	}
+	return best_size;
+}
