@@ -1,11 +1,15 @@
 /* cmd-run.c: `harness run EXPERIMENT` and `harness run --resume FILE` */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "harness/analysis/hypothesis.h"
+#include "harness/base/util.h"
 #include "harness/cli/cmd.h"
 #include "harness/run/sched.h"
-#include "harness/base/util.h"
+#include "kernels/backend.h"
 
 enum { OPT_RESUME = 256, OPT_BACKEND, OPT_RESULTS_DIR, OPT_PREREG };
 
@@ -38,11 +42,25 @@ static int run_exec(const struct cmd_args *a)
 	if (o.resume && (o.output || o.results_dir || o.backend))
 		return cmd_usage_error(a->entry, "--resume continues a run as it was recorded; it "
 						 "takes no --output, --results-dir or --backend");
-	if (o.backend && strcmp(o.backend, "auto") && strcmp(o.backend, "cpu") &&
-	    strcmp(o.backend, "cuda") && strcmp(o.backend, "command"))
-		return cmd_usage_error(a->entry, "unknown backend '%s' (auto, cpu, cuda or command)",
-				       o.backend);
-	return sched_run(&o);
+	if (o.backend && !backend_is_choice(o.backend))
+		return cmd_usage_error(a->entry, "unknown backend '%s' (%s)", o.backend,
+				       backend_names());
+	struct sched_result res;
+	enum sched_outcome out = sched_run(&o, &res);
+	int ret = out == SCHED_ALL_OK        ? EXIT_OK
+		  : out == SCHED_REFUSED     ? EXIT_USAGE
+		  : out == SCHED_INTERRUPTED ? EXIT_INTERRUPTED
+					     : EXIT_RUN_FAILED;
+	/* The run's pre-registered hypotheses, evaluated on what was just recorded.  A falsified
+	 * hypothesis is a finding, not a failed run: `harness verify` exits 3 for it. */
+	if ((ret == EXIT_OK || ret == EXIT_RUN_FAILED) && res.nhypotheses && res.results_path) {
+		fflush(stdout);
+		printf("\n");
+		if (hyp_evaluate_run(res.results_path, stdout) < 0 && ret == EXIT_OK)
+			ret = EXIT_RUN_FAILED;
+	}
+	sched_result_release(&res);
+	return ret;
 }
 
 const struct cmd_entry cmd_run_entry = {
@@ -50,7 +68,8 @@ const struct cmd_entry cmd_run_entry = {
 	.usage = "run [options] EXPERIMENT\n       harness run --resume RESULTS.h5 [EXPERIMENT]",
 	.summary = "run an experiment: every mode x repeat as an isolated unit, raw timings to HDF5",
 	.help = "options:\n"
-		"  --backend NAME       auto, cpu, cuda or command (overrides the experiment's)\n"
+		"  --backend NAME       auto, cpu, cuda or command: the backend of every mode\n"
+		"                       that names none (overrides the experiment's)\n"
 		"  --results-dir DIR    where the run goes (default: results)\n"
 		"  -o, --output FILE    the results file's exact path (its folder: FILE without .h5)\n"
 		"  --resume FILE        run only the units FILE lacks; refuses when the experiment\n"

@@ -16,6 +16,7 @@
 #include "harness/config/toml-bridge.h"
 #include "harness/config/tomlcheck.h"
 #include "harness/base/util.h"
+#include "kernels/backend.h"
 #include "kernels/catalog.h"
 #include "kernels/tuner.h"
 
@@ -43,7 +44,6 @@
 #define MAX_SHAPE_DIM INT32_MAX
 #define DEFAULT_DTYPE "float32"
 
-static const char *const backend_names[] = { "auto", "cpu", "cuda", "command", NULL };
 static const char *const order_names[] = { "randomized", "abba", "sequential", NULL };
 static const char *const fault_names[] = { "none", "crash", "hang", "exit", "bad-record", NULL };
 
@@ -61,13 +61,8 @@ static const char *const workload_keys[] = {
 	"name", "model", "op", "shape", "batch", "resolution", "dtype", NULL
 };
 static const char *const mode_keys[] = {
-	"name", "tuner", "baseline", "options", "warm_probe", "aa_of", "fault", NULL
+	"name", "tuner", "backend", "baseline", "options", "warm_probe", "aa_of", "fault", NULL
 };
-
-const char *backend_kind_name(enum backend_kind k)
-{
-	return (unsigned)k < ARRAY_SIZE(backend_names) - 1 ? backend_names[k] : "?";
-}
 
 const char *order_kind_name(enum order_kind k)
 {
@@ -271,21 +266,12 @@ static int is_env_name(const char *s)
 	return 1;
 }
 
-/* Variables the harness itself sets for every unit (docs/record-protocol.md): an experiment
- * may not override them, or pass them through, since that would point a unit's caches
- * outside its own fresh directory (a cache leak by construction). */
-static const char *const reserved_env[] = {
-	"HOME", "TMPDIR", "XDG_CACHE_HOME", "TRITON_CACHE_DIR", "TORCHINDUCTOR_CACHE_DIR",
-	"CUDA_CACHE_PATH", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "HARNESS_CACHE_DIR",
-	"HARNESS_RECORD_FD", "HARNESS_UNIT", "HARNESS_MODE", NULL
-};
-
+/* Variables the harness itself sets for every unit (backend_unit_vars, backend.h): an
+ * experiment may not override them, or pass them through, since that would point a unit's
+ * caches outside its own fresh directory (a cache leak by construction). */
 static int is_reserved_env(const char *s)
 {
-	for (size_t i = 0; reserved_env[i]; i++)
-		if (!strcmp(s, reserved_env[i]))
-			return 1;
-	return 0;
+	return backend_unit_var(s) != NULL;
 }
 
 static int parse_env_set(struct tc_parser *p, const struct tc_field *f, struct experiment *e)
@@ -607,6 +593,23 @@ static int parse_options(struct tc_parser *p, const struct tc_field *f, struct m
 	return 0;
 }
 
+/* backend = "auto" or a registry name (backend.h) that this build has: a backend the
+ * build lacks ("command": not implemented yet) is refused here, at its line:col, rather
+ * than when the run starts.  Whether this machine can run it is the run's question. */
+static int get_backend(struct tc_parser *p, const struct tc_field *f, char **out)
+{
+	int k = 0;
+	if (get_enum(p, f, backend_choices(), &k))
+		return -1;
+	free(*out);
+	*out = xstrdup(backend_choices()[k]);
+	const struct backend_entry *be = backend_entry(*out);
+	if (be && !be->ops)
+		return tc_fail(p, f->pos, "backend '%s' is not built into this harness: %s", *out,
+			    be->missing);
+	return 0;
+}
+
 static int parse_tuner_name(struct tc_parser *p, const struct tc_field *f, struct mode *m)
 {
 	if (get_string(p, f, &m->tuner))
@@ -638,6 +641,8 @@ static int parse_mode(struct tc_parser *p, const struct tb_node *t, struct mode 
 			mp->name = g.pos;
 		} else if (!strcmp(g.key, "tuner")) {
 			r = parse_tuner_name(p, &g, m);
+		} else if (!strcmp(g.key, "backend")) {
+			r = get_backend(p, &g, &m->backend);
 		} else if (!strcmp(g.key, "baseline")) {
 			r = get_bool(p, &g, &m->baseline);
 			mp->baseline = g.pos;
@@ -779,8 +784,7 @@ static int parse_root(struct tc_parser *p, const struct tb_node *root, struct ex
 		} else if (!strcmp(g.key, "description")) {
 			r = get_string(p, &g, &e->description);
 		} else if (!strcmp(g.key, "backend")) {
-			r = get_enum(p, &g, backend_names, &k);
-			e->backend = (enum backend_kind)k;
+			r = get_backend(p, &g, &e->backend);
 		} else if (!strcmp(g.key, "repeats")) {
 			r = get_int(p, &g, 1, MAX_REPEATS, &e->repeats);
 		} else if (!strcmp(g.key, "seed")) {
@@ -824,7 +828,7 @@ static int parse_root(struct tc_parser *p, const struct tb_node *root, struct ex
 static void set_defaults(struct experiment *e)
 {
 	e->margin = NAN;
-	e->backend = BACKEND_AUTO;
+	e->backend = xstrdup("auto");
 	e->repeats = DEFAULT_REPEATS;
 	e->seed = DEFAULT_SEED;
 	e->order = ORDER_RANDOMIZED;
@@ -911,6 +915,7 @@ void experiment_free(struct experiment *e)
 		return;
 	free(e->name);
 	free(e->description);
+	free(e->backend);
 	for (size_t i = 0; i < e->nworkloads; i++) {
 		struct workload *w = &e->workloads[i];
 		free(w->name);
@@ -932,6 +937,7 @@ void experiment_free(struct experiment *e)
 		}
 		free(m->options);
 		free(m->aa_of);
+		free(m->backend);
 	}
 	free(e->modes);
 	for (size_t i = 0; i < e->nhypotheses; i++)
@@ -962,6 +968,11 @@ ssize_t experiment_mode_index(const struct experiment *e, const char *name)
 		if (e->modes[i].name && !strcmp(e->modes[i].name, name))
 			return (ssize_t)i;
 	return -1;
+}
+
+const char *mode_backend(const struct experiment *e, const struct mode *m)
+{
+	return m->backend ? m->backend : e->backend;
 }
 
 const struct option *mode_option(const struct mode *m, const char *key)

@@ -12,12 +12,10 @@
 
 #define EXPERIMENT_SCHEMA_VERSION 1
 
-enum backend_kind { BACKEND_AUTO = 0, BACKEND_CPU, BACKEND_CUDA, BACKEND_COMMAND };
 enum order_kind { ORDER_RANDOMIZED = 0, ORDER_ABBA, ORDER_SEQUENTIAL };
 /* Deliberate faults a mode can inject into its own worker, to test the harness itself. */
 enum fault_kind { FAULT_NONE = 0, FAULT_CRASH, FAULT_HANG, FAULT_EXIT, FAULT_BAD_RECORD };
 
-const char *backend_kind_name(enum backend_kind k); /* "auto", "cpu", "cuda", "command" */
 const char *order_kind_name(enum order_kind k);     /* "randomized", "abba", "sequential" */
 const char *fault_kind_name(enum fault_kind k);     /* "none", "crash", "hang", "exit", "bad-record" */
 
@@ -55,6 +53,8 @@ struct env_var {
 struct mode {
 	char *name;            /* unique within the experiment */
 	char *tuner;           /* "vendor", "heuristic", "exhaustive", ... (checked by the tuner registry) */
+	char *backend;         /* "auto" or a backend registry name (kernels/backend.h); NULL:
+				* the experiment's (see mode_backend) */
 	struct option *options; /* [modes.options] table, in file order */
 	size_t noptions;
 	int baseline;          /* exactly one mode has baseline = true (default: the first mode) */
@@ -68,7 +68,8 @@ struct experiment {
 	int64_t schema;        /* schema = 1 */
 	char *name;            /* [A-Za-z0-9._-]+, used in the results file name */
 	char *description;
-	enum backend_kind backend;
+	char *backend;         /* "auto" or a backend registry name (kernels/backend.h) that this
+				* build has; the default of modes that name none */
 	int64_t repeats;       /* blocks; >= 1 */
 	uint64_t seed;
 	enum order_kind order;
@@ -113,5 +114,7 @@ void experiment_free(struct experiment *e);
 const struct mode *experiment_mode(const struct experiment *e, const char *name);
 ssize_t experiment_mode_index(const struct experiment *e, const char *name);
 const struct option *mode_option(const struct mode *m, const char *key);
+/* The backend mode m asks for: its own `backend`, else the experiment's (borrowed). */
+const char *mode_backend(const struct experiment *e, const struct mode *m);
 
 #endif

@@ -3,11 +3,9 @@
 #include "harness/run/sched.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,22 +14,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "harness/cli/cmd.h"
-#include "harness/run/envcap.h"
-#include "harness/base/git-version.h"
+#include <jansson.h>
+
 #include "harness/analysis/hypothesis.h"
+#include "harness/base/git-version.h"
+#include "harness/base/util.h"
+#include "harness/config/experiment.h"
+#include "harness/record/recorder.h"
+#include "harness/run/envcap.h"
 #include "harness/run/plan.h"
 #include "harness/run/progress.h"
-#include "harness/record/proto.h"
-#include "harness/record/recorder.h"
-#include "harness/base/spawn.h"
-#include "harness/base/util.h"
+#include "harness/run/unit.h"
+#include "harness/run/unitenv.h"
 #include "kernels/backend.h"
-#include "kernels/tuner.h"
 #include "stats/stats.h"
-
-/* Seconds between SIGTERM and SIGKILL when a unit times out or the run is stopped. */
-#define KILL_GRACE_S 2.0
 
 static volatile sig_atomic_t stop_signal;
 
@@ -47,10 +43,17 @@ struct summ {
 	size_t n, cap;
 };
 
+/* A mode's backend: what it asked for, what runs it and why. */
+struct mode_backend {
+	char *requested;                    /* heap */
+	const struct backend_entry *entry;  /* the registry's */
+	char *reason;                       /* heap */
+};
+
 struct run {
 	const struct sched_opts *o;
 	struct experiment *exp;
-	char *backend, *backend_reason;
+	struct mode_backend *mb;  /* per experiment mode */
 	char *h5path, *dir, *exp_copy;
 	struct rec *rec;
 	struct rec_plan *plan;
@@ -63,89 +66,6 @@ struct run {
 	size_t nsumm, summ_cap;
 	size_t nfailed;
 };
-
-/* ---- environment given to units ------------------------------------------------ */
-
-/* Variables a unit inherits from the harness when set (everything else is dropped). */
-static const char *const env_allowlist[] = {
-	"PATH", "LANG", "LC_ALL", "TZ", "USER", "LOGNAME", "LD_LIBRARY_PATH",
-	"HARNESS_KERNEL_DIR", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER",
-	"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS",
-};
-
-static void env_put(char ***env, size_t *n, size_t *cap, const char *name, const char *value)
-{
-	for (size_t i = 0; i < *n; i++) {
-		size_t l = strlen(name);
-		if (!strncmp((*env)[i], name, l) && (*env)[i][l] == '=') {
-			free((*env)[i]);
-			(*env)[i] = xasprintf("%s=%s", name, value);
-			return;
-		}
-	}
-	XGROW(*env, *cap, *n + 2);
-	(*env)[(*n)++] = xasprintf("%s=%s", name, value);
-	(*env)[*n] = NULL;
-}
-
-char **sched_unit_env(const struct experiment *e, const char *cache_dir, int64_t unit,
-		      const char *mode)
-{
-	char **env = NULL;
-	size_t n = 0, cap = 0;
-	XGROW(env, cap, 1);
-	env[0] = NULL;
-	for (size_t i = 0; i < ARRAY_SIZE(env_allowlist); i++) {
-		const char *v = getenv(env_allowlist[i]);
-		if (v)
-			env_put(&env, &n, &cap, env_allowlist[i], v);
-	}
-	if (!getenv("PATH"))
-		env_put(&env, &n, &cap, "PATH", "/usr/local/bin:/usr/bin:/bin");
-	for (size_t i = 0; i < e->nenv_pass; i++) {
-		const char *v = getenv(e->env_pass[i]);
-		if (v)
-			env_put(&env, &n, &cap, e->env_pass[i], v);
-	}
-	/* Every cache a unit could fill points into its own directory. */
-	char *tmp = xasprintf("%s/tmp", cache_dir);
-	char *sub;
-	env_put(&env, &n, &cap, "HOME", cache_dir);
-	env_put(&env, &n, &cap, "TMPDIR", tmp);
-	env_put(&env, &n, &cap, "XDG_CACHE_HOME", cache_dir);
-	env_put(&env, &n, &cap, "HARNESS_CACHE_DIR", cache_dir);
-	sub = xasprintf("%s/triton", cache_dir);
-	env_put(&env, &n, &cap, "TRITON_CACHE_DIR", sub);
-	free(sub);
-	sub = xasprintf("%s/inductor", cache_dir);
-	env_put(&env, &n, &cap, "TORCHINDUCTOR_CACHE_DIR", sub);
-	free(sub);
-	sub = xasprintf("%s/cuda", cache_dir);
-	env_put(&env, &n, &cap, "CUDA_CACHE_PATH", sub);
-	free(sub);
-	free(tmp);
-	char num[32];
-	snprintf(num, sizeof(num), "%" PRId64, e->measure.threads);
-	env_put(&env, &n, &cap, "OPENBLAS_NUM_THREADS", num);
-	env_put(&env, &n, &cap, "OMP_NUM_THREADS", num);
-	snprintf(num, sizeof(num), "%d", PROTO_FD);
-	env_put(&env, &n, &cap, "HARNESS_RECORD_FD", num);
-	snprintf(num, sizeof(num), "%" PRId64, unit);
-	env_put(&env, &n, &cap, "HARNESS_UNIT", num);
-	env_put(&env, &n, &cap, "HARNESS_MODE", mode);
-	for (size_t i = 0; i < e->nenv_set; i++)
-		env_put(&env, &n, &cap, e->env_set[i].name, e->env_set[i].value);
-	return env;
-}
-
-void sched_env_free(char **env)
-{
-	if (!env)
-		return;
-	for (char **p = env; *p; p++)
-		free(*p);
-	free(env);
-}
 
 static char *json_strv(const char *const *v)
 {
@@ -180,48 +100,137 @@ static char *json_env(char *const *env)
 	return sbuf_detach(&sb);
 }
 
-/* ---- backend choice --------------------------------------------------------------- */
+/* ---- backends per mode ------------------------------------------------------------- */
 
-/* Resolve the backend: auto picks CUDA when it is built and usable, else the CPU, and says
- * why; a backend asked for by name that cannot run is an error, never a fallback. */
-static int resolve_backend(const char *requested, char **name, char **reason)
+/* What mode m asks for: its own `backend`, else --backend, else the experiment's. */
+static const char *requested_backend(const struct run *r, const struct mode *m)
 {
-	char *why = NULL;
-	if (!strcmp(requested, "auto")) {
-		const struct backend_ops *cuda = backend_find("cuda");
-		if (cuda && cuda->available(&why)) {
-			*name = xstrdup("cuda");
-			*reason = xstrdup("auto: a CUDA device is available");
-			return 0;
+	if (m->backend)
+		return m->backend;
+	return r->o->backend ? r->o->backend : r->exp->backend;
+}
+
+/* Resolve every mode's backend through the registry (backend_resolve); a backend that
+ * cannot run is refused before anything is created.  -1 reported. */
+static int resolve_modes(struct run *r)
+{
+	r->mb = xcalloc(r->exp->nmodes, sizeof(*r->mb));
+	for (size_t i = 0; i < r->exp->nmodes; i++) {
+		const struct mode *m = &r->exp->modes[i];
+		struct mode_backend *b = &r->mb[i];
+		char *cause = NULL;
+		b->requested = xstrdup(requested_backend(r, m));
+		if (backend_resolve(b->requested, &b->entry, &b->reason, &cause)) {
+			if (m->backend)
+				error("mode '%s': %s", m->name, cause);
+			else
+				error("%s", cause);
+			free(cause);
+			return -1;
 		}
-		*name = xstrdup("cpu");
-		*reason = xasprintf("auto: %s", cuda ? (why ? why : "no usable CUDA device")
-					       : "this build has no CUDA backend");
-		free(why);
-		return 0;
 	}
-	const struct backend_ops *b = backend_find(requested);
-	if (!b)
-		return error("backend '%s' is not available in this build (built: %s)", requested,
-			     backend_table[0] ? backend_table[0]->name : "none");
-	if (!b->available(&why)) {
-		error("backend '%s' was asked for but cannot run here: %s", requested,
-		      why ? why : "unavailable");
-		free(why);
-		return -1;
-	}
-	*name = xstrdup(requested);
-	*reason = xstrdup("requested by name");
 	return 0;
 }
 
-/* ---- one unit --------------------------------------------------------------------- */
-
-int sched_is_cache_leak(const struct rec_unit *u)
+/* 1 when every mode runs on the same backend for the same reason. */
+static int backends_uniform(const struct run *r)
 {
-	return !u->warm && u->expects_work && u->status && !strcmp(u->status, REC_STATUS_OK) &&
-	       u->compiles == 0 && u->benchmarks == 0;
+	for (size_t i = 1; i < r->exp->nmodes; i++)
+		if (r->mb[i].entry != r->mb[0].entry || strcmp(r->mb[i].reason, r->mb[0].reason))
+			return 0;
+	return 1;
 }
+
+/* The run's backend in one word: the backend every mode runs on, or the distinct ones in
+ * mode order joined by commas ("cpu,cuda").  Heap. */
+static char *backends_joined(const struct run *r)
+{
+	struct sbuf sb;
+	sbuf_init(&sb);
+	for (size_t i = 0; i < r->exp->nmodes; i++) {
+		size_t j = 0;
+		while (j < i && r->mb[j].entry != r->mb[i].entry)
+			j++;
+		if (j == i)
+			sbuf_addf(&sb, "%s%s", i ? "," : "", r->mb[i].entry->name);
+	}
+	return sbuf_detach(&sb);
+}
+
+/* mode_backends: {"mode": {"requested": ..., "backend": ..., "reason": ...}, ...}. Heap. */
+static char *backends_json(const struct run *r)
+{
+	struct sbuf sb;
+	sbuf_init(&sb);
+	sbuf_adds(&sb, "{");
+	for (size_t i = 0; i < r->exp->nmodes; i++) {
+		sbuf_adds(&sb, i ? "," : "");
+		sbuf_add_json_string(&sb, r->exp->modes[i].name);
+		sbuf_adds(&sb, ":{\"requested\":");
+		sbuf_add_json_string(&sb, r->mb[i].requested);
+		sbuf_adds(&sb, ",\"backend\":");
+		sbuf_add_json_string(&sb, r->mb[i].entry->name);
+		sbuf_adds(&sb, ",\"reason\":");
+		sbuf_add_json_string(&sb, r->mb[i].reason);
+		sbuf_adds(&sb, "}");
+	}
+	sbuf_adds(&sb, "}");
+	return sbuf_detach(&sb);
+}
+
+/* The backends' own build provenance (describe_build: "openblas" for cpu), once each. */
+static void backends_describe_build(const struct run *r, struct rec_meta *m)
+{
+	for (size_t i = 0; i < r->exp->nmodes; i++) {
+		const struct backend_entry *e = r->mb[i].entry;
+		size_t j = 0;
+		while (j < i && r->mb[j].entry != e)
+			j++;
+		if (j < i || !e->ops || !e->ops->describe_build)
+			continue;
+		struct sbuf sb;
+		sbuf_init(&sb);
+		e->ops->describe_build(&sb);
+		for (char *line = sb.buf; line && *line;) {
+			char *nl = strchr(line, '\n');
+			if (nl)
+				*nl = '\0';
+			char *eq = strchr(line, '=');
+			if (eq) {
+				*eq = '\0';
+				rec_meta_set(m, line, eq + 1);
+			}
+			line = nl ? nl + 1 : NULL;
+		}
+		sbuf_release(&sb);
+	}
+}
+
+/* "backend 'cpu' (auto: ...)", or one "mode 'x' on 'cpu' (...)" per mode when they differ,
+ * for the start line and the closing summary.  Heap. */
+static char *backends_phrase(const struct run *r)
+{
+	if (backends_uniform(r))
+		return xasprintf("'%s' (%s)", r->mb[0].entry->name, r->mb[0].reason);
+	struct sbuf sb;
+	sbuf_init(&sb);
+	for (size_t i = 0; i < r->exp->nmodes; i++)
+		sbuf_addf(&sb, "%smode '%s' on '%s' (%s)", i ? "; " : "", r->exp->modes[i].name,
+			  r->mb[i].entry->name, r->mb[i].reason);
+	return sbuf_detach(&sb);
+}
+
+static void free_backends(struct run *r)
+{
+	for (size_t i = 0; r->mb && i < r->exp->nmodes; i++) {
+		free(r->mb[i].requested);
+		free(r->mb[i].reason);
+	}
+	free(r->mb);
+	r->mb = NULL;
+}
+
+/* ---- one unit --------------------------------------------------------------------- */
 
 static void summ_add(struct run *r, const char *mode, const char *cell, double med)
 {
@@ -253,86 +262,21 @@ static void summ_unit(struct run *r, const struct rec_unit_data *u)
 	free(med);
 }
 
-static const char *last_cell(const struct rec_unit_data *u)
-{
-	if (u->nmeasures)
-		return u->cells[u->measures[u->nmeasures - 1].cell].name;
-	if (u->ntrials)
-		return u->cells[u->trials[u->ntrials - 1].cell].name;
-	return "(setting up)";
-}
-
-/* Read the unit's records until its pipe closes and it exits, or the deadline passes, or
- * the harness is told to stop.  Fills *st; *timed_out / *stopped say why it was killed. */
-static int watch_unit(struct run *r, struct spawn *sp, struct proto_in *in, const char *mode,
-		      struct spawn_status *st, int *timed_out, int *stopped)
-{
-	int64_t deadline = util_now_ns() + (int64_t)(r->exp->unit_timeout_s * 1e9);
-	int64_t kill_at = 0; /* when SIGKILL follows the SIGTERM already sent */
-	int open = 1;
-	char buf[65536];
-	for (;;) {
-		int64_t now = util_now_ns();
-		if (!kill_at && (now >= deadline || stop_signal)) {
-			if (now >= deadline)
-				*timed_out = 1;
-			else
-				*stopped = 1;
-			spawn_kill_group(sp, SIGTERM);
-			kill_at = now + (int64_t)(KILL_GRACE_S * 1e9);
-		} else if (kill_at && now >= kill_at) {
-			spawn_kill_group(sp, SIGKILL);
-			kill_at = INT64_MAX;
-		}
-		if (open) {
-			struct pollfd pfd = { .fd = sp->rec_fd, .events = POLLIN };
-			int pr = poll(&pfd, 1, 100);
-			if (pr < 0 && errno != EINTR)
-				return error_errno("cannot poll the unit's record pipe");
-			if (pr > 0) {
-				ssize_t n = read(sp->rec_fd, buf, sizeof(buf));
-				if (n < 0 && errno != EINTR && errno != EAGAIN)
-					return error_errno("cannot read the unit's record pipe");
-				if (n == 0) {
-					open = 0;
-				} else if (n > 0) {
-					proto_in_feed(in, buf, (size_t)n);
-					progress_tick(&r->prog, mode, last_cell(in->u));
-				}
-			}
-		}
-		int done = spawn_poll(sp, st);
-		if (done < 0)
-			return -1;
-		if (done == 1) {
-			/* Drain what the unit wrote before it exited (the pipe may be held open
-			 * by a grandchild: read only what is there now). */
-			if (open) {
-				int fl = fcntl(sp->rec_fd, F_GETFL);
-				fcntl(sp->rec_fd, F_SETFL, fl | O_NONBLOCK);
-				ssize_t n;
-				while ((n = read(sp->rec_fd, buf, sizeof(buf))) > 0)
-					proto_in_feed(in, buf, (size_t)n);
-			}
-			return 0;
-		}
-		if (!open)
-			usleep(20000);
-	}
-}
-
+/* Run plan entry p in a cache directory of its own (a warm probe: its cold unit's) and
+ * append it to the results file.  0 recorded, 1 stopped (not recorded), -1 failed. */
 static int run_unit(struct run *r, const struct rec_plan *p)
 {
 	struct rec_unit_data u;
 	rec_unit_data_init(&u);
-	struct proto_in in;
-	proto_in_init(&in, &u);
-	struct spawn sp;
-	spawn_init(&sp);
-	char **env = NULL;
-	char *cache = NULL, *idstr = xasprintf("%" PRId64, p->id);
+	char **env = NULL, **argv = NULL;
+	char *cache = NULL, *out_log = NULL, *err_log = NULL, *cause = NULL;
 	int ret = -1;
 
+	ssize_t mi = experiment_mode_index(r->exp, p->mode);
+	if (mi < 0) {
+		error("unit %" PRId64 " names mode '%s', which the experiment lacks", p->id, p->mode);
+		goto done;
+	}
 	/* The cache dir: new for a cold unit, the cold unit's for a warm probe. */
 	if (p->warm) {
 		if (p->warm_of < 0 || !r->cache_of[p->warm_of]) {
@@ -360,13 +304,18 @@ static int run_unit(struct run *r, const struct rec_plan *p)
 	}
 	free(tmp);
 
-	char *out_log = xasprintf("%s/logs/u%04" PRId64 ".out", r->dir, p->id);
-	char *err_log = xasprintf("%s/logs/u%04" PRId64 ".err", r->dir, p->id);
+	out_log = xasprintf("%s/logs/u%04" PRId64 ".out", r->dir, p->id);
+	err_log = xasprintf("%s/logs/u%04" PRId64 ".err", r->dir, p->id);
 	/* /proc/self/exe, not the path: every unit runs the very binary that started the run,
 	 * even if it is rebuilt or replaced meanwhile (the path is in the run metadata). */
-	const char *argv[] = { "/proc/self/exe", "__worker", "--experiment", r->exp_copy, "--mode", p->mode,
-			       "--unit", idstr, "--backend", r->backend, "--cache-dir", cache, NULL };
-	env = sched_unit_env(r->exp, cache, p->id, p->mode);
+	struct unitenv_start us = { .self = "/proc/self/exe", .experiment = r->exp_copy,
+				    .mode = p->mode, .unit = p->id, .cache_dir = cache };
+	argv = unitenv_argv(r->mb[mi].entry, &us, &cause);
+	if (!argv) {
+		error("mode '%s': %s", p->mode, cause);
+		goto done;
+	}
+	env = unitenv_env(r->exp, cache, p->id, p->mode);
 
 	struct rec_unit *x = &u.unit;
 	x->id = p->id;
@@ -381,98 +330,36 @@ static int run_unit(struct run *r, const struct rec_plan *p)
 	const char *base = strrchr(r->dir, '/') ? strrchr(r->dir, '/') + 1 : r->dir;
 	x->stdout_log = xasprintf("%s/logs/u%04" PRId64 ".out", base, p->id);
 	x->stderr_log = xasprintf("%s/logs/u%04" PRId64 ".err", base, p->id);
-	x->argv_json = json_strv(argv);
+	x->argv_json = json_strv((const char *const *)argv);
 	x->env_json = json_env(env);
-	char t[32];
-	util_utc_now(t);
-	x->start_utc = xstrdup(t);
 
-	sp.argv = argv;
-	sp.env = (const char *const *)env;
-	sp.dir = cache;
-	sp.stdout_path = out_log;
-	sp.stderr_path = err_log;
-	sp.record_pipe = 1;
-	sp.new_pgroup = 1;
-	progress_unit_start(&r->prog, p->id, p->mode, p->block, p->warm);
-	int64_t t0 = util_now_ns();
-	int started = spawn_start(&sp) == 0;
-	free(out_log);
-	free(err_log);
-	if (!started)
-		goto done;
-	x->pid = sp.pid;
-
-	struct spawn_status st = { 0 };
-	int timed_out = 0, stopped = 0;
-	if (watch_unit(r, &sp, &in, p->mode, &st, &timed_out, &stopped)) {
-		spawn_kill_group(&sp, SIGKILL);
-		spawn_wait(&sp, &st);
+	struct unit_spec spec = { .id = p->id, .mode = p->mode,
+				  .argv = (const char *const *)argv,
+				  .env = (const char *const *)env, .cache_dir = cache,
+				  .stdout_path = out_log, .stderr_path = err_log,
+				  .timeout_s = r->exp->unit_timeout_s, .block = p->block,
+				  .warm = p->warm };
+	int ur = unit_run(&spec, &r->prog, &stop_signal, &u);
+	if (ur) {
+		ret = ur; /* 1: an interrupted unit is not recorded: --resume runs it again */
 		goto done;
 	}
-	proto_in_end(&in);
-	x->wall_ns = util_now_ns() - t0;
-	util_utc_now(t);
-	x->end_utc = xstrdup(t);
-	x->exit_code = st.code;
-	x->signal = st.signaled ? st.sig : 0;
-
-	if (stopped) {
-		/* An interrupted unit is not recorded: --resume runs it again. */
-		ret = 1;
-		goto done;
-	}
-	const char *status;
-	char *msg = NULL;
-	if (timed_out) {
-		status = REC_STATUS_TIMEOUT;
-		msg = xasprintf("no result within %.0f s; killed", r->exp->unit_timeout_s);
-	} else if (st.signaled) {
-		status = REC_STATUS_CRASHED;
-		msg = xasprintf("killed by signal %d (%s)", st.sig, strsignal(st.sig));
-	} else if (st.code != 0) {
-		status = REC_STATUS_FAILED;
-		msg = xasprintf("exited with status %d%s%s", st.code, in.done_message ? ": " : "",
-				in.done_message ? in.done_message : "");
-	} else if (in.error) {
-		status = REC_STATUS_BAD_OUTPUT;
-		msg = xstrdup(in.error);
-	} else if (!in.saw_done) {
-		status = REC_STATUS_BAD_OUTPUT;
-		msg = xstrdup("the unit exited without a 'done' record");
-	} else {
-		status = in.done_status;
-		msg = xstrdup(in.done_message ? in.done_message : "");
-		static const char *const known[] = { REC_STATUS_OK, REC_STATUS_COMPILE_ERROR,
-						     REC_STATUS_INCORRECT, REC_STATUS_FAILED };
-		int ok = 0;
-		for (size_t i = 0; i < ARRAY_SIZE(known); i++)
-			ok |= !strcmp(status, known[i]);
-		if (!ok) {
-			free(msg);
-			msg = xasprintf("unknown unit status '%s'", status);
-			status = REC_STATUS_BAD_OUTPUT;
-		}
-	}
-	x->status = xstrdup(status);
-	x->message = msg;
-	x->cache_leak = sched_is_cache_leak(x);
-	if (strcmp(status, REC_STATUS_OK))
+	if (strcmp(x->status, REC_STATUS_OK))
 		r->nfailed++;
-
 	if (rec_append_unit(r->rec, &u))
 		goto done;
 	r->done[p->id] = 1;
 	summ_unit(r, &u);
-	progress_unit_end(&r->prog, p->mode, status);
+	progress_unit_end(&r->prog, p->mode, x->status);
 	ret = 0;
 done:
-	spawn_release(&sp);
-	sched_env_free(env);
-	proto_in_release(&in);
+	unitenv_free(env);
+	unitenv_free(argv);
 	rec_unit_data_release(&u);
+	free(cause);
 	free(cache);
-	free(idstr);
+	free(out_log);
+	free(err_log);
 	return ret;
 }
 
@@ -501,8 +388,18 @@ static void print_summary(struct run *r)
 	size_t ok = 0;
 	for (size_t i = 0; i < r->nplan; i++)
 		ok += r->done[i];
-	printf("run: %s\nbackend: %s (%s)\nunits: %zu recorded of %zu planned, %zu not ok\n",
-	       r->h5path, r->backend, r->backend_reason, ok, r->nplan, r->nfailed);
+	printf("run: %s\n", r->h5path);
+	if (backends_uniform(r)) {
+		printf("backend: %s (%s)\n", r->mb[0].entry->name, r->mb[0].reason);
+	} else {
+		char *joined = backends_joined(r);
+		printf("backend: %s, per mode:\n", joined);
+		free(joined);
+		for (size_t i = 0; i < r->exp->nmodes; i++)
+			printf("  %s: %s (%s)\n", r->exp->modes[i].name, r->mb[i].entry->name,
+			       r->mb[i].reason);
+	}
+	printf("units: %zu recorded of %zu planned, %zu not ok\n", ok, r->nplan, r->nfailed);
 	if (!r->nsumm)
 		return;
 	/* cells in first-seen order */
@@ -549,10 +446,16 @@ static int write_meta(struct run *r, struct rec_meta *m)
 	rec_meta_set(m, "experiment_name", r->exp->name);
 	rec_meta_set(m, "experiment_path", r->exp->path);
 	rec_meta_set(m, "experiment_sha256", r->exp->sha256);
-	rec_meta_set(m, "backend_requested",
-		     r->o->backend ? r->o->backend : backend_kind_name(r->exp->backend));
-	rec_meta_set(m, "backend", r->backend);
-	rec_meta_set(m, "backend_reason", r->backend_reason);
+	/* The run's backend as before per-mode backends (the default's request; what ran and
+	 * why when every mode agrees), and every mode's own in mode_backends. */
+	rec_meta_set(m, "backend_requested", r->o->backend ? r->o->backend : r->exp->backend);
+	char *joined = backends_joined(r), *mbj = backends_json(r);
+	rec_meta_set(m, "backend", joined);
+	rec_meta_set(m, "backend_reason",
+		     backends_uniform(r) ? r->mb[0].reason : "per mode: see mode_backends");
+	rec_meta_set(m, "mode_backends", mbj);
+	free(joined);
+	free(mbj);
 	char num[32];
 	snprintf(num, sizeof(num), "%" PRIu64, r->exp->seed);
 	rec_meta_set(m, "seed", num);
@@ -568,11 +471,12 @@ static int write_meta(struct run *r, struct rec_meta *m)
 	free(argv);
 	struct sbuf al;
 	sbuf_init(&al);
-	for (size_t i = 0; i < ARRAY_SIZE(env_allowlist); i++)
-		sbuf_addf(&al, "%s%s", i ? "," : "", env_allowlist[i]);
+	for (size_t i = 0; unitenv_allowlist[i]; i++)
+		sbuf_addf(&al, "%s%s", i ? "," : "", unitenv_allowlist[i]);
 	rec_meta_set(m, "unit_env_allowlist", al.buf);
 	sbuf_release(&al);
 	envcap_collect(m);
+	backends_describe_build(r, m);
 	rec_meta_add_file(m, "experiment", r->exp->path, r->exp->text, r->exp->text_len);
 	/* Hypothesis files, verbatim with their hashes, before the first sample. */
 	const char *slash = strrchr(r->exp->path, '/');
@@ -655,13 +559,56 @@ static int start_new(struct run *r)
 		goto done;
 	if (rec_create(r->h5path, &m, r->plan, r->nplan, &r->rec))
 		goto done;
-	if (!r->o->quiet)
-		fprintf(stderr, "harness: backend '%s' (%s); %zu units; results in '%s'\n", r->backend,
-			r->backend_reason, r->nplan, r->h5path);
+	if (!r->o->quiet) {
+		char *phrase = backends_phrase(r);
+		fprintf(stderr, "harness: backend%s %s; %zu units; results in '%s'\n",
+			backends_uniform(r) ? "" : "s:", phrase, r->nplan, r->h5path);
+		free(phrase);
+	}
 	rc = 0;
 done:
 	rec_meta_release(&m);
 	return rc;
+}
+
+/* A resumed run's modes run on the backends they ran on (mode_backends; older files: the
+ * run's one backend), which must still be able to run here.  -1 reported. */
+static int resume_backends(struct run *r, const struct rec_meta *m)
+{
+	const char *mbj = rec_meta_get(m, "mode_backends");
+	const char *run_backend = rec_meta_get(m, "backend");
+	const char *run_req = rec_meta_get(m, "backend_requested");
+	const char *run_why = rec_meta_get(m, "backend_reason");
+	json_t *all = mbj ? json_loads(mbj, 0, NULL) : NULL;
+	int ret = -1;
+	r->mb = xcalloc(r->exp->nmodes, sizeof(*r->mb));
+	for (size_t i = 0; i < r->exp->nmodes; i++) {
+		struct mode_backend *b = &r->mb[i];
+		json_t *one = json_object_get(all, r->exp->modes[i].name);
+		const char *name = json_string_value(json_object_get(one, "backend"));
+		const char *req = json_string_value(json_object_get(one, "requested"));
+		const char *why = json_string_value(json_object_get(one, "reason"));
+		if (!name) {
+			name = run_backend;
+			req = run_req;
+			why = run_why;
+		}
+		char *cause = NULL;
+		const struct backend_entry *e = backend_entry(name);
+		if (!e || !backend_available(e, &cause)) {
+			error("the run used backend '%s', which cannot run here%s%s", name,
+			      cause ? ": " : "", cause ? cause : "");
+			free(cause);
+			goto done;
+		}
+		b->entry = e;
+		b->requested = xstrdup(req ? req : name);
+		b->reason = xasprintf("resumed; %s", why ? why : "");
+	}
+	ret = 0;
+done:
+	json_decref(all);
+	return ret;
 }
 
 /* Reopen a run for --resume: the experiment must hash to what the run recorded. */
@@ -692,18 +639,8 @@ static int start_resume(struct run *r, int *usage)
 		      path, r->exp->sha256, sha, r->o->resume);
 		goto done;
 	}
-	char *why = NULL;
-	const struct backend_ops *b = backend_find(backend);
-	if (!b || !b->available(&why)) {
-		error("the run used backend '%s', which cannot run here%s%s", backend, why ? ": " : "",
-		      why ? why : "");
-		free(why);
+	if (resume_backends(r, &m))
 		goto done;
-	}
-	r->backend = xstrdup(backend);
-	r->backend_reason = xasprintf("resumed; %s", rec_meta_get(&m, "backend_reason")
-							 ? rec_meta_get(&m, "backend_reason")
-							 : "");
 	r->h5path = xstrdup(r->o->resume);
 	size_t l = strlen(r->h5path);
 	r->dir = l > 3 && !strcmp(r->h5path + l - 3, ".h5") ? xstrndup(r->h5path, l - 3)
@@ -743,16 +680,18 @@ done:
 	return ret;
 }
 
-int sched_run(const struct sched_opts *o)
+enum sched_outcome sched_run(const struct sched_opts *o, struct sched_result *res)
 {
 	struct run r = { .o = o };
-	int ret = EXIT_RUN_FAILED, usage = 0;
+	enum sched_outcome ret = SCHED_ERROR;
+	int usage = 0;
 	struct sigaction sa = { .sa_handler = on_stop }, old_int, old_term;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	signal(SIGPIPE, SIG_IGN);
 	stop_signal = 0;
+	memset(res, 0, sizeof(*res));
 
 	ssize_t sl = readlink("/proc/self/exe", r.self, sizeof(r.self) - 1);
 	if (sl < 0) {
@@ -763,17 +702,16 @@ int sched_run(const struct sched_opts *o)
 
 	if (o->resume) {
 		if (start_resume(&r, &usage)) {
-			ret = usage ? EXIT_USAGE : EXIT_RUN_FAILED;
+			ret = usage ? SCHED_REFUSED : SCHED_ERROR;
 			goto done;
 		}
 	} else {
 		if (experiment_load(o->experiment, &r.exp)) {
-			ret = EXIT_USAGE;
+			ret = SCHED_REFUSED;
 			goto done;
 		}
-		const char *want = o->backend ? o->backend : backend_kind_name(r.exp->backend);
-		if (resolve_backend(want, &r.backend, &r.backend_reason)) {
-			ret = EXIT_USAGE;
+		if (resolve_modes(&r)) {
+			ret = SCHED_REFUSED;
 			goto done;
 		}
 		if (plan_build(r.exp, &r.plan, &r.nplan))
@@ -782,7 +720,7 @@ int sched_run(const struct sched_opts *o)
 		r.cache_of = xcalloc(r.nplan, sizeof(*r.cache_of));
 		int sn = start_new(&r);
 		if (sn) {
-			ret = sn == -2 ? EXIT_USAGE : EXIT_RUN_FAILED;
+			ret = sn == -2 ? SCHED_REFUSED : SCHED_ERROR;
 			goto done;
 		}
 	}
@@ -822,20 +760,18 @@ int sched_run(const struct sched_opts *o)
 			(int)stop_signal, r.h5path, r.h5path);
 	}
 	print_summary(&r);
-	ret = stop_signal ? EXIT_INTERRUPTED : (failed_infra || r.nfailed) ? EXIT_RUN_FAILED : EXIT_OK;
+	ret = stop_signal ? SCHED_INTERRUPTED
+	      : failed_infra ? SCHED_ERROR
+	      : r.nfailed ? SCHED_UNIT_FAILED : SCHED_ALL_OK;
 done:
-	if (rec_close(r.rec) && ret == EXIT_OK)
-		ret = EXIT_RUN_FAILED;
+	if (rec_close(r.rec) && ret == SCHED_ALL_OK)
+		ret = SCHED_ERROR;
 	r.rec = NULL;
-	/* The run's pre-registered hypotheses, evaluated on what was just recorded.  A falsified
-	 * hypothesis is a finding, not a failed run: `harness verify` exits 3 for it. */
-	if ((ret == EXIT_OK || ret == EXIT_RUN_FAILED) && r.exp && r.exp->nhypotheses && r.h5path &&
-	    access(r.h5path, F_OK) == 0) {
-		fflush(stdout);
-		printf("\n");
-		if (hyp_evaluate_run(r.h5path, stdout) < 0 && ret == EXIT_OK)
-			ret = EXIT_RUN_FAILED;
+	if (r.h5path && access(r.h5path, F_OK) == 0) {
+		res->results_path = r.h5path;
+		r.h5path = NULL;
 	}
+	res->nhypotheses = r.exp ? r.exp->nhypotheses : 0;
 	for (size_t i = 0; r.cache_of && i < r.nplan; i++)
 		free(r.cache_of[i]);
 	free(r.cache_of);
@@ -847,8 +783,8 @@ done:
 		free(r.summ[i].med);
 	}
 	free(r.summ);
-	free(r.backend);
-	free(r.backend_reason);
+	if (r.exp)
+		free_backends(&r);
 	free(r.h5path);
 	free(r.dir);
 	free(r.exp_copy);
@@ -856,4 +792,10 @@ done:
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	return ret;
+}
+
+void sched_result_release(struct sched_result *res)
+{
+	free(res->results_path);
+	res->results_path = NULL;
 }

@@ -1,20 +1,20 @@
-/* sched.h: the scheduler: from an experiment to a results file.  It resolves the backend,
- * builds the plan (plan.h), makes the run folder, and runs every unit as a fresh worker
- * process (spawn.h) with its own cache directory, an allowlisted environment, logs beside
- * the results and a timeout; it reads each unit's records (proto.h) and appends the unit to
- * the results file (recorder.h) before starting the next.  It computes no statistics. */
+/* sched.h: the scheduler: from an experiment to a results file.  It resolves each mode's
+ * backend through the registry (kernels/backend.h), builds the plan (plan.h), makes the run
+ * folder, and runs every unit (unit.h) as a fresh process started as its backend's registry
+ * entry says (unitenv.h), with its own cache directory, a built environment, logs beside
+ * the results and a timeout; it appends each unit to the results file (recorder.h) before
+ * starting the next.  It tests nothing: the closing summary is descriptive (per-cell
+ * medians), and what the outcome means for the exit status is the CLI's decision. */
 #ifndef HARNESS_SCHED_H
 #define HARNESS_SCHED_H
 
+#include <stddef.h>
 #include <stdint.h>
-
-#include "harness/config/experiment.h"
-#include "harness/record/recorder.h"
 
 struct sched_opts {
 	const char *experiment;   /* experiment file (new run); with resume: optional, checked */
 	const char *resume;       /* results file to resume, or NULL */
-	const char *backend;      /* --backend override, or NULL */
+	const char *backend;      /* --backend: the backend of modes that name none, or NULL */
 	const char *results_dir;  /* where new runs go (default "results") */
 	const char *output;       /* exact results file path for a new run, or NULL */
 	int quiet;
@@ -23,21 +23,25 @@ struct sched_opts {
 	char **argv;
 };
 
-/* Run (or resume) and return the exit code (enum harness_exit): 0 every unit ok, 1 some
- * unit failed or the run could not continue, 2 bad input (nothing run or written),
- * 130 stopped by SIGINT/SIGTERM. */
-int sched_run(const struct sched_opts *o);
+/* How a run ended. */
+enum sched_outcome {
+	SCHED_ALL_OK = 0,    /* every planned unit recorded with status ok */
+	SCHED_UNIT_FAILED,   /* every unit ran, some not ok */
+	SCHED_ERROR,         /* the run could not go on (reported), or could not start */
+	SCHED_REFUSED,       /* bad input: nothing was run or written (reported) */
+	SCHED_INTERRUPTED,   /* stopped by SIGINT/SIGTERM; finished units recorded (resume it) */
+};
 
-/* The environment a unit gets: an allowlist of the parent's variables plus the cache
- * variables pointing into cache_dir (see docs/record-protocol.md).  Heap vector of heap
- * "NAME=value" strings, NULL-terminated; free with sched_env_free. */
-char **sched_unit_env(const struct experiment *e, const char *cache_dir, int64_t unit,
-		      const char *mode);
-void sched_env_free(char **env);
+/* What the caller may still need after the run. */
+struct sched_result {
+	char *results_path;  /* the results file when it exists (heap), else NULL */
+	size_t nhypotheses;  /* hypothesis files the experiment attaches */
+};
 
-/* A cache leak: a cold unit that finished ok, whose tuner compiles or benchmarks when cold,
- * but that compiled nothing and benchmarked nothing, so it found its work already done in a
- * cache directory that was supposed to be new.  Flagged per unit in the results. */
-int sched_is_cache_leak(const struct rec_unit *u);
+/* Run (or resume) the experiment.  *res is filled whatever the outcome; release it with
+ * sched_result_release.  The closing summary goes to stdout, progress and errors to
+ * stderr. */
+enum sched_outcome sched_run(const struct sched_opts *o, struct sched_result *res);
+void sched_result_release(struct sched_result *res);
 
 #endif

@@ -341,7 +341,7 @@ int worker_main(const struct worker_args *a)
 	inject_fault(&w);
 
 	struct backend_ctx ctx = { .cache_dir = a->cache_dir, .kernel_dir = backend_kernel_dir(),
-				   .exp = exp, .seed = exp->seed };
+				   .threads = exp->measure.threads, .seed = exp->seed };
 	w.b = w.bops->open(&ctx, &cause);
 	if (!w.b) {
 		error("cannot open the '%s' backend: %s", a->backend, cause);

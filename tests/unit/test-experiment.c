@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "harness/config/experiment.h"
+#include "kernels/backend.h"
 #include "harness/config/toml-bridge.h"
 #include "harness/base/util.h"
 #include "tests/unit/testutil.h"
@@ -154,7 +155,9 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(e->schema, 1);
 	ck_assert_str_eq(e->name, "t");
 	ck_assert_ptr_null(e->description);
-	ck_assert_int_eq(e->backend, BACKEND_AUTO);
+	ck_assert_str_eq(e->backend, "auto");
+	ck_assert_ptr_null(e->modes[0].backend);
+	ck_assert_str_eq(mode_backend(e, &e->modes[0]), "auto");
 	ck_assert_int_eq(e->repeats, 5);
 	ck_assert_uint_eq(e->seed, 1);
 	ck_assert_int_eq(e->order, ORDER_RANDOMIZED);
@@ -266,7 +269,7 @@ START_TEST(test_every_key)
 	struct experiment *e = parse_ok(text);
 	ck_assert_str_eq(e->name, "resnet.v2_x-1");
 	ck_assert_str_eq(e->description, "every key");
-	ck_assert_int_eq(e->backend, BACKEND_CPU);
+	ck_assert_str_eq(e->backend, "cpu");
 	ck_assert_int_eq(e->repeats, 7);
 	ck_assert_uint_eq(e->seed, 20261121);
 	ck_assert_int_eq(e->order, ORDER_ABBA);
@@ -352,7 +355,7 @@ START_TEST(test_equivalent_forms)
 					"measure = { max_time = 3, warmup_time = 0 }\n"
 					"environment.pass = []\n"
 					"order = \"sequential\"\n"
-					"backend = \"command\"\n"
+					"backend = \"cpu\"\n"
 					"[[workloads]]\n"
 					"model = \"resnet18\"\n"
 					"[[workloads]]\n"
@@ -368,7 +371,7 @@ START_TEST(test_equivalent_forms)
 	ck_assert_double_eq_tol(e->measure.max_time_s, 3.0, 1e-12);
 	ck_assert_double_eq_tol(e->measure.warmup_s, 0.0, 1e-12);
 	ck_assert_int_eq(e->order, ORDER_SEQUENTIAL);
-	ck_assert_int_eq(e->backend, BACKEND_COMMAND);
+	ck_assert_str_eq(e->backend, "cpu");
 	ck_assert_str_eq(e->workloads[0].name, "resnet18");
 	ck_assert_int_eq(e->workloads[0].resolution, 224);
 	ck_assert_int_eq(e->workloads[1].shape[1].value, 256);
@@ -378,10 +381,54 @@ START_TEST(test_equivalent_forms)
 }
 END_TEST
 
+/* A mode chooses its backend; without one it takes the experiment's. */
+START_TEST(test_mode_backend)
+{
+	struct experiment *e = parse_ok(HEAD "backend = \"cpu\"\n" WL MODE
+					"[[modes]]\nname = \"b\"\ntuner = \"vendor\"\n"
+					"backend = \"auto\"\n");
+	ck_assert_ptr_null(e->modes[0].backend);
+	ck_assert_str_eq(mode_backend(e, &e->modes[0]), "cpu");
+	ck_assert_str_eq(e->modes[1].backend, "auto");
+	ck_assert_str_eq(mode_backend(e, &e->modes[1]), "auto");
+	experiment_free(e);
+	/* names come from the registry; one this build lacks is refused where it is written */
+	expect_error(HEAD WL MODE "backend = \"gpu\"\n",
+		     "'t.toml':9:11: 'backend' must be one of auto, cpu, cuda, command, not 'gpu'");
+	expect_error(HEAD WL MODE "backend = \"command\"\n",
+		     "'t.toml':9:11: backend 'command' is not built into this harness: external "
+		     "command modes are not implemented yet");
+	expect_error(HEAD "backend = \"cuda\"\n" WL MODE,
+		     "'t.toml':3:11: backend 'cuda' is not built into this harness: this build "
+		     "has no CUDA backend");
+}
+END_TEST
+
+/* [environment] may neither set nor pass a variable the harness sets for every unit:
+ * every name of the table (kernels/backend.c) is refused. */
+START_TEST(test_env_reserved_from_table)
+{
+	for (const struct unit_var *v = backend_unit_vars; v->name; v++) {
+		char *text = xasprintf(HEAD WL MODE "[environment]\nset = { %s = \"/tmp/x\" }\n",
+				       v->name);
+		char *want = xasprintf("'t.toml':10:9: '%s' is set by the harness for every unit (its "
+				       "cache directory or thread count) and cannot be overridden",
+				       v->name);
+		expect_error(text, want);
+		free(text);
+		free(want);
+		text = xasprintf(HEAD WL MODE "[environment]\npass = [\"%s\"]\n", v->name);
+		want = xasprintf("'t.toml':10:9: '%s' is set by the harness for every unit and "
+				 "cannot be passed through", v->name);
+		expect_error(text, want);
+		free(text);
+		free(want);
+	}
+}
+END_TEST
+
 START_TEST(test_kind_names)
 {
-	ck_assert_str_eq(backend_kind_name(BACKEND_AUTO), "auto");
-	ck_assert_str_eq(backend_kind_name(BACKEND_COMMAND), "command");
 	ck_assert_str_eq(order_kind_name(ORDER_ABBA), "abba");
 	ck_assert_str_eq(order_kind_name(ORDER_SEQUENTIAL), "sequential");
 	ck_assert_str_eq(fault_kind_name(FAULT_NONE), "none");
@@ -798,6 +845,8 @@ static Suite *experiment_suite(void)
 	tcase_add_test(tc, test_every_key);
 	tcase_add_test(tc, test_equivalent_forms);
 	tcase_add_test(tc, test_kind_names);
+	tcase_add_test(tc, test_mode_backend);
+	tcase_add_test(tc, test_env_reserved_from_table);
 	tcase_add_test(tc, test_hypotheses);
 	suite_add_tcase(s, tc);
 

@@ -431,7 +431,6 @@ END_TEST
 static char scratch[PATH_MAX];
 static char *cache_dir;
 static const char *kernel_dir;
-static struct experiment exp_stub;
 
 static void setup(void)
 {
@@ -442,8 +441,6 @@ static void setup(void)
 	ck_assert_int_eq(mkdir(cache_dir, 0700), 0);
 	/* make check exports HARNESS_KERNEL_DIR=$abs_top_srcdir/kernels */
 	kernel_dir = backend_kernel_dir();
-	memset(&exp_stub, 0, sizeof(exp_stub));
-	exp_stub.measure.threads = 1;
 }
 
 static void teardown(void)
@@ -458,7 +455,7 @@ static void teardown(void)
 static struct backend *open_cpu(const char *kdir)
 {
 	const struct backend_ops *ops = backend_find("cpu");
-	struct backend_ctx ctx = { .cache_dir = cache_dir, .kernel_dir = kdir, .exp = &exp_stub,
+	struct backend_ctx ctx = { .cache_dir = cache_dir, .kernel_dir = kdir, .threads = 1,
 				   .seed = 20240611 };
 	char *cause = NULL;
 	struct backend *b = ops->open(&ctx, &cause);
@@ -564,7 +561,7 @@ START_TEST(test_backend_table)
 	ck_assert_str_eq(ops->name, "cpu");
 	ck_assert_int_eq(ops->available(&why), 1);
 	ck_assert_ptr_null(backend_find("tpu"));
-	ck_assert_ptr_eq(backend_table[0], ops);
+	ck_assert_ptr_eq(backend_registry[0].ops, ops);
 
 	const char *dir = backend_kernel_dir();
 	char *tmpl = xasprintf("%s/cpu/templates/sgemm.c", dir);

@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "harness/run/plan.h"
-#include "harness/run/sched.h"
+#include "harness/run/unit.h"
+#include "harness/run/unitenv.h"
 #include "harness/base/util.h"
 #include "tests/unit/testutil.h"
 
@@ -140,25 +141,25 @@ START_TEST(warm_probe_follows_cold)
 }
 END_TEST
 
-/* The scheduler's cache-leak rule (sched.h), on every combination that matters. */
+/* The cache-leak rule (unit.h), on every combination that matters. */
 START_TEST(cache_leak_rule)
 {
 	struct rec_unit u = { .status = "ok", .expects_work = 1, .compiles = 0, .benchmarks = 0 };
-	ck_assert_int_eq(sched_is_cache_leak(&u), 1);  /* cold, should have worked, did nothing */
+	ck_assert_int_eq(unit_is_cache_leak(&u), 1);  /* cold, should have worked, did nothing */
 	u.warm = 1;
-	ck_assert_int_eq(sched_is_cache_leak(&u), 0);  /* a warm probe is meant to hit */
+	ck_assert_int_eq(unit_is_cache_leak(&u), 0);  /* a warm probe is meant to hit */
 	u.warm = 0;
 	u.compiles = 3;
-	ck_assert_int_eq(sched_is_cache_leak(&u), 0);
+	ck_assert_int_eq(unit_is_cache_leak(&u), 0);
 	u.compiles = 0;
 	u.benchmarks = 17;
-	ck_assert_int_eq(sched_is_cache_leak(&u), 0);
+	ck_assert_int_eq(unit_is_cache_leak(&u), 0);
 	u.benchmarks = 0;
 	u.expects_work = 0;                            /* the vendor tuner never compiles */
-	ck_assert_int_eq(sched_is_cache_leak(&u), 0);
+	ck_assert_int_eq(unit_is_cache_leak(&u), 0);
 	u.expects_work = 1;
 	u.status = "crashed";                          /* a crash is its own finding */
-	ck_assert_int_eq(sched_is_cache_leak(&u), 0);
+	ck_assert_int_eq(unit_is_cache_leak(&u), 0);
 }
 END_TEST
 
@@ -174,7 +175,7 @@ START_TEST(unit_environment)
 	xp.env_set = set;
 	xp.nenv_set = 1;
 	xp.measure.threads = 3;
-	char **env = sched_unit_env(&xp, "/tmp/c/u0007-abc", 7, "beam");
+	char **env = unitenv_env(&xp, "/tmp/c/u0007-abc", 7, "beam");
 	struct sbuf all;
 	sbuf_init(&all);
 	for (char **e = env; *e; e++)
@@ -191,7 +192,7 @@ START_TEST(unit_environment)
 	ck_assert_ptr_nonnull(strstr(all.buf, "HARNESS_RECORD_FD=3\n"));
 	ck_assert_ptr_nonnull(strstr(all.buf, "PATH="));
 	sbuf_release(&all);
-	sched_env_free(env);
+	unitenv_free(env);
 }
 END_TEST
 

@@ -1,0 +1,58 @@
+/* unit.h: one unit, start to finish: spawn it with its argv and environment (unitenv.h),
+ * read its records (proto.h) until it exits, kill it at its deadline or when the run is
+ * stopped, and decide its status.  The scheduler (sched.h) chooses its cache directory and
+ * records it; nothing here touches the results file. */
+#ifndef HARNESS_UNIT_H
+#define HARNESS_UNIT_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "harness/record/recorder.h"
+#include "harness/run/progress.h"
+
+/* How a unit ended, as the status ladder sees it. */
+struct unit_exit {
+	int timed_out;             /* killed at its deadline */
+	double timeout_s;          /* the deadline, for the message */
+	int signaled, sig;         /* it died of signal sig */
+	int code;                  /* its exit status (when not signaled) */
+	const char *stream_error;  /* the first malformed record, or NULL */
+	int saw_done;              /* it sent a 'done' record ... */
+	const char *done_status;   /* ... with this status (borrowed) ... */
+	const char *done_message;  /* ... and message (may be NULL) */
+};
+
+/* The unit's status, first match wins: timeout, crashed (signal), failed (nonzero exit),
+ * bad-output (a malformed record; no 'done' record; a status the harness does not know),
+ * else the status its 'done' record gave (ok, compile-error, incorrect, failed).  Returns
+ * a REC_STATUS_* constant or x->done_status (borrowed); *message: heap, why (may be ""). */
+const char *unit_status(const struct unit_exit *x, char **message);
+
+/* A cache leak: a cold unit that finished ok, whose tuner compiles or benchmarks when cold,
+ * but that compiled nothing and benchmarked nothing, so it found its work already done in a
+ * cache directory that was supposed to be new.  Flagged per unit in the results. */
+int unit_is_cache_leak(const struct rec_unit *u);
+
+/* What the scheduler gives one unit. */
+struct unit_spec {
+	int64_t id;
+	const char *mode;
+	const char *const *argv;    /* unitenv_argv */
+	const char *const *env;     /* unitenv_env */
+	const char *cache_dir;      /* its working directory */
+	const char *stdout_path, *stderr_path;
+	double timeout_s;           /* SIGTERM at the deadline, SIGKILL a grace period later */
+	int64_t block;              /* for the progress line */
+	int warm;
+};
+
+/* Run one unit.  Its records go into *u (initialised by the caller, whose u->unit already
+ * holds the plan's fields); this fills u->unit's pid, times, exit code, signal, status,
+ * message and cache_leak.  *stop is polled: once nonzero the unit is killed.
+ * Returns 0 when the unit ended (its status decided), 1 when it was stopped (not to be
+ * recorded: --resume runs it again), -1 on an infrastructure failure (reported). */
+int unit_run(const struct unit_spec *s, struct progress *prog, volatile sig_atomic_t *stop,
+	     struct rec_unit_data *u);
+
+#endif

@@ -1,0 +1,43 @@
+/* unitenv.h: what a unit is given (docs/record-protocol.md): its argv, built from the
+ * backend registry's entry for the unit's mode (kernels/backend.h), and its environment,
+ * built (never inherited) from an allowlist, the experiment's [environment] and the
+ * variables the harness sets for every unit (backend_unit_vars). */
+#ifndef HARNESS_UNITENV_H
+#define HARNESS_UNITENV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "harness/config/experiment.h"
+#include "kernels/backend.h"
+
+/* Variables a unit inherits from the harness when set; NULL-terminated. */
+extern const char *const unitenv_allowlist[];
+
+/* The environment of unit `unit` of mode `mode`: the allowlist and the experiment's `pass`
+ * names (when set), then every backend_unit_vars entry (caches pointing into cache_dir),
+ * then the experiment's `set` table.  Heap vector of heap "NAME=value" strings,
+ * NULL-terminated; free with unitenv_free. */
+char **unitenv_env(const struct experiment *e, const char *cache_dir, int64_t unit,
+		   const char *mode);
+
+/* What a unit's argv is made from. */
+struct unitenv_start {
+	const char *self;        /* the harness binary ("/proc/self/exe": the very binary of the run) */
+	const char *experiment;  /* the run folder's copy of the experiment */
+	const char *mode;
+	int64_t unit;
+	const char *cache_dir;
+};
+
+/* The argv that starts a unit of a mode on backend be, as the registry says it starts:
+ * `SELF __worker --experiment F --mode M --unit N --backend B --cache-dir D` for the
+ * harness's own worker.  Heap vector of heap strings, NULL-terminated (free with
+ * unitenv_free); NULL with *cause (heap) when the backend has no way to start a unit. */
+char **unitenv_argv(const struct backend_entry *be, const struct unitenv_start *s,
+		    char **cause);
+
+/* Free a vector from unitenv_env or unitenv_argv (NULL is fine). */
+void unitenv_free(char **v);
+
+#endif

@@ -1,0 +1,312 @@
+/* test-run.c: the unit-status ladder (every branch), the backend registry (names, auto
+ * order, resolution, refusals), a unit's argv from the registry, and the variables every
+ * unit is given, checked against the documentation that lists them */
+#include "config.h"
+
+#include <check.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/base/util.h"
+#include "harness/record/recorder.h"
+#include "harness/run/unit.h"
+#include "harness/run/unitenv.h"
+#include "kernels/backend.h"
+#include "tests/unit/testutil.h"
+
+/* ---- the status ladder ------------------------------------------------------------- */
+
+/* The ladder on x: the status it gives and its message, checked and freed. */
+static void expect_status(const struct unit_exit *x, const char *status, const char *message)
+{
+	char *msg = NULL;
+	const char *got = unit_status(x, &msg);
+	ck_assert_str_eq(got, status);
+	ck_assert_ptr_nonnull(msg);
+	ck_assert_str_eq(msg, message);
+	free(msg);
+}
+
+START_TEST(status_timeout_first)
+{
+	/* a timed-out unit was also killed by a signal and sent no done: timeout wins */
+	struct unit_exit x = { .timed_out = 1, .timeout_s = 2.385, .signaled = 1, .sig = SIGKILL,
+			       .code = 137 };
+	expect_status(&x, REC_STATUS_TIMEOUT, "no result within 2 s; killed");
+}
+END_TEST
+
+START_TEST(status_crashed)
+{
+	struct unit_exit x = { .signaled = 1, .sig = SIGSEGV, .code = 139, .saw_done = 1,
+			       .done_status = "ok" };
+	char *want = xasprintf("killed by signal %d (%s)", SIGSEGV, strsignal(SIGSEGV));
+	expect_status(&x, REC_STATUS_CRASHED, want);
+	free(want);
+}
+END_TEST
+
+START_TEST(status_failed_exit)
+{
+	struct unit_exit x = { .code = 3 };
+	expect_status(&x, REC_STATUS_FAILED, "exited with status 3");
+	x.code = 1;
+	x.saw_done = 1;
+	x.done_status = "failed";
+	x.done_message = "cannot open the 'cpu' backend";
+	expect_status(&x, REC_STATUS_FAILED, "exited with status 1: cannot open the 'cpu' backend");
+}
+END_TEST
+
+START_TEST(status_bad_output)
+{
+	/* a malformed record beats a done record that came before it */
+	struct unit_exit x = { .stream_error = "line 7: not JSON", .saw_done = 1,
+			       .done_status = "ok" };
+	expect_status(&x, REC_STATUS_BAD_OUTPUT, "line 7: not JSON");
+	struct unit_exit y = { 0 };
+	expect_status(&y, REC_STATUS_BAD_OUTPUT, "the unit exited without a 'done' record");
+}
+END_TEST
+
+START_TEST(status_unknown)
+{
+	struct unit_exit x = { .saw_done = 1, .done_status = "splendid", .done_message = "?" };
+	expect_status(&x, REC_STATUS_BAD_OUTPUT, "unknown unit status 'splendid'");
+}
+END_TEST
+
+START_TEST(status_from_done)
+{
+	static const char *const known[] = { REC_STATUS_OK, REC_STATUS_COMPILE_ERROR,
+					     REC_STATUS_INCORRECT, REC_STATUS_FAILED };
+	for (size_t i = 0; i < ARRAY_SIZE(known); i++) {
+		struct unit_exit x = { .saw_done = 1, .done_status = known[i],
+				       .done_message = "cell 'a/sgemm': 0.0417" };
+		expect_status(&x, known[i], "cell 'a/sgemm': 0.0417");
+	}
+	struct unit_exit x = { .saw_done = 1, .done_status = REC_STATUS_OK };
+	expect_status(&x, REC_STATUS_OK, ""); /* no message: empty, never NULL */
+}
+END_TEST
+
+/* ---- the registry ------------------------------------------------------------------ */
+
+START_TEST(registry_names)
+{
+	const char *const *c = backend_choices();
+	ck_assert_str_eq(c[0], "auto");
+	size_t n = 1;
+	for (const struct backend_entry *e = backend_registry; e->name; e++, n++) {
+		ck_assert_str_eq(c[n], e->name);
+		ck_assert_ptr_eq(backend_entry(e->name), e);
+		ck_assert_int_eq(backend_is_choice(e->name), 1);
+		ck_assert_ptr_eq(backend_find(e->name), e->ops);
+		/* a backend the build lacks says why */
+		ck_assert(e->ops || (e->missing && *e->missing));
+	}
+	ck_assert_ptr_null(c[n]);
+	ck_assert_str_eq(backend_names(), "auto, cpu, cuda or command");
+	ck_assert_int_eq(backend_is_choice("auto"), 1);
+	ck_assert_int_eq(backend_is_choice("gpu"), 0);
+	ck_assert_ptr_null(backend_entry("auto"));
+	ck_assert_ptr_null(backend_find("tpu"));
+	ck_assert_str_eq(backend_auto_preferred(), "cuda");
+
+	/* the CPU backend's build provenance: the OpenBLAS it loads */
+	struct sbuf sb;
+	sbuf_init(&sb);
+	backend_find("cpu")->describe_build(&sb);
+	ck_assert_msg(!strncmp(sb.buf, "openblas=", 9) && sb.buf[9] && sb.buf[9] != '\n',
+		      "describe_build: '%s'", sb.buf);
+	sbuf_release(&sb);
+}
+END_TEST
+
+START_TEST(resolve_auto_and_by_name)
+{
+	const struct backend_entry *e = NULL;
+	char *reason = NULL, *cause = NULL;
+	/* this build has no CUDA backend: auto takes the CPU and says why */
+	ck_assert_int_eq(backend_resolve("auto", &e, &reason, &cause), 0);
+	ck_assert_str_eq(e->name, "cpu");
+	ck_assert_str_eq(reason, "auto: this build has no CUDA backend");
+	ck_assert_ptr_null(cause);
+	free(reason);
+
+	ck_assert_int_eq(backend_resolve("cpu", &e, &reason, &cause), 0);
+	ck_assert_str_eq(e->name, "cpu");
+	ck_assert_str_eq(reason, "requested by name");
+	free(reason);
+}
+END_TEST
+
+START_TEST(resolve_refusals)
+{
+	const struct backend_entry *e = NULL;
+	char *reason = NULL, *cause = NULL;
+	ck_assert_int_eq(backend_resolve("cuda", &e, &reason, &cause), -1);
+	ck_assert_ptr_null(e);
+	ck_assert_ptr_null(reason);
+	ck_assert_str_eq(cause, "backend 'cuda' is not available in this build (built: cpu)");
+	free(cause);
+	ck_assert_int_eq(backend_resolve("command", &e, &reason, &cause), -1);
+	ck_assert_str_eq(cause, "backend 'command' is not available in this build (built: cpu)");
+	free(cause);
+	ck_assert_int_eq(backend_resolve("gpu", &e, &reason, &cause), -1);
+	ck_assert_str_eq(cause, "unknown backend 'gpu' (auto, cpu, cuda or command)");
+	free(cause);
+	char *why = NULL;
+	ck_assert_int_eq(backend_available(backend_entry("command"), &why), 0);
+	ck_assert_str_eq(why, "external command modes are not implemented yet");
+	free(why);
+}
+END_TEST
+
+/* ---- what a unit is given ---------------------------------------------------------- */
+
+START_TEST(argv_from_registry)
+{
+	struct unitenv_start s = { .self = "/proc/self/exe", .experiment = "/r/x/experiment.toml",
+				   .mode = "tuned", .unit = 42, .cache_dir = "/r/x/cache/u0042-a" };
+	char *cause = NULL;
+	char **argv = unitenv_argv(backend_entry("cpu"), &s, &cause);
+	ck_assert_ptr_nonnull(argv);
+	struct sbuf sb;
+	sbuf_init(&sb);
+	for (char **a = argv; *a; a++)
+		sbuf_addf(&sb, "%s%s", a == argv ? "" : " ", *a);
+	ck_assert_str_eq(sb.buf, "/proc/self/exe __worker --experiment /r/x/experiment.toml "
+				 "--mode tuned --unit 42 --backend cpu --cache-dir /r/x/cache/u0042-a");
+	sbuf_release(&sb);
+	unitenv_free(argv);
+
+	ck_assert_ptr_null(unitenv_argv(backend_entry("command"), &s, &cause));
+	ck_assert_str_eq(cause, "backend 'command' has no way to start a unit yet: external "
+				"command modes are not implemented yet");
+	free(cause);
+}
+END_TEST
+
+/* Every cache variable points into the unit's directory as the table says; every variable
+ * of the table is set, and set once. */
+START_TEST(env_follows_the_table)
+{
+	struct experiment xp;
+	memset(&xp, 0, sizeof(xp));
+	xp.measure.threads = 5;
+	char **env = unitenv_env(&xp, "/c/u0003-q", 3, "vendor");
+	for (const struct unit_var *v = backend_unit_vars; v->name; v++) {
+		size_t l = strlen(v->name), seen = 0;
+		const char *val = NULL;
+		for (char **e = env; *e; e++)
+			if (!strncmp(*e, v->name, l) && (*e)[l] == '=') {
+				seen++;
+				val = *e + l + 1;
+			}
+		ck_assert_msg(seen == 1, "%s set %zu times", v->name, seen);
+		if (v->kind == UNIT_VAR_CACHE) {
+			char *want = *v->sub ? xasprintf("/c/u0003-q/%s", v->sub) : xstrdup("/c/u0003-q");
+			ck_assert_str_eq(val, want);
+			free(want);
+		}
+		if (v->kind == UNIT_VAR_THREADS)
+			ck_assert_str_eq(val, "5");
+		if (v->kind == UNIT_VAR_MODE)
+			ck_assert_str_eq(val, "vendor");
+		if (v->kind == UNIT_VAR_UNIT)
+			ck_assert_str_eq(val, "3");
+		ck_assert_ptr_eq(backend_unit_var(v->name), v);
+	}
+	ck_assert_ptr_null(backend_unit_var("PATH"));
+	unitenv_free(env);
+}
+END_TEST
+
+/* The documentation lists every variable of the table (docs/record-protocol.md, the table
+ * of what the harness sets; docs/experiment-format.md, the names an experiment may not set),
+ * and names no variable as set by the harness that the table lacks. */
+static char *read_doc(const char *name)
+{
+	char *path = xasprintf("%s/docs/%s", HARNESS_ABS_SRCDIR, name), *text = NULL;
+	size_t len = 0;
+	ck_assert_msg(util_read_file(path, &text, &len) == 0, "cannot read %s", path);
+	free(path);
+	return text;
+}
+
+/* The text of doc between the first line containing `from` and the next line starting
+ * with `until` (heap). */
+static char *doc_section(const char *doc, const char *from, const char *until)
+{
+	const char *a = strstr(doc, from);
+	ck_assert_msg(a != NULL, "no '%s' in the document", from);
+	const char *b = a;
+	while ((b = strchr(b, '\n')) && strncmp(b + 1, until, strlen(until)))
+		b++;
+	return b ? xstrndup(a, (size_t)(b - a)) : xstrdup(a);
+}
+
+START_TEST(docs_list_the_table)
+{
+	char *proto = read_doc("record-protocol.md"), *format = read_doc("experiment-format.md");
+	char *set = doc_section(proto, "Then the harness sets:", "and finally");
+	char *reserved = doc_section(format, "Neither key may name a variable the harness sets",
+				     "\"cold\"");
+	size_t nvars = 0;
+	for (const struct unit_var *v = backend_unit_vars; v->name; v++, nvars++) {
+		char *quoted = xasprintf("`%s`", v->name);
+		ck_assert_msg(strstr(set, quoted), "docs/record-protocol.md does not list %s", v->name);
+		ck_assert_msg(strstr(reserved, quoted), "docs/experiment-format.md does not list %s",
+			      v->name);
+		free(quoted);
+	}
+	/* and nothing more: every `NAME` in the two lists is in the table */
+	const char *lists[] = { set, reserved };
+	for (size_t i = 0; i < 2; i++) {
+		for (const char *p = lists[i]; (p = strchr(p, '`'));) {
+			const char *q = strchr(p + 1, '`');
+			ck_assert_ptr_nonnull(q);
+			char *name = xstrndup(p + 1, (size_t)(q - p - 1));
+			int upper = *name >= 'A' && *name <= 'Z';
+			for (const char *c = name; *c; c++)
+				upper &= (*c >= 'A' && *c <= 'Z') || *c == '_' || (*c >= '0' && *c <= '9');
+			if (upper)
+				ck_assert_msg(backend_unit_var(name) != NULL, "the docs list %s, which "
+					      "the harness does not set (kernels/backend.c)", name);
+			free(name);
+			p = q + 1;
+		}
+	}
+	ck_assert_uint_gt(nvars, 10);
+	free(set);
+	free(reserved);
+	free(proto);
+	free(format);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("run");
+	TCase *tc = tcase_create("status");
+	tcase_add_test(tc, status_timeout_first);
+	tcase_add_test(tc, status_crashed);
+	tcase_add_test(tc, status_failed_exit);
+	tcase_add_test(tc, status_bad_output);
+	tcase_add_test(tc, status_unknown);
+	tcase_add_test(tc, status_from_done);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("registry");
+	tcase_add_test(tc, registry_names);
+	tcase_add_test(tc, resolve_auto_and_by_name);
+	tcase_add_test(tc, resolve_refusals);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("unit");
+	tcase_add_test(tc, argv_from_registry);
+	tcase_add_test(tc, env_follows_the_table);
+	tcase_add_test(tc, docs_list_the_table);
+	suite_add_tcase(s, tc);
+	return testutil_run(s);
+}
