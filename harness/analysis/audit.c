@@ -16,6 +16,7 @@
 #include "harness/record/recorder.h"
 #include "harness/analysis/report.h"
 #include "harness/base/util.h"
+#include "kernels/backend.h"
 
 /* What every check reads.  Everything is owned here and released by ctx_release. */
 struct ctx {
@@ -308,8 +309,25 @@ done:
 
 /* ---- backend ------------------------------------------------------------------------ */
 
-/* The backend that ran against the one asked for: a named backend not honoured is FAIL;
- * "auto" resolving to the cpu backend is WARN with the recorded reason. */
+/* One mode's backend, or the run's when the file predates per-mode backends. */
+struct backend_row {
+	const char *mode;  /* NULL: the run's single backend */
+	const char *req, *ran, *why;
+};
+
+/* A named backend not honoured is FAIL; `auto` resolving to a backend other than the first
+ * of the registry's auto order (backend_auto_preferred: CUDA) is WARN, with its reason. */
+static enum audit_status backend_row_status(const struct backend_row *b)
+{
+	if (!strcmp(b->req, b->ran))
+		return AUDIT_PASS;
+	if (!strcmp(b->req, "auto"))
+		return strcmp(b->ran, backend_auto_preferred()) ? AUDIT_WARN : AUDIT_PASS;
+	return AUDIT_FAIL;
+}
+
+/* The backend that ran against the one asked for, per mode (mode_backends) or for the run
+ * (older files); see backend_row_status. */
 static void check_backend(struct audit *au, struct ctx *c)
 {
 	struct audit_check *k = check_add(au, "backend", "backend honoured");
@@ -323,21 +341,70 @@ static void check_backend(struct audit *au, struct ctx *c)
 			check_ev(k, "imported from '%s'", meta(c, "source_path"));
 		return;
 	}
-	check_ev(k, "requested '%s', ran '%s'%s%s", req, ran, *why ? ": " : "", why);
-	if (!strcmp(req, ran)) {
-		check_summary(k, "'%s' was asked for and ran", ran);
-	} else if (!strcmp(req, "auto")) {
-		if (!strcmp(ran, "cpu")) {
-			check_raise(k, AUDIT_WARN);
-			check_summary(k, "'auto' resolved to the cpu backend (%s)", *why ? why : "no reason recorded");
-		} else {
-			check_summary(k, "'auto' resolved to '%s'", ran);
+	struct backend_row one = { NULL, req, ran, why }, *rows = &one;
+	size_t n = 1;
+	json_t *mb = *meta(c, "mode_backends") ? json_loads(meta(c, "mode_backends"), 0, NULL)
+					       : NULL;
+	if (json_is_object(mb) && json_object_size(mb)) {
+		const char *key;
+		json_t *v;
+		rows = xcalloc(json_object_size(mb), sizeof(*rows));
+		n = 0;
+		json_object_foreach(mb, key, v) {
+			const char *r = json_string_value(json_object_get(v, "requested"));
+			const char *b = json_string_value(json_object_get(v, "backend"));
+			const char *y = json_string_value(json_object_get(v, "reason"));
+			rows[n++] = (struct backend_row){ key, r ? r : "", b ? b : "", y ? y : "" };
 		}
-	} else {
-		check_raise(k, AUDIT_FAIL);
-		check_summary(k, "'%s' was asked for but '%s' ran: every mode measured a substitute",
-			      req, ran);
+		/* every mode as the run's: the run-level summary, as before per-mode backends */
+		size_t same = 0;
+		for (size_t i = 0; i < n; i++)
+			same += !strcmp(rows[i].req, req) && !strcmp(rows[i].ran, ran) &&
+				!strcmp(rows[i].why, why);
+		if (same == n) {
+			free(rows);
+			rows = &one;
+			n = 1;
+		}
 	}
+	if (n == 1 && !rows[0].mode) {
+		check_ev(k, "requested '%s', ran '%s'%s%s", req, ran, *why ? ": " : "", why);
+		enum audit_status st = backend_row_status(&one);
+		check_raise(k, st);
+		if (st == AUDIT_PASS && !strcmp(req, ran))
+			check_summary(k, "'%s' was asked for and ran", ran);
+		else if (st == AUDIT_WARN)
+			check_summary(k, "'auto' resolved to the %s backend (%s)", ran,
+				      *why ? why : "no reason recorded");
+		else if (st == AUDIT_PASS)
+			check_summary(k, "'auto' resolved to '%s'", ran);
+		else
+			check_summary(k, "'%s' was asked for but '%s' ran: every mode measured a "
+					 "substitute", req, ran);
+	} else {
+		size_t nwarn = 0, nfail = 0;
+		for (size_t i = 0; i < n; i++) {
+			enum audit_status st = backend_row_status(&rows[i]);
+			check_ev(k, "mode '%s': requested '%s', ran '%s'%s%s", rows[i].mode,
+				 rows[i].req, rows[i].ran, *rows[i].why ? ": " : "", rows[i].why);
+			check_raise(k, st);
+			if (st != AUDIT_PASS)
+				check_mode(k, rows[i].mode);
+			nwarn += st == AUDIT_WARN;
+			nfail += st == AUDIT_FAIL;
+		}
+		if (nfail)
+			check_summary(k, "%zu of %zu modes asked for a backend by name and measured a "
+					 "substitute", nfail, n);
+		else if (nwarn)
+			check_summary(k, "%zu of %zu modes asked for 'auto' and fell back from '%s'",
+				      nwarn, n, backend_auto_preferred());
+		else
+			check_summary(k, "every one of %zu modes ran on the backend it asked for", n);
+	}
+	if (rows != &one)
+		free(rows);
+	json_decref(mb);
 }
 
 /* ---- cache isolation ------------------------------------------------------------------ */
@@ -349,8 +416,41 @@ static const char *unit_label(const struct rec_unit *u, char *buf, size_t n)
 	return buf;
 }
 
-/* Variables of the cold units' recorded environments that name a cache (the name contains
- * CACHE) and hold the same non-empty value in two or more cold units: a shared cache. */
+/* A variable that names a cache: one the harness points into every unit's cache directory
+ * (backend_unit_vars), or any other whose name contains CACHE (HARNESS_KERNEL_CACHE_DIR). */
+static int is_cache_var(const char *name)
+{
+	const struct unit_var *v = backend_unit_var(name);
+	return (v && v->kind == UNIT_VAR_CACHE) || strstr(name, "CACHE");
+}
+
+/* The cache variables of the harness's table (backend_unit_vars) that a cold unit's recorded
+ * environment holds with a value other than its own cache directory (plus the variable's
+ * sub-path): one evidence line each; returns how many. */
+static size_t cache_vars_misplaced(struct audit_check *k, const struct rec_unit *u,
+				   const char *lb)
+{
+	if (!u->env_json || !*u->env_json || !u->cache_dir || !*u->cache_dir)
+		return 0;
+	json_t *env = json_loads(u->env_json, 0, NULL);
+	size_t bad = 0;
+	for (const struct unit_var *v = backend_unit_vars; v->name && json_is_object(env); v++) {
+		const char *s = json_string_value(json_object_get(env, v->name));
+		if (v->kind != UNIT_VAR_CACHE || !s)
+			continue;
+		char *want = *v->sub ? xasprintf("%s/%s", u->cache_dir, v->sub) : xstrdup(u->cache_dir);
+		if (strcmp(s, want)) {
+			check_ev(k, "%s: %s='%s', not its cache directory's '%s'", lb, v->name, s, want);
+			bad++;
+		}
+		free(want);
+	}
+	json_decref(env);
+	return bad;
+}
+
+/* Variables of the cold units' recorded environments that name a cache (is_cache_var) and
+ * hold the same non-empty value in two or more cold units: a shared cache. */
 static void shared_cache_env(struct audit_check *k, struct ctx *c)
 {
 	struct kv {
@@ -372,7 +472,7 @@ static void shared_cache_env(struct audit_check *k, struct ctx *c)
 		}
 		json_object_foreach(env, key, val) {
 			const char *s = json_string_value(val);
-			if (!s || !*s || !strstr(key, "CACHE"))
+			if (!s || !*s || !is_cache_var(key))
 				continue;
 			size_t j;
 			for (j = 0; j < nv; j++)
@@ -401,8 +501,8 @@ static void shared_cache_env(struct audit_check *k, struct ctx *c)
 
 /* Cold units must start with an empty cache of their own and do their tuner's work: FAIL
  * for a unit flagged cache_leak, one that compiled nothing yet took kernels from a cache,
- * a cache directory not empty at start, one shared by cold units, or a cache variable
- * shared by cold units; WARN for a cold unit that compiled some kernels and took others
+ * a cache directory not empty at start, one shared by cold units, a cache variable of
+ * the harness's table pointing elsewhere, or a cache variable shared by cold units; WARN for a cold unit that compiled some kernels and took others
  * from a cache (reuse inside the unit, or a partial leak). */
 static void check_cache(struct audit *au, struct ctx *c)
 {
@@ -445,6 +545,8 @@ static void check_cache(struct audit *au, struct ctx *c)
 			check_ev(k, "%s: its cache directory '%s' was not empty at start", lb, u->cache_dir);
 			bad = 1;
 		}
+		if (cache_vars_misplaced(k, u, lb))
+			bad = 1;
 		for (size_t j = 0; j < i; j++) {
 			const struct rec_unit *w = &c->units[j];
 			if (!w->warm && *u->cache_dir && !strcmp(w->cache_dir, u->cache_dir)) {

@@ -100,6 +100,44 @@ expect_status 0 h run -q -o reseeded.h5 reseeded.toml || true
 expect_status 2 h run -q -o cuda.h5 --backend cuda tiny.toml && pass "--backend cuda refused on a CPU build"
 expect_grep "backend 'cuda'" "$SCRATCH/err"
 [ ! -e cuda.h5 ] && [ ! -e cuda ] || fail "nothing written when the backend is refused"
+# A mode chooses its backend; --backend is the backend of the modes that name none.  Each
+# mode's request, backend and reason are recorded (mode_backends), and its units start as
+# the registry says, with --backend of the resolved name.
+sed 's/^repeats = 3/repeats = 1/; s/^name = "heuristic"/name = "heuristic"\nbackend = "auto"/' tiny.toml > permode.toml
+expect_status 0 h run -q -o permode.h5 --backend cpu permode.toml && pass "a mode with its own backend runs"
+expect_grep '^backend: cpu, per mode:$' "$SCRATCH/out"
+expect_grep '^  heuristic: cpu \(auto: ' "$SCRATCH/out"
+expect_grep '^  default: cpu \(requested by name\)$' "$SCRATCH/out"
+$PY - permode.h5 <<'PYEOF' || fail "per-mode backends recorded"
+import json, sys, h5py
+from h5util import table, meta, Checker
+c = Checker("permode")
+with h5py.File(sys.argv[1], "r") as f:
+    m = meta(f)
+    units = table(f, "units")
+mb = json.loads(m["mode_backends"])
+c.check(sorted(mb) == ["default", "exhaustive", "heuristic"], "mode_backends has every mode")
+c.check(mb["default"] == {"requested": "cpu", "backend": "cpu", "reason": "requested by name"}, "--backend is the default mode's request")
+c.check(mb["heuristic"]["requested"] == "auto" and mb["heuristic"]["backend"] == "cpu" and mb["heuristic"]["reason"].startswith("auto: "), "the mode's own backend wins, with auto's reason")
+c.check(m["backend_requested"] == "cpu" and m["backend"] == "cpu", "run-level backend keys")
+c.check(m.get("openblas") not in (None, "", "unknown"), "the cpu backend's describe_build recorded openblas")
+for u in units:
+    argv = json.loads(u["argv_json"])
+    c.check(argv[1] == "__worker" and argv[argv.index("--backend") + 1] == "cpu", "unit %d started as the registry says" % u["id"])
+c.exit()
+PYEOF
+h audit -f json permode.h5 >"$SCRATCH/out" 2>"$SCRATCH/err"
+$PY - "$SCRATCH/out" <<'PYEOF' || fail "audit of per-mode backends"
+import json, sys
+a = json.load(open(sys.argv[1]))
+k = [c for c in a["checks"] if c["id"] == "backend"][0]
+assert k["status"] == "WARN", k
+assert any("mode 'heuristic': requested 'auto', ran 'cpu'" in e for e in k["evidence"]), k
+assert "1 of 3 modes asked for 'auto'" in k["summary"], k
+PYEOF
+# Backend names in messages and help come from one registry.
+expect_status 2 h run --backend tpu tiny.toml && expect_grep "unknown backend 'tpu' \(auto, cpu, cuda or command\)" "$SCRATCH/err"
+expect_status 0 h run --help && expect_grep 'auto, cpu, cuda or command' "$SCRATCH/out"
 # A run never overwrites another.
 expect_status 1 h run -q -o again.h5 tiny.toml && expect_grep "already exists" "$SCRATCH/err"
 # Usage errors
