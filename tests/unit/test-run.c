@@ -251,7 +251,7 @@ static char *doc_section(const char *doc, const char *from, const char *until)
 START_TEST(docs_list_the_table)
 {
 	char *proto = read_doc("record-protocol.md"), *format = read_doc("experiment-format.md");
-	char *set = doc_section(proto, "Then the harness sets:", "and finally");
+	char *set = doc_section(proto, "Then the harness sets", "and finally");
 	char *reserved = doc_section(format, "Neither key may name a variable the harness sets",
 				     "\"cold\"");
 	size_t nvars = 0;
