@@ -10,7 +10,6 @@
 
 #include <gsl/gsl_rng.h>
 
-#include "harness/config/experiment.h"
 #include "harness/base/util.h"
 #include "kernels/backend.h"
 #include "kernels/cpu/templates/kernel.h"
