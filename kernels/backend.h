@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "harness/base/util.h"
+#include "kernels/sample.h"
 #include "kernels/space.h"
 #include "kernels/workload.h"
 
@@ -72,15 +73,22 @@ struct backend_ops {
 	const struct cell *(*cell)(const struct backend *b, size_t i);
 	/* Config space of op cell i (borrowed, valid until close); NULL for e2e cells. */
 	const struct space *(*space)(const struct backend *b, size_t i);
+	/* The space every cell of op has, without a shape (fields, values and vendor
+	 * candidates; no constraint, no heuristic), for checking tuner options before a run;
+	 * -1 when the backend has no tunable space for op.  Needs no open backend. */
+	int (*op_space)(const char *op, struct space *out);
 	/* Make config c current for op cell i: compile into the cache dir or load it from
 	 * there, run it once and check it against the float64 reference.  For an e2e cell, c
 	 * is NULL: check the whole forward built from every op cell's current config.  Bad
 	 * configs are statuses in *res; -1 (with *cause) only for infrastructure failures. */
 	int (*prepare)(struct backend *b, size_t i, const struct config *c,
 		       struct prepare_result *res, char **cause);
-	/* One call of cell i's current implementation, timed in ns.  flush: evict the caches
-	 * (a buffer larger than the last-level cache) before the timed region. */
-	int (*sample)(struct backend *b, size_t i, int flush, int64_t *ns, char **cause);
+	/* One sample of cell i's current implementation into *out (the caller starts it at
+	 * SAMPLE_INIT): out->ns the wall time of out->launches calls (1 unless the backend
+	 * batches launches), and what the device says about the clock and throttling when it
+	 * can say it.  flush: evict the caches (a buffer larger than the last-level cache)
+	 * before the timed region. */
+	int (*sample)(struct backend *b, size_t i, int flush, struct sample *out, char **cause);
 	void (*counters)(const struct backend *b, struct backend_counters *out);
 	/* Provenance as "key=value" lines (compiler version, vendor library, cache sizes). */
 	void (*describe)(const struct backend *b, struct sbuf *out);

@@ -44,22 +44,61 @@ static int value_allowed(const struct space_field *f, int64_t v)
 	return 0;
 }
 
+size_t space_nvendors(const struct space *s)
+{
+	if (!s->has_vendor)
+		return 0;
+	return s->nvendors ? s->nvendors : 1;
+}
+
+void space_vendor_point(const struct space *s, size_t k, struct config *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->vendor = 1;
+	out->vendor_idx = k;
+}
+
+int space_check(const struct space *s, const struct config *c, const char **why)
+{
+	const char *dummy;
+	if (!why)
+		why = &dummy;
+	if (c->vendor) {
+		*why = !s->has_vendor ? "the space has no vendor path" : "no such vendor candidate";
+		return c->vendor_idx < space_nvendors(s);
+	}
+	if (!s->nfields) {
+		*why = "the space has no fields";
+		return 0;
+	}
+	for (size_t f = 0; f < s->nfields; f++)
+		if (!value_allowed(&s->fields[f], c->val[f])) {
+			*why = "a value outside its field";
+			return 0;
+		}
+	return s->valid ? s->valid(s, c, why) : 1;
+}
+
 int space_contains(const struct space *s, const struct config *c)
 {
-	if (c->vendor)
-		return s->has_vendor;
-	if (!s->nfields)
-		return 0;
-	for (size_t f = 0; f < s->nfields; f++)
-		if (!value_allowed(&s->fields[f], c->val[f]))
-			return 0;
-	return s->valid ? s->valid(s, c) : 1;
+	return space_check(s, c, NULL);
+}
+
+/* "vendor" or "vendor:algo=6,..." for candidate k. */
+static void vendor_format(const struct space *s, size_t k, struct sbuf *out)
+{
+	sbuf_adds(out, "vendor");
+	if (k >= s->nvendors)
+		return;
+	const struct vendor_point *v = &s->vendors[k];
+	for (size_t p = 0; p < v->nparams; p++)
+		sbuf_addf(out, "%c%s=%" PRId64, p ? ',' : ':', v->params[p].name, v->params[p].value);
 }
 
 void config_format(const struct space *s, const struct config *c, struct sbuf *out)
 {
 	if (c->vendor) {
-		sbuf_adds(out, "vendor");
+		vendor_format(s, c->vendor_idx, out);
 		return;
 	}
 	for (size_t f = 0; f < s->nfields; f++)
@@ -90,15 +129,31 @@ int config_parse(const struct space *s, const char *text, struct config *out, ch
 
 	sbuf_init(&sb);
 	memset(&c, 0, sizeof(c));
-	if (!strcmp(text, "vendor")) {
+	if (!strncmp(text, "vendor", 6) && (text[6] == '\0' || text[6] == ':')) {
 		if (!s->has_vendor) {
-			sbuf_addf(&sb, "'vendor' is not a point of the '%s' space (no vendor path)",
+			sbuf_addf(&sb, "'%s' is not a point of the '%s' space (no vendor path)", text,
 				  s->op);
 			goto done;
 		}
-		c.vendor = 1;
-		*out = c;
-		ret = 0;
+		for (size_t k = 0; k < space_nvendors(s); k++) {
+			struct sbuf v;
+			sbuf_init(&v);
+			vendor_format(s, k, &v);
+			int same = !strcmp(v.buf, text);
+			sbuf_release(&v);
+			if (same) {
+				space_vendor_point(s, k, out);
+				ret = 0;
+				goto done;
+			}
+		}
+		sbuf_addf(&sb, "'%s' is not a vendor candidate of the '%s' space (candidates: ", text,
+			  s->op);
+		for (size_t k = 0; k < space_nvendors(s); k++) {
+			sbuf_adds(&sb, k ? ", " : "");
+			vendor_format(s, k, &sb);
+		}
+		sbuf_adds(&sb, ")");
 		goto done;
 	}
 	if (!s->nfields) {
@@ -146,7 +201,7 @@ int config_parse(const struct space *s, const char *text, struct config *out, ch
 			goto done;
 		}
 	}
-	if (s->valid && !s->valid(s, &c)) {
+	if (s->valid && !s->valid(s, &c, NULL)) {
 		sbuf_addf(&sb, "'%s' is excluded by the '%s' constraint for this shape", text, s->op);
 		goto done;
 	}
@@ -164,7 +219,7 @@ done:
 int config_equal(const struct space *s, const struct config *a, const struct config *b)
 {
 	if (a->vendor || b->vendor)
-		return a->vendor && b->vendor;
+		return a->vendor && b->vendor && a->vendor_idx == b->vendor_idx;
 	for (size_t f = 0; f < s->nfields; f++)
 		if (a->val[f] != b->val[f])
 			return 0;

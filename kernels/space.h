@@ -1,6 +1,6 @@
-/* space.h: a tuning configuration space (named integer fields, their values, a constraint)
- * and one point in it.  Backends describe each op's space; tuners walk it without knowing
- * what the fields mean. */
+/* space.h: a tuning configuration space (named integer fields, their values, a constraint,
+ * and the vendor library's candidates) and one point in it.  Backends describe each op's
+ * space; tuners walk it without knowing what the fields mean. */
 #ifndef HARNESS_SPACE_H
 #define HARNESS_SPACE_H
 
@@ -11,6 +11,8 @@
 
 #define SPACE_MAX_FIELDS 8
 #define SPACE_MAX_VALUES 16
+#define SPACE_MAX_VENDORS 16
+#define SPACE_MAX_VENDOR_PARAMS 4
 
 struct space_field {
 	const char *name;                  /* macro name in the kernel template, e.g. "BM" */
@@ -18,9 +20,22 @@ struct space_field {
 	size_t nvalues;
 };
 
-/* One point: either the vendor path (vendor = 1, val ignored) or one value per field. */
+/* A vendor candidate: the vendor library called with fixed parameters (an algorithm id for
+ * cuBLASLt or cuDNN), "vendor:algo=6"; no parameters: the library's own choice, "vendor". */
+struct vendor_param {
+	const char *name;                  /* "algo" */
+	int64_t value;
+};
+struct vendor_point {
+	struct vendor_param params[SPACE_MAX_VENDOR_PARAMS];
+	size_t nparams;
+};
+
+/* One point: a vendor candidate (vendor = 1, vendor_idx its index, val ignored) or one
+ * value per field.  A zeroed config with vendor = 1 is the first vendor candidate. */
 struct config {
 	int vendor;
+	size_t vendor_idx;
 	int64_t val[SPACE_MAX_FIELDS];
 };
 
@@ -29,8 +44,13 @@ struct space {
 	struct space_field fields[SPACE_MAX_FIELDS];
 	size_t nfields;
 	int has_vendor;                    /* the vendor path is a candidate too */
-	/* Constraint: 1 when c (not vendor) may be compiled for this cell's shape.  NULL: all. */
-	int (*valid)(const struct space *s, const struct config *c);
+	/* The vendor candidates when has_vendor; nvendors 0: one, "vendor", without parameters. */
+	struct vendor_point vendors[SPACE_MAX_VENDORS];
+	size_t nvendors;
+	/* Constraint: 1 when c (not vendor) may be compiled for this cell's shape; else 0 and
+	 * *why (when why is not NULL) a static phrase saying which rule excludes it.  NULL:
+	 * every grid point is valid. */
+	int (*valid)(const struct space *s, const struct config *c, const char **why);
 	/* The backend's rule-of-thumb choice for this cell (the heuristic tuner's pick). */
 	void (*heuristic)(const struct space *s, struct config *out);
 	const void *ctx;                   /* the backend's per-cell data (shape) for the two above */
@@ -41,9 +61,14 @@ size_t space_grid_size(const struct space *s);
 /* The idx-th grid point in mixed-radix order (last field fastest).  0 or -1 when idx is
  * out of range. */
 int space_grid_point(const struct space *s, size_t idx, struct config *out);
-/* 1 when c is vendor (and the space has one) or every value is allowed and valid() agrees. */
+/* 1 when c is a vendor candidate of s or every value is allowed and valid() agrees. */
 int space_contains(const struct space *s, const struct config *c);
-/* "vendor" or "BM=32,BN=64,..." appended to out. */
+/* The same, with *why (static) saying why not when it returns 0. */
+int space_check(const struct space *s, const struct config *c, const char **why);
+/* Vendor candidates of s (0 when it has no vendor path), and the k-th as a config. */
+size_t space_nvendors(const struct space *s);
+void space_vendor_point(const struct space *s, size_t k, struct config *out);
+/* "vendor", "vendor:algo=6" or "BM=32,BN=64,..." appended to out. */
 void config_format(const struct space *s, const struct config *c, struct sbuf *out);
 /* Inverse of config_format; -1 with *cause (heap) when text is not a point of s. */
 int config_parse(const struct space *s, const char *text, struct config *out, char **cause);

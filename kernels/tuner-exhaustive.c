@@ -1,5 +1,5 @@
-/* tuner-exhaustive.c: the "exhaustive" tuner: the vendor point and every valid grid point
- * (up to max_configs proposals), each compiled, checked and benchmarked; the lowest median
+/* tuner-exhaustive.c: the "exhaustive" tuner: every vendor candidate and every valid grid
+ * point (up to max_configs proposals), each compiled, checked and benchmarked; the lowest median
  * among the correct ones wins.
  * Options: include_vendor (bool, default true), max_configs (int >= 1, default unlimited). */
 #include "config.h"
@@ -16,7 +16,8 @@ struct tuner {
 	int include_vendor;
 	int64_t max_configs;  /* proposals allowed in all; 0: unlimited */
 	int64_t proposed;
-	int vendor_done;      /* the vendor point was proposed or is not wanted */
+	size_t next_vendor;   /* next vendor candidate to propose */
+	size_t nvendors;      /* candidates to propose (0 when include_vendor is false) */
 	size_t next_idx;      /* next grid index to look at */
 	size_t grid;          /* space_grid_size() */
 	int have_best;
@@ -26,18 +27,18 @@ struct tuner {
 
 static const char *const exhaustive_known[] = { "include_vendor", "max_configs", NULL };
 
-static int exhaustive_check_options(const struct mode *m, char **cause)
+static int exhaustive_check_options(const struct tuner_check *c, char **cause)
 {
-	if (tuner_check_known_options(&tuner_exhaustive, m, exhaustive_known, cause))
+	if (tuner_check_known_options(&tuner_exhaustive, c, exhaustive_known, cause))
 		return -1;
-	for (size_t i = 0; i < m->noptions; i++) {
-		const struct option *o = &m->options[i];
-		if (!strcmp(o->key, "include_vendor") && o->type != OPTION_BOOL) {
+	for (size_t i = 0; i < c->noptions; i++) {
+		const struct tuner_option *o = &c->options[i];
+		if (!strcmp(o->key, "include_vendor") && o->type != TUNER_OPT_BOOL) {
 			*cause = xasprintf("%d:%d: 'include_vendor' must be a boolean", o->line,
 					   o->col);
 			return -1;
 		}
-		if (!strcmp(o->key, "max_configs") && (o->type != OPTION_INT || o->i < 1)) {
+		if (!strcmp(o->key, "max_configs") && (o->type != TUNER_OPT_INT || o->i < 1)) {
 			*cause = xasprintf("%d:%d: 'max_configs' must be an integer >= 1", o->line,
 					   o->col);
 			return -1;
@@ -47,35 +48,33 @@ static int exhaustive_check_options(const struct mode *m, char **cause)
 }
 
 /* Options were checked by check_options; anything else falls back to the default. */
-static struct tuner *exhaustive_alloc(const struct space *s, const struct mode *m, uint64_t seed)
+static struct tuner *exhaustive_alloc(const struct tuner_args *a, char **cause)
 {
 	struct tuner *t = xcalloc(1, sizeof(*t));
-	const struct option *o;
+	const struct tuner_option *o;
 
-	t->space = s;
+	t->space = a->space;
 	t->include_vendor = 1;
-	o = m ? mode_option(m, "include_vendor") : NULL;
-	if (o && o->type == OPTION_BOOL)
+	o = tuner_option_find(a->options, a->noptions, "include_vendor");
+	if (o && o->type == TUNER_OPT_BOOL)
 		t->include_vendor = o->i != 0;
-	o = m ? mode_option(m, "max_configs") : NULL;
-	if (o && o->type == OPTION_INT && o->i >= 1)
+	o = tuner_option_find(a->options, a->noptions, "max_configs");
+	if (o && o->type == TUNER_OPT_INT && o->i >= 1)
 		t->max_configs = o->i;
-	t->vendor_done = !(s->has_vendor && t->include_vendor);
-	t->grid = space_grid_size(s);
+	t->nvendors = t->include_vendor ? space_nvendors(a->space) : 0;
+	t->grid = space_grid_size(a->space);
 	t->best_ns = INFINITY;
 	return t;
 }
 
-/* The vendor point first, then the grid in space_grid_point() order, skipping points the
- * space's constraint excludes. */
+/* The vendor candidates first, then the grid in space_grid_point() order, skipping points
+ * the space's constraint excludes. */
 static int exhaustive_next(struct tuner *t, struct config *c)
 {
 	if (t->max_configs && t->proposed >= t->max_configs)
 		return 0;
-	if (!t->vendor_done) {
-		t->vendor_done = 1;
-		memset(c, 0, sizeof(*c));
-		c->vendor = 1;
+	if (t->next_vendor < t->nvendors) {
+		space_vendor_point(t->space, t->next_vendor++, c);
 		t->proposed++;
 		return 1;
 	}

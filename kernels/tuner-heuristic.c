@@ -16,15 +16,16 @@ struct tuner {
 	int ok;          /* the worker observed the pick with status ok */
 };
 
-static int heuristic_check_options(const struct mode *m, char **cause)
+static int heuristic_check_options(const struct tuner_check *c, char **cause)
 {
-	return tuner_check_known_options(&tuner_heuristic, m, NULL, cause);
+	return tuner_check_known_options(&tuner_heuristic, c, NULL, cause);
 }
 
 /* The pick: space->heuristic() when it names a point of the space; else the first valid
  * grid point (a backend without a rule still gets a deterministic, compilable choice). */
-static struct tuner *heuristic_alloc(const struct space *s, const struct mode *m, uint64_t seed)
+static struct tuner *heuristic_alloc(const struct tuner_args *a, char **cause)
 {
+	const struct space *s = a->space;
 	struct tuner *t = xcalloc(1, sizeof(*t));
 	t->space = s;
 	if (s->heuristic) {

@@ -14,26 +14,26 @@ struct tuner {
 	int failed;  /* an observation said the vendor path did not work */
 };
 
-static int vendor_check_options(const struct mode *m, char **cause)
+static int vendor_check_options(const struct tuner_check *c, char **cause)
 {
-	return tuner_check_known_options(&tuner_vendor, m, NULL, cause);
+	return tuner_check_known_options(&tuner_vendor, c, NULL, cause);
 }
 
-static struct tuner *vendor_alloc(const struct space *s, const struct mode *m, uint64_t seed)
+static struct tuner *vendor_alloc(const struct tuner_args *a, char **cause)
 {
 	struct tuner *t = xcalloc(1, sizeof(*t));
-	t->space = s;
+	t->space = a->space;
 	return t;
 }
 
-/* One proposal, the vendor point, when the space has one. */
+/* One proposal, the first vendor candidate (the library's own choice), when the space has
+ * one. */
 static int vendor_next(struct tuner *t, struct config *c)
 {
 	if (t->proposed || !t->space->has_vendor)
 		return 0;
 	t->proposed = 1;
-	memset(c, 0, sizeof(*c));
-	c->vendor = 1;
+	space_vendor_point(t->space, 0, c);
 	return 1;
 }
 
@@ -48,8 +48,7 @@ static int vendor_best(struct tuner *t, struct config *out)
 {
 	if (!t->space->has_vendor || t->failed)
 		return -1;
-	memset(out, 0, sizeof(*out));
-	out->vendor = 1;
+	space_vendor_point(t->space, 0, out);
 	return 0;
 }
 

@@ -1,7 +1,9 @@
-/* tuner.c: the tuner table, lookup by name, and helpers shared by the tuners */
+/* tuner.c: the tuner table, lookup by name, the option values, and the helpers the tuners'
+ * check_options share */
 #include "config.h"
 #include "kernels/tuner.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 extern const struct tuner_ops tuner_vendor;
@@ -34,6 +36,42 @@ const char *trial_status_name(enum trial_status s)
 	return "unknown";
 }
 
+/* ---- option values ------------------------------------------------------------------- */
+
+const char *tuner_option_type_phrase(enum tuner_option_type t)
+{
+	switch (t) {
+	case TUNER_OPT_INT: return "an integer";
+	case TUNER_OPT_FLOAT: return "a float";
+	case TUNER_OPT_BOOL: return "a boolean";
+	case TUNER_OPT_STRING: return "a string";
+	case TUNER_OPT_LIST: return "a list";
+	case TUNER_OPT_TABLE: return "a table";
+	}
+	return "a value";
+}
+
+const struct tuner_option *tuner_option_find(const struct tuner_option *opts, size_t n,
+					     const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (opts[i].key && !strcmp(opts[i].key, key))
+			return &opts[i];
+	return NULL;
+}
+
+void tuner_option_release(struct tuner_option *o)
+{
+	for (size_t i = 0; i < o->nitems; i++)
+		tuner_option_release(&o->items[i]);
+	free(o->items);
+	free(o->key);
+	free(o->s);
+	memset(o, 0, sizeof(*o));
+}
+
+/* ---- check_options helpers ----------------------------------------------------------- */
+
 /* The known key closest to key by edit distance, or NULL when none is close (<= 3). */
 static const char *closest(const char *key, const char *const *known)
 {
@@ -49,11 +87,11 @@ static const char *closest(const char *key, const char *const *known)
 	return best;
 }
 
-int tuner_check_known_options(const struct tuner_ops *t, const struct mode *m,
+int tuner_check_known_options(const struct tuner_ops *t, const struct tuner_check *c,
 			      const char *const *known, char **cause)
 {
-	for (size_t i = 0; i < m->noptions; i++) {
-		const struct option *o = &m->options[i];
+	for (size_t i = 0; i < c->noptions; i++) {
+		const struct tuner_option *o = &c->options[i];
 		size_t k = 0;
 		while (known && known[k] && strcmp(known[k], o->key))
 			k++;
@@ -81,4 +119,82 @@ int tuner_check_known_options(const struct tuner_ops *t, const struct mode *m,
 		return -1;
 	}
 	return 0;
+}
+
+/* 1 when name is a field of one of the spaces. */
+static int is_field(const struct tuner_check *c, const char *name)
+{
+	for (size_t s = 0; s < c->nspaces; s++)
+		for (size_t f = 0; f < c->spaces[s]->nfields; f++)
+			if (!strcmp(c->spaces[s]->fields[f].name, name))
+				return 1;
+	return 0;
+}
+
+/* "unknown field 'X' (did you mean 'Y'? | fields: 'BM' (sgemm), ...)" for the message. */
+static void unknown_field(struct sbuf *sb, const struct tuner_check *c, const char *name)
+{
+	const char **all = xcalloc(c->nspaces * SPACE_MAX_FIELDS + 1, sizeof(*all));
+	size_t n = 0;
+	for (size_t s = 0; s < c->nspaces; s++)
+		for (size_t f = 0; f < c->spaces[s]->nfields; f++) {
+			const char *fn = c->spaces[s]->fields[f].name;
+			size_t k = 0;
+			while (k < n && strcmp(all[k], fn))
+				k++;
+			if (k == n)
+				all[n++] = fn;
+		}
+	sbuf_addf(sb, "unknown field '%s'", name);
+	const char *near = closest(name, all);
+	if (near) {
+		sbuf_addf(sb, " (did you mean '%s'?)", near);
+	} else {
+		sbuf_adds(sb, " (fields:");
+		for (size_t k = 0; k < n; k++)
+			sbuf_addf(sb, "%s '%s'", k ? "," : "", all[k]);
+		sbuf_adds(sb, n ? ")" : " none)");
+	}
+	free(all);
+}
+
+int tuner_check_field_option(const struct tuner_option *o, const struct tuner_check *c,
+			     char **cause)
+{
+	struct sbuf sb;
+	sbuf_init(&sb);
+	if (o->type != TUNER_OPT_LIST && o->type != TUNER_OPT_TABLE) {
+		sbuf_addf(&sb, "%d:%d: '%s' must be a list of field names or a table keyed by "
+			  "field name, not %s", o->line, o->col, o->key,
+			  tuner_option_type_phrase(o->type));
+		goto fail;
+	}
+	for (size_t i = 0; i < o->nitems; i++) {
+		const struct tuner_option *e = &o->items[i];
+		const char *name = o->type == TUNER_OPT_TABLE ? e->key : e->s;
+		if (o->type == TUNER_OPT_LIST && e->type != TUNER_OPT_STRING) {
+			sbuf_addf(&sb, "%d:%d: '%s': element %zu must be a field name (a string), "
+				  "not %s", e->line, e->col, o->key, i + 1,
+				  tuner_option_type_phrase(e->type));
+			goto fail;
+		}
+		for (size_t j = 0; j < i; j++) {
+			const struct tuner_option *d = &o->items[j];
+			if (!strcmp(o->type == TUNER_OPT_TABLE ? d->key : d->s, name)) {
+				sbuf_addf(&sb, "%d:%d: '%s': field '%s' given twice (first at %d:%d)",
+					  e->line, e->col, o->key, name, d->line, d->col);
+				goto fail;
+			}
+		}
+		if (c->nspaces && !is_field(c, name)) {
+			sbuf_addf(&sb, "%d:%d: '%s': ", e->line, e->col, o->key);
+			unknown_field(&sb, c, name);
+			goto fail;
+		}
+	}
+	sbuf_release(&sb);
+	return 0;
+fail:
+	*cause = sbuf_detach(&sb);
+	return -1;
 }

@@ -1,43 +1,75 @@
 /* tuner.h: the generic tuner interface.  A tuner proposes configs of a space and reads
- * back the measurement of each; the worker does the compiling, checking and timing and
- * records every trial.  To add a tuner: write kernels/tuner-<name>.c exporting one
+ * back the measurement of each; the tuning driver (kernels/tune.h) does the asking and
+ * hands each proposal to whatever measures configs (the worker's backend, or recorded
+ * trials).  To add a tuner: write kernels/tuner-<name>.c exporting one
  * `const struct tuner_ops tuner_<name>`, add it to the table in tuner.c, document its
  * options in docs/kernels.md and docs/experiment-format.md and test it in
  * tests/unit/test-kernels.c. */
 #ifndef HARNESS_TUNER_H
 #define HARNESS_TUNER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-#include "harness/config/experiment.h"
+#include "kernels/options.h"
+#include "kernels/sample.h"
 #include "kernels/space.h"
 
 enum trial_status { TRIAL_OK = 0, TRIAL_COMPILE_ERROR, TRIAL_INCORRECT, TRIAL_FAILED };
 const char *trial_status_name(enum trial_status s); /* "ok", "compile-error", "incorrect", "failed" */
 
-/* What the worker measured for one proposed config. */
+/* What was measured for one proposed config (borrowed by observe() for the call only). */
 struct trial_result {
 	enum trial_status status;
-	int64_t nsamples;      /* 0 when the tuner does not benchmark */
-	double median_ns;      /* of the trial's samples; NaN when nsamples == 0 */
+	const struct sample *samples; /* every sample of the trial, in the order taken */
+	size_t nsamples;              /* 0 when the tuner does not benchmark */
+	double median_ns;             /* of the samples' ns; NaN when nsamples == 0 */
 };
 
 /* Flags: what a cold unit of this tuner is expected to do (a cold unit that did neither
- * is a cache leak).  TUNER_BENCHMARKS: the worker times each proposal (trial_samples
- * samples); without it the worker only compiles and checks. */
+ * is a cache leak).  TUNER_BENCHMARKS: each proposal is timed (trial_samples samples);
+ * without it a proposal is only compiled and checked. */
 #define TUNER_COMPILES   0x1
 #define TUNER_BENCHMARKS 0x2
+
+/* The op cell being tuned (strings borrowed for the tuner's lifetime). */
+struct tuner_cell {
+	const char *name;   /* "<workload>/<op>:<shape>" */
+	const char *op;     /* "sgemm" */
+	const char *shape;  /* "m=512,n=512,k=512" */
+};
+
+/* What check_options sees: the mode's options and the op spaces the mode's workloads
+ * produce (shape-free: fields, values and vendor candidates, no constraint).  nspaces 0:
+ * the spaces are not known here, so option values that name fields are not checked. */
+struct tuner_check {
+	const struct tuner_option *options;
+	size_t noptions;
+	const struct space *const *spaces;
+	size_t nspaces;
+};
+
+/* What alloc gets; everything borrowed for the tuner's lifetime. */
+struct tuner_args {
+	const struct space *space;
+	const struct tuner_cell *cell;
+	const struct tuner_option *options; /* checked by check_options beforehand */
+	size_t noptions;
+	uint64_t seed;
+};
 
 struct tuner; /* a tuner's private state for one cell */
 
 struct tuner_ops {
 	const char *name;
 	unsigned flags;
-	/* Check the mode's options (unknown keys, types, ranges) at experiment-check time.
-	 * Returns 0, or -1 with *cause (heap) "line:col: ..." naming the option. */
-	int (*check_options)(const struct mode *m, char **cause);
-	/* Start tuning one cell.  space is borrowed for the tuner's lifetime. */
-	struct tuner *(*alloc)(const struct space *s, const struct mode *m, uint64_t seed);
+	/* Check the mode's options (unknown keys, types, ranges, field names) at
+	 * experiment-check time.  Returns 0, or -1 with *cause (heap) "line:col: ..." naming
+	 * the option (or the element of it that is wrong). */
+	int (*check_options)(const struct tuner_check *c, char **cause);
+	/* Start tuning one cell.  NULL with *cause (heap) when the tuner cannot tune this
+	 * space (the caller reports it and frees *cause). */
+	struct tuner *(*alloc)(const struct tuner_args *a, char **cause);
 	/* 1 and *c: the next config to try; 0: done. */
 	int (*next)(struct tuner *t, struct config *c);
 	void (*observe)(struct tuner *t, const struct config *c, const struct trial_result *r);
@@ -48,11 +80,23 @@ struct tuner_ops {
 
 /* NULL when unknown. */
 const struct tuner_ops *tuner_find(const char *name);
-/* For check_options: -1 with *cause "line:col: unknown option 'x' for tuner 'y' (...)" when
- * one of m's options is not in known (NULL-terminated; NULL: the tuner takes none). */
-int tuner_check_known_options(const struct tuner_ops *t, const struct mode *m,
-			      const char *const *known, char **cause);
 /* NULL-terminated list of all tuners, for messages listing the valid names. */
 extern const struct tuner_ops *const tuner_table[];
+
+/* Helpers for check_options.
+ *
+ * tuner_check_known_options: -1 with *cause "line:col: unknown option 'x' for tuner 'y'
+ * (...)" when one of the options is not in known (NULL-terminated; NULL: the tuner takes
+ * none).
+ *
+ * tuner_check_field_option: o must name fields of the spaces: a list of distinct strings
+ * (a field order, `field_order = ["BM", "BN"]`) or a table keyed by field name (per-field
+ * settings, `field_limits = { BK = 64 }`; the values are the tuner's to check).  A name
+ * that is a field of none of c's spaces is an error at the element's line:col, listing
+ * the fields there are.  Nothing is checked against an empty c->spaces. */
+int tuner_check_known_options(const struct tuner_ops *t, const struct tuner_check *c,
+			      const char *const *known, char **cause);
+int tuner_check_field_option(const struct tuner_option *o, const struct tuner_check *c,
+			     char **cause);
 
 #endif

@@ -93,10 +93,11 @@ static char *ms(int64_t ns)
 }
 
 /* Metadata and recorded files: "key: value" lines. */
-static void show_meta(const char *path, const struct rec_meta *m, struct sbuf *out)
+static void show_meta(const char *path, int version, const struct rec_meta *m,
+		      struct sbuf *out)
 {
 	sbuf_addf(out, "results: %s\n", path);
-	sbuf_addf(out, "format_version: %d\n", REC_FORMAT_VERSION);
+	sbuf_addf(out, "format_version: %d\n", version);
 	for (size_t k = 0; k < m->nkv; k++) {
 		sbuf_addf(out, "%s: ", m->kv[k].key);
 		add_escaped(out, m->kv[k].value);
@@ -187,7 +188,7 @@ static int show_exec(const struct cmd_args *a)
 	    rec_read_units(r, &units, &nunits) || rec_count_samples(r, &nsamples))
 		goto done;
 
-	show_meta(path, &meta, &out);
+	show_meta(path, rec_format_version(r), &meta, &out);
 	size_t missing = count_missing(plan, nplan, units, nunits);
 	sbuf_addf(&out, "units: %zu recorded, %zu planned, %zu missing\n", nunits, nplan, missing);
 	sbuf_addf(&out, "samples: %" PRId64 "\n", nsamples);

@@ -551,44 +551,77 @@ struct mode_pos {
 	struct tb_pos name, baseline, aa_of;
 };
 
-/* options = { ... }: integers, floats, booleans and strings, in file order.  The tuner
- * checks keys and ranges (tuner_ops.check_options). */
+/* One option value (recursively for lists and tables): integers, floats, booleans,
+ * strings, lists of them and tables of them, each with where it was written.  The tuner
+ * checks keys, types, ranges and field names (tuner_ops.check_options). */
+static int parse_option_value(struct tc_parser *p, const struct tc_field *g, int depth,
+			      int elem, struct tuner_option *o)
+{
+	struct tb_pos at = elem ? g->pos : g->key_pos;
+	o->line = at.line;
+	o->col = at.col;
+	switch (tb_node_kind(g->v)) {
+	case TB_INTEGER:
+		o->type = TUNER_OPT_INT;
+		o->i = tb_node_int(g->v);
+		o->f = (double)o->i;
+		return 0;
+	case TB_FLOAT:
+		o->type = TUNER_OPT_FLOAT;
+		o->f = tb_node_float(g->v);
+		return 0;
+	case TB_BOOL:
+		o->type = TUNER_OPT_BOOL;
+		o->i = tb_node_bool(g->v);
+		return 0;
+	case TB_STRING:
+		o->type = TUNER_OPT_STRING;
+		return get_string(p, g, &o->s);
+	case TB_ARRAY:
+	case TB_TABLE:
+		break;
+	default:
+		return tc_fail(p, g->pos, "option '%s' must be an integer, float, boolean, string, "
+			    "list or table, not %s", g->key,
+			    tb_kind_phrase(tb_node_kind(g->v)));
+	}
+	if (depth >= 2)
+		return tc_fail(p, g->pos, "option values nest at most two deep (a list or table "
+			    "of lists or tables)");
+	int table = tb_node_kind(g->v) == TB_TABLE;
+	o->type = table ? TUNER_OPT_TABLE : TUNER_OPT_LIST;
+	o->nitems = tb_node_len(g->v);
+	o->items = xcalloc(o->nitems ? o->nitems : 1, sizeof(*o->items));
+	for (size_t i = 0; i < o->nitems; i++) {
+		struct tc_field e;
+		if (table) {
+			e = tc_field_at(g->v, i);
+			o->items[i].key = xstrdup(e.key);
+		} else {
+			e.key = g->key; /* messages about an element name its list */
+			e.v = tb_node_at(g->v, i);
+			e.pos = tb_node_pos(e.v);
+			e.key_pos = e.pos;
+		}
+		if (parse_option_value(p, &e, depth + 1, !table, &o->items[i]))
+			return -1;
+	}
+	return 0;
+}
+
+/* options = { ... }, in file order. */
 static int parse_options(struct tc_parser *p, const struct tc_field *f, struct mode *m)
 {
 	if (tc_want_kind(p, f, TB_TABLE))
 		return -1;
 	size_t n = tb_node_len(f->v);
-	m->options = xcalloc(n, sizeof(*m->options));
+	m->options = xcalloc(n ? n : 1, sizeof(*m->options));
 	m->noptions = n;
 	for (size_t i = 0; i < n; i++) {
 		struct tc_field g = tc_field_at(f->v, i);
-		struct option *o = &m->options[i];
-		o->key = xstrdup(g.key);
-		o->line = g.key_pos.line;
-		o->col = g.key_pos.col;
-		switch (tb_node_kind(g.v)) {
-		case TB_INTEGER:
-			o->type = OPTION_INT;
-			o->i = tb_node_int(g.v);
-			o->f = (double)o->i;
-			break;
-		case TB_FLOAT:
-			o->type = OPTION_FLOAT;
-			o->f = tb_node_float(g.v);
-			break;
-		case TB_BOOL:
-			o->type = OPTION_BOOL;
-			o->i = tb_node_bool(g.v);
-			break;
-		case TB_STRING:
-			o->type = OPTION_STRING;
-			if (get_string(p, &g, &o->s))
-				return -1;
-			break;
-		default:
-			return tc_fail(p, g.pos, "option '%s' must be an integer, float, boolean or "
-				    "string, not %s", g.key, tb_kind_phrase(tb_node_kind(g.v)));
-		}
+		m->options[i].key = xstrdup(g.key);
+		if (parse_option_value(p, &g, 0, 0, &m->options[i]))
+			return -1;
 	}
 	return 0;
 }
@@ -666,20 +699,69 @@ static int parse_mode(struct tc_parser *p, const struct tb_node *t, struct mode 
 		return tc_fail(p, tpos, "missing required key 'name'");
 	if (!m->tuner)
 		return tc_fail(p, tpos, "missing required key 'tuner'");
+	return 0;
+}
 
-	const struct tuner_ops *ops = tuner_find(m->tuner);
-	char *cause = NULL;
-	if (ops && ops->check_options && ops->check_options(m, &cause)) {
-		if (!p->cause) {
+/* The op spaces a mode's workloads produce, shape-free, for its tuner's check of field
+ * names: its backend's (mode_backend), or every built backend's when that is "auto".  A
+ * model workload may use any op.  Heap array of *n spaces. */
+static struct space *mode_spaces(const struct experiment *e, const struct mode *m, size_t *n)
+{
+	const char *want = mode_backend(e, m);
+	int any = !want || !strcmp(want, "auto");
+	struct space *sp = NULL;
+	size_t cap = 0;
+	*n = 0;
+	for (size_t b = 0; backend_registry[b].name; b++) {
+		const struct backend_ops *ops = backend_registry[b].ops;
+		if (!ops || !ops->op_space || (!any && strcmp(backend_registry[b].name, want)))
+			continue;
+		for (size_t k = 0; k < catalog_nops; k++) {
+			const char *op = catalog_ops[k].name;
+			int used = 0;
+			for (size_t w = 0; w < e->nworkloads && !used; w++)
+				used = e->workloads[w].kind == WORKLOAD_MODEL ||
+				       (e->workloads[w].op && !strcmp(e->workloads[w].op, op));
+			if (!used)
+				continue;
+			XGROW(sp, cap, *n + 1);
+			if (ops->op_space(op, &sp[*n]) == 0)
+				(*n)++;
+		}
+	}
+	return sp;
+}
+
+/* Each mode's tuner checks its options, seeing the spaces of the experiment's ops. */
+static int check_tuner_options(struct tc_parser *p, const struct experiment *e)
+{
+	int ret = 0;
+	for (size_t i = 0; i < e->nmodes && !ret; i++) {
+		const struct mode *m = &e->modes[i];
+		const struct tuner_ops *ops = tuner_find(m->tuner);
+		if (!ops || !ops->check_options)
+			continue;
+		size_t nsp = 0;
+		struct space *sp = mode_spaces(e, m, &nsp);
+		const struct space **spp = xcalloc(nsp ? nsp : 1, sizeof(*spp));
+		for (size_t k = 0; k < nsp; k++)
+			spp[k] = &sp[k];
+		struct tuner_check c = { .options = m->options, .noptions = m->noptions,
+					 .spaces = spp, .nspaces = nsp };
+		char *cause = NULL;
+		if (ops->check_options(&c, &cause)) {
 			if (cause)
 				p->cause = xasprintf("'%s':%s", p->path, cause);
 			else
-				tc_fail(p, tpos, "invalid options for tuner '%s'", m->tuner);
+				tc_fail(p, (struct tb_pos){ m->line, m->col },
+					"invalid options for tuner '%s'", m->tuner);
+			free(cause);
+			ret = -1;
 		}
-		free(cause);
-		return -1;
+		free(spp);
+		free(sp);
 	}
-	return 0;
+	return ret;
 }
 
 /* Names unique, at most one baseline (default: the first mode), aa_of names another mode. */
@@ -822,7 +904,7 @@ static int parse_root(struct tc_parser *p, const struct tb_node *root, struct ex
 			    "missing required key 'workloads' (add a [[workloads]] table)");
 	if (!e->modes)
 		return tc_fail(p, rpos, "missing required key 'modes' (add a [[modes]] table)");
-	return 0;
+	return check_tuner_options(p, e);
 }
 
 static void set_defaults(struct experiment *e)
@@ -931,10 +1013,8 @@ void experiment_free(struct experiment *e)
 		struct mode *m = &e->modes[i];
 		free(m->name);
 		free(m->tuner);
-		for (size_t j = 0; j < m->noptions; j++) {
-			free(m->options[j].key);
-			free(m->options[j].s);
-		}
+		for (size_t j = 0; j < m->noptions; j++)
+			tuner_option_release(&m->options[j]);
 		free(m->options);
 		free(m->aa_of);
 		free(m->backend);
@@ -975,10 +1055,7 @@ const char *mode_backend(const struct experiment *e, const struct mode *m)
 	return m->backend ? m->backend : e->backend;
 }
 
-const struct option *mode_option(const struct mode *m, const char *key)
+const struct tuner_option *mode_option(const struct mode *m, const char *key)
 {
-	for (size_t i = 0; i < m->noptions; i++)
-		if (!strcmp(m->options[i].key, key))
-			return &m->options[i];
-	return NULL;
+	return tuner_option_find(m->options, m->noptions, key);
 }

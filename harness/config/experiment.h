@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "kernels/options.h"
 #include "kernels/workload.h"
 
 #define EXPERIMENT_SCHEMA_VERSION 1
@@ -34,17 +35,6 @@ struct measure_settings {
 };
 
 
-/* A tuner option: the value as given, with its TOML type kept for the tuner to check. */
-enum option_type { OPTION_INT = 0, OPTION_FLOAT, OPTION_BOOL, OPTION_STRING };
-struct option {
-	char *key;
-	enum option_type type;
-	int64_t i;      /* OPTION_INT, OPTION_BOOL (0/1) */
-	double f;       /* OPTION_FLOAT (and OPTION_INT converted) */
-	char *s;        /* OPTION_STRING */
-	int line, col;  /* where it was written, for the tuner's error messages */
-};
-
 struct env_var {
 	char *name;
 	char *value;
@@ -55,7 +45,7 @@ struct mode {
 	char *tuner;           /* "vendor", "heuristic", "exhaustive", ... (checked by the tuner registry) */
 	char *backend;         /* "auto" or a backend registry name (kernels/backend.h); NULL:
 				* the experiment's (see mode_backend) */
-	struct option *options; /* [modes.options] table, in file order */
+	struct tuner_option *options; /* the mode's `options` table, in file order (kernels/options.h) */
 	size_t noptions;
 	int baseline;          /* exactly one mode has baseline = true (default: the first mode) */
 	char *aa_of;           /* A/A control: the mode whose configuration this one repeats, or NULL */
@@ -113,7 +103,7 @@ void experiment_free(struct experiment *e);
 /* Lookups; return NULL / -1 when absent. */
 const struct mode *experiment_mode(const struct experiment *e, const char *name);
 ssize_t experiment_mode_index(const struct experiment *e, const char *name);
-const struct option *mode_option(const struct mode *m, const char *key);
+const struct tuner_option *mode_option(const struct mode *m, const char *key);
 /* The backend mode m asks for: its own `backend`, else the experiment's (borrowed). */
 const char *mode_backend(const struct experiment *e, const struct mode *m);
 

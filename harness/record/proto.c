@@ -69,15 +69,80 @@ int proto_cell(struct proto_out *o, int64_t id, const struct rec_cell *c)
 				 (json_int_t)c->count, "flops", c->flops));
 }
 
-int proto_trial(struct proto_out *o, const struct rec_trial *t)
+/* The sample arrays of a samples or trial record: "ns", then "clock_mhz", "throttle" and
+ * "launches" each only when some sample differs from SAMPLE_INIT there. */
+static json_t *sample_arrays(json_t *obj, const struct sample *s, size_t n)
 {
-	return emit(o, json_pack("{s:s, s:I, s:s, s:s, s:b, s:I, s:I, s:o, s:o, s:o, s:I}", "type",
-				 "trial", "cell", (json_int_t)t->cell, "config", t->config, "status",
-				 t->status, "cache_hit", t->cache_hit, "compile_ns",
-				 (json_int_t)t->compile_ns, "n", (json_int_t)t->nsamples, "median_ns",
-				 real_or_null(t->median_ns), "min_ns", real_or_null(t->min_ns),
-				 "max_ns", real_or_null(t->max_ns), "bench_ns",
-				 (json_int_t)t->bench_ns));
+	int clock = 0, thr = 0, lau = 0;
+	for (size_t i = 0; i < n; i++) {
+		clock |= isfinite(s[i].clock_mhz);
+		thr |= s[i].throttle != -1;
+		lau |= s[i].launches != 1;
+	}
+	json_t *ns = json_array(), *c = clock ? json_array() : NULL,
+	       *t = thr ? json_array() : NULL, *l = lau ? json_array() : NULL;
+	for (size_t i = 0; i < n; i++) {
+		json_array_append_new(ns, json_integer((json_int_t)s[i].ns));
+		if (c)
+			json_array_append_new(c, real_or_null(s[i].clock_mhz));
+		if (t)
+			json_array_append_new(t, json_integer(s[i].throttle));
+		if (l)
+			json_array_append_new(l, json_integer((json_int_t)s[i].launches));
+	}
+	json_object_set_new(obj, "ns", ns);
+	if (c)
+		json_object_set_new(obj, "clock_mhz", c);
+	if (t)
+		json_object_set_new(obj, "throttle", t);
+	if (l)
+		json_object_set_new(obj, "launches", l);
+	return obj;
+}
+
+int proto_trial(struct proto_out *o, const struct rec_trial *t, const struct sample *s,
+		size_t n)
+{
+	json_t *obj = json_pack("{s:s, s:I, s:s, s:s, s:b, s:I, s:I, s:o, s:o, s:o, s:I}", "type",
+				"trial", "cell", (json_int_t)t->cell, "config", t->config, "status",
+				t->status, "cache_hit", t->cache_hit, "compile_ns",
+				(json_int_t)t->compile_ns, "n", (json_int_t)t->nsamples, "median_ns",
+				real_or_null(t->median_ns), "min_ns", real_or_null(t->min_ns),
+				"max_ns", real_or_null(t->max_ns), "bench_ns",
+				(json_int_t)t->bench_ns);
+	if (obj && n)
+		sample_arrays(obj, s, n);
+	return emit(o, obj);
+}
+
+int proto_space(struct proto_out *o, const struct rec_space *sp, const struct rec_space_value *v,
+		size_t nv, const struct rec_space_vendor *vd, size_t nvd,
+		const struct rec_space_invalid *inv, size_t ninv)
+{
+	json_t *obj = json_pack("{s:s, s:I, s:I, s:I}", "type", "space", "cell",
+				(json_int_t)sp->cell, "grid", (json_int_t)sp->grid, "valid",
+				(json_int_t)sp->nvalid);
+	if (!obj)
+		return emit(o, obj);
+	json_t *fields = json_array(), *vendors = json_array(), *bad = json_array();
+	json_t *cur = NULL;
+	for (size_t i = 0; i < nv; i++) {
+		if (!i || v[i].field != v[i - 1].field) {
+			cur = json_array();
+			json_array_append_new(fields, json_pack("{s:s, s:o}", "name", v[i].name,
+								"values", cur));
+		}
+		json_array_append_new(cur, json_integer((json_int_t)v[i].value));
+	}
+	for (size_t i = 0; i < nvd; i++)
+		json_array_append_new(vendors, json_string(vd[i].config));
+	for (size_t i = 0; i < ninv; i++)
+		json_array_append_new(bad, json_pack("[I, s]", (json_int_t)inv[i].point,
+						     inv[i].why));
+	json_object_set_new(obj, "fields", fields);
+	json_object_set_new(obj, "vendors", vendors);
+	json_object_set_new(obj, "invalid", bad);
+	return emit(o, obj);
 }
 
 int proto_choice(struct proto_out *o, const struct rec_choice *c)
@@ -86,16 +151,44 @@ int proto_choice(struct proto_out *o, const struct rec_choice *c)
 				 (json_int_t)c->cell, "config", c->config, "reason", c->reason));
 }
 
-int proto_samples(struct proto_out *o, int64_t cell, int64_t first, const int64_t *ns, size_t n)
+int proto_samples(struct proto_out *o, int64_t cell, int64_t first, const struct sample *s,
+		  size_t n)
 {
 	/* Written by hand: sample lines are the bulk of the stream. */
 	const size_t chunk = 4096;
 	for (size_t at = 0; at < n; at += chunk) {
 		size_t m = n - at < chunk ? n - at : chunk;
+		int clock = 0, thr = 0, lau = 0;
+		for (size_t i = at; i < at + m; i++) {
+			clock |= isfinite(s[i].clock_mhz);
+			thr |= s[i].throttle != -1;
+			lau |= s[i].launches != 1;
+		}
 		fprintf(o->f, "{\"type\":\"samples\",\"cell\":%" PRId64 ",\"first\":%" PRId64 ",\"ns\":[",
 			cell, first + (int64_t)at);
 		for (size_t i = 0; i < m; i++)
-			fprintf(o->f, i ? ",%" PRId64 : "%" PRId64, ns[at + i]);
+			fprintf(o->f, i ? ",%" PRId64 : "%" PRId64, s[at + i].ns);
+		if (clock) {
+			fputs("],\"clock_mhz\":[", o->f);
+			for (size_t i = 0; i < m; i++) {
+				double c = s[at + i].clock_mhz;
+				fputs(i ? "," : "", o->f);
+				if (isfinite(c))
+					fprintf(o->f, "%.17g", c);
+				else
+					fputs("null", o->f);
+			}
+		}
+		if (thr) {
+			fputs("],\"throttle\":[", o->f);
+			for (size_t i = 0; i < m; i++)
+				fprintf(o->f, i ? ",%d" : "%d", s[at + i].throttle);
+		}
+		if (lau) {
+			fputs("],\"launches\":[", o->f);
+			for (size_t i = 0; i < m; i++)
+				fprintf(o->f, i ? ",%" PRId64 : "%" PRId64, s[at + i].launches);
+		}
 		if (fputs("]}\n", o->f) == EOF)
 			return error_errno("cannot write the record stream");
 	}
@@ -242,6 +335,8 @@ static int parse_cell(struct proto_in *in, json_t *o)
 	return 0;
 }
 
+static int parse_trial_samples(struct proto_in *in, json_t *o, int64_t trial, int64_t cell);
+
 static int parse_trial(struct proto_in *in, json_t *o)
 {
 	struct rec_unit_data *u = in->u;
@@ -259,7 +354,7 @@ static int parse_trial(struct proto_in *in, json_t *o)
 	static const char *const ok[] = { "ok", "compile-error", "incorrect", "failed" };
 	for (size_t i = 0; i < ARRAY_SIZE(ok); i++)
 		if (!strcmp(t->status, ok[i]))
-			return 0;
+			return parse_trial_samples(in, o, (int64_t)u->ntrials - 1, t->cell);
 	return fail(in, "trial status '%s' is not one of ok, compile-error, incorrect, failed",
 		    t->status);
 }
@@ -277,16 +372,83 @@ static int parse_choice(struct proto_in *in, json_t *o)
 	return 0;
 }
 
+/* The optional arrays of a samples or trial record that has n samples: present ones must
+ * be n long.  Fills clock[i] (NaN for null), thr[i] (-1, 0, 1) and lau[i] (>= 1); each
+ * keeps SAMPLE_INIT's value where its array is absent.  *any: which arrays were present
+ * (bit 0 clock, 1 throttle, 2 launches). */
+static int parse_sample_extras(struct proto_in *in, json_t *o, size_t n, double *clock,
+			       int *thr, int64_t *lau, unsigned *any)
+{
+	static const char *const names[] = { "clock_mhz", "throttle", "launches" };
+	*any = 0;
+	for (size_t i = 0; i < n; i++) {
+		clock[i] = NAN;
+		thr[i] = -1;
+		lau[i] = 1;
+	}
+	for (unsigned k = 0; k < 3; k++) {
+		json_t *arr = json_object_get(o, names[k]);
+		if (!arr)
+			continue;
+		if (!json_is_array(arr) || json_array_size(arr) != n)
+			return fail(in, "'%s' must be an array as long as 'ns' (%zu)", names[k], n);
+		*any |= 1u << k;
+		for (size_t i = 0; i < n; i++) {
+			json_t *v = json_array_get(arr, i);
+			if (k == 0 && json_is_number(v) && json_number_value(v) >= 0)
+				clock[i] = json_number_value(v);
+			else if (k == 1 && json_is_integer(v) && json_integer_value(v) >= -1 &&
+				 json_integer_value(v) <= 1)
+				thr[i] = (int)json_integer_value(v);
+			else if (k == 2 && json_is_integer(v) && json_integer_value(v) >= 1)
+				lau[i] = (int64_t)json_integer_value(v);
+			else if (!(k == 0 && json_is_null(v)))
+				return fail(in, "'%s'[%zu] must be %s", names[k], i,
+					    k == 0   ? "a non-negative number or null"
+					    : k == 1 ? "-1, 0 or 1"
+						     : "an integer >= 1");
+		}
+	}
+	return 0;
+}
+
+/* The 'ns' array of a samples or trial record: non-negative integers into a new heap array. */
+static int parse_ns(struct proto_in *in, json_t *arr, int64_t cell, int64_t **ns, size_t *n)
+{
+	*n = json_array_size(arr);
+	*ns = xmalloc((*n ? *n : 1) * sizeof(**ns));
+	for (size_t i = 0; i < *n; i++) {
+		json_t *v = json_array_get(arr, i);
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			return fail(in, "sample %zu of cell %" PRId64 " is not a non-negative integer", i,
+				    cell);
+		(*ns)[i] = (int64_t)json_integer_value(v);
+	}
+	return 0;
+}
+
 static int parse_samples(struct proto_in *in, json_t *o)
 {
 	struct rec_unit_data *u = in->u;
-	int64_t cell = 0, first = 0;
+	int64_t cell = 0, first = 0, *ns = NULL, *lau = NULL;
+	double *clock = NULL;
+	int *thr = NULL;
+	size_t n = 0;
+	unsigned any = 0;
+	int ret = -1;
 	if (get_int(in, o, "cell", &cell) || check_cell(in, cell) || get_int(in, o, "first", &first))
 		return -1;
 	json_t *arr = json_object_get(o, "ns");
 	if (!json_is_array(arr))
 		return fail(in, "'ns' must be an array of integers");
-	size_t n = json_array_size(arr);
+	if (parse_ns(in, arr, cell, &ns, &n))
+		goto done;
+	clock = xmalloc((n ? n : 1) * sizeof(*clock));
+	thr = xmalloc((n ? n : 1) * sizeof(*thr));
+	lau = xmalloc((n ? n : 1) * sizeof(*lau));
+	if (parse_sample_extras(in, o, n, clock, thr, lau, &any))
+		goto done;
+	size_t old_cap = u->samples_cap;
 	if (u->nsamples + n > u->samples_cap) {
 		size_t cap = u->samples_cap ? u->samples_cap : 1024;
 		while (cap < u->nsamples + n)
@@ -296,16 +458,145 @@ static int parse_samples(struct proto_in *in, json_t *o)
 		u->sample_ns = xrealloc(u->sample_ns, cap * sizeof(int64_t));
 		u->samples_cap = cap;
 	}
-	for (size_t i = 0; i < n; i++) {
-		json_t *v = json_array_get(arr, i);
-		if (!json_is_integer(v) || json_integer_value(v) < 0)
-			return fail(in, "sample %zu of cell %" PRId64 " is not a non-negative integer", i,
-				    cell);
-		u->sample_cell[u->nsamples] = cell;
-		u->sample_index[u->nsamples] = first + (int64_t)i;
-		u->sample_ns[u->nsamples] = (int64_t)json_integer_value(v);
-		u->nsamples++;
+	/* An optional column appears at its first use, with the defaults for earlier samples;
+	 * once there it grows with the others. */
+	if (((any & 1) || u->sample_clock_mhz) && (!u->sample_clock_mhz || old_cap < u->samples_cap)) {
+		int fresh = !u->sample_clock_mhz;
+		u->sample_clock_mhz = xrealloc(u->sample_clock_mhz, u->samples_cap * sizeof(double));
+		for (size_t i = 0; fresh && i < u->nsamples; i++)
+			u->sample_clock_mhz[i] = NAN;
 	}
+	if (((any & 2) || u->sample_throttle) && (!u->sample_throttle || old_cap < u->samples_cap)) {
+		int fresh = !u->sample_throttle;
+		u->sample_throttle = xrealloc(u->sample_throttle, u->samples_cap * sizeof(int));
+		for (size_t i = 0; fresh && i < u->nsamples; i++)
+			u->sample_throttle[i] = -1;
+	}
+	if (((any & 4) || u->sample_launches) && (!u->sample_launches || old_cap < u->samples_cap)) {
+		int fresh = !u->sample_launches;
+		u->sample_launches = xrealloc(u->sample_launches, u->samples_cap * sizeof(int64_t));
+		for (size_t i = 0; fresh && i < u->nsamples; i++)
+			u->sample_launches[i] = 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t k = u->nsamples++;
+		u->sample_cell[k] = cell;
+		u->sample_index[k] = first + (int64_t)i;
+		u->sample_ns[k] = ns[i];
+		if (u->sample_clock_mhz)
+			u->sample_clock_mhz[k] = clock[i];
+		if (u->sample_throttle)
+			u->sample_throttle[k] = thr[i];
+		if (u->sample_launches)
+			u->sample_launches[k] = lau[i];
+	}
+	ret = 0;
+done:
+	free(ns);
+	free(clock);
+	free(thr);
+	free(lau);
+	return ret;
+}
+
+/* A trial's own samples (protocol 2's optional 'ns' and its companions). */
+static int parse_trial_samples(struct proto_in *in, json_t *o, int64_t trial, int64_t cell)
+{
+	struct rec_unit_data *u = in->u;
+	json_t *arr = json_object_get(o, "ns");
+	int64_t *ns = NULL, *lau = NULL;
+	double *clock = NULL;
+	int *thr = NULL;
+	size_t n = 0;
+	unsigned any;
+	int ret = -1;
+	if (!arr)
+		return 0;
+	if (!json_is_array(arr))
+		return fail(in, "'ns' must be an array of integers");
+	if (parse_ns(in, arr, cell, &ns, &n))
+		goto done;
+	clock = xmalloc((n ? n : 1) * sizeof(*clock));
+	thr = xmalloc((n ? n : 1) * sizeof(*thr));
+	lau = xmalloc((n ? n : 1) * sizeof(*lau));
+	if (parse_sample_extras(in, o, n, clock, thr, lau, &any))
+		goto done;
+	XGROW(u->tsamples, u->tsamples_cap, u->ntsamples + n);
+	for (size_t i = 0; i < n; i++)
+		u->tsamples[u->ntsamples++] = (struct rec_trial_sample){
+			.trial = trial, .index = (int64_t)i, .ns = ns[i], .clock_mhz = clock[i],
+			.throttle = thr[i], .launches = lau[i] };
+	ret = 0;
+done:
+	free(ns);
+	free(clock);
+	free(thr);
+	free(lau);
+	return ret;
+}
+
+/* Copy s into a fixed-size field of size bytes (truncated, NUL-terminated). */
+static void fixcpy(char *dst, size_t size, const char *s)
+{
+	snprintf(dst, size, "%s", s);
+}
+
+static int parse_space(struct proto_in *in, json_t *o)
+{
+	struct rec_unit_data *u = in->u;
+	struct rec_space sp = { 0 };
+	if (get_int(in, o, "cell", &sp.cell) || check_cell(in, sp.cell) ||
+	    get_int(in, o, "grid", &sp.grid) || get_int(in, o, "valid", &sp.nvalid))
+		return -1;
+	json_t *fields = json_object_get(o, "fields"), *vendors = json_object_get(o, "vendors"),
+	       *bad = json_object_get(o, "invalid");
+	if (!json_is_array(fields) || !json_is_array(vendors) || !json_is_array(bad))
+		return fail(in, "a space record needs arrays 'fields', 'vendors' and 'invalid'");
+	for (size_t f = 0; f < json_array_size(fields); f++) {
+		json_t *fo = json_array_get(fields, f);
+		const char *name = json_string_value(json_object_get(fo, "name"));
+		json_t *vals = json_object_get(fo, "values");
+		if (!name || !json_is_array(vals))
+			return fail(in, "space field %zu needs a string 'name' and an array 'values'", f);
+		for (size_t k = 0; k < json_array_size(vals); k++) {
+			json_t *v = json_array_get(vals, k);
+			if (!json_is_integer(v))
+				return fail(in, "space field '%s': values must be integers", name);
+			XGROW(u->svalues, u->svalues_cap, u->nsvalues + 1);
+			struct rec_space_value *sv = &u->svalues[u->nsvalues++];
+			memset(sv, 0, sizeof(*sv));
+			sv->cell = sp.cell;
+			sv->field = (int32_t)f;
+			fixcpy(sv->name, sizeof(sv->name), name);
+			sv->value = (int64_t)json_integer_value(v);
+		}
+	}
+	for (size_t k = 0; k < json_array_size(vendors); k++) {
+		const char *c = json_string_value(json_array_get(vendors, k));
+		if (!c)
+			return fail(in, "space vendor candidate %zu must be a string", k);
+		XGROW(u->svendors, u->svendors_cap, u->nsvendors + 1);
+		struct rec_space_vendor *sv = &u->svendors[u->nsvendors++];
+		memset(sv, 0, sizeof(*sv));
+		sv->cell = sp.cell;
+		sv->candidate = (int32_t)k;
+		fixcpy(sv->config, sizeof(sv->config), c);
+	}
+	for (size_t k = 0; k < json_array_size(bad); k++) {
+		json_t *e = json_array_get(bad, k);
+		json_t *pt = json_array_get(e, 0);
+		const char *why = json_string_value(json_array_get(e, 1));
+		if (!json_is_integer(pt) || !why)
+			return fail(in, "space invalid point %zu must be [point, \"why\"]", k);
+		XGROW(u->sinvalid, u->sinvalid_cap, u->nsinvalid + 1);
+		struct rec_space_invalid *si = &u->sinvalid[u->nsinvalid++];
+		memset(si, 0, sizeof(*si));
+		si->cell = sp.cell;
+		si->point = (int64_t)json_integer_value(pt);
+		fixcpy(si->why, sizeof(si->why), why);
+	}
+	XGROW(u->spaces, u->spaces_cap, u->nspaces + 1);
+	u->spaces[u->nspaces++] = sp;
 	return 0;
 }
 
@@ -366,8 +657,9 @@ static int parse_line(struct proto_in *in, const char *line, size_t len)
 		}
 		if (get_int(in, o, "protocol", &v) || get_int(in, o, "pid", &pid))
 			goto done;
-		if (v != PROTO_VERSION) {
-			fail(in, "protocol version %" PRId64 " is not %d", v, PROTO_VERSION);
+		if (v < PROTO_VERSION_OLDEST || v > PROTO_VERSION) {
+			fail(in, "protocol version %" PRId64 " is not one of %d to %d", v,
+			     PROTO_VERSION_OLDEST, PROTO_VERSION);
 			goto done;
 		}
 		in->saw_hello = 1;
@@ -393,6 +685,8 @@ static int parse_line(struct proto_in *in, const char *line, size_t len)
 		r = parse_choice(in, o);
 	} else if (!strcmp(type, "samples")) {
 		r = parse_samples(in, o);
+	} else if (!strcmp(type, "space")) {
+		r = parse_space(in, o);
 	} else if (!strcmp(type, "measure")) {
 		r = parse_measure(in, o);
 	} else if (!strcmp(type, "setup")) {

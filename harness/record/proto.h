@@ -1,5 +1,5 @@
 /* proto.h: the record protocol between a unit (worker process) and the scheduler,
- * version 1 (docs/record-protocol.md).  The unit writes one JSON object per line to file
+ * version 2 (docs/record-protocol.md; the scheduler reads version 1 units too).  The unit writes one JSON object per line to file
  * descriptor 3 (named in the unit's environment as HARNESS_RECORD_FD=3); the scheduler
  * reads them into a struct rec_unit_data and is the only writer of the results file.
  * External command modes (a later issue) speak the same protocol. */
@@ -11,8 +11,10 @@
 
 #include "harness/record/recorder.h"
 #include "harness/base/util.h"
+#include "kernels/sample.h"
 
-#define PROTO_VERSION 1
+#define PROTO_VERSION 2        /* what units of this harness speak */
+#define PROTO_VERSION_OLDEST 1 /* the oldest the scheduler accepts */
 #define PROTO_FD 3
 #define PROTO_MAX_LINE (16 * 1024 * 1024) /* a longer line is a protocol error */
 
@@ -25,10 +27,19 @@ int proto_out_close(struct proto_out *o);
 int proto_hello(struct proto_out *o, const char *mode, int64_t unit, const char *backend);
 int proto_info(struct proto_out *o, const char *text);
 int proto_cell(struct proto_out *o, int64_t id, const struct rec_cell *c);
-int proto_trial(struct proto_out *o, const struct rec_trial *t);
+/* A trial with every sample of it (n may be 0). */
+int proto_trial(struct proto_out *o, const struct rec_trial *t, const struct sample *s,
+		size_t n);
+/* The config space of op cell sp->cell: its fields' values, vendor candidates and the
+ * grid points its constraint excludes (rows as recorder.h; their cell fields are ignored). */
+int proto_space(struct proto_out *o, const struct rec_space *sp, const struct rec_space_value *v,
+		size_t nv, const struct rec_space_vendor *vd, size_t nvd,
+		const struct rec_space_invalid *inv, size_t ninv);
 int proto_choice(struct proto_out *o, const struct rec_choice *c);
-/* Samples of one cell, indices first .. first+n-1. */
-int proto_samples(struct proto_out *o, int64_t cell, int64_t first, const int64_t *ns, size_t n);
+/* Samples of one cell, indices first .. first+n-1 (the optional columns are written only
+ * when some sample has a value other than SAMPLE_INIT's). */
+int proto_samples(struct proto_out *o, int64_t cell, int64_t first, const struct sample *s,
+		  size_t n);
 int proto_measure(struct proto_out *o, const struct rec_measure *m);
 int proto_setup(struct proto_out *o, const struct rec_unit *u);
 /* Last record: the unit's own verdict ("ok", "compile-error", "incorrect", "failed"). */

@@ -1,4 +1,5 @@
-/* recorder.h: the results file (HDF5, layout version 1, docs/results-format.md).
+/* recorder.h: the results file (HDF5, layout version 2, docs/results-format.md; version 1
+ * files are read too).
  * Only the scheduler's process writes it; workers stream records to the scheduler.
  * Every rec_append_unit() leaves the file complete and consistent on disk before it
  * returns, so a crash or kill -9 between units loses nothing that had finished. */
@@ -8,7 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define REC_FORMAT_VERSION 1
+#define REC_FORMAT_VERSION 2   /* the layout this harness writes */
+#define REC_FORMAT_OLDEST 1    /* the oldest layout it reads */
 
 /* Run metadata: string key/value pairs stored as attributes of /run (keys listed in
  * docs/results-format.md: harness_version, git_commit, experiment_name, experiment_path,
@@ -124,6 +126,42 @@ struct rec_measure {
 	double rel_precision; /* achieved relative standard error of the median */
 };
 
+/* Layout 2: an op cell's config space as the unit tuned it, so its trials can be re-scored
+ * later.  Fixed-size text (NUL-terminated, truncated to fit) keeps the tables' rows fixed. */
+#define REC_NAME_MAX 32   /* a field name */
+#define REC_TEXT_MAX 64   /* a vendor candidate's config text; a constraint's reason */
+#define REC_MAX_POINTS 65536 /* grids larger than this record no per-point outcomes */
+struct rec_space {
+	int64_t cell;
+	int64_t grid;        /* grid points (vendor candidates excluded) */
+	int64_t nvalid;      /* of them, allowed by the constraint; -1: grid > REC_MAX_POINTS */
+};
+struct rec_space_value {  /* one allowed value of one field, fields and values in order */
+	int64_t cell;
+	int32_t field;        /* the field's index in the space */
+	char name[REC_NAME_MAX];
+	int64_t value;
+};
+struct rec_space_vendor { /* one vendor candidate */
+	int64_t cell;
+	int32_t candidate;    /* its index (a config's vendor_idx) */
+	char config[REC_TEXT_MAX]; /* "vendor", "vendor:algo=6" */
+};
+struct rec_space_invalid { /* one grid point the constraint excludes (valid ones are not listed) */
+	int64_t cell;
+	int64_t point;        /* its grid index (mixed radix, last field fastest) */
+	char why[REC_TEXT_MAX];
+};
+/* One sample of a tuning trial (layout 2). */
+struct rec_trial_sample {
+	int64_t trial;        /* index into the unit data's trials (a row of /trials in the file) */
+	int64_t index;        /* the sample's index within its trial */
+	int64_t ns;
+	double clock_mhz;     /* NaN: not read */
+	int throttle;         /* 1, 0, or -1: unknown */
+	int64_t launches;     /* executions the sample covers (1 by default) */
+};
+
 /* Everything one unit produced.  cells are local to the unit (trial/choice/sample cell
  * fields index this array); the recorder maps them to the run's cell table by name. */
 struct rec_unit_data {
@@ -135,8 +173,18 @@ struct rec_unit_data {
 	int64_t *sample_cell;         /* parallel arrays, nsamples long */
 	int64_t *sample_index;
 	int64_t *sample_ns;
+	/* Layout 2's optional sample columns, parallel to sample_ns; each NULL when no sample
+	 * had it (then NaN, -1 and 1 are recorded). */
+	double *sample_clock_mhz;
+	int *sample_throttle;
+	int64_t *sample_launches;
 	size_t nsamples, samples_cap;
 	size_t cells_cap, trials_cap, choices_cap, measures_cap;
+	struct rec_trial_sample *tsamples; size_t ntsamples, tsamples_cap;
+	struct rec_space *spaces;         size_t nspaces, spaces_cap;
+	struct rec_space_value *svalues;  size_t nsvalues, svalues_cap;
+	struct rec_space_vendor *svendors; size_t nsvendors, svendors_cap;
+	struct rec_space_invalid *sinvalid; size_t nsinvalid, sinvalid_cap;
 	char *info;                   /* backend description lines ("key=value\n"), or NULL */
 };
 void rec_unit_data_init(struct rec_unit_data *u);
@@ -155,6 +203,8 @@ int rec_open(const char *path, int writable, struct rec **out);
 int rec_append_unit(struct rec *r, const struct rec_unit_data *u);
 /* Set or replace one /run attribute (for end_utc, status) and flush. */
 int rec_set_meta(struct rec *r, const char *key, const char *value);
+/* The layout version of the open file (1 or 2).  Version 1 files are read-only. */
+int rec_format_version(const struct rec *r);
 /* Close; reports and returns -1 on failure. NULL is a no-op. */
 int rec_close(struct rec *r);
 
@@ -183,5 +233,24 @@ int rec_count_samples(struct rec *r, int64_t *n);
  * /cells) and ns, n long; the caller frees both.  Reports and returns -1 on failure. */
 int rec_read_unit_samples(struct rec *r, size_t unit_row, int64_t **cell, int64_t **ns,
 			  size_t *n);
+/* The same unit's samples with layout 2's optional columns (version 1 files: NaN, -1, 1):
+ * four parallel heap arrays, n long; the caller frees them. */
+int rec_read_unit_sample_extras(struct rec *r, size_t unit_row, double **clock_mhz,
+				int **throttle, int64_t **launches, size_t *n);
+/* Every row of /trial_samples (layout 2; none in a version 1 file): unit[i] a row of
+ * /units, s[i].trial a row of /trials.  Free both with free(). */
+int rec_read_trial_samples(struct rec *r, int64_t **unit, struct rec_trial_sample **s,
+			   size_t *n);
+/* Every recorded config space (layout 2; none in a version 1 file): the rows of /spaces,
+ * /space_values, /space_vendors and /space_invalid, each with its unit column (row of
+ * /units) and cell a row of /cells.  rec_spaces_release frees it. */
+struct rec_spaces {
+	int64_t *space_unit;   struct rec_space *spaces;          size_t nspaces;
+	int64_t *value_unit;   struct rec_space_value *values;    size_t nvalues;
+	int64_t *vendor_unit;  struct rec_space_vendor *vendors;  size_t nvendors;
+	int64_t *invalid_unit; struct rec_space_invalid *invalid; size_t ninvalid;
+};
+int rec_read_spaces(struct rec *r, struct rec_spaces *out);
+void rec_spaces_release(struct rec_spaces *s);
 
 #endif

@@ -14,6 +14,7 @@
 #include "harness/record/proto.h"
 #include "harness/record/recorder.h"
 #include "kernels/backend.h"
+#include "kernels/tune.h"
 #include "kernels/tuner.h"
 #include "stats/stats.h"
 
@@ -60,12 +61,13 @@ static const char *prepare_status_name(enum prepare_status s)
 	return "failed";
 }
 
-/* Time `count` samples of cell i into ns[]; returns 0 or -1 reported. */
-static int take_samples(struct wk *w, size_t i, int64_t count, int64_t *ns)
+/* Take `count` samples of cell i into s[]; returns 0 or -1 reported. */
+static int take_samples(struct wk *w, size_t i, int64_t count, struct sample *s)
 {
 	for (int64_t k = 0; k < count; k++) {
 		char *cause = NULL;
-		if (w->bops->sample(w->b, i, w->exp->measure.flush, &ns[k], &cause)) {
+		s[k] = (struct sample)SAMPLE_INIT;
+		if (w->bops->sample(w->b, i, w->exp->measure.flush, &s[k], &cause)) {
 			error("cell '%s': %s", w->bops->cell(w->b, i)->name, cause);
 			free(cause);
 			return -1;
@@ -74,135 +76,197 @@ static int take_samples(struct wk *w, size_t i, int64_t count, int64_t *ns)
 	return 0;
 }
 
-static double median_of(const int64_t *ns, size_t n)
+/* The live measurer the tuning driver calls (kernels/tune.h): the backend prepares config
+ * c of op cell i and, when the tuner benchmarks, times it. */
+struct live {
+	struct wk *w;
+	size_t i;
+	const struct space *s;
+};
+
+static int live_trial(void *ctx, const struct config *c, int64_t n, struct tune_trial *out,
+		      char **cause)
 {
-	double *x = xmalloc(n * sizeof(*x)), *work = xmalloc(n * sizeof(*work));
-	struct stats_summary s;
-	stats_from_ns(ns, n, x);
-	stats_summarize(x, 1, n, work, &s);
-	free(x);
-	free(work);
-	return s.median;
+	struct live *l = ctx;
+	struct wk *w = l->w;
+	struct prepare_result res = { 0 };
+	char *why = NULL;
+	if (w->bops->prepare(w->b, l->i, c, &res, &why)) {
+		struct sbuf cfg;
+		sbuf_init(&cfg);
+		config_format(l->s, c, &cfg);
+		*cause = xasprintf("config '%s': %s", cfg.buf, why);
+		sbuf_release(&cfg);
+		free(why);
+		prepare_result_release(&res);
+		return -1;
+	}
+	out->status = res.status == PREPARE_OK ? TRIAL_OK
+		      : res.status == PREPARE_COMPILE_ERROR ? TRIAL_COMPILE_ERROR
+							    : TRIAL_INCORRECT;
+	out->cache_hit = res.cache_hit;
+	out->compile_ns = res.compile_ns;
+	out->check_ns = res.check_ns;
+	out->detail = res.detail;
+	res.detail = NULL;
+	prepare_result_release(&res);
+	if (out->status != TRIAL_OK || n <= 0)
+		return 0;
+	out->samples = xmalloc((size_t)n * sizeof(*out->samples));
+	int64_t t0 = util_now_ns();
+	if (take_samples(w, l->i, n, out->samples)) {
+		*cause = xstrdup("sampling failed");
+		return -1;
+	}
+	out->bench_ns = util_now_ns() - t0;
+	out->nsamples = (size_t)n;
+	return 0;
 }
 
-/* Prepare config c for op cell i and emit the trial; fills *st.  Benchmarks the config when
- * the tuner wants timings.  Returns 0, or -1 on an infrastructure failure (reported). */
-static int run_trial(struct wk *w, size_t i, const struct space *s, const struct config *c,
-		     struct trial_result *tr)
+/* Emit the trial record (with every sample of the trial). */
+static int live_record(void *ctx, const struct config *c, const struct tune_trial *t,
+		       double median_ns, char **cause)
 {
-	struct prepare_result res = { 0 };
-	char *cause = NULL;
+	struct live *l = ctx;
+	struct wk *w = l->w;
 	struct sbuf cfg;
 	sbuf_init(&cfg);
-	config_format(s, c, &cfg);
-	int ret = -1;
-	if (w->bops->prepare(w->b, i, c, &res, &cause)) {
-		error("cell '%s', config '%s': %s", w->bops->cell(w->b, i)->name, cfg.buf, cause);
-		free(cause);
-		goto done;
+	config_format(l->s, c, &cfg);
+	struct rec_trial rt = { .cell = (int64_t)l->i, .config = cfg.buf,
+				.status = (char *)trial_status_name(t->status),
+				.cache_hit = t->cache_hit, .compile_ns = t->compile_ns,
+				.nsamples = (int64_t)t->nsamples, .median_ns = median_ns,
+				.min_ns = NAN, .max_ns = NAN, .bench_ns = t->bench_ns };
+	for (size_t k = 0; k < t->nsamples; k++) {
+		double v = (double)t->samples[k].ns;
+		if (!k || v < rt.min_ns)
+			rt.min_ns = v;
+		if (!k || v > rt.max_ns)
+			rt.max_ns = v;
 	}
-	w->setup.compile_ns += res.compile_ns;
-	w->setup.check_ns += res.check_ns;
-	struct rec_trial t = { .cell = (int64_t)i, .config = cfg.buf, .cache_hit = res.cache_hit,
-			       .compile_ns = res.compile_ns, .median_ns = NAN, .min_ns = NAN,
-			       .max_ns = NAN };
-	tr->status = res.status == PREPARE_OK ? TRIAL_OK
-		     : res.status == PREPARE_COMPILE_ERROR ? TRIAL_COMPILE_ERROR
-							   : TRIAL_INCORRECT;
-	tr->nsamples = 0;
-	tr->median_ns = NAN;
-	if (res.status == PREPARE_OK && (w->tuner->flags & TUNER_BENCHMARKS)) {
-		int64_t n = w->exp->measure.trial_samples;
-		int64_t *ns = xmalloc((size_t)n * sizeof(*ns));
-		int64_t t0 = util_now_ns();
-		if (take_samples(w, i, n, ns)) {
-			free(ns);
-			goto done;
-		}
-		t.bench_ns = util_now_ns() - t0;
-		w->setup.bench_ns += t.bench_ns;
-		w->setup.benchmarks++;
-		t.nsamples = n;
-		t.median_ns = median_of(ns, (size_t)n);
-		t.min_ns = t.max_ns = (double)ns[0];
-		for (int64_t k = 1; k < n; k++) {
-			if (ns[k] < t.min_ns)
-				t.min_ns = (double)ns[k];
-			if (ns[k] > t.max_ns)
-				t.max_ns = (double)ns[k];
-		}
-		tr->nsamples = n;
-		tr->median_ns = t.median_ns;
-		free(ns);
-	}
-	t.status = (char *)prepare_status_name(res.status);
-	if (res.detail)
-		fprintf(stderr, "trial %s on '%s': %s: %s\n", cfg.buf, w->bops->cell(w->b, i)->name,
-			t.status, res.detail);
-	ret = proto_trial(&w->out, &t);
-done:
-	prepare_result_release(&res);
+	if (t->detail)
+		fprintf(stderr, "trial %s on '%s': %s: %s\n", cfg.buf,
+			w->bops->cell(w->b, l->i)->name, rt.status, t->detail);
+	int r = proto_trial(&w->out, &rt, t->samples, t->nsamples);
 	sbuf_release(&cfg);
-	return ret;
+	if (r)
+		*cause = xstrdup("cannot write the trial record");
+	return r;
 }
 
-/* Tune op cell i with the mode's tuner and make the chosen config current. */
-static int tune_cell(struct wk *w, size_t i)
+/* Record op cell i's config space: fields and values, vendor candidates, and the grid
+ * points its constraint excludes, with why (docs/results-format.md, /spaces). */
+static int proto_space_of(struct wk *w, size_t i, const struct space *s)
+{
+	struct rec_space sp = { .cell = (int64_t)i, .grid = (int64_t)space_grid_size(s) };
+	struct rec_space_value *v = NULL;
+	struct rec_space_vendor *vd = NULL;
+	struct rec_space_invalid *inv = NULL;
+	size_t nv = 0, nvd = space_nvendors(s), ninv = 0, cap = 0;
+	for (size_t f = 0; f < s->nfields; f++)
+		nv += s->fields[f].nvalues;
+	v = xcalloc(nv ? nv : 1, sizeof(*v));
+	nv = 0;
+	for (size_t f = 0; f < s->nfields; f++)
+		for (size_t k = 0; k < s->fields[f].nvalues; k++) {
+			v[nv].field = (int32_t)f;
+			snprintf(v[nv].name, sizeof(v[nv].name), "%s", s->fields[f].name);
+			v[nv++].value = s->fields[f].values[k];
+		}
+	vd = xcalloc(nvd ? nvd : 1, sizeof(*vd));
+	for (size_t k = 0; k < nvd; k++) {
+		struct config c;
+		struct sbuf sb;
+		sbuf_init(&sb);
+		space_vendor_point(s, k, &c);
+		config_format(s, &c, &sb);
+		vd[k].candidate = (int32_t)k;
+		snprintf(vd[k].config, sizeof(vd[k].config), "%s", sb.buf);
+		sbuf_release(&sb);
+	}
+	if (sp.grid > REC_MAX_POINTS) {
+		sp.nvalid = -1;
+	} else {
+		for (size_t p = 0; p < (size_t)sp.grid; p++) {
+			struct config c;
+			const char *why = "excluded";
+			if (space_grid_point(s, p, &c))
+				break;
+			if (space_check(s, &c, &why)) {
+				sp.nvalid++;
+				continue;
+			}
+			XGROW(inv, cap, ninv + 1);
+			memset(&inv[ninv], 0, sizeof(*inv));
+			inv[ninv].point = (int64_t)p;
+			snprintf(inv[ninv].why, sizeof(inv[ninv].why), "%s", why);
+			ninv++;
+		}
+	}
+	int r = proto_space(&w->out, &sp, v, nv, vd, nvd, inv, ninv);
+	free(v);
+	free(vd);
+	free(inv);
+	return r;
+}
+
+/* Tune op cell i with the mode's tuner through the driver and make the chosen config
+ * current. */
+static int tune_one(struct wk *w, size_t i)
 {
 	const struct space *s = w->bops->space(w->b, i);
 	const struct cell *cell = w->bops->cell(w->b, i);
-	struct tuner *t = w->tuner->alloc(s, w->mode, w->exp->seed ^ (uint64_t)i);
-	struct config c, best;
-	struct trial_result tr;
-	int ret = -1;
-	int64_t ntrials = 0;
-	while (w->tuner->next(t, &c) == 1) {
-		if (run_trial(w, i, s, &c, &tr))
-			goto done;
-		w->tuner->observe(t, &c, &tr);
-		ntrials++;
-	}
-	const char *reason = w->tuner->flags & TUNER_BENCHMARKS ? "tuned"
-			     : w->tuner->flags & TUNER_COMPILES ? "rule"
-								 : "vendor";
-	if (w->tuner->best(t, &best)) {
-		if (!s->has_vendor) {
-			set_verdict(w, REC_STATUS_INCORRECT,
-				    xasprintf("cell '%s': none of %" PRId64 " configs passed the check",
-					      cell->name, ntrials));
-			ret = 0;
-			goto done;
-		}
-		/* Recorded as such (choice reason "fallback-vendor"). */
-		memset(&best, 0, sizeof(best));
-		best.vendor = 1;
-		reason = "fallback-vendor";
-		fprintf(stderr, "cell '%s': no usable config; falling back to the vendor path\n",
-			cell->name);
-	}
-	struct prepare_result res = { 0 };
+	struct tuner_cell id = { .name = cell->name, .op = cell->op, .shape = cell->shape };
+	struct tuner_args ta = { .space = s, .cell = &id, .options = w->mode->options,
+				 .noptions = w->mode->noptions,
+				 .seed = w->exp->seed ^ (uint64_t)i };
+	struct live l = { .w = w, .i = i, .s = s };
+	struct tune_measurer m = { .ctx = &l, .trial = live_trial, .record = live_record };
+	struct tune_result tr;
 	char *cause = NULL;
-	if (w->bops->prepare(w->b, i, &best, &res, &cause)) {
+	int ret = -1;
+
+	if (proto_space_of(w, i, s))
+		return -1;
+	if (tune_cell(w->tuner, &ta, w->exp->measure.trial_samples, &m, &tr, &cause)) {
 		error("cell '%s': %s", cell->name, cause);
 		free(cause);
-		goto done;
+		return -1;
+	}
+	w->setup.compile_ns += tr.compile_ns;
+	w->setup.check_ns += tr.check_ns;
+	w->setup.bench_ns += tr.bench_ns;
+	w->setup.benchmarks += tr.benchmarks;
+	if (tr.reason == TUNE_NONE) {
+		set_verdict(w, REC_STATUS_INCORRECT,
+			    xasprintf("cell '%s': none of %" PRId64 " configs passed the check",
+				      cell->name, tr.ntrials));
+		return 0;
+	}
+	if (tr.reason == TUNE_FALLBACK_VENDOR)
+		fprintf(stderr, "cell '%s': no usable config; falling back to the vendor path\n",
+			cell->name);
+	struct prepare_result res = { 0 };
+	if (w->bops->prepare(w->b, i, &tr.best, &res, &cause)) {
+		error("cell '%s': %s", cell->name, cause);
+		free(cause);
+		return -1;
 	}
 	w->setup.compile_ns += res.compile_ns;
 	w->setup.check_ns += res.check_ns;
 	struct sbuf cfg;
 	sbuf_init(&cfg);
-	config_format(s, &best, &cfg);
+	config_format(s, &tr.best, &cfg);
 	if (res.status != PREPARE_OK)
 		set_verdict(w, res.status == PREPARE_COMPILE_ERROR ? REC_STATUS_COMPILE_ERROR
 								   : REC_STATUS_INCORRECT,
 			    xasprintf("cell '%s': chosen config '%s': %s", cell->name, cfg.buf,
 				      res.detail ? res.detail : prepare_status_name(res.status)));
 	prepare_result_release(&res);
-	struct rec_choice ch = { .cell = (int64_t)i, .config = cfg.buf, .reason = (char *)reason };
+	struct rec_choice ch = { .cell = (int64_t)i, .config = cfg.buf,
+				 .reason = (char *)tune_reason_name(tr.reason) };
 	ret = proto_choice(&w->out, &ch);
 	sbuf_release(&cfg);
-done:
-	w->tuner->free(t);
 	return ret;
 }
 
@@ -210,10 +274,11 @@ done:
 static int measure_cell(struct wk *w, size_t i)
 {
 	const struct measure_settings *ms = &w->exp->measure;
-	int64_t t0 = util_now_ns(), ns;
+	int64_t t0 = util_now_ns();
 	int64_t warm_n = 0;
+	struct sample one;
 	while (warm_n < ms->warmup_count || (double)(util_now_ns() - t0) < ms->warmup_s * 1e9) {
-		if (take_samples(w, i, 1, &ns))
+		if (take_samples(w, i, 1, &one))
 			return -1;
 		warm_n++;
 		if (warm_n >= ms->max_samples && (double)(util_now_ns() - t0) > ms->max_time_s * 1e9)
@@ -222,6 +287,7 @@ static int measure_cell(struct wk *w, size_t i)
 	int64_t warm_ns = util_now_ns() - t0;
 
 	size_t cap = (size_t)ms->max_samples;
+	struct sample *smp = xmalloc(cap * sizeof(*smp));
 	int64_t *sample = xmalloc(cap * sizeof(*sample));
 	double *x = xmalloc(cap * sizeof(*x)), *work = xmalloc(cap * sizeof(*work));
 	const char *stop = "max-samples";
@@ -230,8 +296,9 @@ static int measure_cell(struct wk *w, size_t i)
 	int64_t s0 = util_now_ns();
 	int ret = -1;
 	while (n < cap) {
-		if (take_samples(w, i, 1, &sample[n]))
+		if (take_samples(w, i, 1, &smp[n]))
 			goto done;
+		sample[n] = smp[n].ns;
 		n++;
 		if (n >= next_check) {
 			struct stats_summary s;
@@ -257,12 +324,13 @@ static int measure_cell(struct wk *w, size_t i)
 		stats_summarize(x, 1, n, work, &s);
 		relse = stats_median_rel_se(&s);
 	}
-	if (proto_samples(&w->out, (int64_t)i, 0, sample, n))
+	if (proto_samples(&w->out, (int64_t)i, 0, smp, n))
 		goto done;
 	struct rec_measure m = { .cell = (int64_t)i, .nsamples = (int64_t)n, .stop = (char *)stop,
 				 .warmup_n = warm_n, .warmup_ns = warm_ns, .rel_precision = relse };
 	ret = proto_measure(&w->out, &m);
 done:
+	free(smp);
 	free(sample);
 	free(x);
 	free(work);
@@ -364,7 +432,7 @@ int worker_main(const struct worker_args *a)
 	size_t ncells = w.bops->ncells(w.b);
 	int64_t t0 = util_now_ns();
 	for (size_t i = 0; i < ncells && !strcmp(w.verdict, REC_STATUS_OK); i++)
-		if (w.bops->cell(w.b, i)->kind == CELL_OP && tune_cell(&w, i))
+		if (w.bops->cell(w.b, i)->kind == CELL_OP && tune_one(&w, i))
 			goto done;
 	t_tuned = util_now_ns();
 	w.setup.tuning_ns = t_tuned - t0;

@@ -419,7 +419,8 @@ static int cpu_prepare(struct backend *b, size_t i, const struct config *cfg,
 	return 0;
 }
 
-static int cpu_sample(struct backend *b, size_t i, int flush, int64_t *ns, char **cause)
+/* The CPU has no clock reading or throttle flag to give: out keeps SAMPLE_INIT's. */
+static int cpu_sample(struct backend *b, size_t i, int flush, struct sample *out, char **cause)
 {
 	if (i >= b->ncells) {
 		*cause = xasprintf("no cell %zu (there are %zu)", i, b->ncells);
@@ -444,7 +445,23 @@ static int cpu_sample(struct backend *b, size_t i, int flush, int64_t *ns, char 
 		cpu_model_forward(c->model);
 	else
 		cpu_op_run(&c->shape, c->kernel, c->x, c->w, c->y, c->work);
-	*ns = util_now_ns() - t0;
+	out->ns = util_now_ns() - t0;
+	out->launches = 1;
+	return 0;
+}
+
+/* An op's space without a shape: cpu_space_init's fields and vendor candidate. */
+static int cpu_op_space(const char *op, struct space *out)
+{
+	static struct cpu_shape shapes[CPU_NOPS];
+	int k = cpu_op_from_name(op);
+	if (k < 0)
+		return -1;
+	shapes[k].op = (enum cpu_op)k;
+	cpu_space_init(out, &shapes[k]);
+	out->valid = NULL;
+	out->heuristic = NULL;
+	out->ctx = NULL;
 	return 0;
 }
 
@@ -510,6 +527,7 @@ const struct backend_ops backend_cpu = {
 	.ncells = cpu_ncells,
 	.cell = cpu_cell,
 	.space = cpu_space,
+	.op_space = cpu_op_space,
 	.prepare = cpu_prepare,
 	.sample = cpu_sample,
 	.counters = cpu_counters,

@@ -289,13 +289,21 @@ static int64_t pick(const struct space_field *f, int64_t want, int64_t d)
 /* sgemm (and conv2d's GEMM): BM, BN, BK tiles over the GEMM's m, n, k; UNROLL over k. */
 enum { F_BM = 0, F_BN, F_BK, F_UNROLL };
 
-static int gemm_valid(const struct space *sp, const struct config *c)
+static int gemm_valid(const struct space *sp, const struct config *c, const char **why)
 {
 	const struct cpu_shape *s = sp->ctx;
-	return !redundant(&sp->fields[F_BM], c->val[F_BM], s->m) &&
-	       !redundant(&sp->fields[F_BN], c->val[F_BN], s->n) &&
-	       !redundant(&sp->fields[F_BK], c->val[F_BK], s->k) &&
-	       !redundant(&sp->fields[F_UNROLL], c->val[F_UNROLL], s->k);
+	const char *no = NULL;
+	if (redundant(&sp->fields[F_BM], c->val[F_BM], s->m))
+		no = "redundant: a smaller BM covers m";
+	else if (redundant(&sp->fields[F_BN], c->val[F_BN], s->n))
+		no = "redundant: a smaller BN covers n";
+	else if (redundant(&sp->fields[F_BK], c->val[F_BK], s->k))
+		no = "redundant: a smaller BK covers k";
+	else if (redundant(&sp->fields[F_UNROLL], c->val[F_UNROLL], s->k))
+		no = "redundant: a smaller UNROLL covers k";
+	if (no && why)
+		*why = no;
+	return !no;
 }
 
 /* Rule of thumb: a BK x BN panel of B of about 64 KiB (16384 floats, so it stays in L2
@@ -325,9 +333,13 @@ static int64_t inner_dim(const struct cpu_shape *s)
 	}
 }
 
-static int small_valid(const struct space *sp, const struct config *c)
+static int small_valid(const struct space *sp, const struct config *c, const char **why)
 {
-	return !redundant(&sp->fields[0], c->val[0], inner_dim(sp->ctx));
+	if (!redundant(&sp->fields[0], c->val[0], inner_dim(sp->ctx)))
+		return 1;
+	if (why)
+		*why = "redundant: a smaller UNROLL covers the inner dimension";
+	return 0;
 }
 
 static void small_heuristic(const struct space *sp, struct config *c)
@@ -351,7 +363,7 @@ void cpu_space_init(struct space *sp, const struct cpu_shape *shape)
 
 	memset(sp, 0, sizeof(*sp));
 	sp->op = cpu_op_name(shape->op);
-	sp->has_vendor = 1;
+	sp->has_vendor = 1; /* one candidate, OpenBLAS (or the built-in C code) as it is */
 	sp->ctx = shape;
 	if (shape->op == CPU_SGEMM || shape->op == CPU_CONV2D) {
 		set_field(sp, "BM", bm, ARRAY_SIZE(bm));

@@ -324,9 +324,9 @@ START_TEST(test_every_key)
 	ck_assert_int_eq(m->warm_probe, 1);
 	ck_assert_int_eq(m->fault, FAULT_BAD_RECORD);
 	ck_assert_uint_eq(m->noptions, 1);
-	const struct option *o = mode_option(m, "max_configs");
+	const struct tuner_option *o = mode_option(m, "max_configs");
 	ck_assert_ptr_nonnull(o);
-	ck_assert_int_eq(o->type, OPTION_INT);
+	ck_assert_int_eq(o->type, TUNER_OPT_INT);
 	ck_assert_int_eq(o->i, 32);
 	ck_assert_double_eq_tol(o->f, 32.0, 1e-12);
 	ck_assert_int_eq(o->line, 39);
@@ -684,9 +684,12 @@ START_TEST(test_err_mode_fields)
 		     "'t.toml':9:14: 'warm_probe' must be a boolean, not an integer");
 	expect_error(HEAD WL MODE "baseline = \"yes\"\n",
 		     "'t.toml':9:12: 'baseline' must be a boolean, not a string");
-	expect_error(HEAD WL MODE "options = { x = [1] }\n",
-		     "'t.toml':9:17: option 'x' must be an integer, float, boolean or string, "
-		     "not an array");
+	expect_error(HEAD WL MODE "options = { x = 1979-05-27 }\n",
+		     "'t.toml':9:17: option 'x' must be an integer, float, boolean, string, list "
+		     "or table, not a date-time");
+	expect_error(HEAD WL MODE "options = { x = [[[1]]] }\n",
+		     "'t.toml':9:19: option values nest at most two deep (a list or table of "
+		     "lists or tables)");
 	expect_error(HEAD WL MODE "options = 3\n",
 		     "'t.toml':9:11: 'options' must be a table, not an integer");
 	expect_error(HEAD WL "[[modes]]\nname = \"a/b\"\ntuner = \"vendor\"\n",

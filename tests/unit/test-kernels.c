@@ -17,14 +17,19 @@
 #include "harness/base/util.h"
 #include "kernels/backend.h"
 #include "kernels/space.h"
+#include "kernels/tune.h"
 #include "kernels/tuner.h"
 #include "tests/unit/testutil.h"
 
 /* ---- a synthetic space: A in {1, 2, 3}, B in {10, 20}, (3, 20) excluded ----------------- */
 
-static int toy_valid(const struct space *s, const struct config *c)
+static int toy_valid(const struct space *s, const struct config *c, const char **why)
 {
-	return !(c->val[0] == 3 && c->val[1] == 20);
+	if (!(c->val[0] == 3 && c->val[1] == 20))
+		return 1;
+	if (why)
+		*why = "A=3 with B=20 is not allowed";
+	return 0;
 }
 
 static void toy_heuristic(const struct space *s, struct config *c)
@@ -173,17 +178,15 @@ END_TEST
 
 /* ---- tuners ---------------------------------------------------------------------------- */
 
-static struct option opts[4];
+static struct tuner_option opts[4];
 
-/* A mode with options given as key, type, value at line 7 + i, column 3. */
-static struct mode make_mode(const char *tuner, size_t n, const char *const *keys,
-			     const enum option_type *types, const int64_t *vals)
+/* A tuner's options given as key, type, value at line 7 + i, column 3 (no spaces). */
+static struct tuner_check make_mode(const char *tuner, size_t n, const char *const *keys,
+				    const enum tuner_option_type *types, const int64_t *vals)
 {
-	struct mode m;
+	struct tuner_check m;
 	memset(&m, 0, sizeof(m));
 	memset(opts, 0, sizeof(opts));
-	m.name = (char *)"m";
-	m.tuner = (char *)tuner;
 	for (size_t i = 0; i < n; i++) {
 		opts[i].key = (char *)keys[i];
 		opts[i].type = types[i];
@@ -198,11 +201,25 @@ static struct mode make_mode(const char *tuner, size_t n, const char *const *key
 	return m;
 }
 
-static void expect_option_error(const char *tuner, const char *key, enum option_type type,
+/* alloc with m's options for space s; never NULL here. */
+static struct tuner *alloc_of(const struct tuner_ops *t, const struct space *s,
+			      const struct tuner_check *m, uint64_t seed)
+{
+	struct tuner_cell id = { .name = "toy/toy:n=1", .op = "toy", .shape = "n=1" };
+	struct tuner_args a = { .space = s, .cell = &id, .options = m->options,
+				.noptions = m->noptions, .seed = seed };
+	char *cause = NULL;
+	struct tuner *tu = t->alloc(&a, &cause);
+	ck_assert_ptr_nonnull(tu);
+	ck_assert_ptr_null(cause);
+	return tu;
+}
+
+static void expect_option_error(const char *tuner, const char *key, enum tuner_option_type type,
 				int64_t val, const char *want)
 {
 	const struct tuner_ops *t = tuner_find(tuner);
-	struct mode m = make_mode(tuner, 1, &key, &type, &val);
+	struct tuner_check m = make_mode(tuner, 1, &key, &type, &val);
 	char *cause = NULL;
 	ck_assert_ptr_nonnull(t);
 	ck_assert_int_eq(t->check_options(&m, &cause), -1);
@@ -243,12 +260,12 @@ START_TEST(test_tuner_vendor)
 	const struct tuner_ops *t = tuner_find("vendor");
 	struct space s;
 	struct config c;
-	struct mode m = make_mode("vendor", 0, NULL, NULL, NULL);
+	struct tuner_check m = make_mode("vendor", 0, NULL, NULL, NULL);
 	char *cause = NULL;
 
 	toy_space(&s, 1);
 	ck_assert_int_eq(t->check_options(&m, &cause), 0);
-	struct tuner *tu = t->alloc(&s, &m, 42);
+	struct tuner *tu = alloc_of(t, &s, &m, 42);
 	ck_assert_int_eq(t->next(tu, &c), 1);
 	ck_assert(c.vendor);
 	ck_assert_int_eq(t->next(tu, &c), 0);
@@ -257,7 +274,7 @@ START_TEST(test_tuner_vendor)
 	t->free(tu);
 
 	/* a broken vendor path is never chosen */
-	tu = t->alloc(&s, &m, 42);
+	tu = alloc_of(t, &s, &m, 42);
 	ck_assert_int_eq(t->next(tu, &c), 1);
 	t->observe(tu, &c, &(struct trial_result){ .status = TRIAL_FAILED, .median_ns = NAN });
 	ck_assert_int_eq(t->best(tu, &c), -1);
@@ -265,12 +282,12 @@ START_TEST(test_tuner_vendor)
 
 	/* no vendor path: nothing to propose */
 	s.has_vendor = 0;
-	tu = t->alloc(&s, &m, 42);
+	tu = alloc_of(t, &s, &m, 42);
 	ck_assert_int_eq(t->next(tu, &c), 0);
 	ck_assert_int_eq(t->best(tu, &c), -1);
 	t->free(tu);
 
-	expect_option_error("vendor", "max_configs", OPTION_INT, 3,
+	expect_option_error("vendor", "max_configs", TUNER_OPT_INT, 3,
 			    "7:3: tuner 'vendor' takes no options (got 'max_configs')");
 }
 END_TEST
@@ -280,10 +297,10 @@ START_TEST(test_tuner_heuristic)
 	const struct tuner_ops *t = tuner_find("heuristic");
 	struct space s;
 	struct config c;
-	struct mode m = make_mode("heuristic", 0, NULL, NULL, NULL);
+	struct tuner_check m = make_mode("heuristic", 0, NULL, NULL, NULL);
 
 	toy_space(&s, 1);
-	struct tuner *tu = t->alloc(&s, &m, 1);
+	struct tuner *tu = alloc_of(t, &s, &m, 1);
 	ck_assert_int_eq(t->next(tu, &c), 1);
 	struct config want = point(2, 20);
 	ck_assert(config_equal(&s, &c, &want));
@@ -294,7 +311,7 @@ START_TEST(test_tuner_heuristic)
 	t->free(tu);
 
 	/* a pick that did not compile is not chosen */
-	tu = t->alloc(&s, &m, 1);
+	tu = alloc_of(t, &s, &m, 1);
 	ck_assert_int_eq(t->next(tu, &c), 1);
 	t->observe(tu, &c, &(struct trial_result){ .status = TRIAL_COMPILE_ERROR });
 	ck_assert_int_eq(t->best(tu, &c), -1);
@@ -302,13 +319,13 @@ START_TEST(test_tuner_heuristic)
 
 	/* without a rule (or with one outside the space) the first valid grid point */
 	s.heuristic = NULL;
-	tu = t->alloc(&s, &m, 1);
+	tu = alloc_of(t, &s, &m, 1);
 	ck_assert_int_eq(t->next(tu, &c), 1);
 	want = point(1, 10);
 	ck_assert(config_equal(&s, &c, &want));
 	t->free(tu);
 
-	expect_option_error("heuristic", "seed", OPTION_INT, 3,
+	expect_option_error("heuristic", "seed", TUNER_OPT_INT, 3,
 			    "7:3: tuner 'heuristic' takes no options (got 'seed')");
 }
 END_TEST
@@ -338,12 +355,12 @@ START_TEST(test_tuner_exhaustive)
 	const struct tuner_ops *t = tuner_find("exhaustive");
 	struct space s;
 	struct config c, seen[16];
-	struct mode m = make_mode("exhaustive", 0, NULL, NULL, NULL);
+	struct tuner_check m = make_mode("exhaustive", 0, NULL, NULL, NULL);
 	char *cause = NULL;
 
 	toy_space(&s, 1);
 	ck_assert_int_eq(t->check_options(&m, &cause), 0);
-	struct tuner *tu = t->alloc(&s, &m, 7);
+	struct tuner *tu = alloc_of(t, &s, &m, 7);
 	size_t n = drive(t, tu, &s, NULL, seen, 16);
 	ck_assert_uint_eq(n, 6); /* vendor + the 5 valid grid points */
 	ck_assert(seen[0].vendor);
@@ -356,7 +373,7 @@ START_TEST(test_tuner_exhaustive)
 	t->free(tu);
 
 	/* the fastest point is incorrect: the next fastest wins, never the incorrect one */
-	tu = t->alloc(&s, &m, 7);
+	tu = alloc_of(t, &s, &m, 7);
 	drive(t, tu, &s, &fastest, seen, 16);
 	ck_assert_int_eq(t->best(tu, &c), 0);
 	struct config second = point(1, 10);
@@ -365,11 +382,11 @@ START_TEST(test_tuner_exhaustive)
 
 	/* max_configs and include_vendor */
 	const char *keys[] = { "max_configs", "include_vendor" };
-	const enum option_type types[] = { OPTION_INT, OPTION_BOOL };
+	const enum tuner_option_type types[] = { TUNER_OPT_INT, TUNER_OPT_BOOL };
 	const int64_t vals[] = { 3, 0 };
 	m = make_mode("exhaustive", 2, keys, types, vals);
 	ck_assert_int_eq(t->check_options(&m, &cause), 0);
-	tu = t->alloc(&s, &m, 7);
+	tu = alloc_of(t, &s, &m, 7);
 	n = drive(t, tu, &s, NULL, seen, 16);
 	ck_assert_uint_eq(n, 3);
 	ck_assert(!seen[0].vendor);
@@ -379,23 +396,23 @@ START_TEST(test_tuner_exhaustive)
 
 	/* nothing usable: no best */
 	m = make_mode("exhaustive", 0, NULL, NULL, NULL);
-	tu = t->alloc(&s, &m, 7);
+	tu = alloc_of(t, &s, &m, 7);
 	while (t->next(tu, &c))
 		t->observe(tu, &c, &(struct trial_result){ .status = TRIAL_COMPILE_ERROR,
 							   .median_ns = NAN });
 	ck_assert_int_eq(t->best(tu, &c), -1);
 	t->free(tu);
 
-	expect_option_error("exhaustive", "max_configs", OPTION_INT, 0,
+	expect_option_error("exhaustive", "max_configs", TUNER_OPT_INT, 0,
 			    "7:3: 'max_configs' must be an integer >= 1");
-	expect_option_error("exhaustive", "max_configs", OPTION_FLOAT, 2,
+	expect_option_error("exhaustive", "max_configs", TUNER_OPT_FLOAT, 2,
 			    "7:3: 'max_configs' must be an integer >= 1");
-	expect_option_error("exhaustive", "include_vendor", OPTION_INT, 1,
+	expect_option_error("exhaustive", "include_vendor", TUNER_OPT_INT, 1,
 			    "7:3: 'include_vendor' must be a boolean");
-	expect_option_error("exhaustive", "max_config", OPTION_INT, 1,
+	expect_option_error("exhaustive", "max_config", TUNER_OPT_INT, 1,
 			    "7:3: unknown option 'max_config' for tuner 'exhaustive' "
 			    "(did you mean 'max_configs'?)");
-	expect_option_error("exhaustive", "zzzzzzzzzzzz", OPTION_INT, 1,
+	expect_option_error("exhaustive", "zzzzzzzzzzzz", TUNER_OPT_INT, 1,
 			    "7:3: unknown option 'zzzzzzzzzzzz' for tuner 'exhaustive' "
 			    "(options: 'include_vendor', 'max_configs')");
 }
@@ -407,9 +424,9 @@ START_TEST(test_tuner_exhaustive_ties)
 	const struct tuner_ops *t = tuner_find("exhaustive");
 	struct space s;
 	struct config c;
-	struct mode m = make_mode("exhaustive", 0, NULL, NULL, NULL);
+	struct tuner_check m = make_mode("exhaustive", 0, NULL, NULL, NULL);
 	toy_space(&s, 0);
-	struct tuner *tu = t->alloc(&s, &m, 7);
+	struct tuner *tu = alloc_of(t, &s, &m, 7);
 	struct config first;
 	int have = 0;
 	while (t->next(tu, &c)) {
@@ -423,6 +440,217 @@ START_TEST(test_tuner_exhaustive_ties)
 	ck_assert_int_eq(t->best(tu, &c), 0);
 	ck_assert(config_equal(&s, &c, &first));
 	t->free(tu);
+}
+END_TEST
+
+/* ---- field-naming options, vendor parameters, the tuning driver ------------------------ */
+
+START_TEST(test_field_option)
+{
+	struct space a, b;
+	toy_space(&a, 1);
+	toy_space(&b, 0);
+	b.fields[1].name = "C";
+	const struct space *sp[] = { &a, &b };
+	struct tuner_option items[3] = {
+		{ .type = TUNER_OPT_STRING, .s = (char *)"B", .line = 4, .col = 18 },
+		{ .type = TUNER_OPT_STRING, .s = (char *)"C", .line = 4, .col = 23 },
+		{ .type = TUNER_OPT_STRING, .s = (char *)"Q", .line = 4, .col = 28 },
+	};
+	struct tuner_option order = { .key = (char *)"field_order", .type = TUNER_OPT_LIST,
+				      .items = items, .nitems = 2, .line = 4, .col = 3 };
+	struct tuner_check c = { .options = &order, .noptions = 1, .spaces = sp, .nspaces = 2 };
+	char *cause = NULL;
+	ck_assert_int_eq(tuner_check_field_option(&order, &c, &cause), 0);
+	order.nitems = 3; /* 'Q' is no field of either space */
+	ck_assert_int_eq(tuner_check_field_option(&order, &c, &cause), -1);
+	ck_assert_str_eq(cause, "4:28: 'field_order': unknown field 'Q' (did you mean 'A'?)");
+	free(cause);
+	items[2].s = (char *)"BLOCK_XYZ";
+	ck_assert_int_eq(tuner_check_field_option(&order, &c, &cause), -1);
+	ck_assert_str_eq(cause, "4:28: 'field_order': unknown field 'BLOCK_XYZ' (fields: 'A', "
+				"'B', 'C')");
+	free(cause);
+	items[2].s = (char *)"B"; /* given twice */
+	ck_assert_int_eq(tuner_check_field_option(&order, &c, &cause), -1);
+	ck_assert_str_eq(cause, "4:28: 'field_order': field 'B' given twice (first at 4:18)");
+	free(cause);
+	/* spaces unknown: names are not checked */
+	items[2].s = (char *)"Q";
+	c.nspaces = 0;
+	ck_assert_int_eq(tuner_check_field_option(&order, &c, &cause), 0);
+	c.nspaces = 2;
+	/* a table keyed by field name (per-field limits) */
+	struct tuner_option lim[1] = {
+		{ .key = (char *)"BK", .type = TUNER_OPT_INT, .i = 64, .line = 5, .col = 18 } };
+	struct tuner_option limits = { .key = (char *)"field_limits", .type = TUNER_OPT_TABLE,
+				       .items = lim, .nitems = 1, .line = 5, .col = 3 };
+	ck_assert_int_eq(tuner_check_field_option(&limits, &c, &cause), -1);
+	ck_assert_str_eq(cause, "5:18: 'field_limits': unknown field 'BK' (did you mean 'B'?)");
+	free(cause);
+	lim[0].key = (char *)"A";
+	ck_assert_int_eq(tuner_check_field_option(&limits, &c, &cause), 0);
+	/* a scalar or a list of non-strings is refused */
+	struct tuner_option n = { .key = (char *)"field_order", .type = TUNER_OPT_INT,
+				  .line = 6, .col = 3 };
+	ck_assert_int_eq(tuner_check_field_option(&n, &c, &cause), -1);
+	ck_assert_str_eq(cause, "6:3: 'field_order' must be a list of field names or a table "
+				"keyed by field name, not an integer");
+	free(cause);
+	items[0].type = TUNER_OPT_INT;
+	ck_assert_int_eq(tuner_check_field_option(&order, &c, &cause), -1);
+	ck_assert_str_eq(cause, "4:18: 'field_order': element 1 must be a field name (a string), "
+				"not an integer");
+	free(cause);
+}
+END_TEST
+
+START_TEST(test_vendor_params)
+{
+	struct space s;
+	struct config c;
+	struct sbuf sb;
+	char *cause = NULL;
+	toy_space(&s, 1);
+	ck_assert_uint_eq(space_nvendors(&s), 1);
+	s.nvendors = 2;
+	s.vendors[0].nparams = 1;
+	s.vendors[0].params[0] = (struct vendor_param){ "algo", 6 };
+	s.vendors[1].nparams = 2;
+	s.vendors[1].params[0] = (struct vendor_param){ "algo", 11 };
+	s.vendors[1].params[1] = (struct vendor_param){ "split", 2 };
+	ck_assert_uint_eq(space_nvendors(&s), 2);
+	sbuf_init(&sb);
+	space_vendor_point(&s, 1, &c);
+	config_format(&s, &c, &sb);
+	ck_assert_str_eq(sb.buf, "vendor:algo=11,split=2");
+	sbuf_release(&sb);
+	struct config back;
+	ck_assert_int_eq(config_parse(&s, "vendor:algo=11,split=2", &back, &cause), 0);
+	ck_assert(back.vendor && back.vendor_idx == 1 && config_equal(&s, &back, &c));
+	ck_assert_int_eq(config_parse(&s, "vendor:algo=6", &back, &cause), 0);
+	ck_assert(!config_equal(&s, &back, &c));
+	ck_assert_int_eq(config_parse(&s, "vendor:algo=7", &back, &cause), -1);
+	ck_assert_str_eq(cause, "'vendor:algo=7' is not a vendor candidate of the 'toy' space "
+				"(candidates: vendor:algo=6, vendor:algo=11,split=2)");
+	free(cause);
+	const char *why = NULL;
+	struct config bad = point(3, 20);
+	ck_assert_int_eq(space_check(&s, &bad, &why), 0);
+	ck_assert_str_eq(why, "A=3 with B=20 is not allowed");
+	/* the exhaustive tuner proposes every vendor candidate first */
+	const struct tuner_ops *t = tuner_find("exhaustive");
+	struct tuner_check m = make_mode("exhaustive", 0, NULL, NULL, NULL);
+	struct tuner *tu = alloc_of(t, &s, &m, 7);
+	ck_assert_int_eq(t->next(tu, &c), 1);
+	ck_assert(c.vendor && c.vendor_idx == 0);
+	ck_assert_int_eq(t->next(tu, &c), 1);
+	ck_assert(c.vendor && c.vendor_idx == 1);
+	ck_assert_int_eq(t->next(tu, &c), 1);
+	ck_assert(!c.vendor);
+	t->free(tu);
+}
+END_TEST
+
+/* A replay measurer: answers from toy_median with three samples around it, as a recorded
+ * trial would, and counts what the driver recorded. */
+struct replay {
+	const struct space *s;
+	const struct config *incorrect;
+	int recorded;
+	double last_median;
+};
+
+static int replay_trial(void *ctx, const struct config *c, int64_t n, struct tune_trial *out,
+			char **cause)
+{
+	struct replay *r = ctx;
+	out->status = r->incorrect && config_equal(r->s, c, r->incorrect) ? TRIAL_INCORRECT
+									   : TRIAL_OK;
+	if (out->status != TRIAL_OK || n <= 0)
+		return 0;
+	out->samples = xcalloc((size_t)n, sizeof(*out->samples));
+	for (int64_t k = 0; k < n; k++) {
+		out->samples[k] = (struct sample)SAMPLE_INIT;
+		out->samples[k].ns = (int64_t)toy_median(c) + (k % 3) - 1;
+	}
+	out->nsamples = (size_t)n;
+	return 0;
+}
+
+static int replay_record(void *ctx, const struct config *c, const struct tune_trial *t,
+			 double median_ns, char **cause)
+{
+	struct replay *r = ctx;
+	r->recorded++;
+	r->last_median = median_ns;
+	return 0;
+}
+
+static int failing_trial(void *ctx, const struct config *c, int64_t n, struct tune_trial *out,
+			 char **cause)
+{
+	*cause = xstrdup("the device went away");
+	return -1;
+}
+
+START_TEST(test_tune_driver)
+{
+	struct space s;
+	toy_space(&s, 1);
+	struct tuner_check m = make_mode("exhaustive", 0, NULL, NULL, NULL);
+	struct tuner_cell id = { .name = "toy/toy:n=1", .op = "toy", .shape = "n=1" };
+	struct tuner_args a = { .space = &s, .cell = &id, .seed = 7 };
+	struct replay r = { .s = &s };
+	struct tune_measurer meas = { .ctx = &r, .trial = replay_trial, .record = replay_record };
+	struct tune_result res;
+	char *cause = NULL;
+	(void)m;
+
+	/* exhaustive: the same choice as driving the tuner by hand (test_tuner_exhaustive) */
+	ck_assert_int_eq(tune_cell(tuner_find("exhaustive"), &a, 3, &meas, &res, &cause), 0);
+	struct config fastest = point(1, 20);
+	ck_assert(config_equal(&s, &res.best, &fastest));
+	ck_assert_int_eq(res.reason, TUNE_TUNED);
+	ck_assert_str_eq(tune_reason_name(res.reason), "tuned");
+	ck_assert_int_eq(res.ntrials, 6);
+	ck_assert_int_eq(res.benchmarks, 6);
+	ck_assert_int_eq(r.recorded, 6);
+	ck_assert_double_eq_tol(r.last_median, toy_median(&(struct config){ .val = { 3, 10 } }),
+				1e-9);
+
+	/* heuristic: compiled and checked, never timed */
+	r.recorded = 0;
+	ck_assert_int_eq(tune_cell(tuner_find("heuristic"), &a, 3, &meas, &res, &cause), 0);
+	ck_assert_int_eq(res.reason, TUNE_RULE);
+	ck_assert_int_eq(res.benchmarks, 0);
+	ck_assert(isnan(r.last_median));
+
+	/* the heuristic's pick is incorrect: the vendor fallback */
+	struct config pick = point(2, 20);
+	r.incorrect = &pick;
+	ck_assert_int_eq(tune_cell(tuner_find("heuristic"), &a, 3, &meas, &res, &cause), 0);
+	ck_assert_int_eq(res.reason, TUNE_FALLBACK_VENDOR);
+	ck_assert(res.best.vendor);
+	/* ... and without a vendor path nothing is chosen */
+	s.has_vendor = 0;
+	ck_assert_int_eq(tune_cell(tuner_find("heuristic"), &a, 3, &meas, &res, &cause), 0);
+	ck_assert_int_eq(res.reason, TUNE_NONE);
+	ck_assert_int_eq(res.ntrials, 1);
+
+	/* a measurer failure stops tuning with its cause */
+	meas.trial = failing_trial;
+	ck_assert_int_eq(tune_cell(tuner_find("heuristic"), &a, 3, &meas, &res, &cause), -1);
+	ck_assert_str_eq(cause, "the device went away");
+	free(cause);
+
+	/* the median the tuners see */
+	struct sample sm[3] = { SAMPLE_INIT, SAMPLE_INIT, SAMPLE_INIT };
+	sm[0].ns = 30;
+	sm[1].ns = 10;
+	sm[2].ns = 20;
+	ck_assert_double_eq_tol(tune_median_ns(sm, 3), 20.0, 1e-12);
+	ck_assert(isnan(tune_median_ns(sm, 0)));
 }
 END_TEST
 
@@ -859,10 +1087,10 @@ START_TEST(test_every_config_correct)
 			tried++;
 		}
 		ck_assert_uint_gt(tried, 0);
-		int64_t ns = 0;
+		struct sample ns = SAMPLE_INIT;
 		char *cause = NULL;
 		ck_assert_int_eq(ops->sample(b, cells[j], 0, &ns, &cause), 0);
-		ck_assert(ns > 0);
+		ck_assert(ns.ns > 0);
 	}
 	ops->close(b);
 }
@@ -916,7 +1144,7 @@ START_TEST(test_compile_error)
 	ck_assert_int_eq(count_files("sgemm-", ".so"), 0);
 	ck_assert_int_eq(count_files("sgemm-", ".log"), 1); /* the compiler's stderr is kept */
 
-	int64_t ns;
+	struct sample ns = SAMPLE_INIT;
 	char *cause = NULL;
 	ck_assert_int_eq(ops->sample(b, i, 0, &ns, &cause), -1);
 	ck_assert_str_eq(cause, "cell 'sgemm/sgemm:m=8,n=8,k=8' has no current config");
@@ -970,7 +1198,7 @@ START_TEST(test_incorrect_detected)
 	ck_assert_ptr_nonnull(strstr(res.detail, "over the tolerance"));
 	ck_assert(res.max_rel_err > 64.0 / 16777216.0);
 	prepare_result_release(&res);
-	int64_t ns;
+	struct sample ns = SAMPLE_INIT;
 	ck_assert_int_eq(ops->sample(b, i, 0, &ns, &cause), -1);
 	free(cause);
 	ops->space(b, j)->heuristic(ops->space(b, j), &c);
@@ -997,7 +1225,7 @@ START_TEST(test_e2e_resnet18)
 	struct prepare_result res;
 	struct config c;
 	char *cause = NULL;
-	int64_t ns = 0;
+	struct sample ns = SAMPLE_INIT;
 
 	struct backend *b = open_cpu(kernel_dir);
 	add_model(b, "resnet18", 1, 32);
@@ -1017,11 +1245,11 @@ START_TEST(test_e2e_resnet18)
 		ck_assert_int_eq(prepare(b, i, &c, &res), PREPARE_OK);
 	ck_assert_int_eq(prepare(b, e2e, NULL, &res), PREPARE_OK);
 	ck_assert_int_eq(ops->sample(b, e2e, 0, &ns, &cause), 0);
-	ck_assert(ns > 0);
+	ck_assert(ns.ns > 0);
 	ck_assert_int_eq(ops->sample(b, e2e, 1, &ns, &cause), 0);
-	ck_assert(ns > 0);
+	ck_assert(ns.ns > 0);
 	ck_assert_int_eq(ops->sample(b, 0, 1, &ns, &cause), 0);
-	ck_assert(ns > 0);
+	ck_assert(ns.ns > 0);
 
 	/* the heuristic configs everywhere: compiled kernels in the forward */
 	for (size_t i = 0; i < e2e; i++) {
@@ -1030,7 +1258,7 @@ START_TEST(test_e2e_resnet18)
 	}
 	ck_assert_int_eq(prepare(b, e2e, NULL, &res), PREPARE_OK);
 	ck_assert_int_eq(ops->sample(b, e2e, 0, &ns, &cause), 0);
-	ck_assert(ns > 0);
+	ck_assert(ns.ns > 0);
 	struct backend_counters k;
 	ops->counters(b, &k);
 	ck_assert(k.compiles >= 4); /* at least one kernel per template */
@@ -1078,6 +1306,9 @@ static Suite *kernels_suite(void)
 	tcase_add_test(tc, test_tuner_heuristic);
 	tcase_add_test(tc, test_tuner_exhaustive);
 	tcase_add_test(tc, test_tuner_exhaustive_ties);
+	tcase_add_test(tc, test_field_option);
+	tcase_add_test(tc, test_vendor_params);
+	tcase_add_test(tc, test_tune_driver);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("cpu");

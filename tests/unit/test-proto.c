@@ -40,15 +40,31 @@ static void fill_full(struct proto_out *o)
 	struct rec_trial t = { .cell = 0, .config = "BM=32,BN=64", .status = "ok", .cache_hit = 1,
 			       .compile_ns = 0, .nsamples = 5, .median_ns = 12345.5,
 			       .min_ns = 12001, .max_ns = 13999, .bench_ns = 98765 };
-	ck_assert_int_eq(proto_trial(o, &t), 0);
+	struct sample ts[5] = { SAMPLE_INIT, SAMPLE_INIT, SAMPLE_INIT, SAMPLE_INIT, SAMPLE_INIT };
+	for (int i = 0; i < 5; i++)
+		ts[i].ns = 12001 + 499 * i;
+	ts[2].clock_mhz = 1980.5; /* one sample with a clock reading: the column appears */
+	ck_assert_int_eq(proto_trial(o, &t, ts, 5), 0);
 	struct rec_trial t2 = { .cell = 0, .config = "BM=128,BN=64", .status = "incorrect",
 				.compile_ns = 187654321, .median_ns = NAN, .min_ns = NAN, .max_ns = NAN };
-	ck_assert_int_eq(proto_trial(o, &t2), 0);
+	ck_assert_int_eq(proto_trial(o, &t2, NULL, 0), 0);
+	struct rec_space sp = { .cell = 0, .grid = 6, .nvalid = 5 };
+	struct rec_space_value sv[3] = { { .field = 0, .name = "A", .value = 1 },
+					 { .field = 0, .name = "A", .value = 2 },
+					 { .field = 1, .name = "B", .value = 10 } };
+	struct rec_space_vendor vd[2] = { { .candidate = 0, .config = "vendor:algo=6" },
+					  { .candidate = 1, .config = "vendor:algo=11" } };
+	struct rec_space_invalid inv[1] = { { .point = 5, .why = "A=3 with B=20" } };
+	ck_assert_int_eq(proto_space(o, &sp, sv, 3, vd, 2, inv, 1), 0);
 	struct rec_choice ch = { 0, "BM=32,BN=64", "tuned" };
 	ck_assert_int_eq(proto_choice(o, &ch), 0);
-	int64_t ns[10000];
-	for (int i = 0; i < 10000; i++)
-		ns[i] = 1000003 + 7919 * i;
+	static struct sample ns[10000];
+	for (int i = 0; i < 10000; i++) {
+		ns[i] = (struct sample)SAMPLE_INIT;
+		ns[i].ns = 1000003 + 7919 * i;
+	}
+	ns[1].throttle = 1;
+	ns[1].launches = 10;
 	ck_assert_int_eq(proto_samples(o, 0, 0, ns, 10000), 0); /* spans 3 lines */
 	ck_assert_int_eq(proto_samples(o, 1, 0, ns, 3), 0);
 	struct rec_measure m = { 0, 10000, "max-samples", 3, 4567, 0.0123 };
@@ -89,6 +105,33 @@ static void check_full(struct rec_unit_data *u, struct proto_in *in)
 	ck_assert_double_eq_tol(u->measures[0].rel_precision, 0.0123, 1e-12);
 	ck_assert_int_eq(u->unit.benchmarks, 6);
 	ck_assert_int_eq(u->unit.expects_work, 1);
+	/* protocol 2: trial samples, the optional sample columns, the space */
+	ck_assert_uint_eq(u->ntsamples, 5);
+	ck_assert_int_eq(u->tsamples[4].trial, 0);
+	ck_assert_int_eq(u->tsamples[4].ns, 12001 + 499 * 4);
+	ck_assert_double_eq_tol(u->tsamples[2].clock_mhz, 1980.5, 1e-9);
+	ck_assert(isnan(u->tsamples[1].clock_mhz));
+	ck_assert_int_eq(u->tsamples[1].throttle, -1);
+	ck_assert_int_eq(u->tsamples[1].launches, 1);
+	ck_assert_ptr_null(u->sample_clock_mhz);
+	ck_assert_ptr_nonnull(u->sample_throttle);
+	ck_assert_ptr_nonnull(u->sample_launches);
+	ck_assert_int_eq(u->sample_throttle[1], 1);
+	ck_assert_int_eq(u->sample_launches[1], 10);
+	ck_assert_int_eq(u->sample_throttle[2], -1);
+	ck_assert_int_eq(u->sample_launches[10000], 1);
+	ck_assert_int_eq(u->sample_launches[10001], 10);
+	ck_assert_uint_eq(u->nspaces, 1);
+	ck_assert_int_eq(u->spaces[0].grid, 6);
+	ck_assert_int_eq(u->spaces[0].nvalid, 5);
+	ck_assert_uint_eq(u->nsvalues, 3);
+	ck_assert_str_eq(u->svalues[2].name, "B");
+	ck_assert_int_eq(u->svalues[2].field, 1);
+	ck_assert_uint_eq(u->nsvendors, 2);
+	ck_assert_str_eq(u->svendors[1].config, "vendor:algo=11");
+	ck_assert_uint_eq(u->nsinvalid, 1);
+	ck_assert_int_eq(u->sinvalid[0].point, 5);
+	ck_assert_str_eq(u->sinvalid[0].why, "A=3 with B=20");
 }
 
 START_TEST(round_trip_whole)
@@ -139,7 +182,11 @@ static const struct {
 } bad[] = {
 	{ "garbage\n", "record line 1: not JSON" },
 	{ "{\"type\":\"cell\"}\n", "record line 1: the first record must be 'hello'" },
-	{ "{\"type\":\"hello\",\"protocol\":2,\"pid\":1}\n", "record line 1: protocol version 2 is not 1" },
+	{ "{\"type\":\"hello\",\"protocol\":3,\"pid\":1}\n", "record line 1: protocol version 3 is not one of 1 to 2" },
+	{ "{\"type\":\"hello\",\"protocol\":2,\"pid\":1}\n{\"type\":\"cell\",\"id\":0,\"name\":\"a\",\"kind\":\"op\",\"workload\":\"w\",\"op\":\"o\",\"shape\":\"s\",\"count\":1,\"flops\":0}\n{\"type\":\"samples\",\"cell\":0,\"first\":0,\"ns\":[1,2],\"launches\":[1]}\n",
+	  "record line 3: 'launches' must be an array as long as 'ns' (2)" },
+	{ "{\"type\":\"hello\",\"protocol\":2,\"pid\":1}\n{\"type\":\"cell\",\"id\":0,\"name\":\"a\",\"kind\":\"op\",\"workload\":\"w\",\"op\":\"o\",\"shape\":\"s\",\"count\":1,\"flops\":0}\n{\"type\":\"samples\",\"cell\":0,\"first\":0,\"ns\":[1],\"throttle\":[2]}\n",
+	  "record line 3: 'throttle'[0] must be -1, 0 or 1" },
 	{ "{\"type\":\"hello\",\"protocol\":1,\"pid\":1}\n{\"type\":\"bogus\"}\n",
 	  "record line 2: unknown record type 'bogus'" },
 	{ "{\"type\":\"hello\",\"protocol\":1,\"pid\":1}\n{\"type\":\"samples\",\"cell\":0,\"first\":0,\"ns\":[1]}\n",

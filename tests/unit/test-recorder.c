@@ -543,12 +543,12 @@ START_TEST(error_paths)
 	ck_assert_int_eq(rec_close(r), 0);
 	f = H5Fopen(future, H5F_ACC_RDWR, H5P_DEFAULT);
 	hid_t a = H5Aopen(f, "format_version", H5P_DEFAULT);
-	int two = 2;
-	ck_assert_int_ge(H5Awrite(a, H5T_NATIVE_INT, &two), 0);
+	int three = 3;
+	ck_assert_int_ge(H5Awrite(a, H5T_NATIVE_INT, &three), 0);
 	H5Aclose(a);
 	H5Fclose(f);
-	EXPECT_FAIL(rec_open(future, 0, &r), future, "format version 2 is not supported");
-	EXPECT_FAIL(rec_open(future, 1, &r), future, "format version 2 is not supported");
+	EXPECT_FAIL(rec_open(future, 0, &r), future, "format version 3 is not supported");
+	EXPECT_FAIL(rec_open(future, 1, &r), future, "format version 3 is not supported");
 
 	/* rec_create never overwrites. */
 	struct rec_meta m;
@@ -781,7 +781,7 @@ static const char py_check[] =
 	"    sys.exit(77)\n"
 	"f = h5py.File(sys.argv[1], 'r')\n"
 	"assert int(f.attrs['harness_results']) == 1\n"
-	"assert int(f.attrs['format_version']) == 1\n"
+	"assert int(f.attrs['format_version']) == 2\n"
 	"run = f['run']\n"
 	"assert run.attrs['status'] == 'running', run.attrs['status']\n"
 	"assert run.attrs['experiment_name'] == 'resnet \"small\"'\n"
@@ -793,7 +793,7 @@ static const char py_check[] =
 	"assert hashlib.sha256(text).hexdigest() == exp.attrs['sha256']\n"
 	"assert run['files/002'][()] == b''\n"
 	"s = f['samples'][:]\n"
-	"assert s.dtype.names == ('unit', 'cell', 'index', 'ns'), s.dtype.names\n"
+	"assert s.dtype.names == ('unit', 'cell', 'index', 'ns', 'clock_mhz', 'throttle', 'launches'), s.dtype.names\n"
 	"assert len(s) == 1001 + 40\n"
 	"u = f['units'][:]\n"
 	"assert len(u) == 2 and list(u['id']) == [4, 1]\n"

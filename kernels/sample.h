@@ -1,0 +1,21 @@
+/* sample.h: one timing as a backend takes it: the time, and what a GPU can say about it
+ * (the SM clock during the sample, whether it throttled, how many launches it covers).
+ * Backends fill it (kernels/backend.h sample()); the tuning driver and the worker pass it
+ * on to the record protocol unchanged. */
+#ifndef HARNESS_SAMPLE_H
+#define HARNESS_SAMPLE_H
+
+#include <math.h>
+#include <stdint.h>
+
+struct sample {
+	int64_t ns;        /* wall time of the whole sample (all its launches), ns */
+	double clock_mhz;  /* SM clock read during the sample, MHz; NAN when not read */
+	int throttle;      /* 1: the device reported throttling, 0: it did not, -1: unknown */
+	int64_t launches;  /* executions of the cell the sample covers (>= 1; default 1) */
+};
+
+/* The defaults a backend starts from: no clock reading, throttling unknown, one launch. */
+#define SAMPLE_INIT { .ns = 0, .clock_mhz = NAN, .throttle = -1, .launches = 1 }
+
+#endif
