@@ -2,18 +2,17 @@
  * demand of a run, each PASS, WARN or FAIL with its evidence (docs/audit.md).  Built on the
  * analysis and the report (analysis.h, report.h), which compute every statistic; the audit
  * reads the tables they do not use (/units, /choices, /cells) through the recorder and only
- * applies the documented rules to what those give. */
+ * applies the documented rules to what those give.  Writing an audit is the output
+ * layer's (harness/output/write.h, audit_write). */
 #ifndef HARNESS_AUDIT_H
 #define HARNESS_AUDIT_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "harness/analysis/report.h"
 
 enum audit_status { AUDIT_PASS = 0, AUDIT_WARN, AUDIT_FAIL };
-enum audit_format { AUDIT_MD = 0, AUDIT_JSON };
 
 const char *audit_status_name(enum audit_status s); /* "PASS", "WARN", "FAIL" */
 
@@ -45,19 +44,14 @@ struct audit {
 	size_t counts[3];              /* by enum audit_status */
 };
 
-/* Load path (analysis_load + report_build with o) and run every check.  Returns 0 and a
- * heap *out the caller frees with audit_free, or reports and returns -1 (bad file, unknown
- * baseline); a file that loads always gets an audit, failed checks included. */
-int audit_run(const char *path, const struct report_opts *o, struct audit **out);
-/* The same on an analysis and report the caller already has (both borrowed; the results
- * file at an->path is read for /units, /cells and /choices). */
-struct analysis;
-struct report;
+/* Run every check on an analysis and the report the caller built from it (both borrowed;
+ * the results file at an->path is read for /units, /cells and /choices; checks that
+ * compare two modes other than the baseline build their own reports with rep's options).
+ * Returns 0 and a heap *out the caller frees with audit_free, or reports and returns -1
+ * (the results file cannot be read); failed checks are findings, not errors. */
 int audit_build(const struct analysis *an, const struct report *rep, struct audit **out);
 void audit_free(struct audit *a);
 /* The worst status over the checks. */
 enum audit_status audit_worst(const struct audit *a);
-/* Write in one format; reports and returns -1 on a write error. */
-int audit_write(const struct audit *a, enum audit_format f, FILE *out);
 
 #endif

@@ -1,5 +1,5 @@
-/* report.c: the statistics of a run (report_build) and their markdown, JSON and CSV forms
- * (report_write); see report.h and docs/report-format.md */
+/* report.c: the statistics of a run (report_build; see report.h); their markdown, JSON and
+ * CSV forms are harness/output/report-write.c's (docs/report-format.md) */
 #include "config.h"
 #include "harness/analysis/report.h"
 

@@ -1,16 +1,15 @@
-/* report.h: what `harness report` computes from an analysis (analysis.h) and how it is
- * written.  report_build() runs every statistic (stats.h) once; the writers only format.
- * The markdown, JSON (docs/report-format.md) and CSV forms carry the same numbers. */
+/* report.h: what `harness report` computes from an analysis (analysis.h): report_build()
+ * runs every statistic (stats.h) once, and run_compare_build() the unpaired comparison of
+ * two runs.  Writing them is the output layer's (harness/output/write.h, html.h): the
+ * writers only format, and the markdown, JSON (docs/report-format.md) and CSV forms carry
+ * the same numbers. */
 #ifndef HARNESS_REPORT_H
 #define HARNESS_REPORT_H
 
 #include <stdint.h>
-#include <stdio.h>
 
 #include "harness/analysis/analysis.h"
 #include "stats/stats.h"
-
-enum report_format { REPORT_MD = 0, REPORT_JSON, REPORT_CSV, REPORT_HTML };
 
 struct report_opts {
 	const char *baseline;  /* NULL: the experiment's */
@@ -103,12 +102,6 @@ struct report {
 /* Compute everything; reports and returns -1 (unknown baseline, bad options). */
 int report_build(const struct analysis *a, const struct report_opts *o, struct report **out);
 void report_free(struct report *r);
-/* Write in one format; -1 on a write error (reported). */
-int report_write(const struct report *r, enum report_format f, FILE *out);
-/* report-html.c: the whole report as one self-contained HTML file (tables, warnings and
- * the figures of plot.h as inline SVG; nothing external).  Without gnuplot the figures
- * are left out with a note in the file and a warning.  -1 on a write error (reported). */
-int report_write_html(const struct report *r, FILE *out);
 
 /* ---- `harness compare`: the same cells and modes across two runs, unpaired ---------- */
 struct cmp_row {
@@ -129,14 +122,6 @@ struct run_compare {
 };
 int run_compare_build(const struct analysis *a, const struct analysis *b,
 		      const struct report_opts *o, struct run_compare **out);
-int run_compare_write(const struct run_compare *rc, enum report_format fmt, FILE *f);
 void run_compare_free(struct run_compare *rc);
-
-/* cmd-report.c parses the statistics options (CMD_STATS_OPTS in cmd.h) every command that
- * builds a report takes, and report's and compare's --format; 0 or EXIT_USAGE (reported). */
-struct cmd_args;
-int cmd_stats_opts(const struct cmd_args *a, struct report_opts *o);
-int cmd_report_parse_opts(const struct cmd_args *a, struct report_opts *o,
-			  enum report_format *fmt);
 
 #endif

@@ -7,7 +7,9 @@
 #include "harness/analysis/audit.h"
 #include "harness/cli/cmd.h"
 #include "harness/analysis/report.h"
+#include "harness/analysis/analysis.h"
 #include "harness/base/util.h"
+#include "harness/output/write.h"
 
 enum { OPT_FORMAT = 'f' };
 
@@ -39,13 +41,19 @@ static int audit_exec(const struct cmd_args *a)
 	if (rc)
 		return rc;
 
+	struct analysis *an = NULL;
+	struct report *r = NULL;
 	struct audit *au = NULL;
-	if (audit_run(a->pos[0], &o, &au))
-		return EXIT_USAGE;
+	rc = EXIT_USAGE;
+	if (analysis_load(a->pos[0], &an) || report_build(an, &o, &r) || audit_build(an, r, &au))
+		goto done;
 	rc = audit_write(au, fmt, stdout) ? EXIT_RUN_FAILED
 		 : audit_worst(au) == AUDIT_FAIL ? AUDIT_EXIT_FAIL
 						 : EXIT_OK;
+done:
 	audit_free(au);
+	report_free(r);
+	analysis_free(an);
 	return rc;
 }
 

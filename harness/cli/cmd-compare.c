@@ -5,6 +5,7 @@
 #include "harness/cli/cmd.h"
 #include "harness/analysis/report.h"
 #include "harness/base/util.h"
+#include "harness/output/write.h"
 
 enum { OPT_FORMAT = 'f' };
 

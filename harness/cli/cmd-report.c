@@ -1,13 +1,19 @@
-/* cmd-report.c: `harness report FILE`: the statistics of a run as markdown, JSON or CSV */
+/* cmd-report.c: `harness report FILE`: the statistics of a run as markdown, JSON or CSV, or
+ * as one HTML page assembled here from the report, the audit, the hypotheses' verdicts and
+ * the figures, each built once */
 #include "config.h"
 
 #include <math.h>
 #include <string.h>
 
 #include "harness/analysis/analysis.h"
-#include "harness/cli/cmd.h"
+#include "harness/analysis/audit.h"
+#include "harness/analysis/hypothesis.h"
 #include "harness/analysis/report.h"
 #include "harness/base/util.h"
+#include "harness/cli/cmd.h"
+#include "harness/output/html.h"
+#include "harness/output/write.h"
 
 enum { OPT_FORMAT = 'f' };
 
@@ -41,24 +47,42 @@ int cmd_report_parse_opts(const struct cmd_args *a, struct report_opts *o,
 	return cmd_stats_opts(a, o);
 }
 
-int cmd_stats_opts(const struct cmd_args *a, struct report_opts *o)
+/* The HTML page: the figures drawn into a temporary folder, the hypotheses' verdicts and
+ * the audit on the report already built (a failure in either is reported on stderr and
+ * the page says so: the rest is still worth having), then the page.  0, or -1 when the
+ * figures cannot be drawn or the page cannot be written (reported). */
+static int write_html(const struct analysis *an, const struct report *r)
 {
-	const char *v;
-	o->baseline = cmd_args_value(a, CMD_OPT_BASELINE);
-	if ((v = cmd_args_value(a, CMD_OPT_ALPHA)) && parse_double(v, 1e-6, 0.5, &o->alpha))
-		return cmd_usage_error(a->entry, "--alpha must be a number in (0, 0.5], not '%s'", v);
-	if ((v = cmd_args_value(a, CMD_OPT_MARGIN)) &&
-	    (parse_double(v, 0, 0.5, &o->margin) || !(o->margin > 0)))
-		return cmd_usage_error(a->entry, "--margin must be a number in (0, 0.5), not '%s'", v);
-	int64_t n;
-	if ((v = cmd_args_value(a, CMD_OPT_NBOOT))) {
-		if (parse_i64(v, 1000, 10000000, &n))
-			return cmd_usage_error(a->entry, "--resamples must be an integer from 1000 to 10^7, not '%s'", v);
-		o->nboot = (size_t)n;
+	struct html_parts p;
+	struct audit *au = NULL;
+	struct hyp_set *set = NULL;
+	struct hyp_eval *e = NULL;
+	struct plot_set figs;
+	char *dir = NULL;
+	int rc = -1;
+	memset(&p, 0, sizeof(p));
+	plot_set_init(&figs);
+	p.report = r;
+	for (size_t i = 0; i < an->meta.nfiles; i++)
+		p.nhyp_files += !strcmp(an->meta.files[i].role, "hypothesis");
+	if (html_figures_draw(r, &figs, &dir))
+		goto done;
+	p.figs = dir ? &figs : NULL;
+	if (p.nhyp_files && !hyp_set_load(an->path, &an->meta, NULL, 0, &set) &&
+	    !hyp_evaluate(r, set, &e)) {
+		p.hyp_set = set;
+		p.hyp = e;
 	}
-	if ((v = cmd_args_value(a, CMD_OPT_SEED)) && parse_u64(v, &o->seed))
-		return cmd_usage_error(a->entry, "--seed must be a non-negative integer, not '%s'", v);
-	return 0;
+	if (!audit_build(an, r, &au))
+		p.audit = au;
+	rc = html_write(&p, stdout);
+done:
+	if (html_figures_release(&figs, dir))
+		rc = -1;
+	audit_free(au);
+	hyp_eval_free(e);
+	hyp_set_free(set);
+	return rc;
 }
 
 static int report_exec(const struct cmd_args *a)
@@ -76,7 +100,10 @@ static int report_exec(const struct cmd_args *a)
 		analysis_free(an);
 		return EXIT_USAGE;
 	}
-	rc = report_write(r, fmt, stdout) ? EXIT_RUN_FAILED : EXIT_OK;
+	if (fmt == REPORT_HTML)
+		rc = write_html(an, r) ? EXIT_RUN_FAILED : EXIT_OK;
+	else
+		rc = report_write(r, fmt, stdout) ? EXIT_RUN_FAILED : EXIT_OK;
 	report_free(r);
 	analysis_free(an);
 	return rc;

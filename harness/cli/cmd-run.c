@@ -5,9 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/analysis/hypothesis.h"
 #include "harness/base/util.h"
 #include "harness/cli/cmd.h"
+#include "harness/output/write.h"
 #include "harness/run/sched.h"
 #include "kernels/backend.h"
 

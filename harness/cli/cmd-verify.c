@@ -9,6 +9,7 @@
 #include "harness/analysis/hypothesis.h"
 #include "harness/analysis/report.h"
 #include "harness/base/util.h"
+#include "harness/output/write.h"
 
 enum { OPT_FORMAT = 'f', OPT_HYPOTHESES = CMD_OPT_OWN };
 
@@ -21,10 +22,9 @@ static const struct cmd_opt verify_opts[] = {
 
 static int verify_exec(const struct cmd_args *a)
 {
-	struct hyp_eval_opts o;
+	struct report_opts o;
 	enum report_format fmt;
-	hyp_eval_opts_init(&o);
-	int rc = cmd_report_parse_opts(a, &o.ro, &fmt);
+	int rc = cmd_report_parse_opts(a, &o, &fmt);
 	if (rc)
 		return rc;
 	if (fmt != REPORT_MD && fmt != REPORT_JSON)
@@ -36,6 +36,7 @@ static int verify_exec(const struct cmd_args *a)
 		if (a->opts[i].key == OPT_HYPOTHESES)
 			extra[nextra++] = a->opts[i].value;
 	struct analysis *an = NULL;
+	struct report *r = NULL;
 	struct hyp_set *s = NULL;
 	struct hyp_eval *e = NULL;
 	rc = EXIT_USAGE;
@@ -47,16 +48,16 @@ static int verify_exec(const struct cmd_args *a)
 		      a->pos[0]);
 		goto done;
 	}
-	if (o.ro.baseline && analysis_mode(an, o.ro.baseline) < 0) {
+	if (o.baseline && analysis_mode(an, o.baseline) < 0) {
 		struct sbuf sb;
 		sbuf_init(&sb);
 		for (size_t m = 0; m < an->nmodes; m++)
 			sbuf_addf(&sb, "%s'%s'", m ? ", " : "", an->modes[m]);
-		error("'%s' has no mode '%s' (modes: %s)", a->pos[0], o.ro.baseline, sb.buf);
+		error("'%s' has no mode '%s' (modes: %s)", a->pos[0], o.baseline, sb.buf);
 		sbuf_release(&sb);
 		goto done;
 	}
-	if (hyp_evaluate(an, s, &o, &e))
+	if (report_build(an, &o, &r) || hyp_evaluate(r, s, &e))
 		goto done;
 	if (hyp_eval_write(e, fmt, stdout))
 		rc = EXIT_RUN_FAILED;
@@ -65,6 +66,7 @@ static int verify_exec(const struct cmd_args *a)
 done:
 	hyp_eval_free(e);
 	hyp_set_free(s);
+	report_free(r);
 	analysis_free(an);
 	free(extra);
 	return rc;

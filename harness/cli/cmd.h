@@ -21,6 +21,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "harness/analysis/report.h"
+#include "harness/output/write.h"
+
 /* Documented exit codes (docs/harness.1, EXIT STATUS). */
 enum harness_exit {
 	EXIT_OK = 0,           /* success */
@@ -33,7 +36,7 @@ enum harness_exit {
 #define CMD_HIDDEN 0x1 /* not listed in help (the worker role) */
 
 /* The statistics options report, compare, plot, verify and audit share: one set of keys
- * and one parser (cmd_stats_opts() in cmd-report.c, declared in report.h).  A command puts
+ * and one parser (cmd_stats_opts() in cmd-stats.c, declared below).  A command puts
  * CMD_STATS_OPTS in its option table and numbers its own long-only options from
  * CMD_OPT_OWN. */
 enum {
@@ -103,6 +106,13 @@ void cmd_usage(const struct cmd_entry *e, FILE *f);
 /* Report a usage error (message, then the usage line, on stderr); returns EXIT_USAGE. */
 int cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* cmd-stats.c: the statistics options (CMD_STATS_OPTS) into o, which the caller has
+ * initialized (report_opts_init); 0 or EXIT_USAGE (reported). */
+int cmd_stats_opts(const struct cmd_args *a, struct report_opts *o);
+/* cmd-report.c: report's and compare's --format (-f), then the statistics options, into
+ * *fmt and o (initialized here); 0 or EXIT_USAGE (reported). */
+int cmd_report_parse_opts(const struct cmd_args *a, struct report_opts *o,
+			  enum report_format *fmt);
 /* Flush, check and close stdout; on a write error reports it and returns code, or
  * EXIT_RUN_FAILED when code is EXIT_OK.  Called once, by cmd_main, on every exit path. */
 int cmd_finish_stdout(int code);

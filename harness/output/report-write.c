@@ -7,7 +7,7 @@
 
 #include <jansson.h>
 
-#include "harness/analysis/report.h"
+#include "harness/output/write.h"
 #include "harness/base/util.h"
 
 static const char *meta(const struct report *r, const char *k)
@@ -377,7 +377,7 @@ int report_write(const struct report *r, enum report_format fmt, FILE *f)
 	} else if (fmt == REPORT_CSV) {
 		write_csv(r, f);
 	} else if (fmt == REPORT_HTML) {
-		return report_write_html(r, f);
+		return error("the HTML report is written by html_write (html.h), not report_write");
 	} else {
 		write_md(r, f);
 	}

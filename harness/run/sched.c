@@ -16,10 +16,10 @@
 
 #include <jansson.h>
 
-#include "harness/analysis/hypothesis.h"
 #include "harness/base/git-version.h"
 #include "harness/base/util.h"
 #include "harness/config/experiment.h"
+#include "harness/record/prereg.h"
 #include "harness/record/recorder.h"
 #include "harness/run/envcap.h"
 #include "harness/run/plan.h"

@@ -13,6 +13,8 @@
 #include "harness/analysis/analysis.h"
 #include "harness/record/csvimport.h"
 #include "harness/analysis/hypothesis.h"
+#include "harness/output/write.h"
+#include "harness/record/prereg.h"
 #include "harness/record/recorder.h"
 #include "harness/base/spawn.h"
 #include "harness/base/util.h"
@@ -274,12 +276,14 @@ START_TEST(test_evaluate_synthetic)
 	ck_assert_int_eq(hyp_set_load(path, &a->meta, extra, 1, &s), 0);
 	ck_assert_uint_eq(s->n, 1);
 	ck_assert_int_eq(s->e[0].status, HYP_POSTHOC);
-	struct hyp_eval_opts o;
-	hyp_eval_opts_init(&o);
-	o.ro.baseline = "base";
-	o.ro.nboot = 2000;
+	struct report_opts o;
+	report_opts_init(&o);
+	o.baseline = "base";
+	o.nboot = 2000;
+	struct report *rep = NULL;
+	ck_assert_int_eq(report_build(a, &o, &rep), 0);
 	struct hyp_eval *e = NULL;
-	ck_assert_int_eq(hyp_evaluate(a, s, &o, &e), 0);
+	ck_assert_int_eq(hyp_evaluate(rep, s, &e), 0);
 	ck_assert_uint_eq(e->nr, 6);
 
 	const struct hyp_result *r = find(e, "fast-is-faster");
@@ -324,7 +328,7 @@ START_TEST(test_evaluate_synthetic)
 	/* the same again with the one file pre-registered: the falsified primaries count */
 	s->e[0].status = HYP_PREREGISTERED;
 	hyp_eval_free(e);
-	ck_assert_int_eq(hyp_evaluate(a, s, &o, &e), 0);
+	ck_assert_int_eq(hyp_evaluate(rep, s, &e), 0);
 	ck_assert_int_eq(e->prereg_primary_falsified, 1);
 	ck_assert_int_eq(find(e, "fast-is-same")->exploratory, 0);
 
@@ -337,6 +341,7 @@ START_TEST(test_evaluate_synthetic)
 	free(out);
 	hyp_eval_free(e);
 	hyp_set_free(s);
+	report_free(rep);
 	analysis_free(a);
 	free(path);
 }
@@ -350,17 +355,21 @@ static void eval_err(const struct analysis *a, const char *text, const char *wan
 	struct hyp_set *s = NULL;
 	const char *extra[] = { hp };
 	ck_assert_int_eq(hyp_set_load(a->path, &a->meta, extra, 1, &s), 0);
-	struct hyp_eval_opts o;
-	hyp_eval_opts_init(&o);
-	o.ro.baseline = "base";
-	o.ro.nboot = 1000;
+	struct report_opts o;
+	report_opts_init(&o);
+	o.baseline = "base";
+	o.nboot = 1000;
+	struct report *rep = NULL;
+	ck_assert_int_eq(report_build(a, &o, &rep), 0);
 	struct hyp_eval *e = NULL;
 	testutil_stderr_begin();
-	int rc = hyp_evaluate(a, s, &o, &e);
+	int rc = hyp_evaluate(rep, s, &e);
 	char *err = testutil_stderr_end();
 	ck_assert_int_eq(rc, -1);
+	ck_assert_ptr_null(e);
 	ck_assert_msg(strstr(err, want), "got \"%s\", wanted \"%s\"", err, want);
 	free(err);
+	report_free(rep);
 	hyp_set_free(s);
 	free(hp);
 }

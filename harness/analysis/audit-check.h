@@ -1,0 +1,66 @@
+/* audit-check.h: what the audit's checks share (audit.c, audit-checks.c); private to the
+ * audit, not part of audit.h's interface.  A check adds itself with check_add() and only
+ * ever raises its status; its strings are owned by the audit (audit_free). */
+#ifndef HARNESS_AUDIT_CHECK_H
+#define HARNESS_AUDIT_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "harness/analysis/analysis.h"
+#include "harness/analysis/audit.h"
+#include "harness/analysis/report.h"
+#include "harness/record/recorder.h"
+
+/* What every check reads.  Everything is owned here and released by ctx_release. */
+struct ctx {
+	const struct analysis *an;    /* borrowed from the caller */
+	const struct report *rep;     /* borrowed */
+	struct report_opts o;
+	struct report **by_ref;       /* [mode]: a report with that mode as baseline, built on demand */
+	struct rec_unit *units;       /* rows of /units */
+	size_t nunits;
+	struct rec_cell *cells;       /* rows of /cells (choices index them) */
+	size_t ncells;
+	int64_t *ch_unit;             /* rows of /choices */
+	struct rec_choice *ch;
+	size_t nch;
+};
+
+
+struct audit_check *check_add(struct audit *a, const char *id, const char *title);
+/* Raise the check's status to at least s (findings only ever make it worse). */
+void check_raise(struct audit_check *k, enum audit_status s);
+void check_summary(struct audit_check *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void check_ev(struct audit_check *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Name a mode, a cell or a unit in the check's findings (each at most once). */
+void check_mode(struct audit_check *k, const char *m);
+void check_cell(struct audit_check *k, const char *c);
+void check_unit(struct audit_check *k, int64_t id);
+/* The smallest p floor over the ok comparisons of a family (1 when none is ok); *nok: how
+ * many are ok. */
+double family_floor(const struct rep_cmp *cmp, size_t n, size_t *nok);
+
+static inline const char *meta(const struct ctx *c, const char *key)
+{
+	const char *v = rec_meta_get(&c->an->meta, key);
+	return v ? v : "";
+}
+
+/* Imported data (harness import) records no backend, caches or configs. */
+static inline int imported(const struct ctx *c)
+{
+	return *meta(c, "source") != '\0';
+}
+
+/* The checks of audit-checks.c, in the audit's order after those of audit.c. */
+void check_baseline(struct audit *au, struct ctx *c);
+void check_repeats(struct audit *au, struct ctx *c);
+void check_aa(struct audit *au, struct ctx *c);
+void check_clocks(struct audit *au, struct ctx *c);
+void check_drift(struct audit *au, struct ctx *c);
+void check_failures(struct audit *au, struct ctx *c);
+void check_op_e2e(struct audit *au, struct ctx *c);
+void check_hypotheses(struct audit *au, struct ctx *c);
+
+#endif

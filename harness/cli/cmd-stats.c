@@ -1,0 +1,29 @@
+/* cmd-stats.c: the statistics options every command that builds a report takes
+ * (CMD_STATS_OPTS in cmd.h: --baseline, --alpha, --margin, --resamples, --seed) */
+#include "config.h"
+
+#include <stdint.h>
+
+#include "harness/analysis/report.h"
+#include "harness/base/util.h"
+#include "harness/cli/cmd.h"
+
+int cmd_stats_opts(const struct cmd_args *a, struct report_opts *o)
+{
+	const char *v;
+	o->baseline = cmd_args_value(a, CMD_OPT_BASELINE);
+	if ((v = cmd_args_value(a, CMD_OPT_ALPHA)) && parse_double(v, 1e-6, 0.5, &o->alpha))
+		return cmd_usage_error(a->entry, "--alpha must be a number in (0, 0.5], not '%s'", v);
+	if ((v = cmd_args_value(a, CMD_OPT_MARGIN)) &&
+	    (parse_double(v, 0, 0.5, &o->margin) || !(o->margin > 0)))
+		return cmd_usage_error(a->entry, "--margin must be a number in (0, 0.5), not '%s'", v);
+	int64_t n;
+	if ((v = cmd_args_value(a, CMD_OPT_NBOOT))) {
+		if (parse_i64(v, 1000, 10000000, &n))
+			return cmd_usage_error(a->entry, "--resamples must be an integer from 1000 to 10^7, not '%s'", v);
+		o->nboot = (size_t)n;
+	}
+	if ((v = cmd_args_value(a, CMD_OPT_SEED)) && parse_u64(v, &o->seed))
+		return cmd_usage_error(a->entry, "--seed must be a non-negative integer, not '%s'", v);
+	return 0;
+}

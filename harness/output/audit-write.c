@@ -1,0 +1,107 @@
+/* audit-write.c: an audit (harness/analysis/audit.h) as markdown and JSON (docs/audit.md) */
+#include "config.h"
+#include "harness/output/write.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <jansson.h>
+
+#include "harness/analysis/audit.h"
+#include "harness/base/util.h"
+
+/* ---- writing -------------------------------------------------------------------------- */
+
+
+static json_t *jnum(double v)
+{
+	return isnan(v) || isinf(v) ? json_null() : json_real(v);
+}
+
+static json_t *jstrv(char **v, size_t n)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, json_string(v[i]));
+	return arr;
+}
+
+static json_t *audit_json(const struct audit *a)
+{
+	json_t *checks = json_array();
+	for (size_t i = 0; i < a->nchecks; i++) {
+		const struct audit_check *k = &a->checks[i];
+		json_t *units = json_array();
+		for (size_t u = 0; u < k->nunits; u++)
+			json_array_append_new(units, json_integer((json_int_t)k->units[u]));
+		json_array_append_new(checks,
+				      json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o}", "id", k->id,
+						"title", k->title, "status", audit_status_name(k->status),
+						"summary", k->summary ? k->summary : "", "evidence",
+						jstrv(k->evidence, k->nevidence), "modes",
+						jstrv(k->modes, k->nmodes), "cells",
+						jstrv(k->cells, k->ncells), "units", units));
+	}
+	return json_pack("{s:s, s:i, s:{s:s, s:s, s:s, s:I}, s:{s:s, s:f, s:o, s:s}, s:s, "
+			 "s:{s:I, s:I, s:I}, s:o}",
+			 "format", "harness-audit", "version", 1, "run", "path", a->path,
+			 "experiment_name", a->experiment_name, "backend", a->backend, "blocks",
+			 (json_int_t)a->blocks, "settings", "baseline", a->baseline, "alpha", a->alpha,
+			 "margin", jnum(a->margin), "margin_source", a->margin_source, "result",
+			 audit_status_name(audit_worst(a)), "counts", "PASS",
+			 (json_int_t)a->counts[AUDIT_PASS], "WARN", (json_int_t)a->counts[AUDIT_WARN],
+			 "FAIL", (json_int_t)a->counts[AUDIT_FAIL], "checks", checks);
+}
+
+/* Markdown table cells may not hold a bare '|'. */
+static void md_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+}
+
+static void audit_md(const struct audit *a, FILE *f)
+{
+	fprintf(f, "# Audit of %s\n\n", a->path);
+	fprintf(f, "experiment '%s', backend '%s', %zu blocks; baseline '%s', alpha %.3g, margin "
+		   "+-%.2f%% (%s)\n\n", a->experiment_name, a->backend, a->blocks, a->baseline,
+		a->alpha, 100 * a->margin, a->margin_source);
+	fprintf(f, "**%s**: %zu FAIL, %zu WARN, %zu PASS\n\n", audit_status_name(audit_worst(a)),
+		a->counts[AUDIT_FAIL], a->counts[AUDIT_WARN], a->counts[AUDIT_PASS]);
+	fprintf(f, "| check | status | finding |\n|---|---|---|\n");
+	for (size_t i = 0; i < a->nchecks; i++) {
+		const struct audit_check *k = &a->checks[i];
+		fprintf(f, "| %s | %s%s%s | ", k->title, k->status ? "**" : "",
+			audit_status_name(k->status), k->status ? "**" : "");
+		md_text(f, k->summary ? k->summary : "");
+		fputs(" |\n", f);
+	}
+	for (size_t i = 0; i < a->nchecks; i++) {
+		const struct audit_check *k = &a->checks[i];
+		fprintf(f, "\n## %s: %s\n\n%s\n", k->title, audit_status_name(k->status),
+			k->summary ? k->summary : "");
+		if (k->nevidence)
+			fputc('\n', f);
+		for (size_t e = 0; e < k->nevidence; e++)
+			fprintf(f, "- %s\n", k->evidence[e]);
+	}
+}
+
+int audit_write(const struct audit *a, enum audit_format fmt, FILE *f)
+{
+	if (fmt == AUDIT_JSON) {
+		json_t *j = audit_json(a);
+		int rc = json_dumpf(j, f, JSON_INDENT(1) | JSON_ENSURE_ASCII | JSON_PRESERVE_ORDER);
+		json_decref(j);
+		fputc('\n', f);
+		if (rc)
+			return error("cannot write the JSON audit");
+	} else {
+		audit_md(a, f);
+	}
+	return ferror(f) ? error_errno("cannot write the audit") : 0;
+}

@@ -1,0 +1,206 @@
+/* hyp-write.c: the hypotheses' verdicts (harness/analysis/hypothesis.h) as markdown and
+ * JSON (docs/hypothesis-format.md, "Output"), and the verdict table `harness run` prints */
+#include "config.h"
+#include "harness/output/write.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <jansson.h>
+
+#include "harness/analysis/hypothesis.h"
+#include "harness/base/util.h"
+
+/* ---- output ------------------------------------------------------------------------------ */
+
+static const char *pct(char *buf, size_t n, double v)
+{
+	if (isnan(v))
+		snprintf(buf, n, "n/a");
+	else
+		snprintf(buf, n, "%.2f%%", 100 * v);
+	return buf;
+}
+
+/* Markdown cells must not break the table. */
+static void md_text(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|')
+			fputs("\\|", out);
+		else if (*s == '\n')
+			fputc(' ', out);
+		else
+			fputc(*s, out);
+	}
+}
+
+static void write_md(const struct hyp_eval *e, FILE *out)
+{
+	fprintf(out, "## Hypotheses\n\n");
+	fprintf(out, "Results: '%s'.  Verdicts on files that are not PRE-REGISTERED are "
+		     "exploratory.\n\n", e->a->path);
+	fprintf(out, "| file | status | sha256 | why |\n|---|---|---|---|\n");
+	for (size_t i = 0; i < e->set->n; i++) {
+		const struct hyp_entry *en = &e->set->e[i];
+		fprintf(out, "| ");
+		md_text(out, en->file->path);
+		fprintf(out, " | %s | %.12s | ", hyp_status_name(en->status), en->file->sha256);
+		md_text(out, en->why ? en->why : "");
+		fprintf(out, " |\n");
+	}
+	fprintf(out, "\n| id | primary | status | verdict | baseline | min effect | alpha | "
+		     "deciding numbers | mde | repeats to decide |\n"
+		     "|---|---|---|---|---|---|---|---|---|---|\n");
+	for (size_t i = 0; i < e->nr; i++) {
+		const struct hyp_result *r = &e->r[i];
+		char b1[32], b2[32];
+		fprintf(out, "| %s | %s | %s | **%s**%s | %s | %s | %g | ", r->h->id,
+			r->h->primary ? "yes" : "no", hyp_status_name(r->entry->status),
+			hyp_verdict_name(r->verdict), r->exploratory ? " (exploratory)" : "",
+			r->baseline, pct(b1, sizeof(b1), r->min_effect), r->alpha);
+		md_text(out, r->deciding);
+		fprintf(out, " | %s | ", pct(b2, sizeof(b2), r->mde));
+		if (r->verdict == HYP_INCONCLUSIVE && !isnan(r->repeats) && isfinite(r->repeats))
+			fprintf(out, "%.0f blocks |\n", r->repeats);
+		else
+			fprintf(out, "- |\n");
+	}
+	fprintf(out, "\nHolm family: %zu p-value(s) of the primary hypotheses.\n", e->family);
+	if (e->prereg_primary_falsified)
+		fprintf(out, "\n**A pre-registered primary hypothesis was FALSIFIED.**\n");
+}
+
+static json_t *jnum(double v)
+{
+	return isnan(v) || isinf(v) ? json_null() : json_real(v);
+}
+
+static json_t *jexpr_crit(const struct hyp_criterion *c)
+{
+	json_t *o = json_pack("{s:s, s:s, s:s}", "id", c->id, "statistic", c->statistic, "op",
+			      hyp_op_name(c->op));
+	json_object_set_new(o, "value", c->svalue ? json_string(c->svalue) : jnum(c->value));
+	return o;
+}
+
+static json_t *json_eval(const struct hyp_eval *e)
+{
+	json_t *root = json_pack("{s:s, s:i, s:s}", "format", "harness-verify", "version", 1,
+				 "results", e->a->path);
+	json_t *files = json_array();
+	for (size_t i = 0; i < e->set->n; i++) {
+		const struct hyp_entry *en = &e->set->e[i];
+		json_array_append_new(files, json_pack("{s:s, s:s, s:s, s:s, s:b}", "path",
+						       en->file->path, "sha256", en->file->sha256,
+						       "status", hyp_status_name(en->status), "why",
+						       en->why ? en->why : "", "recorded",
+						       en->recorded));
+	}
+	json_object_set_new(root, "files", files);
+	json_t *hs = json_array();
+	for (size_t i = 0; i < e->nr; i++) {
+		const struct hyp_result *r = &e->r[i];
+		const struct hypothesis *h = r->h;
+		json_t *o = json_pack("{s:s, s:s, s:s, s:b, s:s, s:s, s:b, s:s, s:s, s:s}", "file",
+				      r->entry->file->path, "id", h->id, "claim", h->claim, "primary",
+				      h->primary, "status", hyp_status_name(r->entry->status),
+				      "verdict", hyp_verdict_name(r->verdict), "exploratory",
+				      r->exploratory, "baseline", r->baseline, "aggregate",
+				      hyp_aggregate_name(h->aggregate), "prediction",
+				      hyp_prediction_name(h->prediction));
+		json_object_set_new(o, "at_least", h->aggregate == HYP_AGG_AT_LEAST ?
+							   json_integer((json_int_t)h->at_least) :
+							   json_null());
+		json_object_set_new(o, "alpha", jnum(r->alpha));
+		json_object_set_new(o, "min_effect", jnum(r->min_effect));
+		json_object_set_new(o, "min_effect_source", json_string(r->min_effect_source));
+		json_t *crit = json_array();
+		for (size_t k = 0; k < r->ncrit; k++)
+			json_array_append_new(crit, jexpr_crit(&r->crit[k]));
+		json_object_set_new(o, "criteria", crit);
+		json_object_set_new(o, "corroborate", json_string(r->corroborate));
+		json_object_set_new(o, "falsify", json_string(r->falsify));
+		json_object_set_new(o, "deciding", json_string(r->deciding));
+		json_object_set_new(o, "mde", jnum(r->mde));
+		json_object_set_new(o, "repeats_to_decide", jnum(r->repeats));
+		json_t *ts = json_array();
+		for (size_t k = 0; k < r->nt; k++) {
+			const struct hyp_target *t = &r->t[k];
+			static const char *const kinds[] = { "cell", "geomean", "tau" };
+			json_t *x = json_pack("{s:s, s:s, s:b}", "label", t->label, "kind",
+					      kinds[t->kind], "ok", t->ok);
+			json_object_set_new(x, "mode", t->mode ? json_string(t->mode) : json_null());
+			if (!t->ok)
+				json_object_set_new(x, "why", json_string(t->note));
+			json_object_set_new(x, "n", json_integer((json_int_t)t->n));
+			json_object_set_new(x, "ratio", jnum(t->ratio));
+			json_object_set_new(x, "hl_ratio", jnum(t->hl_ratio));
+			json_object_set_new(x, "ci", json_pack("[o, o]", jnum(t->lo), jnum(t->hi)));
+			json_object_set_new(x, "tau", jnum(t->tau));
+			json_object_set_new(x, "p_raw", jnum(t->p_raw));
+			json_object_set_new(x, "p", jnum(t->p));
+			json_object_set_new(x, "holm", json_boolean(t->in_family));
+			json_object_set_new(x, "mde", jnum(t->mde));
+			json_object_set_new(x, "repeats_to_decide", jnum(t->repeats));
+			json_object_set_new(x, "verdict", t->kind == HYP_T_TAU ? json_null() :
+					    json_string(stats_verdict_name(t->verdict)));
+			json_object_set_new(x, "result", json_string(hyp_verdict_name(t->result)));
+			json_array_append_new(ts, x);
+		}
+		json_object_set_new(o, "targets", ts);
+		json_array_append_new(hs, o);
+	}
+	json_object_set_new(root, "hypotheses", hs);
+	json_object_set_new(root, "holm_family", json_integer((json_int_t)e->family));
+	json_object_set_new(root, "preregistered_primary_falsified",
+			    json_boolean(e->prereg_primary_falsified));
+	return root;
+}
+
+int hyp_eval_write(const struct hyp_eval *e, enum report_format fmt, FILE *out)
+{
+	if (fmt == REPORT_JSON) {
+		json_t *j = json_eval(e);
+		char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+		json_decref(j);
+		if (!s)
+			die("out of memory");
+		fprintf(out, "%s\n", s);
+		free(s);
+	} else {
+		write_md(e, out);
+	}
+	if (fflush(out) || ferror(out))
+		return error_errno("cannot write the hypotheses' verdicts");
+	return 0;
+}
+
+int hyp_evaluate_run(const char *results_path, FILE *out)
+{
+	struct analysis *a = NULL;
+	struct hyp_set *s = NULL;
+	struct hyp_eval *e = NULL;
+	struct report *r = NULL;
+	struct report_opts o;
+	int ret = -1;
+	report_opts_init(&o);
+	if (analysis_load(results_path, &a))
+		goto done;
+	if (hyp_set_load(results_path, &a->meta, NULL, 0, &s))
+		goto done;
+	if (s->n == 0) {
+		ret = 0;
+		goto done;
+	}
+	if (report_build(a, &o, &r) || hyp_evaluate(r, s, &e) || hyp_eval_write(e, REPORT_MD, out))
+		goto done;
+	ret = e->prereg_primary_falsified;
+done:
+	hyp_eval_free(e);
+	hyp_set_free(s);
+	report_free(r);
+	analysis_free(a);
+	return ret;
+}

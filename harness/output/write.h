@@ -1,0 +1,37 @@
+/* write.h: the output layer's text writers: a report, a comparison of two runs, the
+ * hypotheses' verdicts and an audit, each built by the analysis layer (report.h,
+ * hypothesis.h, audit.h) and only formatted here.  Formats: docs/report-format.md,
+ * docs/hypothesis-format.md, docs/audit.md.  The HTML page is html.h's.
+ *
+ * Every writer borrows what it writes, writes to out and returns 0, or reports and returns
+ * -1 on a write error. */
+#ifndef HARNESS_WRITE_H
+#define HARNESS_WRITE_H
+
+#include <stdio.h>
+
+#include "harness/analysis/audit.h"
+#include "harness/analysis/hypothesis.h"
+#include "harness/analysis/report.h"
+
+enum report_format { REPORT_MD = 0, REPORT_JSON, REPORT_CSV, REPORT_HTML };
+
+/* report-write.c: REPORT_MD, REPORT_JSON or REPORT_CSV (REPORT_HTML is html.h's: reported
+ * and -1 here). */
+int report_write(const struct report *r, enum report_format fmt, FILE *out);
+/* compare-write.c: REPORT_MD, REPORT_JSON or REPORT_CSV. */
+int run_compare_write(const struct run_compare *rc, enum report_format fmt, FILE *out);
+/* hyp-write.c: REPORT_MD or REPORT_JSON. */
+int hyp_eval_write(const struct hyp_eval *e, enum report_format fmt, FILE *out);
+/* hyp-write.c, for the end of `harness run`: evaluate the hypotheses recorded in
+ * results_path with the default options (analysis_load, hyp_set_load, report_build,
+ * hyp_evaluate) and print the markdown verdicts to out.  Prints nothing when the run has
+ * no hypothesis files.  Returns 1 when a pre-registered primary hypothesis was FALSIFIED,
+ * 0 otherwise, -1 on an error (reported). */
+int hyp_evaluate_run(const char *results_path, FILE *out);
+
+/* audit-write.c */
+enum audit_format { AUDIT_MD = 0, AUDIT_JSON };
+int audit_write(const struct audit *a, enum audit_format fmt, FILE *out);
+
+#endif
