@@ -163,10 +163,11 @@ static const char css[] =
 	".verdict-SLOWER .verdict,.v-SLOWER{color:#c62828;font-weight:bold}\n"
 	".verdict-SAME .verdict,.v-SAME{color:#1f4e99;font-weight:bold}\n"
 	".verdict-INCONCLUSIVE .verdict,.v-INCONCLUSIVE{color:#666}\n"
-	"section#summary{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1.5em;"
+	"section#summary{display:grid;grid-template-columns:minmax(0,11fr) minmax(0,9fr);gap:1.5em;"
 	"align-items:start;border-bottom:2px solid #ddd;padding-bottom:1em}\n"
 	"section#summary figure{margin:0}\n"
-	"table.answer{width:100%;font-size:85%}table.answer td,table.answer th{overflow-wrap:anywhere}\n"
+	"table.answer{width:100%;font-size:85%}span.ci{display:block;font-size:85%;color:#555;"
+	"white-space:nowrap}\n"
 	".status-PASS{color:#1a7f37}.status-WARN{color:#8a4b00}.status-FAIL{color:#c62828}\n"
 	".hyp-CORROBORATED{color:#1a7f37}.hyp-FALSIFIED{color:#c62828}.hyp-INCONCLUSIVE{color:#666}\n"
 	"details{margin:.4em 0}details>summary{cursor:pointer;color:#1f4e99}\n"
@@ -211,7 +212,7 @@ static void td_ratio_ci(FILE *f, double v, double lo, double hi)
 	if (isnan(v))
 		fputs("<td class=\"num\">-</td>", f);
 	else
-		fprintf(f, "<td class=\"num\">%s <span class=\"ci\">[%s,&nbsp;%s]</span></td>",
+		fprintf(f, "<td class=\"num\">%s <span class=\"ci\">[%s, %s]</span></td>",
 			num(b1, 48, 'r', v), num(b2, 48, 'r', lo), num(b3, 48, 'r', hi));
 }
 

@@ -1,0 +1,54 @@
+/* plot-int.h: what plot.c (the script, gnuplot) and plot-figs.c (one function per kind of
+ * figure) share; private to the plots, not part of plot.h's interface.  A figure function
+ * writes its data files into g->tmp, adds its figure with figure_begin() and its template
+ * with figure_end(), or says why it drew nothing with plot_skip(). */
+#ifndef HARNESS_PLOT_INT_H
+#define HARNESS_PLOT_INT_H
+
+#include <stdio.h>
+
+#include "harness/base/util.h"
+#include "harness/output/plot.h"
+
+#define PLOT_W 1200      /* png and svg, pixels; pdf: PLOT_W / PLOT_DPI inches */
+#define PLOT_H 800
+#define PLOT_DPI 200
+#define FOREST_ROW_PX 22 /* the forest plot grows beyond PLOT_H by this much a row */
+#define CDF_POINTS 400   /* at most this many points of each unit's CDF (its quantiles) */
+
+/* One gnuplot run: every figure of a report in one script. */
+struct gp {
+	const struct report *r;
+	const struct plot_opts *o;
+	const char *dir;      /* where the figures go, as given */
+	char *absdir;         /* the same, absolute (gnuplot runs in tmp) */
+	char *tmp;            /* the private folder of data files and the script */
+	char **slug;          /* per cell: its part of figure ids */
+	struct sbuf script;
+	struct plot_set *set;
+	size_t figs_cap, skipped_cap;
+};
+
+/* ---- building the script (plot.c) ---------------------------------------------------- */
+void gp_str(struct sbuf *sb, const char *s);
+void gp_setstr(struct sbuf *sb, const char *name, const char *value);
+void gp_setnum(struct sbuf *sb, const char *name, double v);
+void data_label(FILE *f, const char *s);
+void data_num(FILE *f, double v);
+FILE *data_open(struct gp *g, char **path);
+int data_close(FILE *f, const char *path);
+void plot_skip(struct gp *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void figure_begin(struct gp *g, const char *kind, const char *cell_slug, const char *title,
+		  const char *data, int height);
+int figure_end(struct gp *g, const char *kind);
+
+/* ---- the figures (plot-figs.c); each returns 0 (also when it skipped), -1 reported ---- */
+int fig_forest(struct gp *g);
+int fig_cell(struct gp *g, size_t c);
+int fig_pareto(struct gp *g, size_t c);
+int fig_drift(struct gp *g);
+int fig_op_e2e(struct gp *g);
+int fig_cdf(struct gp *g, size_t c);
+int fig_trace(struct gp *g, size_t c);
+
+#endif
