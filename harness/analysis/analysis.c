@@ -66,7 +66,10 @@ static void note_status(struct analysis *a, const char *status)
 }
 
 /* Modes (in declared order), A/A pairs, baseline and margin from the recorded experiment,
- * when the file has one (an imported file has none). */
+ * when the file has one (an imported file has none).  The experiment is read as a past
+ * run's (EXPERIMENT_PAST_RUN): a tuner, op or model that today's registries no longer know
+ * is not an error.  When even that fails, what is lost is said on stderr and in every
+ * report's warnings. */
 static void from_experiment(struct analysis *a, size_t *cap)
 {
 	for (size_t i = 0; i < a->meta.nfiles; i++) {
@@ -75,11 +78,15 @@ static void from_experiment(struct analysis *a, size_t *cap)
 			continue;
 		struct experiment *e = NULL;
 		char *cause = NULL;
-		if (experiment_parse_flags(f->path, f->text, f->len, EXPERIMENT_NO_FILE_CHECKS, &e,
-					   &cause)) {
-			warning("'%s': the recorded experiment no longer parses (%s); modes are "
-				"taken from the units",
-				a->path, cause);
+		if (experiment_parse_flags(f->path, f->text, f->len,
+					   EXPERIMENT_NO_FILE_CHECKS | EXPERIMENT_PAST_RUN, &e, &cause)) {
+			char *w = xasprintf("the recorded experiment does not parse (%s): the modes' "
+					    "order, the baseline, the A/A pairs (aa_of) and the margin "
+					    "it declares are not known; modes are taken from the units "
+					    "in order of appearance, the first is the baseline", cause);
+			warning("'%s': %s", a->path, w);
+			a->warnings = xrealloc(a->warnings, (a->nwarnings + 1) * sizeof(*a->warnings));
+			a->warnings[a->nwarnings++] = w;
 			free(cause);
 			return;
 		}
@@ -236,6 +243,9 @@ void analysis_free(struct analysis *a)
 		free(a->failed[k].count);
 	}
 	free(a->failed);
+	for (size_t i = 0; i < a->nwarnings; i++)
+		free(a->warnings[i]);
+	free(a->warnings);
 	free(a->blocks);
 	free(a->med);
 	free(a->setup);

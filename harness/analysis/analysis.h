@@ -45,6 +45,9 @@ struct analysis {
 	size_t nfailed;
 	size_t warm_units;       /* warm probes (not observations) */
 	int64_t nsamples;
+	char **warnings;         /* what could not be read as recorded (heap strings); every
+	                            report built on this analysis repeats them first */
+	size_t nwarnings;
 };
 
 /* Index helpers. */

@@ -570,6 +570,8 @@ int report_build(const struct analysis *a, const struct report_opts *o, struct r
 	}
 	gsl_rng_set(rng, (unsigned long)o->seed);
 
+	for (size_t i = 0; i < a->nwarnings; i++)
+		warn(r, "%s", a->warnings[i]);
 	summarize(r);
 	aa_noise(r);
 	choose_margin(r);

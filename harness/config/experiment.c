@@ -418,7 +418,7 @@ static int parse_model_name(struct tc_parser *p, const struct tc_field *f, struc
 {
 	if (get_string(p, f, &w->model))
 		return -1;
-	if (catalog_model_known(w->model))
+	if (catalog_model_known(w->model) || (p->flags & EXPERIMENT_PAST_RUN))
 		return 0;
 	char *list = tc_join(catalog_models);
 	tc_fail(p, f->pos, "unknown model '%s' (known models: %s)", w->model, list);
@@ -430,7 +430,7 @@ static int parse_op_name(struct tc_parser *p, const struct tc_field *f, struct w
 {
 	if (get_string(p, f, &w->op))
 		return -1;
-	if (catalog_op(w->op))
+	if (catalog_op(w->op) || (p->flags & EXPERIMENT_PAST_RUN))
 		return 0;
 	struct sbuf sb;
 	sbuf_init(&sb);
@@ -504,7 +504,7 @@ static int parse_workload(struct tc_parser *p, const struct tb_node *t, struct w
 	}
 	if (!model && !op)
 		return tc_fail(p, tpos, "workload needs 'model' or 'op'");
-	if (op && !w->shape) {
+	if (op && !w->shape && info) {
 		char *list = tc_join(info->shape_fields);
 		tc_fail(p, tpos, "missing required key 'shape' (op '%s' takes %s)", w->op, list);
 		free(list);
@@ -632,6 +632,8 @@ static int parse_options(struct tc_parser *p, const struct tc_field *f, struct m
 static int get_backend(struct tc_parser *p, const struct tc_field *f, char **out)
 {
 	int k = 0;
+	if (p->flags & EXPERIMENT_PAST_RUN) /* whatever the past run's build had */
+		return get_string(p, f, out);
 	if (get_enum(p, f, backend_choices(), &k))
 		return -1;
 	free(*out);
@@ -647,7 +649,7 @@ static int parse_tuner_name(struct tc_parser *p, const struct tc_field *f, struc
 {
 	if (get_string(p, f, &m->tuner))
 		return -1;
-	if (tuner_find(m->tuner))
+	if (tuner_find(m->tuner) || (p->flags & EXPERIMENT_PAST_RUN))
 		return 0;
 	struct sbuf sb;
 	sbuf_init(&sb);
@@ -738,7 +740,8 @@ static int check_tuner_options(struct tc_parser *p, const struct experiment *e)
 	int ret = 0;
 	for (size_t i = 0; i < e->nmodes && !ret; i++) {
 		const struct mode *m = &e->modes[i];
-		const struct tuner_ops *ops = tuner_find(m->tuner);
+		/* a past run's options are not today's tuners' to judge */
+		const struct tuner_ops *ops = p->flags & EXPERIMENT_PAST_RUN ? NULL : tuner_find(m->tuner);
 		if (!ops || !ops->check_options)
 			continue;
 		size_t nsp = 0;

@@ -93,8 +93,13 @@ int experiment_parse(const char *path, const char *text, size_t len, struct expe
 /* Read path and parse it; reports the error itself and returns -1 on failure. */
 int experiment_load(const char *path, struct experiment **out);
 /* The same with flags: EXPERIMENT_NO_FILE_CHECKS skips the check that the hypothesis files
- * exist (a unit reads the run folder's copy of the experiment, away from them). */
+ * exist (a unit reads the run folder's copy of the experiment, away from them);
+ * EXPERIMENT_PAST_RUN reads an experiment recorded by an earlier run: names checked against
+ * today's registries (tuners, ops, models, the backends this build has) and the tuners'
+ * option checks are not errors there (a tuner may have been renamed or removed since, the
+ * run may come from a build with another backend): only the file's own structure is. */
 #define EXPERIMENT_NO_FILE_CHECKS 0x1
+#define EXPERIMENT_PAST_RUN 0x2
 int experiment_parse_flags(const char *path, const char *text, size_t len, unsigned flags,
 			   struct experiment **out, char **cause);
 int experiment_load_flags(const char *path, unsigned flags, struct experiment **out);

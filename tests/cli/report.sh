@@ -153,4 +153,50 @@ cp "$DATA/run/faults.toml" f.toml
 h run -q -o f.h5 f.toml >/dev/null 2>&1
 expect_status 0 h report f.h5 && pass "report on a run with failed units"
 expect_grep "mode 'crash': 1 unit\(s\) with status 'crashed' are left out" "$SCRATCH/out"
+# a past run: the recorded experiment names a tuner and an op today's registries do not know
+# (renamed or removed since); its baseline, A/A pair and margin still hold, and when the
+# recorded experiment does not parse at all the report says what is lost
+cp "$DATA/report/past.toml" past.toml
+expect_status 0 h run -q -o past.h5 past.toml >/dev/null && pass "a run to read as a past run"
+cp past.h5 garbled.h5
+$PY - past.h5 garbled.h5 <<'PYEOF' || fail "rewrite the recorded experiments"
+import hashlib, sys
+import h5py, numpy as np
+def rewrite(path, edit):
+    with h5py.File(path, "r+") as f:
+        g = f["run/files"]
+        for name in list(g.keys()):
+            d = g[name]
+            if d.attrs["role"] not in ("experiment", b"experiment"):
+                continue
+            attrs = dict(d.attrs)
+            text = edit(d[()].decode("utf-8")).encode("utf-8")
+            del g[name]
+            nd = g.create_dataset(name, data=np.bytes_(text))
+            for k, v in attrs.items():
+                nd.attrs[k] = v
+            nd.attrs["sha256"] = hashlib.sha256(text).hexdigest()
+rewrite(sys.argv[1], lambda t: t.replace('tuner = "vendor"', 'tuner = "retired-tuner"').replace('op = "bias_relu"', 'op = "retired_op"'))
+rewrite(sys.argv[2], lambda t: "schema = 1\n[[modes]]\n")
+PYEOF
+expect_status 0 h report -f json past.h5 && pass "report on a past run with unknown names"
+$PY - "$SCRATCH/out" "$SCRATCH/err" <<'PYEOF' && pass "unknown tuner and op names keep the baseline, aa_of and margin" || fail "past run read leniently"
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = r["settings"]
+assert s["baseline"] == "ref", s
+assert s["margin"] == 0.03 and s["margin_source"] == "experiment", s
+assert [(q["mode"], q["copy_of"]) for q in r["aa"]] == [("copy", "ref")], r["aa"]
+assert not [w for w in r["warnings"] if "experiment" in w], r["warnings"]
+assert "does not parse" not in open(sys.argv[2]).read()
+PYEOF
+expect_status 0 h report -f json garbled.h5 && pass "report on a run whose recorded experiment does not parse"
+$PY - "$SCRATCH/out" <<'PYEOF' && pass "the report's warnings say what is lost" || fail "garbled experiment not reported"
+import json, sys
+r = json.load(open(sys.argv[1]))
+w = [x for x in r["warnings"] if "the recorded experiment does not parse" in x]
+assert len(w) == 1 and "baseline" in w[0] and "aa_of" in w[0] and "margin" in w[0], r["warnings"]
+assert r["settings"]["baseline"] == "first" and r["aa"] == [], (r["settings"], r["aa"])
+PYEOF
+expect_grep "the recorded experiment does not parse" "$SCRATCH/err"
 finish
