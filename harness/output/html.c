@@ -171,7 +171,7 @@ static const char css[] =
 	".status-PASS{color:#1a7f37}.status-WARN{color:#8a4b00}.status-FAIL{color:#c62828}\n"
 	".hyp-CORROBORATED{color:#1a7f37}.hyp-FALSIFIED{color:#c62828}.hyp-INCONCLUSIVE{color:#666}\n"
 	"details{margin:.4em 0}details>summary{cursor:pointer;color:#1f4e99}\n"
-	"figure{margin:1.2em 0}svg.plot{max-width:100%;height:auto;border:1px solid #eee}\n"
+	"figure{margin:1.2em 0}svg.plot{max-width:100%;height:auto;border:1px solid #eee;box-sizing:border-box}\n"
 	"figcaption{font-size:85%;color:#444;max-width:60em}\n"
 	"ul.warnings li{color:#8a4b00}p.note{color:#8a4b00}code{font-size:95%;overflow-wrap:anywhere}\n";
 

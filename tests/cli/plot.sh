@@ -148,6 +148,65 @@ PYEOF
 	else
 		fail "chromium could not render r.html"; tail -5 chromium.err >&2
 	fi
+	# the page answers first (issue 8): rendered at 1280 px, the summary (the answer per
+	# mode, the audit's status, the forest plot) comes before every long table, each long
+	# table is folded in a <details>, and with every <details> opened nothing is wider than
+	# the viewport.  The width is measured by the browser itself: a copy of the page gets a
+	# test-only script that writes the widths into the DOM (the report has no script).
+	sed -e 's/<details\([ >]\)/<details open\1/g' -e 's|</body>|<script>(function(){var w=innerWidth,d=document.documentElement,o=[];document.querySelectorAll("table,figure,section,pre").forEach(function(t){var r=t.getBoundingClientRect();if(r.right>w+0.5\|\|t.scrollWidth>t.clientWidth+1)o.push((t.id\|\|t.tagName)+":"+Math.round(r.right)+"/"+t.scrollWidth+"/"+t.clientWidth)});document.body.setAttribute("data-viewport",w);document.body.setAttribute("data-page-width",d.scrollWidth);document.body.setAttribute("data-overflow",o.join(" "))})();</script></body>|' \
+		r.html > open.html
+	if timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--hide-scrollbars --user-data-dir="$prof" --window-size=1280,2000 \
+		--dump-dom "file://$SCRATCH/open.html" >open-dom.html 2>chromium.err &&
+	   timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--hide-scrollbars --user-data-dir="$prof" --window-size=1280,2000 \
+		--screenshot="$SCRATCH/shot.png" "file://$SCRATCH/r.html" >/dev/null 2>>chromium.err; then
+		$PY - dom.html open-dom.html shot.png <<'PYEOF' && pass "at 1280 px: the answer first, long tables folded, nothing wider than the page" || fail "HTML layout"
+import re, struct, sys
+from html.parser import HTMLParser
+class P(HTMLParser):
+    def __init__(self):
+        super().__init__(); self.order = []; self.stack = []; self.folded = {}; self.body = {}
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "body": self.body = a
+        if tag in ("details", "section", "table", "figure", "p", "ul"):
+            self.stack.append(tag)
+        if a.get("id"):
+            self.order.append(a["id"])
+            if tag == "table": self.folded[a["id"]] = "details" in self.stack
+    def handle_endtag(self, tag):
+        if tag in ("details", "section", "table", "figure", "p", "ul") and tag in self.stack:
+            while self.stack and self.stack.pop() != tag: pass
+dom = P(); dom.feed(open(sys.argv[1], encoding="utf-8").read())
+o = dom.order
+for i in ("summary", "answer-table", "audit-status", "fig-forest", "verdict-table", "aggregate-table", "summary-table", "audit-table"):
+    assert i in o, ("missing", i)
+first = min(o.index(i) for i in ("verdict-table", "aggregate-table", "summary-table", "audit-table", "run"))
+for i in ("summary", "answer-table", "audit-status", "fig-forest"):
+    assert o.index(i) < first, (i, "after a long table")
+assert o.index("fig-forest") < o.index("verdict-table")
+for t in ("verdict-table", "aggregate-table", "summary-table", "audit-table"):
+    assert dom.folded[t], (t, "not inside <details>")
+assert not dom.folded["answer-table"], "the answer is folded"
+s = open(sys.argv[1], encoding="utf-8").read()
+rows = re.findall(r'<tr class="answer-row" data-mode="([^"]+)"', s)
+assert sorted(set(rows)) == ["fast", "noisy", "same"], rows
+assert "WARN" in re.search(r'<p id="audit-status">.*?</p>', s, re.S).group(0)
+opened = P(); opened.feed(open(sys.argv[2], encoding="utf-8").read())
+b = opened.body
+assert b.get("data-viewport") == "1280", b
+assert int(b["data-page-width"]) <= 1280, ("the page is wider than the viewport", b)
+assert b.get("data-overflow", "x") == "", ("wider than the page", b.get("data-overflow"))
+png = open(sys.argv[3], "rb").read()
+assert png[:8] == b"\x89PNG\r\n\x1a\n" and png[12:16] == b"IHDR", "the screenshot is not a PNG"
+assert struct.unpack(">II", png[16:24]) == (1280, 2000), struct.unpack(">II", png[16:24])
+PYEOF
+	else
+		fail "chromium could not render open.html or take the screenshot"; tail -5 chromium.err >&2
+	fi
 fi
 
 # without gnuplot the HTML report still comes, without figures, saying why
