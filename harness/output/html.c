@@ -80,6 +80,20 @@ static void td(FILE *f, const char *s)
 	fputs("</td>", f);
 }
 
+/* A cell name: escaped, with a break opportunity (<wbr>) after each ',', '/' and ':', so
+ * that a narrow column breaks "net/conv2d:c=64,h=24,..." between fields, not inside one. */
+static void td_name(FILE *f, const char *s)
+{
+	fputs("<td>", f);
+	for (; *s; s++) {
+		char one[2] = { *s, '\0' };
+		esc(f, one);
+		if (*s == ',' || *s == '/' || *s == ':')
+			fputs("<wbr>", f);
+	}
+	fputs("</td>", f);
+}
+
 static void td_num(FILE *f, char style, double v)
 {
 	char b[48];
@@ -157,15 +171,15 @@ static const char css[] =
 	"th{background:#f2f2f2}td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
 	"table.wide{width:100%;table-layout:fixed;font-size:78%}\n"
 	"table.wide td,table.wide th{overflow-wrap:anywhere;word-break:break-word}\n"
-	"col.w-cell{width:16%}col.w-mode{width:8%}col.w-n{width:4%}col.w-ci{width:10%}"
-	"col.w-verdict{width:8%}col.w-decide{width:10%}\n"
+	"col.w-cell{width:16%}col.w-mode{width:8%}col.w-n{width:3.5%}col.w-ci{width:10%}"
+	"col.w-verdict{width:10.5%}col.w-decide{width:10%}\n"
 	".verdict-FASTER .verdict,.v-FASTER{color:#1a7f37;font-weight:bold}\n"
 	".verdict-SLOWER .verdict,.v-SLOWER{color:#c62828;font-weight:bold}\n"
 	".verdict-SAME .verdict,.v-SAME{color:#1f4e99;font-weight:bold}\n"
 	".verdict-INCONCLUSIVE .verdict,.v-INCONCLUSIVE{color:#666}\n"
 	"section#summary{display:grid;grid-template-columns:minmax(0,11fr) minmax(0,9fr);gap:1.5em;"
 	"align-items:start;border-bottom:2px solid #ddd;padding-bottom:1em}\n"
-	"section#summary figure{margin:0}\n"
+	"section#summary figure{margin:0}section#summary div.forest{max-height:85vh;overflow-y:auto}\n"
 	"table.answer{width:100%;font-size:85%}span.ci{display:block;font-size:85%;color:#555;"
 	"white-space:nowrap}\n"
 	".status-PASS{color:#1a7f37}.status-WARN{color:#8a4b00}.status-FAIL{color:#c62828}\n"
@@ -463,7 +477,7 @@ static void write_verdicts(const struct report *r, FILE *f)
 		fputs("\" data-mode=\"", f);
 		esc(f, a->modes[x->mode]);
 		fputs("\">", f);
-		td(f, a->cells[x->cell].name);
+		td_name(f, a->cells[x->cell].name);
 		td(f, a->modes[x->mode]);
 		if (!x->ok) {
 			fputs("<td colspan=\"9\"></td><td class=\"verdict\">not compared</td>", f);
@@ -536,7 +550,7 @@ static void write_cells(const struct report *r, FILE *f)
 		for (size_t m = 0; m < a->nmodes; m++) {
 			const struct rep_summary *s = &r->sum[m * a->ncells + c];
 			fputs("<tr>", f);
-			td(f, a->cells[c].name);
+			td_name(f, a->cells[c].name);
 			td(f, a->modes[m]);
 			fprintf(f, "<td class=\"num\">%zu</td>", s->n);
 			td_num(f, 'u', s->s.median / 1e3);
