@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "harness/base/util.h"
+#include "harness/config/hypothesis.h"
 #include "harness/record/prereg.h"
 
 static const char *const status_names[] = { "PRE-REGISTERED", "UNCOMMITTED", "MODIFIED",
@@ -49,6 +50,60 @@ static int add_parsed(struct hyp_set *s, const char *path, const char *text, siz
 	return 0;
 }
 
+/* A file recorded as pre-registered keeps that status only if the recorded blob ids agree
+ * with the recorded bytes, and, where the repository is at hand, the recorded commit still
+ * holds exactly those bytes at the recorded path.  Otherwise it becomes MODIFIED (judged as
+ * exploratory), with the reason.  Files recorded before blob ids were kept are left as they
+ * were, and say so. */
+static void recheck_blob(const struct rec_meta *meta, size_t index, const struct rec_file *rf,
+			 struct hyp_entry *e)
+{
+	const char *format = hyp_meta_get(meta, index, "git_object_format");
+	const char *blob = hyp_meta_get(meta, index, "git_blob");
+	const char *head = hyp_meta_get(meta, index, "git_head_blob");
+	const char *commit = hyp_meta_get(meta, index, "git_commit");
+	const char *rel = hyp_meta_get(meta, index, "git_relpath");
+	const char *abs = hyp_meta_get(meta, index, "abspath");
+	char *why = NULL;
+	if (!format || !blob || !head || !rel) {
+		why = xasprintf("%s; recorded before blob ids were kept, so not re-checked", e->why);
+		goto done;
+	}
+	char mine[65];
+	if (hyp_git_blob_id(format, rf->text, rf->len, mine) || strcmp(mine, blob) ||
+	    strcmp(blob, head)) {
+		e->status = HYP_MODIFIED;
+		why = xasprintf("the recorded git blob ids (%.12s at HEAD) do not match the recorded "
+				"bytes (%.12s): the results file was altered after the run",
+				head, *mine ? mine : "?");
+		goto done;
+	}
+	if (!abs || !commit || !*commit) {
+		why = xstrdup(e->why);
+		goto done;
+	}
+	const char *slash = strrchr(abs, '/');
+	char *dir = slash ? xstrndup(abs, (size_t)(slash - abs) + (slash == abs)) : xstrdup(".");
+	char *now = NULL;
+	int rc = hyp_git_blob_at(dir, commit, rel, &now);
+	free(dir);
+	if (rc == 0 && strcmp(now, blob)) {
+		e->status = HYP_MODIFIED;
+		why = xasprintf("commit %.12s holds blob %.12s at '%s', not the recorded bytes' %.12s",
+				commit, now, rel, blob);
+	} else if (rc == 0) {
+		why = xasprintf("%s; the recorded bytes are the blob commit %.12s holds (checked now)",
+				e->why, commit);
+	} else {
+		why = xasprintf("%s; commit %.12s is not in a repository at hand, so not re-checked",
+				e->why, commit);
+	}
+	free(now);
+done:
+	free(e->why);
+	e->why = why;
+}
+
 int hyp_set_load(const char *results_path, const struct rec_meta *meta,
 		 const char *const *extra, size_t nextra, struct hyp_set **out)
 {
@@ -75,15 +130,24 @@ int hyp_set_load(const char *results_path, const struct rec_meta *meta,
 			e->status = HYP_PREREGISTERED;
 			e->why = xasprintf("committed and clean at run start (commit %.12s, %s)",
 					   commit ? commit : "?", when ? when : "?");
+			recheck_blob(meta, index, rf, e);
 		} else {
 			e->status = HYP_UNCOMMITTED;
 			e->why = xstrdup(hyp_git_state_why(hyp_meta_get(meta, index, "git_state")));
+		}
+		/* the recorded bytes must be the bytes whose hash was recorded */
+		if (strcmp(rf->sha256, e->file->sha256)) {
+			free(e->why);
+			e->why = xasprintf("the recorded bytes hash to sha256 %.12s, not to the "
+					   "recorded %.12s: the results file was altered after the run",
+					   e->file->sha256, rf->sha256);
+			e->status = HYP_MODIFIED;
 		}
 		/* the bytes on disk now, where the file was at run start */
 		const char *now = hyp_meta_get(meta, index, "abspath");
 		char *text = NULL;
 		size_t len = 0;
-		FILE *probe = fopen(now ? now : rf->path, "rb");
+		FILE *probe = e->status == HYP_MODIFIED ? NULL : fopen(now ? now : rf->path, "rb");
 		if (probe) {
 			fclose(probe);
 			if (!util_read_file(now ? now : rf->path, &text, &len) &&

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/evp.h>
+
 #include "harness/base/spawn.h"
 #include "harness/base/util.h"
 
@@ -50,12 +52,67 @@ static int run_git(const char *dir, const char *const *args, struct sbuf *out)
 	return st.exited && st.code == 0 ? 0 : 1;
 }
 
-/* Commands run, in the file's folder (NAME is its base name):
- *   git rev-parse --is-inside-work-tree            (no: "not-a-repository")
- *   git status --porcelain --ignored -- NAME       ("??" untracked, "!!" ignored, else
- *                                                   "staged" or "modified" when not empty)
+int hyp_git_blob_id(const char *format, const void *bytes, size_t len, char out[65])
+{
+	const EVP_MD *md = !strcmp(format, "sha1") ? EVP_sha1() : !strcmp(format, "sha256") ? EVP_sha256() : NULL;
+	out[0] = '\0';
+	if (!md)
+		return -1;
+	char head[64];
+	int hn = snprintf(head, sizeof(head), "blob %zu", len);
+	unsigned char d[EVP_MAX_MD_SIZE];
+	unsigned dn = 0;
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	if (!c || !EVP_DigestInit_ex(c, md, NULL) || !EVP_DigestUpdate(c, head, (size_t)hn + 1) ||
+	    !EVP_DigestUpdate(c, bytes, len) || !EVP_DigestFinal_ex(c, d, &dn)) {
+		EVP_MD_CTX_free(c);
+		return -1;
+	}
+	EVP_MD_CTX_free(c);
+	for (unsigned i = 0; i < dn; i++)
+		snprintf(out + 2 * i, 3, "%02x", d[i]);
+	return 0;
+}
+
+/* The first line of out, trimmed of its newline (in place). */
+static const char *first_line(struct sbuf *out)
+{
+	char *nl = strchr(out->buf, '\n');
+	if (nl)
+		*nl = '\0';
+	return out->buf;
+}
+
+int hyp_git_blob_at(const char *dir, const char *rev, const char *relpath, char **blob)
+{
+	*blob = NULL;
+	struct sbuf out;
+	sbuf_init(&out);
+	char *spec = xasprintf("%s:%s", rev, relpath);
+	const char *a[] = { "rev-parse", "--verify", "--quiet", spec, NULL };
+	int rc = run_git(dir, a, &out);
+	if (rc == 0 && out.len)
+		*blob = xstrdup(first_line(&out));
+	else if (rc == 0)
+		rc = 1;
+	free(spec);
+	sbuf_release(&out);
+	return rc;
+}
+
+/* The state is decided from the bytes themselves, never from git's index flags: the blob id
+ * of the recorded bytes is computed here and compared with the blob HEAD holds at the file's
+ * path (`git rev-parse HEAD:<path>`), so `git update-index --assume-unchanged` or
+ * `--skip-worktree` on an edited file cannot make it look committed.  Commands run, in the
+ * file's folder (NAME is its base name):
+ *   git rev-parse --is-inside-work-tree --show-prefix --show-object-format
+ *                                                  (no: "not-a-repository")
+ *   git rev-parse --verify --quiet HEAD:<prefix>NAME   (the committed blob, if any)
+ *   git rev-parse --verify --quiet :<prefix>NAME       (the staged blob, if any)
+ *   git status --porcelain --ignored -- NAME       (only to name an uncommitted file's state:
+ *                                                   "??" untracked, "!!" ignored)
  *   git log -1 --format=%H%x09%cI -- NAME          (the commit that last touched it) */
-int hyp_git_capture(const char *path, struct hyp_git *out)
+int hyp_git_capture(const char *path, const char *bytes, size_t len, struct hyp_git *out)
 {
 	memset(out, 0, sizeof(*out));
 	char *abs = realpath(path, NULL);
@@ -64,52 +121,83 @@ int hyp_git_capture(const char *path, struct hyp_git *out)
 	char *slash = strrchr(abs, '/');
 	char *dir = xstrndup(abs, (size_t)(slash - abs) + (slash == abs));
 	const char *name = slash + 1;
-	struct sbuf out_buf;
-	sbuf_init(&out_buf);
+	struct sbuf o;
+	sbuf_init(&o);
 	const char *state = "clean";
-	char *commit = xstrdup(""), *time = xstrdup("");
-	const char *a_rev[] = { "rev-parse", "--is-inside-work-tree", NULL };
+	char *commit = xstrdup(""), *time = xstrdup(""), *relpath = xstrdup(""),
+	     *format = xstrdup(""), *head_blob = NULL, *index_blob = NULL;
+	char blob[65] = "";
+	const char *a_rev[] = { "rev-parse", "--is-inside-work-tree", "--show-prefix",
+				"--show-object-format", NULL };
 	const char *a_st[] = { "status", "--porcelain", "--ignored", "--", name, NULL };
 	const char *a_log[] = { "log", "-1", "--format=%H%x09%cI", "--", name, NULL };
-	int rc = run_git(dir, a_rev, &out_buf);
+	int rc = run_git(dir, a_rev, &o);
 	if (rc < 0) {
 		state = "git-failed";
-	} else if (rc > 0 || strncmp(out_buf.buf, "true", 4)) {
-		state = "not-a-repository";
-	} else if (run_git(dir, a_st, &out_buf)) {
-		state = "git-failed";
-	} else {
-		if (!strncmp(out_buf.buf, "??", 2))
-			state = "untracked";
-		else if (!strncmp(out_buf.buf, "!!", 2))
-			state = "ignored";
-		else if (out_buf.len >= 2 && out_buf.buf[1] != ' ')
-			state = "modified";     /* changes in the worktree */
-		else if (out_buf.len)
-			state = "staged";       /* changes in the index only */
-		if (run_git(dir, a_log, &out_buf) == 0 && out_buf.len) {
-			char *tab = strchr(out_buf.buf, '\t');
-			char *nl = strchr(out_buf.buf, '\n');
-			if (nl)
-				*nl = '\0';
-			if (tab) {
-				*tab = '\0';
-				free(commit);
-				free(time);
-				commit = xstrdup(out_buf.buf);
-				time = xstrdup(tab + 1);
-			}
-		}
-		if (!strcmp(state, "clean") && !*commit)
-			state = "not-committed";
+		goto done;
 	}
+	if (rc > 0 || strncmp(o.buf, "true\n", 5)) {
+		state = "not-a-repository";
+		goto done;
+	}
+	/* three lines: "true", the prefix (may be empty), the object format */
+	char *l2 = o.buf + 5, *nl2 = strchr(l2, '\n');
+	char *l3 = nl2 ? nl2 + 1 : NULL, *nl3 = l3 ? strchr(l3, '\n') : NULL;
+	if (!nl2 || !nl3) {
+		state = "git-failed";
+		goto done;
+	}
+	*nl2 = *nl3 = '\0';
+	free(relpath);
+	free(format);
+	relpath = xasprintf("%s%s", l2, name);
+	format = xstrdup(l3);
+	if (hyp_git_blob_id(format, bytes, len, blob)) {
+		state = "git-failed";
+		goto done;
+	}
+	if (hyp_git_blob_at(dir, "HEAD", relpath, &head_blob) < 0 ||
+	    hyp_git_blob_at(dir, "", relpath, &index_blob) < 0) {
+		state = "git-failed";
+		goto done;
+	}
+	if (head_blob && !strcmp(head_blob, blob)) {
+		state = "clean";
+	} else if (head_blob) {
+		state = index_blob && !strcmp(index_blob, blob) ? "staged" : "modified";
+	} else if (run_git(dir, a_st, &o)) {
+		state = "git-failed";
+	} else if (!strncmp(o.buf, "??", 2)) {
+		state = "untracked";
+	} else if (!strncmp(o.buf, "!!", 2)) {
+		state = "ignored";
+	} else {
+		state = index_blob && !strcmp(index_blob, blob) ? "staged" : "not-committed";
+	}
+	if (run_git(dir, a_log, &o) == 0 && o.len) {
+		char *tab = strchr(o.buf, '\t');
+		first_line(&o);
+		if (tab) {
+			*tab = '\0';
+			free(commit);
+			free(time);
+			commit = xstrdup(o.buf);
+			time = xstrdup(tab + 1);
+		}
+	}
+done:
 	out->path = xstrdup(path);
 	out->abspath = abs;
 	out->commit = commit;
 	out->time = time;
+	out->relpath = relpath;
+	out->object_format = format;
+	out->blob = xstrdup(blob);
+	out->head_blob = head_blob ? head_blob : xstrdup("");
 	out->state = state;
 	out->clean = !strcmp(state, "clean");
-	sbuf_release(&out_buf);
+	free(index_blob);
+	sbuf_release(&o);
 	free(dir);
 	return 0;
 }
@@ -122,6 +210,10 @@ void hyp_git_release(struct hyp_git *g)
 	free(g->abspath);
 	free(g->commit);
 	free(g->time);
+	free(g->relpath);
+	free(g->object_format);
+	free(g->blob);
+	free(g->head_blob);
 	memset(g, 0, sizeof(*g));
 }
 

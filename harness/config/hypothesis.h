@@ -122,17 +122,31 @@ void hyp_crit_release(struct hyp_criterion *c);
 struct hyp_git {
 	char *path;          /* as given */
 	char *abspath;       /* resolved */
+	char *relpath;       /* within its repository ("" outside one) */
+	char *object_format; /* the repository's: "sha1" or "sha256" ("" outside one) */
+	char *blob;          /* git blob id of the bytes given ("" outside a repository) */
+	char *head_blob;     /* the blob HEAD holds at relpath, "" when none */
 	char *commit;        /* the commit that last touched it, "" when none */
 	char *time;          /* its committer date (ISO 8601), "" when none */
 	const char *state;   /* static: "clean", "modified", "staged", "untracked", "ignored",
 	                        "not-committed", "not-a-repository", "git-failed" */
-	int clean;           /* 1: tracked, committed and without changes ("clean") */
+	int clean;           /* 1: HEAD holds exactly these bytes ("clean") */
 };
-/* Run git (through spawn.h, in the file's folder, with a built environment) on path and
- * fill *out.  No git, or a file outside a repository, is not an error: it is a state.
- * Reports and returns -1 (with *out empty) only when path cannot be resolved. */
-int hyp_git_capture(const char *path, struct hyp_git *out);
+/* Judge the bytes the run records (bytes, len: read once by the caller, from path) against
+ * git (through spawn.h, in the file's folder, with a built environment) and fill *out.
+ * "clean" means HEAD holds a blob equal to these very bytes, whatever git's index flags
+ * (assume-unchanged, skip-worktree) say.  No git, or a file outside a repository, is not an
+ * error: it is a state.  Reports and returns -1 (with *out empty) only when path cannot be
+ * resolved. */
+int hyp_git_capture(const char *path, const char *bytes, size_t len, struct hyp_git *out);
 void hyp_git_release(struct hyp_git *g);
+/* The git blob id of bytes ("blob <len>\0" + bytes, hashed with the repository's object
+ * format "sha1" or "sha256") as hex in out; -1 for an unknown format. */
+int hyp_git_blob_id(const char *format, const void *bytes, size_t len, char out[65]);
+/* The blob rev holds at relpath ("" rev: the index), run in dir: 0 and *blob (heap), 1 when
+ * there is none (no such commit or path, or dir is not in a repository), -1 when git could
+ * not be run. */
+int hyp_git_blob_at(const char *dir, const char *rev, const char *relpath, char **blob);
 /* Why a state is not pre-registered, in words ("it had uncommitted changes at run
  * start"); NULL state: none was recorded. */
 const char *hyp_git_state_why(const char *state);

@@ -23,15 +23,20 @@ const char *hyp_meta_get(const struct rec_meta *m, size_t index, const char *key
 	return v;
 }
 
-int hyp_capture_git(const char *path, struct rec_meta *meta, size_t index)
+int hyp_capture_git(const char *path, const char *bytes, size_t len, struct rec_meta *meta,
+		    size_t index)
 {
 	struct hyp_git g;
-	if (hyp_git_capture(path, &g))
+	if (hyp_git_capture(path, bytes, len, &g))
 		return -1;
 	meta_setf(meta, index, "path", g.path);
 	meta_setf(meta, index, "abspath", g.abspath);
 	meta_setf(meta, index, "git_commit", g.commit);
 	meta_setf(meta, index, "git_time", g.time);
+	meta_setf(meta, index, "git_relpath", g.relpath);
+	meta_setf(meta, index, "git_object_format", g.object_format);
+	meta_setf(meta, index, "git_blob", g.blob);
+	meta_setf(meta, index, "git_head_blob", g.head_blob);
 	meta_setf(meta, index, "git_state", g.state);
 	meta_setf(meta, index, "git_clean", g.clean ? "1" : "0");
 	hyp_git_release(&g);

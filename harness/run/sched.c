@@ -492,9 +492,11 @@ static int write_meta(struct run *r, struct rec_meta *m)
 			return -1;
 		}
 		rec_meta_add_file(m, "hypothesis", hp, text, len);
+		/* the git state of these very bytes at run start: what pre-registration is
+		 * judged on */
+		int rc = hyp_capture_git(hp, text, len, m, i);
 		free(text);
-		/* its git state at run start: what pre-registration is judged on */
-		if (hyp_capture_git(hp, m, i)) {
+		if (rc) {
 			free(hp);
 			free(edir);
 			return -1;

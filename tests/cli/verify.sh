@@ -130,4 +130,21 @@ expect_status 2 h run -q --require-preregistered -o refused.h5 repo/exp.toml &&
 [ ! -e refused.h5 ] || fail "a refused run wrote refused.h5"
 (cd repo && git checkout -q -- run-h.toml) || fail "git checkout"
 expect_status 0 h run -q --require-preregistered -o clean.h5 repo/exp.toml && pass "--require-preregistered accepts committed files"
+expect_grep '^\| repo/run-h.toml \| PRE-REGISTERED \| .*the recorded bytes are the blob commit [0-9a-f]{12} holds \(checked now\)' <(h verify clean.h5) &&
+	pass "verify re-checks the recorded bytes against the recorded commit"
+
+# git's index flags cannot forge pre-registration (issue 9, item 7): an edited file hidden
+# from `git status` by assume-unchanged or skip-worktree is judged on its bytes
+for flag in --assume-unchanged --skip-worktree; do
+	echo "# an edit git status cannot see" >> repo/run-h.toml
+	(cd repo && git update-index $flag run-h.toml && [ -z "$(git status --porcelain run-h.toml)" ]) ||
+		fail "git update-index $flag did not hide the edit"
+	expect_status 2 h run -q --require-preregistered -o forged.h5 repo/exp.toml &&
+		expect_grep "hypothesis file 'repo/run-h.toml' is not pre-registered: it had uncommitted changes at run start" "$SCRATCH/err" &&
+		pass "--require-preregistered refuses an edit hidden by $flag"
+	expect_status 0 h run -q -o forged.h5 repo/exp.toml && expect_status 0 h verify forged.h5 &&
+		expect_grep '^\| repo/run-h.toml \| UNCOMMITTED \|' "$SCRATCH/out" && pass "verify: an edit hidden by $flag is UNCOMMITTED"
+	rm -f forged.h5; rm -rf forged
+	(cd repo && git update-index --no-${flag#--} run-h.toml && git checkout -q -- run-h.toml) || fail "git checkout"
+done
 finish

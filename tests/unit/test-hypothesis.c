@@ -434,6 +434,18 @@ static const char *key(const struct rec_meta *m, size_t i, const char *k)
 	return rec_meta_get(m, buf);
 }
 
+/* hyp_capture_git on the file's bytes as they are now (what a run records). */
+static int cap(const char *path, struct rec_meta *m, size_t i)
+{
+	char *text = NULL;
+	size_t len = 0;
+	if (util_read_file(path, &text, &len))
+		return hyp_capture_git(path, "", 0, m, i); /* unreadable: capture reports */
+	int rc = hyp_capture_git(path, text, len, m, i);
+	free(text);
+	return rc;
+}
+
 START_TEST(test_capture_git)
 {
 	if (!have_git())
@@ -453,12 +465,12 @@ START_TEST(test_capture_git)
 	ck_assert_int_eq(git(repo, "add", "h.toml", NULL, NULL), 0);
 	struct rec_meta m;
 	rec_meta_init(&m);
-	ck_assert_int_eq(hyp_capture_git(h, &m, 0), 0);
+	ck_assert_int_eq(cap(h, &m, 0), 0);
 	ck_assert_str_eq(key(&m, 0, "git_state"), "staged");
 	ck_assert_int_eq(git(repo, "commit", "-q", "-m", "h"), 0);
-	ck_assert_int_eq(hyp_capture_git(h, &m, 0), 0);
-	ck_assert_int_eq(hyp_capture_git(u, &m, 1), 0);
-	ck_assert_int_eq(hyp_capture_git(out, &m, 2), 0);
+	ck_assert_int_eq(cap(h, &m, 0), 0);
+	ck_assert_int_eq(cap(u, &m, 1), 0);
+	ck_assert_int_eq(cap(out, &m, 2), 0);
 	ck_assert_str_eq(key(&m, 0, "git_state"), "clean");
 	ck_assert_str_eq(key(&m, 0, "git_clean"), "1");
 	ck_assert_int_eq(strlen(key(&m, 0, "git_commit")), 40);
@@ -482,7 +494,7 @@ START_TEST(test_capture_git)
 	ck_assert_int_eq(util_write_file(h, "schema = 1\n#\n", 13, 0644), 0);
 	struct rec_meta m2;
 	rec_meta_init(&m2);
-	ck_assert_int_eq(hyp_capture_git(h, &m2, 0), 0);
+	ck_assert_int_eq(cap(h, &m2, 0), 0);
 	ck_assert_str_eq(key(&m2, 0, "git_state"), "modified");
 	ck_assert_int_eq(strlen(key(&m2, 0, "git_commit")), 40);
 	testutil_stderr_begin();
@@ -497,7 +509,7 @@ START_TEST(test_capture_git)
 
 	char *missing = testutil_path("missing.toml");
 	testutil_stderr_begin();
-	rc = hyp_capture_git(missing, &m2, 0);
+	rc = cap(missing, &m2, 0);
 	err = testutil_stderr_end();
 	free(missing);
 	ck_assert_int_eq(rc, -1);
@@ -509,6 +521,111 @@ START_TEST(test_capture_git)
 	free(h);
 	free(u);
 	free(out);
+}
+END_TEST
+
+/* Issue 9, item 7: git's index flags cannot forge pre-registration.  An edited file marked
+ * assume-unchanged or skip-worktree is recorded "modified" (git status says nothing), the
+ * blob ids are recorded, and verify's re-check against the recorded commit catches recorded
+ * bytes that the commit does not hold. */
+START_TEST(test_capture_git_forgery)
+{
+	if (!have_git())
+		return;
+	char *repo = testutil_path("frepo");
+	ck_assert_int_eq(util_mkdir_p(repo, 0755), 0);
+	ck_assert_int_eq(git(repo, "init", "-q", ".", NULL), 0);
+	ck_assert_int_eq(git(repo, "config", "user.name", "t", NULL), 0);
+	ck_assert_int_eq(git(repo, "config", "user.email", "t@example.com", NULL), 0);
+	char *h = testutil_path("frepo/h.toml");
+	char *k = testutil_path("frepo/k.toml");
+#define HYP_TEXT "schema = 1\n[[hypotheses]]\nid = \"a\"\nclaim = \"c\"\nmode = \"m\"\nprediction = \"faster\"\n"
+	const char *text = HYP_TEXT;
+	ck_assert_int_eq(util_write_file(h, text, strlen(text), 0644), 0);
+	ck_assert_int_eq(util_write_file(k, text, strlen(text), 0644), 0);
+	ck_assert_int_eq(git(repo, "add", "h.toml", "k.toml", NULL), 0);
+	ck_assert_int_eq(git(repo, "commit", "-q", "-m", "h"), 0);
+
+	struct rec_meta m;
+	rec_meta_init(&m);
+	ck_assert_int_eq(cap(h, &m, 0), 0);
+	ck_assert_str_eq(key(&m, 0, "git_state"), "clean");
+	ck_assert_int_eq(strlen(key(&m, 0, "git_blob")), 40);
+	ck_assert_str_eq(key(&m, 0, "git_blob"), key(&m, 0, "git_head_blob"));
+	ck_assert_str_eq(key(&m, 0, "git_object_format"), "sha1");
+	ck_assert_str_eq(key(&m, 0, "git_relpath"), "h.toml");
+	/* the blob id is git's own: printf 'schema = 1\\n' | git hash-object --stdin */
+	char mine[65];
+	ck_assert_int_eq(hyp_git_blob_id("sha1", "schema = 1\n", 11, mine), 0);
+	ck_assert_str_eq(mine, "fa8856e6bf41b045e2bb4b875674caaae1fa0e1b");
+	rec_meta_release(&m);
+
+	/* edit both, then hide the edits from git status */
+	ck_assert_int_eq(util_write_file(h, HYP_TEXT "# edited\n", strlen(HYP_TEXT "# edited\n"), 0644), 0);
+	ck_assert_int_eq(util_write_file(k, HYP_TEXT "# edited\n", strlen(HYP_TEXT "# edited\n"), 0644), 0);
+	ck_assert_int_eq(git(repo, "update-index", "--assume-unchanged", "h.toml", NULL), 0);
+	ck_assert_int_eq(git(repo, "update-index", "--skip-worktree", "k.toml", NULL), 0);
+	rec_meta_init(&m);
+	ck_assert_int_eq(cap(h, &m, 0), 0);
+	ck_assert_int_eq(cap(k, &m, 1), 0);
+	ck_assert_str_eq(key(&m, 0, "git_state"), "modified");
+	ck_assert_str_eq(key(&m, 0, "git_clean"), "0");
+	ck_assert_str_eq(key(&m, 1, "git_state"), "modified");
+	ck_assert_str_ne(key(&m, 0, "git_blob"), key(&m, 0, "git_head_blob"));
+	testutil_stderr_begin();
+	int rc = hyp_require_preregistered(&m);
+	free(testutil_stderr_end());
+	ck_assert_int_eq(rc, -1);
+	rec_meta_release(&m);
+
+	/* verify re-checks: recorded bytes whose sha256 was altered, recorded blob ids that do
+	 * not match the bytes, and a recorded commit that does not hold these bytes */
+	ck_assert_int_eq(git(repo, "update-index", "--no-assume-unchanged", "h.toml", NULL), 0);
+	ck_assert_int_eq(git(repo, "add", "h.toml", NULL, NULL), 0);
+	ck_assert_int_eq(git(repo, "commit", "-q", "-m", "edit"), 0);
+	const char *edited = HYP_TEXT "# edited\n";
+	for (int c = 0; c < 4; c++) {
+		rec_meta_init(&m);
+		rec_meta_add_file(&m, "hypothesis", h, edited, strlen(edited));
+		ck_assert_int_eq(hyp_capture_git(h, edited, strlen(edited), &m, 0), 0);
+		ck_assert_str_eq(key(&m, 0, "git_state"), "clean");
+		const char *want = "PRE-REGISTERED", *why = "checked now";
+		if (c == 1) {
+			m.files[0].sha256[0] = m.files[0].sha256[0] == '0' ? '1' : '0';
+			want = "MODIFIED", why = "the results file was altered after the run";
+		} else if (c == 2) {
+			rec_meta_set(&m, "hypothesis_0_git_head_blob", "0123456789012345678901234567890123456789");
+			want = "MODIFIED", why = "do not match the recorded bytes";
+		} else if (c == 3) {
+			/* the first commit, which holds the unedited bytes */
+			struct sbuf o;
+			sbuf_init(&o);
+			const char *argv[] = { "git", "rev-list", "--max-parents=0", "HEAD", NULL };
+			const char *env[] = { "PATH=/usr/bin:/bin", NULL };
+			struct spawn sp;
+			spawn_init(&sp);
+			sp.argv = argv;
+			sp.env = env;
+			sp.dir = repo;
+			struct spawn_status st;
+			ck_assert_int_eq(spawn_run(&sp, &o, &st), 0);
+			spawn_release(&sp);
+			*strchr(o.buf, '\n') = '\0';
+			rec_meta_set(&m, "hypothesis_0_git_commit", o.buf);
+			sbuf_release(&o);
+			want = "MODIFIED", why = "not the recorded bytes'";
+		}
+		struct hyp_set *set = NULL;
+		ck_assert_int_eq(hyp_set_load("r.h5", &m, NULL, 0, &set), 0);
+		ck_assert_str_eq(hyp_status_name(set->e[0].status), want);
+		ck_assert_msg(strstr(set->e[0].why, why) != NULL, "case %d: why is '%s'", c, set->e[0].why);
+		hyp_set_free(set);
+		rec_meta_release(&m);
+	}
+	free(repo);
+	free(h);
+	free(k);
+#undef HYP_TEXT
 }
 END_TEST
 
@@ -599,6 +716,7 @@ static Suite *hypothesis_suite(void)
 	tcase_add_test(tc, test_evaluate_synthetic);
 	tcase_add_test(tc, test_evaluate_errors);
 	tcase_add_test(tc, test_capture_git);
+	tcase_add_test(tc, test_capture_git_forgery);
 	tcase_add_test(tc, test_statuses);
 	suite_add_tcase(s, tc);
 	return s;
