@@ -14,13 +14,11 @@
 
 #define SYS_CPU0 "/sys/devices/system/cpu/cpu0"
 
-/* A small sysfs file into buf, NUL-terminated, leading and trailing white space removed;
- * the start of the text, or NULL when it cannot be read. */
-static char *read_trimmed(const char *path, char *buf, size_t size)
+ssize_t sysinfo_read_small(const char *path, char *buf, size_t size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return NULL;
+		return -1;
 	size_t len = 0;
 	while (len + 1 < size) {
 		ssize_t n = read(fd, buf + len, size - 1 - len);
@@ -28,7 +26,7 @@ static char *read_trimmed(const char *path, char *buf, size_t size)
 			continue;
 		if (n < 0) {
 			close(fd);
-			return NULL;
+			return -1;
 		}
 		if (n == 0)
 			break;
@@ -36,6 +34,17 @@ static char *read_trimmed(const char *path, char *buf, size_t size)
 	}
 	close(fd);
 	buf[len] = '\0';
+	return (ssize_t)len;
+}
+
+/* A small sysfs file into buf, leading and trailing white space removed; the start of the
+ * text, or NULL when it cannot be read. */
+static char *read_trimmed(const char *path, char *buf, size_t size)
+{
+	ssize_t n = sysinfo_read_small(path, buf, size);
+	if (n < 0)
+		return NULL;
+	size_t len = (size_t)n;
 	while (len && isspace((unsigned char)buf[len - 1]))
 		buf[--len] = '\0';
 	char *s = buf;

@@ -4,6 +4,14 @@
 #ifndef HARNESS_SYSINFO_H
 #define HARNESS_SYSINFO_H
 
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Read a small file (a /proc or /sys entry, whose st_size is 0) into buf, NUL-terminated and
+ * truncated to size - 1 bytes.  Returns the length, or -1 without reporting: a fact that
+ * cannot be read is unknown, not an error. */
+ssize_t sysinfo_read_small(const char *path, char *buf, size_t size);
+
 /* Size in bytes of the largest cache at the highest level cpu0 reports in
  * /sys/devices/system/cpu/cpu0/cache/index<N>/{level,size}; 0 when unknown. */
 long sysinfo_llc_bytes(void);

@@ -36,32 +36,6 @@
 #endif
 #define SYS_CPU0 "/sys/devices/system/cpu/cpu0"
 
-/* Read a small file (a /proc or /sys entry, whose st_size is 0) into buf, NUL-terminated
- * and truncated to size - 1 bytes.  Returns the length, or -1 without reporting: a fact
- * we cannot read is unknown, not an error. */
-static ssize_t read_small(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	size_t len = 0;
-	while (len + 1 < size) {
-		ssize_t n = read(fd, buf + len, size - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			close(fd);
-			return -1;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	return (ssize_t)len;
-}
-
 /* Strip leading and trailing white space in place; returns the start. */
 static char *trim(char *s)
 {
@@ -79,7 +53,7 @@ static char *proc_field(const char *path, const char *key)
 {
 	char *data = xmalloc(1 << 18);
 	char *ret = NULL;
-	if (read_small(path, data, 1 << 18) < 0)
+	if (sysinfo_read_small(path, data, 1 << 18) < 0)
 		goto done;
 	size_t klen = strlen(key);
 	for (char *line = data; line && *line;) {
@@ -106,7 +80,7 @@ done:
 static char *sys_line(const char *path)
 {
 	char buf[256];
-	if (read_small(path, buf, sizeof(buf)) < 0)
+	if (sysinfo_read_small(path, buf, sizeof(buf)) < 0)
 		return NULL;
 	char *v = trim(buf);
 	return *v ? xstrdup(v) : NULL;
