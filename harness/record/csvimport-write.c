@@ -59,12 +59,16 @@ static void split_cell_name(const char *name, const char *kind, struct rec_cell 
 	c->shape = xstrdup(colon ? colon + 1 : "");
 }
 
-/* Build unit i's records in d (whose arrays and strings it owns and frees). */
-static void import_unit(const struct csvimport *imp, size_t i, struct rec_unit_data *d)
+/* Build unit i's records in d (whose arrays and strings it owns and frees).  local is
+ * imp->ncells long and all -1 on entry and on return (the caller allocates it once, so
+ * that building every unit costs time in its samples, not in the file's cells). */
+static void import_unit(const struct csvimport *imp, size_t i, int64_t *local,
+			struct rec_unit_data *d)
 {
 	const struct csvimport_unit *u = &imp->units[i];
-	int64_t *local = xmalloc((imp->ncells ? imp->ncells : 1) * sizeof(*local));
-	int64_t *count = NULL;
+	size_t n = u->nsamples ? u->nsamples : 1; /* at least as many as the unit's cells */
+	int64_t *count = xmalloc(n * sizeof(*count));
+	int64_t *global = xmalloc(n * sizeof(*global));
 	rec_unit_data_init(d);
 	d->unit = (struct rec_unit){
 		.id = (int64_t)i,
@@ -83,11 +87,9 @@ static void import_unit(const struct csvimport *imp, size_t i, struct rec_unit_d
 		.env_json = xstrdup("{}"),
 		.message = xstrdup(""),
 	};
-	for (size_t c = 0; c < imp->ncells; c++)
-		local[c] = -1;
-	d->sample_cell = xmalloc((u->nsamples ? u->nsamples : 1) * sizeof(*d->sample_cell));
-	d->sample_index = xmalloc((u->nsamples ? u->nsamples : 1) * sizeof(*d->sample_index));
-	d->sample_ns = xmalloc((u->nsamples ? u->nsamples : 1) * sizeof(*d->sample_ns));
+	d->sample_cell = xmalloc(n * sizeof(*d->sample_cell));
+	d->sample_index = xmalloc(n * sizeof(*d->sample_index));
+	d->sample_ns = xmalloc(n * sizeof(*d->sample_ns));
 	d->nsamples = d->samples_cap = u->nsamples;
 	for (size_t s = 0; s < u->nsamples; s++) {
 		int64_t g = u->sample_cell[s];
@@ -105,16 +107,18 @@ static void import_unit(const struct csvimport *imp, size_t i, struct rec_unit_d
 					.reason = xstrdup("imported")
 				};
 			}
+			global[d->ncells] = g;
+			count[d->ncells] = 0;
 			local[g] = (int64_t)d->ncells++;
-			count = xrealloc(count, d->ncells * sizeof(*count));
-			count[local[g]] = 0;
 		}
 		d->sample_cell[s] = local[g];
 		d->sample_index[s] = count[local[g]]++;
 		d->sample_ns[s] = u->sample_ns[s];
 	}
+	for (size_t c = 0; c < d->ncells; c++)
+		local[global[c]] = -1;
+	free(global);
 	free(count);
-	free(local);
 }
 
 /* Put the finished temporary file in place without ever replacing an existing file:
@@ -206,6 +210,7 @@ int csvimport_write(const struct csvimport *imp, const char *out_path)
 	struct rec_plan *plan = NULL;
 	struct rec *rec = NULL;
 	char *tmp = NULL;
+	int64_t *local = NULL; /* import_unit's map from file cells to a unit's cells */
 	int made_tmp = 0, rc = -1;
 	struct sigaction old_act[ARRAY_SIZE(stop_signals)];
 	sigset_t old_mask;
@@ -239,9 +244,12 @@ int csvimport_write(const struct csvimport *imp, const char *out_path)
 	if (rec_create(tmp, &meta, plan, imp->nunits, &rec))
 		goto done; /* rec_create removes what it started */
 	made_tmp = 1;
+	local = xmalloc((imp->ncells ? imp->ncells : 1) * sizeof(*local));
+	for (size_t c = 0; c < imp->ncells; c++)
+		local[c] = -1;
 	for (size_t i = 0; i < imp->nunits && !stop_requested(); i++) {
 		struct rec_unit_data d;
-		import_unit(imp, i, &d);
+		import_unit(imp, i, local, &d);
 		int w = rec_append_unit(rec, &d);
 		rec_unit_data_release(&d);
 		if (w)
@@ -264,6 +272,7 @@ done:
 	if (made_tmp)
 		unlink(tmp);
 	free(tmp);
+	free(local);
 	free(plan);
 	rec_meta_release(&meta);
 	stop_release(old_act, &old_mask);

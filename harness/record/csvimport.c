@@ -70,6 +70,7 @@ struct reader {
 	int unit_used[ARRAY_SIZE(time_units)]; /* order of first use, 1-based; 0: unused */
 	int nunits_used;
 	struct csvimport_index mode_ix, cell_ix, unit_ix;
+	size_t modes_cap, cells_cap, units_cap; /* of imp's arrays (grown by doubling) */
 };
 
 /* Report an error in the current row's column c: "'path':LINE: column 'NAME': ...". */
@@ -187,6 +188,46 @@ static int take_header(struct reader *r)
 	return 0;
 }
 
+/* 1 when s is a plain decimal number as docs/import-format.md defines it: an optional '-',
+ * digits with an optional fraction (or a fraction alone), an optional exponent
+ * (38.5, .5, 3.85e1, -2).  strtod also takes hexadecimal (0x10, 0x1p3), "inf", "nan",
+ * a leading '+' and leading blanks: none of those is a decimal value, so they are refused
+ * rather than silently read. */
+static int is_decimal(const char *s)
+{
+	size_t digits = 0;
+	if (*s == '-')
+		s++;
+	for (; '0' <= *s && *s <= '9'; s++)
+		digits++;
+	if (*s == '.')
+		for (s++; '0' <= *s && *s <= '9'; s++)
+			digits++;
+	if (!digits)
+		return 0;
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		if (!('0' <= *s && *s <= '9'))
+			return 0;
+		while ('0' <= *s && *s <= '9')
+			s++;
+	}
+	return *s == '\0';
+}
+
+/* 1 when s is digits only (a block or repeat number: no sign, no blanks, no hex). */
+static int is_digits(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!('0' <= *s && *s <= '9'))
+			return 0;
+	return 1;
+}
+
 /* A time in column c, given in the unit named unit (scale ns each), as integer ns rounded
  * to the nearest (halfway cases away from zero, llround).  Samples must be positive and
  * not round to 0 ns; setup times may be 0. */
@@ -203,6 +244,9 @@ static int take_time(struct reader *r, enum col c, const char *unit, int64_t sca
 		return row_error(r, c, "'%s' is not a number", s);
 	if (isnan(v) || (isinf(v) && errno != ERANGE)) /* "nan", "inf": not an overflow */
 		return row_error(r, c, "'%s' is not finite", s);
+	if (!is_decimal(s))
+		return row_error(r, c, "'%s' is not a decimal number (digits, an optional fraction "
+				 "and exponent: 38.5, 3.85e1)", s);
 	if (positive && !(v > 0))
 		return row_error(r, c, "'%s' is not positive", s);
 	if (v < 0)
@@ -229,7 +273,7 @@ static size_t take_mode(struct reader *r, const char *name)
 		if (r->mode_ix.hash[i] == h && !strcmp(imp->modes[s - 1], name))
 			return s - 1;
 	}
-	imp->modes = xrealloc(imp->modes, (imp->nmodes + 1) * sizeof(*imp->modes));
+	XGROW(imp->modes, r->modes_cap, imp->nmodes + 1);
 	imp->modes[imp->nmodes] = xstrdup(name);
 	csvimport_index_add(&r->mode_ix, h, imp->nmodes);
 	return imp->nmodes++;
@@ -254,7 +298,7 @@ static int64_t take_cell(struct reader *r, const char *name, const char *kind)
 					 kind, cell->kind, cell->line);
 		return (int64_t)(s - 1);
 	}
-	imp->cells = xrealloc(imp->cells, (imp->ncells + 1) * sizeof(*imp->cells));
+	XGROW(imp->cells, r->cells_cap, imp->ncells + 1);
 	imp->cells[imp->ncells] = (struct csvimport_cell){ .name = xstrdup(name), .kind = kind,
 							   .line = r->row_line };
 	csvimport_index_add(&r->cell_ix, h, imp->ncells);
@@ -275,7 +319,7 @@ static size_t take_unit(struct reader *r, size_t mode, int64_t block, int64_t se
 		if (r->unit_ix.hash[i] == h && u->mode == mode && u->block == block)
 			return s - 1;
 	}
-	imp->units = xrealloc(imp->units, (imp->nunits + 1) * sizeof(*imp->units));
+	XGROW(imp->units, r->units_cap, imp->nunits + 1);
 	imp->units[imp->nunits] = (struct csvimport_unit){
 		.mode = mode, .block = block, .setup_ns = setup_ns, .line = r->row_line
 	};
@@ -298,7 +342,7 @@ static int take_row(struct reader *r)
 	int64_t block;
 	if (!*field(r, COL_BLOCK))
 		return row_error(r, COL_BLOCK, "empty");
-	if (parse_i64(field(r, COL_BLOCK), 0, INT64_MAX, &block))
+	if (!is_digits(field(r, COL_BLOCK)) || parse_i64(field(r, COL_BLOCK), 0, INT64_MAX, &block))
 		return row_error(r, COL_BLOCK, "'%s' is not a non-negative integer",
 				 field(r, COL_BLOCK));
 
@@ -509,6 +553,21 @@ int csvimport_parse(const char *path, const char *text, size_t len,
 		for (const char *p = text; p < nul; p++)
 			line += *p == '\n';
 		error("'%s':%zu: a NUL byte (not a text file?)", path, line);
+		goto done;
+	}
+	/* Names become HDF5 strings and report rows (JSON, HTML): the whole file must be
+	 * UTF-8, refused at the first bad byte's line and character column. */
+	size_t bad;
+	if (!util_utf8_valid(text, len, &bad)) {
+		size_t line = 1, start = 0;
+		for (size_t i = 0; i < bad; i++)
+			if (text[i] == '\n' || (text[i] == '\r' && text[i + 1] != '\n')) {
+				line++;
+				start = i + 1;
+			}
+		error("'%s':%zu:%zu: not valid UTF-8 (byte 0x%02x): the file must be UTF-8 text",
+		      path, line, util_utf8_column(text + start, bad - start),
+		      (unsigned char)text[bad]);
 		goto done;
 	}
 	/* A UTF-8 byte order mark (spreadsheets write one) is not part of the first name. */
