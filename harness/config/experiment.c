@@ -42,6 +42,10 @@
 #define MIN_RESOLUTION 8
 #define MAX_RESOLUTION 16384
 #define MAX_SHAPE_DIM INT32_MAX
+/* The experiment's name is part of file names: results/<name>-<UTC>.h5 and its run folder
+ * (20 characters more), and temporary names next to them (.tmpXXXXXX): 200 keeps all of
+ * them within NAME_MAX (255) with room to spare. */
+#define MAX_EXPERIMENT_NAME 200
 #define DEFAULT_DTYPE "float32"
 
 static const char *const order_names[] = { "randomized", "abba", "sequential", NULL };
@@ -117,6 +121,27 @@ static int get_number(struct tc_parser *p, const struct tc_field *f, double lo, 
 		return tc_fail(p, f->pos, "'%s' must be %s %g and < %g, not %g", f->key, lo_op, lo, hi,
 			    v);
 	return tc_fail(p, f->pos, "'%s' must be %s %g, not %g", f->key, lo_op, lo, v);
+}
+
+/* Upper bounds of the durations (seconds; docs/experiment-format.md lists the same): far
+ * beyond any sane setting, and far below the 292 years at which nanoseconds overflow an
+ * int64_t (the scheduler and the worker convert to ns). */
+#define MAX_UNIT_TIMEOUT_S (7 * 86400.0) /* unit_timeout: 7 days */
+#define MAX_MEASURE_TIME_S 86400.0      /* warmup_time, max_time: 1 day */
+
+/* A duration in seconds: a number as get_number takes it, and at most max_s (phrase: the
+ * bound in words, for the message). */
+static int get_duration(struct tc_parser *p, const struct tc_field *f, unsigned flags, double max_s,
+			const char *phrase, double *out)
+{
+	double v;
+	if (get_number(p, f, 0, 0, flags, &v))
+		return -1;
+	if (v > max_s)
+		return tc_fail(p, f->pos, "'%s' must be at most %g seconds (%s), not %g", f->key, max_s,
+			    phrase, v);
+	*out = v;
+	return 0;
 }
 
 static int get_bool(struct tc_parser *p, const struct tc_field *f, int *out)
@@ -220,7 +245,7 @@ static int parse_measure(struct tc_parser *p, const struct tc_field *f, struct m
 		struct tc_field g = tc_field_at(f->v, i);
 		int r;
 		if (!strcmp(g.key, "warmup_time")) {
-			r = get_number(p, &g, 0, 0, 0, &m->warmup_s);
+			r = get_duration(p, &g, 0, MAX_MEASURE_TIME_S, "1 day", &m->warmup_s);
 		} else if (!strcmp(g.key, "warmup_count")) {
 			r = get_int(p, &g, 0, MAX_COUNT, &m->warmup_count);
 		} else if (!strcmp(g.key, "min_samples")) {
@@ -230,7 +255,8 @@ static int parse_measure(struct tc_parser *p, const struct tc_field *f, struct m
 			r = get_int(p, &g, 1, MAX_SAMPLES, &m->max_samples);
 			max_f = g;
 		} else if (!strcmp(g.key, "max_time")) {
-			r = get_number(p, &g, 0, 0, NUM_LO_OPEN, &m->max_time_s);
+			r = get_duration(p, &g, NUM_LO_OPEN, MAX_MEASURE_TIME_S, "1 day",
+					 &m->max_time_s);
 		} else if (!strcmp(g.key, "target_precision")) {
 			r = get_number(p, &g, 0, 1, NUM_LO_OPEN | NUM_HI, &m->target_rel_precision);
 		} else if (!strcmp(g.key, "flush")) {
@@ -866,6 +892,10 @@ static int parse_root(struct tc_parser *p, const struct tb_node *root, struct ex
 			r = 0;
 		} else if (!strcmp(g.key, "name")) {
 			r = get_name(p, &g, &e->name);
+			if (!r && strlen(e->name) > MAX_EXPERIMENT_NAME)
+				r = tc_fail(p, g.pos, "'name' must be at most %d characters (it names "
+					    "results/<name>-<UTC>.h5 and its run folder), not %zu",
+					    MAX_EXPERIMENT_NAME, strlen(e->name));
 		} else if (!strcmp(g.key, "description")) {
 			r = get_string(p, &g, &e->description);
 		} else if (!strcmp(g.key, "backend")) {
@@ -879,7 +909,8 @@ static int parse_root(struct tc_parser *p, const struct tb_node *root, struct ex
 			r = get_enum(p, &g, order_names, &k);
 			e->order = (enum order_kind)k;
 		} else if (!strcmp(g.key, "unit_timeout")) {
-			r = get_number(p, &g, 0, 0, NUM_LO_OPEN, &e->unit_timeout_s);
+			r = get_duration(p, &g, NUM_LO_OPEN, MAX_UNIT_TIMEOUT_S, "7 days",
+					 &e->unit_timeout_s);
 		} else if (!strcmp(g.key, "margin")) {
 			r = get_number(p, &g, 0, 0.5, NUM_LO_OPEN | NUM_HI, &e->margin);
 		} else if (!strcmp(g.key, "hypotheses")) {
