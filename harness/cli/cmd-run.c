@@ -7,6 +7,7 @@
 
 #include "harness/base/util.h"
 #include "harness/cli/cmd.h"
+#include "harness/config/experiment.h"
 #include "harness/output/write.h"
 #include "harness/run/sched.h"
 #include "kernels/backend.h"
@@ -45,6 +46,15 @@ static int run_exec(const struct cmd_args *a)
 	if (o.backend && !backend_is_choice(o.backend))
 		return cmd_usage_error(a->entry, "unknown backend '%s' (%s)", o.backend,
 				       backend_names());
+	/* Hypothesis files are parsed, and the names they use checked, before anything is
+	 * written (sched_run only reads them once the run exists); --resume relies on what
+	 * the run's start checked. */
+	if (!o.resume) {
+		struct experiment *e = NULL;
+		if (cmd_load_experiment(o.experiment, &e))
+			return EXIT_USAGE;
+		experiment_free(e);
+	}
 	struct sched_result res;
 	enum sched_outcome out = sched_run(&o, &res);
 	int ret = out == SCHED_ALL_OK        ? EXIT_OK

@@ -113,6 +113,15 @@ int cmd_stats_opts(const struct cmd_args *a, struct report_opts *o);
  * *fmt and o (initialized here); 0 or EXIT_USAGE (reported). */
 int cmd_report_parse_opts(const struct cmd_args *a, struct report_opts *o,
 			  enum report_format *fmt);
+struct experiment;
+/* cmd-check.c: load the experiment file at path (experiment_load: schema, ranges,
+ * hypothesis paths), read and parse every hypothesis file it names (hyp_file_load) and
+ * check the modes, baselines and workloads those name against the experiment, so that
+ * `check` and `run` refuse a bad one (not a regular file, too large, not a hypothesis
+ * file, a name the experiment lacks: the error names the file, with line:col where there
+ * is one) before anything is written.  0 and *out (the caller's, experiment_free), or -1
+ * reported with *out NULL. */
+int cmd_load_experiment(const char *path, struct experiment **out);
 /* Flush, check and close stdout; on a write error reports it and returns code, or
  * EXIT_RUN_FAILED when code is EXIT_OK.  Called once, by cmd_main, on every exit path. */
 int cmd_finish_stdout(int code);
