@@ -5,11 +5,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness/analysis/analysis.h"
 #include "harness/cli/cmd.h"
@@ -36,35 +39,98 @@ static void field_num(FILE *f, double v, int last)
 	fputc(last ? '\n' : ',', f);
 }
 
-static FILE *open_out(const char *dir, const char *name, char **path)
+/* The files export writes, each first as NAME.tmpXXXXXX in the output folder:
+ * mkstemp creates it with O_EXCL, so a symlink planted there is never followed, and
+ * rename(2) then replaces whatever has the final name (a symlink itself, not its target).
+ * Nothing is renamed until every file is complete, and on any failure every temporary
+ * file is removed: the folder holds either the previous export or the new one, never a
+ * partial file. */
+enum { OUT_SAMPLES, OUT_UNITS, OUT_SUMMARY, NOUT };
+static const char *const out_names[NOUT] = { "samples.csv", "units.csv", "summary.csv" };
+
+struct out_file {
+	char *path; /* DIR/NAME (heap) */
+	char *tmp;  /* DIR/NAME.tmpXXXXXX while it exists (heap), else NULL */
+	int fd;     /* open on tmp, or -1 */
+	FILE *f;    /* a stream writing to fd, or NULL */
+	int err;    /* the errno of the first failed write, or 0 */
+};
+
+/* The stream's writes go straight to write(2) (glibc's own stdio writes cannot be
+ * interposed), so that tests can fail them on purpose (tests/stress/writefault.so).  As
+ * fopencookie(3) asks: the bytes written, fewer (0: none) on an error, kept in o->err. */
+static ssize_t out_write(void *cookie, const char *buf, size_t n)
 {
-	*path = xasprintf("%s/%s", dir, name);
-	FILE *f = fopen(*path, "w");
-	if (!f)
-		error_errno("cannot create '%s'", *path);
-	return f;
+	struct out_file *o = cookie;
+	size_t done = 0;
+	while (done < n) {
+		ssize_t w = write(o->fd, buf + done, n - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			if (!o->err)
+				o->err = errno;
+			break;
+		}
+		done += (size_t)w;
+	}
+	return (ssize_t)done;
 }
 
-static int close_out(FILE *f, const char *path)
+/* Create o's temporary file next to DIR/name. */
+static int out_open(struct out_file *o, const char *dir, const char *name)
 {
-	if (ferror(f) | fclose(f))
-		return error_errno("cannot write '%s'", path);
+	o->path = xasprintf("%s/%s", dir, name);
+	char *tmp = xasprintf("%s.tmpXXXXXX", o->path);
+	o->fd = mkostemp(tmp, O_CLOEXEC);
+	if (o->fd < 0) {
+		error_errno("cannot create a temporary file next to '%s'", o->path);
+		free(tmp);
+		return -1;
+	}
+	o->tmp = tmp;
+	cookie_io_functions_t io = { .write = out_write };
+	if (fchmod(o->fd, 0644) < 0 || !(o->f = fopencookie(o, "w", io)))
+		return error_errno("cannot open '%s'", tmp);
 	return 0;
+}
+
+/* Flush, sync and close o's temporary file; reports a write error (a full disk). */
+static int out_close(struct out_file *o)
+{
+	int rc = 0;
+	if (fflush(o->f) != 0 || ferror(o->f) || o->err) {
+		errno = o->err ? o->err : errno;
+		rc = error_errno("cannot write '%s'", o->path);
+	} else if (fsync(o->fd) != 0) {
+		rc = error_errno("cannot write '%s'", o->path);
+	}
+	fclose(o->f);
+	o->f = NULL;
+	if (close(o->fd) != 0 && rc == 0)
+		rc = error_errno("cannot write '%s'", o->path);
+	o->fd = -1;
+	return rc;
+}
+
+/* Remove what is left of o (its temporary file, when there is one) and free it. */
+static void out_release(struct out_file *o)
+{
+	if (o->f)
+		fclose(o->f);
+	if (o->fd >= 0)
+		close(o->fd);
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->path);
 }
 
 /* samples.csv: cell, mode, block, value, unit, kind: `harness import`'s columns; ok cold
  * units only (what the statistics use), warm probes and failed units in units.csv. */
 static int export_samples(struct rec *r, const struct rec_unit *units, size_t nunits,
-			  const struct rec_cell *cells, size_t ncells, const char *dir,
-			  const char *baseline)
+			  const struct rec_cell *cells, size_t ncells, FILE *f, const char *baseline)
 {
-	char *path;
-	FILE *f = open_out(dir, "samples.csv", &path);
-	int rc = -1;
-	if (!f) {
-		free(path);
-		return -1;
-	}
 	fputs("cell,mode,block,value,unit,kind,baseline\n", f);
 	for (size_t i = 0; i < nunits; i++) {
 		const struct rec_unit *u = &units[i];
@@ -73,7 +139,7 @@ static int export_samples(struct rec *r, const struct rec_unit *units, size_t nu
 		int64_t *cell = NULL, *ns = NULL;
 		size_t n = 0;
 		if (rec_read_unit_samples(r, i, &cell, &ns, &n))
-			goto done;
+			return -1;
 		for (size_t j = 0; j < n; j++) {
 			if (cell[j] < 0 || (size_t)cell[j] >= ncells)
 				continue;
@@ -88,22 +154,11 @@ static int export_samples(struct rec *r, const struct rec_unit *units, size_t nu
 		free(cell);
 		free(ns);
 	}
-	rc = 0;
-done:
-	if (close_out(f, path))
-		rc = -1;
-	free(path);
-	return rc;
+	return 0;
 }
 
-static int export_units(const struct rec_unit *units, size_t nunits, const char *dir)
+static void export_units(const struct rec_unit *units, size_t nunits, FILE *f)
 {
-	char *path;
-	FILE *f = open_out(dir, "units.csv", &path);
-	if (!f) {
-		free(path);
-		return -1;
-	}
 	fputs("row,id,mode,repeat,block,position,warm,pid,status,exit_code,signal,compile_ns,"
 	      "tune_ns,search_ns,compiles,cache_hits,benchmarks,cache_leak,cache_dir_empty,"
 	      "start_utc,end_utc,wall_ns,cache_dir,message\n", f);
@@ -134,20 +189,11 @@ static int export_units(const struct rec_unit *units, size_t nunits, const char 
 		field(f, u->cache_dir ? u->cache_dir : "", 0);
 		field(f, u->message ? u->message : "", 1);
 	}
-	int rc = close_out(f, path);
-	free(path);
-	return rc;
 }
 
 /* summary.csv: per cell and mode, the unit medians' summary (what `report` starts from). */
-static int export_summary(const struct analysis *a, const char *dir)
+static void export_summary(const struct analysis *a, FILE *f)
 {
-	char *path;
-	FILE *f = open_out(dir, "summary.csv", &path);
-	if (!f) {
-		free(path);
-		return -1;
-	}
 	fputs("cell,kind,workload,mode,units,median_ns,q1_ns,q3_ns,min_ns,max_ns\n", f);
 	double *x = xmalloc((a->nblocks + 1) * sizeof(*x)), *w = xmalloc((a->nblocks + 1) * sizeof(*w));
 	for (size_t c = 0; c < a->ncells; c++)
@@ -168,9 +214,6 @@ static int export_summary(const struct analysis *a, const char *dir)
 		}
 	free(x);
 	free(w);
-	int rc = close_out(f, path);
-	free(path);
-	return rc;
 }
 
 enum { OPT_CSV = 256 };
@@ -189,20 +232,47 @@ static int export_exec(const struct cmd_args *a)
 	struct rec *r = NULL;
 	struct rec_unit *units = NULL;
 	struct rec_cell *cells = NULL;
+	struct out_file out[NOUT];
 	size_t nunits = 0, ncells = 0;
 	int rc = EXIT_USAGE;
+	for (size_t k = 0; k < NOUT; k++)
+		out[k] = (struct out_file){ .fd = -1 };
 	if (analysis_load(a->pos[0], &an) || rec_open(a->pos[0], 0, &r) ||
 	    rec_read_units(r, &units, &nunits) || rec_read_cells(r, &cells, &ncells))
 		goto done;
 	rc = EXIT_RUN_FAILED;
 	if (util_mkdir_p(dir, 0755))
 		goto done;
-	if (export_samples(r, units, nunits, cells, ncells, dir, an->modes[an->baseline]) ||
-	    export_units(units, nunits, dir) || export_summary(an, dir))
+	for (size_t k = 0; k < NOUT; k++)
+		if (out_open(&out[k], dir, out_names[k]))
+			goto done;
+	if (export_samples(r, units, nunits, cells, ncells, out[OUT_SAMPLES].f,
+			   an->modes[an->baseline]))
 		goto done;
+	export_units(units, nunits, out[OUT_UNITS].f);
+	export_summary(an, out[OUT_SUMMARY].f);
+	for (size_t k = 0; k < NOUT; k++)
+		if (out_close(&out[k]))
+			goto done;
+	/* every file complete: now, and only now, put them in place */
+	for (size_t k = 0; k < NOUT; k++) {
+		if (rename(out[k].tmp, out[k].path) < 0) {
+			error_errno("cannot rename '%s' to '%s'", out[k].tmp, out[k].path);
+			goto done;
+		}
+		free(out[k].tmp);
+		out[k].tmp = NULL;
+	}
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd); /* best effort: the new names on disk */
+		close(dfd);
+	}
 	printf("'%s': samples.csv, units.csv, summary.csv written to '%s'\n", a->pos[0], dir);
 	rc = EXIT_OK;
 done:
+	for (size_t k = 0; k < NOUT; k++)
+		out_release(&out[k]);
 	rec_units_free(units, nunits);
 	rec_cells_free(cells, ncells);
 	rec_close(r);
@@ -216,7 +286,8 @@ const struct cmd_entry cmd_export_entry = {
 	.summary = "a run's raw samples, units and per-cell summary as CSV files",
 	.help = "options:\n"
 		"  --csv DIR            write samples.csv (harness import's format), units.csv and\n"
-		"                       summary.csv into DIR (created if missing; files replaced)\n"
+		"                       summary.csv into DIR (created if missing; files replaced\n"
+		"                       whole, by rename: never partly, never through a symlink)\n"
 		"  -h, --help           this text\n",
 	.opts = export_opts,
 	.min_args = 1,

@@ -49,6 +49,80 @@ expect_status 0 h export --csv g2 g2.h5
 cmp -s g1/samples.csv g2/samples.csv && pass "export -> import -> export is a fixed point" || fail "samples.csv changed through a round trip"
 grep -q '"gemm64/sgemm:m=64,n=64,k=""64"""' g1/samples.csv && pass "a name with commas and quotes is quoted" || fail "quoting of 'gemm64/sgemm:m=64,n=64,k=\"64\"'"
 
+# ---- files replaced whole, never through a symlink, never partly (issue 9, item 12) -------
+# A symlink planted in the output folder is replaced itself; its target is untouched.
+mkdir -p planted
+echo "precious" >target.txt
+ln -s ../target.txt planted/samples.csv
+ln -s ../no-such-file planted/units.csv
+if expect_status 0 h export --csv planted g.h5; then
+	[ "$(cat target.txt)" = precious ] && pass "the symlink's target is untouched" ||
+		fail "export wrote through a symlink into target.txt"
+	[ -e no-such-file ] && fail "export created a dangling symlink's target"
+	[ -f planted/samples.csv ] && [ ! -L planted/samples.csv ] && [ ! -L planted/units.csv ] &&
+		cmp -s planted/samples.csv g1/samples.csv && pass "the symlinks were replaced by the files" ||
+		fail "planted/samples.csv is not the exported file"
+fi
+set -- planted/*.tmp*
+[ -e "$1" ] && fail "temporary files left in planted/: $*"
+
+# A write that fails (a full disk, through tests/stress/writefault.so) leaves the folder as it
+# was: no partial file, no temporary file, the previous export intact.
+SHIM=$top_builddir/tests/stress/writefault.so
+if [ ! -f "$SHIM" ]; then
+	echo "note: $SHIM not built: full-disk checks skipped"
+elif ! LD_PRELOAD=$SHIM $HARNESS --version >/dev/null 2>&1; then
+	echo "note: the harness does not run under LD_PRELOAD=$SHIM (a sanitizer build?): full-disk checks skipped"
+else
+	cp -R g1 before
+	cnt=$SCRATCH/count
+	rm -f "$cnt"
+	WRITEFAULT_MATCH=.csv WRITEFAULT_LOG=$cnt LD_PRELOAD=$SHIM h export --csv g1 g.h5 >/dev/null 2>&1
+	total=$(awk '{ s += $2 } END { print s + 0 }' "$cnt" 2>/dev/null)
+	[ "${total:-0}" -ge 3 ] || fail "writefault counted ${total:-0} writes to .csv files"
+	n=1
+	while [ "$n" -le "${total:-0}" ]; do
+		if expect_status 1 env WRITEFAULT_MATCH=.csv WRITEFAULT_ENOSPC_AT=$n LD_PRELOAD=$SHIM \
+			$HARNESS export --csv g1 g.h5; then
+			expect_grep "^harness: cannot write 'g1/[a-z]+\.csv': No space left on device\$" "$SCRATCH/err"
+		fi
+		diff -r before g1 >/dev/null || fail "ENOSPC at write $n of $total changed g1/: $(ls g1)"
+		n=$((n + 1))
+	done
+	pass "a full disk at each of $total writes leaves the previous export as it was"
+	rm -rf fresh
+	expect_status 1 env WRITEFAULT_MATCH=.csv WRITEFAULT_ENOSPC_AT=1 LD_PRELOAD=$SHIM \
+		$HARNESS export --csv fresh g.h5
+	[ -z "$(ls fresh 2>/dev/null)" ] && pass "a full disk leaves nothing in a new folder" ||
+		fail "a failed export left $(ls fresh) in a new folder"
+	# killed inside a write (torn): the final names hold the previous export or nothing
+	expect_status 137 env WRITEFAULT_MATCH=.csv WRITEFAULT_KILL_AT=2 LD_PRELOAD=$SHIM \
+		$HARNESS export --csv g1 g.h5
+	for x in samples units summary; do
+		cmp -s before/$x.csv g1/$x.csv || fail "a kill inside a write changed g1/$x.csv"
+	done
+	rm -f g1/*.tmp*
+fi
+
+# A real full disk: a small tmpfs, when this process may mount one (root, not in a
+# restricted container); else skipped with the reason.
+mkdir full
+if mount -t tmpfs -o size=64k tmpfs full 2>/dev/null; then
+	trap 'umount "$SCRATCH/full" 2>/dev/null; rm -rf "$SCRATCH"' EXIT
+	if expect_status 0 h export --csv full/out g.h5; then
+		cp -R full/out before-full
+		dd if=/dev/zero of=full/filler bs=1k count=1024 2>/dev/null # fills it: fails at 64k
+		if expect_status 1 h export --csv full/out g.h5; then
+			expect_grep "No space left on device" "$SCRATCH/err"
+			diff -r before-full full/out >/dev/null && pass "a full tmpfs leaves the previous export as it was" ||
+				fail "a full tmpfs changed full/out: $(ls full/out)"
+		fi
+	fi
+	umount full || fail "cannot unmount the tmpfs"
+else
+	echo "note: cannot mount a tmpfs here (not root, or not allowed): the real full-disk check is skipped"
+fi
+
 expect_status 2 h export f.h5 && expect_grep "needs --csv DIR" "$SCRATCH/err"
 expect_status 2 h export --csv x missing.h5 && expect_grep "missing.h5" "$SCRATCH/err"
 finish
