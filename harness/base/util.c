@@ -568,6 +568,25 @@ size_t util_utf8_column(const char *line, size_t offset)
 	return col;
 }
 
+char *util_utf8_sanitize(const char *s)
+{
+	size_t n = strlen(s), bad;
+	if (util_utf8_valid(s, n, &bad))
+		return NULL;
+	struct sbuf sb;
+	sbuf_init(&sb);
+	size_t i = 0;
+	for (;;) {
+		sbuf_add(&sb, s + i, bad);
+		sbuf_adds(&sb, "\xef\xbf\xbd"); /* U+FFFD REPLACEMENT CHARACTER */
+		i += bad + 1;
+		if (util_utf8_valid(s + i, n - i, &bad))
+			break;
+	}
+	sbuf_add(&sb, s + i, n - i);
+	return sbuf_detach(&sb);
+}
+
 int64_t util_s_to_ns(double s)
 {
 	if (!(s > 0))

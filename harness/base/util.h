@@ -82,6 +82,11 @@ int util_dir_is_empty(const char *path);
  * into a 1-based column counted in characters, for line:col messages. */
 int util_utf8_valid(const char *s, size_t n, size_t *bad);
 size_t util_utf8_column(const char *line, size_t offset);
+/* For writers of text that must be UTF-8 (JSON, HTML) given strings from a file an older
+ * or damaged build wrote: NULL when s is valid UTF-8 (use s itself), else a new heap string
+ * (the caller frees it) with each byte that starts no valid sequence replaced by U+FFFD,
+ * so nothing is dropped and the damage stays visible. */
+char *util_utf8_sanitize(const char *s);
 
 /* SHA-256 (OpenSSL libcrypto) of a buffer as 64 lowercase hex digits plus NUL. */
 void util_sha256_hex(const void *data, size_t n, char out[65]);

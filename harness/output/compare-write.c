@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <jansson.h>
 
@@ -15,14 +16,24 @@ static json_t *jnum_or_null(double v)
 	return isnan(v) ? json_null() : json_real(v);
 }
 
+/* A string from a results file as JSON: invalid UTF-8 (which jansson refuses, dropping the
+ * row) written as U+FFFD, as report-write.c does. */
+static json_t *jstr(const char *s)
+{
+	char *fixed = util_utf8_sanitize(s);
+	json_t *j = json_string(fixed ? fixed : s);
+	free(fixed);
+	return j;
+}
+
 int run_compare_write(const struct run_compare *rc, enum report_format fmt, FILE *f)
 {
 	if (fmt == REPORT_JSON) {
 		json_t *rows = json_array();
 		for (size_t i = 0; i < rc->nrows; i++) {
 			const struct cmp_row *r = &rc->rows[i];
-			json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:o, s:o, s:b}", "cell", r->cell, "mode",
-					      r->mode, "units_a", (json_int_t)r->na, "units_b", (json_int_t)r->nb,
+			json_t *o = json_pack("{s:o, s:o, s:I, s:I, s:o, s:o, s:b}", "cell", jstr(r->cell),
+					      "mode", jstr(r->mode), "units_a", (json_int_t)r->na, "units_b", (json_int_t)r->nb,
 					      "median_a_ns", jnum_or_null(r->med_a), "median_b_ns", jnum_or_null(r->med_b),
 					      "compared", r->ok);
 			if (r->ok) {
@@ -33,12 +44,13 @@ int run_compare_write(const struct run_compare *rc, enum report_format fmt, FILE
 				json_object_set_new(o, "p_holm", jnum_or_null(r->c.p_holm));
 				json_object_set_new(o, "verdict", json_string(stats_verdict_name(r->c.verdict)));
 			} else {
-				json_object_set_new(o, "why", json_string(r->note));
+				json_object_set_new(o, "why", jstr(r->note));
 			}
 			json_array_append_new(rows, o);
 		}
-		json_t *root = json_pack("{s:s, s:i, s:s, s:s, s:f, s:f, s:I, s:I, s:I, s:o}", "format",
-					 "harness-compare", "version", 1, "a", rc->a->path, "b", rc->b->path,
+		json_t *root = json_pack("{s:s, s:i, s:o, s:o, s:f, s:f, s:I, s:I, s:I, s:o}", "format",
+					 "harness-compare", "version", 1, "a", jstr(rc->a->path), "b",
+					 jstr(rc->b->path),
 					 "alpha", rc->o.alpha, "margin", rc->margin, "nboot",
 					 (json_int_t)rc->o.nboot, "only_in_a", (json_int_t)rc->only_a,
 					 "only_in_b", (json_int_t)rc->only_b, "rows", rows);

@@ -21,9 +21,12 @@
 
 #include "harness/base/util.h"
 
-/* Text with &, <, >, " and ' escaped (for element content and attribute values). */
-static void esc(FILE *f, const char *s)
+/* Text with &, <, >, " and ' escaped (for element content and attribute values); invalid
+ * UTF-8 (from a file an older or damaged build wrote) as U+FFFD, so the page stays UTF-8. */
+static void esc(FILE *f, const char *str)
 {
+	char *fixed = util_utf8_sanitize(str);
+	const char *s = fixed ? fixed : str;
 	for (; *s; s++)
 		switch (*s) {
 		case '&': fputs("&amp;", f); break;
@@ -33,6 +36,7 @@ static void esc(FILE *f, const char *s)
 		case '\'': fputs("&#39;", f); break;
 		default: fputc(*s, f); break;
 		}
+	free(fixed);
 }
 
 /* A number as report-write.c's markdown writes it: 'r' ratio, 'p' p-value, '1' and '2'
@@ -115,6 +119,11 @@ static int inline_svg(FILE *f, const struct plot_fig *fig)
 	size_t len = 0;
 	if (util_read_file(fig->path, &text, &len))
 		return -1;
+	char *fixed = util_utf8_sanitize(text); /* labels gnuplot copied from bad names */
+	if (fixed) {
+		free(text);
+		text = fixed;
+	}
 	const char *p = strstr(text, "<svg");
 	if (!p) {
 		free(text);

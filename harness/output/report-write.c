@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -176,14 +177,28 @@ static json_t *jnum(double v)
 	return isnan(v) || isinf(v) ? json_null() : json_real(v);
 }
 
+/* A string from the results file as JSON.  jansson refuses invalid UTF-8 (json_string and
+ * json_pack return NULL, and the row holding it silently vanishes): a file an older or
+ * damaged build wrote can hold some, so each bad byte is written as U+FFFD instead. */
+static json_t *jstr(const char *s)
+{
+	if (!s)
+		return json_null();
+	char *fixed = util_utf8_sanitize(s);
+	json_t *j = json_string(fixed ? fixed : s);
+	free(fixed);
+	return j;
+}
+
 static json_t *jcmp(const struct report *r, const struct rep_cmp *x)
 {
 	const struct analysis *a = r->a;
 	const struct stats_comparison *c = &x->c;
-	json_t *o = json_pack("{s:s, s:s, s:s, s:b}", "cell", a->cells[x->cell].name, "mode",
-			      a->modes[x->mode], "reference", a->modes[x->ref], "compared", x->ok);
+	json_t *o = json_pack("{s:o, s:o, s:o, s:b}", "cell", jstr(a->cells[x->cell].name), "mode",
+			      jstr(a->modes[x->mode]), "reference", jstr(a->modes[x->ref]), "compared",
+			      x->ok);
 	if (!x->ok) {
-		json_object_set_new(o, "why", json_string(x->note));
+		json_object_set_new(o, "why", jstr(x->note));
 		return o;
 	}
 	json_object_set_new(o, "n", json_integer((json_int_t)c->n));
@@ -222,17 +237,17 @@ static json_t *build_json(const struct report *r)
 	static const char *const keys[] = { "experiment_name", "experiment_sha256", "harness_version",
 					    "git_commit", "backend", "order", "seed", "start_utc",
 					    "end_utc", "host", "cpu_model" };
-	json_object_set_new(run, "path", json_string(a->path));
+	json_object_set_new(run, "path", jstr(a->path));
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
-		json_object_set_new(run, keys[i], json_string(meta(r, keys[i])));
+		json_object_set_new(run, keys[i], jstr(meta(r, keys[i])));
 	json_object_set_new(run, "blocks", json_integer((json_int_t)a->nblocks));
 	json_object_set_new(run, "samples", json_integer((json_int_t)a->nsamples));
 	json_object_set_new(run, "warm_units", json_integer((json_int_t)a->warm_units));
 	json_object_set_new(run, "paired", json_boolean(a->paired));
 	json_object_set_new(root, "run", run);
 	json_object_set_new(root, "settings",
-			    json_pack("{s:s, s:f, s:f, s:s, s:f, s:f, s:I, s:I, s:s}", "baseline",
-				      a->modes[r->baseline], "alpha", r->o.alpha, "margin", r->margin,
+			    json_pack("{s:o, s:f, s:f, s:s, s:f, s:f, s:I, s:I, s:s}", "baseline",
+				      jstr(a->modes[r->baseline]), "alpha", r->o.alpha, "margin", r->margin,
 				      "margin_source", r->margin_source, "conf", r->o.conf, "power",
 				      r->o.power, "nboot", (json_int_t)r->o.nboot, "seed",
 				      (json_int_t)r->o.seed, "multiplicity", "holm"));
@@ -240,11 +255,14 @@ static json_t *build_json(const struct report *r)
 	for (size_t m = 0; m < a->nmodes; m++) {
 		json_t *fail = json_object();
 		for (size_t k = 0; k < a->nfailed; k++)
-			if (a->failed[k].count[m])
-				json_object_set_new(fail, a->failed[k].status,
+			if (a->failed[k].count[m]) {
+				char *key = util_utf8_sanitize(a->failed[k].status);
+				json_object_set_new(fail, key ? key : a->failed[k].status,
 						    json_integer((json_int_t)a->failed[k].count[m]));
-		json_array_append_new(modes, json_pack("{s:s, s:o, s:I, s:I, s:o}", "name", a->modes[m],
-						       "aa_of", a->aa_of[m] ? json_string(a->aa_of[m]) : json_null(),
+				free(key);
+			}
+		json_array_append_new(modes, json_pack("{s:o, s:o, s:I, s:I, s:o}", "name", jstr(a->modes[m]),
+						       "aa_of", jstr(a->aa_of[m]),
 						       "units_ok", (json_int_t)a->units_ok[m], "units",
 						       (json_int_t)a->units_all[m], "failed", fail));
 	}
@@ -254,14 +272,14 @@ static json_t *build_json(const struct report *r)
 		json_t *per = json_array();
 		for (size_t m = 0; m < a->nmodes; m++) {
 			const struct rep_summary *s = &r->sum[m * a->ncells + c];
-			json_array_append_new(per, json_pack("{s:s, s:o, s:o, s:o, s:b}", "mode", a->modes[m],
+			json_array_append_new(per, json_pack("{s:o, s:o, s:o, s:o, s:b}", "mode", jstr(a->modes[m]),
 							     "unit_medians_ns", jsummary(&s->s), "spread",
 							     jnum(s->spread), "setup_s", jsummary(&s->setup),
 							     "pareto_front", s->n && r->front[m * a->ncells + c]));
 		}
-		json_array_append_new(cells, json_pack("{s:s, s:s, s:s, s:o}", "name", a->cells[c].name,
-						       "kind", a->cells[c].kind, "workload",
-						       a->cells[c].workload, "modes", per));
+		json_array_append_new(cells, json_pack("{s:o, s:o, s:o, s:o}", "name", jstr(a->cells[c].name),
+						       "kind", jstr(a->cells[c].kind), "workload",
+						       jstr(a->cells[c].workload), "modes", per));
 	}
 	json_object_set_new(root, "cells", cells);
 	json_t *cmps = json_array();
@@ -271,8 +289,8 @@ static json_t *build_json(const struct report *r)
 	json_t *aggs = json_array();
 	for (size_t g = 0; g < r->nagg; g++) {
 		const struct rep_agg *x = &r->agg[g];
-		json_array_append_new(aggs, json_pack("{s:s, s:s, s:I, s:o, s:[o, o], s:o, s:o, s:{s:I, s:I, s:I, s:I}, s:I, s:I, s:o}",
-			"scope", x->scope, "mode", a->modes[x->mode], "op_cells", (json_int_t)x->ncells,
+		json_array_append_new(aggs, json_pack("{s:o, s:o, s:I, s:o, s:[o, o], s:o, s:o, s:{s:I, s:I, s:I, s:I}, s:I, s:I, s:o}",
+			"scope", jstr(x->scope), "mode", jstr(a->modes[x->mode]), "op_cells", (json_int_t)x->ncells,
 			"geomean", jnum(x->geomean), "ci", jnum(x->lo), jnum(x->hi), "e2e_ratio", jnum(x->e2e_ratio),
 			"e2e_verdict", x->has_e2e ? json_string(stats_verdict_name(x->e2e_verdict)) : json_null(),
 			"verdicts", "FASTER", (json_int_t)x->wins, "SLOWER", (json_int_t)x->losses, "SAME",
@@ -288,8 +306,8 @@ static json_t *build_json(const struct report *r)
 		for (size_t k = 0; k < r->naacmp; k++)
 			if (r->aacmp[k].mode == q->mode)
 				json_array_append_new(cm, jcmp(r, &r->aacmp[k]));
-		json_array_append_new(aa, json_pack("{s:s, s:s, s:I, s:I, s:o, s:o, s:o}", "mode", a->modes[q->mode],
-			"copy_of", a->modes[q->of], "cells", (json_int_t)q->cells, "false_positives",
+		json_array_append_new(aa, json_pack("{s:o, s:o, s:I, s:I, s:o, s:o, s:o}", "mode", jstr(a->modes[q->mode]),
+			"copy_of", jstr(a->modes[q->of]), "cells", (json_int_t)q->cells, "false_positives",
 			(json_int_t)q->false_positives, "rate",
 			jnum(q->cells ? (double)q->false_positives / (double)q->cells : NAN),
 			"noise_floor", jnum(q->noise_floor), "comparisons", cm));
@@ -297,19 +315,19 @@ static json_t *build_json(const struct report *r)
 	json_object_set_new(root, "aa", aa);
 	json_t *dr = json_array();
 	for (size_t i = 0; i < r->ndrift; i++)
-		json_array_append_new(dr, json_pack("{s:s, s:I, s:o, s:o, s:b}", "mode", a->modes[r->drift[i].mode],
+		json_array_append_new(dr, json_pack("{s:o, s:I, s:o, s:o, s:b}", "mode", jstr(a->modes[r->drift[i].mode]),
 			"n", (json_int_t)r->drift[i].n, "spearman_rho", jnum(r->drift[i].rho), "p",
 			jnum(r->drift[i].p), "flagged", r->drift[i].flagged));
 	json_object_set_new(root, "drift", dr);
 	json_t *tau = json_array();
 	for (size_t i = 0; i < r->ntau; i++)
-		json_array_append_new(tau, json_pack("{s:s, s:I, s:o, s:o}", "workload", r->tau[i].workload,
+		json_array_append_new(tau, json_pack("{s:o, s:I, s:o, s:o}", "workload", jstr(r->tau[i].workload),
 			"modes", (json_int_t)r->tau[i].nmodes, "kendall_tau", jnum(r->tau[i].tau), "p",
 			jnum(r->tau[i].p)));
 	json_object_set_new(root, "op_vs_e2e", tau);
 	json_t *w = json_array();
 	for (size_t i = 0; i < r->nwarnings; i++)
-		json_array_append_new(w, json_string(r->warnings[i]));
+		json_array_append_new(w, jstr(r->warnings[i]));
 	json_object_set_new(root, "warnings", w);
 	return root;
 }

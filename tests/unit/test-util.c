@@ -143,6 +143,22 @@ START_TEST(utf8_validation)
 }
 END_TEST
 
+/* Writers repair instead of dropping: each byte that starts no valid sequence becomes
+ * U+FFFD, valid text around it is kept, valid strings come back as NULL (use as is). */
+START_TEST(utf8_sanitize)
+{
+	ck_assert_ptr_null(util_utf8_sanitize("caf\xc3\xa9"));
+	ck_assert_ptr_null(util_utf8_sanitize(""));
+	char *t = util_utf8_sanitize("be\xffm");
+	ck_assert_str_eq(t, "be\xef\xbf\xbdm");
+	free(t);
+	t = util_utf8_sanitize("\xc0\xaf/\xc3\xa9\xe2\x82"); /* overlong, valid, truncated */
+	ck_assert_str_eq(t, "\xef\xbf\xbd\xef\xbf\xbd/\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd");
+	ck_assert(util_utf8_valid(t, strlen(t), NULL));
+	free(t);
+}
+END_TEST
+
 /* Durations convert with saturation: 1e10 s (issue 9's recipe) must not wrap negative. */
 START_TEST(seconds_saturate)
 {
@@ -210,6 +226,7 @@ int main(void)
 	tcase_add_test(tc, files_and_dirs);
 	tcase_add_test(tc, read_input_refuses_non_files);
 	tcase_add_test(tc, utf8_validation);
+	tcase_add_test(tc, utf8_sanitize);
 	tcase_add_test(tc, seconds_saturate);
 	tcase_add_test(tc, summary_quartiles);
 	tcase_add_test(tc, cell_medians);
