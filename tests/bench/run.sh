@@ -6,6 +6,7 @@
 #     start-up cost of a unit (spawn + exec + experiment parse + backend open: the time to its
 #     first record), from a run of experiments/tiny.toml
 #  3. peak memory of the scheduler and of the largest unit (recorded in the results file)
+#  4. `harness import` of a CSV with 100,000 distinct cells (2 modes x 100k cells)
 set -eu
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 HARNESS=${HARNESS:-./harness/harness}
@@ -33,6 +34,23 @@ rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 print("report %s: %.2f s, peak RSS %.1f MB" % (sys.argv[2].rsplit("/", 1)[1], wall, rss))
 PYEOF
 done
+
+echo "== import: 100,000 distinct cells"
+/usr/bin/python3 - "$out/cells.csv" <<'PYEOF'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("mode,block,cell,value,unit\n")
+    for m in ("a", "b"):
+        for i in range(100000):
+            f.write("%s,0,w/op:n=%d,%s,us\n" % (m, i, 1.5 + i % 7))
+PYEOF
+/usr/bin/python3 - "$HARNESS" "$out/cells.csv" "$out/cells.h5" <<'PYEOF'
+import resource, subprocess, sys, time
+t = time.monotonic()
+subprocess.run([sys.argv[1], "import", "--csv", sys.argv[2], "-o", sys.argv[3]], check=True, stdout=subprocess.DEVNULL)
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("import 100k cells: %.2f s wall, %.2f s user, peak RSS %.1f MB" % (time.monotonic() - t, ru.ru_utime, ru.ru_maxrss / 1024))
+PYEOF
 
 echo "== resnet.toml on the CPU backend"
 t0=$(date +%s.%N)
