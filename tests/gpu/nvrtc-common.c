@@ -140,6 +140,11 @@ static void *pool_worker(void *arg)
 			return NULL;
 		if (!p->sources[i]) /* filtered out */
 			continue;
+		if (p->configs[i].arch_only && strcmp(p->configs[i].arch_only, p->arch) != 0) {
+			memset(&p->results[i], 0, sizeof(p->results[i]));
+			p->results[i].skipped = 1;
+			continue;
+		}
 		kc_compile(p->sources[i], p->configs[i].file, p->arch, p->configs[i].defines,
 			   &p->results[i]);
 	}
@@ -182,6 +187,11 @@ const struct kc_config kc_check_configs[] = {
 	{"gemm.cu", F32 " -DTF32=1 -DBLOCK_M=64 -DBLOCK_N=64 -DBLOCK_K=16 -DWARPS=4 -DSTAGES=3 -DSPLIT_K=3"},
 	{"gemm.cu", F32 " -DBLOCK_M=64 -DBLOCK_N=64 -DBLOCK_K=16 -DWARPS=4 -DSTAGES=2"},
 	{"gemm.cu", F32 " -DBLOCK_M=128 -DBLOCK_N=128 -DBLOCK_K=16 -DWARPS=8 -DSTAGES=3 -DSPLIT_K=2"},
+	{"gemm.cu", F16 " -DWGMMA=1 -DBLOCK_M=128 -DBLOCK_N=256 -DBLOCK_K=64 -DWARPS=8 -DSTAGES=4", "sm_90a"},
+	{"gemm.cu", F16 " -DWGMMA=1 -DBLOCK_M=128 -DBLOCK_N=128 -DBLOCK_K=64 -DWARPS=4 -DSTAGES=4 -DSPLIT_K=2", "sm_90a"},
+	{"gemm.cu", F16 " -DWGMMA=1 -DBLOCK_M=64 -DBLOCK_N=64 -DBLOCK_K=64 -DWARPS=4 -DSTAGES=3 -DGROUP_M=1", "sm_90a"},
+	{"gemm.cu", BF16 " -DWGMMA=1 -DBLOCK_M=128 -DBLOCK_N=256 -DBLOCK_K=64 -DWARPS=8 -DSTAGES=4", "sm_90a"},
+	{"gemm.cu", BF16 " -DWGMMA=1 -DBLOCK_M=256 -DBLOCK_N=128 -DBLOCK_K=64 -DWARPS=8 -DSTAGES=3", "sm_90a"},
 	{"maxpool.cu", F16 " -DBLOCK=256 -DVEC=8"},
 	{"maxpool.cu", BF16 " -DBLOCK=128 -DVEC=4"},
 	{"maxpool.cu", F32 " -DBLOCK=256 -DVEC=4"},

@@ -10,12 +10,14 @@
 struct kc_config {
 	const char *file;
 	const char *defines;
+	const char *arch_only; /* NULL, or the one target it needs ("sm_90a" for WGMMA=1) */
 };
 
 /* A compiled config. cubin and log are heap strings owned by the struct (kc_result_release
  * frees them); ok is 1 when NVRTC produced a cubin, seconds the compile's wall time. */
 struct kc_result {
 	int ok;
+	int skipped; /* kc_compile_many: the config needs another arch; not compiled */
 	char *cubin;
 	size_t cubin_size;
 	char *log;

@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 		double t0 = kc_now();
 		kc_compile_many(kc_check_configs, sources, kc_check_nconfigs, archs[a], threads, res);
 		for (i = 0; i < kc_check_nconfigs; ++i) {
-			if (!sources[i])
+			if (!sources[i] || res[i].skipped)
 				continue;
 			printf("%-4s %-7s %-13s %-70s %.2fs\n", res[i].ok ? "ok" : "FAIL", archs[a],
 			       kc_check_configs[i].file, kc_check_configs[i].defines, res[i].seconds);

@@ -80,6 +80,9 @@
 #ifndef TF32
 #define TF32 0
 #endif
+#ifndef WGMMA
+#define WGMMA 0
+#endif
 
 #if defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16)
 typedef unsigned short elem_t;
@@ -117,6 +120,19 @@ typedef float elem_t;
 #define WM (BLOCK_M / WARPS_M)
 #define WN (BLOCK_N / WARPS_N)
 
+#if WGMMA
+#if !defined(DTYPE_FLOAT16) && !defined(DTYPE_BFLOAT16)
+#error "WGMMA=1 needs DTYPE_FLOAT16 or DTYPE_BFLOAT16"
+#endif
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "WGMMA=1 needs the sm_90a target"
+#endif
+static_assert(BLOCK_K == 64, "WGMMA: BLOCK_K must be 64 (one 128-byte swizzle atom)");
+static_assert(WARPS == 4 || WARPS == 8, "WGMMA: WARPS must be 4 or 8 (1 or 2 warpgroups)");
+static_assert(BLOCK_N == 64 || BLOCK_N == 128 || BLOCK_N == 256, "WGMMA: BLOCK_N 64, 128, 256");
+static_assert(BLOCK_M % (64 * (WARPS / 4)) == 0 && BLOCK_M / (64 * (WARPS / 4)) <= 2,
+	      "WGMMA: BLOCK_M must be 64 or 128 per warpgroup");
+#endif
 static_assert(WARPS == 1 || WARPS == 2 || WARPS == 4 || WARPS == 8 || WARPS == 16,
 	      "WARPS must be 1, 2, 4, 8 or 16");
 static_assert(WARPS % WARPS_M == 0, "WARPS_M must divide WARPS");
@@ -124,7 +140,8 @@ static_assert(STAGES >= 2 && STAGES <= 8, "STAGES must be 2..8");
 static_assert(SPLIT_K >= 1 && GROUP_M >= 1, "SPLIT_K and GROUP_M must be >= 1");
 static_assert(BLOCK_K % EPC == 0, "BLOCK_K must be a multiple of 16 bytes of elements");
 static_assert(BLOCK_K % KSTEP == 0, "BLOCK_K must be a multiple of the mma k (16, tf32: 8)");
-#if USE_MMA
+#if WGMMA
+#elif USE_MMA
 static_assert(WM % 16 == 0 && WN % 16 == 0, "warp tile must be a multiple of 16x16");
 #else
 static_assert(WM % 8 == 0 && WN % 4 == 0, "FFMA warp tile must be a multiple of 8x4");
@@ -186,7 +203,7 @@ template <int N> static __device__ __forceinline__ void cp_async_wait(void)
 	asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
-#if USE_MMA
+#if USE_MMA && !WGMMA
 static __device__ __forceinline__ void ldmatrix_x4(unsigned r[4], unsigned addr)
 {
 	asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
@@ -222,6 +239,41 @@ static __device__ __forceinline__ void mma(float d[4], const unsigned a[4], cons
 		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
 		     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 #endif
+}
+#endif
+
+#if defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16) || TF32
+/* Store (v0, v1) at C[row][col], C[row][col + 1] (or this split's fp32 partial in P when
+ * SPLIT_K > 1), each inside M x N only; pair_c: ldc and C allow one 2-element store. */
+static __device__ __forceinline__ void store_pair(elem_t *__restrict__ C, float *__restrict__ P,
+						  int row, int col, float v0, float v1, int M, int N,
+						  int ldc, bool pair_c)
+{
+	if (row >= M || col >= N)
+		return;
+	if (SPLIT_K > 1) {
+		float *p = P + (long long)row * N + col;
+		if ((N % 2) == 0 && col + 1 < N) {
+			*(float2 *)p = make_float2(v0, v1);
+		} else {
+			p[0] = v0;
+			if (col + 1 < N)
+				p[1] = v1;
+		}
+		return;
+	}
+	elem_t *c = C + (long long)row * ldc + col;
+	if (pair_c && col + 1 < N) {
+#if defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16)
+		*(unsigned *)c = pack2(v0, v1);
+#else
+		*(float2 *)c = make_float2(v0, v1);
+#endif
+	} else {
+		c[0] = from_float(v0);
+		if (col + 1 < N)
+			c[1] = from_float(v1);
+	}
 }
 #endif
 
@@ -261,7 +313,8 @@ static __device__ __forceinline__ void load_tile(elem_t *s, const elem_t *__rest
 	}
 }
 
-/* ---- the kernel ------------------------------------------------------------------------ */
+#if !WGMMA
+/* ---- the mma.sync / FFMA kernel----------------------------------------------------------------- */
 
 extern "C" __global__ void __launch_bounds__(THREADS)
 	gemm(const elem_t *__restrict__ A, const elem_t *__restrict__ B, elem_t *__restrict__ C,
@@ -391,7 +444,6 @@ extern "C" __global__ void __launch_bounds__(THREADS)
 	float *P = SPLIT_K > 1 ? ws + (long long)blockIdx.z * M * N : (float *)0;
 #if USE_MMA
 	const bool pair_c = (ldc % 2) == 0 && ((unsigned long long)C & (2 * sizeof(elem_t) - 1)) == 0;
-	const bool pair_p = (N % 2) == 0;
 #pragma unroll
 	for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
@@ -400,32 +452,8 @@ extern "C" __global__ void __launch_bounds__(THREADS)
 			for (int h = 0; h < 2; ++h) {
 				int row = m0 + wm0 + mt * 16 + lane / 4 + 8 * h;
 				int col = n0 + wn0 + nt * 8 + (lane % 4) * 2;
-				float v0 = acc[mt][nt][2 * h], v1 = acc[mt][nt][2 * h + 1];
-				if (row >= M || col >= N)
-					continue;
-				if (SPLIT_K > 1) {
-					float *p = P + (long long)row * N + col;
-					if (pair_p && col + 1 < N) {
-						*(float2 *)p = make_float2(v0, v1);
-					} else {
-						p[0] = v0;
-						if (col + 1 < N)
-							p[1] = v1;
-					}
-					continue;
-				}
-				elem_t *c = C + (long long)row * ldc + col;
-				if (pair_c && col + 1 < N) {
-#if defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16)
-					*(unsigned *)c = pack2(v0, v1);
-#else
-					*(float2 *)c = make_float2(v0, v1);
-#endif
-				} else {
-					c[0] = from_float(v0);
-					if (col + 1 < N)
-						c[1] = from_float(v1);
-				}
+				store_pair(C, P, row, col, acc[mt][nt][2 * h], acc[mt][nt][2 * h + 1],
+					   M, N, ldc, pair_c);
 			}
 #else
 	const int lr = lane / 4, lc = lane % 4;
@@ -443,6 +471,255 @@ extern "C" __global__ void __launch_bounds__(THREADS)
 		}
 #endif
 }
+
+#else /* WGMMA */
+
+/* ---- the wgmma kernel (WGMMA=1, sm_90a) ------------------------------------------------
+ * WARPS / 4 warpgroups; warpgroup g owns rows [g * BLOCK_M / WG, (g + 1) * BLOCK_M / WG) of
+ * the tile as MW = BLOCK_M / (64 * WG) m64 slabs, each times the whole BLOCK_N: one
+ * wgmma.m64nBLOCK_Nk16 per slab and 16-wide k step, A and B straight from shared memory.
+ * Tiles are stored K-major with the 128-byte swizzle (16-byte chunk c of row r at
+ * r * 128 + ((c ^ (r % 8)) * 16), 1024-byte aligned stages); BLOCK_K = 64 halves is exactly
+ * one swizzle atom wide, and the k-th k16 step starts 32 * k bytes into it. Loads are the
+ * same predicated cp.async multi-stage pipeline as the mma.sync path; cp.async writes are
+ * made visible to the tensor cores' async proxy with fence.proxy.async before the barrier. */
+#define WG (WARPS / 4)
+#define MW (BLOCK_M / (64 * WG))
+
+static __device__ __forceinline__ unsigned long long wgmma_desc(unsigned addr)
+{
+	unsigned long long d = (unsigned long long)((addr & 0x3ffff) >> 4);
+	d |= 1ull << 16;                 /* leading byte offset: unused for swizzled K-major */
+	d |= (unsigned long long)(1024 >> 4) << 32; /* stride byte offset: 8 rows x 128 B */
+	d |= 1ull << 62;                 /* 128-byte swizzle */
+	return d;
+}
+
+static __device__ __forceinline__ void wgmma_fence(void)
+{
+	asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+
+static __device__ __forceinline__ void wgmma_commit(void)
+{
+	asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+
+static __device__ __forceinline__ void wgmma_wait0(void)
+{
+	asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+}
+
+#if defined(DTYPE_FLOAT16)
+#if BLOCK_N == 64
+static __device__ __forceinline__ void wgmma_n64(float *d, unsigned long long da,
+						 unsigned long long db, int scale_d)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+		     : "l"(da), "l"(db), "r"(scale_d)
+		     : "memory");
+}
+#endif
+#if BLOCK_N == 128
+static __device__ __forceinline__ void wgmma_n128(float *d, unsigned long long da,
+						 unsigned long long db, int scale_d)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+		     : "l"(da), "l"(db), "r"(scale_d)
+		     : "memory");
+}
+#endif
+#if BLOCK_N == 256
+static __device__ __forceinline__ void wgmma_n256(float *d, unsigned long long da,
+						 unsigned long long db, int scale_d)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+		     : "l"(da), "l"(db), "r"(scale_d)
+		     : "memory");
+}
+#endif
+#else
+#if BLOCK_N == 64
+static __device__ __forceinline__ void wgmma_n64(float *d, unsigned long long da,
+						 unsigned long long db, int scale_d)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+		     : "l"(da), "l"(db), "r"(scale_d)
+		     : "memory");
+}
+#endif
+#if BLOCK_N == 128
+static __device__ __forceinline__ void wgmma_n128(float *d, unsigned long long da,
+						 unsigned long long db, int scale_d)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+		     : "l"(da), "l"(db), "r"(scale_d)
+		     : "memory");
+}
+#endif
+#if BLOCK_N == 256
+static __device__ __forceinline__ void wgmma_n256(float *d, unsigned long long da,
+						 unsigned long long db, int scale_d)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+		     : "l"(da), "l"(db), "r"(scale_d)
+		     : "memory");
+}
+#endif
+#endif
+
+static __device__ __forceinline__ void wgmma_tile(float *d, unsigned long long da,
+						  unsigned long long db)
+{
+#if BLOCK_N == 64
+	wgmma_n64(d, da, db, 1);
+#elif BLOCK_N == 128
+	wgmma_n128(d, da, db, 1);
+#else
+	wgmma_n256(d, da, db, 1);
+#endif
+}
+
+/* Rows [row0, row0 + ROWS) x [k0, k0 + 64) of G into the swizzled tile at shared address s. */
+template <int ROWS>
+static __device__ __forceinline__ void load_tile_sw(unsigned s, const elem_t *__restrict__ G,
+						    int ld, int R, int row0, int K, int k0, bool vec)
+{
+	constexpr int CH = ROWS * 8;
+	const int tid = threadIdx.x;
+#pragma unroll
+	for (int i = 0; i < (CH + THREADS - 1) / THREADS; ++i) {
+		int c = tid + i * THREADS;
+		if (CH % THREADS != 0 && c >= CH)
+			break;
+		int r = c / 8, cc = c % 8;
+		int gr = row0 + r, gk = k0 + cc * 8;
+		unsigned dst = s + r * 128 + ((cc ^ (r & 7)) << 4);
+		if (vec) {
+			int valid = gr < R ? K - gk : 0;
+			valid = valid < 0 ? 0 : (valid > 8 ? 8 : valid);
+			const elem_t *src = valid > 0 ? G + (long long)gr * ld + gk : G;
+			cp_async16(dst, src, valid * 2);
+		} else {
+			unsigned w[4];
+#pragma unroll
+			for (int e = 0; e < 4; ++e) {
+				unsigned lo = (gr < R && gk + 2 * e < K)
+						      ? G[(long long)gr * ld + gk + 2 * e] : 0u;
+				unsigned hi = (gr < R && gk + 2 * e + 1 < K)
+						      ? G[(long long)gr * ld + gk + 2 * e + 1] : 0u;
+				w[e] = lo | (hi << 16);
+			}
+			asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(dst),
+				     "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]));
+		}
+	}
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
+	gemm(const elem_t *__restrict__ A, const elem_t *__restrict__ B, elem_t *__restrict__ C,
+	     float *__restrict__ ws, int M, int N, int K, int lda, int ldb, int ldc)
+{
+	extern __shared__ __align__(16) unsigned char smem_raw[];
+	const unsigned base = (smem_u32(smem_raw) + 1023) & ~1023u;
+	const unsigned sA = base, sB = base + STAGES * BLOCK_M * 128;
+	const int tid = threadIdx.x, wg = tid / 128, warp = (tid / 32) % 4, lane = tid % 32;
+
+	const int grid_m = (M + BLOCK_M - 1) / BLOCK_M, grid_n = (N + BLOCK_N - 1) / BLOCK_N;
+	const int pid = blockIdx.x, in_group = GROUP_M * grid_n;
+	const int first_m = (pid / in_group) * GROUP_M;
+	const int group_m = min(grid_m - first_m, GROUP_M);
+	const int pid_m = first_m + (pid % in_group) % group_m;
+	const int pid_n = (pid % in_group) / group_m;
+	const int m0 = pid_m * BLOCK_M, n0 = pid_n * BLOCK_N;
+
+	const int kt_all = (K + BLOCK_K - 1) / BLOCK_K;
+	const int kt_per = (kt_all + SPLIT_K - 1) / SPLIT_K;
+	const int kt0 = blockIdx.z * kt_per;
+	const int nkt = max(0, min(kt_all, kt0 + kt_per) - kt0);
+	const bool vec = (lda % 8) == 0 && (ldb % 8) == 0 &&
+			 (((unsigned long long)A | (unsigned long long)B) & 15) == 0;
+
+	float acc[MW][BLOCK_N / 2];
+#pragma unroll
+	for (int i = 0; i < MW; ++i)
+#pragma unroll
+		for (int j = 0; j < BLOCK_N / 2; ++j)
+			acc[i][j] = 0.0f;
+
+#pragma unroll
+	for (int s = 0; s < STAGES - 1; ++s) {
+		if (s < nkt) {
+			int k0 = (kt0 + s) * BLOCK_K;
+			load_tile_sw<BLOCK_M>(sA + s * BLOCK_M * 128, A, lda, M, m0, K, k0, vec);
+			load_tile_sw<BLOCK_N>(sB + s * BLOCK_N * 128, B, ldb, N, n0, K, k0, vec);
+		}
+		cp_async_commit();
+	}
+
+	for (int kt = 0; kt < nkt; ++kt) {
+		cp_async_wait<STAGES - 2>();
+		asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+		__syncthreads(); /* tile kt landed; stage (kt - 1) % STAGES is free */
+		const unsigned tA = sA + (kt % STAGES) * BLOCK_M * 128;
+		const unsigned tB = sB + (kt % STAGES) * BLOCK_N * 128;
+		wgmma_fence();
+#pragma unroll
+		for (int k = 0; k < BLOCK_K / 16; ++k)
+#pragma unroll
+			for (int i = 0; i < MW; ++i)
+				wgmma_tile(acc[i],
+					   wgmma_desc(tA + (wg * MW + i) * 64 * 128 + k * 32),
+					   wgmma_desc(tB + k * 32));
+		wgmma_commit();
+		{
+			int nt = kt + STAGES - 1, s = nt % STAGES;
+			if (nt < nkt) {
+				int k0 = (kt0 + nt) * BLOCK_K;
+				load_tile_sw<BLOCK_M>(sA + s * BLOCK_M * 128, A, lda, M, m0, K, k0,
+						      vec);
+				load_tile_sw<BLOCK_N>(sB + s * BLOCK_N * 128, B, ldb, N, n0, K, k0,
+						      vec);
+			}
+			cp_async_commit();
+		}
+		wgmma_wait0();
+	}
+	cp_async_wait<0>();
+
+	float *P = SPLIT_K > 1 ? ws + (long long)blockIdx.z * M * N : (float *)0;
+	const bool pair_c = (ldc % 2) == 0 && ((unsigned long long)C & 3) == 0;
+#pragma unroll
+	for (int i = 0; i < MW; ++i)
+#pragma unroll
+		for (int j = 0; j < BLOCK_N / 8; ++j)
+#pragma unroll
+			for (int h = 0; h < 2; ++h) {
+				int row = m0 + (wg * MW + i) * 64 + warp * 16 + lane / 4 + 8 * h;
+				int col = n0 + j * 8 + (lane % 4) * 2;
+				store_pair(C, P, row, col, acc[i][4 * j + 2 * h],
+					   acc[i][4 * j + 2 * h + 1], M, N, ldc, pair_c);
+			}
+}
+#endif /* WGMMA */
 
 /* Sum the SPLIT_K fp32 partials of each element in a fixed order and round once to T. */
 extern "C" __global__ void __launch_bounds__(256)
