@@ -65,6 +65,8 @@ static inline long cuda_gemm_config_check(const struct cuda_gemm_config *c, long
 			return *why = "WGMMA needs float16 or bfloat16", -1;
 		if (c->block_k != 64)
 			return *why = "WGMMA: BLOCK_K must be 64", -1;
+		if (c->stages < 3)
+			return *why = "WGMMA: STAGES must be >= 3", -1;
 		if (c->warps != 4 && c->warps != 8)
 			return *why = "WGMMA: WARPS must be 4 or 8", -1;
 		if (c->block_n != 64 && c->block_n != 128 && c->block_n != 256)

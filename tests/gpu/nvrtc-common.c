@@ -1,4 +1,5 @@
 /* nvrtc-common.c: NVRTC compiles of the CUDA templates (see nvrtc-common.h). */
+#define _GNU_SOURCE /* memmem */
 #include "nvrtc-common.h"
 
 #include <errno.h>
@@ -105,6 +106,20 @@ void kc_compile(const char *source, const char *name, const char *arch, const ch
 	}
 	res->cubin_size = n;
 	res->ok = 1;
+	{ /* a template that compiled to nothing (say, an empty file) is a failure */
+		static const char *const entries[] = {"gemm", "maxpool_fwd", "avgpool_global",
+						      "sum_dim1", "bias_relu"};
+		size_t e;
+		int found = 0;
+		for (e = 0; e < sizeof(entries) / sizeof(entries[0]); ++e)
+			if (memmem(res->cubin, n, entries[e], strlen(entries[e])))
+				found = 1;
+		if (!found) {
+			res->ok = 0;
+			free(res->log);
+			res->log = xstrdup("no kernel entry point in the cubin");
+		}
+	}
 done:
 	if (prog)
 		nvrtcDestroyProgram(&prog);

@@ -120,6 +120,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
 		s[k] = 0.0f;
 	if (c < C) {
 		const elem_t *p = x + (long long)n * HW * C + c;
+#pragma unroll 4
 		for (int hw = r; hw < HW; hw += ROWS) {
 			float v[VEC];
 			load_vec(v, p + (long long)hw * C, vec, C - c);

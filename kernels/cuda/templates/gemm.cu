@@ -128,6 +128,7 @@ typedef float elem_t;
 #error "WGMMA=1 needs the sm_90a target"
 #endif
 static_assert(BLOCK_K == 64, "WGMMA: BLOCK_K must be 64 (one 128-byte swizzle atom)");
+static_assert(STAGES >= 3, "WGMMA: STAGES must be >= 3 (one wgmma group stays in flight)");
 static_assert(WARPS == 4 || WARPS == 8, "WGMMA: WARPS must be 4 or 8 (1 or 2 warpgroups)");
 static_assert(BLOCK_N == 64 || BLOCK_N == 128 || BLOCK_N == 256, "WGMMA: BLOCK_N 64, 128, 256");
 static_assert(BLOCK_M % (64 * (WARPS / 4)) == 0 && BLOCK_M / (64 * (WARPS / 4)) <= 2,
@@ -482,7 +483,9 @@ extern "C" __global__ void __launch_bounds__(THREADS)
  * r * 128 + ((c ^ (r % 8)) * 16), 1024-byte aligned stages); BLOCK_K = 64 halves is exactly
  * one swizzle atom wide, and the k-th k16 step starts 32 * k bytes into it. Loads are the
  * same predicated cp.async multi-stage pipeline as the mma.sync path; cp.async writes are
- * made visible to the tensor cores' async proxy with fence.proxy.async before the barrier. */
+ * made visible to the tensor cores' async proxy with fence.proxy.async before the barrier.
+ * One wgmma group stays in flight across the barrier (wait_group 1), so loads run
+ * STAGES - 2 tiles ahead: STAGES >= 3. */
 #define WG (WARPS / 4)
 #define MW (BLOCK_M / (64 * WG))
 
@@ -505,9 +508,9 @@ static __device__ __forceinline__ void wgmma_commit(void)
 	asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
 }
 
-static __device__ __forceinline__ void wgmma_wait0(void)
+template <int N> static __device__ __forceinline__ void wgmma_wait(void)
 {
-	asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+	asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 }
 
 #if defined(DTYPE_FLOAT16)
@@ -665,8 +668,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 		for (int j = 0; j < BLOCK_N / 2; ++j)
 			acc[i][j] = 0.0f;
 
+	/* Prefetch distance STAGES - 2: one stage is read by the wgmma group still in flight,
+	 * one by the group being issued. */
 #pragma unroll
-	for (int s = 0; s < STAGES - 1; ++s) {
+	for (int s = 0; s < STAGES - 2; ++s) {
 		if (s < nkt) {
 			int k0 = (kt0 + s) * BLOCK_K;
 			load_tile_sw<BLOCK_M>(sA + s * BLOCK_M * 128, A, lda, M, m0, K, k0, vec);
@@ -676,9 +681,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 	}
 
 	for (int kt = 0; kt < nkt; ++kt) {
-		cp_async_wait<STAGES - 2>();
+		cp_async_wait<STAGES - 3>();
 		asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-		__syncthreads(); /* tile kt landed; stage (kt - 1) % STAGES is free */
+		/* tile kt landed for every thread, and every warpgroup has retired the wgmma
+		 * group of tile kt - 2 (wait_group 1 below), so stage (kt - 2) % STAGES is free */
+		__syncthreads();
 		const unsigned tA = sA + (kt % STAGES) * BLOCK_M * 128;
 		const unsigned tB = sB + (kt % STAGES) * BLOCK_N * 128;
 		wgmma_fence();
@@ -691,7 +698,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 					   wgmma_desc(tB + k * 32));
 		wgmma_commit();
 		{
-			int nt = kt + STAGES - 1, s = nt % STAGES;
+			int nt = kt + STAGES - 2, s = nt % STAGES;
 			if (nt < nkt) {
 				int k0 = (kt0 + nt) * BLOCK_K;
 				load_tile_sw<BLOCK_M>(sA + s * BLOCK_M * 128, A, lda, M, m0, K, k0,
@@ -701,8 +708,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 			}
 			cp_async_commit();
 		}
-		wgmma_wait0();
+		wgmma_wait<1>();
 	}
+	wgmma_wait<0>();
 	cp_async_wait<0>();
 
 	float *P = SPLIT_K > 1 ? ws + (long long)blockIdx.z * M * N : (float *)0;

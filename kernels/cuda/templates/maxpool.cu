@@ -141,6 +141,23 @@ static __device__ __forceinline__ void window_max(const elem_t *__restrict__ x, 
 	}
 }
 
+#if (defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16)) && VEC >= 2
+#define PACKED_MAX 1
+/* Element-wise max of two pairs of 16-bit values, without converting them. */
+static __device__ __forceinline__ unsigned max2(unsigned a, unsigned b)
+{
+	unsigned r;
+#if defined(DTYPE_FLOAT16)
+	asm("max.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+#else
+	asm("max.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+#endif
+	return r;
+}
+#else
+#define PACKED_MAX 0
+#endif
+
 extern "C" __global__ void __launch_bounds__(BLOCK)
 	maxpool_fwd(const elem_t *__restrict__ x, elem_t *__restrict__ y, int N, int H, int W,
 		    int C)
@@ -153,6 +170,39 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
 		int c = (int)(i % CV) * VEC;
 		long long p = i / CV;
 		int ow = (int)(p % OW), oh = (int)(p / OW % OH), n = (int)(p / ((long long)OW * OH));
+#if PACKED_MAX
+		if (vec) { /* 16-bit pairs compared as they are (max.f16x2 / max.bf16x2) */
+			union {
+				vec_t v;
+				unsigned w[VEC / 2];
+			} m, t;
+#pragma unroll
+			for (int k = 0; k < VEC / 2; ++k)
+#if defined(DTYPE_FLOAT16)
+				m.w[k] = 0xfc00fc00u; /* -inf, -inf */
+#else
+				m.w[k] = 0xff80ff80u;
+#endif
+#pragma unroll
+			for (int kh = 0; kh < 3; ++kh) {
+				int h = oh * 2 - 1 + kh;
+				if (h < 0 || h >= H)
+					continue;
+#pragma unroll
+				for (int kw = 0; kw < 3; ++kw) {
+					int w = ow * 2 - 1 + kw;
+					if (w < 0 || w >= W)
+						continue;
+					t.v = *(const vec_t *)(x + (((long long)n * H + h) * W + w) * C + c);
+#pragma unroll
+					for (int k = 0; k < VEC / 2; ++k)
+						m.w[k] = max2(m.w[k], t.w[k]);
+				}
+			}
+			*(vec_t *)(y + p * C + c) = m.v;
+			continue;
+		}
+#endif
 		float m[VEC];
 		int arg[VEC];
 		window_max(x, n, H, W, C, oh, ow, c, vec, m, arg);

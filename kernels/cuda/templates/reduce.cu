@@ -120,6 +120,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
 	for (int r = blockIdx.x; r < R; r += gridDim.x) {
 		const elem_t *p = x + (long long)r * ld;
 		float s = 0.0f;
+#pragma unroll 4
 		for (int c = threadIdx.x * VEC; c < S; c += BLOCK * VEC) {
 			float v[VEC];
 			load_vec(v, p + c, vec, S - c);
@@ -160,6 +161,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
 	for (int k = 0; k < VEC; ++k)
 		s[k] = 0.0f;
 	if (c < S) {
+#pragma unroll 4
 		for (int r = rb + r0; r < re; r += ROWS) {
 			float v[VEC];
 			load_vec(v, x + (long long)r * ld + c, vec, S - c);
