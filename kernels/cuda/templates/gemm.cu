@@ -13,6 +13,9 @@
  *                 so that consecutive blocks share A and B panels in L2
  *   WARPS_M       optional: warps along M (WARPS_N = WARPS / WARPS_M); default: 1x1, 2x1 or
  *                 1x2, 2x2, 4x2 or 2x4, 4x4 (the longer side of the tile gets more warps)
+ *   WGMMA [0]     1: the Hopper path (sm_90a only, float16/bfloat16): warpgroup MMA
+ *                 (wgmma.mma_async m64nBLOCK_Nk16, both operands from 128-byte-swizzled
+ *                 shared memory) instead of mma.sync; the fastest path on H100/H200
  * Data type (one of; default float32):
  *   DTYPE_FLOAT16, DTYPE_BFLOAT16  operands and C in 16 bits, fp32 accumulate, tensor cores
  *                                  (mma.sync m16n8k16, ldmatrix), sm_80 or newer
@@ -25,7 +28,8 @@
  *     grid  = (ceil(M / BLOCK_M) * ceil(N / BLOCK_N), 1, SPLIT_K), block = (32 * WARPS)
  *     dynamic shared memory = STAGES * (BLOCK_M + BLOCK_N) * (BLOCK_K + 16 / sizeof(T))
  *                             * sizeof(T) bytes (raise cudaFuncAttributeMaxDynamicSharedMemorySize
- *                             above 48 KiB)
+ *                             above 48 KiB); with WGMMA=1:
+ *                             STAGES * (BLOCK_M + BLOCK_N) * 128 + 1024 (alignment) bytes
  *     A[m * lda + k], B[n * ldb + k], C[m * ldc + n]; lda >= K, ldb >= K, ldc >= N.
  *     ws: unused (may be NULL) when SPLIT_K == 1; else SPLIT_K * M * N floats, and
  *     gemm_splitk_reduce must run after gemm on the same stream.
@@ -51,6 +55,8 @@
  *   - FFMA: (BLOCK_M / WARPS_M) % 8 == 0, (BLOCK_N / WARPS_N) % 4 == 0, BLOCK_K % 4 == 0
  *   - accumulators per thread, BLOCK_M * BLOCK_N / (32 * WARPS) <= 128 (more spills)
  *   - 2 <= STAGES <= 8, SPLIT_K >= 1, GROUP_M >= 1
+ *   - WGMMA=1: target sm_90a, float16/bfloat16, BLOCK_K == 64, WARPS 4 or 8 (1 or 2
+ *     warpgroups), BLOCK_N in {64, 128, 256}, BLOCK_M = 64 or 128 per warpgroup, STAGES >= 3
  *   - shared memory (formula above) <= the device's opt-in limit per block
  *     (cudaDevAttrMaxSharedMemoryPerBlockOptin: 227 KiB on sm_90, 163 KiB on sm_80,
  *     99 KiB on sm_86/sm_89)
