@@ -1,0 +1,104 @@
+/* gemm-config.h: the validity rules of templates/gemm.cu as a C function, so a backend can
+ * reject a config before spending an NVRTC compile on it. Header-only, no CUDA headers. */
+#ifndef CUDA_GEMM_CONFIG_H
+#define CUDA_GEMM_CONFIG_H
+
+/* One gemm.cu config: the -D fields; warps_m = 0 takes the template's default split. */
+struct cuda_gemm_config {
+	int block_m, block_n, block_k;
+	int warps, warps_m;
+	int stages, split_k, group_m;
+	int elem_bytes; /* 2 for float16/bfloat16, 4 for float32 */
+	int tf32;       /* float32 only: 1 = TF32 tensor cores, 0 = FFMA */
+	int wgmma;      /* float16/bfloat16 on sm_90a only: 1 = the wgmma path */
+};
+
+/* The template's default WARPS_M for a config (see gemm.cu's header). */
+static inline int cuda_gemm_warps_m(const struct cuda_gemm_config *c)
+{
+	if (c->warps_m > 0)
+		return c->warps_m;
+	switch (c->warps) {
+	case 1:
+		return 1;
+	case 2:
+		return c->block_m >= c->block_n ? 2 : 1;
+	case 4:
+		return 2;
+	case 8:
+		return c->block_m >= c->block_n ? 4 : 2;
+	default:
+		return 4;
+	}
+}
+
+/* Dynamic shared memory gemm needs for c, in bytes (tiles padded by 16 bytes a row). */
+static inline long cuda_gemm_smem_bytes(const struct cuda_gemm_config *c)
+{
+	long epc = 16 / c->elem_bytes;
+	if (c->wgmma) /* swizzled rows of exactly 128 bytes, plus 1 KiB to align the base */
+		return (long)c->stages * (c->block_m + c->block_n) * 128 + 1024;
+	return (long)c->stages * (c->block_m + c->block_n) * (c->block_k + epc) * c->elem_bytes;
+}
+
+/* Check c against gemm.cu's static_asserts and the device's opt-in shared memory per block
+ * (smem_limit, bytes; cudaDevAttrMaxSharedMemoryPerBlockOptin). sm90a: the target is sm_90a
+ * (wgmma allowed). Returns the shared memory the config needs, or -1 with *why (a static
+ * string) saying which rule it breaks. */
+static inline long cuda_gemm_config_check(const struct cuda_gemm_config *c, long smem_limit,
+					  int sm90a, const char **why)
+{
+	int mma = c->elem_bytes == 2 || c->tf32;
+	int kstep = c->elem_bytes == 2 ? 16 : (c->tf32 ? 8 : 1);
+	int wm, wn, warps_m;
+	long smem;
+
+	if (c->elem_bytes != 2 && c->elem_bytes != 4)
+		return *why = "element size must be 2 or 4 bytes", -1;
+	if (c->warps != 1 && c->warps != 2 && c->warps != 4 && c->warps != 8 && c->warps != 16)
+		return *why = "WARPS must be 1, 2, 4, 8 or 16", -1;
+	if (c->wgmma) {
+		int wg = c->warps / 4;
+		if (!sm90a)
+			return *why = "WGMMA needs the sm_90a target", -1;
+		if (c->elem_bytes != 2)
+			return *why = "WGMMA needs float16 or bfloat16", -1;
+		if (c->block_k != 64)
+			return *why = "WGMMA: BLOCK_K must be 64", -1;
+		if (c->stages < 3)
+			return *why = "WGMMA: STAGES must be >= 3", -1;
+		if (c->warps != 4 && c->warps != 8)
+			return *why = "WGMMA: WARPS must be 4 or 8", -1;
+		if (c->block_n != 64 && c->block_n != 128 && c->block_n != 256)
+			return *why = "WGMMA: BLOCK_N must be 64, 128 or 256", -1;
+		if (c->block_m % (64 * wg) != 0 || c->block_m / (64 * wg) > 2)
+			return *why = "WGMMA: BLOCK_M must be 64 or 128 per warpgroup", -1;
+	}
+	warps_m = cuda_gemm_warps_m(c);
+	if (warps_m < 1 || c->warps % warps_m != 0)
+		return *why = "WARPS_M must divide WARPS", -1;
+	if (c->block_m <= 0 || c->block_n <= 0 || c->block_k <= 0)
+		return *why = "BLOCK_M, BLOCK_N and BLOCK_K must be positive", -1;
+	if (c->stages < 2 || c->stages > 8)
+		return *why = "STAGES must be 2..8", -1;
+	if (c->split_k < 1 || c->group_m < 1)
+		return *why = "SPLIT_K and GROUP_M must be >= 1", -1;
+	if (c->block_k % (16 / c->elem_bytes) != 0 || c->block_k % kstep != 0)
+		return *why = "BLOCK_K must be a multiple of 16 bytes and of the mma k", -1;
+	if (c->block_m % warps_m != 0 || c->block_n % (c->warps / warps_m) != 0)
+		return *why = "the warps must split the tile evenly", -1;
+	wm = c->block_m / warps_m;
+	wn = c->block_n / (c->warps / warps_m);
+	if (mma && !c->wgmma && (wm % 16 != 0 || wn % 16 != 0))
+		return *why = "warp tile must be a multiple of 16x16", -1;
+	if (!mma && (wm % 8 != 0 || wn % 4 != 0))
+		return *why = "FFMA warp tile must be a multiple of 8x4", -1;
+	if ((long)c->block_m * c->block_n / (32 * c->warps) > 128)
+		return *why = "more than 128 accumulators per thread", -1;
+	smem = cuda_gemm_smem_bytes(c);
+	if (smem > smem_limit)
+		return *why = "shared memory over the device's limit per block", -1;
+	return smem;
+}
+
+#endif

@@ -1,0 +1,750 @@
+/* gemm.cu: C[M,N] = A[M,K] x B[N,K]^T ("TN", K contiguous in both operands), NVRTC template.
+ *
+ * Self-contained: no #include at all, so NVRTC needs no include path (every helper below is
+ * declared here, the tensor-core and copy instructions as inline PTX). One compiled config
+ * serves every shape: M, N, K and the leading dimensions are kernel arguments.
+ *
+ * Config fields (-D macros, Triton's vocabulary; defaults in brackets):
+ *   BLOCK_M [128], BLOCK_N [128], BLOCK_K [32]  the tile of C one block computes, and its k step
+ *   WARPS [4]     warps per block (1, 2, 4, 8 or 16); threads = 32 * WARPS
+ *   STAGES [3]    shared-memory pipeline depth (cp.async multi-stage), 2..8
+ *   SPLIT_K [1]   K is cut into SPLIT_K ranges (grid z); see "split-K" below
+ *   GROUP_M [8]   Triton's grouped ordering: GROUP_M rows of tiles are walked column by column
+ *                 so that consecutive blocks share A and B panels in L2
+ *   WARPS_M       optional: warps along M (WARPS_N = WARPS / WARPS_M); default: 1x1, 2x1 or
+ *                 1x2, 2x2, 4x2 or 2x4, 4x4 (the longer side of the tile gets more warps)
+ *   WGMMA [0]     1: the Hopper path (sm_90a only, float16/bfloat16): warpgroup MMA
+ *                 (wgmma.mma_async m64nBLOCK_Nk16, both operands from 128-byte-swizzled
+ *                 shared memory) instead of mma.sync; the fastest path on H100/H200
+ * Data type (one of; default float32):
+ *   DTYPE_FLOAT16, DTYPE_BFLOAT16  operands and C in 16 bits, fp32 accumulate, tensor cores
+ *                                  (mma.sync m16n8k16, ldmatrix), sm_80 or newer
+ *   DTYPE_FLOAT32 with TF32=1      tensor cores in TF32 (mma.sync m16n8k8, operands rounded
+ *                                  with cvt.rna.tf32.f32), fp32 accumulate, sm_80 or newer
+ *   DTYPE_FLOAT32 (TF32 unset/0)   plain FFMA on the CUDA cores, fp32 throughout
+ *
+ * Kernels and launch (the backend's contract):
+ *   gemm(const T *A, const T *B, T *C, float *ws, int M, int N, int K, int lda, int ldb, int ldc)
+ *     grid  = (ceil(M / BLOCK_M) * ceil(N / BLOCK_N), 1, SPLIT_K), block = (32 * WARPS)
+ *     dynamic shared memory = STAGES * (BLOCK_M + BLOCK_N) * (BLOCK_K + 16 / sizeof(T))
+ *                             * sizeof(T) bytes (raise cudaFuncAttributeMaxDynamicSharedMemorySize
+ *                             above 48 KiB); with WGMMA=1:
+ *                             STAGES * (BLOCK_M + BLOCK_N) * 128 + 1024 (alignment) bytes
+ *     A[m * lda + k], B[n * ldb + k], C[m * ldc + n]; lda >= K, ldb >= K, ldc >= N.
+ *     ws: unused (may be NULL) when SPLIT_K == 1; else SPLIT_K * M * N floats, and
+ *     gemm_splitk_reduce must run after gemm on the same stream.
+ *   gemm_splitk_reduce(const float *ws, T *C, int M, int N, int ldc)
+ *     grid = ceil(M * N / 256), block = 256, no shared memory.
+ *
+ * Split-K: block (tile, z) multiplies the z-th run of ceil(ceil(K / BLOCK_K) / SPLIT_K)
+ * k-tiles and writes its fp32 partial tile to ws[z][M][N]; gemm_splitk_reduce sums the
+ * SPLIT_K partials in order z = 0, 1, ... and rounds once to T. No atomics: the result is
+ * bitwise deterministic from run to run, and the same for every dtype.
+ *
+ * Ragged shapes: every global load is predicated and zero-filled (rows past M or N, columns
+ * past K), every store bounds-checked. When lda, ldb and the pointers allow 16-byte loads
+ * (lda % (16 / sizeof(T)) == 0, same for ldb, A and B 16-byte aligned) tiles come in with
+ * cp.async (16 bytes, src-size clipped at K); otherwise (e.g. K = lda = 1001) the same tiles
+ * are filled by element loads, slower but right. The choice is made per launch, at run time.
+ *
+ * Valid configs (checked below with static_assert; gemm-config.h has the same rules as a C
+ * function, cuda_gemm_config_check(), so the backend can reject a config before compiling):
+ *   - WARPS in {1, 2, 4, 8, 16}; WARPS_M divides WARPS
+ *   - tensor-core dtypes: (BLOCK_M / WARPS_M) % 16 == 0, (BLOCK_N / WARPS_N) % 16 == 0,
+ *     BLOCK_K % 16 == 0 (fp16/bf16) or BLOCK_K % 8 == 0 (tf32)
+ *   - FFMA: (BLOCK_M / WARPS_M) % 8 == 0, (BLOCK_N / WARPS_N) % 4 == 0, BLOCK_K % 4 == 0
+ *   - accumulators per thread, BLOCK_M * BLOCK_N / (32 * WARPS) <= 128 (more spills)
+ *   - 2 <= STAGES <= 8, SPLIT_K >= 1, GROUP_M >= 1
+ *   - WGMMA=1: target sm_90a, float16/bfloat16, BLOCK_K == 64, WARPS 4 or 8 (1 or 2
+ *     warpgroups), BLOCK_N in {64, 128, 256}, BLOCK_M = 64 or 128 per warpgroup, STAGES >= 3
+ *   - shared memory (formula above) <= the device's opt-in limit per block
+ *     (cudaDevAttrMaxSharedMemoryPerBlockOptin: 227 KiB on sm_90, 163 KiB on sm_80,
+ *     99 KiB on sm_86/sm_89)
+ */
+
+#ifndef BLOCK_M
+#define BLOCK_M 128
+#endif
+#ifndef BLOCK_N
+#define BLOCK_N 128
+#endif
+#ifndef BLOCK_K
+#define BLOCK_K 32
+#endif
+#ifndef WARPS
+#define WARPS 4
+#endif
+#ifndef STAGES
+#define STAGES 3
+#endif
+#ifndef SPLIT_K
+#define SPLIT_K 1
+#endif
+#ifndef GROUP_M
+#define GROUP_M 8
+#endif
+#ifndef TF32
+#define TF32 0
+#endif
+#ifndef WGMMA
+#define WGMMA 0
+#endif
+
+#if defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16)
+typedef unsigned short elem_t;
+#define USE_MMA 1
+#define KSTEP 16
+#else
+typedef float elem_t;
+#if TF32
+#define USE_MMA 1
+#define KSTEP 8
+#else
+#define USE_MMA 0
+#define KSTEP 1
+#endif
+#endif
+
+#ifndef WARPS_M
+#if WARPS == 1
+#define WARPS_M 1
+#elif WARPS == 2
+#define WARPS_M (BLOCK_M >= BLOCK_N ? 2 : 1)
+#elif WARPS == 4
+#define WARPS_M 2
+#elif WARPS == 8
+#define WARPS_M (BLOCK_M >= BLOCK_N ? 4 : 2)
+#else
+#define WARPS_M 4
+#endif
+#endif
+#define WARPS_N (WARPS / WARPS_M)
+
+#define THREADS (32 * WARPS)
+#define EPC (16 / (int)sizeof(elem_t))  /* elements per 16-byte chunk */
+#define SROW (BLOCK_K + EPC)            /* padded shared-memory row, in elements */
+#define WM (BLOCK_M / WARPS_M)
+#define WN (BLOCK_N / WARPS_N)
+
+#if WGMMA
+#if !defined(DTYPE_FLOAT16) && !defined(DTYPE_BFLOAT16)
+#error "WGMMA=1 needs DTYPE_FLOAT16 or DTYPE_BFLOAT16"
+#endif
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "WGMMA=1 needs the sm_90a target"
+#endif
+static_assert(BLOCK_K == 64, "WGMMA: BLOCK_K must be 64 (one 128-byte swizzle atom)");
+static_assert(STAGES >= 3, "WGMMA: STAGES must be >= 3 (one wgmma group stays in flight)");
+static_assert(WARPS == 4 || WARPS == 8, "WGMMA: WARPS must be 4 or 8 (1 or 2 warpgroups)");
+static_assert(BLOCK_N == 64 || BLOCK_N == 128 || BLOCK_N == 256, "WGMMA: BLOCK_N 64, 128, 256");
+static_assert(BLOCK_M % (64 * (WARPS / 4)) == 0 && BLOCK_M / (64 * (WARPS / 4)) <= 2,
+	      "WGMMA: BLOCK_M must be 64 or 128 per warpgroup");
+#endif
+static_assert(WARPS == 1 || WARPS == 2 || WARPS == 4 || WARPS == 8 || WARPS == 16,
+	      "WARPS must be 1, 2, 4, 8 or 16");
+static_assert(WARPS % WARPS_M == 0, "WARPS_M must divide WARPS");
+static_assert(STAGES >= 2 && STAGES <= 8, "STAGES must be 2..8");
+static_assert(SPLIT_K >= 1 && GROUP_M >= 1, "SPLIT_K and GROUP_M must be >= 1");
+static_assert(BLOCK_K % EPC == 0, "BLOCK_K must be a multiple of 16 bytes of elements");
+static_assert(BLOCK_K % KSTEP == 0, "BLOCK_K must be a multiple of the mma k (16, tf32: 8)");
+#if WGMMA
+#elif USE_MMA
+static_assert(WM % 16 == 0 && WN % 16 == 0, "warp tile must be a multiple of 16x16");
+#else
+static_assert(WM % 8 == 0 && WN % 4 == 0, "FFMA warp tile must be a multiple of 8x4");
+#endif
+static_assert(BLOCK_M * BLOCK_N / THREADS <= 128, "more than 128 accumulators per thread");
+
+/* ---- helpers: conversions, shared addresses, copies, tensor-core instructions ---------- */
+
+static __device__ __forceinline__ elem_t from_float(float f)
+{
+#if defined(DTYPE_FLOAT16)
+	unsigned short h;
+	asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+	return h;
+#elif defined(DTYPE_BFLOAT16)
+	unsigned short h;
+	asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+	return h;
+#else
+	return f;
+#endif
+}
+
+#if defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16)
+/* Two floats as the 32-bit pair (lo at the lower address) of 16-bit elements. */
+static __device__ __forceinline__ unsigned pack2(float lo, float hi)
+{
+	unsigned r;
+#if defined(DTYPE_FLOAT16)
+	asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+#else
+	asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+#endif
+	return r;
+}
+#endif
+
+static __device__ __forceinline__ unsigned smem_u32(const void *p)
+{
+	unsigned r;
+	asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(r) : "l"(p));
+	return r;
+}
+
+/* 16-byte asynchronous copy; bytes < 16 reads only that many and zero-fills the rest. */
+static __device__ __forceinline__ void cp_async16(unsigned dst, const void *src, int bytes)
+{
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+		     "r"(bytes));
+}
+
+static __device__ __forceinline__ void cp_async_commit(void)
+{
+	asm volatile("cp.async.commit_group;\n" ::);
+}
+
+template <int N> static __device__ __forceinline__ void cp_async_wait(void)
+{
+	asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+#if USE_MMA && !WGMMA
+static __device__ __forceinline__ void ldmatrix_x4(unsigned r[4], unsigned addr)
+{
+	asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+		     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+		     : "r"(addr));
+}
+
+#if TF32 && !defined(DTYPE_FLOAT16) && !defined(DTYPE_BFLOAT16)
+static __device__ __forceinline__ unsigned to_tf32(unsigned x)
+{
+	unsigned r;
+	asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(__uint_as_float(x)));
+	return r;
+}
+#endif
+
+/* d += a * b on one 16 x 8 tile (k = 16 for 16-bit types, 8 for tf32). */
+static __device__ __forceinline__ void mma(float d[4], const unsigned a[4], const unsigned b[2])
+{
+#if defined(DTYPE_FLOAT16)
+	asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+		     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+		     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#elif defined(DTYPE_BFLOAT16)
+	asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+		     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+		     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+	asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+		     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+		     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#endif
+}
+#endif
+
+#if defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16) || TF32
+/* Store (v0, v1) at C[row][col], C[row][col + 1] (or this split's fp32 partial in P when
+ * SPLIT_K > 1), each inside M x N only; pair_c: ldc and C allow one 2-element store. */
+static __device__ __forceinline__ void store_pair(elem_t *__restrict__ C, float *__restrict__ P,
+						  int row, int col, float v0, float v1, int M, int N,
+						  int ldc, bool pair_c)
+{
+	if (row >= M || col >= N)
+		return;
+	if (SPLIT_K > 1) {
+		float *p = P + (long long)row * N + col;
+		if ((N % 2) == 0 && col + 1 < N) {
+			*(float2 *)p = make_float2(v0, v1);
+		} else {
+			p[0] = v0;
+			if (col + 1 < N)
+				p[1] = v1;
+		}
+		return;
+	}
+	elem_t *c = C + (long long)row * ldc + col;
+	if (pair_c && col + 1 < N) {
+#if defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16)
+		*(unsigned *)c = pack2(v0, v1);
+#else
+		*(float2 *)c = make_float2(v0, v1);
+#endif
+	} else {
+		c[0] = from_float(v0);
+		if (col + 1 < N)
+			c[1] = from_float(v1);
+	}
+}
+#endif
+
+/* Copy rows [row0, row0 + ROWS) x columns [k0, k0 + BLOCK_K) of G (rows < R, columns < K,
+ * leading dimension ld) into the shared tile s (row stride SROW), zeros outside. */
+template <int ROWS>
+static __device__ __forceinline__ void load_tile(elem_t *s, const elem_t *__restrict__ G, int ld,
+						 int R, int row0, int K, int k0, bool vec)
+{
+	constexpr int CPR = BLOCK_K / EPC; /* 16-byte chunks per row */
+	constexpr int CH = ROWS * CPR;
+	const int tid = threadIdx.x;
+#pragma unroll
+	for (int i = 0; i < (CH + THREADS - 1) / THREADS; ++i) {
+		int c = tid + i * THREADS;
+		if (CH % THREADS != 0 && c >= CH)
+			break;
+		int r = c / CPR, kc = (c % CPR) * EPC;
+		int gr = row0 + r, gk = k0 + kc;
+		elem_t *dst = s + r * SROW + kc;
+		if (vec) {
+			int valid = gr < R ? K - gk : 0;
+			valid = valid < 0 ? 0 : (valid > EPC ? EPC : valid);
+			const elem_t *src = valid > 0 ? G + (long long)gr * ld + gk : G;
+			cp_async16(smem_u32(dst), src, valid * (int)sizeof(elem_t));
+		} else {
+			union {
+				elem_t e[EPC];
+				uint4 v;
+			} t;
+#pragma unroll
+			for (int e = 0; e < EPC; ++e)
+				t.e[e] = (gr < R && gk + e < K) ? G[(long long)gr * ld + gk + e]
+								: (elem_t)0;
+			*(uint4 *)dst = t.v;
+		}
+	}
+}
+
+#if !WGMMA
+/* ---- the mma.sync / FFMA kernel----------------------------------------------------------------- */
+
+extern "C" __global__ void __launch_bounds__(THREADS)
+	gemm(const elem_t *__restrict__ A, const elem_t *__restrict__ B, elem_t *__restrict__ C,
+	     float *__restrict__ ws, int M, int N, int K, int lda, int ldb, int ldc)
+{
+	extern __shared__ __align__(16) unsigned char smem[];
+	elem_t *sA = (elem_t *)smem;
+	elem_t *sB = sA + STAGES * BLOCK_M * SROW;
+	const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+
+	/* grouped block order (Triton's matmul tutorial) */
+	const int grid_m = (M + BLOCK_M - 1) / BLOCK_M, grid_n = (N + BLOCK_N - 1) / BLOCK_N;
+	const int pid = blockIdx.x, in_group = GROUP_M * grid_n;
+	const int first_m = (pid / in_group) * GROUP_M;
+	const int group_m = min(grid_m - first_m, GROUP_M);
+	const int pid_m = first_m + (pid % in_group) % group_m;
+	const int pid_n = (pid % in_group) / group_m;
+	const int m0 = pid_m * BLOCK_M, n0 = pid_n * BLOCK_N;
+
+	/* this split's k-tiles */
+	const int kt_all = (K + BLOCK_K - 1) / BLOCK_K;
+	const int kt_per = (kt_all + SPLIT_K - 1) / SPLIT_K;
+	const int kt0 = blockIdx.z * kt_per;
+	const int nkt = max(0, min(kt_all, kt0 + kt_per) - kt0);
+
+	const bool vec = (lda % EPC) == 0 && (ldb % EPC) == 0 &&
+			 (((unsigned long long)A | (unsigned long long)B) & 15) == 0;
+
+	const int wm0 = (warp / WARPS_N) * WM, wn0 = (warp % WARPS_N) * WN;
+
+#if USE_MMA
+	constexpr int MT = WM / 16, NT = WN / 8;
+	float acc[MT][NT][4];
+#else
+	constexpr int TM = WM / 8, TN = WN / 4;
+	float acc[TM][TN];
+#endif
+#pragma unroll
+	for (int i = 0; i < sizeof(acc) / sizeof(float); ++i)
+		((float *)acc)[i] = 0.0f;
+
+	/* prologue: STAGES - 1 tiles in flight */
+#pragma unroll
+	for (int s = 0; s < STAGES - 1; ++s) {
+		if (s < nkt) {
+			int k0 = (kt0 + s) * BLOCK_K;
+			load_tile<BLOCK_M>(sA + s * BLOCK_M * SROW, A, lda, M, m0, K, k0, vec);
+			load_tile<BLOCK_N>(sB + s * BLOCK_N * SROW, B, ldb, N, n0, K, k0, vec);
+		}
+		cp_async_commit();
+	}
+
+	for (int kt = 0; kt < nkt; ++kt) {
+		cp_async_wait<STAGES - 2>();
+		__syncthreads(); /* tile kt landed; stage (kt - 1) % STAGES is free */
+		{
+			int nt = kt + STAGES - 1, s = nt % STAGES;
+			if (nt < nkt) {
+				int k0 = (kt0 + nt) * BLOCK_K;
+				load_tile<BLOCK_M>(sA + s * BLOCK_M * SROW, A, lda, M, m0, K, k0, vec);
+				load_tile<BLOCK_N>(sB + s * BLOCK_N * SROW, B, ldb, N, n0, K, k0, vec);
+			}
+			cp_async_commit();
+		}
+		const elem_t *tA = sA + (kt % STAGES) * BLOCK_M * SROW;
+		const elem_t *tB = sB + (kt % STAGES) * BLOCK_N * SROW;
+#if USE_MMA
+#pragma unroll
+		for (int ks = 0; ks < BLOCK_K; ks += KSTEP) {
+			unsigned af[MT][4], bf[NT][2];
+#pragma unroll
+			for (int mt = 0; mt < MT; ++mt) {
+				int r = wm0 + mt * 16 + (lane % 16), k = ks + (lane / 16) * EPC;
+				ldmatrix_x4(af[mt], smem_u32(tA + r * SROW + k));
+			}
+#pragma unroll
+			for (int np = 0; np < NT / 2; ++np) {
+				int n = wn0 + np * 16 + (lane % 8) + (lane / 16) * 8;
+				int k = ks + ((lane / 8) % 2) * EPC;
+				unsigned r[4];
+				ldmatrix_x4(r, smem_u32(tB + n * SROW + k));
+				bf[2 * np][0] = r[0];
+				bf[2 * np][1] = r[1];
+				bf[2 * np + 1][0] = r[2];
+				bf[2 * np + 1][1] = r[3];
+			}
+#if TF32 && !defined(DTYPE_FLOAT16) && !defined(DTYPE_BFLOAT16)
+#pragma unroll
+			for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+				for (int j = 0; j < 4; ++j)
+					af[mt][j] = to_tf32(af[mt][j]);
+#pragma unroll
+			for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+				for (int j = 0; j < 2; ++j)
+					bf[nt][j] = to_tf32(bf[nt][j]);
+#endif
+#pragma unroll
+			for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+				for (int nt = 0; nt < NT; ++nt)
+					mma(acc[mt][nt], af[mt], bf[nt]);
+		}
+#else
+		const int lr = lane / 4, lc = lane % 4;
+#pragma unroll 4
+		for (int k = 0; k < BLOCK_K; ++k) {
+			float a[TM], b[TN];
+#pragma unroll
+			for (int i = 0; i < TM; ++i)
+				a[i] = tA[(wm0 + lr + 8 * i) * SROW + k];
+#pragma unroll
+			for (int j = 0; j < TN; ++j)
+				b[j] = tB[(wn0 + lc + 4 * j) * SROW + k];
+#pragma unroll
+			for (int i = 0; i < TM; ++i)
+#pragma unroll
+				for (int j = 0; j < TN; ++j)
+					acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+		}
+#endif
+	}
+	cp_async_wait<0>();
+
+	/* epilogue: C directly, or this split's fp32 partial into ws[z][M][N] */
+	float *P = SPLIT_K > 1 ? ws + (long long)blockIdx.z * M * N : (float *)0;
+#if USE_MMA
+	const bool pair_c = (ldc % 2) == 0 && ((unsigned long long)C & (2 * sizeof(elem_t) - 1)) == 0;
+#pragma unroll
+	for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+		for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+			for (int h = 0; h < 2; ++h) {
+				int row = m0 + wm0 + mt * 16 + lane / 4 + 8 * h;
+				int col = n0 + wn0 + nt * 8 + (lane % 4) * 2;
+				store_pair(C, P, row, col, acc[mt][nt][2 * h], acc[mt][nt][2 * h + 1],
+					   M, N, ldc, pair_c);
+			}
+#else
+	const int lr = lane / 4, lc = lane % 4;
+#pragma unroll
+	for (int i = 0; i < TM; ++i)
+#pragma unroll
+		for (int j = 0; j < TN; ++j) {
+			int row = m0 + wm0 + lr + 8 * i, col = n0 + wn0 + lc + 4 * j;
+			if (row >= M || col >= N)
+				continue;
+			if (SPLIT_K > 1)
+				P[(long long)row * N + col] = acc[i][j];
+			else
+				C[(long long)row * ldc + col] = acc[i][j];
+		}
+#endif
+}
+
+#else /* WGMMA */
+
+/* ---- the wgmma kernel (WGMMA=1, sm_90a) ------------------------------------------------
+ * WARPS / 4 warpgroups; warpgroup g owns rows [g * BLOCK_M / WG, (g + 1) * BLOCK_M / WG) of
+ * the tile as MW = BLOCK_M / (64 * WG) m64 slabs, each times the whole BLOCK_N: one
+ * wgmma.m64nBLOCK_Nk16 per slab and 16-wide k step, A and B straight from shared memory.
+ * Tiles are stored K-major with the 128-byte swizzle (16-byte chunk c of row r at
+ * r * 128 + ((c ^ (r % 8)) * 16), 1024-byte aligned stages); BLOCK_K = 64 halves is exactly
+ * one swizzle atom wide, and the k-th k16 step starts 32 * k bytes into it. Loads are the
+ * same predicated cp.async multi-stage pipeline as the mma.sync path; cp.async writes are
+ * made visible to the tensor cores' async proxy with fence.proxy.async before the barrier.
+ * One wgmma group stays in flight across the barrier (wait_group 1), so loads run
+ * STAGES - 2 tiles ahead: STAGES >= 3. */
+#define WG (WARPS / 4)
+#define MW (BLOCK_M / (64 * WG))
+
+static __device__ __forceinline__ unsigned long long wgmma_desc(unsigned addr)
+{
+	unsigned long long d = (unsigned long long)((addr & 0x3ffff) >> 4);
+	d |= 1ull << 16;                 /* leading byte offset: unused for swizzled K-major */
+	d |= (unsigned long long)(1024 >> 4) << 32; /* stride byte offset: 8 rows x 128 B */
+	d |= 1ull << 62;                 /* 128-byte swizzle */
+	return d;
+}
+
+static __device__ __forceinline__ void wgmma_fence(void)
+{
+	asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+
+static __device__ __forceinline__ void wgmma_commit(void)
+{
+	asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+
+template <int N> static __device__ __forceinline__ void wgmma_wait(void)
+{
+	asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+#if defined(DTYPE_FLOAT16)
+#if BLOCK_N == 64
+static __device__ __forceinline__ void wgmma_n64(float *d, unsigned long long da,
+						 unsigned long long db, int scale_d)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+		     : "l"(da), "l"(db), "r"(scale_d)
+		     : "memory");
+}
+#endif
+#if BLOCK_N == 128
+static __device__ __forceinline__ void wgmma_n128(float *d, unsigned long long da,
+						 unsigned long long db, int scale_d)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+		     : "l"(da), "l"(db), "r"(scale_d)
+		     : "memory");
+}
+#endif
+#if BLOCK_N == 256
+static __device__ __forceinline__ void wgmma_n256(float *d, unsigned long long da,
+						 unsigned long long db, int scale_d)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+		     : "l"(da), "l"(db), "r"(scale_d)
+		     : "memory");
+}
+#endif
+#else
+#if BLOCK_N == 64
+static __device__ __forceinline__ void wgmma_n64(float *d, unsigned long long da,
+						 unsigned long long db, int scale_d)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+		     : "l"(da), "l"(db), "r"(scale_d)
+		     : "memory");
+}
+#endif
+#if BLOCK_N == 128
+static __device__ __forceinline__ void wgmma_n128(float *d, unsigned long long da,
+						 unsigned long long db, int scale_d)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+		     : "l"(da), "l"(db), "r"(scale_d)
+		     : "memory");
+}
+#endif
+#if BLOCK_N == 256
+static __device__ __forceinline__ void wgmma_n256(float *d, unsigned long long da,
+						 unsigned long long db, int scale_d)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+		     : "l"(da), "l"(db), "r"(scale_d)
+		     : "memory");
+}
+#endif
+#endif
+
+static __device__ __forceinline__ void wgmma_tile(float *d, unsigned long long da,
+						  unsigned long long db)
+{
+#if BLOCK_N == 64
+	wgmma_n64(d, da, db, 1);
+#elif BLOCK_N == 128
+	wgmma_n128(d, da, db, 1);
+#else
+	wgmma_n256(d, da, db, 1);
+#endif
+}
+
+/* Rows [row0, row0 + ROWS) x [k0, k0 + 64) of G into the swizzled tile at shared address s. */
+template <int ROWS>
+static __device__ __forceinline__ void load_tile_sw(unsigned s, const elem_t *__restrict__ G,
+						    int ld, int R, int row0, int K, int k0, bool vec)
+{
+	constexpr int CH = ROWS * 8;
+	const int tid = threadIdx.x;
+#pragma unroll
+	for (int i = 0; i < (CH + THREADS - 1) / THREADS; ++i) {
+		int c = tid + i * THREADS;
+		if (CH % THREADS != 0 && c >= CH)
+			break;
+		int r = c / 8, cc = c % 8;
+		int gr = row0 + r, gk = k0 + cc * 8;
+		unsigned dst = s + r * 128 + ((cc ^ (r & 7)) << 4);
+		if (vec) {
+			int valid = gr < R ? K - gk : 0;
+			valid = valid < 0 ? 0 : (valid > 8 ? 8 : valid);
+			const elem_t *src = valid > 0 ? G + (long long)gr * ld + gk : G;
+			cp_async16(dst, src, valid * 2);
+		} else {
+			unsigned w[4];
+#pragma unroll
+			for (int e = 0; e < 4; ++e) {
+				unsigned lo = (gr < R && gk + 2 * e < K)
+						      ? G[(long long)gr * ld + gk + 2 * e] : 0u;
+				unsigned hi = (gr < R && gk + 2 * e + 1 < K)
+						      ? G[(long long)gr * ld + gk + 2 * e + 1] : 0u;
+				w[e] = lo | (hi << 16);
+			}
+			asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(dst),
+				     "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]));
+		}
+	}
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
+	gemm(const elem_t *__restrict__ A, const elem_t *__restrict__ B, elem_t *__restrict__ C,
+	     float *__restrict__ ws, int M, int N, int K, int lda, int ldb, int ldc)
+{
+	extern __shared__ __align__(16) unsigned char smem_raw[];
+	const unsigned base = (smem_u32(smem_raw) + 1023) & ~1023u;
+	const unsigned sA = base, sB = base + STAGES * BLOCK_M * 128;
+	const int tid = threadIdx.x, wg = tid / 128, warp = (tid / 32) % 4, lane = tid % 32;
+
+	const int grid_m = (M + BLOCK_M - 1) / BLOCK_M, grid_n = (N + BLOCK_N - 1) / BLOCK_N;
+	const int pid = blockIdx.x, in_group = GROUP_M * grid_n;
+	const int first_m = (pid / in_group) * GROUP_M;
+	const int group_m = min(grid_m - first_m, GROUP_M);
+	const int pid_m = first_m + (pid % in_group) % group_m;
+	const int pid_n = (pid % in_group) / group_m;
+	const int m0 = pid_m * BLOCK_M, n0 = pid_n * BLOCK_N;
+
+	const int kt_all = (K + BLOCK_K - 1) / BLOCK_K;
+	const int kt_per = (kt_all + SPLIT_K - 1) / SPLIT_K;
+	const int kt0 = blockIdx.z * kt_per;
+	const int nkt = max(0, min(kt_all, kt0 + kt_per) - kt0);
+	const bool vec = (lda % 8) == 0 && (ldb % 8) == 0 &&
+			 (((unsigned long long)A | (unsigned long long)B) & 15) == 0;
+
+	float acc[MW][BLOCK_N / 2];
+#pragma unroll
+	for (int i = 0; i < MW; ++i)
+#pragma unroll
+		for (int j = 0; j < BLOCK_N / 2; ++j)
+			acc[i][j] = 0.0f;
+
+	/* Prefetch distance STAGES - 2: one stage is read by the wgmma group still in flight,
+	 * one by the group being issued. */
+#pragma unroll
+	for (int s = 0; s < STAGES - 2; ++s) {
+		if (s < nkt) {
+			int k0 = (kt0 + s) * BLOCK_K;
+			load_tile_sw<BLOCK_M>(sA + s * BLOCK_M * 128, A, lda, M, m0, K, k0, vec);
+			load_tile_sw<BLOCK_N>(sB + s * BLOCK_N * 128, B, ldb, N, n0, K, k0, vec);
+		}
+		cp_async_commit();
+	}
+
+	for (int kt = 0; kt < nkt; ++kt) {
+		cp_async_wait<STAGES - 3>();
+		asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+		/* tile kt landed for every thread, and every warpgroup has retired the wgmma
+		 * group of tile kt - 2 (wait_group 1 below), so stage (kt - 2) % STAGES is free */
+		__syncthreads();
+		const unsigned tA = sA + (kt % STAGES) * BLOCK_M * 128;
+		const unsigned tB = sB + (kt % STAGES) * BLOCK_N * 128;
+		wgmma_fence();
+#pragma unroll
+		for (int k = 0; k < BLOCK_K / 16; ++k)
+#pragma unroll
+			for (int i = 0; i < MW; ++i)
+				wgmma_tile(acc[i],
+					   wgmma_desc(tA + (wg * MW + i) * 64 * 128 + k * 32),
+					   wgmma_desc(tB + k * 32));
+		wgmma_commit();
+		{
+			int nt = kt + STAGES - 2, s = nt % STAGES;
+			if (nt < nkt) {
+				int k0 = (kt0 + nt) * BLOCK_K;
+				load_tile_sw<BLOCK_M>(sA + s * BLOCK_M * 128, A, lda, M, m0, K, k0,
+						      vec);
+				load_tile_sw<BLOCK_N>(sB + s * BLOCK_N * 128, B, ldb, N, n0, K, k0,
+						      vec);
+			}
+			cp_async_commit();
+		}
+		wgmma_wait<1>();
+	}
+	wgmma_wait<0>();
+	cp_async_wait<0>();
+
+	float *P = SPLIT_K > 1 ? ws + (long long)blockIdx.z * M * N : (float *)0;
+	const bool pair_c = (ldc % 2) == 0 && ((unsigned long long)C & 3) == 0;
+#pragma unroll
+	for (int i = 0; i < MW; ++i)
+#pragma unroll
+		for (int j = 0; j < BLOCK_N / 8; ++j)
+#pragma unroll
+			for (int h = 0; h < 2; ++h) {
+				int row = m0 + (wg * MW + i) * 64 + warp * 16 + lane / 4 + 8 * h;
+				int col = n0 + j * 8 + (lane % 4) * 2;
+				store_pair(C, P, row, col, acc[i][4 * j + 2 * h],
+					   acc[i][4 * j + 2 * h + 1], M, N, ldc, pair_c);
+			}
+}
+#endif /* WGMMA */
+
+/* Sum the SPLIT_K fp32 partials of each element in a fixed order and round once to T. */
+extern "C" __global__ void __launch_bounds__(256)
+	gemm_splitk_reduce(const float *__restrict__ ws, elem_t *__restrict__ C, int M, int N, int ldc)
+{
+	long long i = (long long)blockIdx.x * 256 + threadIdx.x, mn = (long long)M * N;
+	if (i >= mn)
+		return;
+	float s = 0.0f;
+#pragma unroll
+	for (int z = 0; z < SPLIT_K; ++z)
+		s += ws[z * mn + i];
+	C[(i / N) * ldc + i % N] = from_float(s);
+}

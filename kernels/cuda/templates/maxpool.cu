@@ -1,0 +1,270 @@
+/* maxpool.cu: 3x3 max-pool, stride 2, padding 1, NHWC, forward and backward; NVRTC template.
+ *
+ * Fields: BLOCK [256] threads per block, VEC [8 for 16-bit, 4 for fp32] channels per thread;
+ * DTYPE_FLOAT16 / DTYPE_BFLOAT16 / DTYPE_FLOAT32. Valid: BLOCK a multiple of 32 up to 1024,
+ * VEC a power of two with VEC * sizeof(T) <= 16. Any N, H, W, C (C % VEC != 0 takes the
+ * element-by-element path). OH = (H - 1) / 2 + 1, OW = (W - 1) / 2 + 1 (torch's with pad 1).
+ *
+ * maxpool_fwd(const T *x, T *y, int N, int H, int W, int C)
+ *   x [N, H, W, C], y [N, OH, OW, C]; padding never wins (-inf); ties go to the first
+ *   element in window order (kh, then kw), as in torch.
+ *   grid = ceil(N * OH * OW * ceil(C / VEC) / BLOCK), block = BLOCK.
+ * maxpool_bwd(const T *x, const T *dy, T *dx, int N, int H, int W, int C)
+ *   dx [N, H, W, C] = the sum of dy over the windows whose (first) maximum is that element;
+ *   the argmax is recomputed from x (no index tensor). One thread per output position and
+ *   channel vector writes the 2x2 input block (2 oh .. 2 oh + 1, 2 ow .. 2 ow + 1), which
+ *   lies in windows (oh .. oh + 1, ow .. ow + 1) only: every dx element is written exactly
+ *   once, without atomics, so the result is deterministic.
+ *   grid and block as for maxpool_fwd.
+ */
+/* ---- dtype prelude (the same in every memory-bound template) ----------------------------
+ * DTYPE_FLOAT16, DTYPE_BFLOAT16 or DTYPE_FLOAT32 (default): storage type elem_t, arithmetic
+ * in float. VEC elements (VEC * sizeof(elem_t) <= 16 bytes, a power of two) move as one
+ * access when the shape and pointers allow it (checked at run time), element by element
+ * otherwise, so any shape is right. No #include: NVRTC needs no include path. */
+#ifndef BLOCK
+#define BLOCK 256
+#endif
+#if defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16)
+typedef unsigned short elem_t;
+#ifndef VEC
+#define VEC 8
+#endif
+#else
+typedef float elem_t;
+#ifndef VEC
+#define VEC 4
+#endif
+#endif
+static_assert(VEC >= 1 && (VEC & (VEC - 1)) == 0 && VEC * sizeof(elem_t) <= 16,
+	      "VEC must be a power of two and VEC elements at most 16 bytes");
+static_assert(BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0, "BLOCK must be 32..1024, x32");
+
+static __device__ __forceinline__ float to_float(elem_t h)
+{
+#if defined(DTYPE_FLOAT16)
+	float f;
+	asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+	return f;
+#elif defined(DTYPE_BFLOAT16)
+	return __uint_as_float((unsigned)h << 16);
+#else
+	return h;
+#endif
+}
+
+static __device__ __forceinline__ elem_t from_float(float f)
+{
+#if defined(DTYPE_FLOAT16)
+	unsigned short h;
+	asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+	return h;
+#elif defined(DTYPE_BFLOAT16)
+	unsigned short h;
+	asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+	return h;
+#else
+	return f;
+#endif
+}
+
+struct __align__(VEC * sizeof(elem_t)) vec_t {
+	elem_t e[VEC];
+};
+
+/* Load VEC elements at p into f (as floats); n = how many are valid (the rest read 0). */
+static __device__ __forceinline__ void load_vec(float f[VEC], const elem_t *p, bool vec, int n)
+{
+	if (vec && n >= VEC) {
+		vec_t v = *(const vec_t *)p;
+#pragma unroll
+		for (int i = 0; i < VEC; ++i)
+			f[i] = to_float(v.e[i]);
+	} else {
+#pragma unroll
+		for (int i = 0; i < VEC; ++i)
+			f[i] = i < n ? to_float(p[i]) : 0.0f;
+	}
+}
+
+static __device__ __forceinline__ void store_vec(elem_t *p, const float f[VEC], bool vec, int n)
+{
+	if (vec && n >= VEC) {
+		vec_t v;
+#pragma unroll
+		for (int i = 0; i < VEC; ++i)
+			v.e[i] = from_float(f[i]);
+		*(vec_t *)p = v;
+	} else {
+#pragma unroll
+		for (int i = 0; i < VEC; ++i)
+			if (i < n)
+				p[i] = from_float(f[i]);
+	}
+}
+
+static __device__ __forceinline__ bool aligned(const void *p)
+{
+	return ((unsigned long long)p & (VEC * sizeof(elem_t) - 1)) == 0;
+}
+/* ---- end of the dtype prelude ---------------------------------------------------------- */
+
+/* Max of window (oh, ow) for VEC channels from c, and its first argmax 0..8 (kh * 3 + kw). */
+static __device__ __forceinline__ void window_max(const elem_t *__restrict__ x, int n, int H,
+						  int W, int C, int oh, int ow, int c, bool vec,
+						  float m[VEC], int arg[VEC])
+{
+#pragma unroll
+	for (int i = 0; i < VEC; ++i) {
+		m[i] = -__int_as_float(0x7f800000);
+		arg[i] = 0;
+	}
+#pragma unroll
+	for (int kh = 0; kh < 3; ++kh) {
+		int h = oh * 2 - 1 + kh;
+		if (h < 0 || h >= H)
+			continue;
+#pragma unroll
+		for (int kw = 0; kw < 3; ++kw) {
+			int w = ow * 2 - 1 + kw;
+			if (w < 0 || w >= W)
+				continue;
+			float v[VEC];
+			load_vec(v, x + (((long long)n * H + h) * W + w) * C + c, vec, C - c);
+#pragma unroll
+			for (int i = 0; i < VEC; ++i)
+				if (v[i] > m[i]) {
+					m[i] = v[i];
+					arg[i] = kh * 3 + kw;
+				}
+		}
+	}
+}
+
+#if (defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16)) && VEC >= 2
+#define PACKED_MAX 1
+/* Element-wise max of two pairs of 16-bit values, without converting them. */
+static __device__ __forceinline__ unsigned max2(unsigned a, unsigned b)
+{
+	unsigned r;
+#if defined(DTYPE_FLOAT16)
+	asm("max.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+#else
+	asm("max.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+#endif
+	return r;
+}
+#else
+#define PACKED_MAX 0
+#endif
+
+extern "C" __global__ void __launch_bounds__(BLOCK)
+	maxpool_fwd(const elem_t *__restrict__ x, elem_t *__restrict__ y, int N, int H, int W,
+		    int C)
+{
+	const int OH = (H - 1) / 2 + 1, OW = (W - 1) / 2 + 1, CV = (C + VEC - 1) / VEC;
+	const long long total = (long long)N * OH * OW * CV;
+	const bool vec = C % VEC == 0 && aligned(x) && aligned(y);
+	for (long long i = (long long)blockIdx.x * BLOCK + threadIdx.x; i < total;
+	     i += (long long)gridDim.x * BLOCK) {
+		int c = (int)(i % CV) * VEC;
+		long long p = i / CV;
+		int ow = (int)(p % OW), oh = (int)(p / OW % OH), n = (int)(p / ((long long)OW * OH));
+#if PACKED_MAX
+		if (vec) { /* 16-bit pairs compared as they are (max.f16x2 / max.bf16x2) */
+			union {
+				vec_t v;
+				unsigned w[VEC / 2];
+			} m, t;
+#pragma unroll
+			for (int k = 0; k < VEC / 2; ++k)
+#if defined(DTYPE_FLOAT16)
+				m.w[k] = 0xfc00fc00u; /* -inf, -inf */
+#else
+				m.w[k] = 0xff80ff80u;
+#endif
+#pragma unroll
+			for (int kh = 0; kh < 3; ++kh) {
+				int h = oh * 2 - 1 + kh;
+				if (h < 0 || h >= H)
+					continue;
+#pragma unroll
+				for (int kw = 0; kw < 3; ++kw) {
+					int w = ow * 2 - 1 + kw;
+					if (w < 0 || w >= W)
+						continue;
+					t.v = *(const vec_t *)(x + (((long long)n * H + h) * W + w) * C + c);
+#pragma unroll
+					for (int k = 0; k < VEC / 2; ++k)
+						m.w[k] = max2(m.w[k], t.w[k]);
+				}
+			}
+			*(vec_t *)(y + p * C + c) = m.v;
+			continue;
+		}
+#endif
+		float m[VEC];
+		int arg[VEC];
+		window_max(x, n, H, W, C, oh, ow, c, vec, m, arg);
+		store_vec(y + p * C + c, m, vec, C - c);
+	}
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK)
+	maxpool_bwd(const elem_t *__restrict__ x, const elem_t *__restrict__ dy,
+		    elem_t *__restrict__ dx, int N, int H, int W, int C)
+{
+	const int OH = (H - 1) / 2 + 1, OW = (W - 1) / 2 + 1, CV = (C + VEC - 1) / VEC;
+	const long long total = (long long)N * OH * OW * CV;
+	const bool vec = C % VEC == 0 && aligned(x) && aligned(dy) && aligned(dx);
+	for (long long i = (long long)blockIdx.x * BLOCK + threadIdx.x; i < total;
+	     i += (long long)gridDim.x * BLOCK) {
+		int c = (int)(i % CV) * VEC;
+		long long p = i / CV;
+		int ow = (int)(p % OW), oh = (int)(p / OW % OH), n = (int)(p / ((long long)OW * OH));
+		float g[2][2][VEC];
+#pragma unroll
+		for (int a = 0; a < 2; ++a)
+#pragma unroll
+			for (int b = 0; b < 2; ++b)
+#pragma unroll
+				for (int k = 0; k < VEC; ++k)
+					g[a][b][k] = 0.0f;
+		/* windows (oh + a, ow + b); input (2 oh + i, 2 ow + j) is at kh = i - 2 a + 1,
+		 * kw = j - 2 b + 1 in it */
+#pragma unroll
+		for (int a = 0; a < 2; ++a)
+#pragma unroll
+			for (int b = 0; b < 2; ++b) {
+				if (oh + a >= OH || ow + b >= OW)
+					continue;
+				float m[VEC], d[VEC];
+				int arg[VEC];
+				window_max(x, n, H, W, C, oh + a, ow + b, c, vec, m, arg);
+				load_vec(d,
+					 dy + (((long long)n * OH + oh + a) * OW + ow + b) * C + c,
+					 vec, C - c);
+#pragma unroll
+				for (int k = 0; k < VEC; ++k) {
+					int kh = arg[k] / 3, kw = arg[k] % 3;
+					int ii = kh - 1 + 2 * a, jj = kw - 1 + 2 * b;
+					/* the argmax lies in this thread's 2x2 block? */
+#pragma unroll
+					for (int i2 = 0; i2 < 2; ++i2)
+#pragma unroll
+						for (int j2 = 0; j2 < 2; ++j2)
+							if (ii == i2 && jj == j2)
+								g[i2][j2][k] += d[k];
+				}
+			}
+#pragma unroll
+		for (int i2 = 0; i2 < 2; ++i2)
+#pragma unroll
+			for (int j2 = 0; j2 < 2; ++j2) {
+				int h = 2 * oh + i2, w = 2 * ow + j2;
+				if (h < H && w < W)
+					store_vec(dx + (((long long)n * H + h) * W + w) * C + c,
+						  g[i2][j2], vec, C - c);
+			}
+	}
+}

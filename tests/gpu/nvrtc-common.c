@@ -1,0 +1,223 @@
+/* nvrtc-common.c: NVRTC compiles of the CUDA templates (see nvrtc-common.h). */
+#define _GNU_SOURCE /* memmem */
+#include "nvrtc-common.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <nvrtc.h>
+
+double kc_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int kc_read_file(const char *path, char **text)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+	int ret = -1;
+
+	if (!f) {
+		fprintf(stderr, "kernel-check: cannot open '%s': %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+		fprintf(stderr, "kernel-check: cannot size '%s'\n", path);
+		goto done;
+	}
+	buf = malloc((size_t)n + 1);
+	if (!buf)
+		abort();
+	if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		fprintf(stderr, "kernel-check: cannot read '%s'\n", path);
+		goto done;
+	}
+	buf[n] = '\0';
+	*text = buf;
+	buf = NULL;
+	ret = 0;
+done:
+	free(buf);
+	fclose(f);
+	return ret;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *r = strdup(s);
+	if (!r)
+		abort();
+	return r;
+}
+
+void kc_compile(const char *source, const char *name, const char *arch, const char *defines,
+		struct kc_result *res)
+{
+	nvrtcProgram prog = NULL;
+	char *defs = xstrdup(defines), *save = NULL, *tok;
+	const char *opts[64];
+	char archopt[64];
+	int nopt = 0;
+	size_t n;
+	nvrtcResult rc;
+	double t0 = kc_now();
+
+	memset(res, 0, sizeof(*res));
+	snprintf(archopt, sizeof(archopt), "--gpu-architecture=%s", arch);
+	opts[nopt++] = archopt;
+	opts[nopt++] = "-std=c++17";
+	for (tok = strtok_r(defs, " ", &save); tok && nopt < 64; tok = strtok_r(NULL, " ", &save))
+		opts[nopt++] = tok;
+
+	rc = nvrtcCreateProgram(&prog, source, name, 0, NULL, NULL);
+	if (rc != NVRTC_SUCCESS) {
+		res->log = xstrdup(nvrtcGetErrorString(rc));
+		goto done;
+	}
+	rc = nvrtcCompileProgram(prog, nopt, opts);
+	if (nvrtcGetProgramLogSize(prog, &n) == NVRTC_SUCCESS && n > 1) {
+		res->log = malloc(n);
+		if (!res->log)
+			abort();
+		nvrtcGetProgramLog(prog, res->log);
+	}
+	if (rc != NVRTC_SUCCESS) {
+		if (!res->log)
+			res->log = xstrdup(nvrtcGetErrorString(rc));
+		goto done;
+	}
+	if (nvrtcGetCUBINSize(prog, &n) != NVRTC_SUCCESS || n == 0)
+		goto done;
+	res->cubin = malloc(n);
+	if (!res->cubin)
+		abort();
+	if (nvrtcGetCUBIN(prog, res->cubin) != NVRTC_SUCCESS) {
+		free(res->cubin);
+		res->cubin = NULL;
+		goto done;
+	}
+	res->cubin_size = n;
+	res->ok = 1;
+	{ /* a template that compiled to nothing (say, an empty file) is a failure */
+		static const char *const entries[] = {"gemm", "maxpool_fwd", "avgpool_global",
+						      "sum_dim1", "bias_relu"};
+		size_t e;
+		int found = 0;
+		for (e = 0; e < sizeof(entries) / sizeof(entries[0]); ++e)
+			if (memmem(res->cubin, n, entries[e], strlen(entries[e])))
+				found = 1;
+		if (!found) {
+			res->ok = 0;
+			free(res->log);
+			res->log = xstrdup("no kernel entry point in the cubin");
+		}
+	}
+done:
+	if (prog)
+		nvrtcDestroyProgram(&prog);
+	free(defs);
+	res->seconds = kc_now() - t0;
+}
+
+void kc_result_release(struct kc_result *res)
+{
+	free(res->cubin);
+	free(res->log);
+	memset(res, 0, sizeof(*res));
+}
+
+struct pool {
+	const struct kc_config *configs;
+	const char *const *sources;
+	size_t n, next;
+	const char *arch;
+	struct kc_result *results;
+	pthread_mutex_t lock;
+};
+
+static void *pool_worker(void *arg)
+{
+	struct pool *p = arg;
+	for (;;) {
+		size_t i;
+		pthread_mutex_lock(&p->lock);
+		i = p->next++;
+		pthread_mutex_unlock(&p->lock);
+		if (i >= p->n)
+			return NULL;
+		if (!p->sources[i]) /* filtered out */
+			continue;
+		if (p->configs[i].arch_only && strcmp(p->configs[i].arch_only, p->arch) != 0) {
+			memset(&p->results[i], 0, sizeof(p->results[i]));
+			p->results[i].skipped = 1;
+			continue;
+		}
+		kc_compile(p->sources[i], p->configs[i].file, p->arch, p->configs[i].defines,
+			   &p->results[i]);
+	}
+}
+
+void kc_compile_many(const struct kc_config *configs, const char *const *sources, size_t n,
+		     const char *arch, int threads, struct kc_result *results)
+{
+	struct pool p = {configs, sources, n, 0, arch, results, PTHREAD_MUTEX_INITIALIZER};
+	pthread_t tid[64];
+	int i, started = 0;
+
+	if (threads < 1)
+		threads = 1;
+	if (threads > 64)
+		threads = 64;
+	for (i = 0; i < threads; ++i)
+		if (pthread_create(&tid[i], NULL, pool_worker, &p) == 0)
+			started++;
+	if (started == 0)
+		pool_worker(&p);
+	for (i = 0; i < started; ++i)
+		pthread_join(tid[i], NULL);
+}
+
+#define F16 "-DDTYPE_FLOAT16"
+#define BF16 "-DDTYPE_BFLOAT16"
+#define F32 "-DDTYPE_FLOAT32"
+
+const struct kc_config kc_check_configs[] = {
+	{"gemm.cu", F16 " -DBLOCK_M=128 -DBLOCK_N=128 -DBLOCK_K=32 -DWARPS=4 -DSTAGES=3"},
+	{"gemm.cu", F16 " -DBLOCK_M=128 -DBLOCK_N=256 -DBLOCK_K=32 -DWARPS=8 -DSTAGES=3"},
+	{"gemm.cu", F16 " -DBLOCK_M=256 -DBLOCK_N=128 -DBLOCK_K=64 -DWARPS=8 -DSTAGES=3"},
+	{"gemm.cu", F16 " -DBLOCK_M=64 -DBLOCK_N=64 -DBLOCK_K=32 -DWARPS=4 -DSTAGES=4 -DSPLIT_K=4"},
+	{"gemm.cu", F16 " -DBLOCK_M=32 -DBLOCK_N=32 -DBLOCK_K=16 -DWARPS=1 -DSTAGES=2 -DGROUP_M=1"},
+	{"gemm.cu", BF16 " -DBLOCK_M=128 -DBLOCK_N=128 -DBLOCK_K=32 -DWARPS=4 -DSTAGES=3"},
+	{"gemm.cu", BF16 " -DBLOCK_M=128 -DBLOCK_N=256 -DBLOCK_K=64 -DWARPS=8 -DSTAGES=3"},
+	{"gemm.cu", BF16 " -DBLOCK_M=64 -DBLOCK_N=128 -DBLOCK_K=32 -DWARPS=4 -DSTAGES=4 -DSPLIT_K=2"},
+	{"gemm.cu", F32 " -DTF32=1 -DBLOCK_M=128 -DBLOCK_N=128 -DBLOCK_K=32 -DWARPS=8 -DSTAGES=3"},
+	{"gemm.cu", F32 " -DTF32=1 -DBLOCK_M=64 -DBLOCK_N=64 -DBLOCK_K=16 -DWARPS=4 -DSTAGES=3 -DSPLIT_K=3"},
+	{"gemm.cu", F32 " -DBLOCK_M=64 -DBLOCK_N=64 -DBLOCK_K=16 -DWARPS=4 -DSTAGES=2"},
+	{"gemm.cu", F32 " -DBLOCK_M=128 -DBLOCK_N=128 -DBLOCK_K=16 -DWARPS=8 -DSTAGES=3 -DSPLIT_K=2"},
+	{"gemm.cu", F16 " -DWGMMA=1 -DBLOCK_M=128 -DBLOCK_N=256 -DBLOCK_K=64 -DWARPS=8 -DSTAGES=4", "sm_90a"},
+	{"gemm.cu", F16 " -DWGMMA=1 -DBLOCK_M=128 -DBLOCK_N=128 -DBLOCK_K=64 -DWARPS=4 -DSTAGES=4 -DSPLIT_K=2", "sm_90a"},
+	{"gemm.cu", F16 " -DWGMMA=1 -DBLOCK_M=64 -DBLOCK_N=64 -DBLOCK_K=64 -DWARPS=4 -DSTAGES=3 -DGROUP_M=1", "sm_90a"},
+	{"gemm.cu", BF16 " -DWGMMA=1 -DBLOCK_M=128 -DBLOCK_N=256 -DBLOCK_K=64 -DWARPS=8 -DSTAGES=4", "sm_90a"},
+	{"gemm.cu", BF16 " -DWGMMA=1 -DBLOCK_M=256 -DBLOCK_N=128 -DBLOCK_K=64 -DWARPS=8 -DSTAGES=3", "sm_90a"},
+	{"maxpool.cu", F16 " -DBLOCK=256 -DVEC=8"},
+	{"maxpool.cu", BF16 " -DBLOCK=128 -DVEC=4"},
+	{"maxpool.cu", F32 " -DBLOCK=256 -DVEC=4"},
+	{"avgpool.cu", F16 " -DBLOCK=256 -DVEC=8 -DROWS=8"},
+	{"avgpool.cu", BF16 " -DBLOCK=256 -DVEC=8 -DROWS=4"},
+	{"avgpool.cu", F32 " -DBLOCK=256 -DVEC=4 -DROWS=8"},
+	{"reduce.cu", F16 " -DBLOCK=256 -DVEC=8 -DROWS=8"},
+	{"reduce.cu", BF16 " -DBLOCK=512 -DVEC=8 -DROWS=16"},
+	{"reduce.cu", F32 " -DBLOCK=256 -DVEC=4 -DROWS=8"},
+	{"bias_relu.cu", F16 " -DBLOCK=256 -DVEC=8 -DRESIDUAL=1"},
+	{"bias_relu.cu", BF16 " -DBLOCK=256 -DVEC=8 -DRESIDUAL=0"},
+	{"bias_relu.cu", F32 " -DBLOCK=256 -DVEC=4 -DRESIDUAL=1"},
+};
+const size_t kc_check_nconfigs = sizeof(kc_check_configs) / sizeof(kc_check_configs[0]);
