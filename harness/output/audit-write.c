@@ -1,31 +1,17 @@
 /* audit-write.c: an audit (harness/analysis/audit.h) as markdown and JSON (docs/audit.md) */
 #include "config.h"
+#include "harness/output/json.h"
 #include "harness/output/write.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <jansson.h>
-
 #include "harness/analysis/audit.h"
 #include "harness/base/util.h"
 
 /* ---- writing -------------------------------------------------------------------------- */
 
-
-static json_t *jnum(double v)
-{
-	return isnan(v) || isinf(v) ? json_null() : json_real(v);
-}
-
-static json_t *jstrv(char **v, size_t n)
-{
-	json_t *arr = json_array();
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(arr, json_string(v[i]));
-	return arr;
-}
 
 static json_t *audit_json(const struct audit *a)
 {
@@ -36,19 +22,21 @@ static json_t *audit_json(const struct audit *a)
 		for (size_t u = 0; u < k->nunits; u++)
 			json_array_append_new(units, json_integer((json_int_t)k->units[u]));
 		json_array_append_new(checks,
-				      json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o}", "id", k->id,
-						"title", k->title, "status", audit_status_name(k->status),
-						"summary", k->summary ? k->summary : "", "evidence",
-						jstrv(k->evidence, k->nevidence), "modes",
-						jstrv(k->modes, k->nmodes), "cells",
-						jstrv(k->cells, k->ncells), "units", units));
+				      json_pack("{s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o}", "id",
+						jw_str(k->id), "title", jw_str(k->title), "status",
+						audit_status_name(k->status), "summary",
+						jw_str(k->summary ? k->summary : ""), "evidence",
+						jw_strv(k->evidence, k->nevidence), "modes",
+						jw_strv(k->modes, k->nmodes), "cells",
+						jw_strv(k->cells, k->ncells), "units", units));
 	}
-	return json_pack("{s:s, s:i, s:{s:s, s:s, s:s, s:I}, s:{s:s, s:f, s:o, s:s}, s:s, "
+	return json_pack("{s:s, s:i, s:{s:o, s:o, s:o, s:I}, s:{s:o, s:f, s:o, s:o}, s:s, "
 			 "s:{s:I, s:I, s:I}, s:o}",
-			 "format", "harness-audit", "version", 1, "run", "path", a->path,
-			 "experiment_name", a->experiment_name, "backend", a->backend, "blocks",
-			 (json_int_t)a->blocks, "settings", "baseline", a->baseline, "alpha", a->alpha,
-			 "margin", jnum(a->margin), "margin_source", a->margin_source, "result",
+			 "format", "harness-audit", "version", 1, "run", "path", jw_str(a->path),
+			 "experiment_name", jw_str(a->experiment_name), "backend", jw_str(a->backend),
+			 "blocks", (json_int_t)a->blocks, "settings", "baseline", jw_str(a->baseline),
+			 "alpha", a->alpha, "margin", jw_num(a->margin), "margin_source",
+			 jw_str(a->margin_source), "result",
 			 audit_status_name(audit_worst(a)), "counts", "PASS",
 			 (json_int_t)a->counts[AUDIT_PASS], "WARN", (json_int_t)a->counts[AUDIT_WARN],
 			 "FAIL", (json_int_t)a->counts[AUDIT_FAIL], "checks", checks);

@@ -1,30 +1,14 @@
 /* compare-write.c: `harness compare`'s rows (report.h, struct run_compare) as markdown, JSON
  * and CSV (docs/report-format.md, "compare") */
 #include "config.h"
+#include "harness/output/json.h"
 #include "harness/output/write.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <jansson.h>
-
 #include "harness/base/util.h"
-
-static json_t *jnum_or_null(double v)
-{
-	return isnan(v) ? json_null() : json_real(v);
-}
-
-/* A string from a results file as JSON: invalid UTF-8 (which jansson refuses, dropping the
- * row) written as U+FFFD, as report-write.c does. */
-static json_t *jstr(const char *s)
-{
-	char *fixed = util_utf8_sanitize(s);
-	json_t *j = json_string(fixed ? fixed : s);
-	free(fixed);
-	return j;
-}
 
 int run_compare_write(const struct run_compare *rc, enum report_format fmt, FILE *f)
 {
@@ -32,25 +16,25 @@ int run_compare_write(const struct run_compare *rc, enum report_format fmt, FILE
 		json_t *rows = json_array();
 		for (size_t i = 0; i < rc->nrows; i++) {
 			const struct cmp_row *r = &rc->rows[i];
-			json_t *o = json_pack("{s:o, s:o, s:I, s:I, s:o, s:o, s:b}", "cell", jstr(r->cell),
-					      "mode", jstr(r->mode), "units_a", (json_int_t)r->na, "units_b", (json_int_t)r->nb,
-					      "median_a_ns", jnum_or_null(r->med_a), "median_b_ns", jnum_or_null(r->med_b),
+			json_t *o = json_pack("{s:o, s:o, s:I, s:I, s:o, s:o, s:b}", "cell", jw_str(r->cell),
+					      "mode", jw_str(r->mode), "units_a", (json_int_t)r->na, "units_b", (json_int_t)r->nb,
+					      "median_a_ns", jw_num(r->med_a), "median_b_ns", jw_num(r->med_b),
 					      "compared", r->ok);
 			if (r->ok) {
-				json_object_set_new(o, "ratio_b_over_a", jnum_or_null(r->c.ratio));
-				json_object_set_new(o, "hl_ratio", jnum_or_null(r->c.hl_ratio));
-				json_object_set_new(o, "ci", json_pack("[o, o]", jnum_or_null(r->c.lo), jnum_or_null(r->c.hi)));
-				json_object_set_new(o, "p_mann_whitney", jnum_or_null(r->c.p));
-				json_object_set_new(o, "p_holm", jnum_or_null(r->c.p_holm));
+				json_object_set_new(o, "ratio_b_over_a", jw_num(r->c.ratio));
+				json_object_set_new(o, "hl_ratio", jw_num(r->c.hl_ratio));
+				json_object_set_new(o, "ci", json_pack("[o, o]", jw_num(r->c.lo), jw_num(r->c.hi)));
+				json_object_set_new(o, "p_mann_whitney", jw_num(r->c.p));
+				json_object_set_new(o, "p_holm", jw_num(r->c.p_holm));
 				json_object_set_new(o, "verdict", json_string(stats_verdict_name(r->c.verdict)));
 			} else {
-				json_object_set_new(o, "why", jstr(r->note));
+				json_object_set_new(o, "why", jw_str(r->note));
 			}
 			json_array_append_new(rows, o);
 		}
 		json_t *root = json_pack("{s:s, s:i, s:o, s:o, s:f, s:f, s:I, s:I, s:I, s:o}", "format",
-					 "harness-compare", "version", 1, "a", jstr(rc->a->path), "b",
-					 jstr(rc->b->path),
+					 "harness-compare", "version", 1, "a", jw_str(rc->a->path), "b",
+					 jw_str(rc->b->path),
 					 "alpha", rc->o.alpha, "margin", rc->margin, "nboot",
 					 (json_int_t)rc->o.nboot, "only_in_a", (json_int_t)rc->only_a,
 					 "only_in_b", (json_int_t)rc->only_b, "rows", rows);

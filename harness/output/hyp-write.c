@@ -1,13 +1,12 @@
 /* hyp-write.c: the hypotheses' verdicts (harness/analysis/hypothesis.h) as markdown and
  * JSON (docs/hypothesis-format.md, "Output"), and the verdict table `harness run` prints */
 #include "config.h"
+#include "harness/output/json.h"
 #include "harness/output/write.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-#include <jansson.h>
 
 #include "harness/analysis/hypothesis.h"
 #include "harness/base/util.h"
@@ -72,30 +71,26 @@ static void write_md(const struct hyp_eval *e, FILE *out)
 		fprintf(out, "\n**A pre-registered primary hypothesis was FALSIFIED.**\n");
 }
 
-static json_t *jnum(double v)
-{
-	return isnan(v) || isinf(v) ? json_null() : json_real(v);
-}
-
 static json_t *jexpr_crit(const struct hyp_criterion *c)
 {
-	json_t *o = json_pack("{s:s, s:s, s:s}", "id", c->id, "statistic", c->statistic, "op",
-			      hyp_op_name(c->op));
-	json_object_set_new(o, "value", c->svalue ? json_string(c->svalue) : jnum(c->value));
+	json_t *o = json_pack("{s:o, s:o, s:s}", "id", jw_str(c->id), "statistic",
+			      jw_str(c->statistic), "op", hyp_op_name(c->op));
+	json_object_set_new(o, "value", c->svalue ? jw_str(c->svalue) : jw_num(c->value));
 	return o;
 }
 
 static json_t *json_eval(const struct hyp_eval *e)
 {
-	json_t *root = json_pack("{s:s, s:i, s:s}", "format", "harness-verify", "version", 1,
-				 "results", e->a->path);
+	json_t *root = json_pack("{s:s, s:i, s:o}", "format", "harness-verify", "version", 1,
+				 "results", jw_str(e->a->path));
 	json_t *files = json_array();
 	for (size_t i = 0; i < e->set->n; i++) {
 		const struct hyp_entry *en = &e->set->e[i];
-		json_array_append_new(files, json_pack("{s:s, s:s, s:s, s:s, s:b}", "path",
-						       en->file->path, "sha256", en->file->sha256,
-						       "status", hyp_status_name(en->status), "why",
-						       en->why ? en->why : "", "recorded",
+		json_array_append_new(files, json_pack("{s:o, s:o, s:s, s:o, s:b}", "path",
+						       jw_str(en->file->path), "sha256",
+						       jw_str(en->file->sha256), "status",
+						       hyp_status_name(en->status), "why",
+						       jw_str(en->why ? en->why : ""), "recorded",
 						       en->recorded));
 	}
 	json_object_set_new(root, "files", files);
@@ -103,47 +98,48 @@ static json_t *json_eval(const struct hyp_eval *e)
 	for (size_t i = 0; i < e->nr; i++) {
 		const struct hyp_result *r = &e->r[i];
 		const struct hypothesis *h = r->h;
-		json_t *o = json_pack("{s:s, s:s, s:s, s:b, s:s, s:s, s:b, s:s, s:s, s:s}", "file",
-				      r->entry->file->path, "id", h->id, "claim", h->claim, "primary",
-				      h->primary, "status", hyp_status_name(r->entry->status),
-				      "verdict", hyp_verdict_name(r->verdict), "exploratory",
-				      r->exploratory, "baseline", r->baseline, "aggregate",
+		json_t *o = json_pack("{s:o, s:o, s:o, s:b, s:s, s:s, s:b, s:o, s:s, s:s}", "file",
+				      jw_str(r->entry->file->path), "id", jw_str(h->id), "claim",
+				      jw_str(h->claim), "primary", h->primary, "status",
+				      hyp_status_name(r->entry->status), "verdict",
+				      hyp_verdict_name(r->verdict), "exploratory", r->exploratory,
+				      "baseline", jw_str(r->baseline), "aggregate",
 				      hyp_aggregate_name(h->aggregate), "prediction",
 				      hyp_prediction_name(h->prediction));
 		json_object_set_new(o, "at_least", h->aggregate == HYP_AGG_AT_LEAST ?
 							   json_integer((json_int_t)h->at_least) :
 							   json_null());
-		json_object_set_new(o, "alpha", jnum(r->alpha));
-		json_object_set_new(o, "min_effect", jnum(r->min_effect));
-		json_object_set_new(o, "min_effect_source", json_string(r->min_effect_source));
+		json_object_set_new(o, "alpha", jw_num(r->alpha));
+		json_object_set_new(o, "min_effect", jw_num(r->min_effect));
+		json_object_set_new(o, "min_effect_source", jw_str(r->min_effect_source));
 		json_t *crit = json_array();
 		for (size_t k = 0; k < r->ncrit; k++)
 			json_array_append_new(crit, jexpr_crit(&r->crit[k]));
 		json_object_set_new(o, "criteria", crit);
-		json_object_set_new(o, "corroborate", json_string(r->corroborate));
-		json_object_set_new(o, "falsify", json_string(r->falsify));
-		json_object_set_new(o, "deciding", json_string(r->deciding));
-		json_object_set_new(o, "mde", jnum(r->mde));
-		json_object_set_new(o, "repeats_to_decide", jnum(r->repeats));
+		json_object_set_new(o, "corroborate", jw_str(r->corroborate));
+		json_object_set_new(o, "falsify", jw_str(r->falsify));
+		json_object_set_new(o, "deciding", jw_str(r->deciding));
+		json_object_set_new(o, "mde", jw_num(r->mde));
+		json_object_set_new(o, "repeats_to_decide", jw_num(r->repeats));
 		json_t *ts = json_array();
 		for (size_t k = 0; k < r->nt; k++) {
 			const struct hyp_target *t = &r->t[k];
 			static const char *const kinds[] = { "cell", "geomean", "tau" };
-			json_t *x = json_pack("{s:s, s:s, s:b}", "label", t->label, "kind",
+			json_t *x = json_pack("{s:o, s:s, s:b}", "label", jw_str(t->label), "kind",
 					      kinds[t->kind], "ok", t->ok);
-			json_object_set_new(x, "mode", t->mode ? json_string(t->mode) : json_null());
+			json_object_set_new(x, "mode", jw_str(t->mode));
 			if (!t->ok)
-				json_object_set_new(x, "why", json_string(t->note));
+				json_object_set_new(x, "why", jw_str(t->note));
 			json_object_set_new(x, "n", json_integer((json_int_t)t->n));
-			json_object_set_new(x, "ratio", jnum(t->ratio));
-			json_object_set_new(x, "hl_ratio", jnum(t->hl_ratio));
-			json_object_set_new(x, "ci", json_pack("[o, o]", jnum(t->lo), jnum(t->hi)));
-			json_object_set_new(x, "tau", jnum(t->tau));
-			json_object_set_new(x, "p_raw", jnum(t->p_raw));
-			json_object_set_new(x, "p", jnum(t->p));
+			json_object_set_new(x, "ratio", jw_num(t->ratio));
+			json_object_set_new(x, "hl_ratio", jw_num(t->hl_ratio));
+			json_object_set_new(x, "ci", json_pack("[o, o]", jw_num(t->lo), jw_num(t->hi)));
+			json_object_set_new(x, "tau", jw_num(t->tau));
+			json_object_set_new(x, "p_raw", jw_num(t->p_raw));
+			json_object_set_new(x, "p", jw_num(t->p));
 			json_object_set_new(x, "holm", json_boolean(t->in_family));
-			json_object_set_new(x, "mde", jnum(t->mde));
-			json_object_set_new(x, "repeats_to_decide", jnum(t->repeats));
+			json_object_set_new(x, "mde", jw_num(t->mde));
+			json_object_set_new(x, "repeats_to_decide", jw_num(t->repeats));
 			json_object_set_new(x, "verdict", t->kind == HYP_T_TAU ? json_null() :
 					    json_string(stats_verdict_name(t->verdict)));
 			json_object_set_new(x, "result", json_string(hyp_verdict_name(t->result)));

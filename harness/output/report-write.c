@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 
+#include "harness/output/json.h"
 #include "harness/output/write.h"
 #include "harness/base/util.h"
 
@@ -172,50 +173,32 @@ static void write_md(const struct report *r, FILE *f)
 
 /* ---- JSON ------------------------------------------------------------------------ */
 
-static json_t *jnum(double v)
-{
-	return isnan(v) || isinf(v) ? json_null() : json_real(v);
-}
-
-/* A string from the results file as JSON.  jansson refuses invalid UTF-8 (json_string and
- * json_pack return NULL, and the row holding it silently vanishes): a file an older or
- * damaged build wrote can hold some, so each bad byte is written as U+FFFD instead. */
-static json_t *jstr(const char *s)
-{
-	if (!s)
-		return json_null();
-	char *fixed = util_utf8_sanitize(s);
-	json_t *j = json_string(fixed ? fixed : s);
-	free(fixed);
-	return j;
-}
-
 static json_t *jcmp(const struct report *r, const struct rep_cmp *x)
 {
 	const struct analysis *a = r->a;
 	const struct stats_comparison *c = &x->c;
-	json_t *o = json_pack("{s:o, s:o, s:o, s:b}", "cell", jstr(a->cells[x->cell].name), "mode",
-			      jstr(a->modes[x->mode]), "reference", jstr(a->modes[x->ref]), "compared",
+	json_t *o = json_pack("{s:o, s:o, s:o, s:b}", "cell", jw_str(a->cells[x->cell].name), "mode",
+			      jw_str(a->modes[x->mode]), "reference", jw_str(a->modes[x->ref]), "compared",
 			      x->ok);
 	if (!x->ok) {
-		json_object_set_new(o, "why", jstr(x->note));
+		json_object_set_new(o, "why", jw_str(x->note));
 		return o;
 	}
 	json_object_set_new(o, "n", json_integer((json_int_t)c->n));
-	json_object_set_new(o, "ratio", jnum(c->ratio));
-	json_object_set_new(o, "hl_ratio", jnum(c->hl_ratio));
-	json_object_set_new(o, "ci", json_pack("[o, o]", jnum(c->lo), jnum(c->hi)));
-	json_object_set_new(o, "exact_ci", json_pack("[o, o]", jnum(c->os_lo), jnum(c->os_hi)));
-	json_object_set_new(o, "exact_ci_coverage", jnum(c->os_coverage));
-	json_object_set_new(o, "p_signed_rank", jnum(c->p));
+	json_object_set_new(o, "ratio", jw_num(c->ratio));
+	json_object_set_new(o, "hl_ratio", jw_num(c->hl_ratio));
+	json_object_set_new(o, "ci", json_pack("[o, o]", jw_num(c->lo), jw_num(c->hi)));
+	json_object_set_new(o, "exact_ci", json_pack("[o, o]", jw_num(c->os_lo), jw_num(c->os_hi)));
+	json_object_set_new(o, "exact_ci_coverage", jw_num(c->os_coverage));
+	json_object_set_new(o, "p_signed_rank", jw_num(c->p));
 	json_object_set_new(o, "p_exact", json_boolean(c->p_exact));
-	json_object_set_new(o, "p_holm", jnum(c->p_holm));
-	json_object_set_new(o, "p_sign", jnum(c->p_sign));
-	json_object_set_new(o, "sigma_log", jnum(c->sigma_log));
-	json_object_set_new(o, "mde", jnum(c->mde));
-	json_object_set_new(o, "blocks_needed", jnum(c->blocks_needed));
+	json_object_set_new(o, "p_holm", jw_num(c->p_holm));
+	json_object_set_new(o, "p_sign", jw_num(c->p_sign));
+	json_object_set_new(o, "sigma_log", jw_num(c->sigma_log));
+	json_object_set_new(o, "mde", jw_num(c->mde));
+	json_object_set_new(o, "blocks_needed", jw_num(c->blocks_needed));
 	json_object_set_new(o, "iqr_overlap", json_boolean(x->iqr_overlap));
-	json_object_set_new(o, "spread_ratio", jnum(x->spread_ratio));
+	json_object_set_new(o, "spread_ratio", jw_num(x->spread_ratio));
 	json_object_set_new(o, "verdict", json_string(stats_verdict_name(c->verdict)));
 	return o;
 }
@@ -223,8 +206,8 @@ static json_t *jcmp(const struct report *r, const struct rep_cmp *x)
 static json_t *jsummary(const struct stats_summary *s)
 {
 	return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "n", (json_int_t)s->n, "median",
-			 jnum(s->median), "q1", jnum(s->q1), "q3", jnum(s->q3), "iqr", jnum(s->iqr),
-			 "min", jnum(s->min), "max", jnum(s->max));
+			 jw_num(s->median), "q1", jw_num(s->q1), "q3", jw_num(s->q3), "iqr", jw_num(s->iqr),
+			 "min", jw_num(s->min), "max", jw_num(s->max));
 }
 
 static json_t *build_json(const struct report *r)
@@ -237,9 +220,9 @@ static json_t *build_json(const struct report *r)
 	static const char *const keys[] = { "experiment_name", "experiment_sha256", "harness_version",
 					    "git_commit", "backend", "order", "seed", "start_utc",
 					    "end_utc", "host", "cpu_model" };
-	json_object_set_new(run, "path", jstr(a->path));
+	json_object_set_new(run, "path", jw_str(a->path));
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
-		json_object_set_new(run, keys[i], jstr(meta(r, keys[i])));
+		json_object_set_new(run, keys[i], jw_str(meta(r, keys[i])));
 	json_object_set_new(run, "blocks", json_integer((json_int_t)a->nblocks));
 	json_object_set_new(run, "samples", json_integer((json_int_t)a->nsamples));
 	json_object_set_new(run, "warm_units", json_integer((json_int_t)a->warm_units));
@@ -247,7 +230,7 @@ static json_t *build_json(const struct report *r)
 	json_object_set_new(root, "run", run);
 	json_object_set_new(root, "settings",
 			    json_pack("{s:o, s:f, s:f, s:s, s:f, s:f, s:I, s:I, s:s}", "baseline",
-				      jstr(a->modes[r->baseline]), "alpha", r->o.alpha, "margin", r->margin,
+				      jw_str(a->modes[r->baseline]), "alpha", r->o.alpha, "margin", r->margin,
 				      "margin_source", r->margin_source, "conf", r->o.conf, "power",
 				      r->o.power, "nboot", (json_int_t)r->o.nboot, "seed",
 				      (json_int_t)r->o.seed, "multiplicity", "holm"));
@@ -255,14 +238,11 @@ static json_t *build_json(const struct report *r)
 	for (size_t m = 0; m < a->nmodes; m++) {
 		json_t *fail = json_object();
 		for (size_t k = 0; k < a->nfailed; k++)
-			if (a->failed[k].count[m]) {
-				char *key = util_utf8_sanitize(a->failed[k].status);
-				json_object_set_new(fail, key ? key : a->failed[k].status,
-						    json_integer((json_int_t)a->failed[k].count[m]));
-				free(key);
-			}
-		json_array_append_new(modes, json_pack("{s:o, s:o, s:I, s:I, s:o}", "name", jstr(a->modes[m]),
-						       "aa_of", jstr(a->aa_of[m]),
+			if (a->failed[k].count[m])
+				jw_set(fail, a->failed[k].status,
+				       json_integer((json_int_t)a->failed[k].count[m]));
+		json_array_append_new(modes, json_pack("{s:o, s:o, s:I, s:I, s:o}", "name", jw_str(a->modes[m]),
+						       "aa_of", jw_str(a->aa_of[m]),
 						       "units_ok", (json_int_t)a->units_ok[m], "units",
 						       (json_int_t)a->units_all[m], "failed", fail));
 	}
@@ -272,14 +252,14 @@ static json_t *build_json(const struct report *r)
 		json_t *per = json_array();
 		for (size_t m = 0; m < a->nmodes; m++) {
 			const struct rep_summary *s = &r->sum[m * a->ncells + c];
-			json_array_append_new(per, json_pack("{s:o, s:o, s:o, s:o, s:b}", "mode", jstr(a->modes[m]),
+			json_array_append_new(per, json_pack("{s:o, s:o, s:o, s:o, s:b}", "mode", jw_str(a->modes[m]),
 							     "unit_medians_ns", jsummary(&s->s), "spread",
-							     jnum(s->spread), "setup_s", jsummary(&s->setup),
+							     jw_num(s->spread), "setup_s", jsummary(&s->setup),
 							     "pareto_front", s->n && r->front[m * a->ncells + c]));
 		}
-		json_array_append_new(cells, json_pack("{s:o, s:o, s:o, s:o}", "name", jstr(a->cells[c].name),
-						       "kind", jstr(a->cells[c].kind), "workload",
-						       jstr(a->cells[c].workload), "modes", per));
+		json_array_append_new(cells, json_pack("{s:o, s:o, s:o, s:o}", "name", jw_str(a->cells[c].name),
+						       "kind", jw_str(a->cells[c].kind), "workload",
+						       jw_str(a->cells[c].workload), "modes", per));
 	}
 	json_object_set_new(root, "cells", cells);
 	json_t *cmps = json_array();
@@ -290,13 +270,13 @@ static json_t *build_json(const struct report *r)
 	for (size_t g = 0; g < r->nagg; g++) {
 		const struct rep_agg *x = &r->agg[g];
 		json_array_append_new(aggs, json_pack("{s:o, s:o, s:I, s:o, s:[o, o], s:o, s:o, s:{s:I, s:I, s:I, s:I}, s:I, s:I, s:o}",
-			"scope", jstr(x->scope), "mode", jstr(a->modes[x->mode]), "op_cells", (json_int_t)x->ncells,
-			"geomean", jnum(x->geomean), "ci", jnum(x->lo), jnum(x->hi), "e2e_ratio", jnum(x->e2e_ratio),
+			"scope", jw_str(x->scope), "mode", jw_str(a->modes[x->mode]), "op_cells", (json_int_t)x->ncells,
+			"geomean", jw_num(x->geomean), "ci", jw_num(x->lo), jw_num(x->hi), "e2e_ratio", jw_num(x->e2e_ratio),
 			"e2e_verdict", x->has_e2e ? json_string(stats_verdict_name(x->e2e_verdict)) : json_null(),
 			"verdicts", "FASTER", (json_int_t)x->wins, "SLOWER", (json_int_t)x->losses, "SAME",
 			(json_int_t)x->same, "INCONCLUSIVE", (json_int_t)x->inconclusive,
 			"pareto_eq_or_better", (json_int_t)x->pareto_ok, "pareto_cells", (json_int_t)x->pareto_cells,
-			"spread_ratio_median", jnum(x->spread_ratio_median)));
+			"spread_ratio_median", jw_num(x->spread_ratio_median)));
 	}
 	json_object_set_new(root, "aggregates", aggs);
 	json_t *aa = json_array();
@@ -306,28 +286,28 @@ static json_t *build_json(const struct report *r)
 		for (size_t k = 0; k < r->naacmp; k++)
 			if (r->aacmp[k].mode == q->mode)
 				json_array_append_new(cm, jcmp(r, &r->aacmp[k]));
-		json_array_append_new(aa, json_pack("{s:o, s:o, s:I, s:I, s:o, s:o, s:o}", "mode", jstr(a->modes[q->mode]),
-			"copy_of", jstr(a->modes[q->of]), "cells", (json_int_t)q->cells, "false_positives",
+		json_array_append_new(aa, json_pack("{s:o, s:o, s:I, s:I, s:o, s:o, s:o}", "mode", jw_str(a->modes[q->mode]),
+			"copy_of", jw_str(a->modes[q->of]), "cells", (json_int_t)q->cells, "false_positives",
 			(json_int_t)q->false_positives, "rate",
-			jnum(q->cells ? (double)q->false_positives / (double)q->cells : NAN),
-			"noise_floor", jnum(q->noise_floor), "comparisons", cm));
+			jw_num(q->cells ? (double)q->false_positives / (double)q->cells : NAN),
+			"noise_floor", jw_num(q->noise_floor), "comparisons", cm));
 	}
 	json_object_set_new(root, "aa", aa);
 	json_t *dr = json_array();
 	for (size_t i = 0; i < r->ndrift; i++)
-		json_array_append_new(dr, json_pack("{s:o, s:I, s:o, s:o, s:b}", "mode", jstr(a->modes[r->drift[i].mode]),
-			"n", (json_int_t)r->drift[i].n, "spearman_rho", jnum(r->drift[i].rho), "p",
-			jnum(r->drift[i].p), "flagged", r->drift[i].flagged));
+		json_array_append_new(dr, json_pack("{s:o, s:I, s:o, s:o, s:b}", "mode", jw_str(a->modes[r->drift[i].mode]),
+			"n", (json_int_t)r->drift[i].n, "spearman_rho", jw_num(r->drift[i].rho), "p",
+			jw_num(r->drift[i].p), "flagged", r->drift[i].flagged));
 	json_object_set_new(root, "drift", dr);
 	json_t *tau = json_array();
 	for (size_t i = 0; i < r->ntau; i++)
-		json_array_append_new(tau, json_pack("{s:o, s:I, s:o, s:o}", "workload", jstr(r->tau[i].workload),
-			"modes", (json_int_t)r->tau[i].nmodes, "kendall_tau", jnum(r->tau[i].tau), "p",
-			jnum(r->tau[i].p)));
+		json_array_append_new(tau, json_pack("{s:o, s:I, s:o, s:o}", "workload", jw_str(r->tau[i].workload),
+			"modes", (json_int_t)r->tau[i].nmodes, "kendall_tau", jw_num(r->tau[i].tau), "p",
+			jw_num(r->tau[i].p)));
 	json_object_set_new(root, "op_vs_e2e", tau);
 	json_t *w = json_array();
 	for (size_t i = 0; i < r->nwarnings; i++)
-		json_array_append_new(w, jstr(r->warnings[i]));
+		json_array_append_new(w, jw_str(r->warnings[i]));
 	json_object_set_new(root, "warnings", w);
 	return root;
 }

@@ -3,7 +3,9 @@
 # UTF-8 out of new results files, but one written by an older or damaged build can hold
 # some: here a mode and a cell name are damaged with h5py.  The JSON report (jansson refuses
 # invalid strings) and the comparison must keep every mode, cell and comparison, with
-# U+FFFD for each bad byte; the HTML page must be valid UTF-8; md and csv keep the rows.
+# U+FFFD for each bad byte; so must the JSON verdicts and the JSON audit (one helper,
+# harness/output/json.c, builds every JSON string); the HTML page must be valid UTF-8; md
+# and csv keep the rows.
 . "${top_srcdir:?run through make check (top_srcdir is not set)}/tests/setup"
 PY=/usr/bin/python3
 $PY -c 'import h5py' 2>/dev/null || skip "h5py for /usr/bin/python3 is not installed (Debian: python3-h5py)"
@@ -61,6 +63,45 @@ d = json.load(open(sys.argv[1]))
 assert len(d["rows"]) == 6 and sum(r["mode"] == "be\ufffdm" for r in d["rows"]) == 2
 ' "$OUT" && pass "JSON comparison keeps every row" || fail "JSON comparison dropped rows"
 fi
+# the hypotheses' verdicts and the audit (every JSON writer shares harness/output/json.c):
+# a damaged cell name and a results file whose own name is not UTF-8 keep every row
+SYN=$DATA/report/synthetic.csv HYP=$DATA/hypotheses/synthetic.toml
+if expect_status 0 h import --csv "$SYN" -o syn.h5; then
+	cp syn.h5 cellbad.h5
+	$PY - cellbad.h5 <<'PYEOF' || fail "cannot damage cellbad.h5"
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as f:
+    c = f["cells"][...]
+    c["name"][0] = b"net/sgemm:m=6\xff4"
+    f["cells"][...] = c
+PYEOF
+	badname=$(printf 'b\377d.h5')
+	cp syn.h5 "$badname"
+	for f in syn.h5 cellbad.h5 "$badname"; do
+		expect_status 0 h verify --baseline base --hypotheses "$HYP" -f json "$f" || continue
+		cp "$OUT" "verify-$f.json"
+		expect_status 0 h audit -f json "$f" || continue
+		cp "$OUT" "audit-$f.json"
+	done
+	$PY - verify-syn.h5.json verify-cellbad.h5.json "verify-$badname.json" <<'PYEOF' && pass "JSON verdicts: every hypothesis and target kept, U+FFFD for each bad byte" || fail "JSON verdicts dropped rows or names"
+import json, sys
+good, cell, path = (json.load(open(p, encoding="utf-8")) for p in sys.argv[1:4])
+shape = lambda d: [(h["id"], len(h["targets"])) for h in d["hypotheses"]]
+assert shape(good) == shape(cell) == shape(path) and len(good["hypotheses"]) > 0, (shape(good), shape(cell), shape(path))
+labels = [t["label"] for h in cell["hypotheses"] for t in h["targets"]]
+assert any("net/sgemm:m=6\ufffd4" in l for l in labels), labels
+assert path["results"] == "b\ufffdd.h5", path["results"]
+PYEOF
+	$PY - audit-syn.h5.json audit-cellbad.h5.json "audit-$badname.json" <<'PYEOF' && pass "JSON audit: every check kept, U+FFFD for each bad byte" || fail "JSON audit dropped checks or names"
+import json, sys
+good, cell, path = (json.load(open(p, encoding="utf-8")) for p in sys.argv[1:4])
+ids = lambda d: [c["id"] for c in d["checks"]]
+assert ids(good) == ids(cell) == ids(path) and len(ids(good)) > 5, (ids(good), ids(cell), ids(path))
+assert any("net/sgemm:m=6\ufffd4" in c for k in cell["checks"] for c in k["cells"]), "no damaged cell name"
+assert path["run"]["path"] == "b\ufffdd.h5", path["run"]
+PYEOF
+fi
+
 if command -v gnuplot >/dev/null 2>&1; then
 	if expect_status 0 h report -f html bad.h5; then
 		$PY -c 'import sys; open(sys.argv[1], "rb").read().decode("utf-8")' "$OUT" &&
