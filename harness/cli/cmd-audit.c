@@ -44,9 +44,12 @@ static int audit_exec(const struct cmd_args *a)
 	struct analysis *an = NULL;
 	struct report *r = NULL;
 	struct audit *au = NULL;
-	rc = EXIT_USAGE;
-	if (analysis_load(a->pos[0], &an) || report_build(an, &o, &r) || audit_build(an, r, &au))
+	if ((rc = cmd_load_report(a->pos[0], &o, &an, &r)))
 		goto done;
+	if (audit_build(an, r, &au)) {
+		rc = EXIT_USAGE;
+		goto done;
+	}
 	rc = audit_write(au, fmt, stdout) ? EXIT_RUN_FAILED
 		 : audit_worst(au) == AUDIT_FAIL ? AUDIT_EXIT_FAIL
 						 : EXIT_OK;

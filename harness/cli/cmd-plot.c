@@ -51,24 +51,19 @@ static int plot_exec(const struct cmd_args *a)
 
 	struct analysis *an = NULL;
 	struct report *r = NULL;
+	struct plot_src *src = NULL;
 	struct plot_set set;
 	char *dir = NULL;
 	plot_set_init(&set);
-	if (analysis_load(a->pos[0], &an))
-		return EXIT_USAGE;
-	rc = EXIT_USAGE;
-	if (po.cell && plot_find_cell(an, po.cell) < 0) {
-		char *list = plot_cell_list(an);
-		cmd_usage_error(a->entry, "--cell: '%s' has no cell '%s' (cells: %s)", an->path,
-				po.cell, list);
-		free(list);
+	/* everything read from the results file first: a failure there is a bad input (2) */
+	rc = cmd_load_report(a->pos[0], &ro, &an, &r);
+	if (rc || plot_src_read(r, po.cell, &src)) {
+		rc = EXIT_USAGE;
 		goto done;
 	}
-	if (report_build(an, &ro, &r))
-		goto done;
 	dir = out ? xstrdup(out) : default_dir(a->pos[0]);
 	rc = EXIT_RUN_FAILED;
-	if (plot_draw(r, &po, dir, &set))
+	if (plot_draw(r, src, &po, dir, &set))
 		goto done;
 	for (size_t i = 0; i < set.nfigs; i++)
 		printf("%s\n", set.figs[i].path);
@@ -78,6 +73,7 @@ static int plot_exec(const struct cmd_args *a)
 done:
 	plot_set_release(&set);
 	free(dir);
+	plot_src_free(src);
 	report_free(r);
 	analysis_free(an);
 	return rc;
@@ -89,7 +85,9 @@ const struct cmd_entry cmd_plot_entry = {
 	.summary = "the report's figures, drawn by gnuplot (docs/plots.md)",
 	.help = "options:\n"
 		"  -o, --output DIR     where the figures go (default: RESULTS without .h5, plus\n"
-		"                       -plots); made when missing; prints each file written\n"
+		"                       -plots); made when missing; prints each file written;\n"
+		"                       figures are drawn aside and renamed in only when all are\n"
+		"                       whole (a failure leaves DIR as it was)\n"
 		"  -f, --format FMT     png (default, 1200x800), svg (1200x800) or pdf (6x4 in)\n"
 		"  --cell NAME          the cell of the sample-distribution figure (default: the\n"
 		"                       first e2e cell, else the first cell)\n"

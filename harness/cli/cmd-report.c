@@ -47,11 +47,12 @@ int cmd_report_parse_opts(const struct cmd_args *a, struct report_opts *o,
 	return cmd_stats_opts(a, o);
 }
 
-/* The HTML page: the figures drawn into a temporary folder, the hypotheses' verdicts and
- * the audit on the report already built (a failure in either is reported on stderr and
- * the page says so: the rest is still worth having), then the page.  0, or -1 when the
- * figures cannot be drawn or the page cannot be written (reported). */
-static int write_html(const struct analysis *an, const struct report *r)
+/* The HTML page: the figures drawn into a temporary folder from src, the hypotheses'
+ * verdicts and the audit on the report already built (a failure in either is reported on
+ * stderr and the page says so: the rest is still worth having), then the page.  0, or -1
+ * when the figures cannot be drawn or the page cannot be written (reported). */
+static int write_html(const struct analysis *an, const struct report *r,
+		      const struct plot_src *src)
 {
 	struct html_parts p;
 	struct audit *au = NULL;
@@ -65,7 +66,7 @@ static int write_html(const struct analysis *an, const struct report *r)
 	p.report = r;
 	for (size_t i = 0; i < an->meta.nfiles; i++)
 		p.nhyp_files += !strcmp(an->meta.files[i].role, "hypothesis");
-	if (html_figures_draw(r, &figs, &dir))
+	if (html_figures_draw(r, src, &figs, &dir))
 		goto done;
 	p.figs = dir ? &figs : NULL;
 	if (p.nhyp_files && !hyp_set_load(an->path, &an->meta, NULL, 0, &set) &&
@@ -94,16 +95,18 @@ static int report_exec(const struct cmd_args *a)
 		return rc;
 	struct analysis *an = NULL;
 	struct report *r = NULL;
-	if (analysis_load(a->pos[0], &an))
-		return EXIT_USAGE;
-	if (report_build(an, &o, &r)) {
-		analysis_free(an);
-		return EXIT_USAGE;
-	}
-	if (fmt == REPORT_HTML)
-		rc = write_html(an, r) ? EXIT_RUN_FAILED : EXIT_OK;
+	struct plot_src *src = NULL;
+	if ((rc = cmd_load_report(a->pos[0], &o, &an, &r)))
+		return rc;
+	/* the page's figures read what the report does not: before anything is written, so
+	 * that a damaged results file is a bad input (2) for every format */
+	if (fmt == REPORT_HTML && plot_src_read(r, NULL, &src))
+		rc = EXIT_USAGE;
+	else if (fmt == REPORT_HTML)
+		rc = write_html(an, r, src) ? EXIT_RUN_FAILED : EXIT_OK;
 	else
 		rc = report_write(r, fmt, stdout) ? EXIT_RUN_FAILED : EXIT_OK;
+	plot_src_free(src);
 	report_free(r);
 	analysis_free(an);
 	return rc;

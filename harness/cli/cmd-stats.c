@@ -1,9 +1,11 @@
 /* cmd-stats.c: the statistics options every command that builds a report takes
- * (CMD_STATS_OPTS in cmd.h: --baseline, --alpha, --margin, --resamples, --seed) */
+ * (CMD_STATS_OPTS in cmd.h: --baseline, --alpha, --margin, --resamples, --seed), and the
+ * report those commands build from a results file */
 #include "config.h"
 
 #include <stdint.h>
 
+#include "harness/analysis/analysis.h"
 #include "harness/analysis/report.h"
 #include "harness/base/util.h"
 #include "harness/cli/cmd.h"
@@ -26,4 +28,17 @@ int cmd_stats_opts(const struct cmd_args *a, struct report_opts *o)
 	if ((v = cmd_args_value(a, CMD_OPT_SEED)) && parse_u64(v, &o->seed))
 		return cmd_usage_error(a->entry, "--seed must be a non-negative integer, not '%s'", v);
 	return 0;
+}
+
+int cmd_load_report(const char *path, const struct report_opts *o, struct analysis **an,
+		    struct report **r)
+{
+	*an = NULL;
+	*r = NULL;
+	if (analysis_load(path, an) || report_build(*an, o, r)) {
+		analysis_free(*an);
+		*an = NULL;
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
 }

@@ -109,6 +109,11 @@ int cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...)
 /* cmd-stats.c: the statistics options (CMD_STATS_OPTS) into o, which the caller has
  * initialized (report_opts_init); 0 or EXIT_USAGE (reported). */
 int cmd_stats_opts(const struct cmd_args *a, struct report_opts *o);
+/* cmd-stats.c: the results file at path read (analysis_load) and its report built with o
+ * (report_build); a failure in either is a bad input.  EXIT_OK with *an and *r the caller's
+ * (report_free, then analysis_free), or EXIT_USAGE (reported) with both NULL. */
+int cmd_load_report(const char *path, const struct report_opts *o, struct analysis **an,
+		    struct report **r);
 /* cmd-report.c: report's and compare's --format (-f), then the statistics options, into
  * *fmt and o (initialized here); 0 or EXIT_USAGE (reported). */
 int cmd_report_parse_opts(const struct cmd_args *a, struct report_opts *o,

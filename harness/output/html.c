@@ -685,7 +685,8 @@ int html_write(const struct html_parts *p, FILE *f)
 
 /* ---- the figures ------------------------------------------------------------------------ */
 
-int html_figures_draw(const struct report *r, struct plot_set *set, char **dir)
+int html_figures_draw(const struct report *r, const struct plot_src *src, struct plot_set *set,
+		      char **dir)
 {
 	struct plot_opts po;
 	char *gnuplot = plot_find_gnuplot();
@@ -705,7 +706,7 @@ int html_figures_draw(const struct report *r, struct plot_set *set, char **dir)
 		free(d);
 		return -1;
 	}
-	if (plot_draw(r, &po, d, set)) {
+	if (plot_draw(r, src, &po, d, set)) {
 		util_rm_rf(d);
 		free(d);
 		return -1;

@@ -32,12 +32,15 @@ struct html_parts {
  * read, a write error). */
 int html_write(const struct html_parts *p, FILE *out);
 
-/* The figures of the page: every figure of r drawn as SVG into a fresh temporary folder
- * (*dir, heap).  Without gnuplot, warns ("the HTML report has no figures") and returns 0
- * with *dir NULL and set empty.  Reports and returns -1 when drawing fails (the folder is
- * removed).  The caller initializes set (plot_set_init) and, after html_write, calls
- * html_figures_release(set, *dir), which removes the folder; -1 when it cannot. */
-int html_figures_draw(const struct report *r, struct plot_set *set, char **dir);
+/* The figures of the page: every figure of r and src (plot_src_read, which the caller
+ * calls first: a results file it cannot read is a bad input, not a failed drawing) drawn
+ * as SVG into a fresh temporary folder (*dir, heap).  Without gnuplot, warns ("the HTML
+ * report has no figures") and returns 0 with *dir NULL and set empty.  Reports and returns
+ * -1 when drawing fails (the folder is removed).  The caller initializes set
+ * (plot_set_init) and, after html_write, calls html_figures_release(set, *dir), which
+ * removes the folder; -1 when it cannot. */
+int html_figures_draw(const struct report *r, const struct plot_src *src, struct plot_set *set,
+		      char **dir);
 int html_figures_release(struct plot_set *set, char *dir);
 
 #endif

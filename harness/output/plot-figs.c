@@ -2,7 +2,6 @@
  * and its part of the gnuplot script (plot-int.h); plot.c runs the script */
 #include "config.h"
 
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +9,6 @@
 
 #include "harness/base/util.h"
 #include "harness/output/plot-int.h"
-#include "harness/record/recorder.h"
 #include "stats/stats.h"
 
 /* ---- the figures ------------------------------------------------------------------------ */
@@ -28,12 +26,10 @@ int fig_forest(struct gp *g)
 		plot_skip(g, "forest: no comparison against the baseline could be made");
 		return 0;
 	}
-	char *path = NULL;
+	char *path;
 	FILE *f = data_open(g, &path);
-	if (!f) {
-		free(path);
+	if (!f)
 		return -1;
-	}
 	size_t row = rows;
 	for (size_t i = 0; i < r->ncmp; i++) {
 		const struct rep_cmp *x = &r->cmp[i];
@@ -50,17 +46,14 @@ int fig_forest(struct gp *g)
 		free(label);
 		fputc('\n', f);
 	}
-	int ret = data_close(f, path);
-	char *title = xasprintf("Ratio to the baseline '%s' per cell and mode (%s)",
-				a->modes[r->baseline], a->paired ? "paired by block" : "unpaired");
 	int h = rows > (PLOT_H - 150) / FOREST_ROW_PX ? (int)rows * FOREST_ROW_PX + 150 : PLOT_H;
-	figure_begin(g, "forest", NULL, title, path, h);
+	if (figure_begin(g, f, path, "forest", NULL, h, "Ratio to the baseline '%s' per cell and mode (%s)",
+			 a->modes[r->baseline], a->paired ? "paired by block" : "unpaired"))
+		return -1;
 	sbuf_addf(&g->script, "nrows = %zu\n", rows);
 	gp_setnum(&g->script, "margin", r->margin);
 	sbuf_adds(&g->script, "array verdict_names[4] = ['FASTER', 'SLOWER', 'SAME', 'INCONCLUSIVE']\n");
-	free(title);
-	free(path);
-	return ret ? ret : figure_end(g, "forest");
+	return figure_end(g, "forest");
 }
 
 /* A deterministic jitter in [-0.18, 0.18) for the i-th point of a strip (golden ratio). */
@@ -76,12 +69,18 @@ int fig_cell(struct gp *g, size_t c)
 {
 	const struct report *r = g->r;
 	const struct analysis *a = r->a;
-	char *path = NULL;
-	FILE *f = data_open(g, &path);
-	if (!f) {
-		free(path);
-		return -1;
+	size_t any = 0;
+	for (size_t m = 0; m < a->nmodes; m++)
+		for (size_t b = 0; b < a->nblocks; b++)
+			any += !isnan(an_med(a, m, c, b));
+	if (!any) {
+		plot_skip(g, "cell: no unit has a median in '%s'", a->cells[c].name);
+		return 0;
 	}
+	char *path;
+	FILE *f = data_open(g, &path);
+	if (!f)
+		return -1;
 	for (size_t m = 0; m < a->nmodes; m++) {
 		size_t k = 0;
 		if (m)
@@ -98,16 +97,14 @@ int fig_cell(struct gp *g, size_t c)
 		if (!k)
 			fprintf(f, "%zu NaN NaN\n", m + 1);
 	}
-	int ret = data_close(f, path);
 	const struct stats_summary *bs = &r->sum[r->baseline * a->ncells + c].s;
-	char *title = xasprintf("%s (%s): unit medians by mode", a->cells[c].name, a->cells[c].kind);
-	figure_begin(g, "cell", g->slug[c], title, path, PLOT_H);
+	if (figure_begin(g, f, path, "cell", g->slug[c], PLOT_H, "%s (%s): unit medians by mode",
+			 a->cells[c].name, a->cells[c].kind))
+		return -1;
 	gp_setnum(&g->script, "base_q1", bs->q1 / 1e3);
 	gp_setnum(&g->script, "base_med", bs->median / 1e3);
 	gp_setnum(&g->script, "base_q3", bs->q3 / 1e3);
-	free(title);
-	free(path);
-	return ret ? ret : figure_end(g, "cell");
+	return figure_end(g, "cell");
 }
 
 struct front_pt {
@@ -127,12 +124,17 @@ int fig_pareto(struct gp *g, size_t c)
 {
 	const struct report *r = g->r;
 	const struct analysis *a = r->a;
-	char *path = NULL;
-	FILE *f = data_open(g, &path);
-	if (!f) {
-		free(path);
-		return -1;
+	size_t any = 0;
+	for (size_t m = 0; m < a->nmodes; m++)
+		any += r->sum[m * a->ncells + c].n > 0;
+	if (!any) {
+		plot_skip(g, "pareto: no mode has units in '%s'", a->cells[c].name);
+		return 0;
 	}
+	char *path;
+	FILE *f = data_open(g, &path);
+	if (!f)
+		return -1;
 	struct front_pt *fr = xcalloc(a->nmodes, sizeof(*fr));
 	size_t nf = 0;
 	for (size_t m = 0; m < a->nmodes; m++) {
@@ -159,12 +161,10 @@ int fig_pareto(struct gp *g, size_t c)
 	if (!nf)
 		fputs("NaN NaN\n", f);
 	free(fr);
-	int ret = data_close(f, path);
-	char *title = xasprintf("%s: latency against setup time (Pareto front circled)", a->cells[c].name);
-	figure_begin(g, "pareto", g->slug[c], title, path, PLOT_H);
-	free(title);
-	free(path);
-	return ret ? ret : figure_end(g, "pareto");
+	if (figure_begin(g, f, path, "pareto", g->slug[c], PLOT_H,
+			 "%s: latency against setup time (Pareto front circled)", a->cells[c].name))
+		return -1;
+	return figure_end(g, "pareto");
 }
 
 /* Drift: per mode (index block m), each ok unit's run position and level, the geometric
@@ -174,13 +174,17 @@ int fig_drift(struct gp *g)
 {
 	const struct report *r = g->r;
 	const struct analysis *a = r->a;
-	size_t nb = a->nblocks;
-	char *path = NULL;
-	FILE *f = data_open(g, &path);
-	if (!f) {
-		free(path);
-		return -1;
+	size_t nb = a->nblocks, any = 0;
+	for (size_t i = 0; i < r->ndrift; i++)
+		any += r->drift[i].n;
+	if (!any) {
+		plot_skip(g, "drift: no ok unit has a level");
+		return 0;
 	}
+	char *path;
+	FILE *f = data_open(g, &path);
+	if (!f)
+		return -1;
 	/* the report's per-unit levels (report.c drift()), in run order */
 	struct front_pt *pt = xcalloc(nb ? nb : 1, sizeof(*pt));
 	for (size_t m = 0; m < a->nmodes; m++) {
@@ -199,8 +203,8 @@ int fig_drift(struct gp *g)
 			fputs("NaN NaN\n", f);
 	}
 	free(pt);
-	int ret = data_close(f, path);
-	figure_begin(g, "drift", NULL, "Unit level against run order, per mode", path, PLOT_H);
+	if (figure_begin(g, f, path, "drift", NULL, PLOT_H, "Unit level against run order, per mode"))
+		return -1;
 	sbuf_addf(&g->script, "array mode_notes[%zu] = [", a->nmodes);
 	for (size_t m = 0; m < a->nmodes; m++) {
 		char *note = NULL;
@@ -214,8 +218,7 @@ int fig_drift(struct gp *g)
 		free(note);
 	}
 	sbuf_adds(&g->script, "]\n");
-	free(path);
-	return ret ? ret : figure_end(g, "drift");
+	return figure_end(g, "drift");
 }
 
 /* Per-op against e2e: per workload with an e2e cell (index block w), a row per mode: op
@@ -241,11 +244,10 @@ int fig_op_e2e(struct gp *g)
 		plot_skip(g, "op-e2e: no workload has both op cells and an e2e cell");
 		return 0;
 	}
-	char *path = NULL;
+	char *path;
 	FILE *f = data_open(g, &path);
 	if (!f) {
 		free(work);
-		free(path);
 		return -1;
 	}
 	for (size_t w = 0; w < nw; w++) {
@@ -280,8 +282,11 @@ int fig_op_e2e(struct gp *g)
 			fputc('\n', f);
 		}
 	}
-	int ret = data_close(f, path);
-	figure_begin(g, "op-e2e", NULL, "Per-op against end-to-end ratios to the baseline", path, PLOT_H);
+	if (figure_begin(g, f, path, "op-e2e", NULL, PLOT_H,
+			 "Per-op against end-to-end ratios to the baseline")) {
+		free(work);
+		return -1;
+	}
 	sbuf_addf(&g->script, "nwork = %zu\narray workload_names[%zu] = [", nw, nw);
 	for (size_t w = 0; w < nw; w++) {
 		if (w)
@@ -290,167 +295,80 @@ int fig_op_e2e(struct gp *g)
 	}
 	sbuf_adds(&g->script, "]\n");
 	free(work);
-	free(path);
-	return ret ? ret : figure_end(g, "op-e2e");
+	return figure_end(g, "op-e2e");
 }
 
-static int cmp_double(const void *p, const void *q)
-{
-	double a = *(const double *)p, b = *(const double *)q;
-	return (a > b) - (a < b);
-}
-
-/* The within-unit sample CDFs of cell c: index block m per mode, a curve per ok cold unit
- * (curves separated by one blank line): sample (us), fraction of the unit's samples <= it.
- * At most CDF_POINTS quantiles per unit.  The results file is opened read-only. */
-int fig_cdf(struct gp *g, size_t c)
+/* The within-unit sample CDFs of src's cell: index block m per mode, a curve per ok cold
+ * unit (curves separated by one blank line): sample (us), fraction of the unit's samples
+ * <= it (plot-read.c). */
+int fig_cdf(struct gp *g)
 {
 	const struct analysis *a = g->r->a;
-	struct rec *rec = NULL;
-	struct rec_unit *units = NULL;
-	size_t nunits = 0;
-	char *path = NULL;
-	FILE *f = NULL;
-	int ret = -1;
-	if (rec_open(a->path, 0, &rec) || rec_read_units(rec, &units, &nunits))
-		goto done;
-	f = data_open(g, &path);
+	const struct plot_src *src = g->src;
+	size_t c = src->cdf_cell;
+	if (!src->ncdf) {
+		plot_skip(g, "cdf: no ok unit has samples of '%s'", a->cells[c].name);
+		return 0;
+	}
+	char *path;
+	FILE *f = data_open(g, &path);
 	if (!f)
-		goto done;
+		return -1;
 	for (size_t m = 0; m < a->nmodes; m++) {
 		size_t curves = 0;
 		if (m)
 			fputs("\n\n", f);
-		for (size_t i = 0; i < nunits; i++) {
-			const struct rec_unit *u = &units[i];
-			if (u->warm || strcmp(u->status, REC_STATUS_OK) || strcmp(u->mode, a->modes[m]))
+		for (size_t i = 0; i < src->ncdf; i++) {
+			const struct plot_curve *cv = &src->cdf[i];
+			if (cv->mode != m)
 				continue;
-			int64_t *cell = NULL, *ns = NULL;
-			size_t n = 0, k = 0;
-			if (rec_read_unit_samples(rec, i, &cell, &ns, &n))
-				goto done;
-			double *x = xmalloc((n ? n : 1) * sizeof(*x));
-			for (size_t j = 0; j < n; j++)
-				if (cell[j] == (int64_t)c)
-					x[k++] = (double)ns[j] / 1e3;
-			free(cell);
-			free(ns);
-			if (k) {
-				qsort(x, k, sizeof(*x), cmp_double);
-				if (curves++)
-					fputc('\n', f);
-				size_t pts = k < CDF_POINTS ? k : CDF_POINTS;
-				for (size_t q = 0; q < pts; q++) {
-					size_t j = pts == k ? q : (size_t)((double)(q + 1) * (double)k / (double)pts) - 1;
-					fprintf(f, "%.9g %.9g\n", x[j], (double)(j + 1) / (double)k);
-				}
-			}
-			free(x);
+			if (curves++)
+				fputc('\n', f);
+			for (size_t j = 0; j < cv->n; j++)
+				fprintf(f, "%.9g %.9g\n", cv->x[j], cv->y[j]);
 		}
 		if (!curves)
 			fputs("NaN NaN\n", f);
 	}
-	ret = data_close(f, path);
-	f = NULL;
-	if (ret)
-		goto done;
-	char *title = xasprintf("%s: within-unit sample distributions (one line per unit)",
-				a->cells[c].name);
-	figure_begin(g, "cdf", g->slug[c], title, path, PLOT_H);
-	free(title);
-	ret = figure_end(g, "cdf");
-done:
-	if (f)
-		fclose(f);
-	free(path);
-	rec_units_free(units, nunits);
-	rec_close(rec);
-	return ret;
+	if (figure_begin(g, f, path, "cdf", g->slug[c], PLOT_H,
+			 "%s: within-unit sample distributions (one line per unit)", a->cells[c].name))
+		return -1;
+	return figure_end(g, "cdf");
 }
 
-/* Per cell, a file-name-safe slug of its name ([A-Za-z0-9._-], others '_'); a slug that an
- * earlier cell already has gets "-<row>" appended, so ids are unique and stable. */
-/* Tuning trace of op cell c: per mode, its first cold ok unit that benchmarked candidates
- * of the cell; points are (tuning time so far, best median so far) in trial order.  Index
- * block per series.  Returns 0 (also when there is nothing to draw: then skipped), -1. */
-int fig_trace(struct gp *g, size_t c)
+/* The tuning traces of src's op cell: per mode, its first cold ok unit that benchmarked
+ * candidates of the cell; points are (tuning time so far, best median so far) in trial
+ * order, an index block per series (plot-read.c). */
+int fig_trace(struct gp *g)
 {
 	const struct analysis *a = g->r->a;
-	struct rec *rec = NULL;
-	struct rec_unit *units = NULL;
-	struct rec_trial *trials = NULL;
-	int64_t *trial_unit = NULL;
-	size_t nunits = 0, ntrials = 0, nseries = 0;
-	char *path = NULL;
-	FILE *f = NULL;
-	int ret = -1;
-	char **names = xcalloc(a->nmodes + 1, sizeof(*names));
-	if (rec_open(a->path, 0, &rec) || rec_read_units(rec, &units, &nunits) ||
-	    rec_read_trials(rec, &trial_unit, &trials, &ntrials))
-		goto done;
-	for (size_t m = 0; m < a->nmodes; m++) {
-		/* the mode's first cold ok unit with benchmarked trials of the cell */
-		size_t pick = nunits;
-		for (size_t u = 0; u < nunits && pick == nunits; u++) {
-			if (units[u].warm || strcmp(units[u].status, REC_STATUS_OK) ||
-			    strcmp(units[u].mode, a->modes[m]))
-				continue;
-			for (size_t t = 0; t < ntrials; t++)
-				if ((size_t)trial_unit[t] == u && (size_t)trials[t].cell == c &&
-				    trials[t].nsamples > 0) {
-					pick = u;
-					break;
-				}
-		}
-		if (pick == nunits)
-			continue;
-		if (!f && !(f = data_open(g, &path)))
-			goto done;
-		if (nseries)
-			fputs("\n\n", f);
-		double spent = 0, best = NAN;
-		for (size_t t = 0; t < ntrials; t++) {
-			if ((size_t)trial_unit[t] != pick || (size_t)trials[t].cell != c)
-				continue;
-			spent += (double)(trials[t].compile_ns + trials[t].bench_ns) / 1e9;
-			if (!strcmp(trials[t].status, "ok") && trials[t].nsamples > 0 &&
-			    (isnan(best) || trials[t].median_ns < best))
-				best = trials[t].median_ns;
-			if (!isnan(best))
-				fprintf(f, "%.9g %.9g\n", spent, best / 1e3);
-		}
-		names[nseries++] = xasprintf("%s (unit %" PRId64 ")", a->modes[m], units[pick].id);
-	}
-	if (!nseries) {
+	const struct plot_src *src = g->src;
+	if (src->trace_cell < 0)
+		return 0;
+	size_t c = (size_t)src->trace_cell;
+	if (!src->ntrace) {
 		plot_skip(g, "trace: no mode benchmarked candidates of '%s'", a->cells[c].name);
-		ret = 0;
-		goto done;
+		return 0;
 	}
-	if (data_close(f, path)) {
-		f = NULL;
-		goto done;
+	char *path;
+	FILE *f = data_open(g, &path);
+	if (!f)
+		return -1;
+	for (size_t i = 0; i < src->ntrace; i++) {
+		if (i)
+			fputs("\n\n", f);
+		for (size_t j = 0; j < src->trace[i].n; j++)
+			fprintf(f, "%.9g %.9g\n", src->trace[i].x[j], src->trace[i].y[j]);
 	}
-	f = NULL;
-	char *title = xasprintf("Tuning trace of %s", a->cells[c].name);
-	figure_begin(g, "trace", g->slug[c], title, path, PLOT_H);
-	free(title);
-	sbuf_addf(&g->script, "nseries = %zu\narray series_names[%zu] = [", nseries, nseries);
-	for (size_t i = 0; i < nseries; i++) {
+	if (figure_begin(g, f, path, "trace", g->slug[c], PLOT_H, "Tuning trace of %s",
+			 a->cells[c].name))
+		return -1;
+	sbuf_addf(&g->script, "nseries = %zu\narray series_names[%zu] = [", src->ntrace, src->ntrace);
+	for (size_t i = 0; i < src->ntrace; i++) {
 		if (i)
 			sbuf_adds(&g->script, ", ");
-		gp_str(&g->script, names[i]);
+		gp_str(&g->script, src->trace[i].name);
 	}
 	sbuf_adds(&g->script, "]\n");
-	ret = figure_end(g, "trace");
-done:
-	if (f)
-		fclose(f);
-	for (size_t i = 0; i < nseries; i++)
-		free(names[i]);
-	free(names);
-	free(path);
-	rec_trials_free(trial_unit, trials, ntrials);
-	rec_units_free(units, nunits);
-	rec_close(rec);
-	return ret;
+	return figure_end(g, "trace");
 }

@@ -6,6 +6,7 @@
 #include "harness/output/plot-int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <inttypes.h>
 #include <math.h>
@@ -142,11 +143,13 @@ char *plot_find_gnuplot(void)
 
 /* A gnuplot string literal: single-quoted ('' for '), so neither backslashes, backquotes
  * nor macros are interpreted; control characters (a newline would end the command)
- * become spaces. */
-void gp_str(struct sbuf *sb, const char *s)
+ * become spaces and invalid UTF-8 U+FFFD (util_utf8_sanitize), so that no name can end
+ * the literal, start a command or make the figure invalid UTF-8. */
+void gp_str(struct sbuf *sb, const char *str)
 {
+	char *fixed = util_utf8_sanitize(str);
 	sbuf_adds(sb, "'");
-	for (; *s; s++) {
+	for (const char *s = fixed ? fixed : str; *s; s++) {
 		if (*s == '\'')
 			sbuf_adds(sb, "''");
 		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
@@ -155,6 +158,7 @@ void gp_str(struct sbuf *sb, const char *s)
 			sbuf_add(sb, s, 1);
 	}
 	sbuf_adds(sb, "'");
+	free(fixed);
 }
 
 /* name = 'value' */
@@ -174,13 +178,16 @@ void gp_setnum(struct sbuf *sb, const char *name, double v)
 		sbuf_addf(sb, "%s = %.9g\n", name, v);
 }
 
-/* A string column of a data file: double-quoted, with no " or control characters. */
-void data_label(FILE *f, const char *s)
+/* A string column of a data file: double-quoted, with no " (written ') or control
+ * characters (spaces), invalid UTF-8 as U+FFFD. */
+void data_label(FILE *f, const char *str)
 {
+	char *fixed = util_utf8_sanitize(str);
 	fputc('"', f);
-	for (; *s; s++)
-		fputc(*s == '"' ? '\'' : (unsigned char)*s < 0x20 ? ' ' : *s, f);
+	for (const char *s = fixed ? fixed : str; *s; s++)
+		fputc(*s == '"' ? '\'' : (unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
 	fputc('"', f);
+	free(fixed);
 }
 
 /* A number column; NaN for what is missing (gnuplot skips the point). */
@@ -192,24 +199,24 @@ void data_num(FILE *f, double v)
 		fprintf(f, " %.9g", v);
 }
 
-/* A new data file in the private folder; its path in *path (heap).  NULL reported. */
+/* A new data file in the private folder; its path in *path (heap, the caller's; NULL
+ * when the file could not be made).  NULL reported. */
 FILE *data_open(struct gp *g, char **path)
 {
 	*path = xasprintf("%s/data-XXXXXX", g->tmp);
 	int fd = mkstemp(*path);
-	if (fd < 0) {
-		error_errno("cannot create a temporary file in '%s'", g->tmp);
-		return NULL;
-	}
-	FILE *f = fdopen(fd, "w");
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
 	if (!f) {
-		error_errno("cannot open '%s'", *path);
-		close(fd);
+		error_errno("cannot create a data file in '%s'", g->tmp);
+		if (fd >= 0)
+			close(fd);
+		free(*path);
+		*path = NULL;
 	}
 	return f;
 }
 
-int data_close(FILE *f, const char *path)
+static int data_close(FILE *f, const char *path)
 {
 	if (ferror(f) | fclose(f))
 		return error_errno("cannot write '%s'", path);
@@ -225,17 +232,27 @@ void plot_skip(struct gp *g, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Start a figure: its entry in the set, then the terminal, the output and the variables
- * every template gets (fig_title, data, nmodes, baseline, mode_names[]). */
-void figure_begin(struct gp *g, const char *kind, const char *cell_slug, const char *title,
-			 const char *data, int height)
+/* Start a figure drawn from the data file f at path (both taken over: closed and freed
+ * here): its entry in the set, then the terminal, the output and the variables every
+ * template gets (fig_title, data, nmodes, baseline, mode_names[]).  -1 (reported) when the
+ * data file cannot be written. */
+int figure_begin(struct gp *g, FILE *f, char *path, const char *kind, const char *cell_slug,
+		 int height, const char *title_fmt, ...)
 {
 	const struct analysis *a = g->r->a;
+	if (data_close(f, path)) {
+		free(path);
+		return -1;
+	}
+	va_list ap;
+	va_start(ap, title_fmt);
+	char *title = xvasprintf(title_fmt, ap);
+	va_end(ap);
 	XGROW(g->set->figs, g->figs_cap, g->set->nfigs + 1);
 	struct plot_fig *fig = &g->set->figs[g->set->nfigs++];
 	fig->kind = xstrdup(kind);
 	fig->id = cell_slug ? xasprintf("%s-%s", kind, cell_slug) : xstrdup(kind);
-	fig->title = xstrdup(title);
+	fig->title = title;
 	fig->how = how_of(kind);
 	fig->path = xasprintf("%s/%s.%s", g->dir, fig->id, plot_format_ext(g->o->format));
 
@@ -255,13 +272,11 @@ void figure_begin(struct gp *g, const char *kind, const char *cell_slug, const c
 			     "linewidth 1.2 background rgb 'white'\n", PLOT_W, height);
 		break;
 	}
-	char *abs = xasprintf("%s/%s.%s", g->absdir, fig->id, plot_format_ext(g->o->format));
-	sbuf_adds(s, "set encoding utf8\nset output ");
-	gp_str(s, abs);
-	sbuf_adds(s, "\n");
-	free(abs);
+	/* names relative to the private folder, gnuplot's working folder */
+	sbuf_addf(s, "set encoding utf8\nset output '%s.%s'\n", fig->id, plot_format_ext(g->o->format));
 	gp_setstr(s, "fig_title", title);
-	gp_setstr(s, "data", data);
+	gp_setstr(s, "data", strrchr(path, '/') + 1);
+	free(path);
 	sbuf_addf(s, "nmodes = %zu\nbaseline = %zu\narray mode_names[%zu] = [", a->nmodes,
 		  g->r->baseline + 1, a->nmodes);
 	for (size_t m = 0; m < a->nmodes; m++) {
@@ -270,6 +285,7 @@ void figure_begin(struct gp *g, const char *kind, const char *cell_slug, const c
 		gp_str(s, a->modes[m]);
 	}
 	sbuf_adds(s, "]\n");
+	return 0;
 }
 
 /* End a figure: its template, then close the output. */
@@ -283,7 +299,7 @@ int figure_end(struct gp *g, const char *kind)
 		free(path);
 		return -1;
 	}
-	sbuf_addf(&g->script, "# template %s\n", path);
+	sbuf_addf(&g->script, "# template %s.gp\n", kind);
 	sbuf_add(&g->script, text, len);
 	sbuf_adds(&g->script, "\nunset output\n");
 	free(text);
@@ -293,15 +309,25 @@ int figure_end(struct gp *g, const char *kind)
 
 /* ---- running gnuplot ------------------------------------------------------------------ */
 
+/* Per cell, a file-name-safe slug of its name ([A-Za-z0-9._-], others '_'), cut to
+ * PLOT_SLUG_MAX bytes with "-" and 8 hex digits of the whole name's SHA-256 when longer; a
+ * slug that an earlier cell already has gets "-<row>" appended, so ids are unique and
+ * stable. */
 static char **make_slugs(const struct analysis *a)
 {
 	char **slug = xcalloc(a->ncells ? a->ncells : 1, sizeof(*slug));
 	for (size_t c = 0; c < a->ncells; c++) {
-		char *s = xstrdup(*a->cells[c].name ? a->cells[c].name : "cell");
+		const char *name = *a->cells[c].name ? a->cells[c].name : "cell";
+		char *s = xstrdup(name);
 		for (char *p = s; *p; p++)
 			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 			      (*p >= '0' && *p <= '9') || *p == '.' || *p == '-' || *p == '_'))
 				*p = '_';
+		if (strlen(s) > PLOT_SLUG_MAX) {
+			char hex[65];
+			util_sha256_hex(name, strlen(name), hex);
+			snprintf(s + PLOT_SLUG_MAX - 9, 10, "-%.8s", hex);
+		}
 		for (size_t d = 0; d < c; d++)
 			if (!strcmp(slug[d], s)) {
 				char *t = xasprintf("%s-%zu", s, c);
@@ -343,7 +369,7 @@ static int run_gnuplot(struct gp *g, const char *gnuplot)
 	/* a built environment: no user start-up file (~/.gnuplot); the C locale's numbers with
 	 * UTF-8 text (the labels' µ and ±) */
 	const char *env[] = { "LC_ALL=C.UTF-8", "TZ=UTC", home, NULL };
-	const char *argv[] = { gnuplot, script, NULL };
+	const char *argv[] = { gnuplot, "figures.gp", NULL };
 	struct spawn sp;
 	struct spawn_status st;
 	spawn_init(&sp);
@@ -362,14 +388,6 @@ static int run_gnuplot(struct gp *g, const char *gnuplot)
 		      st.signaled ? "signal" : "exit status", st.signaled ? st.sig : st.code);
 		goto done;
 	}
-	for (size_t i = 0; i < g->set->nfigs; i++) {
-		struct stat sb;
-		if (stat(g->set->figs[i].path, &sb) || sb.st_size == 0) {
-			show_messages(err);
-			error("gnuplot did not write '%s'", g->set->figs[i].path);
-			goto done;
-		}
-	}
 	ret = 0;
 done:
 	free(script);
@@ -378,28 +396,74 @@ done:
 	return ret;
 }
 
-int plot_draw(const struct report *r, const struct plot_opts *o, const char *dir,
-	      struct plot_set *out)
+/* Whether the figure file at path is whole: a regular file that ends as its format ends
+ * (a PNG with its IEND chunk, an SVG with </svg>, a PDF with %%EOF), so that one cut short
+ * by a full disk, which gnuplot does not always notice, is never put in place. */
+static int figure_whole(const char *path, enum plot_format fmt)
+{
+	struct stat sb;
+	char tail[64];
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	size_t n = 0;
+	if (!fstat(fd, &sb) && S_ISREG(sb.st_mode) && sb.st_size > 0) {
+		off_t at = sb.st_size > (off_t)sizeof(tail) ? sb.st_size - (off_t)sizeof(tail) : 0;
+		ssize_t got = pread(fd, tail, (size_t)(sb.st_size - at), at);
+		n = got > 0 ? (size_t)got : 0;
+	}
+	close(fd);
+	if (fmt == PLOT_PNG) /* the last chunk: length 0, "IEND", its CRC */
+		return n >= 12 && !memcmp(tail + n - 12, "\0\0\0\0IEND\xae\x42\x60\x82", 12);
+	const char *end = fmt == PLOT_SVG ? "</svg>" : "%%EOF";
+	return memmem(tail, n, end, strlen(end)) != NULL;
+}
+
+/* Put every figure drawn in the private folder in its place in g->dir: first check that
+ * each is whole and that no folder holds its name, then rename each over its name (a file or
+ * a symlink there is replaced, never written through).  Nothing in g->dir changes unless
+ * every check passed; a rename that fails after them (not expected: same folder, same
+ * file system) leaves figures that are all whole, some new and some from before. */
+static int install_figures(struct gp *g)
+{
+	const char *ext = plot_format_ext(g->o->format);
+	int ret = -1;
+	char **from = xcalloc(g->set->nfigs + 1, sizeof(*from));
+	for (size_t i = 0; i < g->set->nfigs; i++) {
+		const struct plot_fig *fig = &g->set->figs[i];
+		struct stat sb;
+		from[i] = xasprintf("%s/%s.%s", g->tmp, fig->id, ext);
+		if (!figure_whole(from[i], g->o->format)) {
+			error("gnuplot did not write '%s' whole", fig->path);
+			goto done;
+		}
+		if (!lstat(fig->path, &sb) && S_ISDIR(sb.st_mode)) {
+			error("cannot write the figure '%s': a folder has its name", fig->path);
+			goto done;
+		}
+	}
+	for (size_t i = 0; i < g->set->nfigs; i++)
+		if (rename(from[i], g->set->figs[i].path)) {
+			error_errno("cannot rename '%s' to '%s'", from[i], g->set->figs[i].path);
+			goto done;
+		}
+	ret = 0;
+done:
+	for (size_t i = 0; i < g->set->nfigs; i++)
+		free(from[i]);
+	free(from);
+	return ret;
+}
+
+int plot_draw(const struct report *r, const struct plot_src *src, const struct plot_opts *o,
+	      const char *dir, struct plot_set *out)
 {
 	const struct analysis *a = r->a;
-	struct gp g = { .r = r, .o = o, .dir = dir, .set = out };
+	struct gp g = { .r = r, .src = src, .o = o, .dir = dir, .set = out };
 	char *gnuplot = NULL;
 	int ret = -1;
 	sbuf_init(&g.script);
 
-	long cdf_cell = 0;
-	if (o->cell) {
-		if ((cdf_cell = plot_find_cell(a, o->cell)) < 0) {
-			char *list = plot_cell_list(a);
-			error("'%s' has no cell '%s' (cells: %s)", a->path, o->cell, list);
-			free(list);
-			goto done;
-		}
-	} else {
-		for (size_t c = a->ncells; c-- > 0;)
-			if (!strcmp(a->cells[c].kind, "e2e"))
-				cdf_cell = (long)c;
-	}
 	if (strpbrk(dir, "\n\r")) {
 		error("the output folder '%s' has a line break in its name", dir);
 		goto done;
@@ -411,43 +475,30 @@ int plot_draw(const struct report *r, const struct plot_opts *o, const char *dir
 	}
 	if (util_mkdir_p(dir, 0777))
 		goto done;
-	if (!(g.absdir = realpath(dir, NULL))) {
-		error_errno("cannot resolve '%s'", dir);
-		goto done;
-	}
-	const char *tmpdir = getenv("TMPDIR");
-	g.tmp = xasprintf("%s/harness-plot.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	g.tmp = xasprintf("%s/.plot.XXXXXX", dir);
 	if (!mkdtemp(g.tmp)) {
-		error_errno("cannot create a temporary folder '%s'", g.tmp);
+		error_errno("cannot create a private folder '%s'", g.tmp);
 		free(g.tmp);
 		g.tmp = NULL;
 		goto done;
 	}
 	g.slug = make_slugs(a);
-	sbuf_adds(&g.script, "# figures.gp: written by harness plot (harness/plot.c) from the "
-			     "templates in plots/\n");
+	sbuf_adds(&g.script, "# figures.gp: written by harness plot (harness/output/plot.c) from "
+			     "the templates in plots/\n");
 	if (fig_forest(&g))
 		goto done;
 	for (size_t c = 0; c < a->ncells; c++)
 		if (fig_cell(&g, c) || fig_pareto(&g, c))
 			goto done;
-	if (fig_drift(&g) || fig_op_e2e(&g) || (a->ncells && fig_cdf(&g, (size_t)cdf_cell)))
+	if (fig_drift(&g) || fig_op_e2e(&g) || (a->ncells && (fig_cdf(&g) || fig_trace(&g))))
 		goto done;
-	/* the tuning trace of the chosen cell when it is an op cell, else of the first op cell */
-	long trace_cell = -1;
-	if (a->ncells && !strcmp(a->cells[cdf_cell].kind, "op"))
-		trace_cell = cdf_cell;
-	for (size_t c = 0; c < a->ncells && trace_cell < 0; c++)
-		if (!strcmp(a->cells[c].kind, "op"))
-			trace_cell = (long)c;
-	if (trace_cell >= 0 && fig_trace(&g, (size_t)trace_cell))
+	if (run_gnuplot(&g, gnuplot) || install_figures(&g))
 		goto done;
-	ret = run_gnuplot(&g, gnuplot);
+	ret = 0;
 done:
 	if (g.tmp && util_rm_rf(g.tmp))
 		ret = -1;
 	free(g.tmp);
-	free(g.absdir);
 	if (g.slug)
 		for (size_t c = 0; c < a->ncells; c++)
 			free(g.slug[c]);

@@ -81,6 +81,151 @@ expect_status 1 env HARNESS_PLOT_DIR=/nonexistent $HARNESS_CMD plot -o notemplat
 	expect_grep "cannot read the plot template '/nonexistent/forest.gp'" "$SCRATCH/err" && pass "templates missing"
 expect_status 2 h plot && expect_grep "usage: harness plot" "$SCRATCH/err"
 
+# ---- drawn aside, renamed in whole, never through a symlink (issue 9, item 12) ---------
+# no_private DIR: plot left no private folder (DIR/.plot.XXXXXX) behind
+no_private() {
+	set -- "$1"/.plot.*
+	[ ! -e "$1" ] || fail "a private folder is left: $1"
+}
+# A symlink planted under a figure's name is replaced itself; its target is untouched.
+mkdir planted
+echo precious >target.txt
+ln -s ../target.txt planted/forest.svg
+ln -s ../no-such-file planted/drift.svg
+if expect_status 0 h plot --baseline base -f svg -o planted syn.h5; then
+	[ "$(cat target.txt)" = precious ] && [ ! -e no-such-file ] &&
+		pass "plot: a planted symlink's target is untouched" ||
+		fail "plot wrote through a planted symlink"
+	[ -f planted/forest.svg ] && [ -s planted/forest.svg ] && [ ! -L planted/forest.svg ] &&
+		[ -f planted/drift.svg ] && [ ! -L planted/drift.svg ] &&
+		pass "plot: the symlinks were replaced by the figures" || fail "planted/forest.svg is not a figure"
+	no_private planted
+fi
+
+# gnuplot failing part way leaves the folder as it was: killed inside a write (a file size
+# limit, SIGXFSZ), its writes failing while it exits 0 (the limit with SIGXFSZ ignored, as
+# on a full disk: gnuplot does not notice, the figure is cut short), a figure emptied or cut
+# after it exits 0.  HARNESS_GNUPLOT runs it through a wrapper (gnuplot gets no PATH).
+GNUPLOT=$(command -v gnuplot)
+wrap() { printf '#!/bin/sh\n%s\n' "$2" >"$SCRATCH/gp-$1.sh" && chmod +x "$SCRATCH/gp-$1.sh"; }
+wrap kill "ulimit -f 16
+exec $GNUPLOT \"\$@\""
+wrap efbig "trap '' XFSZ
+ulimit -f 16
+exec $GNUPLOT \"\$@\""
+wrap empty "$GNUPLOT \"\$@\" || exit
+: >forest.svg"
+wrap cut "$GNUPLOT \"\$@\" || exit
+/usr/bin/truncate -s 3000 drift.svg"
+cp -R svg svg-before
+for w in kill efbig empty cut; do
+	if expect_status 1 env HARNESS_GNUPLOT="$SCRATCH/gp-$w.sh" $HARNESS_CMD plot --baseline base -f svg -o svg syn.h5; then
+		case $w in
+		kill) expect_grep "gnuplot .* failed \(signal 25\)" "$SCRATCH/err" ;;
+		empty) expect_grep "gnuplot did not write 'svg/forest.svg' whole" "$SCRATCH/err" ;;
+		cut) expect_grep "gnuplot did not write 'svg/drift.svg' whole" "$SCRATCH/err" ;;
+		*) expect_grep "gnuplot did not write 'svg/[a-z0-9_-]+\.svg' whole" "$SCRATCH/err" ;;
+		esac
+		diff -r svg-before svg >/dev/null && pass "plot: gnuplot failing ($w) leaves the folder as it was" ||
+			fail "plot: gnuplot failing ($w) changed svg/"
+		no_private svg
+	fi
+	rm -rf fresh
+	expect_status 1 env HARNESS_GNUPLOT="$SCRATCH/gp-$w.sh" $HARNESS_CMD plot --baseline base -f svg -o fresh syn.h5
+	[ -z "$(ls -A fresh 2>/dev/null)" ] || fail "plot: gnuplot failing ($w) left $(ls -A fresh) in a new folder"
+done
+expect_status 1 env HARNESS_GNUPLOT="$SCRATCH/gp-cut.sh" $HARNESS_CMD report --baseline base -f html syn.h5 &&
+	[ ! -s "$SCRATCH/out" ] && pass "report -f html: a figure cut short is an error, no page" ||
+	fail "report -f html with a figure cut short"
+# a folder in the way of a figure: an error before anything is renamed
+mkdir -p inway svg-inway && cp -R svg/. svg-inway/ && rm svg-inway/drift.svg && mkdir svg-inway/drift.svg
+touch svg-inway/drift.svg/keep && cp -R svg-inway inway-before
+expect_status 1 h plot --baseline base -f svg -o svg-inway syn.h5 &&
+	expect_grep "a folder has its name" "$SCRATCH/err" &&
+	diff -r inway-before svg-inway >/dev/null && pass "plot: a folder in a figure's way changes nothing" ||
+	fail "plot: a folder in a figure's way"
+
+# A real full disk: a small tmpfs, when this process may mount one (root, not in a
+# restricted container); else skipped with the reason.
+mkdir full
+if mount -t tmpfs -o size=1m tmpfs full 2>/dev/null; then
+	trap 'umount "$SCRATCH/full" 2>/dev/null; rm -rf "$SCRATCH"' EXIT
+	if expect_status 0 h plot --baseline base -f svg -o full/figs syn.h5; then
+		cp -R full/figs full-before
+		# nearly full (the data files fit, the figures do not), then full
+		for left in 96 0; do
+			rm -f full/filler
+			free=$(df -k --output=avail full | tail -1)
+			dd if=/dev/zero of=full/filler bs=1k count=$((free - left)) 2>/dev/null
+			if expect_status 1 h plot --baseline base -f svg -o full/figs syn.h5; then
+				sed "s/^/  ($left KiB left) /" "$SCRATCH/err" | tail -2
+				diff -r full-before full/figs >/dev/null && pass "a full tmpfs ($left KiB left) leaves the figures as they were" ||
+					fail "a full tmpfs ($left KiB left) changed full/figs: $(ls -A full/figs)"
+				no_private full/figs
+			fi
+		done
+	fi
+	umount full || fail "cannot unmount the tmpfs"
+else
+	echo "note: cannot mount a tmpfs here (not root, or not allowed): the real full-disk check is skipped"
+fi
+
+# Cell names become file names and gnuplot strings: a name longer than NAME_MAX gives a
+# short file name (two that differ only at the end, two names); a name with quotes, line
+# breaks, backquotes and a gnuplot command runs nothing and draws as text.
+$PY - "$SCRATCH" odd.csv <<'PYEOF' || fail "cannot write odd.csv"
+import csv, sys
+scratch, out = sys.argv[1], sys.argv[2]
+long1 = "net/conv2d:" + ",".join("k%03d=%d" % (i, i) for i in range(40))
+inj = "x'\nsystem(\"touch %s/pwned\")\n`touch %s/pwned2` \"q\" @m #'" % (scratch, scratch)
+w = csv.writer(open(out, "w", newline=""))
+w.writerow(["mode", "block", "cell", "unit", "value", "setup", "baseline"])
+for mode, f in (("base", 1.0), ("fast", 0.8)):
+    for b in range(4):
+        for c, cell in enumerate((long1, long1 + "x", inj, "net/e2e")):
+            for k in range(5):
+                w.writerow([mode, b, cell, "us", "%.3f" % (f * (40 + c) * (1 + 0.013 * ((7 * b + 3 * k) % 5))), "1.5", str(mode == "base").lower()])
+PYEOF
+expect_status 0 h import --csv odd.csv -o odd.h5
+if expect_status 0 h plot -f svg -o oddfigs odd.h5; then
+	[ ! -e pwned ] && [ ! -e pwned2 ] && pass "plot: a cell name runs no gnuplot command" ||
+		fail "plot: a cell name ran a command"
+	n=$(ls oddfigs | wc -l) longest=$(ls oddfigs | awk '{ if (length($0) > m) m = length($0) } END { print m }')
+	[ "$n" -eq 12 ] && [ "$longest" -le 80 ] && pass "plot: long cell names give distinct short file names ($n figures, longest $longest bytes)" ||
+		fail "plot: $n figures (wanted 12), longest name $longest bytes: $(ls oddfigs)"
+	$PY - oddfigs <<'PYEOF' && pass "plot: every figure with odd names is valid SVG" || fail "plot: an SVG with odd names does not parse"
+import os, sys
+import xml.etree.ElementTree as ET
+for n in os.listdir(sys.argv[1]):
+    ET.parse(os.path.join(sys.argv[1], n))
+PYEOF
+fi
+expect_status 0 h report -f html odd.h5 && [ ! -e pwned ] && [ ! -e pwned2 ] &&
+	pass "report -f html: a cell name runs no gnuplot command" || fail "report -f html with odd names"
+# invalid UTF-8 in a cell name (a file an older or damaged build wrote): U+FFFD in the figures
+if $PY -c 'import h5py' 2>/dev/null; then
+	cp odd.h5 oddbad.h5
+	$PY - oddbad.h5 <<'PYEOF' || fail "cannot damage oddbad.h5"
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as f:
+    c = f["cells"][...]
+    c["name"][3] = b"net/e\xff2e"
+    f["cells"][...] = c
+PYEOF
+	if expect_status 0 h plot -f svg -o oddbad oddbad.h5; then
+		$PY - oddbad <<'PYEOF' && pass "plot: invalid UTF-8 in a cell name is drawn as U+FFFD in valid SVG" || fail "plot: invalid UTF-8 in a cell name"
+import os, sys
+import xml.etree.ElementTree as ET
+texts = []
+for n in os.listdir(sys.argv[1]):
+    texts += [t.text or "" for t in ET.parse(os.path.join(sys.argv[1], n)).iter("{http://www.w3.org/2000/svg}text")]
+assert any("net/e\ufffd2e" in t for t in texts), "no U+FFFD"
+PYEOF
+	fi
+else
+	echo "note: no h5py: the invalid UTF-8 figure check is skipped"
+fi
+
 # the HTML report: one self-contained file
 expect_status 0 h report --baseline base --format html syn.h5 && pass "report --format html"
 cp "$SCRATCH/out" r.html
