@@ -18,6 +18,32 @@ long analysis_mode(const struct analysis *a, const char *name)
 	return -1;
 }
 
+long analysis_cell(const struct analysis *a, const char *name)
+{
+	for (size_t c = 0; c < a->ncells; c++)
+		if (!strcmp(a->cells[c].name, name))
+			return (long)c;
+	return -1;
+}
+
+char *analysis_mode_list(const struct analysis *a)
+{
+	struct sbuf sb;
+	sbuf_init(&sb);
+	for (size_t m = 0; m < a->nmodes; m++)
+		sbuf_addf(&sb, "%s'%s'", m ? ", " : "", a->modes[m]);
+	return sbuf_detach(&sb);
+}
+
+char *analysis_cell_list(const struct analysis *a)
+{
+	struct sbuf sb;
+	sbuf_init(&sb);
+	for (size_t c = 0; c < a->ncells; c++)
+		sbuf_addf(&sb, "%s'%s'", c ? ", " : "", a->cells[c].name);
+	return sbuf_detach(&sb);
+}
+
 static size_t add_mode(struct analysis *a, const char *name, size_t *cap)
 {
 	long m = analysis_mode(a, name);

@@ -63,7 +63,11 @@ size_t analysis_column(const struct analysis *a, size_t m, size_t c, double *out
 /* Read path; reports and returns -1 (bad file, no units, unknown baseline). */
 int analysis_load(const char *path, struct analysis **out);
 void analysis_free(struct analysis *a);
-/* -1 when the mode is unknown. */
+/* The row of the mode or the cell called name; -1 (not reported) when there is none. */
 long analysis_mode(const struct analysis *a, const char *name);
+long analysis_cell(const struct analysis *a, const char *name);
+/* "'a', 'b', ..." of the modes or of the cells, for messages; the caller frees it. */
+char *analysis_mode_list(const struct analysis *a);
+char *analysis_cell_list(const struct analysis *a);
 
 #endif

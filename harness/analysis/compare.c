@@ -12,14 +12,6 @@
 #include "harness/analysis/report.h"
 #include "harness/base/util.h"
 
-static long cell_index(const struct analysis *a, const char *name)
-{
-	for (size_t c = 0; c < a->ncells; c++)
-		if (!strcmp(a->cells[c].name, name))
-			return (long)c;
-	return -1;
-}
-
 int run_compare_build(const struct analysis *a, const struct analysis *b,
 		      const struct report_opts *o, struct run_compare **out)
 {
@@ -42,7 +34,7 @@ int run_compare_build(const struct analysis *a, const struct analysis *b,
 	for (size_t m = 0; m < a->nmodes; m++) {
 		long mb = analysis_mode(b, a->modes[m]);
 		for (size_t c = 0; c < a->ncells; c++) {
-			long cb = mb < 0 ? -1 : cell_index(b, a->cells[c].name);
+			long cb = mb < 0 ? -1 : analysis_cell(b, a->cells[c].name);
 			if (cb < 0) {
 				rc->only_a++;
 				continue;
@@ -70,7 +62,7 @@ int run_compare_build(const struct analysis *a, const struct analysis *b,
 	}
 	for (size_t m = 0; m < b->nmodes; m++)
 		for (size_t c = 0; c < b->ncells; c++)
-			if (analysis_mode(a, b->modes[m]) < 0 || cell_index(a, b->cells[c].name) < 0)
+			if (analysis_mode(a, b->modes[m]) < 0 || analysis_cell(a, b->cells[c].name) < 0)
 				rc->only_b++;
 	/* Holm across the rows */
 	double *p = xmalloc((rc->nrows + 1) * sizeof(*p)), *adj = xmalloc((rc->nrows + 1) * sizeof(*adj));

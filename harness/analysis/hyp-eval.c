@@ -53,15 +53,6 @@ static const struct report *report_for(const struct report *rep, size_t base, st
 }
 
 /* "'a', 'b'" of a list of names. */
-static char *quoted(char *const *names, size_t n)
-{
-	struct sbuf sb;
-	sbuf_init(&sb);
-	for (size_t i = 0; i < n; i++)
-		sbuf_addf(&sb, "%s'%s'", i ? ", " : "", names[i]);
-	return sbuf_detach(&sb);
-}
-
 static int where_error(const struct hyp_file *f, struct tb_pos pos, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static int where_error(const struct hyp_file *f, struct tb_pos pos, const char *fmt, ...)
@@ -83,7 +74,7 @@ static int find_mode(const struct analysis *a, const struct hyp_file *f,
 		*out = (size_t)m;
 		return 0;
 	}
-	char *list = quoted(a->modes, a->nmodes);
+	char *list = analysis_mode_list(a);
 	where_error(f, pos, "hypothesis '%s': no mode '%s' in '%s' (modes: %s)", h->id, name,
 		    a->path, list);
 	free(list);
@@ -98,21 +89,16 @@ static int resolve_cells(const struct analysis *a, const struct hyp_file *f,
 	*n = 0;
 	if (h->scope == HYP_SCOPE_CELLS) {
 		for (size_t i = 0; i < h->ncells; i++) {
-			size_t c = 0;
-			while (c < a->ncells && strcmp(a->cells[c].name, h->cells[i]))
-				c++;
-			if (c == a->ncells) {
-				struct sbuf sb;
-				sbuf_init(&sb);
-				for (size_t k = 0; k < a->ncells; k++)
-					sbuf_addf(&sb, "%s'%s'", k ? ", " : "", a->cells[k].name);
+			long c = analysis_cell(a, h->cells[i]);
+			if (c < 0) {
+				char *list = analysis_cell_list(a);
 				where_error(f, h->cells_pos, "hypothesis '%s': no cell '%s' in '%s' "
 							     "(cells: %s)", h->id, h->cells[i], a->path,
-					    sb.buf);
-				sbuf_release(&sb);
+					    list);
+				free(list);
 				return -1;
 			}
-			(*cells)[(*n)++] = c;
+			(*cells)[(*n)++] = (size_t)c;
 		}
 		return 0;
 	}

@@ -552,12 +552,9 @@ int report_build(const struct analysis *a, const struct report_opts *o, struct r
 	if (o->baseline) {
 		long b = analysis_mode(a, o->baseline);
 		if (b < 0) {
-			struct sbuf sb;
-			sbuf_init(&sb);
-			for (size_t m = 0; m < a->nmodes; m++)
-				sbuf_addf(&sb, "%s'%s'", m ? ", " : "", a->modes[m]);
-			error("'%s' has no mode '%s' (modes: %s)", a->path, o->baseline, sb.buf);
-			sbuf_release(&sb);
+			char *list = analysis_mode_list(a);
+			error("'%s' has no mode '%s' (modes: %s)", a->path, o->baseline, list);
+			free(list);
 			report_free(r);
 			return -1;
 		}

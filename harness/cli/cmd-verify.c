@@ -49,12 +49,9 @@ static int verify_exec(const struct cmd_args *a)
 		goto done;
 	}
 	if (o.baseline && analysis_mode(an, o.baseline) < 0) {
-		struct sbuf sb;
-		sbuf_init(&sb);
-		for (size_t m = 0; m < an->nmodes; m++)
-			sbuf_addf(&sb, "%s'%s'", m ? ", " : "", an->modes[m]);
-		error("'%s' has no mode '%s' (modes: %s)", a->pos[0], o.baseline, sb.buf);
-		sbuf_release(&sb);
+		char *list = analysis_mode_list(an);
+		error("'%s' has no mode '%s' (modes: %s)", a->pos[0], o.baseline, list);
+		free(list);
 		goto done;
 	}
 	if (report_build(an, &o, &r) || hyp_evaluate(r, s, &e))

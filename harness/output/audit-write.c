@@ -82,12 +82,9 @@ static void audit_md(const struct audit *a, FILE *f)
 int audit_write(const struct audit *a, enum audit_format fmt, FILE *f)
 {
 	if (fmt == AUDIT_JSON) {
-		json_t *j = audit_json(a);
-		int rc = json_dumpf(j, f, JSON_INDENT(1) | JSON_ENSURE_ASCII | JSON_PRESERVE_ORDER);
-		json_decref(j);
-		fputc('\n', f);
-		if (rc)
-			return error("cannot write the JSON audit");
+		if (jw_dump(audit_json(a), f, JSON_INDENT(1) | JSON_ENSURE_ASCII | JSON_PRESERVE_ORDER,
+			    "audit"))
+			return -1;
 	} else {
 		audit_md(a, f);
 	}

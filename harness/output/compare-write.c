@@ -38,12 +38,7 @@ int run_compare_write(const struct run_compare *rc, enum report_format fmt, FILE
 					 "alpha", rc->o.alpha, "margin", rc->margin, "nboot",
 					 (json_int_t)rc->o.nboot, "only_in_a", (json_int_t)rc->only_a,
 					 "only_in_b", (json_int_t)rc->only_b, "rows", rows);
-		int e = json_dumpf(root, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-		json_decref(root);
-		fputc('\n', f);
-		if (e)
-			return error("cannot write the JSON comparison");
-		return 0;
+		return jw_dump(root, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER, "comparison");
 	}
 	if (fmt == REPORT_MD)
 		fprintf(f, "# Compare: B = `%s` against A = `%s`\n\n"

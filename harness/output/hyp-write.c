@@ -158,13 +158,10 @@ static json_t *json_eval(const struct hyp_eval *e)
 int hyp_eval_write(const struct hyp_eval *e, enum report_format fmt, FILE *out)
 {
 	if (fmt == REPORT_JSON) {
-		json_t *j = json_eval(e);
-		char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-		json_decref(j);
-		if (!s)
-			die("out of memory");
-		fprintf(out, "%s\n", s);
-		free(s);
+		if (jw_dump(json_eval(e), out,
+			    JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10),
+			    "hypotheses' verdicts"))
+			return -1;
 	} else {
 		write_md(e, out);
 	}

@@ -38,3 +38,11 @@ void jw_set(json_t *o, const char *key, json_t *v)
 	json_object_set_new(o, fixed ? fixed : key, v);
 	free(fixed);
 }
+
+int jw_dump(json_t *j, FILE *f, size_t flags, const char *what)
+{
+	int rc = j ? json_dumpf(j, f, flags) : -1;
+	json_decref(j);
+	fputc('\n', f);
+	return rc ? error("cannot write the JSON %s", what) : 0;
+}

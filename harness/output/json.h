@@ -8,6 +8,7 @@
 #define HARNESS_OUTPUT_JSON_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -21,5 +22,9 @@ json_t *jw_strv(char *const *v, size_t n);
 /* json_object_set_new(o, key, v) with the key sanitized as jw_str() does (a unit status
  * from a results file is a key of the report's "failed" objects).  Steals v. */
 void jw_set(json_t *o, const char *key, json_t *v);
+
+/* Write j (taken over: released here; NULL, a json_pack that failed, is an error) to f with
+ * jansson's flags, then a newline.  0, or reported ("cannot write the JSON <what>") -1. */
+int jw_dump(json_t *j, FILE *f, size_t flags, const char *what);
 
 #endif

@@ -205,19 +205,21 @@ int fig_drift(struct gp *g)
 	free(pt);
 	if (figure_begin(g, f, path, "drift", NULL, PLOT_H, "Unit level against run order, per mode"))
 		return -1;
-	sbuf_addf(&g->script, "array mode_notes[%zu] = [", a->nmodes);
+	char **notes = xcalloc(a->nmodes + 1, sizeof(*notes));
 	for (size_t m = 0; m < a->nmodes; m++) {
-		char *note = NULL;
 		for (size_t i = 0; i < r->ndrift; i++)
-			if (r->drift[i].mode == m && !isnan(r->drift[i].rho))
-				note = xasprintf("%s (rho %.2f, p %.3g%s)", a->modes[m], r->drift[i].rho,
-						 r->drift[i].p, r->drift[i].flagged ? ", DRIFT" : "");
-		if (m)
-			sbuf_adds(&g->script, ", ");
-		gp_str(&g->script, note ? note : a->modes[m]);
-		free(note);
+			if (r->drift[i].mode == m && !isnan(r->drift[i].rho)) {
+				free(notes[m]);
+				notes[m] = xasprintf("%s (rho %.2f, p %.3g%s)", a->modes[m], r->drift[i].rho,
+						     r->drift[i].p, r->drift[i].flagged ? ", DRIFT" : "");
+			}
+		if (!notes[m])
+			notes[m] = xstrdup(a->modes[m]);
 	}
-	sbuf_adds(&g->script, "]\n");
+	gp_setarr(&g->script, "mode_notes", (const char *const *)notes, a->nmodes);
+	for (size_t m = 0; m < a->nmodes; m++)
+		free(notes[m]);
+	free(notes);
 	return figure_end(g, "drift");
 }
 
@@ -287,13 +289,8 @@ int fig_op_e2e(struct gp *g)
 		free(work);
 		return -1;
 	}
-	sbuf_addf(&g->script, "nwork = %zu\narray workload_names[%zu] = [", nw, nw);
-	for (size_t w = 0; w < nw; w++) {
-		if (w)
-			sbuf_adds(&g->script, ", ");
-		gp_str(&g->script, work[w]);
-	}
-	sbuf_adds(&g->script, "]\n");
+	sbuf_addf(&g->script, "nwork = %zu\n", nw);
+	gp_setarr(&g->script, "workload_names", work, nw);
 	free(work);
 	return figure_end(g, "op-e2e");
 }
@@ -363,12 +360,11 @@ int fig_trace(struct gp *g)
 	if (figure_begin(g, f, path, "trace", g->slug[c], PLOT_H, "Tuning trace of %s",
 			 a->cells[c].name))
 		return -1;
-	sbuf_addf(&g->script, "nseries = %zu\narray series_names[%zu] = [", src->ntrace, src->ntrace);
-	for (size_t i = 0; i < src->ntrace; i++) {
-		if (i)
-			sbuf_adds(&g->script, ", ");
-		gp_str(&g->script, src->trace[i].name);
-	}
-	sbuf_adds(&g->script, "]\n");
+	const char **names = xcalloc(src->ntrace, sizeof(*names));
+	for (size_t i = 0; i < src->ntrace; i++)
+		names[i] = src->trace[i].name;
+	sbuf_addf(&g->script, "nseries = %zu\n", src->ntrace);
+	gp_setarr(&g->script, "series_names", names, src->ntrace);
+	free(names);
 	return figure_end(g, "trace");
 }

@@ -54,6 +54,7 @@ struct gp {
 void gp_str(struct sbuf *sb, const char *s);
 void gp_setstr(struct sbuf *sb, const char *name, const char *value);
 void gp_setnum(struct sbuf *sb, const char *name, double v);
+void gp_setarr(struct sbuf *sb, const char *name, const char *const *v, size_t n);
 void data_label(FILE *f, const char *s);
 void data_num(FILE *f, double v);
 FILE *data_open(struct gp *g, char **path);

@@ -133,9 +133,9 @@ int plot_src_read(const struct report *r, const char *cell, struct plot_src **ou
 	s->trace_cell = -1;
 	/* the CDF's cell: the one asked for, else the first e2e cell, else the first cell */
 	if (cell) {
-		long c = plot_find_cell(a, cell);
+		long c = analysis_cell(a, cell);
 		if (c < 0) {
-			char *list = plot_cell_list(a);
+			char *list = analysis_cell_list(a);
 			error("'%s' has no cell '%s' (cells: %s)", a->path, cell, list);
 			free(list);
 			goto done;

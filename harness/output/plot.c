@@ -101,23 +101,6 @@ void plot_set_release(struct plot_set *s)
 	plot_set_init(s);
 }
 
-long plot_find_cell(const struct analysis *a, const char *name)
-{
-	for (size_t c = 0; c < a->ncells; c++)
-		if (!strcmp(a->cells[c].name, name))
-			return (long)c;
-	return -1;
-}
-
-char *plot_cell_list(const struct analysis *a)
-{
-	struct sbuf sb;
-	sbuf_init(&sb);
-	for (size_t c = 0; c < a->ncells; c++)
-		sbuf_addf(&sb, "%s'%s'", c ? ", " : "", a->cells[c].name);
-	return sbuf_detach(&sb);
-}
-
 /* ---- where things are ----------------------------------------------------------------- */
 
 const char *plot_template_dir(void)
@@ -167,6 +150,18 @@ void gp_setstr(struct sbuf *sb, const char *name, const char *value)
 	sbuf_addf(sb, "%s = ", name);
 	gp_str(sb, value);
 	sbuf_adds(sb, "\n");
+}
+
+/* array name[n] = ['v0', 'v1', ...] */
+void gp_setarr(struct sbuf *sb, const char *name, const char *const *v, size_t n)
+{
+	sbuf_addf(sb, "array %s[%zu] = [", name, n);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			sbuf_adds(sb, ", ");
+		gp_str(sb, v[i]);
+	}
+	sbuf_adds(sb, "]\n");
 }
 
 /* name = number (NaN spelled so gnuplot reads it) */
@@ -277,14 +272,8 @@ int figure_begin(struct gp *g, FILE *f, char *path, const char *kind, const char
 	gp_setstr(s, "fig_title", title);
 	gp_setstr(s, "data", strrchr(path, '/') + 1);
 	free(path);
-	sbuf_addf(s, "nmodes = %zu\nbaseline = %zu\narray mode_names[%zu] = [", a->nmodes,
-		  g->r->baseline + 1, a->nmodes);
-	for (size_t m = 0; m < a->nmodes; m++) {
-		if (m)
-			sbuf_adds(s, ", ");
-		gp_str(s, a->modes[m]);
-	}
-	sbuf_adds(s, "]\n");
+	sbuf_addf(s, "nmodes = %zu\nbaseline = %zu\n", a->nmodes, g->r->baseline + 1);
+	gp_setarr(s, "mode_names", (const char *const *)a->modes, a->nmodes);
 	return 0;
 }
 

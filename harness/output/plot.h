@@ -62,11 +62,6 @@ struct plot_set {
 void plot_set_init(struct plot_set *s);
 void plot_set_release(struct plot_set *s);
 
-/* The cell row of name in a, or -1 (not reported; see plot_cell_list()). */
-long plot_find_cell(const struct analysis *a, const char *name);
-/* "'a', 'b', ..." for messages; the caller frees it. */
-char *plot_cell_list(const struct analysis *a);
-
 /* Where the templates are; computed once per process. */
 const char *plot_template_dir(void);
 /* The gnuplot program: $HARNESS_GNUPLOT, else 'gnuplot' searched in PATH.  Returns a heap

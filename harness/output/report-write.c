@@ -366,12 +366,9 @@ static void write_csv(const struct report *r, FILE *f)
 int report_write(const struct report *r, enum report_format fmt, FILE *f)
 {
 	if (fmt == REPORT_JSON) {
-		json_t *j = build_json(r);
-		int rc = json_dumpf(j, f, JSON_INDENT(1) | JSON_ENSURE_ASCII | JSON_PRESERVE_ORDER);
-		json_decref(j);
-		fputc('\n', f);
-		if (rc)
-			return error("cannot write the JSON report");
+		if (jw_dump(build_json(r), f, JSON_INDENT(1) | JSON_ENSURE_ASCII | JSON_PRESERVE_ORDER,
+			    "report"))
+			return -1;
 	} else if (fmt == REPORT_CSV) {
 		write_csv(r, f);
 	} else if (fmt == REPORT_HTML) {
