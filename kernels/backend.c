@@ -9,6 +9,12 @@
 #include <unistd.h>
 
 extern const struct backend_ops backend_cpu;
+#ifdef HAVE_CUDA
+extern const struct backend_ops backend_cuda;
+#define CUDA_OPS (&backend_cuda)
+#else
+#define CUDA_OPS NULL
+#endif
 
 /* The one table of backends.  Order: how messages list them.  `auto` takes the available
  * backend of lowest nonzero auto_rank.  A backend this build lacks keeps its entry (its
@@ -16,7 +22,7 @@ extern const struct backend_ops backend_cpu;
 const struct backend_entry backend_registry[] = {
 	{ .name = "cpu", .ops = &backend_cpu, .auto_rank = 2,
 	  .auto_first = "the CPU backend is always available", .start = BACKEND_START_WORKER },
-	{ .name = "cuda", .ops = NULL, .missing = "this build has no CUDA backend", .auto_rank = 1,
+	{ .name = "cuda", .ops = CUDA_OPS, .missing = "this build has no CUDA backend", .auto_rank = 1,
 	  .auto_first = "a CUDA device is available", .start = BACKEND_START_WORKER },
 	{ .name = "command", .ops = NULL,
 	  .missing = "external command modes are not implemented yet", .auto_rank = 0,

@@ -92,6 +92,9 @@ struct backend_ops {
 	void (*counters)(const struct backend *b, struct backend_counters *out);
 	/* Provenance as "key=value" lines (compiler version, vendor library, cache sizes). */
 	void (*describe)(const struct backend *b, struct sbuf *out);
+	/* Optional (may be NULL): provenance at the end of the unit, after measuring (the
+	 * device's state then, libraries loaded on first use), as "key=value" lines. */
+	void (*describe_end)(const struct backend *b, struct sbuf *out);
 	/* Provenance that needs no open backend (the vendor library this build loads), as
 	 * "key=value" lines the scheduler records in the run's metadata; may be NULL. */
 	void (*describe_build)(struct sbuf *out);

@@ -12,6 +12,12 @@ static const char *const maxpool_fields[] = { "c", "h", "w", "r", "stride", "pad
 static const char *const reduce_fields[] = { "rows", "cols", NULL };
 /* bias_relu: y = max(x + bias[c], 0) over c channels of hw elements */
 static const char *const bias_relu_fields[] = { "c", "hw", NULL };
+/* gemm: C = A B^T with A m x k and B n x k ("TN": k contiguous in both), the CUDA layout */
+static const char *const gemm_fields[] = { "m", "n", "k", NULL };
+/* avgpool: global average pool of c channels of h x w (NHWC on the GPU) */
+static const char *const avgpool_fields[] = { "c", "h", "w", NULL };
+/* sum: over dimension dim (0: down the rows, 1: along each row) of a rows x cols matrix */
+static const char *const sum_fields[] = { "rows", "cols", "dim", NULL };
 
 const struct op_info catalog_ops[] = {
 	{ "sgemm", sgemm_fields, "C = A B, A m x k, B k x n, float32 row-major" },
@@ -19,6 +25,11 @@ const struct op_info catalog_ops[] = {
 	{ "maxpool", maxpool_fields, "2-D max pooling, NCHW float32" },
 	{ "reduce", reduce_fields, "mean over the last dimension (global average pool)" },
 	{ "bias_relu", bias_relu_fields, "fused per-channel bias add and ReLU" },
+	{ "gemm", gemm_fields, "C = A B^T, A m x k, B n x k (TN), float32/float16/bfloat16 (cuda)" },
+	{ "maxpool_bwd", maxpool_fields, "backward of 3x3/2 max pooling, NHWC (cuda)" },
+	{ "avgpool", avgpool_fields, "global average pool, NHWC (cuda)" },
+	{ "sum", sum_fields, "sum over one dimension of a matrix (cuda)" },
+	{ "bias_relu_add", bias_relu_fields, "fused bias add, residual add and ReLU, NHWC (cuda)" },
 };
 const size_t catalog_nops = sizeof(catalog_ops) / sizeof(catalog_ops[0]);
 

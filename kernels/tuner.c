@@ -9,11 +9,13 @@
 extern const struct tuner_ops tuner_vendor;
 extern const struct tuner_ops tuner_heuristic;
 extern const struct tuner_ops tuner_exhaustive;
+extern const struct tuner_ops tuner_vendor_benchmarked;
 
 const struct tuner_ops *const tuner_table[] = {
 	&tuner_vendor,
 	&tuner_heuristic,
 	&tuner_exhaustive,
+	&tuner_vendor_benchmarked,
 	NULL,
 };
 

@@ -23,7 +23,9 @@ struct workload {
 	size_t nshape;
 	int64_t batch;         /* default 1 */
 	int64_t resolution;    /* model input height = width; default 224 */
-	char *dtype;           /* "float32" (the only one the CPU backend has) */
+	char *dtype;           /* "float32" (the only one the CPU backend has), "float16",
+				* "bfloat16" */
+	int tf32;              /* float32 on TF32 tensor cores (`tf32 = true`); 0 by default */
 	int line, col;         /* where the workload was declared */
 };
 

@@ -102,7 +102,8 @@ fi
 cp "$binary" "$dir/bin/harness"
 chmod 0755 "$dir/bin/harness"
 
-# Kernel templates keep their layout under kernels/ (kernels/cpu/templates/...).
+# Kernel templates keep their layout under kernels/ (kernels/cpu/templates/...,
+# kernels/cuda/templates/*.cu).
 (cd "$srcdir" && find kernels -path '*/templates/*' -type f) | while read -r f; do
 	mkdir -p "$dir/$(dirname "$f")"
 	cp "$srcdir/$f" "$dir/$f"
@@ -113,17 +114,67 @@ for d in experiments hypotheses plots; do
 	fi
 done
 
-cat >"$dir/run.sh" <<'EOF'
-#!/bin/sh
-# run.sh: run the bundled harness with the bundle's libraries, kernel and plot templates.
-# LD_LIBRARY_PATH keeps what the host had after the bundle's lib/ (CUDA may live there).
+# The CUDA libraries the binary needs (never bundled: they come from the GPU host).
+cuda_needed=""
+for so in $(needed "$binary"); do
+	case $so in libcudart.so.* | libnvrtc*.so.* | libcublas*.so.* | libcudnn*.so.*)
+		cuda_needed="$cuda_needed $so" ;;
+	esac
+done
+
+{
+	echo '#!/bin/sh'
+	echo "# run.sh: run the bundled harness with the bundle's libraries, kernel and plot templates."
+	echo '# CUDA libraries (never bundled) come from the host: the system library path, the toolkit'
+	echo '# in $CUDA_HOME or /usr/local/cuda, or a PyTorch install'"'"'s wheels'
+	echo '# (.../site-packages/nvidia/*/lib, nvidia/cu13/lib).  A library the binary needs in a'
+	echo '# version the host does not have is an error naming both versions.'
+	echo "cuda_needed=\"${cuda_needed# }\""
+	cat <<'EOF'
 here=$(cd "$(dirname "$0")" && pwd)
+found() { # SONAME: 0 when the loader finds it in the system path or LD_LIBRARY_PATH
+	ldconfig -p 2>/dev/null | grep -q " $1 " && return 0
+	for d in $(echo "${LD_LIBRARY_PATH:-}" | tr ':' ' '); do
+		[ -e "$d/$1" ] && return 0
+	done
+	return 1
+}
+cuda_dirs=""
+for d in ${CUDA_HOME:+$CUDA_HOME/lib64} /usr/local/cuda/lib64 \
+	/opt/*/.venv/lib/python3*/site-packages/nvidia/*/lib \
+	/usr/local/lib/python3*/dist-packages/nvidia/*/lib \
+	/usr/lib/python3/dist-packages/nvidia/*/lib \
+	"$HOME"/.local/lib/python3*/site-packages/nvidia/*/lib; do
+	[ -d "$d" ] && cuda_dirs="$cuda_dirs $d"
+done
+for so in $cuda_needed; do
+	found "$so" && continue
+	hit=""
+	for d in $cuda_dirs; do
+		if [ -e "$d/$so" ]; then hit=$d; break; fi
+	done
+	if [ -n "$hit" ]; then
+		LD_LIBRARY_PATH="$hit${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+		continue
+	fi
+	base=${so%.so.*}
+	other=$(for d in $cuda_dirs /usr/lib/x86_64-linux-gnu; do
+		ls "$d/$base.so."* 2>/dev/null; done | head -1)
+	if [ -n "$other" ]; then
+		echo "run.sh: harness needs $so (the version it was built with); this host has $(basename "$other") ('$other'), which cannot stand in for it" >&2
+	else
+		echo "run.sh: harness needs $so: not in the system library path, \$CUDA_HOME, /usr/local/cuda or a PyTorch install's nvidia/*/lib" >&2
+	fi
+	echo "run.sh: install it (or a PyTorch wheel that has it), or use a bundle built --without-cuda" >&2
+	exit 127
+done
 LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 HARNESS_KERNEL_DIR="$here/kernels"
 HARNESS_PLOT_DIR="$here/plots"
 export LD_LIBRARY_PATH HARNESS_KERNEL_DIR HARNESS_PLOT_DIR
 exec "$here/bin/harness" "$@"
 EOF
+} >"$dir/run.sh"
 chmod 0755 "$dir/run.sh"
 
 # Provenance of what was copied.

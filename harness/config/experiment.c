@@ -62,8 +62,10 @@ static const char *const measure_keys[] = {
 };
 static const char *const environment_keys[] = { "pass", "set", NULL };
 static const char *const workload_keys[] = {
-	"name", "model", "op", "shape", "batch", "resolution", "dtype", NULL
+	"name", "model", "op", "shape", "batch", "resolution", "dtype", "tf32", NULL
 };
+/* The dtypes a workload may name; which backend has which is the backend's to say. */
+static const char *const dtype_names[] = { "float32", "float16", "bfloat16", NULL };
 static const char *const mode_keys[] = {
 	"name", "tuner", "backend", "baseline", "options", "warm_probe", "aa_of", "fault", NULL
 };
@@ -401,7 +403,7 @@ static size_t count_fields(const struct op_info *op)
 }
 
 /* shape = { ... } of an op workload: every field of the op, no other, each an integer
- * >= 1 (pad >= 0).  Stored in the catalog's field order. */
+ * >= 1 (pad and dim >= 0).  Stored in the catalog's field order. */
 static int parse_shape(struct tc_parser *p, const struct tc_field *f, const struct op_info *op,
 		       struct workload *w)
 {
@@ -430,7 +432,9 @@ static int parse_shape(struct tc_parser *p, const struct tc_field *f, const stru
 			free(list);
 			return -1;
 		}
-		if (get_int(p, &g, strcmp(g.key, "pad") ? 1 : 0, MAX_SHAPE_DIM, &w->shape[k].value))
+		/* pad and dim (the axis a sum runs over) may be 0; every size is >= 1 */
+		int zero = !strcmp(g.key, "pad") || !strcmp(g.key, "dim");
+		if (get_int(p, &g, zero ? 0 : 1, MAX_SHAPE_DIM, &w->shape[k].value))
 			return -1;
 	}
 	for (size_t k = 0; k < nf; k++)
@@ -519,9 +523,17 @@ static int parse_workload(struct tc_parser *p, const struct tb_node *t, struct w
 			r = get_int(p, &g, MIN_RESOLUTION, MAX_RESOLUTION, &w->resolution);
 		} else if (!strcmp(g.key, "dtype")) {
 			r = get_string(p, &g, &w->dtype);
-			if (!r && strcmp(w->dtype, DEFAULT_DTYPE))
-				r = tc_fail(p, g.pos, "unsupported dtype '%s' (only '%s' for now)",
-					 w->dtype, DEFAULT_DTYPE);
+			int known = 0;
+			for (size_t k = 0; !r && dtype_names[k]; k++)
+				known |= !strcmp(w->dtype, dtype_names[k]);
+			if (!r && !known) {
+				char *list = tc_join(dtype_names);
+				r = tc_fail(p, g.pos, "unsupported dtype '%s' (dtypes: %s)", w->dtype,
+					    list);
+				free(list);
+			}
+		} else if (!strcmp(g.key, "tf32")) {
+			r = get_bool(p, &g, &w->tf32);
 		} else {
 			r = tc_unknown_key(p, &g, workload_keys, " in [[workloads]]");
 		}
@@ -540,6 +552,9 @@ static int parse_workload(struct tc_parser *p, const struct tb_node *t, struct w
 		w->name = xstrdup(model ? w->model : w->op);
 	if (!w->dtype)
 		w->dtype = xstrdup(DEFAULT_DTYPE);
+	if (w->tf32 && strcmp(w->dtype, "float32"))
+		return tc_fail(p, tpos, "'tf32 = true' is for float32 workloads (dtype is '%s')",
+			       w->dtype);
 	return 0;
 }
 

@@ -470,6 +470,15 @@ int worker_main(const struct worker_args *a)
 	free(phases);
 	if (r)
 		goto done;
+	if (w.bops->describe_end) {
+		struct sbuf end;
+		sbuf_init(&end);
+		w.bops->describe_end(w.b, &end);
+		r = end.len ? proto_info(&w.out, end.buf) : 0;
+		sbuf_release(&end);
+		if (r)
+			goto done;
+	}
 
 	struct backend_counters bc = { 0 };
 	w.bops->counters(w.b, &bc);

@@ -243,6 +243,11 @@ static int cpu_add_workload(struct backend *b, const struct workload *w, char **
 				   "(float32 only)", name, w->dtype);
 		return -1;
 	}
+	if (w->tf32) {
+		*cause = xasprintf("workload '%s': 'tf32 = true' needs tensor cores (cuda backend)",
+				   name);
+		return -1;
+	}
 	for (size_t i = 0; i < b->ncells; i++) {
 		if (!strcmp(b->cells[i]->pub.workload, name)) {
 			*cause = xasprintf("workload '%s' is given twice", name);

@@ -398,9 +398,11 @@ START_TEST(test_mode_backend)
 	expect_error(HEAD WL MODE "backend = \"command\"\n",
 		     "'t.toml':9:11: backend 'command' is not built into this harness: external "
 		     "command modes are not implemented yet");
+#ifndef HAVE_CUDA
 	expect_error(HEAD "backend = \"cuda\"\n" WL MODE,
 		     "'t.toml':3:11: backend 'cuda' is not built into this harness: this build "
 		     "has no CUDA backend");
+#endif
 }
 END_TEST
 
@@ -602,21 +604,26 @@ START_TEST(test_err_workload_kind)
 		     "'t.toml':6:1: 'resolution' is only for model workloads");
 	expect_error(HEAD "[[workloads]]\nmodel = \"resnet19\"\n" MODE,
 		     "'t.toml':4:9: unknown model 'resnet19' (known models: resnet18, resnet50)");
+#define KNOWN_OPS "(known ops: sgemm, conv2d, maxpool, reduce, bias_relu, gemm, maxpool_bwd, " \
+		  "avgpool, sum, bias_relu_add)"
 	expect_error(HEAD "[[workloads]]\nop = \"sgem\"\nshape = { m = 1 }\n" MODE,
-		     "'t.toml':4:6: unknown op 'sgem' (known ops: sgemm, conv2d, maxpool, reduce, "
-		     "bias_relu)");
+		     "'t.toml':4:6: unknown op 'sgem' " KNOWN_OPS);
 	/* the op's error, not the shape's, even when the shape comes first */
-	expect_error(HEAD "[[workloads]]\nshape = { q = 1 }\nop = \"gemm\"\n" MODE,
-		     "'t.toml':5:6: unknown op 'gemm' (known ops: sgemm, conv2d, maxpool, reduce, "
-		     "bias_relu)");
+	expect_error(HEAD "[[workloads]]\nshape = { q = 1 }\nop = \"hgemm\"\n" MODE,
+		     "'t.toml':5:6: unknown op 'hgemm' " KNOWN_OPS);
 	expect_error(HEAD "[[workloads]]\nop = 5\n" MODE,
 		     "'t.toml':4:6: 'op' must be a string, not an integer");
 	expect_error(HEAD "[[workloads]]\nmodel = \"resnet18\"\nresolution = 4\n" MODE,
 		     "'t.toml':5:14: 'resolution' must be between 8 and 16384, not 4");
 	expect_error(HEAD WL "batch = 0\n" MODE,
 		     "'t.toml':6:9: 'batch' must be between 1 and 65536, not 0");
-	expect_error(HEAD WL "dtype = \"float16\"\n" MODE,
-		     "'t.toml':6:9: unsupported dtype 'float16' (only 'float32' for now)");
+	expect_error(HEAD WL "dtype = \"float64\"\n" MODE,
+		     "'t.toml':6:9: unsupported dtype 'float64' (dtypes: float32, float16, "
+		     "bfloat16)");
+	expect_error(HEAD WL "dtype = \"float16\"\ntf32 = true\n" MODE,
+		     "'t.toml':3:1: 'tf32 = true' is for float32 workloads (dtype is 'float16')");
+	expect_error(HEAD WL "tf32 = 1\n" MODE,
+		     "'t.toml':6:8: 'tf32' must be a boolean, not an integer");
 	expect_error(HEAD WL "name = \"a b\"\n" MODE,
 		     "'t.toml':6:8: 'name' must be made of letters, digits, '.', '_' and '-', not "
 		     "'a b'");

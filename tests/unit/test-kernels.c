@@ -244,8 +244,9 @@ START_TEST(test_tuner_table)
 	size_t n = 0;
 	while (tuner_table[n])
 		n++;
-	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(n, 4);
 	ck_assert_uint_eq(tuner_find("vendor")->flags, 0);
+	ck_assert_uint_eq(tuner_find("vendor-benchmarked")->flags, TUNER_BENCHMARKS);
 	ck_assert_uint_eq(tuner_find("heuristic")->flags, TUNER_COMPILES);
 	ck_assert_uint_eq(tuner_find("exhaustive")->flags, TUNER_COMPILES | TUNER_BENCHMARKS);
 	ck_assert_str_eq(trial_status_name(TRIAL_OK), "ok");
@@ -289,6 +290,54 @@ START_TEST(test_tuner_vendor)
 
 	expect_option_error("vendor", "max_configs", TUNER_OPT_INT, 3,
 			    "7:3: tuner 'vendor' takes no options (got 'max_configs')");
+}
+END_TEST
+
+/* vendor-benchmarked: every vendor candidate, in order; the fastest correct one; a broken
+ * one never; -1 when none worked. */
+START_TEST(test_tuner_vendor_benchmarked)
+{
+	const struct tuner_ops *t = tuner_find("vendor-benchmarked");
+	struct space s;
+	struct config c;
+	struct tuner_check m = make_mode("vendor-benchmarked", 0, NULL, NULL, NULL);
+	char *cause = NULL;
+	struct sample smp = SAMPLE_INIT;
+	static const double med[] = { 30.0, 10.0, 5.0 };
+
+	toy_space(&s, 1);
+	s.nvendors = 3;
+	for (size_t k = 0; k < 3; k++) {
+		s.vendors[k].nparams = 1;
+		s.vendors[k].params[0] = (struct vendor_param){ "algo", (int64_t)(10 + k) };
+	}
+	ck_assert_int_eq(t->check_options(&m, &cause), 0);
+	struct tuner *tu = alloc_of(t, &s, &m, 42);
+	for (size_t k = 0; k < 3; k++) {
+		ck_assert_int_eq(t->next(tu, &c), 1);
+		ck_assert(c.vendor);
+		ck_assert_uint_eq(c.vendor_idx, k);
+		/* the fastest (the third) is incorrect: never chosen */
+		t->observe(tu, &c, &(struct trial_result){ .status = k == 2 ? TRIAL_INCORRECT
+										: TRIAL_OK,
+							  .samples = &smp, .nsamples = 1,
+							  .median_ns = med[k] });
+	}
+	ck_assert_int_eq(t->next(tu, &c), 0);
+	ck_assert_int_eq(t->best(tu, &c), 0);
+	ck_assert(c.vendor && c.vendor_idx == 1);
+	char *f = fmt(&s, &c);
+	ck_assert_str_eq(f, "vendor:algo=11");
+	free(f);
+	t->free(tu);
+
+	s.has_vendor = 0;
+	tu = alloc_of(t, &s, &m, 42);
+	ck_assert_int_eq(t->next(tu, &c), 0);
+	ck_assert_int_eq(t->best(tu, &c), -1);
+	t->free(tu);
+	expect_option_error("vendor-benchmarked", "max_configs", TUNER_OPT_INT, 3,
+			    "7:3: tuner 'vendor-benchmarked' takes no options (got 'max_configs')");
 }
 END_TEST
 
@@ -1303,6 +1352,7 @@ static Suite *kernels_suite(void)
 	tc = tcase_create("tuner");
 	tcase_add_test(tc, test_tuner_table);
 	tcase_add_test(tc, test_tuner_vendor);
+	tcase_add_test(tc, test_tuner_vendor_benchmarked);
 	tcase_add_test(tc, test_tuner_heuristic);
 	tcase_add_test(tc, test_tuner_exhaustive);
 	tcase_add_test(tc, test_tuner_exhaustive_ties);

@@ -1,0 +1,1003 @@
+/* backend-cuda.c: the "cuda" backend: workloads to cells, configs compiled by NVRTC into the
+ * unit's cache directory and loaded as libraries, cuBLASLt as the GEMM vendor path, every
+ * config checked against float64 on random inputs after the output is poisoned with NaN,
+ * samples timed with CUDA events on a dedicated stream (L2 flushed before cold samples,
+ * short cells batched), the SM clock and throttle flag read through NVML (docs/kernels.md) */
+#include "config.h"
+#include "kernels/cuda/cuda.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cublasLt.h>
+#include <cuda_runtime_api.h>
+
+#define RT CUDA_LIB_RT
+#define LT CUDA_LIB_CUBLAS
+
+/* A cell whose single launch takes less than this is timed as a batch of back-to-back
+ * launches per warm sample (launches recorded per sample): event resolution is about 0.5 us
+ * and a launch costs a few us of CPU, so one 3 us launch per sample would time mostly the
+ * gap.  Cold (flushed) samples always time one launch: the second launch of a batch would
+ * find its data in L2. */
+#define BATCH_THRESHOLD_NS 20000
+#define BATCH_MAX 256
+/* cuBLASLt's workspace, and the number of heuristic algorithms asked for. */
+#define LT_WORKSPACE ((size_t)32 << 20)
+#define LT_MAX_ALGOS SPACE_MAX_VENDORS
+
+struct cu_template {
+	const char *name;  /* "gemm.cu" */
+	char *text;        /* NULL until first needed */
+	size_t len;
+	char sha256[65];
+};
+
+struct cu_module {
+	char hash[65];
+	const char *tmpl;
+	cudaLibrary_t lib;
+	cudaKernel_t k[2];   /* the op's kernel and its finishing kernel (split-K, sum_dim0) */
+	size_t smem_set;     /* dynamic shared memory the first kernel was raised to */
+};
+
+struct cu_cell {
+	struct cell pub;
+	struct cuda_space_ctx sctx;
+	struct space space;                  /* ctx = &sctx */
+	/* GEMM: cuBLASLt's operation and the algorithms of its heuristic, in its order */
+	cublasLtMatmulDesc_t desc;
+	cublasLtMatrixLayout_t la, lb, lc;
+	cublasLtMatmulHeuristicResult_t algos[LT_MAX_ALGOS];
+	size_t nalgos;
+	/* data, allocated at the first prepare */
+	void *h_in[3], *h_out;
+	void *d_in[3], *d_out;
+	float *d_ws;                         /* split-K / sum_dim0 partials */
+	size_t ws_bytes;
+	struct cuda_ref ref;
+	int has_data;
+	/* the current implementation */
+	int has_impl;
+	struct config cur;
+	struct cu_module *mod;               /* NULL: the cuBLASLt algorithm cur names */
+	int64_t launches;                    /* per warm sample */
+};
+
+struct backend {
+	char *cache_dir, *kernel_dir;
+	uint64_t seed;
+	int dev;
+	struct cuda_devinfo di;
+	struct cudaDeviceProp prop;
+	char pci[32];
+	cudaStream_t stream;
+	cudaEvent_t ev0, ev1;
+	cublasLtHandle_t lt;
+	void *lt_ws;
+	void *flush;
+	size_t flush_len;
+	unsigned flush_gen;
+	struct cuda_nvml *nvml;
+	char *nvml_why;
+	char *state_open;                    /* the device's state when the unit started */
+	struct cu_template tmpl[5];
+	struct cu_module **mods;
+	size_t nmods, modcap;
+	struct cu_cell **cells;
+	size_t ncells, cap;
+	int64_t compiles, cache_hits, compile_ns;
+};
+
+static const char *const template_names[] = { "gemm.cu", "maxpool.cu", "avgpool.cu",
+					       "reduce.cu", "bias_relu.cu" };
+
+/* ---- availability ---------------------------------------------------------------------- */
+
+static int cu_available(char **why)
+{
+	int n = 0, drv = 0, rt = 0;
+	cudaError_t e = cudaGetDeviceCount(&n);
+	if (e == cudaErrorNoDevice || (e == cudaSuccess && n == 0)) {
+		*why = xstrdup("no CUDA device (the driver sees none; CUDA_VISIBLE_DEVICES?)");
+		return 0;
+	}
+	if (e == cudaErrorInsufficientDriver) {
+		cudaDriverGetVersion(&drv);
+		cudaRuntimeGetVersion(&rt);
+		*why = drv ? xasprintf("the CUDA driver supports CUDA %d.%d, older than the runtime "
+				       "%d.%d this build loads", drv / 1000, drv % 1000 / 10,
+				       rt / 1000, rt % 1000 / 10)
+			   : xstrdup("no CUDA device (no CUDA driver: libcuda.so.1 is not installed)");
+		return 0;
+	}
+	if (e != cudaSuccess) {
+		*why = xasprintf("no usable CUDA device: %s", cuda_status_string(RT, e));
+		return 0;
+	}
+	if (cuda_versions_check(why))
+		return 0;
+	return 1;
+}
+
+/* ---- templates, the cubin cache, modules --------------------------------------------- */
+
+static struct cu_template *get_template(struct backend *b, const char *name, char **cause)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(b->tmpl); i++) {
+		struct cu_template *t = &b->tmpl[i];
+		if (strcmp(t->name, name))
+			continue;
+		if (!t->text) {
+			char *path = xasprintf("%s/cuda/templates/%s", b->kernel_dir, name);
+			FILE *f = fopen(path, "rb");
+			struct sbuf sb;
+			char buf[8192];
+			size_t n;
+			if (!f) {
+				*cause = xasprintf("cannot read kernel template '%s': %s", path,
+						   strerror(errno));
+				free(path);
+				return NULL;
+			}
+			sbuf_init(&sb);
+			while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+				sbuf_add(&sb, buf, n);
+			int bad = ferror(f);
+			fclose(f);
+			if (bad) {
+				*cause = xasprintf("cannot read kernel template '%s'", path);
+				sbuf_release(&sb);
+				free(path);
+				return NULL;
+			}
+			free(path);
+			t->len = sb.len;
+			t->text = sbuf_detach(&sb);
+			util_sha256_hex(t->text, t->len, t->sha256);
+		}
+		return t;
+	}
+	*cause = xasprintf("no CUDA template '%s'", name);
+	return NULL;
+}
+
+/* Write data to path through a temporary name, so a cubin in the cache is always whole. */
+static int write_whole(const char *path, const void *data, size_t len, char **cause)
+{
+	char *tmp = xasprintf("%s.tmp%ld", path, (long)getpid());
+	FILE *f = fopen(tmp, "wb");
+	int ret = -1;
+	if (!f) {
+		*cause = xasprintf("cannot write '%s': %s", tmp, strerror(errno));
+		goto done;
+	}
+	size_t w = fwrite(data, 1, len, f);
+	if (fclose(f) || w != len) {
+		*cause = xasprintf("cannot write '%s'", tmp);
+		unlink(tmp);
+		goto done;
+	}
+	if (rename(tmp, path)) {
+		*cause = xasprintf("cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+		unlink(tmp);
+		goto done;
+	}
+	ret = 0;
+done:
+	free(tmp);
+	return ret;
+}
+
+static const char *kernel_names(enum cuda_op op, const struct cuda_shape *s, int which)
+{
+	switch (op) {
+	case CU_GEMM: return which ? "gemm_splitk_reduce" : "gemm";
+	case CU_MAXPOOL: return which ? NULL : "maxpool_fwd";
+	case CU_MAXPOOL_BWD: return which ? NULL : "maxpool_bwd";
+	case CU_AVGPOOL: return which ? NULL : "avgpool_global";
+	case CU_SUM: return s->dim ? (which ? NULL : "sum_dim1")
+				   : (which ? "sum_dim0_finish" : "sum_dim0");
+	default: return which ? NULL : "bias_relu";
+	}
+}
+
+/* The module of config c for cell: loaded already, from the cache directory (a hit), or
+ * compiled now.  A compile or load failure is res->status = PREPARE_COMPILE_ERROR with
+ * the NVRTC log in res->detail, *out NULL, 0 returned; -1 with *cause only when the cache
+ * cannot be written or the device fails. */
+static int get_module(struct backend *b, struct cu_cell *cell, const struct config *c,
+		      struct cu_module **out, struct prepare_result *res, char **cause)
+{
+	const struct cuda_shape *s = &cell->sctx.shape;
+	char *opts[CUDA_MAX_OPTS];
+	size_t nopts = cuda_config_options(&cell->space, c, b->di.arch, opts);
+	char hash[65];
+	char *cubin_path = NULL, *log_path = NULL, *data = NULL;
+	size_t len = 0;
+	struct cuda_compile cc = { 0 };
+	struct cu_module *m = NULL;
+	int ret = -1;
+
+	*out = NULL;
+	struct cu_template *t = get_template(b, cuda_op_template(s->op), cause);
+	if (!t)
+		goto done;
+	cuda_cache_key(t->name, t->text, t->len, opts, nopts, cuda_nvrtc_version(), b->di.arch,
+		       hash);
+	for (size_t i = 0; i < b->nmods; i++) {
+		if (!strcmp(b->mods[i]->hash, hash)) {
+			*out = b->mods[i];
+			res->cache_hit = 1;
+			ret = 0;
+			goto done;
+		}
+	}
+	cubin_path = xasprintf("%s/cuda-%.*s-%s.cubin", b->cache_dir,
+			       (int)strcspn(t->name, "."), t->name, hash);
+	log_path = xasprintf("%s/cuda-%.*s-%s.log", b->cache_dir, (int)strcspn(t->name, "."),
+			     t->name, hash);
+	if (!access(cubin_path, R_OK) && !util_read_file(cubin_path, &data, &len)) {
+		res->cache_hit = 1;
+		b->cache_hits++;
+	} else {
+		cc.tmpl_name = t->name;
+		cc.source = t->text;
+		cc.source_len = t->len;
+		cc.opts = opts;
+		cc.nopts = nopts;
+		cuda_compile_run(&cc);
+		b->compiles++;
+		b->compile_ns += cc.ns;
+		res->compile_ns = cc.ns;
+		if (cc.log && write_whole(log_path, cc.log, strlen(cc.log), cause))
+			goto done;
+		if (!cc.ok) {
+			res->status = PREPARE_COMPILE_ERROR;
+			res->detail = xasprintf("NVRTC could not compile '%s' for %s (log '%s'):\n%s",
+						t->name, b->di.arch, log_path,
+						cc.log ? cc.log : "(no log)");
+			ret = 0;
+			goto done;
+		}
+		if (write_whole(cubin_path, cc.cubin, cc.cubin_len, cause))
+			goto done;
+		data = cc.cubin;
+		len = cc.cubin_len;
+		cc.cubin = NULL;
+	}
+	m = xcalloc(1, sizeof(*m));
+	memcpy(m->hash, hash, sizeof(hash));
+	m->tmpl = t->name;
+	char *why = NULL;
+	if (CUDA_CHECK(RT, cudaLibraryLoadData(&m->lib, data, NULL, NULL, 0, NULL, NULL, 0), &why)) {
+		res->status = PREPARE_COMPILE_ERROR;
+		res->detail = xasprintf("cannot load cubin '%s': %s", cubin_path, why);
+		free(why);
+		free(m);
+		m = NULL;
+		ret = 0;
+		goto done;
+	}
+	for (int k = 0; k < 2; k++) {
+		const char *name = kernel_names(s->op, s, k);
+		if (name && CUDA_CHECK(RT, cudaLibraryGetKernel(&m->k[k], m->lib, name), &why)) {
+			res->status = PREPARE_COMPILE_ERROR;
+			res->detail = xasprintf("cubin '%s' has no kernel '%s': %s", cubin_path, name,
+						why);
+			free(why);
+			cudaLibraryUnload(m->lib);
+			free(m);
+			m = NULL;
+			ret = 0;
+			goto done;
+		}
+	}
+	XGROW(b->mods, b->modcap, b->nmods + 1);
+	b->mods[b->nmods++] = m;
+	*out = m;
+	ret = 0;
+done:
+	for (size_t i = 0; i < nopts; i++)
+		free(opts[i]);
+	cuda_compile_release(&cc);
+	free(data);
+	free(cubin_path);
+	free(log_path);
+	return ret;
+}
+
+/* ---- cells ----------------------------------------------------------------------------- */
+
+static void free_cell(struct cu_cell *c)
+{
+	free(c->pub.name);
+	free(c->pub.workload);
+	free(c->pub.op);
+	free(c->pub.shape);
+	for (int i = 0; i < 3; i++) {
+		free(c->h_in[i]);
+		if (c->d_in[i])
+			cudaFree(c->d_in[i]);
+	}
+	free(c->h_out);
+	if (c->d_out)
+		cudaFree(c->d_out);
+	if (c->d_ws)
+		cudaFree(c->d_ws);
+	if (c->la)
+		cublasLtMatrixLayoutDestroy(c->la);
+	if (c->lb)
+		cublasLtMatrixLayoutDestroy(c->lb);
+	if (c->lc)
+		cublasLtMatrixLayoutDestroy(c->lc);
+	if (c->desc)
+		cublasLtMatmulDescDestroy(c->desc);
+	cuda_ref_release(&c->ref);
+	free(c);
+}
+
+static cudaDataType_t lt_type(enum cuda_dtype t)
+{
+	return t == CU_F16 ? CUDA_R_16F : t == CU_BF16 ? CUDA_R_16BF : CUDA_R_32F;
+}
+
+/* C[m,n] = A[m,k] B[n,k]^T with row-major C is, column-major, C^T (n x m) = B A^T: cuBLASLt's
+ * A is our B (k x n, ld k) transposed, its B our A (k x m, ld k), its C n x m with ld n. */
+static int gemm_vendor_init(struct backend *b, struct cu_cell *c, char **cause)
+{
+	const struct cuda_shape *s = &c->sctx.shape;
+	cudaDataType_t t = lt_type(s->dtype);
+	cublasComputeType_t ct = s->tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+	cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+	cublasLtMatmulPreference_t pref = NULL;
+	uint64_t ws = LT_WORKSPACE;
+	int returned = 0, ret = -1;
+
+	if (CUDA_CHECK(LT, cublasLtMatmulDescCreate(&c->desc, ct, CUDA_R_32F), cause) ||
+	    CUDA_CHECK(LT, cublasLtMatmulDescSetAttribute(c->desc, CUBLASLT_MATMUL_DESC_TRANSA,
+							  &ta, sizeof(ta)), cause) ||
+	    CUDA_CHECK(LT, cublasLtMatmulDescSetAttribute(c->desc, CUBLASLT_MATMUL_DESC_TRANSB,
+							  &tb, sizeof(tb)), cause) ||
+	    CUDA_CHECK(LT, cublasLtMatrixLayoutCreate(&c->la, t, (uint64_t)s->k, (uint64_t)s->n,
+						      s->k), cause) ||
+	    CUDA_CHECK(LT, cublasLtMatrixLayoutCreate(&c->lb, t, (uint64_t)s->k, (uint64_t)s->m,
+						      s->k), cause) ||
+	    CUDA_CHECK(LT, cublasLtMatrixLayoutCreate(&c->lc, t, (uint64_t)s->n, (uint64_t)s->m,
+						      s->n), cause) ||
+	    CUDA_CHECK(LT, cublasLtMatmulPreferenceCreate(&pref), cause) ||
+	    CUDA_CHECK(LT, cublasLtMatmulPreferenceSetAttribute(
+				   pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)),
+		       cause) ||
+	    CUDA_CHECK(LT, cublasLtMatmulAlgoGetHeuristic(b->lt, c->desc, c->la, c->lb, c->lc,
+							  c->lc, pref, LT_MAX_ALGOS, c->algos,
+							  &returned), cause))
+		goto done;
+	if (returned <= 0) {
+		*cause = xasprintf("cuBLASLt offers no algorithm for '%s' (%s)", c->pub.name,
+				   cuda_dtype_name(s->dtype));
+		goto done;
+	}
+	/* Each algorithm a vendor candidate "vendor:algo=A,tile=T,stages=S,splitk=K", the
+	 * heuristic's first one first; a repeat of the same four numbers is dropped. */
+	c->space.nvendors = 0;
+	for (int i = 0; i < returned; i++) {
+		int32_t id = 0, split = 0;
+		uint32_t tile = 0, stages = 0;
+		const cublasLtMatmulAlgo_t *a = &c->algos[i].algo;
+		cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof(id),
+						     NULL);
+		cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile,
+						     sizeof(tile), NULL);
+		cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages,
+						     sizeof(stages), NULL);
+		cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &split,
+						     sizeof(split), NULL);
+		struct vendor_point v = { .nparams = 4 };
+		v.params[0] = (struct vendor_param){ "algo", id };
+		v.params[1] = (struct vendor_param){ "tile", tile };
+		v.params[2] = (struct vendor_param){ "stages", stages };
+		v.params[3] = (struct vendor_param){ "splitk", split };
+		int dup = 0;
+		for (size_t k = 0; k < c->space.nvendors && !dup; k++)
+			dup = !memcmp(c->space.vendors[k].params, v.params, sizeof(v.params));
+		if (dup)
+			continue;
+		c->algos[c->space.nvendors] = c->algos[i];
+		c->space.vendors[c->space.nvendors++] = v;
+	}
+	c->nalgos = c->space.nvendors;
+	ret = 0;
+done:
+	if (pref)
+		cublasLtMatmulPreferenceDestroy(pref);
+	return ret;
+}
+
+static int cu_add_workload(struct backend *b, const struct workload *w, char **cause)
+{
+	const char *name = w->name ? w->name : (w->model ? w->model : w->op);
+	struct cu_cell *c = NULL;
+	struct sbuf shape;
+	char *why = NULL;
+
+	if (w->kind == WORKLOAD_MODEL) {
+		*cause = xasprintf("workload '%s': models are not on the cuda backend yet (op "
+				   "workloads only)", name);
+		return -1;
+	}
+	for (size_t i = 0; i < b->ncells; i++)
+		if (!strcmp(b->cells[i]->pub.workload, name)) {
+			*cause = xasprintf("workload '%s' is given twice", name);
+			return -1;
+		}
+	c = xcalloc(1, sizeof(*c));
+	if (cuda_shape_from_workload(&c->sctx.shape, w, &why)) {
+		*cause = xasprintf("workload '%s': %s", name, why);
+		free(why);
+		free(c);
+		return -1;
+	}
+	c->sctx.dev = b->di;
+	cuda_space_init(&c->space, &c->sctx);
+	sbuf_init(&shape);
+	cuda_shape_format(&c->sctx.shape, &shape);
+	c->pub.kind = CELL_OP;
+	c->pub.workload = xstrdup(name);
+	c->pub.op = xstrdup(w->op);
+	c->pub.shape = sbuf_detach(&shape);
+	c->pub.name = xasprintf("%s/%s:%s", name, w->op, c->pub.shape);
+	c->pub.count = 1;
+	c->pub.flops = cuda_shape_flops(&c->sctx.shape);
+	c->launches = 1;
+	if (c->sctx.shape.op == CU_GEMM && gemm_vendor_init(b, c, cause)) {
+		free_cell(c);
+		return -1;
+	}
+	XGROW(b->cells, b->cap, b->ncells + 1);
+	b->cells[b->ncells++] = c;
+	return 0;
+}
+
+static size_t cu_ncells(const struct backend *b)
+{
+	return b->ncells;
+}
+
+static const struct cell *cu_cell(const struct backend *b, size_t i)
+{
+	return i < b->ncells ? &b->cells[i]->pub : NULL;
+}
+
+static const struct space *cu_space(const struct backend *b, size_t i)
+{
+	return i < b->ncells ? &b->cells[i]->space : NULL;
+}
+
+/* ---- data ------------------------------------------------------------------------------ */
+
+static uint64_t cell_seed(const struct backend *b, const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a, then splitmix64's finaliser */
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 0x100000001b3ULL;
+	uint64_t z = (b->seed ^ h) + 0x9e3779b97f4a7c15ULL;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return (z ^ (z >> 31)) | 1;
+}
+
+/* Inputs uniform(-1, 1) in the cell's dtype from the run's seed and the cell's name, on the
+ * host and the device; the float64 reference of those inputs. */
+static int alloc_data(struct backend *b, struct cu_cell *c, char **cause)
+{
+	const struct cuda_shape *s = &c->sctx.shape;
+	struct cuda_sizes z;
+	size_t es = cuda_dtype_size(s->dtype);
+	size_t n[3];
+	uint64_t rng = cell_seed(b, c->pub.name);
+
+	cuda_shape_sizes(s, &z);
+	n[0] = z.in0, n[1] = z.in1, n[2] = z.in2;
+	for (int i = 0; i < 3; i++) {
+		if (!n[i])
+			continue;
+		c->h_in[i] = xmalloc(n[i] * es);
+		cuda_fill_uniform(c->h_in[i], s->dtype, n[i], &rng);
+		if (CUDA_CHECK(RT, cudaMalloc(&c->d_in[i], n[i] * es), cause) ||
+		    CUDA_CHECK(RT, cudaMemcpy(c->d_in[i], c->h_in[i], n[i] * es,
+					      cudaMemcpyHostToDevice), cause))
+			return -1;
+	}
+	c->h_out = xmalloc(z.out * es);
+	if (CUDA_CHECK(RT, cudaMalloc(&c->d_out, z.out * es), cause))
+		return -1;
+	cuda_ref_compute(s, c->h_in[0], c->h_in[1], c->h_in[2], &c->ref);
+	c->has_data = 1;
+	return 0;
+}
+
+static int ensure_ws(struct cu_cell *c, size_t bytes, char **cause)
+{
+	if (bytes <= c->ws_bytes)
+		return 0;
+	if (c->d_ws)
+		cudaFree(c->d_ws);
+	c->d_ws = NULL;
+	c->ws_bytes = 0;
+	if (CUDA_CHECK(RT, cudaMalloc((void **)&c->d_ws, bytes), cause))
+		return -1;
+	c->ws_bytes = bytes;
+	return 0;
+}
+
+/* ---- launches -------------------------------------------------------------------------- */
+
+static int64_t cdiv(int64_t a, int64_t b)
+{
+	return (a + b - 1) / b;
+}
+
+/* The field value of config c, or the template's documented default for the memory-bound
+ * vendor point (BLOCK 256, VEC 16 bytes, ROWS 8). */
+static int64_t field(const struct cu_cell *c, const struct config *cfg, const char *name)
+{
+	for (size_t f = 0; f < c->space.nfields; f++)
+		if (!strcmp(c->space.fields[f].name, name) && !cfg->vendor)
+			return cfg->val[f];
+	if (!strcmp(name, "BLOCK"))
+		return 256;
+	if (!strcmp(name, "VEC"))
+		return 16 / (int64_t)cuda_dtype_size(c->sctx.shape.dtype);
+	return 8; /* ROWS */
+}
+
+static int launch_kernel(struct backend *b, cudaKernel_t k, int64_t gx, int64_t gy, int64_t gz,
+			 int64_t threads, size_t smem, void **args, char **cause)
+{
+	dim3 grid = { (unsigned)gx, (unsigned)gy, (unsigned)gz };
+	dim3 block = { (unsigned)threads, 1, 1 };
+	return CUDA_CHECK(RT, cudaLaunchKernel((const void *)k, grid, block, args, smem, b->stream),
+			  cause);
+}
+
+/* One execution of cell c's current implementation, config cfg and module m (m NULL: the
+ * cuBLASLt algorithm cfg names), enqueued on the backend's stream. */
+static int run_once(struct backend *b, struct cu_cell *c, const struct config *cfg,
+		    struct cu_module *m, char **cause)
+{
+	const struct cuda_shape *s = &c->sctx.shape;
+	if (!m) {
+		float alpha = 1.0f, beta = 0.0f;
+		const cublasLtMatmulHeuristicResult_t *h = &c->algos[cfg->vendor_idx];
+		return CUDA_CHECK(LT, cublasLtMatmul(b->lt, c->desc, &alpha, c->d_in[1], c->la,
+						     c->d_in[0], c->lb, &beta, c->d_out, c->lc,
+						     c->d_out, c->lc, &h->algo, b->lt_ws,
+						     h->workspaceSize, b->stream), cause);
+	}
+	int M = (int)s->m, N = (int)s->n, K = (int)s->k;
+	int64_t block = field(c, cfg, "BLOCK"), vec = field(c, cfg, "VEC");
+	int64_t rows = field(c, cfg, "ROWS");
+	int nb = (int)s->batch, H = (int)s->h, W = (int)s->w, C = (int)s->c;
+	switch (s->op) {
+	case CU_GEMM: {
+		int64_t bm = cfg->val[0], bn = cfg->val[1], bk = cfg->val[2], warps = cfg->val[3];
+		int64_t stages = cfg->val[4], split = cfg->val[5];
+		int64_t es = (int64_t)cuda_dtype_size(s->dtype);
+		size_t smem = (size_t)(stages * (bm + bn) * (bk + 16 / es) * es);
+		if (smem > m->smem_set) {
+			if (CUDA_CHECK(RT, cudaFuncSetAttribute(
+						   (const void *)m->k[0],
+						   cudaFuncAttributeMaxDynamicSharedMemorySize,
+						   (int)smem), cause))
+				return -1;
+			m->smem_set = smem;
+		}
+		if (split > 1 && ensure_ws(c, (size_t)(split * s->m * s->n) * 4, cause))
+			return -1;
+		float *ws = c->d_ws;
+		int lda = K, ldb = K, ldc = N;
+		void *args[] = { &c->d_in[0], &c->d_in[1], &c->d_out, &ws, &M, &N, &K, &lda, &ldb,
+				 &ldc };
+		if (launch_kernel(b, m->k[0], cdiv(M, bm) * cdiv(N, bn), 1, split, 32 * warps, smem,
+				  args, cause))
+			return -1;
+		if (split > 1) {
+			void *r[] = { &ws, &c->d_out, &M, &N, &ldc };
+			return launch_kernel(b, m->k[1], cdiv((int64_t)M * N, 256), 1, 1, 256, 0, r,
+					     cause);
+		}
+		return 0;
+	}
+	case CU_MAXPOOL: {
+		void *args[] = { &c->d_in[0], &c->d_out, &nb, &H, &W, &C };
+		return launch_kernel(b, m->k[0], cdiv(s->batch * s->oh * s->ow * cdiv(C, vec), block),
+				     1, 1, block, 0, args, cause);
+	}
+	case CU_MAXPOOL_BWD: {
+		void *args[] = { &c->d_in[0], &c->d_in[1], &c->d_out, &nb, &H, &W, &C };
+		return launch_kernel(b, m->k[0], cdiv(s->batch * s->oh * s->ow * cdiv(C, vec), block),
+				     1, 1, block, 0, args, cause);
+	}
+	case CU_AVGPOOL: {
+		int HW = H * W;
+		void *args[] = { &c->d_in[0], &c->d_out, &nb, &HW, &C };
+		return launch_kernel(b, m->k[0], cdiv(cdiv(C, vec), block / rows), nb, 1, block, 0,
+				     args, cause);
+	}
+	case CU_SUM: {
+		int R = (int)s->rows, S = (int)s->cols, ld = S;
+		if (s->dim) {
+			void *args[] = { &c->d_in[0], &c->d_out, &R, &S, &ld };
+			return launch_kernel(b, m->k[0], R < 65535 ? R : 65535, 1, 1, block, 0, args,
+					     cause);
+		}
+		/* SPLITS: enough runs of rows that the grid has 2 blocks per SM, each run at
+		 * least ROWS * 8 rows long */
+		int64_t gx = cdiv(cdiv(S, vec), block / rows);
+		int64_t splits = cdiv(2 * b->di.sms, gx);
+		int64_t most = cdiv(R, rows * 8);
+		splits = splits < 1 ? 1 : splits > most ? (most < 1 ? 1 : most) : splits;
+		if (splits > 65535)
+			splits = 65535;
+		if (splits > 1 && ensure_ws(c, (size_t)(splits * S) * 4, cause))
+			return -1;
+		float *ws = c->d_ws;
+		int sp = (int)splits;
+		void *args[] = { &c->d_in[0], &c->d_out, &ws, &R, &S, &ld };
+		if (launch_kernel(b, m->k[0], gx, splits, 1, block, 0, args, cause))
+			return -1;
+		if (splits > 1) {
+			void *f[] = { &ws, &c->d_out, &S, &sp };
+			return launch_kernel(b, m->k[1], cdiv(S, 256), 1, 1, 256, 0, f, cause);
+		}
+		return 0;
+	}
+	default: {
+		long long total = (long long)(s->batch * s->hw * s->c);
+		void *res = s->op == CU_BIAS_RELU_ADD ? c->d_in[2] : c->d_in[0];
+		void *args[] = { &c->d_in[0], &c->d_in[1], &res, &c->d_out, &total, &C };
+		int64_t grid = cdiv(total, vec * block), cap = (int64_t)b->di.sms * 32;
+		return launch_kernel(b, m->k[0], grid < cap ? grid : cap, 1, 1, block, 0, args,
+				     cause);
+	}
+	}
+}
+
+/* The run-time error of what the stream ran; a sticky one (the context is lost) is an
+ * infrastructure failure, any other a bad config. */
+static int sync_stream(struct backend *b, char **detail, char **cause)
+{
+	cudaError_t e = cudaStreamSynchronize(b->stream);
+	if (e == cudaSuccess)
+		return 0;
+	char *why = NULL;
+	CUDA_CHECK(RT, e, &why);
+	if (cudaGetLastError() != cudaSuccess && cudaDeviceSynchronize() != cudaSuccess) {
+		*cause = xasprintf("the device failed and cannot go on: %s", why);
+		free(why);
+		return -1;
+	}
+	*detail = why;
+	return 1;
+}
+
+/* ---- prepare and sample ---------------------------------------------------------------- */
+
+/* Time one warm launch with events (after one untimed), in ns. */
+static int time_launch(struct backend *b, struct cu_cell *c, const struct config *cfg,
+		       struct cu_module *m, double *ns, char **cause)
+{
+	float ms = 0;
+	if (run_once(b, c, cfg, m, cause) ||
+	    CUDA_CHECK(RT, cudaEventRecord(b->ev0, b->stream), cause) ||
+	    run_once(b, c, cfg, m, cause) ||
+	    CUDA_CHECK(RT, cudaEventRecord(b->ev1, b->stream), cause) ||
+	    CUDA_CHECK(RT, cudaEventSynchronize(b->ev1), cause) ||
+	    CUDA_CHECK(RT, cudaEventElapsedTime(&ms, b->ev0, b->ev1), cause))
+		return -1;
+	*ns = ms * 1e6;
+	return 0;
+}
+
+static int cu_prepare(struct backend *b, size_t i, const struct config *cfg,
+		      struct prepare_result *res, char **cause)
+{
+	memset(res, 0, sizeof(*res));
+	res->status = PREPARE_OK;
+	if (i >= b->ncells) {
+		*cause = xasprintf("no cell %zu (there are %zu)", i, b->ncells);
+		return -1;
+	}
+	struct cu_cell *c = b->cells[i];
+	const struct cuda_shape *s = &c->sctx.shape;
+	if (!cfg || !space_contains(&c->space, cfg)) {
+		struct sbuf sb;
+		sbuf_init(&sb);
+		if (cfg)
+			config_format(&c->space, cfg, &sb);
+		*cause = xasprintf("config '%s' is not a point of cell '%s''s space",
+				   cfg ? sb.buf : "(none)", c->pub.name);
+		sbuf_release(&sb);
+		return -1;
+	}
+	c->has_impl = 0;
+	if (!c->has_data && alloc_data(b, c, cause))
+		return -1;
+	struct cu_module *m = NULL;
+	if (!(cfg->vendor && s->op == CU_GEMM)) {
+		if (get_module(b, c, cfg, &m, res, cause))
+			return -1;
+		if (res->status != PREPARE_OK)
+			return 0;
+	}
+
+	/* the check: output poisoned with NaN (all-ones bytes are a NaN in every dtype), one
+	 * run, every output finite, the relative norm of the error within the bound */
+	struct cuda_sizes z;
+	cuda_shape_sizes(s, &z);
+	size_t bytes = z.out * cuda_dtype_size(s->dtype);
+	char *detail = NULL;
+	int64_t t0 = util_now_ns();
+	if (CUDA_CHECK(RT, cudaMemsetAsync(c->d_out, 0xff, bytes, b->stream), cause))
+		return -1;
+	int rc = run_once(b, c, cfg, m, &detail);
+	if (!rc)
+		rc = sync_stream(b, &detail, cause);
+	if (rc < 0 && !detail)
+		return -1;
+	if (rc) {
+		res->status = PREPARE_COMPILE_ERROR;
+		res->detail = xasprintf("the launch failed: %s", detail);
+		free(detail);
+		return 0;
+	}
+	if (CUDA_CHECK(RT, cudaMemcpy(c->h_out, c->d_out, bytes, cudaMemcpyDeviceToHost), cause))
+		return -1;
+	size_t bad;
+	double tol = cuda_tolerance(s);
+	res->max_rel_err = cuda_ref_error(&c->ref, c->h_out, s->dtype, z.out, &bad);
+	res->check_ns = util_now_ns() - t0;
+	if (!(res->max_rel_err <= tol)) {
+		res->status = PREPARE_INCORRECT;
+		res->detail = bad != SIZE_MAX
+			? xasprintf("output %zu of %zu is not finite (%g): unwritten or overflowed",
+				    bad, z.out, cuda_elem_get(c->h_out, s->dtype, bad))
+			: xasprintf("relative error %.3g over the %s bound %.0e (norm over %zu "
+				    "outputs against float64)", res->max_rel_err,
+				    s->tf32 ? "tf32" : cuda_dtype_name(s->dtype), tol, c->ref.n);
+		return 0;
+	}
+	/* how many launches a warm sample times */
+	double ns = 0;
+	if (time_launch(b, c, cfg, m, &ns, cause))
+		return -1;
+	c->launches = 1;
+	if (ns < BATCH_THRESHOLD_NS) {
+		double n = ceil(BATCH_THRESHOLD_NS / (ns > 500 ? ns : 500));
+		c->launches = n > BATCH_MAX ? BATCH_MAX : (int64_t)n;
+	}
+	c->has_impl = 1;
+	c->cur = *cfg;
+	c->mod = m;
+	return 0;
+}
+
+static int cu_sample(struct backend *b, size_t i, int flush, struct sample *out, char **cause)
+{
+	if (i >= b->ncells) {
+		*cause = xasprintf("no cell %zu (there are %zu)", i, b->ncells);
+		return -1;
+	}
+	struct cu_cell *c = b->cells[i];
+	if (!c->has_impl) {
+		*cause = xasprintf("cell '%s' has no current config", c->pub.name);
+		return -1;
+	}
+	int64_t n = flush ? 1 : c->launches;
+	float ms = 0;
+	if (flush && CUDA_CHECK(RT, cudaMemsetAsync(b->flush, (int)(++b->flush_gen & 0xff),
+						    b->flush_len, b->stream), cause))
+		return -1;
+	if (CUDA_CHECK(RT, cudaEventRecord(b->ev0, b->stream), cause))
+		return -1;
+	for (int64_t k = 0; k < n; k++)
+		if (run_once(b, c, &c->cur, c->mod, cause))
+			return -1;
+	if (CUDA_CHECK(RT, cudaEventRecord(b->ev1, b->stream), cause) ||
+	    CUDA_CHECK(RT, cudaEventSynchronize(b->ev1), cause) ||
+	    CUDA_CHECK(RT, cudaEventElapsedTime(&ms, b->ev0, b->ev1), cause))
+		return -1;
+	out->ns = llround((double)ms * 1e6);
+	out->launches = n;
+	/* read right after the sample's end: the clock the kernels ran at (clocks move over
+	 * milliseconds, the read takes microseconds) */
+	cuda_nvml_sample(b->nvml, &out->clock_mhz, &out->throttle);
+	return 0;
+}
+
+/* ---- open, describe, close -------------------------------------------------------------- */
+
+static void cu_close(struct backend *b);
+
+static struct backend *cu_open(const struct backend_ctx *ctx, char **cause)
+{
+	struct backend *b = xcalloc(1, sizeof(*b));
+	char *why = NULL;
+	int l2 = 0, optin = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(b->tmpl); i++)
+		b->tmpl[i].name = template_names[i];
+	/* as the cpu backend: a kernel cache shared across units on purpose (docs/audit.md) */
+	const char *shared = getenv("HARNESS_KERNEL_CACHE_DIR");
+	b->cache_dir = xstrdup(shared && *shared ? shared : ctx->cache_dir);
+	if (shared && *shared && mkdir(shared, 0777) < 0 && errno != EEXIST) {
+		*cause = xasprintf("cannot create HARNESS_KERNEL_CACHE_DIR '%s': %s", shared,
+				   strerror(errno));
+		goto fail;
+	}
+	b->kernel_dir = xstrdup(ctx->kernel_dir ? ctx->kernel_dir : backend_kernel_dir());
+	b->seed = ctx->seed;
+	if (!cu_available(&why)) {
+		*cause = why;
+		goto fail;
+	}
+	b->dev = 0;
+	if (CUDA_CHECK(RT, cudaSetDevice(b->dev), cause) ||
+	    CUDA_CHECK(RT, cudaGetDeviceProperties(&b->prop, b->dev), cause) ||
+	    CUDA_CHECK(RT, cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, b->dev), cause) ||
+	    CUDA_CHECK(RT, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+						  b->dev), cause) ||
+	    CUDA_CHECK(RT, cudaDeviceGetPCIBusId(b->pci, sizeof(b->pci), b->dev), cause))
+		goto fail;
+	b->di.cc_major = b->prop.major;
+	b->di.cc_minor = b->prop.minor;
+	b->di.sms = b->prop.multiProcessorCount;
+	b->di.l2_bytes = l2;
+	b->di.smem_optin = optin;
+	cuda_arch_name(b->prop.major, b->prop.minor, b->di.arch);
+	if (CUDA_CHECK(RT, cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking), cause) ||
+	    CUDA_CHECK(RT, cudaEventCreate(&b->ev0), cause) ||
+	    CUDA_CHECK(RT, cudaEventCreate(&b->ev1), cause) ||
+	    CUDA_CHECK(LT, cublasLtCreate(&b->lt), cause) ||
+	    CUDA_CHECK(RT, cudaMalloc(&b->lt_ws, LT_WORKSPACE), cause))
+		goto fail;
+	/* the flush buffer: twice the L2, allocated once, outside every timed region */
+	b->flush_len = 2 * (size_t)(l2 > 0 ? l2 : 64 << 20);
+	if (CUDA_CHECK(RT, cudaMalloc(&b->flush, b->flush_len), cause))
+		goto fail;
+	b->nvml = cuda_nvml_open(b->pci, &b->nvml_why);
+	struct sbuf st;
+	sbuf_init(&st);
+	cuda_nvml_state(b->nvml, "gpu_open_", &st);
+	b->state_open = sbuf_detach(&st);
+	return b;
+fail:
+	cu_close(b);
+	return NULL;
+}
+
+static void cu_counters(const struct backend *b, struct backend_counters *out)
+{
+	out->compiles = b->compiles;
+	out->cache_hits = b->cache_hits;
+	out->compile_ns = b->compile_ns;
+}
+
+static void cu_describe(const struct backend *b, struct sbuf *out)
+{
+	sbuf_adds(out, "backend=cuda\n");
+	sbuf_addf(out, "kernel_dir=%s\n", b->kernel_dir);
+	sbuf_addf(out, "device_name=%s\n", b->prop.name);
+	sbuf_addf(out, "device_pci_bus_id=%s\n", b->pci);
+	sbuf_addf(out, "compute_capability=%d.%d\n", b->di.cc_major, b->di.cc_minor);
+	sbuf_addf(out, "nvrtc_arch=%s\n", b->di.arch);
+	sbuf_addf(out, "sms=%d\n", b->di.sms);
+	sbuf_addf(out, "l2_bytes=%ld\n", b->di.l2_bytes);
+	sbuf_addf(out, "smem_optin_bytes=%ld\n", b->di.smem_optin);
+	sbuf_addf(out, "flush_bytes=%zu\n", b->flush_len);
+	sbuf_addf(out, "batch_threshold_ns=%d\n", BATCH_THRESHOLD_NS);
+	sbuf_addf(out, "timer=cuda events on a dedicated non-blocking stream\n");
+	sbuf_addf(out, "clock_source=%s\n", b->nvml ? "nvml (read after each sample)" : "none");
+	if (b->nvml_why)
+		sbuf_addf(out, "nvml_unavailable=%s\n", b->nvml_why);
+	cuda_versions(out);
+	sbuf_adds(out, "tolerance=relative norm against float64: float32 1e-5, tf32 1e-3, "
+		       "float16/bfloat16 1e-2\n");
+	sbuf_adds(out, b->state_open);
+	cuda_loaded_libraries(out);
+}
+
+/* The device's state at the end of the unit, and the libraries loaded by then (NVRTC's
+ * builtins and cuBLASLt's kernels are loaded at first use). */
+static void cu_describe_end(const struct backend *b, struct sbuf *out)
+{
+	cuda_nvml_state(b->nvml, "gpu_close_", out);
+	for (size_t i = 0; i < ARRAY_SIZE(b->tmpl); i++)
+		if (b->tmpl[i].text)
+			sbuf_addf(out, "template_%s_sha256=%s\n", b->tmpl[i].name, b->tmpl[i].sha256);
+	cuda_loaded_libraries(out);
+}
+
+/* Versions and the device's state once per run, from the scheduler's process (creates no
+ * context: NVML and version queries only). */
+static void cu_describe_build(struct sbuf *out)
+{
+	char *why = NULL;
+	cuda_versions(out);
+	cuda_loaded_libraries(out);
+	if (!cu_available(&why)) {
+		sbuf_addf(out, "cuda_unavailable=%s\n", why);
+		free(why);
+		return;
+	}
+	char pci[32];
+	if (CUDA_CHECK(RT, cudaDeviceGetPCIBusId(pci, sizeof(pci), 0), NULL))
+		return;
+	struct cuda_nvml *n = cuda_nvml_open(pci, &why);
+	if (!n) {
+		sbuf_addf(out, "nvml_unavailable=%s\n", why);
+		free(why);
+		return;
+	}
+	cuda_nvml_state(n, "gpu_run_", out);
+	cuda_nvml_close(n);
+}
+
+static void cu_close(struct backend *b)
+{
+	if (!b)
+		return;
+	for (size_t i = 0; i < b->ncells; i++)
+		free_cell(b->cells[i]);
+	free(b->cells);
+	for (size_t i = 0; i < b->nmods; i++) {
+		cudaLibraryUnload(b->mods[i]->lib);
+		free(b->mods[i]);
+	}
+	free(b->mods);
+	for (size_t i = 0; i < ARRAY_SIZE(b->tmpl); i++)
+		free(b->tmpl[i].text);
+	if (b->flush)
+		cudaFree(b->flush);
+	if (b->lt_ws)
+		cudaFree(b->lt_ws);
+	if (b->lt)
+		cublasLtDestroy(b->lt);
+	if (b->ev0)
+		cudaEventDestroy(b->ev0);
+	if (b->ev1)
+		cudaEventDestroy(b->ev1);
+	if (b->stream)
+		cudaStreamDestroy(b->stream);
+	cuda_nvml_close(b->nvml);
+	free(b->nvml_why);
+	free(b->state_open);
+	free(b->cache_dir);
+	free(b->kernel_dir);
+	free(b);
+}
+
+const struct backend_ops backend_cuda = {
+	.name = "cuda",
+	.available = cu_available,
+	.open = cu_open,
+	.add_workload = cu_add_workload,
+	.ncells = cu_ncells,
+	.cell = cu_cell,
+	.space = cu_space,
+	.op_space = cuda_op_space,
+	.prepare = cu_prepare,
+	.sample = cu_sample,
+	.counters = cu_counters,
+	.describe = cu_describe,
+	.describe_end = cu_describe_end,
+	.describe_build = cu_describe_build,
+	.close = cu_close,
+};

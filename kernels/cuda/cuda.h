@@ -1,0 +1,213 @@
+/* cuda.h: internals of the CUDA backend shared by its files: the one status check every
+ * CUDA, NVRTC, cuBLAS, cuDNN and NVML call goes through (check.c); ops, shapes, spaces and
+ * the float64 references (ops.c); the NVRTC compiler, its cubin cache and its thread pool
+ * (nvrtc.c); the device's state through NVML and the libraries this process loaded
+ * (state.c); the backend_ops glue, launches and timing (backend-cuda.c).  Nothing outside
+ * kernels/cuda/ includes this; the rest of the program sees only `backend_cuda`.
+ * Everything here that needs no device (spaces, cache keys, NVRTC compiles, references)
+ * is usable without a GPU, so tests/unit/test-cuda.c runs on every machine with CUDA. */
+#ifndef HARNESS_KERNELS_CUDA_H
+#define HARNESS_KERNELS_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "harness/base/util.h"
+#include "kernels/backend.h"
+#include "kernels/space.h"
+
+/* The backend (backend-cuda.c), listed in backend_registry. */
+extern const struct backend_ops backend_cuda;
+
+/* ---- the one status check (check.c; STYLE.md item 9) ----------------------------------- */
+
+enum cuda_lib { CUDA_LIB_RT = 0, CUDA_LIB_NVRTC, CUDA_LIB_CUBLAS, CUDA_LIB_CUDNN, CUDA_LIB_NVML };
+
+/* Every failed status of every CUDA library reaches this one function (set a breakpoint
+ * here): it fills *cause (heap) with "<library> call '<expr>' failed at file:line: <name>
+ * (<status>)" and returns -1.  cause may be NULL (the message is then dropped). */
+int cuda_fail(enum cuda_lib lib, int status, const char *expr, const char *file, int line,
+	      char **cause);
+/* The library's own name for a status ("cudaErrorMemoryAllocation: out of memory"). */
+const char *cuda_status_string(enum cuda_lib lib, int status);
+
+static inline int cuda_check(enum cuda_lib lib, int status, const char *expr, const char *file,
+			     int line, char **cause)
+{
+	return status == 0 ? 0 : cuda_fail(lib, status, expr, file, line, cause);
+}
+/* 0 when call returned its library's success (0 in all of them), else -1 with *cause. */
+#define CUDA_CHECK(lib, call, cause) \
+	cuda_check((lib), (int)(call), #call, __FILE__, __LINE__, (cause))
+
+/* ---- ops, shapes, spaces (ops.c) ------------------------------------------------------ */
+
+enum cuda_op {
+	CU_GEMM = 0,     /* C[m,n] = A[m,k] B[n,k]^T (TN), templates/gemm.cu */
+	CU_MAXPOOL,      /* 3x3/2 pad 1 max pool forward, NHWC, templates/maxpool.cu */
+	CU_MAXPOOL_BWD,  /* its backward */
+	CU_AVGPOOL,      /* global average pool NHWC -> NC, templates/avgpool.cu */
+	CU_SUM,          /* sum over one dimension of a rows x cols matrix, templates/reduce.cu */
+	CU_BIAS_RELU,    /* y = max(x + bias[c], 0), NHWC, templates/bias_relu.cu */
+	CU_BIAS_RELU_ADD,/* y = max(x + bias[c] + res, 0) */
+	CU_NOPS
+};
+
+enum cuda_dtype { CU_F32 = 0, CU_F16, CU_BF16 };
+
+const char *cuda_op_name(enum cuda_op op);     /* the catalog name: "gemm", "maxpool", ... */
+int cuda_op_from_name(const char *name);        /* enum cuda_op, or -1 */
+const char *cuda_op_template(enum cuda_op op);  /* "gemm.cu", "maxpool.cu", ... */
+const char *cuda_dtype_name(enum cuda_dtype t); /* "float32", "float16", "bfloat16" */
+int cuda_dtype_from_name(const char *name);     /* enum cuda_dtype, or -1 */
+size_t cuda_dtype_size(enum cuda_dtype t);
+
+/* What the device says that spaces and launches need (defaults without a device). */
+struct cuda_devinfo {
+	int cc_major, cc_minor;   /* compute capability; 9.0 by default */
+	int sms;                  /* multiprocessors */
+	long smem_optin;          /* cudaDevAttrMaxSharedMemoryPerBlockOptin, bytes */
+	long l2_bytes;
+	char arch[16];            /* NVRTC target: "sm_90a" on Hopper, "sm_80", ... */
+};
+/* Hopper (sm_90a, 132 SMs, 227 KiB shared memory per block, 50 MiB L2) for tests. */
+void cuda_devinfo_default(struct cuda_devinfo *d);
+/* The NVRTC target for a compute capability: "sm_90a" for 9.0 (so wgmma is available),
+ * "sm_<major><minor>" otherwise. */
+void cuda_arch_name(int major, int minor, char out[16]);
+
+/* One op at one shape and dtype. */
+struct cuda_shape {
+	enum cuda_op op;
+	enum cuda_dtype dtype;
+	int tf32;                 /* float32 GEMM on tensor cores (TF32) */
+	int64_t m, n, k;          /* gemm */
+	int64_t batch, c, h, w;   /* pools, bias_relu (h*w = hw) */
+	int64_t oh, ow;           /* maxpool output */
+	int64_t rows, cols, dim;  /* sum: over dim (0: rows, 1: cols) of rows x cols */
+	int64_t hw;               /* bias_relu: elements per channel */
+};
+
+/* Build a shape from an op workload (its named shape fields, batch, dtype, tf32).  -1 with
+ * *cause (heap) when the op, a field or the dtype is not one the CUDA backend has. */
+int cuda_shape_from_workload(struct cuda_shape *s, const struct workload *w, char **cause);
+/* "m=512,n=512,k=512": the catalog fields in catalog order (dtype not included). */
+void cuda_shape_format(const struct cuda_shape *s, struct sbuf *out);
+double cuda_shape_flops(const struct cuda_shape *s);
+/* Bytes the op must move at least (read + write), for the bandwidth figures. */
+double cuda_shape_bytes(const struct cuda_shape *s);
+
+/* Element counts of the buffers: in0 (A, x), in1 (B, bias, dy), in2 (residual), out. */
+struct cuda_sizes {
+	size_t in0, in1, in2, out;
+};
+void cuda_shape_sizes(const struct cuda_shape *s, struct cuda_sizes *out);
+
+/* Per-cell context of a space: the shape and the device it is for. */
+struct cuda_space_ctx {
+	struct cuda_shape shape;
+	struct cuda_devinfo dev;
+};
+/* The config space of an op cell (sp->ctx = ctx, borrowed).  Fields use the templates'
+ * macro names (Triton's vocabulary for gemm).  has_vendor always; GEMM vendor candidates
+ * are filled by the backend from cuBLASLt's heuristic (cuda_space_set_vendors). */
+void cuda_space_init(struct space *sp, const struct cuda_space_ctx *ctx);
+/* The same without a shape (op_space): fields and values, no constraint. */
+int cuda_op_space(const char *op, struct space *out);
+
+/* The NVRTC options of config c of a cell (heap strings into opts, count returned; at most
+ * CUDA_MAX_OPTS): "--gpu-architecture=<arch>", "-std=c++17", the dtype macro, "-DTF32=1"
+ * for TF32, then "-D<FIELD>=<value>" for each field.  The vendor point of a memory-bound op
+ * is the template at its documented defaults (no field macros). */
+#define CUDA_MAX_OPTS 16
+size_t cuda_config_options(const struct space *sp, const struct config *c, const char *arch,
+			   char **opts);
+
+/* Relative-norm bounds of the check (docs/kernels.md): float32 1e-5, TF32 1e-3,
+ * float16 and bfloat16 1e-2. */
+double cuda_tolerance(const struct cuda_shape *s);
+
+/* Host-side conversions between float and the 16-bit types (round to nearest even). */
+uint16_t cuda_f32_to_f16(float f);
+float cuda_f16_to_f32(uint16_t h);
+uint16_t cuda_f32_to_bf16(float f);
+float cuda_bf16_to_f32(uint16_t h);
+/* Element i of a host buffer of dtype t, as a double. */
+double cuda_elem_get(const void *buf, enum cuda_dtype t, size_t i);
+/* Fill n elements of dtype t with uniform(-1, 1) values from the xorshift state *rng. */
+void cuda_fill_uniform(void *buf, enum cuda_dtype t, size_t n, uint64_t *rng);
+
+/* The float64 reference of an op on host inputs (in0, in1, in2 as cuda_shape_sizes, in the
+ * op's dtype), for the outputs it checks: all of them, or every step-th when that would
+ * cost more than CUDA_REF_MAX_MACS multiply-adds (large GEMMs). */
+#define CUDA_REF_MAX_MACS ((size_t)1 << 26)
+struct cuda_ref {
+	size_t n, step;
+	double *val;
+};
+void cuda_ref_compute(const struct cuda_shape *s, const void *in0, const void *in1,
+		      const void *in2, struct cuda_ref *ref);
+/* ||y - ref|| / ||ref|| over the checked outputs (||y - ref|| when ref is 0), INFINITY when
+ * any of the nout outputs is not finite (the NaN poison of an unwritten element
+ * included); *bad: an output index that is not finite, or SIZE_MAX. */
+double cuda_ref_error(const struct cuda_ref *ref, const void *y, enum cuda_dtype t,
+		      size_t nout, size_t *bad);
+void cuda_ref_release(struct cuda_ref *ref);
+
+/* ---- NVRTC, the cubin cache and the compile pool (nvrtc.c) --------------------------- */
+
+/* One compile: what goes in, what comes out.  Thread-safe (NVRTC programs are
+ * independent); touches no device. */
+struct cuda_compile {
+	/* in (borrowed) */
+	const char *tmpl_name;   /* "gemm.cu" */
+	const char *source;
+	size_t source_len;
+	char **opts;
+	size_t nopts;
+	/* out (owned; cuda_compile_release frees) */
+	int ok;                  /* 1: cubin holds the machine code */
+	char *cubin;
+	size_t cubin_len;
+	char *log;               /* NVRTC's log, or why NVRTC could not run; NULL when empty */
+	int64_t ns;              /* wall time of the compile */
+};
+void cuda_compile_run(struct cuda_compile *c);
+void cuda_compile_release(struct cuda_compile *c);
+
+/* "13.0": the NVRTC this process loaded. */
+const char *cuda_nvrtc_version(void);
+/* SHA-256 (hex) of (template bytes, options, NVRTC version, arch): the cubin's cache key. */
+void cuda_cache_key(const char *tmpl_name, const char *source, size_t len, char *const *opts,
+		    size_t nopts, const char *nvrtc_version, const char *arch, char out[65]);
+
+/* Compile n programs on up to threads threads (0: the online CPUs), results in place. */
+void cuda_compile_many(struct cuda_compile *c, size_t n, int threads);
+
+/* ---- the device's state and the libraries loaded (state.c) --------------------------- */
+
+/* NVML, opened with dlopen("libnvidia-ml.so.1") at run time.  NULL with *why (heap) when
+ * the library or the device cannot be opened; the backend then records why and takes no
+ * clock readings. */
+struct cuda_nvml;
+struct cuda_nvml *cuda_nvml_open(const char *pci_bus_id, char **why);
+void cuda_nvml_close(struct cuda_nvml *n);
+/* The SM clock now (MHz; NAN when it cannot be read) and whether a clock-event reason other
+ * than idle is active (1, 0, or -1 unknown). */
+void cuda_nvml_sample(struct cuda_nvml *n, double *mhz, int *throttle);
+/* The device's state as "<prefix>key=value" lines: name, uuid, pci, clocks, temperature,
+ * power and limit, clock-event reasons, ECC mode and counts, persistence, compute mode,
+ * MIG mode, other processes.  Reads only; never changes a setting. */
+void cuda_nvml_state(struct cuda_nvml *n, const char *prefix, struct sbuf *out);
+/* "cuda_lib_<name>=<path>" for every CUDA library this process has loaded (libcudart,
+ * libnvrtc, libcublas, libcublasLt, libcudnn*, libcuda, libnvidia-ml), by
+ * dl_iterate_phdr. */
+void cuda_loaded_libraries(struct sbuf *out);
+/* The versions of the CUDA runtime, driver, NVRTC, cuBLASLt and cuDNN as key=value
+ * lines; touches no device. */
+void cuda_versions(struct sbuf *out);
+/* A combination of libraries that cannot work (cuBLASLt or cuDNN built for another CUDA
+ * major version than the runtime loaded): -1 with *cause naming both versions. */
+int cuda_versions_check(char **cause);
+
+#endif

@@ -1,0 +1,59 @@
+# tests/cli/cuda.sh: the CUDA backend end to end (tests/data/cuda/smoke.toml): every op in
+# every dtype under every tuner, checked, timed with clocks and throttle flags, the device's
+# state recorded, then report and audit.  Skips (77) with the reason where this build has
+# no CUDA backend or this machine no CUDA device; `make check-gpu` sets
+# HARNESS_CUDA_REQUIRED=1 so that a GPU machine cannot skip it.
+. "$top_srcdir/tests/setup"
+cp "$DATA/cuda/smoke.toml" smoke.toml
+expect_status 0 h check smoke.toml && pass "smoke.toml checks" || finish
+h run -q --results-dir res smoke.toml >"$SCRATCH/out" 2>"$SCRATCH/err"
+rc=$?
+if [ $rc -eq 2 ] && grep -Eq "backend 'cuda' (is not available in this build|was asked for but cannot run here)" "$SCRATCH/err"; then
+	why=$(grep -Eo "backend 'cuda' .*" "$SCRATCH/err" | head -1)
+	[ "${HARNESS_CUDA_REQUIRED:-0}" = 1 ] && { fail "a CUDA device is required: $why"; finish; }
+	skip "$why"
+fi
+if [ -n "${HARNESS_CUDA_KEEP:-}" ]; then # the run's logs, for a look at what went wrong
+	cp "$SCRATCH/err" "$HARNESS_CUDA_KEEP/run-stderr.txt"
+	tar czf "$HARNESS_CUDA_KEEP/run-logs.tgz" res 2>/dev/null
+fi
+[ $rc -eq 0 ] || { fail "smoke run exited $rc"; sed 's/^/  stderr: /' "$SCRATCH/err" | tail -30 >&2; finish; }
+set -- res/cudasmoke-*.h5
+H5=$1
+[ -f "$H5" ] || { fail "no results file"; finish; }
+pass "smoke run on the GPU"
+
+expect_status 0 h report "$H5" && pass "report"
+cp "$SCRATCH/out" report.txt
+h audit "$H5" >audit.txt 2>&1
+echo "audit exit status $?" >>audit.txt
+[ -n "${HARNESS_CUDA_KEEP:-}" ] && cp "$H5" report.txt audit.txt "$HARNESS_CUDA_KEEP"/
+
+PY=/usr/bin/python3
+$PY -c 'import h5py' 2>/dev/null || PY=python3
+$PY -c 'import h5py' 2>/dev/null || { pass "h5py missing: results not inspected"; finish; }
+export PYTHONPATH="$top_srcdir/tests/cli"
+$PY - "$H5" <<'PYEOF' || fail "results file checks"
+import math, sys, h5py
+from h5util import table, meta, Checker
+c = Checker("cuda")
+with h5py.File(sys.argv[1], "r") as f:
+    m = meta(f)
+    units, cells, samples = table(f, "units"), table(f, "cells"), table(f, "samples")
+    trials, choices = table(f, "trials"), table(f, "choices")
+def s(v):
+    return v.decode() if isinstance(v, bytes) else v
+c.check(m.get("backend") == "cuda", "the run is on the cuda backend")
+c.check(all(s(u["status"]) == "ok" for u in units), "every unit ok: " + ", ".join("%s:%s" % (s(u["mode"]), s(u["status"])) for u in units if s(u["status"]) != "ok"))
+c.check(len(samples) > 0 and all(sm["ns"] > 0 for sm in samples), "samples are positive")
+clk = [sm["clock_mhz"] for sm in samples]
+c.check(sum(1 for x in clk if not math.isnan(x)) == len(clk), "every sample has an SM clock")
+c.check(all(sm["throttle"] in (0, 1) for sm in samples), "every sample has a throttle flag")
+c.check(any(sm["launches"] > 1 for sm in samples), "short cells are timed in batches of launches")
+bad = [t for t in trials if s(t["status"]) not in ("ok", "compile-error", "incorrect")]
+c.check(not bad, "trial statuses are known")
+vb = [t for t in trials if s(t["config"]).startswith("vendor:algo=")]
+c.check(len(vb) > 0, "cuBLASLt algorithms are recorded as vendor:algo=... trials")
+c.exit()
+PYEOF
+finish

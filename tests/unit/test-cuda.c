@@ -1,0 +1,509 @@
+/* test-cuda.c: the CUDA backend's parts that need no GPU: op spaces and their constraints
+ * (Triton's fields, the template's rules, redundancy), NVRTC options of a config, cubin
+ * cache keys, the 16-bit conversions, the float64 references and the check's NaN rule, and
+ * an NVRTC compile of every template for sm_80 and sm_90a (NVRTC runs without a device);
+ * then availability: on a machine without a GPU the backend says why.  Skips (77) in a
+ * build without CUDA. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifndef HAVE_CUDA
+int main(void)
+{
+	printf("SKIP: this build has no CUDA backend (configure --with-cuda)\n");
+	return 77;
+}
+#else
+
+#include <check.h>
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "kernels/backend.h"
+#include "kernels/catalog.h"
+#include "kernels/cuda/cuda.h"
+#include "kernels/space.h"
+#include "tests/unit/testutil.h"
+
+static void op_workload(struct workload *w, const char *op, const char *dtype,
+			const char *const *names, const int64_t *vals, size_t n)
+{
+	memset(w, 0, sizeof(*w));
+	w->kind = WORKLOAD_OP;
+	w->op = (char *)op;
+	w->name = (char *)op;
+	w->dtype = (char *)dtype;
+	w->batch = 2;
+	w->shape = xcalloc(n, sizeof(*w->shape));
+	w->nshape = n;
+	for (size_t i = 0; i < n; i++) {
+		w->shape[i].name = (char *)names[i];
+		w->shape[i].value = vals[i];
+	}
+}
+
+static void gemm_ctx(struct cuda_space_ctx *x, int64_t m, int64_t n, int64_t k,
+		     const char *dtype, int tf32)
+{
+	static const char *const names[] = { "m", "n", "k" };
+	int64_t v[] = { m, n, k };
+	struct workload w;
+	char *cause = NULL;
+	op_workload(&w, "gemm", dtype, names, v, 3);
+	w.tf32 = tf32;
+	ck_assert_msg(!cuda_shape_from_workload(&x->shape, &w, &cause), "%s", cause);
+	free(w.shape);
+	cuda_devinfo_default(&x->dev);
+}
+
+static int64_t val_of(const struct space *sp, const struct config *c, const char *name)
+{
+	for (size_t f = 0; f < sp->nfields; f++)
+		if (!strcmp(sp->fields[f].name, name))
+			return c->val[f];
+	ck_abort_msg("no field %s", name);
+	return -1;
+}
+
+START_TEST(test_catalog_ops)
+{
+	/* every op the backend has is in the catalog, and its op_space works */
+	for (int op = 0; op < CU_NOPS; op++) {
+		struct space sp;
+		ck_assert_ptr_nonnull(catalog_op(cuda_op_name(op)));
+		ck_assert_int_eq(cuda_op_space(cuda_op_name(op), &sp), 0);
+		ck_assert(sp.has_vendor);
+		ck_assert_ptr_null(sp.valid);
+	}
+	struct space sp;
+	ck_assert_int_eq(cuda_op_space("conv2d", &sp), -1);
+}
+END_TEST
+
+START_TEST(test_gemm_space)
+{
+	struct cuda_space_ctx x;
+	struct space sp;
+	struct config c;
+	const char *why = NULL;
+	static const char *const triton[] = { "BLOCK_M", "BLOCK_N", "BLOCK_K", "WARPS",
+					      "STAGES", "SPLIT_K", "GROUP_M" };
+
+	gemm_ctx(&x, 4096, 4096, 4096, "float16", 0);
+	cuda_space_init(&sp, &x);
+	ck_assert_str_eq(sp.op, "gemm");
+	ck_assert_uint_eq(sp.nfields, ARRAY_SIZE(triton));
+	for (size_t f = 0; f < ARRAY_SIZE(triton); f++)
+		ck_assert_str_eq(sp.fields[f].name, triton[f]);
+
+	/* the rule of thumb is a valid point: 128 x 128 x 64, 4 warps, 3 stages */
+	sp.heuristic(&sp, &c);
+	ck_assert(space_check(&sp, &c, &why));
+	ck_assert_int_eq(val_of(&sp, &c, "BLOCK_M"), 128);
+	ck_assert_int_eq(val_of(&sp, &c, "BLOCK_K"), 64);
+	ck_assert_int_eq(val_of(&sp, &c, "SPLIT_K"), 1);
+
+	/* shared memory over the device's limit */
+	struct config big = c;
+	big.val[0] = 256, big.val[1] = 256, big.val[2] = 128, big.val[3] = 8, big.val[4] = 5;
+	ck_assert(!space_check(&sp, &big, &why));
+	ck_assert_ptr_nonnull(strstr(why, "shared memory"));
+
+	/* a smaller limit (sm_86-class 99 KiB) excludes more */
+	x.dev.smem_optin = 99 * 1024;
+	struct config mid = c;
+	mid.val[4] = 5; /* 5 x (128 + 128) x (64 + 8) x 2 = 184320 bytes */
+	ck_assert(!space_contains(&sp, &mid));
+	x.dev.smem_optin = 227 * 1024;
+	ck_assert(space_contains(&sp, &mid));
+
+	/* redundant tiles on a small shape; an empty split */
+	gemm_ctx(&x, 20, 4096, 64, "float16", 0);
+	cuda_space_init(&sp, &x);
+	sp.heuristic(&sp, &c);
+	ck_assert(space_contains(&sp, &c));
+	ck_assert_int_eq(val_of(&sp, &c, "BLOCK_M"), 32);
+	struct config r = c;
+	r.val[0] = 64;
+	ck_assert(!space_check(&sp, &r, &why));
+	ck_assert_ptr_nonnull(strstr(why, "BLOCK_M"));
+	r = c;
+	r.val[5] = 8; /* k = 64, BLOCK_K 64: one k-tile, 8 splits */
+	ck_assert(!space_check(&sp, &r, &why));
+	ck_assert_ptr_nonnull(strstr(why, "SPLIT_K"));
+
+	/* a tall-skinny product on few tiles gets split-K from the heuristic */
+	gemm_ctx(&x, 128, 128, 65536, "bfloat16", 0);
+	cuda_space_init(&sp, &x);
+	sp.heuristic(&sp, &c);
+	ck_assert(space_contains(&sp, &c));
+	ck_assert_int_gt(val_of(&sp, &c, "SPLIT_K"), 1);
+
+	/* FFMA float32 and TF32 rules differ: FFMA takes BLOCK_K 16 by default */
+	gemm_ctx(&x, 1024, 1024, 1024, "float32", 0);
+	cuda_space_init(&sp, &x);
+	sp.heuristic(&sp, &c);
+	ck_assert(space_contains(&sp, &c));
+	ck_assert_int_eq(val_of(&sp, &c, "BLOCK_K"), 16);
+	gemm_ctx(&x, 1024, 1024, 1024, "float32", 1);
+	cuda_space_init(&sp, &x);
+	sp.heuristic(&sp, &c);
+	ck_assert(space_contains(&sp, &c));
+}
+END_TEST
+
+START_TEST(test_mem_spaces)
+{
+	static const char *const pool[] = { "c", "h", "w", "r", "stride", "pad" };
+	int64_t v[] = { 64, 112, 112, 3, 2, 1 };
+	struct cuda_space_ctx x;
+	struct space sp;
+	struct config c;
+	struct workload w;
+	char *cause = NULL;
+	const char *why;
+
+	op_workload(&w, "maxpool", "float16", pool, v, 6);
+	ck_assert_int_eq(cuda_shape_from_workload(&x.shape, &w, &cause), 0);
+	ck_assert_int_eq(x.shape.oh, 56);
+	cuda_devinfo_default(&x.dev);
+	cuda_space_init(&sp, &x);
+	sp.heuristic(&sp, &c);
+	ck_assert(space_contains(&sp, &c));
+	ck_assert_int_eq(c.val[1], 8);
+	c.val[1] = 16; /* not a value */
+	ck_assert(!space_contains(&sp, &c));
+	x.shape.dtype = CU_F32;
+	c.val[1] = 8; /* 8 floats are 32 bytes */
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_ptr_nonnull(strstr(why, "16 bytes"));
+
+	/* the template is 3x3/2 pad 1 only */
+	w.shape[4].value = 1;
+	ck_assert_int_eq(cuda_shape_from_workload(&x.shape, &w, &cause), -1);
+	ck_assert_ptr_nonnull(strstr(cause, "stride 2"));
+	free(cause);
+	cause = NULL;
+	free(w.shape);
+
+	/* bad dtypes and tf32 on the wrong op */
+	static const char *const br[] = { "c", "hw" };
+	int64_t bv[] = { 64, 3136 };
+	op_workload(&w, "bias_relu", "float64", br, bv, 2);
+	ck_assert_int_eq(cuda_shape_from_workload(&x.shape, &w, &cause), -1);
+	ck_assert_ptr_nonnull(strstr(cause, "float64"));
+	free(cause);
+	cause = NULL;
+	w.dtype = "float32";
+	w.tf32 = 1;
+	ck_assert_int_eq(cuda_shape_from_workload(&x.shape, &w, &cause), -1);
+	free(cause);
+	cause = NULL;
+	free(w.shape);
+
+	/* ROWS must leave a warp across */
+	static const char *const av[] = { "c", "h", "w" };
+	int64_t avv[] = { 2048, 7, 7 };
+	op_workload(&w, "avgpool", "float32", av, avv, 3);
+	ck_assert_int_eq(cuda_shape_from_workload(&x.shape, &w, &cause), 0);
+	cuda_space_init(&sp, &x);
+	sp.heuristic(&sp, &c);
+	ck_assert(space_contains(&sp, &c));
+	c.val[0] = 64, c.val[2] = 16;
+	ck_assert(!space_check(&sp, &c, &why));
+	free(w.shape);
+}
+END_TEST
+
+START_TEST(test_options_and_keys)
+{
+	struct cuda_space_ctx x;
+	struct space sp;
+	struct config c;
+	char *opts[CUDA_MAX_OPTS];
+	char k1[65], k2[65];
+
+	gemm_ctx(&x, 512, 512, 512, "float32", 1);
+	cuda_space_init(&sp, &x);
+	sp.heuristic(&sp, &c);
+	size_t n = cuda_config_options(&sp, &c, "sm_90a", opts);
+	ck_assert_uint_eq(n, 4 + 7);
+	ck_assert_str_eq(opts[0], "--gpu-architecture=sm_90a");
+	ck_assert_str_eq(opts[2], "-DDTYPE_FLOAT32");
+	ck_assert_str_eq(opts[3], "-DTF32=1");
+	ck_assert_str_eq(opts[4], "-DBLOCK_M=128");
+
+	const char *src = "extern \"C\" __global__ void f() {}";
+	cuda_cache_key("gemm.cu", src, strlen(src), opts, n, "13.0", "sm_90a", k1);
+	cuda_cache_key("gemm.cu", src, strlen(src), opts, n, "13.0", "sm_90a", k2);
+	ck_assert_str_eq(k1, k2);
+	ck_assert_uint_eq(strlen(k1), 64);
+	cuda_cache_key("gemm.cu", src, strlen(src), opts, n, "13.1", "sm_90a", k2);
+	ck_assert_str_ne(k1, k2);
+	cuda_cache_key("gemm.cu", src, strlen(src), opts, n, "13.0", "sm_80", k2);
+	ck_assert_str_ne(k1, k2);
+	cuda_cache_key("gemm.cu", src, strlen(src) - 1, opts, n, "13.0", "sm_90a", k2);
+	ck_assert_str_ne(k1, k2);
+	cuda_cache_key("gemm.cu", src, strlen(src), opts, n - 1, "13.0", "sm_90a", k2);
+	ck_assert_str_ne(k1, k2);
+	for (size_t i = 0; i < n; i++)
+		free(opts[i]);
+
+	/* the memory-bound vendor point is the template's defaults: no field macros */
+	static const char *const br[] = { "c", "hw" };
+	int64_t bv[] = { 64, 100 };
+	struct workload w;
+	char *cause = NULL;
+	op_workload(&w, "bias_relu_add", "bfloat16", br, bv, 2);
+	ck_assert_int_eq(cuda_shape_from_workload(&x.shape, &w, &cause), 0);
+	cuda_space_init(&sp, &x);
+	space_vendor_point(&sp, 0, &c);
+	n = cuda_config_options(&sp, &c, "sm_80", opts);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_str_eq(opts[3], "-DRESIDUAL=1");
+	for (size_t i = 0; i < n; i++)
+		free(opts[i]);
+	free(w.shape);
+
+	char arch[16];
+	cuda_arch_name(9, 0, arch);
+	ck_assert_str_eq(arch, "sm_90a");
+	cuda_arch_name(8, 6, arch);
+	ck_assert_str_eq(arch, "sm_86");
+}
+END_TEST
+
+START_TEST(test_halves)
+{
+	static const float v[] = { 0.0f, 1.0f, -2.5f, 0.333333f, 65504.0f, 6.1e-5f, 1e-7f };
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
+		float h = cuda_f16_to_f32(cuda_f32_to_f16(v[i]));
+		ck_assert(fabs(h - v[i]) <= fabs(v[i]) * 0x1p-11 + 0x1p-24);
+		float b = cuda_bf16_to_f32(cuda_f32_to_bf16(v[i]));
+		ck_assert(fabs(b - v[i]) <= fabs(v[i]) * 0x1p-8);
+	}
+	ck_assert_uint_eq(cuda_f32_to_f16(1.0f), 0x3c00);
+	ck_assert_uint_eq(cuda_f32_to_f16(1e6f), 0x7c00);       /* overflow: inf */
+	ck_assert_uint_eq(cuda_f32_to_f16(1.0f + 0x1p-11f), 0x3c00); /* tie to even */
+	ck_assert_uint_eq(cuda_f32_to_bf16(1.0f), 0x3f80);
+	ck_assert(isnan(cuda_f16_to_f32(0xffff)));  /* the poison */
+	ck_assert(isnan(cuda_bf16_to_f32(0xffff)));
+}
+END_TEST
+
+/* The reference of a small GEMM and the check: exact output passes, a perturbed one fails
+ * by the right amount, a NaN (an element never written) is INFINITY. */
+START_TEST(test_reference_check)
+{
+	struct cuda_space_ctx x;
+	gemm_ctx(&x, 17, 9, 33, "float32", 0);
+	struct cuda_sizes z;
+	cuda_shape_sizes(&x.shape, &z);
+	uint64_t rng = 2385;
+	float *a = xmalloc(z.in0 * 4), *b = xmalloc(z.in1 * 4), *y = xmalloc(z.out * 4);
+	cuda_fill_uniform(a, CU_F32, z.in0, &rng);
+	cuda_fill_uniform(b, CU_F32, z.in1, &rng);
+	struct cuda_ref ref;
+	cuda_ref_compute(&x.shape, a, b, NULL, &ref);
+	ck_assert_uint_eq(ref.n, z.out);
+	for (size_t i = 0; i < z.out; i++) {
+		double s = 0;
+		for (int p = 0; p < 33; p++)
+			s += (double)a[i / 9 * 33 + p] * b[i % 9 * 33 + p];
+		y[i] = (float)s;
+	}
+	size_t bad;
+	double e = cuda_ref_error(&ref, y, CU_F32, z.out, &bad);
+	ck_assert(e < 1e-7);
+	ck_assert_uint_eq(bad, SIZE_MAX);
+	y[5] *= 1.01f;
+	e = cuda_ref_error(&ref, y, CU_F32, z.out, &bad);
+	ck_assert(e > 1e-5 && e < 1e-2);
+	memset(&y[100], 0xff, 4);
+	ck_assert(isinf(cuda_ref_error(&ref, y, CU_F32, z.out, &bad)));
+	ck_assert_uint_eq(bad, 100);
+	cuda_ref_release(&ref);
+	ck_assert(cuda_tolerance(&x.shape) == 1e-5);
+	free(a);
+	free(b);
+	free(y);
+}
+END_TEST
+
+/* maxpool backward's reference follows the template's tie rule: the first maximum. */
+START_TEST(test_maxpool_bwd_ref)
+{
+	static const char *const f[] = { "c", "h", "w", "r", "stride", "pad" };
+	int64_t v[] = { 1, 3, 3, 3, 2, 1 };
+	struct workload w;
+	struct cuda_shape s;
+	char *cause = NULL;
+	op_workload(&w, "maxpool_bwd", "float32", f, v, 6);
+	w.batch = 1;
+	ck_assert_int_eq(cuda_shape_from_workload(&s, &w, &cause), 0);
+	float x[9] = { 1, 5, 5, 0, 0, 0, 0, 0, 0 }, dy[4] = { 1, 2, 4, 8 };
+	struct cuda_ref ref;
+	cuda_ref_compute(&s, x, dy, NULL, &ref);
+	ck_assert_uint_eq(ref.n, 9);
+	/* window (0,0) covers x[0..1][0..1]: max 5 at (0,1); window (0,1) covers columns 1..2:
+	 * first max at (0,1) too; windows (1,*) cover rows 1..2 (all 0): the first element */
+	ck_assert(ref.val[1] == 3.0);
+	ck_assert(ref.val[2] == 0.0);
+	ck_assert(ref.val[3] == 4.0); /* window (1,0): rows 1..2, cols 0..1 -> (1,0) */
+	ck_assert(ref.val[4] == 8.0); /* window (1,1): rows 1..2, cols 1..2 -> (1,1) */
+	cuda_ref_release(&ref);
+	free(w.shape);
+}
+END_TEST
+
+/* Every template compiles with NVRTC for sm_80 and sm_90a at its heuristic config and its
+ * vendor (default) point in every dtype; the pool runs them in parallel. */
+static char *tmpl_dir;
+
+START_TEST(test_nvrtc_templates)
+{
+	static const char *const archs[] = { "sm_80", "sm_90a" };
+	static const char *const dtypes[] = { "float32", "float16", "bfloat16" };
+	struct cuda_compile jobs[CU_NOPS * 3 * 2 * 2 + 1];
+	char *texts[CU_NOPS];
+	size_t lens[CU_NOPS];
+	struct cuda_space_ctx ctx[CU_NOPS * 3 * 2 * 2];
+	size_t n = 0;
+
+	memset(jobs, 0, sizeof(jobs));
+	for (int op = 0; op < CU_NOPS; op++) {
+		char *p = xasprintf("%s/%s", tmpl_dir, cuda_op_template(op));
+		ck_assert_msg(!util_read_file(p, &texts[op], &lens[op]), "%s", p);
+		free(p);
+	}
+	for (int op = 0; op < CU_NOPS; op++)
+		for (size_t d = 0; d < 3; d++)
+			for (size_t a = 0; a < 2; a++)
+				for (int vendor = 0; vendor < 2; vendor++) {
+					struct cuda_space_ctx *x = &ctx[n];
+					struct space sp;
+					struct config c;
+					memset(x, 0, sizeof(*x));
+					cuda_devinfo_default(&x->dev);
+					x->shape.op = (enum cuda_op)op;
+					x->shape.dtype = (enum cuda_dtype)cuda_dtype_from_name(dtypes[d]);
+					x->shape.m = x->shape.n = x->shape.k = 1024;
+					x->shape.c = 256, x->shape.h = x->shape.w = 56;
+					x->shape.rows = x->shape.cols = 1024;
+					x->shape.hw = 3136;
+					x->shape.batch = 1;
+					cuda_space_init(&sp, x);
+					if (vendor && op == CU_GEMM) {
+						/* float32 on TF32 instead (gemm's vendor is cuBLASLt) */
+						if (x->shape.dtype != CU_F32)
+							continue;
+						x->shape.tf32 = 1;
+						sp.heuristic(&sp, &c);
+					} else if (vendor) {
+						space_vendor_point(&sp, 0, &c);
+					} else {
+						sp.heuristic(&sp, &c);
+					}
+					jobs[n].tmpl_name = cuda_op_template(op);
+					jobs[n].source = texts[op];
+					jobs[n].source_len = lens[op];
+					jobs[n].opts = xcalloc(CUDA_MAX_OPTS, sizeof(char *));
+					jobs[n].nopts = cuda_config_options(&sp, &c, archs[a], jobs[n].opts);
+					n++;
+				}
+	cuda_compile_many(jobs, n, 0);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_msg(jobs[i].ok, "%s %s %s: %s", jobs[i].tmpl_name, jobs[i].opts[0],
+			      jobs[i].opts[2], jobs[i].log ? jobs[i].log : "");
+		ck_assert_uint_gt(jobs[i].cubin_len, 0);
+		ck_assert_int_gt(jobs[i].ns, 0);
+		for (size_t k = 0; k < jobs[i].nopts; k++)
+			free(jobs[i].opts[k]);
+		free(jobs[i].opts);
+		cuda_compile_release(&jobs[i]);
+	}
+	for (int op = 0; op < CU_NOPS; op++)
+		free(texts[op]);
+}
+END_TEST
+
+/* A compile error comes back as a log, never as a crash. */
+START_TEST(test_nvrtc_error)
+{
+	const char *src = "extern \"C\" __global__ void f() { static_assert(BLOCK == 1, \"no\"); }";
+	char *opts[] = { "--gpu-architecture=sm_80", "-DBLOCK=2" };
+	struct cuda_compile c = { .tmpl_name = "bad.cu", .source = src, .source_len = strlen(src),
+				  .opts = opts, .nopts = 2 };
+	cuda_compile_run(&c);
+	ck_assert(!c.ok);
+	ck_assert_ptr_nonnull(c.log);
+	ck_assert_ptr_nonnull(strstr(c.log, "NVRTC"));
+	cuda_compile_release(&c);
+	ck_assert_str_ne(cuda_nvrtc_version(), "unknown");
+}
+END_TEST
+
+/* Without a GPU the backend says why, and never claims to be available. */
+START_TEST(test_available)
+{
+	char *why = NULL;
+	const struct backend_entry *e = backend_entry("cuda");
+	ck_assert_ptr_nonnull(e);
+	ck_assert_ptr_nonnull(e->ops);
+	if (backend_available(e, &why)) {
+		ck_assert_ptr_null(why);
+		return;
+	}
+	ck_assert_ptr_nonnull(why);
+	ck_assert_msg(strstr(why, "no CUDA device") || strstr(why, "driver"), "%s", why);
+	printf("cuda backend not available here: %s\n", why);
+	free(why);
+	struct sbuf sb;
+	sbuf_init(&sb);
+	e->ops->describe_build(&sb);
+	ck_assert_ptr_nonnull(strstr(sb.buf, "cuda_runtime="));
+	ck_assert_ptr_nonnull(strstr(sb.buf, "cuda_unavailable="));
+	ck_assert_ptr_nonnull(strstr(sb.buf, "cuda_lib_libcudart="));
+	sbuf_release(&sb);
+}
+END_TEST
+
+static Suite *cuda_suite(int with_templates)
+{
+	Suite *s = suite_create("cuda");
+	TCase *tc = tcase_create("cuda");
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, test_catalog_ops);
+	tcase_add_test(tc, test_gemm_space);
+	tcase_add_test(tc, test_mem_spaces);
+	tcase_add_test(tc, test_options_and_keys);
+	tcase_add_test(tc, test_halves);
+	tcase_add_test(tc, test_reference_check);
+	tcase_add_test(tc, test_maxpool_bwd_ref);
+	tcase_add_test(tc, test_nvrtc_error);
+	tcase_add_test(tc, test_available);
+	if (with_templates)
+		tcase_add_test(tc, test_nvrtc_templates);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	const char *kd = getenv("HARNESS_KERNEL_DIR");
+	struct stat st;
+	tmpl_dir = xasprintf("%s/cuda/templates", kd && *kd ? kd : backend_kernel_dir());
+	char *gemm = xasprintf("%s/gemm.cu", tmpl_dir);
+	int with = !stat(gemm, &st);
+	if (!with)
+		printf("note: no CUDA templates in '%s': the NVRTC compile of every template is not "
+		       "run\n", tmpl_dir);
+	free(gemm);
+	int r = testutil_run(cuda_suite(with));
+	free(tmpl_dir);
+	return r;
+}
+#endif
