@@ -39,8 +39,12 @@ struct cu_template {
 	char sha256[65];
 };
 
+/* A loaded cubin and the kernels of one op in it.  Two ops may share a cubin (maxpool and
+ * maxpool_bwd, sum over either dimension: one template, the same options), never a
+ * module: the kernel handles are the op's own. */
 struct cu_module {
 	char hash[65];
+	const char *kname;   /* the op's first kernel (static), with hash the module's identity */
 	const char *tmpl;
 	cudaLibrary_t lib;
 	cudaKernel_t k[2];   /* the op's kernel and its finishing kernel (split-K, sum_dim0) */
@@ -90,6 +94,8 @@ struct backend {
 	struct cu_template tmpl[5];
 	struct cu_module **mods;
 	size_t nmods, modcap;
+	char (*made)[65];                    /* keys of the cubins this unit compiled itself */
+	size_t nmade, madecap;
 	struct cu_cell **cells;
 	size_t ncells, cap;
 	int64_t compiles, cache_hits, compile_ns;
@@ -232,7 +238,8 @@ static int get_module(struct backend *b, struct cu_cell *cell, const struct conf
 	cuda_cache_key(t->name, t->text, t->len, opts, nopts, cuda_nvrtc_version(), b->di.arch,
 		       hash);
 	for (size_t i = 0; i < b->nmods; i++) {
-		if (!strcmp(b->mods[i]->hash, hash)) {
+		if (!strcmp(b->mods[i]->hash, hash) &&
+		    !strcmp(b->mods[i]->kname, kernel_names(s->op, s, 0))) {
 			*out = b->mods[i];
 			res->cache_hit = 1;
 			ret = 0;
@@ -244,8 +251,13 @@ static int get_module(struct backend *b, struct cu_cell *cell, const struct conf
 	log_path = xasprintf("%s/cuda-%.*s-%s.log", b->cache_dir, (int)strcspn(t->name, "."),
 			     t->name, hash);
 	if (!access(cubin_path, R_OK) && !util_read_file(cubin_path, &data, &len)) {
-		res->cache_hit = 1;
-		b->cache_hits++;
+		/* a cubin this unit compiled for another op (maxpool for maxpool_bwd) is not a
+		 * hit from a cache: the audit's cold-start check counts hits */
+		int own = 0;
+		for (size_t i = 0; i < b->nmade && !own; i++)
+			own = !strcmp(b->made[i], hash);
+		res->cache_hit = !own;
+		b->cache_hits += !own;
 	} else {
 		cc.tmpl_name = t->name;
 		cc.source = t->text;
@@ -268,12 +280,15 @@ static int get_module(struct backend *b, struct cu_cell *cell, const struct conf
 		}
 		if (write_whole(cubin_path, cc.cubin, cc.cubin_len, cause))
 			goto done;
+		XGROW(b->made, b->madecap, b->nmade + 1);
+		memcpy(b->made[b->nmade++], hash, sizeof(hash));
 		data = cc.cubin;
 		len = cc.cubin_len;
 		cc.cubin = NULL;
 	}
 	m = xcalloc(1, sizeof(*m));
 	memcpy(m->hash, hash, sizeof(hash));
+	m->kname = kernel_names(s->op, s, 0);
 	m->tmpl = t->name;
 	char *why = NULL;
 	if (CUDA_CHECK(RT, cudaLibraryLoadData(&m->lib, data, NULL, NULL, 0, NULL, NULL, 0), &why)) {
@@ -510,9 +525,13 @@ static int alloc_data(struct backend *b, struct cu_cell *c, char **cause)
 			continue;
 		c->h_in[i] = xmalloc(n[i] * es);
 		cuda_fill_uniform(c->h_in[i], s->dtype, n[i], &rng);
+		/* in the backend's stream, then waited for: a plain cudaMemcpy from pageable
+		 * memory may return before its DMA lands, and the non-blocking stream would not
+		 * wait for it */
 		if (CUDA_CHECK(RT, cudaMalloc(&c->d_in[i], n[i] * es), cause) ||
-		    CUDA_CHECK(RT, cudaMemcpy(c->d_in[i], c->h_in[i], n[i] * es,
-					      cudaMemcpyHostToDevice), cause))
+		    CUDA_CHECK(RT, cudaMemcpyAsync(c->d_in[i], c->h_in[i], n[i] * es,
+						   cudaMemcpyHostToDevice, b->stream), cause) ||
+		    CUDA_CHECK(RT, cudaStreamSynchronize(b->stream), cause))
 			return -1;
 	}
 	c->h_out = xmalloc(z.out * es);
@@ -758,7 +777,9 @@ static int cu_prepare(struct backend *b, size_t i, const struct config *cfg,
 		free(detail);
 		return 0;
 	}
-	if (CUDA_CHECK(RT, cudaMemcpy(c->h_out, c->d_out, bytes, cudaMemcpyDeviceToHost), cause))
+	if (CUDA_CHECK(RT, cudaMemcpyAsync(c->h_out, c->d_out, bytes, cudaMemcpyDeviceToHost,
+					   b->stream), cause) ||
+	    CUDA_CHECK(RT, cudaStreamSynchronize(b->stream), cause))
 		return -1;
 	size_t bad;
 	double tol = cuda_tolerance(s);
@@ -962,6 +983,7 @@ static void cu_close(struct backend *b)
 		free(b->mods[i]);
 	}
 	free(b->mods);
+	free(b->made);
 	for (size_t i = 0; i < ARRAY_SIZE(b->tmpl); i++)
 		free(b->tmpl[i].text);
 	if (b->flush)
