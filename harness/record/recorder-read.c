@@ -207,6 +207,23 @@ int rec_read_units(struct rec *r, struct rec_unit **units, size_t *n)
 	return 0;
 }
 
+int rec_read_unit_infos(struct rec *r, char ***infos, size_t *n)
+{
+	void *rows;
+	*infos = NULL;
+	if (rec_read_all(r, &rec_t_units, &rows, n) < 0)
+		return -1;
+	struct unit_row *ur = rows;
+	char **v = xcalloc(*n ? *n : 1, sizeof(*v));
+	for (size_t i = 0; i < *n; i++) {
+		v[i] = ur[i].info ? ur[i].info : xstrdup("");
+		rec_unit_strings_free(&ur[i].u);
+	}
+	free(rows);
+	*infos = v;
+	return 0;
+}
+
 void rec_unit_strings_free(struct rec_unit *u)
 {
 	free(u->mode);

@@ -1,0 +1,328 @@
+/* audit-gpu.c: the audit's GPU checks (see audit-gpu.h; the rules in docs/audit.md) */
+#include "config.h"
+#include "harness/analysis/audit-gpu.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/base/util.h"
+#include "harness/record/recorder.h"
+
+static struct audit_check *add(struct audit *a, const char *id, const char *title)
+{
+	a->checks = xrealloc(a->checks, (a->nchecks + 1) * sizeof(*a->checks));
+	struct audit_check *k = &a->checks[a->nchecks++];
+	memset(k, 0, sizeof(*k));
+	k->id = id;
+	k->title = title;
+	return k;
+}
+
+static void raise_to(struct audit_check *k, enum audit_status s)
+{
+	if (s > k->status)
+		k->status = s;
+}
+
+static void summary(struct audit_check *k, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void summary(struct audit_check *k, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	free(k->summary);
+	k->summary = xvasprintf(fmt, ap);
+	va_end(ap);
+}
+
+static void ev(struct audit_check *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ev(struct audit_check *k, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	XGROW(k->evidence, k->evidence_cap, k->nevidence + 1);
+	k->evidence[k->nevidence++] = xvasprintf(fmt, ap);
+	va_end(ap);
+}
+
+static void name_mode(struct audit_check *k, const char *m)
+{
+	for (size_t i = 0; i < k->nmodes; i++)
+		if (!strcmp(k->modes[i], m))
+			return;
+	XGROW(k->modes, k->modes_cap, k->nmodes + 1);
+	k->modes[k->nmodes++] = xstrdup(m);
+}
+
+static void name_unit(struct audit_check *k, int64_t id)
+{
+	XGROW(k->units, k->units_cap, k->nunits + 1);
+	k->units[k->nunits++] = id;
+}
+
+/* The value of "key=" in info lines, copied into buf (""/0 when absent). */
+static const char *info_get(const char *info, const char *key, char *buf, size_t n)
+{
+	size_t kl = strlen(key);
+	buf[0] = '\0';
+	for (const char *p = info; p && *p;) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len > kl && !strncmp(p, key, kl) && p[kl] == '=') {
+			size_t v = len - kl - 1 < n - 1 ? len - kl - 1 : n - 1;
+			memcpy(buf, p + kl + 1, v);
+			buf[v] = '\0';
+			return buf;
+		}
+		p = e ? e + 1 : p + len;
+	}
+	return buf;
+}
+
+static double info_num(const char *info, const char *key)
+{
+	char buf[64];
+	double v;
+	if (!*info_get(info, key, buf, sizeof(buf)) || parse_double(buf, -1e300, 1e300, &v))
+		return NAN;
+	return v;
+}
+
+static int dcmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+struct mode_clock {
+	const char *mode;
+	double *mhz;
+	size_t n, cap;
+	size_t samples, throttled, unknown;
+};
+
+static struct mode_clock *mode_of(struct mode_clock **m, size_t *n, const char *mode)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*m)[i].mode, mode))
+			return &(*m)[i];
+	*m = xrealloc(*m, (*n + 1) * sizeof(**m));
+	memset(&(*m)[*n], 0, sizeof(**m));
+	(*m)[*n].mode = mode;
+	return &(*m)[(*n)++];
+}
+
+/* Median SM clock per mode (cold ok units' samples), and the throttled share. */
+static int check_clocks_throttle(struct audit *au, struct rec *r, const struct rec_unit *u,
+				 size_t nu)
+{
+	struct mode_clock *m = NULL;
+	size_t nm = 0;
+	int ret = -1;
+	for (size_t i = 0; i < nu; i++) {
+		if (u[i].warm || strcmp(u[i].status, REC_STATUS_OK))
+			continue;
+		double *clk = NULL;
+		int *thr = NULL;
+		int64_t *launches = NULL;
+		size_t n = 0;
+		if (rec_read_unit_sample_extras(r, i, &clk, &thr, &launches, &n))
+			goto done;
+		struct mode_clock *mc = mode_of(&m, &nm, u[i].mode);
+		for (size_t s = 0; s < n; s++) {
+			mc->samples++;
+			if (thr[s] == 1)
+				mc->throttled++;
+			else if (thr[s] < 0)
+				mc->unknown++;
+			if (!isnan(clk[s])) {
+				XGROW(mc->mhz, mc->cap, mc->n + 1);
+				mc->mhz[mc->n++] = clk[s];
+			}
+		}
+		free(clk);
+		free(thr);
+		free(launches);
+	}
+
+	struct audit_check *k = add(au, "gpu-clocks", "GPU clocks the same for every mode");
+	double hi = 0, lo = INFINITY;
+	size_t with = 0;
+	for (size_t i = 0; i < nm; i++) {
+		if (!m[i].n)
+			continue;
+		qsort(m[i].mhz, m[i].n, sizeof(double), dcmp);
+		double med = m[i].n % 2 ? m[i].mhz[m[i].n / 2]
+					: 0.5 * (m[i].mhz[m[i].n / 2 - 1] + m[i].mhz[m[i].n / 2]);
+		ev(k, "'%s': median SM clock %.0f MHz over %zu samples (range %.0f-%.0f)", m[i].mode,
+		   med, m[i].n, m[i].mhz[0], m[i].mhz[m[i].n - 1]);
+		hi = med > hi ? med : hi;
+		lo = med < lo ? med : lo;
+		with++;
+	}
+	if (!with) {
+		raise_to(k, AUDIT_WARN);
+		summary(k, "not evaluated: no sample has an SM clock reading (NVML unavailable?)");
+	} else if (hi > 0 && (hi - lo) / hi > AUDIT_GPU_CLOCK_TOL) {
+		raise_to(k, AUDIT_WARN);
+		for (size_t i = 0; i < nm; i++)
+			name_mode(k, m[i].mode);
+		summary(k, "the modes ran at different SM clocks: medians %.0f to %.0f MHz (%.1f%%, "
+			   "tolerance %.0f%%): timings compare clocks as well as kernels", lo, hi,
+			100 * (hi - lo) / hi, 100 * AUDIT_GPU_CLOCK_TOL);
+	} else {
+		summary(k, "the modes' median SM clocks agree within %.0f%% (%.0f to %.0f MHz)",
+			100 * AUDIT_GPU_CLOCK_TOL, lo, hi);
+	}
+
+	k = add(au, "gpu-throttle", "throttled samples");
+	size_t bad = 0, total = 0, unknown = 0;
+	for (size_t i = 0; i < nm; i++) {
+		total += m[i].samples;
+		unknown += m[i].unknown;
+		double share = m[i].samples ? (double)m[i].throttled / (double)m[i].samples : 0;
+		if (m[i].throttled)
+			ev(k, "'%s': %zu of %zu samples throttled (%.2f%%)", m[i].mode, m[i].throttled,
+			   m[i].samples, 100 * share);
+		if (share > AUDIT_GPU_THROTTLE_TOL) {
+			bad++;
+			raise_to(k, AUDIT_WARN);
+			name_mode(k, m[i].mode);
+		}
+	}
+	if (unknown == total && total) {
+		raise_to(k, AUDIT_WARN);
+		summary(k, "not evaluated: no sample says whether the GPU throttled");
+	} else if (bad) {
+		summary(k, "%zu mode(s) have more than %.0f%% of their samples taken while the GPU "
+			   "reported a clock-event reason other than idle (power, thermal, ...)",
+			bad, 100 * AUDIT_GPU_THROTTLE_TOL);
+	} else {
+		summary(k, "no mode has more than %.0f%% of its samples throttled",
+			100 * AUDIT_GPU_THROTTLE_TOL);
+	}
+	ret = 0;
+done:
+	for (size_t i = 0; i < nm; i++)
+		free(m[i].mhz);
+	free(m);
+	return ret;
+}
+
+/* Temperature across the run, other processes, and the GPU's identity within a block. */
+static void check_state(struct audit *au, const struct rec_unit *u, char **info, size_t nu)
+{
+	char a[128], b[128];
+	struct audit_check *k = add(au, "gpu-temperature", "GPU temperature across the run");
+	double tlo = INFINITY, thi = -INFINITY;
+	int64_t ulo = -1, uhi = -1;
+	for (size_t i = 0; i < nu; i++) {
+		static const char *const keys[] = { "gpu_open_temperature_c",
+						    "gpu_close_temperature_c" };
+		for (int j = 0; j < 2; j++) {
+			double t = info_num(info[i], keys[j]);
+			if (isnan(t))
+				continue;
+			if (t < tlo)
+				tlo = t, ulo = u[i].id;
+			if (t > thi)
+				thi = t, uhi = u[i].id;
+		}
+	}
+	if (ulo < 0) {
+		raise_to(k, AUDIT_WARN);
+		summary(k, "not evaluated: no unit recorded the GPU's temperature");
+	} else if (thi - tlo > AUDIT_GPU_TEMP_TOL) {
+		raise_to(k, AUDIT_WARN);
+		name_unit(k, ulo);
+		name_unit(k, uhi);
+		summary(k, "the GPU's temperature drifted by %.0f C across the run (%.0f C in unit "
+			   "%lld, %.0f C in unit %lld; tolerance %.0f C)", thi - tlo, tlo,
+			(long long)ulo, thi, (long long)uhi, AUDIT_GPU_TEMP_TOL);
+	} else {
+		summary(k, "between %.0f and %.0f C at the units' starts and ends (tolerance %.0f C)",
+			tlo, thi, AUDIT_GPU_TEMP_TOL);
+	}
+
+	k = add(au, "gpu-exclusive", "no other process on the GPU");
+	size_t busy = 0;
+	for (size_t i = 0; i < nu; i++) {
+		double o = info_num(info[i], "gpu_open_other_process_count");
+		double c = info_num(info[i], "gpu_close_other_process_count");
+		if ((o > 0) || (c > 0)) {
+			busy++;
+			raise_to(k, AUDIT_WARN);
+			name_unit(k, u[i].id);
+			name_mode(k, u[i].mode);
+			ev(k, "unit %lld ('%s'): other processes on the GPU: %s (start), %s (end)",
+			   (long long)u[i].id, u[i].mode,
+			   *info_get(info[i], "gpu_open_other_processes", a, sizeof(a)) ? a : "none",
+			   *info_get(info[i], "gpu_close_other_processes", b, sizeof(b)) ? b : "none");
+		}
+	}
+	if (busy)
+		summary(k, "%zu unit(s) shared the GPU with another process", busy);
+	else
+		summary(k, "no unit saw another process on the GPU (as far as NVML can tell)");
+
+	k = add(au, "gpu-identity", "one GPU per block");
+	size_t changed = 0;
+	for (size_t i = 0; i < nu; i++) {
+		info_get(info[i], "gpu_open_gpu_uuid", a, sizeof(a));
+		if (!*a)
+			continue;
+		for (size_t j = i + 1; j < nu; j++) {
+			if (u[j].block != u[i].block)
+				continue;
+			info_get(info[j], "gpu_open_gpu_uuid", b, sizeof(b));
+			if (*b && strcmp(a, b)) {
+				changed++;
+				raise_to(k, AUDIT_FAIL);
+				name_unit(k, u[i].id);
+				name_unit(k, u[j].id);
+				ev(k, "block %lld: unit %lld ran on %s, unit %lld on %s",
+				   (long long)u[i].block, (long long)u[i].id, a, (long long)u[j].id, b);
+			}
+		}
+	}
+	if (changed)
+		summary(k, "units of one block ran on different GPUs: their comparison mixes two "
+			   "devices");
+	else
+		summary(k, "every block's units ran on one GPU (by UUID)");
+}
+
+int audit_gpu_checks(struct audit *au, const char *path)
+{
+	struct rec *r = NULL;
+	struct rec_unit *u = NULL;
+	char **info = NULL;
+	size_t nu = 0, ni = 0;
+	int ret = -1, gpu = 0;
+
+	if (rec_open(path, 0, &r) || rec_read_units(r, &u, &nu) ||
+	    rec_read_unit_infos(r, &info, &ni))
+		goto done;
+	if (ni != nu) {
+		error("'%s': %zu unit infos for %zu units", path, ni, nu);
+		goto done;
+	}
+	for (size_t i = 0; i < nu && !gpu; i++)
+		gpu = strstr(info[i], "gpu_open_") != NULL;
+	if (gpu) {
+		if (check_clocks_throttle(au, r, u, nu))
+			goto done;
+		check_state(au, u, info, nu);
+	}
+	ret = 0;
+done:
+	if (r && rec_close(r))
+		ret = -1;
+	rec_units_free(u, nu);
+	for (size_t i = 0; info && i < ni; i++)
+		free(info[i]);
+	free(info);
+	return ret;
+}

@@ -1,0 +1,104 @@
+/* test-audit-gpu.c: the audit's GPU checks on results recorded on an H100
+ * (tests/data/cuda/gpu-aa-h100.h5: a short experiments/gpu-aa.toml, 20 units, in which the
+ * GPU warmed by 12 C and power-capped 1.1% of one mode's samples) and on a CPU results file
+ * (no GPU checks).  Needs no GPU. */
+#include "config.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/analysis/audit-gpu.h"
+#include "harness/base/util.h"
+#include "tests/unit/testutil.h"
+
+static const struct audit_check *find(const struct audit *a, const char *id)
+{
+	for (size_t i = 0; i < a->nchecks; i++)
+		if (!strcmp(a->checks[i].id, id))
+			return &a->checks[i];
+	return NULL;
+}
+
+static void show(const struct audit *a)
+{
+	for (size_t i = 0; i < a->nchecks; i++) {
+		printf("%s %s: %s\n", audit_status_name(a->checks[i].status), a->checks[i].id,
+		       a->checks[i].summary);
+		for (size_t e = 0; e < a->checks[i].nevidence; e++)
+			printf("  %s\n", a->checks[i].evidence[e]);
+	}
+}
+
+static char *data_path(const char *name)
+{
+	const char *top = getenv("top_srcdir");
+	return xasprintf("%s/tests/data/%s", top ? top : HARNESS_ABS_SRCDIR, name);
+}
+
+START_TEST(test_h100_run)
+{
+	struct audit *a = xcalloc(1, sizeof(*a));
+	char *p = data_path("cuda/gpu-aa-h100.h5");
+	ck_assert_int_eq(audit_gpu_checks(a, p), 0);
+	show(a);
+	ck_assert_uint_eq(a->nchecks, 5);
+	ck_assert_int_eq(find(a, "gpu-clocks")->status, AUDIT_PASS);
+	ck_assert_ptr_nonnull(strstr(find(a, "gpu-clocks")->summary, "1980"));
+	ck_assert_int_eq(find(a, "gpu-identity")->status, AUDIT_PASS);
+	ck_assert_int_eq(find(a, "gpu-exclusive")->status, AUDIT_PASS);
+	/* 48 C in unit 0, 60 C in unit 17 */
+	const struct audit_check *t = find(a, "gpu-temperature");
+	ck_assert_int_eq(t->status, AUDIT_WARN);
+	ck_assert_ptr_nonnull(strstr(t->summary, "drifted by 12 C"));
+	ck_assert_uint_eq(t->nunits, 2);
+	/* mode 'a': 71 of 6455 samples power-capped (4096^3 GEMM), over the 1% tolerance */
+	t = find(a, "gpu-throttle");
+	ck_assert_int_eq(t->status, AUDIT_WARN);
+	ck_assert_uint_eq(t->nmodes, 1);
+	ck_assert_str_eq(t->modes[0], "a");
+	ck_assert_ptr_nonnull(strstr(t->evidence[0], "71 of 6455"));
+	audit_free(a);
+	free(p);
+}
+END_TEST
+
+/* A CPU run has no gpu_open_ lines: no GPU check is added. */
+START_TEST(test_cpu_run)
+{
+	struct audit *a = xcalloc(1, sizeof(*a));
+	char *p = data_path("v1/v1.h5");
+	FILE *f = fopen(p, "rb");
+	if (f) {
+		fclose(f);
+		ck_assert_int_eq(audit_gpu_checks(a, p), 0);
+		ck_assert_uint_eq(a->nchecks, 0);
+	}
+	audit_free(a);
+	free(p);
+}
+END_TEST
+
+START_TEST(test_missing_file)
+{
+	struct audit *a = xcalloc(1, sizeof(*a));
+	testutil_stderr_begin();
+	ck_assert_int_eq(audit_gpu_checks(a, "/nonexistent/x.h5"), -1);
+	free(testutil_stderr_end());
+	audit_free(a);
+}
+END_TEST
+
+int main(void)
+{
+	testutil_name = "test-audit-gpu";
+	Suite *s = suite_create("audit-gpu");
+	TCase *tc = tcase_create("audit-gpu");
+	tcase_add_checked_fixture(tc, testutil_scratch_setup, testutil_scratch_teardown);
+	tcase_add_test(tc, test_h100_run);
+	tcase_add_test(tc, test_cpu_run);
+	tcase_add_test(tc, test_missing_file);
+	suite_add_tcase(s, tc);
+	return testutil_run(s);
+}
