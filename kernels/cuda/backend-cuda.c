@@ -606,10 +606,9 @@ static int run_once(struct backend *b, struct cu_cell *c, const struct config *c
 	int nb = (int)s->batch, H = (int)s->h, W = (int)s->w, C = (int)s->c;
 	switch (s->op) {
 	case CU_GEMM: {
-		int64_t bm = cfg->val[0], bn = cfg->val[1], bk = cfg->val[2], warps = cfg->val[3];
-		int64_t stages = cfg->val[4], split = cfg->val[5];
-		int64_t es = (int64_t)cuda_dtype_size(s->dtype);
-		size_t smem = (size_t)(stages * (bm + bn) * (bk + 16 / es) * es);
+		int64_t bm = cfg->val[0], bn = cfg->val[1], warps = cfg->val[3];
+		int64_t split = cfg->val[5];
+		size_t smem = cuda_gemm_smem(s, cfg);
 		if (smem > m->smem_set) {
 			if (CUDA_CHECK(RT, cudaFuncSetAttribute(
 						   (const void *)m->k[0],

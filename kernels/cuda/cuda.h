@@ -123,6 +123,9 @@ int cuda_op_space(const char *op, struct space *out);
 size_t cuda_config_options(const struct space *sp, const struct config *c, const char *arch,
 			   char **opts);
 
+/* Dynamic shared memory a gemm config needs (gemm-config.h's formula), bytes. */
+size_t cuda_gemm_smem(const struct cuda_shape *s, const struct config *c);
+
 /* Relative-norm bounds of the check (docs/kernels.md): float32 1e-5, TF32 1e-3,
  * float16 and bfloat16 1e-2. */
 double cuda_tolerance(const struct cuda_shape *s);

@@ -10,12 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__has_include)
-#if __has_include("kernels/cuda/gemm-config.h")
 #include "kernels/cuda/gemm-config.h"
-#define HAVE_GEMM_CONFIG_H 1
-#endif
-#endif
 
 /* ---- names ----------------------------------------------------------------------------- */
 
@@ -313,26 +308,6 @@ static int redundant(const struct space_field *f, int64_t v, int64_t d)
 	return 0;
 }
 
-#ifndef HAVE_GEMM_CONFIG_H
-/* Without the template's own rules (kernels/cuda/gemm-config.h, which comes with the
- * templates), only the shared-memory bound: the compiler's static_asserts reject the rest
- * as compile errors. */
-struct cuda_gemm_config {
-	int block_m, block_n, block_k, warps, warps_m, stages, split_k, group_m, elem_bytes, tf32;
-};
-static long cuda_gemm_config_check(const struct cuda_gemm_config *c, long smem_limit,
-				   const char **why)
-{
-	long epc = 16 / c->elem_bytes;
-	long smem = (long)c->stages * (c->block_m + c->block_n) * (c->block_k + epc) *
-		    c->elem_bytes;
-	if (smem > smem_limit) {
-		*why = "shared memory over the device's limit per block";
-		return -1;
-	}
-	return smem;
-}
-#endif
 
 static void gemm_config_of(const struct cuda_shape *s, const struct config *c,
 			   struct cuda_gemm_config *g)
@@ -359,7 +334,8 @@ static int gemm_valid(const struct space *sp, const struct config *c, const char
 	int64_t ktiles = (s->k + c->val[G_BK] - 1) / c->val[G_BK];
 	int64_t per = (ktiles + c->val[G_SPLIT_K] - 1) / c->val[G_SPLIT_K];
 	int64_t grid_m = (s->m + c->val[G_BM] - 1) / c->val[G_BM];
-	if (cuda_gemm_config_check(&g, x->dev.smem_optin, &rule) < 0)
+	if (cuda_gemm_config_check(&g, x->dev.smem_optin, !strcmp(x->dev.arch, "sm_90a"),
+				   &rule) < 0)
 		no = rule;
 	else if (redundant(&sp->fields[G_BM], c->val[G_BM], s->m))
 		no = "redundant: a smaller BLOCK_M covers m";
@@ -514,6 +490,13 @@ size_t cuda_config_options(const struct space *sp, const struct config *c, const
 	for (size_t f = 0; f < sp->nfields && n < CUDA_MAX_OPTS; f++)
 		opts[n++] = xasprintf("-D%s=%" PRId64, sp->fields[f].name, c->val[f]);
 	return n;
+}
+
+size_t cuda_gemm_smem(const struct cuda_shape *s, const struct config *c)
+{
+	struct cuda_gemm_config g;
+	gemm_config_of(s, c, &g);
+	return (size_t)cuda_gemm_smem_bytes(&g);
 }
 
 double cuda_tolerance(const struct cuda_shape *s)

@@ -108,7 +108,7 @@ START_TEST(test_gemm_space)
 
 	/* shared memory over the device's limit */
 	struct config big = c;
-	big.val[0] = 256, big.val[1] = 256, big.val[2] = 128, big.val[3] = 8, big.val[4] = 5;
+	big.val[0] = 256, big.val[1] = 128, big.val[2] = 128, big.val[3] = 8, big.val[4] = 5;
 	ck_assert(!space_check(&sp, &big, &why));
 	ck_assert_ptr_nonnull(strstr(why, "shared memory"));
 
@@ -359,8 +359,9 @@ START_TEST(test_maxpool_bwd_ref)
 }
 END_TEST
 
-/* Every template compiles with NVRTC for sm_80 and sm_90a at its heuristic config and its
- * vendor (default) point in every dtype; the pool runs them in parallel. */
+/* Every template compiles with NVRTC, through the backend's own options, at its heuristic
+ * config and its vendor (default) point in every dtype, for sm_80 and sm_90a in turn; the
+ * pool runs them in parallel. */
 static char *tmpl_dir;
 
 START_TEST(test_nvrtc_templates)
@@ -383,6 +384,10 @@ START_TEST(test_nvrtc_templates)
 		for (size_t d = 0; d < 3; d++)
 			for (size_t a = 0; a < 2; a++)
 				for (int vendor = 0; vendor < 2; vendor++) {
+					/* each (op, dtype, config) once, the architectures in turn
+					 * (tests/gpu/nvrtc-compile.sh compiles every template for both) */
+					if ((d + (size_t)vendor + (size_t)op) % 2 != a)
+						continue;
 					struct cuda_space_ctx *x = &ctx[n];
 					struct space sp;
 					struct config c;
