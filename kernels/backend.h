@@ -83,6 +83,11 @@ struct backend_ops {
 	 * configs are statuses in *res; -1 (with *cause) only for infrastructure failures. */
 	int (*prepare)(struct backend *b, size_t i, const struct config *c,
 		       struct prepare_result *res, char **cause);
+	/* Optional (NULL: each config is compiled when prepared): compile the n configs of op
+	 * cell i into the cache directory now, in parallel, so that their prepare() only
+	 * loads them (the tuning driver's plan, kernels/tune.h).  Failures are kept for
+	 * prepare() to report; nothing here is an error. */
+	void (*prepare_ahead)(struct backend *b, size_t i, const struct config *c, size_t n);
 	/* One sample of cell i's current implementation into *out (the caller starts it at
 	 * SAMPLE_INIT): out->ns the wall time of out->launches calls (1 unless the backend
 	 * batches launches), and what the device says about the clock and throttling when it

@@ -65,6 +65,13 @@ int tune_cell(const struct tuner_ops *ops, const struct tuner_args *a, int64_t t
 		goto done;
 	}
 	int64_t bench = ops->flags & TUNER_BENCHMARKS ? trial_samples : 0;
+	if (m->ahead && ops->plan) {
+		struct config *plan = xmalloc(TUNE_AHEAD_MAX * sizeof(*plan));
+		size_t n = ops->plan(t, plan, TUNE_AHEAD_MAX);
+		if (n)
+			m->ahead(m->ctx, plan, n);
+		free(plan);
+	}
 	while (ops->next(t, &c) == 1) {
 		if (m->trial(m->ctx, &c, bench, &tr, cause))
 			goto done;

@@ -34,6 +34,10 @@ struct tune_measurer {
 	 * A bad config is a status; -1 with *cause (heap) only when measuring itself failed. */
 	int (*trial)(void *ctx, const struct config *c, int64_t nsamples, struct tune_trial *out,
 		     char **cause);
+	/* Optional (NULL: nothing): the configs the tuner will propose, before the first is
+	 * measured (when its plan() knows them), so that they can be compiled together, in
+	 * parallel.  A failure here is not an error: trial() meets it again. */
+	void (*ahead)(void *ctx, const struct config *c, size_t n);
 	/* Optional (NULL: nothing): told of every trial after it was measured, with its
 	 * median (NaN without samples), e.g. to record it.  -1 with *cause stops tuning. */
 	int (*record)(void *ctx, const struct config *c, const struct tune_trial *t,
@@ -58,10 +62,12 @@ struct tune_result {
 	int64_t compile_ns, check_ns, bench_ns; /* summed over the trials */
 };
 
-/* Tune one cell: ops->alloc with a (its space, cell, options, seed), then next / measure /
+/* Tune one cell: ops->alloc with a (its space, cell, options, seed), m->ahead with the
+ * tuner's plan when both exist (TUNE_AHEAD_MAX configs at a time), then next / measure /
  * observe until the tuner is done, then best (or the vendor fallback).  trial_samples:
  * samples per proposal for a tuner with TUNER_BENCHMARKS.  Returns 0 with *out, or -1 with
  * *cause (heap) when the tuner cannot start or the measurer failed. */
+#define TUNE_AHEAD_MAX 4096
 int tune_cell(const struct tuner_ops *ops, const struct tuner_args *a, int64_t trial_samples,
 	      const struct tune_measurer *m, struct tune_result *out, char **cause);
 

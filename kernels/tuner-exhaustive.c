@@ -89,6 +89,16 @@ static int exhaustive_next(struct tuner *t, struct config *c)
 	return 0;
 }
 
+/* What exhaustive_next will propose: it never looks at what it observed. */
+static size_t exhaustive_plan(const struct tuner *t, struct config *out, size_t max)
+{
+	struct tuner copy = *t;
+	size_t n = 0;
+	while (n < max && exhaustive_next(&copy, &out[n]) == 1)
+		n++;
+	return n;
+}
+
 /* Keep the strictly lowest median of a correct trial: ties go to the earlier proposal. */
 static void exhaustive_observe(struct tuner *t, const struct config *c,
 			       const struct trial_result *r)
@@ -121,6 +131,7 @@ const struct tuner_ops tuner_exhaustive = {
 	.check_options = exhaustive_check_options,
 	.alloc = exhaustive_alloc,
 	.next = exhaustive_next,
+	.plan = exhaustive_plan,
 	.observe = exhaustive_observe,
 	.best = exhaustive_best,
 	.free = exhaustive_free,

@@ -73,6 +73,11 @@ struct tuner_ops {
 	/* 1 and *c: the next config to try; 0: done. */
 	int (*next)(struct tuner *t, struct config *c);
 	void (*observe)(struct tuner *t, const struct config *c, const struct trial_result *r);
+	/* Optional (NULL: not known in advance): the proposals next() will make, in order,
+	 * at most max of them into out; their number returned.  Only for a tuner whose
+	 * proposals do not depend on what it observes (exhaustive), so a backend can compile
+	 * them all at once before the first is measured.  Changes nothing in t. */
+	size_t (*plan)(const struct tuner *t, struct config *out, size_t max);
 	/* The chosen config; -1 when no proposal was usable (never chooses an incorrect one). */
 	int (*best)(struct tuner *t, struct config *out);
 	void (*free)(struct tuner *t);

@@ -9,7 +9,11 @@
 #   DIR/kernels/             kernels/*/templates/ (HARNESS_KERNEL_DIR)
 #   DIR/experiments/, DIR/hypotheses/, DIR/plots/ (HARNESS_PLOT_DIR)
 #   DIR/run.sh               sets LD_LIBRARY_PATH, HARNESS_KERNEL_DIR and HARNESS_PLOT_DIR,
-#                            execs bin/harness
+#                            execs bin/harness; finds the CUDA libraries the binary needs
+#                            (never bundled) in the loader's path, $CUDA_HOME, /usr/local/cuda
+#                            or a PyTorch install's site-packages/nvidia/*/lib (or only in
+#                            $HARNESS_CUDA_LIB_DIRS), else says which version it needs and
+#                            which the host has
 #   DIR/MANIFEST             each bundled library, where it came from and its package
 #
 # The dependency graph is walked from the binary's DT_NEEDED entries (readelf), so only
@@ -132,19 +136,26 @@ done
 	echo "cuda_needed=\"${cuda_needed# }\""
 	cat <<'EOF'
 here=$(cd "$(dirname "$0")" && pwd)
+# HARNESS_CUDA_LIB_DIRS (colon-separated): search only these folders, not the loader's
+# cache nor the default places (for tests, and for hosts with several CUDA installs).
 found() { # SONAME: 0 when the loader finds it in the system path or LD_LIBRARY_PATH
-	ldconfig -p 2>/dev/null | grep -q " $1 " && return 0
+	[ -z "${HARNESS_CUDA_LIB_DIRS:-}" ] && ldconfig -p 2>/dev/null | grep -q " $1 " && return 0
 	for d in $(echo "${LD_LIBRARY_PATH:-}" | tr ':' ' '); do
 		[ -e "$d/$1" ] && return 0
 	done
 	return 1
 }
 cuda_dirs=""
-for d in ${CUDA_HOME:+$CUDA_HOME/lib64} /usr/local/cuda/lib64 \
+if [ -n "${HARNESS_CUDA_LIB_DIRS:-}" ]; then
+	search=$(echo "$HARNESS_CUDA_LIB_DIRS" | tr ':' ' ')
+else
+	search=""
+fi
+for d in ${search:-${CUDA_HOME:+$CUDA_HOME/lib64} /usr/local/cuda/lib64 \
 	/opt/*/.venv/lib/python3*/site-packages/nvidia/*/lib \
 	/usr/local/lib/python3*/dist-packages/nvidia/*/lib \
 	/usr/lib/python3/dist-packages/nvidia/*/lib \
-	"$HOME"/.local/lib/python3*/site-packages/nvidia/*/lib; do
+	"$HOME"/.local/lib/python3*/site-packages/nvidia/*/lib}; do
 	[ -d "$d" ] && cuda_dirs="$cuda_dirs $d"
 done
 for so in $cuda_needed; do
@@ -158,7 +169,7 @@ for so in $cuda_needed; do
 		continue
 	fi
 	base=${so%.so.*}
-	other=$(for d in $cuda_dirs /usr/lib/x86_64-linux-gnu; do
+	other=$(for d in $cuda_dirs ${search:-/usr/lib/x86_64-linux-gnu}; do
 		ls "$d/$base.so."* 2>/dev/null; done | head -1)
 	if [ -n "$other" ]; then
 		echo "run.sh: harness needs $so (the version it was built with); this host has $(basename "$other") ('$other'), which cannot stand in for it" >&2

@@ -84,6 +84,14 @@ struct live {
 	const struct space *s;
 };
 
+/* The tuner's plan, compiled ahead by the backend when it can. */
+static void live_ahead(void *ctx, const struct config *c, size_t n)
+{
+	struct live *l = ctx;
+	if (l->w->bops->prepare_ahead)
+		l->w->bops->prepare_ahead(l->w->b, l->i, c, n);
+}
+
 static int live_trial(void *ctx, const struct config *c, int64_t n, struct tune_trial *out,
 		      char **cause)
 {
@@ -221,7 +229,8 @@ static int tune_one(struct wk *w, size_t i)
 				 .noptions = w->mode->noptions,
 				 .seed = w->exp->seed ^ (uint64_t)i };
 	struct live l = { .w = w, .i = i, .s = s };
-	struct tune_measurer m = { .ctx = &l, .trial = live_trial, .record = live_record };
+	struct tune_measurer m = { .ctx = &l, .trial = live_trial, .ahead = live_ahead,
+				   .record = live_record };
 	struct tune_result tr;
 	char *cause = NULL;
 	int ret = -1;

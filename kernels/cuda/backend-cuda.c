@@ -51,6 +51,14 @@ struct cu_module {
 	size_t smem_set;     /* dynamic shared memory the first kernel was raised to */
 };
 
+/* A config compiled by prepare_ahead: its outcome, kept until prepare() asks for it. */
+struct cu_ahead {
+	char hash[65];
+	int ok;
+	int64_t ns;          /* its share of the batch's wall time; 0 once a trial has it */
+	char *detail;        /* the compile error, NVRTC's log quoted (heap), or NULL */
+};
+
 struct cu_cell {
 	struct cell pub;
 	struct cuda_space_ctx sctx;
@@ -96,6 +104,8 @@ struct backend {
 	size_t nmods, modcap;
 	char (*made)[65];                    /* keys of the cubins this unit compiled itself */
 	size_t nmade, madecap;
+	struct cu_ahead *ahead;              /* configs compiled ahead (prepare_ahead) */
+	size_t nahead, aheadcap;
 	struct cu_cell **cells;
 	size_t ncells, cap;
 	int64_t compiles, cache_hits, compile_ns;
@@ -246,6 +256,20 @@ static int get_module(struct backend *b, struct cu_cell *cell, const struct conf
 			goto done;
 		}
 	}
+	for (size_t i = 0; i < b->nahead; i++) {
+		struct cu_ahead *a = &b->ahead[i];
+		if (strcmp(a->hash, hash))
+			continue;
+		res->compile_ns = a->ns;
+		a->ns = 0;
+		if (!a->ok) {
+			res->status = PREPARE_COMPILE_ERROR;
+			res->detail = xstrdup(a->detail ? a->detail : "NVRTC failed");
+			ret = 0;
+			goto done;
+		}
+		break; /* its cubin is in the cache directory, written by this unit */
+	}
 	cubin_path = xasprintf("%s/cuda-%.*s-%s.cubin", b->cache_dir,
 			       (int)strcspn(t->name, "."), t->name, hash);
 	log_path = xasprintf("%s/cuda-%.*s-%s.log", b->cache_dir, (int)strcspn(t->name, "."),
@@ -326,6 +350,114 @@ done:
 	free(cubin_path);
 	free(log_path);
 	return ret;
+}
+
+/* Compile configs of cell i before they are prepared, AHEAD_CHUNK at a time, each chunk on
+ * a pool of threads (one NVRTC program each, every online CPU): a search is bound by the
+ * compiler's throughput, not its latency.  Each compile is counted; the batch's wall time
+ * goes to the counters and is shared out among its configs' trials, so compile times add
+ * up to the time the unit spent compiling.  The configs are then benchmarked one by one as
+ * the tuner proposes them (compile all of a chunk, then benchmark: the GPU does not time
+ * kernels while the CPU compiles). */
+#define AHEAD_CHUNK 64
+static int known_key(const struct backend *b, const char *hash)
+{
+	for (size_t i = 0; i < b->nahead; i++)
+		if (!strcmp(b->ahead[i].hash, hash))
+			return 1;
+	for (size_t i = 0; i < b->nmade; i++)
+		if (!strcmp(b->made[i], hash))
+			return 1;
+	return 0;
+}
+
+static void cu_prepare_ahead(struct backend *b, size_t i, const struct config *cs, size_t n)
+{
+	/* HARNESS_CUDA_COMPILE_AHEAD=0: compile each config when it is prepared instead */
+	const char *env = getenv("HARNESS_CUDA_COMPILE_AHEAD");
+	if (i >= b->ncells || (env && !strcmp(env, "0")))
+		return;
+	struct cu_cell *c = b->cells[i];
+	char *cause = NULL;
+	struct cu_template *t = get_template(b, cuda_op_template(c->sctx.shape.op), &cause);
+	if (!t) {
+		free(cause); /* prepare() reports it */
+		return;
+	}
+	for (size_t at = 0; at < n; at += AHEAD_CHUNK) {
+		size_t m = n - at < AHEAD_CHUNK ? n - at : AHEAD_CHUNK, nj = 0;
+		struct cuda_compile jobs[AHEAD_CHUNK];
+		char keys[AHEAD_CHUNK][65];
+		memset(jobs, 0, sizeof(jobs));
+		for (size_t k = at; k < at + m; k++) {
+			const struct config *cfg = &cs[k];
+			if ((cfg->vendor && c->sctx.shape.op == CU_GEMM) ||
+			    !space_contains(&c->space, cfg))
+				continue;
+			char **opts = xcalloc(CUDA_MAX_OPTS, sizeof(*opts));
+			size_t no = cuda_config_options(&c->space, cfg, b->di.arch, opts);
+			cuda_cache_key(t->name, t->text, t->len, opts, no, cuda_nvrtc_version(),
+				       b->di.arch, keys[nj]);
+			char *path = xasprintf("%s/cuda-%.*s-%s.cubin", b->cache_dir,
+					       (int)strcspn(t->name, "."), t->name, keys[nj]);
+			int skip = known_key(b, keys[nj]) || !access(path, F_OK);
+			for (size_t j = 0; j < nj && !skip; j++)
+				skip = !strcmp(keys[j], keys[nj]);
+			free(path);
+			if (skip) {
+				for (size_t o = 0; o < no; o++)
+					free(opts[o]);
+				free(opts);
+				continue;
+			}
+			jobs[nj] = (struct cuda_compile){ .tmpl_name = t->name, .source = t->text,
+							  .source_len = t->len, .opts = opts,
+							  .nopts = no };
+			nj++;
+		}
+		if (!nj)
+			continue;
+		int64_t t0 = util_now_ns();
+		cuda_compile_many(jobs, nj, 0);
+		int64_t wall = util_now_ns() - t0;
+		b->compiles += (int64_t)nj;
+		b->compile_ns += wall;
+		for (size_t j = 0; j < nj; j++) {
+			struct cuda_compile *cc = &jobs[j];
+			XGROW(b->ahead, b->aheadcap, b->nahead + 1);
+			struct cu_ahead *a = &b->ahead[b->nahead++];
+			memset(a, 0, sizeof(*a));
+			memcpy(a->hash, keys[j], 65);
+			a->ns = wall / (int64_t)nj;
+			char *base = xasprintf("%s/cuda-%.*s-%s", b->cache_dir,
+					       (int)strcspn(t->name, "."), t->name, keys[j]);
+			char *cubin = xasprintf("%s.cubin", base), *log = xasprintf("%s.log", base);
+			char *why = NULL;
+			if (cc->log && write_whole(log, cc->log, strlen(cc->log), &why)) {
+				free(why);
+				why = NULL;
+			}
+			if (!cc->ok)
+				a->detail = xasprintf("NVRTC could not compile '%s' for %s (log '%s'):\n%s",
+						      t->name, b->di.arch, log,
+						      cc->log ? cc->log : "(no log)");
+			else if (write_whole(cubin, cc->cubin, cc->cubin_len, &why))
+				a->detail = why;
+			else
+				a->ok = 1;
+			if (a->ok) {
+				XGROW(b->made, b->madecap, b->nmade + 1);
+				memcpy(b->made[b->nmade++], keys[j], 65);
+			}
+			free(base);
+			free(cubin);
+			free(log);
+			for (size_t o = 0; o < cc->nopts; o++)
+				free(cc->opts[o]);
+			free(cc->opts);
+			cuda_compile_release(cc);
+		}
+	}
 }
 
 /* ---- cells ----------------------------------------------------------------------------- */
@@ -983,6 +1115,9 @@ static void cu_close(struct backend *b)
 	}
 	free(b->mods);
 	free(b->made);
+	for (size_t i = 0; i < b->nahead; i++)
+		free(b->ahead[i].detail);
+	free(b->ahead);
 	for (size_t i = 0; i < ARRAY_SIZE(b->tmpl); i++)
 		free(b->tmpl[i].text);
 	if (b->flush)
@@ -1015,6 +1150,7 @@ const struct backend_ops backend_cuda = {
 	.space = cu_space,
 	.op_space = cuda_op_space,
 	.prepare = cu_prepare,
+	.prepare_ahead = cu_prepare_ahead,
 	.sample = cu_sample,
 	.counters = cu_counters,
 	.describe = cu_describe,

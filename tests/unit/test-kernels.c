@@ -608,12 +608,26 @@ struct replay {
 	const struct config *incorrect;
 	int recorded;
 	double last_median;
+	struct config ahead[16];  /* what the driver announced ahead, in order */
+	size_t nahead, ahead_calls;
+	size_t ntried;
+	struct config tried[16];
 };
+
+static void replay_ahead(void *ctx, const struct config *c, size_t n)
+{
+	struct replay *r = ctx;
+	r->ahead_calls++;
+	for (size_t i = 0; i < n && r->nahead < 16; i++)
+		r->ahead[r->nahead++] = c[i];
+}
 
 static int replay_trial(void *ctx, const struct config *c, int64_t n, struct tune_trial *out,
 			char **cause)
 {
 	struct replay *r = ctx;
+	if (r->ntried < 16)
+		r->tried[r->ntried++] = *c;
 	out->status = r->incorrect && config_equal(r->s, c, r->incorrect) ? TRIAL_INCORRECT
 									   : TRIAL_OK;
 	if (out->status != TRIAL_OK || n <= 0)
@@ -667,6 +681,23 @@ START_TEST(test_tune_driver)
 	ck_assert_int_eq(r.recorded, 6);
 	ck_assert_double_eq_tol(r.last_median, toy_median(&(struct config){ .val = { 3, 10 } }),
 				1e-9);
+	ck_assert_uint_eq(r.ahead_calls, 0); /* a measurer without ahead() is not told */
+
+	/* with ahead(): exhaustive's plan, announced once before the first trial, is exactly
+	 * the proposals then measured */
+	meas.ahead = replay_ahead;
+	r.ntried = 0;
+	ck_assert_int_eq(tune_cell(tuner_find("exhaustive"), &a, 3, &meas, &res, &cause), 0);
+	ck_assert_uint_eq(r.ahead_calls, 1);
+	ck_assert_uint_eq(r.nahead, 6);
+	ck_assert_uint_eq(r.ntried, 6);
+	for (size_t i = 0; i < 6; i++)
+		ck_assert(config_equal(&s, &r.ahead[i], &r.tried[i]));
+	ck_assert(config_equal(&s, &res.best, &fastest));
+	/* a tuner without a plan announces nothing */
+	ck_assert_int_eq(tune_cell(tuner_find("heuristic"), &a, 3, &meas, &res, &cause), 0);
+	ck_assert_uint_eq(r.ahead_calls, 1);
+	meas.ahead = NULL;
 
 	/* heuristic: compiled and checked, never timed */
 	r.recorded = 0;
