@@ -538,14 +538,18 @@ static int gemm_vendor_init(struct backend *b, struct cu_cell *c, char **cause)
 		int32_t id = 0, split = 0;
 		uint32_t tile = 0, stages = 0;
 		const cublasLtMatmulAlgo_t *a = &c->algos[i].algo;
-		cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof(id),
-						     NULL);
-		cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile,
-						     sizeof(tile), NULL);
-		cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages,
-						     sizeof(stages), NULL);
-		cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &split,
-						     sizeof(split), NULL);
+		/* an attribute cuBLASLt cannot give stays 0 in the candidate's name */
+		CUDA_CHECK(LT, cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_ID, &id,
+								    sizeof(id), NULL), NULL);
+		CUDA_CHECK(LT, cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_TILE_ID,
+								    &tile, sizeof(tile), NULL),
+			   NULL);
+		CUDA_CHECK(LT, cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_STAGES_ID,
+								    &stages, sizeof(stages), NULL),
+			   NULL);
+		CUDA_CHECK(LT, cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM,
+								    &split, sizeof(split), NULL),
+			   NULL);
 		struct vendor_point v = { .nparams = 4 };
 		v.params[0] = (struct vendor_param){ "algo", id };
 		v.params[1] = (struct vendor_param){ "tile", tile };
