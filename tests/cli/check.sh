@@ -87,9 +87,16 @@ if expect_status 2 h check; then
 fi
 expect_status 2 h check --no-such-option experiments/good-minimal.toml
 
-# The experiments shipped with the project are valid.
+# The experiments shipped with the project are valid; those of the cuda backend, in a build
+# without it, are refused for exactly that reason.
 for f in "$top_srcdir"/experiments/*.toml; do
 	[ -f "$f" ] || continue
+	if grep -q '^backend = "cuda"' "$f" && ! h check "$f" >/dev/null 2>&1; then
+		expect_status 2 h check "$f" &&
+			expect_grep "backend 'cuda' is not built into this harness" "$ERR" &&
+			pass "shipped $(basename "$f") needs the cuda backend, not in this build"
+		continue
+	fi
 	expect_status 0 h check "$f" && pass "shipped $(basename "$f")"
 done
 

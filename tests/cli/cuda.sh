@@ -5,6 +5,11 @@
 # HARNESS_CUDA_REQUIRED=1 so that a GPU machine cannot skip it.
 . "$top_srcdir/tests/setup"
 cp "$DATA/cuda/smoke.toml" smoke.toml
+h check smoke.toml >"$SCRATCH/out" 2>"$SCRATCH/err"
+if grep -q "backend 'cuda' is not built into this harness" "$SCRATCH/err"; then
+	[ "${HARNESS_CUDA_REQUIRED:-0}" = 1 ] && { fail "this build has no CUDA backend"; finish; }
+	skip "this build has no CUDA backend"
+fi
 expect_status 0 h check smoke.toml && pass "smoke.toml checks" || finish
 h run -q --results-dir res smoke.toml >"$SCRATCH/out" 2>"$SCRATCH/err"
 rc=$?
