@@ -223,6 +223,13 @@ void check_clocks(struct audit *au, struct ctx *c)
 {
 	struct audit_check *k = check_add(au, "clocks", "clocks, temperature and power across units");
 	const char *b = meta(c, "backend");
+	if (strstr(b, "cuda") && !strchr(b, ',')) {
+		/* every unit on the GPU: the gpu-* checks read what the CUDA backend records */
+		check_summary(k, "recorded per sample and per unit by the cuda backend: judged by "
+				 "the gpu-clocks, gpu-throttle, gpu-temperature, gpu-exclusive and "
+				 "gpu-identity checks");
+		return;
+	}
 	check_raise(k, AUDIT_WARN);
 	if (imported(c))
 		check_summary(k, "not recorded (imported data)");

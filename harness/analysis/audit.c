@@ -13,6 +13,7 @@
 
 #include "harness/analysis/analysis.h"
 #include "harness/analysis/audit.h"
+#include "harness/analysis/audit-gpu.h"
 #include "harness/analysis/audit-check.h"
 #include "harness/record/recorder.h"
 #include "harness/analysis/report.h"
@@ -601,6 +602,8 @@ int audit_build(const struct analysis *an, const struct report *rep, struct audi
 	check_repeats(au, &c);
 	check_aa(au, &c);
 	check_clocks(au, &c);
+	if (audit_gpu_checks(au, path))
+		goto done;
 	check_drift(au, &c);
 	check_failures(au, &c);
 	check_op_e2e(au, &c);
