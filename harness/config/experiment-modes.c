@@ -1,0 +1,303 @@
+/* experiment-modes.c: the [[modes]] of an experiment file: tuner, backend, options, A/A
+ * copies, warm probes; and each tuner's check of its options against the op spaces
+ * (experiment-int.h) */
+#include "config.h"
+#include "harness/config/experiment.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "harness/base/util.h"
+#include "harness/config/experiment-int.h"
+#include "harness/config/toml-bridge.h"
+#include "harness/config/tomlcheck.h"
+#include "kernels/backend.h"
+#include "kernels/catalog.h"
+#include "kernels/tuner.h"
+
+static const char *const mode_keys[] = {
+	"name", "tuner", "backend", "baseline", "options", "warm_probe", "aa_of", "fault", NULL
+};
+
+/* ---- [[modes]] -------------------------------------------------------------------------- */
+
+/* Where a mode's keys are written, for the checks that span modes. */
+struct mode_pos {
+	struct tb_pos name, baseline, aa_of;
+};
+
+/* One option value (recursively for lists and tables): integers, floats, booleans,
+ * strings, lists of them and tables of them, each with where it was written.  The tuner
+ * checks keys, types, ranges and field names (tuner_ops.check_options). */
+static int parse_option_value(struct tc_parser *p, const struct tc_field *g, int depth,
+			      int elem, struct tuner_option *o)
+{
+	struct tb_pos at = elem ? g->pos : g->key_pos;
+	o->line = at.line;
+	o->col = at.col;
+	switch (tb_node_kind(g->v)) {
+	case TB_INTEGER:
+		o->type = TUNER_OPT_INT;
+		o->i = tb_node_int(g->v);
+		o->f = (double)o->i;
+		return 0;
+	case TB_FLOAT:
+		o->type = TUNER_OPT_FLOAT;
+		o->f = tb_node_float(g->v);
+		return 0;
+	case TB_BOOL:
+		o->type = TUNER_OPT_BOOL;
+		o->i = tb_node_bool(g->v);
+		return 0;
+	case TB_STRING:
+		o->type = TUNER_OPT_STRING;
+		return exp_get_string(p, g, &o->s);
+	case TB_ARRAY:
+	case TB_TABLE:
+		break;
+	default:
+		return tc_fail(p, g->pos, "option '%s' must be an integer, float, boolean, string, "
+			    "list or table, not %s", g->key,
+			    tb_kind_phrase(tb_node_kind(g->v)));
+	}
+	if (depth >= 2)
+		return tc_fail(p, g->pos, "option values nest at most two deep (a list or table "
+			    "of lists or tables)");
+	int table = tb_node_kind(g->v) == TB_TABLE;
+	o->type = table ? TUNER_OPT_TABLE : TUNER_OPT_LIST;
+	o->nitems = tb_node_len(g->v);
+	o->items = xcalloc(o->nitems ? o->nitems : 1, sizeof(*o->items));
+	for (size_t i = 0; i < o->nitems; i++) {
+		struct tc_field e;
+		if (table) {
+			e = tc_field_at(g->v, i);
+			o->items[i].key = xstrdup(e.key);
+		} else {
+			e.key = g->key; /* messages about an element name its list */
+			e.v = tb_node_at(g->v, i);
+			e.pos = tb_node_pos(e.v);
+			e.key_pos = e.pos;
+		}
+		if (parse_option_value(p, &e, depth + 1, !table, &o->items[i]))
+			return -1;
+	}
+	return 0;
+}
+
+/* options = { ... }, in file order. */
+static int parse_options(struct tc_parser *p, const struct tc_field *f, struct mode *m)
+{
+	if (tc_want_kind(p, f, TB_TABLE))
+		return -1;
+	size_t n = tb_node_len(f->v);
+	m->options = xcalloc(n ? n : 1, sizeof(*m->options));
+	m->noptions = n;
+	for (size_t i = 0; i < n; i++) {
+		struct tc_field g = tc_field_at(f->v, i);
+		m->options[i].key = xstrdup(g.key);
+		if (parse_option_value(p, &g, 0, 0, &m->options[i]))
+			return -1;
+	}
+	return 0;
+}
+
+
+static int parse_tuner_name(struct tc_parser *p, const struct tc_field *f, struct mode *m)
+{
+	if (exp_get_string(p, f, &m->tuner))
+		return -1;
+	if (tuner_find(m->tuner) || (p->flags & EXPERIMENT_PAST_RUN))
+		return 0;
+	struct sbuf sb;
+	sbuf_init(&sb);
+	for (size_t i = 0; tuner_table[i]; i++)
+		sbuf_addf(&sb, "%s%s", i ? ", " : "", tuner_table[i]->name);
+	tc_fail(p, f->pos, "unknown tuner '%s' (known tuners: %s)", m->tuner, sb.buf);
+	sbuf_release(&sb);
+	return -1;
+}
+
+/* One [[modes]] table, then its tuner's check of the options. */
+static int parse_mode(struct tc_parser *p, const struct tb_node *t, struct mode *m,
+		      struct mode_pos *mp)
+{
+	struct tb_pos tpos = tb_node_pos(t);
+	m->line = tpos.line;
+	m->col = tpos.col;
+	m->fault = FAULT_NONE;
+	for (size_t i = 0; i < tb_node_len(t); i++) {
+		struct tc_field g = tc_field_at(t, i);
+		int r, k = 0;
+		if (!strcmp(g.key, "name")) {
+			r = exp_get_name(p, &g, &m->name);
+			mp->name = g.pos;
+		} else if (!strcmp(g.key, "tuner")) {
+			r = parse_tuner_name(p, &g, m);
+		} else if (!strcmp(g.key, "backend")) {
+			r = exp_get_backend(p, &g, &m->backend);
+		} else if (!strcmp(g.key, "baseline")) {
+			r = exp_get_bool(p, &g, &m->baseline);
+			mp->baseline = g.pos;
+		} else if (!strcmp(g.key, "options")) {
+			r = parse_options(p, &g, m);
+		} else if (!strcmp(g.key, "warm_probe")) {
+			r = exp_get_bool(p, &g, &m->warm_probe);
+		} else if (!strcmp(g.key, "aa_of")) {
+			r = exp_get_string(p, &g, &m->aa_of);
+			mp->aa_of = g.pos;
+		} else if (!strcmp(g.key, "fault")) {
+			r = exp_get_enum(p, &g, exp_fault_names, &k);
+			m->fault = (enum fault_kind)k;
+		} else {
+			r = tc_unknown_key(p, &g, mode_keys, " in [[modes]]");
+		}
+		if (r)
+			return -1;
+	}
+	if (!m->name)
+		return tc_fail(p, tpos, "missing required key 'name'");
+	if (!m->tuner)
+		return tc_fail(p, tpos, "missing required key 'tuner'");
+	return 0;
+}
+
+/* The op spaces a mode's workloads produce, shape-free, for its tuner's check of field
+ * names: its backend's (mode_backend), or every built backend's when that is "auto".  A
+ * model workload may use any op.  Heap array of *n spaces. */
+static struct space *mode_spaces(const struct experiment *e, const struct mode *m, size_t *n)
+{
+	const char *want = mode_backend(e, m);
+	int any = !want || !strcmp(want, "auto");
+	struct space *sp = NULL;
+	size_t cap = 0;
+	*n = 0;
+	for (size_t b = 0; backend_registry[b].name; b++) {
+		const struct backend_ops *ops = backend_registry[b].ops;
+		if (!ops || !ops->op_space || (!any && strcmp(backend_registry[b].name, want)))
+			continue;
+		for (size_t k = 0; k < catalog_nops; k++) {
+			const char *op = catalog_ops[k].name;
+			int used = 0;
+			for (size_t w = 0; w < e->nworkloads && !used; w++)
+				used = e->workloads[w].kind == WORKLOAD_MODEL ||
+				       (e->workloads[w].op && !strcmp(e->workloads[w].op, op));
+			if (!used)
+				continue;
+			XGROW(sp, cap, *n + 1);
+			if (ops->op_space(op, &sp[*n]) == 0)
+				(*n)++;
+		}
+	}
+	return sp;
+}
+
+/* Each mode's tuner checks its options, seeing the spaces of the experiment's ops. */
+int exp_check_tuner_options(struct tc_parser *p, const struct experiment *e)
+{
+	int ret = 0;
+	for (size_t i = 0; i < e->nmodes && !ret; i++) {
+		const struct mode *m = &e->modes[i];
+		/* a past run's options are not today's tuners' to judge */
+		const struct tuner_ops *ops = p->flags & EXPERIMENT_PAST_RUN ? NULL : tuner_find(m->tuner);
+		if (!ops || !ops->check_options)
+			continue;
+		size_t nsp = 0;
+		struct space *sp = mode_spaces(e, m, &nsp);
+		const struct space **spp = xcalloc(nsp ? nsp : 1, sizeof(*spp));
+		for (size_t k = 0; k < nsp; k++)
+			spp[k] = &sp[k];
+		struct tuner_check c = { .options = m->options, .noptions = m->noptions,
+					 .spaces = spp, .nspaces = nsp };
+		char *cause = NULL;
+		if (ops->check_options(&c, &cause)) {
+			if (cause)
+				p->cause = xasprintf("'%s':%s", p->path, cause);
+			else
+				tc_fail(p, (struct tb_pos){ m->line, m->col },
+					"invalid options for tuner '%s'", m->tuner);
+			free(cause);
+			ret = -1;
+		}
+		free(spp);
+		free(sp);
+	}
+	return ret;
+}
+
+/* Names unique, at most one baseline (default: the first mode), aa_of names another mode. */
+static int check_modes(struct tc_parser *p, struct experiment *e, const struct mode_pos *mp)
+{
+	ssize_t base = -1;
+	for (size_t i = 0; i < e->nmodes; i++) {
+		if (!e->modes[i].baseline)
+			continue;
+		if (base >= 0)
+			return tc_fail(p, mp[i].baseline,
+				    "two baselines: mode '%s' (line %d) and mode '%s' both say "
+				    "baseline = true", e->modes[base].name, mp[base].baseline.line,
+				    e->modes[i].name);
+		base = (ssize_t)i;
+	}
+	if (base < 0) {
+		base = 0;
+		e->modes[0].baseline = 1;
+	}
+	e->baseline = (size_t)base;
+
+	const char **names = xcalloc(e->nmodes + 1, sizeof(*names));
+	for (size_t i = 0; i < e->nmodes; i++)
+		names[i] = e->modes[i].name;
+	int ret = 0;
+	for (size_t i = 0; i < e->nmodes && !ret; i++) {
+		const struct mode *m = &e->modes[i];
+		if (!m->aa_of)
+			continue;
+		if (!strcmp(m->aa_of, m->name)) {
+			ret = tc_fail(p, mp[i].aa_of, "mode '%s' names itself in 'aa_of' "
+				   "(an A/A control repeats another mode)", m->name);
+		} else if (experiment_mode_index(e, m->aa_of) < 0) {
+			const char *s = tc_suggest(m->aa_of, names);
+			if (s)
+				ret = tc_fail(p, mp[i].aa_of,
+					   "'aa_of' names unknown mode '%s' (did you mean '%s'?)",
+					   m->aa_of, s);
+			else
+				ret = tc_fail(p, mp[i].aa_of, "'aa_of' names unknown mode '%s'",
+					   m->aa_of);
+		}
+	}
+	free(names);
+	return ret;
+}
+
+int exp_parse_modes(struct tc_parser *p, const struct tc_field *f, struct experiment *e)
+{
+	if (exp_want_table_array(p, f))
+		return -1;
+	size_t n = tb_node_len(f->v);
+	e->modes = xcalloc(n, sizeof(*e->modes));
+	e->nmodes = n;
+	struct mode_pos *mp = xcalloc(n, sizeof(*mp));
+	int ret = -1;
+	for (size_t i = 0; i < n; i++) {
+		struct mode *m = &e->modes[i];
+		if (parse_mode(p, tb_node_at(f->v, i), m, &mp[i]))
+			goto done;
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(e->modes[j].name, m->name)) {
+				tc_fail(p, mp[i].name, "duplicate mode name '%s' (first at line %d)",
+				     m->name, mp[j].name.line);
+				goto done;
+			}
+	}
+	ret = check_modes(p, e, mp);
+done:
+	free(mp);
+	return ret;
+}
