@@ -1,0 +1,122 @@
+/* backend-int.h: the CUDA backend's private state, shared by backend-cuda.c (availability,
+ * cells, data, launches, prepare and sample, open and close) and module.c (templates, the
+ * cubin cache in the unit's cache directory, loaded modules, compiling ahead).  Private to
+ * kernels/cuda/. */
+#ifndef HARNESS_CUDA_BACKEND_INT_H
+#define HARNESS_CUDA_BACKEND_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cublasLt.h>
+#include <cuda_runtime_api.h>
+
+#include "kernels/cuda/cuda.h"
+
+/* The templates in kernels/cuda/templates/, in the order of struct backend's tmpl[]. */
+#define CU_NTEMPLATES 5
+extern const char *const cu_template_names[CU_NTEMPLATES];
+
+#define RT CUDA_LIB_RT
+#define LT CUDA_LIB_CUBLAS
+
+/* A cell whose single launch takes less than this is timed as a batch of back-to-back
+ * launches per warm sample (launches recorded per sample): event resolution is about 0.5 us
+ * and a launch costs a few us of CPU, so one 3 us launch per sample would time mostly the
+ * gap.  Cold (flushed) samples always time one launch: the second launch of a batch would
+ * find its data in L2. */
+#define BATCH_THRESHOLD_NS 20000
+#define BATCH_MAX 256
+/* cuBLASLt's workspace, and the number of heuristic algorithms asked for. */
+#define LT_WORKSPACE ((size_t)32 << 20)
+#define LT_MAX_ALGOS SPACE_MAX_VENDORS
+
+struct cu_template {
+	const char *name;  /* "gemm.cu" */
+	char *text;        /* NULL until first needed */
+	size_t len;
+	char sha256[65];
+};
+
+/* A loaded cubin and the kernels of one op in it.  Two ops may share a cubin (maxpool and
+ * maxpool_bwd, sum over either dimension: one template, the same options), never a
+ * module: the kernel handles are the op's own. */
+struct cu_module {
+	char hash[65];
+	const char *kname;   /* the op's first kernel (static), with hash the module's identity */
+	const char *tmpl;
+	cudaLibrary_t lib;
+	cudaKernel_t k[2];   /* the op's kernel and its finishing kernel (split-K, sum_dim0) */
+	size_t smem_set;     /* dynamic shared memory the first kernel was raised to */
+};
+
+/* A config compiled by prepare_ahead: its outcome, kept until prepare() asks for it. */
+struct cu_ahead {
+	char hash[65];
+	int ok;
+	int64_t ns;          /* its share of the batch's wall time; 0 once a trial has it */
+	char *detail;        /* the compile error, NVRTC's log quoted (heap), or NULL */
+};
+
+struct cu_cell {
+	struct cell pub;
+	struct cuda_space_ctx sctx;
+	struct space space;                  /* ctx = &sctx */
+	/* GEMM: cuBLASLt's operation and the algorithms of its heuristic, in its order */
+	cublasLtMatmulDesc_t desc;
+	cublasLtMatrixLayout_t la, lb, lc;
+	cublasLtMatmulHeuristicResult_t algos[LT_MAX_ALGOS];
+	size_t nalgos;
+	/* data, allocated at the first prepare */
+	void *h_in[3], *h_out;
+	void *d_in[3], *d_out;
+	float *d_ws;                         /* split-K / sum_dim0 partials */
+	size_t ws_bytes;
+	struct cuda_ref ref;
+	int has_data;
+	/* the current implementation */
+	int has_impl;
+	struct config cur;
+	struct cu_module *mod;               /* NULL: the cuBLASLt algorithm cur names */
+	int64_t launches;                    /* per warm sample */
+};
+
+struct backend {
+	char *cache_dir, *kernel_dir;
+	uint64_t seed;
+	int dev;
+	struct cuda_devinfo di;
+	struct cudaDeviceProp prop;
+	char pci[32];
+	cudaStream_t stream;
+	cudaEvent_t ev0, ev1;
+	cublasLtHandle_t lt;
+	void *lt_ws;
+	void *flush;
+	size_t flush_len;
+	unsigned flush_gen;
+	struct cuda_nvml *nvml;
+	char *nvml_why;
+	char *state_open;                    /* the device's state when the unit started */
+	struct cu_template tmpl[CU_NTEMPLATES];
+	struct cu_module **mods;
+	size_t nmods, modcap;
+	char (*made)[65];                    /* keys of the cubins this unit compiled itself */
+	size_t nmade, madecap;
+	struct cu_ahead *ahead;              /* configs compiled ahead (prepare_ahead) */
+	size_t nahead, aheadcap;
+	struct cu_cell **cells;
+	size_t ncells, cap;
+	int64_t compiles, cache_hits, compile_ns;
+};
+
+/* The module of config c for cell: loaded already, from the cache directory (a hit), or
+ * compiled now.  A compile or load failure is res->status = PREPARE_COMPILE_ERROR with
+ * the NVRTC log in res->detail, *out NULL, 0 returned; -1 with *cause only when the cache
+ * cannot be written or the device fails. */
+int cu_get_module(struct backend *b, struct cu_cell *cell, const struct config *c,
+		      struct cu_module **out, struct prepare_result *res, char **cause);
+
+void cu_prepare_ahead(struct backend *b, size_t i, const struct config *cs, size_t n);
+
+#endif
