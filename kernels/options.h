@@ -36,6 +36,11 @@ const char *tuner_option_type_phrase(enum tuner_option_type t);
 /* The entry named key of n options (or of a table's items); NULL when absent. */
 const struct tuner_option *tuner_option_find(const struct tuner_option *opts, size_t n,
 					     const char *key);
+/* 1 when the two option sets say the same thing: the same keys (in any order) with equal
+ * values (same type; lists element by element in order; tables by key, recursively); where
+ * they were written does not count.  0 otherwise. */
+int tuner_options_equal(const struct tuner_option *a, size_t na, const struct tuner_option *b,
+			size_t nb);
 /* Free what o owns, recursively; o itself is the caller's. */
 void tuner_option_release(struct tuner_option *o);
 

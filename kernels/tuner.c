@@ -53,6 +53,44 @@ const char *tuner_option_type_phrase(enum tuner_option_type t)
 	return "a value";
 }
 
+static int option_equal(const struct tuner_option *x, const struct tuner_option *y)
+{
+	if (x->type != y->type)
+		return 0;
+	switch (x->type) {
+	case TUNER_OPT_INT:
+	case TUNER_OPT_BOOL:
+		return x->i == y->i;
+	case TUNER_OPT_FLOAT:
+		return x->f == y->f || (x->f != x->f && y->f != y->f);
+	case TUNER_OPT_STRING:
+		return !strcmp(x->s ? x->s : "", y->s ? y->s : "");
+	case TUNER_OPT_LIST:
+		if (x->nitems != y->nitems)
+			return 0;
+		for (size_t k = 0; k < x->nitems; k++)
+			if (!option_equal(&x->items[k], &y->items[k]))
+				return 0;
+		return 1;
+	case TUNER_OPT_TABLE:
+		return tuner_options_equal(x->items, x->nitems, y->items, y->nitems);
+	}
+	return 0;
+}
+
+int tuner_options_equal(const struct tuner_option *a, size_t na, const struct tuner_option *b,
+			size_t nb)
+{
+	if (na != nb)
+		return 0;
+	for (size_t k = 0; k < na; k++) {
+		const struct tuner_option *o = tuner_option_find(b, nb, a[k].key);
+		if (!o || !option_equal(&a[k], o))
+			return 0;
+	}
+	return 1;
+}
+
 const struct tuner_option *tuner_option_find(const struct tuner_option *opts, size_t n,
 					     const char *key)
 {

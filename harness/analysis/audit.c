@@ -195,7 +195,7 @@ static void check_identity(struct audit *au, struct ctx *c)
 		goto done;
 	}
 
-	size_t pairs = 0, same = 0, expected = 0;
+	size_t pairs = 0, same = 0, expected = 0, aa_differ = 0;
 	for (size_t x = 0; x < nm; x++) {
 		for (size_t y = x + 1; y < nm; y++) {
 			size_t compared = 0, differ = 0, unknown = 0;
@@ -214,12 +214,28 @@ static void check_identity(struct audit *au, struct ctx *c)
 			if (!compared)
 				continue;
 			pairs++;
-			if (differ || unknown)
-				continue;
-			same++;
 			const char *mx = a->modes[x], *my = a->modes[y];
 			int aa = (a->aa_of[y] && !strcmp(a->aa_of[y], mx)) ||
 				 (a->aa_of[x] && !strcmp(a->aa_of[x], my));
+			if (aa && differ) {
+				/* an A/A copy runs exactly its original's configuration: where both
+				 * chose one config in every unit, the two must be the same */
+				aa_differ++;
+				check_raise(k, AUDIT_FAIL);
+				check_mode(k, mx);
+				check_mode(k, my);
+				check_ev(k, "'%s' and '%s' are declared A/A copies (aa_of) but chose "
+					    "different configs in %zu of %zu op cells: they do not measure "
+					    "the same thing, so their difference is no noise floor",
+					 mx, my, differ, compared);
+			} else if (aa && unknown) {
+				check_ev(k, "'%s' and '%s' (A/A copies): the chosen configs vary between "
+					    "units in %zu of %zu op cells, as a measuring tuner's may",
+					 mx, my, unknown, compared);
+			}
+			if (differ || unknown)
+				continue;
+			same++;
 			if (aa) {
 				expected++;
 				check_ev(k, "'%s' and '%s' chose identical configs in all %zu op cells, as "
@@ -263,10 +279,13 @@ static void check_identity(struct audit *au, struct ctx *c)
 			}
 		}
 	}
-	if (k->status == AUDIT_FAIL)
+	if (k->status == AUDIT_FAIL && aa_differ && same == expected)
+		check_summary(k, "%zu declared A/A pair(s) chose different configs", aa_differ);
+	else if (k->status == AUDIT_FAIL)
 		check_summary(k, "%zu pair(s) of modes measure identical configs with "
-				 "indistinguishable timings and are not declared A/A copies",
-			      same - expected);
+				 "indistinguishable timings and are not declared A/A copies%s",
+			      same - expected,
+			      aa_differ ? "; declared A/A pairs chose different configs" : "");
 	else if (k->status == AUDIT_WARN)
 		check_summary(k, "identical configs, but timings that differ");
 	else

@@ -230,7 +230,8 @@ int exp_check_tuner_options(struct tc_parser *p, const struct experiment *e)
 	return ret;
 }
 
-/* Names unique, at most one baseline (default: the first mode), aa_of names another mode. */
+/* Names unique, at most one baseline (default: the first mode), aa_of names another mode
+ * that is not itself a copy, with the same tuner, backend, options and fault. */
 static int check_modes(struct tc_parser *p, struct experiment *e, const struct mode_pos *mp)
 {
 	ssize_t base = -1;
@@ -270,6 +271,29 @@ static int check_modes(struct tc_parser *p, struct experiment *e, const struct m
 			else
 				ret = tc_fail(p, mp[i].aa_of, "'aa_of' names unknown mode '%s'",
 					   m->aa_of);
+		} else if (!(p->flags & EXPERIMENT_PAST_RUN)) {
+			/* an A/A copy runs exactly what its original runs, or its difference
+			 * would become the noise floor and the margin */
+			const struct mode *o = experiment_mode(e, m->aa_of);
+			if (o->aa_of)
+				ret = tc_fail(p, mp[i].aa_of, "'aa_of' names mode '%s', which is itself "
+					   "an A/A copy of '%s': name the original", o->name, o->aa_of);
+			else if (strcmp(m->tuner, o->tuner))
+				ret = tc_fail(p, mp[i].aa_of, "mode '%s' is an A/A copy of '%s' but runs "
+					   "tuner '%s', not '%s'", m->name, o->name, m->tuner, o->tuner);
+			else if (strcmp(mode_backend(e, m), mode_backend(e, o)))
+				ret = tc_fail(p, mp[i].aa_of, "mode '%s' is an A/A copy of '%s' but asks "
+					   "for backend '%s', not '%s'", m->name, o->name,
+					   mode_backend(e, m), mode_backend(e, o));
+			else if (!tuner_options_equal(m->options, m->noptions, o->options,
+						      o->noptions))
+				ret = tc_fail(p, mp[i].aa_of, "mode '%s' is an A/A copy of '%s' but its "
+					   "options differ: an A/A copy takes exactly its original's "
+					   "options", m->name, o->name);
+			else if (m->fault != o->fault)
+				ret = tc_fail(p, mp[i].aa_of, "mode '%s' is an A/A copy of '%s' but "
+					   "injects fault '%s', not '%s'", m->name, o->name,
+					   fault_kind_name(m->fault), fault_kind_name(o->fault));
 		}
 	}
 	free(names);

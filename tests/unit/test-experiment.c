@@ -261,10 +261,12 @@ START_TEST(test_every_key)
 			   "name = \"exh-aa\"\n"
 			   "tuner = \"exhaustive\"\n"
 			   "aa_of = \"exh\"\n"
-			   "fault = \"hang\"\n"
+			   "options = { max_configs = 32 }\n"
+			   "fault = \"bad-record\"\n"
 			   "[[modes]]\n"
 			   "name = \"h\"\n"
 			   "tuner = \"heuristic\"\n"
+			   "fault = \"hang\"\n"
 			   "baseline = false\n";
 	struct experiment *e = parse_ok(text);
 	ck_assert_str_eq(e->name, "resnet.v2_x-1");
@@ -333,7 +335,8 @@ START_TEST(test_every_key)
 	ck_assert_int_eq(o->col, 13);
 	ck_assert_ptr_null(mode_option(m, "nope"));
 	ck_assert_str_eq(e->modes[2].aa_of, "exh");
-	ck_assert_int_eq(e->modes[2].fault, FAULT_HANG);
+	ck_assert_int_eq(e->modes[2].fault, FAULT_BAD_RECORD);
+	ck_assert_int_eq(e->modes[3].fault, FAULT_HANG);
 	ck_assert_int_eq(e->modes[2].baseline, 0);
 	ck_assert_int_eq(e->modes[3].baseline, 0);
 
