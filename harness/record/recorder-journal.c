@@ -270,18 +270,29 @@ static void meta_copy(struct rec_meta *to, const struct rec_meta *from)
 	}
 }
 
+/* The journal folder appears whole: made as RUNDIR/journal.tmp-XXXXXX with its lock and
+ * run.h5, then renamed to RUNDIR/journal (a run stopped before that has no journal). */
 int rec_journal_create(const char *rundir, const struct rec_meta *meta,
 		       const struct rec_plan *plan, size_t nplan, struct rec_journal **out)
 {
 	struct rec_journal *j = journal_alloc(rundir);
+	char *final = j->dir, *tmp = xasprintf("%s.tmp-XXXXXX", final);
 	int rc = -1;
 	*out = NULL;
-	if (mkdir(j->dir, 0755) < 0) {
-		error_errno("cannot create '%s'", j->dir);
+	if (access(final, F_OK) == 0) {
+		error("'%s': already exists", final);
+		free(tmp);
 		goto done;
 	}
-	if (journal_lock(j) < 0)
+	if (!mkdtemp(tmp)) {
+		error_errno("cannot create '%s'", tmp);
+		free(tmp);
 		goto done;
+	}
+	chmod(tmp, 0755);
+	j->dir = tmp;
+	if (journal_lock(j) < 0)
+		goto undo;
 	meta_copy(&j->meta, meta);
 	j->nplan = nplan;
 	j->plan = xcalloc(nplan ? nplan : 1, sizeof(*j->plan));
@@ -290,10 +301,28 @@ int rec_journal_create(const char *rundir, const struct rec_meta *meta,
 		j->plan[i].mode = xstrdup(plan[i].mode ? plan[i].mode : "");
 	}
 	if (journal_write_run(j, 1) < 0)
-		goto done;
+		goto undo;
+	if (rename(tmp, final) < 0) {
+		error_errno("cannot rename '%s' to '%s'", tmp, final);
+		goto undo;
+	}
+	j->dir = final;
+	free(tmp);
+	tmp = NULL;
+	int dfd = open(rundir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		if (fsync(dfd) < 0 && errno != EINVAL && errno != EROFS)
+			error_errno("cannot write '%s' (fsync of its folder)", final);
+		close(dfd);
+	}
 	*out = j;
 	j = NULL;
 	rc = 0;
+	goto done;
+undo:
+	util_rm_rf(tmp);
+	j->dir = final;
+	free(tmp);
 done:
 	journal_free(j);
 	return rc;

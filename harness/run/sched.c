@@ -789,7 +789,12 @@ static int start_resume(struct run *r, int *usage, int *complete)
 	free(jdir);
 	if (!has_journal) {
 		struct rec *old = NULL;
-		if (rec_open(r->h5path, 0, &old) == 0 && rec_format_version(old) < REC_FORMAT_VERSION)
+		if (access(r->h5path, F_OK) < 0)
+			error("cannot resume '%s': no such file, and its run folder '%s' has no "
+			      "journal (a run stopped before it recorded anything: start it again)",
+			      r->h5path, r->dir);
+		else if (rec_open(r->h5path, 0, &old) == 0 &&
+			 rec_format_version(old) < REC_FORMAT_VERSION)
 			error("'%s': results format version %d is read-only for this harness (it "
 			      "resumes runs from their journal)", r->h5path, rec_format_version(old));
 		else if (old)
