@@ -680,7 +680,9 @@ START_TEST(journal_write_scan_assemble)
 	ck_assert_int_eq(rec_close(r), 0);
 	/* nothing else in the folders */
 	ck_assert_uint_eq(count_files(jdir, "tmp"), 0);
-	ck_assert_uint_eq(count_files(testutil_path(""), "run1.h5.tmp"), 0);
+	char *top = testutil_path("");
+	ck_assert_uint_eq(count_files(top, "run1.h5.tmp"), 0);
+	free(top);
 
 	/* reopened: the same metadata, nothing written by opening */
 	struct stat st0, st1;
