@@ -392,7 +392,7 @@ int rec_attr_get_string(hid_t a, int allow_vlen, char **out)
 		if (n == 0 || n > REC_STR_MAX)
 			goto done;
 		char *s = xcalloc(n + 1, 1);
-		mtype = rec_h5_fixed_str(n);
+		mtype = H5Tcopy(ftype); /* the stored type: no conversion (none across csets) */
 		if (mtype < 0 || H5Aread(a, mtype, s) < 0) {
 			free(s);
 			goto done;

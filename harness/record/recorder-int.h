@@ -84,6 +84,7 @@ struct table {
  * a packed row.  rec_widths_* fill it; the same widths give the memory and file types. */
 struct rec_widths {
 	size_t w[REC_MAX_FIELDS];
+	unsigned char ascii[REC_MAX_FIELDS]; /* reading: the file's string is ASCII, not UTF-8 */
 };
 
 #define F(row, member, kind) { #member, kind, offsetof(struct row, member), 0 }

@@ -65,7 +65,7 @@ static int read_file_entry(hid_t files, const char *path, int allow_vlen, const 
 	if (n == 0 || n > REC_STR_MAX)
 		goto fail;
 	f->text = xcalloc(n + 1, 1);
-	if ((mt = rec_h5_fixed_str(n)) < 0 ||
+	if ((mt = H5Tcopy(t)) < 0 ||
 	    H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, f->text) < 0)
 		goto fail;
 	f->len = strnlen(f->text, n);

@@ -210,6 +210,7 @@ const struct table *const rec_all_tables[REC_NTABLES] = {
 /* The stored width of each field: fixed types their size, strings 1 until rows widen them. */
 void rec_widths_init(const struct table *tb, struct rec_widths *w)
 {
+	memset(w->ascii, 0, sizeof(w->ascii));
 	for (size_t k = 0; k < tb->nfields; k++) {
 		switch (tb->fields[k].kind) {
 		case K_I64: case K_F64: w->w[k] = 8; break;
@@ -267,6 +268,9 @@ static hid_t packed_type(const struct table *tb, const struct rec_widths *w, con
 		case K_F64: ft = file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE; break;
 		case K_STR: case K_FIX:
 			ft = own = vlen && vlen[k] ? rec_h5_str_type() : rec_h5_fixed_str(w->w[k]);
+			/* HDF5 converts no string between character sets: read as stored */
+			if (own >= 0 && w->ascii[k] && H5Tset_cset(own, H5T_CSET_ASCII) < 0)
+				ft = -1;
 			break;
 		}
 		if (ft < 0 || H5Tinsert(t, tb->fields[k].name, off, ft) < 0) {
@@ -459,6 +463,8 @@ static int stored_widths(struct rec *r, hid_t ftype, const struct table *tb,
 		H5T_class_t cls = H5Tget_class(mt);
 		size_t size = H5Tget_size(mt);
 		htri_t isv = cls == H5T_STRING ? H5Tis_variable_str(mt) : 0;
+		if (cls == H5T_STRING)
+			w->ascii[k] = H5Tget_cset(mt) == H5T_CSET_ASCII;
 		H5Tclose(mt);
 		const char *want = NULL;
 		vlen[k] = 0;
