@@ -214,7 +214,7 @@ void rec_widths_init(const struct table *tb, struct rec_widths *w);
 void rec_widths_add(const struct table *tb, struct rec_widths *w, const void *rows, size_t n);
 void rec_widths_max(const struct table *tb, struct rec_widths *w, const struct rec_widths *o);
 hid_t rec_table_make(hid_t file, const char *path, const struct table *tb,
-		     const struct rec_widths *w, size_t nrows);
+		     const struct rec_widths *w, size_t nrows, int compress);
 int rec_table_put(hid_t d, const char *path, const struct table *tb, const struct rec_widths *w,
 		  const void *rows, size_t first, size_t n);
 hid_t rec_table_open(struct rec *r, const struct table *tb);

@@ -350,9 +350,10 @@ static void unpack_rows(const struct table *tb, const struct rec_widths *w, cons
 /* ---- writing tables (into an in-memory file) ----------------------------------------- */
 
 /* Create tb's dataset in file with nrows rows at widths w: chunked, Fletcher32 (and
- * shuffle + deflate where tb says).  Returns it (the caller closes it), or reports and -1. */
+ * shuffle + deflate where tb says, unless compress is 0).  Returns it (the caller closes
+ * it), or reports and -1. */
 hid_t rec_table_make(hid_t file, const char *path, const struct table *tb,
-		     const struct rec_widths *w, size_t nrows)
+		     const struct rec_widths *w, size_t nrows, int compress)
 {
 	hid_t ftype = -1, space = -1, dcpl = -1, d = -1;
 	size_t row;
@@ -367,7 +368,8 @@ hid_t rec_table_make(hid_t file, const char *path, const struct table *tb,
 	space = H5Screate_simple(1, &dims, &unlimited);
 	dcpl = H5Pcreate(H5P_DATASET_CREATE);
 	if (ftype < 0 || space < 0 || dcpl < 0 || H5Pset_chunk(dcpl, 1, &chunk) < 0 ||
-	    (tb->deflate && (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, tb->deflate) < 0)) ||
+	    (compress && tb->deflate &&
+	     (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, tb->deflate) < 0)) ||
 	    H5Pset_fletcher32(dcpl) < 0 ||
 	    (d = H5Dcreate2(file, tb->name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
 		rec_h5_error(path, "cannot create %s", tb->name);

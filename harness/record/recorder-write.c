@@ -448,7 +448,10 @@ int rec_build_file(const char *path, int excl, const char *journal, const struct
 	rec_rows_fill_strings(&rec_t_plan, prow, nplan, 0);
 	rec_widths_init(&rec_t_plan, &wp);
 	rec_widths_add(&rec_t_plan, &wp, prow, nplan);
-	dplan = rec_table_make(file, path, &rec_t_plan, &wp, nplan);
+	/* Journal unit files are not compressed: they are read back at once and again by
+	 * every assembly, where deflate cost more than it saved (docs/BENCHMARKS.md). */
+	int compress = !journal || strcmp(journal, "unit");
+	dplan = rec_table_make(file, path, &rec_t_plan, &wp, nplan, compress);
 	int pw = dplan < 0 ? -1 : rec_table_put(dplan, path, &rec_t_plan, &wp, prow, 0, nplan);
 	free(prow);
 	if (dplan >= 0 && H5Dclose(dplan) < 0)
@@ -457,14 +460,14 @@ int rec_build_file(const char *path, int excl, const char *journal, const struct
 	if (pw < 0)
 		goto done;
 	/* the cells */
-	hid_t dc = rec_table_make(file, path, &rec_t_cells, &b.wcells, b.cells.n);
+	hid_t dc = rec_table_make(file, path, &rec_t_cells, &b.wcells, b.cells.n, compress);
 	int cw = dc < 0 ? -1 : rec_table_put(dc, path, &rec_t_cells, &b.wcells, b.cells.cells, 0,
 					      b.cells.n);
 	rec_h5_close(dc);
 	if (cw < 0)
 		goto done;
 	for (size_t k = 0; k < T_N; k++) {
-		b.d[k] = rec_table_make(file, path, unit_tables[k], &b.w[k], b.rows[k]);
+		b.d[k] = rec_table_make(file, path, unit_tables[k], &b.w[k], b.rows[k], compress);
 		if (b.d[k] < 0)
 			goto done;
 		b.rows[k] = 0;
