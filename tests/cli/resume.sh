@@ -108,6 +108,16 @@ assert u[warm]["status"] == "skipped" and "cache directory" in u[warm]["message"
 assert u[cold]["pid"] == coldpid, "the cold unit was re-run"
 PYEOF
 
+# an experiment with a hypothesis file, resumed from another directory: the run folder's
+# copy is read without its hypothesis files (recorded when the run started)
+mkdir -p hyp
+sed 's/^unit_timeout = 60$/unit_timeout = 60\nhypotheses = ["h.toml"]/' "$DATA/run/crash.toml" > hyp/exp.toml
+printf 'schema = 1\n[[hypotheses]]\nid = "n"\nclaim = "c"\nmode = "*"\ncriteria = [ { id = "p", statistic = "n", op = ">=", value = 1 }, { id = "q", statistic = "n", op = "<", value = 1 } ]\ncorroborate = "p"\nfalsify = "q"\n' > hyp/h.toml
+expect_status 0 h run -q -o hyp/r.h5 hyp/exp.toml || fail "a run with a hypothesis file"
+rm -f hyp/r/journal/unit-0003.h5 hyp/r.h5
+(cd elsewhere && expect_status 0 h run -q --resume ../hyp/r.h5) &&
+	pass "a run with a hypothesis file resumes from another directory" || fail "resume of a run with a hypothesis file"
+
 # a results file that is not one, and one without a journal
 echo "not hdf5" > bogus.h5
 expect_status 2 h run -q --resume bogus.h5 && expect_grep "bogus.h5" "$SCRATCH/err"
