@@ -75,7 +75,7 @@ mkdir mnt
 if mount -t tmpfs -o size=1m tmpfs mnt 2>mount.err; then
 	trap 'umount "$SCRATCH/mnt" 2>/dev/null; rm -rf "$SCRATCH"' EXIT
 	free_kb=$(df -k mnt | awk 'NR == 2 { print $4 }')
-	dd if=/dev/zero of=mnt/fill bs=1k count=$((free_kb - 48)) 2>/dev/null
+	dd if=/dev/zero of=mnt/fill bs=1k count=$((free_kb - 112)) 2>/dev/null # room for a few units
 	h run -q -o mnt/run.h5 "$EXP" >/dev/null 2>tmpfs.err
 	st=$?
 	[ "$st" -eq 1 ] && grep -q "No space left on device" tmpfs.err &&
