@@ -170,7 +170,7 @@ int rec_read_all(struct rec *r, const struct table *tb, void **rows, size_t *n)
 	if (d < 0 || rec_table_rows(r, d, tb, &count) < 0)
 		goto done;
 	if (count > r->max_bytes / tb->row_size) {
-		error("'%s': %s: claims %zu rows, more than the file can hold", r->path, tb->name,
+		error("'%s': cannot read %s: it claims %zu rows, more than the file can hold", r->path, tb->name,
 		      count);
 		goto done;
 	}
@@ -302,7 +302,7 @@ static int read_unit_split(struct rec *r, const struct table *tb, size_t payload
 		memcpy(&u, (const char *)rows + i * tb->row_size, sizeof(u));
 		memcpy(&c, (const char *)rows + i * tb->row_size + payload_off, sizeof(c));
 		if (u < 0 || (uint64_t)u >= nunits || c < 0 || (uint64_t)c >= nref) {
-			error("'%s': %s row %zu names unit row %lld of %zu, %s row %lld of %zu",
+			error("'%s': cannot read %s: row %zu names unit row %lld of %zu, %s row %lld of %zu",
 			      r->path, tb->name, i, (long long)u, nunits, ref->name, (long long)c,
 			      nref);
 			rec_free_rows(tb, rows, *n);
@@ -490,7 +490,7 @@ static int unit_span(struct rec *r, size_t unit_row, struct sample_span *span)
 	if (span->sample_first < 0 || span->sample_count < 0 ||
 	    (uint64_t)span->sample_first > nsamples ||
 	    (uint64_t)span->sample_count > nsamples - (uint64_t)span->sample_first) {
-		error("'%s': /units row %zu: samples %lld+%lld are not within /samples (%zu rows)",
+		error("'%s': cannot read /units: row %zu: samples %lld+%lld are not within /samples (%zu rows)",
 		      r->path, unit_row, (long long)span->sample_first,
 		      (long long)span->sample_count, nsamples);
 		goto done;
@@ -523,12 +523,12 @@ int rec_read_unit_samples(struct rec *r, size_t unit_row, int64_t **cell, int64_
 		goto done;
 	for (size_t i = 0; i < count; i++) {
 		if (rows[i].unit < 0 || (size_t)rows[i].unit != unit_row) {
-			error("'%s': /samples: rows of unit %zu are not where /units says", r->path,
+			error("'%s': cannot read /samples: the rows of unit %zu are not where /units says", r->path,
 			      unit_row);
 			goto done;
 		}
 		if (rows[i].cell < 0 || (size_t)rows[i].cell >= ncells) {
-			error("'%s': /samples row %lld names cell %d of %zu", r->path,
+			error("'%s': cannot read /samples: row %lld names cell %d of %zu", r->path,
 			      (long long)span.sample_first + (long long)i, (int)rows[i].cell, ncells);
 			goto done;
 		}

@@ -434,9 +434,9 @@ int rec_table_rows(struct rec *r, hid_t d, const struct table *tb, size_t *n)
 	*n = 0;
 	if (space < 0 || H5Sget_simple_extent_ndims(space) != 1 ||
 	    H5Sget_simple_extent_dims(space, &dims, NULL) < 0)
-		rec_h5_error(r->path, "%s: not a one-dimensional table", tb->name);
+		rec_h5_error(r->path, "cannot read %s: not a one-dimensional table", tb->name);
 	else if (dims > r->max_bytes)
-		error("'%s': %s: claims %llu rows, more than the file can hold", r->path, tb->name,
+		error("'%s': cannot read %s: it claims %llu rows, more than the file can hold", r->path, tb->name,
 		      (unsigned long long)dims);
 	else {
 		*n = (size_t)dims;
@@ -453,14 +453,14 @@ static int stored_widths(struct rec *r, hid_t ftype, const struct table *tb,
 			 const struct table *layout, struct rec_widths *w, int *vlen)
 {
 	if (H5Tget_class(ftype) != H5T_COMPOUND)
-		return error("'%s': %s: not a table (its type is not compound)", r->path, tb->name);
+		return error("'%s': cannot read %s: not a table (its type is not compound)", r->path, tb->name);
 	for (size_t k = 0; k < layout->nfields; k++) {
 		const struct field *f = &layout->fields[k];
 		int idx = H5Tget_member_index(ftype, f->name);
 		hid_t mt = idx >= 0 ? H5Tget_member_type(ftype, (unsigned)idx) : -1;
 		if (mt < 0) {
 			H5Eclear2(H5E_DEFAULT);
-			return error("'%s': %s has no field '%s'", r->path, tb->name, f->name);
+			return error("'%s': cannot read %s: no field '%s'", r->path, tb->name, f->name);
 		}
 		H5T_class_t cls = H5Tget_class(mt);
 		size_t size = H5Tget_size(mt);
@@ -493,7 +493,7 @@ static int stored_widths(struct rec *r, hid_t ftype, const struct table *tb,
 			break;
 		}
 		if (want)
-			return error("'%s': %s: field '%s' is not %s", r->path, tb->name, f->name, want);
+			return error("'%s': cannot read %s: field '%s' is not %s", r->path, tb->name, f->name, want);
 	}
 	return 0;
 }
@@ -531,7 +531,7 @@ int rec_table_read(struct rec *r, hid_t d, const struct table *tb, const struct 
 	if (rec_table_rows(r, d, tb, &total) < 0)
 		return -1;
 	if (first > total || n > total - first)
-		return error("'%s': %s: rows %zu to %zu asked for, the table has %zu", r->path,
+		return error("'%s': cannot read %s: rows %zu to %zu asked for, the table has %zu", r->path,
 			     tb->name, first, first + n, total);
 	rec_widths_init(layout, &w);
 	ftype = H5Dget_type(d);
@@ -546,7 +546,7 @@ int rec_table_read(struct rec *r, hid_t d, const struct table *tb, const struct 
 	mtype = packed_type(layout, &w, vlen, 0, &row);
 	if (mtype < 0 || row == 0 || n > r->max_bytes / row) {
 		if (mtype >= 0)
-			error("'%s': %s: %zu rows of %zu bytes are more than the file can hold",
+			error("'%s': cannot read %s: %zu rows of %zu bytes are more than the file can hold",
 			      r->path, tb->name, n, row);
 		else
 			rec_h5_error(r->path, "cannot read %s", tb->name);
