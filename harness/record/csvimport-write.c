@@ -1,5 +1,5 @@
 /* csvimport-write.c: an imported CSV file (csvimport.c) out as a complete results file,
- * built under a temporary name and linked into place only when whole */
+ * built in memory and written atomically (rec_write_results) */
 #include "config.h"
 #include "harness/record/csvimport.h"
 
@@ -121,35 +121,6 @@ static void import_unit(const struct csvimport *imp, size_t i, int64_t *local,
 	free(count);
 }
 
-/* Put the finished temporary file in place without ever replacing an existing file:
- * link(2) fails when the name exists; on file systems without hard links, rename after a
- * check.  Then sync the folder so that the new name is on disk. */
-static int publish(const char *tmp, const char *out)
-{
-	if (link(tmp, out) == 0) {
-		unlink(tmp);
-	} else if (errno == EEXIST) {
-		return error("'%s': already exists; not overwriting it", out);
-	} else if (errno == EPERM || errno == ENOTSUP || errno == EOPNOTSUPP || errno == EMLINK) {
-		struct stat st;
-		if (lstat(out, &st) == 0)
-			return error("'%s': already exists; not overwriting it", out);
-		if (rename(tmp, out))
-			return error_errno("cannot rename '%s' to '%s'", tmp, out);
-	} else {
-		return error_errno("cannot create '%s'", out);
-	}
-	const char *slash = strrchr(out, '/');
-	char *dir = slash ? xstrndup(out, slash == out ? 1 : (size_t)(slash - out)) : xstrdup(".");
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd); /* best effort: some file systems cannot sync a folder */
-		close(fd);
-	}
-	free(dir);
-	return 0;
-}
-
 /* SIGINT and SIGTERM while writing.  Blocking them in this thread is not enough: threads
  * other libraries started (OpenBLAS) would take them and end the process with the temporary
  * file still there.  So a handler notes the signal wherever it lands, csvimport_write
@@ -204,14 +175,32 @@ static void stop_release(const struct sigaction old[], const sigset_t *old_mask)
 	write_stop = 0;
 }
 
+/* The import's units for rec_write_results: unit i built on demand (cheap; headers or not),
+ * with import_unit's cell map allocated once. */
+struct import_src {
+	const struct csvimport *imp;
+	int64_t *local;
+};
+
+static int import_get(void *ctx, size_t i, int headers, struct rec_unit_data *scratch,
+		      const struct rec_unit_data **out)
+{
+	struct import_src *is = ctx;
+	(void)headers;
+	if (stop_requested())
+		return -1; /* csvimport_write says so */
+	rec_unit_data_release(scratch);
+	import_unit(is->imp, i, is->local, scratch);
+	*out = NULL;
+	return 0;
+}
+
 int csvimport_write(const struct csvimport *imp, const char *out_path)
 {
 	struct rec_meta meta;
 	struct rec_plan *plan = NULL;
-	struct rec *rec = NULL;
-	char *tmp = NULL;
 	int64_t *local = NULL; /* import_unit's map from file cells to a unit's cells */
-	int made_tmp = 0, rc = -1;
+	int rc = -1;
 	struct sigaction old_act[ARRAY_SIZE(stop_signals)];
 	sigset_t old_mask;
 	struct stat st;
@@ -223,17 +212,6 @@ int csvimport_write(const struct csvimport *imp, const char *out_path)
 		error("'%s': already exists; not overwriting it", out_path);
 		goto done;
 	}
-	/* A fresh name next to out_path: mkstemp makes it unique, rec_create (O_EXCL) wants
-	 * it absent. */
-	tmp = xasprintf("%s.tmpXXXXXX", out_path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		error_errno("cannot create a temporary file next to '%s'", out_path);
-		goto done;
-	}
-	close(fd);
-	unlink(tmp);
-
 	import_meta(imp, &meta);
 	plan = xcalloc(imp->nunits ? imp->nunits : 1, sizeof(*plan));
 	for (size_t i = 0; i < imp->nunits; i++)
@@ -241,37 +219,25 @@ int csvimport_write(const struct csvimport *imp, const char *out_path)
 					     .repeat = imp->units[i].block,
 					     .block = imp->units[i].block,
 					     .position = imp->units[i].position, .warm_of = -1 };
-	if (rec_create(tmp, &meta, plan, imp->nunits, &rec))
-		goto done; /* rec_create removes what it started */
-	made_tmp = 1;
+	/* Built in memory, written whole under a temporary name and linked into place (never
+	 * over an existing file): a full disk or a signal leaves no partial output. */
 	local = xmalloc((imp->ncells ? imp->ncells : 1) * sizeof(*local));
 	for (size_t c = 0; c < imp->ncells; c++)
 		local[c] = -1;
-	for (size_t i = 0; i < imp->nunits && !stop_requested(); i++) {
-		struct rec_unit_data d;
-		import_unit(imp, i, local, &d);
-		int w = rec_append_unit(rec, &d);
-		rec_unit_data_release(&d);
-		if (w)
-			goto done;
-	}
-	int closed = rec_close(rec);
-	rec = NULL;
-	if (closed)
+	struct import_src is = { imp, local };
+	struct rec_unit_source src = { .n = imp->nunits, .get = import_get, .ctx = &is };
+	if (rec_write_results(out_path, 1, &meta, plan, imp->nunits, &src) < 0) {
+		if (stop_requested())
+			error("interrupted; '%s' was not written", out_path);
 		goto done;
-	if (stop_requested()) {
+	}
+	if (stop_requested()) { /* during the final write: the whole file, but we stop */
+		unlink(out_path);
 		error("interrupted; '%s' was not written", out_path);
 		goto done;
 	}
-	if (publish(tmp, out_path))
-		goto done;
-	made_tmp = 0;
 	rc = 0;
 done:
-	rec_close(rec);
-	if (made_tmp)
-		unlink(tmp);
-	free(tmp);
 	free(local);
 	free(plan);
 	rec_meta_release(&meta);

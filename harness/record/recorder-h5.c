@@ -1,5 +1,5 @@
-/* recorder-h5.c: the recorder's adapter to HDF5 (errors, transfer and access properties, string
- * types), attributes, and the writer's signal mask and lock */
+/* recorder-h5.c: the recorder's adapter to HDF5 (errors, access properties, string types, the
+ * in-memory file and its atomic write), attributes, and the writer's signal mask and lock */
 #include "config.h"
 #include "harness/record/recorder-int.h"
 
@@ -54,35 +54,6 @@ int rec_h5_error(const char *path, const char *fmt, ...)
 	return -1;
 }
 
-static void *h5_vlen_alloc(size_t n, void *info)
-{
-	return xmalloc(n);
-}
-
-static void h5_vlen_free(void *p, void *info)
-{
-	free(p);
-}
-
-/* A transfer property list for moving n rows of row_size bytes.  Its conversion buffer
- * is sized to the transfer (HDF5's default is 1 MiB, zeroed on every H5Dwrite: most of
- * the cost of appending a small unit).  For reads (read != 0), variable-length strings
- * come from xmalloc, so what a read returns can be handed over and freed with free(). */
-hid_t rec_h5_dxpl(size_t n, size_t row_size, int read)
-{
-	size_t buf = n * row_size * 4;
-	buf = buf < 8192 ? 8192 : buf > (1 << 20) ? (1 << 20) : buf;
-	hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
-	if (dxpl < 0)
-		return -1;
-	if (H5Pset_buffer(dxpl, buf, NULL, NULL) < 0 ||
-	    (read && H5Pset_vlen_mem_manager(dxpl, h5_vlen_alloc, NULL, h5_vlen_free, NULL) < 0)) {
-		H5Pclose(dxpl);
-		return -1;
-	}
-	return dxpl;
-}
-
 void rec_h5_close(hid_t id)
 {
 	if (id < 0)
@@ -99,7 +70,7 @@ void rec_h5_close(hid_t id)
 	}
 }
 
-/* Variable-length UTF-8 string type (the caller closes it). */
+/* Variable-length UTF-8 string type, for reading version 1 files (the caller closes it). */
 hid_t rec_h5_str_type(void)
 {
 	hid_t t = H5Tcopy(H5T_C_S1);
@@ -112,16 +83,28 @@ hid_t rec_h5_str_type(void)
 	return t;
 }
 
-/* File access: 1.8-compatible objects (creation-order tracking needs them; any HDF5
- * from 1.8 on reads the file), no flock (see the top of this file), and a close that
- * really closes (and so flushes) even if some object were left open. */
-hid_t rec_h5_fapl(void)
+/* Fixed-length, NUL-padded UTF-8 string type of size bytes (the caller closes it). */
+hid_t rec_h5_fixed_str(size_t size)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+	if (t < 0)
+		return -1;
+	if (H5Tset_size(t, size ? size : 1) < 0 || H5Tset_strpad(t, H5T_STR_NULLPAD) < 0 ||
+	    H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
+		H5Tclose(t);
+		return -1;
+	}
+	return t;
+}
+
+/* File access for reading: no flock (a researcher's h5py session must not block a reader,
+ * nor a reader a rename) and a close that really closes. */
+hid_t rec_h5_fapl_read(void)
 {
 	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
 	if (fapl < 0)
 		return -1;
-	if (H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) < 0 ||
-	    H5Pset_file_locking(fapl, 0, 1) < 0 ||
+	if (H5Pset_file_locking(fapl, 0, 1) < 0 ||
 	    H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0) {
 		H5Pclose(fapl);
 		return -1;
@@ -129,34 +112,254 @@ hid_t rec_h5_fapl(void)
 	return fapl;
 }
 
+/* The in-memory file's buffer, kept when HDF5 closes the file: the core driver allocates,
+ * grows and frees its buffer through these callbacks, and the free at close (after the
+ * final superblock, flags cleared and checksummed, is in it) hands the buffer over instead.
+ * (H5Fget_file_image on an open file gives an image whose superblock checksum does not
+ * match in HDF5 1.10's latest format: measured, every such image fails to open.) */
+static void *img_malloc(size_t size, H5FD_file_image_op_t op, void *udata)
+{
+	struct rec_image *im = udata;
+	(void)op;
+	void *p = malloc(size ? size : 1);
+	if (p && im)
+		im->cap = size;
+	return p;
+}
+
+static void *img_memcpy(void *dest, const void *src, size_t size, H5FD_file_image_op_t op,
+			void *udata)
+{
+	(void)op;
+	(void)udata;
+	return memcpy(dest, src, size);
+}
+
+static void *img_realloc(void *ptr, size_t size, H5FD_file_image_op_t op, void *udata)
+{
+	struct rec_image *im = udata;
+	(void)op;
+	void *p = realloc(ptr, size ? size : 1);
+	if (p && im)
+		im->cap = size;
+	return p;
+}
+
+static herr_t img_free(void *ptr, H5FD_file_image_op_t op, void *udata)
+{
+	struct rec_image *im = udata;
+	if (im && op == H5FD_FILE_IMAGE_OP_FILE_CLOSE && ptr) {
+		free(im->buf);
+		im->buf = ptr;
+		return 0;
+	}
+	free(ptr);
+	return 0;
+}
+
+static void *img_udata_copy(void *udata)
+{
+	return udata;
+}
+
+static herr_t img_udata_free(void *udata)
+{
+	(void)udata;
+	return 0;
+}
+
+/* A new, empty HDF5 file in memory (the core driver, no backing store), in the library's
+ * latest format (checksummed metadata), its buffer kept in *im at close.  path names the
+ * file it will become, for messages.  Reports and returns -1 on failure. */
+hid_t rec_h5_image_create(const char *path, struct rec_image *im)
+{
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), fcpl = -1, f = -1;
+	H5FD_file_image_callbacks_t cb = { img_malloc, img_memcpy, img_realloc, img_free,
+					   img_udata_copy, img_udata_free, im };
+	memset(im, 0, sizeof(*im));
+	rec_h5_init();
+	if (fapl < 0 || H5Pset_fapl_core(fapl, (size_t)4 << 20, 0) < 0 ||
+	    H5Pset_file_image_callbacks(fapl, &cb) < 0 ||
+	    H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) < 0 ||
+	    H5Pset_file_locking(fapl, 0, 1) < 0 ||
+	    H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0 ||
+	    (fcpl = H5Pcreate(H5P_FILE_CREATE)) < 0 ||
+	    H5Pset_attr_creation_order(fcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) < 0)
+		goto done;
+	/* The name only labels the in-memory file: nothing is written under it. */
+	char *label = xasprintf("%s.image", path);
+	f = H5Fcreate(label, H5F_ACC_TRUNC, fcpl, fapl);
+	free(label);
+done:
+	if (f < 0)
+		rec_h5_error(path, "cannot build the file in memory");
+	rec_h5_close(fcpl);
+	rec_h5_close(fapl);
+	return f;
+}
+
+/* Close the in-memory file (every object in it closed first) and write its image to path
+ * atomically (rec_write_atomic; excl: never replace an existing path).  im's buffer is
+ * freed.  Reports and returns -1. */
+int rec_h5_image_write(hid_t file, struct rec_image *im, const char *path, int excl)
+{
+	int rc = -1;
+	if (H5Fclose(file) < 0) {
+		rec_h5_error(path, "cannot build the file in memory");
+		goto done;
+	}
+	/* The file's length is its superblock's end-of-file address (superblock version 2
+	 * or 3: signature, version, two sizes, flags, then base, extension, end of file). */
+	const unsigned char *b = im->buf;
+	uint64_t eof = 0;
+	if (!b || im->cap < 48 || memcmp(b, "\x89HDF\r\n\x1a\n", 8) || b[8] < 2 || b[9] != 8) {
+		error("'%s': the file built in memory has no superblock of the expected kind", path);
+		goto done;
+	}
+	for (int k = 7; k >= 0; k--)
+		eof = eof << 8 | b[28 + k];
+	if (eof < 48 || eof > im->cap) {
+		error("'%s': the file built in memory claims %llu bytes of %zu", path,
+		      (unsigned long long)eof, im->cap);
+		goto done;
+	}
+	rc = rec_write_atomic(path, im->buf, (size_t)eof, excl);
+done:
+	free(im->buf);
+	im->buf = NULL;
+	return rc;
+}
+
+/* Put tmp in place as path: rename, or with excl a link (which fails when path exists;
+ * where the file system has no hard links, rename after a check). */
+static int publish(const char *tmp, const char *path, int excl)
+{
+	if (!excl) {
+		if (rename(tmp, path) < 0)
+			return error_errno("cannot write '%s' (rename)", path);
+		return 0;
+	}
+	if (link(tmp, path) == 0) {
+		unlink(tmp);
+		return 0;
+	}
+	if (errno == EEXIST)
+		return error("'%s': already exists; not overwriting it", path);
+	if (errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP && errno != EMLINK)
+		return error_errno("cannot write '%s' (link)", path);
+	struct stat st;
+	if (lstat(path, &st) == 0)
+		return error("'%s': already exists; not overwriting it", path);
+	if (rename(tmp, path) < 0)
+		return error_errno("cannot write '%s' (rename)", path);
+	return 0;
+}
+
+/* Write len bytes to path so that path is either its old self or wholly the new bytes:
+ * a new temporary file beside it ("PATH.tmp-XXXXXX", created with O_EXCL | O_NOFOLLOW, so
+ * never through a planted link), every byte written, fsync, then renamed into place (excl:
+ * linked, never replacing an existing path), then the folder synced.  SIGINT and SIGTERM
+ * are held off meanwhile.  On failure the temporary file is removed and the error reported
+ * once, naming path and errno; returns -1. */
+int rec_write_atomic(const char *path, const void *data, size_t len, int excl)
+{
+	static const char letters[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	static unsigned long seq;
+	char *tmp = NULL, *dir = NULL;
+	int fd = -1, rc = -1, made = 0;
+	sigset_t old;
+
+	rec_signals_hold(&old);
+	for (int tries = 0; fd < 0 && tries < 100; tries++) {
+		unsigned long long x = (unsigned long long)util_now_ns() ^
+				       ((unsigned long long)getpid() << 20) ^ (++seq * 0x9e3779b97f4a7c15ULL);
+		char sfx[7];
+		for (int k = 0; k < 6; k++, x /= 36)
+			sfx[k] = letters[x % 36];
+		sfx[6] = '\0';
+		free(tmp);
+		tmp = xasprintf("%s.tmp-%s", path, sfx);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		error_errno("cannot write '%s' (create a temporary file)", path);
+		goto done;
+	}
+	made = 1;
+	const char *p = data;
+	size_t left = len;
+	while (left) {
+		size_t chunk = left < ((size_t)1 << 20) ? left : ((size_t)1 << 20);
+		ssize_t n = write(fd, p, chunk);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			error_errno("cannot write '%s'", path);
+			goto done;
+		}
+		p += n;
+		left -= (size_t)n;
+	}
+	if (fsync(fd) < 0) {
+		error_errno("cannot write '%s' (fsync)", path);
+		goto done;
+	}
+	int cfd = fd;
+	fd = -1;
+	if (close(cfd) < 0) {
+		error_errno("cannot write '%s' (close)", path);
+		goto done;
+	}
+	if (publish(tmp, path, excl) < 0)
+		goto done;
+	made = 0;
+	const char *slash = strrchr(path, '/');
+	dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		/* EINVAL: a file system that cannot sync a folder; the rename stands */
+		if (fsync(dfd) < 0 && errno != EINVAL && errno != EROFS) {
+			error_errno("cannot write '%s' (fsync of its folder)", path);
+			close(dfd);
+			goto done;
+		}
+		close(dfd);
+	}
+	rc = 0;
+done:
+	if (fd >= 0)
+		close(fd);
+	if (made)
+		unlink(tmp);
+	free(tmp);
+	free(dir);
+	rec_signals_restore(&old);
+	return rc;
+}
+
 /* ---- attributes -------------------------------------------------------------------- */
 
-/* Set a variable-length UTF-8 string attribute on obj, replacing its value in place
- * (so creation order is kept). */
+/* Set a fixed-length UTF-8 string attribute on obj (as long as the value, at least one
+ * byte), replacing any old one. */
 int rec_attr_set_string(hid_t obj, const char *name, const char *value)
 {
-	hid_t str = rec_h5_str_type(), space = -1, a = -1;
+	size_t len = strlen(value);
+	hid_t str = rec_h5_fixed_str(len), space = -1, a = -1;
 	int rc = -1;
 	htri_t exists = str >= 0 ? H5Aexists(obj, name) : -1;
-	if (exists > 0) {
-		a = H5Aopen(obj, name, H5P_DEFAULT);
-		hid_t old = a >= 0 ? H5Aget_type(a) : -1;
-		htri_t vlen = old >= 0 ? H5Tis_variable_str(old) : -1;
-		rec_h5_close(old);
-		if (vlen == 0) { /* written by someone else as a fixed string */
-			rec_h5_close(a);
-			a = -1;
-			if (H5Adelete(obj, name) < 0)
-				goto done;
-			exists = 0;
-		}
-	}
-	if (exists == 0) {
-		space = H5Screate(H5S_SCALAR);
-		a = space >= 0 ? H5Acreate2(obj, name, str, space, H5P_DEFAULT, H5P_DEFAULT) : -1;
-	}
-	if (a >= 0 && H5Awrite(a, str, &value) >= 0)
+	if (exists < 0 || (exists > 0 && H5Adelete(obj, name) < 0))
+		goto done;
+	space = H5Screate(H5S_SCALAR);
+	a = space >= 0 ? H5Acreate2(obj, name, str, space, H5P_DEFAULT, H5P_DEFAULT) : -1;
+	char *buf = xcalloc(len + 1, 1);
+	memcpy(buf, value, len);
+	if (a >= 0 && H5Awrite(a, str, buf) >= 0)
 		rc = 0;
+	free(buf);
 done:
 	rec_h5_close(a);
 	rec_h5_close(space);
@@ -164,29 +367,32 @@ done:
 	return rc;
 }
 
-/* Read a string attribute (variable or fixed length) into a heap string. */
-int rec_attr_get_string(hid_t a, char **out)
+/* Read a scalar string attribute into a heap string: fixed-length, or variable-length where
+ * allow_vlen (version 1 files).  Checks its class, size and shape first; -1 (not reported)
+ * when it is not such an attribute. */
+int rec_attr_get_string(hid_t a, int allow_vlen, char **out)
 {
-	hid_t ftype = H5Aget_type(a), mtype = -1;
+	hid_t ftype = H5Aget_type(a), mtype = -1, space = H5Aget_space(a);
 	int rc = -1;
 	*out = NULL;
-	if (ftype < 0 || H5Tget_class(ftype) != H5T_STRING)
+	if (ftype < 0 || space < 0 || H5Tget_class(ftype) != H5T_STRING ||
+	    H5Sget_simple_extent_npoints(space) != 1)
 		goto done;
 	htri_t vlen = H5Tis_variable_str(ftype);
-	if (vlen > 0) {
+	if (vlen > 0 && allow_vlen) {
 		char *s = NULL;
 		mtype = rec_h5_str_type();
 		if (mtype < 0 || H5Aread(a, mtype, &s) < 0)
 			goto done;
 		*out = xstrdup(s ? s : "");
-		hid_t space = H5Aget_space(a);
 		H5Dvlen_reclaim(mtype, space, H5P_DEFAULT, &s);
-		H5Sclose(space);
 		rc = 0;
 	} else if (vlen == 0) {
 		size_t n = H5Tget_size(ftype);
+		if (n == 0 || n > REC_STR_MAX)
+			goto done;
 		char *s = xcalloc(n + 1, 1);
-		mtype = H5Tcopy(ftype);
+		mtype = H5Tcopy(ftype); /* the stored type: no conversion (none across csets) */
 		if (mtype < 0 || H5Aread(a, mtype, s) < 0) {
 			free(s);
 			goto done;
@@ -196,6 +402,7 @@ int rec_attr_get_string(hid_t a, char **out)
 	}
 done:
 	rec_h5_close(mtype);
+	rec_h5_close(space);
 	rec_h5_close(ftype);
 	return rc;
 }
@@ -216,13 +423,15 @@ int rec_attr_set_int(hid_t obj, const char *name, int value)
 int rec_attr_get_int(hid_t obj, const char *name, long long *value)
 {
 	htri_t e = H5Aexists(obj, name);
-	if (e <= 0)
+	if (e <= 0) {
+		H5Eclear2(H5E_DEFAULT);
 		return e < 0 ? -1 : 0;
+	}
 	hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
 	hid_t t = a >= 0 ? H5Aget_type(a) : -1;
 	hid_t space = a >= 0 ? H5Aget_space(a) : -1;
 	int rc = -1;
-	if (t >= 0 && space >= 0 && H5Tget_class(t) == H5T_INTEGER &&
+	if (t >= 0 && space >= 0 && H5Tget_class(t) == H5T_INTEGER && H5Tget_size(t) <= 8 &&
 	    H5Sget_simple_extent_npoints(space) == 1 && H5Aread(a, H5T_NATIVE_LLONG, value) >= 0)
 		rc = 1;
 	rec_h5_close(space);

@@ -13,44 +13,42 @@
 #include "harness/record/recorder.h"
 
 /*
- * How the file is written.
+ * How files are written (docs/results-format.md, docs/reliability.md).
  *
- * The writer keeps the HDF5 file CLOSED between operations: rec_create, rec_append_unit
- * and rec_set_meta each open it, write, flush, close and fdatasync.  A run spends nearly
- * all its time waiting for units, so nearly all the time the file on disk is a closed,
- * complete HDF5 file that h5py or h5dump can open, and a kill -9 then loses nothing.
- * SIGINT and SIGTERM are held off while a write is under way (about a millisecond).
+ * HDF5 never writes to disk.  Every file the recorder writes (a journal file, a results
+ * file, an import) is built in memory with HDF5's core driver (no backing store); its image
+ * is then written by rec_write_atomic(): a temporary file beside the target (O_CREAT |
+ * O_EXCL | O_NOFOLLOW), every byte written, fsync, rename into place, fsync of the folder.
+ * An I/O failure is therefore ours: reported once with the file and errno, the temporary
+ * removed, nothing else changed.  Nothing is appended in place, so a kill -9 or a full disk
+ * can lose only the file being written, never one written before.
  *
- * HDF5's own file locking (flock) is turned off for our opens: with it, a researcher
- * holding the file open in h5py during a run would make the next append fail.  Instead
- * the writer holds an open-file-description lock (fcntl F_OFD_SETLK, independent of
- * flock) on the file for as long as its struct rec lives, so two harness processes
- * cannot write one file at once.
- *
- * A unit's rows in the other tables refer to its row of /units, which is written last.
- * When a writer dies INSIDE a write (SIGKILL, power loss), opening the file for writing
- * again repairs what that leaves: the end of allocated space (repair_eoa), rows past the
- * last recorded unit (table_trim) and chunk contents past the tables' ends (table_scrub).
+ * Layout version 2 holds no variable-length data: strings are fixed-length, sized to the
+ * longest value in their dataset (or attribute); the metadata is the library's latest format
+ * (checksummed); every table is chunked with Fletcher32.  Readers check each dataset's
+ * class, rank, size and field types before reading and reject variable-length strings in a
+ * version 2 file, so a damaged file is an error naming the file and the dataset.  Version 1
+ * files (variable-length strings) are still read; damaged ones are not covered.
  */
 #define ROOT_ID_ATTR "harness_results"
 #define ROOT_VERSION_ATTR "format_version"
+#define ROOT_JOURNAL_ATTR "journal"  /* journal files: "run" or "unit" */
 #define FILES_GROUP "/run/files"
 
-/* Rows per chunk of /samples (48 KiB before compression): the partial last chunk is
- * re-compressed by every append, so smaller is cheaper there; larger costs less per
- * chunk.  2048 measured best (tests/bench/bench-recorder). */
+/* Rows per chunk of /samples (82 KiB before compression). */
 #define SAMPLES_CHUNK 2048
 #define SAMPLES_DEFLATE 1
 
+/* Bounds a reader puts on what a file may claim (a damaged or hostile file must not make
+ * it allocate without limit). */
+#define REC_STR_MAX ((size_t)64 << 20)  /* one string (a recorded file's bytes included) */
+#define REC_INFLATE_MAX 1100            /* deflate cannot expand data more than ~1032x */
+
 struct rec {
 	char *path;
-	int writable;
-	hid_t file;   /* open file, or -1 (a writer between operations) */
-	int lock_fd;  /* the writer's lock on the file, or -1 */
-	int dirty;    /* an append failed part-way: trim before the next one */
+	hid_t file;   /* open read-only */
 	int version;  /* the file's format_version (REC_FORMAT_OLDEST .. REC_FORMAT_VERSION) */
-	char **cell_names; /* the writer's copy of /cells' names, in row order */
-	size_t ncells, cells_cap;
+	uint64_t max_bytes; /* the most bytes of table data the file can hold (see rec_open) */
 };
 
 enum field_kind {
@@ -58,8 +56,9 @@ enum field_kind {
 	K_I32,  /* int32_t, 32-bit integer */
 	K_FLAG, /* int in memory, 8-bit integer (0/1) in the file */
 	K_F64,  /* double, IEEE 754 binary64 */
-	K_STR,  /* char *, variable-length UTF-8 string */
-	K_FIX   /* char[size], fixed-length NUL-terminated UTF-8 string (layout 2's new tables) */
+	K_STR,  /* char * in memory; a fixed-length UTF-8 string as wide as the longest value in
+		 * the file (variable-length in version 1 files) */
+	K_FIX   /* char[size], fixed-length NUL-terminated UTF-8 string of that size */
 };
 
 struct field {
@@ -69,6 +68,8 @@ struct field {
 	size_t size;   /* K_FIX: bytes of the char array (0 otherwise) */
 };
 
+#define REC_MAX_FIELDS 40
+
 struct table {
 	const char *name;  /* dataset path */
 	unsigned slot;     /* index into rec_table_type()'s cache */
@@ -77,6 +78,13 @@ struct table {
 	size_t row_size;   /* sizeof the memory row */
 	hsize_t chunk;     /* rows per chunk */
 	int deflate;       /* 0, or the deflate level (with shuffle) */
+};
+
+/* A table's row as stored: each field's width (K_STR: the longest value + 1) and offset in
+ * a packed row.  rec_widths_* fill it; the same widths give the memory and file types. */
+struct rec_widths {
+	size_t w[REC_MAX_FIELDS];
+	unsigned char ascii[REC_MAX_FIELDS]; /* reading: the file's string is ASCII, not UTF-8 */
 };
 
 #define F(row, member, kind) { #member, kind, offsetof(struct row, member), 0 }
@@ -177,16 +185,24 @@ extern const struct table rec_t_plan, rec_t_units, rec_t_cells, rec_t_trials, re
 #define REC_NTABLES_OF(version) ((version) >= 2 ? REC_NTABLES : REC_NTABLES_V1)
 extern const struct table *const rec_all_tables[REC_NTABLES];
 
-/* ---- the HDF5 adapter, attributes, signals and the writer's lock (recorder-h5.c) */
+/* ---- the HDF5 adapter, attributes, signals, locks and atomic writes (recorder-h5.c) */
 void rec_h5_init(void);
 __attribute__((format(printf, 2, 3)))
 int rec_h5_error(const char *path, const char *fmt, ...);
-hid_t rec_h5_dxpl(size_t n, size_t row_size, int read);
 void rec_h5_close(hid_t id);
 hid_t rec_h5_str_type(void);
-hid_t rec_h5_fapl(void);
+hid_t rec_h5_fixed_str(size_t size);
+hid_t rec_h5_fapl_read(void);
+/* An in-memory file's buffer (recorder-h5.c): HDF5 hands it over when the file closes. */
+struct rec_image {
+	void *buf;   /* heap, or NULL */
+	size_t cap;  /* its allocated size */
+};
+hid_t rec_h5_image_create(const char *path, struct rec_image *im);
+int rec_h5_image_write(hid_t file, struct rec_image *im, const char *path, int excl);
+int rec_write_atomic(const char *path, const void *data, size_t len, int excl);
 int rec_attr_set_string(hid_t obj, const char *name, const char *value);
-int rec_attr_get_string(hid_t a, char **out);
+int rec_attr_get_string(hid_t a, int allow_vlen, char **out);
 int rec_attr_set_int(hid_t obj, const char *name, int value);
 int rec_attr_get_int(hid_t obj, const char *name, long long *value);
 void rec_signals_hold(sigset_t *old);
@@ -194,21 +210,24 @@ void rec_signals_restore(const sigset_t *old);
 int rec_writer_lock(int fd, const char *path);
 
 /* ---- tables (recorder-tables.c) */
-hid_t rec_table_type(const struct table *tb, int file);
-int rec_table_create(hid_t file, const char *path, const struct table *tb);
-hid_t rec_table_open(hid_t file, const char *path, const struct table *tb);
-int rec_table_rows(hid_t d, const char *path, const struct table *tb, hsize_t *n);
-int rec_table_append(hid_t d, const char *path, const struct table *tb, const void *rows, size_t n, hsize_t *first);
-int rec_table_read(hid_t d, const char *path, const struct table *tb, const struct table *layout, hsize_t first, hsize_t n, void *rows);
+void rec_widths_init(const struct table *tb, struct rec_widths *w);
+void rec_widths_add(const struct table *tb, struct rec_widths *w, const void *rows, size_t n);
+void rec_widths_max(const struct table *tb, struct rec_widths *w, const struct rec_widths *o);
+hid_t rec_table_make(hid_t file, const char *path, const struct table *tb,
+		     const struct rec_widths *w, size_t nrows, int compress);
+int rec_table_put(hid_t d, const char *path, const struct table *tb, const struct rec_widths *w,
+		  const void *rows, size_t first, size_t n);
+hid_t rec_table_open(struct rec *r, const struct table *tb);
+int rec_table_rows(struct rec *r, hid_t d, const struct table *tb, size_t *n);
+int rec_table_read(struct rec *r, hid_t d, const struct table *tb, const struct table *layout,
+		   size_t first, size_t n, void *rows);
 void rec_rows_fill_strings(const struct table *tb, void *rows, size_t n, int alloc);
 void rec_free_rows(const struct table *tb, void *rows, size_t n);
-int rec_table_count(hid_t file, const char *path, const struct table *tb, hsize_t *n);
-int rec_trim_all(hid_t file, const char *path);
+int rec_table_count(struct rec *r, const struct table *tb, size_t *n);
 
-/* ---- opening (recorder-open.c) */
-int rec_enter(struct rec *r);
-int rec_leave(struct rec *r, int wrote);
-void rec_free_names(char **names, size_t n);
+/* ---- writing (recorder-write.c) */
+int rec_build_file(const char *path, int excl, const char *journal, const struct rec_meta *meta,
+		   const struct rec_plan *plan, size_t nplan, const struct rec_unit_source *src);
 
 /* ---- reading (recorder-read.c) */
 void rec_meta_push(struct rec_meta *m, char *key, char *value);
@@ -216,5 +235,6 @@ int rec_read_all(struct rec *r, const struct table *tb, void **rows, size_t *n);
 void rec_unit_strings_free(struct rec_unit *u);
 void rec_trials_free_rows(struct rec_trial *t, size_t n);
 void rec_choices_free_rows(struct rec_choice *c, size_t n);
+void rec_free_names(char **names, size_t n);
 
 #endif

@@ -26,38 +26,54 @@ void rec_meta_push(struct rec_meta *m, char *key, char *value)
 	m->nkv++;
 }
 
+struct meta_iter {
+	struct rec_meta *m;
+	int allow_vlen;
+	char *bad; /* the attribute that could not be read (heap) */
+};
+
 static herr_t meta_attr_cb(hid_t loc, const char *name, const H5A_info_t *info, void *data)
 {
-	struct rec_meta *m = data;
+	struct meta_iter *it = data;
+	struct rec_meta *m = it->m;
+	(void)info;
 	hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
 	char *value = NULL;
-	int rc = a >= 0 ? rec_attr_get_string(a, &value) : -1;
+	int rc = a >= 0 ? rec_attr_get_string(a, it->allow_vlen, &value) : -1;
 	rec_h5_close(a);
-	if (rc < 0)
+	if (rc < 0) {
+		free(it->bad);
+		it->bad = xstrdup(name);
 		return -1;
+	}
 	rec_meta_push(m, xstrdup(name), value);
 	return 0;
 }
 
 /* Read one scalar string dataset of /run/files with its attributes. */
-static int read_file_entry(hid_t files, const char *path, const char *name, struct rec_file *f)
+static int read_file_entry(hid_t files, const char *path, int allow_vlen, const char *name,
+			   struct rec_file *f)
 {
-	hid_t d = H5Dopen2(files, name, H5P_DEFAULT), t = -1, a = -1;
+	hid_t d = H5Dopen2(files, name, H5P_DEFAULT), t = -1, a = -1, space = -1, mt = -1;
 	int rc = -1;
 	memset(f, 0, sizeof(*f));
 	if (d < 0 || (t = H5Dget_type(d)) < 0 || H5Tget_class(t) != H5T_STRING ||
-	    H5Tis_variable_str(t) != 0)
+	    H5Tis_variable_str(t) != 0 || (space = H5Dget_space(d)) < 0 ||
+	    H5Sget_simple_extent_npoints(space) != 1)
 		goto fail;
 	size_t n = H5Tget_size(t);
+	if (n == 0 || n > REC_STR_MAX)
+		goto fail;
 	f->text = xcalloc(n + 1, 1);
-	if (H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, f->text) < 0)
+	if ((mt = H5Tcopy(t)) < 0 ||
+	    H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, f->text) < 0)
 		goto fail;
 	f->len = strnlen(f->text, n);
 	const char *attrs[] = { "role", "path", "sha256" };
 	char **dst[] = { &f->role, &f->path, &f->sha256 };
 	for (size_t k = 0; k < ARRAY_SIZE(attrs); k++) {
 		a = H5Aopen(d, attrs[k], H5P_DEFAULT);
-		if (a < 0 || rec_attr_get_string(a, dst[k]) < 0)
+		if (a < 0 || rec_attr_get_string(a, allow_vlen, dst[k]) < 0)
 			goto fail;
 		H5Aclose(a);
 		a = -1;
@@ -65,8 +81,10 @@ static int read_file_entry(hid_t files, const char *path, const char *name, stru
 	rc = 0;
 	goto done;
 fail:
-	rc = rec_h5_error(path, "cannot read %s/%s", FILES_GROUP, name);
+	rc = rec_h5_error(path, "cannot read %s/%s (damaged?)", FILES_GROUP, name);
 done:
+	rec_h5_close(mt);
+	rec_h5_close(space);
 	rec_h5_close(a);
 	rec_h5_close(t);
 	rec_h5_close(d);
@@ -78,9 +96,8 @@ int rec_read_meta(struct rec *r, struct rec_meta *out)
 	hid_t run = -1, files = -1;
 	int rc = -1;
 
+	struct meta_iter it = { .m = out, .allow_vlen = r->version < 2 };
 	rec_meta_init(out);
-	if (rec_enter(r) < 0)
-		return -1;
 	run = H5Gopen2(r->file, "/run", H5P_DEFAULT);
 	if (run < 0) {
 		rec_h5_error(r->path, "cannot open /run");
@@ -88,15 +105,21 @@ int rec_read_meta(struct rec *r, struct rec_meta *out)
 	}
 	/* Creation order when the file tracks it (ours do), else by name. */
 	hsize_t idx = 0;
-	if (H5Aiterate2(run, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, meta_attr_cb, out) < 0) {
+	if (H5Aiterate2(run, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, meta_attr_cb, &it) < 0) {
+		H5Eclear2(H5E_DEFAULT);
 		rec_meta_release(out);
 		rec_meta_init(out);
 		idx = 0;
-		if (H5Aiterate2(run, H5_INDEX_NAME, H5_ITER_INC, &idx, meta_attr_cb, out) < 0) {
+		if (!it.bad &&
+		    H5Aiterate2(run, H5_INDEX_NAME, H5_ITER_INC, &idx, meta_attr_cb, &it) >= 0)
+			goto files;
+		if (it.bad)
+			error("'%s': /run attribute '%s' is not a string (damaged?)", r->path, it.bad);
+		else
 			rec_h5_error(r->path, "cannot read the attributes of /run");
-			goto done;
-		}
+		goto done;
 	}
+files:
 	files = H5Gopen2(r->file, FILES_GROUP, H5P_DEFAULT);
 	if (files < 0) {
 		rec_h5_error(r->path, "cannot open %s", FILES_GROUP);
@@ -113,7 +136,7 @@ int rec_read_meta(struct rec *r, struct rec_meta *out)
 		if (e == 0)
 			break;
 		out->files = xrealloc(out->files, (out->nfiles + 1) * sizeof(*out->files));
-		if (read_file_entry(files, r->path, name, &out->files[out->nfiles]) < 0) {
+		if (read_file_entry(files, r->path, r->version < 2, name, &out->files[out->nfiles]) < 0) {
 			struct rec_file *f = &out->files[out->nfiles];
 			free(f->role);
 			free(f->path);
@@ -125,10 +148,9 @@ int rec_read_meta(struct rec *r, struct rec_meta *out)
 	}
 	rc = 0;
 done:
+	free(it.bad);
 	rec_h5_close(files);
 	rec_h5_close(run);
-	if (rec_leave(r, 0) < 0)
-		rc = -1;
 	if (rc < 0) {
 		rec_meta_release(out);
 		rec_meta_init(out);
@@ -139,19 +161,21 @@ done:
 /* Read a whole table into a new array of memory rows (strings never NULL). */
 int rec_read_all(struct rec *r, const struct table *tb, void **rows, size_t *n)
 {
-	hsize_t count = 0;
+	size_t count = 0;
 	hid_t d = -1;
 	int rc = -1;
 	*rows = NULL;
 	*n = 0;
-	if (rec_enter(r) < 0)
-		return -1;
-	d = rec_table_open(r->file, r->path, tb);
-	if (d < 0 || rec_table_rows(d, r->path, tb, &count) < 0)
+	d = rec_table_open(r, tb);
+	if (d < 0 || rec_table_rows(r, d, tb, &count) < 0)
 		goto done;
+	if (count > r->max_bytes / tb->row_size) {
+		error("'%s': cannot read %s: it claims %zu rows, more than the file can hold", r->path, tb->name,
+		      count);
+		goto done;
+	}
 	*rows = xcalloc(count ? count : 1, tb->row_size);
-	if (rec_table_read(d, r->path, tb, tb, 0, count, *rows) < 0) {
-		/* HDF5 frees what it had converted when a read fails part-way. */
+	if (rec_table_read(r, d, tb, tb, 0, count, *rows) < 0) {
 		free(*rows);
 		*rows = NULL;
 		goto done;
@@ -161,12 +185,6 @@ int rec_read_all(struct rec *r, const struct table *tb, void **rows, size_t *n)
 	rc = 0;
 done:
 	rec_h5_close(d);
-	if (rec_leave(r, 0) < 0 && rc == 0) {
-		rec_free_rows(tb, *rows, *n);
-		*rows = NULL;
-		*n = 0;
-		rc = -1;
-	}
 	return rc;
 }
 
@@ -269,10 +287,29 @@ static int read_unit_split(struct rec *r, const struct table *tb, size_t payload
 			   size_t payload_size, int64_t **unit, void **payload, size_t *n)
 {
 	void *rows;
+	size_t nunits = 0, nref = 0;
+	/* the payload's first field indexes /cells (/trials for a trial sample) */
+	const struct table *ref = tb == &rec_t_trial_samples ? &rec_t_trials : &rec_t_cells;
 	*unit = NULL;
 	*payload = NULL;
-	if (rec_read_all(r, tb, &rows, n) < 0)
+	if (rec_table_count(r, &rec_t_units, &nunits) < 0 || rec_table_count(r, ref, &nref) < 0 ||
+	    rec_read_all(r, tb, &rows, n) < 0)
 		return -1;
+	/* Every row's unit is a row of /units and its cell a row of /cells (readers index
+	 * with them). */
+	for (size_t i = 0; i < *n; i++) {
+		int64_t u, c;
+		memcpy(&u, (const char *)rows + i * tb->row_size, sizeof(u));
+		memcpy(&c, (const char *)rows + i * tb->row_size + payload_off, sizeof(c));
+		if (u < 0 || (uint64_t)u >= nunits || c < 0 || (uint64_t)c >= nref) {
+			error("'%s': cannot read %s: row %zu names unit row %lld of %zu, %s row %lld of %zu",
+			      r->path, tb->name, i, (long long)u, nunits, ref->name, (long long)c,
+			      nref);
+			rec_free_rows(tb, rows, *n);
+			*n = 0;
+			return -1;
+		}
+	}
 	*unit = xcalloc(*n ? *n : 1, sizeof(**unit));
 	char *out = xcalloc(*n ? *n : 1, payload_size);
 	for (size_t i = 0; i < *n; i++) {
@@ -330,13 +367,9 @@ void rec_choices_free(int64_t *unit, struct rec_choice *choices, size_t n)
 
 int rec_count_samples(struct rec *r, int64_t *n)
 {
-	hsize_t count = 0;
+	size_t count = 0;
 	*n = 0;
-	if (rec_enter(r) < 0)
-		return -1;
-	int rc = rec_table_count(r->file, r->path, &rec_t_samples, &count);
-	if (rec_leave(r, 0) < 0)
-		rc = -1;
+	int rc = rec_table_count(r, &rec_t_samples, &count);
 	if (!rc)
 		*n = (int64_t)count;
 	return rc;
@@ -437,47 +470,72 @@ void rec_unit_data_release(struct rec_unit_data *u)
 
 /* ---- samples, one unit at a time (memory bounded by the largest unit) -------------- */
 
+/* Where the samples of the unit in row unit_row of /units are, checked to lie within
+ * /samples.  Reports and returns -1. */
+static int unit_span(struct rec *r, size_t unit_row, struct sample_span *span)
+{
+	hid_t du = -1;
+	size_t nunits = 0, nsamples = 0;
+	int rc = -1;
+	du = rec_table_open(r, &rec_t_units);
+	if (du < 0 || rec_table_rows(r, du, &rec_t_units, &nunits) < 0)
+		goto done;
+	if (unit_row >= nunits) {
+		error("'%s': no unit row %zu (the file has %zu)", r->path, unit_row, nunits);
+		goto done;
+	}
+	if (rec_table_read(r, du, &rec_t_units, &rec_t_sample_span, unit_row, 1, span) < 0 ||
+	    rec_table_count(r, &rec_t_samples, &nsamples) < 0)
+		goto done;
+	if (span->sample_first < 0 || span->sample_count < 0 ||
+	    (uint64_t)span->sample_first > nsamples ||
+	    (uint64_t)span->sample_count > nsamples - (uint64_t)span->sample_first) {
+		error("'%s': cannot read /units: row %zu: samples %lld+%lld are not within /samples (%zu rows)",
+		      r->path, unit_row, (long long)span->sample_first,
+		      (long long)span->sample_count, nsamples);
+		goto done;
+	}
+	rc = 0;
+done:
+	rec_h5_close(du);
+	return rc;
+}
+
 int rec_read_unit_samples(struct rec *r, size_t unit_row, int64_t **cell, int64_t **ns,
 			  size_t *n)
 {
-	hid_t du = -1, ds = -1;
-	hsize_t nunits = 0;
+	hid_t ds = -1;
 	struct sample_span span;
 	struct sample_row_v1 *rows = NULL;
+	size_t ncells = 0;
 	int rc = -1;
 	*cell = *ns = NULL;
 	*n = 0;
-	if (rec_enter(r) < 0)
-		return -1;
-	du = rec_table_open(r->file, r->path, &rec_t_units);
-	if (du < 0 || rec_table_rows(du, r->path, &rec_t_units, &nunits) < 0)
+	if (unit_span(r, unit_row, &span) < 0 || rec_table_count(r, &rec_t_cells, &ncells) < 0)
 		goto done;
-	if (unit_row >= nunits) {
-		error("'%s': no unit row %zu (the file has %llu)", r->path, unit_row,
-		      (unsigned long long)nunits);
-		goto done;
-	}
-	if (rec_table_read(du, r->path, &rec_t_units, &rec_t_sample_span, unit_row, 1, &span) < 0)
-		goto done;
-	ds = rec_table_open(r->file, r->path, &rec_t_samples);
+	ds = rec_table_open(r, &rec_t_samples);
 	if (ds < 0)
 		goto done;
-	size_t count = span.sample_count > 0 ? (size_t)span.sample_count : 0;
+	size_t count = (size_t)span.sample_count;
 	rows = xmalloc((count ? count : 1) * sizeof(*rows));
-	if (rec_table_read(ds, r->path, &rec_t_samples, &rec_t_sample_v1, (hsize_t)span.sample_first,
+	if (rec_table_read(r, ds, &rec_t_samples, &rec_t_sample_v1, (size_t)span.sample_first,
 			   count, rows) < 0)
 		goto done;
+	for (size_t i = 0; i < count; i++) {
+		if (rows[i].unit < 0 || (size_t)rows[i].unit != unit_row) {
+			error("'%s': cannot read /samples: the rows of unit %zu are not where /units says", r->path,
+			      unit_row);
+			goto done;
+		}
+		if (rows[i].cell < 0 || (size_t)rows[i].cell >= ncells) {
+			error("'%s': cannot read /samples: row %lld names cell %d of %zu", r->path,
+			      (long long)span.sample_first + (long long)i, (int)rows[i].cell, ncells);
+			goto done;
+		}
+	}
 	*cell = xmalloc((count ? count : 1) * sizeof(**cell));
 	*ns = xmalloc((count ? count : 1) * sizeof(**ns));
 	for (size_t i = 0; i < count; i++) {
-		if (rows[i].unit != (int32_t)unit_row) {
-			error("'%s': sample rows of unit %zu are not where /units says", r->path,
-			      unit_row);
-			free(*cell);
-			free(*ns);
-			*cell = *ns = NULL;
-			goto done;
-		}
 		(*cell)[i] = rows[i].cell;
 		(*ns)[i] = rows[i].ns;
 	}
@@ -486,17 +544,13 @@ int rec_read_unit_samples(struct rec *r, size_t unit_row, int64_t **cell, int64_
 done:
 	free(rows);
 	rec_h5_close(ds);
-	rec_h5_close(du);
-	if (rec_leave(r, 0) < 0)
-		rc = -1;
 	return rc;
 }
 
 int rec_read_unit_sample_extras(struct rec *r, size_t unit_row, double **clock_mhz,
 				int **throttle, int64_t **launches, size_t *n)
 {
-	hid_t du = -1, ds = -1;
-	hsize_t nunits = 0;
+	hid_t ds = -1;
 	struct sample_span span;
 	struct sample_extra_row *rows = NULL;
 	int rc = -1;
@@ -504,26 +558,16 @@ int rec_read_unit_sample_extras(struct rec *r, size_t unit_row, double **clock_m
 	*throttle = NULL;
 	*launches = NULL;
 	*n = 0;
-	if (rec_enter(r) < 0)
-		return -1;
-	du = rec_table_open(r->file, r->path, &rec_t_units);
-	if (du < 0 || rec_table_rows(du, r->path, &rec_t_units, &nunits) < 0)
+	if (unit_span(r, unit_row, &span) < 0)
 		goto done;
-	if (unit_row >= nunits) {
-		error("'%s': no unit row %zu (the file has %llu)", r->path, unit_row,
-		      (unsigned long long)nunits);
-		goto done;
-	}
-	if (rec_table_read(du, r->path, &rec_t_units, &rec_t_sample_span, unit_row, 1, &span) < 0)
-		goto done;
-	size_t count = span.sample_count > 0 ? (size_t)span.sample_count : 0;
+	size_t count = (size_t)span.sample_count;
 	rows = xmalloc((count ? count : 1) * sizeof(*rows));
 	for (size_t i = 0; i < count; i++)
 		rows[i] = (struct sample_extra_row){ .clock_mhz = NAN, .throttle = -1, .launches = 1 };
 	if (r->version >= 2) {
-		ds = rec_table_open(r->file, r->path, &rec_t_samples);
-		if (ds < 0 || rec_table_read(ds, r->path, &rec_t_samples, &rec_t_sample_extra,
-					     (hsize_t)span.sample_first, count, rows) < 0)
+		ds = rec_table_open(r, &rec_t_samples);
+		if (ds < 0 || rec_table_read(r, ds, &rec_t_samples, &rec_t_sample_extra,
+					     (size_t)span.sample_first, count, rows) < 0)
 			goto done;
 	}
 	*clock_mhz = xmalloc((count ? count : 1) * sizeof(**clock_mhz));
@@ -539,9 +583,6 @@ int rec_read_unit_sample_extras(struct rec *r, size_t unit_row, double **clock_m
 done:
 	free(rows);
 	rec_h5_close(ds);
-	rec_h5_close(du);
-	if (rec_leave(r, 0) < 0)
-		rc = -1;
 	return rc;
 }
 

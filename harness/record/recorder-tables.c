@@ -1,5 +1,5 @@
 /* recorder-tables.c: the results file's tables: one field list per table drives the memory and
- * file compound types; create, append, read, trim and scrub */
+ * file compound types; packed rows of fixed-length strings, written and read with checks */
 #include "config.h"
 #include "harness/record/recorder-int.h"
 
@@ -205,192 +205,373 @@ const struct table *const rec_all_tables[REC_NTABLES] = {
 	&rec_t_space_invalid,
 };
 
-/* Build the compound type for a table's fields: in memory (native types at the given
- * offsets, size row_size) or in the file (fixed little-endian types, packed).
- * Returns the type, or -1 (HDF5 error stack set). */
-static hid_t make_type(const struct table *tb, int file)
+/* ---- widths and packed rows -------------------------------------------------------- */
+
+/* The stored width of each field: fixed types their size, strings 1 until rows widen them. */
+void rec_widths_init(const struct table *tb, struct rec_widths *w)
 {
-	hid_t str = rec_h5_str_type();
-	if (str < 0)
-		return -1;
-	size_t size = tb->row_size;
-	if (file) {
-		size = 0;
-		for (size_t k = 0; k < tb->nfields; k++) {
-			switch (tb->fields[k].kind) {
-			case K_I64: case K_F64: size += 8; break;
-			case K_I32: size += 4; break;
-			case K_FLAG: size += 1; break;
-			case K_STR: size += H5Tget_size(str); break;
-			case K_FIX: size += tb->fields[k].size; break;
-			}
+	memset(w->ascii, 0, sizeof(w->ascii));
+	for (size_t k = 0; k < tb->nfields; k++) {
+		switch (tb->fields[k].kind) {
+		case K_I64: case K_F64: w->w[k] = 8; break;
+		case K_I32: w->w[k] = 4; break;
+		case K_FLAG: w->w[k] = 1; break;
+		case K_STR: w->w[k] = 1; break;
+		case K_FIX: w->w[k] = tb->fields[k].size; break;
 		}
 	}
-	hid_t t = H5Tcreate(H5T_COMPOUND, size);
+}
+
+/* Widen w's string fields to hold every string of n memory rows (and its NUL). */
+void rec_widths_add(const struct table *tb, struct rec_widths *w, const void *rows, size_t n)
+{
+	for (size_t k = 0; k < tb->nfields; k++) {
+		if (tb->fields[k].kind != K_STR)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			const char *s = *(char *const *)((const char *)rows + i * tb->row_size +
+							  tb->fields[k].offset);
+			size_t l = s ? strlen(s) + 1 : 1;
+			if (l > w->w[k])
+				w->w[k] = l;
+		}
+	}
+}
+
+/* w = the wider of w and o, field by field. */
+void rec_widths_max(const struct table *tb, struct rec_widths *w, const struct rec_widths *o)
+{
+	for (size_t k = 0; k < tb->nfields; k++)
+		if (o->w[k] > w->w[k])
+			w->w[k] = o->w[k];
+}
+
+/* The packed compound type of tb's fields at widths w: native types (file == 0) or the
+ * file's little-endian ones (file != 0), fields back to back, vlen[k] marking string fields
+ * to read as variable-length (version 1 files; NULL: none).  *row gets the packed row size.
+ * Returns the type (the caller closes it) or -1 (HDF5 error stack set). */
+static hid_t packed_type(const struct table *tb, const struct rec_widths *w, const int *vlen,
+			 int file, size_t *row)
+{
+	size_t size = 0;
+	for (size_t k = 0; k < tb->nfields; k++)
+		size += vlen && vlen[k] ? sizeof(char *) : w->w[k];
+	*row = size;
+	hid_t t = H5Tcreate(H5T_COMPOUND, size ? size : 1);
 	size_t off = 0;
 	for (size_t k = 0; t >= 0 && k < tb->nfields; k++) {
-		hid_t ft = -1, fix = -1;
+		hid_t ft = -1, own = -1;
 		switch (tb->fields[k].kind) {
 		case K_I64: ft = file ? H5T_STD_I64LE : H5T_NATIVE_INT64; break;
 		case K_I32: ft = file ? H5T_STD_I32LE : H5T_NATIVE_INT32; break;
-		case K_FLAG: ft = file ? H5T_STD_I8LE : H5T_NATIVE_INT; break;
+		case K_FLAG: ft = file ? H5T_STD_I8LE : H5T_NATIVE_INT8; break;
 		case K_F64: ft = file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE; break;
-		case K_STR: ft = str; break;
-		case K_FIX:
-			/* the same fixed, NUL-terminated string type in memory and in the file */
-			fix = H5Tcopy(H5T_C_S1);
-			if (fix >= 0 && (H5Tset_size(fix, tb->fields[k].size) < 0 ||
-					 H5Tset_strpad(fix, H5T_STR_NULLTERM) < 0 ||
-					 H5Tset_cset(fix, H5T_CSET_UTF8) < 0)) {
-				H5Tclose(fix);
-				fix = -1;
-			}
-			ft = fix;
+		case K_STR: case K_FIX:
+			ft = own = vlen && vlen[k] ? rec_h5_str_type() : rec_h5_fixed_str(w->w[k]);
+			/* HDF5 converts no string between character sets: read as stored */
+			if (own >= 0 && w->ascii[k] && H5Tset_cset(own, H5T_CSET_ASCII) < 0)
+				ft = -1;
 			break;
 		}
-		if (ft < 0 || H5Tinsert(t, tb->fields[k].name, file ? off : tb->fields[k].offset, ft) < 0) {
+		if (ft < 0 || H5Tinsert(t, tb->fields[k].name, off, ft) < 0) {
 			H5Tclose(t);
 			t = -1;
 		}
-		off += ft >= 0 ? H5Tget_size(ft) : 0;
-		if (fix >= 0)
-			H5Tclose(fix);
+		off += vlen && vlen[k] ? sizeof(char *) : w->w[k];
+		if (own >= 0)
+			H5Tclose(own);
 	}
-	H5Tclose(str);
 	return t;
 }
 
-/* The table's memory or file type, built once per process and kept (the caller does
- * not close it); -1 on failure. */
-hid_t rec_table_type(const struct table *tb, int file)
+/* Pack n memory rows into buf (n packed rows of widths w, zeroed by the caller). */
+static void pack_rows(const struct table *tb, const struct rec_widths *w, const void *rows,
+		      size_t n, size_t row, char *buf)
 {
-	static hid_t cache[NSLOTS][2];
-	hid_t *t = &cache[tb->slot][!!file];
-	if (*t <= 0) {
-		hid_t made = make_type(tb, file);
-		if (made < 0)
-			return -1;
-		*t = made;
+	for (size_t i = 0; i < n; i++) {
+		const char *src = (const char *)rows + i * tb->row_size;
+		char *dst = buf + i * row;
+		for (size_t k = 0; k < tb->nfields; k++) {
+			const char *f = src + tb->fields[k].offset;
+			switch (tb->fields[k].kind) {
+			case K_I64: case K_F64: memcpy(dst, f, 8); break;
+			case K_I32: memcpy(dst, f, 4); break;
+			case K_FLAG: { int v; memcpy(&v, f, sizeof(v)); *dst = (char)(int8_t)v; break; }
+			case K_STR: {
+				const char *s = *(char *const *)f;
+				if (s)
+					memcpy(dst, s, strnlen(s, w->w[k] - 1));
+				break;
+			}
+			case K_FIX: memcpy(dst, f, strnlen(f, w->w[k] - 1)); break;
+			}
+			dst += w->w[k];
+		}
 	}
-	return *t;
 }
 
-/* Create an empty, extendible, chunked 1-D table. */
-int rec_table_create(hid_t file, const char *path, const struct table *tb)
+/* Unpack n packed rows (of widths w; vlen as for packed_type) into memory rows laid out as
+ * tb says: strings become heap strings (never NULL). */
+static void unpack_rows(const struct table *tb, const struct rec_widths *w, const int *vlen,
+			const char *buf, size_t n, size_t row, void *rows)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *src = buf + i * row;
+		char *dst = (char *)rows + i * tb->row_size;
+		for (size_t k = 0; k < tb->nfields; k++) {
+			char *f = dst + tb->fields[k].offset;
+			size_t width = vlen[k] ? sizeof(char *) : w->w[k];
+			switch (tb->fields[k].kind) {
+			case K_I64: case K_F64: memcpy(f, src, 8); break;
+			case K_I32: memcpy(f, src, 4); break;
+			case K_FLAG: { int v = (int8_t)*src; memcpy(f, &v, sizeof(v)); break; }
+			case K_STR:
+				if (vlen[k]) {
+					char *s;
+					memcpy(&s, src, sizeof(s));
+					*(char **)f = s ? s : xstrdup("");
+				} else {
+					*(char **)f = xstrndup(src, width);
+				}
+				break;
+			case K_FIX: {
+				size_t cap = tb->fields[k].size;
+				memset(f, 0, cap);
+				if (!vlen[k])
+					memcpy(f, src, strnlen(src, width < cap - 1 ? width : cap - 1));
+				break;
+			}
+			}
+			src += width;
+		}
+	}
+}
+
+/* ---- writing tables (into an in-memory file) ----------------------------------------- */
+
+/* Create tb's dataset in file with nrows rows at widths w: chunked, Fletcher32 (and
+ * shuffle + deflate where tb says, unless compress is 0).  Returns it (the caller closes
+ * it), or reports and -1. */
+hid_t rec_table_make(hid_t file, const char *path, const struct table *tb,
+		     const struct rec_widths *w, size_t nrows, int compress)
 {
 	hid_t ftype = -1, space = -1, dcpl = -1, d = -1;
-	int rc = -1;
-	hsize_t zero = 0, unlimited = H5S_UNLIMITED;
+	size_t row;
+	hsize_t dims = nrows, unlimited = H5S_UNLIMITED, chunk = tb->chunk ? tb->chunk : 64;
 
-	ftype = rec_table_type(tb, 1);
-	space = H5Screate_simple(1, &zero, &unlimited);
+	ftype = packed_type(tb, w, NULL, 1, &row);
+	/* no larger than the table (a chunk is stored whole), about 1 MiB at most */
+	if (chunk > nrows)
+		chunk = nrows ? nrows : 1;
+	while (chunk > 1 && chunk * row > ((hsize_t)1 << 20))
+		chunk /= 2;
+	space = H5Screate_simple(1, &dims, &unlimited);
 	dcpl = H5Pcreate(H5P_DATASET_CREATE);
-	if (ftype < 0 || space < 0 || dcpl < 0 || H5Pset_chunk(dcpl, 1, &tb->chunk) < 0)
-		goto fail;
-	if (tb->deflate && (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, tb->deflate) < 0))
-		goto fail;
-	d = H5Dcreate2(file, tb->name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-	if (d < 0)
-		goto fail;
-	rc = 0;
-	goto done;
-fail:
-	rc = rec_h5_error(path, "cannot create %s", tb->name);
-done:
-	rec_h5_close(d);
+	if (ftype < 0 || space < 0 || dcpl < 0 || H5Pset_chunk(dcpl, 1, &chunk) < 0 ||
+	    (compress && tb->deflate &&
+	     (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, tb->deflate) < 0)) ||
+	    H5Pset_fletcher32(dcpl) < 0 ||
+	    (d = H5Dcreate2(file, tb->name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
+		rec_h5_error(path, "cannot create %s", tb->name);
 	rec_h5_close(dcpl);
 	rec_h5_close(space);
-	return rc;
-}
-
-/* Open a table's dataset; reports and returns -1 on failure. */
-hid_t rec_table_open(hid_t file, const char *path, const struct table *tb)
-{
-	hid_t d = H5Dopen2(file, tb->name, H5P_DEFAULT);
-	if (d < 0)
-		rec_h5_error(path, "cannot open %s", tb->name);
+	rec_h5_close(ftype);
 	return d;
 }
 
-/* Rows in the open table d, or -1 reported. */
-int rec_table_rows(hid_t d, const char *path, const struct table *tb, hsize_t *n)
+/* Write n memory rows into rows [first, first + n) of d (made by rec_table_make with widths
+ * w).  Reports and returns -1. */
+int rec_table_put(hid_t d, const char *path, const struct table *tb, const struct rec_widths *w,
+		  const void *rows, size_t first, size_t n)
 {
-	hid_t space = H5Dget_space(d);
-	int rc = 0;
-	if (space < 0 || H5Sget_simple_extent_ndims(space) != 1 ||
-	    H5Sget_simple_extent_dims(space, n, NULL) < 0)
-		rc = rec_h5_error(path, "cannot read the size of %s", tb->name);
-	rec_h5_close(space);
-	return rc;
-}
-
-/* Append n memory rows (laid out as tb describes) to the open table d; *first gets the
- * index of the first new row when first != NULL.  Reports and returns -1 on failure. */
-int rec_table_append(hid_t d, const char *path, const struct table *tb, const void *rows,
-			size_t n, hsize_t *first)
-{
-	hid_t mtype, fspace = -1, mspace = -1, dxpl = -1;
-	int rc = -1;
-	hsize_t old = 0, count = n, total;
-
-	fspace = H5Dget_space(d);
-	if (fspace < 0 || H5Sget_simple_extent_dims(fspace, &old, NULL) < 0)
-		goto fail;
-	if (first)
-		*first = old;
-	if (n == 0) {
-		rc = 0;
-		goto done;
-	}
-	total = old + count;
-	H5Sclose(fspace);
-	fspace = -1;
-	if (H5Dset_extent(d, &total) < 0 || (fspace = H5Dget_space(d)) < 0 ||
-	    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &old, NULL, &count, NULL) < 0)
-		goto fail;
-	mtype = rec_table_type(tb, 0);
-	mspace = H5Screate_simple(1, &count, NULL);
-	dxpl = rec_h5_dxpl(n, tb->row_size, 0);
-	if (mtype < 0 || mspace < 0 || dxpl < 0 || H5Dwrite(d, mtype, mspace, fspace, dxpl, rows) < 0)
-		goto fail;
-	rc = 0;
-	goto done;
-fail:
-	rc = rec_h5_error(path, "cannot append to %s", tb->name);
-done:
-	rec_h5_close(dxpl);
-	rec_h5_close(mspace);
-	rec_h5_close(fspace);
-	return rc;
-}
-
-/* Read rows [first, first+n) of the open table d into rows, laid out as layout describes
- * (its fields are a subset of the table's; strings are xmalloc'ed, or NULL).  Reports
- * and returns -1 on failure. */
-int rec_table_read(hid_t d, const char *path, const struct table *tb,
-		      const struct table *layout, hsize_t first, hsize_t n, void *rows)
-{
-	hid_t mtype, fspace = -1, mspace = -1, dxpl = -1;
+	hid_t mtype = -1, fspace = -1, mspace = -1;
+	char *buf = NULL;
+	size_t row;
+	hsize_t start = first, count = n;
 	int rc = -1;
 
 	if (n == 0)
 		return 0;
+	mtype = packed_type(tb, w, NULL, 0, &row);
+	if (mtype < 0)
+		goto done;
+	buf = xcalloc(n, row);
+	pack_rows(tb, w, rows, n, row, buf);
 	fspace = H5Dget_space(d);
-	if (fspace < 0 || H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &first, NULL, &n, NULL) < 0)
-		goto fail;
-	mtype = rec_table_type(layout, 0);
-	mspace = H5Screate_simple(1, &n, NULL);
-	dxpl = rec_h5_dxpl(n, layout->row_size, 1);
-	if (mtype < 0 || mspace < 0 || dxpl < 0 || H5Dread(d, mtype, mspace, fspace, dxpl, rows) < 0)
-		goto fail;
+	mspace = H5Screate_simple(1, &count, NULL);
+	if (fspace < 0 || mspace < 0 ||
+	    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &count, NULL) < 0 ||
+	    H5Dwrite(d, mtype, mspace, fspace, H5P_DEFAULT, buf) < 0)
+		goto done;
 	rc = 0;
-	goto done;
-fail:
-	rc = rec_h5_error(path, "cannot read %s", tb->name);
 done:
+	if (rc < 0)
+		rec_h5_error(path, "cannot write %s", tb->name);
+	free(buf);
+	rec_h5_close(mspace);
+	rec_h5_close(fspace);
+	rec_h5_close(mtype);
+	return rc;
+}
+
+/* ---- reading tables ---------------------------------------------------------------- */
+
+/* Open a table's dataset of r; reports and returns -1 on failure. */
+hid_t rec_table_open(struct rec *r, const struct table *tb)
+{
+	hid_t d = H5Dopen2(r->file, tb->name, H5P_DEFAULT);
+	if (d < 0)
+		rec_h5_error(r->path, "cannot open %s", tb->name);
+	return d;
+}
+
+/* Rows in the open table d: a one-dimensional dataset.  Reports and returns -1. */
+int rec_table_rows(struct rec *r, hid_t d, const struct table *tb, size_t *n)
+{
+	hid_t space = H5Dget_space(d);
+	hsize_t dims = 0;
+	int rc = -1;
+	*n = 0;
+	if (space < 0 || H5Sget_simple_extent_ndims(space) != 1 ||
+	    H5Sget_simple_extent_dims(space, &dims, NULL) < 0)
+		rec_h5_error(r->path, "cannot read %s: not a one-dimensional table", tb->name);
+	else if (dims > r->max_bytes)
+		error("'%s': cannot read %s: it claims %llu rows, more than the file can hold", r->path, tb->name,
+		      (unsigned long long)dims);
+	else {
+		*n = (size_t)dims;
+		rc = 0;
+	}
+	rec_h5_close(space);
+	return rc;
+}
+
+/* The stored widths of layout's fields in the dataset type ftype, after checking that each
+ * is there with the class its kind needs (integers, floats, strings; a string
+ * variable-length only in a version 1 file: vlen[k] set).  Reports and returns -1. */
+static int stored_widths(struct rec *r, hid_t ftype, const struct table *tb,
+			 const struct table *layout, struct rec_widths *w, int *vlen)
+{
+	if (H5Tget_class(ftype) != H5T_COMPOUND)
+		return error("'%s': cannot read %s: not a table (its type is not compound)", r->path, tb->name);
+	for (size_t k = 0; k < layout->nfields; k++) {
+		const struct field *f = &layout->fields[k];
+		int idx = H5Tget_member_index(ftype, f->name);
+		hid_t mt = idx >= 0 ? H5Tget_member_type(ftype, (unsigned)idx) : -1;
+		if (mt < 0) {
+			H5Eclear2(H5E_DEFAULT);
+			return error("'%s': cannot read %s: no field '%s'", r->path, tb->name, f->name);
+		}
+		H5T_class_t cls = H5Tget_class(mt);
+		size_t size = H5Tget_size(mt);
+		htri_t isv = cls == H5T_STRING ? H5Tis_variable_str(mt) : 0;
+		if (cls == H5T_STRING)
+			w->ascii[k] = H5Tget_cset(mt) == H5T_CSET_ASCII;
+		H5Tclose(mt);
+		const char *want = NULL;
+		vlen[k] = 0;
+		switch (f->kind) {
+		case K_I64: case K_I32: case K_FLAG:
+			if (cls != H5T_INTEGER || size < 1 || size > 8)
+				want = "an integer";
+			break;
+		case K_F64:
+			if (cls != H5T_FLOAT || (size != 4 && size != 8))
+				want = "a floating-point number";
+			break;
+		case K_STR: case K_FIX:
+			if (cls != H5T_STRING || isv < 0)
+				want = "a string";
+			else if (isv > 0 && (r->version >= 2 || f->kind == K_FIX))
+				want = "a fixed-length string";
+			else if (isv > 0)
+				vlen[k] = 1;
+			else if (size < 1 || size > REC_STR_MAX)
+				want = "a string of sane length";
+			else
+				w->w[k] = size;
+			break;
+		}
+		if (want)
+			return error("'%s': cannot read %s: field '%s' is not %s", r->path, tb->name, f->name, want);
+	}
+	return 0;
+}
+
+static void *h5_vlen_alloc(size_t n, void *info)
+{
+	(void)info;
+	return xmalloc(n);
+}
+
+static void h5_vlen_free(void *p, void *info)
+{
+	(void)info;
+	free(p);
+}
+
+/* Read rows [first, first+n) of the open table d into rows, laid out as layout describes
+ * (its fields a subset of the table's, matched by name; strings heap, never NULL), after
+ * checking the dataset's rank, size and field types.  Reports and returns -1 on failure
+ * (rows then hold no strings). */
+int rec_table_read(struct rec *r, hid_t d, const struct table *tb, const struct table *layout,
+		   size_t first, size_t n, void *rows)
+{
+	hid_t ftype = -1, mtype = -1, fspace = -1, mspace = -1, dxpl = -1;
+	struct rec_widths w;
+	int vlen[REC_MAX_FIELDS];
+	size_t total, row;
+	char *buf = NULL;
+	int rc = -1, any_vlen = 0;
+	hsize_t start = first, count = n;
+
+	if (n == 0)
+		return 0;
+	memset(rows, 0, n * layout->row_size);
+	if (rec_table_rows(r, d, tb, &total) < 0)
+		return -1;
+	if (first > total || n > total - first)
+		return error("'%s': cannot read %s: rows %zu to %zu asked for, the table has %zu", r->path,
+			     tb->name, first, first + n, total);
+	rec_widths_init(layout, &w);
+	ftype = H5Dget_type(d);
+	if (ftype < 0) {
+		rec_h5_error(r->path, "cannot read the type of %s", tb->name);
+		goto done;
+	}
+	if (stored_widths(r, ftype, tb, layout, &w, vlen) < 0)
+		goto done;
+	for (size_t k = 0; k < layout->nfields; k++)
+		any_vlen |= vlen[k];
+	mtype = packed_type(layout, &w, vlen, 0, &row);
+	if (mtype < 0 || row == 0 || n > r->max_bytes / row) {
+		if (mtype >= 0)
+			error("'%s': cannot read %s: %zu rows of %zu bytes are more than the file can hold",
+			      r->path, tb->name, n, row);
+		else
+			rec_h5_error(r->path, "cannot read %s", tb->name);
+		goto done;
+	}
+	buf = xcalloc(n, row);
+	fspace = H5Dget_space(d);
+	mspace = H5Screate_simple(1, &count, NULL);
+	dxpl = H5Pcreate(H5P_DATASET_XFER);
+	if (fspace < 0 || mspace < 0 || dxpl < 0 ||
+	    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &count, NULL) < 0 ||
+	    (any_vlen && H5Pset_vlen_mem_manager(dxpl, h5_vlen_alloc, NULL, h5_vlen_free, NULL) < 0) ||
+	    H5Dread(d, mtype, mspace, fspace, dxpl, buf) < 0) {
+		rec_h5_error(r->path, "cannot read %s", tb->name);
+		goto done;
+	}
+	unpack_rows(layout, &w, vlen, buf, n, row, rows);
+	rc = 0;
+done:
+	free(buf);
 	rec_h5_close(dxpl);
 	rec_h5_close(mspace);
 	rec_h5_close(fspace);
+	rec_h5_close(mtype);
+	rec_h5_close(ftype);
 	return rc;
 }
 
@@ -424,106 +605,11 @@ void rec_free_rows(const struct table *tb, void *rows, size_t n)
 	free(rows);
 }
 
-/* Drop rows whose unit is >= nunits from the tail of a table (rows are in unit order,
- * so such rows can only be the leftovers of an append that was cut off), or, when
- * limit >= 0, every row from limit on. */
-static int table_trim(hid_t file, const char *path, const struct table *tb, int64_t nunits,
-		      int64_t limit)
+/* Rows in the named table of r, or -1 reported. */
+int rec_table_count(struct rec *r, const struct table *tb, size_t *n)
 {
-	hsize_t n, keep;
-	hid_t d = rec_table_open(file, path, tb);
-	int rc = -1;
-	if (d < 0 || rec_table_rows(d, path, tb, &n) < 0)
-		goto done;
-	keep = n;
-	if (limit >= 0 && (hsize_t)limit < n)
-		keep = (hsize_t)limit;
-	struct unit_ref buf[1024];
-	while (limit < 0 && keep > 0) {
-		hsize_t k = keep < ARRAY_SIZE(buf) ? keep : ARRAY_SIZE(buf);
-		if (rec_table_read(d, path, tb, &rec_t_unit_ref, keep - k, k, buf) < 0)
-			goto done;
-		hsize_t j = k;
-		while (j > 0 && buf[j - 1].unit >= nunits)
-			j--;
-		keep -= k - j;
-		if (j > 0)
-			break;
-	}
-	if (keep < n) {
-		if (H5Dset_extent(d, &keep) < 0) {
-			rec_h5_error(path, "cannot trim %s", tb->name);
-			goto done;
-		}
-		warning("'%s': dropped %llu rows of %s left by an interrupted write", path,
-			(unsigned long long)(n - keep), tb->name);
-	}
-	rc = 0;
-done:
+	hid_t d = rec_table_open(r, tb);
+	int rc = d < 0 ? -1 : rec_table_rows(r, d, tb, n);
 	rec_h5_close(d);
 	return rc;
-}
-
-/* Rows in the named table of file, or -1 reported. */
-int rec_table_count(hid_t file, const char *path, const struct table *tb, hsize_t *n)
-{
-	hid_t d = rec_table_open(file, path, tb);
-	int rc = d < 0 ? -1 : rec_table_rows(d, path, tb, n);
-	rec_h5_close(d);
-	return rc;
-}
-
-/* Rows past a table's end can still hold what an interrupted write put in its chunks:
- * growing into them later would make HDF5 free the variable-length strings they seem to
- * hold ("bad global heap collection signature").  Growing the table by SCRUB_ROWS and
- * shrinking it back makes HDF5 delete the chunks past the end and fill the rest of the
- * last chunk with the fill value. */
-#define SCRUB_ROWS ((hsize_t)1 << 20)
-
-static int table_scrub(hid_t file, const char *path, const struct table *tb)
-{
-	hsize_t n, big;
-	hid_t d = rec_table_open(file, path, tb);
-	int rc = -1;
-	if (d < 0 || rec_table_rows(d, path, tb, &n) < 0)
-		goto done;
-	big = n + SCRUB_ROWS;
-	if (H5Dset_extent(d, &big) < 0 || H5Dset_extent(d, &n) < 0) {
-		rec_h5_error(path, "cannot clear the rows past the end of %s", tb->name);
-		goto done;
-	}
-	rc = 0;
-done:
-	rec_h5_close(d);
-	return rc;
-}
-
-/* Make the tables agree with /units after an append that was cut off, and clear what it
- * left past their ends. */
-int rec_trim_all(hid_t file, const char *path)
-{
-	hsize_t nunits;
-	struct sample_span last = { 0, 0 };
-	hid_t d = rec_table_open(file, path, &rec_t_units);
-	int rc = d < 0 ? -1 : rec_table_rows(d, path, &rec_t_units, &nunits);
-	if (rc == 0 && nunits > 0)
-		rc = rec_table_read(d, path, &rec_t_units, &rec_t_sample_span, nunits - 1, 1, &last);
-	rec_h5_close(d);
-	if (rc < 0)
-		return -1;
-	const struct table *const child[] = { &rec_t_trials, &rec_t_choices, &rec_t_measures,
-					      &rec_t_trial_samples, &rec_t_spaces,
-					      &rec_t_space_values, &rec_t_space_vendors,
-					      &rec_t_space_invalid };
-	for (size_t k = 0; k < ARRAY_SIZE(child); k++)
-		if (table_trim(file, path, child[k], (int64_t)nunits, -1) < 0)
-			return -1;
-	/* Samples end exactly where the last unit's end. */
-	if (table_trim(file, path, &rec_t_samples, (int64_t)nunits,
-		       last.sample_first + last.sample_count) < 0)
-		return -1;
-	for (size_t k = 0; k < REC_NTABLES; k++)
-		if (rec_all_tables[k] != &rec_t_plan && table_scrub(file, path, rec_all_tables[k]) < 0)
-			return -1;
-	return 0;
 }

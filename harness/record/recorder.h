@@ -1,8 +1,10 @@
 /* recorder.h: the results file (HDF5, layout version 2, docs/results-format.md; version 1
- * files are read too).
- * Only the scheduler's process writes it; workers stream records to the scheduler.
- * Every rec_append_unit() leaves the file complete and consistent on disk before it
- * returns, so a crash or kill -9 between units loses nothing that had finished. */
+ * files are read too) and the run's write-ahead journal.
+ * Only the scheduler's process writes; workers stream records to the scheduler.  Nothing
+ * is ever changed in place: every file is built in memory and written whole, atomically
+ * (temporary file, fsync, rename), so a kill -9 or a full disk loses at most the file being
+ * written (docs/reliability.md).  A run writes each finished unit to its journal before the
+ * next starts; the results file is assembled from the journal. */
 #ifndef HARNESS_RECORDER_H
 #define HARNESS_RECORDER_H
 
@@ -75,6 +77,7 @@ struct rec_cell {
 #define REC_STATUS_INCORRECT     "incorrect"      /* no config passed the reference check */
 #define REC_STATUS_BAD_OUTPUT    "bad-output"     /* the worker's records broke the protocol */
 #define REC_STATUS_INTERRUPTED   "interrupted"    /* the harness was stopped during the unit */
+#define REC_STATUS_SKIPPED       "skipped"        /* a warm probe whose cold unit's cache is gone */
 
 struct rec_unit {
 	int64_t id;          /* plan id */
@@ -190,23 +193,72 @@ struct rec_unit_data {
 void rec_unit_data_init(struct rec_unit_data *u);
 void rec_unit_data_release(struct rec_unit_data *u); /* frees every string and array */
 
-struct rec; /* an open results file */
+struct rec; /* a results file open for reading */
 
-/* Create path (must not exist) with meta and plan.  Returns 0 and *out, or reports and -1. */
-int rec_create(const char *path, const struct rec_meta *meta, const struct rec_plan *plan,
-	       size_t nplan, struct rec **out);
-/* Open an existing results file; writable for --resume.  Reports and returns -1 when the
- * file is missing, not HDF5, or not a harness results file of a known version. */
+/* Open a results file (or a journal file) for reading.  Reports and returns -1 when the file
+ * is missing, not HDF5, or not a harness results file of a known version.  writable must
+ * be 0 (files are never changed in place). */
 int rec_open(const char *path, int writable, struct rec **out);
-/* Write one finished unit (all its rows) and flush.  SIGINT/SIGTERM are held off while
- * writing.  Reports and returns -1 on failure. */
-int rec_append_unit(struct rec *r, const struct rec_unit_data *u);
-/* Set or replace one /run attribute (for end_utc, status) and flush. */
-int rec_set_meta(struct rec *r, const char *key, const char *value);
-/* The layout version of the open file (1 or 2).  Version 1 files are read-only. */
+/* The layout version of the open file (1 or 2). */
 int rec_format_version(const struct rec *r);
 /* Close; reports and returns -1 on failure. NULL is a no-op. */
 int rec_close(struct rec *r);
+
+/* ---- writing a whole results file -------------------------------------------------- */
+
+/* Where rec_write_results() gets its units, n of them, in the order the file lists them.
+ * get() gives unit i: it points *out at a unit of its own, or fills scratch (initialised;
+ * the writer releases it) and leaves *out NULL.  With headers != 0 it may leave out the
+ * sample and trial-sample arrays (NULL) as long as their counts are right: the writer's
+ * first pass only sizes the tables.  get() reports and returns -1 on failure. */
+struct rec_unit_source {
+	size_t n;
+	int (*get)(void *ctx, size_t i, int headers, struct rec_unit_data *scratch,
+		   const struct rec_unit_data **out);
+	void *ctx;
+};
+/* Build the results file in memory (meta, plan, the units' rows; cells by name into one
+ * run-wide table) and write it to path atomically: path is either as it was or the whole
+ * new file.  excl: never replace an existing path (an error).  Reports and returns -1
+ * (nothing then changed on disk). */
+int rec_write_results(const char *path, int excl, const struct rec_meta *meta,
+		      const struct rec_plan *plan, size_t nplan, const struct rec_unit_source *src);
+
+/* ---- the write-ahead journal of a run (docs/results-format.md, "The journal") ---------
+ *
+ * RUNDIR/journal/ holds run.h5 (the metadata, the recorded files and the plan; rewritten
+ * whole when the metadata changes) and unit-NNNN.h5 for every finished unit (NNNN its plan
+ * id), each written atomically and verified by reading it back before the next unit
+ * starts.  A journal file is a results file (same layout) with a root attribute `journal`
+ * ("run" or "unit").  One process at a time holds a journal (a lock on journal/lock). */
+struct rec_journal;
+/* Make RUNDIR/journal (must not exist) and its run.h5.  Reports and returns -1. */
+int rec_journal_create(const char *rundir, const struct rec_meta *meta,
+		       const struct rec_plan *plan, size_t nplan, struct rec_journal **out);
+/* Take RUNDIR's journal and read its run.h5; writes nothing.  Reports and returns -1
+ * (no journal, another process holds it, or run.h5 unreadable). */
+int rec_journal_open(const char *rundir, struct rec_journal **out);
+/* The journal's metadata and plan (owned by the journal). */
+const struct rec_meta *rec_journal_meta(const struct rec_journal *j);
+const struct rec_plan *rec_journal_plan(const struct rec_journal *j, size_t *n);
+/* Set n key/value pairs (kv[2i], kv[2i+1]) of the metadata and rewrite run.h5 once.
+ * Reports and returns -1 (run.h5 then as it was). */
+int rec_journal_set_meta(struct rec_journal *j, const char *const *kv, size_t n);
+/* Write a finished unit (its plan id u->unit.id) to the journal, read it back and verify it
+ * (every table readable and checksummed, every sample as written, and positive where the
+ * unit is ok).  Reports and returns -1; a unit file that fails verification is removed. */
+int rec_journal_write_unit(struct rec_journal *j, const struct rec_unit_data *u);
+/* The units the journal holds, verified as rec_journal_write_unit does, in plan-id order
+ * (*units heap, free with rec_units_free).  Removes what an interrupted write left
+ * (temporary files) and unit files that fail verification (warning: they run again).
+ * Reports and returns -1 only when the folder cannot be read. */
+int rec_journal_scan(struct rec_journal *j, struct rec_unit **units, size_t *n);
+/* Release the journal (and its lock).  NULL is a no-op. */
+void rec_journal_close(struct rec_journal *j);
+/* Assemble a results file at out (atomically: rec_write_results) from the journals of the
+ * n run folders: the metadata and plan of the first, the verified units of each in plan-id
+ * order.  Reports and returns -1 (out then as it was). */
+int rec_assemble(const char *const *rundirs, size_t n, const char *out);
 
 /* Reading (caller releases what it gets). */
 int rec_read_meta(struct rec *r, struct rec_meta *out);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -55,7 +56,9 @@ struct run {
 	struct experiment *exp;
 	struct mode_backend *mb;  /* per experiment mode */
 	char *h5path, *dir, *exp_copy;
-	struct rec *rec;
+	struct rec_journal *jr;   /* the run's write-ahead journal (dir/journal) */
+	int64_t session_ns;       /* when this session started (util_now_ns) */
+	int64_t assemble_ns;      /* time spent assembling the results file so far */
 	struct rec_plan *plan;
 	size_t nplan;
 	char **cache_of;  /* per plan id: the unit's cache dir (heap) once known */
@@ -262,6 +265,80 @@ static void summ_unit(struct run *r, const struct rec_unit_data *u)
 	free(med);
 }
 
+/* An ok unit's samples must all be positive (a unit is ok only if its samples are): one
+ * that is not is recorded as bad output. */
+static void check_samples(struct rec_unit_data *u)
+{
+	if (strcmp(u->unit.status, REC_STATUS_OK))
+		return;
+	for (size_t i = 0; i < u->nsamples; i++) {
+		if (u->sample_ns[i] > 0)
+			continue;
+		free(u->unit.status);
+		free(u->unit.message);
+		u->unit.status = xstrdup(REC_STATUS_BAD_OUTPUT);
+		u->unit.message = xasprintf("sample %zu of cell '%s' is %" PRId64 " ns: not a timing",
+					    i, u->cells[u->sample_cell[i]].name, u->sample_ns[i]);
+		return;
+	}
+}
+
+/* Assemble the results file from the journal (rec_assemble).  -1 reported. */
+static int assemble(struct run *r)
+{
+	const char *dirs[1] = { r->dir };
+	int64_t t0 = util_now_ns();
+	int rc = rec_assemble(dirs, 1, r->h5path);
+	r->assemble_ns += util_now_ns() - t0;
+	return rc;
+}
+
+/* After a unit: the results file assembled anew, unless that would take the time spent
+ * assembling past 1% of the session's wall time (a long run's file is then assembled at
+ * the end, at a stop or by --resume; the journal holds every finished unit regardless).
+ * -1 reported. */
+static int maybe_assemble(struct run *r)
+{
+	int64_t elapsed = util_now_ns() - r->session_ns;
+	if (r->assemble_ns * 100 > elapsed)
+		return 0;
+	return assemble(r);
+}
+
+/* Record warm probe p as skipped: its cold unit's cache directory is gone.  0 recorded,
+ * -1 failed. */
+static int record_skipped(struct run *r, const struct rec_plan *p, const char *cache)
+{
+	struct rec_unit_data u;
+	char t[32];
+	rec_unit_data_init(&u);
+	util_utc_now(t);
+	const char *base = strrchr(r->dir, '/') ? strrchr(r->dir, '/') + 1 : r->dir;
+	u.unit = (struct rec_unit){
+		.id = p->id, .mode = xstrdup(p->mode), .repeat = p->repeat, .block = p->block,
+		.position = p->position, .warm = 1, .cache_dir = xstrdup(cache),
+		.status = xstrdup(REC_STATUS_SKIPPED), .exit_code = 0, .start_utc = xstrdup(t),
+		.end_utc = xstrdup(t),
+		.stdout_log = xasprintf("%s/logs/u%04" PRId64 ".out", base, p->id),
+		.stderr_log = xasprintf("%s/logs/u%04" PRId64 ".err", base, p->id),
+		.argv_json = xstrdup("[]"), .env_json = xstrdup("{}"),
+		.message = xasprintf("not run: its cold unit's cache directory '%s' is gone (deleted "
+				     "before --resume); a warm probe cannot be measured without it",
+				     cache),
+	};
+	warning("unit %" PRId64 " (warm probe of %s) skipped: its cold unit's cache directory "
+		"'%s' is gone", p->id, p->mode, cache);
+	r->nfailed++;
+	int rc = rec_journal_write_unit(r->jr, &u);
+	if (rc == 0) {
+		r->done[p->id] = 1;
+		progress_unit_end(&r->prog, p->mode, u.unit.status);
+		rc = maybe_assemble(r);
+	}
+	rec_unit_data_release(&u);
+	return rc;
+}
+
 /* Run plan entry p in a cache directory of its own (a warm probe: its cold unit's) and
  * append it to the results file.  0 recorded, 1 stopped (not recorded), -1 failed. */
 static int run_unit(struct run *r, const struct rec_plan *p)
@@ -284,7 +361,19 @@ static int run_unit(struct run *r, const struct rec_plan *p)
 			goto done;
 		}
 		cache = xstrdup(r->cache_of[p->warm_of]);
+		struct stat cst;
+		if (stat(cache, &cst) < 0 || !S_ISDIR(cst.st_mode)) {
+			/* Resumed after the cache was deleted: the probe cannot measure a warm
+			 * cache, and re-running its cold unit would record that unit twice. */
+			ret = record_skipped(r, p, cache);
+			goto done;
+		}
 	} else {
+		char *cdir = xasprintf("%s/cache", r->dir);
+		int mk = util_mkdir_p(cdir, 0700); /* a resumed run's cache/ may be gone */
+		free(cdir);
+		if (mk)
+			goto done;
 		cache = xasprintf("%s/cache/u%04" PRId64 "-XXXXXX", r->dir, p->id);
 		if (!mkdtemp(cache)) {
 			error_errno("cannot create the cache directory '%s'", cache);
@@ -344,14 +433,16 @@ static int run_unit(struct run *r, const struct rec_plan *p)
 		ret = ur; /* 1: an interrupted unit is not recorded: --resume runs it again */
 		goto done;
 	}
+	check_samples(&u);
 	if (strcmp(x->status, REC_STATUS_OK))
 		r->nfailed++;
-	if (rec_append_unit(r->rec, &u))
+	/* In the journal, verified, before the next unit starts. */
+	if (rec_journal_write_unit(r->jr, &u))
 		goto done;
 	r->done[p->id] = 1;
 	summ_unit(r, &u);
 	progress_unit_end(&r->prog, p->mode, x->status);
-	ret = 0;
+	ret = maybe_assemble(r) ? -1 : 0;
 done:
 	unitenv_free(env);
 	unitenv_free(argv);
@@ -559,7 +650,8 @@ static int start_new(struct run *r)
 	r->exp_copy = xasprintf("%s/experiment.toml", r->dir);
 	if (util_write_file(r->exp_copy, r->exp->text, r->exp->text_len, 0444))
 		goto done;
-	if (rec_create(r->h5path, &m, r->plan, r->nplan, &r->rec))
+	/* The journal first, then the (empty) results file assembled from it. */
+	if (rec_journal_create(r->dir, &m, r->plan, r->nplan, &r->jr) || assemble(r))
 		goto done;
 	if (!r->o->quiet) {
 		char *phrase = backends_phrase(r);
@@ -613,27 +705,118 @@ done:
 	return ret;
 }
 
-/* Reopen a run for --resume: the experiment must hash to what the run recorded. */
-static int start_resume(struct run *r, int *usage)
+/* The run folder and results file of --resume ARG: ARG is the results file X.h5 (which
+ * need not exist: a run killed before its first assembly has only X/journal) or the run
+ * folder X itself. */
+static void resume_paths(struct run *r, const char *arg)
 {
+	struct stat st;
+	size_t l = strlen(arg);
+	while (l > 1 && arg[l - 1] == '/')
+		l--;
+	if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
+		r->dir = xstrndup(arg, l);
+		r->h5path = xasprintf("%s.h5", r->dir);
+		return;
+	}
+	r->h5path = xstrdup(arg);
+	r->dir = l > 3 && !strcmp(arg + l - 3, ".h5") ? xstrndup(arg, l - 3)
+						      : xasprintf("%s.d", arg);
+}
+
+/* 1 when the results file exists and already says what the journal says: the same status
+ * and end time and as many units. */
+static int results_current(const struct run *r, size_t nunits)
+{
+	struct rec *f = NULL;
 	struct rec_meta m;
+	struct rec_unit *u = NULL;
+	size_t n = 0;
+	int same = 0;
 	rec_meta_init(&m);
+	if (access(r->h5path, F_OK) < 0)
+		return 0;
+	const struct rec_meta *jm = rec_journal_meta(r->jr);
+	const char *js = rec_meta_get(jm, "status"), *je = rec_meta_get(jm, "end_utc");
+	if (rec_open(r->h5path, 0, &f) == 0 && rec_read_meta(f, &m) == 0 &&
+	    rec_read_units(f, &u, &n) == 0) {
+		const char *fs = rec_meta_get(&m, "status"), *fe = rec_meta_get(&m, "end_utc");
+		same = n == nunits && js && fs && je && fe && !strcmp(js, fs) && !strcmp(je, fe);
+	}
+	rec_units_free(u, n);
+	rec_meta_release(&m);
+	rec_close(f);
+	return same;
+}
+
+/* Remove what an interrupted assembly left beside the results file (X.h5.tmp-*). */
+static void remove_results_temps(const struct run *r)
+{
+	const char *slash = strrchr(r->h5path, '/');
+	char *folder = slash ? xstrndup(r->h5path, (size_t)(slash - r->h5path) + 1) : xstrdup("./");
+	char *prefix = xasprintf("%s.tmp-", slash ? slash + 1 : r->h5path);
+	DIR *d = opendir(folder);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (strncmp(e->d_name, prefix, strlen(prefix)))
+			continue;
+		char *p = xasprintf("%s%s", folder, e->d_name);
+		if (unlink(p) == 0)
+			warning("'%s': removed, left by an interrupted write", p);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(prefix);
+	free(folder);
+}
+
+/* Reopen a run for --resume from its journal.  The experiment is the run folder's copy
+ * (or the one given, which must be the same bytes), checked against the recorded SHA-256
+ * before anything is written: a refused resume changes nothing.  *complete is set when
+ * every unit is recorded and the results file already says so (nothing to do). */
+static int start_resume(struct run *r, int *usage, int *complete)
+{
 	int ret = -1;
 	struct rec_unit *units = NULL;
-	size_t nunits = 0;
+	size_t nunits = 0, jn = 0;
 	*usage = 1;
-	if (rec_open(r->o->resume, 1, &r->rec))
+	*complete = 0;
+	resume_paths(r, r->o->resume);
+	char *jdir = xasprintf("%s/journal", r->dir);
+	struct stat jst;
+	int has_journal = stat(jdir, &jst) == 0;
+	free(jdir);
+	if (!has_journal) {
+		struct rec *old = NULL;
+		if (access(r->h5path, F_OK) < 0)
+			error("cannot resume '%s': no such file, and its run folder '%s' has no "
+			      "journal (a run stopped before it recorded anything: start it again)",
+			      r->h5path, r->dir);
+		else if (rec_open(r->h5path, 0, &old) == 0 &&
+			 rec_format_version(old) < REC_FORMAT_VERSION)
+			error("'%s': results format version %d is read-only for this harness (it "
+			      "resumes runs from their journal)", r->h5path, rec_format_version(old));
+		else if (old)
+			error("'%s': its run folder '%s' has no journal; cannot resume it", r->h5path,
+			      r->dir);
+		rec_close(old);
 		goto done;
-	if (rec_read_meta(r->rec, &m))
+	}
+	if (rec_journal_open(r->dir, &r->jr))
 		goto done;
-	const char *sha = rec_meta_get(&m, "experiment_sha256");
-	const char *path = r->o->experiment ? r->o->experiment : rec_meta_get(&m, "experiment_path");
-	const char *backend = rec_meta_get(&m, "backend");
-	if (!sha || !path || !backend) {
+	const struct rec_meta *m = rec_journal_meta(r->jr);
+	const char *sha = rec_meta_get(m, "experiment_sha256");
+	const char *backend = rec_meta_get(m, "backend");
+	if (!sha || !backend) {
 		error("'%s' lacks the run metadata needed to resume", r->o->resume);
 		goto done;
 	}
-	if (experiment_load(path, &r->exp))
+	r->exp_copy = xasprintf("%s/experiment.toml", r->dir);
+	const char *path = r->o->experiment ? r->o->experiment : r->exp_copy;
+	/* Its hypothesis files were recorded when the run started and are not read again:
+	 * the run folder's copy lies away from them. */
+	if (experiment_load_flags(path, EXPERIMENT_NO_FILE_CHECKS, &r->exp))
 		goto done;
 	if (strcmp(sha, r->exp->sha256)) {
 		error("'%s' has changed since the run started (SHA-256 %.12s..., recorded %.12s...); "
@@ -641,14 +824,11 @@ static int start_resume(struct run *r, int *usage)
 		      path, r->exp->sha256, sha, r->o->resume);
 		goto done;
 	}
-	if (resume_backends(r, &m))
+	if (resume_backends(r, m))
 		goto done;
-	r->h5path = xstrdup(r->o->resume);
-	size_t l = strlen(r->h5path);
-	r->dir = l > 3 && !strcmp(r->h5path + l - 3, ".h5") ? xstrndup(r->h5path, l - 3)
-							     : xasprintf("%s.d", r->h5path);
 	if (make_dir_absolute(r))
 		goto done;
+	free(r->exp_copy);
 	r->exp_copy = xasprintf("%s/experiment.toml", r->dir);
 	if (access(r->exp_copy, R_OK) < 0) {
 		error_errno("cannot read the run's experiment copy '%s'", r->exp_copy);
@@ -657,28 +837,49 @@ static int start_resume(struct run *r, int *usage)
 	*usage = 0;
 	if (plan_build(r->exp, &r->plan, &r->nplan))
 		goto done;
+	const struct rec_plan *jp = rec_journal_plan(r->jr, &jn);
+	int same = jn == r->nplan;
+	for (size_t i = 0; same && i < jn; i++)
+		same = !strcmp(jp[i].mode, r->plan[i].mode) && jp[i].warm == r->plan[i].warm &&
+		       jp[i].warm_of == r->plan[i].warm_of && jp[i].block == r->plan[i].block;
+	if (!same) {
+		*usage = 1;
+		error("'%s': the experiment's plan is not the one the run recorded; refusing to "
+		      "resume", r->o->resume);
+		goto done;
+	}
 	r->done = xcalloc(r->nplan, sizeof(*r->done));
 	r->cache_of = xcalloc(r->nplan, sizeof(*r->cache_of));
-	if (rec_read_units(r->rec, &units, &nunits))
+	/* From here on the journal may be tidied: interrupted writes, units that fail
+	 * verification (they run again). */
+	remove_results_temps(r);
+	if (rec_journal_scan(r->jr, &units, &nunits))
 		goto done;
+	size_t ndone = 0;
 	for (size_t i = 0; i < nunits; i++) {
 		int64_t id = units[i].id;
-		if (id < 0 || (size_t)id >= r->nplan || strcmp(units[i].mode, r->plan[id].mode)) {
-			error("'%s' holds unit %" PRId64 " that is not in the experiment's plan",
-			      r->o->resume, id);
-			goto done;
-		}
 		r->done[id] = 1;
+		ndone++;
+		if (strcmp(units[i].status, REC_STATUS_OK))
+			r->nfailed++;
 		if (!units[i].warm) {
 			free(r->cache_of[id]);
 			r->cache_of[id] = xstrdup(units[i].cache_dir);
 		}
 	}
-	rec_set_meta(r->rec, "status", "running");
+	const char *st = rec_meta_get(m, "status");
+	if (ndone == r->nplan && st && strcmp(st, "running") && strcmp(st, "interrupted") &&
+	    results_current(r, nunits)) {
+		*complete = 1;
+		ret = 0;
+		goto done;
+	}
+	const char *kv[] = { "status", "running" };
+	if (rec_journal_set_meta(r->jr, kv, 1))
+		goto done;
 	ret = 0;
 done:
 	rec_units_free(units, nunits);
-	rec_meta_release(&m);
 	return ret;
 }
 
@@ -686,7 +887,7 @@ enum sched_outcome sched_run(const struct sched_opts *o, struct sched_result *re
 {
 	struct run r = { .o = o };
 	enum sched_outcome ret = SCHED_ERROR;
-	int usage = 0;
+	int usage = 0, complete = 0;
 	struct sigaction sa = { .sa_handler = on_stop }, old_int, old_term;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
@@ -701,10 +902,19 @@ enum sched_outcome sched_run(const struct sched_opts *o, struct sched_result *re
 		goto done;
 	}
 	r.self[sl] = '\0';
+	r.session_ns = util_now_ns();
 
 	if (o->resume) {
-		if (start_resume(&r, &usage)) {
+		if (start_resume(&r, &usage, &complete)) {
 			ret = usage ? SCHED_REFUSED : SCHED_ERROR;
+			goto done;
+		}
+		if (complete) {
+			if (!o->quiet)
+				fprintf(stderr, "harness: '%s' is complete: every unit is recorded; "
+						"nothing to do\n", r.h5path);
+			print_summary(&r);
+			ret = r.nfailed ? SCHED_UNIT_FAILED : SCHED_ALL_OK;
 			goto done;
 		}
 	} else {
@@ -741,20 +951,21 @@ enum sched_outcome sched_run(const struct sched_opts *o, struct sched_result *re
 			break;
 		}
 	}
-	char t[32];
+	char t[32], rss_self[32], rss_units[32];
 	util_utc_now(t);
 	const char *status = stop_signal ? "interrupted" : failed_infra ? "failed" : "complete";
-	rec_set_meta(r.rec, "end_utc", t);
-	rec_set_meta(r.rec, "status", status);
 	/* Peak memory: the scheduler's own, and the largest unit's. */
 	struct rusage ru;
-	char kb[32];
 	getrusage(RUSAGE_SELF, &ru);
-	snprintf(kb, sizeof(kb), "%ld", ru.ru_maxrss);
-	rec_set_meta(r.rec, "harness_peak_rss_kb", kb);
+	snprintf(rss_self, sizeof(rss_self), "%ld", ru.ru_maxrss);
 	getrusage(RUSAGE_CHILDREN, &ru);
-	snprintf(kb, sizeof(kb), "%ld", ru.ru_maxrss);
-	rec_set_meta(r.rec, "units_peak_rss_kb", kb);
+	snprintf(rss_units, sizeof(rss_units), "%ld", ru.ru_maxrss);
+	const char *kv[] = { "end_utc", t, "status", status, "harness_peak_rss_kb", rss_self,
+			     "units_peak_rss_kb", rss_units };
+	/* The journal's run.h5 says how the run ended; the results file is assembled from
+	 * the journal (a full disk fails both, reported; the journal keeps every unit). */
+	if (rec_journal_set_meta(r.jr, kv, ARRAY_SIZE(kv) / 2) || assemble(&r))
+		failed_infra = 1;
 	if (stop_signal) {
 		progress_clear(&r.prog);
 		fprintf(stderr, "harness: stopped by signal %d; finished units are in '%s'; continue "
@@ -766,9 +977,8 @@ enum sched_outcome sched_run(const struct sched_opts *o, struct sched_result *re
 	      : failed_infra ? SCHED_ERROR
 	      : r.nfailed ? SCHED_UNIT_FAILED : SCHED_ALL_OK;
 done:
-	if (rec_close(r.rec) && ret == SCHED_ALL_OK)
-		ret = SCHED_ERROR;
-	r.rec = NULL;
+	rec_journal_close(r.jr);
+	r.jr = NULL;
 	if (r.h5path && access(r.h5path, F_OK) == 0) {
 		res->results_path = r.h5path;
 		r.h5path = NULL;

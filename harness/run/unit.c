@@ -74,7 +74,8 @@ static int watch(const struct unit_spec *s, struct spawn *sp, struct proto_in *i
 		 struct progress *prog, volatile sig_atomic_t *stop, struct spawn_status *st,
 		 int *timed_out, int *stopped)
 {
-	int64_t deadline = util_now_ns() + (int64_t)(s->timeout_s * 1e9);
+	int64_t now0 = util_now_ns(), budget = util_s_to_ns(s->timeout_s);
+	int64_t deadline = budget > INT64_MAX - now0 ? INT64_MAX : now0 + budget;
 	int64_t kill_at = 0; /* when SIGKILL follows the SIGTERM already sent */
 	int open = 1;
 	char buf[65536];

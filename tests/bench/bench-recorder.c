@@ -3,11 +3,15 @@
  * usage: bench-recorder [DIR [SCENARIO]]
  *   DIR: where the scratch files go (default $TMPDIR or /tmp); SCENARIO: run only that one
  *
- * Each scenario creates a fresh results file, appends units of realistic shape (10 cells,
- * 30 tuning trials, high-entropy timings) through rec_append_unit exactly as the
- * scheduler does, closes it, and prints one line:
+ * Each scenario makes a fresh run folder, writes units of realistic shape (10 cells,
+ * 30 tuning trials, high-entropy timings) to its journal exactly as the scheduler does
+ * (rec_journal_write_unit: built in memory, written, fsynced, renamed, read back and
+ * verified), then assembles the results file from the journal (rec_assemble), and prints
+ * one line:
  *   scenario=<name> units=<n> samples=<n> seconds=<s> msamples_per_s=<r> file_mb=<m>
- *   bytes_per_sample=<b> peak_rss_mb=<m>
+ *   bytes_per_sample=<b> peak_rss_mb=<m> journal_s=<s> assemble_s=<s>
+ * (seconds = journal_s + assemble_s, the time to record every sample durably and make the
+ * results file)
  * Peak RSS is the process's high-water mark so far (getrusage), so it only grows.
  * Units cycle through four modes in blocks of four; with BENCH_KEEP set in the environment
  * the files stay in DIR (tests/bench/run.sh times `harness report` on them). */
@@ -127,13 +131,15 @@ static double peak_rss_mb(void)
 static int run_scenario(const char *dir, const struct scenario *sc)
 {
 	char *path = xasprintf("%s/bench-%s.h5", dir, sc->name);
+	char *rundir = xasprintf("%s/bench-%s", dir, sc->name);
 	struct rec_meta meta;
-	struct rec *r = NULL;
+	struct rec_journal *j = NULL;
 	struct rec_unit_data u;
 	struct rec_plan *plan = xcalloc(sc->units, sizeof(*plan));
 	int rc = -1;
 
 	unlink(path);
+	util_rm_rf(rundir);
 	rec_meta_init(&meta);
 	rec_meta_set(&meta, "experiment_name", "bench");
 	rec_meta_add_file(&meta, "experiment", "bench.toml", "[experiment]\n", 13);
@@ -148,9 +154,11 @@ static int run_scenario(const char *dir, const struct scenario *sc)
 	}
 	rec_unit_data_init(&u);
 
+	if (util_mkdir_p(rundir, 0755) < 0)
+		goto done;
 	int64_t t0 = util_now_ns();
 	int64_t fill_ns = 0;
-	if (rec_create(path, &meta, plan, sc->units, &r) < 0)
+	if (rec_journal_create(rundir, &meta, plan, sc->units, &j) < 0)
 		goto done;
 	for (size_t i = 0; i < sc->units; i++) {
 		int64_t f0 = util_now_ns();
@@ -160,15 +168,16 @@ static int run_scenario(const char *dir, const struct scenario *sc)
 		u.unit.block = u.unit.repeat = plan[i].block;
 		u.unit.position = plan[i].position;
 		fill_ns += util_now_ns() - f0;
-		if (rec_append_unit(r, &u) < 0)
+		if (rec_journal_write_unit(j, &u) < 0)
 			goto done;
 	}
-	if (rec_close(r) < 0) {
-		r = NULL;
+	int64_t t1 = util_now_ns();
+	const char *dirs[] = { rundir };
+	if (rec_assemble(dirs, 1, path) < 0)
 		goto done;
-	}
-	r = NULL;
-	double secs = (double)(util_now_ns() - t0 - fill_ns) / 1e9;
+	int64_t t2 = util_now_ns();
+	double journal_s = (double)(t1 - t0 - fill_ns) / 1e9, assemble_s = (double)(t2 - t1) / 1e9;
+	double secs = journal_s + assemble_s;
 
 	struct stat st;
 	if (stat(path, &st) < 0) {
@@ -177,18 +186,20 @@ static int run_scenario(const char *dir, const struct scenario *sc)
 	}
 	double total = (double)sc->units * (double)sc->samples_per_unit;
 	printf("scenario=%s units=%zu samples=%.0f seconds=%.3f msamples_per_s=%.2f file_mb=%.1f "
-	       "bytes_per_sample=%.2f peak_rss_mb=%.1f\n",
+	       "bytes_per_sample=%.2f peak_rss_mb=%.1f journal_s=%.3f assemble_s=%.3f\n",
 	       sc->name, sc->units, total, secs, total / secs / 1e6, (double)st.st_size / 1e6,
-	       (double)st.st_size / total, peak_rss_mb());
+	       (double)st.st_size / total, peak_rss_mb(), journal_s, assemble_s);
 	fflush(stdout);
 	rc = 0;
 done:
-	rec_close(r);
+	rec_journal_close(j);
+	util_rm_rf(rundir);
 	if (!getenv("BENCH_KEEP"))
 		unlink(path);
 	rec_unit_data_release(&u);
 	rec_meta_release(&meta);
 	free(plan);
+	free(rundir);
 	free(path);
 	return rc;
 }

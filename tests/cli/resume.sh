@@ -1,6 +1,8 @@
-# tests/cli/resume.sh: kill -9 of the harness mid-run leaves a readable file holding every
-# finished unit; --resume runs only the missing units (none twice) and refuses a changed
-# experiment.
+# tests/cli/resume.sh: kill -9 of the harness mid-run leaves every finished unit in the
+# run's journal; --resume runs only the missing units (none twice), works without the
+# results file and from another directory (the run folder's experiment copy), refuses a
+# changed experiment without writing anything, rewrites nothing when the run is complete,
+# and copes with a deleted cache/ (issue 9, items 1 and 13).
 . "$top_srcdir/tests/setup"
 PY=/usr/bin/python3
 $PY -c 'import h5py' 2>/dev/null || skip "h5py for /usr/bin/python3 is not installed (Debian: python3-h5py)"
@@ -12,6 +14,8 @@ import sys, h5py
 from h5util import table
 with h5py.File(sys.argv[1], "r") as f:
     print(" ".join(str(u["id"]) for u in table(f, "units")))' "$1"; }
+# a fingerprint of every file of a run (path, size, mtime, inode), to prove nothing changed
+state() { find "$@" -type f -printf '%p %s %T@ %i\n' 2>/dev/null | sort; }
 
 $HARNESS run -q -o r.h5 exp.toml >/dev/null 2>&1 &
 pid=$!
@@ -24,9 +28,8 @@ done
 sleep 0.2
 kill -9 "$pid"
 wait "$pid" 2>/dev/null
-before=$(units r.h5) || fail "the file opens after kill -9"
-nb=$(echo "$before" | wc -w)
-[ "$nb" -ge 3 ] && [ "$nb" -lt 12 ] && pass "after kill -9: $nb finished units on disk" || fail "after kill -9 found '$before'"
+nb=$(ls r/journal/unit-*.h5 2>/dev/null | wc -l)
+[ "$nb" -ge 3 ] && [ "$nb" -lt 12 ] && pass "after kill -9: $nb finished units in the journal" || fail "after kill -9 the journal holds $nb units"
 # no orphan worker outlives the harness (PDEATHSIG: the kernel kills it; give a busy machine
 # up to 10 s to deliver and reap)
 for _ in $(seq 1 100); do
@@ -34,20 +37,27 @@ for _ in $(seq 1 100); do
 	sleep 0.1
 done
 pgrep -f "__worker --experiment $SCRATCH/r/" >/dev/null && fail "a worker outlived the killed harness"
+# killed before the results file was (re)assembled: it may be missing altogether
+rm -f r.h5
 
-# a changed experiment is refused, and nothing is added
+# a changed experiment is refused, and nothing at all is written
 echo "# edited" >> exp.toml
-expect_status 2 h run -q --resume r.h5 && expect_grep "has changed since the run started" "$SCRATCH/err"
-[ "$(units r.h5)" = "$before" ] || fail "a refused resume added units"
+before=$(state r r.h5)
+expect_status 2 h run -q --resume r.h5 exp.toml && expect_grep "has changed since the run started" "$SCRATCH/err"
+[ "$(state r r.h5)" = "$before" ] && pass "a refused resume writes nothing" || fail "a refused resume changed the run's files"
 cp "$DATA/run/resume.toml" exp.toml
 
-expect_status 0 h run -q --resume r.h5 && pass "resume completes the run"
+# resumed from another directory: the run folder's copy of the experiment is used
+mkdir elsewhere
+(cd elsewhere && expect_status 0 h run -q --resume ../r.h5) && pass "resume from another directory completes the run" || fail "resume from another directory"
 after=$(units r.h5)
-[ "$(echo $after | tr ' ' '\n' | sort -n | tr '\n' ' ')" = "$(seq 0 11 | tr '\n' ' ')" ] && pass "every unit exactly once: $after" || fail "units after resume: '$after'"
-case "$after" in "$before"*) pass "resume appended after the recorded units";; *) fail "resume rewrote recorded units";; esac
-# resuming a complete run runs nothing
-expect_status 0 h run -q --resume r.h5 && expect_grep 'units: 12 recorded of 12 planned' "$SCRATCH/out"
-[ "$(units r.h5)" = "$after" ] || fail "resuming a complete run changed it"
+[ "$after" = "$(seq 0 11 | tr '\n' ' ' | sed 's/ $//')" ] && pass "every unit exactly once, in plan order: $after" || fail "units after resume: '$after'"
+# resuming a complete run rewrites nothing and says so
+before=$(state r r.h5)
+expect_status 0 h run --resume r.h5 && expect_grep 'units: 12 recorded of 12 planned' "$SCRATCH/out" &&
+	expect_grep "is complete: every unit is recorded; nothing to do" "$SCRATCH/err"
+[ "$(state r r.h5)" = "$before" ] && pass "resuming a complete run rewrites nothing" || fail "resuming a complete run changed files"
+
 # SIGTERM stops cleanly: exit 130, the run marked interrupted, the running unit not recorded
 $HARNESS run -q -o t.h5 exp.toml >/dev/null 2>t.err &
 pid=$!
@@ -70,7 +80,45 @@ assert 1 <= len(u) < 12 and all(x["status"] == "ok" for x in u), [x["status"] fo
 ' && pass "SIGTERM: file says interrupted and holds only finished units" || fail "SIGTERM: results file state"
 expect_status 0 h run -q --resume t.h5 && [ "$(units t.h5 | wc -w)" -eq 12 ] && pass "the interrupted run resumes to 12 units" || fail "resume after SIGTERM"
 
-# a results file that is not one
+# a deleted cache/: a cold unit that runs again gets a new cache directory; a warm probe
+# whose cold unit's cache is gone is recorded 'skipped', and its cold unit is not re-run
+expect_status 0 h run -q -o c.h5 "$DATA/run/crash.toml" || fail "the crash experiment runs"
+read -r cold warm other <<EOF2
+$($PY -c '
+import h5py
+from h5util import table
+with h5py.File("c.h5", "r") as f:
+    p = table(f, "plan")
+w = [x for x in p if x["warm"]][0]
+o = [x["id"] for x in p if not x["warm"] and x["id"] != w["warm_of"]][0]
+print(w["warm_of"], w["id"], o)')
+EOF2
+coldpid=$($PY -c 'import h5py,sys; from h5util import table; print([u["pid"] for u in table(h5py.File("c.h5","r"),"units") if u["id"]=='"$cold"'][0])')
+rm -rf c/cache "c/journal/unit-$(printf %04d "$warm").h5" "c/journal/unit-$(printf %04d "$other").h5" c.h5
+expect_status 1 h run -q --resume c.h5 && expect_grep "unit $warm \\(warm probe of exhaustive\\) skipped" "$SCRATCH/err"
+$PY - "$cold" "$warm" "$coldpid" "$other" <<'PYEOF' && pass "deleted cache/: cold unit re-run in a new cache dir, warm probe 'skipped', nothing else re-run" || fail "deleted cache/ handling"
+import sys, os, h5py
+from h5util import table
+cold, warm, coldpid, other = (int(a) for a in sys.argv[1:5])
+with h5py.File("c.h5", "r") as f:
+    u = {x["id"]: x for x in table(f, "units")}
+assert sorted(u) == list(range(6)), sorted(u)
+assert u[other]["status"] == "ok" and os.path.isdir(u[other]["cache_dir"]), u[other]
+assert u[warm]["status"] == "skipped" and "cache directory" in u[warm]["message"], u[warm]
+assert u[cold]["pid"] == coldpid, "the cold unit was re-run"
+PYEOF
+
+# an experiment with a hypothesis file, resumed from another directory: the run folder's
+# copy is read without its hypothesis files (recorded when the run started)
+mkdir -p hyp
+sed 's/^unit_timeout = 60$/unit_timeout = 60\nhypotheses = ["h.toml"]/' "$DATA/run/crash.toml" > hyp/exp.toml
+printf 'schema = 1\n[[hypotheses]]\nid = "n"\nclaim = "c"\nmode = "*"\ncriteria = [ { id = "p", statistic = "n", op = ">=", value = 1 }, { id = "q", statistic = "n", op = "<", value = 1 } ]\ncorroborate = "p"\nfalsify = "q"\n' > hyp/h.toml
+expect_status 0 h run -q -o hyp/r.h5 hyp/exp.toml || fail "a run with a hypothesis file"
+rm -f hyp/r/journal/unit-0003.h5 hyp/r.h5
+(cd elsewhere && expect_status 0 h run -q --resume ../hyp/r.h5) &&
+	pass "a run with a hypothesis file resumes from another directory" || fail "resume of a run with a hypothesis file"
+
+# a results file that is not one, and one without a journal
 echo "not hdf5" > bogus.h5
 expect_status 2 h run -q --resume bogus.h5 && expect_grep "bogus.h5" "$SCRATCH/err"
 finish
