@@ -123,4 +123,31 @@ expect_status 2 h audit --baseline nosuch syn.h5 && expect_grep "no mode 'nosuch
 expect_status 2 h audit -f csv syn.h5 && expect_grep "format must be md or json" "$SCRATCH/err" && pass "bad format: exit 2"
 expect_status 2 h audit --alpha 0.9 syn.h5 && expect_grep "alpha" "$SCRATCH/err"
 expect_status 2 h audit && expect_grep "usage: harness audit" "$SCRATCH/err"
+# an A/A pair that does not run the same thing (issue 9, item 9): `check` refuses such an
+# aa_of, so the declaration is planted in the recorded experiment of a run whose two modes
+# (vendor, heuristic) choose different configs; the audit FAILs the pair
+sed -e 's/^name = "auditclean"/name = "auditaa"/' -e 's/^tuner = "exhaustive"/tuner = "heuristic"/' \
+	-e '/^options = { max_configs = 3 }/d' "$DATA/audit/clean.toml" > aa-bad.toml
+expect_status 0 h run -q -o aa-bad.h5 aa-bad.toml || fail "the vendor/heuristic run"
+$PY - aa-bad.h5 <<'PYEOF' || fail "plant aa_of in the recorded experiment"
+import hashlib, sys
+import h5py, numpy as np
+with h5py.File(sys.argv[1], "r+") as f:
+    g = f["run/files"]
+    for name in list(g.keys()):
+        d = g[name]
+        if d.attrs["role"] not in ("experiment", b"experiment"):
+            continue
+        attrs = dict(d.attrs)
+        text = d[()].decode("utf-8").replace('name = "exhaustive"', 'name = "exhaustive"\naa_of = "default"')
+        text = text.encode("utf-8")
+        del g[name]
+        nd = g.create_dataset(name, data=np.bytes_(text))
+        for k, v in attrs.items():
+            nd.attrs[k] = v
+        nd.attrs["sha256"] = np.bytes_(hashlib.sha256(text).hexdigest())
+PYEOF
+expect_status 1 h audit -f json aa-bad.h5
+check_audit "$SCRATCH/out" identity FAIL '"declared A/A" in c["summary"] and any("do not measure the same thing" in e for e in c["evidence"])' &&
+	pass "a declared A/A pair that chose different configs: identity FAIL" || fail "A/A pair with different configs"
 finish
