@@ -106,8 +106,17 @@ static char *built_names(void)
 	return sbuf_detach(&sb);
 }
 
-int backend_resolve(const char *requested, const struct backend_entry **entry, char **reason,
-		    char **cause)
+/* 1 when e serves every workload; else 0 and *why (heap). */
+static int serves(const struct backend_entry *e, const struct workload *w, size_t nw, char **why)
+{
+	for (size_t i = 0; e->ops && e->ops->supports && i < nw; i++)
+		if (!e->ops->supports(&w[i], why))
+			return 0;
+	return 1;
+}
+
+int backend_resolve(const char *requested, const struct workload *w, size_t nw,
+		    const struct backend_entry **entry, char **reason, char **cause)
 {
 	*entry = NULL;
 	*reason = *cause = NULL;
@@ -121,7 +130,7 @@ int backend_resolve(const char *requested, const struct backend_entry **entry, c
 			for (const struct backend_entry *e = backend_registry; e->name; e++) {
 				if (e->auto_rank != rank)
 					continue;
-				if (backend_available(e, &why)) {
+				if (backend_available(e, &why) && serves(e, w, nw, &why)) {
 					*entry = e;
 					*reason = first ? xasprintf("auto: %s", e->auto_first)
 							: xasprintf("auto: %s", skipped.buf);
@@ -154,6 +163,12 @@ int backend_resolve(const char *requested, const struct backend_entry **entry, c
 	if (!backend_available(e, &why)) {
 		*cause = xasprintf("backend '%s' was asked for but cannot run here: %s", requested,
 				   why);
+		free(why);
+		return -1;
+	}
+	if (!serves(e, w, nw, &why)) {
+		*cause = xasprintf("backend '%s' was asked for but cannot run this experiment: %s",
+				   requested, why);
 		free(why);
 		return -1;
 	}

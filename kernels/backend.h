@@ -67,6 +67,11 @@ struct backend_ops {
 	/* 1 when this machine and build can run the backend; else 0 and *why (heap). */
 	int (*available)(char **why);
 	struct backend *(*open)(const struct backend_ctx *ctx, char **cause);
+	/* Whether the backend can build cells for w at all, without a device (NULL: every
+	 * workload): 1, or 0 and *why (heap, "workload 'x': ...").  `auto` passes over a
+	 * backend that cannot serve a mode's workloads, and a backend asked for by name that
+	 * cannot is refused when the run starts, before any unit. */
+	int (*supports)(const struct workload *w, char **why);
 	/* Append the cells of a workload (validates op/model names and shapes). */
 	int (*add_workload)(struct backend *b, const struct workload *w, char **cause);
 	size_t (*ncells)(const struct backend *b);
@@ -144,13 +149,15 @@ int backend_is_choice(const char *name);
  * says whether the build lacks it or the machine cannot run it. */
 int backend_available(const struct backend_entry *e, char **why);
 
-/* Resolve what a mode asked for ("auto" or a name) to a backend this build has and this
- * machine can run.  `auto` tries the registry's auto order and takes the first available,
- * saying why in *reason ("auto: a CUDA device is available", "auto: this build has no
- * CUDA backend"); a backend asked for by name that cannot run is an error, never a
- * fallback.  0: *entry (static) and *reason (heap, caller frees).  -1: *cause (heap). */
-int backend_resolve(const char *requested, const struct backend_entry **entry, char **reason,
-		    char **cause);
+/* Resolve what a mode asked for ("auto" or a name) to a backend this build has, this
+ * machine can run and that supports every one of the nw workloads w (backend_ops
+ * supports).  `auto` tries the registry's auto order and takes the first that qualifies,
+ * saying why in *reason ("auto: a CUDA device is available", "auto: workload 'resnet18':
+ * models are not on the cuda backend yet"); a backend asked for by name that cannot run or
+ * cannot serve a workload is an error, never a fallback.  0: *entry (static) and *reason
+ * (heap, caller frees).  -1: *cause (heap). */
+int backend_resolve(const char *requested, const struct workload *w, size_t nw,
+		    const struct backend_entry **entry, char **reason, char **cause);
 
 /* The auto order's first backend: what `auto` is meant to find ("cuda"); an `auto` that
  * resolved to another one fell back (the audit warns). */

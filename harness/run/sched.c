@@ -123,7 +123,8 @@ static int resolve_modes(struct run *r)
 		struct mode_backend *b = &r->mb[i];
 		char *cause = NULL;
 		b->requested = xstrdup(requested_backend(r, m));
-		if (backend_resolve(b->requested, &b->entry, &b->reason, &cause)) {
+		if (backend_resolve(b->requested, r->exp->workloads, r->exp->nworkloads, &b->entry,
+				    &b->reason, &cause)) {
 			if (m->backend)
 				error("mode '%s': %s", m->name, cause);
 			else

@@ -235,19 +235,37 @@ static int add_model(struct backend *b, const struct workload *w, char **cause)
 	return 0;
 }
 
-static int cpu_add_workload(struct backend *b, const struct workload *w, char **cause)
+/* float32 only, no TF32; models and ops the catalog and cpu_shape_from_workload know. */
+static int cpu_supports(const struct workload *w, char **why)
 {
 	const char *name = w->name ? w->name : (w->model ? w->model : w->op);
 	if (w->dtype && strcmp(w->dtype, "float32")) {
-		*cause = xasprintf("workload '%s': dtype '%s' is not supported by the cpu backend "
-				   "(float32 only)", name, w->dtype);
-		return -1;
+		*why = xasprintf("workload '%s': dtype '%s' is not supported by the cpu backend "
+				 "(float32 only)", name, w->dtype);
+		return 0;
 	}
 	if (w->tf32) {
-		*cause = xasprintf("workload '%s': 'tf32 = true' needs tensor cores (cuda backend)",
-				   name);
-		return -1;
+		*why = xasprintf("workload '%s': 'tf32 = true' needs tensor cores (cuda backend)",
+				 name);
+		return 0;
 	}
+	if (w->kind == WORKLOAD_OP) {
+		struct cpu_shape s;
+		char *e = NULL;
+		if (cpu_shape_from_workload(&s, w, &e)) {
+			*why = xasprintf("workload '%s': %s", name, e);
+			free(e);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static int cpu_add_workload(struct backend *b, const struct workload *w, char **cause)
+{
+	const char *name = w->name ? w->name : (w->model ? w->model : w->op);
+	if (!cpu_supports(w, cause))
+		return -1;
 	for (size_t i = 0; i < b->ncells; i++) {
 		if (!strcmp(b->cells[i]->pub.workload, name)) {
 			*cause = xasprintf("workload '%s' is given twice", name);
@@ -528,6 +546,7 @@ const struct backend_ops backend_cpu = {
 	.name = "cpu",
 	.available = cpu_available,
 	.open = cpu_open,
+	.supports = cpu_supports,
 	.add_workload = cpu_add_workload,
 	.ncells = cpu_ncells,
 	.cell = cpu_cell,

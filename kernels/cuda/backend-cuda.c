@@ -157,6 +157,25 @@ done:
 	return ret;
 }
 
+/* Op workloads whose op and shape cuda_shape_from_workload knows; no models yet (issue 11). */
+static int cu_supports(const struct workload *w, char **why)
+{
+	const char *name = w->name ? w->name : (w->model ? w->model : w->op);
+	if (w->kind == WORKLOAD_MODEL) {
+		*why = xasprintf("workload '%s': models are not on the cuda backend yet (op "
+				 "workloads only)", name);
+		return 0;
+	}
+	struct cuda_shape s;
+	char *e = NULL;
+	if (cuda_shape_from_workload(&s, w, &e)) {
+		*why = xasprintf("workload '%s': %s", name, e);
+		free(e);
+		return 0;
+	}
+	return 1;
+}
+
 static int cu_add_workload(struct backend *b, const struct workload *w, char **cause)
 {
 	const char *name = w->name ? w->name : (w->model ? w->model : w->op);
@@ -164,11 +183,8 @@ static int cu_add_workload(struct backend *b, const struct workload *w, char **c
 	struct sbuf shape;
 	char *why = NULL;
 
-	if (w->kind == WORKLOAD_MODEL) {
-		*cause = xasprintf("workload '%s': models are not on the cuda backend yet (op "
-				   "workloads only)", name);
+	if (!cu_supports(w, cause))
 		return -1;
-	}
 	for (size_t i = 0; i < b->ncells; i++)
 		if (!strcmp(b->cells[i]->pub.workload, name)) {
 			*cause = xasprintf("workload '%s' is given twice", name);
@@ -734,6 +750,7 @@ const struct backend_ops backend_cuda = {
 	.name = "cuda",
 	.available = cu_available,
 	.open = cu_open,
+	.supports = cu_supports,
 	.add_workload = cu_add_workload,
 	.ncells = cu_ncells,
 	.cell = cu_cell,

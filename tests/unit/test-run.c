@@ -132,7 +132,7 @@ START_TEST(resolve_auto_and_by_name)
 	char *why = NULL;
 	const struct backend_entry *cuda = backend_entry("cuda");
 	int have = backend_available(cuda, &why);
-	ck_assert_int_eq(backend_resolve("auto", &e, &reason, &cause), 0);
+	ck_assert_int_eq(backend_resolve("auto", NULL, 0, &e, &reason, &cause), 0);
 	if (have) {
 		ck_assert_str_eq(e->name, "cuda");
 		ck_assert_str_eq(reason, "auto: a CUDA device is available");
@@ -148,7 +148,7 @@ START_TEST(resolve_auto_and_by_name)
 	ck_assert_ptr_null(cause);
 	free(reason);
 
-	ck_assert_int_eq(backend_resolve("cpu", &e, &reason, &cause), 0);
+	ck_assert_int_eq(backend_resolve("cpu", NULL, 0, &e, &reason, &cause), 0);
 	ck_assert_str_eq(e->name, "cpu");
 	ck_assert_str_eq(reason, "requested by name");
 	free(reason);
@@ -165,7 +165,7 @@ START_TEST(resolve_refusals)
 	char *cwhy = NULL;
 	if (!backend_available(backend_entry("cuda"), &cwhy)) {
 		char *want = xasprintf("backend 'cuda' was asked for but cannot run here: %s", cwhy);
-		ck_assert_int_eq(backend_resolve("cuda", &e, &reason, &cause), -1);
+		ck_assert_int_eq(backend_resolve("cuda", NULL, 0, &e, &reason, &cause), -1);
 		ck_assert_ptr_null(e);
 		ck_assert_ptr_null(reason);
 		ck_assert_str_eq(cause, want);
@@ -175,7 +175,7 @@ START_TEST(resolve_refusals)
 	free(cwhy);
 	const char *built = "cpu, cuda";
 #else
-	ck_assert_int_eq(backend_resolve("cuda", &e, &reason, &cause), -1);
+	ck_assert_int_eq(backend_resolve("cuda", NULL, 0, &e, &reason, &cause), -1);
 	ck_assert_ptr_null(e);
 	ck_assert_ptr_null(reason);
 	ck_assert_str_eq(cause, "backend 'cuda' is not available in this build (built: cpu)");
@@ -183,16 +183,44 @@ START_TEST(resolve_refusals)
 	const char *built = "cpu";
 #endif
 	char *cmd = xasprintf("backend 'command' is not available in this build (built: %s)", built);
-	ck_assert_int_eq(backend_resolve("command", &e, &reason, &cause), -1);
+	ck_assert_int_eq(backend_resolve("command", NULL, 0, &e, &reason, &cause), -1);
 	ck_assert_str_eq(cause, cmd);
 	free(cmd);
 	free(cause);
-	ck_assert_int_eq(backend_resolve("gpu", &e, &reason, &cause), -1);
+	ck_assert_int_eq(backend_resolve("gpu", NULL, 0, &e, &reason, &cause), -1);
 	ck_assert_str_eq(cause, "unknown backend 'gpu' (auto, cpu, cuda or command)");
 	free(cause);
 	char *why = NULL;
 	ck_assert_int_eq(backend_available(backend_entry("command"), &why), 0);
 	ck_assert_str_eq(why, "external command modes are not implemented yet");
+	free(why);
+}
+END_TEST
+
+/* The workloads count: auto passes over a backend that cannot serve them (a model on cuda,
+ * float16 on the cpu), and one asked for by name that cannot is refused before any unit. */
+START_TEST(resolve_by_workloads)
+{
+	const struct backend_entry *e = NULL;
+	char *reason = NULL, *cause = NULL;
+	struct workload model = { .name = "net", .kind = WORKLOAD_MODEL, .model = "resnet18",
+				  .dtype = "float32", .batch = 1, .resolution = 32 };
+	ck_assert_int_eq(backend_resolve("auto", &model, 1, &e, &reason, &cause), 0);
+	ck_assert_str_eq(e->name, "cpu"); /* with a GPU too: models are not on cuda yet */
+	free(reason);
+	struct workload half = { .name = "h", .kind = WORKLOAD_OP, .op = "gemm", .dtype = "float16" };
+	ck_assert_int_eq(backend_resolve("cpu", &half, 1, &e, &reason, &cause), -1);
+	ck_assert_ptr_nonnull(strstr(cause, "backend 'cpu' was asked for but cannot run this "
+					    "experiment: workload 'h': dtype 'float16' is not supported"));
+	free(cause);
+	char *why = NULL;
+	if (!backend_available(backend_entry("cuda"), &why)) {
+		/* nothing here can run float16: auto says why for each backend it passed over */
+		ck_assert_int_eq(backend_resolve("auto", &half, 1, &e, &reason, &cause), -1);
+		ck_assert_ptr_nonnull(strstr(cause, why));
+		ck_assert_ptr_nonnull(strstr(cause, "dtype 'float16' is not supported by the cpu"));
+		free(cause);
+	}
 	free(why);
 }
 END_TEST
@@ -335,6 +363,7 @@ int main(void)
 	tcase_add_test(tc, registry_names);
 	tcase_add_test(tc, resolve_auto_and_by_name);
 	tcase_add_test(tc, resolve_refusals);
+	tcase_add_test(tc, resolve_by_workloads);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("unit");
 	tcase_add_test(tc, argv_from_registry);
