@@ -28,31 +28,11 @@ static struct cu_template *get_template(struct backend *b, const char *name, cha
 		if (strcmp(t->name, name))
 			continue;
 		if (!t->text) {
-			char *path = xasprintf("%s/cuda/templates/%s", b->kernel_dir, name);
-			FILE *f = fopen(path, "rb");
-			struct sbuf sb;
-			char buf[8192];
-			size_t n;
-			if (!f) {
-				*cause = xasprintf("cannot read kernel template '%s': %s", path,
-						   strerror(errno));
-				free(path);
+			char *dir = xasprintf("%s/cuda/templates", b->kernel_dir);
+			int rc = cuda_template_read(dir, name, &t->text, &t->len, cause);
+			free(dir);
+			if (rc)
 				return NULL;
-			}
-			sbuf_init(&sb);
-			while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-				sbuf_add(&sb, buf, n);
-			int bad = ferror(f);
-			fclose(f);
-			if (bad) {
-				*cause = xasprintf("cannot read kernel template '%s'", path);
-				sbuf_release(&sb);
-				free(path);
-				return NULL;
-			}
-			free(path);
-			t->len = sb.len;
-			t->text = sbuf_detach(&sb);
 			util_sha256_hex(t->text, t->len, t->sha256);
 		}
 		return t;

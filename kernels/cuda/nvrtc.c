@@ -163,3 +163,44 @@ void cuda_compile_many(struct cuda_compile *c, size_t n, int threads)
 		pthread_join(tid[i], NULL);
 	pthread_mutex_destroy(&p.lock);
 }
+
+int cuda_template_read(const char *dir, const char *name, char **out, size_t *len, char **cause)
+{
+	static const char incl[] = "\n#include \"prelude.cuh\"";
+	char *path = xasprintf("%s/%s", dir, name), *text = NULL, *pre = NULL;
+	size_t n = 0, pn = 0;
+	int rc = -1;
+	if (util_read_file(path, &text, &n))
+		goto done;
+	const char *at = strstr(text, incl); /* at the start of a line */
+	if (at)
+		at++;
+	if (!at) {
+		*out = text, *len = n;
+		text = NULL;
+		rc = 0;
+		goto done;
+	}
+	free(path);
+	path = xasprintf("%s/prelude.cuh", dir);
+	if (util_read_file(path, &pre, &pn))
+		goto done;
+	const char *eol = strchr(at, '\n');
+	size_t tail = eol ? n - (size_t)(eol + 1 - text) : 0;
+	struct sbuf sb;
+	sbuf_init(&sb);
+	sbuf_add(&sb, text, (size_t)(at - text));
+	sbuf_add(&sb, pre, pn);
+	if (eol)
+		sbuf_add(&sb, eol + 1, tail);
+	*len = sb.len;
+	*out = sbuf_detach(&sb);
+	rc = 0;
+done:
+	if (rc)
+		*cause = xasprintf("cannot read kernel template '%s'", path);
+	free(path);
+	free(text);
+	free(pre);
+	return rc;
+}

@@ -41,6 +41,39 @@ int kc_read_file(const char *path, char **text)
 		goto done;
 	}
 	buf[n] = '\0';
+	{ /* the line #include "prelude.cuh" becomes that file from the same folder, as the
+	   * backend does (kernels/cuda/module.c), so NVRTC needs no include path */
+		static const char incl[] = "\n#include \"prelude.cuh\"";
+		char *at = strstr(buf, incl); /* at the start of a line */
+		if (at) {
+			at++;
+			const char *slash = strrchr(path, '/');
+			size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
+			char *ppath = malloc(dl + sizeof("prelude.cuh"));
+			char *pre = NULL, *all;
+			if (!ppath)
+				abort();
+			memcpy(ppath, path, dl);
+			memcpy(ppath + dl, "prelude.cuh", sizeof("prelude.cuh"));
+			if (kc_read_file(ppath, &pre)) {
+				free(ppath);
+				goto done;
+			}
+			free(ppath);
+			char *eol = strchr(at, '\n');
+			const char *rest = eol ? eol + 1 : "";
+			size_t head = (size_t)(at - buf), pl = strlen(pre), rl = strlen(rest);
+			all = malloc(head + pl + rl + 1);
+			if (!all)
+				abort();
+			memcpy(all, buf, head);
+			memcpy(all + head, pre, pl);
+			memcpy(all + head + pl, rest, rl + 1);
+			free(pre);
+			free(buf);
+			buf = all;
+		}
+	}
 	*text = buf;
 	buf = NULL;
 	ret = 0;

@@ -376,9 +376,9 @@ START_TEST(test_nvrtc_templates)
 
 	memset(jobs, 0, sizeof(jobs));
 	for (int op = 0; op < CU_NOPS; op++) {
-		char *p = xasprintf("%s/%s", tmpl_dir, cuda_op_template(op));
-		ck_assert_msg(!util_read_file(p, &texts[op], &lens[op]), "%s", p);
-		free(p);
+		char *cause = NULL;
+		ck_assert_msg(!cuda_template_read(tmpl_dir, cuda_op_template(op), &texts[op], &lens[op],
+						  &cause), "%s", cause ? cause : "");
 	}
 	for (int op = 0; op < CU_NOPS; op++)
 		for (size_t d = 0; d < 3; d++)
