@@ -25,6 +25,7 @@
 #include "harness/run/envcap.h"
 #include "harness/run/plan.h"
 #include "harness/run/progress.h"
+#include "harness/run/sched-int.h"
 #include "harness/run/unit.h"
 #include "harness/run/unitenv.h"
 #include "kernels/backend.h"
@@ -36,39 +37,6 @@ static void on_stop(int sig)
 {
 	stop_signal = sig;
 }
-
-/* Unit medians per (mode, cell), for the closing summary. */
-struct summ {
-	char *mode, *cell;
-	double *med;
-	size_t n, cap;
-};
-
-/* A mode's backend: what it asked for, what runs it and why. */
-struct mode_backend {
-	char *requested;                    /* heap */
-	const struct backend_entry *entry;  /* the registry's */
-	char *reason;                       /* heap */
-};
-
-struct run {
-	const struct sched_opts *o;
-	struct experiment *exp;
-	struct mode_backend *mb;  /* per experiment mode */
-	char *h5path, *dir, *exp_copy;
-	struct rec_journal *jr;   /* the run's write-ahead journal (dir/journal) */
-	int64_t session_ns;       /* when this session started (util_now_ns) */
-	int64_t assemble_ns;      /* time spent assembling the results file so far */
-	struct rec_plan *plan;
-	size_t nplan;
-	char **cache_of;  /* per plan id: the unit's cache dir (heap) once known */
-	int *done;        /* per plan id: 1 when recorded */
-	char self[PATH_MAX];
-	struct progress prog;
-	struct summ *summ;
-	size_t nsumm, summ_cap;
-	size_t nfailed;
-};
 
 static char *json_strv(const char *const *v)
 {
@@ -101,137 +69,6 @@ static char *json_env(char *const *env)
 	}
 	sbuf_adds(&sb, "}");
 	return sbuf_detach(&sb);
-}
-
-/* ---- backends per mode ------------------------------------------------------------- */
-
-/* What mode m asks for: its own `backend`, else --backend, else the experiment's. */
-static const char *requested_backend(const struct run *r, const struct mode *m)
-{
-	if (m->backend)
-		return m->backend;
-	return r->o->backend ? r->o->backend : r->exp->backend;
-}
-
-/* Resolve every mode's backend through the registry (backend_resolve); a backend that
- * cannot run is refused before anything is created.  -1 reported. */
-static int resolve_modes(struct run *r)
-{
-	r->mb = xcalloc(r->exp->nmodes, sizeof(*r->mb));
-	for (size_t i = 0; i < r->exp->nmodes; i++) {
-		const struct mode *m = &r->exp->modes[i];
-		struct mode_backend *b = &r->mb[i];
-		char *cause = NULL;
-		b->requested = xstrdup(requested_backend(r, m));
-		if (backend_resolve(b->requested, r->exp->workloads, r->exp->nworkloads, &b->entry,
-				    &b->reason, &cause)) {
-			if (m->backend)
-				error("mode '%s': %s", m->name, cause);
-			else
-				error("%s", cause);
-			free(cause);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* 1 when every mode runs on the same backend for the same reason. */
-static int backends_uniform(const struct run *r)
-{
-	for (size_t i = 1; i < r->exp->nmodes; i++)
-		if (r->mb[i].entry != r->mb[0].entry || strcmp(r->mb[i].reason, r->mb[0].reason))
-			return 0;
-	return 1;
-}
-
-/* The run's backend in one word: the backend every mode runs on, or the distinct ones in
- * mode order joined by commas ("cpu,cuda").  Heap. */
-static char *backends_joined(const struct run *r)
-{
-	struct sbuf sb;
-	sbuf_init(&sb);
-	for (size_t i = 0; i < r->exp->nmodes; i++) {
-		size_t j = 0;
-		while (j < i && r->mb[j].entry != r->mb[i].entry)
-			j++;
-		if (j == i)
-			sbuf_addf(&sb, "%s%s", i ? "," : "", r->mb[i].entry->name);
-	}
-	return sbuf_detach(&sb);
-}
-
-/* mode_backends: {"mode": {"requested": ..., "backend": ..., "reason": ...}, ...}. Heap. */
-static char *backends_json(const struct run *r)
-{
-	struct sbuf sb;
-	sbuf_init(&sb);
-	sbuf_adds(&sb, "{");
-	for (size_t i = 0; i < r->exp->nmodes; i++) {
-		sbuf_adds(&sb, i ? "," : "");
-		sbuf_add_json_string(&sb, r->exp->modes[i].name);
-		sbuf_adds(&sb, ":{\"requested\":");
-		sbuf_add_json_string(&sb, r->mb[i].requested);
-		sbuf_adds(&sb, ",\"backend\":");
-		sbuf_add_json_string(&sb, r->mb[i].entry->name);
-		sbuf_adds(&sb, ",\"reason\":");
-		sbuf_add_json_string(&sb, r->mb[i].reason);
-		sbuf_adds(&sb, "}");
-	}
-	sbuf_adds(&sb, "}");
-	return sbuf_detach(&sb);
-}
-
-/* The backends' own build provenance (describe_build: "openblas" for cpu), once each. */
-static void backends_describe_build(const struct run *r, struct rec_meta *m)
-{
-	for (size_t i = 0; i < r->exp->nmodes; i++) {
-		const struct backend_entry *e = r->mb[i].entry;
-		size_t j = 0;
-		while (j < i && r->mb[j].entry != e)
-			j++;
-		if (j < i || !e->ops || !e->ops->describe_build)
-			continue;
-		struct sbuf sb;
-		sbuf_init(&sb);
-		e->ops->describe_build(&sb);
-		for (char *line = sb.buf; line && *line;) {
-			char *nl = strchr(line, '\n');
-			if (nl)
-				*nl = '\0';
-			char *eq = strchr(line, '=');
-			if (eq) {
-				*eq = '\0';
-				rec_meta_set(m, line, eq + 1);
-			}
-			line = nl ? nl + 1 : NULL;
-		}
-		sbuf_release(&sb);
-	}
-}
-
-/* "backend 'cpu' (auto: ...)", or one "mode 'x' on 'cpu' (...)" per mode when they differ,
- * for the start line and the closing summary.  Heap. */
-static char *backends_phrase(const struct run *r)
-{
-	if (backends_uniform(r))
-		return xasprintf("'%s' (%s)", r->mb[0].entry->name, r->mb[0].reason);
-	struct sbuf sb;
-	sbuf_init(&sb);
-	for (size_t i = 0; i < r->exp->nmodes; i++)
-		sbuf_addf(&sb, "%smode '%s' on '%s' (%s)", i ? "; " : "", r->exp->modes[i].name,
-			  r->mb[i].entry->name, r->mb[i].reason);
-	return sbuf_detach(&sb);
-}
-
-static void free_backends(struct run *r)
-{
-	for (size_t i = 0; r->mb && i < r->exp->nmodes; i++) {
-		free(r->mb[i].requested);
-		free(r->mb[i].reason);
-	}
-	free(r->mb);
-	r->mb = NULL;
 }
 
 /* ---- one unit --------------------------------------------------------------------- */
@@ -481,10 +318,10 @@ static void print_summary(struct run *r)
 	for (size_t i = 0; i < r->nplan; i++)
 		ok += r->done[i];
 	printf("run: %s\n", r->h5path);
-	if (backends_uniform(r)) {
+	if (sched_backends_uniform(r)) {
 		printf("backend: %s (%s)\n", r->mb[0].entry->name, r->mb[0].reason);
 	} else {
-		char *joined = backends_joined(r);
+		char *joined = sched_backends_joined(r);
 		printf("backend: %s, per mode:\n", joined);
 		free(joined);
 		for (size_t i = 0; i < r->exp->nmodes; i++)
@@ -541,10 +378,10 @@ static int write_meta(struct run *r, struct rec_meta *m)
 	/* The run's backend as before per-mode backends (the default's request; what ran and
 	 * why when every mode agrees), and every mode's own in mode_backends. */
 	rec_meta_set(m, "backend_requested", r->o->backend ? r->o->backend : r->exp->backend);
-	char *joined = backends_joined(r), *mbj = backends_json(r);
+	char *joined = sched_backends_joined(r), *mbj = sched_backends_json(r);
 	rec_meta_set(m, "backend", joined);
 	rec_meta_set(m, "backend_reason",
-		     backends_uniform(r) ? r->mb[0].reason : "per mode: see mode_backends");
+		     sched_backends_uniform(r) ? r->mb[0].reason : "per mode: see mode_backends");
 	rec_meta_set(m, "mode_backends", mbj);
 	free(joined);
 	free(mbj);
@@ -568,7 +405,7 @@ static int write_meta(struct run *r, struct rec_meta *m)
 	rec_meta_set(m, "unit_env_allowlist", al.buf);
 	sbuf_release(&al);
 	envcap_collect(m);
-	backends_describe_build(r, m);
+	sched_backends_describe_build(r, m);
 	rec_meta_add_file(m, "experiment", r->exp->path, r->exp->text, r->exp->text_len);
 	/* Hypothesis files, verbatim with their hashes, before the first sample. */
 	const char *slash = strrchr(r->exp->path, '/');
@@ -600,7 +437,7 @@ static int write_meta(struct run *r, struct rec_meta *m)
 }
 
 /* Units start in their cache directory: every path they are given is absolute. */
-static int make_dir_absolute(struct run *r)
+int sched_make_dir_absolute(struct run *r)
 {
 	char *abs = realpath(r->dir, NULL);
 	if (!abs)
@@ -646,7 +483,7 @@ static int start_new(struct run *r)
 	sub = xasprintf("%s/cache", r->dir);
 	mk = mk ? mk : util_mkdir_p(sub, 0700);
 	free(sub);
-	if (mk || make_dir_absolute(r))
+	if (mk || sched_make_dir_absolute(r))
 		goto done;
 	r->exp_copy = xasprintf("%s/experiment.toml", r->dir);
 	if (util_write_file(r->exp_copy, r->exp->text, r->exp->text_len, 0444))
@@ -655,233 +492,15 @@ static int start_new(struct run *r)
 	if (rec_journal_create(r->dir, &m, r->plan, r->nplan, &r->jr) || assemble(r))
 		goto done;
 	if (!r->o->quiet) {
-		char *phrase = backends_phrase(r);
+		char *phrase = sched_backends_phrase(r);
 		fprintf(stderr, "harness: backend%s %s; %zu units; results in '%s'\n",
-			backends_uniform(r) ? "" : "s:", phrase, r->nplan, r->h5path);
+			sched_backends_uniform(r) ? "" : "s:", phrase, r->nplan, r->h5path);
 		free(phrase);
 	}
 	rc = 0;
 done:
 	rec_meta_release(&m);
 	return rc;
-}
-
-/* A resumed run's modes run on the backends they ran on (mode_backends; older files: the
- * run's one backend), which must still be able to run here.  -1 reported. */
-static int resume_backends(struct run *r, const struct rec_meta *m)
-{
-	const char *mbj = rec_meta_get(m, "mode_backends");
-	const char *run_backend = rec_meta_get(m, "backend");
-	const char *run_req = rec_meta_get(m, "backend_requested");
-	const char *run_why = rec_meta_get(m, "backend_reason");
-	json_t *all = mbj ? json_loads(mbj, 0, NULL) : NULL;
-	int ret = -1;
-	r->mb = xcalloc(r->exp->nmodes, sizeof(*r->mb));
-	for (size_t i = 0; i < r->exp->nmodes; i++) {
-		struct mode_backend *b = &r->mb[i];
-		json_t *one = json_object_get(all, r->exp->modes[i].name);
-		const char *name = json_string_value(json_object_get(one, "backend"));
-		const char *req = json_string_value(json_object_get(one, "requested"));
-		const char *why = json_string_value(json_object_get(one, "reason"));
-		if (!name) {
-			name = run_backend;
-			req = run_req;
-			why = run_why;
-		}
-		char *cause = NULL;
-		const struct backend_entry *e = backend_entry(name);
-		if (!e || !backend_available(e, &cause)) {
-			error("the run used backend '%s', which cannot run here%s%s", name,
-			      cause ? ": " : "", cause ? cause : "");
-			free(cause);
-			goto done;
-		}
-		b->entry = e;
-		b->requested = xstrdup(req ? req : name);
-		b->reason = xasprintf("resumed; %s", why ? why : "");
-	}
-	ret = 0;
-done:
-	json_decref(all);
-	return ret;
-}
-
-/* The run folder and results file of --resume ARG: ARG is the results file X.h5 (which
- * need not exist: a run killed before its first assembly has only X/journal) or the run
- * folder X itself. */
-static void resume_paths(struct run *r, const char *arg)
-{
-	struct stat st;
-	size_t l = strlen(arg);
-	while (l > 1 && arg[l - 1] == '/')
-		l--;
-	if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
-		r->dir = xstrndup(arg, l);
-		r->h5path = xasprintf("%s.h5", r->dir);
-		return;
-	}
-	r->h5path = xstrdup(arg);
-	r->dir = l > 3 && !strcmp(arg + l - 3, ".h5") ? xstrndup(arg, l - 3)
-						      : xasprintf("%s.d", arg);
-}
-
-/* 1 when the results file exists and already says what the journal says: the same status
- * and end time and as many units. */
-static int results_current(const struct run *r, size_t nunits)
-{
-	struct rec *f = NULL;
-	struct rec_meta m;
-	struct rec_unit *u = NULL;
-	size_t n = 0;
-	int same = 0;
-	rec_meta_init(&m);
-	if (access(r->h5path, F_OK) < 0)
-		return 0;
-	const struct rec_meta *jm = rec_journal_meta(r->jr);
-	const char *js = rec_meta_get(jm, "status"), *je = rec_meta_get(jm, "end_utc");
-	if (rec_open(r->h5path, 0, &f) == 0 && rec_read_meta(f, &m) == 0 &&
-	    rec_read_units(f, &u, &n) == 0) {
-		const char *fs = rec_meta_get(&m, "status"), *fe = rec_meta_get(&m, "end_utc");
-		same = n == nunits && js && fs && je && fe && !strcmp(js, fs) && !strcmp(je, fe);
-	}
-	rec_units_free(u, n);
-	rec_meta_release(&m);
-	rec_close(f);
-	return same;
-}
-
-/* Remove what an interrupted assembly left beside the results file (X.h5.tmp-*). */
-static void remove_results_temps(const struct run *r)
-{
-	const char *slash = strrchr(r->h5path, '/');
-	char *folder = slash ? xstrndup(r->h5path, (size_t)(slash - r->h5path) + 1) : xstrdup("./");
-	char *prefix = xasprintf("%s.tmp-", slash ? slash + 1 : r->h5path);
-	DIR *d = opendir(folder);
-	struct dirent *e;
-	while (d && (e = readdir(d))) {
-		if (strncmp(e->d_name, prefix, strlen(prefix)))
-			continue;
-		char *p = xasprintf("%s%s", folder, e->d_name);
-		if (unlink(p) == 0)
-			warning("'%s': removed, left by an interrupted write", p);
-		free(p);
-	}
-	if (d)
-		closedir(d);
-	free(prefix);
-	free(folder);
-}
-
-/* Reopen a run for --resume from its journal.  The experiment is the run folder's copy
- * (or the one given, which must be the same bytes), checked against the recorded SHA-256
- * before anything is written: a refused resume changes nothing.  *complete is set when
- * every unit is recorded and the results file already says so (nothing to do). */
-static int start_resume(struct run *r, int *usage, int *complete)
-{
-	int ret = -1;
-	struct rec_unit *units = NULL;
-	size_t nunits = 0, jn = 0;
-	*usage = 1;
-	*complete = 0;
-	resume_paths(r, r->o->resume);
-	char *jdir = xasprintf("%s/journal", r->dir);
-	struct stat jst;
-	int has_journal = stat(jdir, &jst) == 0;
-	free(jdir);
-	if (!has_journal) {
-		struct rec *old = NULL;
-		if (access(r->h5path, F_OK) < 0)
-			error("cannot resume '%s': no such file, and its run folder '%s' has no "
-			      "journal (a run stopped before it recorded anything: start it again)",
-			      r->h5path, r->dir);
-		else if (rec_open(r->h5path, 0, &old) == 0 &&
-			 rec_format_version(old) < REC_FORMAT_VERSION)
-			error("'%s': results format version %d is read-only for this harness (it "
-			      "resumes runs from their journal)", r->h5path, rec_format_version(old));
-		else if (old)
-			error("'%s': its run folder '%s' has no journal; cannot resume it", r->h5path,
-			      r->dir);
-		rec_close(old);
-		goto done;
-	}
-	if (rec_journal_open(r->dir, &r->jr))
-		goto done;
-	const struct rec_meta *m = rec_journal_meta(r->jr);
-	const char *sha = rec_meta_get(m, "experiment_sha256");
-	const char *backend = rec_meta_get(m, "backend");
-	if (!sha || !backend) {
-		error("'%s' lacks the run metadata needed to resume", r->o->resume);
-		goto done;
-	}
-	r->exp_copy = xasprintf("%s/experiment.toml", r->dir);
-	const char *path = r->o->experiment ? r->o->experiment : r->exp_copy;
-	/* Its hypothesis files were recorded when the run started and are not read again:
-	 * the run folder's copy lies away from them. */
-	if (experiment_load_flags(path, EXPERIMENT_NO_FILE_CHECKS, &r->exp))
-		goto done;
-	if (strcmp(sha, r->exp->sha256)) {
-		error("'%s' has changed since the run started (SHA-256 %.12s..., recorded %.12s...); "
-		      "refusing to resume '%s'",
-		      path, r->exp->sha256, sha, r->o->resume);
-		goto done;
-	}
-	if (resume_backends(r, m))
-		goto done;
-	if (make_dir_absolute(r))
-		goto done;
-	free(r->exp_copy);
-	r->exp_copy = xasprintf("%s/experiment.toml", r->dir);
-	if (access(r->exp_copy, R_OK) < 0) {
-		error_errno("cannot read the run's experiment copy '%s'", r->exp_copy);
-		goto done;
-	}
-	*usage = 0;
-	if (plan_build(r->exp, &r->plan, &r->nplan))
-		goto done;
-	const struct rec_plan *jp = rec_journal_plan(r->jr, &jn);
-	int same = jn == r->nplan;
-	for (size_t i = 0; same && i < jn; i++)
-		same = !strcmp(jp[i].mode, r->plan[i].mode) && jp[i].warm == r->plan[i].warm &&
-		       jp[i].warm_of == r->plan[i].warm_of && jp[i].block == r->plan[i].block;
-	if (!same) {
-		*usage = 1;
-		error("'%s': the experiment's plan is not the one the run recorded; refusing to "
-		      "resume", r->o->resume);
-		goto done;
-	}
-	r->done = xcalloc(r->nplan, sizeof(*r->done));
-	r->cache_of = xcalloc(r->nplan, sizeof(*r->cache_of));
-	/* From here on the journal may be tidied: interrupted writes, units that fail
-	 * verification (they run again). */
-	remove_results_temps(r);
-	if (rec_journal_scan(r->jr, &units, &nunits))
-		goto done;
-	size_t ndone = 0;
-	for (size_t i = 0; i < nunits; i++) {
-		int64_t id = units[i].id;
-		r->done[id] = 1;
-		ndone++;
-		if (strcmp(units[i].status, REC_STATUS_OK))
-			r->nfailed++;
-		if (!units[i].warm) {
-			free(r->cache_of[id]);
-			r->cache_of[id] = xstrdup(units[i].cache_dir);
-		}
-	}
-	const char *st = rec_meta_get(m, "status");
-	if (ndone == r->nplan && st && strcmp(st, "running") && strcmp(st, "interrupted") &&
-	    results_current(r, nunits)) {
-		*complete = 1;
-		ret = 0;
-		goto done;
-	}
-	const char *kv[] = { "status", "running" };
-	if (rec_journal_set_meta(r->jr, kv, 1))
-		goto done;
-	ret = 0;
-done:
-	rec_units_free(units, nunits);
-	return ret;
 }
 
 enum sched_outcome sched_run(const struct sched_opts *o, struct sched_result *res)
@@ -906,7 +525,7 @@ enum sched_outcome sched_run(const struct sched_opts *o, struct sched_result *re
 	r.session_ns = util_now_ns();
 
 	if (o->resume) {
-		if (start_resume(&r, &usage, &complete)) {
+		if (sched_start_resume(&r, &usage, &complete)) {
 			ret = usage ? SCHED_REFUSED : SCHED_ERROR;
 			goto done;
 		}
@@ -923,7 +542,7 @@ enum sched_outcome sched_run(const struct sched_opts *o, struct sched_result *re
 			ret = SCHED_REFUSED;
 			goto done;
 		}
-		if (resolve_modes(&r)) {
+		if (sched_resolve_modes(&r)) {
 			ret = SCHED_REFUSED;
 			goto done;
 		}
@@ -997,7 +616,7 @@ done:
 	}
 	free(r.summ);
 	if (r.exp)
-		free_backends(&r);
+		sched_free_backends(&r);
 	free(r.h5path);
 	free(r.dir);
 	free(r.exp_copy);

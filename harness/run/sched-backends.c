@@ -1,0 +1,163 @@
+/* sched-backends.c: each mode's backend in a run: what it asked for, resolved through the
+ * registry (kernels/backend.h) with the reason, recorded as run metadata (sched-int.h) */
+#include "config.h"
+#include "harness/run/sched-int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "harness/base/git-version.h"
+#include "harness/base/util.h"
+#include "harness/config/experiment.h"
+#include "harness/record/prereg.h"
+#include "harness/record/recorder.h"
+#include "harness/run/envcap.h"
+#include "harness/run/plan.h"
+#include "harness/run/progress.h"
+#include "harness/run/unit.h"
+#include "harness/run/unitenv.h"
+#include "kernels/backend.h"
+#include "stats/stats.h"
+
+/* ---- backends per mode ------------------------------------------------------------- */
+
+/* What mode m asks for: its own `backend`, else --backend, else the experiment's. */
+static const char *requested_backend(const struct run *r, const struct mode *m)
+{
+	if (m->backend)
+		return m->backend;
+	return r->o->backend ? r->o->backend : r->exp->backend;
+}
+
+/* Resolve every mode's backend through the registry (backend_resolve); a backend that
+ * cannot run is refused before anything is created.  -1 reported. */
+int sched_resolve_modes(struct run *r)
+{
+	r->mb = xcalloc(r->exp->nmodes, sizeof(*r->mb));
+	for (size_t i = 0; i < r->exp->nmodes; i++) {
+		const struct mode *m = &r->exp->modes[i];
+		struct mode_backend *b = &r->mb[i];
+		char *cause = NULL;
+		b->requested = xstrdup(requested_backend(r, m));
+		if (backend_resolve(b->requested, r->exp->workloads, r->exp->nworkloads, &b->entry,
+				    &b->reason, &cause)) {
+			if (m->backend)
+				error("mode '%s': %s", m->name, cause);
+			else
+				error("%s", cause);
+			free(cause);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* 1 when every mode runs on the same backend for the same reason. */
+int sched_backends_uniform(const struct run *r)
+{
+	for (size_t i = 1; i < r->exp->nmodes; i++)
+		if (r->mb[i].entry != r->mb[0].entry || strcmp(r->mb[i].reason, r->mb[0].reason))
+			return 0;
+	return 1;
+}
+
+/* The run's backend in one word: the backend every mode runs on, or the distinct ones in
+ * mode order joined by commas ("cpu,cuda").  Heap. */
+char *sched_backends_joined(const struct run *r)
+{
+	struct sbuf sb;
+	sbuf_init(&sb);
+	for (size_t i = 0; i < r->exp->nmodes; i++) {
+		size_t j = 0;
+		while (j < i && r->mb[j].entry != r->mb[i].entry)
+			j++;
+		if (j == i)
+			sbuf_addf(&sb, "%s%s", i ? "," : "", r->mb[i].entry->name);
+	}
+	return sbuf_detach(&sb);
+}
+
+/* mode_backends: {"mode": {"requested": ..., "backend": ..., "reason": ...}, ...}. Heap. */
+char *sched_backends_json(const struct run *r)
+{
+	struct sbuf sb;
+	sbuf_init(&sb);
+	sbuf_adds(&sb, "{");
+	for (size_t i = 0; i < r->exp->nmodes; i++) {
+		sbuf_adds(&sb, i ? "," : "");
+		sbuf_add_json_string(&sb, r->exp->modes[i].name);
+		sbuf_adds(&sb, ":{\"requested\":");
+		sbuf_add_json_string(&sb, r->mb[i].requested);
+		sbuf_adds(&sb, ",\"backend\":");
+		sbuf_add_json_string(&sb, r->mb[i].entry->name);
+		sbuf_adds(&sb, ",\"reason\":");
+		sbuf_add_json_string(&sb, r->mb[i].reason);
+		sbuf_adds(&sb, "}");
+	}
+	sbuf_adds(&sb, "}");
+	return sbuf_detach(&sb);
+}
+
+/* The backends' own build provenance (describe_build: "openblas" for cpu), once each. */
+void sched_backends_describe_build(const struct run *r, struct rec_meta *m)
+{
+	for (size_t i = 0; i < r->exp->nmodes; i++) {
+		const struct backend_entry *e = r->mb[i].entry;
+		size_t j = 0;
+		while (j < i && r->mb[j].entry != e)
+			j++;
+		if (j < i || !e->ops || !e->ops->describe_build)
+			continue;
+		struct sbuf sb;
+		sbuf_init(&sb);
+		e->ops->describe_build(&sb);
+		for (char *line = sb.buf; line && *line;) {
+			char *nl = strchr(line, '\n');
+			if (nl)
+				*nl = '\0';
+			char *eq = strchr(line, '=');
+			if (eq) {
+				*eq = '\0';
+				rec_meta_set(m, line, eq + 1);
+			}
+			line = nl ? nl + 1 : NULL;
+		}
+		sbuf_release(&sb);
+	}
+}
+
+/* "backend 'cpu' (auto: ...)", or one "mode 'x' on 'cpu' (...)" per mode when they differ,
+ * for the start line and the closing summary.  Heap. */
+char *sched_backends_phrase(const struct run *r)
+{
+	if (sched_backends_uniform(r))
+		return xasprintf("'%s' (%s)", r->mb[0].entry->name, r->mb[0].reason);
+	struct sbuf sb;
+	sbuf_init(&sb);
+	for (size_t i = 0; i < r->exp->nmodes; i++)
+		sbuf_addf(&sb, "%smode '%s' on '%s' (%s)", i ? "; " : "", r->exp->modes[i].name,
+			  r->mb[i].entry->name, r->mb[i].reason);
+	return sbuf_detach(&sb);
+}
+
+void sched_free_backends(struct run *r)
+{
+	for (size_t i = 0; r->mb && i < r->exp->nmodes; i++) {
+		free(r->mb[i].requested);
+		free(r->mb[i].reason);
+	}
+	free(r->mb);
+	r->mb = NULL;
+}

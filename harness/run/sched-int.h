@@ -1,0 +1,78 @@
+/* sched-int.h: the scheduler's state for one run, shared by sched.c (units, the journal, the
+ * run), sched-resume.c (--resume from the journal) and sched-backends.c (each mode's backend: resolved through the
+ * registry, recorded, described).  Private to harness/run/sched*.c. */
+#ifndef HARNESS_SCHED_INT_H
+#define HARNESS_SCHED_INT_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "harness/config/experiment.h"
+#include "harness/record/recorder.h"
+#include "harness/run/progress.h"
+#include "harness/run/sched.h"
+#include "kernels/backend.h"
+
+/* Unit medians per (mode, cell), for the closing summary. */
+struct summ {
+	char *mode, *cell;
+	double *med;
+	size_t n, cap;
+};
+
+/* A mode's backend: what it asked for, what runs it and why. */
+struct mode_backend {
+	char *requested;                    /* heap */
+	const struct backend_entry *entry;  /* the registry's */
+	char *reason;                       /* heap */
+};
+
+struct run {
+	const struct sched_opts *o;
+	struct experiment *exp;
+	struct mode_backend *mb;  /* per experiment mode */
+	char *h5path, *dir, *exp_copy;
+	struct rec_journal *jr;   /* the run's write-ahead journal (dir/journal) */
+	int64_t session_ns;       /* when this session started (util_now_ns) */
+	int64_t assemble_ns;      /* time spent assembling the results file so far */
+	struct rec_plan *plan;
+	size_t nplan;
+	char **cache_of;  /* per plan id: the unit's cache dir (heap) once known */
+	int *done;        /* per plan id: 1 when recorded */
+	char self[PATH_MAX];
+	struct progress prog;
+	struct summ *summ;
+	size_t nsumm, summ_cap;
+	size_t nfailed;
+};
+
+/* ---- each mode's backend (sched-backends.c) ---- */
+/* Resolve every mode's backend through the registry (backend_resolve); a backend that
+ * cannot run is refused before anything is created.  -1 reported. */
+int sched_resolve_modes(struct run *r);
+/* 1 when every mode runs on the same backend for the same reason. */
+int sched_backends_uniform(const struct run *r);
+/* The run's backend in one word: the backend every mode runs on, or the distinct ones in
+ * mode order joined by commas ("cpu,cuda").  Heap. */
+char *sched_backends_joined(const struct run *r);
+/* mode_backends: {"mode": {"requested": ..., "backend": ..., "reason": ...}, ...}. Heap. */
+char *sched_backends_json(const struct run *r);
+/* The backends' own build provenance (describe_build: "openblas" for cpu), once each. */
+void sched_backends_describe_build(const struct run *r, struct rec_meta *m);
+/* "backend 'cpu' (auto: ...)", or one "mode 'x' on 'cpu' (...)" per mode when they differ,
+ * for the start line and the closing summary.  Heap. */
+char *sched_backends_phrase(const struct run *r);
+void sched_free_backends(struct run *r);
+
+
+/* ---- shared by the run (sched.c) and its resume (sched-resume.c) ---- */
+/* Units start in their cache directory: every path they are given is absolute. */
+int sched_make_dir_absolute(struct run *r);
+/* Reopen a run for --resume from its journal.  The experiment is the run folder's copy
+ * (or the one given, which must be the same bytes), checked against the recorded SHA-256
+ * before anything is written: a refused resume changes nothing.  *complete is set when
+ * every unit is recorded and the results file already says so (nothing to do). */
+int sched_start_resume(struct run *r, int *usage, int *complete);
+
+#endif

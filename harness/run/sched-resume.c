@@ -1,0 +1,252 @@
+/* sched-resume.c: `harness run --resume`: the run folder, its experiment copy and its
+ * journal found from the results file's name, checked against the recorded plan before
+ * anything is written, and the run picked up where it stopped (sched-int.h) */
+#include "config.h"
+#include "harness/run/sched-int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "harness/base/git-version.h"
+#include "harness/base/util.h"
+#include "harness/config/experiment.h"
+#include "harness/record/prereg.h"
+#include "harness/record/recorder.h"
+#include "harness/run/envcap.h"
+#include "harness/run/plan.h"
+#include "harness/run/progress.h"
+#include "harness/run/sched-int.h"
+#include "harness/run/unit.h"
+#include "harness/run/unitenv.h"
+#include "kernels/backend.h"
+#include "stats/stats.h"
+
+/* A resumed run's modes run on the backends they ran on (mode_backends; older files: the
+ * run's one backend), which must still be able to run here.  -1 reported. */
+static int resume_backends(struct run *r, const struct rec_meta *m)
+{
+	const char *mbj = rec_meta_get(m, "mode_backends");
+	const char *run_backend = rec_meta_get(m, "backend");
+	const char *run_req = rec_meta_get(m, "backend_requested");
+	const char *run_why = rec_meta_get(m, "backend_reason");
+	json_t *all = mbj ? json_loads(mbj, 0, NULL) : NULL;
+	int ret = -1;
+	r->mb = xcalloc(r->exp->nmodes, sizeof(*r->mb));
+	for (size_t i = 0; i < r->exp->nmodes; i++) {
+		struct mode_backend *b = &r->mb[i];
+		json_t *one = json_object_get(all, r->exp->modes[i].name);
+		const char *name = json_string_value(json_object_get(one, "backend"));
+		const char *req = json_string_value(json_object_get(one, "requested"));
+		const char *why = json_string_value(json_object_get(one, "reason"));
+		if (!name) {
+			name = run_backend;
+			req = run_req;
+			why = run_why;
+		}
+		char *cause = NULL;
+		const struct backend_entry *e = backend_entry(name);
+		if (!e || !backend_available(e, &cause)) {
+			error("the run used backend '%s', which cannot run here%s%s", name,
+			      cause ? ": " : "", cause ? cause : "");
+			free(cause);
+			goto done;
+		}
+		b->entry = e;
+		b->requested = xstrdup(req ? req : name);
+		b->reason = xasprintf("resumed; %s", why ? why : "");
+	}
+	ret = 0;
+done:
+	json_decref(all);
+	return ret;
+}
+
+/* The run folder and results file of --resume ARG: ARG is the results file X.h5 (which
+ * need not exist: a run killed before its first assembly has only X/journal) or the run
+ * folder X itself. */
+static void resume_paths(struct run *r, const char *arg)
+{
+	struct stat st;
+	size_t l = strlen(arg);
+	while (l > 1 && arg[l - 1] == '/')
+		l--;
+	if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
+		r->dir = xstrndup(arg, l);
+		r->h5path = xasprintf("%s.h5", r->dir);
+		return;
+	}
+	r->h5path = xstrdup(arg);
+	r->dir = l > 3 && !strcmp(arg + l - 3, ".h5") ? xstrndup(arg, l - 3)
+						      : xasprintf("%s.d", arg);
+}
+
+/* 1 when the results file exists and already says what the journal says: the same status
+ * and end time and as many units. */
+static int results_current(const struct run *r, size_t nunits)
+{
+	struct rec *f = NULL;
+	struct rec_meta m;
+	struct rec_unit *u = NULL;
+	size_t n = 0;
+	int same = 0;
+	rec_meta_init(&m);
+	if (access(r->h5path, F_OK) < 0)
+		return 0;
+	const struct rec_meta *jm = rec_journal_meta(r->jr);
+	const char *js = rec_meta_get(jm, "status"), *je = rec_meta_get(jm, "end_utc");
+	if (rec_open(r->h5path, 0, &f) == 0 && rec_read_meta(f, &m) == 0 &&
+	    rec_read_units(f, &u, &n) == 0) {
+		const char *fs = rec_meta_get(&m, "status"), *fe = rec_meta_get(&m, "end_utc");
+		same = n == nunits && js && fs && je && fe && !strcmp(js, fs) && !strcmp(je, fe);
+	}
+	rec_units_free(u, n);
+	rec_meta_release(&m);
+	rec_close(f);
+	return same;
+}
+
+/* Remove what an interrupted assembly left beside the results file (X.h5.tmp-*). */
+static void remove_results_temps(const struct run *r)
+{
+	const char *slash = strrchr(r->h5path, '/');
+	char *folder = slash ? xstrndup(r->h5path, (size_t)(slash - r->h5path) + 1) : xstrdup("./");
+	char *prefix = xasprintf("%s.tmp-", slash ? slash + 1 : r->h5path);
+	DIR *d = opendir(folder);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (strncmp(e->d_name, prefix, strlen(prefix)))
+			continue;
+		char *p = xasprintf("%s%s", folder, e->d_name);
+		if (unlink(p) == 0)
+			warning("'%s': removed, left by an interrupted write", p);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(prefix);
+	free(folder);
+}
+
+/* Reopen a run for --resume from its journal.  The experiment is the run folder's copy
+ * (or the one given, which must be the same bytes), checked against the recorded SHA-256
+ * before anything is written: a refused resume changes nothing.  *complete is set when
+ * every unit is recorded and the results file already says so (nothing to do). */
+int sched_start_resume(struct run *r, int *usage, int *complete)
+{
+	int ret = -1;
+	struct rec_unit *units = NULL;
+	size_t nunits = 0, jn = 0;
+	*usage = 1;
+	*complete = 0;
+	resume_paths(r, r->o->resume);
+	char *jdir = xasprintf("%s/journal", r->dir);
+	struct stat jst;
+	int has_journal = stat(jdir, &jst) == 0;
+	free(jdir);
+	if (!has_journal) {
+		struct rec *old = NULL;
+		if (access(r->h5path, F_OK) < 0)
+			error("cannot resume '%s': no such file, and its run folder '%s' has no "
+			      "journal (a run stopped before it recorded anything: start it again)",
+			      r->h5path, r->dir);
+		else if (rec_open(r->h5path, 0, &old) == 0 &&
+			 rec_format_version(old) < REC_FORMAT_VERSION)
+			error("'%s': results format version %d is read-only for this harness (it "
+			      "resumes runs from their journal)", r->h5path, rec_format_version(old));
+		else if (old)
+			error("'%s': its run folder '%s' has no journal; cannot resume it", r->h5path,
+			      r->dir);
+		rec_close(old);
+		goto done;
+	}
+	if (rec_journal_open(r->dir, &r->jr))
+		goto done;
+	const struct rec_meta *m = rec_journal_meta(r->jr);
+	const char *sha = rec_meta_get(m, "experiment_sha256");
+	const char *backend = rec_meta_get(m, "backend");
+	if (!sha || !backend) {
+		error("'%s' lacks the run metadata needed to resume", r->o->resume);
+		goto done;
+	}
+	r->exp_copy = xasprintf("%s/experiment.toml", r->dir);
+	const char *path = r->o->experiment ? r->o->experiment : r->exp_copy;
+	/* Its hypothesis files were recorded when the run started and are not read again:
+	 * the run folder's copy lies away from them. */
+	if (experiment_load_flags(path, EXPERIMENT_NO_FILE_CHECKS, &r->exp))
+		goto done;
+	if (strcmp(sha, r->exp->sha256)) {
+		error("'%s' has changed since the run started (SHA-256 %.12s..., recorded %.12s...); "
+		      "refusing to resume '%s'",
+		      path, r->exp->sha256, sha, r->o->resume);
+		goto done;
+	}
+	if (resume_backends(r, m))
+		goto done;
+	if (sched_make_dir_absolute(r))
+		goto done;
+	free(r->exp_copy);
+	r->exp_copy = xasprintf("%s/experiment.toml", r->dir);
+	if (access(r->exp_copy, R_OK) < 0) {
+		error_errno("cannot read the run's experiment copy '%s'", r->exp_copy);
+		goto done;
+	}
+	*usage = 0;
+	if (plan_build(r->exp, &r->plan, &r->nplan))
+		goto done;
+	const struct rec_plan *jp = rec_journal_plan(r->jr, &jn);
+	int same = jn == r->nplan;
+	for (size_t i = 0; same && i < jn; i++)
+		same = !strcmp(jp[i].mode, r->plan[i].mode) && jp[i].warm == r->plan[i].warm &&
+		       jp[i].warm_of == r->plan[i].warm_of && jp[i].block == r->plan[i].block;
+	if (!same) {
+		*usage = 1;
+		error("'%s': the experiment's plan is not the one the run recorded; refusing to "
+		      "resume", r->o->resume);
+		goto done;
+	}
+	r->done = xcalloc(r->nplan, sizeof(*r->done));
+	r->cache_of = xcalloc(r->nplan, sizeof(*r->cache_of));
+	/* From here on the journal may be tidied: interrupted writes, units that fail
+	 * verification (they run again). */
+	remove_results_temps(r);
+	if (rec_journal_scan(r->jr, &units, &nunits))
+		goto done;
+	size_t ndone = 0;
+	for (size_t i = 0; i < nunits; i++) {
+		int64_t id = units[i].id;
+		r->done[id] = 1;
+		ndone++;
+		if (strcmp(units[i].status, REC_STATUS_OK))
+			r->nfailed++;
+		if (!units[i].warm) {
+			free(r->cache_of[id]);
+			r->cache_of[id] = xstrdup(units[i].cache_dir);
+		}
+	}
+	const char *st = rec_meta_get(m, "status");
+	if (ndone == r->nplan && st && strcmp(st, "running") && strcmp(st, "interrupted") &&
+	    results_current(r, nunits)) {
+		*complete = 1;
+		ret = 0;
+		goto done;
+	}
+	const char *kv[] = { "status", "running" };
+	if (rec_journal_set_meta(r->jr, kv, 1))
+		goto done;
+	ret = 0;
+done:
+	rec_units_free(units, nunits);
+	return ret;
+}
