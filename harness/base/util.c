@@ -319,50 +319,113 @@ int util_read_file(const char *path, char **data, size_t *len)
 	return util_read_input(path, UTIL_INPUT_MAX, data, len);
 }
 
-int util_write_file(const char *path, const void *data, size_t len, mode_t mode)
+/* Put tmp in place as path: rename, or with excl a link (which fails when path exists;
+ * where the file system has no hard links, rename after a check). */
+static int publish(const char *tmp, const char *path, int excl)
 {
-	char *tmp = xasprintf("%s.tmpXXXXXX", path);
-	int fd = mkstemp(tmp);
-	int ret = -1;
+	if (!excl) {
+		if (rename(tmp, path) < 0)
+			return error_errno("cannot write '%s' (rename)", path);
+		return 0;
+	}
+	if (link(tmp, path) == 0) {
+		unlink(tmp);
+		return 0;
+	}
+	if (errno == EEXIST)
+		return error("'%s': already exists; not overwriting it", path);
+	if (errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP && errno != EMLINK)
+		return error_errno("cannot write '%s' (link)", path);
+	struct stat st;
+	if (lstat(path, &st) == 0)
+		return error("'%s': already exists; not overwriting it", path);
+	if (rename(tmp, path) < 0)
+		return error_errno("cannot write '%s' (rename)", path);
+	return 0;
+}
+
+int util_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
+		      unsigned flags)
+{
+	int excl = (flags & UTIL_WRITE_EXCL) != 0;
+	static const char letters[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	static unsigned long seq;
+	char *tmp = NULL, *dir = NULL;
+	int fd = -1, rc = -1, made = 0;
+
+	for (int tries = 0; fd < 0 && tries < 100; tries++) {
+		unsigned long long x = (unsigned long long)util_now_ns() ^
+				       ((unsigned long long)getpid() << 20) ^ (++seq * 0x9e3779b97f4a7c15ULL);
+		char sfx[7];
+		for (int k = 0; k < 6; k++, x /= 36)
+			sfx[k] = letters[x % 36];
+		sfx[6] = '\0';
+		free(tmp);
+		tmp = xasprintf("%s.tmp-%s", path, sfx);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
 	if (fd < 0) {
-		error_errno("cannot create '%s'", tmp);
+		error_errno("cannot write '%s' (create a temporary file)", path);
 		goto done;
 	}
+	made = 1;
 	const char *p = data;
 	size_t left = len;
 	while (left) {
-		ssize_t n = write(fd, p, left);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			error_errno("cannot write '%s'", tmp);
+		size_t chunk = left < ((size_t)1 << 20) ? left : ((size_t)1 << 20);
+		ssize_t n = write(fd, p, chunk);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			error_errno("cannot write '%s'", path);
 			goto done;
 		}
 		p += n;
 		left -= (size_t)n;
 	}
 	if (fchmod(fd, mode) < 0 || fsync(fd) < 0) {
-		error_errno("cannot sync '%s'", tmp);
+		error_errno("cannot write '%s' (fsync)", path);
 		goto done;
 	}
-	if (close(fd) < 0) {
-		fd = -1;
-		error_errno("cannot close '%s'", tmp);
-		goto done;
-	}
+	int cfd = fd;
 	fd = -1;
-	if (rename(tmp, path) < 0) {
-		error_errno("cannot rename '%s' to '%s'", tmp, path);
+	if (close(cfd) < 0) {
+		error_errno("cannot write '%s' (close)", path);
 		goto done;
 	}
-	ret = 0;
+	if (publish(tmp, path, excl) < 0)
+		goto done;
+	made = 0;
+	const char *slash = strrchr(path, '/');
+	dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		/* EINVAL: a file system that cannot sync a folder; the rename stands */
+		if (fsync(dfd) < 0 && errno != EINVAL && errno != EROFS) {
+			error_errno("cannot write '%s' (fsync of its folder)", path);
+			close(dfd);
+			goto done;
+		}
+		close(dfd);
+	}
+	rc = 0;
 done:
 	if (fd >= 0)
 		close(fd);
-	if (ret < 0)
+	if (made)
 		unlink(tmp);
 	free(tmp);
-	return ret;
+	free(dir);
+	return rc;
+}
+
+int util_write_file(const char *path, const void *data, size_t len, mode_t mode)
+{
+	return util_write_atomic(path, data, len, mode, 0);
 }
 
 int util_mkdir_p(const char *path, mode_t mode)

@@ -69,6 +69,15 @@ int64_t util_s_to_ns(double s);
 #define UTIL_INPUT_MAX ((size_t)64 << 20) /* 64 MiB: far above any experiment or hypothesis file */
 int util_read_input(const char *path, size_t limit, char **data, size_t *len);
 int util_read_file(const char *path, char **data, size_t *len);
+/* Write len bytes to path so that path is either its old self or wholly the new bytes: a new
+ * temporary file beside it ("PATH.tmp-XXXXXX", created with O_EXCL | O_NOFOLLOW, so never
+ * through a planted link), every byte written, mode set, fsync, renamed into place (with
+ * UTIL_WRITE_EXCL: linked, never replacing an existing path), then the folder synced.  On
+ * failure the temporary file is removed and the error reported once, naming path and
+ * errno; returns -1.  util_write_file() is util_write_atomic() with no flags. */
+#define UTIL_WRITE_EXCL 0x1
+int util_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
+		      unsigned flags);
 int util_write_file(const char *path, const void *data, size_t len, mode_t mode);
 int util_mkdir_p(const char *path, mode_t mode);
 /* Removes a directory tree; reports and returns -1 on failure. */

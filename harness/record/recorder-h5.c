@@ -230,113 +230,13 @@ done:
 	return rc;
 }
 
-/* Put tmp in place as path: rename, or with excl a link (which fails when path exists;
- * where the file system has no hard links, rename after a check). */
-static int publish(const char *tmp, const char *path, int excl)
-{
-	if (!excl) {
-		if (rename(tmp, path) < 0)
-			return error_errno("cannot write '%s' (rename)", path);
-		return 0;
-	}
-	if (link(tmp, path) == 0) {
-		unlink(tmp);
-		return 0;
-	}
-	if (errno == EEXIST)
-		return error("'%s': already exists; not overwriting it", path);
-	if (errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP && errno != EMLINK)
-		return error_errno("cannot write '%s' (link)", path);
-	struct stat st;
-	if (lstat(path, &st) == 0)
-		return error("'%s': already exists; not overwriting it", path);
-	if (rename(tmp, path) < 0)
-		return error_errno("cannot write '%s' (rename)", path);
-	return 0;
-}
-
-/* Write len bytes to path so that path is either its old self or wholly the new bytes:
- * a new temporary file beside it ("PATH.tmp-XXXXXX", created with O_EXCL | O_NOFOLLOW, so
- * never through a planted link), every byte written, fsync, then renamed into place (excl:
- * linked, never replacing an existing path), then the folder synced.  SIGINT and SIGTERM
- * are held off meanwhile.  On failure the temporary file is removed and the error reported
- * once, naming path and errno; returns -1. */
+/* Write len bytes to path atomically (util_write_atomic; excl: never replace an existing
+ * path) with SIGINT and SIGTERM held off meanwhile.  Reports once and returns -1. */
 int rec_write_atomic(const char *path, const void *data, size_t len, int excl)
 {
-	static const char letters[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-	static unsigned long seq;
-	char *tmp = NULL, *dir = NULL;
-	int fd = -1, rc = -1, made = 0;
 	sigset_t old;
-
 	rec_signals_hold(&old);
-	for (int tries = 0; fd < 0 && tries < 100; tries++) {
-		unsigned long long x = (unsigned long long)util_now_ns() ^
-				       ((unsigned long long)getpid() << 20) ^ (++seq * 0x9e3779b97f4a7c15ULL);
-		char sfx[7];
-		for (int k = 0; k < 6; k++, x /= 36)
-			sfx[k] = letters[x % 36];
-		sfx[6] = '\0';
-		free(tmp);
-		tmp = xasprintf("%s.tmp-%s", path, sfx);
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
-	if (fd < 0) {
-		error_errno("cannot write '%s' (create a temporary file)", path);
-		goto done;
-	}
-	made = 1;
-	const char *p = data;
-	size_t left = len;
-	while (left) {
-		size_t chunk = left < ((size_t)1 << 20) ? left : ((size_t)1 << 20);
-		ssize_t n = write(fd, p, chunk);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (n == 0)
-				errno = EIO;
-			error_errno("cannot write '%s'", path);
-			goto done;
-		}
-		p += n;
-		left -= (size_t)n;
-	}
-	if (fsync(fd) < 0) {
-		error_errno("cannot write '%s' (fsync)", path);
-		goto done;
-	}
-	int cfd = fd;
-	fd = -1;
-	if (close(cfd) < 0) {
-		error_errno("cannot write '%s' (close)", path);
-		goto done;
-	}
-	if (publish(tmp, path, excl) < 0)
-		goto done;
-	made = 0;
-	const char *slash = strrchr(path, '/');
-	dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		/* EINVAL: a file system that cannot sync a folder; the rename stands */
-		if (fsync(dfd) < 0 && errno != EINVAL && errno != EROFS) {
-			error_errno("cannot write '%s' (fsync of its folder)", path);
-			close(dfd);
-			goto done;
-		}
-		close(dfd);
-	}
-	rc = 0;
-done:
-	if (fd >= 0)
-		close(fd);
-	if (made)
-		unlink(tmp);
-	free(tmp);
-	free(dir);
+	int rc = util_write_atomic(path, data, len, 0644, excl ? UTIL_WRITE_EXCL : 0);
 	rec_signals_restore(&old);
 	return rc;
 }
