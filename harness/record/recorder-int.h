@@ -17,7 +17,7 @@
  *
  * HDF5 never writes to disk.  Every file the recorder writes (a journal file, a results
  * file, an import) is built in memory with HDF5's core driver (no backing store); its image
- * is then written by rec_write_atomic(): a temporary file beside the target (O_CREAT |
+ * is then written by rec_write_atomic() (util_write_atomic with signals held): a temporary file beside the target (O_CREAT |
  * O_EXCL | O_NOFOLLOW), every byte written, fsync, rename into place, fsync of the folder.
  * An I/O failure is therefore ours: reported once with the file and errno, the temporary
  * removed, nothing else changed.  Nothing is appended in place, so a kill -9 or a full disk
