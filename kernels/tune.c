@@ -72,7 +72,25 @@ int tune_cell(const struct tuner_ops *ops, const struct tuner_args *a, int64_t t
 			m->ahead(m->ctx, plan, n);
 		free(plan);
 	}
-	while (ops->next(t, &c) == 1) {
+	/* the budget: the options' max_trials / max_seconds and the caller's, the tighter */
+	int64_t max_trials = 0, max_ns = 0;
+	const struct tuner_option *o = tuner_option_find(a->options, a->noptions, "max_trials");
+	if (o && o->type == TUNER_OPT_INT && o->i > 0)
+		max_trials = o->i;
+	o = tuner_option_find(a->options, a->noptions, "max_seconds");
+	if (o && (o->type == TUNER_OPT_INT || o->type == TUNER_OPT_FLOAT) && o->f > 0)
+		max_ns = (int64_t)(o->f * 1e9);
+	if (a->budget_trials > 0 && (!max_trials || a->budget_trials < max_trials))
+		max_trials = a->budget_trials;
+	if (a->budget_ns > 0 && (!max_ns || a->budget_ns < max_ns))
+		max_ns = a->budget_ns;
+	for (;;) {
+		if (max_trials && out->ntrials >= max_trials)
+			break;
+		if (max_ns && out->compile_ns + out->check_ns + out->bench_ns >= max_ns)
+			break;
+		if (ops->next(t, &c) != 1)
+			break;
 		if (m->trial(m->ctx, &c, bench, &tr, cause))
 			goto done;
 		out->ntrials++;
