@@ -16,6 +16,7 @@ extern const struct tuner_ops tuner_exhaustive;
 extern const struct tuner_ops tuner_vendor_benchmarked;
 extern const struct tuner_ops tuner_random;
 extern const struct tuner_ops tuner_coordinate_descent;
+extern const struct tuner_ops tuner_beam;
 
 const struct tuner_ops *const tuner_table[] = {
 	&tuner_vendor,
@@ -24,6 +25,7 @@ const struct tuner_ops *const tuner_table[] = {
 	&tuner_vendor_benchmarked,
 	&tuner_random,
 	&tuner_coordinate_descent,
+	&tuner_beam,
 	NULL,
 };
 

@@ -291,8 +291,8 @@ START_TEST(test_convex_optimum)
 	struct synth y;
 	convex_space(&y);
 	struct config opt = pt3(16, 6, 9);
-	const char *tuners[] = { "random", "coordinate-descent" };
-	for (size_t k = 0; k < 2; k++) {
+	const char *tuners[] = { "random", "coordinate-descent", "beam" };
+	for (size_t k = 0; k < 3; k++) {
 		opts_clear();
 		struct tune_result r = tune(&y, tuners[k], opt_store, nopt, 11);
 		ck_assert_int_eq(r.reason, TUNE_TUNED);
@@ -300,7 +300,7 @@ START_TEST(test_convex_optimum)
 		if (!strcmp(tuners[k], "random"))
 			ck_assert_int_eq(r.ntrials, 7 * 8 * 5); /* no budget: every valid point */
 		else
-			ck_assert_int_lt(r.ntrials, 40); /* a local search, not a sweep */
+			ck_assert_int_lt(r.ntrials, 7 * 8 * 5 / 2); /* a local search, not a sweep */
 	}
 }
 END_TEST
@@ -502,8 +502,8 @@ START_TEST(test_never_incorrect)
 	convex_space(&y);
 	y.cost = incorrect_opt_cost;
 	struct config opt = pt3(16, 6, 9);
-	const char *tuners[] = { "random", "coordinate-descent" };
-	for (size_t k = 0; k < 2; k++) {
+	const char *tuners[] = { "random", "coordinate-descent", "beam" };
+	for (size_t k = 0; k < 3; k++) {
 		opts_clear();
 		struct tune_result r = tune(&y, tuners[k], opt_store, nopt, 5);
 		ck_assert_int_eq(r.reason, TUNE_TUNED);
@@ -522,6 +522,88 @@ START_TEST(test_never_incorrect)
 	r = tune(&y, "coordinate-descent", opt_store, nopt, 5);
 	ck_assert_int_eq(r.reason, TUNE_FALLBACK_VENDOR);
 	ck_assert(r.best.vendor);
+}
+END_TEST
+
+/* ---- beam: width 1 is greedy steepest descent ------------------------------------------ */
+
+/* A bumpy cost on the convex space's grid: local minima a greedy walk can stop in. */
+static double bumpy_cost(const struct space *s, const struct config *c)
+{
+	double base = convex_cost(s, c);
+	uint64_t h = (uint64_t)(c->val[0] * 131 + c->val[1] * 17 + c->val[2] * 7);
+	h = h * 0x9e3779b97f4a7c15ULL;
+	return base + (double)(h >> 56);
+}
+
+/* Steepest descent by hand: from the start, time every unseen single-field neighbour of
+ * the incumbent (ups then downs, fields in order); move to the fastest while it improves
+ * by at least 10 ns (min_progress_us = 0.01). */
+static struct config greedy(struct synth *y, size_t *ntrials)
+{
+	struct config seen[4096], cur = y->start;
+	size_t nseen = 0;
+	double cur_t = y->cost(&y->s, &cur);
+	seen[nseen++] = cur;
+	for (;;) {
+		struct config bestn;
+		double best_t = INFINITY;
+		for (size_t f = 0; f < y->s.nfields; f++) {
+			int64_t v[4];
+			size_t n = space_neighbour_values(&y->s, f, cur.val[f], 1, 0, 0, v);
+			for (size_t j = 0; j < n; j++) {
+				struct config c = cur;
+				c.val[f] = v[j];
+				int old = 0;
+				for (size_t k = 0; k < nseen; k++)
+					old |= config_equal(&y->s, &seen[k], &c);
+				if (old)
+					continue;
+				seen[nseen++] = c;
+				double t = y->cost(&y->s, &c);
+				if (t < best_t) {
+					best_t = t;
+					bestn = c;
+				}
+			}
+		}
+		if (!isfinite(best_t) || cur_t - best_t < 10) {
+			if (isfinite(best_t) && best_t < cur_t)
+				cur = bestn;
+			break;
+		}
+		cur = bestn;
+		cur_t = best_t;
+	}
+	*ntrials = nseen;
+	return cur;
+}
+
+START_TEST(test_beam_width1_is_greedy)
+{
+	struct synth y;
+	convex_space(&y);
+	y.cost = bumpy_cost;
+	static const struct config starts[] = { { .val = { 1, 1, 33 } }, { .val = { 64, 8, 3 } },
+						{ .val = { 4, 3, 17 } } };
+	for (size_t k = 0; k < 3; k++) {
+		y.start = starts[k];
+		size_t n;
+		struct config want = greedy(&y, &n);
+		opts_clear();
+		opt_int("width", 1);
+		struct tune_result r = tune(&y, "beam", opt_store, nopt, 1);
+		ck_assert(config_equal(&y.s, &r.best, &want));
+		ck_assert_int_eq(r.ntrials, (int64_t)n);
+	}
+	/* a wider beam finds a point at least as fast as greedy from the same start */
+	y.start = starts[0];
+	size_t n;
+	struct config g = greedy(&y, &n);
+	opts_clear();
+	opt_int("width", 8);
+	struct tune_result r = tune(&y, "beam", opt_store, nopt, 1);
+	ck_assert(bumpy_cost(&y.s, &r.best) <= bumpy_cost(&y.s, &g));
 }
 END_TEST
 
@@ -578,6 +660,11 @@ START_TEST(test_option_errors)
 	ck_assert_str_eq(e, "7:3: 'accept' must be one of \"min\", \"paired\" (got \"best\")");
 	free(e);
 	opts_clear();
+	opt_int("width", 0);
+	e = check_err("beam", &y.s);
+	ck_assert_str_eq(e, "7:3: 'width' must be an integer from 1 to 64");
+	free(e);
+	opts_clear();
 	opt_int("radius", 1);
 	e = check_err("random", &y.s);
 	ck_assert_ptr_nonnull(strstr(e, "7:3: unknown option 'radius' for tuner 'random'"));
@@ -596,6 +683,7 @@ static Suite *tuners_suite(void)
 	tcase_add_test(tc, test_cd_threshold);
 	tcase_add_test(tc, test_cd_all_directions);
 	tcase_add_test(tc, test_never_incorrect);
+	tcase_add_test(tc, test_beam_width1_is_greedy);
 	tcase_add_test(tc, test_option_errors);
 	suite_add_tcase(s, tc);
 	return s;
