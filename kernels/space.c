@@ -225,3 +225,94 @@ int config_equal(const struct space *s, const struct config *a, const struct con
 			return 0;
 	return 1;
 }
+
+size_t space_field_find(const struct space *s, const char *name)
+{
+	size_t f = 0;
+	while (f < s->nfields && strcmp(s->fields[f].name, name))
+		f++;
+	return f;
+}
+
+int space_point_index(const struct space *s, const struct config *c, size_t *idx)
+{
+	size_t i = 0;
+	if (c->vendor || !s->nfields)
+		return -1;
+	for (size_t f = 0; f < s->nfields; f++) {
+		const struct space_field *fd = &s->fields[f];
+		size_t k = 0;
+		while (k < fd->nvalues && fd->values[k] != c->val[f])
+			k++;
+		if (k == fd->nvalues)
+			return -1;
+		i = i * fd->nvalues + k;
+	}
+	*idx = i;
+	return 0;
+}
+
+const char *space_step_name(enum space_step k)
+{
+	switch (k) {
+	case SPACE_STEP_POW2: return "pow2";
+	case SPACE_STEP_UNIT: return "unit";
+	case SPACE_STEP_ORDINAL: return "ordinal";
+	}
+	return "ordinal";
+}
+
+/* One step of field fd from cur: up or down; for ORDINAL the neighbouring allowed value (or
+ * a value past the end, so the caller's range checks stop it). */
+static int64_t step_value(const struct space_field *fd, int64_t cur, int up)
+{
+	switch (fd->step) {
+	case SPACE_STEP_POW2:
+		return up ? cur * 2 : cur / 2;
+	case SPACE_STEP_UNIT:
+		return up ? cur + 1 : cur - 1;
+	case SPACE_STEP_ORDINAL:
+		break;
+	}
+	if (up) {
+		for (size_t k = 0; k < fd->nvalues; k++)
+			if (fd->values[k] > cur)
+				return fd->values[k];
+		return INT64_MAX;
+	}
+	for (size_t k = fd->nvalues; k-- > 0;)
+		if (fd->values[k] < cur)
+			return fd->values[k];
+	return INT64_MIN;
+}
+
+size_t space_neighbour_values(const struct space *s, size_t f, int64_t v, int radius,
+			      int64_t limit, int include_self, int64_t *out)
+{
+	const struct space_field *fd = &s->fields[f];
+	size_t n = 0;
+	if (!fd->nvalues)
+		return 0;
+	int64_t lo = fd->values[0], hi = fd->values[fd->nvalues - 1];
+	int64_t cur = v;
+	for (int r = 0; r < radius; r++) {
+		if (cur > INT64_MAX / 2)
+			break;
+		cur = step_value(fd, cur, 1);
+		if (cur > hi || (limit > 0 && cur > limit))
+			break;
+		if (value_allowed(fd, cur))
+			out[n++] = cur;
+	}
+	cur = v;
+	for (int r = 0; r < radius; r++) {
+		cur = step_value(fd, cur, 0);
+		if (cur <= 0 || cur < lo)
+			break;
+		if (value_allowed(fd, cur))
+			out[n++] = cur;
+	}
+	if (include_self)
+		out[n++] = v;
+	return n;
+}

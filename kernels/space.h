@@ -14,10 +14,18 @@
 #define SPACE_MAX_VENDORS 16
 #define SPACE_MAX_VENDOR_PARAMS 4
 
+/* How a local search (coordinate descent, beam) steps along a field, as Inductor's
+ * coordinate descent does: SPACE_STEP_POW2 doubles and halves (tile sizes, warps, split
+ * factors), SPACE_STEP_UNIT adds and subtracts 1 (pipeline stages); SPACE_STEP_ORDINAL (the
+ * default, 0) moves to the next larger or smaller allowed value, for fields whose values
+ * are neither (the CPU backend's tiles {32, 128, 512}, GROUP_M {1, 4, 8}). */
+enum space_step { SPACE_STEP_ORDINAL = 0, SPACE_STEP_POW2, SPACE_STEP_UNIT };
+
 struct space_field {
 	const char *name;                  /* macro name in the kernel template, e.g. "BM" */
 	int64_t values[SPACE_MAX_VALUES];  /* allowed values, ascending */
 	size_t nvalues;
+	enum space_step step;              /* how local searches step along it */
 };
 
 /* A vendor candidate: the vendor library called with fixed parameters (an algorithm id for
@@ -73,5 +81,21 @@ void config_format(const struct space *s, const struct config *c, struct sbuf *o
 /* Inverse of config_format; -1 with *cause (heap) when text is not a point of s. */
 int config_parse(const struct space *s, const char *text, struct config *out, char **cause);
 int config_equal(const struct space *s, const struct config *a, const struct config *b);
+
+/* The index of the field named name, or s->nfields when there is none. */
+size_t space_field_find(const struct space *s, const char *name);
+/* The grid index of c (not vendor; every value allowed; the constraint not consulted):
+ * 0 and *idx, or -1. */
+int space_point_index(const struct space *s, const struct config *c, size_t *idx);
+/* "pow2", "unit", "ordinal" */
+const char *space_step_name(enum space_step k);
+/* Inductor's get_neighbour_values for field f at value v: up to radius steps up (stopping
+ * at the first value above the field's largest value or above limit; limit <= 0: none),
+ * then up to radius steps down (stopping below the smallest value or at 0), then v itself
+ * when include_self.  A step of a POW2 or UNIT field that lands on a value the field does
+ * not allow yields no neighbour but counts as a step.  Values into out (room for
+ * 2 * radius + 1); their number returned. */
+size_t space_neighbour_values(const struct space *s, size_t f, int64_t v, int radius,
+			      int64_t limit, int include_self, int64_t *out);
 
 #endif

@@ -31,6 +31,12 @@ const char *tune_reason_name(enum tune_reason r)
 
 /* The sample median as stats_summarize computes it (the same numbers the worker always
  * gave the tuners). */
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return a < b ? -1 : a > b;
+}
+
 double tune_median_ns(const struct sample *s, size_t n)
 {
 	if (!n)
@@ -46,6 +52,96 @@ double tune_median_ns(const struct sample *s, size_t n)
 	free(x);
 	free(work);
 	return sum.median;
+}
+
+/* accept = "paired": the driver's believed incumbent and the duel settings. */
+struct accept {
+	int paired;
+	int64_t repeats;
+	double alpha;
+	int have_inc;
+	struct config inc;
+	double inc_ns;
+};
+
+/* Add a duel trial's costs to out; 0, or -1 with *cause when measuring failed. */
+static int duel_measure(const struct tune_measurer *m, const struct config *c, int64_t n,
+			struct tune_result *out, double *median, char **cause)
+{
+	struct tune_trial tr;
+	memset(&tr, 0, sizeof(tr));
+	int r = m->trial(m->ctx, c, n, &tr, cause);
+	if (!r) {
+		int64_t ns = tr.compile_ns + tr.check_ns + tr.bench_ns;
+		out->compile_ns += tr.compile_ns;
+		out->check_ns += tr.check_ns;
+		out->bench_ns += tr.bench_ns;
+		out->duel_ns += ns;
+		*median = tr.status == TRIAL_OK ? tune_median_ns(tr.samples, tr.nsamples) : NAN;
+	}
+	tune_trial_release(&tr);
+	return r;
+}
+
+/* The median the tuner is told for an ok trial of c with median med.  Paired acceptance:
+ * when med beats the believed incumbent, accept_repeats repeats each measure c and the
+ * incumbent (trial_samples samples each; c first in even repeats, the incumbent first in
+ * odd ones); d_r = ln(c_r / inc_r); c is believed only when the Wilcoxon signed-rank test
+ * of d rejects 0 at accept_alpha (two-sided) and the median of d is negative.  Otherwise
+ * the tuner is told the incumbent's median: a tie, which no tuner counts as a gain. */
+static int accept_median(struct accept *ac, const struct tune_measurer *m, const struct space *s,
+			 const struct config *c, double med, int64_t n, struct tune_result *out,
+			 double *told, char **cause)
+{
+	*told = med;
+	if (!ac->paired || !isfinite(med))
+		return 0;
+	if (!ac->have_inc || config_equal(s, c, &ac->inc)) {
+		ac->have_inc = 1;
+		ac->inc = *c;
+		ac->inc_ns = med;
+		return 0;
+	}
+	if (med >= ac->inc_ns)
+		return 0;
+	double *d = xmalloc((size_t)ac->repeats * sizeof(*d));
+	size_t nd = 0;
+	int ret = -1;
+	out->duels++;
+	for (int64_t r = 0; r < ac->repeats; r++) {
+		double mc = NAN, mi = NAN;
+		if (r % 2 == 0 ? duel_measure(m, c, n, out, &mc, cause) ||
+					 duel_measure(m, &ac->inc, n, out, &mi, cause)
+			       : duel_measure(m, &ac->inc, n, out, &mi, cause) ||
+					 duel_measure(m, c, n, out, &mc, cause))
+			goto done;
+		if (isfinite(mc) && isfinite(mi) && mc > 0 && mi > 0)
+			d[nd++] = log(mc / mi);
+	}
+	int won = 0;
+	if (nd >= 3) {
+		struct stats_wilcoxon w;
+		char *why = NULL;
+		double *work = xmalloc(nd * sizeof(*work));
+		memcpy(work, d, nd * sizeof(*work));
+		qsort(work, nd, sizeof(*work), cmp_double);
+		double mid = nd % 2 ? work[nd / 2] : (work[nd / 2 - 1] + work[nd / 2]) / 2;
+		free(work);
+		if (!stats_wilcoxon_signed_rank(d, nd, &w, &why))
+			won = w.p < ac->alpha && mid < 0;
+		free(why);
+	}
+	if (won) {
+		out->duels_won++;
+		ac->inc = *c;
+		ac->inc_ns = med;
+	} else {
+		*told = ac->inc_ns;
+	}
+	ret = 0;
+done:
+	free(d);
+	return ret;
 }
 
 int tune_cell(const struct tuner_ops *ops, const struct tuner_args *a, int64_t trial_samples,
@@ -72,7 +168,34 @@ int tune_cell(const struct tuner_ops *ops, const struct tuner_args *a, int64_t t
 			m->ahead(m->ctx, plan, n);
 		free(plan);
 	}
-	while (ops->next(t, &c) == 1) {
+	/* the budget: the options' max_trials / max_seconds and the caller's, the tighter */
+	int64_t max_trials = 0, max_ns = 0;
+	const struct tuner_option *o = tuner_option_find(a->options, a->noptions, "max_trials");
+	if (o && o->type == TUNER_OPT_INT && o->i > 0)
+		max_trials = o->i;
+	o = tuner_option_find(a->options, a->noptions, "max_seconds");
+	if (o && (o->type == TUNER_OPT_INT || o->type == TUNER_OPT_FLOAT) && o->f > 0)
+		max_ns = (int64_t)(o->f * 1e9);
+	if (a->budget_trials > 0 && (!max_trials || a->budget_trials < max_trials))
+		max_trials = a->budget_trials;
+	if (a->budget_ns > 0 && (!max_ns || a->budget_ns < max_ns))
+		max_ns = a->budget_ns;
+	struct accept ac = { .repeats = 10, .alpha = 0.05 };
+	o = tuner_option_find(a->options, a->noptions, "accept");
+	ac.paired = o && o->type == TUNER_OPT_STRING && o->s && !strcmp(o->s, "paired");
+	o = tuner_option_find(a->options, a->noptions, "accept_repeats");
+	if (o && o->type == TUNER_OPT_INT && o->i >= 3)
+		ac.repeats = o->i;
+	o = tuner_option_find(a->options, a->noptions, "accept_alpha");
+	if (o && (o->type == TUNER_OPT_INT || o->type == TUNER_OPT_FLOAT) && o->f > 0)
+		ac.alpha = o->f;
+	for (;;) {
+		if (max_trials && out->ntrials >= max_trials)
+			break;
+		if (max_ns && out->compile_ns + out->check_ns + out->bench_ns >= max_ns)
+			break;
+		if (ops->next(t, &c) != 1)
+			break;
 		if (m->trial(m->ctx, &c, bench, &tr, cause))
 			goto done;
 		out->ntrials++;
@@ -86,6 +209,10 @@ int tune_cell(const struct tuner_ops *ops, const struct tuner_args *a, int64_t t
 					  .nsamples = tr.nsamples,
 					  .median_ns = tune_median_ns(tr.samples, tr.nsamples) };
 		if (m->record && m->record(m->ctx, &c, &tr, r.median_ns, cause))
+			goto done;
+		if (tr.status == TRIAL_OK &&
+		    accept_median(&ac, m, a->space, &c, r.median_ns, bench, out, &r.median_ns,
+				  cause))
 			goto done;
 		ops->observe(t, &c, &r);
 		tune_trial_release(&tr);

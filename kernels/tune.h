@@ -59,12 +59,17 @@ struct tune_result {
 	enum tune_reason reason;
 	int64_t ntrials;       /* proposals measured */
 	int64_t benchmarks;    /* proposals timed */
-	int64_t compile_ns, check_ns, bench_ns; /* summed over the trials */
+	int64_t compile_ns, check_ns, bench_ns; /* summed over the trials (duels included) */
+	/* accept = "paired" (docs/kernels.md): duels run, won, and what they cost */
+	int64_t duels, duels_won, duel_ns;
 };
 
 /* Tune one cell: ops->alloc with a (its space, cell, options, seed), m->ahead with the
  * tuner's plan when both exist (TUNE_AHEAD_MAX configs at a time), then next / measure /
- * observe until the tuner is done, then best (or the vendor fallback).  trial_samples:
+ * observe until the tuner is done or the budget (max_trials, max_seconds, a's budgets) is
+ * spent, then best (or the vendor fallback).  With the option accept = "paired", a trial
+ * faster than the believed incumbent is re-measured against it in accept_repeats paired,
+ * interleaved repeats before the tuner is told it is faster (docs/kernels.md).  trial_samples:
  * samples per proposal for a tuner with TUNER_BENCHMARKS.  Returns 0 with *out, or -1 with
  * *cause (heap) when the tuner cannot start or the measurer failed. */
 #define TUNE_AHEAD_MAX 4096

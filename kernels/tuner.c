@@ -3,19 +3,29 @@
 #include "config.h"
 #include "kernels/tuner.h"
 
+#include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "kernels/tuner-int.h"
 
 extern const struct tuner_ops tuner_vendor;
 extern const struct tuner_ops tuner_heuristic;
 extern const struct tuner_ops tuner_exhaustive;
 extern const struct tuner_ops tuner_vendor_benchmarked;
+extern const struct tuner_ops tuner_random;
+extern const struct tuner_ops tuner_coordinate_descent;
+extern const struct tuner_ops tuner_beam;
 
 const struct tuner_ops *const tuner_table[] = {
 	&tuner_vendor,
 	&tuner_heuristic,
 	&tuner_exhaustive,
 	&tuner_vendor_benchmarked,
+	&tuner_random,
+	&tuner_coordinate_descent,
+	&tuner_beam,
 	NULL,
 };
 
@@ -236,5 +246,241 @@ int tuner_check_field_option(const struct tuner_option *o, const struct tuner_ch
 	return 0;
 fail:
 	*cause = sbuf_detach(&sb);
+	return -1;
+}
+
+/* ---- what the search tuners share (tuner-int.h) ---------------------------------------- */
+
+int64_t tuner_opt_int(const struct tuner_args *a, const char *key, int64_t def)
+{
+	const struct tuner_option *o = tuner_option_find(a->options, a->noptions, key);
+	return o && o->type == TUNER_OPT_INT ? o->i : def;
+}
+
+double tuner_opt_float(const struct tuner_args *a, const char *key, double def)
+{
+	const struct tuner_option *o = tuner_option_find(a->options, a->noptions, key);
+	return o && (o->type == TUNER_OPT_INT || o->type == TUNER_OPT_FLOAT) ? o->f : def;
+}
+
+int tuner_opt_bool(const struct tuner_args *a, const char *key, int def)
+{
+	const struct tuner_option *o = tuner_option_find(a->options, a->noptions, key);
+	return o && o->type == TUNER_OPT_BOOL ? o->i != 0 : def;
+}
+
+const char *tuner_opt_string(const struct tuner_args *a, const char *key, const char *def)
+{
+	const struct tuner_option *o = tuner_option_find(a->options, a->noptions, key);
+	return o && o->type == TUNER_OPT_STRING && o->s ? o->s : def;
+}
+
+int tuner_check_int(const struct tuner_option *o, int64_t min, int64_t max, char **cause)
+{
+	if (o->type == TUNER_OPT_INT && o->i >= min && o->i <= max)
+		return 0;
+	if (max == INT64_MAX)
+		*cause = xasprintf("%d:%d: '%s' must be an integer >= %" PRId64 "%s%s", o->line,
+				   o->col, o->key, min, o->type == TUNER_OPT_INT ? "" : ", not ",
+				   o->type == TUNER_OPT_INT ? "" : tuner_option_type_phrase(o->type));
+	else
+		*cause = xasprintf("%d:%d: '%s' must be an integer from %" PRId64 " to %" PRId64
+				   "%s%s", o->line, o->col, o->key, min, max,
+				   o->type == TUNER_OPT_INT ? "" : ", not ",
+				   o->type == TUNER_OPT_INT ? "" : tuner_option_type_phrase(o->type));
+	return -1;
+}
+
+int tuner_check_float(const struct tuner_option *o, double min, double max, char **cause)
+{
+	int num = o->type == TUNER_OPT_INT || o->type == TUNER_OPT_FLOAT;
+	if (num && isfinite(o->f) && o->f >= min && o->f <= max)
+		return 0;
+	*cause = xasprintf("%d:%d: '%s' must be a number from %g to %g%s%s", o->line, o->col,
+			   o->key, min, max, num ? "" : ", not ",
+			   num ? "" : tuner_option_type_phrase(o->type));
+	return -1;
+}
+
+int tuner_check_bool(const struct tuner_option *o, char **cause)
+{
+	if (o->type == TUNER_OPT_BOOL)
+		return 0;
+	*cause = xasprintf("%d:%d: '%s' must be a boolean, not %s", o->line, o->col, o->key,
+			   tuner_option_type_phrase(o->type));
+	return -1;
+}
+
+int tuner_check_enum(const struct tuner_option *o, const char *const *names, char **cause)
+{
+	if (o->type == TUNER_OPT_STRING)
+		for (size_t k = 0; names[k]; k++)
+			if (!strcmp(o->s, names[k]))
+				return 0;
+	struct sbuf sb;
+	sbuf_init(&sb);
+	sbuf_addf(&sb, "%d:%d: '%s' must be one of", o->line, o->col, o->key);
+	for (size_t k = 0; names[k]; k++)
+		sbuf_addf(&sb, "%s \"%s\"", k ? "," : "", names[k]);
+	if (o->type == TUNER_OPT_STRING)
+		sbuf_addf(&sb, " (got \"%s\")", o->s);
+	else
+		sbuf_addf(&sb, ", not %s", tuner_option_type_phrase(o->type));
+	*cause = sbuf_detach(&sb);
+	return -1;
+}
+
+int tuner_check_common(const struct tuner_option *o, int *handled, char **cause)
+{
+	static const char *const accepts[] = { "min", "paired", NULL };
+	*handled = 1;
+	if (!strcmp(o->key, "max_trials"))
+		return tuner_check_int(o, 1, INT64_MAX, cause);
+	if (!strcmp(o->key, "max_seconds"))
+		return tuner_check_float(o, 1e-9, 1e9, cause);
+	if (!strcmp(o->key, "accept"))
+		return tuner_check_enum(o, accepts, cause);
+	if (!strcmp(o->key, "accept_repeats"))
+		return tuner_check_int(o, 3, 1000, cause);
+	if (!strcmp(o->key, "accept_alpha"))
+		return tuner_check_float(o, 1e-6, 0.5, cause);
+	*handled = 0;
+	return 0;
+}
+
+int tuner_check_field_order(const struct tuner_option *o, const struct tuner_check *c,
+			    char **cause)
+{
+	if (o->type != TUNER_OPT_LIST) {
+		*cause = xasprintf("%d:%d: '%s' must be a list of field names, not %s", o->line,
+				   o->col, o->key, tuner_option_type_phrase(o->type));
+		return -1;
+	}
+	return tuner_check_field_option(o, c, cause);
+}
+
+int tuner_check_field_limits(const struct tuner_option *o, const struct tuner_check *c,
+			     char **cause)
+{
+	if (o->type != TUNER_OPT_TABLE) {
+		*cause = xasprintf("%d:%d: '%s' must be a table of field = largest value, not %s",
+				   o->line, o->col, o->key, tuner_option_type_phrase(o->type));
+		return -1;
+	}
+	if (tuner_check_field_option(o, c, cause))
+		return -1;
+	for (size_t i = 0; i < o->nitems; i++) {
+		const struct tuner_option *e = &o->items[i];
+		if (e->type != TUNER_OPT_INT || e->i < 1) {
+			*cause = xasprintf("%d:%d: '%s': the limit of field '%s' must be an integer "
+					   ">= 1", e->line, e->col, o->key, e->key);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void tuner_field_order(const struct tuner_args *a, size_t *order, size_t *n)
+{
+	const struct space *s = a->space;
+	const struct tuner_option *o = tuner_option_find(a->options, a->noptions, "field_order");
+	*n = 0;
+	if (o && o->type == TUNER_OPT_LIST)
+		for (size_t i = 0; i < o->nitems && *n < SPACE_MAX_FIELDS; i++) {
+			if (o->items[i].type != TUNER_OPT_STRING)
+				continue;
+			size_t f = space_field_find(s, o->items[i].s);
+			int dup = 0;
+			for (size_t k = 0; k < *n; k++)
+				dup |= order[k] == f;
+			if (f < s->nfields && !dup)
+				order[(*n)++] = f;
+		}
+	if (*n)
+		return;
+	for (size_t f = 0; f < s->nfields; f++)
+		order[(*n)++] = f;
+}
+
+void tuner_field_limits(const struct tuner_args *a, int64_t *limit)
+{
+	const struct space *s = a->space;
+	const struct tuner_option *o = tuner_option_find(a->options, a->noptions, "field_limits");
+	for (size_t f = 0; f < SPACE_MAX_FIELDS; f++)
+		limit[f] = 0;
+	if (!o || o->type != TUNER_OPT_TABLE)
+		return;
+	for (size_t i = 0; i < o->nitems; i++) {
+		size_t f = space_field_find(s, o->items[i].key);
+		if (f < s->nfields && o->items[i].type == TUNER_OPT_INT && o->items[i].i > 0)
+			limit[f] = o->items[i].i;
+	}
+}
+
+/* SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
+ * OOPSLA 2014; the constants of Vigna's reference code). */
+uint64_t tuner_rand_next(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+uint64_t tuner_rand_below(uint64_t *state, uint64_t n)
+{
+	uint64_t lim = UINT64_MAX - UINT64_MAX % n;
+	uint64_t x;
+	do
+		x = tuner_rand_next(state);
+	while (x >= lim);
+	return x % n;
+}
+
+const struct tuner_memo_entry *tuner_memo_find(const struct tuner_memo *m, const struct space *s,
+					       const struct config *c)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (config_equal(s, &m->e[i].c, c))
+			return &m->e[i];
+	return NULL;
+}
+
+int tuner_result_ok(const struct trial_result *r)
+{
+	return r->status == TRIAL_OK && r->nsamples > 0 && isfinite(r->median_ns);
+}
+
+void tuner_memo_add(struct tuner_memo *m, const struct space *s, const struct config *c,
+		    const struct trial_result *r)
+{
+	struct tuner_memo_entry *e = (struct tuner_memo_entry *)tuner_memo_find(m, s, c);
+	if (!e) {
+		XGROW(m->e, m->cap, m->n + 1);
+		e = &m->e[m->n++];
+	}
+	e->c = *c;
+	e->ok = tuner_result_ok(r);
+	e->ns = e->ok ? r->median_ns : INFINITY;
+}
+
+void tuner_memo_release(struct tuner_memo *m)
+{
+	free(m->e);
+	memset(m, 0, sizeof(*m));
+}
+
+int tuner_start_point(const struct space *s, struct config *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (s->heuristic) {
+		s->heuristic(s, out);
+		if (!out->vendor && space_contains(s, out))
+			return 0;
+	}
+	size_t n = space_grid_size(s);
+	for (size_t i = 0; i < n; i++)
+		if (!space_grid_point(s, i, out) && space_contains(s, out))
+			return 0;
 	return -1;
 }

@@ -56,6 +56,11 @@ struct tuner_args {
 	const struct tuner_option *options; /* checked by check_options beforehand */
 	size_t noptions;
 	uint64_t seed;
+	/* Budgets imposed by the caller on top of the options' max_trials and max_seconds
+	 * (the tighter wins; 0: none): a replay's --budget.  Enforced by the tuning driver
+	 * (kernels/tune.h), not by the tuner. */
+	int64_t budget_trials;
+	int64_t budget_ns;
 };
 
 struct tuner; /* a tuner's private state for one cell */

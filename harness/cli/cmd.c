@@ -21,6 +21,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_report_entry,
 	&cmd_plot_entry,
 	&cmd_compare_entry,
+	&cmd_replay_entry,
 	&cmd_import_entry,
 	&cmd_export_entry,
 	&cmd_verify_entry,

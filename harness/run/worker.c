@@ -25,6 +25,7 @@ struct setup {
 	int64_t check_ns;    /* reference checks */
 	int64_t tuning_ns;   /* wall time of the whole tuning phase */
 	int64_t benchmarks;  /* candidates timed */
+	int64_t duels, duels_won, duel_ns; /* accept = "paired" (kernels/tune.h) */
 };
 
 struct wk {
@@ -246,6 +247,9 @@ static int tune_one(struct wk *w, size_t i)
 	w->setup.check_ns += tr.check_ns;
 	w->setup.bench_ns += tr.bench_ns;
 	w->setup.benchmarks += tr.benchmarks;
+	w->setup.duels += tr.duels;
+	w->setup.duels_won += tr.duels_won;
+	w->setup.duel_ns += tr.duel_ns;
 	if (tr.reason == TUNE_NONE) {
 		set_verdict(w, REC_STATUS_INCORRECT,
 			    xasprintf("cell '%s': none of %" PRId64 " configs passed the check",
@@ -477,6 +481,13 @@ int worker_main(const struct worker_args *a)
 				 t_measured - t_checked);
 	r = proto_info(&w.out, phases);
 	free(phases);
+	if (!r && w.setup.duels) {
+		char *duels = xasprintf("accept_duels=%" PRId64 "\naccept_duels_won=%" PRId64
+					"\naccept_duel_ns=%" PRId64 "\n", w.setup.duels,
+					w.setup.duels_won, w.setup.duel_ns);
+		r = proto_info(&w.out, duels);
+		free(duels);
+	}
 	if (r)
 		goto done;
 	if (w.bops->describe_end) {

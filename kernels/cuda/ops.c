@@ -443,12 +443,20 @@ static void fields_of(struct space *sp, enum cuda_op op)
 		set_field(sp, "STAGES", stages, ARRAY_SIZE(stages));
 		set_field(sp, "SPLIT_K", split, ARRAY_SIZE(split));
 		set_field(sp, "GROUP_M", group, ARRAY_SIZE(group));
+		/* how local searches step (space.h): Inductor doubles and halves tiles, warps
+		 * and split factors, moves stages by one; GROUP_M {1, 4, 8} by allowed value */
+		for (size_t f = G_BM; f <= G_SPLIT_K; f++)
+			sp->fields[f].step = SPACE_STEP_POW2;
+		sp->fields[G_STAGES].step = SPACE_STEP_UNIT;
+		sp->fields[G_GROUP_M].step = SPACE_STEP_ORDINAL;
 		return;
 	}
 	set_field(sp, "BLOCK", block, ARRAY_SIZE(block));
 	set_field(sp, "VEC", vec, ARRAY_SIZE(vec));
 	if (op == CU_AVGPOOL || op == CU_SUM)
 		set_field(sp, "ROWS", rows, ARRAY_SIZE(rows));
+	for (size_t f = 0; f < sp->nfields; f++)
+		sp->fields[f].step = SPACE_STEP_POW2; /* every value a power of two */
 }
 
 void cuda_space_init(struct space *sp, const struct cuda_space_ctx *ctx)

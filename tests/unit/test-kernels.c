@@ -244,7 +244,11 @@ START_TEST(test_tuner_table)
 	size_t n = 0;
 	while (tuner_table[n])
 		n++;
-	ck_assert_uint_eq(n, 4);
+	ck_assert_uint_eq(n, 7);
+	ck_assert_uint_eq(tuner_find("random")->flags, TUNER_COMPILES | TUNER_BENCHMARKS);
+	ck_assert_uint_eq(tuner_find("coordinate-descent")->flags,
+			  TUNER_COMPILES | TUNER_BENCHMARKS);
+	ck_assert_uint_eq(tuner_find("beam")->flags, TUNER_COMPILES | TUNER_BENCHMARKS);
 	ck_assert_uint_eq(tuner_find("vendor")->flags, 0);
 	ck_assert_uint_eq(tuner_find("vendor-benchmarked")->flags, TUNER_BENCHMARKS);
 	ck_assert_uint_eq(tuner_find("heuristic")->flags, TUNER_COMPILES);

@@ -1,0 +1,501 @@
+/* replay.c: tuners re-run on one unit's recorded trials (see replay.h) */
+#include "config.h"
+#include "harness/analysis/replay.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/base/util.h"
+#include "harness/record/recorder.h"
+#include "kernels/backend.h"
+#include "kernels/tune.h"
+#include "kernels/tuner.h"
+#include "stats/stats.h"
+
+/* One recorded grid point. */
+struct rpoint {
+	int measured;
+	enum trial_status status;
+	int64_t *ns;             /* its trial's samples (borrowed from the file's arrays) */
+	size_t n;
+	double median;           /* the recorded median (NaN when not ok) */
+	int64_t compile_ns, bench_ns;
+};
+
+/* One op cell of the source unit, as recorded. */
+struct rcell {
+	struct space s;
+	char *names[SPACE_MAX_FIELDS];
+	unsigned char *invalid;  /* per grid point */
+	struct rpoint *pts;      /* per grid point */
+	size_t grid;
+	struct config start;
+	double worst;            /* the slowest ok median: what a failed proposal scores */
+	/* one tuning's bookkeeping */
+	uint64_t noise_rng;
+	int noise;
+	size_t unmeasured;
+	double obs_best, true_best; /* best observed median so far, and its recorded median */
+	double *curve;              /* true_best after each trial */
+	int64_t budget, t;
+};
+
+static int rcell_valid(const struct space *s, const struct config *c, const char **why)
+{
+	const struct rcell *rc = s->ctx;
+	size_t idx;
+	if (space_point_index(s, c, &idx) || rc->invalid[idx]) {
+		if (why)
+			*why = "excluded when it was recorded";
+		return 0;
+	}
+	return 1;
+}
+
+static void rcell_heuristic(const struct space *s, struct config *c)
+{
+	const struct rcell *rc = s->ctx;
+	*c = rc->start;
+}
+
+/* SplitMix64, for the noise draws. */
+static uint64_t rnext(uint64_t *st)
+{
+	uint64_t z = (*st += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static int rcell_trial(void *ctx, const struct config *c, int64_t n, struct tune_trial *out,
+		       char **cause)
+{
+	struct rcell *rc = ctx;
+	size_t idx;
+	if (c->vendor || space_point_index(&rc->s, c, &idx) || !rc->pts[idx].measured) {
+		/* the documented penalty: a config the source never measured fails */
+		rc->unmeasured++;
+		out->status = TRIAL_FAILED;
+		return 0;
+	}
+	const struct rpoint *p = &rc->pts[idx];
+	out->status = p->status;
+	out->compile_ns = p->compile_ns;
+	if (p->status != TRIAL_OK || n <= 0 || !p->n)
+		return 0;
+	out->bench_ns = p->bench_ns;
+	out->samples = xcalloc(p->n, sizeof(*out->samples));
+	for (size_t k = 0; k < p->n; k++) {
+		out->samples[k] = (struct sample)SAMPLE_INIT;
+		size_t j = rc->noise ? (size_t)(rnext(&rc->noise_rng) % p->n) : k;
+		out->samples[k].ns = p->ns[j];
+	}
+	out->nsamples = p->n;
+	return 0;
+}
+
+/* Best-so-far: the recorded median of the config with the lowest observed median. */
+static int rcell_record(void *ctx, const struct config *c, const struct tune_trial *t,
+			double median_ns, char **cause)
+{
+	struct rcell *rc = ctx;
+	size_t idx;
+	if (t->status == TRIAL_OK && isfinite(median_ns) && median_ns < rc->obs_best &&
+	    !space_point_index(&rc->s, c, &idx)) {
+		rc->obs_best = median_ns;
+		rc->true_best = rc->pts[idx].median;
+	}
+	if (rc->t < rc->budget)
+		rc->curve[rc->t] = isfinite(rc->true_best) ? rc->true_best : rc->worst;
+	rc->t++;
+	return 0;
+}
+
+double replay_expected_min(const double *v, size_t n, size_t t)
+{
+	if (!n || !t)
+		return NAN;
+	if (t >= n)
+		return v[0];
+	/* P(the minimum is v_i) = C(n-i-1, t-1) / C(n, t), computed in logs */
+	double lc = lgamma((double)n + 1) - lgamma((double)t + 1) - lgamma((double)(n - t) + 1);
+	double e = 0;
+	for (size_t i = 0; i + t <= n; i++) {
+		size_t m = n - i - 1;
+		double lp = lgamma((double)m + 1) - lgamma((double)t) -
+			    lgamma((double)(m - (t - 1)) + 1) - lc;
+		e += v[i] * exp(lp);
+	}
+	return e;
+}
+
+static int cmp_d(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return a < b ? -1 : a > b;
+}
+
+static double median_of(double *x, size_t n)
+{
+	qsort(x, n, sizeof(*x), cmp_d);
+	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+static void rcell_release(struct rcell *rc)
+{
+	for (size_t f = 0; f < SPACE_MAX_FIELDS; f++)
+		free(rc->names[f]);
+	free(rc->invalid);
+	free(rc->pts);
+	free(rc->curve);
+}
+
+/* Field steps from the backend's shape-free space for op, when its fields are these. */
+static void steps_from_backends(struct space *s, const char *op)
+{
+	for (size_t b = 0; backend_registry[b].name; b++) {
+		const struct backend_ops *ops = backend_registry[b].ops;
+		struct space ref;
+		if (!ops || !ops->op_space || ops->op_space(op, &ref) || ref.nfields != s->nfields)
+			continue;
+		int same = 1;
+		for (size_t f = 0; f < s->nfields; f++)
+			same &= !strcmp(ref.fields[f].name, s->fields[f].name);
+		if (!same)
+			continue;
+		for (size_t f = 0; f < s->nfields; f++)
+			s->fields[f].step = ref.fields[f].step;
+		return;
+	}
+}
+
+void replay_free(struct replay *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nrows; i++) {
+		struct replay_row *w = &r->rows[i];
+		free(w->tuner);
+		free(w->cell);
+		free(w->score_med);
+		free(w->score_lo);
+		free(w->score_hi);
+		free(w->random_ns);
+		free(w->config);
+	}
+	free(r->rows);
+	free(r->path);
+	free(r->source_mode);
+	free(r);
+}
+
+/* One tuner on one cell over the seeds: a row. */
+static void replay_cell(struct rcell *rc, const struct tuner_ops *ops, const struct tuner_cell *id,
+			const struct replay_opts *o, uint64_t base_seed, size_t cell_idx,
+			const double *ok_sorted, size_t nok, struct replay_row *w)
+{
+	size_t B = (size_t)o->budget_trials, S = o->seeds;
+	double *curves = xcalloc(B * S, sizeof(*curves));
+	double *ratio = xcalloc(S, sizeof(*ratio)), *spent = xcalloc(S, sizeof(*spent));
+	double *col = xcalloc(S, sizeof(*col));
+	w->score_med = xcalloc(B, sizeof(double));
+	w->score_lo = xcalloc(B, sizeof(double));
+	w->score_hi = xcalloc(B, sizeof(double));
+	w->random_ns = xcalloc(B, sizeof(double));
+	w->best_ns = ok_sorted[0];
+	for (size_t t = 0; t < B; t++)
+		w->random_ns[t] = replay_expected_min(ok_sorted, nok, t + 1);
+	rc->budget = o->budget_trials;
+	rc->curve = xcalloc(B, sizeof(double));
+	for (size_t k = 0; k < S; k++) {
+		struct tuner_args a = { .space = &rc->s, .cell = id, .seed = (base_seed + k) ^ cell_idx,
+					.budget_trials = o->budget_trials };
+		struct tune_measurer m = { .ctx = rc, .trial = rcell_trial, .record = rcell_record };
+		struct tune_result res;
+		char *cause = NULL;
+		rc->noise = o->noise;
+		rc->noise_rng = (base_seed + k) * 0x2545f4914f6cdd1dULL + cell_idx;
+		rc->obs_best = INFINITY;
+		rc->true_best = NAN;
+		rc->t = 0;
+		double ratio_k = NAN;
+		if (!tune_cell(ops, &a, 1, &m, &res, &cause)) {
+			size_t idx;
+			if (!res.best.vendor && !space_point_index(&rc->s, &res.best, &idx) &&
+			    rc->pts[idx].measured)
+				ratio_k = rc->pts[idx].median / w->best_ns;
+			if (k == 0) {
+				struct sbuf sb;
+				sbuf_init(&sb);
+				if (res.reason == TUNE_NONE || res.reason == TUNE_FALLBACK_VENDOR)
+					sbuf_adds(&sb, "(none)");
+				else
+					config_format(&rc->s, &res.best, &sb);
+				w->config = sbuf_detach(&sb);
+			}
+		} else if (k == 0) {
+			w->config = xasprintf("(error: %s)", cause);
+		}
+		free(cause);
+		ratio[k] = isfinite(ratio_k) ? ratio_k : INFINITY;
+		spent[k] = (double)rc->t;
+		double last = rc->worst;
+		for (size_t t = 0; t < B; t++) {
+			if ((int64_t)t < rc->t)
+				last = rc->curve[t];
+			curves[k * B + t] = last;
+		}
+	}
+	for (size_t t = 0; t < B; t++) {
+		double R = w->random_ns[t];
+		for (size_t k = 0; k < S; k++) {
+			double v = curves[k * B + t];
+			col[k] = R - w->best_ns > 0 ? (R - v) / (R - w->best_ns) : (v <= w->best_ns);
+		}
+		double lo, hi, ach;
+		stats_median_ci_exact(col, S, 0.95, &lo, &hi, &ach);
+		w->score_lo[t] = lo;
+		w->score_hi[t] = hi;
+		w->score_med[t] = median_of(col, S);
+	}
+	w->to95 = -1;
+	for (size_t t = 0; t < B && w->to95 < 0; t++)
+		if (w->score_med[t] >= 0.95)
+			w->to95 = (int64_t)t + 1;
+	w->ratio_med = median_of(ratio, S);
+	w->trials_med = median_of(spent, S);
+	w->unmeasured = rc->unmeasured;
+	free(rc->curve);
+	rc->curve = NULL;
+	free(curves);
+	free(ratio);
+	free(spent);
+	free(col);
+}
+
+int replay_run(const char *path, const struct replay_opts *o, struct replay **out)
+{
+	struct rec *f = NULL;
+	struct rec_meta meta;
+	struct rec_unit *units = NULL;
+	struct rec_cell *cells = NULL;
+	int64_t *tunit = NULL, *cunit = NULL, *sunit = NULL;
+	struct rec_trial *trials = NULL;
+	struct rec_choice *choices = NULL;
+	struct rec_trial_sample *ts = NULL;
+	struct rec_spaces sp;
+	size_t nunits = 0, ncells = 0, ntrials = 0, nchoices = 0, nts = 0;
+	int64_t *ts_ns = NULL;
+	size_t *ts_off = NULL, *ts_cnt = NULL;
+	struct replay *r = NULL;
+	int ret = -1;
+
+	rec_meta_init(&meta);
+	memset(&sp, 0, sizeof(sp));
+	*out = NULL;
+	for (size_t k = 0; k < o->ntuners; k++)
+		if (!tuner_find(o->tuners[k])) {
+			error("unknown tuner '%s'", o->tuners[k]);
+			return -1;
+		}
+	if (rec_open(path, 0, &f) || rec_read_meta(f, &meta) || rec_read_units(f, &units, &nunits) ||
+	    rec_read_cells(f, &cells, &ncells) || rec_read_trials(f, &tunit, &trials, &ntrials) ||
+	    rec_read_choices(f, &cunit, &choices, &nchoices) ||
+	    rec_read_trial_samples(f, &sunit, &ts, &nts) || rec_read_spaces(f, &sp))
+		goto done;
+
+	/* the source unit */
+	size_t *per = xcalloc(nunits ? nunits : 1, sizeof(*per));
+	for (size_t i = 0; i < ntrials; i++)
+		if (tunit[i] >= 0 && (size_t)tunit[i] < nunits)
+			per[tunit[i]]++;
+	long u = -1;
+	for (size_t i = 0; i < nunits; i++) {
+		if (o->unit >= 0) {
+			if (units[i].id == o->unit)
+				u = (long)i;
+			continue;
+		}
+		if (!strcmp(units[i].status, REC_STATUS_OK) && !units[i].warm &&
+		    (u < 0 || per[i] > per[u]))
+			u = (long)i;
+	}
+	free(per);
+	if (u < 0 || (o->unit < 0 && !ntrials)) {
+		if (o->unit >= 0)
+			error("'%s': no unit %ld", path, o->unit);
+		else
+			error("'%s': no ok unit with recorded trials to replay", path);
+		goto done;
+	}
+	/* every trial's samples, in trial order */
+	ts_off = xcalloc(ntrials + 1, sizeof(*ts_off));
+	ts_cnt = xcalloc(ntrials + 1, sizeof(*ts_cnt));
+	ts_ns = xcalloc(nts ? nts : 1, sizeof(*ts_ns));
+	for (size_t i = 0; i < nts; i++)
+		if (ts[i].trial >= 0 && (size_t)ts[i].trial < ntrials)
+			ts_cnt[ts[i].trial]++;
+	for (size_t i = 0, acc = 0; i < ntrials; i++) {
+		ts_off[i] = acc;
+		acc += ts_cnt[i];
+		ts_cnt[i] = 0;
+	}
+	for (size_t i = 0; i < nts; i++)
+		if (ts[i].trial >= 0 && (size_t)ts[i].trial < ntrials) {
+			size_t t = (size_t)ts[i].trial;
+			ts_ns[ts_off[t] + ts_cnt[t]++] = ts[i].ns;
+		}
+
+	uint64_t base_seed = 0;
+	const char *seed_text = rec_meta_get(&meta, "seed");
+	int64_t sv;
+	if (seed_text && !parse_i64(seed_text, INT64_MIN, INT64_MAX, &sv))
+		base_seed = (uint64_t)sv;
+
+	r = xcalloc(1, sizeof(*r));
+	r->path = xstrdup(path);
+	r->unit = units[u].id;
+	r->source_mode = xstrdup(units[u].mode);
+	r->budget = o->budget_trials;
+	r->seeds = o->seeds;
+	r->noise = o->noise;
+	size_t cap = 0;
+	for (size_t si = 0; si < sp.nspaces; si++) {
+		if (sp.space_unit[si] != u)
+			continue;
+		int64_t c = sp.spaces[si].cell;
+		if (c < 0 || (size_t)c >= ncells || sp.spaces[si].grid <= 0 ||
+		    sp.spaces[si].grid > REC_MAX_POINTS)
+			continue;
+		struct rcell rc;
+		memset(&rc, 0, sizeof(rc));
+		rc.s.op = cells[c].op;
+		rc.s.ctx = &rc;
+		rc.s.valid = rcell_valid;
+		rc.s.heuristic = rcell_heuristic;
+		for (size_t vi = 0; vi < sp.nvalues; vi++) {
+			const struct rec_space_value *v = &sp.values[vi];
+			if (sp.value_unit[vi] != u || v->cell != c || v->field < 0 ||
+			    v->field >= SPACE_MAX_FIELDS)
+				continue;
+			struct space_field *fd = &rc.s.fields[v->field];
+			if (!rc.names[v->field])
+				rc.names[v->field] = xstrdup(v->name);
+			fd->name = rc.names[v->field];
+			if (fd->nvalues < SPACE_MAX_VALUES)
+				fd->values[fd->nvalues++] = v->value;
+			if ((size_t)v->field + 1 > rc.s.nfields)
+				rc.s.nfields = (size_t)v->field + 1;
+		}
+		steps_from_backends(&rc.s, rc.s.op);
+		rc.grid = space_grid_size(&rc.s);
+		if (rc.grid != (size_t)sp.spaces[si].grid) {
+			rcell_release(&rc);
+			continue;
+		}
+		rc.invalid = xcalloc(rc.grid, 1);
+		rc.pts = xcalloc(rc.grid, sizeof(*rc.pts));
+		for (size_t k = 0; k < sp.ninvalid; k++)
+			if (sp.invalid_unit[k] == u && sp.invalid[k].cell == c &&
+			    sp.invalid[k].point >= 0 && (size_t)sp.invalid[k].point < rc.grid)
+				rc.invalid[sp.invalid[k].point] = 1;
+		double *ok = xcalloc(rc.grid, sizeof(*ok));
+		size_t nok = 0;
+		for (size_t k = 0; k < ntrials; k++) {
+			struct config cf;
+			char *why = NULL;
+			size_t idx;
+			if (tunit[k] != u || trials[k].cell != c)
+				continue;
+			if (config_parse(&rc.s, trials[k].config, &cf, &why) ||
+			    space_point_index(&rc.s, &cf, &idx)) {
+				free(why);
+				continue; /* vendor points: not part of the grid searched */
+			}
+			struct rpoint *p = &rc.pts[idx];
+			p->measured = 1;
+			p->status = !strcmp(trials[k].status, "ok") ? TRIAL_OK
+				    : !strcmp(trials[k].status, "compile-error") ? TRIAL_COMPILE_ERROR
+				    : !strcmp(trials[k].status, "incorrect") ? TRIAL_INCORRECT
+									      : TRIAL_FAILED;
+			p->ns = ts_ns + ts_off[k];
+			p->n = ts_cnt[k];
+			p->median = NAN;
+			if (p->status == TRIAL_OK && p->n) {
+				struct sample *s = xcalloc(p->n, sizeof(*s));
+				for (size_t j = 0; j < p->n; j++)
+					s[j].ns = p->ns[j];
+				p->median = tune_median_ns(s, p->n);
+				free(s);
+				ok[nok++] = p->median;
+			} else {
+				p->status = p->status == TRIAL_OK ? TRIAL_FAILED : p->status;
+			}
+			p->compile_ns = trials[k].compile_ns;
+			p->bench_ns = trials[k].bench_ns;
+		}
+		/* the start: the heuristic tuner's recorded choice for this cell, if any */
+		int have_start = 0;
+		for (size_t k = 0; k < nchoices && !have_start; k++) {
+			char *why = NULL;
+			if (choices[k].cell == c && !strcmp(choices[k].reason, "rule") &&
+			    !config_parse(&rc.s, choices[k].config, &rc.start, &why))
+				have_start = 1;
+			free(why);
+		}
+		if (!have_start)
+			rc.s.heuristic = NULL; /* the first valid grid point (tuner_start_point) */
+		if (!nok) {
+			free(ok);
+			rcell_release(&rc);
+			continue;
+		}
+		qsort(ok, nok, sizeof(*ok), cmp_d);
+		rc.worst = ok[nok - 1];
+		size_t nvalid = 0;
+		for (size_t k = 0; k < rc.grid; k++)
+			nvalid += !rc.invalid[k];
+		struct tuner_cell id = { .name = cells[c].name, .op = cells[c].op,
+					 .shape = cells[c].shape };
+		for (size_t tk = 0; tk < o->ntuners; tk++) {
+			XGROW(r->rows, cap, r->nrows + 1);
+			struct replay_row *w = &r->rows[r->nrows++];
+			memset(w, 0, sizeof(*w));
+			w->tuner = xstrdup(o->tuners[tk]);
+			w->cell = xstrdup(cells[c].name);
+			w->nvalid = nvalid;
+			w->nmeasured = nok;
+			rc.unmeasured = 0;
+			replay_cell(&rc, tuner_find(o->tuners[tk]), &id, o, base_seed, (size_t)c, ok,
+				    nok, w);
+		}
+		free(ok);
+		rcell_release(&rc);
+	}
+	if (!r->nrows) {
+		error("'%s': unit %" PRId64 " has no op cell with a recorded space and ok trials",
+		      path, r->unit);
+		goto done;
+	}
+	*out = r;
+	r = NULL;
+	ret = 0;
+done:
+	replay_free(r);
+	free(ts_ns);
+	free(ts_off);
+	free(ts_cnt);
+	rec_spaces_release(&sp);
+	free(sunit);
+	free(ts);
+	rec_choices_free(cunit, choices, nchoices);
+	rec_trials_free(tunit, trials, ntrials);
+	rec_cells_free(cells, ncells);
+	rec_units_free(units, nunits);
+	rec_meta_release(&meta);
+	if (f && rec_close(f))
+		ret = -1;
+	return ret;
+}

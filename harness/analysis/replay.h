@@ -1,0 +1,56 @@
+/* replay.h: re-running tuners offline on one unit's recorded trials (an exhaustive unit's,
+ * usually): no compiler, no device.  The recorded samples of a trial stand in for
+ * benchmarking it; the tuning driver (kernels/tune.h) is the live one, so a replay with
+ * the same measurements and seed makes the same choices as the live run.  Scores follow
+ * the autotuning-methodology convention: 0 = the expected best of random search at that
+ * budget, 1 = the best config known (docs/replay.md). */
+#ifndef HARNESS_REPLAY_H
+#define HARNESS_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct replay_opts {
+	char **tuners;          /* tuner names (borrowed), ntuners of them */
+	size_t ntuners;
+	int64_t budget_trials;  /* > 0 */
+	size_t seeds;           /* >= 1 */
+	long unit;              /* the source unit's plan id; -1: the ok unit with most trials */
+	int noise;              /* 1: each trial's samples redrawn with replacement */
+};
+
+/* One tuner on one op cell, over seeds. */
+struct replay_row {
+	char *tuner, *cell;
+	size_t nvalid, nmeasured;  /* valid grid points; of them ok and measured */
+	double best_ns;            /* the best known (the source's fastest ok grid point) */
+	double *score_med, *score_lo, *score_hi; /* budget_trials long: normalised best-so-far */
+	double *random_ns;         /* budget_trials long: expected best of random search */
+	double ratio_med;          /* true median of the chosen config / best_ns, median over seeds */
+	double trials_med;         /* trials spent, median over seeds */
+	char *config;              /* the config chosen with seed 0 */
+	int64_t to95;              /* first budget where the median score >= 0.95; -1: never */
+	size_t unmeasured;         /* proposals of a config the source never measured (penalty) */
+};
+
+struct replay {
+	char *path;
+	int64_t unit;              /* the source unit's plan id */
+	char *source_mode;
+	int64_t budget;
+	size_t seeds;
+	int noise;
+	struct replay_row *rows;
+	size_t nrows;
+};
+
+/* Replay o's tuners on the results file at path.  0 and *out (replay_free), or -1
+ * reported (a bad file, no usable unit, an unknown tuner). */
+int replay_run(const char *path, const struct replay_opts *o, struct replay **out);
+void replay_free(struct replay *r);
+
+/* The expected minimum of t draws without replacement from the n values v (sorted
+ * ascending): sum_i v_i C(n - i - 1, t - 1) / C(n, t), i 0-based. */
+double replay_expected_min(const double *v, size_t n, size_t t);
+
+#endif

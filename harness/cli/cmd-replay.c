@@ -1,0 +1,116 @@
+/* cmd-replay.c: `harness replay RESULTS.h5 --tuners A,B --budget N --seeds S`: tuners re-run
+ * offline on one unit's recorded trials (harness/analysis/replay.h) */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/analysis/replay.h"
+#include "harness/base/util.h"
+#include "harness/cli/cmd.h"
+#include "harness/output/replay-write.h"
+
+enum { OPT_FORMAT = 'f', OPT_OUTPUT = 'o', OPT_TUNERS = 256, OPT_BUDGET, OPT_SEEDS, OPT_UNIT,
+       OPT_NOISE };
+
+static const struct cmd_opt replay_opts_table[] = {
+	{ "format", OPT_FORMAT, 1 }, { "output", OPT_OUTPUT, 1 }, { "tuners", OPT_TUNERS, 1 },
+	{ "budget", OPT_BUDGET, 1 }, { "seeds", OPT_SEEDS, 1 }, { "unit", OPT_UNIT, 1 },
+	{ "noise", OPT_NOISE, 0 }, { NULL, 0, 0 },
+};
+
+static int replay_exec(const struct cmd_args *a)
+{
+	const struct cmd_entry *e = a->entry;
+	struct replay_opts o = { .budget_trials = 0, .seeds = 10, .unit = -1 };
+	struct replay *r = NULL;
+	enum report_format fmt = REPORT_MD;
+	const char *v;
+	char *list = NULL;
+	FILE *out = stdout;
+	int64_t n;
+	int rc = EXIT_USAGE;
+
+	v = cmd_args_value(a, OPT_FORMAT);
+	if (v) {
+		if (!strcmp(v, "md"))
+			fmt = REPORT_MD;
+		else if (!strcmp(v, "json"))
+			fmt = REPORT_JSON;
+		else if (!strcmp(v, "csv"))
+			fmt = REPORT_CSV;
+		else
+			return cmd_usage_error(e, "--format must be md, json or csv, not '%s'", v);
+	}
+	v = cmd_args_value(a, OPT_BUDGET);
+	if (!v || parse_i64(v, 1, 1000000, &n))
+		return cmd_usage_error(e, "--budget must be a number of trials from 1 to 1000000");
+	o.budget_trials = n;
+	v = cmd_args_value(a, OPT_SEEDS);
+	if (v) {
+		if (parse_i64(v, 1, 100000, &n))
+			return cmd_usage_error(e, "--seeds must be an integer from 1 to 100000");
+		o.seeds = (size_t)n;
+	}
+	v = cmd_args_value(a, OPT_UNIT);
+	if (v) {
+		if (parse_i64(v, 0, INT32_MAX, &n))
+			return cmd_usage_error(e, "--unit must be a unit id (>= 0)");
+		o.unit = (long)n;
+	}
+	o.noise = cmd_args_count(a, OPT_NOISE) > 0;
+	v = cmd_args_value(a, OPT_TUNERS);
+	if (!v || !*v)
+		return cmd_usage_error(e, "--tuners names the tuners to replay (e.g. random,beam)");
+	list = xstrdup(v);
+	o.tuners = xcalloc(strlen(list) + 1, sizeof(*o.tuners));
+	for (char *p = list, *next; p; p = next) {
+		next = strchr(p, ',');
+		if (next)
+			*next++ = '\0';
+		o.tuners[o.ntuners++] = p;
+	}
+	if (replay_run(a->pos[0], &o, &r))
+		goto done;
+	v = cmd_args_value(a, OPT_OUTPUT);
+	if (v) {
+		out = fopen(v, "w");
+		if (!out) {
+			error("cannot write '%s': %s", v, strerror(errno));
+			out = stdout;
+			rc = EXIT_RUN_FAILED;
+			goto done;
+		}
+	}
+	rc = replay_write(r, fmt, out) ? EXIT_RUN_FAILED : EXIT_OK;
+	if (out != stdout && fclose(out)) {
+		error("cannot write '%s'", v);
+		rc = EXIT_RUN_FAILED;
+	}
+done:
+	replay_free(r);
+	free(o.tuners);
+	free(list);
+	return rc;
+}
+
+const struct cmd_entry cmd_replay_entry = {
+	.name = "replay",
+	.usage = "replay [options] RESULTS.h5 --tuners T1,T2 --budget N",
+	.summary = "re-run tuners offline on an exhaustive unit's recorded trials",
+	.help = "options:\n"
+		"  --tuners LIST        tuners to replay, comma-separated (required)\n"
+		"  --budget N           trials per tuning (required)\n"
+		"  --seeds N            seeds per tuner (default 10)\n"
+		"  --unit ID            the unit whose trials stand in for measuring (default: the\n"
+		"                       ok unit with the most trials)\n"
+		"  --noise              redraw each trial's samples with replacement\n"
+		"  -f, --format FMT     md (default), json or csv\n"
+		"  -o, --output FILE    write there instead of stdout\n"
+		"  -h, --help           this text\n",
+	.opts = replay_opts_table,
+	.min_args = 1,
+	.max_args = 1,
+	.flags = 0,
+	.exec = replay_exec,
+};

@@ -1,0 +1,98 @@
+/* replay-write.c: a replay's rows as Markdown (a summary table), JSON (everything, the
+ * curves included) or CSV (one line per tuner, cell and budget) */
+#include "config.h"
+#include "harness/output/replay-write.h"
+
+#include <inttypes.h>
+#include <math.h>
+
+#include "harness/base/util.h"
+#include "harness/output/json.h"
+
+static int write_md(const struct replay *r, FILE *out)
+{
+	fprintf(out, "# Replay of '%s'\n\nSource: unit %" PRId64 " (mode '%s'); budget %" PRId64
+		" trials; %zu seeds; noise %s.  Score: 0 = the expected best of random search at "
+		"that budget, 1 = the best config known; median over seeds [95%% CI of the "
+		"median].\n\n", r->path, r->unit, r->source_mode, r->budget, r->seeds,
+		r->noise ? "resampled from the recorded samples" : "none");
+	fprintf(out, "| tuner | cell | valid | score at budget | trials to 0.95 | trials used | "
+		"chosen / best | chosen (seed 0) | unmeasured |\n|---|---|---|---|---|---|---|---|---|\n");
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct replay_row *w = &r->rows[i];
+		size_t b = (size_t)r->budget - 1;
+		char to95[32];
+		if (w->to95 > 0)
+			snprintf(to95, sizeof(to95), "%" PRId64, w->to95);
+		else
+			snprintf(to95, sizeof(to95), "never");
+		fprintf(out, "| %s | %s | %zu (%zu ok) | %.3f [%.3f, %.3f] | %s | %.0f | %.4f | `%s` | "
+			"%zu |\n", w->tuner, w->cell, w->nvalid, w->nmeasured, w->score_med[b],
+			w->score_lo[b], w->score_hi[b], to95, w->trials_med, w->ratio_med,
+			w->config ? w->config : "", w->unmeasured);
+	}
+	return 0;
+}
+
+static int write_csv(const struct replay *r, FILE *out)
+{
+	fprintf(out, "tuner,cell,budget,score_median,score_lo,score_hi,random_expected_ns,"
+		"best_ns\n");
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct replay_row *w = &r->rows[i];
+		for (int64_t t = 0; t < r->budget; t++)
+			fprintf(out, "%s,\"%s\",%" PRId64 ",%.6g,%.6g,%.6g,%.6g,%.6g\n", w->tuner,
+				w->cell, t + 1, w->score_med[t], w->score_lo[t], w->score_hi[t],
+				w->random_ns[t], w->best_ns);
+	}
+	return 0;
+}
+
+static json_t *numv(const double *v, int64_t n)
+{
+	json_t *a = json_array();
+	for (int64_t i = 0; i < n; i++)
+		json_array_append_new(a, jw_num(v[i]));
+	return a;
+}
+
+static int write_json(const struct replay *r, FILE *out)
+{
+	json_t *root = json_object(), *rows = json_array();
+	jw_set(root, "results", jw_str(r->path));
+	jw_set(root, "source_unit", json_integer(r->unit));
+	jw_set(root, "source_mode", jw_str(r->source_mode));
+	jw_set(root, "budget_trials", json_integer(r->budget));
+	jw_set(root, "seeds", json_integer((json_int_t)r->seeds));
+	jw_set(root, "noise", json_boolean(r->noise));
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct replay_row *w = &r->rows[i];
+		json_t *o = json_object();
+		jw_set(o, "tuner", jw_str(w->tuner));
+		jw_set(o, "cell", jw_str(w->cell));
+		jw_set(o, "valid", json_integer((json_int_t)w->nvalid));
+		jw_set(o, "measured_ok", json_integer((json_int_t)w->nmeasured));
+		jw_set(o, "best_ns", jw_num(w->best_ns));
+		jw_set(o, "config_seed0", jw_str(w->config));
+		jw_set(o, "chosen_over_best_median", jw_num(w->ratio_med));
+		jw_set(o, "trials_used_median", jw_num(w->trials_med));
+		jw_set(o, "trials_to_095", w->to95 > 0 ? json_integer(w->to95) : json_null());
+		jw_set(o, "unmeasured", json_integer((json_int_t)w->unmeasured));
+		jw_set(o, "score_median", numv(w->score_med, r->budget));
+		jw_set(o, "score_ci_lo", numv(w->score_lo, r->budget));
+		jw_set(o, "score_ci_hi", numv(w->score_hi, r->budget));
+		jw_set(o, "random_expected_ns", numv(w->random_ns, r->budget));
+		json_array_append_new(rows, o);
+	}
+	jw_set(root, "rows", rows);
+	return jw_dump(root, out, JSON_INDENT(2), "replay");
+}
+
+int replay_write(const struct replay *r, enum report_format fmt, FILE *out)
+{
+	switch (fmt) {
+	case REPORT_JSON: return write_json(r, out);
+	case REPORT_CSV: return write_csv(r, out);
+	default: return write_md(r, out);
+	}
+}

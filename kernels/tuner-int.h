@@ -1,0 +1,75 @@
+/* tuner-int.h: what the search tuners (random, coordinate-descent, beam, lut, model-topk,
+ * abduction) share and nothing else includes: option readers and checkers, the budget
+ * options, field order and limits, a seeded generator, and a memo of measured configs. */
+#ifndef HARNESS_TUNER_INT_H
+#define HARNESS_TUNER_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/tuner.h"
+
+/* ---- reading options that check_options accepted (anything else: the default) ---------- */
+int64_t tuner_opt_int(const struct tuner_args *a, const char *key, int64_t def);
+double tuner_opt_float(const struct tuner_args *a, const char *key, double def); /* int too */
+int tuner_opt_bool(const struct tuner_args *a, const char *key, int def);
+const char *tuner_opt_string(const struct tuner_args *a, const char *key, const char *def);
+
+/* ---- checking options (each -1 with *cause "line:col: ...") ---------------------------- */
+/* o must be an integer in [min, max]. */
+int tuner_check_int(const struct tuner_option *o, int64_t min, int64_t max, char **cause);
+/* o must be a number (integer or float) in [min, max]. */
+int tuner_check_float(const struct tuner_option *o, double min, double max, char **cause);
+int tuner_check_bool(const struct tuner_option *o, char **cause);
+/* o must be one of the strings in names (NULL-terminated). */
+int tuner_check_enum(const struct tuner_option *o, const char *const *names, char **cause);
+/* The options every search tuner takes, checked when o is one of them (*handled = 1):
+ * max_trials (integer >= 1), max_seconds (number > 0), accept ("min" or "paired"),
+ * accept_repeats (integer 3..1000), accept_alpha (number in (0, 0.5]). */
+int tuner_check_common(const struct tuner_option *o, int *handled, char **cause);
+#define TUNER_COMMON_KEYS "max_trials", "max_seconds", "accept", "accept_repeats", "accept_alpha"
+/* field_order: tuner_check_field_option plus "a list". field_limits: a table keyed by
+ * field, each an integer >= 1. */
+int tuner_check_field_order(const struct tuner_option *o, const struct tuner_check *c,
+			    char **cause);
+int tuner_check_field_limits(const struct tuner_option *o, const struct tuner_check *c,
+			     char **cause);
+
+/* The fields visited, in order: the option field_order's names that are fields of a's
+ * space (the others belong to other ops' spaces), or every field in the space's order when
+ * the option is absent or names none of them.  Their number into *n (<= SPACE_MAX_FIELDS). */
+void tuner_field_order(const struct tuner_args *a, size_t *order, size_t *n);
+/* Per field of a's space, its cap from field_limits (0: none). */
+void tuner_field_limits(const struct tuner_args *a, int64_t *limit);
+
+/* ---- a deterministic generator (SplitMix64; the same stream on every platform) --------- */
+uint64_t tuner_rand_next(uint64_t *state);
+/* Uniform in [0, n) by rejection (no modulo bias); n > 0. */
+uint64_t tuner_rand_below(uint64_t *state, uint64_t n);
+
+/* ---- what was measured, by config ------------------------------------------------------ */
+struct tuner_memo_entry {
+	struct config c;
+	int ok;          /* the trial was ok and timed */
+	double ns;       /* its median (INFINITY when not ok) */
+};
+struct tuner_memo {
+	struct tuner_memo_entry *e;
+	size_t n, cap;
+};
+/* NULL when c was not measured. */
+const struct tuner_memo_entry *tuner_memo_find(const struct tuner_memo *m, const struct space *s,
+					       const struct config *c);
+/* Record (or overwrite) c's outcome from r. */
+void tuner_memo_add(struct tuner_memo *m, const struct space *s, const struct config *c,
+		    const struct trial_result *r);
+void tuner_memo_release(struct tuner_memo *m);
+
+/* 1 when r is a usable timing (ok, timed, finite median). */
+int tuner_result_ok(const struct trial_result *r);
+
+/* The heuristic's start point: space->heuristic() when it names a point of the space, else
+ * the first valid grid point (the heuristic tuner's rule); -1 when the space has none. */
+int tuner_start_point(const struct space *s, struct config *out);
+
+#endif

@@ -1,0 +1,63 @@
+# tests/cli/replay.sh: `harness replay` on a real CPU run: replaying each search mode's
+# tuner on that mode's own unit (its recorded samples standing in for measuring, the same
+# seed) picks exactly the configs the live unit chose; the exhaustive unit replayed as
+# exhaustive picks its recorded choice; the outputs and the usage errors.
+. "$top_srcdir/tests/setup"
+PY=/usr/bin/python3
+$PY -c 'import h5py' 2>/dev/null || skip "h5py for /usr/bin/python3 is needed"
+
+expect_status 0 h run "$DATA/run/replay.toml" -o r.h5 && pass "a live run of every search tuner"
+
+# mode -> tuner and the budget its options gave it
+for mt in "exhaustive:exhaustive:1000" "cd:coordinate-descent:1000" "random:random:6" \
+	  "beam:beam:1000"; do
+	mode=${mt%%:*}; rest=${mt#*:}; tuner=${rest%%:*}; budget=${rest#*:}
+	unit=$($PY -c "
+import h5py, sys
+u = h5py.File('r.h5')['units']
+print([int(r['id']) for r in u if r['mode'].decode() == '$mode'][0])")
+	expect_status 0 h replay r.h5 --unit "$unit" --tuners "$tuner" --budget "$budget" \
+		--seeds 1 -f json -o "rp-$mode.json" && pass "replay $tuner on unit $unit"
+	$PY - r.h5 "rp-$mode.json" "$unit" <<'PYEOF' || fail "replay of $mode disagrees with the live run"
+import h5py, json, sys
+f = h5py.File(sys.argv[1])
+unit = int(sys.argv[3])
+units = list(f["units"]["id"])
+row = units.index(unit)
+cells = [c.decode() for c in f["cells"]["name"]]
+live = {cells[r["cell"]]: r["config"].decode() for r in f["choices"] if r["unit"] == row}
+rep = json.load(open(sys.argv[2]))
+assert rep["source_unit"] == unit
+got = {r["cell"]: r["config_seed0"] for r in rep["rows"]}
+assert got and set(got) == set(live), (got, live)
+for c in live:
+    assert got[c] == live[c], (c, got[c], live[c])
+    print("ok:", c, got[c])
+PYEOF
+done
+
+# the summary, the curves, every format; scores in [.., 1] and the random baseline monotone
+expect_status 0 h replay r.h5 --tuners random,coordinate-descent,beam --budget 12 --seeds 7 \
+	-f json -o all.json && pass "replay three tuners over 7 seeds"
+$PY - all.json <<'PYEOF' || fail "replay curves"
+import json, sys
+rep = json.load(open(sys.argv[1]))
+assert rep["budget_trials"] == 12 and rep["seeds"] == 7
+assert len(rep["rows"]) == 6
+for r in rep["rows"]:
+    s, lo, hi, rnd = r["score_median"], r["score_ci_lo"], r["score_ci_hi"], r["random_expected_ns"]
+    assert len(s) == 12
+    assert all(l <= m + 1e-12 and m <= h + 1e-12 for l, m, h in zip(lo, s, hi))
+    assert all(x <= 1 + 1e-12 for x in s)
+    assert all(a >= b - 1e-9 for a, b in zip(rnd, rnd[1:])), rnd
+    assert rnd[0] >= r["best_ns"]
+    assert r["chosen_over_best_median"] >= 1 - 1e-12
+PYEOF
+expect_status 0 h replay r.h5 --tuners random --budget 5 --seeds 3 -f csv && \
+	grep -q '^tuner,cell,budget,score_median' "$SCRATCH/out" && pass "csv"
+expect_status 0 h replay r.h5 --tuners random --budget 5 --seeds 3 --noise && \
+	grep -q 'noise resampled' "$SCRATCH/out" && pass "md with noise"
+expect_status 2 h replay r.h5 --tuners nosuch --budget 5 && pass "an unknown tuner"
+expect_status 2 h replay r.h5 --tuners random && pass "no budget"
+expect_status 2 h replay r.h5 --tuners random --budget 5 --unit 99 && pass "no such unit"
+finish

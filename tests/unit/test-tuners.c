@@ -1,0 +1,756 @@
+/* test-tuners.c: the search tuners (random, coordinate-descent, ...) on synthetic spaces
+ * with known optima, driven through the tuning driver (kernels/tune.h) by a deterministic
+ * measurer: convex spaces, field order and limits, the threshold, all directions, budgets,
+ * determinism given the seed, never choosing an incorrect config, option errors. */
+#include "config.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/base/util.h"
+#include "kernels/space.h"
+#include "kernels/tune.h"
+#include "kernels/tuner.h"
+#include "tests/unit/testutil.h"
+
+/* ---- a synthetic space and a measurer of it ------------------------------------------- */
+
+/* runtime(c) in ns for a space; NaN: the config is incorrect. */
+typedef double (*cost_fn)(const struct space *s, const struct config *c);
+
+struct synth {
+	struct space s;
+	cost_fn cost;
+	struct config start;        /* the heuristic's pick */
+	const struct config *excl;  /* one point the constraint excludes, or NULL */
+	/* what the measurer saw */
+	struct config tried[4096];
+	size_t ntried;
+	double noise;               /* 0: every sample is the cost exactly */
+	uint64_t noise_state;
+	const struct config *lucky; /* its first trial measures 5% fast, or NULL */
+	int lucky_done;
+	size_t ncalls;              /* trial() calls, duels included */
+};
+
+static int synth_valid(const struct space *s, const struct config *c, const char **why)
+{
+	const struct synth *y = s->ctx;
+	if (y->excl && config_equal(s, c, y->excl)) {
+		if (why)
+			*why = "excluded by the test";
+		return 0;
+	}
+	return 1;
+}
+
+static void synth_heuristic(const struct space *s, struct config *c)
+{
+	const struct synth *y = s->ctx;
+	*c = y->start;
+}
+
+static void add_field(struct space *s, const char *name, enum space_step step,
+		      const int64_t *v, size_t n)
+{
+	struct space_field *f = &s->fields[s->nfields++];
+	f->name = name;
+	f->step = step;
+	memcpy(f->values, v, n * sizeof(*v));
+	f->nvalues = n;
+}
+
+static void synth_init(struct synth *y, cost_fn cost)
+{
+	memset(y, 0, sizeof(*y));
+	y->s.op = "synth";
+	y->s.has_vendor = 1;
+	y->s.valid = synth_valid;
+	y->s.heuristic = synth_heuristic;
+	y->s.ctx = y;
+	y->cost = cost;
+}
+
+static int synth_trial(void *ctx, const struct config *c, int64_t n, struct tune_trial *out,
+		       char **cause)
+{
+	struct synth *y = ctx;
+	ck_assert(space_contains(&y->s, c)); /* a tuner never proposes an invalid point */
+	if (y->ntried < 4096)
+		y->tried[y->ntried++] = *c;
+	double t = c->vendor ? 1e9 : y->cost(&y->s, c);
+	y->ncalls++;
+	if (y->lucky && config_equal(&y->s, c, y->lucky) && !y->lucky_done && n > 0) {
+		y->lucky_done = 1;
+		t *= 0.95;
+	}
+	out->status = isnan(t) ? TRIAL_INCORRECT : TRIAL_OK;
+	if (out->status != TRIAL_OK || n <= 0)
+		return 0;
+	out->samples = xcalloc((size_t)n, sizeof(*out->samples));
+	for (int64_t k = 0; k < n; k++) {
+		out->samples[k] = (struct sample)SAMPLE_INIT;
+		double e = 0;
+		if (y->noise > 0) {
+			/* a deterministic uniform in [-1, 1) */
+			y->noise_state = y->noise_state * 6364136223846793005ULL + 1442695040888963407ULL;
+			e = ((double)(y->noise_state >> 11) / 9007199254740992.0) * 2 - 1;
+		}
+		out->samples[k].ns = (int64_t)llround(t * (1 + y->noise * e));
+	}
+	out->nsamples = (size_t)n;
+	out->bench_ns = 1000 * n;
+	out->compile_ns = 1000000;
+	return 0;
+}
+
+static struct tune_result tune(struct synth *y, const char *tuner,
+			       const struct tuner_option *opts, size_t nopts, uint64_t seed)
+{
+	const struct tuner_ops *ops = tuner_find(tuner);
+	ck_assert_ptr_nonnull(ops);
+	struct tuner_cell id = { .name = "synth/synth:n=1", .op = "synth", .shape = "n=1" };
+	struct tuner_args a = { .space = &y->s, .cell = &id, .options = opts, .noptions = nopts,
+				.seed = seed };
+	struct tune_measurer m = { .ctx = y, .trial = synth_trial };
+	struct tune_result r;
+	char *cause = NULL;
+	y->ntried = 0;
+	y->ncalls = 0;
+	y->lucky_done = 0;
+	ck_assert_int_eq(tune_cell(ops, &a, 5, &m, &r, &cause), 0);
+	ck_assert_ptr_null(cause);
+	return r;
+}
+
+static struct config pt3(int64_t a, int64_t b, int64_t c)
+{
+	struct config x;
+	memset(&x, 0, sizeof(x));
+	x.val[0] = a;
+	x.val[1] = b;
+	x.val[2] = c;
+	return x;
+}
+
+/* Options built in a static array: key, type and value; line 7 + i, column 3. */
+static struct tuner_option opt_store[8];
+static size_t nopt;
+static void opts_clear(void)
+{
+	memset(opt_store, 0, sizeof(opt_store));
+	nopt = 0;
+}
+static struct tuner_option *opt_add(const char *key, enum tuner_option_type type)
+{
+	struct tuner_option *o = &opt_store[nopt];
+	o->key = (char *)key;
+	o->type = type;
+	o->line = 7 + (int)nopt;
+	o->col = 3;
+	nopt++;
+	return o;
+}
+static void opt_int(const char *key, int64_t v)
+{
+	struct tuner_option *o = opt_add(key, TUNER_OPT_INT);
+	o->i = v;
+	o->f = (double)v;
+}
+static void opt_float(const char *key, double v)
+{
+	opt_add(key, TUNER_OPT_FLOAT)->f = v;
+}
+static void opt_bool(const char *key, int v)
+{
+	opt_add(key, TUNER_OPT_BOOL)->i = v;
+}
+static void opt_string(const char *key, const char *v)
+{
+	opt_add(key, TUNER_OPT_STRING)->s = (char *)v;
+}
+/* A list of strings or a table of integers (items static per call site). */
+static struct tuner_option items_store[8][8];
+static void opt_names(const char *key, const char *const *names, size_t n)
+{
+	struct tuner_option *o = opt_add(key, TUNER_OPT_LIST);
+	struct tuner_option *it = items_store[nopt - 1];
+	memset(it, 0, 8 * sizeof(*it));
+	for (size_t i = 0; i < n; i++) {
+		it[i].type = TUNER_OPT_STRING;
+		it[i].s = (char *)names[i];
+		it[i].line = o->line;
+		it[i].col = 20 + 6 * (int)i;
+	}
+	o->items = it;
+	o->nitems = n;
+}
+static void opt_limits(const char *key, const char *const *names, const int64_t *v, size_t n)
+{
+	struct tuner_option *o = opt_add(key, TUNER_OPT_TABLE);
+	struct tuner_option *it = items_store[nopt - 1];
+	memset(it, 0, 8 * sizeof(*it));
+	for (size_t i = 0; i < n; i++) {
+		it[i].key = (char *)names[i];
+		it[i].type = TUNER_OPT_INT;
+		it[i].i = v[i];
+		it[i].f = (double)v[i];
+		it[i].line = o->line;
+		it[i].col = 20 + 8 * (int)i;
+	}
+	o->items = it;
+	o->nitems = n;
+}
+
+static char *check_err(const char *tuner, const struct space *s)
+{
+	const struct tuner_ops *ops = tuner_find(tuner);
+	const struct space *sp[1] = { s };
+	struct tuner_check c = { .options = opt_store, .noptions = nopt, .spaces = sp,
+				 .nspaces = s ? 1 : 0 };
+	char *cause = NULL;
+	if (ops->check_options(&c, &cause) == 0) {
+		ck_assert_ptr_null(cause);
+		return NULL;
+	}
+	ck_assert_ptr_nonnull(cause);
+	return cause;
+}
+
+/* ---- a convex space: A pow2 {1..64}, B unit {1..8}, C ordinal {3, 5, 9, 17, 33} ------- */
+
+static const int64_t pow2v[] = { 1, 2, 4, 8, 16, 32, 64 };
+static const int64_t unitv[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+static const int64_t ordv[] = { 3, 5, 9, 17, 33 };
+
+/* Convex in (log2 A, B, index of C) with its minimum 1000 ns at (16, 6, 9). */
+static double convex_cost(const struct space *s, const struct config *c)
+{
+	double la = log2((double)c->val[0]) - 4, lb = (double)c->val[1] - 6;
+	size_t k = 0;
+	while (ordv[k] != c->val[2])
+		k++;
+	double lc = (double)k - 2;
+	return 1000 + 37 * la * la + 23 * lb * lb + 51 * lc * lc + 7 * la * lb;
+}
+
+static void convex_space(struct synth *y)
+{
+	synth_init(y, convex_cost);
+	add_field(&y->s, "A", SPACE_STEP_POW2, pow2v, 7);
+	add_field(&y->s, "B", SPACE_STEP_UNIT, unitv, 8);
+	add_field(&y->s, "C", SPACE_STEP_ORDINAL, ordv, 5);
+	y->start = pt3(1, 1, 33);
+}
+
+START_TEST(test_neighbours)
+{
+	struct synth y;
+	convex_space(&y);
+	int64_t v[16];
+	/* Inductor's order: ups then downs; pow2 doubles and halves */
+	ck_assert_uint_eq(space_neighbour_values(&y.s, 0, 8, 1, 0, 0, v), 2);
+	ck_assert_int_eq(v[0], 16);
+	ck_assert_int_eq(v[1], 4);
+	ck_assert_uint_eq(space_neighbour_values(&y.s, 0, 8, 2, 0, 1, v), 5);
+	ck_assert_int_eq(v[0], 16);
+	ck_assert_int_eq(v[1], 32);
+	ck_assert_int_eq(v[2], 4);
+	ck_assert_int_eq(v[3], 2);
+	ck_assert_int_eq(v[4], 8);
+	/* a limit stops the ups; the field's ends stop both */
+	ck_assert_uint_eq(space_neighbour_values(&y.s, 0, 8, 2, 16, 0, v), 3);
+	ck_assert_int_eq(v[0], 16);
+	ck_assert_uint_eq(space_neighbour_values(&y.s, 0, 1, 1, 0, 0, v), 1);
+	ck_assert_int_eq(v[0], 2);
+	ck_assert_uint_eq(space_neighbour_values(&y.s, 0, 64, 1, 0, 0, v), 1);
+	ck_assert_int_eq(v[0], 32);
+	/* unit: +-1 */
+	ck_assert_uint_eq(space_neighbour_values(&y.s, 1, 4, 2, 0, 0, v), 4);
+	ck_assert_int_eq(v[0], 5);
+	ck_assert_int_eq(v[1], 6);
+	ck_assert_int_eq(v[2], 3);
+	ck_assert_int_eq(v[3], 2);
+	/* ordinal: the next allowed values */
+	ck_assert_uint_eq(space_neighbour_values(&y.s, 2, 9, 1, 0, 0, v), 2);
+	ck_assert_int_eq(v[0], 17);
+	ck_assert_int_eq(v[1], 5);
+	/* a pow2 step onto a value the field lacks yields nothing but counts as a step */
+	static const int64_t gm[] = { 1, 4, 8 };
+	add_field(&y.s, "G", SPACE_STEP_POW2, gm, 3);
+	ck_assert_uint_eq(space_neighbour_values(&y.s, 3, 1, 1, 0, 0, v), 0);
+	ck_assert_uint_eq(space_neighbour_values(&y.s, 3, 1, 2, 0, 0, v), 1);
+	ck_assert_int_eq(v[0], 4);
+	size_t idx;
+	struct config c = pt3(16, 6, 9);
+	y.s.nfields = 3;
+	ck_assert_int_eq(space_point_index(&y.s, &c, &idx), 0);
+	struct config back;
+	ck_assert_int_eq(space_grid_point(&y.s, idx, &back), 0);
+	ck_assert(config_equal(&y.s, &c, &back));
+	ck_assert_uint_eq(space_field_find(&y.s, "C"), 2);
+	ck_assert_uint_eq(space_field_find(&y.s, "Z"), 3);
+}
+END_TEST
+
+START_TEST(test_convex_optimum)
+{
+	struct synth y;
+	convex_space(&y);
+	struct config opt = pt3(16, 6, 9);
+	const char *tuners[] = { "random", "coordinate-descent", "beam" };
+	for (size_t k = 0; k < 3; k++) {
+		opts_clear();
+		struct tune_result r = tune(&y, tuners[k], opt_store, nopt, 11);
+		ck_assert_int_eq(r.reason, TUNE_TUNED);
+		ck_assert_msg(config_equal(&y.s, &r.best, &opt), "%s missed the optimum", tuners[k]);
+		if (!strcmp(tuners[k], "random"))
+			ck_assert_int_eq(r.ntrials, 7 * 8 * 5); /* no budget: every valid point */
+		else
+			ck_assert_int_lt(r.ntrials, 7 * 8 * 5 / 2); /* a local search, not a sweep */
+	}
+}
+END_TEST
+
+START_TEST(test_random_deterministic)
+{
+	struct synth y;
+	convex_space(&y);
+	struct config opt = pt3(16, 6, 9);
+	y.excl = &opt; /* the constraint excludes the optimum: never proposed */
+	opts_clear();
+	opt_int("max_trials", 25);
+	tune(&y, "random", opt_store, nopt, 3);
+	ck_assert_uint_eq(y.ntried, 25);
+	struct config first[25];
+	memcpy(first, y.tried, sizeof(first));
+	/* distinct points */
+	for (size_t i = 0; i < 25; i++)
+		for (size_t j = 0; j < i; j++)
+			ck_assert(!config_equal(&y.s, &first[i], &first[j]));
+	tune(&y, "random", opt_store, nopt, 3);
+	for (size_t i = 0; i < 25; i++)
+		ck_assert(config_equal(&y.s, &first[i], &y.tried[i]));
+	tune(&y, "random", opt_store, nopt, 4);
+	size_t same = 0;
+	for (size_t i = 0; i < 25; i++)
+		same += config_equal(&y.s, &first[i], &y.tried[i]);
+	ck_assert_uint_lt(same, 25);
+	/* without a budget: every valid point once, the excluded one never */
+	opts_clear();
+	tune(&y, "random", opt_store, nopt, 3);
+	ck_assert_uint_eq(y.ntried, 7 * 8 * 5 - 1);
+	/* the seconds budget: each trial costs 1 ms compile + 5 us benchmarking here */
+	opts_clear();
+	opt_float("max_seconds", 0.0101);
+	struct tune_result r = tune(&y, "random", opt_store, nopt, 3);
+	ck_assert_int_eq(r.ntrials, 11); /* the 11th starts at 10.05 ms < 10.1 ms */
+}
+END_TEST
+
+/* ---- field order and limits on a crafted 3 x 3 table ----------------------------------- */
+
+static const int64_t xv[] = { 10, 20, 30 }, yv[] = { 1, 2, 3 };
+static const double table3[3][3] = {
+	/* Y:  1    2    3 */
+	{ 70, 60, 30 },  /* X = 10 */
+	{ 60, 50, 45 },  /* X = 20 (start: (20, 2)) */
+	{ 41, 40, 42 },  /* X = 30 */
+};
+
+static double table_cost(const struct space *s, const struct config *c)
+{
+	return table3[c->val[0] / 10 - 1][c->val[1] - 1];
+}
+
+static void table_space(struct synth *y)
+{
+	synth_init(y, table_cost);
+	add_field(&y->s, "X", SPACE_STEP_ORDINAL, xv, 3);
+	add_field(&y->s, "Y", SPACE_STEP_ORDINAL, yv, 3);
+	y->start = pt3(20, 2, 0);
+}
+
+START_TEST(test_cd_field_order_and_limits)
+{
+	struct synth y;
+	table_space(&y);
+	static const char *const xy[] = { "X", "Y" }, *const yx[] = { "Y", "X" };
+	/* X first: X up to (30, 2) = 40; no neighbour of it improves */
+	opts_clear();
+	opt_names("field_order", xy, 2);
+	struct tune_result r = tune(&y, "coordinate-descent", opt_store, nopt, 1);
+	struct config want = pt3(30, 2, 0);
+	ck_assert(config_equal(&y.s, &r.best, &want));
+	/* exactly Inductor's sequence: start, X up, X down (from the new best: (10, 2)), Y
+	 * up, Y down, then a second pass finding nothing new (X down is the start, cached) */
+	static const int64_t seq[][2] = { { 20, 2 }, { 30, 2 }, { 10, 2 }, { 30, 3 }, { 30, 1 } };
+	ck_assert_uint_eq(y.ntried, 5);
+	for (size_t i = 0; i < 5; i++) {
+		ck_assert_int_eq(y.tried[i].val[0], seq[i][0]);
+		ck_assert_int_eq(y.tried[i].val[1], seq[i][1]);
+	}
+	/* Y first: Y up (20, 3) = 45, then X from there: (30, 3) = 42, then (10, 3) = 30 */
+	opts_clear();
+	opt_names("field_order", yx, 2);
+	r = tune(&y, "coordinate-descent", opt_store, nopt, 1);
+	want = pt3(10, 3, 0);
+	ck_assert(config_equal(&y.s, &r.best, &want));
+	/* X first but X capped at 20: X can only go down, so Y moves first, then X down */
+	opts_clear();
+	opt_names("field_order", xy, 2);
+	static const char *const xname[] = { "X" };
+	static const int64_t cap[] = { 20 };
+	opt_limits("field_limits", xname, cap, 1);
+	r = tune(&y, "coordinate-descent", opt_store, nopt, 1);
+	ck_assert(config_equal(&y.s, &r.best, &want));
+	for (size_t i = 0; i < y.ntried; i++)
+		ck_assert_int_le(y.tried[i].val[0], 20);
+	/* field_order naming only Y: X is never moved */
+	opts_clear();
+	static const char *const yonly[] = { "Y" };
+	opt_names("field_order", yonly, 1);
+	r = tune(&y, "coordinate-descent", opt_store, nopt, 1);
+	want = pt3(20, 3, 0);
+	ck_assert(config_equal(&y.s, &r.best, &want));
+}
+END_TEST
+
+/* ---- the threshold: a neighbour 0.05% faster ------------------------------------------- */
+
+static double thr_cost(const struct space *s, const struct config *c)
+{
+	return c->val[0] == 2 ? 20000 : c->val[0] == 3 ? 19990 : 19980; /* 1: 0.1% better */
+}
+
+START_TEST(test_cd_threshold)
+{
+	struct synth y;
+	synth_init(&y, thr_cost);
+	static const int64_t v[] = { 1, 2, 3 };
+	add_field(&y.s, "K", SPACE_STEP_UNIT, v, 3);
+	y.start = pt3(2, 0, 0);
+	/* default 0.001: 19990 < 20000 * 0.999 = 19980 is false; 19980 < 19980 is false */
+	opts_clear();
+	struct tune_result r = tune(&y, "coordinate-descent", opt_store, nopt, 1);
+	ck_assert_int_eq(r.best.val[0], 2);
+	ck_assert_uint_eq(y.ntried, 3);
+	/* 0.0006: 19990 < 19988 is false (stays at 2), 19980 < 19988 moves to 1 */
+	opts_clear();
+	opt_float("threshold", 0.0006);
+	r = tune(&y, "coordinate-descent", opt_store, nopt, 1);
+	ck_assert_int_eq(r.best.val[0], 1);
+	/* 0.0004: 19990 < 19992 moves to 3; then 1 (the field's candidates were fixed when
+	 * it started) against the new best: 19980 < 19990 * 0.9996 = 19982.004 moves again */
+	opts_clear();
+	opt_float("threshold", 0.0004);
+	r = tune(&y, "coordinate-descent", opt_store, nopt, 1);
+	ck_assert_int_eq(r.best.val[0], 1);
+	ck_assert_int_eq(y.tried[1].val[0], 3);
+	/* the seed's 0.05: nothing moves at all */
+	opts_clear();
+	opt_float("threshold", 0.05);
+	r = tune(&y, "coordinate-descent", opt_store, nopt, 1);
+	ck_assert_int_eq(r.best.val[0], 2);
+	/* 0.0005: the move to 3 needs 19990 < 20000 * 0.9995 = 19990, and equality is no
+	 * improvement; 1 (19980 < 19990) is taken */
+	opts_clear();
+	opt_float("threshold", 0.0005);
+	r = tune(&y, "coordinate-descent", opt_store, nopt, 1);
+	ck_assert_int_eq(r.best.val[0], 1);
+	ck_assert_uint_eq(y.ntried, 3);
+}
+END_TEST
+
+/* ---- all directions: only a diagonal move improves ------------------------------------- */
+
+static double diag_cost(const struct space *s, const struct config *c)
+{
+	if (c->val[0] == 2 && c->val[1] == 2)
+		return 500;
+	if (c->val[0] == 3 && c->val[1] == 3)
+		return 400;
+	return 600;
+}
+
+START_TEST(test_cd_all_directions)
+{
+	struct synth y;
+	synth_init(&y, diag_cost);
+	static const int64_t v[] = { 1, 2, 3 };
+	add_field(&y.s, "P", SPACE_STEP_UNIT, v, 3);
+	add_field(&y.s, "Q", SPACE_STEP_UNIT, v, 3);
+	y.start = pt3(2, 2, 0);
+	opts_clear();
+	struct tune_result r = tune(&y, "coordinate-descent", opt_store, nopt, 1);
+	ck_assert_int_eq(r.best.val[0], 2);
+	ck_assert_int_eq(r.ntrials, 5);
+	opts_clear();
+	opt_bool("check_all_directions", 1);
+	r = tune(&y, "coordinate-descent", opt_store, nopt, 1);
+	ck_assert_int_eq(r.best.val[0], 3);
+	ck_assert_int_eq(r.best.val[1], 3);
+	ck_assert_int_eq(r.ntrials, 9); /* every point of the 3 x 3 grid once */
+}
+END_TEST
+
+/* ---- never an incorrect config; a failed start --------------------------------------- */
+
+static double incorrect_opt_cost(const struct space *s, const struct config *c)
+{
+	if (c->val[0] == 16 && c->val[1] == 6 && c->val[2] == 9)
+		return NAN;
+	return convex_cost(s, c);
+}
+
+START_TEST(test_never_incorrect)
+{
+	struct synth y;
+	convex_space(&y);
+	y.cost = incorrect_opt_cost;
+	struct config opt = pt3(16, 6, 9);
+	const char *tuners[] = { "random", "coordinate-descent", "beam" };
+	for (size_t k = 0; k < 3; k++) {
+		opts_clear();
+		struct tune_result r = tune(&y, tuners[k], opt_store, nopt, 5);
+		ck_assert_int_eq(r.reason, TUNE_TUNED);
+		ck_assert(!config_equal(&y.s, &r.best, &opt));
+		ck_assert(!isnan(convex_cost(&y.s, &r.best)));
+	}
+	/* the start itself incorrect: coordinate descent still moves from it */
+	y.start = opt;
+	opts_clear();
+	struct tune_result r = tune(&y, "coordinate-descent", opt_store, nopt, 5);
+	ck_assert_int_eq(r.reason, TUNE_TUNED);
+	ck_assert(!config_equal(&y.s, &r.best, &opt));
+	/* a budget of one trial spent on the incorrect start: the vendor fallback */
+	opts_clear();
+	opt_int("max_trials", 1);
+	r = tune(&y, "coordinate-descent", opt_store, nopt, 5);
+	ck_assert_int_eq(r.reason, TUNE_FALLBACK_VENDOR);
+	ck_assert(r.best.vendor);
+}
+END_TEST
+
+/* ---- beam: width 1 is greedy steepest descent ------------------------------------------ */
+
+/* A bumpy cost on the convex space's grid: local minima a greedy walk can stop in. */
+static double bumpy_cost(const struct space *s, const struct config *c)
+{
+	double base = convex_cost(s, c);
+	uint64_t h = (uint64_t)(c->val[0] * 131 + c->val[1] * 17 + c->val[2] * 7);
+	h = h * 0x9e3779b97f4a7c15ULL;
+	return base + (double)(h >> 56);
+}
+
+/* Steepest descent by hand: from the start, time every unseen single-field neighbour of
+ * the incumbent (ups then downs, fields in order); move to the fastest while it improves
+ * by at least 10 ns (min_progress_us = 0.01). */
+static struct config greedy(struct synth *y, size_t *ntrials)
+{
+	struct config seen[4096], cur = y->start;
+	size_t nseen = 0;
+	double cur_t = y->cost(&y->s, &cur);
+	seen[nseen++] = cur;
+	for (;;) {
+		struct config bestn;
+		double best_t = INFINITY;
+		for (size_t f = 0; f < y->s.nfields; f++) {
+			int64_t v[4];
+			size_t n = space_neighbour_values(&y->s, f, cur.val[f], 1, 0, 0, v);
+			for (size_t j = 0; j < n; j++) {
+				struct config c = cur;
+				c.val[f] = v[j];
+				int old = 0;
+				for (size_t k = 0; k < nseen; k++)
+					old |= config_equal(&y->s, &seen[k], &c);
+				if (old)
+					continue;
+				seen[nseen++] = c;
+				double t = y->cost(&y->s, &c);
+				if (t < best_t) {
+					best_t = t;
+					bestn = c;
+				}
+			}
+		}
+		if (!isfinite(best_t) || cur_t - best_t < 10) {
+			if (isfinite(best_t) && best_t < cur_t)
+				cur = bestn;
+			break;
+		}
+		cur = bestn;
+		cur_t = best_t;
+	}
+	*ntrials = nseen;
+	return cur;
+}
+
+START_TEST(test_beam_width1_is_greedy)
+{
+	struct synth y;
+	convex_space(&y);
+	y.cost = bumpy_cost;
+	static const struct config starts[] = { { .val = { 1, 1, 33 } }, { .val = { 64, 8, 3 } },
+						{ .val = { 4, 3, 17 } } };
+	for (size_t k = 0; k < 3; k++) {
+		y.start = starts[k];
+		size_t n;
+		struct config want = greedy(&y, &n);
+		opts_clear();
+		opt_int("width", 1);
+		struct tune_result r = tune(&y, "beam", opt_store, nopt, 1);
+		ck_assert(config_equal(&y.s, &r.best, &want));
+		ck_assert_int_eq(r.ntrials, (int64_t)n);
+	}
+	/* a wider beam finds a point at least as fast as greedy from the same start */
+	y.start = starts[0];
+	size_t n;
+	struct config g = greedy(&y, &n);
+	opts_clear();
+	opt_int("width", 8);
+	struct tune_result r = tune(&y, "beam", opt_store, nopt, 1);
+	ck_assert(bumpy_cost(&y.s, &r.best) <= bumpy_cost(&y.s, &g));
+}
+END_TEST
+
+/* ---- paired acceptance: a win on noise alone is rejected -------------------------------- */
+
+static double flat_cost(const struct space *s, const struct config *c)
+{
+	return 10000; /* every config the same */
+}
+
+static double real_win_cost(const struct space *s, const struct config *c)
+{
+	return c->val[0] == 2 ? 9000 : 10000;
+}
+
+START_TEST(test_paired_acceptance)
+{
+	struct synth y;
+	synth_init(&y, flat_cost);
+	static const int64_t v[] = { 1, 2 };
+	add_field(&y.s, "K", SPACE_STEP_UNIT, v, 2);
+	y.start = pt3(1, 0, 0);
+	struct config two = pt3(2, 0, 0);
+	y.lucky = &two;
+	y.noise = 0.01;
+	y.noise_state = 12345;
+	/* accept = "min": the single lucky trial of K=2 wins */
+	opts_clear();
+	struct tune_result r = tune(&y, "coordinate-descent", opt_store, nopt, 1);
+	ck_assert_int_eq(r.best.val[0], 2);
+	ck_assert_int_eq(r.duels, 0);
+	/* paired: the duel's repeats see the same cost, so K=2 is not believed */
+	opts_clear();
+	opt_string("accept", "paired");
+	opt_int("accept_repeats", 12);
+	r = tune(&y, "coordinate-descent", opt_store, nopt, 1);
+	ck_assert_int_eq(r.best.val[0], 1);
+	ck_assert_int_eq(r.duels, 1);
+	ck_assert_int_eq(r.duels_won, 0);
+	ck_assert_uint_eq(y.ncalls, 2 + 2 * 12);
+	ck_assert_int_eq(r.duel_ns, 2 * 12 * (1000000 + 5000)); /* its cost, recorded */
+	ck_assert_int_eq(r.ntrials, 2);                          /* duels are not trials */
+	/* the same with random search */
+	r = tune(&y, "random", opt_store, nopt, 2);
+	ck_assert_int_eq(r.best.val[0], 1);
+	/* a real 10% gain wins its duel */
+	y.cost = real_win_cost;
+	r = tune(&y, "coordinate-descent", opt_store, nopt, 1);
+	ck_assert_int_eq(r.best.val[0], 2);
+	ck_assert_int_eq(r.duels_won, 1);
+}
+END_TEST
+
+/* ---- option errors: line:col and field names ------------------------------------------- */
+
+START_TEST(test_option_errors)
+{
+	struct synth y;
+	table_space(&y);
+	char *e;
+	opts_clear();
+	opt_float("threshold", 0.05);
+	opt_int("radius", 2);
+	opt_bool("check_all_directions", 1);
+	ck_assert_ptr_null(check_err("coordinate-descent", &y.s));
+
+	opts_clear();
+	opt_float("treshold", 0.05);
+	e = check_err("coordinate-descent", &y.s);
+	ck_assert_str_eq(e, "7:3: unknown option 'treshold' for tuner 'coordinate-descent' "
+			    "(did you mean 'threshold'?)");
+	free(e);
+	opts_clear();
+	opt_float("threshold", 1.5);
+	e = check_err("coordinate-descent", &y.s);
+	ck_assert_str_eq(e, "7:3: 'threshold' must be a number from 0 to 0.99");
+	free(e);
+	opts_clear();
+	opt_string("radius", "one");
+	e = check_err("coordinate-descent", &y.s);
+	ck_assert_str_eq(e, "7:3: 'radius' must be an integer from 1 to 3, not a string");
+	free(e);
+	opts_clear();
+	static const char *const bad[] = { "X", "Z" };
+	opt_names("field_order", bad, 2);
+	e = check_err("coordinate-descent", &y.s);
+	ck_assert_str_eq(e, "7:26: 'field_order': unknown field 'Z' (did you mean 'X'?)");
+	free(e);
+	opts_clear();
+	static const char *const xname[] = { "Y" };
+	static const int64_t zero[] = { 0 };
+	opt_limits("field_limits", xname, zero, 1);
+	e = check_err("coordinate-descent", &y.s);
+	ck_assert_str_eq(e, "7:20: 'field_limits': the limit of field 'Y' must be an integer >= 1");
+	free(e);
+	opts_clear();
+	opt_int("max_trials", 0);
+	e = check_err("random", &y.s);
+	ck_assert_str_eq(e, "7:3: 'max_trials' must be an integer >= 1");
+	free(e);
+	opts_clear();
+	opt_string("accept", "best");
+	e = check_err("random", &y.s);
+	ck_assert_str_eq(e, "7:3: 'accept' must be one of \"min\", \"paired\" (got \"best\")");
+	free(e);
+	opts_clear();
+	opt_int("width", 0);
+	e = check_err("beam", &y.s);
+	ck_assert_str_eq(e, "7:3: 'width' must be an integer from 1 to 64");
+	free(e);
+	opts_clear();
+	opt_int("radius", 1);
+	e = check_err("random", &y.s);
+	ck_assert_ptr_nonnull(strstr(e, "7:3: unknown option 'radius' for tuner 'random'"));
+	free(e);
+}
+END_TEST
+
+static Suite *tuners_suite(void)
+{
+	Suite *s = suite_create("tuners");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, test_neighbours);
+	tcase_add_test(tc, test_convex_optimum);
+	tcase_add_test(tc, test_random_deterministic);
+	tcase_add_test(tc, test_cd_field_order_and_limits);
+	tcase_add_test(tc, test_cd_threshold);
+	tcase_add_test(tc, test_cd_all_directions);
+	tcase_add_test(tc, test_never_incorrect);
+	tcase_add_test(tc, test_beam_width1_is_greedy);
+	tcase_add_test(tc, test_paired_acceptance);
+	tcase_add_test(tc, test_option_errors);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return testutil_run(tuners_suite());
+}
