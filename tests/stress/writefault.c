@@ -5,6 +5,8 @@
  *   WRITEFAULT_KILL_AT=N    the process SIGKILLs itself inside the Nth write, after writing
  *                           the first half of its bytes (a torn write, as power loss leaves)
  *   WRITEFAULT_ENOSPC_AT=N  the Nth write and every later one fail with ENOSPC (a full disk)
+ *   WRITEFAULT_TERM_AT=N    the process sends itself SIGTERM just before the Nth write, which
+ *                           then goes ahead (a signal that lands while the file is written)
  *   WRITEFAULT_LOG=PATH     append "pid count" of matching writes at exit (to pick N)
  *
  * Not linked with the sanitizers: it must load before anything else. */
@@ -21,7 +23,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-static long count, kill_at, enospc_at;
+static long count, kill_at, enospc_at, term_at;
 static const char *match = ".h5";
 static int inited;
 
@@ -35,6 +37,8 @@ static void init(void)
 		kill_at = strtol(s, NULL, 10);
 	if ((s = getenv("WRITEFAULT_ENOSPC_AT")))
 		enospc_at = strtol(s, NULL, 10);
+	if ((s = getenv("WRITEFAULT_TERM_AT")))
+		term_at = strtol(s, NULL, 10);
 	if ((s = getenv("WRITEFAULT_MATCH")) && *s)
 		match = s;
 }
@@ -51,11 +55,11 @@ static __attribute__((destructor)) void report(void)
 	}
 }
 
-/* 0: pass through; 1: fail with ENOSPC; 2: tear and kill. */
+/* 0: pass through; 1: fail with ENOSPC; 2: tear and kill (SIGTERM first for term_at). */
 static int hit(int fd)
 {
 	init();
-	if (!kill_at && !enospc_at && !getenv("WRITEFAULT_LOG"))
+	if (!kill_at && !enospc_at && !term_at && !getenv("WRITEFAULT_LOG"))
 		return 0;
 	char link[64], path[PATH_MAX];
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
@@ -66,6 +70,8 @@ static int hit(int fd)
 	if (!strstr(path, match))
 		return 0;
 	count++;
+	if (term_at && count == term_at)
+		kill(getpid(), SIGTERM); /* caught or not, as the process has it; the write goes on */
 	if (kill_at && count == kill_at)
 		return 2;
 	if (enospc_at && count >= enospc_at)
