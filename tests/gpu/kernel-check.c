@@ -157,6 +157,7 @@ static double getv(const void *p, size_t i, enum dtype t)
 
 static uint64_t rng_state;
 static int coarse_values; /* host_random draws from {-1, -0.5, 0, 0.5} only: many ties */
+static const char *mb_only; /* $KC_MB_ONLY */
 static double urand(void) /* xorshift64*, uniform in [-1, 1) */
 {
 	rng_state ^= rng_state >> 12;
@@ -969,12 +970,12 @@ static int mb_run(struct mb_kernel *k, const int d[4], int samples, double *ms)
 	if (k->op == SUM_DIM0)
 		CK(cudaMalloc(&a.ws, (size_t)d[1] * 4 * 4096));
 	if (k->op == MAXPOOL_BWD) { /* idx from the training forward on x (untimed) */
-		long long t = (long long)sz[2] / (size_t)d[3] * cdiv(d[3], k->c.vec);
+		long long nt = (long long)sz[2] / (size_t)d[3] * cdiv(d[3], k->c.vec);
 		int N = d[0], H = d[1], W = d[2], C = d[3];
 		void *fargs[] = {&a.x, &a.yf, &a.idx, &N, &H, &W, &C};
 		CK(cudaMalloc(&a.idx, sz[2]));
 		CK(cudaMalloc(&a.yf, sz[2] * es));
-		CKD(cuLaunchKernel(k->fin, cdiv(t, k->c.block), 1, 1, k->c.block, 1, 1, 0, stream,
+		CKD(cuLaunchKernel(k->fin, cdiv(nt, k->c.block), 1, 1, k->c.block, 1, 1, 0, stream,
 				   fargs, NULL));
 		if (ms) {
 			double fms = time_median(mb_fwd_idx_launch, &a, samples);
@@ -1089,6 +1090,8 @@ static void mb_timing(void)
 	for (op = MAXPOOL_FWD; op <= BIAS_RELU_RES; ++op)
 		for (t = F16; t <= F32; ++t) {
 			double best = 0;
+			if (mb_only && strncmp(mb_name[op], mb_only, strlen(mb_only)))
+				continue;
 			char best_name[64] = "-";
 			if (t == TF32)
 				continue;
@@ -1188,6 +1191,7 @@ int main(int argc, char **argv)
 		return argc < 2 ? 2 : 0;
 	}
 	tdir = argv[1];
+	mb_only = getenv("KC_MB_ONLY");
 	if (argc > 2 && !strcmp(argv[2], "--no-timing"))
 		timing = 0;
 	if (argc > 2 && !strcmp(argv[2], "--gemm-timing"))
@@ -1226,7 +1230,8 @@ int main(int argc, char **argv)
 	CK(cudaMalloc(&lt_ws, lt_ws_bytes));
 
 	failures += compile_all();
-	gemm_correctness();
+	if (!mb_only) /* KC_MB_ONLY=maxpool: the memory-bound ops whose name starts so, only */
+		gemm_correctness();
 	mb_correctness();
 	printf("correctness: %d checks, %d failed\n", checks, failures);
 	fflush(stdout);
