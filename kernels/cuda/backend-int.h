@@ -14,7 +14,7 @@
 #include "kernels/cuda/cuda.h"
 
 /* The templates in kernels/cuda/templates/, in the order of struct backend's tmpl[]. */
-#define CU_NTEMPLATES 5
+#define CU_NTEMPLATES 6
 extern const char *const cu_template_names[CU_NTEMPLATES];
 
 #define RT CUDA_LIB_RT
@@ -58,6 +58,17 @@ struct cu_ahead {
 	char *detail;        /* the compile error, NVRTC's log quoted (heap), or NULL */
 };
 
+/* The check's float64 reference kernels of one dtype (templates/reference.cu), loaded at the
+ * first cell of that dtype.  Not a config: their compile is neither counted as one nor a
+ * cache hit (the cubin is kept in the cache directory as cuda-reference-<key>.cubin). */
+enum { REF_GEMM = 0, REF_MAXPOOL, REF_MAXPOOL_BWD, REF_AVGPOOL, REF_SUM, REF_BIAS_RELU,
+       REF_ERROR, REF_NKERNELS };
+struct cu_refmod {
+	int loaded;
+	cudaLibrary_t lib;
+	cudaKernel_t k[REF_NKERNELS];
+};
+
 struct cu_cell {
 	struct cell pub;
 	struct cuda_space_ctx sctx;
@@ -72,7 +83,8 @@ struct cu_cell {
 	void *d_in[3], *d_out;
 	float *d_ws;                         /* split-K / sum_dim0 partials */
 	size_t ws_bytes;
-	struct cuda_ref ref;
+	double *d_ref;                       /* the float64 reference of every output, on the GPU */
+	int64_t ref_ns;                      /* its cost (once per cell), charged to the first check */
 	int has_data;
 	/* the current implementation */
 	int has_impl;
@@ -105,6 +117,10 @@ struct backend {
 	size_t nmade, madecap;
 	struct cu_ahead *ahead;              /* configs compiled ahead (prepare_ahead) */
 	size_t nahead, aheadcap;
+	struct cu_refmod ref[3];             /* by enum cuda_dtype */
+	double *d_err;                       /* ref_error's two sums and its first bad index */
+	int64_t ref_compile_ns, ref_ns;      /* the reference kernels' compiles and runs */
+	int64_t ref_verified;                /* cells whose GPU reference matched the host's */
 	struct cu_cell **cells;
 	size_t ncells, cap;
 	int64_t compiles, cache_hits, compile_ns;
@@ -116,6 +132,19 @@ struct backend {
  * cannot be written or the device fails. */
 int cu_get_module(struct backend *b, struct cu_cell *cell, const struct config *c,
 		      struct cu_module **out, struct prepare_result *res, char **cause);
+
+/* The reference kernels of dtype t (compiled or read from the cache directory once per unit):
+ * 0, or -1 with *cause. */
+int cu_ref_module(struct backend *b, enum cuda_dtype t, struct cu_refmod **out, char **cause);
+
+/* Cell c's float64 reference of every output into c->d_ref (GPU), from its device inputs;
+ * with HARNESS_CUDA_REF_VERIFY=1 also on the host (cuda_ref_compute), and a disagreement
+ * beyond 1e-12 (relative norm) is an error.  0, or -1 with *cause. */
+int cu_ref_compute(struct backend *b, struct cu_cell *c, char **cause);
+
+/* ||y - ref|| / ||ref|| of c->d_out against c->d_ref on the GPU (INFINITY and *bad = the
+ * first non-finite output, else *bad = SIZE_MAX).  0, or -1 with *cause. */
+int cu_ref_error(struct backend *b, struct cu_cell *c, double *err, size_t *bad, char **cause);
 
 void cu_prepare_ahead(struct backend *b, size_t i, const struct config *cs, size_t n);
 

@@ -96,8 +96,12 @@ void cuda_shape_format(const struct cuda_shape *s, struct sbuf *out);
 double cuda_shape_flops(const struct cuda_shape *s);
 /* Bytes the op must move at least (read + write), for the bandwidth figures. */
 double cuda_shape_bytes(const struct cuda_shape *s);
+/* Bytes per element of input i (0..2): the dtype's, but 1 for a maxpool_bwd cell's in0 (the
+ * forward's window positions). */
+size_t cuda_input_esize(const struct cuda_shape *s, int i);
 
-/* Element counts of the buffers: in0 (A, x), in1 (B, bias, dy), in2 (residual), out. */
+/* Element counts of the buffers: in0 (A, x; maxpool_bwd: the forward's window positions,
+ * kh * 3 + kw, one byte each), in1 (B, bias, dy), in2 (residual), out. */
 struct cuda_sizes {
 	size_t in0, in1, in2, out;
 };
@@ -139,9 +143,13 @@ float cuda_bf16_to_f32(uint16_t h);
 double cuda_elem_get(const void *buf, enum cuda_dtype t, size_t i);
 /* Fill n elements of dtype t with uniform(-1, 1) values from the xorshift state *rng. */
 void cuda_fill_uniform(void *buf, enum cuda_dtype t, size_t n, uint64_t *rng);
+/* A maxpool_bwd cell's in0: for every output, a window position (kh * 3 + kw) uniform among
+ * those of its window inside the image, as the forward (maxpool_fwd_idx) would save it. */
+void cuda_fill_maxpool_idx(const struct cuda_shape *s, unsigned char *idx, uint64_t *rng);
 
 /* The float64 reference of an op on host inputs (in0, in1, in2 as cuda_shape_sizes, in the
- * op's dtype), for the outputs it checks: all of them, or every step-th when that would
+ * op's dtype; the unit tests' and HARNESS_CUDA_REF_VERIFY's: the check itself uses the GPU's,
+ * kernels/cuda/reference.c), for the outputs it checks: all of them, or every step-th when that would
  * cost more than CUDA_REF_MAX_MACS multiply-adds (large GEMMs). */
 #define CUDA_REF_MAX_MACS ((size_t)1 << 26)
 struct cuda_ref {

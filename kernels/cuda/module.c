@@ -17,7 +17,8 @@
 #include <cuda_runtime_api.h>
 
 const char *const cu_template_names[CU_NTEMPLATES] = { "gemm.cu", "maxpool.cu", "avgpool.cu",
-					       "reduce.cu", "bias_relu.cu" };
+					       "reduce.cu", "bias_relu.cu",
+					       "reference.cu" };
 
 /* ---- templates, the cubin cache, modules --------------------------------------------- */
 
@@ -315,4 +316,68 @@ void cu_prepare_ahead(struct backend *b, size_t i, const struct config *cs, size
 			cuda_compile_release(cc);
 		}
 	}
+}
+
+/* ---- the check's reference kernels ----------------------------------------------------- */
+
+int cu_ref_module(struct backend *b, enum cuda_dtype t, struct cu_refmod **out, char **cause)
+{
+	static const char *const dtype_macro[] = { "-DDTYPE_FLOAT32", "-DDTYPE_FLOAT16",
+						   "-DDTYPE_BFLOAT16" };
+	static const char *const names[REF_NKERNELS] = { "ref_gemm", "ref_maxpool",
+							 "ref_maxpool_bwd", "ref_avgpool",
+							 "ref_sum", "ref_bias_relu", "ref_error" };
+	struct cu_refmod *r = &b->ref[t];
+	char *opts[3], hash[65];
+	char *path = NULL, *data = NULL;
+	size_t len = 0;
+	struct cuda_compile cc = { 0 };
+	int ret = -1;
+
+	*out = r;
+	if (r->loaded)
+		return 0;
+	opts[0] = xasprintf("--gpu-architecture=%s", b->di.arch);
+	opts[1] = xstrdup("-std=c++17");
+	opts[2] = xstrdup(dtype_macro[t]);
+	struct cu_template *tp = get_template(b, "reference.cu", cause);
+	if (!tp)
+		goto done;
+	cuda_cache_key(tp->name, tp->text, tp->len, opts, 3, cuda_nvrtc_version(), b->di.arch, hash);
+	path = xasprintf("%s/cuda-reference-%s.cubin", b->cache_dir, hash);
+	if (access(path, R_OK) || util_read_file(path, &data, &len)) {
+		cc.tmpl_name = tp->name;
+		cc.source = tp->text;
+		cc.source_len = tp->len;
+		cc.opts = opts;
+		cc.nopts = 3;
+		cuda_compile_run(&cc);
+		b->ref_compile_ns += cc.ns;
+		if (!cc.ok) {
+			*cause = xasprintf("NVRTC could not compile the check's reference '%s' for %s:\n%s",
+					   tp->name, b->di.arch, cc.log ? cc.log : "(no log)");
+			goto done;
+		}
+		if (write_whole(path, cc.cubin, cc.cubin_len, cause))
+			goto done;
+		data = cc.cubin;
+		len = cc.cubin_len;
+		cc.cubin = NULL;
+	}
+	if (CUDA_CHECK(RT, cudaLibraryLoadData(&r->lib, data, NULL, NULL, 0, NULL, NULL, 0), cause))
+		goto done;
+	for (int k = 0; k < REF_NKERNELS; k++)
+		if (CUDA_CHECK(RT, cudaLibraryGetKernel(&r->k[k], r->lib, names[k]), cause)) {
+			cudaLibraryUnload(r->lib);
+			goto done;
+		}
+	r->loaded = 1;
+	ret = 0;
+done:
+	for (int i = 0; i < 3; i++)
+		free(opts[i]);
+	cuda_compile_release(&cc);
+	free(data);
+	free(path);
+	return ret;
 }

@@ -241,10 +241,10 @@ void cuda_shape_sizes(const struct cuda_shape *s, struct cuda_sizes *z)
 		z->in0 = (size_t)(s->batch * s->h * s->w * s->c);
 		z->out = (size_t)(s->batch * s->oh * s->ow * s->c);
 		break;
-	case CU_MAXPOOL_BWD:
-		z->in0 = (size_t)(s->batch * s->h * s->w * s->c);
-		z->in1 = (size_t)(s->batch * s->oh * s->ow * s->c);
-		z->out = z->in0;
+	case CU_MAXPOOL_BWD: /* in0: the forward's window positions (1 byte each), in1: dy */
+		z->in0 = (size_t)(s->batch * s->oh * s->ow * s->c);
+		z->in1 = z->in0;
+		z->out = (size_t)(s->batch * s->h * s->w * s->c);
 		break;
 	case CU_AVGPOOL:
 		z->in0 = (size_t)(s->batch * s->h * s->w * s->c);
@@ -278,11 +278,17 @@ double cuda_shape_flops(const struct cuda_shape *s)
 	}
 }
 
+size_t cuda_input_esize(const struct cuda_shape *s, int i)
+{
+	return s->op == CU_MAXPOOL_BWD && i == 0 ? 1 : cuda_dtype_size(s->dtype);
+}
+
 double cuda_shape_bytes(const struct cuda_shape *s)
 {
 	struct cuda_sizes z;
 	cuda_shape_sizes(s, &z);
-	return (double)(z.in0 + z.in1 + z.in2 + z.out) * (double)cuda_dtype_size(s->dtype);
+	return (double)z.in0 * (double)cuda_input_esize(s, 0) +
+	       (double)(z.in1 + z.in2 + z.out) * (double)cuda_dtype_size(s->dtype);
 }
 
 /* ---- config spaces --------------------------------------------------------------------- */
@@ -678,34 +684,43 @@ static double ref_one(const struct cuda_shape *s, const void *in0, const void *i
 	}
 }
 
-/* maxpool backward over the whole output: dx[first argmax of each window] += dy, the
- * template's tie rule (the first maximum in window order, row then column). */
-static void ref_maxpool_bwd(const struct cuda_shape *s, const void *x, const void *dy,
-			    double *dx)
+/* Window position kh * 3 + kw (0..8) uniform among those of window (oy, ox) inside the
+ * image, for every output of a maxpool_bwd cell: a valid index tensor as the forward would
+ * save it (which maximum won does not change the backward's work). */
+void cuda_fill_maxpool_idx(const struct cuda_shape *s, unsigned char *idx, uint64_t *rng)
+{
+	size_t C = (size_t)s->c, o = 0;
+	for (int64_t n = 0; n < s->batch; n++)
+		for (int64_t oy = 0; oy < s->oh; oy++)
+			for (int64_t ox = 0; ox < s->ow; ox++) {
+				int64_t ky0 = oy == 0, ky1 = oy * 2 + 1 < s->h ? 2 : 1;
+				int64_t kx0 = ox == 0, kx1 = ox * 2 + 1 < s->w ? 2 : 1;
+				for (size_t c = 0; c < C; c++, o++) {
+					int64_t ky = ky0 + (int64_t)(next_uniform(rng) *
+								     (double)(ky1 - ky0 + 1));
+					int64_t kx = kx0 + (int64_t)(next_uniform(rng) *
+								     (double)(kx1 - kx0 + 1));
+					idx[o] = (unsigned char)((ky > ky1 ? ky1 : ky) * 3 +
+								 (kx > kx1 ? kx1 : kx));
+				}
+			}
+}
+
+/* maxpool backward over the whole output: dx[the element idx names in each window] += dy. */
+static void ref_maxpool_bwd(const struct cuda_shape *s, const unsigned char *idx,
+			    const void *dy, double *dx)
 {
 	enum cuda_dtype t = s->dtype;
-	size_t C = (size_t)s->c;
+	size_t C = (size_t)s->c, o = 0;
 	for (int64_t n = 0; n < s->batch; n++)
 		for (int64_t oy = 0; oy < s->oh; oy++)
 			for (int64_t ox = 0; ox < s->ow; ox++)
-				for (size_t c = 0; c < C; c++) {
-					double best = -INFINITY;
-					size_t arg = SIZE_MAX;
-					for (int64_t ky = 0; ky < 3; ky++)
-						for (int64_t kx = 0; kx < 3; kx++) {
-							int64_t iy = oy * 2 - 1 + ky, ix = ox * 2 - 1 + kx;
-							if (iy < 0 || iy >= s->h || ix < 0 || ix >= s->w)
-								continue;
-							size_t at = (size_t)((n * s->h + iy) * s->w + ix) * C + c;
-							double e = cuda_elem_get(x, t, at);
-							if (e > best) {
-								best = e;
-								arg = at;
-							}
-						}
-					if (arg != SIZE_MAX)
-						dx[arg] += cuda_elem_get(
-							dy, t, (size_t)((n * s->oh + oy) * s->ow + ox) * C + c);
+				for (size_t c = 0; c < C; c++, o++) {
+					int64_t iy = oy * 2 - 1 + idx[o] / 3, ix = ox * 2 - 1 + idx[o] % 3;
+					if (iy < 0 || iy >= s->h || ix < 0 || ix >= s->w)
+						continue;
+					dx[(size_t)((n * s->h + iy) * s->w + ix) * C + c] +=
+						cuda_elem_get(dy, t, o);
 				}
 }
 

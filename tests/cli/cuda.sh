@@ -11,6 +11,9 @@ if grep -q "backend 'cuda' is not built into this harness" "$SCRATCH/err"; then
 	skip "this build has no CUDA backend"
 fi
 expect_status 0 h check smoke.toml && pass "smoke.toml checks" || finish
+# every cell's float64 reference is computed on the GPU and, here, on the host as well: a
+# disagreement fails the unit (kernels/cuda/reference.c)
+export HARNESS_CUDA_REF_VERIFY=1
 h run -q --results-dir res smoke.toml >"$SCRATCH/out" 2>"$SCRATCH/err"
 rc=$?
 if [ $rc -eq 2 ] && grep -Eq "backend 'cuda' (is not available in this build|was asked for but cannot run here)" "$SCRATCH/err"; then

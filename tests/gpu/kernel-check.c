@@ -156,6 +156,8 @@ static double getv(const void *p, size_t i, enum dtype t)
 }
 
 static uint64_t rng_state;
+static int coarse_values; /* host_random draws from {-1, -0.5, 0, 0.5} only: many ties */
+static const char *mb_only; /* $KC_MB_ONLY */
 static double urand(void) /* xorshift64*, uniform in [-1, 1) */
 {
 	rng_state ^= rng_state >> 12;
@@ -175,6 +177,8 @@ static void *host_random(size_t n, enum dtype t, uint64_t seed)
 	rng_state = seed * 0x9E3779B97F4A7C15ull + 1;
 	for (i = 0; i < n; ++i) {
 		float f = (float)urand();
+		if (coarse_values)
+			f = floorf(f * 2) / 2;
 		if (t == F16)
 			((uint16_t *)p)[i] = f2h(f);
 		else if (t == BF16)
@@ -731,6 +735,8 @@ static int mb_kernel_init(struct mb_kernel *k, enum mb_op op, enum dtype t, stru
 	k->f = get_fn(&k->m, fn[op]);
 	if (op == SUM_DIM0)
 		k->fin = get_fn(&k->m, "sum_dim0_finish");
+	if (op == MAXPOOL_BWD) /* the training forward that saves the backward's idx */
+		k->fin = get_fn(&k->m, "maxpool_fwd_idx");
 	return 0;
 }
 
@@ -741,6 +747,7 @@ struct mb_args {
 	int d[4];
 	void *x, *y, *z, *w; /* inputs / outputs by op, see mb_launch */
 	void *ws;
+	void *idx, *yf; /* maxpool: the window positions (one byte per output) and y */
 };
 
 static unsigned cdiv(long long a, long long b)
@@ -760,9 +767,9 @@ static void mb_launch(void *ctx)
 		CKD(cuLaunchKernel(k->f, cdiv(t, B), 1, 1, B, 1, 1, 0, stream, args, NULL));
 		break;
 	}
-	case MAXPOOL_BWD: { /* x, dy = z -> dx = y */
+	case MAXPOOL_BWD: { /* idx (maxpool_fwd_idx of x), dy = z -> dx = y */
 		long long t = (long long)N * ((H - 1) / 2 + 1) * ((W - 1) / 2 + 1) * cdiv(C, V);
-		void *args[] = {&a->x, &a->z, &a->y, &N, &H, &W, &C};
+		void *args[] = {&a->idx, &a->z, &a->y, &N, &H, &W, &C};
 		CKD(cuLaunchKernel(k->f, cdiv(t, B), 1, 1, B, 1, 1, 0, stream, args, NULL));
 		break;
 	}
@@ -908,14 +915,29 @@ static void mb_reference(enum mb_op op, enum dtype t, const int d[4], const void
 	}
 }
 
-/* Bytes the op must move: inputs read once, outputs written once. */
+/* Bytes the op must move: inputs read once, outputs written once (maxpool_bwd: idx, one byte
+ * per output of the forward, in place of x). */
 static double mb_bytes(enum mb_op op, const int d[4], enum dtype t)
 {
 	size_t sz[4];
 	mb_sizes(op, d, sz);
 	if (op == SUM_DIM1 || op == SUM_DIM0)
 		sz[0] = (size_t)d[0] * d[1];
+	if (op == MAXPOOL_BWD)
+		return (double)(sz[1] + sz[2]) * esize(t) + (double)sz[2];
 	return (double)(sz[0] + sz[1] + sz[2] + sz[3]) * esize(t);
+}
+
+/* The training forward of a maxpool_bwd kernel's args: x -> yf, idx. */
+static void mb_fwd_idx_launch(void *ctx)
+{
+	struct mb_args *a = ctx;
+	struct mb_kernel *k = a->k;
+	int N = a->d[0], H = a->d[1], W = a->d[2], C = a->d[3];
+	long long t = (long long)N * ((H - 1) / 2 + 1) * ((W - 1) / 2 + 1) * cdiv(C, k->c.vec);
+	void *args[] = {&a->x, &a->yf, &a->idx, &N, &H, &W, &C};
+	CKD(cuLaunchKernel(k->fin, cdiv(t, k->c.block), 1, 1, k->c.block, 1, 1, 0, stream, args,
+			   NULL));
 }
 
 /* Run op once on fresh inputs and compare with the float64 reference. If ms is not NULL,
@@ -947,6 +969,21 @@ static int mb_run(struct mb_kernel *k, const int d[4], int samples, double *ms)
 	a.x = dv[0], a.y = dv[1], a.z = dv[2], a.w = dv[3];
 	if (k->op == SUM_DIM0)
 		CK(cudaMalloc(&a.ws, (size_t)d[1] * 4 * 4096));
+	if (k->op == MAXPOOL_BWD) { /* idx from the training forward on x (untimed) */
+		long long nt = (long long)sz[2] / (size_t)d[3] * cdiv(d[3], k->c.vec);
+		int N = d[0], H = d[1], W = d[2], C = d[3];
+		void *fargs[] = {&a.x, &a.yf, &a.idx, &N, &H, &W, &C};
+		CK(cudaMalloc(&a.idx, sz[2]));
+		CK(cudaMalloc(&a.yf, sz[2] * es));
+		CKD(cuLaunchKernel(k->fin, cdiv(nt, k->c.block), 1, 1, k->c.block, 1, 1, 0, stream,
+				   fargs, NULL));
+		if (ms) {
+			double fms = time_median(mb_fwd_idx_launch, &a, samples);
+			printf("time %-13s %-8s %-22s %8.3f ms %6.0f GB/s (x read, y and idx "
+			       "written)\n", "maxpool_fwd_idx", dtype_name[t], k->name, fms,
+			       ((double)(sz[0] + sz[2]) * es + (double)sz[2]) / (fms * 1e-3) / 1e9);
+		}
+	}
 	mb_launch(&a);
 	CK(cudaGetLastError());
 	CK(cudaStreamSynchronize(stream));
@@ -974,6 +1011,10 @@ static int mb_run(struct mb_kernel *k, const int d[4], int samples, double *ms)
 	}
 	if (a.ws)
 		CK(cudaFree(a.ws));
+	if (a.idx)
+		CK(cudaFree(a.idx));
+	if (a.yf)
+		CK(cudaFree(a.yf));
 	return err <= dtype_bound[t] ? 0 : -1;
 }
 
@@ -1002,6 +1043,12 @@ static void mb_correctness(void)
 				continue;
 			for (s = 0; s < 5; ++s)
 				mb_run(&k, sum ? mat[s] : img[s], 0, NULL);
+			if (op == MAXPOOL_BWD) { /* ties everywhere: the first maximum must win */
+				coarse_values = 1;
+				for (s = 0; s < 5; ++s)
+					mb_run(&k, img[s], 0, NULL);
+				coarse_values = 0;
+			}
 			CKD(cuModuleUnload(k.m.mod));
 		}
 }
@@ -1043,6 +1090,8 @@ static void mb_timing(void)
 	for (op = MAXPOOL_FWD; op <= BIAS_RELU_RES; ++op)
 		for (t = F16; t <= F32; ++t) {
 			double best = 0;
+			if (mb_only && strncmp(mb_name[op], mb_only, strlen(mb_only)))
+				continue;
 			char best_name[64] = "-";
 			if (t == TF32)
 				continue;
@@ -1142,6 +1191,7 @@ int main(int argc, char **argv)
 		return argc < 2 ? 2 : 0;
 	}
 	tdir = argv[1];
+	mb_only = getenv("KC_MB_ONLY");
 	if (argc > 2 && !strcmp(argv[2], "--no-timing"))
 		timing = 0;
 	if (argc > 2 && !strcmp(argv[2], "--gemm-timing"))
@@ -1180,7 +1230,8 @@ int main(int argc, char **argv)
 	CK(cudaMalloc(&lt_ws, lt_ws_bytes));
 
 	failures += compile_all();
-	gemm_correctness();
+	if (!mb_only) /* KC_MB_ONLY=maxpool: the memory-bound ops whose name starts so, only */
+		gemm_correctness();
 	mb_correctness();
 	printf("correctness: %d checks, %d failed\n", checks, failures);
 	fflush(stdout);

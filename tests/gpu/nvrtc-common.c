@@ -141,7 +141,7 @@ void kc_compile(const char *source, const char *name, const char *arch, const ch
 	res->ok = 1;
 	{ /* a template that compiled to nothing (say, an empty file) is a failure */
 		static const char *const entries[] = {"gemm", "maxpool_fwd", "avgpool_global",
-						      "sum_dim1", "bias_relu"};
+						      "sum_dim1", "bias_relu", "ref_gemm"};
 		size_t e;
 		int found = 0;
 		for (e = 0; e < sizeof(entries) / sizeof(entries[0]); ++e)
@@ -252,5 +252,10 @@ const struct kc_config kc_check_configs[] = {
 	{"bias_relu.cu", F16 " -DBLOCK=256 -DVEC=8 -DRESIDUAL=1"},
 	{"bias_relu.cu", BF16 " -DBLOCK=256 -DVEC=8 -DRESIDUAL=0"},
 	{"bias_relu.cu", F32 " -DBLOCK=256 -DVEC=4 -DRESIDUAL=1"},
+	{"maxpool.cu", F16 " -DBLOCK=64 -DVEC=2"},
+	{"maxpool.cu", F32 " -DBLOCK=512 -DVEC=1"},
+	{"reference.cu", F16},
+	{"reference.cu", BF16},
+	{"reference.cu", F32},
 };
 const size_t kc_check_nconfigs = sizeof(kc_check_configs) / sizeof(kc_check_configs[0]);

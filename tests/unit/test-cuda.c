@@ -333,28 +333,74 @@ START_TEST(test_reference_check)
 }
 END_TEST
 
-/* maxpool backward's reference follows the template's tie rule: the first maximum. */
+/* maxpool backward's reference takes the forward's window positions (kh * 3 + kw per output)
+ * and dy: dx at each named element is the sum of the dy that name it. */
 START_TEST(test_maxpool_bwd_ref)
 {
 	static const char *const f[] = { "c", "h", "w", "r", "stride", "pad" };
 	int64_t v[] = { 1, 3, 3, 3, 2, 1 };
 	struct workload w;
 	struct cuda_shape s;
+	struct cuda_sizes z;
 	char *cause = NULL;
 	op_workload(&w, "maxpool_bwd", "float32", f, v, 6);
 	w.batch = 1;
 	ck_assert_int_eq(cuda_shape_from_workload(&s, &w, &cause), 0);
-	float x[9] = { 1, 5, 5, 0, 0, 0, 0, 0, 0 }, dy[4] = { 1, 2, 4, 8 };
+	cuda_shape_sizes(&s, &z);
+	ck_assert_uint_eq(z.in0, 4); /* one position per output of the forward */
+	ck_assert_uint_eq(z.in1, 4);
+	ck_assert_uint_eq(z.out, 9);
+	ck_assert_uint_eq(cuda_input_esize(&s, 0), 1);
+	ck_assert_uint_eq(cuda_input_esize(&s, 1), 4);
+	ck_assert(cuda_shape_bytes(&s) == 4 * 1 + 4 * 4 + 9 * 4);
+	/* window (0,0) names (ky 1, kx 2) = x(0,1); window (0,1) (1, 0) = x(0,1) too; window
+	 * (1,0) (0, 1) = x(1,0); window (1,1) (0, 0) = x(1,1) */
+	unsigned char idx[4] = { 5, 3, 1, 0 };
+	float dy[4] = { 1, 2, 4, 8 };
 	struct cuda_ref ref;
-	cuda_ref_compute(&s, x, dy, NULL, &ref);
+	cuda_ref_compute(&s, idx, dy, NULL, &ref);
 	ck_assert_uint_eq(ref.n, 9);
-	/* window (0,0) covers x[0..1][0..1]: max 5 at (0,1); window (0,1) covers columns 1..2:
-	 * first max at (0,1) too; windows (1,*) cover rows 1..2 (all 0): the first element */
+	ck_assert(ref.val[0] == 0.0);
 	ck_assert(ref.val[1] == 3.0);
 	ck_assert(ref.val[2] == 0.0);
-	ck_assert(ref.val[3] == 4.0); /* window (1,0): rows 1..2, cols 0..1 -> (1,0) */
-	ck_assert(ref.val[4] == 8.0); /* window (1,1): rows 1..2, cols 1..2 -> (1,1) */
+	ck_assert(ref.val[3] == 4.0);
+	ck_assert(ref.val[4] == 8.0);
+	for (int i = 5; i < 9; i++)
+		ck_assert(ref.val[i] == 0.0);
 	cuda_ref_release(&ref);
+	free(w.shape);
+}
+END_TEST
+
+/* The backward's generated positions lie inside the image, and every one of an interior
+ * window's 9 positions occurs. */
+START_TEST(test_maxpool_idx_fill)
+{
+	static const char *const f[] = { "c", "h", "w", "r", "stride", "pad" };
+	int64_t v[] = { 3, 7, 6, 3, 2, 1 };
+	struct workload w;
+	struct cuda_shape s;
+	struct cuda_sizes z;
+	char *cause = NULL;
+	int seen[9] = { 0 };
+	uint64_t rng = 12345;
+	op_workload(&w, "maxpool_bwd", "float16", f, v, 6);
+	w.batch = 40;
+	ck_assert_int_eq(cuda_shape_from_workload(&s, &w, &cause), 0);
+	cuda_shape_sizes(&s, &z);
+	unsigned char *idx = xmalloc(z.in0);
+	cuda_fill_maxpool_idx(&s, idx, &rng);
+	for (size_t o = 0; o < z.in0; o++) {
+		int64_t p = (int64_t)(o / 3), ox = p % s.ow, oy = p / s.ow % s.oh;
+		int64_t iy = oy * 2 - 1 + idx[o] / 3, ix = ox * 2 - 1 + idx[o] % 3;
+		ck_assert_int_lt(idx[o], 9);
+		ck_assert(iy >= 0 && iy < s.h && ix >= 0 && ix < s.w);
+		if (oy == 1 && ox == 1)
+			seen[idx[o]]++;
+	}
+	for (int k = 0; k < 9; k++)
+		ck_assert_int_gt(seen[k], 0);
+	free(idx);
 	free(w.shape);
 }
 END_TEST
@@ -368,7 +414,7 @@ START_TEST(test_nvrtc_templates)
 {
 	static const char *const archs[] = { "sm_80", "sm_90a" };
 	static const char *const dtypes[] = { "float32", "float16", "bfloat16" };
-	struct cuda_compile jobs[CU_NOPS * 3 * 2 * 2 + 1];
+	struct cuda_compile jobs[CU_NOPS * 3 * 2 * 2 + 4];
 	char *texts[CU_NOPS];
 	size_t lens[CU_NOPS];
 	struct cuda_space_ctx ctx[CU_NOPS * 3 * 2 * 2];
@@ -419,6 +465,25 @@ START_TEST(test_nvrtc_templates)
 					jobs[n].nopts = cuda_config_options(&sp, &c, archs[a], jobs[n].opts);
 					n++;
 				}
+	/* the check's reference kernels, one program per dtype */
+	char *rtext;
+	size_t rlen;
+	char *rcause = NULL;
+	ck_assert_msg(!cuda_template_read(tmpl_dir, "reference.cu", &rtext, &rlen, &rcause), "%s",
+		      rcause ? rcause : "");
+	for (size_t d = 0; d < 3; d++) {
+		static const char *const macro[] = { "-DDTYPE_FLOAT32", "-DDTYPE_FLOAT16",
+						     "-DDTYPE_BFLOAT16" };
+		jobs[n].tmpl_name = "reference.cu";
+		jobs[n].source = rtext;
+		jobs[n].source_len = rlen;
+		jobs[n].opts = xcalloc(CUDA_MAX_OPTS, sizeof(char *));
+		jobs[n].opts[0] = xasprintf("--gpu-architecture=%s", archs[d % 2]);
+		jobs[n].opts[1] = xstrdup("-std=c++17");
+		jobs[n].opts[2] = xstrdup(macro[d]);
+		jobs[n].nopts = 3;
+		n++;
+	}
 	cuda_compile_many(jobs, n, 0);
 	for (size_t i = 0; i < n; i++) {
 		ck_assert_msg(jobs[i].ok, "%s %s %s: %s", jobs[i].tmpl_name, jobs[i].opts[0],
@@ -432,6 +497,7 @@ START_TEST(test_nvrtc_templates)
 	}
 	for (int op = 0; op < CU_NOPS; op++)
 		free(texts[op]);
+	free(rtext);
 }
 END_TEST
 
@@ -488,6 +554,7 @@ static Suite *cuda_suite(int with_templates)
 	tcase_add_test(tc, test_halves);
 	tcase_add_test(tc, test_reference_check);
 	tcase_add_test(tc, test_maxpool_bwd_ref);
+	tcase_add_test(tc, test_maxpool_idx_fill);
 	tcase_add_test(tc, test_nvrtc_error);
 	tcase_add_test(tc, test_available);
 	if (with_templates)

@@ -9,12 +9,19 @@
  *   x [N, H, W, C], y [N, OH, OW, C]; padding never wins (-inf); ties go to the first
  *   element in window order (kh, then kw), as in torch.
  *   grid = ceil(N * OH * OW * ceil(C / VEC) / BLOCK), block = BLOCK.
- * maxpool_bwd(const T *x, const T *dy, T *dx, int N, int H, int W, int C)
- *   dx [N, H, W, C] = the sum of dy over the windows whose (first) maximum is that element;
- *   the argmax is recomputed from x (no index tensor). One thread per output position and
- *   channel vector writes the 2x2 input block (2 oh .. 2 oh + 1, 2 ow .. 2 ow + 1), which
- *   lies in windows (oh .. oh + 1, ow .. ow + 1) only: every dx element is written exactly
- *   once, without atomics, so the result is deterministic.
+ * maxpool_fwd_idx(const T *x, T *y, unsigned char *idx, int N, int H, int W, int C)
+ *   the training forward: y as maxpool_fwd, and idx [N, OH, OW, C] (one byte per output) the
+ *   position of each window's first maximum in the window, kh * 3 + kw (0..8), which the
+ *   backward takes instead of x (as torch's max_pool2d_with_indices saves int64 indices).
+ *   grid and block as for maxpool_fwd.
+ * maxpool_bwd(const unsigned char *idx, const T *dy, T *dx, int N, int H, int W, int C)
+ *   dx [N, H, W, C] = the sum of dy over the windows whose idx points at that element.
+ *   One thread per output position and channel vector writes the 2x2 input block (2 oh ..
+ *   2 oh + 1, 2 ow .. 2 ow + 1), which lies in windows (oh .. oh + 1, ow .. ow + 1) only: it
+ *   reads those 4 windows' idx and dy (VEC bytes and VEC elements each) and writes every dx
+ *   element of its block exactly once, summing in window order in fp32, without atomics,
+ *   so the result is deterministic.  An idx that points into the padding drops that dy (the
+ *   forward never produces one unless a whole window is -inf).
  *   grid and block as for maxpool_fwd.
  */
 #include "prelude.cuh" /* the dtype prelude: elem_t, VEC, BLOCK, conversions, vector loads */
@@ -67,6 +74,11 @@ static __device__ __forceinline__ unsigned max2(unsigned a, unsigned b)
 #else
 #define PACKED_MAX 0
 #endif
+
+/* VEC bytes of window positions as one access (maxpool_fwd_idx, maxpool_bwd). */
+struct __align__(VEC) idx_vec_t {
+	unsigned char b[VEC];
+};
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
 	maxpool_fwd(const elem_t *__restrict__ x, elem_t *__restrict__ y, int N, int H, int W,
@@ -121,12 +133,61 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-	maxpool_bwd(const elem_t *__restrict__ x, const elem_t *__restrict__ dy,
+	maxpool_fwd_idx(const elem_t *__restrict__ x, elem_t *__restrict__ y,
+			unsigned char *__restrict__ idx, int N, int H, int W, int C)
+{
+	const int OH = (H - 1) / 2 + 1, OW = (W - 1) / 2 + 1, CV = (C + VEC - 1) / VEC;
+	const long long total = (long long)N * OH * OW * CV;
+	const bool vec = C % VEC == 0 && aligned(x) && aligned(y) &&
+			 ((unsigned long long)idx & (VEC - 1)) == 0;
+	for (long long i = (long long)blockIdx.x * BLOCK + threadIdx.x; i < total;
+	     i += (long long)gridDim.x * BLOCK) {
+		int c = (int)(i % CV) * VEC;
+		long long p = i / CV;
+		int ow = (int)(p % OW), oh = (int)(p / OW % OH), n = (int)(p / ((long long)OW * OH));
+		float m[VEC];
+		int arg[VEC];
+		window_max(x, n, H, W, C, oh, ow, c, vec, m, arg);
+		store_vec(y + p * C + c, m, vec, C - c);
+		if (vec) {
+			idx_vec_t u;
+#pragma unroll
+			for (int k = 0; k < VEC; ++k)
+				u.b[k] = (unsigned char)arg[k];
+			*(idx_vec_t *)(idx + p * C + c) = u;
+		} else {
+#pragma unroll
+			for (int k = 0; k < VEC; ++k)
+				if (c + k < C)
+					idx[p * C + c + k] = (unsigned char)arg[k];
+		}
+	}
+}
+
+/* VEC window positions (one byte each) at p; n = how many are valid (the rest read 0). */
+static __device__ __forceinline__ void load_idx(int a[VEC], const unsigned char *p, bool vec,
+						int n)
+{
+	if (vec && n >= VEC) {
+		idx_vec_t u = *(const idx_vec_t *)p;
+#pragma unroll
+		for (int k = 0; k < VEC; ++k)
+			a[k] = u.b[k];
+	} else {
+#pragma unroll
+		for (int k = 0; k < VEC; ++k)
+			a[k] = k < n ? p[k] : 0;
+	}
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK)
+	maxpool_bwd(const unsigned char *__restrict__ idx, const elem_t *__restrict__ dy,
 		    elem_t *__restrict__ dx, int N, int H, int W, int C)
 {
 	const int OH = (H - 1) / 2 + 1, OW = (W - 1) / 2 + 1, CV = (C + VEC - 1) / VEC;
 	const long long total = (long long)N * OH * OW * CV;
-	const bool vec = C % VEC == 0 && aligned(x) && aligned(dy) && aligned(dx);
+	const bool vec = C % VEC == 0 && aligned(dy) && aligned(dx) &&
+			 ((unsigned long long)idx & (VEC - 1)) == 0;
 	for (long long i = (long long)blockIdx.x * BLOCK + threadIdx.x; i < total;
 	     i += (long long)gridDim.x * BLOCK) {
 		int c = (int)(i % CV) * VEC;
@@ -148,17 +209,16 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
 			for (int b = 0; b < 2; ++b) {
 				if (oh + a >= OH || ow + b >= OW)
 					continue;
-				float m[VEC], d[VEC];
+				long long q = (((long long)n * OH + oh + a) * OW + ow + b) * C + c;
+				float d[VEC];
 				int arg[VEC];
-				window_max(x, n, H, W, C, oh + a, ow + b, c, vec, m, arg);
-				load_vec(d,
-					 dy + (((long long)n * OH + oh + a) * OW + ow + b) * C + c,
-					 vec, C - c);
+				load_idx(arg, idx + q, vec, C - c);
+				load_vec(d, dy + q, vec, C - c);
 #pragma unroll
 				for (int k = 0; k < VEC; ++k) {
-					int kh = arg[k] / 3, kw = arg[k] % 3;
+					int kh = (arg[k] * 11) >> 5, kw = arg[k] - 3 * kh; /* / 3, % 3 */
 					int ii = kh - 1 + 2 * a, jj = kw - 1 + 2 * b;
-					/* the argmax lies in this thread's 2x2 block? */
+					/* does the maximum lie in this thread's 2x2 block? */
 #pragma unroll
 					for (int i2 = 0; i2 < 2; ++i2)
 #pragma unroll
