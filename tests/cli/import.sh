@@ -218,14 +218,19 @@ awk 'BEGIN { print "cell,mode,block,value"; srand(5)
 $HARNESS_CMD import --csv big.csv -o big.h5 --unit us >/dev/null 2>big.err &
 pid=$!
 # the file is built in memory and written whole at the end: stop it while it is building,
-# i.e. once it has read big.csv and closed it (signals are caught from then on; a SIGTERM
-# during start-up or parsing would kill it silently, which says nothing about the writer)
+# i.e. once the writer has caught SIGTERM (/proc/PID/status: bit 15 of SigCgt, once the
+# process is harness: the shell forked for it may catch SIGTERM itself until it execs); a
+# SIGTERM during start-up or parsing kills it silently, which says nothing about the writer
+term_held() {
+	awk '$1 == "Name:" && $2 == "harness" { h = 1 }
+	     $1 == "SigCgt:" { v = $2; d = 0
+		for (k = length(v) - 3; k <= length(v); k++) d = d * 16 + index("0123456789abcdef", substr(v, k, 1)) - 1
+		if (int(d / 16384) % 2) f = 1 } END { exit !(h && f) }' "/proc/$1/status" 2>/dev/null
+}
 i=0
 while [ $i -lt 3000 ] && kill -0 $pid 2>/dev/null; do
-	if [ -d /proc/$pid/fd ]; then
-		seen=$(ls -l /proc/$pid/fd 2>/dev/null | grep -c 'big\.csv$')
-		[ "$seen" -gt 0 ] && opened=1
-		[ "${opened:-0}" = 1 ] && [ "$seen" -eq 0 ] && break
+	if [ -d /proc/$pid ]; then
+		term_held $pid && break
 	elif [ $i -ge 30 ]; then
 		break # no /proc: the old guess, 0.3 s
 	fi
