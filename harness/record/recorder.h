@@ -100,6 +100,11 @@ struct rec_unit {
 	char *argv_json;     /* exact argv given to the unit, as a JSON array */
 	char *env_json;      /* exact environment given to the unit, as a JSON object */
 	char *message;       /* why it failed, or "" */
+	/* Where it ran (harness run --jobs/--gpus; files before them read -1, "", ""): */
+	int64_t slot;        /* the scheduler's slot (0-based), or -1: units ran one at a time */
+	char *device;        /* the slot's device: a GPU's UUID ("GPU-..."), "cpu:LIST" for a
+			      * CPU slot pinned to the cores LIST, or "" when not pinned */
+	char *cpus;          /* the cores it was pinned to ("0-1,4"), or "" when not pinned */
 };
 
 struct rec_trial {
