@@ -1006,3 +1006,41 @@ int sched_parse_duration(const char *s, int slurm, double *seconds)
 	}
 	return isfinite(*seconds) ? 0 : -1;
 }
+
+/* The submission record: what a new run of o->experiment would record before its first
+ * unit (run metadata with the experiment and hypothesis files and their git state, and the
+ * plan), no units, written to path (never replaced).  -1 reported, or -2 refused. */
+int sched_write_submission(const struct sched_opts *o, const char *path)
+{
+	struct run r = { .o = o };
+	struct rec_meta m;
+	rec_meta_init(&m);
+	int rc = -1;
+	ssize_t sl = readlink("/proc/self/exe", r.self, sizeof(r.self) - 1);
+	if (sl < 0) {
+		error_errno("cannot find the harness binary (/proc/self/exe)");
+		goto done;
+	}
+	r.self[sl] = '\0';
+	if (experiment_load(o->experiment, &r.exp) || sched_resolve_modes(&r)) {
+		rc = -2;
+		goto done;
+	}
+	if (plan_build(r.exp, &r.plan, &r.nplan))
+		goto done;
+	r.dir = xstrdup(path);
+	if (write_meta(&r, &m))
+		goto done;
+	rec_meta_set(&m, "status", "submitted");
+	rec_meta_set(&m, "run_dir", "");
+	struct rec_unit_source none = { .n = 0, .get = NULL, .ctx = NULL };
+	rc = rec_write_results(path, 1, &m, r.plan, r.nplan, &none);
+done:
+	rec_meta_release(&m);
+	rec_plan_free(r.plan, r.nplan);
+	if (r.exp)
+		sched_free_backends(&r);
+	free(r.dir);
+	experiment_free(r.exp);
+	return rc;
+}

@@ -52,6 +52,12 @@ struct sched_result {
 enum sched_outcome sched_run(const struct sched_opts *o, struct sched_result *res);
 void sched_result_release(struct sched_result *res);
 
+/* The submission record of harness slurm: what a new run of o->experiment records before
+ * its first unit (metadata, the experiment and hypothesis files with their git state, the
+ * plan), with no units and status "submitted", written to path (never replaced); harness
+ * merge takes the merged file's metadata from it.  0, -1 reported, -2 refused (bad input). */
+int sched_write_submission(const struct sched_opts *o, const char *path);
+
 /* A duration in seconds from s: a number with an optional unit (s, m, h, d; none:
  * seconds, or minutes with slurm != 0, as sbatch --time reads it), or Slurm's forms
  * MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS.  0, or -1 with nothing reported (the

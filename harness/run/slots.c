@@ -170,10 +170,28 @@ int slots_gpus(const char *spec, struct slots *out)
 	if (list_gpus(&uuid, &nuuid))
 		goto done;
 	if (!pick) {
-		npick = nuuid;
-		pick = xcalloc(npick, sizeof(*pick));
-		for (size_t i = 0; i < npick; i++)
-			pick[i] = i;
+		/* "all": the GPUs this process was given (a batch system's CUDA_VISIBLE_DEVICES,
+		 * by index or UUID), else every GPU nvidia-smi lists. */
+		const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+		pick = xcalloc(nuuid, sizeof(*pick));
+		for (size_t i = 0; i < nuuid; i++) {
+			int given = !cvd || !*cvd;
+			char *list = cvd ? xstrdup(cvd) : NULL, *save = NULL;
+			for (char *t = list ? strtok_r(list, ",", &save) : NULL; t && !given;
+			     t = strtok_r(NULL, ",", &save)) {
+				char idx[32];
+				snprintf(idx, sizeof(idx), "%zu", i);
+				given = !strcmp(t, idx) || !strncmp(uuid[i], t, strlen(t));
+			}
+			free(list);
+			if (given)
+				pick[npick++] = i;
+		}
+		if (!npick) {
+			error("--gpus all: CUDA_VISIBLE_DEVICES='%s' names none of the %zu GPUs "
+			      "nvidia-smi lists", cvd, nuuid);
+			goto done;
+		}
 	}
 	for (size_t i = 0; i < npick; i++)
 		if (pick[i] >= nuuid) {
