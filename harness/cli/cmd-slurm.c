@@ -45,6 +45,29 @@ static void add_quoted(struct sbuf *sb, const char *s)
 	sbuf_adds(sb, "'");
 }
 
+/* What a task is given of the environment (as a unit is, plus Slurm's configuration). */
+static const char *const pass_env[] = { "PATH", "HOME", "LANG", "LC_ALL", "TZ", "USER",
+					"LD_LIBRARY_PATH", "HARNESS_KERNEL_DIR", "SLURM_CONF",
+					"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS" };
+
+/* pass_env's variables that are set, plus room for extra more; NULL-terminated, heap. */
+static char **task_env(size_t extra)
+{
+	char **env = xcalloc(ARRAY_SIZE(pass_env) + extra + 1, sizeof(*env));
+	size_t n = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(pass_env); i++)
+		if (getenv(pass_env[i]))
+			env[n++] = xasprintf("%s=%s", pass_env[i], getenv(pass_env[i]));
+	return env;
+}
+
+static void env_free(char **env)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
 struct job {
 	const char *name, *partition, *time;
 	int64_t tasks, gpus, jobs;
@@ -109,17 +132,13 @@ static int run_local(const struct job *j, const char *script)
 	struct spawn *sp = xcalloc((size_t)j->tasks, sizeof(*sp));
 	char ***envs = xcalloc((size_t)j->tasks, sizeof(*envs));
 	char **outs = xcalloc((size_t)j->tasks, sizeof(*outs));
-	static const char *const pass[] = { "PATH", "HOME", "LANG", "LC_ALL", "TZ", "USER",
-					    "LD_LIBRARY_PATH", "HARNESS_KERNEL_DIR",
-					    "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS" };
 	const char *argv[] = { "bash", script, NULL };
 	int ret = 0;
 	for (int64_t k = 0; k < j->tasks; k++) {
-		char **env = xcalloc(ARRAY_SIZE(pass) + 3, sizeof(*env));
+		char **env = task_env(2);
 		size_t n = 0;
-		for (size_t i = 0; i < ARRAY_SIZE(pass); i++)
-			if (getenv(pass[i]))
-				env[n++] = xasprintf("%s=%s", pass[i], getenv(pass[i]));
+		while (env[n])
+			n++;
 		env[n++] = xasprintf("SLURM_ARRAY_TASK_ID=%" PRId64, k);
 		env[n++] = xasprintf("SLURM_ARRAY_JOB_ID=local-%ld", (long)getpid());
 		envs[k] = env;
@@ -149,9 +168,7 @@ static int run_local(const struct job *j, const char *script)
 		spawn_release(&sp[k]);
 	}
 	for (int64_t k = 0; k < j->tasks; k++) {
-		for (size_t i = 0; envs[k] && envs[k][i]; i++)
-			free(envs[k][i]);
-		free(envs[k]);
+		env_free(envs[k]);
 		free(outs[k]);
 	}
 	free(envs);
@@ -169,13 +186,13 @@ static int submit(const char *script)
 	struct sbuf out;
 	sbuf_init(&out);
 	spawn_init(&sp);
-	char *path = xasprintf("PATH=%s", getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
-	const char *env[] = { path, NULL };
+	/* sbatch gives the job the environment it has (--export=ALL): the same as a unit's */
+	char **env = task_env(0);
 	sp.argv = argv;
-	sp.env = env;
+	sp.env = (const char *const *)env;
 	sp.inherit_stderr = 1;
 	int rc = spawn_run(&sp, &out, &st);
-	free(path);
+	env_free(env);
 	if (rc == 0 && st.code)
 		rc = error("sbatch failed (status %d); the batch script is '%s'", st.code, script);
 	if (rc == 0)
