@@ -14,6 +14,7 @@ PACKAGES="
 	check valgrind git
 	gnuplot-nox chromium
 	python3-numpy python3-scipy python3-h5py python3-pandas
+	slurm-wlm munge
 "
 
 if [ "${1:-}" = --print ]; then

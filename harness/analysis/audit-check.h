@@ -62,5 +62,7 @@ void check_drift(struct audit *au, struct ctx *c);
 void check_failures(struct audit *au, struct ctx *c);
 void check_op_e2e(struct audit *au, struct ctx *c);
 void check_hypotheses(struct audit *au, struct ctx *c);
+/* audit-devices.c: units that record a device (--jobs, --gpus, merged shards) only. */
+void check_devices(struct audit *au, struct ctx *c);
 
 #endif

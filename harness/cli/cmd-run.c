@@ -1,6 +1,7 @@
 /* cmd-run.c: `harness run EXPERIMENT` and `harness run --resume FILE` */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,7 +13,8 @@
 #include "harness/run/sched.h"
 #include "kernels/backend.h"
 
-enum { OPT_RESUME = 256, OPT_BACKEND, OPT_RESULTS_DIR, OPT_PREREG };
+enum { OPT_RESUME = 256, OPT_BACKEND, OPT_RESULTS_DIR, OPT_PREREG, OPT_JOBS, OPT_GPUS,
+       OPT_MAX_TIME, OPT_SHARD };
 
 static const struct cmd_opt run_opts[] = {
 	{ "resume", OPT_RESUME, 1 },
@@ -21,6 +23,10 @@ static const struct cmd_opt run_opts[] = {
 	{ "output", 'o', 1 },
 	{ "quiet", 'q', 0 },
 	{ "require-preregistered", OPT_PREREG, 0 },
+	{ "jobs", OPT_JOBS, 1 },
+	{ "gpus", OPT_GPUS, 1 },
+	{ "max-time", OPT_MAX_TIME, 1 },
+	{ "shard", OPT_SHARD, 1 },
 	{ NULL, 0, 0 },
 };
 
@@ -33,9 +39,29 @@ static int run_exec(const struct cmd_args *a)
 		.output = cmd_args_value(a, 'o'),
 		.quiet = cmd_args_count(a, 'q') > 0,
 		.require_preregistered = cmd_args_count(a, OPT_PREREG) > 0,
+		.gpus = cmd_args_value(a, OPT_GPUS),
 		.argc = a->argc, /* the whole command line, for the results file */
 		.argv = a->argv,
 	};
+	const char *jobs = cmd_args_value(a, OPT_JOBS), *mt = cmd_args_value(a, OPT_MAX_TIME);
+	const char *shard = cmd_args_value(a, OPT_SHARD);
+	if (jobs) {
+		int64_t v;
+		if (parse_i64(jobs, 1, 4096, &v))
+			return cmd_usage_error(a->entry, "--jobs: '%s' is not a number of units to run "
+							 "at once (1 to 4096)", jobs);
+		o.jobs = (int)v;
+	}
+	if (mt && (sched_parse_duration(mt, 0, &o.max_time_s) || o.max_time_s <= 0))
+		return cmd_usage_error(a->entry, "--max-time: '%s' is not a duration (90, 90s, 15m, "
+						 "2h, 1:30:00)", mt);
+	if (shard) {
+		char tail;
+		if (sscanf(shard, "%" SCNd64 "/%" SCNd64 "%c", &o.shard_k, &o.shard_n, &tail) != 2 ||
+		    o.shard_n < 1 || o.shard_k < 0 || o.shard_k >= o.shard_n)
+			return cmd_usage_error(a->entry, "--shard: '%s' is not K/N with 0 <= K < N",
+					       shard);
+	}
 	if (a->npos == 1)
 		o.experiment = a->pos[0];
 	if (!o.resume && !o.experiment)
@@ -60,6 +86,7 @@ static int run_exec(const struct cmd_args *a)
 	int ret = out == SCHED_ALL_OK        ? EXIT_OK
 		  : out == SCHED_REFUSED     ? EXIT_USAGE
 		  : out == SCHED_INTERRUPTED ? EXIT_INTERRUPTED
+		  : out == SCHED_TIME_LIMIT  ? EXIT_RESUMABLE
 					     : EXIT_RUN_FAILED;
 	/* The run's pre-registered hypotheses, evaluated on what was just recorded.  A falsified
 	 * hypothesis is a finding, not a failed run: `harness verify` exits 3 for it. */
@@ -85,12 +112,19 @@ const struct cmd_entry cmd_run_entry = {
 		"  --resume FILE        run only the units FILE lacks; refuses when the experiment\n"
 		"                       file's SHA-256 differs from the one recorded\n"
 		"  -q, --quiet          no progress line\n"
+		"  --jobs N             N units at once, each pinned to its own share of the\n"
+		"                       cores; every unit of a block on one slot, in order\n"
+		"  --gpus all|0,1,3     one unit per GPU at a time (CUDA_VISIBLE_DEVICES=UUID)\n"
+		"  --max-time DURATION  start no unit that could not finish within DURATION\n"
+		"                       (90, 90s, 15m, 2h, 1:30:00); then exit 75: resume it\n"
+		"  --shard K/N          only the blocks with block mod N == K (harness slurm)\n"
 		"  --require-preregistered\n"
 		"                       refuse to start unless every hypothesis file the\n"
 		"                       experiment attaches is committed and clean in git\n"
 		"  -h, --help           this text\n"
 		"exit status: 0 every unit ok, 1 some unit not ok or the run failed,\n"
-		"             2 bad input (nothing run), 130 interrupted (resume it)\n",
+		"             2 bad input (nothing run), 75 --max-time reached (resume it),\n"
+		"             130 interrupted (resume it)\n",
 	.opts = run_opts,
 	.min_args = 0,
 	.max_args = 1,

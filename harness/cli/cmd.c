@@ -26,6 +26,8 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_export_entry,
 	&cmd_verify_entry,
 	&cmd_audit_entry,
+	&cmd_slurm_entry,
+	&cmd_merge_entry,
 	&cmd_help_entry,
 	&cmd_worker_entry,
 	&cmd_table_entry,

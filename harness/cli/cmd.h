@@ -30,6 +30,8 @@ enum harness_exit {
 	EXIT_RUN_FAILED = 1,   /* the run failed, or output could not be written */
 	EXIT_USAGE = 2,        /* bad command line or bad input file; nothing was run or written */
 	EXIT_FALSIFIED = 3,    /* verify: a pre-registered primary hypothesis was FALSIFIED */
+	EXIT_RESUMABLE = 75,   /* run --max-time: stopped before a unit that could not finish in
+				* time, what had finished recorded (EX_TEMPFAIL: --resume it) */
 	EXIT_INTERRUPTED = 130 /* stopped by SIGINT/SIGTERM after recording what had finished */
 };
 
@@ -93,7 +95,7 @@ struct cmd_entry {
 extern const struct cmd_entry *const cmd_table[]; /* NULL-terminated */
 extern const struct cmd_entry cmd_run_entry, cmd_check_entry, cmd_show_entry, cmd_help_entry,
 	cmd_worker_entry, cmd_report_entry, cmd_compare_entry, cmd_import_entry, cmd_export_entry, cmd_audit_entry, cmd_verify_entry, cmd_plot_entry,
-	cmd_replay_entry, cmd_table_entry;
+	cmd_replay_entry, cmd_table_entry, cmd_slurm_entry, cmd_merge_entry;
 
 /* Look a command up by exact name or unique prefix; reports and returns NULL when none. */
 const struct cmd_entry *cmd_lookup(const char *name);

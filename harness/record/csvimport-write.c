@@ -83,7 +83,7 @@ static void import_unit(const struct csvimport *imp, size_t i, int64_t *local,
 		.end_utc = xstrdup(""),
 		.stdout_log = xstrdup(""),
 		.stderr_log = xstrdup(""),
-		.argv_json = xstrdup("[]"),
+		.argv_json = xstrdup("[]"), .slot = -1,
 		.env_json = xstrdup("{}"),
 		.message = xstrdup(""),
 	};

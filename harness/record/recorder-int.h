@@ -66,6 +66,9 @@ struct field {
 	enum field_kind kind;
 	size_t offset; /* in the memory row */
 	size_t size;   /* K_FIX: bytes of the char array (0 otherwise) */
+	int optional;  /* reading: a file without the field gives `absent` (integers) or ""
+			* (strings): a column added after files were written (FO) */
+	int64_t absent;
 };
 
 #define REC_MAX_FIELDS 40
@@ -87,8 +90,10 @@ struct rec_widths {
 	unsigned char ascii[REC_MAX_FIELDS]; /* reading: the file's string is ASCII, not UTF-8 */
 };
 
-#define F(row, member, kind) { #member, kind, offsetof(struct row, member), 0 }
-#define FN(row, name, member, kind) { name, kind, offsetof(struct row, member), 0 }
+#define F(row, member, kind) { #member, kind, offsetof(struct row, member), 0, 0, 0 }
+#define FN(row, name, member, kind) { name, kind, offsetof(struct row, member), 0, 0, 0 }
+#define FO(row, name, member, kind, absent) \
+	{ name, kind, offsetof(struct row, member), 0, 1, absent }
 #define TABLE(path, slot, row, fields, chunk, deflate) \
 	{ path, slot, fields, ARRAY_SIZE(fields), sizeof(struct row), chunk, deflate }
 

@@ -513,6 +513,7 @@ void rec_journal_close(struct rec_journal *j)
 
 struct unit_files {
 	char **path;
+	const char **prefix; /* per path: put before its log paths, or NULL */
 	size_t n;
 };
 
@@ -524,16 +525,34 @@ static int unit_files_get(void *ctx, size_t i, int headers, struct rec_unit_data
 	if (unit_file_read(f->path[i], -1, headers, scratch) < 0 ||
 	    (!headers && unit_verify(f->path[i], scratch, NULL) < 0))
 		return -1;
+	const char *pre = f->prefix ? f->prefix[i] : NULL;
+	if (pre && *pre) {
+		char **logs[2] = { &scratch->unit.stdout_log, &scratch->unit.stderr_log };
+		for (size_t k = 0; k < 2; k++) {
+			if (!*logs[k] || !**logs[k] || **logs[k] == '/')
+				continue;
+			char *np = xasprintf("%s/%s", pre, *logs[k]);
+			free(*logs[k]);
+			*logs[k] = np;
+		}
+	}
 	return 0;
 }
 
 int rec_assemble(const char *const *rundirs, size_t n, const char *out)
 {
-	struct unit_files files = { NULL, 0 };
+	return rec_assemble_ex(rundirs, n, NULL, out);
+}
+
+int rec_assemble_ex(const char *const *rundirs, size_t n, const struct rec_assemble_opts *ao,
+		    const char *out)
+{
+	struct unit_files files = { NULL, NULL, 0 };
 	struct rec *r = NULL;
 	struct rec_meta meta;
 	struct rec_plan *plan = NULL;
-	size_t nplan = 0, cap = 0;
+	size_t nplan = 0, cap = 0, pcap = 0;
+	int64_t *owner = NULL; /* per plan id: the rundir index + 1 that holds it, or 0 */
 	int rc = -1;
 
 	rec_meta_init(&meta);
@@ -545,13 +564,27 @@ int rec_assemble(const char *const *rundirs, size_t n, const char *out)
 	free(run);
 	if (o)
 		goto done;
+	owner = xcalloc(nplan ? nplan : 1, sizeof(*owner));
 	for (size_t k = 0; k < n; k++) {
 		char *dir = xasprintf("%s/%s", rundirs[k], JOURNAL_DIR);
 		int64_t *ids = NULL;
 		size_t nids = 0;
 		int l = list_units(dir, 0, &ids, &nids);
 		for (size_t i = 0; l == 0 && i < nids; i++) {
+			if (ids[i] < 0 || (size_t)ids[i] >= nplan) {
+				l = error("'%s': unit %" PRId64 " is not in the plan (%zu units)", dir,
+					  ids[i], nplan);
+				break;
+			}
+			if (owner[ids[i]]) {
+				l = error("unit %" PRId64 " is recorded twice: in '%s' and in '%s'",
+					  ids[i], rundirs[owner[ids[i]] - 1], rundirs[k]);
+				break;
+			}
+			owner[ids[i]] = (int64_t)k + 1;
 			XGROW(files.path, cap, files.n + 1);
+			XGROW(files.prefix, pcap, files.n + 1);
+			files.prefix[files.n] = ao && ao->log_prefix ? ao->log_prefix[k] : NULL;
 			files.path[files.n++] = unit_path(dir, ids[i]);
 		}
 		free(ids);
@@ -560,8 +593,11 @@ int rec_assemble(const char *const *rundirs, size_t n, const char *out)
 			goto done;
 	}
 	struct rec_unit_source src = { .n = files.n, .get = unit_files_get, .ctx = &files };
-	rc = rec_write_results(out, 0, &meta, plan, nplan, &src);
+	rc = rec_write_results(out, ao ? ao->excl : 0, ao && ao->meta ? ao->meta : &meta, plan,
+			       nplan, &src);
 done:
+	free(owner);
+	free(files.prefix);
 	rec_free_names(files.path, files.n);
 	rec_plan_free(plan, nplan);
 	rec_meta_release(&meta);

@@ -254,6 +254,8 @@ void rec_unit_strings_free(struct rec_unit *u)
 	free(u->argv_json);
 	free(u->env_json);
 	free(u->message);
+	free(u->device);
+	free(u->cpus);
 }
 
 void rec_units_free(struct rec_unit *units, size_t n)
@@ -442,6 +444,7 @@ void rec_unit_data_init(struct rec_unit_data *u)
 {
 	memset(u, 0, sizeof(*u));
 	u->unit.id = -1;
+	u->unit.slot = -1;
 }
 
 void rec_unit_data_release(struct rec_unit_data *u)

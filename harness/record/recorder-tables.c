@@ -55,6 +55,9 @@ static const struct field unit_fields[] = {
 	FN(unit_row, "argv_json", u.argv_json, K_STR),
 	FN(unit_row, "env_json", u.env_json, K_STR),
 	FN(unit_row, "message", u.message, K_STR),
+	FO(unit_row, "slot", u.slot, K_I64, -1),
+	FO(unit_row, "device", u.device, K_STR, 0),
+	FO(unit_row, "cpus", u.cpus, K_STR, 0),
 	F(unit_row, sample_first, K_I64),
 	F(unit_row, sample_count, K_I64),
 	F(unit_row, info, K_STR),
@@ -146,7 +149,7 @@ static const struct field space_value_fields[] = {
 	F(space_value_row, unit, K_I64),
 	FN(space_value_row, "cell", v.cell, K_I64),
 	FN(space_value_row, "field", v.field, K_I32),
-	{ "name", K_FIX, offsetof(struct space_value_row, v.name), REC_NAME_MAX },
+	{ "name", K_FIX, offsetof(struct space_value_row, v.name), REC_NAME_MAX, 0, 0 },
 	FN(space_value_row, "value", v.value, K_I64),
 };
 
@@ -154,14 +157,14 @@ static const struct field space_vendor_fields[] = {
 	F(space_vendor_row, unit, K_I64),
 	FN(space_vendor_row, "cell", v.cell, K_I64),
 	FN(space_vendor_row, "candidate", v.candidate, K_I32),
-	{ "config", K_FIX, offsetof(struct space_vendor_row, v.config), REC_TEXT_MAX },
+	{ "config", K_FIX, offsetof(struct space_vendor_row, v.config), REC_TEXT_MAX, 0, 0 },
 };
 
 static const struct field space_invalid_fields[] = {
 	F(space_invalid_row, unit, K_I64),
 	FN(space_invalid_row, "cell", v.cell, K_I64),
 	FN(space_invalid_row, "point", v.point, K_I64),
-	{ "why", K_FIX, offsetof(struct space_invalid_row, v.why), REC_TEXT_MAX },
+	{ "why", K_FIX, offsetof(struct space_invalid_row, v.why), REC_TEXT_MAX, 0, 0 },
 };
 
 static const struct field unit_ref_fields[] = {
@@ -255,12 +258,14 @@ static hid_t packed_type(const struct table *tb, const struct rec_widths *w, con
 {
 	size_t size = 0;
 	for (size_t k = 0; k < tb->nfields; k++)
-		size += vlen && vlen[k] ? sizeof(char *) : w->w[k];
+		size += vlen && vlen[k] < 0 ? 0 : vlen && vlen[k] ? sizeof(char *) : w->w[k];
 	*row = size;
 	hid_t t = H5Tcreate(H5T_COMPOUND, size ? size : 1);
 	size_t off = 0;
 	for (size_t k = 0; t >= 0 && k < tb->nfields; k++) {
 		hid_t ft = -1, own = -1;
+		if (vlen && vlen[k] < 0)
+			continue; /* an optional field the file lacks */
 		switch (tb->fields[k].kind) {
 		case K_I64: ft = file ? H5T_STD_I64LE : H5T_NATIVE_INT64; break;
 		case K_I32: ft = file ? H5T_STD_I32LE : H5T_NATIVE_INT32; break;
@@ -320,6 +325,21 @@ static void unpack_rows(const struct table *tb, const struct rec_widths *w, cons
 		char *dst = (char *)rows + i * tb->row_size;
 		for (size_t k = 0; k < tb->nfields; k++) {
 			char *f = dst + tb->fields[k].offset;
+			if (vlen[k] < 0) { /* an optional field the file lacks */
+				int64_t a = tb->fields[k].absent;
+				int flag = (int)a;
+				int32_t a32 = (int32_t)a;
+				double ad = (double)a;
+				switch (tb->fields[k].kind) {
+				case K_I64: memcpy(f, &a, 8); break;
+				case K_F64: memcpy(f, &ad, 8); break;
+				case K_I32: memcpy(f, &a32, 4); break;
+				case K_FLAG: memcpy(f, &flag, sizeof(flag)); break;
+				case K_STR: *(char **)f = xstrdup(""); break;
+				case K_FIX: memset(f, 0, tb->fields[k].size); break;
+				}
+				continue;
+			}
 			size_t width = vlen[k] ? sizeof(char *) : w->w[k];
 			switch (tb->fields[k].kind) {
 			case K_I64: case K_F64: memcpy(f, src, 8); break;
@@ -458,6 +478,11 @@ static int stored_widths(struct rec *r, hid_t ftype, const struct table *tb,
 		const struct field *f = &layout->fields[k];
 		int idx = H5Tget_member_index(ftype, f->name);
 		hid_t mt = idx >= 0 ? H5Tget_member_type(ftype, (unsigned)idx) : -1;
+		if (mt < 0 && f->optional) {
+			H5Eclear2(H5E_DEFAULT);
+			vlen[k] = -1; /* absent: unpack_rows fills the default */
+			continue;
+		}
 		if (mt < 0) {
 			H5Eclear2(H5E_DEFAULT);
 			return error("'%s': cannot read %s: no field '%s'", r->path, tb->name, f->name);
@@ -542,7 +567,7 @@ int rec_table_read(struct rec *r, hid_t d, const struct table *tb, const struct 
 	if (stored_widths(r, ftype, tb, layout, &w, vlen) < 0)
 		goto done;
 	for (size_t k = 0; k < layout->nfields; k++)
-		any_vlen |= vlen[k];
+		any_vlen |= vlen[k] > 0;
 	mtype = packed_type(layout, &w, vlen, 0, &row);
 	if (mtype < 0 || row == 0 || n > r->max_bytes / row) {
 		if (mtype >= 0)

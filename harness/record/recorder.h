@@ -100,6 +100,11 @@ struct rec_unit {
 	char *argv_json;     /* exact argv given to the unit, as a JSON array */
 	char *env_json;      /* exact environment given to the unit, as a JSON object */
 	char *message;       /* why it failed, or "" */
+	/* Where it ran (harness run --jobs/--gpus; files before them read -1, "", ""): */
+	int64_t slot;        /* the scheduler's slot (0-based), or -1: units ran one at a time */
+	char *device;        /* the slot's device: a GPU's UUID ("GPU-..."), "cpu:LIST" for a
+			      * CPU slot pinned to the cores LIST, or "" when not pinned */
+	char *cpus;          /* the cores it was pinned to ("0-1,4"), or "" when not pinned */
 };
 
 struct rec_trial {
@@ -259,6 +264,30 @@ void rec_journal_close(struct rec_journal *j);
  * n run folders: the metadata and plan of the first, the verified units of each in plan-id
  * order.  Reports and returns -1 (out then as it was). */
 int rec_assemble(const char *const *rundirs, size_t n, const char *out);
+/* The same with options (harness merge): meta instead of the first journal's (NULL: the
+ * first's); log_prefix[k] put before the log paths of rundir k's units (their folder as
+ * seen from out's: NULL or "" for none); excl: never replace out.  A unit recorded in two
+ * of the folders is an error. */
+struct rec_assemble_opts {
+	const struct rec_meta *meta;
+	const char *const *log_prefix;
+	int excl;
+};
+int rec_assemble_ex(const char *const *rundirs, size_t n, const struct rec_assemble_opts *o,
+		    const char *out);
+
+/* Merge the shards of one plan (harness merge): args are shard results files (X.h5, whose
+ * run folder X holds the journal) or run folders.  Every shard must have the first's
+ * experiment SHA-256, seed and plan, and the same shard count (meta "shard", k/n) with a
+ * k of its own; the results file out (never replaced) gets every unit once (one recorded
+ * twice is an error), the metadata of the submission record (submission, or
+ * submission.h5 beside the first shard's folder when NULL and present: the experiment,
+ * hypotheses and git state as at submission; else the first shard's), "shards": each
+ * shard's provenance as JSON (file, shard, status, host, times, slots, Slurm ids, commit,
+ * argv), "status" complete only when every shard is there and complete.  Reports and
+ * returns -2 (the inputs are not shards of one plan, or unreadable) or -1 (writing out
+ * failed); out is then not written. */
+int rec_merge(const char *const *args, size_t n, const char *submission, const char *out);
 
 /* Reading (caller releases what it gets). */
 int rec_read_meta(struct rec *r, struct rec_meta *out);

@@ -12,6 +12,8 @@
 #include "harness/record/recorder.h"
 #include "harness/run/progress.h"
 #include "harness/run/sched.h"
+#include "harness/run/slots.h"
+#include "harness/run/unit.h"
 #include "kernels/backend.h"
 
 /* Unit medians per (mode, cell), for the closing summary. */
@@ -26,6 +28,29 @@ struct mode_backend {
 	char *requested;                    /* heap */
 	const struct backend_entry *entry;  /* the registry's */
 	char *reason;                       /* heap */
+};
+
+/* A slot while the run goes: the block it works through and the unit it runs. */
+struct slot_run {
+	size_t index;                 /* into the run's slots */
+	const struct slot_def *def;   /* the slot's share of the host, or NULL: not pinned */
+	size_t *queue, nqueue, next;  /* the plan ids of its block still to run, in order */
+	int64_t block;                /* the block it works through, or -1 */
+	int running;                  /* a unit has started and not yet ended */
+	const struct rec_plan *p;     /* the unit */
+	struct rec_unit_data u;       /* its record, filled as it runs */
+	struct unit_spec spec;
+	struct unit_job job;
+	char **env, **argv;           /* heap, for spec */
+	char *cache, *out_log, *err_log;
+};
+
+/* Wall time of finished units per (mode, warm): what --max-time estimates from. */
+struct estimate {
+	char *mode;
+	int warm;
+	int64_t max_ns;
+	size_t n;
 };
 
 struct run {
@@ -45,7 +70,22 @@ struct run {
 	struct summ *summ;
 	size_t nsumm, summ_cap;
 	size_t nfailed;
+	struct slots slots;       /* --jobs / --gpus: n > 0; else none (one unit at a time) */
+	int64_t shard_k, shard_n; /* this run's share of the blocks: block % n == k (n 0: all) */
+	char *mine;               /* per plan id: 1 when it is this run's (its shard's) */
+	struct estimate *est;
+	size_t nest, est_cap;
 };
+
+/* Which plan entries are this run's (r->mine): its shard's blocks, or all. */
+void sched_mark_mine(struct run *r);
+/* The slots of --jobs / --gpus into r->slots (none: one unit at a time).  -1 reported. */
+int sched_make_slots(struct run *r);
+/* This session's slots, shard and batch-system ids into m (keys "slots", "shard",
+ * "slurm_*"). */
+void sched_session_meta(struct run *r, struct rec_meta *m);
+/* Note a finished unit's wall time for --max-time's estimates. */
+void sched_estimate_note(struct run *r, const char *mode, int warm, int64_t wall_ns);
 
 /* ---- each mode's backend (sched-backends.c) ---- */
 /* Resolve every mode's backend through the registry (backend_resolve); a backend that

@@ -216,6 +216,26 @@ int sched_start_resume(struct run *r, int *usage, int *complete)
 		      "resume", r->o->resume);
 		goto done;
 	}
+	/* The shard it was started as (a resumed task runs the same share of the blocks),
+	 * and this session's slots. */
+	const char *shard = rec_meta_get(m, "shard");
+	if (shard && *shard &&
+	    sscanf(shard, "%" SCNd64 "/%" SCNd64, &r->shard_k, &r->shard_n) != 2) {
+		error("'%s': its shard '%s' is not k/n", r->o->resume, shard);
+		goto done;
+	}
+	if (r->o->shard_n > 0 && (r->o->shard_k != r->shard_k || r->o->shard_n != r->shard_n)) {
+		*usage = 1;
+		error("'%s' is shard %s; refusing to resume it as --shard %" PRId64 "/%" PRId64,
+		      r->o->resume, shard && *shard ? shard : "(none: every block)", r->o->shard_k,
+		      r->o->shard_n);
+		goto done;
+	}
+	sched_mark_mine(r);
+	if (sched_make_slots(r)) {
+		*usage = 1;
+		goto done;
+	}
 	r->done = xcalloc(r->nplan, sizeof(*r->done));
 	r->cache_of = xcalloc(r->nplan, sizeof(*r->cache_of));
 	/* From here on the journal may be tidied: interrupted writes, units that fail
@@ -230,20 +250,39 @@ int sched_start_resume(struct run *r, int *usage, int *complete)
 		ndone++;
 		if (strcmp(units[i].status, REC_STATUS_OK))
 			r->nfailed++;
+		sched_estimate_note(r, units[i].mode, units[i].warm, units[i].wall_ns);
 		if (!units[i].warm) {
 			free(r->cache_of[id]);
 			r->cache_of[id] = xstrdup(units[i].cache_dir);
 		}
 	}
 	const char *st = rec_meta_get(m, "status");
-	if (ndone == r->nplan && st && strcmp(st, "running") && strcmp(st, "interrupted") &&
-	    results_current(r, nunits)) {
+	size_t nmine = 0;
+	for (size_t i = 0; i < r->nplan; i++)
+		nmine += r->mine[i];
+	if (ndone == nmine && st && strcmp(st, "running") && strcmp(st, "interrupted") &&
+	    strcmp(st, "time-limit") && results_current(r, nunits)) {
 		*complete = 1;
 		ret = 0;
 		goto done;
 	}
-	const char *kv[] = { "status", "running" };
-	if (rec_journal_set_meta(r->jr, kv, 1))
+	/* This session's slots and batch-system ids replace the last one's (each unit records
+	 * its own slot and device). */
+	struct rec_meta sm;
+	rec_meta_init(&sm);
+	sched_session_meta(r, &sm);
+	const char **kv = xcalloc(2 * (sm.nkv + 1), sizeof(*kv));
+	size_t nkv = 0;
+	kv[2 * nkv] = "status";
+	kv[2 * nkv++ + 1] = "running";
+	for (size_t i = 0; i < sm.nkv; i++) {
+		kv[2 * nkv] = sm.kv[i].key;
+		kv[2 * nkv++ + 1] = sm.kv[i].value;
+	}
+	int sr = rec_journal_set_meta(r->jr, kv, nkv);
+	free(kv);
+	rec_meta_release(&sm);
+	if (sr)
 		goto done;
 	ret = 0;
 done:

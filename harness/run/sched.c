@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <dirent.h>
 #include <sys/stat.h>
@@ -159,7 +160,7 @@ static int record_skipped(struct run *r, const struct rec_plan *p, const char *c
 		.end_utc = xstrdup(t),
 		.stdout_log = xasprintf("%s/logs/u%04" PRId64 ".out", base, p->id),
 		.stderr_log = xasprintf("%s/logs/u%04" PRId64 ".err", base, p->id),
-		.argv_json = xstrdup("[]"), .env_json = xstrdup("{}"),
+		.argv_json = xstrdup("[]"), .env_json = xstrdup("{}"), .slot = -1,
 		.message = xasprintf("not run: its cold unit's cache directory '%s' is gone (deleted "
 				     "before --resume); a warm probe cannot be measured without it",
 				     cache),
@@ -177,15 +178,32 @@ static int record_skipped(struct run *r, const struct rec_plan *p, const char *c
 	return rc;
 }
 
-/* Run plan entry p in a cache directory of its own (a warm probe: its cold unit's) and
- * append it to the results file.  0 recorded, 1 stopped (not recorded), -1 failed. */
-static int run_unit(struct run *r, const struct rec_plan *p)
+/* Release what a slot's current unit holds (its job finished or never started). */
+static void slot_clear(struct slot_run *s)
 {
-	struct rec_unit_data u;
-	rec_unit_data_init(&u);
-	char **env = NULL, **argv = NULL;
-	char *cache = NULL, *out_log = NULL, *err_log = NULL, *cause = NULL;
+	unitenv_free(s->env);
+	unitenv_free(s->argv);
+	rec_unit_data_release(&s->u);
+	rec_unit_data_init(&s->u);
+	free(s->cache);
+	free(s->out_log);
+	free(s->err_log);
+	s->env = s->argv = NULL;
+	s->cache = s->out_log = s->err_log = NULL;
+	s->p = NULL;
+	s->running = 0;
+}
+
+/* Prepare plan entry p on slot s: a cache directory of its own (a warm probe: its cold
+ * unit's), its logs, argv and environment (with the slot's device), the unit's recorded
+ * fields.  0 prepared (s->spec ready to start), 2 recorded without running (a warm probe
+ * whose cold unit's cache is gone), -1 failed. */
+static int unit_prepare(struct run *r, struct slot_run *s, const struct rec_plan *p)
+{
+	char *cause = NULL;
 	int ret = -1;
+	rec_unit_data_init(&s->u);
+	s->p = p;
 
 	ssize_t mi = experiment_mode_index(r->exp, p->mode);
 	if (mi < 0) {
@@ -198,12 +216,12 @@ static int run_unit(struct run *r, const struct rec_plan *p)
 			error("warm unit %" PRId64 " has no cold unit's cache directory", p->id);
 			goto done;
 		}
-		cache = xstrdup(r->cache_of[p->warm_of]);
+		s->cache = xstrdup(r->cache_of[p->warm_of]);
 		struct stat cst;
-		if (stat(cache, &cst) < 0 || !S_ISDIR(cst.st_mode)) {
+		if (stat(s->cache, &cst) < 0 || !S_ISDIR(cst.st_mode)) {
 			/* Resumed after the cache was deleted: the probe cannot measure a warm
 			 * cache, and re-running its cold unit would record that unit twice. */
-			ret = record_skipped(r, p, cache);
+			ret = record_skipped(r, p, s->cache) ? -1 : 2;
 			goto done;
 		}
 	} else {
@@ -212,18 +230,18 @@ static int run_unit(struct run *r, const struct rec_plan *p)
 		free(cdir);
 		if (mk)
 			goto done;
-		cache = xasprintf("%s/cache/u%04" PRId64 "-XXXXXX", r->dir, p->id);
-		if (!mkdtemp(cache)) {
-			error_errno("cannot create the cache directory '%s'", cache);
+		s->cache = xasprintf("%s/cache/u%04" PRId64 "-XXXXXX", r->dir, p->id);
+		if (!mkdtemp(s->cache)) {
+			error_errno("cannot create the cache directory '%s'", s->cache);
 			goto done;
 		}
 		free(r->cache_of[p->id]);
-		r->cache_of[p->id] = xstrdup(cache);
+		r->cache_of[p->id] = xstrdup(s->cache);
 	}
-	int empty = util_dir_is_empty(cache);
+	int empty = util_dir_is_empty(s->cache);
 	if (empty < 0)
 		goto done;
-	char *tmp = xasprintf("%s/tmp", cache);
+	char *tmp = xasprintf("%s/tmp", s->cache);
 	if (mkdir(tmp, 0700) < 0 && errno != EEXIST) {
 		error_errno("cannot create '%s'", tmp);
 		free(tmp);
@@ -231,65 +249,267 @@ static int run_unit(struct run *r, const struct rec_plan *p)
 	}
 	free(tmp);
 
-	out_log = xasprintf("%s/logs/u%04" PRId64 ".out", r->dir, p->id);
-	err_log = xasprintf("%s/logs/u%04" PRId64 ".err", r->dir, p->id);
+	s->out_log = xasprintf("%s/logs/u%04" PRId64 ".out", r->dir, p->id);
+	s->err_log = xasprintf("%s/logs/u%04" PRId64 ".err", r->dir, p->id);
 	/* /proc/self/exe, not the path: every unit runs the very binary that started the run,
 	 * even if it is rebuilt or replaced meanwhile (the path is in the run metadata). */
 	struct unitenv_start us = { .self = "/proc/self/exe", .experiment = r->exp_copy,
-				    .mode = p->mode, .unit = p->id, .cache_dir = cache };
-	argv = unitenv_argv(r->mb[mi].entry, &us, &cause);
-	if (!argv) {
+				    .mode = p->mode, .unit = p->id, .cache_dir = s->cache };
+	s->argv = unitenv_argv(r->mb[mi].entry, &us, &cause);
+	if (!s->argv) {
 		error("mode '%s': %s", p->mode, cause);
 		goto done;
 	}
-	env = unitenv_env(r->exp, cache, p->id, p->mode);
+	s->env = unitenv_env(r->exp, s->cache, p->id, p->mode);
+	/* A GPU slot's unit sees its GPU only, by UUID (over the experiment's own setting). */
+	if (s->def && r->slots.gpus)
+		unitenv_set(&s->env, "CUDA_VISIBLE_DEVICES", s->def->device);
 
-	struct rec_unit *x = &u.unit;
+	struct rec_unit *x = &s->u.unit;
 	x->id = p->id;
 	x->mode = xstrdup(p->mode);
 	x->repeat = p->repeat;
 	x->block = p->block;
 	x->position = p->position;
 	x->warm = p->warm;
-	x->cache_dir = xstrdup(cache);
+	x->cache_dir = xstrdup(s->cache);
 	x->cache_dir_empty = empty;
+	x->slot = s->def ? (int64_t)s->index : -1;
+	x->device = xstrdup(s->def ? s->def->device : "");
+	x->cpus = xstrdup(s->def ? s->def->cpus : "");
 	/* Paths in the file are relative to the results file's folder. */
 	const char *base = strrchr(r->dir, '/') ? strrchr(r->dir, '/') + 1 : r->dir;
 	x->stdout_log = xasprintf("%s/logs/u%04" PRId64 ".out", base, p->id);
 	x->stderr_log = xasprintf("%s/logs/u%04" PRId64 ".err", base, p->id);
-	x->argv_json = json_strv((const char *const *)argv);
-	x->env_json = json_env(env);
+	x->argv_json = json_strv((const char *const *)s->argv);
+	x->env_json = json_env(s->env);
 
-	struct unit_spec spec = { .id = p->id, .mode = p->mode,
-				  .argv = (const char *const *)argv,
-				  .env = (const char *const *)env, .cache_dir = cache,
-				  .stdout_path = out_log, .stderr_path = err_log,
-				  .timeout_s = r->exp->unit_timeout_s, .block = p->block,
-				  .warm = p->warm };
-	int ur = unit_run(&spec, &r->prog, &stop_signal, &u);
-	if (ur) {
-		ret = ur; /* 1: an interrupted unit is not recorded: --resume runs it again */
-		goto done;
+	s->spec = (struct unit_spec){ .id = p->id, .mode = p->mode,
+				      .argv = (const char *const *)s->argv,
+				      .env = (const char *const *)s->env, .cache_dir = s->cache,
+				      .stdout_path = s->out_log, .stderr_path = s->err_log,
+				      .timeout_s = r->exp->unit_timeout_s, .block = p->block,
+				      .warm = p->warm };
+	ret = 0;
+done:
+	free(cause);
+	return ret;
+}
+
+/* Start slot s's prepared unit, pinned to the slot's cores: the scheduler (one thread)
+ * takes the slot's affinity for the fork, so the unit inherits it from its first
+ * instruction, and takes its own back.  -1 reported. */
+static int unit_launch(struct run *r, struct slot_run *s)
+{
+	cpu_set_t mine;
+	int pinned = 0, rc;
+	if (s->def) {
+		if (sched_getaffinity(0, sizeof(mine), &mine) < 0 ||
+		    sched_setaffinity(0, sizeof(s->def->set), &s->def->set) < 0)
+			return error_errno("cannot pin unit %" PRId64 " to the cores %s", s->p->id,
+					   s->def->cpus);
+		pinned = 1;
 	}
-	check_samples(&u);
+	rc = unit_start(&s->spec, &r->prog, &s->u, &s->job);
+	if (pinned && sched_setaffinity(0, sizeof(mine), &mine) < 0 && rc == 0) {
+		error_errno("cannot restore the harness's own CPU affinity");
+		unit_finish(&s->job, 1);
+		return -1;
+	}
+	if (rc == 0)
+		s->running = 1;
+	return rc;
+}
+
+/* Slot s's unit has ended (fin: unit_finish's result): record it in the journal, verified,
+ * and note it.  0 recorded, 1 stopped (not recorded: --resume runs it again), -1 failed. */
+static int unit_complete(struct run *r, struct slot_run *s, int fin)
+{
+	if (fin)
+		return fin;
+	struct rec_unit *x = &s->u.unit;
+	check_samples(&s->u);
 	if (strcmp(x->status, REC_STATUS_OK))
 		r->nfailed++;
-	/* In the journal, verified, before the next unit starts. */
-	if (rec_journal_write_unit(r->jr, &u))
-		goto done;
-	r->done[p->id] = 1;
-	summ_unit(r, &u);
-	progress_unit_end(&r->prog, p->mode, x->status);
-	ret = maybe_assemble(r) ? -1 : 0;
-done:
-	unitenv_free(env);
-	unitenv_free(argv);
-	rec_unit_data_release(&u);
-	free(cause);
-	free(cache);
-	free(out_log);
-	free(err_log);
-	return ret;
+	/* In the journal, verified, before the slot starts its next unit: the scheduler is the
+	 * journal's one writer, whatever runs beside it. */
+	if (rec_journal_write_unit(r->jr, &s->u))
+		return -1;
+	r->done[s->p->id] = 1;
+	sched_estimate_note(r, x->mode, x->warm, x->wall_ns);
+	summ_unit(r, &s->u);
+	progress_unit_end(&r->prog, s->p->mode, x->status);
+	return maybe_assemble(r) ? -1 : 0;
+}
+
+/* ---- units side by side ---------------------------------------------------------- */
+
+void sched_estimate_note(struct run *r, const char *mode, int warm, int64_t wall_ns)
+{
+	struct estimate *e = NULL;
+	for (size_t i = 0; i < r->nest; i++)
+		if (!strcmp(r->est[i].mode, mode) && r->est[i].warm == warm)
+			e = &r->est[i];
+	if (!e) {
+		XGROW(r->est, r->est_cap, r->nest + 1);
+		e = &r->est[r->nest++];
+		memset(e, 0, sizeof(*e));
+		e->mode = xstrdup(mode);
+		e->warm = warm;
+	}
+	if (wall_ns > e->max_ns)
+		e->max_ns = wall_ns;
+	e->n++;
+}
+
+/* --max-time's estimate of how long unit p will take: the longest finished unit of its
+ * mode and kind (cold or warm); for the first of its mode and kind, the longest finished
+ * unit of any; with nothing finished at all, -1 (unknown: it starts). */
+static int64_t estimate_ns(const struct run *r, const struct rec_plan *p)
+{
+	int64_t any = -1;
+	for (size_t i = 0; i < r->nest; i++) {
+		if (!strcmp(r->est[i].mode, p->mode) && r->est[i].warm == p->warm)
+			return r->est[i].max_ns;
+		if (r->est[i].max_ns > any)
+			any = r->est[i].max_ns;
+	}
+	return any;
+}
+
+/* 1 when unit p cannot be expected to finish before the --max-time deadline. */
+static int past_budget(const struct run *r, const struct rec_plan *p)
+{
+	if (r->o->max_time_s <= 0)
+		return 0;
+	int64_t deadline = r->session_ns + util_s_to_ns(r->o->max_time_s);
+	int64_t est = estimate_ns(r, p);
+	return est >= 0 && util_now_ns() + est > deadline;
+}
+
+/* Give free slot s the next block with units to run (blocks in plan order; *next_block
+ * is where the search goes on).  0: none left. */
+static int deal_block(struct run *r, struct slot_run *s, size_t *next_block)
+{
+	while (*next_block < r->nplan) {
+		size_t i = *next_block;
+		int64_t b = r->plan[i].block;
+		size_t j = i;
+		s->nqueue = s->next = 0;
+		for (; j < r->nplan && r->plan[j].block == b; j++)
+			if (!r->done[j] && r->mine[j])
+				s->queue[s->nqueue++] = j;
+		*next_block = j;
+		if (s->nqueue) {
+			s->block = b;
+			return 1;
+		}
+	}
+	s->block = -1;
+	return 0;
+}
+
+/* Start slot s's next unit, if its block has one and the budget allows it.  0 started or
+ * nothing to start, 1 nothing more may start (the --max-time budget), -1 failed. */
+static int slot_start_next(struct run *r, struct slot_run *s)
+{
+	while (s->next < s->nqueue) {
+		const struct rec_plan *p = &r->plan[s->queue[s->next]];
+		if (past_budget(r, p))
+			return 1;
+		s->next++;
+		int pr = unit_prepare(r, s, p);
+		if (pr == 2) { /* recorded without running: on to the block's next unit */
+			slot_clear(s);
+			continue;
+		}
+		if (pr < 0 || unit_launch(r, s)) {
+			slot_clear(s);
+			return -1;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+/* Run this run's units that are not yet recorded: one per slot at a time (one slot, not
+ * pinned, without --jobs/--gpus), every unit of a block on one slot in planned order,
+ * blocks dealt in plan order to slots as they free up, free slots taken in the drawn order.
+ * The scheduler is the only writer: it records each unit in the journal as it ends.  A
+ * stop (signal) kills the running units (not recorded); an infrastructure failure stops
+ * the others the same way; the --max-time budget starts nothing more and lets the running
+ * units finish.  Returns 0 (*failed, *time_limit say how it ended) or -1 reported. */
+static int run_slots(struct run *r, int *failed, int *time_limit)
+{
+	size_t n = r->slots.n ? r->slots.n : 1, next_block = 0, maxq = 0;
+	for (size_t i = 0, j; i < r->nplan; i = j) {
+		for (j = i; j < r->nplan && r->plan[j].block == r->plan[i].block; j++)
+			;
+		if (j - i > maxq)
+			maxq = j - i;
+	}
+	struct slot_run *sl = xcalloc(n, sizeof(*sl));
+	for (size_t k = 0; k < n; k++) {
+		sl[k].index = r->slots.n ? r->slots.order[k] : 0;
+		sl[k].def = r->slots.n ? &r->slots.s[sl[k].index] : NULL;
+		sl[k].queue = xcalloc(maxq ? maxq : 1, sizeof(*sl[k].queue));
+		sl[k].block = -1;
+		rec_unit_data_init(&sl[k].u);
+	}
+	int halt = 0; /* 1: start nothing more; 2: and kill what runs */
+	for (;;) {
+		if (stop_signal && !halt)
+			halt = 2;
+		/* Free slots (in the drawn order) take their block's next unit or a new block. */
+		for (size_t k = 0; k < n && !halt; k++) {
+			struct slot_run *s = &sl[k];
+			if (s->running)
+				continue;
+			int st = 0;
+			while (!s->running && !halt) {
+				if (s->next >= s->nqueue && !deal_block(r, s, &next_block))
+					break;
+				st = slot_start_next(r, s);
+				if (st < 0) {
+					*failed = 1;
+					halt = 2;
+				} else if (st == 1) {
+					*time_limit = 1;
+					halt = 1;
+				}
+			}
+		}
+		size_t busy = 0;
+		for (size_t k = 0; k < n; k++)
+			busy += sl[k].running;
+		if (!busy)
+			break;
+		int wait_ms = (int)(100 / busy);
+		for (size_t k = 0; k < n; k++) {
+			struct slot_run *s = &sl[k];
+			if (!s->running)
+				continue;
+			int st = unit_step(&s->job, stop_signal || halt == 2, wait_ms > 5 ? wait_ms : 5);
+			if (st == 0)
+				continue;
+			int fin = unit_finish(&s->job, st < 0);
+			s->running = 0;
+			int c = unit_complete(r, s, fin);
+			slot_clear(s);
+			if (c == 1) {
+				s->nqueue = s->next = 0; /* stopped: the block's rest waits for --resume */
+			} else if (c < 0) {
+				*failed = 1;
+				halt = 2;
+			}
+		}
+	}
+	for (size_t k = 0; k < n; k++) {
+		rec_unit_data_release(&sl[k].u);
+		free(sl[k].queue);
+	}
+	free(sl);
+	return 0;
 }
 
 /* ---- the run ----------------------------------------------------------------------- */
@@ -315,8 +535,11 @@ static void print_summary(struct run *r)
 {
 	progress_clear(&r->prog);
 	size_t ok = 0;
-	for (size_t i = 0; i < r->nplan; i++)
-		ok += r->done[i];
+	size_t mine = 0;
+	for (size_t i = 0; i < r->nplan; i++) {
+		ok += r->done[i] && r->mine[i];
+		mine += r->mine[i];
+	}
 	printf("run: %s\n", r->h5path);
 	if (sched_backends_uniform(r)) {
 		printf("backend: %s (%s)\n", r->mb[0].entry->name, r->mb[0].reason);
@@ -328,7 +551,10 @@ static void print_summary(struct run *r)
 			printf("  %s: %s (%s)\n", r->exp->modes[i].name, r->mb[i].entry->name,
 			       r->mb[i].reason);
 	}
-	printf("units: %zu recorded of %zu planned, %zu not ok\n", ok, r->nplan, r->nfailed);
+	if (r->shard_n > 0)
+		printf("shard: %" PRId64 " of %" PRId64 ": %zu of the plan's %zu units\n", r->shard_k,
+		       r->shard_n, mine, r->nplan);
+	printf("units: %zu recorded of %zu planned, %zu not ok\n", ok, mine, r->nfailed);
 	if (!r->nsumm)
 		return;
 	/* cells in first-seen order */
@@ -364,6 +590,65 @@ static void print_summary(struct run *r)
 	free(cells);
 }
 
+/* What this session runs on and which share of the plan: "slots" (the slots and the drawn
+ * order, JSON, or "" one unit at a time), "shard" ("k/n", or "" for every block) and the
+ * batch system's ids when there is one (Slurm's job, array job and task ids, host). */
+void sched_session_meta(struct run *r, struct rec_meta *m)
+{
+	char *sj = r->slots.n ? slots_json(&r->slots) : xstrdup("");
+	rec_meta_set(m, "slots", sj);
+	free(sj);
+	char shard[64] = "";
+	if (r->shard_n > 0)
+		snprintf(shard, sizeof(shard), "%" PRId64 "/%" PRId64, r->shard_k, r->shard_n);
+	rec_meta_set(m, "shard", shard);
+	static const char *const slurm[] = { "SLURM_JOB_ID", "SLURM_ARRAY_JOB_ID",
+					     "SLURM_ARRAY_TASK_ID", "SLURM_JOB_NODELIST",
+					     "SLURM_CLUSTER_NAME" };
+	for (size_t i = 0; i < ARRAY_SIZE(slurm); i++) {
+		const char *v = getenv(slurm[i]);
+		char *key = xstrdup(slurm[i]);
+		for (char *c = key; *c; c++)
+			*c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+		rec_meta_set(m, key, v ? v : "");
+		free(key);
+	}
+}
+
+/* Which units are this run's: its shard's blocks (block % n == k), or all. */
+void sched_mark_mine(struct run *r)
+{
+	free(r->mine);
+	r->mine = xcalloc(r->nplan ? r->nplan : 1, 1);
+	for (size_t i = 0; i < r->nplan; i++)
+		r->mine[i] = r->shard_n <= 0 || r->plan[i].block % r->shard_n == r->shard_k;
+}
+
+/* The slots of --jobs / --gpus (none: one unit at a time, not pinned).  -1 reported. */
+int sched_make_slots(struct run *r)
+{
+	const char *gpus = r->o->gpus;
+	if (r->o->jobs > 0 && gpus)
+		return error("--jobs and --gpus both given: --gpus runs one unit per GPU, --jobs one "
+			     "per share of the cores; choose one");
+	if (gpus ? slots_gpus(gpus, &r->slots) : r->o->jobs > 0 ? slots_cpu(r->o->jobs, &r->slots) : 0)
+		return -1;
+	if (r->slots.n && slots_shuffle(&r->slots, r->exp->seed))
+		return -1;
+	if (r->slots.n && !r->o->quiet)
+		for (size_t i = 0; i < r->slots.n; i++)
+			fprintf(stderr, "harness: slot %zu: %s%s%s (cores %s)\n", i,
+				r->slots.s[i].gpu_index ? "GPU " : "",
+				r->slots.s[i].gpu_index ? r->slots.s[i].gpu_index : "",
+				r->slots.s[i].gpu_index ? ", " : "", r->slots.s[i].cpus);
+	if (r->slots.n && r->exp->measure.threads > 0 &&
+	    (size_t)r->exp->measure.threads > (size_t)CPU_COUNT(&r->slots.s[0].set))
+		warning("[measure] threads = %" PRId64 " but each slot has %d core%s: the unit's "
+			"threads share them", r->exp->measure.threads,
+			CPU_COUNT(&r->slots.s[0].set), CPU_COUNT(&r->slots.s[0].set) == 1 ? "" : "s");
+	return 0;
+}
+
 static int write_meta(struct run *r, struct rec_meta *m)
 {
 	char t[32];
@@ -395,6 +680,7 @@ static int write_meta(struct run *r, struct rec_meta *m)
 	rec_meta_set(m, "end_utc", "");
 	rec_meta_set(m, "status", "running");
 	rec_meta_set(m, "run_dir", strrchr(r->dir, '/') ? strrchr(r->dir, '/') + 1 : r->dir);
+	sched_session_meta(r, m);
 	char *argv = json_strv((const char *const *)r->o->argv);
 	rec_meta_set(m, "harness_argv", argv);
 	free(argv);
@@ -546,8 +832,21 @@ enum sched_outcome sched_run(const struct sched_opts *o, struct sched_result *re
 			ret = SCHED_REFUSED;
 			goto done;
 		}
+		if (o->shard_n > 0 && (o->shard_k < 0 || o->shard_k >= o->shard_n)) {
+			error("--shard %" PRId64 "/%" PRId64 ": the task must be 0 to %" PRId64,
+			      o->shard_k, o->shard_n, o->shard_n - 1);
+			ret = SCHED_REFUSED;
+			goto done;
+		}
+		r.shard_k = o->shard_k;
+		r.shard_n = o->shard_n;
+		if (sched_make_slots(&r)) {
+			ret = SCHED_REFUSED;
+			goto done;
+		}
 		if (plan_build(r.exp, &r.plan, &r.nplan))
 			goto done;
+		sched_mark_mine(&r);
 		r.done = xcalloc(r.nplan, sizeof(*r.done));
 		r.cache_of = xcalloc(r.nplan, sizeof(*r.cache_of));
 		int sn = start_new(&r);
@@ -557,23 +856,21 @@ enum sched_outcome sched_run(const struct sched_opts *o, struct sched_result *re
 		}
 	}
 
-	size_t already = 0;
-	for (size_t i = 0; i < r.nplan; i++)
-		already += r.done[i];
-	progress_init(&r.prog, r.nplan, already, o->quiet);
-	int failed_infra = 0;
-	for (size_t i = 0; i < r.nplan && !stop_signal; i++) {
-		if (r.done[i])
-			continue;
-		int u = run_unit(&r, &r.plan[i]);
-		if (u < 0) {
-			failed_infra = 1;
-			break;
-		}
+	size_t already = 0, mine = 0;
+	for (size_t i = 0; i < r.nplan; i++) {
+		already += r.done[i] && r.mine[i];
+		mine += r.mine[i];
 	}
+	progress_init(&r.prog, mine, already, o->quiet);
+	int failed_infra = 0, time_limit = 0;
+	if (run_slots(&r, &failed_infra, &time_limit))
+		failed_infra = 1;
 	char t[32], rss_self[32], rss_units[32];
 	util_utc_now(t);
-	const char *status = stop_signal ? "interrupted" : failed_infra ? "failed" : "complete";
+	const char *status = stop_signal    ? "interrupted"
+			     : failed_infra ? "failed"
+			     : time_limit   ? "time-limit"
+					    : "complete";
 	/* Peak memory: the scheduler's own, and the largest unit's. */
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
@@ -592,9 +889,17 @@ enum sched_outcome sched_run(const struct sched_opts *o, struct sched_result *re
 				"with 'harness run --resume %s'\n",
 			(int)stop_signal, r.h5path, r.h5path);
 	}
+	if (time_limit && !stop_signal && !failed_infra) {
+		progress_clear(&r.prog);
+		fprintf(stderr, "harness: --max-time %.0f s reached: no further unit could finish "
+				"in time; finished units are in '%s'; continue with 'harness run "
+				"--resume %s'\n",
+			o->max_time_s, r.h5path, r.h5path);
+	}
 	print_summary(&r);
 	ret = stop_signal ? SCHED_INTERRUPTED
 	      : failed_infra ? SCHED_ERROR
+	      : time_limit ? SCHED_TIME_LIMIT
 	      : r.nfailed ? SCHED_UNIT_FAILED : SCHED_ALL_OK;
 done:
 	rec_journal_close(r.jr);
@@ -615,6 +920,11 @@ done:
 		free(r.summ[i].med);
 	}
 	free(r.summ);
+	for (size_t i = 0; i < r.nest; i++)
+		free(r.est[i].mode);
+	free(r.est);
+	free(r.mine);
+	slots_release(&r.slots);
 	if (r.exp)
 		sched_free_backends(&r);
 	free(r.h5path);
@@ -630,4 +940,107 @@ void sched_result_release(struct sched_result *res)
 {
 	free(res->results_path);
 	res->results_path = NULL;
+}
+
+int sched_parse_duration(const char *s, int slurm, double *seconds)
+{
+	double f[4];
+	int nf = 0, days = 0;
+	const char *p = s;
+	char *end;
+	if (!s || !*s)
+		return -1;
+	const char *dash = strchr(s, '-');
+	if (dash) {
+		errno = 0;
+		long d = strtol(s, &end, 10);
+		if (end != dash || d < 0 || errno)
+			return -1;
+		days = 1;
+		f[nf++] = (double)d;
+		p = dash + 1;
+	}
+	for (;;) {
+		errno = 0;
+		double v = strtod(p, &end);
+		if (end == p || errno || !(v >= 0) || nf == 4)
+			return -1;
+		f[nf++] = v;
+		p = end;
+		if (*p != ':')
+			break;
+		p++;
+	}
+	double mult = slurm ? 60 : 1;
+	if (*p && !p[1] && nf == 1 && !days) {
+		switch (*p) {
+		case 's': mult = 1; break;
+		case 'm': mult = 60; break;
+		case 'h': mult = 3600; break;
+		case 'd': mult = 86400; break;
+		default: return -1;
+		}
+		p++;
+	}
+	if (*p)
+		return -1;
+	if (!days) {
+		if (nf == 1)
+			*seconds = f[0] * mult;
+		else if (nf == 2)
+			*seconds = f[0] * 60 + f[1];
+		else if (nf == 3)
+			*seconds = f[0] * 3600 + f[1] * 60 + f[2];
+		else
+			return -1;
+	} else {
+		/* D-HH, D-HH:MM, D-HH:MM:SS */
+		double t = f[0] * 86400;
+		if (nf >= 2)
+			t += f[1] * 3600;
+		if (nf >= 3)
+			t += f[2] * 60;
+		if (nf == 4)
+			t += f[3];
+		*seconds = t;
+	}
+	return isfinite(*seconds) ? 0 : -1;
+}
+
+/* The submission record: what a new run of o->experiment would record before its first
+ * unit (run metadata with the experiment and hypothesis files and their git state, and the
+ * plan), no units, written to path (never replaced).  -1 reported, or -2 refused. */
+int sched_write_submission(const struct sched_opts *o, const char *path)
+{
+	struct run r = { .o = o };
+	struct rec_meta m;
+	rec_meta_init(&m);
+	int rc = -1;
+	ssize_t sl = readlink("/proc/self/exe", r.self, sizeof(r.self) - 1);
+	if (sl < 0) {
+		error_errno("cannot find the harness binary (/proc/self/exe)");
+		goto done;
+	}
+	r.self[sl] = '\0';
+	if (experiment_load(o->experiment, &r.exp) || sched_resolve_modes(&r)) {
+		rc = -2;
+		goto done;
+	}
+	if (plan_build(r.exp, &r.plan, &r.nplan))
+		goto done;
+	r.dir = xstrdup(path);
+	if (write_meta(&r, &m))
+		goto done;
+	rec_meta_set(&m, "status", "submitted");
+	rec_meta_set(&m, "run_dir", "");
+	struct rec_unit_source none = { .n = 0, .get = NULL, .ctx = NULL };
+	rc = rec_write_results(path, 1, &m, r.plan, r.nplan, &none);
+done:
+	rec_meta_release(&m);
+	rec_plan_free(r.plan, r.nplan);
+	if (r.exp)
+		sched_free_backends(&r);
+	free(r.dir);
+	experiment_free(r.exp);
+	return rc;
 }

@@ -19,6 +19,12 @@ struct sched_opts {
 	const char *output;       /* exact results file path for a new run, or NULL */
 	int quiet;
 	int require_preregistered; /* refuse unless every hypothesis file is committed and clean */
+	int jobs;                 /* --jobs N: N units at once, each on its share of the cores
+				   * (0: one at a time, not pinned) */
+	const char *gpus;         /* --gpus all|0,1,3: one unit per GPU at a time, or NULL */
+	double max_time_s;        /* --max-time: start no unit that could not finish within it
+				   * of the session's start (0: no limit) */
+	int64_t shard_k, shard_n; /* --shard k/n: only blocks with block % n == k (n 0: all) */
 	int argc;                 /* the harness's own argv, recorded */
 	char **argv;
 };
@@ -30,6 +36,8 @@ enum sched_outcome {
 	SCHED_ERROR,         /* the run could not go on (reported), or could not start */
 	SCHED_REFUSED,       /* bad input: nothing was run or written (reported) */
 	SCHED_INTERRUPTED,   /* stopped by SIGINT/SIGTERM; finished units recorded (resume it) */
+	SCHED_TIME_LIMIT,    /* --max-time: stopped before a unit that could not finish in
+			      * time; finished units recorded (resume it) */
 };
 
 /* What the caller may still need after the run. */
@@ -43,5 +51,17 @@ struct sched_result {
  * stderr. */
 enum sched_outcome sched_run(const struct sched_opts *o, struct sched_result *res);
 void sched_result_release(struct sched_result *res);
+
+/* The submission record of harness slurm: what a new run of o->experiment records before
+ * its first unit (metadata, the experiment and hypothesis files with their git state, the
+ * plan), with no units and status "submitted", written to path (never replaced); harness
+ * merge takes the merged file's metadata from it.  0, -1 reported, -2 refused (bad input). */
+int sched_write_submission(const struct sched_opts *o, const char *path);
+
+/* A duration in seconds from s: a number with an optional unit (s, m, h, d; none:
+ * seconds, or minutes with slurm != 0, as sbatch --time reads it), or Slurm's forms
+ * MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS.  0, or -1 with nothing reported (the
+ * caller names the option). */
+int sched_parse_duration(const char *s, int slurm, double *seconds);
 
 #endif

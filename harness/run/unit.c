@@ -68,121 +68,142 @@ static const char *last_cell(const struct rec_unit_data *u)
 	return "(setting up)";
 }
 
-/* Read the unit's records until its pipe closes and it exits, or the deadline passes, or
- * *stop is set.  Fills *st; *timed_out / *stopped say why it was killed. */
-static int watch(const struct unit_spec *s, struct spawn *sp, struct proto_in *in,
-		 struct progress *prog, volatile sig_atomic_t *stop, struct spawn_status *st,
-		 int *timed_out, int *stopped)
+/* One step of watching a running unit: kill it at its deadline or once stop is set
+ * (SIGTERM, SIGKILL a grace period later), read what its record pipe holds (waiting up to
+ * wait_ms for it), and reap it.  Returns 1 when it has exited (j->st filled, its last
+ * records drained), 0 while it runs, -1 on an infrastructure failure (reported). */
+int unit_step(struct unit_job *j, int stop, int wait_ms)
 {
-	int64_t now0 = util_now_ns(), budget = util_s_to_ns(s->timeout_s);
-	int64_t deadline = budget > INT64_MAX - now0 ? INT64_MAX : now0 + budget;
-	int64_t kill_at = 0; /* when SIGKILL follows the SIGTERM already sent */
-	int open = 1;
 	char buf[65536];
-	for (;;) {
-		int64_t now = util_now_ns();
-		if (!kill_at && (now >= deadline || *stop)) {
-			if (now >= deadline)
-				*timed_out = 1;
-			else
-				*stopped = 1;
-			spawn_kill_group(sp, SIGTERM);
-			kill_at = now + (int64_t)(KILL_GRACE_S * 1e9);
-		} else if (kill_at && now >= kill_at) {
-			spawn_kill_group(sp, SIGKILL);
-			kill_at = INT64_MAX;
-		}
-		if (open) {
-			struct pollfd pfd = { .fd = sp->rec_fd, .events = POLLIN };
-			int pr = poll(&pfd, 1, 100);
-			if (pr < 0 && errno != EINTR)
-				return error_errno("cannot poll the unit's record pipe");
-			if (pr > 0) {
-				ssize_t n = read(sp->rec_fd, buf, sizeof(buf));
-				if (n < 0 && errno != EINTR && errno != EAGAIN)
-					return error_errno("cannot read the unit's record pipe");
-				if (n == 0) {
-					open = 0;
-				} else if (n > 0) {
-					proto_in_feed(in, buf, (size_t)n);
-					progress_tick(prog, s->mode, last_cell(in->u));
-				}
-			}
-		}
-		int done = spawn_poll(sp, st);
-		if (done < 0)
-			return -1;
-		if (done == 1) {
-			/* Drain what the unit wrote before it exited (the pipe may be held open
-			 * by a grandchild: read only what is there now). */
-			if (open) {
-				int fl = fcntl(sp->rec_fd, F_GETFL);
-				fcntl(sp->rec_fd, F_SETFL, fl | O_NONBLOCK);
-				ssize_t n;
-				while ((n = read(sp->rec_fd, buf, sizeof(buf))) > 0)
-					proto_in_feed(in, buf, (size_t)n);
-			}
-			return 0;
-		}
-		if (!open)
-			usleep(20000);
+	int64_t now = util_now_ns();
+	if (!j->kill_at && (now >= j->deadline || stop)) {
+		if (now >= j->deadline)
+			j->timed_out = 1;
+		else
+			j->stopped = 1;
+		spawn_kill_group(&j->sp, SIGTERM);
+		j->kill_at = now + (int64_t)(KILL_GRACE_S * 1e9);
+	} else if (j->kill_at && now >= j->kill_at) {
+		spawn_kill_group(&j->sp, SIGKILL);
+		j->kill_at = INT64_MAX;
 	}
+	if (j->open) {
+		struct pollfd pfd = { .fd = j->sp.rec_fd, .events = POLLIN };
+		int pr = poll(&pfd, 1, wait_ms);
+		if (pr < 0 && errno != EINTR)
+			return error_errno("cannot poll the unit's record pipe");
+		if (pr > 0) {
+			ssize_t n = read(j->sp.rec_fd, buf, sizeof(buf));
+			if (n < 0 && errno != EINTR && errno != EAGAIN)
+				return error_errno("cannot read the unit's record pipe");
+			if (n == 0) {
+				j->open = 0;
+			} else if (n > 0) {
+				proto_in_feed(&j->in, buf, (size_t)n);
+				progress_tick(j->prog, j->spec->mode, last_cell(j->in.u));
+			}
+		}
+	}
+	int done = spawn_poll(&j->sp, &j->st);
+	if (done < 0)
+		return -1;
+	if (done == 1) {
+		/* Drain what the unit wrote before it exited (the pipe may be held open by a
+		 * grandchild: read only what is there now). */
+		if (j->open) {
+			int fl = fcntl(j->sp.rec_fd, F_GETFL);
+			fcntl(j->sp.rec_fd, F_SETFL, fl | O_NONBLOCK);
+			ssize_t n;
+			while ((n = read(j->sp.rec_fd, buf, sizeof(buf))) > 0)
+				proto_in_feed(&j->in, buf, (size_t)n);
+		}
+		return 1;
+	}
+	if (!j->open && wait_ms > 0)
+		usleep((useconds_t)(wait_ms < 20 ? wait_ms : 20) * 1000);
+	return 0;
 }
 
-int unit_run(const struct unit_spec *s, struct progress *prog, volatile sig_atomic_t *stop,
-	     struct rec_unit_data *u)
+int unit_start(const struct unit_spec *s, struct progress *prog, struct rec_unit_data *u,
+	       struct unit_job *j)
 {
-	struct proto_in in;
-	proto_in_init(&in, u);
-	struct spawn sp;
-	spawn_init(&sp);
-	struct rec_unit *x = &u->unit;
-	int ret = -1;
 	char t[32];
-
+	struct rec_unit *x = &u->unit;
+	memset(j, 0, sizeof(*j));
+	j->spec = s;
+	j->prog = prog;
+	j->u = u;
+	j->open = 1;
+	proto_in_init(&j->in, u);
+	spawn_init(&j->sp);
 	util_utc_now(t);
 	x->start_utc = xstrdup(t);
-	sp.argv = s->argv;
-	sp.env = s->env;
-	sp.dir = s->cache_dir;
-	sp.stdout_path = s->stdout_path;
-	sp.stderr_path = s->stderr_path;
-	sp.record_pipe = 1;
-	sp.new_pgroup = 1;
+	j->sp.argv = s->argv;
+	j->sp.env = s->env;
+	j->sp.dir = s->cache_dir;
+	j->sp.stdout_path = s->stdout_path;
+	j->sp.stderr_path = s->stderr_path;
+	j->sp.record_pipe = 1;
+	j->sp.new_pgroup = 1;
 	progress_unit_start(prog, s->id, s->mode, s->block, s->warm);
-	int64_t t0 = util_now_ns();
-	if (spawn_start(&sp))
-		goto done;
-	x->pid = sp.pid;
+	j->t0 = util_now_ns();
+	int64_t budget = util_s_to_ns(s->timeout_s);
+	j->deadline = budget > INT64_MAX - j->t0 ? INT64_MAX : j->t0 + budget;
+	if (spawn_start(&j->sp)) {
+		spawn_release(&j->sp);
+		proto_in_release(&j->in);
+		return -1;
+	}
+	x->pid = j->sp.pid;
+	j->started = 1;
+	return 0;
+}
 
-	struct spawn_status st = { 0 };
-	int timed_out = 0, stopped = 0;
-	if (watch(s, &sp, &in, prog, stop, &st, &timed_out, &stopped)) {
-		spawn_kill_group(&sp, SIGKILL);
-		spawn_wait(&sp, &st);
+int unit_finish(struct unit_job *j, int failed)
+{
+	struct rec_unit *x = &j->u->unit;
+	const struct unit_spec *s = j->spec;
+	char t[32];
+	int ret = -1;
+	if (failed) {
+		spawn_kill_group(&j->sp, SIGKILL);
+		spawn_wait(&j->sp, &j->st);
 		goto done;
 	}
-	proto_in_end(&in);
-	x->wall_ns = util_now_ns() - t0;
+	proto_in_end(&j->in);
+	x->wall_ns = util_now_ns() - j->t0;
 	util_utc_now(t);
 	x->end_utc = xstrdup(t);
-	x->exit_code = st.code;
-	x->signal = st.signaled ? st.sig : 0;
-	if (stopped) {
+	x->exit_code = j->st.code;
+	x->signal = j->st.signaled ? j->st.sig : 0;
+	if (j->stopped) {
 		ret = 1;
 		goto done;
 	}
-	struct unit_exit ux = { .timed_out = timed_out, .timeout_s = s->timeout_s,
-				.signaled = st.signaled, .sig = st.sig, .code = st.code,
-				.stream_error = in.error, .saw_done = in.saw_done,
-				.done_status = in.done_status, .done_message = in.done_message };
+	struct unit_exit ux = { .timed_out = j->timed_out, .timeout_s = s->timeout_s,
+				.signaled = j->st.signaled, .sig = j->st.sig, .code = j->st.code,
+				.stream_error = j->in.error, .saw_done = j->in.saw_done,
+				.done_status = j->in.done_status, .done_message = j->in.done_message };
 	char *msg = NULL;
 	x->status = xstrdup(unit_status(&ux, &msg));
 	x->message = msg;
 	x->cache_leak = unit_is_cache_leak(x);
 	ret = 0;
 done:
-	spawn_release(&sp);
-	proto_in_release(&in);
+	spawn_release(&j->sp);
+	proto_in_release(&j->in);
+	j->started = 0;
 	return ret;
+}
+
+int unit_run(const struct unit_spec *s, struct progress *prog, volatile sig_atomic_t *stop,
+	     struct rec_unit_data *u)
+{
+	struct unit_job j;
+	if (unit_start(s, prog, u, &j))
+		return -1;
+	int r;
+	while ((r = unit_step(&j, *stop != 0, 100)) == 0)
+		;
+	return unit_finish(&j, r < 0);
 }

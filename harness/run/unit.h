@@ -8,6 +8,8 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "harness/base/spawn.h"
+#include "harness/record/proto.h"
 #include "harness/record/recorder.h"
 #include "harness/run/progress.h"
 
@@ -54,5 +56,26 @@ struct unit_spec {
  * recorded: --resume runs it again), -1 on an infrastructure failure (reported). */
 int unit_run(const struct unit_spec *s, struct progress *prog, volatile sig_atomic_t *stop,
 	     struct rec_unit_data *u);
+
+/* The same in three steps, for a scheduler that watches several units at once (one
+ * thread, one writer): unit_start spawns it (-1 reported: nothing to finish);
+ * unit_step(j, stop, wait_ms) watches it (kill at the deadline or once stop is nonzero,
+ * read its records waiting up to wait_ms, reap it): 1 exited, 0 running, -1 failed
+ * (reported); unit_finish(j, failed) decides its status as unit_run does (failed: kill and
+ * reap it, return -1) and releases the job.  *s, *prog and *u must outlive the job. */
+struct unit_job {
+	const struct unit_spec *spec;
+	struct progress *prog;
+	struct rec_unit_data *u;
+	struct spawn sp;
+	struct proto_in in;
+	struct spawn_status st;
+	int64_t t0, deadline, kill_at;
+	int open, timed_out, stopped, started;
+};
+int unit_start(const struct unit_spec *s, struct progress *prog, struct rec_unit_data *u,
+	       struct unit_job *j);
+int unit_step(struct unit_job *j, int stop, int wait_ms);
+int unit_finish(struct unit_job *j, int failed);
 
 #endif

@@ -126,3 +126,19 @@ void unitenv_free(char **v)
 		free(*p);
 	free(v);
 }
+
+void unitenv_set(char ***env, const char *name, const char *value)
+{
+	size_t n = 0, l = strlen(name);
+	char *entry = xasprintf("%s=%s", name, value);
+	for (; (*env)[n]; n++) {
+		if (!strncmp((*env)[n], name, l) && (*env)[n][l] == '=') {
+			free((*env)[n]);
+			(*env)[n] = entry;
+			return;
+		}
+	}
+	*env = xrealloc(*env, (n + 2) * sizeof(**env));
+	(*env)[n] = entry;
+	(*env)[n + 1] = NULL;
+}

@@ -37,6 +37,9 @@ struct unitenv_start {
 char **unitenv_argv(const struct backend_entry *be, const struct unitenv_start *s,
 		    char **cause);
 
+/* Set NAME=value in *env (a unitenv_env vector): replaces NAME's entry, else appends. */
+void unitenv_set(char ***env, const char *name, const char *value);
+
 /* Free a vector from unitenv_env or unitenv_argv (NULL is fine). */
 void unitenv_free(char **v);
 

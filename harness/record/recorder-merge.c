@@ -1,0 +1,303 @@
+/* recorder-merge.c: one results file from the shards of one plan (harness merge): every
+ * shard's journal checked against the first (experiment SHA-256, seed, plan, shard count),
+ * its units assembled once each, its provenance recorded (see recorder.h, rec_merge) */
+#include "config.h"
+#include "harness/record/recorder.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness/base/util.h"
+
+struct shard {
+	char *arg;       /* as given */
+	char *dir;       /* its run folder (heap) */
+	struct rec_meta meta;
+	struct rec_plan *plan;
+	size_t nplan;
+	int64_t k, n;    /* its shard, or -1, -1 */
+};
+
+/* The run folder of a shard argument: X.h5 -> X, a folder as it is. */
+static char *shard_dir(const char *arg)
+{
+	struct stat st;
+	size_t l = strlen(arg);
+	while (l > 1 && arg[l - 1] == '/')
+		l--;
+	if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode))
+		return xstrndup(arg, l);
+	return l > 3 && !strcmp(arg + l - 3, ".h5") ? xstrndup(arg, l - 3) : xasprintf("%s.d", arg);
+}
+
+/* Read path's metadata and plan (a journal's run.h5 or a results file).  -1 reported. */
+static int read_head(const char *path, struct rec_meta *m, struct rec_plan **plan, size_t *n)
+{
+	struct rec *r = NULL;
+	int rc = rec_open(path, 0, &r) < 0 || rec_read_meta(r, m) < 0 ||
+		 rec_read_plan(r, plan, n) < 0 ? -1 : 0;
+	rec_close(r);
+	return rc;
+}
+
+static int same_plan(const struct rec_plan *a, size_t na, const struct rec_plan *b, size_t nb)
+{
+	if (na != nb)
+		return 0;
+	for (size_t i = 0; i < na; i++)
+		if (strcmp(a[i].mode, b[i].mode) || a[i].block != b[i].block ||
+		    a[i].position != b[i].position || a[i].warm != b[i].warm ||
+		    a[i].warm_of != b[i].warm_of)
+			return 0;
+	return 1;
+}
+
+static const char *get(const struct rec_meta *m, const char *key)
+{
+	const char *v = rec_meta_get(m, key);
+	return v ? v : "";
+}
+
+/* The absolute folder of path's parent ("." for a bare name).  Heap, or NULL reported. */
+static char *abs_parent(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *parent = slash ? (slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path)))
+			     : xstrdup(".");
+	char *abs = realpath(parent, NULL);
+	if (!abs)
+		error_errno("cannot resolve the folder '%s'", parent);
+	free(parent);
+	return abs;
+}
+
+/* The relative path from folder `from` to folder `to` (both absolute, resolved). Heap. */
+static char *relpath(const char *from, const char *to)
+{
+	size_t i = 0, common = 0;
+	while (from[i] && to[i] && from[i] == to[i]) {
+		if (from[i] == '/')
+			common = i;
+		i++;
+	}
+	if (!from[i] && (!to[i] || to[i] == '/'))
+		common = i;
+	else if (!to[i] && from[i] == '/')
+		common = i;
+	struct sbuf sb;
+	sbuf_init(&sb);
+	sbuf_adds(&sb, "");
+	for (const char *p = from + common; *p; p++)
+		if (*p == '/')
+			sbuf_addf(&sb, "%s..", sb.len ? "/" : "");
+	const char *rest = to + common;
+	while (*rest == '/')
+		rest++;
+	if (*rest)
+		sbuf_addf(&sb, "%s%s", sb.len ? "/" : "", rest);
+	if (!sb.len)
+		sbuf_adds(&sb, ".");
+	return sbuf_detach(&sb);
+}
+
+static void shard_release(struct shard *s)
+{
+	free(s->dir);
+	rec_meta_release(&s->meta);
+	rec_plan_free(s->plan, s->nplan);
+}
+
+int rec_merge(const char *const *args, size_t n, const char *submission, const char *out)
+{
+	struct shard *sh = xcalloc(n ? n : 1, sizeof(*sh));
+	struct rec_meta sub, merged;
+	struct rec_plan *subplan = NULL;
+	size_t nsubplan = 0;
+	char **dirs = xcalloc(n ? n : 1, sizeof(*dirs));
+	char **prefix = xcalloc(n ? n : 1, sizeof(*prefix));
+	char *sub_path = NULL, *outdir = NULL;
+	int have_sub = 0, rc = -1, bad = 1; /* bad: a failure so far is the input's */
+	struct sbuf prov;
+	sbuf_init(&prov);
+	rec_meta_init(&sub);
+	rec_meta_init(&merged);
+	if (n == 0) {
+		error("no shard to merge");
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct shard *s = &sh[i];
+		rec_meta_init(&s->meta);
+		s->arg = (char *)args[i];
+		s->dir = shard_dir(args[i]);
+		s->k = s->n = -1;
+		char *run = xasprintf("%s/journal/run.h5", s->dir);
+		if (access(run, R_OK) < 0) {
+			error("'%s' is not a shard: its run folder '%s' has no journal (journal/run.h5)",
+			      args[i], s->dir);
+			free(run);
+			goto done;
+		}
+		int hr = read_head(run, &s->meta, &s->plan, &s->nplan);
+		free(run);
+		if (hr)
+			goto done;
+		const char *k = get(&s->meta, "shard");
+		if (*k && sscanf(k, "%" SCNd64 "/%" SCNd64, &s->k, &s->n) != 2) {
+			error("'%s': its shard '%s' is not k/n", args[i], k);
+			goto done;
+		}
+		const struct shard *f = &sh[0];
+		if (strcmp(get(&s->meta, "experiment_sha256"), get(&f->meta, "experiment_sha256"))) {
+			error("'%s' and '%s' are not shards of one plan: their experiments differ "
+			      "(SHA-256 %.12s... and %.12s...)", f->arg, args[i],
+			      get(&f->meta, "experiment_sha256"), get(&s->meta, "experiment_sha256"));
+			goto done;
+		}
+		if (strcmp(get(&s->meta, "seed"), get(&f->meta, "seed"))) {
+			error("'%s' and '%s' are not shards of one plan: their seeds differ (%s and %s)",
+			      f->arg, args[i], get(&f->meta, "seed"), get(&s->meta, "seed"));
+			goto done;
+		}
+		if (!same_plan(f->plan, f->nplan, s->plan, s->nplan)) {
+			error("'%s' and '%s' are not shards of one plan: their plans differ", f->arg,
+			      args[i]);
+			goto done;
+		}
+		if (s->n != f->n) {
+			error("'%s' and '%s' are not shards of one split: shard %s and %s", f->arg,
+			      args[i], *get(&f->meta, "shard") ? get(&f->meta, "shard") : "(none)",
+			      *k ? k : "(none)");
+			goto done;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (s->k >= 0 && sh[j].k == s->k) {
+				error("'%s' and '%s' are the same shard (%s)", sh[j].arg, args[i], k);
+				goto done;
+			}
+		dirs[i] = s->dir;
+	}
+	/* The submission record (harness slurm): the experiment and hypotheses with their
+	 * git state as they were when the job was submitted. */
+	if (submission) {
+		sub_path = xstrdup(submission);
+	} else {
+		const char *slash = strrchr(sh[0].dir, '/');
+		char *parent = slash ? xstrndup(sh[0].dir, (size_t)(slash - sh[0].dir)) : xstrdup(".");
+		sub_path = xasprintf("%s/submission.h5", parent);
+		free(parent);
+		if (access(sub_path, F_OK) < 0) {
+			free(sub_path);
+			sub_path = NULL;
+		}
+	}
+	if (sub_path) {
+		if (read_head(sub_path, &sub, &subplan, &nsubplan))
+			goto done;
+		if (strcmp(get(&sub, "experiment_sha256"), get(&sh[0].meta, "experiment_sha256")) ||
+		    strcmp(get(&sub, "seed"), get(&sh[0].meta, "seed")) ||
+		    !same_plan(subplan, nsubplan, sh[0].plan, sh[0].nplan)) {
+			error("'%s' was not submitted as '%s': the experiment, seed or plan differs",
+			      sh[0].arg, sub_path);
+			goto done;
+		}
+		have_sub = 1;
+	}
+	bad = 0;
+	/* Log paths: relative to the results file's folder, so each shard's are prefixed
+	 * with its folder as seen from out's. */
+	outdir = abs_parent(out);
+	if (!outdir)
+		goto done;
+	for (size_t i = 0; i < n; i++) {
+		char *sp = abs_parent(sh[i].dir);
+		if (!sp)
+			goto done;
+		prefix[i] = relpath(outdir, sp);
+		free(sp);
+	}
+	/* The merged metadata: the submission's (else the first shard's), how the shards
+	 * ended, and each shard's provenance. */
+	const struct rec_meta *base = have_sub ? &sub : &sh[0].meta;
+	for (size_t i = 0; i < base->nkv; i++)
+		rec_meta_set(&merged, base->kv[i].key, base->kv[i].value);
+	for (size_t i = 0; i < base->nfiles; i++)
+		rec_meta_add_file(&merged, base->files[i].role, base->files[i].path,
+				  base->files[i].text, base->files[i].len);
+	const char *start = NULL, *end = NULL;
+	int all_complete = 1;
+	sbuf_adds(&prov, "[");
+	static const char *const keys[] = { "shard", "status", "host", "start_utc", "end_utc",
+					    "slots", "slurm_job_id", "slurm_array_job_id",
+					    "slurm_array_task_id", "slurm_job_nodelist",
+					    "git_commit", "harness_argv" };
+	for (size_t i = 0; i < n; i++) {
+		const struct rec_meta *m = &sh[i].meta;
+		sbuf_addf(&prov, "%s{\"file\":", i ? "," : "");
+		sbuf_add_json_string(&prov, sh[i].arg);
+		for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
+			sbuf_adds(&prov, ",");
+			sbuf_add_json_string(&prov, keys[k]);
+			sbuf_adds(&prov, ":");
+			sbuf_add_json_string(&prov, get(m, keys[k]));
+		}
+		sbuf_adds(&prov, "}");
+		if (strcmp(get(m, "status"), "complete"))
+			all_complete = 0;
+		const char *s = get(m, "start_utc"), *e = get(m, "end_utc");
+		if (*s && (!start || strcmp(s, start) < 0))
+			start = s;
+		if (*e && (!end || strcmp(e, end) > 0))
+			end = e;
+	}
+	sbuf_adds(&prov, "]");
+	int64_t nshards = sh[0].n > 0 ? sh[0].n : (int64_t)n;
+	if ((int64_t)n < nshards) {
+		all_complete = 0;
+		for (int64_t k = 0; k < nshards; k++) {
+			int found = 0;
+			for (size_t i = 0; i < n; i++)
+				found |= sh[i].k == k;
+			if (!found)
+				warning("shard %" PRId64 "/%" PRId64 " is not among those merged: its "
+					"blocks' units are missing from '%s'", k, nshards, out);
+		}
+	}
+	rec_meta_set(&merged, "shards", prov.buf);
+	rec_meta_set(&merged, "shard", "");
+	rec_meta_set(&merged, "slots", "");
+	rec_meta_set(&merged, "status", all_complete ? "complete" : "incomplete");
+	rec_meta_set(&merged, "start_utc", start ? start : "");
+	rec_meta_set(&merged, "end_utc", end ? end : "");
+	rec_meta_set(&merged, "submission", have_sub ? sub_path : "");
+	const char *ob = strrchr(out, '/') ? strrchr(out, '/') + 1 : out;
+	char *rd = strlen(ob) > 3 && !strcmp(ob + strlen(ob) - 3, ".h5")
+			   ? xstrndup(ob, strlen(ob) - 3) : xstrdup(ob);
+	rec_meta_set(&merged, "run_dir", rd);
+	free(rd);
+	struct rec_assemble_opts ao = { .meta = &merged, .log_prefix = (const char *const *)prefix,
+					.excl = 1 };
+	rc = rec_assemble_ex((const char *const *)dirs, n, &ao, out);
+done:
+	if (rc < 0 && bad)
+		rc = -2;
+	for (size_t i = 0; i < n; i++) {
+		shard_release(&sh[i]);
+		free(prefix[i]);
+	}
+	free(sh);
+	free(dirs);
+	free(prefix);
+	free(sub_path);
+	free(outdir);
+	sbuf_release(&prov);
+	rec_plan_free(subplan, nsubplan);
+	rec_meta_release(&sub);
+	rec_meta_release(&merged);
+	return rc;
+}

@@ -1,0 +1,182 @@
+# tests/cli/scale.sh: units side by side and runs split up (issue 15): --jobs 2 pins each
+# unit to its own core and keeps every block on one slot in planned order; --jobs beyond
+# the cores and --gpus without a GPU are refused before anything is written; --max-time
+# stops before a unit that cannot finish (exit 75, resumable) and --resume --max-time goes
+# on; harness slurm --local runs a 3-task array whose shards harness merge makes one file
+# of, equal in units, blocks and modes to the same plan run in one process; merge refuses
+# shards of different plans; report, audit and verify read the merged file.
+. "$top_srcdir/tests/setup"
+PY=/usr/bin/python3
+$PY -c 'import h5py' 2>/dev/null || skip "h5py for /usr/bin/python3 is not installed (Debian: python3-h5py)"
+export PYTHONPATH="$top_srcdir/tests/cli"
+cp "$DATA/run/resume.toml" exp.toml
+sed -i 's/^max_time = 0.4/max_time = 0.1/' exp.toml
+# a hypothesis, recorded at submission and verified on the merged file (not primary:
+# whatever the noise says, verify exits 0)
+cat >h.toml <<'HYP'
+schema = 1
+description = "the heuristic config against the vendor library"
+[[hypotheses]]
+id = "heuristic-differs"
+claim = "the heuristic config is not within 1% of the vendor library"
+mode = "heuristic"
+baseline = "default"
+prediction = "same"
+min_effect = 0.01
+HYP
+sed -i 's/^order = "randomized"/order = "randomized"\nhypotheses = ["h.toml"]/' exp.toml
+ncpu=$(nproc)
+
+# id block position mode slot cpus start_utc per unit, in plan-id order
+rows() { $PY -c '
+import sys, h5py
+from h5util import table
+with h5py.File(sys.argv[1], "r") as f:
+    for u in sorted(table(f, "units"), key=lambda u: u["id"]):
+        print(u["id"], u["block"], u["position"], u["mode"], u["slot"], u["device"] or "-",
+              u["cpus"] or "-", u["start_utc"], u["end_utc"])' "$1"; }
+plan() { $PY -c '
+import sys, h5py
+from h5util import table
+with h5py.File(sys.argv[1], "r") as f:
+    for u in sorted(table(f, "units"), key=lambda u: u["id"]):
+        print(u["id"], u["block"], u["position"], u["mode"], u["warm"], u["status"])' "$1"; }
+
+# ---- refused before anything is written
+expect_status 2 h run -q --jobs $((ncpu + 1)) -o no.h5 exp.toml &&
+	expect_grep "--jobs: $((ncpu + 1)) slots, but the harness may use only $ncpu core" err &&
+	[ ! -e no.h5 ] && [ ! -e no ] && pass "--jobs beyond the cores: refused, nothing written"
+expect_status 2 h run -q --jobs 0 exp.toml && pass "--jobs 0: a usage error"
+expect_status 2 h run -q --jobs 1 --gpus all exp.toml && expect_grep "choose one" err &&
+	pass "--jobs and --gpus together: refused"
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+	expect_status 2 h run -q --gpus all -o no.h5 exp.toml &&
+		expect_grep "'nvidia-smi' is not installed" err && [ ! -e no ] &&
+		pass "--gpus without a GPU: refused, saying why"
+fi
+expect_status 2 h run -q --gpus 0,x exp.toml && expect_grep "not 'all' or a list" err &&
+	pass "--gpus 0,x: a usage error"
+expect_status 2 h run -q --max-time soon exp.toml && expect_grep "not a duration" err &&
+	pass "--max-time soon: a usage error"
+
+# ---- --jobs 2: two units at once, each on its own core, blocks whole on one slot
+if [ "$ncpu" -ge 2 ]; then
+	expect_status 0 h run -q --jobs 2 -o j2.h5 exp.toml || cat err >&2
+	rows j2.h5 >rows.txt
+	[ "$(wc -l <rows.txt)" -eq 12 ] && pass "--jobs 2: every unit recorded" || fail "--jobs 2 recorded $(wc -l <rows.txt) units"
+	# every unit pinned to one core of its slot; the two slots' cores disjoint
+	awk '$5 < 0 || $7 == "-" { bad = 1 } END { exit bad }' rows.txt &&
+		pass "--jobs 2: slot and cores recorded per unit" || fail "a unit lacks its slot or cores"
+	[ "$(awk '{ print $5, $7 }' rows.txt | sort -u | wc -l)" -eq 2 ] &&
+		[ "$(awk '{ print $7 }' rows.txt | sort -u | wc -l)" -eq 2 ] &&
+		pass "--jobs 2: two slots on different cores" || fail "slots and cores: $(awk '{ print $5, $7 }' rows.txt | sort -u | tr '\n' ' ')"
+	# each block on one slot, its units in planned order (start after the previous end)
+	$PY - rows.txt <<'PY' && pass "--jobs 2: each block on one slot, in planned order" || fail "a block split or out of order"
+import sys
+rows = [l.split() for l in open(sys.argv[1])]
+blocks = {}
+for r in rows:
+    blocks.setdefault(r[1], []).append(r)
+for b, us in blocks.items():
+    assert len({u[4] for u in us}) == 1, (b, us)
+    us.sort(key=lambda u: int(u[2]))
+    for a, c in zip(us, us[1:]):
+        assert a[8] <= c[7], (a, c)
+PY
+	# two blocks really ran at the same time
+	$PY - rows.txt <<'PY' && pass "--jobs 2: units of different slots overlapped in time" || fail "the slots never overlapped"
+import sys
+rows = [l.split() for l in open(sys.argv[1])]
+ov = any(a[4] != b[4] and a[7] < b[8] and b[7] < a[8] for a in rows for b in rows)
+sys.exit(0 if ov else 1)
+PY
+	$PY -c '
+import sys, h5py, json
+with h5py.File("j2.h5", "r") as f:
+    s = json.loads(f["run"].attrs["slots"])
+assert len(s["slots"]) == 2 and sorted(s["order"]) == [0, 1], s' && pass "--jobs 2: slots and their drawn order in the run metadata" || fail "no slots in the run metadata"
+	# (audit exits 1 when any check FAILs: A/A on a busy machine may)
+	h audit j2.h5 >out 2>err; st=$?
+	[ "$st" -le 1 ] && expect_grep "every block on one device \| PASS" out &&
+		pass "audit: every block on one device"
+	# a block whose units ran on two devices is flagged (the file edited to say so)
+	cp j2.h5 split.h5
+	$PY - split.h5 <<'PY'
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as f:
+    u = f["units"][:]
+    b0 = u["block"][0]
+    idx = [i for i in range(len(u)) if u["block"][i] == b0]
+    u["device"][idx[-1]] = b"cpu:elsewhere"
+    f["units"][...] = u
+PY
+	h audit split.h5 >out 2>err
+	expect_grep "every block on one device \| \*\*FAIL\*\*" out && expect_grep "is split across devices" out &&
+		pass "audit: a block split across devices FAILs"
+fi
+
+# ---- --max-time: stop before a unit that cannot finish; --resume --max-time goes on
+expect_status 75 h run -q --max-time 1 -o mt.h5 exp.toml && expect_grep "--max-time 1 s reached" err &&
+	pass "--max-time 1: stopped with exit 75" || cat err >&2
+n1=$(plan mt.h5 | wc -l)
+[ "$n1" -ge 1 ] && [ "$n1" -lt 12 ] && pass "--max-time 1: $n1 units recorded, the rest left" || fail "--max-time 1 recorded $n1 units"
+$PY -c 'import h5py,sys; sys.exit(h5py.File("mt.h5","r")["run"].attrs["status"] != b"time-limit")' &&
+	pass "--max-time: status time-limit recorded" || fail "status is not time-limit"
+expect_status 0 h run -q --resume mt.h5 --max-time 10m && [ "$(plan mt.h5 | wc -l)" -eq 12 ] &&
+	pass "--resume --max-time 10m: the run completes" || fail "resume did not complete: $(plan mt.h5 | wc -l) units"
+[ "$(plan mt.h5 | awk '{print $1}' | sort -n | uniq -d | wc -l)" -eq 0 ] && pass "--max-time then --resume: no unit twice"
+
+# ---- harness slurm --local: 3 tasks, merged; equal to the plan run in one process
+expect_status 2 h slurm --tasks 0 exp.toml && pass "slurm --tasks 0: a usage error"
+expect_status 2 h slurm --time forever exp.toml && pass "slurm --time forever: a usage error"
+expect_status 0 h slurm --tasks 3 --time 10:00 -o sl exp.toml &&
+	expect_grep "^#SBATCH --array=0-2$" sl/job.sbatch && expect_grep "^#SBATCH --time=10:00$" sl/job.sbatch &&
+	expect_grep "--max-time 540" sl/job.sbatch && [ -s sl/submission.h5 ] &&
+	pass "slurm: batch script and submission record written" || cat err >&2
+[ ! -e sl/shard-0.h5 ] && pass "slurm without --submit/--local runs nothing"
+expect_status 0 h slurm --tasks 3 --local -o loc exp.toml || sed 's/^/  | /' loc/local-*.out >&2
+for k in 0 1 2; do [ -s loc/shard-$k.h5 ] || fail "no shard $k"; done
+expect_status 0 h merge loc/shard-*.h5 -o merged.h5 && pass "merge: 3 shards" || cat err >&2
+expect_status 0 h run -q -o one.h5 exp.toml
+plan merged.h5 >m.txt
+plan one.h5 >o.txt
+awk '{ print $1, $2, $3, $4, $5 }' m.txt >m5.txt
+awk '{ print $1, $2, $3, $4, $5 }' o.txt >o5.txt
+[ "$(wc -l <m.txt)" -eq 12 ] && cmp -s m5.txt o5.txt && pass "merged: the units, blocks, positions and modes of one process's run" ||
+	{ fail "merged units differ from one process's"; diff m5.txt o5.txt >&2; }
+$PY -c '
+import h5py, json
+with h5py.File("merged.h5", "r") as f:
+    a = f["run"].attrs
+    s = json.loads(a["shards"])
+    assert a["status"] == b"complete", a["status"]
+    assert sorted(x["shard"] for x in s) == ["0/3", "1/3", "2/3"], s
+    assert all(x["slurm_array_task_id"] for x in s), s
+    assert a["submission"].endswith(b"loc/submission.h5"), a["submission"]
+    for u in f["units"][:]:
+        assert u["stdout_log"].startswith(b"loc/shard-"), u["stdout_log"]
+' && pass "merged: status complete, each shard's provenance, logs found from the merged file" || fail "merged metadata"
+for c in report audit verify; do
+	h $c merged.h5 >out 2>err; st=$?
+	# report 0; audit 0 or 1 (a FAILed check); verify 0 (no hypothesis to falsify)
+	[ "$st" -eq 0 ] || { [ "$c" = audit ] && [ "$st" -eq 1 ]; } && pass "$c reads the merged file" || fail "$c on the merged file exited $st"
+done
+# refusals: a shard twice, a shard of another plan, a missing shard, an existing output
+expect_status 2 h merge loc/shard-0.h5 loc/shard-0.h5 -o x.h5 && expect_grep "are the same shard" err &&
+	pass "merge: the same shard twice refused"
+expect_status 2 h merge loc/shard-0.h5 one.h5 -o x.h5 && expect_grep "not shards of one split" err &&
+	pass "merge: a whole run is not a shard of a split"
+sed 's/^seed = 31337/seed = 31338/' exp.toml >other.toml
+expect_status 0 h slurm --tasks 3 -o oth other.toml
+(cd oth && SLURM_ARRAY_TASK_ID=1 bash job.sbatch >/dev/null 2>&1)
+expect_status 2 h merge loc/shard-0.h5 oth/shard-1.h5 -o x.h5 && expect_grep "not shards of one plan: their experiments differ" err &&
+	pass "merge: shards of another experiment refused" && [ ! -e x.h5 ] || true
+expect_status 0 h merge loc/shard-0.h5 loc/shard-2.h5 -o part.h5 && expect_grep "shard 1/3 is not among those merged" err &&
+	$PY -c 'import h5py,sys; sys.exit(h5py.File("part.h5","r")["run"].attrs["status"] != b"incomplete")' &&
+	pass "merge: a missing shard warned about, status incomplete"
+expect_status 2 h merge loc/shard-0.h5 -o merged.h5 && expect_grep "already exists" err && pass "merge: never replaces a file"
+# a task's experiment changed after submission: the task refuses
+echo "# changed" >>exp.toml
+(cd sl && SLURM_ARRAY_TASK_ID=0 bash job.sbatch >out 2>err); st=$?
+[ "$st" -eq 2 ] && grep -q "has changed since it was submitted" sl/err && pass "a task refuses an experiment changed since submission" || fail "changed experiment: task exited $st"
+finish
