@@ -10,8 +10,31 @@ struct cuda_gemm_config {
 	int stages, split_k, group_m;
 	int elem_bytes; /* 2 for float16/bfloat16, 4 for float32 */
 	int tf32;       /* float32 only: 1 = TF32 tensor cores, 0 = FFMA */
-	int wgmma;      /* float16/bfloat16 on sm_90a only: 1 = the wgmma path */
+	int wgmma;      /* 1 = the wgmma path (sm_90a, 16-bit): derived, cuda_gemm_use_wgmma() */
 };
+
+/* Whether config c takes the Hopper path on target sm90a, derived from the Triton fields as
+ * Triton does on Hopper (no field of its own, so every tuner reaches it): float16/bfloat16,
+ * WARPS 4 or 8 (1 or 2 consumer warpgroups; the block gets one more, the producer), BLOCK_M
+ * 64 or 128 rows per consumer warpgroup, BLOCK_N 64, 128 or 256, BLOCK_K a multiple of 64
+ * (128-byte swizzle atoms). Every other config takes mma.sync (or FFMA). */
+static inline int cuda_gemm_use_wgmma(const struct cuda_gemm_config *c, int sm90a)
+{
+	int wg = c->warps / 4;
+	if (!sm90a || c->elem_bytes != 2 || (c->warps != 4 && c->warps != 8))
+		return 0;
+	if (c->block_m % (64 * wg) != 0 || c->block_m / (64 * wg) > 2)
+		return 0;
+	if (c->block_n != 64 && c->block_n != 128 && c->block_n != 256)
+		return 0;
+	return c->block_k % 64 == 0;
+}
+
+/* Threads of a block of config c: 32 * WARPS, plus the producer warpgroup on wgmma. */
+static inline int cuda_gemm_threads(const struct cuda_gemm_config *c)
+{
+	return 32 * c->warps + (c->wgmma ? 128 : 0);
+}
 
 /* The template's default WARPS_M for a config (see gemm.cu's header). */
 static inline int cuda_gemm_warps_m(const struct cuda_gemm_config *c)
@@ -36,8 +59,8 @@ static inline int cuda_gemm_warps_m(const struct cuda_gemm_config *c)
 static inline long cuda_gemm_smem_bytes(const struct cuda_gemm_config *c)
 {
 	long epc = 16 / c->elem_bytes;
-	if (c->wgmma) /* swizzled rows of exactly 128 bytes, plus 1 KiB to align the base */
-		return (long)c->stages * (c->block_m + c->block_n) * 128 + 1024;
+	if (c->wgmma) /* swizzled 128-byte rows, 1 KiB to align the base, 1 KiB of mbarriers */
+		return (long)c->stages * (c->block_m + c->block_n) * c->block_k * 2 + 2048;
 	return (long)c->stages * (c->block_m + c->block_n) * (c->block_k + epc) * c->elem_bytes;
 }
 
@@ -63,10 +86,8 @@ static inline long cuda_gemm_config_check(const struct cuda_gemm_config *c, long
 			return *why = "WGMMA needs the sm_90a target", -1;
 		if (c->elem_bytes != 2)
 			return *why = "WGMMA needs float16 or bfloat16", -1;
-		if (c->block_k != 64)
-			return *why = "WGMMA: BLOCK_K must be 64", -1;
-		if (c->stages < 3)
-			return *why = "WGMMA: STAGES must be >= 3", -1;
+		if (c->block_k % 64 != 0)
+			return *why = "WGMMA: BLOCK_K must be a multiple of 64", -1;
 		if (c->warps != 4 && c->warps != 8)
 			return *why = "WGMMA: WARPS must be 4 or 8", -1;
 		if (c->block_n != 64 && c->block_n != 128 && c->block_n != 256)

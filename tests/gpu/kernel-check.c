@@ -323,17 +323,22 @@ static double time_median(launch_fn fn, void *ctx, int n)
 /* ---- GEMM: our kernel ------------------------------------------------------------------- */
 
 struct gemm_cfg {
-	int bm, bn, bk, warps, stages, split_k, group_m, wgmma;
+	int bm, bn, bk, warps, stages, split_k, group_m;
 };
 
 struct gemm_kernel {
 	struct gemm_cfg c;
 	enum dtype t;
+	int wgmma; /* derived: cuda_gemm_use_wgmma() */
 	struct module m;
 	CUfunction gemm, reduce;
 	long smem;
+	int threads;
 	char name[160];
 };
+
+/* 1: wgmma kernels take their cp.async path even where tensor maps are possible */
+static int force_no_tma;
 
 static void *gemm_ws;
 static size_t gemm_ws_bytes;
@@ -342,14 +347,17 @@ static int gemm_kernel_init(struct gemm_kernel *k, enum dtype t, struct gemm_cfg
 {
 	struct cuda_gemm_config cc = {c.bm,    c.bn,     c.bk,           c.warps, 0,
 				      c.stages, c.split_k, c.group_m, (int)esize(t), t == TF32,
-				      c.wgmma};
+				      0};
 	const char *why = NULL;
 	char defs[512];
 
+	cc.wgmma = cuda_gemm_use_wgmma(&cc, !strcmp(arch, "sm_90a"));
 	memset(k, 0, sizeof(*k));
 	k->c = c;
 	k->t = t;
-	snprintf(k->name, sizeof(k->name), "%s%dx%dx%d w%d s%d sk%d g%d", c.wgmma ? "wg " : "",
+	k->wgmma = cc.wgmma;
+	k->threads = cuda_gemm_threads(&cc);
+	snprintf(k->name, sizeof(k->name), "%s%dx%dx%d w%d s%d sk%d g%d", cc.wgmma ? "wg " : "",
 		 c.bm, c.bn, c.bk, c.warps, c.stages, c.split_k, c.group_m);
 	k->smem = cuda_gemm_config_check(&cc, smem_optin, !strcmp(arch, "sm_90a"), &why);
 	if (k->smem < 0) {
@@ -359,7 +367,7 @@ static int gemm_kernel_init(struct gemm_kernel *k, enum dtype t, struct gemm_cfg
 	snprintf(defs, sizeof(defs),
 		 "%s -DBLOCK_M=%d -DBLOCK_N=%d -DBLOCK_K=%d -DWARPS=%d -DSTAGES=%d -DSPLIT_K=%d "
 		 "-DGROUP_M=%d -DWGMMA=%d",
-		 dtype_def[t], c.bm, c.bn, c.bk, c.warps, c.stages, c.split_k, c.group_m, c.wgmma);
+		 dtype_def[t], c.bm, c.bn, c.bk, c.warps, c.stages, c.split_k, c.group_m, cc.wgmma);
 	k->m = load_module("gemm.cu", defs);
 	if (!k->m.ok)
 		return -1;
@@ -381,7 +389,43 @@ struct gemm_args {
 	struct gemm_kernel *k;
 	void *A, *B, *C;
 	int M, N, K, lda, ldb, ldc;
+	/* wgmma kernels: tensor maps of A and B, built once by gemm_args_maps (outside every
+	 * timed region); use_tma 0 where the strides or pointers do not allow them */
+	CUtensorMap ta, tb;
+	int use_tma;
 };
+
+static void tmap_encode(CUtensorMap *map, enum dtype t, void *base, int rows, int cols, int ld,
+			int box_rows)
+{
+	cuuint64_t dim[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
+	cuuint64_t stride[1] = {(cuuint64_t)ld * esize(t)};
+	cuuint32_t box[2] = {64, (cuuint32_t)box_rows}, estride[2] = {1, 1};
+	CKD(cuTensorMapEncodeTiled(map, t == F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+						 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+				   2, base, dim, stride, box, estride,
+				   CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+				   CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+				   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+}
+
+/* The tensor maps of a wgmma kernel's launch: 64 x BLOCK_M (A) and 64 x BLOCK_N (B) boxes,
+ * 128-byte swizzle, zeros outside the matrix (the ragged edges). Needs 16-byte aligned
+ * pointers and row strides, else the kernel's cp.async path. */
+static void gemm_args_maps(struct gemm_args *a)
+{
+	struct gemm_kernel *k = a->k;
+	size_t es = esize(k->t);
+	memset(&a->ta, 0, sizeof(a->ta));
+	memset(&a->tb, 0, sizeof(a->tb));
+	a->use_tma = k->wgmma && !force_no_tma && (a->lda * es) % 16 == 0 &&
+		     (a->ldb * es) % 16 == 0 && ((uintptr_t)a->A % 16) == 0 &&
+		     ((uintptr_t)a->B % 16) == 0;
+	if (!a->use_tma)
+		return;
+	tmap_encode(&a->ta, k->t, a->A, a->M, a->K, a->lda, k->c.bm);
+	tmap_encode(&a->tb, k->t, a->B, a->N, a->K, a->ldb, k->c.bn);
+}
 
 static void gemm_launch(void *ctx)
 {
@@ -399,8 +443,9 @@ static void gemm_launch(void *ctx)
 		}
 		ws = gemm_ws;
 	}
-	void *args[] = {&a->A, &a->B, &a->C, &ws, &a->M, &a->N, &a->K, &a->lda, &a->ldb, &a->ldc};
-	CKD(cuLaunchKernel(k->gemm, gx, 1, (unsigned)k->c.split_k, 32u * k->c.warps, 1, 1,
+	void *args[] = {&a->A,   &a->B,   &a->C,   &ws,  &a->M,  &a->N,      &a->K,
+			&a->lda, &a->ldb, &a->ldc, &a->ta, &a->tb, &a->use_tma};
+	CKD(cuLaunchKernel(k->gemm, gx, 1, (unsigned)k->c.split_k, (unsigned)k->threads, 1, 1,
 			   (unsigned)k->smem, stream, args, NULL));
 	if (k->c.split_k > 1) {
 		long long mn = (long long)a->M * a->N;
@@ -487,7 +532,7 @@ static void gemm_check(struct gemm_kernel *k, int M, int N, int K, int lda, int 
 	void *dC, *dR;
 	double *ref = malloc((size_t)M * N * sizeof(double)), macs = (double)M * N * K;
 	struct gemm_args ga = {k, dA, dB, NULL, M, N, K, lda, ldb, ldc};
-	char what[256];
+	char what[256], path[16];
 	int i, j, l;
 
 	if (!ref)
@@ -496,6 +541,8 @@ static void gemm_check(struct gemm_kernel *k, int M, int N, int K, int lda, int 
 	CK(cudaMalloc(&dR, nc * es));
 	CK(cudaMemsetAsync(dC, 0xff, nc * es, stream)); /* NaN in every dtype */
 	ga.C = dC;
+	gemm_args_maps(&ga);
+	snprintf(path, sizeof(path), "%s", !k->wgmma ? "" : (ga.use_tma ? " tma" : " cp.async"));
 	gemm_launch(&ga);
 	CK(cudaGetLastError());
 	CK(cudaStreamSynchronize(stream));
@@ -516,8 +563,8 @@ static void gemm_check(struct gemm_kernel *k, int M, int N, int K, int lda, int 
 					     getv(hB, (size_t)j * ldb + l, t);
 				ref[(size_t)i * N + j] = s;
 			}
-		snprintf(what, sizeof(what), "gemm %-8s %-26s M%d N%d K%d ld%d,%d,%d vs cpu",
-			 dtype_name[t], k->name, M, N, K, lda, ldb, ldc);
+		snprintf(what, sizeof(what), "gemm %-8s %-26s M%d N%d K%d ld%d,%d,%d%s vs cpu",
+			 dtype_name[t], k->name, M, N, K, lda, ldb, ldc, path);
 		report(what, rel_error(packed, t, ref, (size_t)M * N), dtype_bound[t]);
 	}
 	if (macs >= 1e6) {
@@ -531,8 +578,8 @@ static void gemm_check(struct gemm_kernel *k, int M, int N, int K, int lda, int 
 		for (i = 0; i < M; ++i)
 			for (j = 0; j < N; ++j)
 				ref[(size_t)i * N + j] = getv(hR, (size_t)i * ldc + j, t);
-		snprintf(what, sizeof(what), "gemm %-8s %-26s M%d N%d K%d ld%d,%d,%d vs cublasLt",
-			 dtype_name[t], k->name, M, N, K, lda, ldb, ldc);
+		snprintf(what, sizeof(what), "gemm %-8s %-26s M%d N%d K%d ld%d,%d,%d%s vs cublasLt",
+			 dtype_name[t], k->name, M, N, K, lda, ldb, ldc, path);
 		report(what, rel_error(packed, t, ref, (size_t)M * N), dtype_bound[t]);
 		free(hR);
 	}
@@ -549,11 +596,14 @@ static void gemm_check(struct gemm_kernel *k, int M, int N, int K, int lda, int 
 
 static void gemm_correctness(void)
 {
+	/* on sm_90a the configs with BLOCK_K % 64 == 0, WARPS 4 or 8 and BLOCK_M 64 or 128 a
+	 * warpgroup take the wgmma kernel (cuda_gemm_use_wgmma), the others mma.sync */
 	static const struct gemm_cfg cfgs[] = {
-		{128, 128, 32, 4, 3, 1, 8}, {128, 256, 64, 8, 3, 1, 8}, {64, 64, 32, 4, 4, 3, 1},
-		{32, 32, 16, 1, 2, 1, 4},   {256, 128, 32, 8, 4, 2, 8},
-		{128, 256, 64, 8, 4, 1, 8, 1}, {128, 128, 64, 4, 4, 2, 8, 1},
-		{64, 64, 64, 4, 3, 1, 1, 1},   {256, 128, 64, 8, 3, 3, 8, 1},
+		{128, 128, 32, 4, 3, 1, 8},  {64, 64, 32, 4, 4, 3, 1},   {32, 32, 16, 1, 2, 1, 4},
+		{256, 128, 32, 8, 4, 2, 8},  {128, 128, 64, 2, 3, 1, 8},  {128, 256, 64, 8, 3, 1, 8},
+		{128, 256, 64, 8, 4, 1, 8},  {128, 128, 64, 4, 4, 2, 8},  {64, 64, 64, 4, 3, 1, 1},
+		{256, 128, 64, 8, 3, 3, 8},  {128, 128, 128, 4, 2, 1, 8}, {128, 256, 64, 8, 2, 1, 8},
+		{64, 256, 64, 4, 4, 1, 8},   {128, 64, 64, 8, 5, 1, 4},   {256, 64, 128, 8, 2, 2, 8},
 	};
 	static const struct gemm_cfg ffma[] = {{64, 64, 16, 4, 2, 1, 8}, {128, 128, 16, 8, 3, 2, 4}};
 	static const int shapes[][6] = {
@@ -569,6 +619,8 @@ static void gemm_correctness(void)
 	for (t = F16; t <= F32; ++t) {
 		const struct gemm_cfg *cs = t == F32 ? ffma : cfgs;
 		size_t nc = t == F32 ? 2 : sizeof(cfgs) / sizeof(cfgs[0]);
+		if (t == TF32)
+			nc = 5; /* the mma.sync ones */
 		for (i = 0; i < nc; ++i) {
 			struct gemm_kernel k;
 			if (gemm_kernel_init(&k, t, cs[i]) != 0)
@@ -576,6 +628,12 @@ static void gemm_correctness(void)
 			for (s = 0; s < sizeof(shapes) / sizeof(shapes[0]); ++s)
 				gemm_check(&k, shapes[s][0], shapes[s][1], shapes[s][2],
 					   shapes[s][3], shapes[s][4], shapes[s][5]);
+			if (k.wgmma) { /* the cp.async path on shapes that would take tensor maps */
+				force_no_tma = 1;
+				gemm_check(&k, 1000, 1000, 1000, 1000, 1000, 1000);
+				gemm_check(&k, 2048, 1536, 999, 1000, 1008, 1536);
+				force_no_tma = 0;
+			}
 			gemm_kernel_release(&k);
 		}
 	}
@@ -627,6 +685,7 @@ static void gemm_sweep(enum dtype t, const int (*shapes)[3], size_t nshapes,
 			void *hC;
 			if (!ok[i])
 				continue;
+			gemm_args_maps(&ga); /* once per (config, buffers): outside the timing */
 			CK(cudaMemsetAsync(dC, 0xff, (size_t)M * N * es, stream));
 			gemm_launch(&ga);
 			CK(cudaStreamSynchronize(stream));
@@ -673,15 +732,12 @@ static void gemm_timing(void)
 		{32 * 7 * 7, 2048, 512}, {32, 1000, 2048},
 	};
 	static const struct gemm_cfg cfgs[] = {
-		{128, 128, 32, 4, 4, 1, 8},    {128, 256, 64, 8, 3, 1, 8},
-		{64, 64, 64, 4, 4, 1, 8},      {128, 64, 32, 4, 4, 1, 8},
-		{32, 64, 64, 2, 4, 8, 8},      {128, 256, 64, 8, 4, 1, 8, 1},
-		{128, 256, 64, 8, 3, 1, 8, 1}, {256, 128, 64, 8, 3, 1, 8, 1},
-		{128, 128, 64, 4, 4, 1, 8, 1}, {128, 128, 64, 8, 4, 1, 8, 1},
-		{64, 256, 64, 4, 4, 1, 8, 1},  {128, 64, 64, 8, 4, 1, 8, 1},
-		{64, 128, 64, 4, 6, 1, 8, 1},  {128, 128, 64, 4, 4, 4, 8, 1},
-		{64, 128, 64, 4, 4, 8, 8, 1},  {128, 128, 64, 8, 6, 1, 8, 1},
-		{256, 128, 64, 8, 4, 1, 8, 1}, {128, 256, 64, 8, 4, 1, 16, 1},
+		{128, 128, 32, 4, 4, 1, 8},   {128, 256, 64, 8, 3, 1, 8},  {128, 256, 64, 8, 4, 1, 8},
+		{128, 256, 64, 8, 4, 1, 16},  {128, 256, 64, 8, 4, 1, 4},  {256, 128, 64, 8, 3, 1, 8},
+		{256, 128, 64, 8, 4, 1, 8},   {128, 128, 64, 4, 4, 1, 8},  {128, 128, 64, 4, 6, 1, 8},
+		{128, 128, 64, 8, 5, 1, 8},   {128, 128, 128, 4, 3, 1, 8}, {128, 256, 128, 8, 2, 1, 8},
+		{64, 256, 64, 4, 4, 1, 8},    {128, 64, 64, 8, 6, 1, 8},   {64, 128, 64, 4, 6, 1, 8},
+		{128, 128, 64, 4, 4, 4, 8},   {64, 128, 64, 4, 4, 8, 8},   {128, 256, 64, 8, 4, 2, 8},
 	};
 	static const struct gemm_cfg tcfgs[] = {
 		{128, 128, 32, 8, 3, 1, 8}, {128, 128, 16, 4, 4, 1, 8}, {64, 64, 32, 4, 4, 1, 8},

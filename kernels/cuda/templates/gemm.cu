@@ -133,8 +133,7 @@ typedef float elem_t;
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #error "WGMMA=1 needs the sm_90a target"
 #endif
-static_assert(BLOCK_K == 64, "WGMMA: BLOCK_K must be 64 (one 128-byte swizzle atom)");
-static_assert(STAGES >= 3, "WGMMA: STAGES must be >= 3 (one wgmma group stays in flight)");
+static_assert(BLOCK_K % 64 == 0, "WGMMA: BLOCK_K must be a multiple of 64 (128-byte atoms)");
 static_assert(WARPS == 4 || WARPS == 8, "WGMMA: WARPS must be 4 or 8 (1 or 2 warpgroups)");
 static_assert(BLOCK_N == 64 || BLOCK_N == 128 || BLOCK_N == 256, "WGMMA: BLOCK_N 64, 128, 256");
 static_assert(BLOCK_M % (64 * (WARPS / 4)) == 0 && BLOCK_M / (64 * (WARPS / 4)) <= 2,
@@ -492,8 +491,13 @@ extern "C" __global__ void __launch_bounds__(THREADS)
  * made visible to the tensor cores' async proxy with fence.proxy.async before the barrier.
  * One wgmma group stays in flight across the barrier (wait_group 1), so loads run
  * STAGES - 2 tiles ahead: STAGES >= 3. */
-#define WG (WARPS / 4)
-#define MW (BLOCK_M / (64 * WG))
+#define NC (WARPS / 4)              /* consumer warpgroups */
+#define MW (BLOCK_M / (64 * NC))      /* m64 slabs per consumer warpgroup */
+#define CTHREADS (32 * WARPS)         /* consumer threads */
+#define THREADS_WG (32 * WARPS + 128) /* + the producer warpgroup */
+/* the cp.async fallback: tiles loaded DIST ahead, WAITN wgmma groups left in flight */
+#define WAITN (STAGES >= 3 ? 1 : 0)
+#define DIST (STAGES - 1 - WAITN)
 
 static __device__ __forceinline__ unsigned long long wgmma_desc(unsigned addr)
 {
@@ -607,21 +611,22 @@ static __device__ __forceinline__ void wgmma_tile(float *d, unsigned long long d
 #endif
 }
 
-/* Rows [row0, row0 + ROWS) x [k0, k0 + 64) of G into the swizzled tile at shared address s. */
+/* Rows [row0, row0 + ROWS) x [k0, k0 + BLOCK_K) of G into the swizzled tile at shared
+ * address s: BLOCK_K / 64 atoms of ROWS x 128 bytes, one after the other. */
 template <int ROWS>
 static __device__ __forceinline__ void load_tile_sw(unsigned s, const elem_t *__restrict__ G,
-						    int ld, int R, int row0, int K, int k0, bool vec)
+						    int ld, int R, int row0, int K, int k0, bool vec,
+						    int tid)
 {
-	constexpr int CH = ROWS * 8;
-	const int tid = threadIdx.x;
+	constexpr int CH = ROWS * (BLOCK_K / 8);
 #pragma unroll
-	for (int i = 0; i < (CH + THREADS - 1) / THREADS; ++i) {
-		int c = tid + i * THREADS;
-		if (CH % THREADS != 0 && c >= CH)
+	for (int i = 0; i < (CH + CTHREADS - 1) / CTHREADS; ++i) {
+		int c = tid + i * CTHREADS;
+		if (CH % CTHREADS != 0 && c >= CH)
 			break;
-		int r = c / 8, cc = c % 8;
-		int gr = row0 + r, gk = k0 + cc * 8;
-		unsigned dst = s + r * 128 + ((cc ^ (r & 7)) << 4);
+		int a = c / (ROWS * 8), r = (c / 8) % ROWS, cc = c % 8;
+		int gr = row0 + r, gk = k0 + a * 64 + cc * 8;
+		unsigned dst = s + a * ROWS * 128 + r * 128 + ((cc ^ (r & 7)) << 4);
 		if (vec) {
 			int valid = gr < R ? K - gk : 0;
 			valid = valid < 0 ? 0 : (valid > 8 ? 8 : valid);
@@ -643,14 +648,190 @@ static __device__ __forceinline__ void load_tile_sw(unsigned s, const elem_t *__
 	}
 }
 
-extern "C" __global__ void __launch_bounds__(THREADS, 1)
+/* ---- mbarriers and the tensor copy engine (TMA) ---------------------------------------- */
+
+/* The driver's CUtensorMap, opaque: 128 bytes, 64-byte aligned (cuda.h is not available to
+ * NVRTC). Built on the host with cuTensorMapEncodeTiled and passed by value. */
+struct __align__(64) tmap_t {
+	unsigned long long opaque[16];
+};
+
+static __device__ __forceinline__ void mbar_init(unsigned bar, unsigned count)
+{
+	asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count));
+}
+
+static __device__ __forceinline__ void mbar_expect_tx(unsigned bar, unsigned bytes)
+{
+	asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
+		     "r"(bytes)
+		     : "memory");
+}
+
+static __device__ __forceinline__ void mbar_arrive(unsigned bar)
+{
+	asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+
+static __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity)
+{
+	asm volatile("{\n.reg .pred done;\nWAIT_%=:\n"
+		     "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+		     "@!done bra WAIT_%=;\n}\n" ::"r"(bar),
+		     "r"(parity)
+		     : "memory");
+}
+
+/* Box (x = k, y = row) of the tensor map into shared address dst, completing on bar. */
+static __device__ __forceinline__ void tma_load(unsigned dst, const tmap_t *map, int x, int y,
+						unsigned bar)
+{
+	asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+		     " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+		     "l"((unsigned long long)map), "r"(x), "r"(y), "r"(bar)
+		     : "memory");
+}
+
+/* Register budgets of the roles (setmaxnreg, sm_90a): with two consumer warpgroups the
+ * launch cap is 168 a thread (384 threads, one block per SM); the producer gives back to
+ * 40 and the consumers take 232 (40 * 128 + 232 * 256 <= 65536). With one consumer
+ * warpgroup (256 threads) the cap is already 255: no reallocation. */
+#if NC == 2
+#define REG_PRODUCER 40
+#define REG_CONSUMER 232
+#endif
+
+#define TILE_BYTES ((BLOCK_M + BLOCK_N) * BLOCK_K * 2) /* one stage, both operands */
+
+/* One k-tile (stage at shared tA / tB) into the accumulators of consumer warpgroup cw. */
+static __device__ __forceinline__ void mma_stage(float (*acc)[BLOCK_N / 2], unsigned tA,
+						 unsigned tB, int cw)
+{
+	wgmma_fence();
+#pragma unroll
+	for (int k = 0; k < BLOCK_K / 16; ++k)
+#pragma unroll
+		for (int i = 0; i < MW; ++i)
+			wgmma_tile(acc[i],
+				   wgmma_desc(tA + (k / 4) * BLOCK_M * 128 +
+					      (cw * MW + i) * 64 * 128 + (k % 4) * 32),
+				   wgmma_desc(tB + (k / 4) * BLOCK_N * 128 + (k % 4) * 32));
+	wgmma_commit();
+}
+
+/* The accumulators of consumer warpgroup cw to C (or this split's fp32 partial). */
+static __device__ __forceinline__ void store_acc(float (*acc)[BLOCK_N / 2], elem_t *__restrict__ C,
+						 float *__restrict__ ws, int M, int N, int ldc,
+						 int m0, int n0, int cw)
+{
+	const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+	float *P = SPLIT_K > 1 ? ws + (long long)blockIdx.z * M * N : (float *)0;
+	const bool pair_c = (ldc % 2) == 0 && ((unsigned long long)C & 3) == 0;
+#pragma unroll
+	for (int i = 0; i < MW; ++i)
+#pragma unroll
+		for (int j = 0; j < BLOCK_N / 8; ++j)
+#pragma unroll
+			for (int h = 0; h < 2; ++h) {
+				int row = m0 + (cw * MW + i) * 64 + warp * 16 + lane / 4 + 8 * h;
+				int col = n0 + j * 8 + (lane % 4) * 2;
+				store_pair(C, P, row, col, acc[i][4 * j + 2 * h],
+					   acc[i][4 * j + 2 * h + 1], M, N, ldc, pair_c);
+			}
+}
+
+/* Consumer warpgroup cw on the TMA path: wait for a stage's tensor copies (full barrier),
+ * multiply, and once its wgmma group has retired release the stage (empty barrier, one
+ * arrival per consumer warp). */
+static __device__ __forceinline__ void consumer_tma(elem_t *__restrict__ C, float *__restrict__ ws,
+						    int M, int N, int ldc, int m0, int n0, int nkt,
+						    unsigned sA, unsigned sB, unsigned bars, int cw)
+{
+	const int lane = threadIdx.x % 32;
+	float acc[MW][BLOCK_N / 2];
+#pragma unroll
+	for (int i = 0; i < MW; ++i)
+#pragma unroll
+		for (int j = 0; j < BLOCK_N / 2; ++j)
+			acc[i][j] = 0.0f;
+	for (int kt = 0; kt < nkt; ++kt) {
+		const int s = kt % STAGES;
+		mbar_wait(bars + 8 * s, (kt / STAGES) & 1);
+		mma_stage(acc, sA + s * BLOCK_M * BLOCK_K * 2, sB + s * BLOCK_N * BLOCK_K * 2, cw);
+		wgmma_wait<1>(); /* the group of tile kt - 1 retired: free its stage */
+		if (kt > 0 && lane == 0)
+			mbar_arrive(bars + 8 * (STAGES + (kt - 1) % STAGES));
+	}
+	wgmma_wait<0>();
+	store_acc(acc, C, ws, M, N, ldc, m0, n0, cw);
+}
+
+/* Consumer warpgroup cw when the operands do not allow tensor maps (a stride or pointer not
+ * 16-byte aligned): cp.async (or element loads) by the consumer threads, synchronized among
+ * themselves on named barrier 1. */
+static __device__ __forceinline__ void consumer_cpasync(const elem_t *__restrict__ A,
+							const elem_t *__restrict__ B,
+							elem_t *__restrict__ C, float *__restrict__ ws,
+							int M, int N, int K, int lda, int ldb,
+							int ldc, int m0, int n0, int kt0, int nkt,
+							unsigned sA, unsigned sB, int cw)
+{
+	const int ctid = threadIdx.x - 128;
+	const bool vec = (lda % 8) == 0 && (ldb % 8) == 0 &&
+			 (((unsigned long long)A | (unsigned long long)B) & 15) == 0;
+	float acc[MW][BLOCK_N / 2];
+#pragma unroll
+	for (int i = 0; i < MW; ++i)
+#pragma unroll
+		for (int j = 0; j < BLOCK_N / 2; ++j)
+			acc[i][j] = 0.0f;
+#pragma unroll
+	for (int s = 0; s < DIST; ++s) {
+		if (s < nkt) {
+			int k0 = (kt0 + s) * BLOCK_K;
+			load_tile_sw<BLOCK_M>(sA + s * BLOCK_M * BLOCK_K * 2, A, lda, M, m0, K, k0,
+					      vec, ctid);
+			load_tile_sw<BLOCK_N>(sB + s * BLOCK_N * BLOCK_K * 2, B, ldb, N, n0, K, k0,
+					      vec, ctid);
+		}
+		cp_async_commit();
+	}
+	for (int kt = 0; kt < nkt; ++kt) {
+		cp_async_wait<DIST - 1>();
+		asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+		/* tile kt landed for every consumer, and the wgmma group that read the stage
+		 * about to be refilled has retired in every warpgroup */
+		asm volatile("bar.sync 1, %0;\n" ::"n"(CTHREADS) : "memory");
+		const int s = kt % STAGES;
+		mma_stage(acc, sA + s * BLOCK_M * BLOCK_K * 2, sB + s * BLOCK_N * BLOCK_K * 2, cw);
+		{
+			int nt = kt + DIST, ns = nt % STAGES;
+			if (nt < nkt) {
+				int k0 = (kt0 + nt) * BLOCK_K;
+				load_tile_sw<BLOCK_M>(sA + ns * BLOCK_M * BLOCK_K * 2, A, lda, M, m0,
+						      K, k0, vec, ctid);
+				load_tile_sw<BLOCK_N>(sB + ns * BLOCK_N * BLOCK_K * 2, B, ldb, N, n0,
+						      K, k0, vec, ctid);
+			}
+			cp_async_commit();
+		}
+		wgmma_wait<WAITN>();
+	}
+	wgmma_wait<0>();
+	cp_async_wait<0>();
+	store_acc(acc, C, ws, M, N, ldc, m0, n0, cw);
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS_WG, 1)
 	gemm(const elem_t *__restrict__ A, const elem_t *__restrict__ B, elem_t *__restrict__ C,
-	     float *__restrict__ ws, int M, int N, int K, int lda, int ldb, int ldc)
+	     float *__restrict__ ws, int M, int N, int K, int lda, int ldb, int ldc,
+	     const __grid_constant__ tmap_t tmA, const __grid_constant__ tmap_t tmB, int use_tma)
 {
 	extern __shared__ __align__(16) unsigned char smem_raw[];
 	const unsigned base = (smem_u32(smem_raw) + 1023) & ~1023u;
-	const unsigned sA = base, sB = base + STAGES * BLOCK_M * 128;
-	const int tid = threadIdx.x, wg = tid / 128, warp = (tid / 32) % 4, lane = tid % 32;
+	const unsigned sA = base, sB = base + STAGES * BLOCK_M * BLOCK_K * 2;
+	const unsigned bars = base + STAGES * TILE_BYTES; /* full[STAGES], empty[STAGES] */
+	const int tid = threadIdx.x, wg = tid / 128;
 
 	const int grid_m = (M + BLOCK_M - 1) / BLOCK_M, grid_n = (N + BLOCK_N - 1) / BLOCK_N;
 	const int pid = blockIdx.x, in_group = GROUP_M * grid_n;
@@ -664,78 +845,58 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 	const int kt_per = (kt_all + SPLIT_K - 1) / SPLIT_K;
 	const int kt0 = blockIdx.z * kt_per;
 	const int nkt = max(0, min(kt_all, kt0 + kt_per) - kt0);
-	const bool vec = (lda % 8) == 0 && (ldb % 8) == 0 &&
-			 (((unsigned long long)A | (unsigned long long)B) & 15) == 0;
 
-	float acc[MW][BLOCK_N / 2];
-#pragma unroll
-	for (int i = 0; i < MW; ++i)
-#pragma unroll
-		for (int j = 0; j < BLOCK_N / 2; ++j)
-			acc[i][j] = 0.0f;
-
-	/* Prefetch distance STAGES - 2: one stage is read by the wgmma group still in flight,
-	 * one by the group being issued. */
-#pragma unroll
-	for (int s = 0; s < STAGES - 2; ++s) {
-		if (s < nkt) {
-			int k0 = (kt0 + s) * BLOCK_K;
-			load_tile_sw<BLOCK_M>(sA + s * BLOCK_M * 128, A, lda, M, m0, K, k0, vec);
-			load_tile_sw<BLOCK_N>(sB + s * BLOCK_N * 128, B, ldb, N, n0, K, k0, vec);
+	if (use_tma && tid == 0) {
+		asm volatile("prefetch.tensormap [%0];\n" ::"l"((unsigned long long)&tmA)
+			     : "memory");
+		asm volatile("prefetch.tensormap [%0];\n" ::"l"((unsigned long long)&tmB)
+			     : "memory");
+		for (int s = 0; s < STAGES; ++s) {
+			mbar_init(bars + 8 * s, 1);
+			mbar_init(bars + 8 * (STAGES + s), 4 * NC);
 		}
-		cp_async_commit();
-	}
-
-	for (int kt = 0; kt < nkt; ++kt) {
-		cp_async_wait<STAGES - 3>();
+		asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 		asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-		/* tile kt landed for every thread, and every warpgroup has retired the wgmma
-		 * group of tile kt - 2 (wait_group 1 below), so stage (kt - 2) % STAGES is free */
-		__syncthreads();
-		const unsigned tA = sA + (kt % STAGES) * BLOCK_M * 128;
-		const unsigned tB = sB + (kt % STAGES) * BLOCK_N * 128;
-		wgmma_fence();
-#pragma unroll
-		for (int k = 0; k < BLOCK_K / 16; ++k)
-#pragma unroll
-			for (int i = 0; i < MW; ++i)
-				wgmma_tile(acc[i],
-					   wgmma_desc(tA + (wg * MW + i) * 64 * 128 + k * 32),
-					   wgmma_desc(tB + k * 32));
-		wgmma_commit();
-		{
-			int nt = kt + STAGES - 2, s = nt % STAGES;
-			if (nt < nkt) {
-				int k0 = (kt0 + nt) * BLOCK_K;
-				load_tile_sw<BLOCK_M>(sA + s * BLOCK_M * 128, A, lda, M, m0, K, k0,
-						      vec);
-				load_tile_sw<BLOCK_N>(sB + s * BLOCK_N * 128, B, ldb, N, n0, K, k0,
-						      vec);
-			}
-			cp_async_commit();
-		}
-		wgmma_wait<1>();
 	}
-	wgmma_wait<0>();
-	cp_async_wait<0>();
+	__syncthreads();
 
-	float *P = SPLIT_K > 1 ? ws + (long long)blockIdx.z * M * N : (float *)0;
-	const bool pair_c = (ldc % 2) == 0 && ((unsigned long long)C & 3) == 0;
+	if (wg == 0) {
+		/* ---- the producer warpgroup: one thread issues every tensor copy ---- */
+#ifdef REG_PRODUCER
+		asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REG_PRODUCER));
+#endif
+		if (use_tma && tid == 0) {
+			for (int kt = 0; kt < nkt; ++kt) {
+				const int s = kt % STAGES;
+				if (kt >= STAGES) /* the consumers released this stage's last use */
+					mbar_wait(bars + 8 * (STAGES + s), ((kt / STAGES) - 1) & 1);
+				const unsigned full = bars + 8 * s;
+				mbar_expect_tx(full, TILE_BYTES);
+				const int k0 = (kt0 + kt) * BLOCK_K;
 #pragma unroll
-	for (int i = 0; i < MW; ++i)
-#pragma unroll
-		for (int j = 0; j < BLOCK_N / 8; ++j)
-#pragma unroll
-			for (int h = 0; h < 2; ++h) {
-				int row = m0 + (wg * MW + i) * 64 + warp * 16 + lane / 4 + 8 * h;
-				int col = n0 + j * 8 + (lane % 4) * 2;
-				store_pair(C, P, row, col, acc[i][4 * j + 2 * h],
-					   acc[i][4 * j + 2 * h + 1], M, N, ldc, pair_c);
+				for (int a = 0; a < BLOCK_K / 64; ++a) {
+					tma_load(sA + s * BLOCK_M * BLOCK_K * 2 + a * BLOCK_M * 128,
+						 &tmA, k0 + a * 64, m0, full);
+					tma_load(sB + s * BLOCK_N * BLOCK_K * 2 + a * BLOCK_N * 128,
+						 &tmB, k0 + a * 64, n0, full);
+				}
 			}
+		}
+	} else {
+		/* ---- the consumer warpgroups ---- */
+#ifdef REG_CONSUMER
+		asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REG_CONSUMER));
+#endif
+		const int cw = wg - 1;
+		if (use_tma)
+			consumer_tma(C, ws, M, N, ldc, m0, n0, nkt, sA, sB, bars, cw);
+		else
+			consumer_cpasync(A, B, C, ws, M, N, K, lda, ldb, ldc, m0, n0, kt0, nkt, sA,
+					 sB, cw);
+	}
 }
 #endif /* WGMMA */
 
-/* Sum the SPLIT_K fp32 partials of each element in a fixed order and round once to T. */
 extern "C" __global__ void __launch_bounds__(256)
 	gemm_splitk_reduce(const float *__restrict__ ws, elem_t *__restrict__ C, int M, int N, int ldc)
 {
