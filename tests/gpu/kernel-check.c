@@ -1,7 +1,7 @@
 /* kernel-check.c: compile the CUDA templates with NVRTC for this GPU, check them against
  * references on fresh random inputs and time them against cuBLASLt / a device copy.
  *
- * usage: kernel-check TEMPLATE_DIR [--no-timing | --gemm-timing | --mb-timing]
+ * usage: kernel-check TEMPLATE_DIR [--no-timing | --gemm-timing | --mb-timing | --tf32]
  * exit: 0 every check passed, 1 a check or compile failed, 77 no GPU, 2 usage.
  *
  * Correctness: inputs uniform in [-1, 1) (fixed seeds, a new seed per check, never zeros),
@@ -333,12 +333,15 @@ struct gemm_kernel {
 	struct module m;
 	CUfunction gemm, reduce;
 	long smem;
-	int threads;
+	int threads, resident; /* blocks of it that fit on the device at once */
 	char name[160];
 };
 
 /* 1: wgmma kernels take their cp.async path even where tensor maps are possible */
 static int force_no_tma;
+/* wgmma kernels' grid: 0 one block per tile; -1 persistent, min(tiles, blocks that fit on
+ * the device at once); n > 0 min(tiles, n) (many tiles a block, for the checks) */
+static int grid_cap = -1;
 
 static void *gemm_ws;
 static size_t gemm_ws_bytes;
@@ -375,6 +378,12 @@ static int gemm_kernel_init(struct gemm_kernel *k, enum dtype t, struct gemm_cfg
 	k->reduce = get_fn(&k->m, "gemm_splitk_reduce");
 	CKD(cuFuncSetAttribute(k->gemm, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
 			       (int)k->smem));
+	{
+		int per_sm = 0;
+		CKD(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k->gemm, k->threads,
+								(size_t)k->smem));
+		k->resident = (per_sm > 0 ? per_sm : 1) * prop.multiProcessorCount;
+	}
 	return 0;
 }
 
@@ -393,6 +402,7 @@ struct gemm_args {
 	 * timed region); use_tma 0 where the strides or pointers do not allow them */
 	CUtensorMap ta, tb;
 	int use_tma;
+	int grid_cap; /* see the global; copied by gemm_args_maps */
 };
 
 static void tmap_encode(CUtensorMap *map, enum dtype t, void *base, int rows, int cols, int ld,
@@ -400,16 +410,18 @@ static void tmap_encode(CUtensorMap *map, enum dtype t, void *base, int rows, in
 {
 	cuuint64_t dim[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
 	cuuint64_t stride[1] = {(cuuint64_t)ld * esize(t)};
-	cuuint32_t box[2] = {64, (cuuint32_t)box_rows}, estride[2] = {1, 1};
+	cuuint32_t box[2] = {(cuuint32_t)(128 / esize(t)), (cuuint32_t)box_rows};
+	cuuint32_t estride[2] = {1, 1};
 	CKD(cuTensorMapEncodeTiled(map, t == F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-						 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+				   : t == BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+					       : CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
 				   2, base, dim, stride, box, estride,
 				   CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
 				   CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
 				   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
 }
 
-/* The tensor maps of a wgmma kernel's launch: 64 x BLOCK_M (A) and 64 x BLOCK_N (B) boxes,
+/* The tensor maps of a wgmma kernel's launch: 128-byte x BLOCK_M (A) and x BLOCK_N (B) boxes,
  * 128-byte swizzle, zeros outside the matrix (the ragged edges). Needs 16-byte aligned
  * pointers and row strides, else the kernel's cp.async path. */
 static void gemm_args_maps(struct gemm_args *a)
@@ -418,6 +430,7 @@ static void gemm_args_maps(struct gemm_args *a)
 	size_t es = esize(k->t);
 	memset(&a->ta, 0, sizeof(a->ta));
 	memset(&a->tb, 0, sizeof(a->tb));
+	a->grid_cap = grid_cap;
 	a->use_tma = k->wgmma && !force_no_tma && (a->lda * es) % 16 == 0 &&
 		     (a->ldb * es) % 16 == 0 && ((uintptr_t)a->A % 16) == 0 &&
 		     ((uintptr_t)a->B % 16) == 0;
@@ -433,6 +446,10 @@ static void gemm_launch(void *ctx)
 	struct gemm_kernel *k = a->k;
 	unsigned gx = (unsigned)(((a->M + k->c.bm - 1) / k->c.bm) * ((a->N + k->c.bn - 1) / k->c.bn));
 	void *ws = NULL;
+	if (k->wgmma && a->grid_cap != 0) {
+		unsigned cap = a->grid_cap > 0 ? (unsigned)a->grid_cap : (unsigned)k->resident;
+		gx = gx < cap ? gx : cap;
+	}
 	if (k->c.split_k > 1) {
 		size_t need = (size_t)k->c.split_k * a->M * a->N * 4;
 		if (need > gemm_ws_bytes) {
@@ -532,7 +549,7 @@ static void gemm_check(struct gemm_kernel *k, int M, int N, int K, int lda, int 
 	void *dC, *dR;
 	double *ref = malloc((size_t)M * N * sizeof(double)), macs = (double)M * N * K;
 	struct gemm_args ga = {k, dA, dB, NULL, M, N, K, lda, ldb, ldc};
-	char what[256], path[16];
+	char what[256], path[32];
 	int i, j, l;
 
 	if (!ref)
@@ -542,7 +559,8 @@ static void gemm_check(struct gemm_kernel *k, int M, int N, int K, int lda, int 
 	CK(cudaMemsetAsync(dC, 0xff, nc * es, stream)); /* NaN in every dtype */
 	ga.C = dC;
 	gemm_args_maps(&ga);
-	snprintf(path, sizeof(path), "%s", !k->wgmma ? "" : (ga.use_tma ? " tma" : " cp.async"));
+	snprintf(path, sizeof(path), "%s%s", !k->wgmma ? "" : (ga.use_tma ? " tma" : " cp.async"),
+		 !k->wgmma ? "" : (grid_cap < 0 ? " pers" : (grid_cap ? " g3" : " tiles")));
 	gemm_launch(&ga);
 	CK(cudaGetLastError());
 	CK(cudaStreamSynchronize(stream));
@@ -594,6 +612,8 @@ static void gemm_check(struct gemm_kernel *k, int M, int N, int K, int lda, int 
 	CK(cudaFree(dR));
 }
 
+static int only_tf32; /* --tf32: the TF32 GEMM checks and timings alone */
+
 static void gemm_correctness(void)
 {
 	/* on sm_90a the configs with BLOCK_K % 64 == 0, WARPS 4 or 8 and BLOCK_M 64 or 128 a
@@ -606,6 +626,12 @@ static void gemm_correctness(void)
 		{64, 256, 64, 4, 4, 1, 8},   {128, 64, 64, 8, 5, 1, 4},   {256, 64, 128, 8, 2, 2, 8},
 	};
 	static const struct gemm_cfg ffma[] = {{64, 64, 16, 4, 2, 1, 8}, {128, 128, 16, 8, 3, 2, 4}};
+	/* TF32: wgmma where BLOCK_K is a multiple of 32, mma.sync below */
+	static const struct gemm_cfg tf32[] = {
+		{128, 128, 16, 4, 3, 1, 8},  {64, 64, 16, 4, 4, 3, 1},   {32, 32, 16, 1, 2, 1, 4},
+		{128, 256, 32, 8, 4, 1, 8},  {128, 128, 32, 4, 4, 2, 8},  {64, 64, 32, 4, 3, 1, 1},
+		{256, 128, 32, 8, 3, 3, 8},  {128, 128, 64, 4, 2, 1, 8},  {64, 256, 32, 4, 4, 1, 8},
+	};
 	static const int shapes[][6] = {
 		/* M, N, K, lda, ldb, ldc */
 		{1, 1, 1, 1, 1, 1},         {7, 9, 5, 5, 5, 9},
@@ -617,10 +643,11 @@ static void gemm_correctness(void)
 	size_t i, s;
 
 	for (t = F16; t <= F32; ++t) {
-		const struct gemm_cfg *cs = t == F32 ? ffma : cfgs;
-		size_t nc = t == F32 ? 2 : sizeof(cfgs) / sizeof(cfgs[0]);
-		if (t == TF32)
-			nc = 5; /* the mma.sync ones */
+		if (only_tf32 && t != TF32)
+			continue;
+		const struct gemm_cfg *cs = t == F32 ? ffma : t == TF32 ? tf32 : cfgs;
+		size_t nc = t == F32 ? 2 : t == TF32 ? sizeof(tf32) / sizeof(tf32[0])
+						     : sizeof(cfgs) / sizeof(cfgs[0]);
 		for (i = 0; i < nc; ++i) {
 			struct gemm_kernel k;
 			if (gemm_kernel_init(&k, t, cs[i]) != 0)
@@ -628,11 +655,22 @@ static void gemm_correctness(void)
 			for (s = 0; s < sizeof(shapes) / sizeof(shapes[0]); ++s)
 				gemm_check(&k, shapes[s][0], shapes[s][1], shapes[s][2],
 					   shapes[s][3], shapes[s][4], shapes[s][5]);
-			if (k.wgmma) { /* the cp.async path on shapes that would take tensor maps */
+			if (k.wgmma) {
+				/* a grid of 3 blocks: many tiles a block, stages and barrier
+				 * phases carried from tile to tile; one block per tile */
+				for (grid_cap = 3; grid_cap >= 0; grid_cap -= 3) {
+					gemm_check(&k, 1000, 1000, 1000, 1000, 1000, 1000);
+					gemm_check(&k, 2048, 1536, 999, 1000, 1008, 1536);
+					gemm_check(&k, 300, 200, 333, 336, 344, 208);
+				}
+				/* the cp.async path on shapes that would take tensor maps */
 				force_no_tma = 1;
-				gemm_check(&k, 1000, 1000, 1000, 1000, 1000, 1000);
-				gemm_check(&k, 2048, 1536, 999, 1000, 1008, 1536);
+				for (grid_cap = 3; grid_cap >= -1; grid_cap -= 4) {
+					gemm_check(&k, 1000, 1000, 1000, 1000, 1000, 1000);
+					gemm_check(&k, 2048, 1536, 999, 1000, 1008, 1536);
+				}
 				force_no_tma = 0;
+				grid_cap = -1;
 			}
 			gemm_kernel_release(&k);
 		}
@@ -699,6 +737,14 @@ static void gemm_sweep(enum dtype t, const int (*shapes)[3], size_t nshapes,
 				       dtype_name[t], ks[i].name, M, N, K, err);
 				continue;
 			}
+			if (ks[i].wgmma) { /* one block per tile too, beside the persistent grid */
+				ga.grid_cap = 0;
+				tf = flop / (time_median(gemm_launch, &ga, samples) * 1e-3) / 1e12;
+				printf("time gemm %-8s M%-6d N%-5d K%-5d %-26s %7.1f TFLOP/s (%5.1f%% "
+				       "of cublasLt) one block a tile\n",
+				       dtype_name[t], M, N, K, ks[i].name, tf, 100 * tf / lt_tf);
+				ga.grid_cap = -1;
+			}
 			tf = flop / (time_median(gemm_launch, &ga, samples) * 1e-3) / 1e12;
 			printf("time gemm %-8s M%-6d N%-5d K%-5d %-26s %7.1f TFLOP/s (%5.1f%% of "
 			       "cublasLt) err %.1e\n",
@@ -738,17 +784,24 @@ static void gemm_timing(void)
 		{128, 128, 64, 8, 5, 1, 8},   {128, 128, 128, 4, 3, 1, 8}, {128, 256, 128, 8, 2, 1, 8},
 		{64, 256, 64, 4, 4, 1, 8},    {128, 64, 64, 8, 6, 1, 8},   {64, 128, 64, 4, 6, 1, 8},
 		{128, 128, 64, 4, 4, 4, 8},   {64, 128, 64, 4, 4, 8, 8},   {128, 256, 64, 8, 4, 2, 8},
+		{64, 128, 64, 4, 5, 1, 8},    {128, 128, 64, 4, 3, 1, 8},
 	};
 	static const struct gemm_cfg tcfgs[] = {
-		{128, 128, 32, 8, 3, 1, 8}, {128, 128, 16, 4, 4, 1, 8}, {64, 64, 32, 4, 4, 1, 8},
+		{128, 128, 16, 4, 4, 1, 8},  {128, 256, 32, 8, 4, 1, 8},  {128, 256, 32, 8, 3, 1, 8},
+		{256, 128, 32, 8, 4, 1, 8},  {128, 128, 32, 4, 4, 1, 8},  {128, 128, 32, 8, 5, 1, 8},
+		{128, 256, 64, 8, 2, 1, 8},  {128, 128, 64, 4, 3, 1, 8},  {64, 128, 32, 4, 5, 1, 8},
 	};
 	static const struct gemm_cfg fcfgs[] = {
 		{128, 128, 16, 8, 3, 1, 8}, {64, 64, 16, 4, 3, 1, 8},
 	};
 	size_t ns = sizeof(shapes) / sizeof(shapes[0]);
+	if (only_tf32) {
+		gemm_sweep(TF32, shapes, 4, tcfgs, sizeof(tcfgs) / sizeof(tcfgs[0]), 11);
+		return;
+	}
 	gemm_sweep(F16, shapes, ns, cfgs, sizeof(cfgs) / sizeof(cfgs[0]), 21);
 	gemm_sweep(BF16, shapes, ns, cfgs, sizeof(cfgs) / sizeof(cfgs[0]), 21);
-	gemm_sweep(TF32, shapes + 2, 1, tcfgs, sizeof(tcfgs) / sizeof(tcfgs[0]), 11);
+	gemm_sweep(TF32, shapes + 2, 2, tcfgs, sizeof(tcfgs) / sizeof(tcfgs[0]), 11);
 	gemm_sweep(F32, shapes + 2, 1, fcfgs, sizeof(fcfgs) / sizeof(fcfgs[0]), 11);
 }
 
@@ -1243,7 +1296,7 @@ int main(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "-h")) {
 		fprintf(argc < 2 ? stderr : stdout,
 			"usage: kernel-check TEMPLATE_DIR [--no-timing | --gemm-timing | "
-			"--mb-timing]\n");
+			"--mb-timing | --tf32]\n");
 		return argc < 2 ? 2 : 0;
 	}
 	tdir = argv[1];
@@ -1254,6 +1307,8 @@ int main(int argc, char **argv)
 		timing = 2;
 	if (argc > 2 && !strcmp(argv[2], "--mb-timing"))
 		timing = 3;
+	if (argc > 2 && !strcmp(argv[2], "--tf32"))
+		timing = 2, only_tf32 = 1;
 	if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) {
 		printf("kernel-check: no CUDA device, skipping\n");
 		return 77;
@@ -1285,10 +1340,12 @@ int main(int argc, char **argv)
 	CKL(cublasLtCreate(&lt));
 	CK(cudaMalloc(&lt_ws, lt_ws_bytes));
 
-	failures += compile_all();
+	if (!only_tf32)
+		failures += compile_all();
 	if (!mb_only) /* KC_MB_ONLY=maxpool: the memory-bound ops whose name starts so, only */
 		gemm_correctness();
-	mb_correctness();
+	if (!only_tf32)
+		mb_correctness();
 	printf("correctness: %d checks, %d failed\n", checks, failures);
 	fflush(stdout);
 	if (timing) {

@@ -242,6 +242,8 @@ const struct kc_config kc_check_configs[] = {
 	{"gemm.cu", BF16 " -DWGMMA=1 -DBLOCK_M=256 -DBLOCK_N=128 -DBLOCK_K=64 -DWARPS=8 -DSTAGES=3", "sm_90a"},
 	{"gemm.cu", F16 " -DWGMMA=1 -DBLOCK_M=128 -DBLOCK_N=128 -DBLOCK_K=128 -DWARPS=4 -DSTAGES=2", "sm_90a"},
 	{"gemm.cu", BF16 " -DWGMMA=1 -DBLOCK_M=256 -DBLOCK_N=64 -DBLOCK_K=128 -DWARPS=8 -DSTAGES=2 -DSPLIT_K=2", "sm_90a"},
+	{"gemm.cu", F32 " -DTF32=1 -DWGMMA=1 -DBLOCK_M=128 -DBLOCK_N=256 -DBLOCK_K=32 -DWARPS=8 -DSTAGES=4", "sm_90a"},
+	{"gemm.cu", F32 " -DTF32=1 -DWGMMA=1 -DBLOCK_M=64 -DBLOCK_N=64 -DBLOCK_K=64 -DWARPS=4 -DSTAGES=3 -DSPLIT_K=3", "sm_90a"},
 	{"maxpool.cu", F16 " -DBLOCK=256 -DVEC=8"},
 	{"maxpool.cu", BF16 " -DBLOCK=128 -DVEC=4"},
 	{"maxpool.cu", F32 " -DBLOCK=256 -DVEC=4"},

@@ -213,16 +213,18 @@ START_TEST(test_gemm_wgmma_derived)
 	static const struct {
 		int64_t bm, bn, bk, warps;
 		const char *dtype;
-		int wgmma;
+		int tf32, wgmma;
 	} cases[] = {
-		{ 128, 256, 64, 8, "float16", 1 },  { 256, 128, 64, 8, "bfloat16", 1 },
-		{ 128, 128, 128, 4, "float16", 1 }, { 64, 64, 64, 4, "float16", 1 },
-		{ 128, 128, 32, 4, "float16", 0 },  /* BLOCK_K 32 */
-		{ 64, 128, 64, 8, "float16", 0 },   /* 32 rows a warpgroup */
-		{ 256, 128, 64, 4, "float16", 0 },  /* 256 rows a warpgroup */
-		{ 128, 32, 64, 4, "float16", 0 },   /* BLOCK_N 32 */
-		{ 128, 128, 64, 2, "float16", 0 },  /* not whole warpgroups */
-		{ 128, 128, 64, 4, "float32", 0 },
+		{ 128, 256, 64, 8, "float16", 0, 1 },  { 256, 128, 64, 8, "bfloat16", 0, 1 },
+		{ 128, 128, 128, 4, "float16", 0, 1 }, { 64, 64, 64, 4, "float16", 0, 1 },
+		{ 128, 128, 32, 4, "float16", 0, 0 },  /* BLOCK_K 32 */
+		{ 64, 128, 64, 8, "float16", 0, 0 },   /* 32 rows a warpgroup */
+		{ 256, 128, 64, 4, "float16", 0, 0 },  /* 256 rows a warpgroup */
+		{ 128, 32, 64, 4, "float16", 0, 0 },   /* BLOCK_N 32 */
+		{ 128, 128, 64, 2, "float16", 0, 0 },  /* not whole warpgroups */
+		{ 128, 128, 64, 4, "float32", 0, 0 },  /* FFMA */
+		{ 128, 128, 32, 4, "float32", 1, 1 },  /* TF32: atoms of 32 */
+		{ 128, 256, 16, 8, "float32", 1, 0 },
 	};
 	struct cuda_space_ctx x;
 	struct space sp;
@@ -230,7 +232,7 @@ START_TEST(test_gemm_wgmma_derived)
 	struct cuda_gemm_config g;
 	char *opts[CUDA_MAX_OPTS];
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		gemm_ctx(&x, 4096, 4096, 4096, cases[i].dtype, 0);
+		gemm_ctx(&x, 4096, 4096, 4096, cases[i].dtype, cases[i].tf32);
 		cuda_space_init(&sp, &x);
 		sp.heuristic(&sp, &c);
 		c.val[0] = cases[i].bm, c.val[1] = cases[i].bn, c.val[2] = cases[i].bk;
@@ -259,7 +261,11 @@ START_TEST(test_gemm_wgmma_derived)
 	ck_assert_ptr_nonnull(strstr(why, "sm_90a"));
 	w.block_k = 96;
 	ck_assert_int_lt(cuda_gemm_config_check(&w, 227 * 1024, 1, &why), 0);
-	ck_assert_ptr_nonnull(strstr(why, "multiple of 64"));
+	ck_assert_ptr_nonnull(strstr(why, "multiple of 128 bytes"));
+	/* TF32: 4-byte elements, atoms of 32 */
+	w.block_k = 32, w.elem_bytes = 4, w.tf32 = 1;
+	ck_assert_int_eq(cuda_gemm_use_wgmma(&w, 1), 1);
+	ck_assert_int_eq(cuda_gemm_config_check(&w, 227 * 1024, 1, &why), 4 * 384 * 128 + 2048);
 }
 END_TEST
 
@@ -338,11 +344,13 @@ START_TEST(test_options_and_keys)
 	cuda_space_init(&sp, &x);
 	sp.heuristic(&sp, &c);
 	size_t n = cuda_config_options(&sp, &c, "sm_90a", opts);
-	ck_assert_uint_eq(n, 4 + 7);
+	ck_assert_uint_eq(n, 5 + 7);
 	ck_assert_str_eq(opts[0], "--gpu-architecture=sm_90a");
 	ck_assert_str_eq(opts[2], "-DDTYPE_FLOAT32");
 	ck_assert_str_eq(opts[3], "-DTF32=1");
-	ck_assert_str_eq(opts[4], "-DBLOCK_M=128");
+	ck_assert_str_eq(opts[4], "-DWGMMA=1"); /* TF32 on wgmma: BLOCK_K 32 */
+	ck_assert_str_eq(opts[5], "-DBLOCK_M=64");
+	ck_assert_str_eq(opts[7], "-DBLOCK_K=32");
 
 	const char *src = "extern \"C\" __global__ void f() {}";
 	cuda_cache_key("gemm.cu", src, strlen(src), opts, n, "13.0", "sm_90a", k1);
