@@ -339,6 +339,9 @@ struct gemm_kernel {
 
 /* 1: wgmma kernels take their cp.async path even where tensor maps are possible */
 static int force_no_tma;
+/* --tf32: the TF32 GEMM checks and timings alone, with TF32 opted in to the wgmma path
+ * (cuda_gemm_config.tf32_wgmma; the backend does not take it yet) */
+static int only_tf32;
 /* wgmma kernels' grid: 0 one block per tile; -1 persistent, min(tiles, blocks that fit on
  * the device at once); n > 0 min(tiles, n) (many tiles a block, for the checks) */
 static int grid_cap = -1;
@@ -350,7 +353,7 @@ static int gemm_kernel_init(struct gemm_kernel *k, enum dtype t, struct gemm_cfg
 {
 	struct cuda_gemm_config cc = {c.bm,    c.bn,     c.bk,           c.warps, 0,
 				      c.stages, c.split_k, c.group_m, (int)esize(t), t == TF32,
-				      0};
+				      0,    only_tf32};
 	const char *why = NULL;
 	char defs[512];
 
@@ -548,7 +551,8 @@ static void gemm_check(struct gemm_kernel *k, int M, int N, int K, int lda, int 
 	void *dB = dev_random((size_t)N * ldb, t, seed_counter++, &hB);
 	void *dC, *dR;
 	double *ref = malloc((size_t)M * N * sizeof(double)), macs = (double)M * N * K;
-	struct gemm_args ga = {k, dA, dB, NULL, M, N, K, lda, ldb, ldc};
+	struct gemm_args ga = {.k = k, .A = dA, .B = dB, .M = M, .N = N, .K = K,
+			       .lda = lda, .ldb = ldb, .ldc = ldc};
 	char what[256], path[32];
 	int i, j, l;
 
@@ -611,8 +615,6 @@ static void gemm_check(struct gemm_kernel *k, int M, int N, int K, int lda, int 
 	CK(cudaFree(dC));
 	CK(cudaFree(dR));
 }
-
-static int only_tf32; /* --tf32: the TF32 GEMM checks and timings alone */
 
 static void gemm_correctness(void)
 {
@@ -718,7 +720,8 @@ static void gemm_sweep(enum dtype t, const int (*shapes)[3], size_t nshapes,
 			ref[i] = getv(hR, i, t);
 		free(hR);
 		for (i = 0; i < ncfg; ++i) {
-			struct gemm_args ga = {&ks[i], dA, dB, dC, M, N, K, K, K, N};
+			struct gemm_args ga = {.k = &ks[i], .A = dA, .B = dB, .C = dC, .M = M,
+					       .N = N, .K = K, .lda = K, .ldb = K, .ldc = N};
 			double err, tf;
 			void *hC;
 			if (!ok[i])
