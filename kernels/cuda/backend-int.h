@@ -154,10 +154,9 @@ int cu_ensure_ws(struct cu_cell *c, size_t bytes, char **cause);
 
 /* gemm.c: one execution of GEMM config cfg (module m) of cell c on the backend's stream,
  * building (or finding cached) the tensor maps its wgmma path needs; its tensor-map cache
- * released with the cell; the number of map pairs encoded for c so far. */
+ * released with the cell. */
 int cu_gemm_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
 		struct cu_module *m, char **cause);
 void cu_gemm_release(struct cu_cell *c);
-int64_t cu_gemm_maps_built(const struct cu_cell *c);
 
 #endif

@@ -43,7 +43,7 @@ struct cu_gemm_maps {
 	struct gemm_occ occ[GEMM_MAPS];
 	unsigned next;        /* the entry the next miss replaces, round robin */
 	encode_tiled_fn encode;
-	int64_t built;        /* maps encoded (pairs), for tests and the docs' claim */
+	int64_t built;        /* map pairs encoded */
 };
 
 void cu_gemm_release(struct cu_cell *c)
@@ -166,11 +166,6 @@ static int gemm_resident(struct backend *b, struct cu_cell *c, struct cu_module 
 	mc->occ[free_slot].m = m;
 	mc->occ[free_slot].resident = *out;
 	return 0;
-}
-
-int64_t cu_gemm_maps_built(const struct cu_cell *c)
-{
-	return c->gemm_maps ? c->gemm_maps->built : 0;
 }
 
 static int64_t cdiv(int64_t a, int64_t b)
