@@ -64,6 +64,7 @@ static void free_cell(struct cu_cell *c)
 		cudaFree(c->d_out);
 	if (c->d_ws)
 		cudaFree(c->d_ws);
+	cu_gemm_release(c);
 	if (c->la)
 		cublasLtMatrixLayoutDestroy(c->la);
 	if (c->lb)
@@ -286,7 +287,7 @@ static int alloc_data(struct backend *b, struct cu_cell *c, char **cause)
 	return 0;
 }
 
-static int ensure_ws(struct cu_cell *c, size_t bytes, char **cause)
+int cu_ensure_ws(struct cu_cell *c, size_t bytes, char **cause)
 {
 	if (bytes <= c->ws_bytes)
 		return 0;
@@ -344,39 +345,12 @@ static int run_once(struct backend *b, struct cu_cell *c, const struct config *c
 						     c->d_out, c->lc, &h->algo, b->lt_ws,
 						     h->workspaceSize, b->stream), cause);
 	}
-	int M = (int)s->m, N = (int)s->n, K = (int)s->k;
 	int64_t block = field(c, cfg, "BLOCK"), vec = field(c, cfg, "VEC");
 	int64_t rows = field(c, cfg, "ROWS");
 	int nb = (int)s->batch, H = (int)s->h, W = (int)s->w, C = (int)s->c;
 	switch (s->op) {
-	case CU_GEMM: {
-		int64_t bm = cfg->val[0], bn = cfg->val[1], warps = cfg->val[3];
-		int64_t split = cfg->val[5];
-		size_t smem = cuda_gemm_smem(s, cfg);
-		if (smem > m->smem_set) {
-			if (CUDA_CHECK(RT, cudaFuncSetAttribute(
-						   (const void *)m->k[0],
-						   cudaFuncAttributeMaxDynamicSharedMemorySize,
-						   (int)smem), cause))
-				return -1;
-			m->smem_set = smem;
-		}
-		if (split > 1 && ensure_ws(c, (size_t)(split * s->m * s->n) * 4, cause))
-			return -1;
-		float *ws = c->d_ws;
-		int lda = K, ldb = K, ldc = N;
-		void *args[] = { &c->d_in[0], &c->d_in[1], &c->d_out, &ws, &M, &N, &K, &lda, &ldb,
-				 &ldc };
-		if (launch_kernel(b, m->k[0], cdiv(M, bm) * cdiv(N, bn), 1, split, 32 * warps, smem,
-				  args, cause))
-			return -1;
-		if (split > 1) {
-			void *r[] = { &ws, &c->d_out, &M, &N, &ldc };
-			return launch_kernel(b, m->k[1], cdiv((int64_t)M * N, 256), 1, 1, 256, 0, r,
-					     cause);
-		}
-		return 0;
-	}
+	case CU_GEMM:
+		return cu_gemm_run(b, c, cfg, m, cause);
 	case CU_MAXPOOL: {
 		void *args[] = { &c->d_in[0], &c->d_out, &nb, &H, &W, &C };
 		return launch_kernel(b, m->k[0], cdiv(s->batch * s->oh * s->ow * cdiv(C, vec), block),
@@ -408,7 +382,7 @@ static int run_once(struct backend *b, struct cu_cell *c, const struct config *c
 		splits = splits < 1 ? 1 : splits > most ? (most < 1 ? 1 : most) : splits;
 		if (splits > 65535)
 			splits = 65535;
-		if (splits > 1 && ensure_ws(c, (size_t)(splits * S) * 4, cause))
+		if (splits > 1 && cu_ensure_ws(c, (size_t)(splits * S) * 4, cause))
 			return -1;
 		float *ws = c->d_ws;
 		int sp = (int)splits;

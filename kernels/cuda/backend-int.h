@@ -82,6 +82,7 @@ struct cu_cell {
 	void *h_in[3], *h_out;
 	void *d_in[3], *d_out;
 	float *d_ws;                         /* split-K / sum_dim0 partials */
+	struct cu_gemm_maps *gemm_maps;      /* GEMM: tensor maps of the wgmma path (gemm.c) */
 	size_t ws_bytes;
 	double *d_ref;                       /* the float64 reference of every output, on the GPU */
 	int64_t ref_ns;                      /* its cost (once per cell), charged to the first check */
@@ -147,5 +148,15 @@ int cu_ref_compute(struct backend *b, struct cu_cell *c, char **cause);
 int cu_ref_error(struct backend *b, struct cu_cell *c, double *err, size_t *bad, char **cause);
 
 void cu_prepare_ahead(struct backend *b, size_t i, const struct config *cs, size_t n);
+
+/* The split-K / sum_dim0 workspace of cell c, grown to bytes or more (backend-cuda.c). */
+int cu_ensure_ws(struct cu_cell *c, size_t bytes, char **cause);
+
+/* gemm.c: one execution of GEMM config cfg (module m) of cell c on the backend's stream,
+ * building (or finding cached) the tensor maps its wgmma path needs; its tensor-map cache
+ * released with the cell. */
+int cu_gemm_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
+		struct cu_module *m, char **cause);
+void cu_gemm_release(struct cu_cell *c);
 
 #endif

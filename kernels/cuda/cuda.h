@@ -127,8 +127,11 @@ int cuda_op_space(const char *op, struct space *out);
 size_t cuda_config_options(const struct space *sp, const struct config *c, const char *arch,
 			   char **opts);
 
-/* Dynamic shared memory a gemm config needs (gemm-config.h's formula), bytes. */
-size_t cuda_gemm_smem(const struct cuda_shape *s, const struct config *c);
+/* Config c of a gemm cell as gemm-config.h's struct, its kernel path (wgmma on sm_90a)
+ * derived from the fields for the cell's device (cuda_gemm_use_wgmma). */
+struct cuda_gemm_config;
+void cuda_gemm_config_get(const struct cuda_space_ctx *x, const struct config *c,
+			  struct cuda_gemm_config *g);
 
 /* Relative-norm bounds of the check (docs/kernels.md): float32 1e-5, TF32 1e-3,
  * float16 and bfloat16 1e-2. */

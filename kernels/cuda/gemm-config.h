@@ -10,8 +10,35 @@ struct cuda_gemm_config {
 	int stages, split_k, group_m;
 	int elem_bytes; /* 2 for float16/bfloat16, 4 for float32 */
 	int tf32;       /* float32 only: 1 = TF32 tensor cores, 0 = FFMA */
-	int wgmma;      /* float16/bfloat16 on sm_90a only: 1 = the wgmma path */
+	int wgmma;      /* 1 = the wgmma path (sm_90a, 16-bit): derived, cuda_gemm_use_wgmma() */
+	int tf32_wgmma; /* opt-in (kernel-check --tf32): TF32 may take the wgmma path; the
+			 * backend never sets it (not yet validated on a GPU, docs/kernels.md) */
 };
+
+/* Whether config c takes the Hopper path on target sm90a, derived from the Triton fields as
+ * Triton does on Hopper (no field of its own, so every tuner reaches it): float16/bfloat16
+ * (float32 on TF32 only with the tf32_wgmma opt-in), WARPS 4 or 8 (1 or 2 consumer
+ * warpgroups; the block gets one more, the producer), BLOCK_M 64 or 128 rows per consumer
+ * warpgroup, BLOCK_N 64, 128 or 256, BLOCK_K a multiple of 128 bytes (one swizzle atom: 64
+ * 16-bit or 32 tf32 elements). Every other config takes mma.sync (or FFMA). */
+static inline int cuda_gemm_use_wgmma(const struct cuda_gemm_config *c, int sm90a)
+{
+	int wg = c->warps / 4;
+	if (!sm90a || (c->elem_bytes != 2 && !(c->elem_bytes == 4 && c->tf32 && c->tf32_wgmma)) ||
+	    (c->warps != 4 && c->warps != 8))
+		return 0;
+	if (c->block_m % (64 * wg) != 0 || c->block_m / (64 * wg) > 2)
+		return 0;
+	if (c->block_n != 64 && c->block_n != 128 && c->block_n != 256)
+		return 0;
+	return c->block_k % (128 / c->elem_bytes) == 0;
+}
+
+/* Threads of a block of config c: 32 * WARPS, plus the producer warpgroup on wgmma. */
+static inline int cuda_gemm_threads(const struct cuda_gemm_config *c)
+{
+	return 32 * c->warps + (c->wgmma ? 128 : 0);
+}
 
 /* The template's default WARPS_M for a config (see gemm.cu's header). */
 static inline int cuda_gemm_warps_m(const struct cuda_gemm_config *c)
@@ -36,8 +63,9 @@ static inline int cuda_gemm_warps_m(const struct cuda_gemm_config *c)
 static inline long cuda_gemm_smem_bytes(const struct cuda_gemm_config *c)
 {
 	long epc = 16 / c->elem_bytes;
-	if (c->wgmma) /* swizzled rows of exactly 128 bytes, plus 1 KiB to align the base */
-		return (long)c->stages * (c->block_m + c->block_n) * 128 + 1024;
+	if (c->wgmma) /* swizzled 128-byte rows, 1 KiB to align the base, 1 KiB of mbarriers */
+		return (long)c->stages * (c->block_m + c->block_n) * c->block_k * c->elem_bytes +
+		       2048;
 	return (long)c->stages * (c->block_m + c->block_n) * (c->block_k + epc) * c->elem_bytes;
 }
 
@@ -61,12 +89,11 @@ static inline long cuda_gemm_config_check(const struct cuda_gemm_config *c, long
 		int wg = c->warps / 4;
 		if (!sm90a)
 			return *why = "WGMMA needs the sm_90a target", -1;
-		if (c->elem_bytes != 2)
-			return *why = "WGMMA needs float16 or bfloat16", -1;
-		if (c->block_k != 64)
-			return *why = "WGMMA: BLOCK_K must be 64", -1;
-		if (c->stages < 3)
-			return *why = "WGMMA: STAGES must be >= 3", -1;
+		if (c->elem_bytes != 2 && !c->tf32)
+			return *why = "WGMMA needs float16, bfloat16 or TF32", -1;
+		if (c->block_k % (128 / c->elem_bytes) != 0)
+			return *why = "WGMMA: BLOCK_K must be a multiple of 128 bytes (64, tf32: 32)",
+			       -1;
 		if (c->warps != 4 && c->warps != 8)
 			return *why = "WGMMA: WARPS must be 4 or 8", -1;
 		if (c->block_n != 64 && c->block_n != 128 && c->block_n != 256)

@@ -315,8 +315,8 @@ static int redundant(const struct space_field *f, int64_t v, int64_t d)
 }
 
 
-static void gemm_config_of(const struct cuda_shape *s, const struct config *c,
-			   struct cuda_gemm_config *g)
+void cuda_gemm_config_get(const struct cuda_space_ctx *x, const struct config *c,
+			  struct cuda_gemm_config *g)
 {
 	memset(g, 0, sizeof(*g));
 	g->block_m = (int)c->val[G_BM];
@@ -326,8 +326,9 @@ static void gemm_config_of(const struct cuda_shape *s, const struct config *c,
 	g->stages = (int)c->val[G_STAGES];
 	g->split_k = (int)c->val[G_SPLIT_K];
 	g->group_m = (int)c->val[G_GROUP_M];
-	g->elem_bytes = (int)cuda_dtype_size(s->dtype);
-	g->tf32 = s->tf32;
+	g->elem_bytes = (int)cuda_dtype_size(x->shape.dtype);
+	g->tf32 = x->shape.tf32;
+	g->wgmma = cuda_gemm_use_wgmma(g, !strcmp(x->dev.arch, "sm_90a"));
 }
 
 static int gemm_valid(const struct space *sp, const struct config *c, const char **why)
@@ -336,7 +337,7 @@ static int gemm_valid(const struct space *sp, const struct config *c, const char
 	const struct cuda_shape *s = &x->shape;
 	const char *no = NULL, *rule = NULL;
 	struct cuda_gemm_config g;
-	gemm_config_of(s, c, &g);
+	cuda_gemm_config_get(x, c, &g);
 	int64_t ktiles = (s->k + c->val[G_BK] - 1) / c->val[G_BK];
 	int64_t per = (ktiles + c->val[G_SPLIT_K] - 1) / c->val[G_SPLIT_K];
 	int64_t grid_m = (s->m + c->val[G_BM] - 1) / c->val[G_BM];
@@ -372,32 +373,60 @@ static int64_t pick(const struct space_field *f, int64_t want, int64_t d)
 	return v;
 }
 
-/* Rule of thumb (Triton's matmul tutorial defaults): tensor cores: 128 x 128 x 32 (64 for
- * 16-bit types), 4 warps, 3 stages, GROUP_M 8; FFMA: 64 x 64 x 16.  Tiles clipped to the
+/* Set c's tile fields, each clipped to the shape (pick). */
+static void gemm_tiles(const struct space *sp, struct config *c, int64_t bm, int64_t bn,
+		       int64_t bk, int64_t warps, int64_t stages)
+{
+	const struct cuda_shape *s = &((const struct cuda_space_ctx *)sp->ctx)->shape;
+	c->val[G_BM] = pick(&sp->fields[G_BM], bm, s->m);
+	c->val[G_BN] = pick(&sp->fields[G_BN], bn, s->n);
+	c->val[G_BK] = pick(&sp->fields[G_BK], bk, s->k);
+	c->val[G_WARPS] = warps;
+	c->val[G_STAGES] = stages;
+}
+
+/* Rule of thumb.  Hopper (sm_90a) and 16-bit types: the wgmma + TMA kernel at the tile that
+ * measured fastest for the grid the shape gives (docs/BENCHMARKS.md, 2026-11-23): 128 x 256
+ * x 64, 8 warps, 4 stages when those tiles fill the SMs (90% or more), else 128 x 128 x 64,
+ * 4 warps, 4 stages when those fill half of them, else 64 x 128 x 64, 4 warps, 5 stages.
+ * Elsewhere (Triton's matmul tutorial defaults): tensor cores: 128 x 128 x 32 (64 for
+ * 16-bit types), 4 warps, 3 stages; FFMA: 64 x 64 x 16.  GROUP_M 8.  Tiles clipped to the
  * shape; SPLIT_K raised while the tiles fill less than half the SMs and k has room.  When
- * that breaks a rule, the first valid grid point. */
+ * that breaks a rule, the Triton default, then the first valid grid point. */
 static void gemm_heuristic(const struct space *sp, struct config *c)
 {
 	const struct cuda_space_ctx *x = sp->ctx;
 	const struct cuda_shape *s = &x->shape;
 	int mma = s->dtype != CU_F32 || s->tf32;
+	int hopper = s->dtype != CU_F32 && !strcmp(x->dev.arch, "sm_90a");
+	int64_t hk = 64; /* one 128-byte swizzle atom */
 	memset(c, 0, sizeof(*c));
-	c->val[G_BM] = pick(&sp->fields[G_BM], mma ? 128 : 64, s->m);
-	c->val[G_BN] = pick(&sp->fields[G_BN], mma ? 128 : 64, s->n);
-	c->val[G_BK] = pick(&sp->fields[G_BK], s->dtype != CU_F32 ? 64 : (mma ? 32 : 16), s->k);
-	c->val[G_WARPS] = 4;
-	c->val[G_STAGES] = 3;
-	c->val[G_GROUP_M] = pick(&sp->fields[G_GROUP_M], 8,
-				 (s->m + c->val[G_BM] - 1) / c->val[G_BM]);
-	int64_t tiles = ((s->m + c->val[G_BM] - 1) / c->val[G_BM]) *
-			((s->n + c->val[G_BN] - 1) / c->val[G_BN]);
-	int64_t split = 1;
-	while (split < 8 && tiles * split * 2 <= x->dev.sms &&
-	       (s->k / c->val[G_BK]) >= split * 2 * 4)
-		split *= 2;
-	c->val[G_SPLIT_K] = split;
-	if (gemm_valid(sp, c, NULL))
-		return;
+	for (int attempt = hopper ? 0 : 1; attempt < 2; attempt++) {
+		if (attempt == 0) {
+			int64_t t256 = ((s->m + 127) / 128) * ((s->n + 255) / 256);
+			int64_t t128 = ((s->m + 127) / 128) * ((s->n + 127) / 128);
+			if (t256 * 10 >= (int64_t)x->dev.sms * 9)
+				gemm_tiles(sp, c, 128, 256, hk, 8, 4);
+			else if (t128 * 2 >= (int64_t)x->dev.sms)
+				gemm_tiles(sp, c, 128, 128, hk, 4, 4);
+			else
+				gemm_tiles(sp, c, 64, 128, hk, 4, 5);
+		} else {
+			gemm_tiles(sp, c, mma ? 128 : 64, mma ? 128 : 64,
+				   s->dtype != CU_F32 ? 64 : (mma ? 32 : 16), 4, 3);
+		}
+		c->val[G_GROUP_M] = pick(&sp->fields[G_GROUP_M], 8,
+					 (s->m + c->val[G_BM] - 1) / c->val[G_BM]);
+		int64_t tiles = ((s->m + c->val[G_BM] - 1) / c->val[G_BM]) *
+				((s->n + c->val[G_BN] - 1) / c->val[G_BN]);
+		int64_t split = 1;
+		while (split < 8 && tiles * split * 2 <= x->dev.sms &&
+		       (s->k / c->val[G_BK]) >= split * 2 * 4)
+			split *= 2;
+		c->val[G_SPLIT_K] = split;
+		if (gemm_valid(sp, c, NULL))
+			return;
+	}
 	size_t n = space_grid_size(sp);
 	for (size_t i = 0; i < n; i++)
 		if (!space_grid_point(sp, i, c) && gemm_valid(sp, c, NULL))
@@ -497,6 +526,14 @@ size_t cuda_config_options(const struct space *sp, const struct config *c, const
 	opts[n++] = xstrdup(dtype_macro[s->dtype]);
 	if (s->op == CU_GEMM && s->tf32)
 		opts[n++] = xstrdup("-DTF32=1");
+	if (s->op == CU_GEMM && !c->vendor) {
+		struct cuda_gemm_config g;
+		struct cuda_space_ctx xa = *x;
+		snprintf(xa.dev.arch, sizeof(xa.dev.arch), "%s", arch);
+		cuda_gemm_config_get(&xa, c, &g);
+		if (g.wgmma)
+			opts[n++] = xstrdup("-DWGMMA=1");
+	}
 	if (s->op == CU_BIAS_RELU || s->op == CU_BIAS_RELU_ADD)
 		opts[n++] = xasprintf("-DRESIDUAL=%d", s->op == CU_BIAS_RELU_ADD);
 	if (c->vendor)
@@ -504,13 +541,6 @@ size_t cuda_config_options(const struct space *sp, const struct config *c, const
 	for (size_t f = 0; f < sp->nfields && n < CUDA_MAX_OPTS; f++)
 		opts[n++] = xasprintf("-D%s=%" PRId64, sp->fields[f].name, c->val[f]);
 	return n;
-}
-
-size_t cuda_gemm_smem(const struct cuda_shape *s, const struct config *c)
-{
-	struct cuda_gemm_config g;
-	gemm_config_of(s, c, &g);
-	return (size_t)cuda_gemm_smem_bytes(&g);
 }
 
 double cuda_tolerance(const struct cuda_shape *s)

@@ -1,7 +1,7 @@
 /* kernel-check.c: compile the CUDA templates with NVRTC for this GPU, check them against
  * references on fresh random inputs and time them against cuBLASLt / a device copy.
  *
- * usage: kernel-check TEMPLATE_DIR [--no-timing | --gemm-timing | --mb-timing]
+ * usage: kernel-check TEMPLATE_DIR [--no-timing | --gemm-timing | --mb-timing | --tf32]
  * exit: 0 every check passed, 1 a check or compile failed, 77 no GPU, 2 usage.
  *
  * Correctness: inputs uniform in [-1, 1) (fixed seeds, a new seed per check, never zeros),
@@ -323,17 +323,28 @@ static double time_median(launch_fn fn, void *ctx, int n)
 /* ---- GEMM: our kernel ------------------------------------------------------------------- */
 
 struct gemm_cfg {
-	int bm, bn, bk, warps, stages, split_k, group_m, wgmma;
+	int bm, bn, bk, warps, stages, split_k, group_m;
 };
 
 struct gemm_kernel {
 	struct gemm_cfg c;
 	enum dtype t;
+	int wgmma; /* derived: cuda_gemm_use_wgmma() */
 	struct module m;
 	CUfunction gemm, reduce;
 	long smem;
+	int threads, resident; /* blocks of it that fit on the device at once */
 	char name[160];
 };
+
+/* 1: wgmma kernels take their cp.async path even where tensor maps are possible */
+static int force_no_tma;
+/* --tf32: the TF32 GEMM checks and timings alone, with TF32 opted in to the wgmma path
+ * (cuda_gemm_config.tf32_wgmma; the backend does not take it yet) */
+static int only_tf32;
+/* wgmma kernels' grid: 0 one block per tile; -1 persistent, min(tiles, blocks that fit on
+ * the device at once); n > 0 min(tiles, n) (many tiles a block, for the checks) */
+static int grid_cap = -1;
 
 static void *gemm_ws;
 static size_t gemm_ws_bytes;
@@ -342,14 +353,17 @@ static int gemm_kernel_init(struct gemm_kernel *k, enum dtype t, struct gemm_cfg
 {
 	struct cuda_gemm_config cc = {c.bm,    c.bn,     c.bk,           c.warps, 0,
 				      c.stages, c.split_k, c.group_m, (int)esize(t), t == TF32,
-				      c.wgmma};
+				      0,    only_tf32};
 	const char *why = NULL;
 	char defs[512];
 
+	cc.wgmma = cuda_gemm_use_wgmma(&cc, !strcmp(arch, "sm_90a"));
 	memset(k, 0, sizeof(*k));
 	k->c = c;
 	k->t = t;
-	snprintf(k->name, sizeof(k->name), "%s%dx%dx%d w%d s%d sk%d g%d", c.wgmma ? "wg " : "",
+	k->wgmma = cc.wgmma;
+	k->threads = cuda_gemm_threads(&cc);
+	snprintf(k->name, sizeof(k->name), "%s%dx%dx%d w%d s%d sk%d g%d", cc.wgmma ? "wg " : "",
 		 c.bm, c.bn, c.bk, c.warps, c.stages, c.split_k, c.group_m);
 	k->smem = cuda_gemm_config_check(&cc, smem_optin, !strcmp(arch, "sm_90a"), &why);
 	if (k->smem < 0) {
@@ -359,7 +373,7 @@ static int gemm_kernel_init(struct gemm_kernel *k, enum dtype t, struct gemm_cfg
 	snprintf(defs, sizeof(defs),
 		 "%s -DBLOCK_M=%d -DBLOCK_N=%d -DBLOCK_K=%d -DWARPS=%d -DSTAGES=%d -DSPLIT_K=%d "
 		 "-DGROUP_M=%d -DWGMMA=%d",
-		 dtype_def[t], c.bm, c.bn, c.bk, c.warps, c.stages, c.split_k, c.group_m, c.wgmma);
+		 dtype_def[t], c.bm, c.bn, c.bk, c.warps, c.stages, c.split_k, c.group_m, cc.wgmma);
 	k->m = load_module("gemm.cu", defs);
 	if (!k->m.ok)
 		return -1;
@@ -367,6 +381,12 @@ static int gemm_kernel_init(struct gemm_kernel *k, enum dtype t, struct gemm_cfg
 	k->reduce = get_fn(&k->m, "gemm_splitk_reduce");
 	CKD(cuFuncSetAttribute(k->gemm, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
 			       (int)k->smem));
+	{
+		int per_sm = 0;
+		CKD(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k->gemm, k->threads,
+								(size_t)k->smem));
+		k->resident = (per_sm > 0 ? per_sm : 1) * prop.multiProcessorCount;
+	}
 	return 0;
 }
 
@@ -381,7 +401,47 @@ struct gemm_args {
 	struct gemm_kernel *k;
 	void *A, *B, *C;
 	int M, N, K, lda, ldb, ldc;
+	/* wgmma kernels: tensor maps of A and B, built once by gemm_args_maps (outside every
+	 * timed region); use_tma 0 where the strides or pointers do not allow them */
+	CUtensorMap ta, tb;
+	int use_tma;
+	int grid_cap; /* see the global; copied by gemm_args_maps */
 };
+
+static void tmap_encode(CUtensorMap *map, enum dtype t, void *base, int rows, int cols, int ld,
+			int box_rows)
+{
+	cuuint64_t dim[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
+	cuuint64_t stride[1] = {(cuuint64_t)ld * esize(t)};
+	cuuint32_t box[2] = {(cuuint32_t)(128 / esize(t)), (cuuint32_t)box_rows};
+	cuuint32_t estride[2] = {1, 1};
+	CKD(cuTensorMapEncodeTiled(map, t == F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+				   : t == BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+					       : CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+				   2, base, dim, stride, box, estride,
+				   CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+				   CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+				   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+}
+
+/* The tensor maps of a wgmma kernel's launch: 128-byte x BLOCK_M (A) and x BLOCK_N (B) boxes,
+ * 128-byte swizzle, zeros outside the matrix (the ragged edges). Needs 16-byte aligned
+ * pointers and row strides, else the kernel's cp.async path. */
+static void gemm_args_maps(struct gemm_args *a)
+{
+	struct gemm_kernel *k = a->k;
+	size_t es = esize(k->t);
+	memset(&a->ta, 0, sizeof(a->ta));
+	memset(&a->tb, 0, sizeof(a->tb));
+	a->grid_cap = grid_cap;
+	a->use_tma = k->wgmma && !force_no_tma && (a->lda * es) % 16 == 0 &&
+		     (a->ldb * es) % 16 == 0 && ((uintptr_t)a->A % 16) == 0 &&
+		     ((uintptr_t)a->B % 16) == 0;
+	if (!a->use_tma)
+		return;
+	tmap_encode(&a->ta, k->t, a->A, a->M, a->K, a->lda, k->c.bm);
+	tmap_encode(&a->tb, k->t, a->B, a->N, a->K, a->ldb, k->c.bn);
+}
 
 static void gemm_launch(void *ctx)
 {
@@ -389,6 +449,10 @@ static void gemm_launch(void *ctx)
 	struct gemm_kernel *k = a->k;
 	unsigned gx = (unsigned)(((a->M + k->c.bm - 1) / k->c.bm) * ((a->N + k->c.bn - 1) / k->c.bn));
 	void *ws = NULL;
+	if (k->wgmma && a->grid_cap != 0) {
+		unsigned cap = a->grid_cap > 0 ? (unsigned)a->grid_cap : (unsigned)k->resident;
+		gx = gx < cap ? gx : cap;
+	}
 	if (k->c.split_k > 1) {
 		size_t need = (size_t)k->c.split_k * a->M * a->N * 4;
 		if (need > gemm_ws_bytes) {
@@ -399,8 +463,9 @@ static void gemm_launch(void *ctx)
 		}
 		ws = gemm_ws;
 	}
-	void *args[] = {&a->A, &a->B, &a->C, &ws, &a->M, &a->N, &a->K, &a->lda, &a->ldb, &a->ldc};
-	CKD(cuLaunchKernel(k->gemm, gx, 1, (unsigned)k->c.split_k, 32u * k->c.warps, 1, 1,
+	void *args[] = {&a->A,   &a->B,   &a->C,   &ws,  &a->M,  &a->N,      &a->K,
+			&a->lda, &a->ldb, &a->ldc, &a->ta, &a->tb, &a->use_tma};
+	CKD(cuLaunchKernel(k->gemm, gx, 1, (unsigned)k->c.split_k, (unsigned)k->threads, 1, 1,
 			   (unsigned)k->smem, stream, args, NULL));
 	if (k->c.split_k > 1) {
 		long long mn = (long long)a->M * a->N;
@@ -486,8 +551,9 @@ static void gemm_check(struct gemm_kernel *k, int M, int N, int K, int lda, int 
 	void *dB = dev_random((size_t)N * ldb, t, seed_counter++, &hB);
 	void *dC, *dR;
 	double *ref = malloc((size_t)M * N * sizeof(double)), macs = (double)M * N * K;
-	struct gemm_args ga = {k, dA, dB, NULL, M, N, K, lda, ldb, ldc};
-	char what[256];
+	struct gemm_args ga = {.k = k, .A = dA, .B = dB, .M = M, .N = N, .K = K,
+			       .lda = lda, .ldb = ldb, .ldc = ldc};
+	char what[256], path[32];
 	int i, j, l;
 
 	if (!ref)
@@ -496,6 +562,9 @@ static void gemm_check(struct gemm_kernel *k, int M, int N, int K, int lda, int 
 	CK(cudaMalloc(&dR, nc * es));
 	CK(cudaMemsetAsync(dC, 0xff, nc * es, stream)); /* NaN in every dtype */
 	ga.C = dC;
+	gemm_args_maps(&ga);
+	snprintf(path, sizeof(path), "%s%s", !k->wgmma ? "" : (ga.use_tma ? " tma" : " cp.async"),
+		 !k->wgmma ? "" : (grid_cap < 0 ? " pers" : (grid_cap ? " g3" : " tiles")));
 	gemm_launch(&ga);
 	CK(cudaGetLastError());
 	CK(cudaStreamSynchronize(stream));
@@ -516,8 +585,8 @@ static void gemm_check(struct gemm_kernel *k, int M, int N, int K, int lda, int 
 					     getv(hB, (size_t)j * ldb + l, t);
 				ref[(size_t)i * N + j] = s;
 			}
-		snprintf(what, sizeof(what), "gemm %-8s %-26s M%d N%d K%d ld%d,%d,%d vs cpu",
-			 dtype_name[t], k->name, M, N, K, lda, ldb, ldc);
+		snprintf(what, sizeof(what), "gemm %-8s %-26s M%d N%d K%d ld%d,%d,%d%s vs cpu",
+			 dtype_name[t], k->name, M, N, K, lda, ldb, ldc, path);
 		report(what, rel_error(packed, t, ref, (size_t)M * N), dtype_bound[t]);
 	}
 	if (macs >= 1e6) {
@@ -531,8 +600,8 @@ static void gemm_check(struct gemm_kernel *k, int M, int N, int K, int lda, int 
 		for (i = 0; i < M; ++i)
 			for (j = 0; j < N; ++j)
 				ref[(size_t)i * N + j] = getv(hR, (size_t)i * ldc + j, t);
-		snprintf(what, sizeof(what), "gemm %-8s %-26s M%d N%d K%d ld%d,%d,%d vs cublasLt",
-			 dtype_name[t], k->name, M, N, K, lda, ldb, ldc);
+		snprintf(what, sizeof(what), "gemm %-8s %-26s M%d N%d K%d ld%d,%d,%d%s vs cublasLt",
+			 dtype_name[t], k->name, M, N, K, lda, ldb, ldc, path);
 		report(what, rel_error(packed, t, ref, (size_t)M * N), dtype_bound[t]);
 		free(hR);
 	}
@@ -549,13 +618,22 @@ static void gemm_check(struct gemm_kernel *k, int M, int N, int K, int lda, int 
 
 static void gemm_correctness(void)
 {
+	/* on sm_90a the configs with BLOCK_K % 64 == 0, WARPS 4 or 8 and BLOCK_M 64 or 128 a
+	 * warpgroup take the wgmma kernel (cuda_gemm_use_wgmma), the others mma.sync */
 	static const struct gemm_cfg cfgs[] = {
-		{128, 128, 32, 4, 3, 1, 8}, {128, 256, 64, 8, 3, 1, 8}, {64, 64, 32, 4, 4, 3, 1},
-		{32, 32, 16, 1, 2, 1, 4},   {256, 128, 32, 8, 4, 2, 8},
-		{128, 256, 64, 8, 4, 1, 8, 1}, {128, 128, 64, 4, 4, 2, 8, 1},
-		{64, 64, 64, 4, 3, 1, 1, 1},   {256, 128, 64, 8, 3, 3, 8, 1},
+		{128, 128, 32, 4, 3, 1, 8},  {64, 64, 32, 4, 4, 3, 1},   {32, 32, 16, 1, 2, 1, 4},
+		{256, 128, 32, 8, 4, 2, 8},  {128, 128, 64, 2, 3, 1, 8},  {128, 256, 64, 8, 3, 1, 8},
+		{128, 256, 64, 8, 4, 1, 8},  {128, 128, 64, 4, 4, 2, 8},  {64, 64, 64, 4, 3, 1, 1},
+		{256, 128, 64, 8, 3, 3, 8},  {128, 128, 128, 4, 2, 1, 8}, {128, 256, 64, 8, 2, 1, 8},
+		{64, 256, 64, 4, 4, 1, 8},   {128, 64, 64, 8, 5, 1, 4},   {256, 64, 128, 8, 2, 2, 8},
 	};
 	static const struct gemm_cfg ffma[] = {{64, 64, 16, 4, 2, 1, 8}, {128, 128, 16, 8, 3, 2, 4}};
+	/* TF32: wgmma where BLOCK_K is a multiple of 32, mma.sync below */
+	static const struct gemm_cfg tf32[] = {
+		{128, 128, 16, 4, 3, 1, 8},  {64, 64, 16, 4, 4, 3, 1},   {32, 32, 16, 1, 2, 1, 4},
+		{128, 256, 32, 8, 4, 1, 8},  {128, 128, 32, 4, 4, 2, 8},  {64, 64, 32, 4, 3, 1, 1},
+		{256, 128, 32, 8, 3, 3, 8},  {128, 128, 64, 4, 2, 1, 8},  {64, 256, 32, 4, 4, 1, 8},
+	};
 	static const int shapes[][6] = {
 		/* M, N, K, lda, ldb, ldc */
 		{1, 1, 1, 1, 1, 1},         {7, 9, 5, 5, 5, 9},
@@ -567,8 +645,11 @@ static void gemm_correctness(void)
 	size_t i, s;
 
 	for (t = F16; t <= F32; ++t) {
-		const struct gemm_cfg *cs = t == F32 ? ffma : cfgs;
-		size_t nc = t == F32 ? 2 : sizeof(cfgs) / sizeof(cfgs[0]);
+		if (only_tf32 && t != TF32)
+			continue;
+		const struct gemm_cfg *cs = t == F32 ? ffma : t == TF32 ? tf32 : cfgs;
+		size_t nc = t == F32 ? 2 : t == TF32 ? sizeof(tf32) / sizeof(tf32[0])
+						     : sizeof(cfgs) / sizeof(cfgs[0]);
 		for (i = 0; i < nc; ++i) {
 			struct gemm_kernel k;
 			if (gemm_kernel_init(&k, t, cs[i]) != 0)
@@ -576,6 +657,23 @@ static void gemm_correctness(void)
 			for (s = 0; s < sizeof(shapes) / sizeof(shapes[0]); ++s)
 				gemm_check(&k, shapes[s][0], shapes[s][1], shapes[s][2],
 					   shapes[s][3], shapes[s][4], shapes[s][5]);
+			if (k.wgmma) {
+				/* a grid of 3 blocks: many tiles a block, stages and barrier
+				 * phases carried from tile to tile; one block per tile */
+				for (grid_cap = 3; grid_cap >= 0; grid_cap -= 3) {
+					gemm_check(&k, 1000, 1000, 1000, 1000, 1000, 1000);
+					gemm_check(&k, 2048, 1536, 999, 1000, 1008, 1536);
+					gemm_check(&k, 300, 200, 333, 336, 344, 208);
+				}
+				/* the cp.async path on shapes that would take tensor maps */
+				force_no_tma = 1;
+				for (grid_cap = 3; grid_cap >= -1; grid_cap -= 4) {
+					gemm_check(&k, 1000, 1000, 1000, 1000, 1000, 1000);
+					gemm_check(&k, 2048, 1536, 999, 1000, 1008, 1536);
+				}
+				force_no_tma = 0;
+				grid_cap = -1;
+			}
 			gemm_kernel_release(&k);
 		}
 	}
@@ -622,11 +720,13 @@ static void gemm_sweep(enum dtype t, const int (*shapes)[3], size_t nshapes,
 			ref[i] = getv(hR, i, t);
 		free(hR);
 		for (i = 0; i < ncfg; ++i) {
-			struct gemm_args ga = {&ks[i], dA, dB, dC, M, N, K, K, K, N};
+			struct gemm_args ga = {.k = &ks[i], .A = dA, .B = dB, .C = dC, .M = M,
+					       .N = N, .K = K, .lda = K, .ldb = K, .ldc = N};
 			double err, tf;
 			void *hC;
 			if (!ok[i])
 				continue;
+			gemm_args_maps(&ga); /* once per (config, buffers): outside the timing */
 			CK(cudaMemsetAsync(dC, 0xff, (size_t)M * N * es, stream));
 			gemm_launch(&ga);
 			CK(cudaStreamSynchronize(stream));
@@ -639,6 +739,14 @@ static void gemm_sweep(enum dtype t, const int (*shapes)[3], size_t nshapes,
 				printf("FAIL gemm %s %s M%d N%d K%d err %.2e (not timed)\n",
 				       dtype_name[t], ks[i].name, M, N, K, err);
 				continue;
+			}
+			if (ks[i].wgmma) { /* one block per tile too, beside the persistent grid */
+				ga.grid_cap = 0;
+				tf = flop / (time_median(gemm_launch, &ga, samples) * 1e-3) / 1e12;
+				printf("time gemm %-8s M%-6d N%-5d K%-5d %-26s %7.1f TFLOP/s (%5.1f%% "
+				       "of cublasLt) one block a tile\n",
+				       dtype_name[t], M, N, K, ks[i].name, tf, 100 * tf / lt_tf);
+				ga.grid_cap = -1;
 			}
 			tf = flop / (time_median(gemm_launch, &ga, samples) * 1e-3) / 1e12;
 			printf("time gemm %-8s M%-6d N%-5d K%-5d %-26s %7.1f TFLOP/s (%5.1f%% of "
@@ -673,26 +781,30 @@ static void gemm_timing(void)
 		{32 * 7 * 7, 2048, 512}, {32, 1000, 2048},
 	};
 	static const struct gemm_cfg cfgs[] = {
-		{128, 128, 32, 4, 4, 1, 8},    {128, 256, 64, 8, 3, 1, 8},
-		{64, 64, 64, 4, 4, 1, 8},      {128, 64, 32, 4, 4, 1, 8},
-		{32, 64, 64, 2, 4, 8, 8},      {128, 256, 64, 8, 4, 1, 8, 1},
-		{128, 256, 64, 8, 3, 1, 8, 1}, {256, 128, 64, 8, 3, 1, 8, 1},
-		{128, 128, 64, 4, 4, 1, 8, 1}, {128, 128, 64, 8, 4, 1, 8, 1},
-		{64, 256, 64, 4, 4, 1, 8, 1},  {128, 64, 64, 8, 4, 1, 8, 1},
-		{64, 128, 64, 4, 6, 1, 8, 1},  {128, 128, 64, 4, 4, 4, 8, 1},
-		{64, 128, 64, 4, 4, 8, 8, 1},  {128, 128, 64, 8, 6, 1, 8, 1},
-		{256, 128, 64, 8, 4, 1, 8, 1}, {128, 256, 64, 8, 4, 1, 16, 1},
+		{128, 128, 32, 4, 4, 1, 8},   {128, 256, 64, 8, 3, 1, 8},  {128, 256, 64, 8, 4, 1, 8},
+		{128, 256, 64, 8, 4, 1, 16},  {128, 256, 64, 8, 4, 1, 4},  {256, 128, 64, 8, 3, 1, 8},
+		{256, 128, 64, 8, 4, 1, 8},   {128, 128, 64, 4, 4, 1, 8},  {128, 128, 64, 4, 6, 1, 8},
+		{128, 128, 64, 8, 5, 1, 8},   {128, 128, 128, 4, 3, 1, 8}, {128, 256, 128, 8, 2, 1, 8},
+		{64, 256, 64, 4, 4, 1, 8},    {128, 64, 64, 8, 6, 1, 8},   {64, 128, 64, 4, 6, 1, 8},
+		{128, 128, 64, 4, 4, 4, 8},   {64, 128, 64, 4, 4, 8, 8},   {128, 256, 64, 8, 4, 2, 8},
+		{64, 128, 64, 4, 5, 1, 8},    {128, 128, 64, 4, 3, 1, 8},
 	};
 	static const struct gemm_cfg tcfgs[] = {
-		{128, 128, 32, 8, 3, 1, 8}, {128, 128, 16, 4, 4, 1, 8}, {64, 64, 32, 4, 4, 1, 8},
+		{128, 128, 16, 4, 4, 1, 8},  {128, 256, 32, 8, 4, 1, 8},  {128, 256, 32, 8, 3, 1, 8},
+		{256, 128, 32, 8, 4, 1, 8},  {128, 128, 32, 4, 4, 1, 8},  {128, 128, 32, 8, 5, 1, 8},
+		{128, 256, 64, 8, 2, 1, 8},  {128, 128, 64, 4, 3, 1, 8},  {64, 128, 32, 4, 5, 1, 8},
 	};
 	static const struct gemm_cfg fcfgs[] = {
 		{128, 128, 16, 8, 3, 1, 8}, {64, 64, 16, 4, 3, 1, 8},
 	};
 	size_t ns = sizeof(shapes) / sizeof(shapes[0]);
+	if (only_tf32) {
+		gemm_sweep(TF32, shapes, 4, tcfgs, sizeof(tcfgs) / sizeof(tcfgs[0]), 11);
+		return;
+	}
 	gemm_sweep(F16, shapes, ns, cfgs, sizeof(cfgs) / sizeof(cfgs[0]), 21);
 	gemm_sweep(BF16, shapes, ns, cfgs, sizeof(cfgs) / sizeof(cfgs[0]), 21);
-	gemm_sweep(TF32, shapes + 2, 1, tcfgs, sizeof(tcfgs) / sizeof(tcfgs[0]), 11);
+	gemm_sweep(TF32, shapes + 2, 2, tcfgs, sizeof(tcfgs) / sizeof(tcfgs[0]), 11);
 	gemm_sweep(F32, shapes + 2, 1, fcfgs, sizeof(fcfgs) / sizeof(fcfgs[0]), 11);
 }
 
@@ -1187,7 +1299,7 @@ int main(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "-h")) {
 		fprintf(argc < 2 ? stderr : stdout,
 			"usage: kernel-check TEMPLATE_DIR [--no-timing | --gemm-timing | "
-			"--mb-timing]\n");
+			"--mb-timing | --tf32]\n");
 		return argc < 2 ? 2 : 0;
 	}
 	tdir = argv[1];
@@ -1198,6 +1310,8 @@ int main(int argc, char **argv)
 		timing = 2;
 	if (argc > 2 && !strcmp(argv[2], "--mb-timing"))
 		timing = 3;
+	if (argc > 2 && !strcmp(argv[2], "--tf32"))
+		timing = 2, only_tf32 = 1;
 	if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) {
 		printf("kernel-check: no CUDA device, skipping\n");
 		return 77;
@@ -1229,10 +1343,12 @@ int main(int argc, char **argv)
 	CKL(cublasLtCreate(&lt));
 	CK(cudaMalloc(&lt_ws, lt_ws_bytes));
 
-	failures += compile_all();
+	if (!only_tf32)
+		failures += compile_all();
 	if (!mb_only) /* KC_MB_ONLY=maxpool: the memory-bound ops whose name starts so, only */
 		gemm_correctness();
-	mb_correctness();
+	if (!only_tf32)
+		mb_correctness();
 	printf("correctness: %d checks, %d failed\n", checks, failures);
 	fflush(stdout);
 	if (timing) {

@@ -25,6 +25,7 @@ int main(void)
 #include "kernels/backend.h"
 #include "kernels/catalog.h"
 #include "kernels/cuda/cuda.h"
+#include "kernels/cuda/gemm-config.h"
 #include "kernels/space.h"
 #include "tests/unit/testutil.h"
 
@@ -99,12 +100,20 @@ START_TEST(test_gemm_space)
 	for (size_t f = 0; f < ARRAY_SIZE(triton); f++)
 		ck_assert_str_eq(sp.fields[f].name, triton[f]);
 
-	/* the rule of thumb is a valid point: 128 x 128 x 64, 4 warps, 3 stages */
+	/* the rule of thumb on Hopper is a valid point on the wgmma path: 128 x 256 x 64,
+	 * 8 warps, 4 stages */
 	sp.heuristic(&sp, &c);
 	ck_assert(space_check(&sp, &c, &why));
 	ck_assert_int_eq(val_of(&sp, &c, "BLOCK_M"), 128);
+	ck_assert_int_eq(val_of(&sp, &c, "BLOCK_N"), 256);
 	ck_assert_int_eq(val_of(&sp, &c, "BLOCK_K"), 64);
+	ck_assert_int_eq(val_of(&sp, &c, "WARPS"), 8);
+	ck_assert_int_eq(val_of(&sp, &c, "STAGES"), 4);
 	ck_assert_int_eq(val_of(&sp, &c, "SPLIT_K"), 1);
+	struct cuda_gemm_config g;
+	cuda_gemm_config_get(&x, &c, &g);
+	ck_assert_int_eq(g.wgmma, 1);
+	ck_assert_int_eq(cuda_gemm_threads(&g), 8 * 32 + 128);
 
 	/* shared memory over the device's limit */
 	struct config big = c;
@@ -115,10 +124,43 @@ START_TEST(test_gemm_space)
 	/* a smaller limit (sm_86-class 99 KiB) excludes more */
 	x.dev.smem_optin = 99 * 1024;
 	struct config mid = c;
-	mid.val[4] = 5; /* 5 x (128 + 128) x (64 + 8) x 2 = 184320 bytes */
+	mid.val[1] = 128, mid.val[3] = 4, mid.val[4] = 5; /* 5 x 256 x 128 + 2048 = 165888 B */
 	ck_assert(!space_contains(&sp, &mid));
 	x.dev.smem_optin = 227 * 1024;
 	ck_assert(space_contains(&sp, &mid));
+	/* 128 x 256 x 64 at 5 stages: 5 x 384 x 128 + 2048 bytes, over 227 KiB */
+	mid = c;
+	mid.val[4] = 5;
+	ck_assert(!space_check(&sp, &mid, &why));
+	ck_assert_ptr_nonnull(strstr(why, "shared memory"));
+
+	/* smaller grids take smaller wgmma tiles: 128 x 128 when those fill half the SMs,
+	 * 64 x 128 below */
+	gemm_ctx(&x, 6272, 256, 2304, "bfloat16", 0);
+	sp.heuristic(&sp, &c);
+	ck_assert(space_contains(&sp, &c));
+	ck_assert_int_eq(val_of(&sp, &c, "BLOCK_N"), 128);
+	ck_assert_int_eq(val_of(&sp, &c, "WARPS"), 4);
+	gemm_ctx(&x, 1024, 1024, 1024, "float16", 0);
+	sp.heuristic(&sp, &c);
+	ck_assert(space_contains(&sp, &c));
+	ck_assert_int_eq(val_of(&sp, &c, "BLOCK_M"), 64);
+	ck_assert_int_eq(val_of(&sp, &c, "BLOCK_N"), 128);
+	cuda_gemm_config_get(&x, &c, &g);
+	ck_assert_int_eq(g.wgmma, 1);
+
+	/* off Hopper: Triton's default, 128 x 128 x 64, 4 warps, 3 stages, on mma.sync */
+	gemm_ctx(&x, 4096, 4096, 4096, "float16", 0);
+	snprintf(x.dev.arch, sizeof(x.dev.arch), "sm_80");
+	x.dev.smem_optin = 163 * 1024;
+	sp.heuristic(&sp, &c);
+	ck_assert(space_contains(&sp, &c));
+	ck_assert_int_eq(val_of(&sp, &c, "BLOCK_N"), 128);
+	ck_assert_int_eq(val_of(&sp, &c, "STAGES"), 3);
+	cuda_gemm_config_get(&x, &c, &g);
+	ck_assert_int_eq(g.wgmma, 0);
+	ck_assert_int_eq(cuda_gemm_threads(&g), 4 * 32);
+	gemm_ctx(&x, 4096, 4096, 4096, "float16", 0);
 
 	/* redundant tiles on a small shape; an empty split */
 	gemm_ctx(&x, 20, 4096, 64, "float16", 0);
@@ -152,6 +194,80 @@ START_TEST(test_gemm_space)
 	cuda_space_init(&sp, &x);
 	sp.heuristic(&sp, &c);
 	ck_assert(space_contains(&sp, &c));
+}
+END_TEST
+
+/* The wgmma path is derived from the Triton fields (no field of its own), so every tuner
+ * reaches it: sm_90a, 16-bit, WARPS 4 or 8, BLOCK_M 64 or 128 a warpgroup, BLOCK_N 64, 128
+ * or 256, BLOCK_K a multiple of 64; the NVRTC options say -DWGMMA=1 exactly then. */
+static int has_opt(char **opts, size_t n, const char *o)
+{
+	int found = 0;
+	for (size_t i = 0; i < n; i++)
+		found |= !strcmp(opts[i], o);
+	return found;
+}
+
+START_TEST(test_gemm_wgmma_derived)
+{
+	static const struct {
+		int64_t bm, bn, bk, warps;
+		const char *dtype;
+		int tf32, wgmma;
+	} cases[] = {
+		{ 128, 256, 64, 8, "float16", 0, 1 },  { 256, 128, 64, 8, "bfloat16", 0, 1 },
+		{ 128, 128, 128, 4, "float16", 0, 1 }, { 64, 64, 64, 4, "float16", 0, 1 },
+		{ 128, 128, 32, 4, "float16", 0, 0 },  /* BLOCK_K 32 */
+		{ 64, 128, 64, 8, "float16", 0, 0 },   /* 32 rows a warpgroup */
+		{ 256, 128, 64, 4, "float16", 0, 0 },  /* 256 rows a warpgroup */
+		{ 128, 32, 64, 4, "float16", 0, 0 },   /* BLOCK_N 32 */
+		{ 128, 128, 64, 2, "float16", 0, 0 },  /* not whole warpgroups */
+		{ 128, 128, 64, 4, "float32", 0, 0 },  /* FFMA */
+		{ 128, 128, 32, 4, "float32", 1, 0 },  /* TF32: not without the opt-in */
+		{ 128, 256, 16, 8, "float32", 1, 0 },
+	};
+	struct cuda_space_ctx x;
+	struct space sp;
+	struct config c;
+	struct cuda_gemm_config g;
+	char *opts[CUDA_MAX_OPTS];
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		gemm_ctx(&x, 4096, 4096, 4096, cases[i].dtype, cases[i].tf32);
+		cuda_space_init(&sp, &x);
+		sp.heuristic(&sp, &c);
+		c.val[0] = cases[i].bm, c.val[1] = cases[i].bn, c.val[2] = cases[i].bk;
+		c.val[3] = cases[i].warps, c.val[4] = 2;
+		cuda_gemm_config_get(&x, &c, &g);
+		ck_assert_msg(g.wgmma == cases[i].wgmma, "case %zu", i);
+		size_t n = cuda_config_options(&sp, &c, "sm_90a", opts);
+		ck_assert_int_eq(has_opt(opts, n, "-DWGMMA=1"), cases[i].wgmma);
+		for (size_t k = 0; k < n; k++)
+			free(opts[k]);
+		/* never off sm_90a */
+		n = cuda_config_options(&sp, &c, "sm_80", opts);
+		ck_assert(!has_opt(opts, n, "-DWGMMA=1"));
+		for (size_t k = 0; k < n; k++)
+			free(opts[k]);
+		snprintf(x.dev.arch, sizeof(x.dev.arch), "sm_80");
+		cuda_gemm_config_get(&x, &c, &g);
+		ck_assert_int_eq(g.wgmma, 0);
+	}
+	/* the wgmma shared memory: STAGES x (BLOCK_M + BLOCK_N) x BLOCK_K x 2 + 2048 */
+	struct cuda_gemm_config w = { 128, 256, 64, 8, 0, 4, 1, 8, 2, 0, 1, 0 };
+	const char *why = NULL;
+	ck_assert_int_eq(cuda_gemm_smem_bytes(&w), 4 * 384 * 64 * 2 + 2048);
+	ck_assert_int_eq(cuda_gemm_config_check(&w, 227 * 1024, 1, &why), 4 * 384 * 128 + 2048);
+	ck_assert_int_lt(cuda_gemm_config_check(&w, 227 * 1024, 0, &why), 0);
+	ck_assert_ptr_nonnull(strstr(why, "sm_90a"));
+	w.block_k = 96;
+	ck_assert_int_lt(cuda_gemm_config_check(&w, 227 * 1024, 1, &why), 0);
+	ck_assert_ptr_nonnull(strstr(why, "multiple of 128 bytes"));
+	/* TF32: 4-byte elements, atoms of 32, only with the opt-in */
+	w.block_k = 32, w.elem_bytes = 4, w.tf32 = 1;
+	ck_assert_int_eq(cuda_gemm_use_wgmma(&w, 1), 0);
+	w.tf32_wgmma = 1;
+	ck_assert_int_eq(cuda_gemm_use_wgmma(&w, 1), 1);
+	ck_assert_int_eq(cuda_gemm_config_check(&w, 227 * 1024, 1, &why), 4 * 384 * 128 + 2048);
 }
 END_TEST
 
@@ -230,7 +346,7 @@ START_TEST(test_options_and_keys)
 	cuda_space_init(&sp, &x);
 	sp.heuristic(&sp, &c);
 	size_t n = cuda_config_options(&sp, &c, "sm_90a", opts);
-	ck_assert_uint_eq(n, 4 + 7);
+	ck_assert_uint_eq(n, 4 + 7); /* TF32 stays on mma.sync: no -DWGMMA=1 */
 	ck_assert_str_eq(opts[0], "--gpu-architecture=sm_90a");
 	ck_assert_str_eq(opts[2], "-DDTYPE_FLOAT32");
 	ck_assert_str_eq(opts[3], "-DTF32=1");
@@ -549,6 +665,7 @@ static Suite *cuda_suite(int with_templates)
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_catalog_ops);
 	tcase_add_test(tc, test_gemm_space);
+	tcase_add_test(tc, test_gemm_wgmma_derived);
 	tcase_add_test(tc, test_mem_spaces);
 	tcase_add_test(tc, test_options_and_keys);
 	tcase_add_test(tc, test_halves);

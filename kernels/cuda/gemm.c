@@ -1,0 +1,227 @@
+/* gemm.c: launches of the GEMM template (templates/gemm.cu) for the CUDA backend: the
+ * config's kernel path (gemm-config.h: wgmma on sm_90a, mma.sync or FFMA elsewhere), its
+ * dynamic shared memory, the split-K workspace and finishing kernel, and on the wgmma path
+ * the tensor maps (TMA descriptors) of A and B.
+ *
+ * Tensor maps are encoded on the host with the driver's cuTensorMapEncodeTiled, obtained
+ * through cudaGetDriverEntryPointByVersion (so the program gains no link dependency on
+ * libcuda), and kept per cell in a small cache keyed by (A, B, M, N, K, lda, ldb, BLOCK_M,
+ * BLOCK_N, dtype).  A config's first launch is always its correctness check (prepare), so
+ * every map is built there and every timed launch finds it cached: map building is outside
+ * the timed region, as cuBLASLt's descriptors are. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda.h>
+
+#include "kernels/cuda/backend-int.h"
+#include "kernels/cuda/gemm-config.h"
+
+#define GEMM_MAPS 16 /* every (BLOCK_M, BLOCK_N) pair of the space that takes wgmma: 9 */
+
+typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
+				    const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
+				    const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
+				    CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+struct gemm_map {
+	CUtensorMap a, b; /* 128-byte aligned (the struct is) */
+	const void *pa, *pb;
+	int64_t m, n, k, lda, ldb;
+	int bm, bn, dtype, used;
+};
+
+/* Blocks of a module's gemm kernel that fit on the device at once (occupancy x SMs). */
+struct gemm_occ {
+	const struct cu_module *m;
+	int resident;
+};
+
+struct cu_gemm_maps {
+	struct gemm_map e[GEMM_MAPS];
+	struct gemm_occ occ[GEMM_MAPS];
+	unsigned next;        /* the entry the next miss replaces, round robin */
+	encode_tiled_fn encode;
+	int64_t built;        /* map pairs encoded */
+};
+
+void cu_gemm_release(struct cu_cell *c)
+{
+	free(c->gemm_maps);
+	c->gemm_maps = NULL;
+}
+
+/* A 2-D map of a row-major rows x cols matrix (leading dimension ld elements): boxes of
+ * 128 bytes of columns (one swizzle atom: 64 16-bit or 32 fp32 elements) x box_rows rows,
+ * 128-byte swizzle, zeros outside the matrix (the ragged edges).  TF32 operands travel as
+ * float32; the tensor cores read their top 19 bits. */
+static int encode(encode_tiled_fn fn, CUtensorMap *map, enum cuda_dtype t, const void *base,
+		  int64_t rows, int64_t cols, int64_t ld, int box_rows, char **cause)
+{
+	cuuint64_t dim[2] = { (cuuint64_t)cols, (cuuint64_t)rows };
+	size_t es = cuda_dtype_size(t);
+	cuuint64_t stride[1] = { (cuuint64_t)ld * es };
+	cuuint32_t box[2] = { (cuuint32_t)(128 / es), (cuuint32_t)box_rows }, estride[2] = { 1, 1 };
+	CUresult r = fn(map, t == CU_F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+			     : t == CU_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+					    : CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+			2, (void *)base, dim, stride, box, estride, CU_TENSOR_MAP_INTERLEAVE_NONE,
+			CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+			CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+	if (r != CUDA_SUCCESS) {
+		*cause = xasprintf("cuTensorMapEncodeTiled failed (CUresult %d) for a %lld x %lld "
+				   "matrix, leading dimension %lld, box %d x %d",
+				   (int)r, (long long)rows, (long long)cols, (long long)ld,
+				   (int)box[0], box_rows);
+		return -1;
+	}
+	return 0;
+}
+
+/* The maps of A (box 128 bytes x BLOCK_M) and B (x BLOCK_N) for cell c under config g: cached,
+ * else encoded now into the next entry. */
+static int gemm_maps(struct cu_cell *c, const struct cuda_gemm_config *g, int64_t lda,
+		     int64_t ldb, const struct gemm_map **out, char **cause)
+{
+	const struct cuda_shape *s = &c->sctx.shape;
+	struct cu_gemm_maps *mc = c->gemm_maps;
+	for (int i = 0; i < GEMM_MAPS; i++) {
+		const struct gemm_map *e = &mc->e[i];
+		if (e->used && e->pa == c->d_in[0] && e->pb == c->d_in[1] && e->m == s->m &&
+		    e->n == s->n && e->k == s->k && e->lda == lda && e->ldb == ldb &&
+		    e->bm == g->block_m && e->bn == g->block_n && e->dtype == (int)s->dtype) {
+			*out = e;
+			return 0;
+		}
+	}
+	struct gemm_map *e = &mc->e[mc->next++ % GEMM_MAPS];
+	e->used = 0;
+	if (encode(mc->encode, &e->a, s->dtype, c->d_in[0], s->m, s->k, lda, g->block_m, cause) ||
+	    encode(mc->encode, &e->b, s->dtype, c->d_in[1], s->n, s->k, ldb, g->block_n, cause))
+		return -1;
+	e->pa = c->d_in[0];
+	e->pb = c->d_in[1];
+	e->m = s->m, e->n = s->n, e->k = s->k, e->lda = lda, e->ldb = ldb;
+	e->bm = g->block_m, e->bn = g->block_n, e->dtype = (int)s->dtype;
+	e->used = 1;
+	mc->built++;
+	*out = e;
+	return 0;
+}
+
+/* Cell c's cache, allocated (and the encoder looked up) on first use. */
+static int gemm_cache(struct cu_cell *c, char **cause)
+{
+	struct cu_gemm_maps *mc = c->gemm_maps;
+	if (!mc) {
+		enum cudaDriverEntryPointQueryResult q;
+		/* CUtensorMap is 128-byte aligned, so the size is a multiple of 128 */
+		mc = aligned_alloc(128, sizeof(*mc));
+		if (!mc) {
+			*cause = xasprintf("cannot allocate the tensor-map cache: %s",
+					   strerror(ENOMEM));
+			return -1;
+		}
+		memset(mc, 0, sizeof(*mc));
+		if (CUDA_CHECK(RT, cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled",
+								    (void **)&mc->encode, 12000,
+								    cudaEnableDefault, &q),
+			       cause)) {
+			free(mc);
+			return -1;
+		}
+		if (q != cudaDriverEntryPointSuccess || !mc->encode) {
+			*cause = xasprintf("the driver has no cuTensorMapEncodeTiled (query result "
+					   "%d): the wgmma path needs a CUDA 12 driver or newer",
+					   (int)q);
+			free(mc);
+			return -1;
+		}
+		c->gemm_maps = mc;
+	}
+	return 0;
+}
+
+/* Blocks of module m's gemm kernel (threads, smem) that fit on the device at once. */
+static int gemm_resident(struct backend *b, struct cu_cell *c, struct cu_module *m,
+			 int threads, size_t smem, int *out, char **cause)
+{
+	struct cu_gemm_maps *mc = c->gemm_maps;
+	int free_slot = -1, per_sm = 0;
+	for (int i = 0; i < GEMM_MAPS; i++) {
+		if (mc->occ[i].m == m) {
+			*out = mc->occ[i].resident;
+			return 0;
+		}
+		if (!mc->occ[i].m && free_slot < 0)
+			free_slot = i;
+	}
+	if (CUDA_CHECK(RT, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+				   &per_sm, (const void *)m->k[0], threads, smem), cause))
+		return -1;
+	*out = (per_sm > 0 ? per_sm : 1) * b->prop.multiProcessorCount;
+	if (free_slot < 0)
+		free_slot = (int)(mc->built % GEMM_MAPS);
+	mc->occ[free_slot].m = m;
+	mc->occ[free_slot].resident = *out;
+	return 0;
+}
+
+static int64_t cdiv(int64_t a, int64_t b)
+{
+	return (a + b - 1) / b;
+}
+
+int cu_gemm_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
+		struct cu_module *m, char **cause)
+{
+	static const CUtensorMap none; /* the cp.async path reads no map */
+	const struct cuda_shape *s = &c->sctx.shape;
+	struct cuda_gemm_config g;
+	cuda_gemm_config_get(&c->sctx, cfg, &g);
+	size_t smem = (size_t)cuda_gemm_smem_bytes(&g);
+	if (smem > m->smem_set) {
+		if (CUDA_CHECK(RT, cudaFuncSetAttribute((const void *)m->k[0],
+							cudaFuncAttributeMaxDynamicSharedMemorySize,
+							(int)smem), cause))
+			return -1;
+		m->smem_set = smem;
+	}
+	if (g.split_k > 1 && cu_ensure_ws(c, (size_t)((int64_t)g.split_k * s->m * s->n) * 4, cause))
+		return -1;
+	float *ws = c->d_ws;
+	int M = (int)s->m, N = (int)s->n, K = (int)s->k, lda = K, ldb = K, ldc = N;
+	const CUtensorMap *ta = &none, *tb = &none;
+	int use_tma = 0, threads = cuda_gemm_threads(&g);
+	int64_t tiles = cdiv(M, g.block_m) * cdiv(N, g.block_n), gx = tiles;
+	if (g.wgmma) {
+		/* persistent: no more blocks than fit at once, each looping over tiles */
+		int resident;
+		if (gemm_cache(c, cause) || gemm_resident(b, c, m, threads, smem, &resident, cause))
+			return -1;
+		gx = tiles < resident ? tiles : resident;
+	}
+	if (g.wgmma && ((int64_t)lda * g.elem_bytes) % 16 == 0 &&
+	    ((int64_t)ldb * g.elem_bytes) % 16 == 0 &&
+	    ((uintptr_t)c->d_in[0] % 16) == 0 && ((uintptr_t)c->d_in[1] % 16) == 0) {
+		const struct gemm_map *e;
+		if (gemm_maps(c, &g, lda, ldb, &e, cause))
+			return -1;
+		ta = &e->a, tb = &e->b, use_tma = 1;
+	}
+	void *args[] = { &c->d_in[0], &c->d_in[1], &c->d_out, &ws,       &M,       &N, &K,
+			 &lda,        &ldb,        &ldc,       (void *)ta, (void *)tb, &use_tma };
+	dim3 grid = { (unsigned)gx, 1, (unsigned)g.split_k };
+	dim3 block = { (unsigned)threads, 1, 1 };
+	if (CUDA_CHECK(RT, cudaLaunchKernel((const void *)m->k[0], grid, block, args, smem,
+					    b->stream), cause))
+		return -1;
+	if (g.split_k > 1) {
+		void *r[] = { &ws, &c->d_out, &M, &N, &ldc };
+		dim3 rg = { (unsigned)cdiv((int64_t)M * N, 256), 1, 1 }, rb = { 256, 1, 1 };
+		return CUDA_CHECK(RT, cudaLaunchKernel((const void *)m->k[1], rg, rb, r, 0,
+						       b->stream), cause);
+	}
+	return 0;
+}
