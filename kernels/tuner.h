@@ -49,6 +49,31 @@ struct tuner_check {
 	size_t nspaces;
 };
 
+/* A lookup table for the "lut" tuner, as the configuration layer read it from its TOML file
+ * (harness/config/lut.c fills it; kernels never read TOML).  One entry per [[entries]]
+ * table: an op, its shape (integer keys) and a config in config_format() syntax.
+ * Ownership: a struct tuner_lut owns everything it points to; tuner_lut_release() frees
+ * it (not the struct itself). */
+struct tuner_lut_entry {
+	char *op;                 /* "sgemm" */
+	char **shape_keys;        /* "m", "n", "k", in the table's order */
+	int64_t *shape_vals;
+	size_t nshape;
+	char *config;             /* "BM=64,BN=64,BK=32" or "vendor" */
+	int line, col;            /* where the entry's config is written in the table file */
+};
+struct tuner_lut {
+	char *path;               /* the file as named (messages) */
+	char sha256[65];          /* of its bytes ("" when it could not be read) */
+	char *text;               /* its bytes (NUL-terminated), text_len long; NULL when unread */
+	size_t text_len;
+	char *error;              /* NULL, or why the table is unusable ("'path':line:col: ...");
+				   * the tuner then falls back to the heuristic with this reason */
+	struct tuner_lut_entry *e;
+	size_t n;
+};
+void tuner_lut_release(struct tuner_lut *l);
+
 /* What alloc gets; everything borrowed for the tuner's lifetime. */
 struct tuner_args {
 	const struct space *space;
@@ -61,6 +86,8 @@ struct tuner_args {
 	 * (kernels/tune.h), not by the tuner. */
 	int64_t budget_trials;
 	int64_t budget_ns;
+	/* The "lut" tuner's table (NULL: none was given or read). */
+	const struct tuner_lut *lut;
 };
 
 struct tuner; /* a tuner's private state for one cell */
@@ -86,6 +113,10 @@ struct tuner_ops {
 	/* The chosen config; -1 when no proposal was usable (never chooses an incorrect one). */
 	int (*best)(struct tuner *t, struct config *out);
 	void (*free)(struct tuner *t);
+	/* Optional (NULL: nothing to say): after tuning, a one-line note on how the choice was
+	 * made, for the record (the "lut" tuner: the entry used, or why it fell back), written
+	 * into out (size bytes, NUL-terminated); "" for nothing. */
+	void (*note)(const struct tuner *t, char *out, size_t size);
 };
 
 /* NULL when unknown. */

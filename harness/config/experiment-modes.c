@@ -15,6 +15,7 @@
 
 #include "harness/base/util.h"
 #include "harness/config/experiment-int.h"
+#include "harness/config/lut.h"
 #include "harness/config/toml-bridge.h"
 #include "harness/config/tomlcheck.h"
 #include "kernels/backend.h"
@@ -197,6 +198,39 @@ static struct space *mode_spaces(const struct experiment *e, const struct mode *
 	return sp;
 }
 
+/* A "lut" mode's table: options.table, relative to the experiment file's folder unless
+ * absolute; a unit (EXPERIMENT_NO_FILE_CHECKS, reading the run folder's copy of the
+ * experiment) reads the run folder's copy, tables/MODE.toml (experiment_write_tables).
+ * A table that cannot be read or is malformed is an error at check time; in a unit it is
+ * kept as the table's error, and the tuner falls back to the heuristic, saying why. */
+static int load_table(struct tc_parser *p, struct mode *m)
+{
+	const struct tuner_option *o = tuner_option_find(m->options, m->noptions, "table");
+	if (!o || o->type != TUNER_OPT_STRING || !o->s || !*o->s)
+		return tc_fail(p, (struct tb_pos){ m->line, m->col },
+			       "mode '%s': tuner 'lut' needs options.table, the path of its lookup "
+			       "table", m->name);
+	const char *slash = strrchr(p->path, '/');
+	char *dir = slash ? xstrndup(p->path, slash == p->path ? 1 : (size_t)(slash - p->path))
+			  : xstrdup(".");
+	char *full;
+	if (p->flags & EXPERIMENT_NO_FILE_CHECKS)
+		full = xasprintf("%s/tables/%s.toml", dir, m->name);
+	else
+		full = o->s[0] == '/' || !slash ? xstrdup(o->s) : xasprintf("%s/%s", dir, o->s);
+	m->lut = xcalloc(1, sizeof(*m->lut));
+	int ret = 0;
+	if (lut_read(full, full, m->lut) &&
+	    !(p->flags & EXPERIMENT_NO_FILE_CHECKS)) {
+		p->cause = xasprintf("%s (the lookup table of mode '%s', 'table' at '%s':%d:%d)",
+				     m->lut->error, m->name, p->path, o->line, o->col);
+		ret = -1;
+	}
+	free(full);
+	free(dir);
+	return ret;
+}
+
 /* Each mode's tuner checks its options, seeing the spaces of the experiment's ops. */
 int exp_check_tuner_options(struct tc_parser *p, const struct experiment *e)
 {
@@ -223,6 +257,8 @@ int exp_check_tuner_options(struct tc_parser *p, const struct experiment *e)
 					"invalid options for tuner '%s'", m->tuner);
 			free(cause);
 			ret = -1;
+		} else if (!strcmp(m->tuner, "lut")) {
+			ret = load_table(p, &e->modes[i]);
 		}
 		free(spp);
 		free(sp);

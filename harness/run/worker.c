@@ -228,7 +228,7 @@ static int tune_one(struct wk *w, size_t i)
 	struct tuner_cell id = { .name = cell->name, .op = cell->op, .shape = cell->shape };
 	struct tuner_args ta = { .space = s, .cell = &id, .options = w->mode->options,
 				 .noptions = w->mode->noptions,
-				 .seed = w->exp->seed ^ (uint64_t)i };
+				 .seed = w->exp->seed ^ (uint64_t)i, .lut = w->mode->lut };
 	struct live l = { .w = w, .i = i, .s = s };
 	struct tune_measurer m = { .ctx = &l, .trial = live_trial, .ahead = live_ahead,
 				   .record = live_record };
@@ -255,6 +255,17 @@ static int tune_one(struct wk *w, size_t i)
 			    xasprintf("cell '%s': none of %" PRId64 " configs passed the check",
 				      cell->name, tr.ntrials));
 		return 0;
+	}
+	if (tr.note[0]) {
+		/* how the tuner chose (a lookup table's entry, or why it fell back) */
+		char *note = xasprintf("tuner_note=%s: %s\n", cell->name, tr.note);
+		for (char *q = note; q[0] && q[1]; q++)
+			if (*q == '\n')
+				*q = ' ';
+		int r = proto_info(&w->out, note);
+		free(note);
+		if (r)
+			return -1;
 	}
 	if (tr.reason == TUNE_FALLBACK_VENDOR)
 		fprintf(stderr, "cell '%s': no usable config; falling back to the vendor path\n",
@@ -438,6 +449,13 @@ int worker_main(const struct worker_args *a)
 	w.bops->describe(w.b, &info);
 	int r = proto_info(&w.out, info.buf);
 	sbuf_release(&info);
+	if (!r && w.mode->lut) {
+		/* the lookup table's provenance: the run folder's copy, and its SHA-256 */
+		char *lut = xasprintf("lut_table=%s\nlut_sha256=%s\nlut_entries=%zu\n",
+				      w.mode->lut->path, w.mode->lut->sha256, w.mode->lut->n);
+		r = proto_info(&w.out, lut);
+		free(lut);
+	}
 	if (r || emit_cells(&w))
 		goto done;
 

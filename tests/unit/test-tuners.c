@@ -732,6 +732,126 @@ START_TEST(test_option_errors)
 }
 END_TEST
 
+
+/* ---- lut: exact, nearest, and every fallback to the heuristic ---------------------------- */
+
+/* A table entry for op "synth" at shape n=N with config text (all static). */
+static char *lut_keys[1] = { "n" };
+static struct tuner_lut_entry lut_entry(int64_t n, const char *config, int line)
+{
+	struct tuner_lut_entry e = { .op = "synth", .shape_keys = lut_keys, .nshape = 1,
+				     .config = (char *)config, .line = line, .col = 10 };
+	e.shape_vals = xmalloc(sizeof(int64_t));
+	e.shape_vals[0] = n;
+	return e;
+}
+
+static struct tune_result tune_lut(struct synth *y, const struct tuner_lut *l, const char *shape)
+{
+	struct tuner_cell id = { .name = "synth/synth", .op = "synth", .shape = shape };
+	struct tuner_args a = { .space = &y->s, .cell = &id, .options = opt_store,
+				.noptions = nopt, .seed = 1, .lut = l };
+	struct tune_measurer m = { .ctx = y, .trial = synth_trial };
+	struct tune_result r;
+	char *cause = NULL;
+	y->ntried = 0;
+	ck_assert_int_eq(tune_cell(tuner_find("lut"), &a, 5, &m, &r, &cause), 0);
+	ck_assert_ptr_null(cause);
+	return r;
+}
+
+START_TEST(test_lut)
+{
+	struct synth y;
+	convex_space(&y);
+	y.excl = NULL;
+	struct tuner_lut_entry e[4] = { lut_entry(64, "A=4,B=2,C=5", 3),
+					lut_entry(1024, "A=32,B=7,C=17", 8),
+					lut_entry(4096, "A=8,B=99,C=5", 13),  /* stale: B has no 99 */
+					lut_entry(16384, "A=2,B=2,C=3", 18) };
+	struct tuner_lut l = { .path = "t.toml", .e = e, .n = 4 };
+	struct config want;
+	opts_clear();
+	/* exact */
+	struct tune_result r = tune_lut(&y, &l, "n=1024");
+	ck_assert_int_eq(r.reason, TUNE_RULE);
+	want = pt3(32, 7, 17);
+	ck_assert(config_equal(&y.s, &r.best, &want));
+	ck_assert_uint_eq(y.ntried, 1);
+	ck_assert_msg(strstr(r.note, "exact entry 't.toml':8:10"), "%s", r.note);
+	/* nearest: |log2 100 - log2 64| = 0.64 < |log2 1024 - log2 100| = 3.36 */
+	r = tune_lut(&y, &l, "n=100");
+	want = pt3(4, 2, 5);
+	ck_assert(config_equal(&y.s, &r.best, &want));
+	ck_assert_msg(strstr(r.note, "nearest entry 't.toml':3:10 (distance 0.6439)"), "%s",
+		      r.note);
+	/* ties go to the entry written first: 128 is 1 from 64 and 3 from 1024; 256 2 and 2 */
+	r = tune_lut(&y, &l, "n=256");
+	ck_assert(config_equal(&y.s, &r.best, &want));
+	/* match = "exact": no entry for n=100, the heuristic */
+	opt_string("match", "exact");
+	r = tune_lut(&y, &l, "n=100");
+	ck_assert(config_equal(&y.s, &r.best, &y.start));
+	ck_assert_msg(strstr(r.note, "fell back to the heuristic: 't.toml' has no exact entry"),
+		      "%s", r.note);
+	/* max_distance: 0.64 > 0.5 */
+	opts_clear();
+	opt_float("max_distance", 0.5);
+	r = tune_lut(&y, &l, "n=100");
+	ck_assert(config_equal(&y.s, &r.best, &y.start));
+	ck_assert_msg(strstr(r.note, "distance 0.6439 > max_distance 0.5"), "%s", r.note);
+	opts_clear();
+	/* a stale entry: a value the field does not allow */
+	r = tune_lut(&y, &l, "n=4096");
+	ck_assert(config_equal(&y.s, &r.best, &y.start));
+	ck_assert_msg(strstr(r.note, "stale entry 't.toml':13:10"), "%s", r.note);
+	/* a stale entry: excluded by the constraint for this shape */
+	struct config ex = pt3(2, 2, 3);
+	y.excl = &ex;
+	r = tune_lut(&y, &l, "n=16384");
+	ck_assert(config_equal(&y.s, &r.best, &y.start));
+	ck_assert_msg(strstr(r.note, "stale entry 't.toml':18:10") && strstr(r.note, "constraint"), "%s",
+		      r.note);
+	y.excl = NULL;
+	/* the entry's config fails its check: never chosen, the heuristic instead */
+	y.cost = incorrect_opt_cost; /* (16, 6, 9) is incorrect */
+	e[1].config = "A=16,B=6,C=9";
+	r = tune_lut(&y, &l, "n=1024");
+	ck_assert(config_equal(&y.s, &r.best, &y.start));
+	ck_assert_uint_eq(y.ntried, 2);
+	ck_assert_msg(strstr(r.note, "failed: incorrect"), "%s", r.note);
+	y.cost = convex_cost;
+	/* no entry for the op; an unusable table; no table */
+	struct tuner_cell other = { .name = "x", .op = "other", .shape = "n=64" };
+	struct tuner_args a = { .space = &y.s, .cell = &other, .seed = 1, .lut = &l };
+	struct tune_measurer m = { .ctx = &y, .trial = synth_trial };
+	char *cause = NULL;
+	ck_assert_int_eq(tune_cell(tuner_find("lut"), &a, 5, &m, &r, &cause), 0);
+	ck_assert(config_equal(&y.s, &r.best, &y.start));
+	ck_assert_msg(strstr(r.note, "no entry for op 'other'"), "%s", r.note);
+	struct tuner_lut bad = { .path = "t.toml", .error = "'t.toml':2:1: boom" };
+	r = tune_lut(&y, &bad, "n=64");
+	ck_assert(config_equal(&y.s, &r.best, &y.start));
+	ck_assert_msg(strstr(r.note, "the table is unusable: 't.toml':2:1: boom"), "%s", r.note);
+	r = tune_lut(&y, NULL, "n=64");
+	ck_assert(config_equal(&y.s, &r.best, &y.start));
+	ck_assert_msg(strstr(r.note, "no table was given"), "%s", r.note);
+	/* options */
+	opts_clear();
+	opt_string("match", "closest");
+	char *err = check_err("lut", &y.s);
+	ck_assert_msg(strstr(err, "7:3: 'match' must be one of \"exact\", \"nearest\""), "%s", err);
+	free(err);
+	opts_clear();
+	opt_int("table", 3);
+	err = check_err("lut", &y.s);
+	ck_assert_msg(strstr(err, "7:3: 'table' must be the path"), "%s", err);
+	free(err);
+	for (size_t k = 0; k < 4; k++)
+		free(e[k].shape_vals);
+}
+END_TEST
+
 static Suite *tuners_suite(void)
 {
 	Suite *s = suite_create("tuners");
@@ -746,6 +866,7 @@ static Suite *tuners_suite(void)
 	tcase_add_test(tc, test_beam_width1_is_greedy);
 	tcase_add_test(tc, test_paired_acceptance);
 	tcase_add_test(tc, test_option_errors);
+	tcase_add_test(tc, test_lut);
 	suite_add_tcase(s, tc);
 	return s;
 }
