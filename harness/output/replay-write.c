@@ -11,10 +11,16 @@
 
 static int write_md(const struct replay *r, FILE *out)
 {
-	fprintf(out, "# Replay of '%s'\n\nSource: unit %" PRId64 " (mode '%s'); budget %" PRId64
-		" trials; %zu seeds; noise %s.  Score: 0 = the expected best of random search at "
+	char budget[96];
+	if (r->budget_ns > 0)
+		snprintf(budget, sizeof(budget), "%.6g s of recorded compile and benchmark time "
+			 "(curves over %" PRId64 " trials)", (double)r->budget_ns / 1e9, r->budget);
+	else
+		snprintf(budget, sizeof(budget), "%" PRId64 " trials", r->budget);
+	fprintf(out, "# Replay of '%s'\n\nSource: unit %" PRId64 " (mode '%s'); budget %s; %zu "
+		"seeds; noise %s.  Score: 0 = the expected best of random search at "
 		"that budget, 1 = the best config known; median over seeds [95%% CI of the "
-		"median].\n\n", r->path, r->unit, r->source_mode, r->budget, r->seeds,
+		"median].\n\n", r->path, r->unit, r->source_mode, budget, r->seeds,
 		r->noise ? "resampled from the recorded samples" : "none");
 	fprintf(out, "| tuner | cell | valid | score at budget | trials to 0.95 | trials used | "
 		"chosen / best | chosen (seed 0) | unmeasured |\n|---|---|---|---|---|---|---|---|---|\n");
@@ -63,6 +69,8 @@ static int write_json(const struct replay *r, FILE *out)
 	jw_set(root, "source_unit", json_integer(r->unit));
 	jw_set(root, "source_mode", jw_str(r->source_mode));
 	jw_set(root, "budget_trials", json_integer(r->budget));
+	jw_set(root, "budget_seconds", r->budget_ns > 0 ? jw_num((double)r->budget_ns / 1e9)
+						       : json_null());
 	jw_set(root, "seeds", json_integer((json_int_t)r->seeds));
 	jw_set(root, "noise", json_boolean(r->noise));
 	for (size_t i = 0; i < r->nrows; i++) {

@@ -57,6 +57,33 @@ expect_status 0 h replay r.h5 --tuners random --budget 5 --seeds 3 -f csv && \
 	grep -q '^tuner,cell,budget,score_median' "$SCRATCH/out" && pass "csv"
 expect_status 0 h replay r.h5 --tuners random --budget 5 --seeds 3 --noise && \
 	grep -q 'noise resampled' "$SCRATCH/out" && pass "md with noise"
+# a mode's own options (mode:MODE) equal the same options given inline; options change moves
+expect_status 0 h replay r.h5 --tuners mode:random,random:max_trials=6,coordinate-descent:threshold=0.5 \
+	--budget 20 --seeds 2 -f json -o opts.json && pass "tuners with options"
+$PY - opts.json <<'PYEOF' || fail "replayed options"
+import json, sys
+rep = json.load(open(sys.argv[1]))
+rows = {(r["tuner"], r["cell"]): r for r in rep["rows"]}
+cells = {r["cell"] for r in rep["rows"]}
+for c in cells:
+    a, b = rows[("mode:random", c)], rows[("random:max_trials=6", c)]
+    assert a["score_median"] == b["score_median"] and a["config_seed0"] == b["config_seed0"]
+    assert a["trials_used_median"] <= 6
+    # threshold 0.5: a move needs a 2x gain, so the search stops sooner than the default's
+    assert rows[("coordinate-descent:threshold=0.5", c)]["trials_used_median"] <= 20
+PYEOF
+# a budget in seconds of recorded time: fewer trials than the whole grid
+expect_status 0 h replay r.h5 --tuners random --budget 0.000001s --seeds 2 -f json -o sec.json && \
+	$PY -c "
+import json; r = json.load(open('sec.json'))
+assert r['budget_seconds'] == 1e-06, r['budget_seconds']
+assert all(w['trials_used_median'] == 1 for w in r['rows']), [w['trials_used_median'] for w in r['rows']]
+" && pass "a seconds budget stops after the trial that crosses it"
+expect_status 2 h replay r.h5 --tuners coordinate-descent:threshold=2 --budget 5 && \
+	expect_grep "'coordinate-descent:threshold=2': 1:20: 'threshold' must be a number" \
+	"$SCRATCH/err" && pass "a bad option names its column"
+expect_status 2 h replay r.h5 --tuners mode:nosuch --budget 5 && pass "an unknown mode"
+expect_status 2 h replay r.h5 --tuners random --budget 5x && pass "a bad budget"
 expect_status 2 h replay r.h5 --tuners nosuch --budget 5 && pass "an unknown tuner"
 expect_status 2 h replay r.h5 --tuners random && pass "no budget"
 expect_status 2 h replay r.h5 --tuners random --budget 5 --unit 99 && pass "no such unit"
