@@ -18,6 +18,7 @@ extern const struct tuner_ops tuner_random;
 extern const struct tuner_ops tuner_coordinate_descent;
 extern const struct tuner_ops tuner_beam;
 extern const struct tuner_ops tuner_lut;
+extern const struct tuner_ops tuner_model_topk;
 
 const struct tuner_ops *const tuner_table[] = {
 	&tuner_vendor,
@@ -28,6 +29,7 @@ const struct tuner_ops *const tuner_table[] = {
 	&tuner_coordinate_descent,
 	&tuner_beam,
 	&tuner_lut,
+	&tuner_model_topk,
 	NULL,
 };
 

@@ -74,6 +74,25 @@ struct tuner_lut {
 };
 void tuner_lut_release(struct tuner_lut *l);
 
+/* Training data for the "model-topk" tuner: ok trials of earlier runs (their results files,
+ * read by harness/record/train.c), with where they came from.  Ownership: a struct
+ * tuner_train owns everything it points to; tuner_train_release() frees it. */
+struct tuner_train_row {
+	char *op, *shape, *config; /* the cell's op and shape, the trial's config text */
+	double ns;                 /* the trial's median */
+};
+struct tuner_train {
+	struct tuner_train_row *rows;
+	size_t n;
+	char **files;              /* the results files read, nfiles of them */
+	char (*sha256)[65];        /* of each file's bytes */
+	size_t *ntrials;           /* rows each file gave */
+	size_t nfiles;
+	char *error;               /* NULL, or why the data is unusable (the tuner then ranks
+				    * without a model and says so) */
+};
+void tuner_train_release(struct tuner_train *t);
+
 /* What alloc gets; everything borrowed for the tuner's lifetime. */
 struct tuner_args {
 	const struct space *space;
@@ -88,6 +107,8 @@ struct tuner_args {
 	int64_t budget_ns;
 	/* The "lut" tuner's table (NULL: none was given or read). */
 	const struct tuner_lut *lut;
+	/* The "model-topk" tuner's training data (NULL: none was given). */
+	const struct tuner_train *train;
 };
 
 struct tuner; /* a tuner's private state for one cell */

@@ -11,6 +11,7 @@
 #include "harness/config/experiment.h"
 #include "harness/config/lut.h"
 #include "harness/record/recorder.h"
+#include "harness/record/train.h"
 #include "kernels/backend.h"
 #include "kernels/tune.h"
 #include "kernels/tuner.h"
@@ -204,6 +205,7 @@ struct rtuner {
 	struct tuner_option *opts;
 	size_t nopts;
 	struct tuner_lut *lut;
+	struct tuner_train *train;
 	char *label;
 };
 
@@ -215,6 +217,9 @@ static void rtuner_release(struct rtuner *t)
 	if (t->lut)
 		tuner_lut_release(t->lut);
 	free(t->lut);
+	if (t->train)
+		tuner_train_release(t->train);
+	free(t->train);
 	free(t->label);
 	memset(t, 0, sizeof(*t));
 }
@@ -338,6 +343,19 @@ static int rtuner_parse(const char *spec, const struct rec_meta *meta, struct rt
 			goto done;
 		}
 	}
+	const struct tuner_option *tr = tuner_option_find(t->opts, t->nopts, "train");
+	if (!strcmp(t->ops->name, "model-topk") && tr) {
+		/* the training files as named (relative to the current folder) */
+		t->train = xcalloc(1, sizeof(*t->train));
+		size_t n = tr->type == TUNER_OPT_LIST ? tr->nitems : 1;
+		for (size_t k = 0; k < n; k++) {
+			const char *file = tr->type == TUNER_OPT_LIST ? tr->items[k].s : tr->s;
+			if (rec_train_read(file, t->train)) {
+				error("--tuners '%s': cannot read training file '%s'", spec, file);
+				goto done;
+			}
+		}
+	}
 	ret = 0;
 done:
 	free(copy);
@@ -366,6 +384,7 @@ static void replay_cell(struct rcell *rc, const struct rtuner *rt, const struct 
 	for (size_t k = 0; k < S; k++) {
 		struct tuner_args a = { .space = &rc->s, .cell = id, .seed = (base_seed + k) ^ cell_idx,
 					.options = rt->opts, .noptions = rt->nopts, .lut = rt->lut,
+					.train = rt->train,
 					.budget_trials = o->budget_trials, .budget_ns = o->budget_ns };
 		struct tune_measurer m = { .ctx = rc, .trial = rcell_trial, .record = rcell_record };
 		struct tune_result res;

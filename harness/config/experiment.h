@@ -56,6 +56,11 @@ struct mode {
 	/* The "lut" tuner's table (options.table), read by harness/config/lut.c; NULL for
 	 * another tuner or a past run's experiment.  Owned. */
 	struct tuner_lut *lut;
+	/* The "model-topk" tuner's training files (options.train) as resolved: relative to the
+	 * experiment file's folder, or in a unit the run folder's copies
+	 * (tables/MODE-train-K.h5); ntrain of them.  Owned. */
+	char **train;
+	size_t ntrain;
 };
 
 struct experiment {

@@ -271,5 +271,24 @@ int experiment_write_tables(const struct experiment *e, const char *dir)
 		if (r)
 			return -1;
 	}
+	/* model-topk's training files, byte for byte */
+	for (size_t i = 0; i < e->nmodes; i++) {
+		const struct mode *m = &e->modes[i];
+		for (size_t k = 0; k < m->ntrain; k++) {
+			char *sub = xasprintf("%s/tables", dir), *bytes = NULL;
+			size_t len = 0;
+			int r = made ? 0 : util_mkdir_p(sub, 0755);
+			free(sub);
+			made = 1;
+			if (r || util_read_file(m->train[k], &bytes, &len))
+				return -1;
+			char *path = xasprintf("%s/tables/%s-train-%zu.h5", dir, m->name, k);
+			r = util_write_file(path, bytes, len, 0444);
+			free(path);
+			free(bytes);
+			if (r)
+				return -1;
+		}
+	}
 	return 0;
 }

@@ -16,9 +16,9 @@ int lut_parse(const char *shown, const char *text, size_t len, struct tuner_lut 
 /* Read the file at path and parse it (shown: the path as the user wrote it); an unreadable
  * file is out->error "'shown': cannot read ...".  0 or -1 as lut_parse. */
 int lut_read(const char *path, const char *shown, struct tuner_lut *out);
-/* Write each mode's table, as it was read, to DIR/tables/MODE.toml (read-only), where a
- * unit (which reads the run folder's copy of the experiment) finds it.  Reports and
- * returns -1 on failure. */
+/* Write each mode's table, as it was read, to DIR/tables/MODE.toml (read-only), and each
+ * model-topk mode's training files to DIR/tables/MODE-train-K.h5, where a unit (which reads
+ * the run folder's copy of the experiment) finds them.  Reports and returns -1 on failure. */
 int experiment_write_tables(const struct experiment *e, const char *dir);
 
 #endif

@@ -85,6 +85,38 @@ expect_status 2 h replay r.h5 --tuners coordinate-descent:threshold=2 --budget 5
 expect_status 2 h replay r.h5 --tuners mode:nosuch --budget 5 && pass "an unknown mode"
 expect_status 2 h replay r.h5 --tuners random --budget 5x && pass "a bad budget"
 expect_status 2 h replay r.h5 --tuners nosuch --budget 5 && pass "an unknown tuner"
+
+# model-topk trained on r.h5: replayed, and live, with the training data's provenance
+expect_status 0 h replay r.h5 --tuners model-topk:train=r.h5:k=3 --budget 5 --seeds 1 \
+	-f json -o mt.json && $PY -c "
+import json; r = json.load(open('mt.json'))
+assert all(w['trials_used_median'] <= 3 and w['chosen_over_best_median'] >= 1 for w in r['rows'])
+" && pass "replay model-topk"
+python3 - "$DATA/run/replay.toml" <<'PYEOF' > model.toml
+import sys
+s = open(sys.argv[1]).read().split("[[modes]]")[0].replace('"clireplay"', '"climodel"')
+s += '[[modes]]\nname = "model"\ntuner = "model-topk"\noptions = { train = ["r.h5"], k = 3 }\n'
+print(s)
+PYEOF
+expect_status 0 h run model.toml -o m.h5 && pass "a live model-topk run"
+cmp -s r.h5 m/tables/model-train-0.h5 && pass "the training file copied into the run folder" || \
+	fail "no copy of the training file"
+$PY - m.h5 "$(sha256sum r.h5 | cut -d' ' -f1)" <<'PYEOF' || fail "model-topk provenance"
+import h5py, sys
+f = h5py.File(sys.argv[1])
+info = f["units"]["info"][0].decode()
+assert "model_train_sha256=" + sys.argv[2] in info, info
+n = [int(l.split("=")[1]) for l in info.splitlines() if l.startswith("model_train_trials=")]
+assert n and n[0] > 0, info
+notes = [l for l in info.splitlines() if l.startswith("tuner_note=")]
+assert len(notes) == 2 and all("least squares on" in l and "the top 3" in l for l in notes), notes
+assert all(t["unit"] != 0 or True for t in f["trials"])
+assert sum(1 for t in f["trials"] if t["unit"] == 0) <= 6
+PYEOF
+sed 's/train = \["r.h5"\]/train = ["r.h5", "nosuch.h5"]/' model.toml > model-bad.toml
+expect_status 2 h check model-bad.toml && \
+	expect_grep "model-bad.toml':3[0-9]:[0-9]+: training file 'nosuch.h5' cannot be read" \
+	"$SCRATCH/err" && pass "a missing training file at check"
 expect_status 2 h replay r.h5 --tuners random && pass "no budget"
 expect_status 2 h replay r.h5 --tuners random --budget 5 --unit 99 && pass "no such unit"
 finish

@@ -852,6 +852,105 @@ START_TEST(test_lut)
 }
 END_TEST
 
+/* ---- model-topk: a model exact on the space's features ranks the optimum first ---------- */
+
+static double lg1(int64_t v)
+{
+	return log2(1 + (double)v);
+}
+
+/* ln(cost) is a quadratic in L(A), L(B), L(C), L(x) = log2(1 + x): the model's features. */
+static double model_cost(const struct space *s, const struct config *c)
+{
+	double a = lg1(c->val[0]) - lg1(16), b = lg1(c->val[1]) - lg1(6), d = lg1(c->val[2]) - lg1(9);
+	return 1000 * exp(0.3 * a * a + 0.2 * b * b + 0.1 * d * d);
+}
+
+static struct tune_result tune_model(struct synth *y, const struct tuner_train *tr)
+{
+	struct tuner_cell id = { .name = "synth/synth", .op = "synth", .shape = "n=1" };
+	struct tuner_args a = { .space = &y->s, .cell = &id, .options = opt_store,
+				.noptions = nopt, .seed = 1, .train = tr };
+	struct tune_measurer m = { .ctx = y, .trial = synth_trial };
+	struct tune_result r;
+	char *cause = NULL;
+	y->ntried = 0;
+	ck_assert_int_eq(tune_cell(tuner_find("model-topk"), &a, 5, &m, &r, &cause), 0);
+	ck_assert_ptr_null(cause);
+	return r;
+}
+
+START_TEST(test_model_topk)
+{
+	struct synth y;
+	convex_space(&y);
+	y.cost = model_cost;
+	struct config opt = pt3(16, 6, 9);
+	/* training rows: every 7th grid point (the optimum is not among them), shape n=1 and
+	 * n=4 (the shape feature is fitted too), and rows of another op (ignored) */
+	struct tuner_train tr;
+	memset(&tr, 0, sizeof(tr));
+	size_t grid = space_grid_size(&y.s), cap = 2 * grid + 8;
+	tr.rows = xcalloc(cap, sizeof(*tr.rows));
+	for (size_t i = 0; i < grid; i += 7) {
+		struct config c;
+		space_grid_point(&y.s, i, &c);
+		ck_assert(!config_equal(&y.s, &c, &opt));
+		struct sbuf sb;
+		sbuf_init(&sb);
+		config_format(&y.s, &c, &sb);
+		for (int sh = 0; sh < 3; sh++) {
+			struct tuner_train_row *r = &tr.rows[tr.n++];
+			r->op = xstrdup(sh == 2 ? "other" : "synth");
+			r->shape = xstrdup(sh == 1 ? "n=4" : "n=1");
+			r->config = xstrdup(sb.buf);
+			r->ns = model_cost(&y.s, &c) * (sh == 1 ? 4 : sh == 2 ? 0.001 : 1);
+		}
+		sbuf_release(&sb);
+	}
+	tr.nfiles = 1;
+	tr.files = xcalloc(1, sizeof(*tr.files));
+	tr.files[0] = xstrdup("synth.h5");
+	tr.sha256 = xcalloc(1, sizeof(*tr.sha256));
+	tr.ntrials = xcalloc(1, sizeof(*tr.ntrials));
+	opts_clear();
+	opt_int("k", 2);
+	struct tune_result r = tune_model(&y, &tr);
+	ck_assert_int_eq(r.reason, TUNE_TUNED);
+	ck_assert_int_eq(r.ntrials, 2);
+	ck_assert(config_equal(&y.s, &r.best, &opt));
+	ck_assert(config_equal(&y.s, &y.tried[0], &opt)); /* ranked first */
+	ck_assert_msg(strstr(r.note, "least squares on 80 trials of op 'synth' from 1 file(s), "
+			     "8 features, R^2 1.000; the top 2 of 280"), "%s", r.note);
+	/* deterministic */
+	struct tune_result r2 = tune_model(&y, &tr);
+	ck_assert(config_equal(&y.s, &r2.best, &r.best));
+	/* no data: the k points nearest the heuristic's, the heuristic first */
+	opts_clear();
+	opt_int("k", 3);
+	r = tune_model(&y, NULL);
+	ck_assert_int_eq(r.ntrials, 3);
+	ck_assert(config_equal(&y.s, &y.tried[0], &y.start));
+	ck_assert_msg(strstr(r.note, "no model (no training data; 0 usable trials"), "%s", r.note);
+	tr.error = xstrdup("cannot read 'x.h5'");
+	r = tune_model(&y, &tr);
+	ck_assert(config_equal(&y.s, &y.tried[0], &y.start));
+	ck_assert_msg(strstr(r.note, "the training data is unusable: cannot read 'x.h5'"), "%s",
+		      r.note);
+	tuner_train_release(&tr);
+	/* never an incorrect config: the optimum incorrect, the next best chosen */
+	opts_clear();
+	y.cost = incorrect_opt_cost;
+	r = tune_model(&y, NULL);
+	ck_assert(!config_equal(&y.s, &r.best, &opt));
+	opts_clear();
+	opt_int("k", 0);
+	char *err = check_err("model-topk", &y.s);
+	ck_assert_msg(strstr(err, "7:3: 'k' must be an integer from 1 to 100000"), "%s", err);
+	free(err);
+}
+END_TEST
+
 static Suite *tuners_suite(void)
 {
 	Suite *s = suite_create("tuners");
@@ -867,6 +966,7 @@ static Suite *tuners_suite(void)
 	tcase_add_test(tc, test_paired_acceptance);
 	tcase_add_test(tc, test_option_errors);
 	tcase_add_test(tc, test_lut);
+	tcase_add_test(tc, test_model_topk);
 	suite_add_tcase(s, tc);
 	return s;
 }
