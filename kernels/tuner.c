@@ -19,6 +19,7 @@ extern const struct tuner_ops tuner_coordinate_descent;
 extern const struct tuner_ops tuner_beam;
 extern const struct tuner_ops tuner_lut;
 extern const struct tuner_ops tuner_model_topk;
+extern const struct tuner_ops tuner_abduction;
 
 const struct tuner_ops *const tuner_table[] = {
 	&tuner_vendor,
@@ -30,6 +31,7 @@ const struct tuner_ops *const tuner_table[] = {
 	&tuner_beam,
 	&tuner_lut,
 	&tuner_model_topk,
+	&tuner_abduction,
 	NULL,
 };
 

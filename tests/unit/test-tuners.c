@@ -951,6 +951,115 @@ START_TEST(test_model_topk)
 }
 END_TEST
 
+/* ---- abduction v1, v2, v3 on a space where their rules differ in outcome ----------------- */
+
+/* A, B pow2 {1, 2, 4, 8}, C unit {1, 2}; the start (2, 2, 1) = 100 ns.  The trajectories
+ * (docs/kernels.md, "abduction"): v1 moves to (2,1,1) (the best of the first round, 30%),
+ * then along B's edge to A: (1,1,1) (14%), then over every field to (1,1,2) (3%), and stops
+ * there.  v2 takes the first improvement, A up to (4,2,1) (2%), and finds nothing better
+ * around it.  v3 tries A up (2%, under the 5% cliff: rejected, A up now likelier), then B up
+ * (worse: B down likelier), B down (30%, confirmed, accepted), A up (worse), A down (14%,
+ * accepted), B up (worse), C up (3%: rejected) and stops at (1,1,1). */
+static double abd_cost(const struct space *s, const struct config *c)
+{
+	static const struct { int64_t a, b, c; double ns; } tab[] = {
+		{ 2, 2, 1, 100 }, { 4, 2, 1, 98 }, { 1, 2, 1, 101 }, { 2, 4, 1, 120 },
+		{ 2, 1, 1, 70 }, { 2, 2, 2, 150 }, { 8, 2, 1, 99 }, { 4, 4, 1, 130 },
+		{ 4, 1, 1, 99.5 }, { 4, 2, 2, 150 }, { 1, 1, 1, 60 }, { 1, 1, 2, 58 },
+		{ 2, 1, 2, 80 }, { 1, 2, 2, 90 },
+	};
+	for (size_t k = 0; k < sizeof(tab) / sizeof(tab[0]); k++)
+		if (tab[k].a == c->val[0] && tab[k].b == c->val[1] && tab[k].c == c->val[2])
+			return tab[k].ns;
+	return 200;
+}
+
+START_TEST(test_abduction_versions)
+{
+	static const int64_t p4[] = { 1, 2, 4, 8 }, u2[] = { 1, 2 };
+	struct synth y;
+	synth_init(&y, abd_cost);
+	add_field(&y.s, "A", SPACE_STEP_POW2, p4, 4);
+	add_field(&y.s, "B", SPACE_STEP_POW2, p4, 4);
+	add_field(&y.s, "C", SPACE_STEP_UNIT, u2, 2);
+	y.start = pt3(2, 2, 1);
+	static const char *const edgeB[] = { "A" };
+	struct config want[3] = { pt3(1, 1, 2), pt3(4, 2, 1), pt3(1, 1, 1) };
+	for (int v = 1; v <= 3; v++) {
+		opts_clear();
+		opt_int("version", v);
+		struct tuner_option *g = opt_add("graph", TUNER_OPT_TABLE);
+		static struct tuner_option gi[1];
+		memset(gi, 0, sizeof(gi));
+		gi[0].key = "B";
+		opt_names("_", edgeB, 1);
+		gi[0].type = TUNER_OPT_LIST;
+		gi[0].items = opt_store[nopt - 1].items;
+		gi[0].nitems = 1;
+		nopt--; /* the list was only built to fill gi */
+		g->items = gi;
+		g->nitems = 1;
+		struct tune_result r = tune(&y, "abduction", opt_store, nopt, 3);
+		ck_assert_int_eq(r.reason, TUNE_TUNED);
+		ck_assert_msg(config_equal(&y.s, &r.best, &want[v - 1]), "v%d chose %lld,%lld,%lld", v,
+			      (long long)r.best.val[0], (long long)r.best.val[1],
+			      (long long)r.best.val[2]);
+		if (v == 3) {
+			/* the experiments in order: the start, A up, B up, B down, its confirmation
+			 * (incumbent, candidate), A up, A down, its confirmation, B up, C up */
+			static const int64_t seq[][3] = {
+				{ 2, 2, 1 }, { 4, 2, 1 }, { 2, 4, 1 }, { 2, 1, 1 }, { 2, 2, 1 },
+				{ 2, 1, 1 }, { 4, 1, 1 }, { 1, 1, 1 }, { 2, 1, 1 }, { 1, 1, 1 },
+				{ 1, 2, 1 }, { 1, 1, 2 } };
+			ck_assert_uint_eq(y.ntried, sizeof(seq) / sizeof(seq[0]));
+			for (size_t k = 0; k < y.ntried; k++) {
+				struct config e = pt3(seq[k][0], seq[k][1], seq[k][2]);
+				ck_assert_msg(config_equal(&y.s, &y.tried[k], &e), "v3 trial %zu", k);
+			}
+		}
+		/* deterministic */
+		struct tune_result r2 = tune(&y, "abduction", opt_store, nopt, 99);
+		ck_assert(config_equal(&y.s, &r2.best, &r.best));
+	}
+	/* v3 with min_effect 0.01 confirms and takes the 2% move of A up at once, as v2 does */
+	opts_clear();
+	opt_float("min_effect", 0.01);
+	struct tune_result r = tune(&y, "abduction", opt_store, nopt, 3);
+	struct config s0 = pt3(2, 2, 1), s1 = pt3(4, 2, 1);
+	ck_assert_uint_ge(y.ntried, 4);
+	ck_assert(config_equal(&y.s, &y.tried[1], &s1));
+	ck_assert(config_equal(&y.s, &y.tried[2], &s0)); /* the confirmation pair */
+	ck_assert(config_equal(&y.s, &y.tried[3], &s1));
+	ck_assert(!config_equal(&y.s, &r.best, &s0));
+	/* every version on the convex space finds its optimum; never an incorrect config */
+	convex_space(&y);
+	struct config opt = pt3(16, 6, 9);
+	for (int v = 1; v <= 3; v++) {
+		opts_clear();
+		opt_int("version", v);
+		opt_float("min_effect", 0.0);
+		r = tune(&y, "abduction", opt_store, nopt, 1);
+		ck_assert_msg(config_equal(&y.s, &r.best, &opt), "v%d missed the convex optimum", v);
+		y.cost = incorrect_opt_cost;
+		r = tune(&y, "abduction", opt_store, nopt, 1);
+		ck_assert(!config_equal(&y.s, &r.best, &opt));
+		y.cost = convex_cost;
+	}
+	/* options */
+	opts_clear();
+	opt_int("version", 4);
+	char *err = check_err("abduction", &y.s);
+	ck_assert_msg(strstr(err, "7:3: 'version' must be an integer from 1 to 3"), "%s", err);
+	free(err);
+	opts_clear();
+	static const char *const bad[] = { "Q" };
+	opt_names("field_order", bad, 1);
+	err = check_err("abduction", &y.s);
+	ck_assert_msg(strstr(err, "7:20: 'field_order': unknown field 'Q'"), "%s", err);
+	free(err);
+}
+END_TEST
+
 static Suite *tuners_suite(void)
 {
 	Suite *s = suite_create("tuners");
@@ -967,6 +1076,7 @@ static Suite *tuners_suite(void)
 	tcase_add_test(tc, test_option_errors);
 	tcase_add_test(tc, test_lut);
 	tcase_add_test(tc, test_model_topk);
+	tcase_add_test(tc, test_abduction_versions);
 	suite_add_tcase(s, tc);
 	return s;
 }
