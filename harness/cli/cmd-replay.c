@@ -11,12 +11,12 @@
 #include "harness/output/replay-write.h"
 
 enum { OPT_FORMAT = 'f', OPT_OUTPUT = 'o', OPT_TUNERS = 256, OPT_BUDGET, OPT_SEEDS, OPT_UNIT,
-       OPT_NOISE };
+       OPT_NOISE, OPT_PLOT };
 
 static const struct cmd_opt replay_opts_table[] = {
 	{ "format", OPT_FORMAT, 1 }, { "output", OPT_OUTPUT, 1 }, { "tuners", OPT_TUNERS, 1 },
 	{ "budget", OPT_BUDGET, 1 }, { "seeds", OPT_SEEDS, 1 }, { "unit", OPT_UNIT, 1 },
-	{ "noise", OPT_NOISE, 0 }, { NULL, 0, 0 },
+	{ "noise", OPT_NOISE, 0 }, { "plot", OPT_PLOT, 1 }, { NULL, 0, 0 },
 };
 
 static int replay_exec(const struct cmd_args *a)
@@ -84,8 +84,21 @@ static int replay_exec(const struct cmd_args *a)
 			*next++ = '\0';
 		o.tuners[o.ntuners++] = p;
 	}
+	const char *plot = cmd_args_value(a, OPT_PLOT);
+	if (plot) {
+		const char *ext = strrchr(plot, '.');
+		if (!ext || (strcmp(ext, ".png") && strcmp(ext, ".svg") && strcmp(ext, ".pdf"))) {
+			rc = cmd_usage_error(e, "--plot names a .png, .svg or .pdf file, not '%s'",
+					     plot);
+			goto done;
+		}
+	}
 	if (replay_run(a->pos[0], &o, &r))
 		goto done;
+	if (plot && replay_plot(r, plot)) {
+		rc = EXIT_RUN_FAILED;
+		goto done;
+	}
 	v = cmd_args_value(a, OPT_OUTPUT);
 	if (v) {
 		out = fopen(v, "w");
@@ -122,6 +135,7 @@ const struct cmd_entry cmd_replay_entry = {
 		"  --unit ID            the unit whose trials stand in for measuring (default: the\n"
 		"                       ok unit with the most trials)\n"
 		"  --noise              redraw each trial's samples with replacement\n"
+		"  --plot FILE          also draw the curves with gnuplot (.png, .svg or .pdf)\n"
 		"  -f, --format FMT     md (default), json or csv\n"
 		"  -o, --output FILE    write there instead of stdout\n"
 		"  -h, --help           this text\n",

@@ -85,6 +85,23 @@ expect_status 2 h replay r.h5 --tuners coordinate-descent:threshold=2 --budget 5
 expect_status 2 h replay r.h5 --tuners mode:nosuch --budget 5 && pass "an unknown mode"
 expect_status 2 h replay r.h5 --tuners random --budget 5x && pass "a bad budget"
 expect_status 2 h replay r.h5 --tuners nosuch --budget 5 && pass "an unknown tuner"
+expect_status 2 h replay r.h5 --tuners random --budget 5 --plot c.gif && pass "a bad --plot name"
+
+# the figure, drawn by the real gnuplot; the HTML report's section
+if command -v gnuplot >/dev/null 2>&1; then
+	export HARNESS_PLOT_DIR="$top_srcdir/plots"
+	expect_status 0 h replay r.h5 --tuners random,beam --budget 8 --seeds 3 --plot curves.svg \
+		-o /dev/null && tail -c 200 curves.svg | grep -q '</svg>' && \
+		grep -q '>random<' curves.svg && grep -q '>beam<' curves.svg && \
+		! ls .plot.* >/dev/null 2>&1 && pass "the curves as an SVG figure" || \
+		fail "no whole curves.svg naming both tuners"
+	expect_status 1 env HARNESS_GNUPLOT=/nonexistent/gnuplot $HARNESS_CMD replay r.h5 \
+		--tuners random --budget 3 --plot c.png && [ ! -e c.png ] && \
+		expect_grep "gnuplot not found" "$SCRATCH/err" && pass "gnuplot missing: no figure"
+	expect_status 0 h report -f html r.h5 && expect_grep '<section id="replay">' "$SCRATCH/out" && \
+		[ "$(grep -c '^<tr><td>\(random\|coordinate-descent\|beam\)</td><td>2</td>' "$SCRATCH/out")" = 3 ] && \
+		pass "the HTML report's replay section" || fail "no replay section with three tuners"
+fi
 
 # model-topk trained on r.h5: replayed, and live, with the training data's provenance
 expect_status 0 h replay r.h5 --tuners model-topk:train=r.h5:k=3 --budget 5 --seeds 1 \
