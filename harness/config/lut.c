@@ -236,6 +236,7 @@ int lut_read(const char *path, const char *shown, struct tuner_lut *out)
 	size_t len = 0;
 	struct stat st;
 	memset(out, 0, sizeof(*out));
+	errno = 0;
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || access(path, R_OK) != 0) {
 		out->path = xstrdup(shown);
 		out->error = xasprintf("'%s': cannot read the lookup table ('%s': %s)", shown, path,
