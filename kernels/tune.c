@@ -220,6 +220,8 @@ int tune_cell(const struct tuner_ops *ops, const struct tuner_args *a, int64_t t
 	out->reason = ops->flags & TUNER_BENCHMARKS ? TUNE_TUNED
 		      : ops->flags & TUNER_COMPILES ? TUNE_RULE
 						    : TUNE_VENDOR;
+	if (ops->note)
+		ops->note(t, out->note, sizeof(out->note));
 	if (ops->best(t, &out->best)) {
 		if (a->space->has_vendor) {
 			space_vendor_point(a->space, 0, &out->best);

@@ -62,6 +62,7 @@ struct tune_result {
 	int64_t compile_ns, check_ns, bench_ns; /* summed over the trials (duels included) */
 	/* accept = "paired" (docs/kernels.md): duels run, won, and what they cost */
 	int64_t duels, duels_won, duel_ns;
+	char note[512];        /* the tuner's note (tuner_ops.note), or "" */
 };
 
 /* Tune one cell: ops->alloc with a (its space, cell, options, seed), m->ahead with the

@@ -17,6 +17,9 @@ extern const struct tuner_ops tuner_vendor_benchmarked;
 extern const struct tuner_ops tuner_random;
 extern const struct tuner_ops tuner_coordinate_descent;
 extern const struct tuner_ops tuner_beam;
+extern const struct tuner_ops tuner_lut;
+extern const struct tuner_ops tuner_model_topk;
+extern const struct tuner_ops tuner_abduction;
 
 const struct tuner_ops *const tuner_table[] = {
 	&tuner_vendor,
@@ -26,6 +29,9 @@ const struct tuner_ops *const tuner_table[] = {
 	&tuner_random,
 	&tuner_coordinate_descent,
 	&tuner_beam,
+	&tuner_lut,
+	&tuner_model_topk,
+	&tuner_abduction,
 	NULL,
 };
 

@@ -49,6 +49,50 @@ struct tuner_check {
 	size_t nspaces;
 };
 
+/* A lookup table for the "lut" tuner, as the configuration layer read it from its TOML file
+ * (harness/config/lut.c fills it; kernels never read TOML).  One entry per [[entries]]
+ * table: an op, its shape (integer keys) and a config in config_format() syntax.
+ * Ownership: a struct tuner_lut owns everything it points to; tuner_lut_release() frees
+ * it (not the struct itself). */
+struct tuner_lut_entry {
+	char *op;                 /* "sgemm" */
+	char **shape_keys;        /* "m", "n", "k", in the table's order */
+	int64_t *shape_vals;
+	size_t nshape;
+	char *config;             /* "BM=64,BN=64,BK=32" or "vendor" */
+	int line, col;            /* where the entry's config is written in the table file */
+};
+struct tuner_lut {
+	char *path;               /* the file as named (messages) */
+	char sha256[65];          /* of its bytes ("" when it could not be read) */
+	char *text;               /* its bytes (NUL-terminated), text_len long; NULL when unread */
+	size_t text_len;
+	char *error;              /* NULL, or why the table is unusable ("'path':line:col: ...");
+				   * the tuner then falls back to the heuristic with this reason */
+	struct tuner_lut_entry *e;
+	size_t n;
+};
+void tuner_lut_release(struct tuner_lut *l);
+
+/* Training data for the "model-topk" tuner: ok trials of earlier runs (their results files,
+ * read by harness/record/train.c), with where they came from.  Ownership: a struct
+ * tuner_train owns everything it points to; tuner_train_release() frees it. */
+struct tuner_train_row {
+	char *op, *shape, *config; /* the cell's op and shape, the trial's config text */
+	double ns;                 /* the trial's median */
+};
+struct tuner_train {
+	struct tuner_train_row *rows;
+	size_t n;
+	char **files;              /* the results files read, nfiles of them */
+	char (*sha256)[65];        /* of each file's bytes */
+	size_t *ntrials;           /* rows each file gave */
+	size_t nfiles;
+	char *error;               /* NULL, or why the data is unusable (the tuner then ranks
+				    * without a model and says so) */
+};
+void tuner_train_release(struct tuner_train *t);
+
 /* What alloc gets; everything borrowed for the tuner's lifetime. */
 struct tuner_args {
 	const struct space *space;
@@ -61,6 +105,10 @@ struct tuner_args {
 	 * (kernels/tune.h), not by the tuner. */
 	int64_t budget_trials;
 	int64_t budget_ns;
+	/* The "lut" tuner's table (NULL: none was given or read). */
+	const struct tuner_lut *lut;
+	/* The "model-topk" tuner's training data (NULL: none was given). */
+	const struct tuner_train *train;
 };
 
 struct tuner; /* a tuner's private state for one cell */
@@ -86,6 +134,10 @@ struct tuner_ops {
 	/* The chosen config; -1 when no proposal was usable (never chooses an incorrect one). */
 	int (*best)(struct tuner *t, struct config *out);
 	void (*free)(struct tuner *t);
+	/* Optional (NULL: nothing to say): after tuning, a one-line note on how the choice was
+	 * made, for the record (the "lut" tuner: the entry used, or why it fell back), written
+	 * into out (size bytes, NUL-terminated); "" for nothing. */
+	void (*note)(const struct tuner *t, char *out, size_t size);
 };
 
 /* NULL when unknown. */

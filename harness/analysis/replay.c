@@ -8,7 +8,10 @@
 #include <string.h>
 
 #include "harness/base/util.h"
+#include "harness/config/experiment.h"
+#include "harness/config/lut.h"
 #include "harness/record/recorder.h"
+#include "harness/record/train.h"
 #include "kernels/backend.h"
 #include "kernels/tune.h"
 #include "kernels/tuner.h"
@@ -96,14 +99,19 @@ static int rcell_trial(void *ctx, const struct config *c, int64_t n, struct tune
 	return 0;
 }
 
-/* Best-so-far: the recorded median of the config with the lowest observed median. */
+/* Best-so-far: the recorded median of the config with the lowest observed median (a tuner
+ * that does not benchmark, heuristic or lut, observes none: its ok config counts with its
+ * recorded median). */
 static int rcell_record(void *ctx, const struct config *c, const struct tune_trial *t,
 			double median_ns, char **cause)
 {
 	struct rcell *rc = ctx;
 	size_t idx;
-	if (t->status == TRIAL_OK && isfinite(median_ns) && median_ns < rc->obs_best &&
-	    !space_point_index(&rc->s, c, &idx)) {
+	int at = !c->vendor && !space_point_index(&rc->s, c, &idx);
+	if (t->status == TRIAL_OK && !isfinite(median_ns) && !t->nsamples && at &&
+	    rc->pts[idx].measured)
+		median_ns = rc->pts[idx].median;
+	if (t->status == TRIAL_OK && isfinite(median_ns) && median_ns < rc->obs_best && at) {
 		rc->obs_best = median_ns;
 		rc->true_best = rc->pts[idx].median;
 	}
@@ -191,12 +199,177 @@ void replay_free(struct replay *r)
 	free(r);
 }
 
+/* One tuner to replay: its ops, options and table, parsed from a --tuners spec. */
+struct rtuner {
+	const struct tuner_ops *ops;
+	struct tuner_option *opts;
+	size_t nopts;
+	struct tuner_lut *lut;
+	struct tuner_train *train;
+	char *label;
+};
+
+static void rtuner_release(struct rtuner *t)
+{
+	for (size_t i = 0; i < t->nopts; i++)
+		tuner_option_release(&t->opts[i]);
+	free(t->opts);
+	if (t->lut)
+		tuner_lut_release(t->lut);
+	free(t->lut);
+	if (t->train)
+		tuner_train_release(t->train);
+	free(t->train);
+	free(t->label);
+	memset(t, 0, sizeof(*t));
+}
+
+static void option_copy(struct tuner_option *dst, const struct tuner_option *src)
+{
+	*dst = *src;
+	dst->key = src->key ? xstrdup(src->key) : NULL;
+	dst->s = src->s ? xstrdup(src->s) : NULL;
+	dst->items = src->nitems ? xcalloc(src->nitems, sizeof(*dst->items)) : NULL;
+	for (size_t i = 0; i < src->nitems; i++)
+		option_copy(&dst->items[i], &src->items[i]);
+}
+
+/* "NAME", "NAME:K=V:K=V" or "mode:MODE" (the recorded experiment in meta) into *t.
+ * Reports and returns -1. */
+static int rtuner_parse(const char *spec, const struct rec_meta *meta, struct rtuner *t)
+{
+	char *copy = xstrdup(spec), *colon = strchr(copy, ':');
+	int ret = -1;
+	memset(t, 0, sizeof(*t));
+	t->label = xstrdup(spec);
+	if (colon)
+		*colon = '\0';
+	if (!strcmp(copy, "mode")) {
+		const char *want = colon ? colon + 1 : "";
+		struct experiment *e = NULL;
+		for (size_t i = 0; i < meta->nfiles && !e; i++) {
+			char *cause = NULL;
+			if (strcmp(meta->files[i].role, "experiment"))
+				continue;
+			if (experiment_parse_flags(meta->files[i].path, meta->files[i].text,
+						   meta->files[i].len, EXPERIMENT_NO_FILE_CHECKS |
+						   EXPERIMENT_PAST_RUN, &e, &cause)) {
+				error("--tuners '%s': the recorded experiment does not parse: %s",
+				      spec, cause);
+				free(cause);
+				goto done;
+			}
+		}
+		const struct mode *m = e ? experiment_mode(e, want) : NULL;
+		if (!m) {
+			error("--tuners '%s': %s", spec, e ? "no such mode in the recorded experiment"
+						     : "the file records no experiment");
+			experiment_free(e);
+			goto done;
+		}
+		t->ops = tuner_find(m->tuner);
+		if (!t->ops) {
+			error("--tuners '%s': mode '%s' runs tuner '%s', which this build lacks", spec,
+			      want, m->tuner);
+			experiment_free(e);
+			goto done;
+		}
+		t->nopts = m->noptions;
+		t->opts = xcalloc(t->nopts ? t->nopts : 1, sizeof(*t->opts));
+		for (size_t i = 0; i < t->nopts; i++)
+			option_copy(&t->opts[i], &m->options[i]);
+		experiment_free(e);
+	} else {
+		t->ops = tuner_find(copy);
+		if (!t->ops) {
+			struct sbuf sb;
+			sbuf_init(&sb);
+			for (size_t i = 0; tuner_table[i]; i++)
+				sbuf_addf(&sb, "%s%s", i ? ", " : "", tuner_table[i]->name);
+			error("unknown tuner '%s' (tuners: %s; or mode:MODE)", copy, sb.buf);
+			sbuf_release(&sb);
+			goto done;
+		}
+		for (char *item = colon ? colon + 1 : NULL, *next; item; item = next) {
+			next = strchr(item, ':');
+			if (next)
+				*next++ = '\0';
+			char *eq = strchr(item, '=');
+			if (!eq || eq == item) {
+				error("--tuners '%s': '%s' is not KEY=VALUE", spec, item);
+				goto done;
+			}
+			*eq = '\0';
+			t->opts = xrealloc(t->opts, (t->nopts + 1) * sizeof(*t->opts));
+			struct tuner_option *o = &t->opts[t->nopts++];
+			memset(o, 0, sizeof(*o));
+			o->key = xstrdup(item);
+			o->line = 1;
+			o->col = (int)(item - copy) + 1;
+			const char *v = eq + 1;
+			char *end = NULL;
+			if (!strcmp(v, "true") || !strcmp(v, "false")) {
+				o->type = TUNER_OPT_BOOL;
+				o->i = !strcmp(v, "true");
+			} else if (!parse_i64(v, INT64_MIN, INT64_MAX, &o->i)) {
+				o->type = TUNER_OPT_INT;
+				o->f = (double)o->i;
+			} else if (*v && (o->f = strtod(v, &end), end && !*end)) {
+				o->type = TUNER_OPT_FLOAT;
+			} else {
+				o->type = TUNER_OPT_STRING;
+				o->s = xstrdup(v);
+			}
+		}
+	}
+	if (t->ops->check_options) {
+		struct tuner_check c = { .options = t->opts, .noptions = t->nopts };
+		char *cause = NULL;
+		if (t->ops->check_options(&c, &cause)) {
+			error("--tuners '%s': %s", spec, cause ? cause : "invalid options");
+			free(cause);
+			goto done;
+		}
+	}
+	const struct tuner_option *tab = tuner_option_find(t->opts, t->nopts, "table");
+	if (!strcmp(t->ops->name, "lut")) {
+		if (!tab || tab->type != TUNER_OPT_STRING) {
+			error("--tuners '%s': the lut tuner needs table=FILE", spec);
+			goto done;
+		}
+		t->lut = xcalloc(1, sizeof(*t->lut));
+		if (lut_read(tab->s, tab->s, t->lut)) {
+			error("--tuners '%s': %s", spec, t->lut->error);
+			goto done;
+		}
+	}
+	const struct tuner_option *tr = tuner_option_find(t->opts, t->nopts, "train");
+	if (!strcmp(t->ops->name, "model-topk") && tr) {
+		/* the training files as named (relative to the current folder) */
+		t->train = xcalloc(1, sizeof(*t->train));
+		size_t n = tr->type == TUNER_OPT_LIST ? tr->nitems : 1;
+		for (size_t k = 0; k < n; k++) {
+			const char *file = tr->type == TUNER_OPT_LIST ? tr->items[k].s : tr->s;
+			if (rec_train_read(file, t->train)) {
+				error("--tuners '%s': cannot read training file '%s'", spec, file);
+				goto done;
+			}
+		}
+	}
+	ret = 0;
+done:
+	free(copy);
+	if (ret)
+		rtuner_release(t);
+	return ret;
+}
+
 /* One tuner on one cell over the seeds: a row. */
-static void replay_cell(struct rcell *rc, const struct tuner_ops *ops, const struct tuner_cell *id,
+static void replay_cell(struct rcell *rc, const struct rtuner *rt, const struct tuner_cell *id,
 			const struct replay_opts *o, uint64_t base_seed, size_t cell_idx,
 			const double *ok_sorted, size_t nok, struct replay_row *w)
 {
-	size_t B = (size_t)o->budget_trials, S = o->seeds;
+	size_t B = (size_t)rc->budget, S = o->seeds;
 	double *curves = xcalloc(B * S, sizeof(*curves));
 	double *ratio = xcalloc(S, sizeof(*ratio)), *spent = xcalloc(S, sizeof(*spent));
 	double *col = xcalloc(S, sizeof(*col));
@@ -207,11 +380,12 @@ static void replay_cell(struct rcell *rc, const struct tuner_ops *ops, const str
 	w->best_ns = ok_sorted[0];
 	for (size_t t = 0; t < B; t++)
 		w->random_ns[t] = replay_expected_min(ok_sorted, nok, t + 1);
-	rc->budget = o->budget_trials;
 	rc->curve = xcalloc(B, sizeof(double));
 	for (size_t k = 0; k < S; k++) {
 		struct tuner_args a = { .space = &rc->s, .cell = id, .seed = (base_seed + k) ^ cell_idx,
-					.budget_trials = o->budget_trials };
+					.options = rt->opts, .noptions = rt->nopts, .lut = rt->lut,
+					.train = rt->train,
+					.budget_trials = o->budget_trials, .budget_ns = o->budget_ns };
 		struct tune_measurer m = { .ctx = rc, .trial = rcell_trial, .record = rcell_record };
 		struct tune_result res;
 		char *cause = NULL;
@@ -221,7 +395,7 @@ static void replay_cell(struct rcell *rc, const struct tuner_ops *ops, const str
 		rc->true_best = NAN;
 		rc->t = 0;
 		double ratio_k = NAN;
-		if (!tune_cell(ops, &a, 1, &m, &res, &cause)) {
+		if (!tune_cell(rt->ops, &a, 1, &m, &res, &cause)) {
 			size_t idx;
 			if (!res.best.vendor && !space_point_index(&rc->s, &res.best, &idx) &&
 			    rc->pts[idx].measured)
@@ -292,15 +466,17 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 	struct replay *r = NULL;
 	int ret = -1;
 
+	struct rtuner *rt = xcalloc(o->ntuners ? o->ntuners : 1, sizeof(*rt));
+	size_t nrt = 0;
 	rec_meta_init(&meta);
 	memset(&sp, 0, sizeof(sp));
 	*out = NULL;
-	for (size_t k = 0; k < o->ntuners; k++)
-		if (!tuner_find(o->tuners[k])) {
-			error("unknown tuner '%s'", o->tuners[k]);
-			return -1;
-		}
-	if (rec_open(path, 0, &f) || rec_read_meta(f, &meta) || rec_read_units(f, &units, &nunits) ||
+	if (rec_open(path, 0, &f) || rec_read_meta(f, &meta))
+		goto done;
+	for (; nrt < o->ntuners; nrt++)
+		if (rtuner_parse(o->tuners[nrt], &meta, &rt[nrt]))
+			goto done;
+	if (rec_read_units(f, &units, &nunits) ||
 	    rec_read_cells(f, &cells, &ncells) || rec_read_trials(f, &tunit, &trials, &ntrials) ||
 	    rec_read_choices(f, &cunit, &choices, &nchoices) ||
 	    rec_read_trial_samples(f, &sunit, &ts, &nts) || rec_read_spaces(f, &sp))
@@ -359,6 +535,16 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 	r->unit = units[u].id;
 	r->source_mode = xstrdup(units[u].mode);
 	r->budget = o->budget_trials;
+	r->budget_ns = o->budget_ns;
+	if (!r->budget) {
+		/* a seconds budget: curves as long as the largest cell's grid */
+		for (size_t si = 0; si < sp.nspaces; si++)
+			if (sp.space_unit[si] == u && sp.spaces[si].grid > r->budget &&
+			    sp.spaces[si].grid <= REC_MAX_POINTS)
+				r->budget = sp.spaces[si].grid;
+		if (!r->budget)
+			r->budget = 1;
+	}
 	r->seeds = o->seeds;
 	r->noise = o->noise;
 	size_t cap = 0;
@@ -463,13 +649,13 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 			XGROW(r->rows, cap, r->nrows + 1);
 			struct replay_row *w = &r->rows[r->nrows++];
 			memset(w, 0, sizeof(*w));
-			w->tuner = xstrdup(o->tuners[tk]);
+			w->tuner = xstrdup(rt[tk].label);
 			w->cell = xstrdup(cells[c].name);
 			w->nvalid = nvalid;
 			w->nmeasured = nok;
 			rc.unmeasured = 0;
-			replay_cell(&rc, tuner_find(o->tuners[tk]), &id, o, base_seed, (size_t)c, ok,
-				    nok, w);
+			rc.budget = r->budget;
+			replay_cell(&rc, &rt[tk], &id, o, base_seed, (size_t)c, ok, nok, w);
 		}
 		free(ok);
 		rcell_release(&rc);
@@ -483,6 +669,9 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 	r = NULL;
 	ret = 0;
 done:
+	for (size_t k = 0; k < nrt; k++)
+		rtuner_release(&rt[k]);
+	free(rt);
 	replay_free(r);
 	free(ts_ns);
 	free(ts_off);

@@ -11,9 +11,14 @@
 #include <stdint.h>
 
 struct replay_opts {
-	char **tuners;          /* tuner names (borrowed), ntuners of them */
+	/* What to replay (borrowed), ntuners of them, each "NAME" (default options),
+	 * "NAME:KEY=VALUE:KEY=VALUE..." (scalar options: true/false, integers, numbers, else
+	 * strings; checked by the tuner's check_options) or "mode:MODE" (the tuner and the
+	 * options of a mode of the recorded experiment).  docs/replay.md. */
+	char **tuners;
 	size_t ntuners;
-	int64_t budget_trials;  /* > 0 */
+	int64_t budget_trials;  /* > 0, or 0 with budget_ns */
+	int64_t budget_ns;      /* > 0: a budget of recorded compile + check + benchmark time */
 	size_t seeds;           /* >= 1 */
 	long unit;              /* the source unit's plan id; -1: the ok unit with most trials */
 	int noise;              /* 1: each trial's samples redrawn with replacement */
@@ -37,7 +42,9 @@ struct replay {
 	char *path;
 	int64_t unit;              /* the source unit's plan id */
 	char *source_mode;
-	int64_t budget;
+	int64_t budget;            /* trials on the curves (the trial budget, or with a seconds
+				    * budget the most valid points of a cell) */
+	int64_t budget_ns;         /* the seconds budget, or 0 */
 	size_t seeds;
 	int noise;
 	struct replay_row *rows;

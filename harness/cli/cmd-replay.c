@@ -11,12 +11,12 @@
 #include "harness/output/replay-write.h"
 
 enum { OPT_FORMAT = 'f', OPT_OUTPUT = 'o', OPT_TUNERS = 256, OPT_BUDGET, OPT_SEEDS, OPT_UNIT,
-       OPT_NOISE };
+       OPT_NOISE, OPT_PLOT };
 
 static const struct cmd_opt replay_opts_table[] = {
 	{ "format", OPT_FORMAT, 1 }, { "output", OPT_OUTPUT, 1 }, { "tuners", OPT_TUNERS, 1 },
 	{ "budget", OPT_BUDGET, 1 }, { "seeds", OPT_SEEDS, 1 }, { "unit", OPT_UNIT, 1 },
-	{ "noise", OPT_NOISE, 0 }, { NULL, 0, 0 },
+	{ "noise", OPT_NOISE, 0 }, { "plot", OPT_PLOT, 1 }, { NULL, 0, 0 },
 };
 
 static int replay_exec(const struct cmd_args *a)
@@ -43,9 +43,23 @@ static int replay_exec(const struct cmd_args *a)
 			return cmd_usage_error(e, "--format must be md, json or csv, not '%s'", v);
 	}
 	v = cmd_args_value(a, OPT_BUDGET);
-	if (!v || parse_i64(v, 1, 1000000, &n))
-		return cmd_usage_error(e, "--budget must be a number of trials from 1 to 1000000");
-	o.budget_trials = n;
+	size_t vl = v ? strlen(v) : 0;
+	if (vl > 1 && v[vl - 1] == 's') {
+		/* seconds of recorded compile + check + benchmark time */
+		char *num = xstrndup(v, vl - 1), *end = NULL;
+		double sec = strtod(num, &end);
+		int bad = !end || *end || !(sec > 0 && sec <= 1e9);
+		free(num);
+		if (bad)
+			return cmd_usage_error(e, "--budget must be trials (1 to 1000000) or "
+					       "seconds such as 30s, not '%s'", v);
+		o.budget_ns = (int64_t)(sec * 1e9);
+	} else if (!v || parse_i64(v, 1, 1000000, &n)) {
+		return cmd_usage_error(e, "--budget must be trials (1 to 1000000) or seconds such "
+				       "as 30s");
+	} else {
+		o.budget_trials = n;
+	}
 	v = cmd_args_value(a, OPT_SEEDS);
 	if (v) {
 		if (parse_i64(v, 1, 100000, &n))
@@ -70,8 +84,21 @@ static int replay_exec(const struct cmd_args *a)
 			*next++ = '\0';
 		o.tuners[o.ntuners++] = p;
 	}
+	const char *plot = cmd_args_value(a, OPT_PLOT);
+	if (plot) {
+		const char *ext = strrchr(plot, '.');
+		if (!ext || (strcmp(ext, ".png") && strcmp(ext, ".svg") && strcmp(ext, ".pdf"))) {
+			rc = cmd_usage_error(e, "--plot names a .png, .svg or .pdf file, not '%s'",
+					     plot);
+			goto done;
+		}
+	}
 	if (replay_run(a->pos[0], &o, &r))
 		goto done;
+	if (plot && replay_plot(r, plot)) {
+		rc = EXIT_RUN_FAILED;
+		goto done;
+	}
 	v = cmd_args_value(a, OPT_OUTPUT);
 	if (v) {
 		out = fopen(v, "w");
@@ -96,15 +123,19 @@ done:
 
 const struct cmd_entry cmd_replay_entry = {
 	.name = "replay",
-	.usage = "replay [options] RESULTS.h5 --tuners T1,T2 --budget N",
+	.usage = "replay [options] RESULTS.h5 --tuners T1,T2 --budget N|Ss",
 	.summary = "re-run tuners offline on an exhaustive unit's recorded trials",
 	.help = "options:\n"
-		"  --tuners LIST        tuners to replay, comma-separated (required)\n"
-		"  --budget N           trials per tuning (required)\n"
+		"  --tuners LIST        tuners to replay, comma-separated (required): NAME,\n"
+		"                       NAME:KEY=VALUE:... (its options) or mode:MODE (the tuner\n"
+		"                       and options of a mode of the recorded experiment)\n"
+		"  --budget N|Ss        trials per tuning, or seconds of recorded compile and\n"
+		"                       benchmark time (30s) (required)\n"
 		"  --seeds N            seeds per tuner (default 10)\n"
 		"  --unit ID            the unit whose trials stand in for measuring (default: the\n"
 		"                       ok unit with the most trials)\n"
 		"  --noise              redraw each trial's samples with replacement\n"
+		"  --plot FILE          also draw the curves with gnuplot (.png, .svg or .pdf)\n"
 		"  -f, --format FMT     md (default), json or csv\n"
 		"  -o, --output FILE    write there instead of stdout\n"
 		"  -h, --help           this text\n",

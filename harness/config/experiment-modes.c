@@ -12,9 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness/base/util.h"
 #include "harness/config/experiment-int.h"
+#include "harness/config/lut.h"
 #include "harness/config/toml-bridge.h"
 #include "harness/config/tomlcheck.h"
 #include "kernels/backend.h"
@@ -197,6 +199,73 @@ static struct space *mode_spaces(const struct experiment *e, const struct mode *
 	return sp;
 }
 
+/* A "lut" mode's table: options.table, relative to the experiment file's folder unless
+ * absolute; a unit (EXPERIMENT_NO_FILE_CHECKS, reading the run folder's copy of the
+ * experiment) reads the run folder's copy, tables/MODE.toml (experiment_write_tables).
+ * A table that cannot be read or is malformed is an error at check time; in a unit it is
+ * kept as the table's error, and the tuner falls back to the heuristic, saying why. */
+static int load_table(struct tc_parser *p, struct mode *m)
+{
+	const struct tuner_option *o = tuner_option_find(m->options, m->noptions, "table");
+	if (!o || o->type != TUNER_OPT_STRING || !o->s || !*o->s)
+		return tc_fail(p, (struct tb_pos){ m->line, m->col },
+			       "mode '%s': tuner 'lut' needs options.table, the path of its lookup "
+			       "table", m->name);
+	const char *slash = strrchr(p->path, '/');
+	char *dir = slash ? xstrndup(p->path, slash == p->path ? 1 : (size_t)(slash - p->path))
+			  : xstrdup(".");
+	char *full;
+	if (p->flags & EXPERIMENT_NO_FILE_CHECKS)
+		full = xasprintf("%s/tables/%s.toml", dir, m->name);
+	else
+		full = o->s[0] == '/' || !slash ? xstrdup(o->s) : xasprintf("%s/%s", dir, o->s);
+	m->lut = xcalloc(1, sizeof(*m->lut));
+	int ret = 0;
+	if (lut_read(full, full, m->lut) &&
+	    !(p->flags & EXPERIMENT_NO_FILE_CHECKS)) {
+		p->cause = xasprintf("%s (the lookup table of mode '%s', 'table' at '%s':%d:%d)",
+				     m->lut->error, m->name, p->path, o->line, o->col);
+		ret = -1;
+	}
+	free(full);
+	free(dir);
+	return ret;
+}
+
+/* A "model-topk" mode's training files: options.train (a path or a list of them), each
+ * relative to the experiment file's folder unless absolute, each a readable regular file at
+ * check time (an error at its line:col); in a unit, the run folder's copies. */
+static int resolve_train(struct tc_parser *p, struct mode *m)
+{
+	const struct tuner_option *o = tuner_option_find(m->options, m->noptions, "train");
+	if (!o)
+		return 0;
+	const struct tuner_option *one[1] = { o };
+	size_t n = o->type == TUNER_OPT_LIST ? o->nitems : 1;
+	const char *slash = strrchr(p->path, '/');
+	char *dir = slash ? xstrndup(p->path, slash == p->path ? 1 : (size_t)(slash - p->path))
+			  : xstrdup(".");
+	int ret = 0;
+	m->train = xcalloc(n + 1, sizeof(*m->train));
+	for (size_t k = 0; k < n && !ret; k++) {
+		const struct tuner_option *e = o->type == TUNER_OPT_LIST ? &o->items[k] : one[0];
+		char *full;
+		if (p->flags & EXPERIMENT_NO_FILE_CHECKS)
+			full = xasprintf("%s/tables/%s-train-%zu.h5", dir, m->name, k);
+		else
+			full = e->s[0] == '/' || !slash ? xstrdup(e->s) : xasprintf("%s/%s", dir, e->s);
+		struct stat st;
+		if (!(p->flags & EXPERIMENT_NO_FILE_CHECKS) &&
+		    (stat(full, &st) != 0 || !S_ISREG(st.st_mode) || access(full, R_OK) != 0))
+			ret = tc_fail(p, (struct tb_pos){ e->line, e->col },
+				      "training file '%s' cannot be read (looked for '%s'%s%s)", e->s,
+				      full, errno ? ": " : "", errno ? strerror(errno) : "");
+		m->train[m->ntrain++] = full;
+	}
+	free(dir);
+	return ret;
+}
+
 /* Each mode's tuner checks its options, seeing the spaces of the experiment's ops. */
 int exp_check_tuner_options(struct tc_parser *p, const struct experiment *e)
 {
@@ -223,6 +292,11 @@ int exp_check_tuner_options(struct tc_parser *p, const struct experiment *e)
 					"invalid options for tuner '%s'", m->tuner);
 			free(cause);
 			ret = -1;
+		} else if (!strcmp(m->tuner, "lut")) {
+			ret = load_table(p, &e->modes[i]);
+		} else if (!strcmp(m->tuner, "model-topk")) {
+			errno = 0;
+			ret = resolve_train(p, &e->modes[i]);
 		}
 		free(spp);
 		free(sp);

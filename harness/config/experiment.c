@@ -393,6 +393,12 @@ void experiment_free(struct experiment *e)
 		free(m->options);
 		free(m->aa_of);
 		free(m->backend);
+		if (m->lut)
+			tuner_lut_release(m->lut);
+		free(m->lut);
+		for (size_t j = 0; j < m->ntrain; j++)
+			free(m->train[j]);
+		free(m->train);
 	}
 	free(e->modes);
 	for (size_t i = 0; i < e->nhypotheses; i++)

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "kernels/options.h"
+#include "kernels/tuner.h"
 #include "kernels/workload.h"
 
 #define EXPERIMENT_SCHEMA_VERSION 1
@@ -52,6 +53,14 @@ struct mode {
 	int warm_probe;        /* 1: after each cold unit, a warm unit reuses its cache directory */
 	enum fault_kind fault; /* testing the harness: make this mode's worker misbehave */
 	int line, col;         /* where the mode was declared */
+	/* The "lut" tuner's table (options.table), read by harness/config/lut.c; NULL for
+	 * another tuner or a past run's experiment.  Owned. */
+	struct tuner_lut *lut;
+	/* The "model-topk" tuner's training files (options.train) as resolved: relative to the
+	 * experiment file's folder, or in a unit the run folder's copies
+	 * (tables/MODE-train-K.h5); ntrain of them.  Owned. */
+	char **train;
+	size_t ntrain;
 };
 
 struct experiment {

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "harness/base/util.h"
+#include "harness/output/replay-write.h"
 
 /* Text with &, <, >, " and ' escaped (for element content and attribute values); invalid
  * UTF-8 (from a file an older or damaged build wrote) as U+FFFD, so the page stays UTF-8. */
@@ -669,6 +670,7 @@ int html_write(const struct html_parts *p, FILE *f)
 	}
 	fputs("</div>\n</section>\n", f);
 	write_aa_drift_tau(r, f, set, &bad);
+	replay_html(r->a->path, f); /* tuners replayed on the recorded trials (docs/replay.md) */
 	fputs("<section id=\"warnings\">\n<h2>Warnings</h2>\n<ul class=\"warnings\">\n", f);
 	if (!r->nwarnings)
 		fputs("<li class=\"none\">None.</li>\n", f);

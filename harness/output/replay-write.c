@@ -6,15 +6,25 @@
 #include <inttypes.h>
 #include <math.h>
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "harness/base/util.h"
 #include "harness/output/json.h"
+#include "harness/record/recorder.h"
 
 static int write_md(const struct replay *r, FILE *out)
 {
-	fprintf(out, "# Replay of '%s'\n\nSource: unit %" PRId64 " (mode '%s'); budget %" PRId64
-		" trials; %zu seeds; noise %s.  Score: 0 = the expected best of random search at "
+	char budget[96];
+	if (r->budget_ns > 0)
+		snprintf(budget, sizeof(budget), "%.6g s of recorded compile and benchmark time "
+			 "(curves over %" PRId64 " trials)", (double)r->budget_ns / 1e9, r->budget);
+	else
+		snprintf(budget, sizeof(budget), "%" PRId64 " trials", r->budget);
+	fprintf(out, "# Replay of '%s'\n\nSource: unit %" PRId64 " (mode '%s'); budget %s; %zu "
+		"seeds; noise %s.  Score: 0 = the expected best of random search at "
 		"that budget, 1 = the best config known; median over seeds [95%% CI of the "
-		"median].\n\n", r->path, r->unit, r->source_mode, r->budget, r->seeds,
+		"median].\n\n", r->path, r->unit, r->source_mode, budget, r->seeds,
 		r->noise ? "resampled from the recorded samples" : "none");
 	fprintf(out, "| tuner | cell | valid | score at budget | trials to 0.95 | trials used | "
 		"chosen / best | chosen (seed 0) | unmeasured |\n|---|---|---|---|---|---|---|---|---|\n");
@@ -63,6 +73,8 @@ static int write_json(const struct replay *r, FILE *out)
 	jw_set(root, "source_unit", json_integer(r->unit));
 	jw_set(root, "source_mode", jw_str(r->source_mode));
 	jw_set(root, "budget_trials", json_integer(r->budget));
+	jw_set(root, "budget_seconds", r->budget_ns > 0 ? jw_num((double)r->budget_ns / 1e9)
+						       : json_null());
 	jw_set(root, "seeds", json_integer((json_int_t)r->seeds));
 	jw_set(root, "noise", json_boolean(r->noise));
 	for (size_t i = 0; i < r->nrows; i++) {
@@ -86,6 +98,106 @@ static int write_json(const struct replay *r, FILE *out)
 	}
 	jw_set(root, "rows", rows);
 	return jw_dump(root, out, JSON_INDENT(2), "replay");
+}
+
+/* ---- the HTML report's section -------------------------------------------------------- */
+
+static void html_text(FILE *f, const char *str)
+{
+	char *fixed = util_utf8_sanitize(str);
+	for (const char *s = fixed ? fixed : str; *s; s++)
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		default: fputc(*s, f); break;
+		}
+	free(fixed);
+}
+
+static int cmp_dbl(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* 1 when the file has a unit with trials and a recorded space (nothing reported). */
+static int has_replay_source(const char *path)
+{
+	struct rec *f = NULL;
+	struct rec_spaces sp;
+	int64_t *tunit = NULL;
+	struct rec_trial *trials = NULL;
+	size_t ntrials = 0;
+	int yes = 0;
+	memset(&sp, 0, sizeof(sp));
+	if (rec_open(path, 0, &f))
+		return 0;
+	if (!rec_read_trials(f, &tunit, &trials, &ntrials) && ntrials &&
+	    !rec_read_spaces(f, &sp) && sp.nspaces)
+		yes = 1;
+	rec_spaces_release(&sp);
+	rec_trials_free(tunit, trials, ntrials);
+	rec_close(f);
+	return yes;
+}
+
+void replay_html(const char *path, FILE *f)
+{
+	static char *tuners[] = { "random", "coordinate-descent", "beam" };
+	struct replay *r = NULL;
+	if (!path || !has_replay_source(path))
+		return;
+	struct replay_opts o = { .tuners = tuners, .ntuners = 3, .budget_trials = 20,
+				 .seeds = 10, .unit = -1 };
+	fputs("<section id=\"replay\">\n<h2>Tuners replayed on the recorded trials</h2>\n", f);
+	if (replay_run(path, &o, &r)) {
+		fputs("<p class=\"note\">The replay failed (see stderr); run <code>harness "
+		      "replay</code> on the file.</p>\n</section>\n", f);
+		return;
+	}
+	fprintf(f, "<p>Source: unit %" PRId64 " (mode <code>", r->unit);
+	html_text(f, r->source_mode);
+	fprintf(f, "</code>); budget %" PRId64 " trials, %zu seeds, no noise. Score: 0 = the "
+		"expected best of random search at that budget, 1 = the best config known "
+		"(docs/replay.md); <code>harness replay</code> gives every cell, curves and "
+		"figure.</p>\n<table id=\"replay-table\">\n<thead><tr><th>tuner</th><th>cells</th>"
+		"<th>median score at the budget</th><th>cells reaching 0.95</th><th>median trials "
+		"to 0.95</th><th>median chosen / best</th></tr></thead>\n<tbody>\n", r->budget,
+		r->seeds);
+	double *v = xcalloc(r->nrows + 1, sizeof(*v)), *t = xcalloc(r->nrows + 1, sizeof(*t));
+	double *q = xcalloc(r->nrows + 1, sizeof(*q));
+	for (size_t k = 0; k < o.ntuners; k++) {
+		size_t n = 0, nt = 0;
+		for (size_t i = 0; i < r->nrows; i++) {
+			const struct replay_row *w = &r->rows[i];
+			if (strcmp(w->tuner, tuners[k]))
+				continue;
+			v[n] = w->score_med[r->budget - 1];
+			q[n++] = w->ratio_med;
+			if (w->to95 > 0)
+				t[nt++] = (double)w->to95;
+		}
+		if (!n)
+			continue;
+		qsort(v, n, sizeof(*v), cmp_dbl);
+		qsort(q, n, sizeof(*q), cmp_dbl);
+		qsort(t, nt, sizeof(*t), cmp_dbl);
+		fprintf(f, "<tr><td>%s</td><td>%zu</td><td>%.3f</td><td>%zu</td><td>", tuners[k], n,
+			n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2, nt);
+		if (nt)
+			fprintf(f, "%g", nt % 2 ? t[nt / 2] : (t[nt / 2 - 1] + t[nt / 2]) / 2);
+		else
+			fputs("-", f);
+		fprintf(f, "</td><td>%.4f</td></tr>\n", n % 2 ? q[n / 2] : (q[n / 2 - 1] + q[n / 2]) / 2);
+	}
+	fputs("</tbody>\n</table>\n</section>\n", f);
+	free(v);
+	free(t);
+	free(q);
+	replay_free(r);
 }
 
 int replay_write(const struct replay *r, enum report_format fmt, FILE *out)

@@ -21,6 +21,7 @@
 #include "harness/base/git-version.h"
 #include "harness/base/util.h"
 #include "harness/config/experiment.h"
+#include "harness/config/lut.h"
 #include "harness/record/prereg.h"
 #include "harness/record/recorder.h"
 #include "harness/run/envcap.h"
@@ -772,7 +773,8 @@ static int start_new(struct run *r)
 	if (mk || sched_make_dir_absolute(r))
 		goto done;
 	r->exp_copy = xasprintf("%s/experiment.toml", r->dir);
-	if (util_write_file(r->exp_copy, r->exp->text, r->exp->text_len, 0444))
+	if (util_write_file(r->exp_copy, r->exp->text, r->exp->text_len, 0444) ||
+	    experiment_write_tables(r->exp, r->dir))
 		goto done;
 	/* The journal first, then the (empty) results file assembled from it. */
 	if (rec_journal_create(r->dir, &m, r->plan, r->nplan, &r->jr) || assemble(r))

@@ -13,6 +13,7 @@
 #include "harness/config/experiment.h"
 #include "harness/record/proto.h"
 #include "harness/record/recorder.h"
+#include "harness/record/train.h"
 #include "kernels/backend.h"
 #include "kernels/tune.h"
 #include "kernels/tuner.h"
@@ -35,6 +36,7 @@ struct wk {
 	const struct tuner_ops *tuner;
 	const struct backend_ops *bops;
 	struct backend *b;
+	struct tuner_train *train; /* model-topk's training data, or NULL */
 	struct proto_out out;
 	struct setup setup;
 	char *verdict;       /* the unit's own status, REC_STATUS_* (static string) */
@@ -228,7 +230,8 @@ static int tune_one(struct wk *w, size_t i)
 	struct tuner_cell id = { .name = cell->name, .op = cell->op, .shape = cell->shape };
 	struct tuner_args ta = { .space = s, .cell = &id, .options = w->mode->options,
 				 .noptions = w->mode->noptions,
-				 .seed = w->exp->seed ^ (uint64_t)i };
+				 .seed = w->exp->seed ^ (uint64_t)i, .lut = w->mode->lut,
+				 .train = w->train };
 	struct live l = { .w = w, .i = i, .s = s };
 	struct tune_measurer m = { .ctx = &l, .trial = live_trial, .ahead = live_ahead,
 				   .record = live_record };
@@ -255,6 +258,17 @@ static int tune_one(struct wk *w, size_t i)
 			    xasprintf("cell '%s': none of %" PRId64 " configs passed the check",
 				      cell->name, tr.ntrials));
 		return 0;
+	}
+	if (tr.note[0]) {
+		/* how the tuner chose (a lookup table's entry, or why it fell back) */
+		char *note = xasprintf("tuner_note=%s: %s\n", cell->name, tr.note);
+		for (char *q = note; q[0] && q[1]; q++)
+			if (*q == '\n')
+				*q = ' ';
+		int r = proto_info(&w->out, note);
+		free(note);
+		if (r)
+			return -1;
 	}
 	if (tr.reason == TUNE_FALLBACK_VENDOR)
 		fprintf(stderr, "cell '%s': no usable config; falling back to the vendor path\n",
@@ -438,6 +452,31 @@ int worker_main(const struct worker_args *a)
 	w.bops->describe(w.b, &info);
 	int r = proto_info(&w.out, info.buf);
 	sbuf_release(&info);
+	if (!r && w.mode->lut) {
+		/* the lookup table's provenance: the run folder's copy, and its SHA-256 */
+		char *lut = xasprintf("lut_table=%s\nlut_sha256=%s\nlut_entries=%zu\n",
+				      w.mode->lut->path, w.mode->lut->sha256, w.mode->lut->n);
+		r = proto_info(&w.out, lut);
+		free(lut);
+	}
+	if (!r && w.mode->ntrain) {
+		/* model-topk's training data (the run folder's copies) and its provenance; a
+		 * file that cannot be read leaves the tuner without a model, which it says */
+		struct sbuf prov;
+		sbuf_init(&prov);
+		w.train = xcalloc(1, sizeof(*w.train));
+		for (size_t k = 0; k < w.mode->ntrain && !w.train->error; k++)
+			if (rec_train_read(w.mode->train[k], w.train))
+				w.train->error = xasprintf("cannot read '%s'", w.mode->train[k]);
+		for (size_t k = 0; k < w.train->nfiles; k++)
+			sbuf_addf(&prov, "model_train_file=%s\nmodel_train_sha256=%s\n"
+				  "model_train_trials=%zu\n", w.train->files[k], w.train->sha256[k],
+				  w.train->ntrials[k]);
+		if (w.train->error)
+			sbuf_addf(&prov, "model_train_error=%s\n", w.train->error);
+		r = proto_info(&w.out, prov.buf);
+		sbuf_release(&prov);
+	}
 	if (r || emit_cells(&w))
 		goto done;
 
@@ -523,6 +562,9 @@ done:
 		w.bops->close(w.b);
 	if (proto_out_close(&w.out))
 		ret = 1;
+	if (w.train)
+		tuner_train_release(w.train);
+	free(w.train);
 	experiment_free(exp);
 	return ret;
 }

@@ -57,7 +57,83 @@ expect_status 0 h replay r.h5 --tuners random --budget 5 --seeds 3 -f csv && \
 	grep -q '^tuner,cell,budget,score_median' "$SCRATCH/out" && pass "csv"
 expect_status 0 h replay r.h5 --tuners random --budget 5 --seeds 3 --noise && \
 	grep -q 'noise resampled' "$SCRATCH/out" && pass "md with noise"
+# a mode's own options (mode:MODE) equal the same options given inline; options change moves
+expect_status 0 h replay r.h5 --tuners mode:random,random:max_trials=6,coordinate-descent:threshold=0.5 \
+	--budget 20 --seeds 2 -f json -o opts.json && pass "tuners with options"
+$PY - opts.json <<'PYEOF' || fail "replayed options"
+import json, sys
+rep = json.load(open(sys.argv[1]))
+rows = {(r["tuner"], r["cell"]): r for r in rep["rows"]}
+cells = {r["cell"] for r in rep["rows"]}
+for c in cells:
+    a, b = rows[("mode:random", c)], rows[("random:max_trials=6", c)]
+    assert a["score_median"] == b["score_median"] and a["config_seed0"] == b["config_seed0"]
+    assert a["trials_used_median"] <= 6
+    # threshold 0.5: a move needs a 2x gain, so the search stops sooner than the default's
+    assert rows[("coordinate-descent:threshold=0.5", c)]["trials_used_median"] <= 20
+PYEOF
+# a budget in seconds of recorded time: fewer trials than the whole grid
+expect_status 0 h replay r.h5 --tuners random --budget 0.000001s --seeds 2 -f json -o sec.json && \
+	$PY -c "
+import json; r = json.load(open('sec.json'))
+assert r['budget_seconds'] == 1e-06, r['budget_seconds']
+assert all(w['trials_used_median'] == 1 for w in r['rows']), [w['trials_used_median'] for w in r['rows']]
+" && pass "a seconds budget stops after the trial that crosses it"
+expect_status 2 h replay r.h5 --tuners coordinate-descent:threshold=2 --budget 5 && \
+	expect_grep "'coordinate-descent:threshold=2': 1:20: 'threshold' must be a number" \
+	"$SCRATCH/err" && pass "a bad option names its column"
+expect_status 2 h replay r.h5 --tuners mode:nosuch --budget 5 && pass "an unknown mode"
+expect_status 2 h replay r.h5 --tuners random --budget 5x && pass "a bad budget"
 expect_status 2 h replay r.h5 --tuners nosuch --budget 5 && pass "an unknown tuner"
+expect_status 2 h replay r.h5 --tuners random --budget 5 --plot c.gif && pass "a bad --plot name"
+
+# the figure, drawn by the real gnuplot; the HTML report's section
+if command -v gnuplot >/dev/null 2>&1; then
+	export HARNESS_PLOT_DIR="$top_srcdir/plots"
+	expect_status 0 h replay r.h5 --tuners random,beam --budget 8 --seeds 3 --plot curves.svg \
+		-o /dev/null && tail -c 200 curves.svg | grep -q '</svg>' && \
+		grep -q '>random<' curves.svg && grep -q '>beam<' curves.svg && \
+		! ls .plot.* >/dev/null 2>&1 && pass "the curves as an SVG figure" || \
+		fail "no whole curves.svg naming both tuners"
+	expect_status 1 env HARNESS_GNUPLOT=/nonexistent/gnuplot $HARNESS_CMD replay r.h5 \
+		--tuners random --budget 3 --plot c.png && [ ! -e c.png ] && \
+		expect_grep "gnuplot not found" "$SCRATCH/err" && pass "gnuplot missing: no figure"
+	expect_status 0 h report -f html r.h5 && expect_grep '<section id="replay">' "$SCRATCH/out" && \
+		[ "$(grep -c '^<tr><td>\(random\|coordinate-descent\|beam\)</td><td>2</td>' "$SCRATCH/out")" = 3 ] && \
+		pass "the HTML report's replay section" || fail "no replay section with three tuners"
+fi
+
+# model-topk trained on r.h5: replayed, and live, with the training data's provenance
+expect_status 0 h replay r.h5 --tuners model-topk:train=r.h5:k=3 --budget 5 --seeds 1 \
+	-f json -o mt.json && $PY -c "
+import json; r = json.load(open('mt.json'))
+assert all(w['trials_used_median'] <= 3 and w['chosen_over_best_median'] >= 1 for w in r['rows'])
+" && pass "replay model-topk"
+python3 - "$DATA/run/replay.toml" <<'PYEOF' > model.toml
+import sys
+s = open(sys.argv[1]).read().split("[[modes]]")[0].replace('"clireplay"', '"climodel"')
+s += '[[modes]]\nname = "model"\ntuner = "model-topk"\noptions = { train = ["r.h5"], k = 3 }\n'
+print(s)
+PYEOF
+expect_status 0 h run model.toml -o m.h5 && pass "a live model-topk run"
+cmp -s r.h5 m/tables/model-train-0.h5 && pass "the training file copied into the run folder" || \
+	fail "no copy of the training file"
+$PY - m.h5 "$(sha256sum r.h5 | cut -d' ' -f1)" <<'PYEOF' || fail "model-topk provenance"
+import h5py, sys
+f = h5py.File(sys.argv[1])
+info = f["units"]["info"][0].decode()
+assert "model_train_sha256=" + sys.argv[2] in info, info
+n = [int(l.split("=")[1]) for l in info.splitlines() if l.startswith("model_train_trials=")]
+assert n and n[0] > 0, info
+notes = [l for l in info.splitlines() if l.startswith("tuner_note=")]
+assert len(notes) == 2 and all("least squares on" in l and "the top 3" in l for l in notes), notes
+assert all(t["unit"] != 0 or True for t in f["trials"])
+assert sum(1 for t in f["trials"] if t["unit"] == 0) <= 6
+PYEOF
+sed 's/train = \["r.h5"\]/train = ["r.h5", "nosuch.h5"]/' model.toml > model-bad.toml
+expect_status 2 h check model-bad.toml && \
+	expect_grep "model-bad.toml':3[0-9]:[0-9]+: training file 'nosuch.h5' cannot be read" \
+	"$SCRATCH/err" && pass "a missing training file at check"
 expect_status 2 h replay r.h5 --tuners random && pass "no budget"
 expect_status 2 h replay r.h5 --tuners random --budget 5 --unit 99 && pass "no such unit"
 finish

@@ -732,6 +732,334 @@ START_TEST(test_option_errors)
 }
 END_TEST
 
+
+/* ---- lut: exact, nearest, and every fallback to the heuristic ---------------------------- */
+
+/* A table entry for op "synth" at shape n=N with config text (all static). */
+static char *lut_keys[1] = { "n" };
+static struct tuner_lut_entry lut_entry(int64_t n, const char *config, int line)
+{
+	struct tuner_lut_entry e = { .op = "synth", .shape_keys = lut_keys, .nshape = 1,
+				     .config = (char *)config, .line = line, .col = 10 };
+	e.shape_vals = xmalloc(sizeof(int64_t));
+	e.shape_vals[0] = n;
+	return e;
+}
+
+static struct tune_result tune_lut(struct synth *y, const struct tuner_lut *l, const char *shape)
+{
+	struct tuner_cell id = { .name = "synth/synth", .op = "synth", .shape = shape };
+	struct tuner_args a = { .space = &y->s, .cell = &id, .options = opt_store,
+				.noptions = nopt, .seed = 1, .lut = l };
+	struct tune_measurer m = { .ctx = y, .trial = synth_trial };
+	struct tune_result r;
+	char *cause = NULL;
+	y->ntried = 0;
+	ck_assert_int_eq(tune_cell(tuner_find("lut"), &a, 5, &m, &r, &cause), 0);
+	ck_assert_ptr_null(cause);
+	return r;
+}
+
+START_TEST(test_lut)
+{
+	struct synth y;
+	convex_space(&y);
+	y.excl = NULL;
+	struct tuner_lut_entry e[4] = { lut_entry(64, "A=4,B=2,C=5", 3),
+					lut_entry(1024, "A=32,B=7,C=17", 8),
+					lut_entry(4096, "A=8,B=99,C=5", 13),  /* stale: B has no 99 */
+					lut_entry(16384, "A=2,B=2,C=3", 18) };
+	struct tuner_lut l = { .path = "t.toml", .e = e, .n = 4 };
+	struct config want;
+	opts_clear();
+	/* exact */
+	struct tune_result r = tune_lut(&y, &l, "n=1024");
+	ck_assert_int_eq(r.reason, TUNE_RULE);
+	want = pt3(32, 7, 17);
+	ck_assert(config_equal(&y.s, &r.best, &want));
+	ck_assert_uint_eq(y.ntried, 1);
+	ck_assert_msg(strstr(r.note, "exact entry 't.toml':8:10"), "%s", r.note);
+	/* nearest: |log2 100 - log2 64| = 0.64 < |log2 1024 - log2 100| = 3.36 */
+	r = tune_lut(&y, &l, "n=100");
+	want = pt3(4, 2, 5);
+	ck_assert(config_equal(&y.s, &r.best, &want));
+	ck_assert_msg(strstr(r.note, "nearest entry 't.toml':3:10 (distance 0.6439)"), "%s",
+		      r.note);
+	/* ties go to the entry written first: 128 is 1 from 64 and 3 from 1024; 256 2 and 2 */
+	r = tune_lut(&y, &l, "n=256");
+	ck_assert(config_equal(&y.s, &r.best, &want));
+	/* match = "exact": no entry for n=100, the heuristic */
+	opt_string("match", "exact");
+	r = tune_lut(&y, &l, "n=100");
+	ck_assert(config_equal(&y.s, &r.best, &y.start));
+	ck_assert_msg(strstr(r.note, "fell back to the heuristic: 't.toml' has no exact entry"),
+		      "%s", r.note);
+	/* max_distance: 0.64 > 0.5 */
+	opts_clear();
+	opt_float("max_distance", 0.5);
+	r = tune_lut(&y, &l, "n=100");
+	ck_assert(config_equal(&y.s, &r.best, &y.start));
+	ck_assert_msg(strstr(r.note, "distance 0.6439 > max_distance 0.5"), "%s", r.note);
+	opts_clear();
+	/* a stale entry: a value the field does not allow */
+	r = tune_lut(&y, &l, "n=4096");
+	ck_assert(config_equal(&y.s, &r.best, &y.start));
+	ck_assert_msg(strstr(r.note, "stale entry 't.toml':13:10"), "%s", r.note);
+	/* a stale entry: excluded by the constraint for this shape */
+	struct config ex = pt3(2, 2, 3);
+	y.excl = &ex;
+	r = tune_lut(&y, &l, "n=16384");
+	ck_assert(config_equal(&y.s, &r.best, &y.start));
+	ck_assert_msg(strstr(r.note, "stale entry 't.toml':18:10") && strstr(r.note, "constraint"), "%s",
+		      r.note);
+	y.excl = NULL;
+	/* the entry's config fails its check: never chosen, the heuristic instead */
+	y.cost = incorrect_opt_cost; /* (16, 6, 9) is incorrect */
+	e[1].config = "A=16,B=6,C=9";
+	r = tune_lut(&y, &l, "n=1024");
+	ck_assert(config_equal(&y.s, &r.best, &y.start));
+	ck_assert_uint_eq(y.ntried, 2);
+	ck_assert_msg(strstr(r.note, "failed: incorrect"), "%s", r.note);
+	y.cost = convex_cost;
+	/* no entry for the op; an unusable table; no table */
+	struct tuner_cell other = { .name = "x", .op = "other", .shape = "n=64" };
+	struct tuner_args a = { .space = &y.s, .cell = &other, .seed = 1, .lut = &l };
+	struct tune_measurer m = { .ctx = &y, .trial = synth_trial };
+	char *cause = NULL;
+	ck_assert_int_eq(tune_cell(tuner_find("lut"), &a, 5, &m, &r, &cause), 0);
+	ck_assert(config_equal(&y.s, &r.best, &y.start));
+	ck_assert_msg(strstr(r.note, "no entry for op 'other'"), "%s", r.note);
+	struct tuner_lut bad = { .path = "t.toml", .error = "'t.toml':2:1: boom" };
+	r = tune_lut(&y, &bad, "n=64");
+	ck_assert(config_equal(&y.s, &r.best, &y.start));
+	ck_assert_msg(strstr(r.note, "the table is unusable: 't.toml':2:1: boom"), "%s", r.note);
+	r = tune_lut(&y, NULL, "n=64");
+	ck_assert(config_equal(&y.s, &r.best, &y.start));
+	ck_assert_msg(strstr(r.note, "no table was given"), "%s", r.note);
+	/* options */
+	opts_clear();
+	opt_string("match", "closest");
+	char *err = check_err("lut", &y.s);
+	ck_assert_msg(strstr(err, "7:3: 'match' must be one of \"exact\", \"nearest\""), "%s", err);
+	free(err);
+	opts_clear();
+	opt_int("table", 3);
+	err = check_err("lut", &y.s);
+	ck_assert_msg(strstr(err, "7:3: 'table' must be the path"), "%s", err);
+	free(err);
+	for (size_t k = 0; k < 4; k++)
+		free(e[k].shape_vals);
+}
+END_TEST
+
+/* ---- model-topk: a model exact on the space's features ranks the optimum first ---------- */
+
+static double lg1(int64_t v)
+{
+	return log2(1 + (double)v);
+}
+
+/* ln(cost) is a quadratic in L(A), L(B), L(C), L(x) = log2(1 + x): the model's features. */
+static double model_cost(const struct space *s, const struct config *c)
+{
+	double a = lg1(c->val[0]) - lg1(16), b = lg1(c->val[1]) - lg1(6), d = lg1(c->val[2]) - lg1(9);
+	return 1000 * exp(0.3 * a * a + 0.2 * b * b + 0.1 * d * d);
+}
+
+static struct tune_result tune_model(struct synth *y, const struct tuner_train *tr)
+{
+	struct tuner_cell id = { .name = "synth/synth", .op = "synth", .shape = "n=1" };
+	struct tuner_args a = { .space = &y->s, .cell = &id, .options = opt_store,
+				.noptions = nopt, .seed = 1, .train = tr };
+	struct tune_measurer m = { .ctx = y, .trial = synth_trial };
+	struct tune_result r;
+	char *cause = NULL;
+	y->ntried = 0;
+	ck_assert_int_eq(tune_cell(tuner_find("model-topk"), &a, 5, &m, &r, &cause), 0);
+	ck_assert_ptr_null(cause);
+	return r;
+}
+
+START_TEST(test_model_topk)
+{
+	struct synth y;
+	convex_space(&y);
+	y.cost = model_cost;
+	struct config opt = pt3(16, 6, 9);
+	/* training rows: every 7th grid point (the optimum is not among them), shape n=1 and
+	 * n=4 (the shape feature is fitted too), and rows of another op (ignored) */
+	struct tuner_train tr;
+	memset(&tr, 0, sizeof(tr));
+	size_t grid = space_grid_size(&y.s), cap = 2 * grid + 8;
+	tr.rows = xcalloc(cap, sizeof(*tr.rows));
+	for (size_t i = 0; i < grid; i += 7) {
+		struct config c;
+		space_grid_point(&y.s, i, &c);
+		ck_assert(!config_equal(&y.s, &c, &opt));
+		struct sbuf sb;
+		sbuf_init(&sb);
+		config_format(&y.s, &c, &sb);
+		for (int sh = 0; sh < 3; sh++) {
+			struct tuner_train_row *r = &tr.rows[tr.n++];
+			r->op = xstrdup(sh == 2 ? "other" : "synth");
+			r->shape = xstrdup(sh == 1 ? "n=4" : "n=1");
+			r->config = xstrdup(sb.buf);
+			r->ns = model_cost(&y.s, &c) * (sh == 1 ? 4 : sh == 2 ? 0.001 : 1);
+		}
+		sbuf_release(&sb);
+	}
+	tr.nfiles = 1;
+	tr.files = xcalloc(1, sizeof(*tr.files));
+	tr.files[0] = xstrdup("synth.h5");
+	tr.sha256 = xcalloc(1, sizeof(*tr.sha256));
+	tr.ntrials = xcalloc(1, sizeof(*tr.ntrials));
+	opts_clear();
+	opt_int("k", 2);
+	struct tune_result r = tune_model(&y, &tr);
+	ck_assert_int_eq(r.reason, TUNE_TUNED);
+	ck_assert_int_eq(r.ntrials, 2);
+	ck_assert(config_equal(&y.s, &r.best, &opt));
+	ck_assert(config_equal(&y.s, &y.tried[0], &opt)); /* ranked first */
+	ck_assert_msg(strstr(r.note, "least squares on 80 trials of op 'synth' from 1 file(s), "
+			     "8 features, R^2 1.000; the top 2 of 280"), "%s", r.note);
+	/* deterministic */
+	struct tune_result r2 = tune_model(&y, &tr);
+	ck_assert(config_equal(&y.s, &r2.best, &r.best));
+	/* no data: the k points nearest the heuristic's, the heuristic first */
+	opts_clear();
+	opt_int("k", 3);
+	r = tune_model(&y, NULL);
+	ck_assert_int_eq(r.ntrials, 3);
+	ck_assert(config_equal(&y.s, &y.tried[0], &y.start));
+	ck_assert_msg(strstr(r.note, "no model (no training data; 0 usable trials"), "%s", r.note);
+	tr.error = xstrdup("cannot read 'x.h5'");
+	r = tune_model(&y, &tr);
+	ck_assert(config_equal(&y.s, &y.tried[0], &y.start));
+	ck_assert_msg(strstr(r.note, "the training data is unusable: cannot read 'x.h5'"), "%s",
+		      r.note);
+	tuner_train_release(&tr);
+	/* never an incorrect config: the optimum incorrect, the next best chosen */
+	opts_clear();
+	y.cost = incorrect_opt_cost;
+	r = tune_model(&y, NULL);
+	ck_assert(!config_equal(&y.s, &r.best, &opt));
+	opts_clear();
+	opt_int("k", 0);
+	char *err = check_err("model-topk", &y.s);
+	ck_assert_msg(strstr(err, "7:3: 'k' must be an integer from 1 to 100000"), "%s", err);
+	free(err);
+}
+END_TEST
+
+/* ---- abduction v1, v2, v3 on a space where their rules differ in outcome ----------------- */
+
+/* A, B pow2 {1, 2, 4, 8}, C unit {1, 2}; the start (2, 2, 1) = 100 ns.  The trajectories
+ * (docs/kernels.md, "abduction"): v1 moves to (2,1,1) (the best of the first round, 30%),
+ * then along B's edge to A: (1,1,1) (14%), then over every field to (1,1,2) (3%), and stops
+ * there.  v2 takes the first improvement, A up to (4,2,1) (2%), and finds nothing better
+ * around it.  v3 tries A up (2%, under the 5% cliff: rejected, A up now likelier), then B up
+ * (worse: B down likelier), B down (30%, confirmed, accepted), A up (worse), A down (14%,
+ * accepted), B up (worse), C up (3%: rejected) and stops at (1,1,1). */
+static double abd_cost(const struct space *s, const struct config *c)
+{
+	static const struct { int64_t a, b, c; double ns; } tab[] = {
+		{ 2, 2, 1, 100 }, { 4, 2, 1, 98 }, { 1, 2, 1, 101 }, { 2, 4, 1, 120 },
+		{ 2, 1, 1, 70 }, { 2, 2, 2, 150 }, { 8, 2, 1, 99 }, { 4, 4, 1, 130 },
+		{ 4, 1, 1, 99.5 }, { 4, 2, 2, 150 }, { 1, 1, 1, 60 }, { 1, 1, 2, 58 },
+		{ 2, 1, 2, 80 }, { 1, 2, 2, 90 },
+	};
+	for (size_t k = 0; k < sizeof(tab) / sizeof(tab[0]); k++)
+		if (tab[k].a == c->val[0] && tab[k].b == c->val[1] && tab[k].c == c->val[2])
+			return tab[k].ns;
+	return 200;
+}
+
+START_TEST(test_abduction_versions)
+{
+	static const int64_t p4[] = { 1, 2, 4, 8 }, u2[] = { 1, 2 };
+	struct synth y;
+	synth_init(&y, abd_cost);
+	add_field(&y.s, "A", SPACE_STEP_POW2, p4, 4);
+	add_field(&y.s, "B", SPACE_STEP_POW2, p4, 4);
+	add_field(&y.s, "C", SPACE_STEP_UNIT, u2, 2);
+	y.start = pt3(2, 2, 1);
+	static const char *const edgeB[] = { "A" };
+	struct config want[3] = { pt3(1, 1, 2), pt3(4, 2, 1), pt3(1, 1, 1) };
+	for (int v = 1; v <= 3; v++) {
+		opts_clear();
+		opt_int("version", v);
+		struct tuner_option *g = opt_add("graph", TUNER_OPT_TABLE);
+		static struct tuner_option gi[1];
+		memset(gi, 0, sizeof(gi));
+		gi[0].key = "B";
+		opt_names("_", edgeB, 1);
+		gi[0].type = TUNER_OPT_LIST;
+		gi[0].items = opt_store[nopt - 1].items;
+		gi[0].nitems = 1;
+		nopt--; /* the list was only built to fill gi */
+		g->items = gi;
+		g->nitems = 1;
+		struct tune_result r = tune(&y, "abduction", opt_store, nopt, 3);
+		ck_assert_int_eq(r.reason, TUNE_TUNED);
+		ck_assert_msg(config_equal(&y.s, &r.best, &want[v - 1]), "v%d chose %lld,%lld,%lld", v,
+			      (long long)r.best.val[0], (long long)r.best.val[1],
+			      (long long)r.best.val[2]);
+		if (v == 3) {
+			/* the experiments in order: the start, A up, B up, B down, its confirmation
+			 * (incumbent, candidate), A up, A down, its confirmation, B up, C up */
+			static const int64_t seq[][3] = {
+				{ 2, 2, 1 }, { 4, 2, 1 }, { 2, 4, 1 }, { 2, 1, 1 }, { 2, 2, 1 },
+				{ 2, 1, 1 }, { 4, 1, 1 }, { 1, 1, 1 }, { 2, 1, 1 }, { 1, 1, 1 },
+				{ 1, 2, 1 }, { 1, 1, 2 } };
+			ck_assert_uint_eq(y.ntried, sizeof(seq) / sizeof(seq[0]));
+			for (size_t k = 0; k < y.ntried; k++) {
+				struct config e = pt3(seq[k][0], seq[k][1], seq[k][2]);
+				ck_assert_msg(config_equal(&y.s, &y.tried[k], &e), "v3 trial %zu", k);
+			}
+		}
+		/* deterministic */
+		struct tune_result r2 = tune(&y, "abduction", opt_store, nopt, 99);
+		ck_assert(config_equal(&y.s, &r2.best, &r.best));
+	}
+	/* v3 with min_effect 0.01 confirms and takes the 2% move of A up at once, as v2 does */
+	opts_clear();
+	opt_float("min_effect", 0.01);
+	struct tune_result r = tune(&y, "abduction", opt_store, nopt, 3);
+	struct config s0 = pt3(2, 2, 1), s1 = pt3(4, 2, 1);
+	ck_assert_uint_ge(y.ntried, 4);
+	ck_assert(config_equal(&y.s, &y.tried[1], &s1));
+	ck_assert(config_equal(&y.s, &y.tried[2], &s0)); /* the confirmation pair */
+	ck_assert(config_equal(&y.s, &y.tried[3], &s1));
+	ck_assert(!config_equal(&y.s, &r.best, &s0));
+	/* every version on the convex space finds its optimum; never an incorrect config */
+	convex_space(&y);
+	struct config opt = pt3(16, 6, 9);
+	for (int v = 1; v <= 3; v++) {
+		opts_clear();
+		opt_int("version", v);
+		opt_float("min_effect", 0.0);
+		r = tune(&y, "abduction", opt_store, nopt, 1);
+		ck_assert_msg(config_equal(&y.s, &r.best, &opt), "v%d missed the convex optimum", v);
+		y.cost = incorrect_opt_cost;
+		r = tune(&y, "abduction", opt_store, nopt, 1);
+		ck_assert(!config_equal(&y.s, &r.best, &opt));
+		y.cost = convex_cost;
+	}
+	/* options */
+	opts_clear();
+	opt_int("version", 4);
+	char *err = check_err("abduction", &y.s);
+	ck_assert_msg(strstr(err, "7:3: 'version' must be an integer from 1 to 3"), "%s", err);
+	free(err);
+	opts_clear();
+	static const char *const bad[] = { "Q" };
+	opt_names("field_order", bad, 1);
+	err = check_err("abduction", &y.s);
+	ck_assert_msg(strstr(err, "7:20: 'field_order': unknown field 'Q'"), "%s", err);
+	free(err);
+}
+END_TEST
+
 static Suite *tuners_suite(void)
 {
 	Suite *s = suite_create("tuners");
@@ -746,6 +1074,9 @@ static Suite *tuners_suite(void)
 	tcase_add_test(tc, test_beam_width1_is_greedy);
 	tcase_add_test(tc, test_paired_acceptance);
 	tcase_add_test(tc, test_option_errors);
+	tcase_add_test(tc, test_lut);
+	tcase_add_test(tc, test_model_topk);
+	tcase_add_test(tc, test_abduction_versions);
 	suite_add_tcase(s, tc);
 	return s;
 }
