@@ -176,6 +176,7 @@ int analysis_load(const char *path, struct analysis **out)
 		a->cells[c].name = xstrdup(cells[c].name);
 		a->cells[c].kind = xstrdup(cells[c].kind);
 		a->cells[c].workload = xstrdup(cells[c].workload);
+		a->cells[c].count = cells[c].count;
 	}
 	int64_t *blocks = xmalloc(nunits * sizeof(*blocks));
 	for (size_t i = 0; i < nunits; i++)

@@ -13,8 +13,9 @@
 
 struct an_cell {
 	char *name;
-	char *kind;      /* "op" or "e2e" */
+	char *kind;      /* "op", "e2e" or "e2e-part" */
 	char *workload;
+	int64_t count;   /* occurrences of the op in one forward of its workload (/cells/count) */
 };
 
 struct an_status {
