@@ -76,6 +76,44 @@ static const char *est_ci(char *buf, size_t n, char st, const struct rep_est *e)
 	return buf;
 }
 
+/* The backend's itemisation of each e2e forward (analysis.h struct an_part), baseline units'
+ * medians, next to the op cells' count x time: what the coverage gap is made of. */
+static void md_parts(const struct report *r, FILE *f)
+{
+	const struct analysis *a = r->a;
+	size_t B = r->baseline;
+	char b1[32], b2[32], b3[32], b4[32];
+	for (size_t c = 0; c < a->ncells; c++) {
+		if (strcmp(a->cells[c].kind, "e2e"))
+			continue;
+		int any = 0;
+		for (size_t k = 0; k < a->nparts; k++)
+			any |= !strcmp(a->parts[k].cell, a->cells[c].name) && !isnan(a->parts[k].ns[B]);
+		if (!any)
+			continue;
+		double ops = 0;
+		for (size_t o = 0; o < a->ncells; o++)
+			if (!strcmp(a->cells[o].kind, "op") && !strcmp(a->cells[o].workload, a->cells[c].workload))
+				ops += (double)a->cells[o].count * r->sum[B * a->ncells + o].s.median;
+		fprintf(f, "\nWhere `%s`'s forward goes (the backend's itemisation, median over `%s`'s units, ms): ",
+			a->cells[c].name, a->modes[B]);
+		for (size_t k = 0, n = 0; k < a->nparts; k++)
+			if (!strcmp(a->parts[k].cell, a->cells[c].name) && !isnan(a->parts[k].ns[B]))
+				fprintf(f, "%s%s %s", n++ ? ", " : "", a->parts[k].part,
+					num(b1, 32, 'u', a->parts[k].ns[B] / 1e6));
+		double in = 0, out = 0;
+		for (size_t k = 0; k < a->nparts; k++)
+			if (!strcmp(a->parts[k].cell, a->cells[c].name) && !isnan(a->parts[k].ns[B]) &&
+			    strcmp(a->parts[k].part, "forward"))
+				*(!strncmp(a->parts[k].part, "op_", 3) ? &in : &out) += a->parts[k].ns[B];
+		fprintf(f, ". The op steps inside the forward take %s ms, the same ops measured alone "
+			   "(count x time of the op cells) %s ms; outside the op steps: %s ms; the e2e cell's "
+			   "median: %s ms.\n",
+			num(b1, 32, 'u', in / 1e6), num(b2, 32, 'u', ops / 1e6), num(b3, 32, 'u', out / 1e6),
+			num(b4, 32, 'u', r->sum[B * a->ncells + c].s.median / 1e6));
+	}
+}
+
 /* Per-op versus end to end: the time-weighted composition, then the rankings. */
 static void write_md_composition(const struct report *r, FILE *f)
 {
@@ -109,6 +147,7 @@ static void write_md_composition(const struct report *r, FILE *f)
 				est_ci(e4, 96, '1', &c->cov_base), est_ci(e5, 96, '1', &c->cov_mode));
 		}
 	}
+	md_parts(r, f);
 	fprintf(f, "\n### Rankings\n\n");
 	if (!r->ntau) {
 		fprintf(f, "No workload has both op cells and an e2e cell.\n");
@@ -388,6 +427,15 @@ static json_t *build_json(const struct report *r)
 		json_array_append_new(comp, o);
 	}
 	json_object_set_new(root, "composition", comp);
+	json_t *parts = json_array();
+	for (size_t k = 0; k < a->nparts; k++) {
+		json_t *per = json_object();
+		for (size_t m = 0; m < a->nmodes; m++)
+			jw_set(per, a->modes[m], jw_num(a->parts[k].ns[m]));
+		json_array_append_new(parts, json_pack("{s:o, s:o, s:o}", "cell", jw_str(a->parts[k].cell),
+						       "part", jw_str(a->parts[k].part), "median_ns", per));
+	}
+	json_object_set_new(root, "e2e_parts", parts);
 	json_t *w = json_array();
 	for (size_t i = 0; i < r->nwarnings; i++)
 		json_array_append_new(w, jw_str(r->warnings[i]));

@@ -335,8 +335,6 @@ void cpu_model_describe_parts(struct cpu_model *m, const char *cell, size_t reps
 	sbuf_addf(out, "e2e_part.%s.residual_add_ns=%" PRId64 "\n", cell,
 		  median_i64(v + P_ADD * reps, reps));
 	sbuf_addf(out, "e2e_part.%s.fc_bias_ns=%" PRId64 "\n", cell, median_i64(v + P_BIAS * reps, reps));
-	sbuf_addf(out, "e2e_part.%s.dispatch_ns=%" PRId64 "\n", cell,
-		  median_i64(v + P_OTHER * reps, reps));
 	sbuf_addf(out, "e2e_part.%s.forward_ns=%" PRId64 "\n", cell, median_i64(v + P_TOTAL * reps, reps));
 	free(v);
 }
