@@ -129,6 +129,76 @@ static void from_experiment(struct analysis *a, size_t *cap)
 	}
 }
 
+/* The e2e_part lines of one unit's info into a->parts (vals[k * nunits_max + ...] would be
+ * too big: values are appended per part and mode to growing lists, reduced to medians by
+ * parts_finish). */
+struct part_vals {
+	double *v;
+	size_t n, cap;
+};
+
+static void parts_take(struct analysis *a, const char *info, size_t m, struct part_vals **pv,
+		       size_t *pv_cap)
+{
+	static const char prefix[] = "e2e_part.";
+	for (const char *line = info; line && *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		const char *eq = memchr(line, '=', len);
+		if (len > sizeof(prefix) && !strncmp(line, prefix, sizeof(prefix) - 1) && eq &&
+		    eq - line > 3 + (long)sizeof(prefix) && !strncmp(eq - 3, "_ns", 3)) {
+			const char *key = line + sizeof(prefix) - 1;
+			const char *dot = NULL;
+			for (const char *q = key; q < eq - 3; q++)
+				if (*q == '.')
+					dot = q;
+			char *num = xstrndup(eq + 1, len - (size_t)(eq + 1 - line));
+			int64_t ns;
+			if (dot && dot > key && dot + 1 < eq - 3 && !parse_i64(num, 0, INT64_MAX, &ns)) {
+				char *cell = xstrndup(key, (size_t)(dot - key));
+				char *part = xstrndup(dot + 1, (size_t)(eq - 3 - dot - 1));
+				size_t k = 0;
+				while (k < a->nparts && (strcmp(a->parts[k].cell, cell) ||
+							 strcmp(a->parts[k].part, part)))
+					k++;
+				if (k == a->nparts) {
+					a->parts = xrealloc(a->parts, (k + 1) * sizeof(*a->parts));
+					a->parts[k].cell = cell;
+					a->parts[k].part = part;
+					a->parts[k].ns = NULL;
+					a->nparts++;
+					XGROW(*pv, *pv_cap, a->nparts * a->nmodes);
+					for (size_t j = k * a->nmodes; j < a->nparts * a->nmodes; j++)
+						(*pv)[j] = (struct part_vals){ NULL, 0, 0 };
+				} else {
+					free(cell);
+					free(part);
+				}
+				struct part_vals *x = &(*pv)[k * a->nmodes + m];
+				XGROW(x->v, x->cap, x->n + 1);
+				x->v[x->n++] = (double)ns;
+			}
+			free(num);
+		}
+		line = end ? end + 1 : NULL;
+	}
+}
+
+static void parts_finish(struct analysis *a, struct part_vals *pv)
+{
+	for (size_t k = 0; k < a->nparts; k++) {
+		a->parts[k].ns = xmalloc(a->nmodes * sizeof(double));
+		for (size_t m = 0; m < a->nmodes; m++) {
+			struct part_vals *x = &pv[k * a->nmodes + m];
+			double *w = xmalloc((x->n ? x->n : 1) * sizeof(*w));
+			a->parts[k].ns[m] = x->n ? stats_median(x->v, 1, x->n, w) : NAN;
+			free(w);
+			free(x->v);
+		}
+	}
+	free(pv);
+}
+
 size_t analysis_column(const struct analysis *a, size_t m, size_t c, double *out)
 {
 	size_t n = 0;
@@ -144,7 +214,9 @@ int analysis_load(const char *path, struct analysis **out)
 	struct rec *r = NULL;
 	struct rec_unit *units = NULL;
 	struct rec_cell *cells = NULL;
-	size_t nunits = 0, ncells = 0, modes_cap = 0;
+	char **infos = NULL;
+	struct part_vals *pv = NULL;
+	size_t nunits = 0, ncells = 0, modes_cap = 0, ninfos = 0, pv_cap = 0;
 	int ret = -1;
 	a->path = xstrdup(path);
 	a->margin = NAN;
@@ -176,7 +248,10 @@ int analysis_load(const char *path, struct analysis **out)
 		a->cells[c].name = xstrdup(cells[c].name);
 		a->cells[c].kind = xstrdup(cells[c].kind);
 		a->cells[c].workload = xstrdup(cells[c].workload);
+		a->cells[c].count = cells[c].count;
 	}
+	if (rec_read_unit_infos(r, &infos, &ninfos))
+		goto done;
 	int64_t *blocks = xmalloc(nunits * sizeof(*blocks));
 	for (size_t i = 0; i < nunits; i++)
 		blocks[i] = units[i].block;
@@ -210,6 +285,8 @@ int analysis_load(const char *path, struct analysis **out)
 			continue;
 		}
 		a->units_ok[m]++;
+		if (i < ninfos)
+			parts_take(a, infos[i], m, &pv, &pv_cap);
 		a->setup[m * nb + b] = (double)(u->compile_ns + u->tune_ns + u->search_ns) / 1e9;
 		a->order[m * nb + b] = (double)i;
 		int64_t *cell = NULL, *ns = NULL;
@@ -225,6 +302,8 @@ int analysis_load(const char *path, struct analysis **out)
 		free(cell);
 		free(ns);
 	}
+	parts_finish(a, pv);
+	pv = NULL;
 	/* failed-unit counts per mode, now that the modes are final */
 	for (size_t k = 0; k < a->nfailed; k++)
 		a->failed[k].count = xcalloc(nm, sizeof(size_t));
@@ -240,6 +319,14 @@ int analysis_load(const char *path, struct analysis **out)
 	a = NULL;
 	ret = 0;
 done:
+	if (pv) {
+		for (size_t k = 0; k < a->nparts * a->nmodes; k++)
+			free(pv[k].v);
+		free(pv);
+	}
+	for (size_t i = 0; i < ninfos; i++)
+		free(infos[i]);
+	free(infos);
 	rec_units_free(units, nunits);
 	rec_cells_free(cells, ncells);
 	rec_close(r);
@@ -269,6 +356,12 @@ void analysis_free(struct analysis *a)
 		free(a->failed[k].count);
 	}
 	free(a->failed);
+	for (size_t i = 0; i < a->nparts; i++) {
+		free(a->parts[i].cell);
+		free(a->parts[i].part);
+		free(a->parts[i].ns);
+	}
+	free(a->parts);
 	for (size_t i = 0; i < a->nwarnings; i++)
 		free(a->warnings[i]);
 	free(a->warnings);

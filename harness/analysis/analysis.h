@@ -13,13 +13,23 @@
 
 struct an_cell {
 	char *name;
-	char *kind;      /* "op" or "e2e" */
+	char *kind;      /* "op", "e2e" or "e2e-part" */
 	char *workload;
+	int64_t count;   /* occurrences of the op in one forward of its workload (/cells/count) */
 };
 
 struct an_status {
 	char *status;    /* a unit status other than ok */
 	size_t *count;   /* per mode */
+};
+
+/* One part of an e2e forward's time that the backend itemised in its unit info
+ * ("e2e_part.CELL.PART_ns=N" lines; kernels/cpu/models.c): per mode the median over the
+ * mode's ok cold units, NAN where none reported it. */
+struct an_part {
+	char *cell;      /* the e2e cell's name */
+	char *part;      /* "op_conv2d", "residual_add", "fc_bias", "forward", ... */
+	double *ns;      /* per mode */
 };
 
 struct analysis {
@@ -45,6 +55,8 @@ struct analysis {
 	size_t nfailed;
 	size_t warm_units;       /* warm probes (not observations) */
 	int64_t nsamples;
+	struct an_part *parts;   /* itemised e2e forwards, in order of first appearance */
+	size_t nparts;
 	char **warnings;         /* what could not be read as recorded (heap strings); every
 	                            report built on this analysis repeats them first */
 	size_t nwarnings;

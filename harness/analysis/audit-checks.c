@@ -362,27 +362,57 @@ void check_failures(struct audit *au, struct ctx *c)
 
 /* ---- per-op versus e2e --------------------------------------------------------------- */
 
-/* Kendall tau (from the report) between the modes' per-op and e2e rankings, per workload
- * with an e2e cell: WARN below 0.5 (the report's rule), WARN when nothing can be ranked. */
+/* Per workload with an e2e cell, from the report: each mode's time-weighted composition
+ * (predicted vs measured e2e ratio, interaction, coverage), and Kendall tau of the
+ * unweighted and of the predicted per-op ranking against the e2e one.  WARN when either
+ * ranking disagrees (tau < 0.5), when some mode does not compose, when the op cells cover
+ * less of the forward than the report's coverage_min, or when nothing can be ranked; the
+ * summary names the explanation the report found (weighting, low coverage, a real
+ * interaction). */
 void check_op_e2e(struct audit *au, struct ctx *c)
 {
 	const struct report *r = c->rep;
+	const struct analysis *a = r->a;
 	struct audit_check *k = check_add(au, "op-vs-e2e", "per-op versus end-to-end agreement");
-	size_t ranked = 0, disagree = 0;
+	size_t ranked = 0, disagree = 0, apart = 0;
+	struct sbuf why;
+	sbuf_init(&why);
+	for (size_t i = 0; i < r->ncomp; i++) {
+		const struct rep_comp *x = &r->comp[i];
+		if (!x->ok) {
+			check_ev(k, "'%s' '%s': composition not computed (%s)", x->workload,
+				 a->modes[x->mode], x->note);
+			continue;
+		}
+		check_ev(k, "'%s' '%s': predicted e2e ratio %.3f, measured %.3f, interaction %.3f "
+			    "[%.3f, %.3f] (%s); op cells cover %.1f%% of the baseline's forward",
+			 x->workload, a->modes[x->mode], x->pred.est, x->meas.est, x->inter.est,
+			 x->inter.lo, x->inter.hi, rep_compose_name(x->verdict), 100 * x->cov_base.est);
+		if (x->verdict == COMPOSE_NO) {
+			apart++;
+			check_raise(k, AUDIT_WARN);
+		}
+	}
 	for (size_t i = 0; i < r->ntau; i++) {
 		const struct rep_tau *t = &r->tau[i];
-		if (isnan(t->tau)) {
+		if (isnan(t->tau) && isnan(t->tau_pred)) {
 			check_ev(k, "'%s': %zu mode(s) with both rankings: too few to rank", t->workload,
 				 t->nmodes);
 			continue;
 		}
 		ranked++;
-		check_ev(k, "'%s': Kendall tau %.2f over %zu modes (p %.3g)", t->workload, t->tau,
-			 t->nmodes, t->p);
-		if (t->tau < 0.5) {
+		check_ev(k, "'%s': Kendall tau %.2f unweighted, %.2f predicted by count x time, over "
+			    "%zu modes", t->workload, t->tau, t->tau_pred, t->nmodes);
+		/* an unweighted disagreement that count x time explains is weighting, not a flaw */
+		int bad = (!isnan(t->tau_pred) && t->tau_pred < 0.5) ||
+			  (isnan(t->tau_pred) && !isnan(t->tau) && t->tau < 0.5) ||
+			  (t->explanation && strcmp(t->explanation, "weighting"));
+		if (bad) {
 			disagree++;
 			check_raise(k, AUDIT_WARN);
 		}
+		if (t->explanation && (bad || (!isnan(t->tau) && t->tau < 0.5)))
+			sbuf_addf(&why, "%s'%s': %s", why.len ? "; " : "", t->workload, t->explanation);
 	}
 	if (!r->ntau) {
 		check_raise(k, AUDIT_WARN);
@@ -391,12 +421,16 @@ void check_op_e2e(struct audit *au, struct ctx *c)
 	} else if (!ranked) {
 		check_raise(k, AUDIT_WARN);
 		check_summary(k, "not evaluated: fewer than 3 modes to rank in every workload");
-	} else if (disagree) {
-		check_summary(k, "per-op and e2e rankings disagree in %zu of %zu workload(s) "
-				 "(tau < 0.5): per-op wins do not compose", disagree, ranked);
+	} else if (disagree || apart) {
+		check_summary(k, "per-op and e2e disagree in %zu of %zu workload(s), %zu mode(s) do "
+				 "not compose; the data support: %s", disagree, ranked, apart,
+			      why.len ? why.buf : "no explanation");
 	} else {
-		check_summary(k, "per-op and e2e rankings agree in %zu workload(s) (tau >= 0.5)", ranked);
+		check_summary(k, "per-op results weighted by count x time agree with e2e in %zu "
+				 "workload(s)%s%s", ranked, why.len ? " (unweighted they do not: " : "",
+			      why.len ? "weighting)" : "");
 	}
+	sbuf_release(&why);
 }
 
 /* ---- hypotheses ----------------------------------------------------------------------- */

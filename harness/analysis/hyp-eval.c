@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,6 +241,8 @@ static struct hyp_target *new_target(struct hyp_result *res, enum hyp_target_kin
 	memset(t, 0, sizeof(*t));
 	t->kind = kind;
 	t->ratio = t->hl_ratio = t->lo = t->hi = t->tau = t->p_raw = t->p = NAN;
+	t->tau_pred = t->p_pred = t->pred = t->pred_lo = t->pred_hi = t->e2e_lo = t->e2e_hi = NAN;
+	t->inter = t->cov = t->cov_lo = t->cov_hi = t->cov_mode = t->geomean = NAN;
 	t->mde = t->repeats = NAN;
 	t->verdict = VERDICT_INCONCLUSIVE;
 	t->result = HYP_INCONCLUSIVE;
@@ -327,6 +330,41 @@ static void geomean_target(struct hyp_result *res, const struct report *r, size_
 	free(logr);
 }
 
+/* The report's composition of mode m in each workload in scope (every workload with op and
+ * e2e cells, or the hypothesis's one): one target each. */
+static void comp_targets(struct hyp_result *res, const struct report *r,
+			 const struct hypothesis *h, size_t m)
+{
+	const struct analysis *a = r->a;
+	size_t before = res->nt;
+	for (size_t i = 0; i < r->ncomp; i++) {
+		const struct rep_comp *c = &r->comp[i];
+		if (c->mode != m || (h->workload && strcmp(h->workload, c->workload)))
+			continue;
+		struct hyp_target *t = new_target(res, HYP_T_COMP);
+		t->mode = xstrdup(a->modes[m]);
+		t->label = xasprintf("%s/composition(%s)", a->modes[m], c->workload);
+		if (!c->ok) {
+			snprintf(t->note, sizeof(t->note), "%s", c->note);
+			continue;
+		}
+		t->ok = 1;
+		t->n = c->n;
+		t->ratio = c->meas.est, t->e2e_lo = c->meas.lo, t->e2e_hi = c->meas.hi;
+		t->pred = c->pred.est, t->pred_lo = c->pred.lo, t->pred_hi = c->pred.hi;
+		t->inter = c->inter.est, t->lo = c->inter.lo, t->hi = c->inter.hi;
+		t->cov = c->cov_base.est, t->cov_lo = c->cov_base.lo, t->cov_hi = c->cov_base.hi;
+		t->cov_mode = c->cov_mode.est;
+		t->geomean = c->geomean;
+	}
+	if (res->nt == before) {
+		struct hyp_target *t = new_target(res, HYP_T_COMP);
+		t->mode = xstrdup(a->modes[m]);
+		t->label = xasprintf("%s/composition", a->modes[m]);
+		snprintf(t->note, sizeof(t->note), "no workload in scope with both op and e2e cells");
+	}
+}
+
 static double target_stat(const struct hyp_target *t, const char *s)
 {
 	if (!strcmp(s, "ratio"))
@@ -347,6 +385,20 @@ static double target_stat(const struct hyp_target *t, const char *s)
 		return t->mde;
 	if (!strcmp(s, "tau"))
 		return t->tau;
+	static const struct {
+		const char *name;
+		size_t off;
+	} more[] = {
+#define F(n, f) { n, offsetof(struct hyp_target, f) }
+		F("tau_pred", tau_pred), F("p_pred", p_pred), F("pred_ratio", pred),
+		F("pred_lo", pred_lo), F("pred_hi", pred_hi), F("e2e_lo", e2e_lo), F("e2e_hi", e2e_hi),
+		F("interaction", inter), F("coverage", cov), F("coverage_lo", cov_lo),
+		F("coverage_hi", cov_hi), F("coverage_mode", cov_mode), F("geomean", geomean),
+#undef F
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(more); i++)
+		if (!strcmp(s, more[i].name))
+			return *(const double *)((const char *)t + more[i].off);
 	return NAN;
 }
 
@@ -427,6 +479,17 @@ static void target_numbers(struct sbuf *sb, const struct hyp_target *t)
 	if (t->kind == HYP_T_TAU) {
 		sbuf_adds(sb, "tau ");
 		fmt_num(sb, t->tau, 3, 0);
+		sbuf_adds(sb, " (predicted ");
+		fmt_num(sb, t->tau_pred, 3, 0);
+		sbuf_adds(sb, ")");
+	} else if (t->kind == HYP_T_COMP) {
+		const char *what[] = { "interaction ", " [", ", ", "], predicted ", ", measured ",
+				       ", coverage " };
+		const double v[] = { t->inter, t->lo, t->hi, t->pred, t->ratio, t->cov };
+		for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
+			sbuf_adds(sb, what[i]);
+			fmt_num(sb, v[i], i == 5 ? 3 : 4, 0);
+		}
 	} else {
 		sbuf_adds(sb, "ratio ");
 		fmt_num(sb, t->ratio, 4, 0);
@@ -496,7 +559,7 @@ static int build_targets(const struct report *rep,
 		res->min_effect = r->margin;
 		res->min_effect_source = r->margin_source;
 	}
-	int with_p = h->aggregate != HYP_AGG_GEOMEAN;
+	int with_p = h->aggregate != HYP_AGG_GEOMEAN && h->aggregate != HYP_AGG_COMPOSITION;
 	if (h->ncrit)
 		copy_rule(res, h);
 	else
@@ -529,6 +592,8 @@ static int build_targets(const struct report *rep,
 			t->n = x->nmodes;
 			t->tau = x->tau;
 			t->p_raw = t->p = x->p;
+			t->tau_pred = x->tau_pred;
+			t->p_pred = x->p_pred;
 			t->ok = !isnan(x->tau);
 			if (!t->ok)
 				snprintf(t->note, sizeof(t->note), "Kendall tau not computable");
@@ -579,7 +644,9 @@ static int build_targets(const struct report *rep,
 				   nc);
 	}
 	for (size_t i = 0; i < nm; i++) {
-		if (h->aggregate == HYP_AGG_GEOMEAN)
+		if (h->aggregate == HYP_AGG_COMPOSITION)
+			comp_targets(res, r, h, modes[i]);
+		else if (h->aggregate == HYP_AGG_GEOMEAN)
 			geomean_target(res, r, modes[i], cells, nc, rng);
 		else
 			for (size_t k = 0; k < nc; k++)
@@ -599,7 +666,7 @@ static void decide(struct hyp_result *res, const struct hyp_entry *en)
 		struct hyp_target *t = &res->t[i];
 		if (t->kind == HYP_T_CELL)
 			t->verdict = stats_decide(t->lo, t->hi, t->p, res->alpha, res->min_effect);
-		else if (t->kind == HYP_T_GEOMEAN)
+		else if (t->kind == HYP_T_GEOMEAN || t->kind == HYP_T_COMP)
 			t->verdict = stats_decide(t->lo, t->hi, 0, res->alpha, res->min_effect);
 		if (!t->ok)
 			t->result = HYP_INCONCLUSIVE;

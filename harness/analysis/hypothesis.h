@@ -49,7 +49,7 @@ void hyp_set_free(struct hyp_set *s);
 
 /* ---- evaluation ---------------------------------------------------------------------- */
 
-enum hyp_target_kind { HYP_T_CELL = 0, HYP_T_GEOMEAN, HYP_T_TAU };
+enum hyp_target_kind { HYP_T_CELL = 0, HYP_T_GEOMEAN, HYP_T_TAU, HYP_T_COMP };
 
 /* One thing a hypothesis is decided on: a (mode, cell) comparison, a mode's geometric mean
  * over the scope, or a workload's Kendall tau. */
@@ -61,6 +61,11 @@ struct hyp_target {
 	char note[128];
 	size_t n;                   /* pairs; cells of the geomean; modes ranked */
 	double ratio, hl_ratio, lo, hi, tau;
+	double tau_pred, p_pred;    /* tau: the predicted (count x time) ranking's */
+	/* composition (HYP_T_COMP; report.h struct rep_comp): ratio is the measured e2e
+	 * ratio, lo and hi the interaction's CI */
+	double pred, pred_lo, pred_hi, e2e_lo, e2e_hi, inter, cov, cov_lo, cov_hi, cov_mode,
+		geomean;
 	double p_raw, p;            /* p: Holm-adjusted within the primaries' family, else p_raw */
 	int in_family;              /* 1: p is Holm-adjusted */
 	double mde, repeats;        /* minimum detectable effect; blocks to detect min_effect */

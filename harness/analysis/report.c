@@ -14,6 +14,7 @@
 #include <gsl/gsl_statistics_double.h>
 #include <jansson.h>
 
+#include "harness/analysis/report-int.h"
 #include "harness/base/util.h"
 
 void report_opts_init(struct report_opts *o)
@@ -25,10 +26,10 @@ void report_opts_init(struct report_opts *o)
 	o->power = 0.8;
 	o->nboot = 10000;
 	o->seed = 20261121;
+	o->coverage_min = 0.5;
 }
 
-static void warn(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warn(struct report *r, const char *fmt, ...)
+void report_warn(struct report *r, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -69,7 +70,7 @@ static void summarize(struct report *r)
 /* Each bootstrap's stream is seeded from the report seed and the names it concerns (FNV-1a),
  * so a comparison's CI does not depend on which other modes or cells the file holds or on
  * their order: export then import reproduces every number. */
-static void reseed(gsl_rng *rng, uint64_t seed, const char *a, const char *b, const char *c)
+void report_reseed(gsl_rng *rng, uint64_t seed, const char *a, const char *b, const char *c)
 {
 	uint64_t h = 1469598103934665603ULL ^ seed;
 	const char *parts[] = { a, b, c };
@@ -110,7 +111,7 @@ static void compare(struct report *r, size_t m, size_t ref, size_t c, gsl_rng *r
 					 .margin = r->margin, .power = r->o.power,
 					 .nboot = r->o.nboot };
 	char *cause = NULL;
-	reseed(rng, r->o.seed, a->cells[c].name, a->modes[m], a->modes[ref]);
+	report_reseed(rng, r->o.seed, a->cells[c].name, a->modes[m], a->modes[ref]);
 	if (!a->paired) {
 		if (!nm || !nr)
 			snprintf(out->note, sizeof(out->note), "no ok units of one of the modes");
@@ -411,10 +412,10 @@ static int aggregates(struct report *r, gsl_rng *rng)
 					for (size_t k = 0; k < ncol; k++)
 						mat[b * ncol + k] = logr[b * a->ncells + k];
 				char *cause = NULL;
-				reseed(rng, r->o.seed, scopes[s], a->modes[m], "geomean");
+				report_reseed(rng, r->o.seed, scopes[s], a->modes[m], "geomean");
 				if (stats_boot_geomean(mat, nb, ncol, r->o.conf, r->o.nboot, rng, &g->geomean,
 						       &g->lo, &g->hi, &cause)) {
-					warn(r, "geometric mean of '%s' in '%s' not computed: %s",
+					report_warn(r, "geometric mean of '%s' in '%s' not computed: %s",
 					     a->modes[m], scopes[s], cause);
 					free(cause);
 				}
@@ -465,52 +466,9 @@ static void drift(struct report *r)
 			d->flagged = !isnan(d->p) && d->p < r->o.alpha;
 		free(cause);
 		if (d->flagged)
-			warn(r, "mode '%s' drifts with run order (Spearman rho %.2f over %zu units, p %.3g)",
+			report_warn(r, "mode '%s' drifts with run order (Spearman rho %.2f over %zu units, p %.3g)",
 			     a->modes[m], d->rho, n, d->p);
 	}
-}
-
-/* Per-op vs e2e rankings: per workload with an e2e cell, Kendall tau between the modes'
- * op-cell geomean ratios and their e2e ratios (the baseline counts as 1 in both). */
-static void op_vs_e2e(struct report *r)
-{
-	const struct analysis *a = r->a;
-	double *x = xmalloc(a->nmodes * sizeof(*x)), *y = xmalloc(a->nmodes * sizeof(*y));
-	for (size_t g = 0; g < r->nagg; g++) {
-		const struct rep_agg *ag = &r->agg[g];
-		if (!strcmp(ag->scope, "all") || !ag->has_e2e)
-			continue;
-		int seen = 0;
-		for (size_t t = 0; t < r->ntau; t++)
-			seen |= !strcmp(r->tau[t].workload, ag->scope);
-		if (seen)
-			continue;
-		size_t n = 0;
-		x[n] = 1;
-		y[n++] = 1;
-		for (size_t h = 0; h < r->nagg; h++) {
-			const struct rep_agg *bg = &r->agg[h];
-			if (strcmp(bg->scope, ag->scope) || isnan(bg->geomean) || isnan(bg->e2e_ratio))
-				continue;
-			x[n] = bg->geomean;
-			y[n++] = bg->e2e_ratio;
-		}
-		r->tau = xrealloc(r->tau, (r->ntau + 1) * sizeof(*r->tau));
-		struct rep_tau *t = &r->tau[r->ntau++];
-		t->workload = xstrdup(ag->scope);
-		t->nmodes = n;
-		t->tau = t->p = NAN;
-		char *cause = NULL;
-		if (n >= 3)
-			stats_kendall(x, y, n, &t->tau, &t->p, &cause);
-		free(cause);
-		if (!isnan(t->tau) && t->tau < 0.5)
-			warn(r, "in '%s' the per-op ranking of modes and the e2e ranking disagree "
-				"(Kendall tau %.2f): per-op wins do not compose",
-			     t->workload, t->tau);
-	}
-	free(x);
-	free(y);
 }
 
 static void sample_size_warnings(struct report *r)
@@ -518,25 +476,25 @@ static void sample_size_warnings(struct report *r)
 	const struct analysis *a = r->a;
 	size_t nb = a->nblocks;
 	if (nb < 6)
-		warn(r, "%zu blocks: the exact signed-rank test cannot reach p < %.3g below 6 pairs "
+		report_warn(r, "%zu blocks: the exact signed-rank test cannot reach p < %.3g below 6 pairs "
 			"(smallest two-sided p with %zu pairs: %.4g); add repeats",
 		     nb, r->o.alpha, nb, nb ? 2.0 / pow(2.0, (double)nb) : 1.0);
 	for (size_t k = 0; k < a->nfailed; k++)
 		for (size_t m = 0; m < a->nmodes; m++)
 			if (a->failed[k].count[m])
-				warn(r, "mode '%s': %zu unit(s) with status '%s' are left out",
+				report_warn(r, "mode '%s': %zu unit(s) with status '%s' are left out",
 				     a->modes[m], a->failed[k].count[m], a->failed[k].status);
 	for (size_t i = 0; i < r->ncmp; i++) {
 		const struct rep_cmp *x = &r->cmp[i];
 		if (x->ok && x->c.verdict == VERDICT_FASTER && !strcmp(a->cells[x->cell].kind, "e2e"))
-			warn(r, "'%s' is FASTER than the baseline '%s' end to end in '%s': the baseline "
+			report_warn(r, "'%s' is FASTER than the baseline '%s' end to end in '%s': the baseline "
 				"is not the strongest configuration",
 			     a->modes[x->mode], a->modes[r->baseline], a->cells[x->cell].name);
 	}
 	for (size_t i = 0; i < r->naa; i++) {
 		const struct rep_aa *q = &r->aa[i];
 		if (q->cells && (double)q->false_positives / (double)q->cells > r->o.alpha)
-			warn(r, "A/A control '%s' differs from '%s' in %zu of %zu cells: above alpha, the "
+			report_warn(r, "A/A control '%s' differs from '%s' in %zu of %zu cells: above alpha, the "
 				"tests are anti-conservative here",
 			     a->modes[q->mode], a->modes[q->of], q->false_positives, q->cells);
 	}
@@ -568,7 +526,7 @@ int report_build(const struct analysis *a, const struct report_opts *o, struct r
 	gsl_rng_set(rng, (unsigned long)o->seed);
 
 	for (size_t i = 0; i < a->nwarnings; i++)
-		warn(r, "%s", a->warnings[i]);
+		report_warn(r, "%s", a->warnings[i]);
 	summarize(r);
 	aa_noise(r);
 	choose_margin(r);
@@ -598,7 +556,7 @@ int report_build(const struct analysis *a, const struct report_opts *o, struct r
 	aggregates(r, rng);
 	pareto(r, rng);
 	drift(r);
-	op_vs_e2e(r);
+	report_composition(r, rng);
 	sample_size_warnings(r);
 	gsl_rng_free(rng);
 	*out = r;
@@ -622,8 +580,13 @@ void report_free(struct report *r)
 	}
 	free(r->drift);
 	free(r->aa);
-	for (size_t i = 0; i < r->ntau; i++)
+	for (size_t i = 0; i < r->ncomp; i++)
+		free(r->comp[i].workload);
+	free(r->comp);
+	for (size_t i = 0; i < r->ntau; i++) {
 		free(r->tau[i].workload);
+		free(r->tau[i].why);
+	}
 	free(r->tau);
 	for (size_t i = 0; i < r->nwarnings; i++)
 		free(r->warnings[i]);

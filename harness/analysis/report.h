@@ -19,6 +19,8 @@ struct report_opts {
 	double power;          /* 0.8 */
 	size_t nboot;          /* 10000 */
 	uint64_t seed;         /* bootstrap seed, recorded in the report */
+	double coverage_min;   /* 0.5: op cells covering less of the forward than this (the CI's
+	                          upper end) make "low coverage" the explanation (compose.c) */
 };
 void report_opts_init(struct report_opts *o);
 
@@ -69,10 +71,42 @@ struct rep_aa {
 	double noise_floor;             /* 95th percentile of |log ratio| over cells and blocks */
 };
 
+/* Per (workload, mode): does the per-op difference add up to the e2e one (compose.c)?
+ * Per block b, with B the baseline, m the mode, E the e2e unit median, o_c the op cell c's
+ * unit median and n_c its count (occurrences in one forward):
+ *   predicted   = (E_B + sum_c n_c (o_c,m - o_c,B)) / E_B   (time outside the op cells fixed)
+ *   measured    = E_m / E_B
+ *   interaction = measured / predicted
+ *   coverage    = sum_c n_c o_c,B / E_B (baseline), sum_c n_c o_c,m / E_m (the mode)
+ * Each statistic is the median over the blocks; CIs resample whole blocks (percentile). */
+enum rep_compose { COMPOSE_UNDECIDED = 0, COMPOSE_YES, COMPOSE_NO };
+const char *rep_compose_name(enum rep_compose v); /* "undecided", "composes", "does not compose" */
+
+struct rep_est {
+	double est, lo, hi;             /* median over blocks and its bootstrap CI; NAN: none */
+};
+
+struct rep_comp {
+	char *workload;
+	size_t mode, e2e;               /* e2e: the workload's e2e cell */
+	size_t nops;                    /* op cells of the workload */
+	size_t n;                       /* blocks with every cell of both modes */
+	int ok;                         /* 0: not computed (note says why) */
+	char note[96];
+	double geomean;                 /* the unweighted op-cell geomean (rep_agg), for contrast */
+	struct rep_est pred, meas, inter, cov_base, cov_mode;
+	enum rep_compose verdict;       /* interaction against the margin */
+};
+
 struct rep_tau {
 	char *workload;
 	size_t nmodes;
-	double tau, p;                  /* per-op ranking (geomean) vs e2e ranking */
+	double tau, p;                  /* per-op ranking (unweighted geomean) vs e2e ranking */
+	size_t nmodes_pred;
+	double tau_pred, p_pred;        /* predicted (count x time) vs measured e2e ranking */
+	const char *explanation;        /* "weighting", "low coverage", "real interaction",
+	                                   "undecided" (static), NULL when nothing to explain */
+	char *why;                      /* one line of evidence for it (heap), or NULL */
 };
 
 struct report {
@@ -93,6 +127,8 @@ struct report {
 	size_t ndrift;
 	struct rep_aa *aa;
 	size_t naa;
+	struct rep_comp *comp;          /* every (workload with op and e2e cells, mode) */
+	size_t ncomp;
 	struct rep_tau *tau;
 	size_t ntau;
 	char **warnings;

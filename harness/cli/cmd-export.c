@@ -126,12 +126,13 @@ static void out_release(struct out_file *o)
 	free(o->path);
 }
 
-/* samples.csv: cell, mode, block, value, unit, kind: `harness import`'s columns; ok cold
+/* samples.csv: cell, mode, block, value, unit, kind, baseline, count: `harness import`'s
+ * columns (count: the cell's occurrences per forward, /cells/count); ok cold
  * units only (what the statistics use), warm probes and failed units in units.csv. */
 static int export_samples(struct rec *r, const struct rec_unit *units, size_t nunits,
 			  const struct rec_cell *cells, size_t ncells, FILE *f, const char *baseline)
 {
-	fputs("cell,mode,block,value,unit,kind,baseline\n", f);
+	fputs("cell,mode,block,value,unit,kind,baseline,count\n", f);
 	for (size_t i = 0; i < nunits; i++) {
 		const struct rec_unit *u = &units[i];
 		if (u->warm || strcmp(u->status, REC_STATUS_OK))
@@ -149,7 +150,8 @@ static int export_samples(struct rec *r, const struct rec_unit *units, size_t nu
 			field_i64(f, ns[j], 0);
 			field(f, "ns", 0);
 			field(f, cells[cell[j]].kind, 0);
-			field(f, !strcmp(u->mode, baseline) ? "true" : "false", 1);
+			field(f, !strcmp(u->mode, baseline) ? "true" : "false", 0);
+			field_i64(f, cells[cell[j]].count > 0 ? cells[cell[j]].count : 1, 1);
 		}
 		free(cell);
 		free(ns);

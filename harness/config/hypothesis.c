@@ -20,7 +20,7 @@ static const char *const prediction_names[] = { "none", "faster", "slower", "sam
 						"not-faster", "not-slower", NULL };
 static const char *const scope_names[] = { "all", "ops", "e2e", NULL };
 static const char *const aggregate_names[] = { "each", "all", "any", "at_least", "geomean",
-					       "op-vs-e2e", NULL };
+					       "op-vs-e2e", "composition", NULL };
 static const char *const op_names[] = { "<", "<=", ">", ">=", "==", "!=", NULL };
 static const char *const sv_names[] = { "FASTER", "SLOWER", "SAME", "INCONCLUSIVE", NULL };
 
@@ -36,7 +36,11 @@ static const char *const crit_keys[] = { "id", "statistic", "op", "value", NULL 
 static const char *const cell_stats[] = { "ratio", "hl_ratio", "ci_lo", "ci_hi", "p", "p_raw",
 					  "n", "mde", "verdict", NULL };
 static const char *const geomean_stats[] = { "ratio", "ci_lo", "ci_hi", "n", "verdict", NULL };
-static const char *const tau_stats[] = { "tau", "p", "p_raw", "n", NULL };
+static const char *const tau_stats[] = { "tau", "p", "p_raw", "n", "tau_pred", "p_pred", NULL };
+static const char *const comp_stats[] = { "pred_ratio", "pred_lo", "pred_hi", "ratio",
+					  "e2e_lo", "e2e_hi", "interaction", "ci_lo", "ci_hi",
+					  "coverage", "coverage_lo", "coverage_hi", "coverage_mode",
+					  "geomean", "n", NULL };
 
 const char *hyp_prediction_name(enum hyp_prediction p)
 {
@@ -69,6 +73,7 @@ static int in_list(const char *w, const char *const *list)
 static const char *const *stats_of(enum hyp_aggregate g)
 {
 	return g == HYP_AGG_GEOMEAN ? geomean_stats : g == HYP_AGG_OP_VS_E2E ? tau_stats :
+	       g == HYP_AGG_COMPOSITION ? comp_stats :
 									       cell_stats;
 }
 
@@ -596,6 +601,9 @@ static int parse_hypothesis(struct tc_parser *p, const struct tb_node *t, struct
 			return tc_fail(p, cells_f.key_pos, "hypothesis '%s': aggregate 'op-vs-e2e' works "
 							"on workloads; use 'workload', not 'cells'",
 				    h->id);
+	} else if (h->aggregate == HYP_AGG_COMPOSITION && cells_f.key) {
+		return tc_fail(p, cells_f.key_pos, "hypothesis '%s': aggregate 'composition' works "
+						"on workloads; use 'workload', not 'cells'", h->id);
 	} else if (!mode_f.key) {
 		return tc_fail(p, h->pos, "hypothesis '%s' has no 'mode' (a mode name, a list, or "
 				       "\"*\")", h->id);

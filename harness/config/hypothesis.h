@@ -33,7 +33,8 @@ enum hyp_aggregate {
 	HYP_AGG_ANY,
 	HYP_AGG_AT_LEAST,
 	HYP_AGG_GEOMEAN,
-	HYP_AGG_OP_VS_E2E
+	HYP_AGG_OP_VS_E2E,
+	HYP_AGG_COMPOSITION         /* per (mode, workload): predicted vs measured e2e */
 };
 enum hyp_op { HYP_OP_LT = 0, HYP_OP_LE, HYP_OP_GT, HYP_OP_GE, HYP_OP_EQ, HYP_OP_NE };
 

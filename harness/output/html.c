@@ -575,6 +575,37 @@ static void write_cells(const struct report *r, FILE *f)
 	fputs("</tbody>\n</table>\n</details>\n", f);
 }
 
+/* The time-weighted composition table (report.h struct rep_comp). */
+static void write_composition(const struct report *r, FILE *f)
+{
+	if (!r->ncomp)
+		return;
+	fputs("<table id=\"composition\">\n<thead><tr><th>workload</th><th>mode</th><th>blocks</th>"
+	      "<th>unweighted op geomean</th><th>predicted e2e ratio</th><th>95% CI</th>"
+	      "<th>measured e2e ratio</th><th>95% CI</th><th>interaction</th><th>95% CI</th>"
+	      "<th>verdict</th><th>coverage</th><th>95% CI</th></tr></thead>\n<tbody>\n", f);
+	for (size_t i = 0; i < r->ncomp; i++) {
+		const struct rep_comp *c = &r->comp[i];
+		fputs("<tr>", f);
+		td(f, c->workload);
+		td(f, r->a->modes[c->mode]);
+		fprintf(f, "<td class=\"num\">%zu</td>", c->n);
+		td_num(f, 'r', c->geomean);
+		const struct rep_est *e[] = { &c->pred, &c->meas, &c->inter, &c->cov_base };
+		for (size_t k = 0; k < 4; k++) {
+			double s = k == 3 ? 100 : 1;
+			if (k == 3)
+				td(f, c->ok ? rep_compose_name(c->verdict) : c->note);
+			char b1[48], b2[48];
+			td_num(f, k == 3 ? '1' : 'r', s * e[k]->est);
+			fprintf(f, "<td class=\"num\">[%s, %s]</td>", num(b1, 48, k == 3 ? '1' : 'r', s * e[k]->lo),
+				num(b2, 48, k == 3 ? '1' : 'r', s * e[k]->hi));
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody>\n</table>\n", f);
+}
+
 static void write_aa_drift_tau(const struct report *r, FILE *f, const struct plot_set *set, int *bad)
 {
 	const struct analysis *a = r->a;
@@ -614,18 +645,26 @@ static void write_aa_drift_tau(const struct report *r, FILE *f, const struct plo
 	}
 	fputs("</tbody>\n</table>\n", f);
 	*bad |= figures(f, set, "drift");
-	fputs("</section>\n<section id=\"op-e2e\">\n<h2>Per-op versus end-to-end rankings</h2>\n", f);
+	fputs("</section>\n<section id=\"op-e2e\">\n<h2>Per-op versus end to end</h2>\n", f);
+	write_composition(r, f);
+	*bad |= figures(f, set, "composition");
 	if (!r->ntau) {
 		fputs("<p>No workload has both op cells and an e2e cell.</p>\n", f);
 	} else {
 		fputs("<table id=\"op-e2e-table\">\n<thead><tr><th>workload</th><th>modes</th>"
-		      "<th>Kendall tau</th><th>p</th></tr></thead>\n<tbody>\n", f);
+		      "<th>Kendall tau (unweighted geomean)</th><th>p</th><th>Kendall tau (predicted)</th>"
+		      "<th>p</th><th>explanation</th><th>why</th></tr></thead>\n<tbody>\n", f);
 		for (size_t i = 0; i < r->ntau; i++) {
+			const struct rep_tau *t = &r->tau[i];
 			fputs("<tr>", f);
-			td(f, r->tau[i].workload);
-			fprintf(f, "<td class=\"num\">%zu</td>", r->tau[i].nmodes);
-			td_num(f, 'u', r->tau[i].tau);
-			td_num(f, 'p', r->tau[i].p);
+			td(f, t->workload);
+			fprintf(f, "<td class=\"num\">%zu</td>", t->nmodes);
+			td_num(f, 'u', t->tau);
+			td_num(f, 'p', t->p);
+			td_num(f, 'u', t->tau_pred);
+			td_num(f, 'p', t->p_pred);
+			td(f, t->explanation ? t->explanation : "-");
+			td(f, t->why ? t->why : "");
 			fputs("</tr>\n", f);
 		}
 		fputs("</tbody>\n</table>\n", f);

@@ -124,7 +124,7 @@ static json_t *json_eval(const struct hyp_eval *e)
 		json_t *ts = json_array();
 		for (size_t k = 0; k < r->nt; k++) {
 			const struct hyp_target *t = &r->t[k];
-			static const char *const kinds[] = { "cell", "geomean", "tau" };
+			static const char *const kinds[] = { "cell", "geomean", "tau", "composition" };
 			json_t *x = json_pack("{s:o, s:s, s:b}", "label", jw_str(t->label), "kind",
 					      kinds[t->kind], "ok", t->ok);
 			json_object_set_new(x, "mode", jw_str(t->mode));
@@ -135,12 +135,27 @@ static json_t *json_eval(const struct hyp_eval *e)
 			json_object_set_new(x, "hl_ratio", jw_num(t->hl_ratio));
 			json_object_set_new(x, "ci", json_pack("[o, o]", jw_num(t->lo), jw_num(t->hi)));
 			json_object_set_new(x, "tau", jw_num(t->tau));
+			if (t->kind == HYP_T_TAU)
+				json_object_set_new(x, "tau_pred", jw_num(t->tau_pred));
+			if (t->kind == HYP_T_COMP) {
+				json_object_set_new(x, "pred_ratio", jw_num(t->pred));
+				json_object_set_new(x, "pred_ci", json_pack("[o, o]", jw_num(t->pred_lo),
+									    jw_num(t->pred_hi)));
+				json_object_set_new(x, "e2e_ci", json_pack("[o, o]", jw_num(t->e2e_lo),
+									   jw_num(t->e2e_hi)));
+				json_object_set_new(x, "interaction", jw_num(t->inter));
+				json_object_set_new(x, "coverage", jw_num(t->cov));
+				json_object_set_new(x, "coverage_ci", json_pack("[o, o]", jw_num(t->cov_lo),
+										jw_num(t->cov_hi)));
+				json_object_set_new(x, "coverage_mode", jw_num(t->cov_mode));
+				json_object_set_new(x, "geomean_unweighted", jw_num(t->geomean));
+			}
 			json_object_set_new(x, "p_raw", jw_num(t->p_raw));
 			json_object_set_new(x, "p", jw_num(t->p));
 			json_object_set_new(x, "holm", json_boolean(t->in_family));
 			json_object_set_new(x, "mde", jw_num(t->mde));
 			json_object_set_new(x, "repeats_to_decide", jw_num(t->repeats));
-			json_object_set_new(x, "verdict", t->kind == HYP_T_TAU ? json_null() :
+			json_object_set_new(x, "verdict", t->kind == HYP_T_TAU || t->kind == HYP_T_COMP ? json_null() :
 					    json_string(stats_verdict_name(t->verdict)));
 			json_object_set_new(x, "result", json_string(hyp_verdict_name(t->result)));
 			json_array_append_new(ts, x);

@@ -295,6 +295,68 @@ int fig_op_e2e(struct gp *g)
 	return figure_end(g, "op-e2e");
 }
 
+/* Measured against predicted e2e ratio (report.h struct rep_comp): an index block per
+ * workload with a composition, the baseline at (1, 1), then each mode's predicted ratio
+ * and CI, measured ratio and CI, name; the identity line is the template's. */
+int fig_composition(struct gp *g)
+{
+	const struct report *r = g->r;
+	const struct analysis *a = r->a;
+	const char **work = xcalloc(r->ncomp + 1, sizeof(*work));
+	size_t nw = 0;
+	for (size_t i = 0; i < r->ncomp; i++) {
+		if (!r->comp[i].ok)
+			continue;
+		size_t w = 0;
+		while (w < nw && strcmp(work[w], r->comp[i].workload))
+			w++;
+		if (w == nw)
+			work[nw++] = r->comp[i].workload;
+	}
+	if (!nw) {
+		free(work);
+		plot_skip(g, "composition: no workload has op cells with counts and an e2e cell in "
+			     "the same blocks");
+		return 0;
+	}
+	char *path;
+	FILE *f = data_open(g, &path);
+	if (!f) {
+		free(work);
+		return -1;
+	}
+	for (size_t w = 0; w < nw; w++) {
+		if (w)
+			fputs("\n\n", f);
+		fputs("1 1 1 1 1 1 ", f);
+		data_label(f, a->modes[r->baseline]);
+		fputc('\n', f);
+		for (size_t i = 0; i < r->ncomp; i++) {
+			const struct rep_comp *c = &r->comp[i];
+			if (!c->ok || strcmp(c->workload, work[w]))
+				continue;
+			const struct rep_est *e[] = { &c->pred, &c->meas };
+			for (size_t k = 0; k < 2; k++) {
+				data_num(f, e[k]->est);
+				data_num(f, isnan(e[k]->lo) ? e[k]->est : e[k]->lo);
+				data_num(f, isnan(e[k]->hi) ? e[k]->est : e[k]->hi);
+			}
+			fputc(' ', f);
+			data_label(f, a->modes[c->mode]);
+			fputc('\n', f);
+		}
+	}
+	if (figure_begin(g, f, path, "composition", NULL, PLOT_H,
+			 "Measured against predicted (count x time) e2e ratios to the baseline")) {
+		free(work);
+		return -1;
+	}
+	sbuf_addf(&g->script, "nwork = %zu\n", nw);
+	gp_setarr(&g->script, "workload_names", work, nw);
+	free(work);
+	return figure_end(g, "composition");
+}
+
 /* The within-unit sample CDFs of src's cell: index block m per mode, a curve per ok cold
  * unit (curves separated by one blank line): sample (us), fraction of the unit's samples
  * <= it (plot-read.c). */

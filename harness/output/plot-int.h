@@ -69,6 +69,7 @@ int fig_cell(struct gp *g, size_t c);
 int fig_pareto(struct gp *g, size_t c);
 int fig_drift(struct gp *g);
 int fig_op_e2e(struct gp *g);
+int fig_composition(struct gp *g);
 int fig_cdf(struct gp *g);
 int fig_trace(struct gp *g);
 

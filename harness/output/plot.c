@@ -40,8 +40,14 @@ static const struct {
 		   "mode's median) against its position in the run. A trend means the machine "
 		   "drifted; the legend gives Spearman's rho and its p." },
 	{ "op-e2e", "Per workload and mode: the geometric mean of the op-cell ratios (x) against "
-		    "the end-to-end ratio (y), with 95% CIs. Points off the diagonal are per-op "
-		    "gains that do not compose end to end (or the reverse)." },
+		    "the end-to-end ratio (y), with 95% CIs. The geometric mean weights every op "
+		    "cell alike: points off the diagonal may be weighting (see the composition "
+		    "figure), not a failure to compose." },
+	{ "composition", "Per workload and mode: the e2e ratio the op cells predict, each weighted "
+			 "by its count and time with the rest of the forward held fixed (x), against "
+			 "the measured e2e ratio (y), with 95% block-bootstrap CIs. On the identity "
+			 "line the per-op differences compose; above it the forward is slower than "
+			 "its ops predict (an interaction, or time outside the op cells)." },
 	{ "cdf", "The distribution of the raw samples inside each unit of one cell, one line per "
 		 "unit, coloured by mode. Lines of one mode that disagree mean units differ more "
 		 "than samples inside a unit do." },
@@ -479,7 +485,7 @@ int plot_draw(const struct report *r, const struct plot_src *src, const struct p
 	for (size_t c = 0; c < a->ncells; c++)
 		if (fig_cell(&g, c) || fig_pareto(&g, c))
 			goto done;
-	if (fig_drift(&g) || fig_op_e2e(&g) || (a->ncells && (fig_cdf(&g) || fig_trace(&g))))
+	if (fig_drift(&g) || fig_op_e2e(&g) || fig_composition(&g) || (a->ncells && (fig_cdf(&g) || fig_trace(&g))))
 		goto done;
 	if (run_gnuplot(&g, gnuplot) || install_figures(&g))
 		goto done;

@@ -66,6 +66,108 @@ static void md_cmp_row(const struct report *r, const struct rep_cmp *x, FILE *f)
 		stats_verdict_name(c->verdict), extra);
 }
 
+/* "x [lo, hi]" of an estimate in style st ('r' ratio, '1' percent). */
+static const char *est_ci(char *buf, size_t n, char st, const struct rep_est *e)
+{
+	char b1[32], b2[32], b3[32];
+	double k = st == '1' ? 100 : 1;
+	snprintf(buf, n, "%s [%s, %s]", num(b1, 32, st, k * e->est), num(b2, 32, st, k * e->lo),
+		 num(b3, 32, st, k * e->hi));
+	return buf;
+}
+
+/* The backend's itemisation of each e2e forward (analysis.h struct an_part), baseline units'
+ * medians, next to the op cells' count x time: what the coverage gap is made of. */
+static void md_parts(const struct report *r, FILE *f)
+{
+	const struct analysis *a = r->a;
+	size_t B = r->baseline;
+	char b1[32], b2[32], b3[32], b4[32];
+	for (size_t c = 0; c < a->ncells; c++) {
+		if (strcmp(a->cells[c].kind, "e2e"))
+			continue;
+		int any = 0;
+		for (size_t k = 0; k < a->nparts; k++)
+			any |= !strcmp(a->parts[k].cell, a->cells[c].name) && !isnan(a->parts[k].ns[B]);
+		if (!any)
+			continue;
+		double ops = 0;
+		for (size_t o = 0; o < a->ncells; o++)
+			if (!strcmp(a->cells[o].kind, "op") && !strcmp(a->cells[o].workload, a->cells[c].workload))
+				ops += (double)a->cells[o].count * r->sum[B * a->ncells + o].s.median;
+		fprintf(f, "\nWhere `%s`'s forward goes (the backend's itemisation, median over `%s`'s units, ms): ",
+			a->cells[c].name, a->modes[B]);
+		for (size_t k = 0, n = 0; k < a->nparts; k++)
+			if (!strcmp(a->parts[k].cell, a->cells[c].name) && !isnan(a->parts[k].ns[B]))
+				fprintf(f, "%s%s %s", n++ ? ", " : "", a->parts[k].part,
+					num(b1, 32, 'u', a->parts[k].ns[B] / 1e6));
+		double in = 0, out = 0;
+		for (size_t k = 0; k < a->nparts; k++)
+			if (!strcmp(a->parts[k].cell, a->cells[c].name) && !isnan(a->parts[k].ns[B]) &&
+			    strcmp(a->parts[k].part, "forward"))
+				*(!strncmp(a->parts[k].part, "op_", 3) ? &in : &out) += a->parts[k].ns[B];
+		fprintf(f, ". The op steps inside the forward take %s ms, the same ops measured alone "
+			   "(count x time of the op cells) %s ms; outside the op steps: %s ms; the e2e cell's "
+			   "median: %s ms.\n",
+			num(b1, 32, 'u', in / 1e6), num(b2, 32, 'u', ops / 1e6), num(b3, 32, 'u', out / 1e6),
+			num(b4, 32, 'u', r->sum[B * a->ncells + c].s.median / 1e6));
+	}
+}
+
+/* Per-op versus end to end: the time-weighted composition, then the rankings. */
+static void write_md_composition(const struct report *r, FILE *f)
+{
+	const struct analysis *a = r->a;
+	char b1[32], b2[32], b3[32], e1[96], e2[96], e3[96], e4[96], e5[96];
+	fprintf(f, "\n## Per-op versus end to end\n\n");
+	if (!r->ncomp) {
+		fprintf(f, "No workload has both op cells and an e2e cell.\n");
+	} else {
+		fprintf(f, "Per block: predicted = (baseline e2e + sum over op cells of count x (mode - baseline)) / "
+			   "baseline e2e (the time outside the op cells held fixed); measured = mode e2e / baseline e2e; "
+			   "interaction = measured / predicted (composes: CI inside +-%.2f%%); coverage = sum of count x op "
+			   "time / e2e time. Medians over blocks, %.0f%% block-bootstrap CIs. The unweighted geomean of "
+			   "op-cell ratios is shown for contrast: it weights a 1 us op like a 1 ms one.\n\n",
+			100 * r->margin, 100 * r->o.conf);
+		fprintf(f, "| workload | mode | blocks | op cells | unweighted op geomean | predicted e2e ratio | measured e2e ratio | "
+			   "interaction | verdict | coverage (baseline) | coverage (mode) |\n"
+			   "|---|---|---|---|---|---|---|---|---|---|---|\n");
+		for (size_t i = 0; i < r->ncomp; i++) {
+			const struct rep_comp *c = &r->comp[i];
+			if (!c->ok) {
+				fprintf(f, "| %s | %s | %zu | %zu | %s | - | - | - | not computed: %s | - | - |\n",
+					c->workload, a->modes[c->mode], c->n, c->nops,
+					num(b1, 32, 'r', c->geomean), c->note);
+				continue;
+			}
+			fprintf(f, "| %s | %s | %zu | %zu | %s | %s | %s | %s | **%s** | %s | %s |\n", c->workload,
+				a->modes[c->mode], c->n, c->nops, num(b1, 32, 'r', c->geomean),
+				est_ci(e1, 96, 'r', &c->pred), est_ci(e2, 96, 'r', &c->meas),
+				est_ci(e3, 96, 'r', &c->inter), rep_compose_name(c->verdict),
+				est_ci(e4, 96, '1', &c->cov_base), est_ci(e5, 96, '1', &c->cov_mode));
+		}
+	}
+	md_parts(r, f);
+	fprintf(f, "\n### Rankings\n\n");
+	if (!r->ntau) {
+		fprintf(f, "No workload has both op cells and an e2e cell.\n");
+		return;
+	}
+	fprintf(f, "| workload | modes | Kendall tau (unweighted geomean vs e2e) | p | Kendall tau (predicted vs measured e2e) | p | "
+		   "explanation |\n|---|---|---|---|---|---|---|\n");
+	for (size_t i = 0; i < r->ntau; i++) {
+		const struct rep_tau *t = &r->tau[i];
+		fprintf(f, "| %s | %zu | %s | %s | %s | %s | %s |\n", t->workload, t->nmodes,
+			num(b1, 32, 'u', t->tau), num(b2, 32, 'p', t->p), num(b3, 32, 'u', t->tau_pred),
+			num(e1, 32, 'p', t->p_pred), t->explanation ? t->explanation : "-");
+	}
+	fprintf(f, "\n");
+	for (size_t i = 0; i < r->ntau; i++)
+		if (r->tau[i].why)
+			fprintf(f, "- %s (%s): %s\n", r->tau[i].workload, r->tau[i].explanation,
+				r->tau[i].why);
+}
+
 static void write_md(const struct report *r, FILE *f)
 {
 	const struct analysis *a = r->a;
@@ -153,15 +255,7 @@ static void write_md(const struct report *r, FILE *f)
 			num(b1, 32, 'u', d->rho), num(b2, 32, 'p', d->p), d->flagged ? "yes" : "no");
 	}
 
-	fprintf(f, "\n## Per-op versus end-to-end rankings\n\n");
-	if (!r->ntau)
-		fprintf(f, "No workload has both op cells and an e2e cell.\n");
-	else {
-		fprintf(f, "| workload | modes | Kendall tau | p |\n|---|---|---|---|\n");
-		for (size_t i = 0; i < r->ntau; i++)
-			fprintf(f, "| %s | %zu | %s | %s |\n", r->tau[i].workload, r->tau[i].nmodes,
-				num(b1, 32, 'u', r->tau[i].tau), num(b2, 32, 'p', r->tau[i].p));
-	}
+	write_md_composition(r, f);
 
 	fprintf(f, "\n## Warnings\n\n");
 	if (!r->nwarnings)
@@ -234,6 +328,7 @@ static json_t *build_json(const struct report *r)
 				      "margin_source", r->margin_source, "conf", r->o.conf, "power",
 				      r->o.power, "nboot", (json_int_t)r->o.nboot, "seed",
 				      (json_int_t)r->o.seed, "multiplicity", "holm"));
+	json_object_set_new(json_object_get(root, "settings"), "coverage_min", json_real(r->o.coverage_min));
 	json_t *modes = json_array();
 	for (size_t m = 0; m < a->nmodes; m++) {
 		json_t *fail = json_object();
@@ -300,11 +395,47 @@ static json_t *build_json(const struct report *r)
 			jw_num(r->drift[i].p), "flagged", r->drift[i].flagged));
 	json_object_set_new(root, "drift", dr);
 	json_t *tau = json_array();
-	for (size_t i = 0; i < r->ntau; i++)
-		json_array_append_new(tau, json_pack("{s:o, s:I, s:o, s:o}", "workload", jw_str(r->tau[i].workload),
-			"modes", (json_int_t)r->tau[i].nmodes, "kendall_tau", jw_num(r->tau[i].tau), "p",
-			jw_num(r->tau[i].p)));
+	for (size_t i = 0; i < r->ntau; i++) {
+		const struct rep_tau *t = &r->tau[i];
+		json_array_append_new(tau, json_pack("{s:o, s:I, s:o, s:o, s:I, s:o, s:o, s:o, s:o}", "workload",
+			jw_str(t->workload), "modes", (json_int_t)t->nmodes, "kendall_tau", jw_num(t->tau), "p",
+			jw_num(t->p), "modes_pred", (json_int_t)t->nmodes_pred, "kendall_tau_pred",
+			jw_num(t->tau_pred), "p_pred", jw_num(t->p_pred), "explanation", jw_str(t->explanation),
+			"why", jw_str(t->why)));
+	}
 	json_object_set_new(root, "op_vs_e2e", tau);
+	json_t *comp = json_array();
+	for (size_t i = 0; i < r->ncomp; i++) {
+		const struct rep_comp *c = &r->comp[i];
+		json_t *o = json_pack("{s:o, s:o, s:o, s:I, s:I, s:b, s:o}", "workload", jw_str(c->workload),
+				      "mode", jw_str(a->modes[c->mode]), "e2e_cell", jw_str(a->cells[c->e2e].name),
+				      "op_cells", (json_int_t)c->nops, "n", (json_int_t)c->n, "ok", c->ok,
+				      "geomean_unweighted", jw_num(c->geomean));
+		const struct { const char *k, *kci; const struct rep_est *e; } est[] = {
+			{ "pred_ratio", "pred_ci", &c->pred }, { "e2e_ratio", "e2e_ci", &c->meas },
+			{ "interaction", "interaction_ci", &c->inter }, { "coverage", "coverage_ci", &c->cov_base },
+			{ "coverage_mode", "coverage_mode_ci", &c->cov_mode },
+		};
+		for (size_t k = 0; k < ARRAY_SIZE(est); k++) {
+			json_object_set_new(o, est[k].k, jw_num(est[k].e->est));
+			json_object_set_new(o, est[k].kci, json_pack("[o, o]", jw_num(est[k].e->lo),
+								     jw_num(est[k].e->hi)));
+		}
+		json_object_set_new(o, "verdict", c->ok ? json_string(rep_compose_name(c->verdict)) : json_null());
+		if (!c->ok)
+			json_object_set_new(o, "why", jw_str(c->note));
+		json_array_append_new(comp, o);
+	}
+	json_object_set_new(root, "composition", comp);
+	json_t *parts = json_array();
+	for (size_t k = 0; k < a->nparts; k++) {
+		json_t *per = json_object();
+		for (size_t m = 0; m < a->nmodes; m++)
+			jw_set(per, a->modes[m], jw_num(a->parts[k].ns[m]));
+		json_array_append_new(parts, json_pack("{s:o, s:o, s:o}", "cell", jw_str(a->parts[k].cell),
+						       "part", jw_str(a->parts[k].part), "median_ns", per));
+	}
+	json_object_set_new(root, "e2e_parts", parts);
 	json_t *w = json_array();
 	for (size_t i = 0; i < r->nwarnings; i++)
 		json_array_append_new(w, jw_str(r->warnings[i]));
@@ -322,12 +453,38 @@ static void csv_num(FILE *f, double v)
 		fprintf(f, ",%.9g", v);
 }
 
+/* The composition columns of a comparisons row: filled on the row of a workload's e2e cell
+ * (its mode against the baseline), empty elsewhere; ends the row. */
+static void csv_composition(const struct report *r, const struct rep_cmp *x, FILE *f)
+{
+	const struct rep_comp *c = NULL;
+	for (size_t i = 0; i < r->ncomp && !c; i++)
+		if (r->comp[i].e2e == x->cell && r->comp[i].mode == x->mode && x->ref == r->baseline &&
+		    r->comp[i].ok)
+			c = &r->comp[i];
+	if (!c) {
+		fputs(",,,,,,,,,,,,,\n", f);
+		return;
+	}
+	const struct rep_est *e[] = { &c->pred, &c->inter, &c->cov_base, &c->cov_mode };
+	for (size_t k = 0; k < ARRAY_SIZE(e); k++) {
+		csv_num(f, e[k]->est);
+		csv_num(f, e[k]->lo);
+		csv_num(f, e[k]->hi);
+		if (k == 1)
+			fprintf(f, ",%s", rep_compose_name(c->verdict));
+	}
+	fputc('\n', f);
+}
+
 static void write_csv(const struct report *r, FILE *f)
 {
 	const struct analysis *a = r->a;
 	fputs("cell,kind,workload,mode,baseline,n,ratio,ci_lo,ci_hi,hl_ratio,exact_ci_lo,exact_ci_hi,"
 	      "exact_ci_coverage,p_signed_rank,p_holm,p_sign,iqr_overlap,spread_ratio,mde,"
-	      "blocks_needed,verdict\n", f);
+	      "blocks_needed,verdict,pred_ratio,pred_ci_lo,pred_ci_hi,interaction,interaction_ci_lo,"
+	      "interaction_ci_hi,composition,coverage,coverage_ci_lo,coverage_ci_hi,coverage_mode,"
+	      "coverage_mode_ci_lo,coverage_mode_ci_hi\n", f);
 	for (size_t i = 0; i < r->ncmp; i++) {
 		const struct rep_cmp *x = &r->cmp[i];
 		const struct stats_comparison *c = &x->c;
@@ -341,7 +498,8 @@ static void write_csv(const struct report *r, FILE *f)
 		fputc(',', f);
 		util_csv_field(f, a->modes[x->ref]);
 		if (!x->ok) {
-			fputs(",0,,,,,,,,,,,,,,,NOT-COMPARED\n", f);
+			fputs(",0,,,,,,,,,,,,,,,NOT-COMPARED", f);
+			csv_composition(r, x, f);
 			continue;
 		}
 		fprintf(f, ",%zu", c->n);
@@ -359,7 +517,8 @@ static void write_csv(const struct report *r, FILE *f)
 		csv_num(f, x->spread_ratio);
 		csv_num(f, c->mde);
 		csv_num(f, c->blocks_needed);
-		fprintf(f, ",%s\n", stats_verdict_name(c->verdict));
+		fprintf(f, ",%s", stats_verdict_name(c->verdict));
+		csv_composition(r, x, f);
 	}
 }
 

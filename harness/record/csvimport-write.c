@@ -98,7 +98,7 @@ static void import_unit(const struct csvimport *imp, size_t i, int64_t *local,
 			XGROW(d->cells, d->cells_cap, d->ncells + 1);
 			struct rec_cell *rc = &d->cells[d->ncells];
 			*rc = (struct rec_cell){ .name = xstrdup(cell->name), .kind = xstrdup(cell->kind),
-						 .count = 1 };
+						 .count = cell->count };
 			split_cell_name(cell->name, cell->kind, rc);
 			if (!strcmp(cell->kind, "op")) {
 				XGROW(d->choices, d->choices_cap, d->nchoices + 1);

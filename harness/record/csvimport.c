@@ -23,7 +23,7 @@
  * COL_BLOCK, which remembers the name the header used: 'block' says units of the same
  * number were run together and are paired, 'repeat' only numbers each mode's units. */
 enum col { COL_CELL, COL_MODE, COL_BLOCK, COL_VALUE, COL_UNIT, COL_SETUP, COL_BASELINE, COL_KIND,
-	   NCOLS };
+	   COL_COUNT, NCOLS };
 
 static const struct {
 	const char *name;
@@ -32,6 +32,7 @@ static const struct {
 	{ "cell", COL_CELL },   { "mode", COL_MODE },   { "block", COL_BLOCK },
 	{ "repeat", COL_BLOCK }, { "value", COL_VALUE }, { "unit", COL_UNIT },
 	{ "setup", COL_SETUP }, { "baseline", COL_BASELINE }, { "kind", COL_KIND },
+	{ "count", COL_COUNT },
 };
 
 static const struct {
@@ -300,9 +301,31 @@ static int64_t take_cell(struct reader *r, const char *name, const char *kind)
 	}
 	XGROW(imp->cells, r->cells_cap, imp->ncells + 1);
 	imp->cells[imp->ncells] = (struct csvimport_cell){ .name = xstrdup(name), .kind = kind,
-							   .line = r->row_line };
+							   .line = r->row_line, .count = 1 };
 	csvimport_index_add(&r->cell_ix, h, imp->ncells);
 	return (int64_t)imp->ncells++;
+}
+
+/* The row's 'count' (occurrences of the cell in one forward of its workload), when the file
+ * has the column and the row gives one: a positive integer in decimal digits, the same on
+ * every row of the cell that gives one (docs/import-format.md). */
+static int take_count(struct reader *r, struct csvimport_cell *cell)
+{
+	const char *s = field(r, COL_COUNT);
+	int64_t n;
+	if (!s || !*s)
+		return 0;
+	if (!is_digits(s) || parse_i64(s, 1, INT64_MAX, &n))
+		return row_error(r, COL_COUNT, "'%s' is not a positive integer (occurrences of the "
+				 "cell in one forward)", s);
+	if (cell->count_line && cell->count != n)
+		return row_error(r, COL_COUNT, "%" PRId64 " differs from %" PRId64 " on line %zu "
+				 "(cell '%s': one count per cell)", n, cell->count,
+				 cell->count_line, cell->name);
+	cell->count = n;
+	if (!cell->count_line)
+		cell->count_line = r->row_line;
+	return 0;
 }
 
 /* The unit (mode, block): its index, added when new. */
@@ -393,7 +416,7 @@ static int take_row(struct reader *r)
 		r->baseline_line = r->row_line;
 	}
 	int64_t c = take_cell(r, cell, kind);
-	if (c < 0)
+	if (c < 0 || take_count(r, &imp->cells[c]))
 		return -1;
 	size_t ui = take_unit(r, m, block, setup_ns);
 	struct csvimport_unit *u = &imp->units[ui];

@@ -24,6 +24,9 @@ struct csvimport_cell {
 	char *name;
 	const char *kind; /* "op" or "e2e" (static strings) */
 	size_t line;      /* the line that first named it */
+	int64_t count;    /* occurrences in one forward of its workload (the 'count' column,
+			   * one value per cell); 1 when no row gives it */
+	size_t count_line; /* the line that gave it, or 0 */
 };
 
 /* A unit: all rows with one (mode, block), in file order. */

@@ -512,6 +512,17 @@ static void cpu_describe(const struct backend *b, struct sbuf *out)
 		       "length; relative to sum |a b|\n");
 }
 
+/* At the end of the unit: each prepared e2e cell's forward itemised (models.c), so the
+ * report can name the time outside the op cells. */
+static void cpu_describe_end(const struct backend *b, struct sbuf *out)
+{
+	for (size_t i = 0; i < b->ncells; i++) {
+		struct cpu_cell *c = b->cells[i];
+		if (c->pub.kind == CELL_E2E && c->e2e_ok && c->model_ready)
+			cpu_model_describe_parts(c->model, c->pub.name, 5, out);
+	}
+}
+
 /* The OpenBLAS this process loaded, for the run's metadata (key "openblas"). */
 static void cpu_describe_build(struct sbuf *out)
 {
@@ -556,6 +567,7 @@ const struct backend_ops backend_cpu = {
 	.sample = cpu_sample,
 	.counters = cpu_counters,
 	.describe = cpu_describe,
+	.describe_end = cpu_describe_end,
 	.describe_build = cpu_describe_build,
 	.close = cpu_close,
 };

@@ -171,4 +171,21 @@ void cpu_model_forward(struct cpu_model *m);
 double cpu_model_flops(const struct cpu_model *m);
 void cpu_model_free(struct cpu_model *m);
 
+/* Where one forward's time goes, step by step (models.c): the op steps by op kind (each
+ * as its cell's current kernel runs it, im2col included for conv2d) and the work no op
+ * cell measures (residual adds, the fc bias).  Consecutive clock reads bound the steps, so
+ * the loop's own overhead lands in the step it follows; other_ns is 0 by construction and
+ * kept for a backend whose steps leave gaps. */
+struct cpu_forward_parts {
+	int64_t total_ns;
+	int64_t op_ns[CPU_NOPS];
+	int64_t add_ns, bias_ns, other_ns;
+};
+/* One forward, timed step by step into *p. */
+void cpu_model_forward_parts(struct cpu_model *m, struct cpu_forward_parts *p);
+/* reps itemised forwards of the e2e cell named cell; the median of each part as
+ * "e2e_part.<cell>.<part>_ns=N" lines on out (docs/report-format.md, "Coverage"). */
+void cpu_model_describe_parts(struct cpu_model *m, const char *cell, size_t reps,
+			      struct sbuf *out);
+
 #endif

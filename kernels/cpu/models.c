@@ -244,26 +244,99 @@ void cpu_model_init_data(struct cpu_model *m, gsl_rng *rng)
 	m->work = xcalloc(m->work_elems ? m->work_elems : 1, sizeof(float));
 }
 
+static void run_step(struct cpu_model *m, const struct cpu_step *st);
+
 void cpu_model_forward(struct cpu_model *m)
 {
+	for (size_t i = 0; i < m->nsteps; i++)
+		run_step(m, &m->steps[i]);
+}
+
+/* One step of the forward (cpu_model_forward's loop body). */
+static void run_step(struct cpu_model *m, const struct cpu_step *st)
+{
+	const float *in = st->in == CPU_MODEL_INPUT ? m->input : m->slots[st->in];
+	float *out = m->slots[st->out];
+	switch (st->kind) {
+	case CPU_STEP_OP:
+		cpu_op_run(&st->shape, *st->kernel, in, st->param, out, m->work);
+		break;
+	case CPU_STEP_ADD:
+		for (size_t j = 0; j < st->nelems; j++)
+			out[j] += in[j];
+		break;
+	case CPU_STEP_BIAS:
+		for (size_t j = 0; j < st->nelems; j++)
+			out[j] += st->param[j % st->nparam];
+		break;
+	}
+}
+
+void cpu_model_forward_parts(struct cpu_model *m, struct cpu_forward_parts *p)
+{
+	memset(p, 0, sizeof(*p));
+	int64_t start = util_now_ns(), t = start;
 	for (size_t i = 0; i < m->nsteps; i++) {
 		const struct cpu_step *st = &m->steps[i];
-		const float *in = st->in == CPU_MODEL_INPUT ? m->input : m->slots[st->in];
-		float *out = m->slots[st->out];
-		switch (st->kind) {
-		case CPU_STEP_OP:
-			cpu_op_run(&st->shape, *st->kernel, in, st->param, out, m->work);
-			break;
-		case CPU_STEP_ADD:
-			for (size_t j = 0; j < st->nelems; j++)
-				out[j] += in[j];
-			break;
-		case CPU_STEP_BIAS:
-			for (size_t j = 0; j < st->nelems; j++)
-				out[j] += st->param[j % st->nparam];
-			break;
-		}
+		run_step(m, st);
+		int64_t now = util_now_ns(), d = now - t;
+		t = now;
+		if (st->kind == CPU_STEP_OP)
+			p->op_ns[st->shape.op] += d;
+		else if (st->kind == CPU_STEP_ADD)
+			p->add_ns += d;
+		else
+			p->bias_ns += d;
 	}
+	p->total_ns = t - start;
+	p->other_ns = p->total_ns - p->add_ns - p->bias_ns;
+	for (int k = 0; k < CPU_NOPS; k++)
+		p->other_ns -= p->op_ns[k];
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* The median of n values (sorted in place). */
+static int64_t median_i64(int64_t *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_i64);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void cpu_model_describe_parts(struct cpu_model *m, const char *cell, size_t reps,
+			      struct sbuf *out)
+{
+	enum { P_TOTAL = CPU_NOPS, P_ADD, P_BIAS, P_OTHER, NP };
+	if (!reps)
+		return;
+	int64_t *v = xmalloc(NP * reps * sizeof(*v));
+	for (size_t r = 0; r < reps; r++) {
+		struct cpu_forward_parts p;
+		cpu_model_forward_parts(m, &p);
+		for (int k = 0; k < CPU_NOPS; k++)
+			v[k * reps + r] = p.op_ns[k];
+		v[P_TOTAL * reps + r] = p.total_ns;
+		v[P_ADD * reps + r] = p.add_ns;
+		v[P_BIAS * reps + r] = p.bias_ns;
+		v[P_OTHER * reps + r] = p.other_ns;
+	}
+	for (int k = 0; k < CPU_NOPS; k++) {
+		int used = 0;
+		for (size_t i = 0; i < m->nsteps; i++)
+			used |= m->steps[i].kind == CPU_STEP_OP && m->steps[i].shape.op == (enum cpu_op)k;
+		if (used)
+			sbuf_addf(out, "e2e_part.%s.op_%s_ns=%" PRId64 "\n", cell, cpu_op_name(k),
+				  median_i64(v + k * reps, reps));
+	}
+	sbuf_addf(out, "e2e_part.%s.residual_add_ns=%" PRId64 "\n", cell,
+		  median_i64(v + P_ADD * reps, reps));
+	sbuf_addf(out, "e2e_part.%s.fc_bias_ns=%" PRId64 "\n", cell, median_i64(v + P_BIAS * reps, reps));
+	sbuf_addf(out, "e2e_part.%s.forward_ns=%" PRId64 "\n", cell, median_i64(v + P_TOTAL * reps, reps));
+	free(v);
 }
 
 double cpu_model_flops(const struct cpu_model *m)

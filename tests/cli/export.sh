@@ -39,6 +39,7 @@ key = lambda rep: {(x["cell"], x["mode"]): x for x in rep["comparisons"] if x["c
 assert key(a) == key(b) and len(key(a)) > 0, "comparisons differ"
 cells = lambda rep: {x["name"]: {m["mode"]: m["unit_medians_ns"] for m in x["modes"] if m["unit_medians_ns"]["n"]} for x in rep["cells"]}
 assert cells(a) == cells(b), "per-cell summaries differ"
+assert a["composition"] == b["composition"] and a["op_vs_e2e"] == b["op_vs_e2e"], "composition differs"
 PYEOF
 
 # names with commas and quotes survive export -> import -> export

@@ -14,7 +14,7 @@ sum_before=$(sha256sum syn.h5)
 
 # the figures every run of this data must give (docs/plots.md: file names)
 FIGS="forest cell-net_sgemm_m_64 cell-net_conv2d_c_8 cell-net_e2e pareto-net_sgemm_m_64
-pareto-net_conv2d_c_8 pareto-net_e2e drift op-e2e cdf-net_e2e"
+pareto-net_conv2d_c_8 pareto-net_e2e drift op-e2e composition cdf-net_e2e"
 
 # check_figs DIR EXT: every expected figure is in DIR, listed on stdout, valid for its format
 check_figs() {
@@ -24,7 +24,7 @@ check_figs() {
 		grep -qx "$dir/$f.$ext" "$SCRATCH/out" || fail "$ext: '$dir/$f.$ext' not listed on stdout"
 	done
 	n=$(ls "$dir" | wc -l)
-	[ "$n" -eq 10 ] || fail "$ext: $n files in $dir, wanted 10"
+	[ "$n" -eq 11 ] || fail "$ext: $n files in $dir, wanted 11"
 	$PY - "$dir" "$ext" <<'PYEOF' || fail "$ext: a figure is not a valid $ext file"
 import os, struct, sys
 import xml.etree.ElementTree as ET
@@ -191,8 +191,8 @@ if expect_status 0 h plot -f svg -o oddfigs odd.h5; then
 	[ ! -e pwned ] && [ ! -e pwned2 ] && pass "plot: a cell name runs no gnuplot command" ||
 		fail "plot: a cell name ran a command"
 	n=$(ls oddfigs | wc -l) longest=$(ls oddfigs | awk '{ if (length($0) > m) m = length($0) } END { print m }')
-	[ "$n" -eq 12 ] && [ "$longest" -le 80 ] && pass "plot: long cell names give distinct short file names ($n figures, longest $longest bytes)" ||
-		fail "plot: $n figures (wanted 12), longest name $longest bytes: $(ls oddfigs)"
+	[ "$n" -eq 13 ] && [ "$longest" -le 80 ] && pass "plot: long cell names give distinct short file names ($n figures, longest $longest bytes)" ||
+		fail "plot: $n figures (wanted 13), longest name $longest bytes: $(ls oddfigs)"
 	$PY - oddfigs <<'PYEOF' && pass "plot: every figure with odd names is valid SVG" || fail "plot: an SVG with odd names does not parse"
 import os, sys
 import xml.etree.ElementTree as ET
@@ -251,9 +251,9 @@ class P(HTMLParser):
 p = P(); p.feed(s)
 dups = {i for i in p.ids if p.ids.count(i) > 1}
 assert not dups, ("duplicate ids", sorted(dups)[:5])
-want = {"fig-forest", "fig-drift", "fig-op-e2e", "fig-cdf-net_e2e"} | {"fig-%s-%s" % (k, c) for k in ("cell", "pareto") for c in ("net_sgemm_m_64", "net_conv2d_c_8", "net_e2e")}
+want = {"fig-forest", "fig-drift", "fig-op-e2e", "fig-composition", "fig-cdf-net_e2e"} | {"fig-%s-%s" % (k, c) for k in ("cell", "pareto") for c in ("net_sgemm_m_64", "net_conv2d_c_8", "net_e2e")}
 assert set(p.figs) == want, set(p.figs) ^ want
-assert p.svg_in_fig == 10, p.svg_in_fig
+assert p.svg_in_fig == 11, p.svg_in_fig
 assert "verdict-table" in p.ids and "warnings" in p.ids
 assert s.count('<tr class="verdict-') == 9 and s.count('<tr class="verdict-FASTER"') == 3, "verdict rows"
 PYEOF
@@ -287,7 +287,7 @@ class P(HTMLParser):
         if tag == "figure": self.cur = None
         if tag == "table": self.in_table = False
 p = P(); p.feed(open(sys.argv[1], encoding="utf-8").read())
-assert len(p.figs) == 10 and all(n == 1 for n in p.figs.values()), p.figs
+assert len(p.figs) == 11 and all(n == 1 for n in p.figs.values()), p.figs
 assert p.rows == 9, p.rows
 PYEOF
 	else

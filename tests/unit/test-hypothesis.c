@@ -152,7 +152,7 @@ START_TEST(test_errors_keys)
 	parse_err(HEAD "mode = \"a\"\nprediction = \"faster\"\nscope = \"some\"\n",
 		  "'h.toml':7:9: 'scope' must be one of all, ops, e2e, not 'some'");
 	parse_err(HEAD "mode = \"a\"\nprediction = \"faster\"\naggregate = \"most\"\n",
-		  "'h.toml':7:13: 'aggregate' must be one of each, all, any, at_least, geomean, op-vs-e2e, not 'most'");
+		  "'h.toml':7:13: 'aggregate' must be one of each, all, any, at_least, geomean, op-vs-e2e, composition, not 'most'");
 	parse_err(HEAD "mode = 3\nprediction = \"faster\"\n",
 		  "'h.toml':5:8: 'mode' must be a string or an array of strings, not an integer");
 	parse_err(HEAD "mode = [\"a\", 2]\nprediction = \"faster\"\n",
@@ -195,6 +195,14 @@ START_TEST(test_errors_criteria)
 		  "'h.toml':6:38: unknown statistic 'median' for aggregate 'each' (statistics: ratio, hl_ratio, ci_lo, ci_hi, p, p_raw, n, mde, verdict)");
 	parse_err(HEAD "mode = \"a\"\naggregate = \"geomean\"\ncriteria = [ { id = \"x\", statistic = \"p\", op = \"<\", value = 1 } ]\ncorroborate = \"x\"\nfalsify = \"x\"\n",
 		  "'h.toml':7:38: unknown statistic 'p' for aggregate 'geomean' (statistics: ratio, ci_lo, ci_hi, n, verdict)");
+	parse_err(HEAD "mode = \"a\"\naggregate = \"composition\"\ncriteria = [ { id = \"x\", statistic = \"tau\", op = \"<\", value = 1 } ]\ncorroborate = \"x\"\nfalsify = \"x\"\n",
+		  "'h.toml':7:38: unknown statistic 'tau' for aggregate 'composition' (statistics: pred_ratio, pred_lo, pred_hi, ratio, e2e_lo, e2e_hi, interaction, ci_lo, ci_hi, coverage, coverage_lo, coverage_hi, coverage_mode, geomean, n)");
+	parse_err(HEAD "mode = \"a\"\naggregate = \"composition\"\ncells = [\"c\"]\nprediction = \"same\"\n",
+		  "'h.toml':7:1: hypothesis 'h': aggregate 'composition' works on workloads; use 'workload', not 'cells'");
+	parse_err(HEAD "aggregate = \"composition\"\nprediction = \"same\"\n",
+		  "'h.toml':2:1: hypothesis 'h' has no 'mode' (a mode name, a list, or \"*\")");
+	parse_err(HEAD "aggregate = \"op-vs-e2e\"\ncriteria = [ { id = \"x\", statistic = \"interaction\", op = \"<\", value = 1 } ]\ncorroborate = \"x\"\nfalsify = \"x\"\n",
+		  "'h.toml':6:38: unknown statistic 'interaction' for aggregate 'op-vs-e2e' (statistics: tau, p, p_raw, n, tau_pred, p_pred)");
 	parse_err(CRIT("{ id = \"x\", statistic = \"ratio\", op = \"=<\", value = 1 }"),
 		  "'h.toml':6:52: 'op' must be one of <, <=, >, >=, ==, !=, not '=<'");
 	parse_err(CRIT("{ id = \"x\", statistic = \"ratio\", op = \"<\", value = \"1\" }"),

@@ -1,0 +1,324 @@
+/* compose.c: why per-op wins do or do not add up end to end (report.h, struct rep_comp;
+ * docs/report-format.md, "Per-op versus end to end").  Per workload and mode, paired by
+ * block: the e2e ratio the op cells predict when each is weighted by its count and its time
+ * (Amdahl: the time outside the op cells held fixed), the measured e2e ratio, their ratio
+ * (the interaction) and the op cells' coverage of the forward; then Kendall's tau of the
+ * unweighted and of the predicted ranking against the measured one, and which explanation
+ * the data support when they disagree. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "harness/analysis/report-int.h"
+#include "harness/base/util.h"
+#include "stats/stats.h"
+
+enum { Q_PRED = 0, Q_MEAS, Q_INTER, Q_COVB, Q_COVM, NQ };
+
+const char *rep_compose_name(enum rep_compose v)
+{
+	return v == COMPOSE_YES ? "composes" : v == COMPOSE_NO ? "does not compose" : "undecided";
+}
+
+/* The five per-block quantities of one block (docs/report-format.md):
+ * q[Q_PRED] = (E_B + S_m - S_B) / E_B, q[Q_MEAS] = E_m / E_B, q[Q_INTER] = q[Q_MEAS] /
+ * q[Q_PRED], q[Q_COVB] = S_B / E_B, q[Q_COVM] = S_m / E_m, where S = sum_c n_c o_c.
+ * 0 when every value is there and positive (and the prediction is), else -1. */
+static int block_quantities(double eb, double em, double sb, double sm, double *q)
+{
+	if (!(eb > 0) || !(em > 0) || isnan(sb) || isnan(sm))
+		return -1;
+	q[Q_PRED] = (eb + sm - sb) / eb;
+	if (!(q[Q_PRED] > 0))
+		return -1;
+	q[Q_MEAS] = em / eb;
+	q[Q_INTER] = q[Q_MEAS] / q[Q_PRED];
+	q[Q_COVB] = sb / eb;
+	q[Q_COVM] = sm / em;
+	return 0;
+}
+
+/* sum_c n_c o_c over the op cells ops[0..nops) of mode m in block b (b = SIZE_MAX: the
+ * median of the mode's unit medians instead, for unpaired data); NAN when one is missing. */
+static double weighted_ops(const struct report *r, size_t m, const size_t *ops, size_t nops,
+			   size_t b)
+{
+	const struct analysis *a = r->a;
+	double s = 0;
+	for (size_t k = 0; k < nops; k++) {
+		double v = b == SIZE_MAX ? r->sum[m * a->ncells + ops[k]].s.median
+					 : an_med(a, m, ops[k], b);
+		if (isnan(v))
+			return NAN;
+		s += (double)a->cells[ops[k]].count * v;
+	}
+	return s;
+}
+
+/* Median over the n rows of q (NQ columns, row stride NQ) of column j, through rows idx
+ * (n of them, repeats allowed; NULL: every row once).  work holds n doubles. */
+static double column_median(const double *q, const size_t *idx, size_t n, size_t j,
+			    double *work)
+{
+	for (size_t i = 0; i < n; i++)
+		work[i] = q[(idx ? idx[i] : i) * NQ + j];
+	gsl_sort(work, 1, n);
+	return gsl_stats_median_from_sorted_data(work, 1, n);
+}
+
+/* Point estimates and block-bootstrap percentile CIs (Efron & Tibshirani 1993, ch. 13) of
+ * the five medians: each resample draws n blocks with replacement and takes every
+ * statistic over the same drawn blocks, so they stay paired. */
+static void estimate(const struct report *r, const double *q, size_t n, gsl_rng *rng,
+		     struct rep_est *out[NQ])
+{
+	size_t nboot = r->o.nboot;
+	double *work = xmalloc(n * sizeof(*work));
+	double *rep = xmalloc((nboot ? nboot : 1) * NQ * sizeof(*rep));
+	size_t *idx = xmalloc(n * sizeof(*idx));
+	for (size_t j = 0; j < NQ; j++) {
+		out[j]->est = column_median(q, NULL, n, j, work);
+		out[j]->lo = out[j]->hi = NAN;
+	}
+	if (r->a->paired && n >= 2 && nboot) {
+		for (size_t t = 0; t < nboot; t++) {
+			for (size_t i = 0; i < n; i++)
+				idx[i] = gsl_rng_uniform_int(rng, n);
+			for (size_t j = 0; j < NQ; j++)
+				rep[j * nboot + t] = column_median(q, idx, n, j, work);
+		}
+		for (size_t j = 0; j < NQ; j++) {
+			double *x = rep + j * nboot;
+			gsl_sort(x, 1, nboot);
+			out[j]->lo = gsl_stats_quantile_from_sorted_data(x, 1, nboot, (1 - r->o.conf) / 2);
+			out[j]->hi = gsl_stats_quantile_from_sorted_data(x, 1, nboot, (1 + r->o.conf) / 2);
+		}
+	}
+	free(work);
+	free(rep);
+	free(idx);
+}
+
+/* The interaction against the margin: composes when its CI lies inside [1 - margin,
+ * 1 + margin], does not compose when it lies wholly outside, else undecided. */
+static enum rep_compose decide(const struct rep_est *x, double margin)
+{
+	if (isnan(x->lo) || isnan(x->hi))
+		return COMPOSE_UNDECIDED;
+	if (x->lo >= 1 - margin && x->hi <= 1 + margin)
+		return COMPOSE_YES;
+	if (x->lo > 1 + margin || x->hi < 1 - margin)
+		return COMPOSE_NO;
+	return COMPOSE_UNDECIDED;
+}
+
+/* One (workload, mode) composition; ops are the workload's op cells. */
+static void compose_one(struct report *r, const char *workload, size_t m, size_t e2e,
+			const size_t *ops, size_t nops, gsl_rng *rng, struct rep_comp *c)
+{
+	const struct analysis *a = r->a;
+	size_t nb = a->nblocks, B = r->baseline;
+	memset(c, 0, sizeof(*c));
+	c->workload = xstrdup(workload);
+	c->mode = m;
+	c->e2e = e2e;
+	c->nops = nops;
+	c->geomean = NAN;
+	struct rep_est *est[NQ] = { &c->pred, &c->meas, &c->inter, &c->cov_base, &c->cov_mode };
+	for (size_t j = 0; j < NQ; j++)
+		est[j]->est = est[j]->lo = est[j]->hi = NAN;
+	for (size_t g = 0; g < r->nagg; g++)
+		if (r->agg[g].mode == m && !strcmp(r->agg[g].scope, workload))
+			c->geomean = r->agg[g].geomean;
+	for (size_t k = 0; k < nops; k++)
+		if (a->cells[ops[k]].count < 1) {
+			snprintf(c->note, sizeof(c->note), "op cell has no count (occurrences)");
+			return;
+		}
+	double *q = xmalloc((nb + 1) * NQ * sizeof(*q));
+	size_t n = 0;
+	if (a->paired) {
+		for (size_t b = 0; b < nb; b++)
+			n += !block_quantities(an_med(a, B, e2e, b), an_med(a, m, e2e, b),
+					       weighted_ops(r, B, ops, nops, b),
+					       weighted_ops(r, m, ops, nops, b), q + n * NQ);
+	} else {
+		/* no blocks: one "block" of the medians of each mode's unit medians */
+		n = !block_quantities(r->sum[B * a->ncells + e2e].s.median,
+				      r->sum[m * a->ncells + e2e].s.median,
+				      weighted_ops(r, B, ops, nops, SIZE_MAX),
+				      weighted_ops(r, m, ops, nops, SIZE_MAX), q);
+	}
+	c->n = n;
+	if (!n) {
+		snprintf(c->note, sizeof(c->note), "no block has the e2e cell and every op cell of "
+						   "both modes");
+		free(q);
+		return;
+	}
+	report_reseed(rng, r->o.seed, workload, a->modes[m], "composition");
+	estimate(r, q, n, rng, est);
+	c->verdict = decide(&c->inter, r->margin);
+	c->ok = 1;
+	free(q);
+}
+
+/* Kendall's tau between x and y (n points), NAN when fewer than 3. */
+static void tau_of(const double *x, const double *y, size_t n, double *tau, double *p)
+{
+	char *cause = NULL;
+	*tau = *p = NAN;
+	if (n >= 3)
+		stats_kendall(x, y, n, tau, p, &cause);
+	free(cause);
+}
+
+/* Which explanation the data support for per-op and e2e disagreeing in one workload
+ * (docs/report-format.md): an interaction outside the margin is real unless the op cells
+ * cover too little of the forward to say where the time went (low coverage); without one,
+ * the time-weighted prediction explains the e2e ratio (weighting), diluted by time outside
+ * the op cells when their coverage is low; else undecided. */
+static void explain(struct report *r, struct rep_tau *t)
+{
+	const struct analysis *a = r->a;
+	const struct rep_comp *bad = NULL;
+	double cov_hi = NAN, cov = NAN;
+	size_t ok = 0, composes = 0;
+	for (size_t i = 0; i < r->ncomp; i++) {
+		const struct rep_comp *c = &r->comp[i];
+		if (strcmp(c->workload, t->workload) || !c->ok)
+			continue;
+		ok++;
+		composes += c->verdict == COMPOSE_YES;
+		if (c->verdict == COMPOSE_NO &&
+		    (!bad || fabs(log(c->inter.est)) > fabs(log(bad->inter.est))))
+			bad = c;
+		/* the baseline's coverage is the same statistic for every mode; take the
+		 * highest upper end seen (the resamples differ by mode's missing blocks) */
+		if (!isnan(c->cov_base.est)) {
+			cov = c->cov_base.est;
+			double hi = isnan(c->cov_base.hi) ? c->cov_base.est : c->cov_base.hi;
+			if (isnan(cov_hi) || hi > cov_hi)
+				cov_hi = hi;
+		}
+	}
+	if (!ok)
+		return;
+	int low = !isnan(cov_hi) && cov_hi < r->o.coverage_min;
+	if (bad) {
+		t->explanation = low ? "low coverage" : "real interaction";
+		t->why = xasprintf("'%s' measures %.3f where its op cells predict %.3f (interaction "
+				   "%.3f [%.3f, %.3f], outside the margin of %.2f%%); the baseline's "
+				   "op cells cover %.1f%% of the forward%s",
+				   a->modes[bad->mode], bad->meas.est, bad->pred.est, bad->inter.est,
+				   bad->inter.lo, bad->inter.hi, 100 * r->margin, 100 * cov,
+				   low ? ", too little to tell an interaction from time outside them"
+				       : "");
+	} else if (composes == ok || (!isnan(t->tau_pred) && t->tau_pred >= 0.5)) {
+		t->explanation = low ? "low coverage" : "weighting";
+		t->why = xasprintf("weighted by count x time the op cells predict the e2e ratios "
+				   "(%zu of %zu modes compose within %.2f%%, predicted-vs-measured tau "
+				   "%.2f); the baseline's op cells cover %.1f%% of the forward%s",
+				   composes, ok, 100 * r->margin, t->tau_pred, 100 * cov,
+				   low ? ": the time outside them dilutes every per-op difference"
+				       : ": per-op wins on ops that take little of the forward's time "
+					 "do not show end to end");
+	} else {
+		t->explanation = "undecided";
+		t->why = xasprintf("no interaction lies outside the margin of %.2f%%, but only %zu "
+				   "of %zu modes compose within it; more blocks would decide",
+				   100 * r->margin, composes, ok);
+	}
+}
+
+void report_composition(struct report *r, gsl_rng *rng)
+{
+	const struct analysis *a = r->a;
+	size_t *ops = xmalloc((a->ncells + 1) * sizeof(*ops));
+	double *x = xmalloc((a->nmodes + 1) * sizeof(*x)), *y = xmalloc((a->nmodes + 1) * sizeof(*y));
+	double *xp = xmalloc((a->nmodes + 1) * sizeof(*xp)), *yp = xmalloc((a->nmodes + 1) * sizeof(*yp));
+	for (size_t g = 0; g < r->nagg; g++) {
+		const struct rep_agg *ag = &r->agg[g];
+		if (!strcmp(ag->scope, "all"))
+			continue;
+		int seen = 0;
+		for (size_t t = 0; t < r->ntau; t++)
+			seen |= !strcmp(r->tau[t].workload, ag->scope);
+		for (size_t i = 0; i < r->ncomp; i++)
+			seen |= !strcmp(r->comp[i].workload, ag->scope);
+		if (seen)
+			continue;
+		/* the workload's first e2e cell and its op cells */
+		size_t e2e = a->ncells, nops = 0;
+		for (size_t c = 0; c < a->ncells; c++) {
+			if (strcmp(a->cells[c].workload, ag->scope))
+				continue;
+			if (!strcmp(a->cells[c].kind, "e2e") && e2e == a->ncells)
+				e2e = c;
+			else if (!strcmp(a->cells[c].kind, "op"))
+				ops[nops++] = c;
+		}
+		if (e2e == a->ncells)
+			continue;
+		for (size_t m = 0; m < a->nmodes && nops; m++) {
+			if (m == r->baseline)
+				continue;
+			r->comp = xrealloc(r->comp, (r->ncomp + 1) * sizeof(*r->comp));
+			compose_one(r, ag->scope, m, e2e, ops, nops, rng, &r->comp[r->ncomp++]);
+		}
+		/* rankings: the baseline counts as 1 everywhere */
+		size_t n = 1, np = 1;
+		x[0] = y[0] = xp[0] = yp[0] = 1;
+		for (size_t h = 0; h < r->nagg; h++) {
+			const struct rep_agg *bg = &r->agg[h];
+			if (strcmp(bg->scope, ag->scope) || isnan(bg->geomean) || isnan(bg->e2e_ratio))
+				continue;
+			x[n] = bg->geomean;
+			y[n++] = bg->e2e_ratio;
+		}
+		for (size_t i = 0; i < r->ncomp; i++) {
+			const struct rep_comp *c = &r->comp[i];
+			if (strcmp(c->workload, ag->scope) || !c->ok)
+				continue;
+			xp[np] = c->pred.est;
+			yp[np++] = c->meas.est;
+		}
+		if (!ag->has_e2e) {
+			/* another mode's aggregate may have the e2e ratio: rank with that one */
+			int other = 0;
+			for (size_t h = 0; h < r->nagg; h++)
+				other |= !strcmp(r->agg[h].scope, ag->scope) && r->agg[h].has_e2e;
+			if (!other)
+				continue;
+		}
+		r->tau = xrealloc(r->tau, (r->ntau + 1) * sizeof(*r->tau));
+		struct rep_tau *t = &r->tau[r->ntau++];
+		memset(t, 0, sizeof(*t));
+		t->workload = xstrdup(ag->scope);
+		t->nmodes = n;
+		t->nmodes_pred = np;
+		tau_of(x, y, n, &t->tau, &t->p);
+		tau_of(xp, yp, np, &t->tau_pred, &t->p_pred);
+		int disagree = (!isnan(t->tau) && t->tau < 0.5) ||
+			       (!isnan(t->tau_pred) && t->tau_pred < 0.5);
+		explain(r, t);
+		if (disagree)
+			report_warn(r, "in '%s' the per-op ranking of modes and the e2e ranking disagree "
+				       "(Kendall tau %.2f unweighted, %.2f predicted by count x time): "
+				       "the data support '%s': %s",
+				    t->workload, t->tau, t->tau_pred,
+				    t->explanation ? t->explanation : "no explanation",
+				    t->why ? t->why : "no composition could be computed");
+	}
+	free(ops);
+	free(x);
+	free(y);
+	free(xp);
+	free(yp);
+}
