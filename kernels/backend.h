@@ -108,6 +108,11 @@ struct backend_ops {
 	/* Provenance that needs no open backend (the vendor library this build loads), as
 	 * "key=value" lines the scheduler records in the run's metadata; may be NULL. */
 	void (*describe_build)(struct sbuf *out);
+	/* Optional (NULL: no model): a modelled time of config c of op cell i in ns, from the
+	 * device's figures alone (no compile, no launch), or NaN when the backend has no model
+	 * for that op, config or device.  The "model-topk" tuner ranks a cell's configs by it
+	 * when it has no training data (docs/kernels.md, "The roofline estimate"). */
+	double (*estimate)(const struct backend *b, size_t cell, const struct config *c);
 	void (*close)(struct backend *b);
 };
 

@@ -9,8 +9,11 @@
  * The response is ln(median ns).  Training rows: the trials of the cell's op whose config
  * is a point of the cell's grid (the constraint not consulted: the trial had its own shape)
  * and whose shape has the cell's shape keys.  With fewer rows than 1 + 2F + S + 1, or no
- * data, there is no model: the k valid points nearest the heuristic's (L1 distance in value
- * indices, ties in grid order), the heuristic's first.  Either way the note says which.
+ * data, there is no fitted model: when the caller passes an estimate (tuner_args.estimate:
+ * the backend's roofline, docs/kernels.md) and it is finite for every valid point, the k
+ * points of least estimated time (ties by the distance below, then grid order); otherwise
+ * the k valid points nearest the heuristic's (L1 distance in value indices, ties in grid
+ * order), the heuristic's first.  Either way the note says which was used.
  * Options: k (1 to 100000, default 5), train (the files; read by the caller), and the
  * common options. */
 #include "config.h"
@@ -115,12 +118,14 @@ static void features(const struct space *s, const struct config *c, const double
 		x[j++] = lg(sv[k]);
 }
 
-static const double *sort_key;
+static const double *sort_key, *sort_key2;
 static int by_key(const void *x, const void *y)
 {
 	size_t a = *(const size_t *)x, b = *(const size_t *)y;
 	if (sort_key[a] != sort_key[b])
 		return sort_key[a] < sort_key[b] ? -1 : 1;
+	if (sort_key2 && sort_key2[a] != sort_key2[b])
+		return sort_key2[a] < sort_key2[b] ? -1 : 1;
 	return a < b ? -1 : a > b; /* ties in grid order */
 }
 
@@ -138,7 +143,7 @@ static struct tuner *model_alloc(const struct tuner_args *a, char **cause)
 	t->k = (size_t)tuner_opt_int(a, "k", 5);
 	t->best_ns = INFINITY;
 	size_t *valid = xmalloc((grid ? grid : 1) * sizeof(*valid));
-	double *key = xcalloc(grid ? grid : 1, sizeof(*key));
+	double *key = xcalloc(grid ? grid : 1, sizeof(*key)), *dist = NULL; /* owned */
 	for (size_t i = 0; i < grid; i++) {
 		struct config c;
 		if (!space_grid_point(s, i, &c) && space_contains(s, &c))
@@ -228,9 +233,14 @@ static struct tuner *model_alloc(const struct tuner_args *a, char **cause)
 		gsl_vector_free(gy);
 		gsl_vector_free(coef);
 	} else {
-		/* no model: nearest the heuristic's point, in value indices */
+		/* no fitted model: the backend's estimate when it has one for every valid point
+		 * (ties by the distance below), else nearest the heuristic's point in value
+		 * indices */
 		struct config h;
 		int have_h = !tuner_start_point(s, &h);
+		size_t nest = 0;
+		double lo = INFINITY, hi = -INFINITY;
+		dist = xcalloc(grid ? grid : 1, sizeof(*dist));
 		for (size_t i = 0; i < t->norder; i++) {
 			struct config c;
 			space_grid_point(s, t->order[i], &c);
@@ -243,21 +253,46 @@ static struct tuner *model_alloc(const struct tuner_args *a, char **cause)
 					b_++;
 				d += a_ > b_ ? (double)(a_ - b_) : (double)(b_ - a_);
 			}
-			key[t->order[i]] = d;
+			dist[t->order[i]] = d;
+			double e = a->estimate ? a->estimate(a->estimate_ctx, &c) : NAN;
+			if (isfinite(e) && e >= 0) {
+				nest++;
+				lo = e < lo ? e : lo;
+				hi = e > hi ? e : hi;
+			}
+			key[t->order[i]] = e;
 		}
-		snprintf(t->note, sizeof(t->note), "model-topk: no model (%s%s%zu usable trials of "
-			 "op '%s', %zu needed): the %zu valid points nearest the heuristic's",
-			 !tr ? "no training data; " : "", tr && tr->error ? tr->error : "", nrows,
-			 op, p + 1, t->k < t->norder ? t->k : t->norder);
-		if (tr && tr->error) /* the error, then the counts */
-			snprintf(t->note, sizeof(t->note), "model-topk: no model (the training data "
-				 "is unusable: %s): the %zu valid points nearest the heuristic's",
-				 tr->error, t->k < t->norder ? t->k : t->norder);
+		size_t topk = t->k < t->norder ? t->k : t->norder;
+		char why[200] = "";
+		if (!tr)
+			snprintf(why, sizeof(why), "no training data");
+		else if (tr->error)
+			snprintf(why, sizeof(why), "the training data is unusable: %s", tr->error);
+		else
+			snprintf(why, sizeof(why), "%zu usable trials of op '%s', %zu needed", nrows,
+				 op, p + 1);
+		if (a->estimate && nest == t->norder && t->norder > 0) {
+			snprintf(t->note, sizeof(t->note), "model-topk: no fitted model (%s): the "
+				 "backend's roofline estimate ranks the %zu valid points (%.4g to "
+				 "%.4g ns); the top %zu benchmarked", why, t->norder, lo, hi, topk);
+		} else {
+			for (size_t i = 0; i < t->norder; i++) {
+				key[t->order[i]] = dist[t->order[i]];
+				dist[t->order[i]] = 0;
+			}
+			snprintf(t->note, sizeof(t->note), "model-topk: no model (%s; %s): the %zu "
+				 "valid points nearest the heuristic's", why,
+				 !a->estimate ? "the backend has no estimate"
+				 : t->norder ? "the backend's estimate has no model for this cell"
+					     : "no valid points", topk);
+		}
 	}
 	sort_key = key;
+	sort_key2 = dist;
 	qsort(t->order, t->norder, sizeof(*t->order), by_key);
-	sort_key = NULL;
+	sort_key = sort_key2 = NULL;
 	free(key);
+	free(dist);
 	free(X);
 	free(Y);
 	return t;

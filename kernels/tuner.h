@@ -109,6 +109,11 @@ struct tuner_args {
 	const struct tuner_lut *lut;
 	/* The "model-topk" tuner's training data (NULL: none was given). */
 	const struct tuner_train *train;
+	/* Optional (NULL: none): a modelled time of config c on this cell in ns, or NaN when
+	 * there is no model for it (the worker passes its backend's backend_ops.estimate);
+	 * ctx is estimate_ctx.  "model-topk" ranks by it when it has no training data. */
+	double (*estimate)(const void *ctx, const struct config *c);
+	const void *estimate_ctx;
 };
 
 struct tuner; /* a tuner's private state for one cell */

@@ -221,6 +221,19 @@ static int proto_space_of(struct wk *w, size_t i, const struct space *s)
 	return r;
 }
 
+/* The tuners' view of the backend's estimate of op cell i (tuner_args.estimate). */
+struct wk_estimate {
+	const struct backend_ops *ops;
+	const struct backend *b;
+	size_t i;
+};
+
+static double wk_estimate(const void *ctx, const struct config *c)
+{
+	const struct wk_estimate *e = ctx;
+	return e->ops->estimate(e->b, e->i, c);
+}
+
 /* Tune op cell i with the mode's tuner through the driver and make the chosen config
  * current. */
 static int tune_one(struct wk *w, size_t i)
@@ -232,6 +245,11 @@ static int tune_one(struct wk *w, size_t i)
 				 .noptions = w->mode->noptions,
 				 .seed = w->exp->seed ^ (uint64_t)i, .lut = w->mode->lut,
 				 .train = w->train };
+	struct wk_estimate est = { .ops = w->bops, .b = w->b, .i = i };
+	if (w->bops->estimate) {
+		ta.estimate = wk_estimate;
+		ta.estimate_ctx = &est;
+	}
 	struct live l = { .w = w, .i = i, .s = s };
 	struct tune_measurer m = { .ctx = &l, .trial = live_trial, .ahead = live_ahead,
 				   .record = live_record };

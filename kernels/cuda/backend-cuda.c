@@ -759,5 +759,6 @@ const struct backend_ops backend_cuda = {
 	.describe = cu_describe,
 	.describe_end = cu_describe_end,
 	.describe_build = cu_describe_build,
+	.estimate = cu_estimate,
 	.close = cu_close,
 };

@@ -158,5 +158,7 @@ int cu_ensure_ws(struct cu_cell *c, size_t bytes, char **cause);
 int cu_gemm_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
 		struct cu_module *m, char **cause);
 void cu_gemm_release(struct cu_cell *c);
+/* backend_ops.estimate (gemm.c): the roofline of cuda_estimate_ns with this device's figures. */
+double cu_estimate(const struct backend *b, size_t i, const struct config *c);
 
 #endif

@@ -133,6 +133,29 @@ struct cuda_gemm_config;
 void cuda_gemm_config_get(const struct cuda_space_ctx *x, const struct config *c,
 			  struct cuda_gemm_config *g);
 
+/* ---- the roofline estimate (ops.c; backend_ops.estimate, docs/kernels.md) --------------- */
+
+/* What the roofline needs of a device: counts and clocks the device reports, and the
+ * architecture's throughput per SM per clock (cuda_roofline_rates). */
+struct cuda_roofline {
+	int sms;                 /* multiProcessorCount */
+	double clock_ghz;        /* peak SM clock (cudaDevAttrClockRate, kHz / 1e6) */
+	double mem_bytes_ns;     /* DRAM bandwidth in bytes/ns: 2 x memory clock (cudaDevAttr
+				  * MemoryClockRate) x bus width (memoryBusWidth) / 8 */
+	double ffma_flops_clk;   /* FP32 FFMA flops per SM per clock (2 x FP32 lanes) */
+	double tensor_flops_clk[3]; /* dense tensor-core flops per SM per clock by enum
+				  * cuda_dtype, FP32 accumulation (CU_F32: TF32); 0: none */
+};
+/* The architecture's rates for compute capability major.minor into r (sms, clock and
+ * bandwidth untouched): 0, or -1 when the table has no entry for it (no model). */
+int cuda_roofline_rates(int major, int minor, struct cuda_roofline *r);
+/* The modelled time in ns of config c (NULL or vendor: NaN) of the op cell x on the device
+ * r: for gemm max(compute, memory) over the tiles' work and traffic in waves; for the
+ * memory-bound ops the bytes they must move over the bandwidth.  NaN when r lacks a figure
+ * the op needs. */
+double cuda_estimate_ns(const struct cuda_roofline *r, const struct cuda_space_ctx *x,
+			const struct config *c);
+
 /* Relative-norm bounds of the check (docs/kernels.md): float32 1e-5, TF32 1e-3,
  * float16 and bfloat16 1e-2. */
 double cuda_tolerance(const struct cuda_shape *s);

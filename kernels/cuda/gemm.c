@@ -10,6 +10,7 @@
  * every map is built there and every timed launch finds it cached: map building is outside
  * the timed region, as cuBLASLt's descriptors are. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,4 +225,20 @@ int cu_gemm_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
 						       b->stream), cause);
 	}
 	return 0;
+}
+
+/* backend_ops.estimate: the roofline (ops.c, cuda_estimate_ns) with the device's figures:
+ * SMs and bus width from cudaDeviceProp, the SM and memory clocks from their attributes
+ * (CUDA 13's cudaDeviceProp has no clocks), the per-clock rates by compute capability. */
+double cu_estimate(const struct backend *b, size_t i, const struct config *c)
+{
+	struct cuda_roofline r = { .sms = b->prop.multiProcessorCount };
+	int clk = 0, memclk = 0;
+	if (i >= b->ncells || cuda_roofline_rates(b->prop.major, b->prop.minor, &r) ||
+	    cudaDeviceGetAttribute(&clk, cudaDevAttrClockRate, b->dev) != cudaSuccess ||
+	    cudaDeviceGetAttribute(&memclk, cudaDevAttrMemoryClockRate, b->dev) != cudaSuccess)
+		return NAN;
+	r.clock_ghz = clk / 1e6;
+	r.mem_bytes_ns = 2.0 * memclk * 1e3 * (b->prop.memoryBusWidth / 8.0) / 1e9;
+	return cuda_estimate_ns(&r, &b->cells[i]->sctx, c);
 }

@@ -331,6 +331,77 @@ void cuda_gemm_config_get(const struct cuda_space_ctx *x, const struct config *c
 	g->wgmma = cuda_gemm_use_wgmma(g, !strcmp(x->dev.arch, "sm_90a"));
 }
 
+/* ---- the roofline estimate ------------------------------------------------------------ */
+
+/* Throughput per SM per clock, dense, from NVIDIA's architecture whitepapers (V100, A100,
+ * GA102 professional parts, Ada L40S, H100 SXM5, B200): FP32 lanes x 2, and tensor-core
+ * flops with FP32 accumulation for float16 / bfloat16 / TF32.  Each row reproduces the
+ * data sheet's peak as rate x SMs x boost clock (H100 SXM5: 4096 x 132 x 1.83 GHz = 989
+ * TFLOP/s float16). */
+static const struct {
+	int major, minor;
+	double ffma, f16, bf16, tf32;
+} roofline_rates[] = {
+	{ 7, 0, 128, 1024, 0, 0 },       /* V100 */
+	{ 8, 0, 128, 2048, 2048, 1024 }, /* A100 */
+	{ 8, 6, 256, 1024, 1024, 512 },  /* A40, RTX A6000 */
+	{ 8, 9, 256, 1024, 1024, 512 },  /* L40S */
+	{ 9, 0, 256, 4096, 4096, 2048 }, /* H100 */
+	{ 10, 0, 256, 8192, 8192, 4096 },/* B200 */
+};
+
+int cuda_roofline_rates(int major, int minor, struct cuda_roofline *r)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(roofline_rates); i++) {
+		if (roofline_rates[i].major != major || roofline_rates[i].minor != minor)
+			continue;
+		r->ffma_flops_clk = roofline_rates[i].ffma;
+		r->tensor_flops_clk[CU_F32] = roofline_rates[i].tf32;
+		r->tensor_flops_clk[CU_F16] = roofline_rates[i].f16;
+		r->tensor_flops_clk[CU_BF16] = roofline_rates[i].bf16;
+		return 0;
+	}
+	return -1;
+}
+
+static double cdivd(int64_t a, int64_t b)
+{
+	return (double)((a + b - 1) / b);
+}
+
+double cuda_estimate_ns(const struct cuda_roofline *r, const struct cuda_space_ctx *x,
+			const struct config *c)
+{
+	const struct cuda_shape *s = &x->shape;
+	if (!c || c->vendor || !(r->mem_bytes_ns > 0))
+		return NAN;
+	if (s->op != CU_GEMM) /* memory-bound: the bytes it must move, once */
+		return cuda_shape_bytes(s) / r->mem_bytes_ns;
+	int64_t bm = c->val[G_BM], bn = c->val[G_BN], bk = c->val[G_BK], sk = c->val[G_SPLIT_K];
+	if (bm <= 0 || bn <= 0 || bk <= 0 || sk <= 0 || r->sms <= 0 || !(r->clock_ghz > 0))
+		return NAN;
+	double rate = s->dtype == CU_F32 && !s->tf32 ? r->ffma_flops_clk
+						      : r->tensor_flops_clk[s->dtype];
+	if (!(rate > 0))
+		return NAN;
+	double es = (double)cuda_dtype_size(s->dtype);
+	double tm = cdivd(s->m, bm), tn = cdivd(s->n, bn);
+	/* k-tiles per split, as the kernel divides them; one CTA's k extent */
+	int64_t ktiles = (s->k + bk - 1) / bk, per = (ktiles + sk - 1) / sk;
+	double kcta = (double)(per * bk);
+	double ctas = tm * tn * (double)sk;
+	double waves = ceil(ctas / (double)r->sms);
+	/* every SM busy for every wave: a wave costs one CTA's padded tile at one SM's rate */
+	double t_comp = waves * 2.0 * (double)bm * (double)bn * kcta / (rate * r->clock_ghz);
+	double bytes = es * (double)s->m * (double)s->k * tn +  /* A, once per column of tiles */
+		       es * (double)s->n * (double)s->k * tm +  /* B, once per row of tiles */
+		       es * (double)s->m * (double)s->n;        /* C, written once */
+	if (sk > 1) /* float partials written by the splits, read back by the finishing kernel */
+		bytes += 2.0 * 4.0 * (double)sk * (double)s->m * (double)s->n;
+	double t_mem = bytes / r->mem_bytes_ns;
+	return t_comp > t_mem ? t_comp : t_mem;
+}
+
 static int gemm_valid(const struct space *sp, const struct config *c, const char **why)
 {
 	const struct cuda_space_ctx *x = sp->ctx;

@@ -449,6 +449,79 @@ START_TEST(test_reference_check)
 }
 END_TEST
 
+/* The roofline estimate (docs/kernels.md): an H100's figures filled in by hand (no GPU),
+ * and the orderings the model must give on cases whose answer is known. */
+static double est(const struct cuda_roofline *r, int64_t m, int64_t n, int64_t k,
+		  const char *dtype, int tf32, int64_t bm, int64_t bn, int64_t bk, int64_t sk)
+{
+	struct cuda_space_ctx x;
+	struct config c;
+	gemm_ctx(&x, m, n, k, dtype, tf32);
+	memset(&c, 0, sizeof(c));
+	int64_t v[] = { bm, bn, bk, 8, 4, sk, 8 }; /* BLOCK_M..GROUP_M, the space's order */
+	memcpy(c.val, v, sizeof(v));
+	return cuda_estimate_ns(r, &x, &c);
+}
+
+START_TEST(test_roofline_estimate)
+{
+	struct cuda_roofline r = { .sms = 132, .clock_ghz = 1.83, .mem_bytes_ns = 3352.6 };
+	ck_assert_int_eq(cuda_roofline_rates(9, 0, &r), 0);
+	ck_assert_int_eq(cuda_roofline_rates(6, 1, &r), -1); /* not in the table: no model */
+	/* H100 SXM5's data sheet peak, dense float16: 989 TFLOP/s */
+	ck_assert_double_eq_tol(r.tensor_flops_clk[CU_F16] * r.sms * r.clock_ghz / 1e3, 989.5,
+				0.5);
+	/* compute-bound (FFMA float32) and exact: 132 tiles of 128 x 128 in one wave */
+	double one = est(&r, 128 * 12, 128 * 11, 8192, "float32", 0, 128, 128, 32, 1);
+	ck_assert_double_eq_tol(one, 2.0 * 128 * 128 * 8192 / (256 * 1.83), 1e-6);
+	/* one more column of tiles: 144 CTAs, two waves, twice the time */
+	double two = est(&r, 128 * 12, 128 * 11 + 1, 8192, "float32", 0, 128, 128, 32, 1);
+	ck_assert_double_eq_tol(two / one, 2.0, 1e-9);
+	/* big tiles beat small ones on a large square GEMM (operand traffic) */
+	double big = est(&r, 4096, 4096, 4096, "float16", 0, 128, 256, 64, 1);
+	double small = est(&r, 4096, 4096, 4096, "float16", 0, 32, 32, 64, 1);
+	ck_assert_double_gt(small, 2 * big);
+	/* memory-bound small tiles: A read 4096/32 times, B 4096/32 times, C once */
+	ck_assert_double_eq_tol(small, 2.0 * (4096.0 * 4096 * 128 * 2 + 4096.0 * 4096) /
+					       r.mem_bytes_ns, 1e-3);
+	/* one tile, deep k: split-K fills the machine and wins despite its partials */
+	double sk1 = est(&r, 128, 128, 65536, "float16", 0, 128, 128, 64, 1);
+	double sk8 = est(&r, 128, 128, 65536, "float16", 0, 128, 128, 64, 8);
+	ck_assert_double_lt(sk8, sk1 / 4);
+	/* but not on a GEMM that already fills every SM in whole waves */
+	ck_assert_double_ge(est(&r, 128 * 12, 128 * 11, 8192, "float32", 0, 128, 128, 32, 2),
+			    one);
+	/* FFMA float32 is slower than TF32 at the same config (8x the compute; TF32 is
+	 * memory-bound here) */
+	double ffma = est(&r, 4096, 4096, 4096, "float32", 0, 128, 128, 32, 1);
+	double tf = est(&r, 4096, 4096, 4096, "float32", 1, 128, 128, 32, 1);
+	ck_assert_double_gt(ffma, 1.5 * tf);
+	/* a vendor point, and a device without a bandwidth, have no estimate */
+	struct cuda_space_ctx x;
+	struct config v = { .vendor = 1 };
+	gemm_ctx(&x, 64, 64, 64, "float16", 0);
+	ck_assert(isnan(cuda_estimate_ns(&r, &x, &v)));
+	struct cuda_roofline none = r;
+	none.mem_bytes_ns = 0;
+	ck_assert(isnan(est(&none, 64, 64, 64, "float16", 0, 64, 64, 64, 1)));
+	/* a memory-bound op: the bytes it must move over the bandwidth, whatever the config */
+	static const char *const pool[] = { "c", "h", "w", "r", "stride", "pad" };
+	int64_t pv[] = { 64, 112, 112, 3, 2, 1 };
+	struct workload w;
+	char *cause = NULL;
+	op_workload(&w, "maxpool", "float16", pool, pv, 6);
+	ck_assert_msg(!cuda_shape_from_workload(&x.shape, &w, &cause), "%s", cause);
+	free(w.shape);
+	struct config p;
+	memset(&p, 0, sizeof(p));
+	p.val[0] = 128;
+	p.val[1] = 8;
+	p.val[2] = 1;
+	ck_assert_double_eq_tol(cuda_estimate_ns(&r, &x, &p),
+				cuda_shape_bytes(&x.shape) / r.mem_bytes_ns, 1e-9);
+}
+END_TEST
+
 /* maxpool backward's reference takes the forward's window positions (kh * 3 + kw per output)
  * and dy: dx at each named element is the sum of the dy that name it. */
 START_TEST(test_maxpool_bwd_ref)
@@ -669,6 +742,7 @@ static Suite *cuda_suite(int with_templates)
 	tcase_add_test(tc, test_mem_spaces);
 	tcase_add_test(tc, test_options_and_keys);
 	tcase_add_test(tc, test_halves);
+	tcase_add_test(tc, test_roofline_estimate);
 	tcase_add_test(tc, test_reference_check);
 	tcase_add_test(tc, test_maxpool_bwd_ref);
 	tcase_add_test(tc, test_maxpool_idx_fill);

@@ -880,6 +880,16 @@ static struct tune_result tune_model(struct synth *y, const struct tuner_train *
 	return r;
 }
 
+/* A synthetic backend's estimate: the cost itself, NaN at the point nan_at names. */
+static const struct config *nan_at;
+static double synth_estimate(const void *ctx, const struct config *c)
+{
+	const struct synth *y = ctx;
+	if (nan_at && config_equal(&y->s, c, nan_at))
+		return NAN;
+	return model_cost(&y->s, c);
+}
+
 START_TEST(test_model_topk)
 {
 	struct synth y;
@@ -931,13 +941,37 @@ START_TEST(test_model_topk)
 	r = tune_model(&y, NULL);
 	ck_assert_int_eq(r.ntrials, 3);
 	ck_assert(config_equal(&y.s, &y.tried[0], &y.start));
-	ck_assert_msg(strstr(r.note, "no model (no training data; 0 usable trials"), "%s", r.note);
+	ck_assert_msg(strstr(r.note, "no model (no training data; the backend has no estimate)"), "%s", r.note);
 	tr.error = xstrdup("cannot read 'x.h5'");
 	r = tune_model(&y, &tr);
 	ck_assert(config_equal(&y.s, &y.tried[0], &y.start));
 	ck_assert_msg(strstr(r.note, "the training data is unusable: cannot read 'x.h5'"), "%s",
 		      r.note);
 	tuner_train_release(&tr);
+	/* no data but an estimate: it ranks the points, the optimum first; an estimate without
+	 * a model for some point (NaN) leaves the heuristic's ranking, and the note says so */
+	opts_clear();
+	opt_int("k", 2);
+	struct tuner_cell id = { .name = "synth/synth", .op = "synth", .shape = "n=1" };
+	struct tuner_args ea = { .space = &y.s, .cell = &id, .options = opt_store,
+				 .noptions = nopt, .seed = 1, .estimate = synth_estimate,
+				 .estimate_ctx = &y };
+	struct tune_measurer em = { .ctx = &y, .trial = synth_trial };
+	char *cause = NULL;
+	y.ntried = 0;
+	ck_assert_int_eq(tune_cell(tuner_find("model-topk"), &ea, 5, &em, &r, &cause), 0);
+	ck_assert_int_eq(r.ntrials, 2);
+	ck_assert(config_equal(&y.s, &y.tried[0], &opt));
+	ck_assert(config_equal(&y.s, &r.best, &opt));
+	ck_assert_msg(strstr(r.note, "no fitted model (no training data): the backend's roofline "
+			     "estimate ranks the 280 valid points (1000 to "), "%s", r.note);
+	nan_at = &opt;
+	y.ntried = 0;
+	ck_assert_int_eq(tune_cell(tuner_find("model-topk"), &ea, 5, &em, &r, &cause), 0);
+	ck_assert(config_equal(&y.s, &y.tried[0], &y.start));
+	ck_assert_msg(strstr(r.note, "the backend's estimate has no model for this cell"), "%s",
+		      r.note);
+	nan_at = NULL;
 	/* never an incorrect config: the optimum incorrect, the next best chosen */
 	opts_clear();
 	y.cost = incorrect_opt_cost;
