@@ -267,7 +267,7 @@ static int unit_prepare(struct run *r, struct slot_run *s, const struct rec_plan
 	if (r->mb[mi].command) {
 		/* An external unit is told what to measure (after the emptiness check above:
 		 * the file is the harness's, not the unit's cache) */
-		char *spec = xasprintf("%s/%s", s->cache, UNITSPEC_FILE);
+		char *spec = unitspec_path(s->cache, p->id);
 		struct unitspec_unit su = { .id = p->id, .repeat = p->repeat, .block = p->block,
 					    .warm = p->warm, .cache_dir = s->cache,
 					    .timeout_s = mode_timeout(r->exp, m) };

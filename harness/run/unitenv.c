@@ -100,7 +100,7 @@ char **unitenv_env(const struct experiment *e, const char *cache_dir, int64_t un
 	for (size_t i = 0; m && i < m->nenv; i++)
 		env_put(&s, m->env[i].name, m->env[i].value);
 	if (command) {
-		char *spec = xasprintf("%s/%s", cache_dir, UNITSPEC_FILE);
+		char *spec = unitspec_path(cache_dir, unit);
 		env_put(&s, "HARNESS_UNIT_SPEC", spec);
 		free(spec);
 	}

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +114,11 @@ char *unitspec_json(const struct experiment *e, const struct mode *m,
 	char *out = xstrdup(s);
 	free(s);
 	return out;
+}
+
+char *unitspec_path(const char *cache_dir, int64_t unit)
+{
+	return xasprintf("%s/harness-unit-%04" PRId64 ".json", cache_dir, unit);
 }
 
 int unitspec_write(const char *path, const struct experiment *e, const struct mode *m,

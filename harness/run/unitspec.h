@@ -11,7 +11,10 @@
 #include "harness/config/experiment.h"
 
 #define UNITSPEC_VERSION 1
-#define UNITSPEC_FILE "harness-unit-spec.json"
+
+/* Where unit `unit`'s specification lives: <cache_dir>/harness-unit-NNNN.json (one per unit:
+ * a warm probe's sits beside its cold unit's).  Heap. */
+char *unitspec_path(const char *cache_dir, int64_t unit);
 
 /* What the specification says about one unit. */
 struct unitspec_unit {
@@ -27,8 +30,8 @@ struct unitspec_unit {
 char *unitspec_json(const struct experiment *e, const struct mode *m,
 		    const struct unitspec_unit *u);
 
-/* Write it to path (mode 0400; replacing an earlier one: a warm probe's cache directory
- * holds its cold unit's).  0, or -1 reported. */
+/* Write it to path (mode 0400, replacing an earlier one: a resumed unit).  0, or -1
+ * reported. */
 int unitspec_write(const char *path, const struct experiment *e, const struct mode *m,
 		   const struct unitspec_unit *u);
 
