@@ -94,6 +94,10 @@ char **unitenv_env(const struct experiment *e, const char *cache_dir, int64_t un
 		char *py = xasprintf("%s/python", backend_kernel_dir());
 		env_put(&s, "PYTHONPATH", py);
 		free(py);
+		/* Python's bytecode cache is a cache too: the unit's own, never the source tree */
+		py = xasprintf("%s/pycache", cache_dir);
+		env_put(&s, "PYTHONPYCACHEPREFIX", py);
+		free(py);
 	}
 	for (size_t i = 0; i < e->nenv_set; i++)
 		env_put(&s, e->env_set[i].name, e->env_set[i].value);

@@ -16,7 +16,8 @@ extern const char *const unitenv_allowlist[];
 
 /* The environment of unit `unit` of mode `mode`: the allowlist and the experiment's `pass`
  * names (when set), then every backend_unit_vars entry (caches pointing into cache_dir),
- * for a command mode PYTHONPATH=<kernel dir>/python, then the experiment's `set` table, the
+ * for a command mode PYTHONPATH=<kernel dir>/python and PYTHONPYCACHEPREFIX=<cache_dir>/pycache,
+ * then the experiment's `set` table, the
  * mode's [modes.environment], and for a command mode HARNESS_UNIT_SPEC (the unit
  * specification in cache_dir, unitspec.h).  Heap vector of heap "NAME=value" strings,
  * NULL-terminated; free with unitenv_free. */

@@ -3,6 +3,7 @@
 # the torch.compile worker, kernels/torch/worker.py (tests/python/test_torch_worker.py;
 # without PyTorch, its unit fails with "PyTorch not importable: ...").
 . "$top_srcdir/tests/setup"
+export PYTHONDONTWRITEBYTECODE=1
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip "no /usr/bin/python3"
 export top_srcdir

@@ -3,6 +3,7 @@
 # and names what is wrong with one that does not: garbage on fd 3, no 'done', a hang, no
 # 'setup' record, nothing done that `--expects` asks for.
 . "$top_srcdir/tests/setup"
+export PYTHONDONTWRITEBYTECODE=1
 command -v python3 >/dev/null || skip "no python3 on PATH for the fake worker"
 W="$DATA/command"
 

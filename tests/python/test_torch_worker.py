@@ -90,7 +90,7 @@ class TestWithoutTorch(unittest.TestCase):
                 json.dump(spec(), f)
             r, w = os.pipe()
             env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HARNESS_UNIT_SPEC": p,
-                   "HARNESS_RECORD_FD": "3",
+                   "HARNESS_RECORD_FD": "3", "PYTHONDONTWRITEBYTECODE": "1",
                    "PYTHONPATH": os.path.join(TOP, "kernels", "python")}
             # the record pipe on fd 3, as the harness gives it
             proc = subprocess.Popen(["/bin/sh", "-c", 'exec "$0" "$1" 3>&%d %d>&-' % (w, w),
