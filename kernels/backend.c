@@ -24,9 +24,11 @@ const struct backend_entry backend_registry[] = {
 	  .auto_first = "the CPU backend is always available", .start = BACKEND_START_WORKER },
 	{ .name = "cuda", .ops = CUDA_OPS, .missing = "this build has no CUDA backend", .auto_rank = 1,
 	  .auto_first = "a CUDA device is available", .start = BACKEND_START_WORKER },
+	/* An external program per mode (`command = [...]`): no ops in this process; the
+	 * program builds, tunes and times its own cells.  Never chosen by `auto`. */
 	{ .name = "command", .ops = NULL,
-	  .missing = "external command modes are not implemented yet", .auto_rank = 0,
-	  .start = BACKEND_START_NONE },
+	  .missing = "the command backend runs a mode's own program: it needs `command = [...]`",
+	  .auto_rank = 0, .start = BACKEND_START_COMMAND },
 	{ .name = NULL },
 };
 
@@ -81,6 +83,8 @@ int backend_is_choice(const char *name)
 int backend_available(const struct backend_entry *e, char **why)
 {
 	*why = NULL;
+	if (e->start == BACKEND_START_COMMAND)
+		return 1; /* whether its program can run is known when it starts */
 	if (!e->ops) {
 		*why = xstrdup(e->missing ? e->missing : "not in this build");
 		return 0;
@@ -153,7 +157,7 @@ int backend_resolve(const char *requested, const struct workload *w, size_t nw,
 		*cause = xasprintf("unknown backend '%s' (%s)", requested, backend_names());
 		return -1;
 	}
-	if (!e->ops) {
+	if (!e->ops && e->start != BACKEND_START_COMMAND) {
 		char *built = built_names();
 		*cause = xasprintf("backend '%s' is not available in this build (built: %s)",
 				   requested, built);
@@ -173,7 +177,8 @@ int backend_resolve(const char *requested, const struct workload *w, size_t nw,
 		return -1;
 	}
 	*entry = e;
-	*reason = xstrdup("requested by name");
+	*reason = xstrdup(e->start == BACKEND_START_COMMAND ? "the mode runs a command"
+							    : "requested by name");
 	return 0;
 }
 

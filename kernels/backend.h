@@ -124,6 +124,8 @@ void prepare_result_release(struct prepare_result *r);
 enum backend_start {
 	BACKEND_START_NONE = 0,  /* no way yet (the backend is not implemented) */
 	BACKEND_START_WORKER,    /* the harness's own worker: `harness __worker ... --backend NAME` */
+	BACKEND_START_COMMAND,   /* the mode's own `command` (an external program speaking the
+				  * record protocol, told what to measure by HARNESS_UNIT_SPEC) */
 };
 
 /* One backend the harness knows by name, built into this binary or not. */

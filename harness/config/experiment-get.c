@@ -173,7 +173,7 @@ int exp_want_table_array(struct tc_parser *p, const struct tc_field *f)
 }
 
 /* backend = "auto" or a registry name (backend.h) that this build has: a backend the
- * build lacks ("command": not implemented yet) is refused here, at its line:col, rather
+ * build lacks is refused here, at its line:col ("command" is the backend of command modes), rather
  * than when the run starts.  Whether this machine can run it is the run's question. */
 int exp_get_backend(struct tc_parser *p, const struct tc_field *f, char **out)
 {
@@ -185,7 +185,7 @@ int exp_get_backend(struct tc_parser *p, const struct tc_field *f, char **out)
 	free(*out);
 	*out = xstrdup(backend_choices()[k]);
 	const struct backend_entry *be = backend_entry(*out);
-	if (be && !be->ops)
+	if (be && !be->ops && be->start != BACKEND_START_COMMAND)
 		return tc_fail(p, f->pos, "backend '%s' is not built into this harness: %s", *out,
 			    be->missing);
 	return 0;

@@ -77,5 +77,7 @@ extern const char *const exp_fault_names[];
 int exp_parse_workloads(struct tc_parser *p, const struct tc_field *f, struct experiment *e);
 int exp_parse_modes(struct tc_parser *p, const struct tc_field *f, struct experiment *e);
 int exp_check_tuner_options(struct tc_parser *p, const struct experiment *e);
+/* Free what a command mode holds (command, command_argv, env). */
+void exp_free_mode_command(struct mode *m);
 
 #endif

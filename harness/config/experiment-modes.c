@@ -24,15 +24,170 @@
 #include "kernels/tuner.h"
 
 static const char *const mode_keys[] = {
-	"name", "tuner", "backend", "baseline", "options", "warm_probe", "aa_of", "fault", NULL
+	"name", "tuner", "backend", "baseline", "options", "warm_probe", "aa_of", "fault",
+	"command", "expects", "timeout", "environment", NULL
 };
+static const char *const expects_names[] = { "compile", "benchmark", NULL };
 
 /* ---- [[modes]] -------------------------------------------------------------------------- */
 
 /* Where a mode's keys are written, for the checks that span modes. */
 struct mode_pos {
-	struct tb_pos name, baseline, aa_of;
+	struct tb_pos name, baseline, aa_of, command, backend, tuner, expects, env;
+	int has_command, has_backend, has_tuner, has_expects, has_env;
 };
+
+/* ---- external command modes ------------------------------------------------------------ */
+
+void exp_free_mode_command(struct mode *m)
+{
+	for (char **v = m->command; v && *v; v++)
+		free(*v);
+	free(m->command);
+	for (char **v = m->command_argv; v && *v; v++)
+		free(*v);
+	free(m->command_argv);
+	for (size_t i = 0; i < m->nenv; i++) {
+		free(m->env[i].name);
+		free(m->env[i].value);
+	}
+	free(m->env);
+	m->command = m->command_argv = NULL;
+	m->env = NULL;
+	m->nenv = 0;
+}
+
+/* A path as the unit will run it: an absolute path, or one that names an existing file in
+ * dir (the experiment's folder), else in the kernel folder; NULL when neither has it. */
+static char *resolve_in(const char *dir, const char *rel)
+{
+	if (rel[0] == '/')
+		return access(rel, F_OK) == 0 ? xstrdup(rel) : NULL;
+	char *a = xasprintf("%s/%s", dir, rel);
+	char *abs = realpath(a, NULL);
+	free(a);
+	if (abs)
+		return abs;
+	a = xasprintf("%s/%s", backend_kernel_dir(), rel);
+	abs = realpath(a, NULL);
+	free(a);
+	return abs;
+}
+
+/* The folder of the experiment file (heap, absolute when it exists). */
+static char *experiment_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *d = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
+	if (!*d) {
+		free(d);
+		d = xstrdup("/");
+	}
+	char *abs = realpath(d, NULL);
+	if (abs) {
+		free(d);
+		return abs;
+	}
+	return d;
+}
+
+/* command = ["prog", "arg", ...]: argv, never a shell.  argv[0] with a '/' must name a file
+ * in the experiment's folder or the kernel folder; without one it is searched in the unit's
+ * PATH when it starts.  A later argument that does not start with '-' and names an existing
+ * file there is made absolute; every other argument is passed as written.  A past run's
+ * (or a resumed run's) copy is not resolved here: its argv as run is in the run metadata. */
+static int parse_command(struct tc_parser *p, const struct tc_field *f, struct mode *m)
+{
+	char **v = NULL;
+	size_t n = 0;
+	if (exp_get_string_list(p, f, &v, &n))
+		return -1;
+	m->command = xcalloc(n + 1, sizeof(*m->command));
+	m->command_argv = xcalloc(n + 1, sizeof(*m->command_argv));
+	for (size_t i = 0; i < n; i++)
+		m->command[i] = v[i];
+	free(v);
+	if (n == 0)
+		return tc_fail(p, f->pos, "'command' must name a program (an argv: [\"prog\", "
+			    "\"arg\", ...])");
+	int resolve = !(p->flags & (EXPERIMENT_NO_FILE_CHECKS | EXPERIMENT_PAST_RUN));
+	char *dir = resolve ? experiment_dir(p->path) : NULL;
+	int ret = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *a = m->command[i];
+		char *r = NULL;
+		if (!*a && i == 0) {
+			ret = tc_fail(p, tb_node_pos(tb_node_at(f->v, 0)),
+				      "'command' names an empty program");
+			break;
+		}
+		if (resolve && (i == 0 ? strchr(a, '/') != NULL : (*a && *a != '-')))
+			r = resolve_in(dir, a);
+		if (!r && resolve && i == 0 && strchr(a, '/')) {
+			ret = tc_fail(p, tb_node_pos(tb_node_at(f->v, 0)),
+				      "'command' program '%s' not found in the experiment's folder "
+				      "or the kernel folder ($HARNESS_KERNEL_DIR)", a);
+			break;
+		}
+		m->command_argv[i] = r ? r : xstrdup(a);
+	}
+	free(dir);
+	return ret;
+}
+
+/* expects = ["compile", "benchmark"]: what a cold unit of the mode must do. */
+static int parse_expects(struct tc_parser *p, const struct tc_field *f, struct mode *m)
+{
+	if (tc_want_kind(p, f, TB_ARRAY))
+		return -1;
+	m->expects = 0;
+	for (size_t i = 0; i < tb_node_len(f->v); i++) {
+		struct tc_field e = { .key = f->key, .v = tb_node_at(f->v, i) };
+		e.pos = e.key_pos = tb_node_pos(e.v);
+		int k = 0;
+		if (exp_get_enum(p, &e, expects_names, &k))
+			return -1;
+		m->expects |= k == 0 ? MODE_EXPECTS_COMPILE : MODE_EXPECTS_BENCHMARK;
+	}
+	return 0;
+}
+
+static int is_env_name(const char *s)
+{
+	if (!(('a' <= *s && *s <= 'z') || ('A' <= *s && *s <= 'Z') || *s == '_'))
+		return 0;
+	for (s++; *s; s++)
+		if (!(('a' <= *s && *s <= 'z') || ('A' <= *s && *s <= 'Z') ||
+		      ('0' <= *s && *s <= '9') || *s == '_'))
+			return 0;
+	return 1;
+}
+
+/* [modes.environment]: NAME = "value", set for this mode's units after [environment] set;
+ * the variables the harness sets for every unit (backend_unit_vars) stay reserved. */
+static int parse_mode_env(struct tc_parser *p, const struct tc_field *f, struct mode *m)
+{
+	if (tc_want_kind(p, f, TB_TABLE))
+		return -1;
+	size_t n = tb_node_len(f->v);
+	m->env = xcalloc(n ? n : 1, sizeof(*m->env));
+	for (size_t i = 0; i < n; i++) {
+		struct tc_field g = tc_field_at(f->v, i);
+		if (!is_env_name(g.key))
+			return tc_fail(p, g.key_pos, "'%s' is not a valid environment variable name",
+				    g.key);
+		if (backend_unit_var(g.key))
+			return tc_fail(p, g.key_pos,
+				    "'%s' is set by the harness for every unit (its cache directory "
+				    "or thread count) and cannot be overridden",
+				    g.key);
+		m->env[i].name = xstrdup(g.key);
+		m->nenv = i + 1;
+		if (exp_get_string(p, &g, &m->env[i].value))
+			return -1;
+	}
+	return 0;
+}
 
 /* One option value (recursively for lists and tables): integers, floats, booleans,
  * strings, lists of them and tables of them, each with where it was written.  The tuner
@@ -141,8 +296,27 @@ static int parse_mode(struct tc_parser *p, const struct tb_node *t, struct mode 
 			mp->name = g.pos;
 		} else if (!strcmp(g.key, "tuner")) {
 			r = parse_tuner_name(p, &g, m);
+			mp->tuner = g.key_pos;
+			mp->has_tuner = 1;
 		} else if (!strcmp(g.key, "backend")) {
 			r = exp_get_backend(p, &g, &m->backend);
+			mp->backend = g.pos;
+			mp->has_backend = 1;
+		} else if (!strcmp(g.key, "command")) {
+			r = parse_command(p, &g, m);
+			mp->command = g.key_pos;
+			mp->has_command = 1;
+		} else if (!strcmp(g.key, "expects")) {
+			r = parse_expects(p, &g, m);
+			mp->expects = g.key_pos;
+			mp->has_expects = 1;
+		} else if (!strcmp(g.key, "timeout")) {
+			r = exp_get_duration(p, &g, NUM_LO_OPEN, MAX_UNIT_TIMEOUT_S, "7 days",
+					     &m->timeout_s);
+		} else if (!strcmp(g.key, "environment")) {
+			r = parse_mode_env(p, &g, m);
+			mp->env = g.key_pos;
+			mp->has_env = 1;
 		} else if (!strcmp(g.key, "baseline")) {
 			r = exp_get_bool(p, &g, &m->baseline);
 			mp->baseline = g.pos;
@@ -164,6 +338,25 @@ static int parse_mode(struct tc_parser *p, const struct tb_node *t, struct mode 
 	}
 	if (!m->name)
 		return tc_fail(p, tpos, "missing required key 'name'");
+	if (mp->has_command) {
+		/* An external command runs its own tuner on its own backend. */
+		if (mp->has_tuner)
+			return tc_fail(p, mp->tuner, "mode '%s' runs a 'command': it has no 'tuner' "
+				    "(the command tunes, or not, by itself)", m->name);
+		if (m->backend && strcmp(m->backend, "command"))
+			return tc_fail(p, mp->backend, "mode '%s' runs a 'command', so its backend "
+				    "is 'command', not '%s'", m->name, m->backend);
+		free(m->backend);
+		m->backend = xstrdup("command");
+		m->tuner = xstrdup("command");
+		return 0;
+	}
+	if (m->backend && !strcmp(m->backend, "command"))
+		return tc_fail(p, mp->backend, "mode '%s' asks for backend 'command' but has no "
+			    "'command' to run", m->name);
+	if (mp->has_expects)
+		return tc_fail(p, mp->expects, "'expects' is for modes that run a 'command' (the "
+			    "harness's own tuners declare what they do)");
 	if (!m->tuner)
 		return tc_fail(p, tpos, "missing required key 'tuner'");
 	return 0;
@@ -304,6 +497,26 @@ int exp_check_tuner_options(struct tc_parser *p, const struct experiment *e)
 	return ret;
 }
 
+static int strv_equal(char *const *a, char *const *b)
+{
+	if (!a || !b)
+		return a == b;
+	for (; *a && *b; a++, b++)
+		if (strcmp(*a, *b))
+			return 0;
+	return !*a && !*b;
+}
+
+static int env_equal(const struct mode *a, const struct mode *b)
+{
+	if (a->nenv != b->nenv || a->expects != b->expects || a->timeout_s != b->timeout_s)
+		return 0;
+	for (size_t i = 0; i < a->nenv; i++)
+		if (strcmp(a->env[i].name, b->env[i].name) || strcmp(a->env[i].value, b->env[i].value))
+			return 0;
+	return 1;
+}
+
 /* Names unique, at most one baseline (default: the first mode), aa_of names another mode
  * that is not itself a copy, with the same tuner, backend, options and fault. */
 static int check_modes(struct tc_parser *p, struct experiment *e, const struct mode_pos *mp)
@@ -364,6 +577,10 @@ static int check_modes(struct tc_parser *p, struct experiment *e, const struct m
 				ret = tc_fail(p, mp[i].aa_of, "mode '%s' is an A/A copy of '%s' but its "
 					   "options differ: an A/A copy takes exactly its original's "
 					   "options", m->name, o->name);
+			else if (!strv_equal(m->command_argv, o->command_argv) ||
+				 !env_equal(m, o))
+				ret = tc_fail(p, mp[i].aa_of, "mode '%s' is an A/A copy of '%s' but its "
+					   "'command' or 'environment' differs", m->name, o->name);
 			else if (m->fault != o->fault)
 				ret = tc_fail(p, mp[i].aa_of, "mode '%s' is an A/A copy of '%s' but "
 					   "injects fault '%s', not '%s'", m->name, o->name,

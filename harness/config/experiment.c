@@ -399,6 +399,7 @@ void experiment_free(struct experiment *e)
 		for (size_t j = 0; j < m->ntrain; j++)
 			free(m->train[j]);
 		free(m->train);
+		exp_free_mode_command(m);
 	}
 	free(e->modes);
 	for (size_t i = 0; i < e->nhypotheses; i++)
@@ -429,6 +430,11 @@ ssize_t experiment_mode_index(const struct experiment *e, const char *name)
 		if (e->modes[i].name && !strcmp(e->modes[i].name, name))
 			return (ssize_t)i;
 	return -1;
+}
+
+double mode_timeout(const struct experiment *e, const struct mode *m)
+{
+	return m->timeout_s > 0 ? m->timeout_s : e->unit_timeout_s;
 }
 
 const char *mode_backend(const struct experiment *e, const struct mode *m)

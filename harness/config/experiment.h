@@ -61,7 +61,18 @@ struct mode {
 	 * (tables/MODE-train-K.h5); ntrain of them.  Owned. */
 	char **train;
 	size_t ntrain;
+	/* An external command mode (docs/record-protocol.md): `command` set, backend "command",
+	 * tuner "command".  NULL/0 for the harness's own tuners. */
+	char **command;        /* argv as written, NULL-terminated (heap) */
+	char **command_argv;   /* argv as run: relative paths resolved against the experiment's
+				* folder, then the kernel folder (NULL-terminated, heap) */
+	unsigned expects;      /* MODE_EXPECTS_*: what a cold unit must do (the leak check) */
+	double timeout_s;      /* `timeout`: this mode's unit timeout; 0: the experiment's */
+	struct env_var *env;   /* [modes.environment]: NAME = "value", set after [environment] */
+	size_t nenv;
 };
+#define MODE_EXPECTS_COMPILE 0x1
+#define MODE_EXPECTS_BENCHMARK 0x2
 
 struct experiment {
 	int64_t schema;        /* schema = 1 */
@@ -118,6 +129,8 @@ void experiment_free(struct experiment *e);
 const struct mode *experiment_mode(const struct experiment *e, const char *name);
 ssize_t experiment_mode_index(const struct experiment *e, const char *name);
 const struct tuner_option *mode_option(const struct mode *m, const char *key);
+/* The unit timeout of mode m: its own `timeout`, else the experiment's unit_timeout. */
+double mode_timeout(const struct experiment *e, const struct mode *m);
 /* The backend mode m asks for: its own `backend`, else the experiment's (borrowed). */
 const char *mode_backend(const struct experiment *e, const struct mode *m);
 

@@ -2,7 +2,7 @@
  * version 2 (docs/record-protocol.md; the scheduler reads version 1 units too).  The unit writes one JSON object per line to file
  * descriptor 3 (named in the unit's environment as HARNESS_RECORD_FD=3); the scheduler
  * reads them into a struct rec_unit_data and is the only writer of the results file.
- * External command modes (a later issue) speak the same protocol. */
+ * External command modes speak the same protocol (docs/record-protocol.md). */
 #ifndef HARNESS_PROTO_H
 #define HARNESS_PROTO_H
 

@@ -60,8 +60,21 @@ int sched_resolve_modes(struct run *r)
 			free(cause);
 			return -1;
 		}
+		if (m->command_argv)
+			b->command = sched_strv_dup(m->command_argv);
 	}
 	return 0;
+}
+
+char **sched_strv_dup(char *const *v)
+{
+	size_t n = 0;
+	while (v[n])
+		n++;
+	char **out = xcalloc(n + 1, sizeof(*out));
+	for (size_t i = 0; i < n; i++)
+		out[i] = xstrdup(v[i]);
+	return out;
 }
 
 /* 1 when every mode runs on the same backend for the same reason. */
@@ -89,7 +102,8 @@ char *sched_backends_joined(const struct run *r)
 	return sbuf_detach(&sb);
 }
 
-/* mode_backends: {"mode": {"requested": ..., "backend": ..., "reason": ...}, ...}. Heap. */
+/* mode_backends: {"mode": {"requested": ..., "backend": ..., "reason": ...[, "command":
+ * [argv as run]]}, ...}. Heap. */
 char *sched_backends_json(const struct run *r)
 {
 	struct sbuf sb;
@@ -104,6 +118,14 @@ char *sched_backends_json(const struct run *r)
 		sbuf_add_json_string(&sb, r->mb[i].entry->name);
 		sbuf_adds(&sb, ",\"reason\":");
 		sbuf_add_json_string(&sb, r->mb[i].reason);
+		if (r->mb[i].command) {
+			sbuf_adds(&sb, ",\"command\":[");
+			for (size_t k = 0; r->mb[i].command[k]; k++) {
+				sbuf_adds(&sb, k ? "," : "");
+				sbuf_add_json_string(&sb, r->mb[i].command[k]);
+			}
+			sbuf_adds(&sb, "]");
+		}
 		sbuf_adds(&sb, "}");
 	}
 	sbuf_adds(&sb, "}");
@@ -157,6 +179,7 @@ void sched_free_backends(struct run *r)
 	for (size_t i = 0; r->mb && i < r->exp->nmodes; i++) {
 		free(r->mb[i].requested);
 		free(r->mb[i].reason);
+		unitenv_free(r->mb[i].command);
 	}
 	free(r->mb);
 	r->mb = NULL;

@@ -28,6 +28,9 @@ struct mode_backend {
 	char *requested;                    /* heap */
 	const struct backend_entry *entry;  /* the registry's */
 	char *reason;                       /* heap */
+	char **command;  /* a command mode's argv as run (heap, NULL-terminated), else NULL:
+			  * resolved when the run started, read back from mode_backends on
+			  * --resume (the run folder's copy lies away from the paths) */
 };
 
 /* A slot while the run goes: the block it works through and the unit it runs. */
@@ -104,6 +107,8 @@ void sched_backends_describe_build(const struct run *r, struct rec_meta *m);
  * for the start line and the closing summary.  Heap. */
 char *sched_backends_phrase(const struct run *r);
 void sched_free_backends(struct run *r);
+/* A heap copy of a NULL-terminated string vector (free with unitenv_free). */
+char **sched_strv_dup(char *const *v);
 
 
 /* ---- shared by the run (sched.c) and its resume (sched-resume.c) ---- */

@@ -66,6 +66,20 @@ static int resume_backends(struct run *r, const struct rec_meta *m)
 		b->entry = e;
 		b->requested = xstrdup(req ? req : name);
 		b->reason = xasprintf("resumed; %s", why ? why : "");
+		if (e->start == BACKEND_START_COMMAND) {
+			json_t *cmd = json_object_get(one, "command");
+			size_t n = json_array_size(cmd);
+			if (!n) {
+				error("mode '%s' ran a command, but the run did not record its argv",
+				      r->exp->modes[i].name);
+				goto done;
+			}
+			b->command = xcalloc(n + 1, sizeof(*b->command));
+			for (size_t k = 0; k < n; k++) {
+				const char *a = json_string_value(json_array_get(cmd, k));
+				b->command[k] = xstrdup(a ? a : "");
+			}
+		}
 	}
 	ret = 0;
 done:

@@ -30,6 +30,7 @@
 #include "harness/run/sched-int.h"
 #include "harness/run/unit.h"
 #include "harness/run/unitenv.h"
+#include "harness/run/unitspec.h"
 #include "kernels/backend.h"
 #include "stats/stats.h"
 
@@ -255,11 +256,25 @@ static int unit_prepare(struct run *r, struct slot_run *s, const struct rec_plan
 	/* /proc/self/exe, not the path: every unit runs the very binary that started the run,
 	 * even if it is rebuilt or replaced meanwhile (the path is in the run metadata). */
 	struct unitenv_start us = { .self = "/proc/self/exe", .experiment = r->exp_copy,
-				    .mode = p->mode, .unit = p->id, .cache_dir = s->cache };
+				    .mode = p->mode, .unit = p->id, .cache_dir = s->cache,
+				    .command = (const char *const *)r->mb[mi].command };
 	s->argv = unitenv_argv(r->mb[mi].entry, &us, &cause);
 	if (!s->argv) {
 		error("mode '%s': %s", p->mode, cause);
 		goto done;
+	}
+	const struct mode *m = &r->exp->modes[mi];
+	if (r->mb[mi].command) {
+		/* An external unit is told what to measure (after the emptiness check above:
+		 * the file is the harness's, not the unit's cache) */
+		char *spec = unitspec_path(s->cache, p->id);
+		struct unitspec_unit su = { .id = p->id, .repeat = p->repeat, .block = p->block,
+					    .warm = p->warm, .cache_dir = s->cache,
+					    .timeout_s = mode_timeout(r->exp, m) };
+		int w = unitspec_write(spec, r->exp, m, &su);
+		free(spec);
+		if (w)
+			goto done;
 	}
 	s->env = unitenv_env(r->exp, s->cache, p->id, p->mode);
 	/* A GPU slot's unit sees its GPU only, by UUID (over the experiment's own setting). */
@@ -289,8 +304,9 @@ static int unit_prepare(struct run *r, struct slot_run *s, const struct rec_plan
 				      .argv = (const char *const *)s->argv,
 				      .env = (const char *const *)s->env, .cache_dir = s->cache,
 				      .stdout_path = s->out_log, .stderr_path = s->err_log,
-				      .timeout_s = r->exp->unit_timeout_s, .block = p->block,
-				      .warm = p->warm };
+				      .timeout_s = mode_timeout(r->exp, m), .block = p->block,
+				      .warm = p->warm, .command = r->mb[mi].command != NULL,
+				      .expects = m->expects };
 	ret = 0;
 done:
 	free(cause);

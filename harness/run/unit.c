@@ -12,6 +12,7 @@
 
 #include "harness/base/spawn.h"
 #include "harness/base/util.h"
+#include "harness/config/experiment.h"
 #include "harness/record/proto.h"
 
 /* Seconds between SIGTERM and SIGKILL when a unit times out or the run is stopped. */
@@ -57,6 +58,14 @@ int unit_is_cache_leak(const struct rec_unit *u)
 {
 	return !u->warm && u->expects_work && u->status && !strcmp(u->status, REC_STATUS_OK) &&
 	       u->compiles == 0 && u->benchmarks == 0;
+}
+
+int unit_is_command_cache_leak(const struct rec_unit *u, unsigned expects)
+{
+	if (u->warm || !u->status || strcmp(u->status, REC_STATUS_OK))
+		return 0;
+	return ((expects & MODE_EXPECTS_COMPILE) && u->compiles == 0) ||
+	       ((expects & MODE_EXPECTS_BENCHMARK) && u->benchmarks == 0);
 }
 
 static const char *last_cell(const struct rec_unit_data *u)
@@ -187,7 +196,13 @@ int unit_finish(struct unit_job *j, int failed)
 	char *msg = NULL;
 	x->status = xstrdup(unit_status(&ux, &msg));
 	x->message = msg;
-	x->cache_leak = unit_is_cache_leak(x);
+	if (s->command) {
+		/* the mode's word, not the unit's */
+		x->expects_work = s->expects != 0;
+		x->cache_leak = unit_is_command_cache_leak(x, s->expects);
+	} else {
+		x->cache_leak = unit_is_cache_leak(x);
+	}
 	ret = 0;
 done:
 	spawn_release(&j->sp);

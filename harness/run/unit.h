@@ -35,6 +35,10 @@ const char *unit_status(const struct unit_exit *x, char **message);
  * but that compiled nothing and benchmarked nothing, so it found its work already done in a
  * cache directory that was supposed to be new.  Flagged per unit in the results. */
 int unit_is_cache_leak(const struct rec_unit *u);
+/* The same for an external command unit: a cold ok unit whose mode expects it to compile
+ * (expects, MODE_EXPECTS_COMPILE) but that recorded no compilation, or to benchmark but
+ * that recorded no benchmark, judged from its recorded counters. */
+int unit_is_command_cache_leak(const struct rec_unit *u, unsigned expects);
 
 /* What the scheduler gives one unit. */
 struct unit_spec {
@@ -47,6 +51,9 @@ struct unit_spec {
 	double timeout_s;           /* SIGTERM at the deadline, SIGKILL a grace period later */
 	int64_t block;              /* for the progress line */
 	int warm;
+	int command;                /* an external command unit: what it expects to do is the
+				     * mode's `expects`, whatever its setup record says */
+	unsigned expects;           /* MODE_EXPECTS_* (command units) */
 };
 
 /* Run one unit.  Its records go into *u (initialised by the caller, whose u->unit already

@@ -9,6 +9,7 @@
 
 #include "harness/base/util.h"
 #include "harness/record/proto.h"
+#include "harness/run/unitspec.h"
 
 const char *const unitenv_allowlist[] = {
 	"PATH", "LANG", "LC_ALL", "TZ", "USER", "LOGNAME", "LD_LIBRARY_PATH",
@@ -85,8 +86,28 @@ char **unitenv_env(const struct experiment *e, const char *cache_dir, int64_t un
 		env_put(&s, v->name, val);
 		free(val);
 	}
+	const struct mode *m = experiment_mode(e, mode);
+	int command = m && m->command;
+	/* A command unit finds the protocol module (kernels/python/harness_unit.py); the
+	 * experiment may point PYTHONPATH elsewhere. */
+	if (command) {
+		char *py = xasprintf("%s/python", backend_kernel_dir());
+		env_put(&s, "PYTHONPATH", py);
+		free(py);
+		/* Python's bytecode cache is a cache too: the unit's own, never the source tree */
+		py = xasprintf("%s/pycache", cache_dir);
+		env_put(&s, "PYTHONPYCACHEPREFIX", py);
+		free(py);
+	}
 	for (size_t i = 0; i < e->nenv_set; i++)
 		env_put(&s, e->env_set[i].name, e->env_set[i].value);
+	for (size_t i = 0; m && i < m->nenv; i++)
+		env_put(&s, m->env[i].name, m->env[i].value);
+	if (command) {
+		char *spec = unitspec_path(cache_dir, unit);
+		env_put(&s, "HARNESS_UNIT_SPEC", spec);
+		free(spec);
+	}
 	return s.v;
 }
 
@@ -109,6 +130,12 @@ char **unitenv_argv(const struct backend_entry *be, const struct unitenv_start *
 		strv_push(&s, xstrdup(be->name));
 		strv_push(&s, xstrdup("--cache-dir"));
 		strv_push(&s, xstrdup(st->cache_dir));
+		return s.v;
+	case BACKEND_START_COMMAND:
+		if (!st->command || !st->command[0])
+			break;
+		for (size_t i = 0; st->command[i]; i++)
+			strv_push(&s, xstrdup(st->command[i]));
 		return s.v;
 	case BACKEND_START_NONE:
 		break;

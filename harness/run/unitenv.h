@@ -16,7 +16,10 @@ extern const char *const unitenv_allowlist[];
 
 /* The environment of unit `unit` of mode `mode`: the allowlist and the experiment's `pass`
  * names (when set), then every backend_unit_vars entry (caches pointing into cache_dir),
- * then the experiment's `set` table.  Heap vector of heap "NAME=value" strings,
+ * for a command mode PYTHONPATH=<kernel dir>/python and PYTHONPYCACHEPREFIX=<cache_dir>/pycache,
+ * then the experiment's `set` table, the
+ * mode's [modes.environment], and for a command mode HARNESS_UNIT_SPEC (the unit
+ * specification in cache_dir, unitspec.h).  Heap vector of heap "NAME=value" strings,
  * NULL-terminated; free with unitenv_free. */
 char **unitenv_env(const struct experiment *e, const char *cache_dir, int64_t unit,
 		   const char *mode);
@@ -28,11 +31,12 @@ struct unitenv_start {
 	const char *mode;
 	int64_t unit;
 	const char *cache_dir;
+	const char *const *command; /* BACKEND_START_COMMAND: the mode's argv as run */
 };
 
 /* The argv that starts a unit of a mode on backend be, as the registry says it starts:
  * `SELF __worker --experiment F --mode M --unit N --backend B --cache-dir D` for the
- * harness's own worker.  Heap vector of heap strings, NULL-terminated (free with
+ * harness's own worker, the mode's command as run for an external command mode.  Heap vector of heap strings, NULL-terminated (free with
  * unitenv_free); NULL with *cause (heap) when the backend has no way to start a unit. */
 char **unitenv_argv(const struct backend_entry *be, const struct unitenv_start *s,
 		    char **cause);

@@ -92,7 +92,7 @@ for line in open(formats_path):
     formats[name] = vals.split()
 
 def tokens(text):
-    return set(re.findall(r'--?[A-Za-z0-9][A-Za-z0-9-]*|[A-Za-z0-9.]+', text))
+    return set(re.findall(r'--?[A-Za-z0-9][A-Za-z0-9-]*|[A-Za-z0-9.][A-Za-z0-9.-]*', text))
 
 for line in open(table_path):
     f = line.rstrip("\n").split("\t")

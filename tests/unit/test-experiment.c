@@ -399,8 +399,8 @@ START_TEST(test_mode_backend)
 	expect_error(HEAD WL MODE "backend = \"gpu\"\n",
 		     "'t.toml':9:11: 'backend' must be one of auto, cpu, cuda, command, not 'gpu'");
 	expect_error(HEAD WL MODE "backend = \"command\"\n",
-		     "'t.toml':9:11: backend 'command' is not built into this harness: external "
-		     "command modes are not implemented yet");
+		     "'t.toml':9:11: mode 'default' asks for backend 'command' but has no "
+		     "'command' to run");
 #ifndef HAVE_CUDA
 	expect_error(HEAD "backend = \"cuda\"\n" WL MODE,
 		     "'t.toml':3:11: backend 'cuda' is not built into this harness: this build "
@@ -845,6 +845,45 @@ START_TEST(test_hypotheses)
 }
 END_TEST
 
+/* An external command mode: argv kept as a vector, never a shell line; backend and tuner
+ * are "command"; expects, timeout and [modes.environment] parsed; an absolute program is
+ * kept, a relative argument that names no file is passed as written. */
+START_TEST(test_command_mode)
+{
+	struct experiment *e = parse_ok(HEAD "unit_timeout = 100\n" WL
+					"[[modes]]\nname = \"c\"\n"
+					"command = [\"/bin/sh\", \"w.py\", \"--x=a b\"]\n"
+					"expects = [\"benchmark\", \"compile\"]\ntimeout = 12.5\n"
+					"options = { mode = \"max-autotune\" }\n"
+					"[modes.environment]\nTORCH_LOGS = \"+dynamo\"\n"
+					"[[modes]]\nname = \"b\"\ntuner = \"vendor\"\n");
+	const struct mode *m = &e->modes[0];
+	ck_assert_str_eq(m->backend, "command");
+	ck_assert_str_eq(mode_backend(e, m), "command");
+	ck_assert_str_eq(m->tuner, "command");
+	ck_assert_str_eq(m->command[1], "w.py");
+	ck_assert_str_eq(m->command_argv[0], "/bin/sh");
+	ck_assert_str_eq(m->command_argv[1], "w.py");
+	ck_assert_str_eq(m->command_argv[2], "--x=a b");
+	ck_assert_ptr_null(m->command_argv[3]);
+	ck_assert_uint_eq(m->expects, MODE_EXPECTS_COMPILE | MODE_EXPECTS_BENCHMARK);
+	ck_assert_double_eq_tol(mode_timeout(e, m), 12.5, 1e-12);
+	ck_assert_double_eq_tol(mode_timeout(e, &e->modes[1]), 100.0, 1e-12);
+	ck_assert_uint_eq(m->nenv, 1);
+	ck_assert_str_eq(m->env[0].name, "TORCH_LOGS");
+	ck_assert_str_eq(m->env[0].value, "+dynamo");
+	ck_assert_ptr_null(e->modes[1].command);
+	ck_assert_uint_eq(e->modes[1].expects, 0);
+	experiment_free(e);
+	/* an A/A copy runs exactly its original's command */
+	char *c = parse_fail("t.toml", HEAD WL "[[modes]]\nname = \"c\"\ncommand = [\"a\"]\n"
+					"[[modes]]\nname = \"d\"\ncommand = [\"b\"]\naa_of = \"c\"\n");
+	ck_assert_str_eq(c, "'t.toml':12:9: mode 'd' is an A/A copy of 'c' but its 'command' or "
+			    "'environment' differs");
+	free(c);
+}
+END_TEST
+
 static Suite *experiment_suite(void)
 {
 	Suite *s = suite_create("experiment");
@@ -878,6 +917,7 @@ static Suite *experiment_suite(void)
 	tcase_add_test(tc, test_err_mode_fields);
 	tcase_add_test(tc, test_err_tuner);
 	tcase_add_test(tc, test_err_mode_list);
+	tcase_add_test(tc, test_command_mode);
 	suite_add_tcase(s, tc);
 	return s;
 }

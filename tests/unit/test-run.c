@@ -12,6 +12,8 @@
 #include "harness/record/recorder.h"
 #include "harness/run/unit.h"
 #include "harness/run/unitenv.h"
+#include "harness/run/unitspec.h"
+#include <jansson.h>
 #include "kernels/backend.h"
 #include "tests/unit/testutil.h"
 
@@ -182,18 +184,18 @@ START_TEST(resolve_refusals)
 	free(cause);
 	const char *built = "cpu";
 #endif
-	char *cmd = xasprintf("backend 'command' is not available in this build (built: %s)", built);
-	ck_assert_int_eq(backend_resolve("command", NULL, 0, &e, &reason, &cause), -1);
-	ck_assert_str_eq(cause, cmd);
-	free(cmd);
-	free(cause);
+	(void)built;
+	/* command: no ops in this process, runs wherever its program runs; never auto's */
+	ck_assert_int_eq(backend_resolve("command", NULL, 0, &e, &reason, &cause), 0);
+	ck_assert_str_eq(e->name, "command");
+	ck_assert_str_eq(reason, "the mode runs a command");
+	free(reason);
 	ck_assert_int_eq(backend_resolve("gpu", NULL, 0, &e, &reason, &cause), -1);
 	ck_assert_str_eq(cause, "unknown backend 'gpu' (auto, cpu, cuda or command)");
 	free(cause);
 	char *why = NULL;
-	ck_assert_int_eq(backend_available(backend_entry("command"), &why), 0);
-	ck_assert_str_eq(why, "external command modes are not implemented yet");
-	free(why);
+	ck_assert_int_eq(backend_available(backend_entry("command"), &why), 1);
+	ck_assert_ptr_null(why);
 }
 END_TEST
 
@@ -244,9 +246,95 @@ START_TEST(argv_from_registry)
 	unitenv_free(argv);
 
 	ck_assert_ptr_null(unitenv_argv(backend_entry("command"), &s, &cause));
-	ck_assert_str_eq(cause, "backend 'command' has no way to start a unit yet: external "
-				"command modes are not implemented yet");
+	ck_assert_str_eq(cause, "backend 'command' has no way to start a unit yet: the command "
+				"backend runs a mode's own program: it needs `command = [...]`");
 	free(cause);
+	/* a command mode's argv is its command as run, never a shell line */
+	const char *const cmdv[] = { "/usr/bin/python3", "/x/w.py", "--flag=a b", NULL };
+	s.command = cmdv;
+	argv = unitenv_argv(backend_entry("command"), &s, &cause);
+	ck_assert_ptr_nonnull(argv);
+	ck_assert_str_eq(argv[0], "/usr/bin/python3");
+	ck_assert_str_eq(argv[2], "--flag=a b");
+	ck_assert_ptr_null(argv[3]);
+	unitenv_free(argv);
+}
+END_TEST
+
+/* The unit specification carries what an external unit needs, in JSON the stdlib reads. */
+START_TEST(unitspec_says_what_to_measure)
+{
+	struct workload w = { .name = "g", .kind = WORKLOAD_OP, .op = "sgemm", .batch = 1,
+			      .resolution = 224, .dtype = "float32" };
+	struct shape_dim dims[] = { { "m", 32 }, { "k", 40 } };
+	w.shape = dims;
+	w.nshape = 2;
+	struct tuner_option inner[] = { { .key = "coordinate_descent_tuning", .type = TUNER_OPT_BOOL, .i = 1 } };
+	struct tuner_option opts[] = {
+		{ .key = "mode", .type = TUNER_OPT_STRING, .s = "max-autotune" },
+		{ .key = "threshold", .type = TUNER_OPT_FLOAT, .f = 0.05 },
+		{ .key = "inductor", .type = TUNER_OPT_TABLE, .items = inner, .nitems = 1 },
+	};
+	struct mode m = { .name = "cd", .options = opts, .noptions = 3,
+			  .expects = MODE_EXPECTS_COMPILE };
+	struct experiment xp;
+	memset(&xp, 0, sizeof(xp));
+	xp.name = "x";
+	xp.seed = 424242;
+	xp.workloads = &w;
+	xp.nworkloads = 1;
+	xp.measure.min_samples = 7;
+	const char *const cells[] = { "g/sgemm:m=32,k=40", NULL };
+	struct unitspec_unit u = { .id = 9, .repeat = 2, .block = 2, .warm = 1,
+				   .cache_dir = "/c/u0008-x", .timeout_s = 30, .cells = cells };
+	char *text = unitspec_json(&xp, &m, &u);
+	json_t *j = json_loads(text, 0, NULL);
+	ck_assert_ptr_nonnull(j);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "spec")), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "unit")), 9);
+	ck_assert(json_is_true(json_object_get(j, "warm")));
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "seed")), 424242);
+	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(j, "expects"), 0)), "compile");
+	ck_assert_int_eq(json_array_size(json_object_get(j, "expects")), 1);
+	json_t *wl = json_array_get(json_object_get(j, "workloads"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(wl, "op")), "sgemm");
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(wl, "shape"), "k")), 40);
+	json_t *o = json_object_get(j, "options");
+	ck_assert_str_eq(json_string_value(json_object_get(o, "mode")), "max-autotune");
+	ck_assert_double_eq_tol(json_real_value(json_object_get(o, "threshold")), 0.05, 1e-15);
+	ck_assert(json_is_true(json_object_get(json_object_get(o, "inductor"),
+					       "coordinate_descent_tuning")));
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "measure"),
+							    "min_samples")), 7);
+	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(j, "cells"), 0)),
+			 "g/sgemm:m=32,k=40");
+	json_decref(j);
+	free(text);
+}
+END_TEST
+
+/* A command unit's cache leak is judged from its counters against its mode's expects. */
+START_TEST(command_leak_from_counters)
+{
+	struct rec_unit u;
+	memset(&u, 0, sizeof(u));
+	u.status = (char *)REC_STATUS_OK;
+	u.expects_work = 0; /* the unit's word does not count */
+	ck_assert_int_eq(unit_is_command_cache_leak(&u, MODE_EXPECTS_COMPILE), 1);
+	u.compiles = 3;
+	ck_assert_int_eq(unit_is_command_cache_leak(&u, MODE_EXPECTS_COMPILE), 0);
+	ck_assert_int_eq(unit_is_command_cache_leak(&u, MODE_EXPECTS_COMPILE |
+							    MODE_EXPECTS_BENCHMARK), 1);
+	u.benchmarks = 1;
+	ck_assert_int_eq(unit_is_command_cache_leak(&u, MODE_EXPECTS_COMPILE |
+							    MODE_EXPECTS_BENCHMARK), 0);
+	u.compiles = u.benchmarks = 0;
+	ck_assert_int_eq(unit_is_command_cache_leak(&u, 0), 0);
+	u.warm = 1;
+	ck_assert_int_eq(unit_is_command_cache_leak(&u, MODE_EXPECTS_COMPILE), 0);
+	u.warm = 0;
+	u.status = (char *)REC_STATUS_CRASHED;
+	ck_assert_int_eq(unit_is_command_cache_leak(&u, MODE_EXPECTS_COMPILE), 0);
 }
 END_TEST
 
@@ -369,6 +457,8 @@ int main(void)
 	tcase_add_test(tc, argv_from_registry);
 	tcase_add_test(tc, env_follows_the_table);
 	tcase_add_test(tc, docs_list_the_table);
+	tcase_add_test(tc, unitspec_says_what_to_measure);
+	tcase_add_test(tc, command_leak_from_counters);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }

@@ -1,0 +1,288 @@
+/* cmd-selftest.c: `harness selftest-unit [options] -- CMD [ARG...]`: run an external worker
+ * once as a unit of a command mode (the same isolation, specification and record pipe as
+ * `harness run`), against a generated specification, and say what it does wrong
+ * (docs/record-protocol.md, "Conformance") */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness/base/util.h"
+#include "harness/cli/cmd.h"
+#include "harness/config/experiment.h"
+#include "harness/record/proto.h"
+#include "harness/record/recorder.h"
+#include "harness/run/progress.h"
+#include "harness/run/unit.h"
+#include "harness/run/unitenv.h"
+#include "harness/run/unitspec.h"
+
+enum { OPT_TIMEOUT = CMD_OPT_OWN, OPT_DIR, OPT_EXPECTS };
+
+static const struct cmd_opt selftest_opts[] = {
+	{ "timeout", OPT_TIMEOUT, 1 },
+	{ "dir", OPT_DIR, 1 },
+	{ "expects", OPT_EXPECTS, 1 },
+	{ NULL, 0, 0 },
+};
+
+/* s as a TOML basic string (quotes included), into sb. */
+static void toml_string(struct sbuf *sb, const char *s)
+{
+	sbuf_adds(sb, "\"");
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			sbuf_addf(sb, "\\%c", *c);
+		else if (*c < 0x20 || *c == 0x7f)
+			sbuf_addf(sb, "\\u%04x", *c);
+		else
+			sbuf_addf(sb, "%c", *c);
+	}
+	sbuf_adds(sb, "\"");
+}
+
+/* The generated experiment: two small op workloads, one command mode running argv. */
+static char *selftest_toml(char **argv, int n, const char *expects, double timeout_s)
+{
+	struct sbuf sb;
+	sbuf_init(&sb);
+	sbuf_addf(&sb, "schema = 1\nname = \"selftest\"\nrepeats = 1\nseed = 20261123\n"
+		       "unit_timeout = %.17g\n\n[measure]\nwarmup_count = 2\nmin_samples = 5\n"
+		       "max_samples = 20\nmax_time = 0.5\n\n"
+		       "[[workloads]]\nname = \"g\"\nop = \"sgemm\"\nshape = { m = 64, n = 48, k = 32 }\n\n"
+		       "[[workloads]]\nname = \"r18\"\nmodel = \"resnet18\"\nbatch = 2\nresolution = 32\n\n"
+		       "[[modes]]\nname = \"selftest\"\ncommand = [", timeout_s);
+	for (int i = 0; i < n; i++) {
+		sbuf_adds(&sb, i ? ", " : "");
+		toml_string(&sb, argv[i]);
+	}
+	sbuf_adds(&sb, "]\n");
+	if (expects && *expects) {
+		sbuf_adds(&sb, "expects = [");
+		char *copy = xstrdup(expects), *save = NULL;
+		int k = 0;
+		for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			sbuf_adds(&sb, k++ ? ", " : "");
+			toml_string(&sb, t);
+		}
+		free(copy);
+		sbuf_adds(&sb, "]\n");
+	}
+	return sbuf_detach(&sb);
+}
+
+struct verdict {
+	int problems;
+};
+
+static void finding(struct verdict *v, int ok, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void finding(struct verdict *v, int ok, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	printf("%s: ", ok == 1 ? "ok" : ok == 2 ? "note" : "PROBLEM");
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+	if (!ok)
+		v->problems++;
+}
+
+/* ok: 1 fine, 0 a problem (counted), 2 a note (not counted). */
+
+/* What a conforming unit does, checked on what it recorded. */
+static void judge(const struct rec_unit_data *u, unsigned expects, struct verdict *v)
+{
+	const struct rec_unit *x = &u->unit;
+	finding(v, !strcmp(x->status, REC_STATUS_OK), "status '%s'%s%s", x->status,
+		*x->message ? ": " : "", x->message);
+	finding(v, u->ncells > 0, "%zu cell(s) declared", u->ncells);
+	size_t nmeasured = 0;
+	for (size_t c = 0; c < u->ncells; c++) {
+		size_t n = 0;
+		for (size_t i = 0; i < u->nsamples; i++)
+			n += u->sample_cell[i] == (int64_t)c;
+		int measured = 0;
+		for (size_t m = 0; m < u->nmeasures; m++)
+			if (u->measures[m].cell == (int64_t)c) {
+				measured = 1;
+				if (u->measures[m].nsamples != (int64_t)n)
+					finding(v, 0, "cell '%s': its 'measure' record says n = %" PRId64
+						", but it sent %zu samples", u->cells[c].name,
+						u->measures[m].nsamples, n);
+			}
+		nmeasured += measured;
+		if (n == 0)
+			finding(v, 0, "cell '%s' has no samples", u->cells[c].name);
+		if (!measured)
+			finding(v, 0, "cell '%s' has no 'measure' record (how sampling stopped)",
+				u->cells[c].name);
+	}
+	if (u->ncells)
+		finding(v, nmeasured == u->ncells, "%zu of %zu cell(s) sampled with a 'measure' record, "
+			"%zu sample(s) in all", nmeasured, u->ncells, u->nsamples);
+	if (x->compile_ns >= 0)
+		finding(v, 1, "a 'setup' record (%" PRId64 " compiles, %" PRId64 " benchmarks, %" PRId64
+			" cache hits)", x->compiles, x->benchmarks, x->cache_hits);
+	else
+		finding(v, 0, "no 'setup' record: its compiles, benchmarks and cache hits are "
+			"unknown, so no cache leak can be seen");
+	if (x->compile_ns >= 0 && expects) {
+		int leak = unit_is_command_cache_leak(x, expects);
+		finding(v, !leak, "expects %s%s%s: it recorded %" PRId64 " compiles and %" PRId64
+			" benchmarks in a fresh cache",
+			expects & MODE_EXPECTS_COMPILE ? "compile" : "",
+			(expects & MODE_EXPECTS_COMPILE) && (expects & MODE_EXPECTS_BENCHMARK) ? "+" : "",
+			expects & MODE_EXPECTS_BENCHMARK ? "benchmark" : "", x->compiles, x->benchmarks);
+	}
+	for (size_t i = 0; i < u->nchoices; i++)
+		if (u->choices[i].cell < 0 || (size_t)u->choices[i].cell >= u->ncells)
+			finding(v, 0, "a 'choice' names no declared cell");
+	finding(v, u->info ? 1 : 2, u->info ? "provenance sent ('info')" :
+		"no 'info' record: the results will not say which versions ran");
+}
+
+static void show_tail(const char *path)
+{
+	char *text = NULL;
+	size_t len = 0;
+	if (util_read_file(path, &text, &len) || !len) {
+		free(text);
+		return;
+	}
+	const char *p = text + len;
+	int lines = 0;
+	while (p > text && lines <= 10)
+		if (*--p == '\n')
+			lines++;
+	printf("--- last lines of its stderr (%s) ---\n%s%s", path, p == text ? "" : "...",
+	       p == text ? text : p);
+	if (text[len - 1] != '\n')
+		printf("\n");
+	free(text);
+}
+
+static int selftest_exec(const struct cmd_args *a)
+{
+	double timeout_s = 60;
+	const char *tv = cmd_args_value(a, OPT_TIMEOUT);
+	if (tv) {
+		char *end = NULL;
+		errno = 0;
+		timeout_s = strtod(tv, &end);
+		if (errno || end == tv || *end || !(timeout_s > 0) || timeout_s > 86400) {
+			error("--timeout '%s': seconds in (0, 86400] expected", tv);
+			return EXIT_USAGE;
+		}
+	}
+	const char *expects = cmd_args_value(a, OPT_EXPECTS);
+	const char *keep = cmd_args_value(a, OPT_DIR);
+	char *toml = selftest_toml(a->pos, a->npos, expects, timeout_s);
+	struct experiment *e = NULL;
+	char *cause = NULL, *dir = NULL, *cache = NULL, *out = NULL, *err = NULL, *spec = NULL;
+	char **env = NULL;
+	struct rec_unit_data u;
+	struct verdict v = { 0 };
+	int rc = EXIT_RUN_FAILED, made = 0;
+	rec_unit_data_init(&u);
+	if (experiment_parse_flags("(selftest-unit)", toml, strlen(toml), EXPERIMENT_NO_FILE_CHECKS,
+				   &e, &cause)) {
+		error("%s", cause);
+		rc = EXIT_USAGE;
+		goto done;
+	}
+	const struct mode *m = &e->modes[0];
+	if (keep) {
+		if (util_mkdir_p(keep, 0700))
+			goto done;
+		dir = xstrdup(keep);
+	} else {
+		const char *tmp = getenv("TMPDIR");
+		dir = xasprintf("%s/harness-selftest-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(dir)) {
+			error_errno("cannot create a folder for the unit in '%s'", dir);
+			goto done;
+		}
+		made = 1;
+	}
+	cache = xasprintf("%s/cache-XXXXXX", dir);
+	if (!mkdtemp(cache)) {
+		error_errno("cannot create the cache directory '%s'", cache);
+		goto done;
+	}
+	char *tmpd = xasprintf("%s/tmp", cache);
+	int mk = mkdir(tmpd, 0700);
+	free(tmpd);
+	if (mk < 0) {
+		error_errno("cannot create '%s/tmp'", cache);
+		goto done;
+	}
+	out = xasprintf("%s/unit.out", dir);
+	err = xasprintf("%s/unit.err", dir);
+	spec = unitspec_path(cache, 0);
+	struct unitspec_unit su = { .id = 0, .cache_dir = cache, .timeout_s = timeout_s };
+	if (unitspec_write(spec, e, m, &su))
+		goto done;
+	env = unitenv_env(e, cache, 0, m->name);
+	struct unit_spec us = { .id = 0, .mode = m->name,
+				.argv = (const char *const *)m->command_argv,
+				.env = (const char *const *)env, .cache_dir = cache,
+				.stdout_path = out, .stderr_path = err, .timeout_s = timeout_s,
+				.command = 1, .expects = m->expects };
+	struct progress prog;
+	progress_init(&prog, 1, 0, 1);
+	volatile sig_atomic_t stop = 0;
+	u.unit.compile_ns = -1; /* stays so without a 'setup' record */
+	u.unit.mode = xstrdup(m->name);
+	u.unit.cache_dir = xstrdup(cache);
+	printf("unit: %s\nspecification: %s\nlogs: %s, %s\n", a->pos[0], spec, out, err);
+	int r = unit_run(&us, &prog, &stop, &u);
+	progress_clear(&prog);
+	if (r < 0)
+		goto done;
+	judge(&u, m->expects, &v);
+	if (v.problems)
+		show_tail(err);
+	printf("%s: %d problem(s)%s\n", v.problems ? "does not conform" : "conforms", v.problems,
+	       keep ? "" : " (its folder is removed; --dir keeps it)");
+	rc = v.problems ? EXIT_RUN_FAILED : EXIT_OK;
+done:
+	if (made && dir && util_rm_rf(dir))
+		rc = EXIT_RUN_FAILED;
+	rec_unit_data_release(&u);
+	unitenv_free(env);
+	experiment_free(e);
+	free(cause);
+	free(toml);
+	free(dir);
+	free(cache);
+	free(out);
+	free(err);
+	free(spec);
+	return rc;
+}
+
+const struct cmd_entry cmd_selftest_unit_entry = {
+	.name = "selftest-unit",
+	.usage = "selftest-unit [options] -- CMD [ARG...]",
+	.summary = "run an external worker once as a unit and check it speaks the record protocol",
+	.help = "options:\n"
+		"  --expects LIST   what a cold unit must do: compile, benchmark or both\n"
+		"                   (compile,benchmark); judged from its 'setup' counters\n"
+		"  --timeout S      kill it after S seconds (default 60)\n"
+		"  --dir DIR        run it in DIR and keep its cache, specification and logs\n"
+		"                   (default: a temporary folder, removed)\n",
+	.opts = selftest_opts,
+	.min_args = 1,
+	.max_args = -1,
+	.exec = selftest_exec,
+};

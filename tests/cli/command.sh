@@ -1,0 +1,145 @@
+# tests/cli/command.sh: external command modes (issue 12), with a Python worker written with
+# kernels/python/harness_unit.py and a shell one, no GPU and no PyTorch: the isolation a unit
+# sees (its own 0700 cache dir as cwd, HOME and framework caches, its own process group, the
+# built environment), warm probes, timeouts, crashes, malformed and partial records, a planted
+# cache leak judged from the counters against `expects`, resume, report and audit.
+. "$top_srcdir/tests/setup"
+PY=/usr/bin/python3
+$PY -c 'import h5py' 2>/dev/null || skip "h5py for /usr/bin/python3 is not installed (Debian: python3-h5py)"
+command -v python3 >/dev/null || skip "no python3 on PATH for the fake worker"
+export PYTHONPATH="$top_srcdir/tests/cli"
+cp "$DATA/command/ok.toml" "$DATA/command/faults.toml" "$DATA/command/fake_worker.py" \
+	"$DATA/command/fake_worker.sh" .
+# a variable of the harness's own environment that no unit may see
+export LEAKY_SECRET=do-not-pass
+
+# ---- a healthy run: isolation, warm probes, the record stream ---------------------------
+expect_status 0 h run -q -o ok.h5 ok.toml && pass "a run of command modes exits 0"
+expect_grep 'units: 15 recorded of 15 planned, 0 not ok' "$SCRATCH/out"
+$PY - ok.h5 ok <<'PYEOF' || fail "command units in the results file"
+import json, os, sys, h5py
+from h5util import table, meta
+from collections import Counter
+c_ok = [True]
+def check(cond, what):
+    print(("ok: " if cond else "FAIL: command: ") + what, file=sys.stdout if cond else sys.stderr)
+    c_ok[0] &= bool(cond)
+with h5py.File(sys.argv[1], "r") as f:
+    units = table(f, "units")
+    m = meta(f)
+run = sys.argv[2]
+check(all(u["status"] == "ok" for u in units), "every unit ok")
+mb = json.loads(m["mode_backends"])
+check(mb["py"]["backend"] == "command" and mb["py"]["command"][0] == "python3"
+      and mb["py"]["command"][1] == os.path.realpath("fake_worker.py"),
+      "mode_backends records the argv as run (relative path resolved): %s" % mb["py"].get("command"))
+check(mb["sh"]["command"] == [os.path.realpath("fake_worker.sh")], "argv[0] with a '/' resolved")
+for u in units:
+    argv = json.loads(u["argv_json"])
+    if u["mode"].startswith("py"):
+        check(argv == mb[u["mode"]]["command"], "unit %d ran its mode's argv" % u["id"])
+    out = open(os.path.join(run, "logs", "u%04d.out" % u["id"])).read()
+    cache = u["cache_dir"]
+    if u["mode"] == "sh":
+        env = dict(l.split("=", 1) for l in out.splitlines() if "=" in l)
+        check("LEAKY_SECRET" not in env, "unit %d (sh) does not inherit the harness's environment" % u["id"])
+        check(env.get("cwd") == cache and env.get("HOME") == cache and env.get("TORCHINDUCTOR_CACHE_DIR") == cache + "/inductor"
+              and env.get("TMPDIR") == cache + "/tmp" and env.get("HARNESS_UNIT_SPEC") == cache + "/harness-unit-%04d.json" % u["id"],
+              "unit %d (sh): cwd, HOME, TMPDIR, Inductor cache and spec point into its cache dir" % u["id"])
+        continue
+    seen = json.loads(out.splitlines()[0])
+    check(seen["cwd"] == cache and seen["HOME"] == cache and seen["XDG_CACHE_HOME"] == cache
+          and seen["TORCHINDUCTOR_CACHE_DIR"] == cache + "/inductor" and seen["TRITON_CACHE_DIR"] == cache + "/triton"
+          and seen["CUDA_CACHE_PATH"] == cache + "/cuda" and seen["TMPDIR"] == cache + "/tmp",
+          "unit %d: its caches, HOME and cwd are its own cache dir" % u["id"])
+    check(seen["cache_mode"] == "0o700" and seen["pgid_is_pid"] and seen["fd3"] == "3",
+          "unit %d: 0700 cache dir, own process group, records on fd 3" % u["id"])
+    check(seen["LEAKY_SECRET"] is None and seen["EXP_SET"] == "from-experiment",
+          "unit %d: built environment ([environment] set, nothing inherited)" % u["id"])
+    check(seen["MODE_ONLY"] == ("py-only" if u["mode"] in ("py", "py-aa") else None),
+          "unit %d: [modes.environment] reaches its own mode only" % u["id"])
+    spec = json.load(open(seen["HARNESS_UNIT_SPEC"]))
+    check(spec["unit"] == u["id"] and spec["mode"] == u["mode"] and bool(spec["warm"]) == bool(u["warm"])
+          and spec["seed"] == 8675309 and spec["measure"]["min_samples"] == 8
+          and spec["workloads"][0]["op"] == "sgemm", "unit %d: its specification" % u["id"])
+cold = [u for u in units if u["mode"] == "py" and not u["warm"]]
+warm = [u for u in units if u["mode"] == "py" and u["warm"]]
+check(len(cold) == 3 and len(warm) == 3, "three cold units of py and three warm probes")
+for w in warm:
+    c = [u for u in cold if u["cache_dir"] == w["cache_dir"]]
+    check(len(c) == 1, "warm unit %d reuses a cold unit's cache dir" % w["id"])
+    check(w["compiles"] == 0 and w["cache_hits"] == 1 and c[0]["compiles"] == 1,
+          "warm unit %d found what its cold unit compiled (a proven cache hit)" % w["id"])
+check(all(u["cache_dir_empty"] for u in units if not u["warm"]), "every cold unit started in an empty cache dir")
+check(not any(u["cache_leak"] for u in units), "no cache leak flagged")
+check(all(u["expects_work"] == (1 if u["mode"] != "sh" else 0) for u in units if not u["warm"]),
+      "expects_work is the mode's `expects`, not the unit's word")
+with h5py.File(sys.argv[1], "r") as f:
+    n = Counter()
+    for s in table(f, "samples"):
+        n[s["unit"]] += 1
+check(all(n[u["id"]] == (8 if u["mode"] != "sh" else 5) for u in units), "every sample recorded")
+sys.exit(0 if c_ok[0] else 1)
+PYEOF
+expect_status 0 h report ok.h5 && pass "report on a run of command modes"
+expect_grep 'py-slow' "$SCRATCH/out"
+h audit ok.h5 >audit.md 2>&1
+grep -q '| cache isolation (cold units start cold) | PASS |' audit.md && pass "audit: cache isolation passes" ||
+	{ fail "audit: cache isolation"; grep -i cache audit.md >&2; }
+
+# ---- faults: each status, nothing recorded lost ------------------------------------------
+expect_status 1 h run -q -o faults.h5 faults.toml && pass "a run with failing command units exits 1"
+expect_grep 'units: 8 recorded of 8 planned, 6 not ok' "$SCRATCH/out"
+$PY - faults.h5 <<'PYEOF' || fail "command unit statuses"
+import sys, h5py
+from h5util import table, Checker
+from collections import Counter
+c = Checker("command")
+with h5py.File(sys.argv[1], "r") as f:
+    units = {u["mode"]: u for u in table(f, "units")}
+    n = Counter(units_id for units_id in (s["unit"] for s in table(f, "samples")))
+c.check(units["ok"]["status"] == "ok" and not units["ok"]["cache_leak"], "a healthy unit is ok")
+c.check(units["crash"]["status"] == "crashed" and units["crash"]["signal"] == 11, "crash: crashed, SIGSEGV")
+c.check(units["hang"]["status"] == "timeout" and 2e9 <= units["hang"]["wall_ns"] < 20e9,
+        "hang: timeout after the mode's own 2 s (%.1f s)" % (units["hang"]["wall_ns"] / 1e9))
+c.check(units["exit"]["status"] == "failed" and units["exit"]["exit_code"] == 3, "exit 3: failed")
+c.check(units["malformed"]["status"] == "bad-output" and "not JSON" in units["malformed"]["message"], "malformed record: bad-output")
+c.check(units["partial"]["status"] == "bad-output" and "inside a record" in units["partial"]["message"], "partial record: bad-output")
+c.check(units["nodone"]["status"] == "bad-output" and "'done'" in units["nodone"]["message"], "no done: bad-output")
+for m in ("crash", "hang", "exit", "partial", "nodone"):
+    c.check(n[units[m]["id"]] == 5, "%s: the samples it sent before failing are kept" % m)
+c.check(n[units["malformed"]["id"]] == 3, "malformed: the samples before the bad line are kept")
+c.check(units["leak"]["status"] == "ok" and units["leak"]["cache_leak"] == 1 and units["leak"]["expects_work"] == 1,
+        "a cold unit that compiled and benchmarked nothing, whose mode expects both, is a cache leak")
+c.exit()
+PYEOF
+grep -q 'fake worker: exiting 3 on purpose' faults/logs/u0003.err && pass "the failing unit's stderr is kept" || fail "stderr log"
+h audit faults.h5 >audit2.md 2>&1
+grep -q '| cache isolation (cold units start cold) | \*\*FAIL\*\* |' audit2.md && pass "audit: the planted leak fails cache isolation" ||
+	{ fail "audit: planted leak"; grep -i cache audit2.md >&2; }
+
+# ---- resume: kill -9 mid-run, resume from elsewhere with the recorded argv ---------------
+$HARNESS run -q -o r.h5 ok.toml >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do
+	n=$(ls r/logs/*.err 2>/dev/null | wc -l)
+	[ "$n" -ge 5 ] && break
+	sleep 0.05
+done
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+mkdir elsewhere
+# the run folder's experiment copy lies away from fake_worker.py: only the recorded argv works
+(cd elsewhere && expect_status 0 h run -q --resume ../r.h5) && pass "--resume of a killed command run"
+$PY - r.h5 <<'PYEOF' || fail "resumed command run"
+import sys, h5py
+from h5util import table, Checker
+c = Checker("command")
+with h5py.File(sys.argv[1], "r") as f:
+    units = table(f, "units")
+ids = sorted(u["id"] for u in units)
+c.check(ids == list(range(15)), "every unit recorded exactly once: %s" % ids)
+c.check(all(u["status"] == "ok" for u in units), "every resumed unit ok")
+c.exit()
+PYEOF
+finish

@@ -1,0 +1,54 @@
+# tests/cli/selftest-unit.sh: `harness selftest-unit -- CMD...` passes a worker that speaks the
+# record protocol (the Python fake worker, via kernels/python/harness_unit.py; the shell one)
+# and names what is wrong with one that does not: garbage on fd 3, no 'done', a hang, no
+# 'setup' record, nothing done that `--expects` asks for.
+. "$top_srcdir/tests/setup"
+export PYTHONDONTWRITEBYTECODE=1
+command -v python3 >/dev/null || skip "no python3 on PATH for the fake worker"
+W="$DATA/command"
+
+expect_status 0 h selftest-unit --expects compile,benchmark -- python3 "$W/fake_worker.py" &&
+	pass "the Python fake worker conforms"
+expect_grep 'conforms: 0 problem' "$SCRATCH/out"
+expect_grep 'ok: 2 of 2 cell.s. sampled' "$SCRATCH/out"
+expect_status 0 h selftest-unit -- sh "$W/fake_worker.sh" && pass "the shell fake worker conforms"
+expect_grep "note: no 'info' record" "$SCRATCH/out"
+
+expect_status 1 h selftest-unit -- sh -c 'echo "{not json" >&3' && pass "garbage on fd 3 does not conform"
+expect_grep "PROBLEM: status 'bad-output'" "$SCRATCH/out"
+expect_status 1 h selftest-unit -- sh -c 'printf "{\"type\":\"hello\",\"protocol\":2,\"pid\":1,\"mode\":\"m\",\"unit\":0,\"backend\":\"sh\"}\n" >&3' &&
+	pass "a unit without 'done' does not conform"
+expect_grep "exited without a 'done' record" "$SCRATCH/out"
+expect_status 1 h selftest-unit --timeout 1 -- sleep 30 && pass "a hanging unit is killed and does not conform"
+expect_grep "PROBLEM: status 'timeout'" "$SCRATCH/out"
+expect_status 1 h selftest-unit --expects compile -- python3 -c '
+import harness_unit as hu
+u = hu.Unit(hu.read_spec())
+c = u.cell("x/y")
+u.samples(c, [1200, 1300])
+u.measure(c)
+u.setup()
+u.done()' && pass "a unit that compiles nothing when compile is expected does not conform"
+expect_grep "PROBLEM: expects compile: it recorded 0 compiles" "$SCRATCH/out"
+expect_status 1 h selftest-unit -- python3 -c '
+import harness_unit as hu
+u = hu.Unit(hu.read_spec())
+c = u.cell("x/y")
+u.samples(c, [1200, 1300])
+u.done()' && pass "a unit without setup or measure records does not conform"
+expect_grep "PROBLEM: no 'setup' record" "$SCRATCH/out"
+expect_grep "PROBLEM: cell 'x/y' has no 'measure' record" "$SCRATCH/out"
+# --dir keeps the unit's folder: its specification is the documented JSON
+expect_status 0 h selftest-unit --dir kept -- sh "$W/fake_worker.sh" && pass "--dir"
+spec=$(ls kept/cache-*/harness-unit-0000.json 2>/dev/null)
+[ -n "$spec" ] && python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["spec"] == 1 and s["mode"] == "selftest" and s["workloads"][0]["op"] == "sgemm", s
+assert s["workloads"][1]["model"] == "resnet18" and s["record_fd"] == 3, s' "$spec" &&
+	pass "the kept specification" || fail "the kept specification ($spec)"
+grep -q '^HARNESS_UNIT_SPEC=.*/harness-unit-0000.json$' kept/unit.out && pass "HARNESS_UNIT_SPEC names it" ||
+	fail "HARNESS_UNIT_SPEC in the unit's environment"
+expect_status 2 h selftest-unit && pass "no command is a usage error"
+expect_status 2 h selftest-unit --timeout -3 -- true && pass "a bad --timeout is a usage error"
+finish

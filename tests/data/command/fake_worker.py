@@ -1,0 +1,82 @@
+"""tests/data/command/fake_worker.py: an external command unit in pure Python, written with
+kernels/python/harness_unit.py, for the CLI tests (no GPU, no PyTorch).  What it does is
+set by its mode's options (the unit specification):
+  behave = "ok" | "crash" | "hang" | "exit" | "malformed" | "partial" | "no-done"
+  scale  = a factor on its (synthetic, seeded) sample times
+  config = the configuration it says it chose ("tile=8")
+  work   = true: compile into TORCHINDUCTOR_CACHE_DIR when cold (a warm unit finds it there)
+It reports what it was given (cwd, cache variables, its process group, what it inherited)
+as an 'info' record and on stdout, for the tests to check the isolation."""
+import json
+import os
+import random
+import signal
+import sys
+import time
+
+import harness_unit as hu
+
+spec = hu.read_spec()
+opt = spec["options"]
+behave = opt.get("behave", "ok")
+u = hu.Unit(spec, backend="fake-python")
+u.hello()
+seen = {
+    "cwd": os.getcwd(),
+    "cache_dir": spec["cache_dir"],
+    "cache_mode": oct(os.stat(spec["cache_dir"]).st_mode & 0o777),
+    "pgid_is_pid": os.getpgid(0) == os.getpid(),
+    "fd3": os.environ.get("HARNESS_RECORD_FD"),
+}
+for k in ("HOME", "TMPDIR", "XDG_CACHE_HOME", "TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR",
+          "CUDA_CACHE_PATH", "HARNESS_UNIT_SPEC", "HARNESS_MODE", "HARNESS_UNIT",
+          "LEAKY_SECRET", "MODE_ONLY", "EXP_SET"):
+    seen[k] = os.environ.get(k)
+print(json.dumps(seen, sort_keys=True))
+sys.stdout.flush()
+u.info({"seen": json.dumps(seen, sort_keys=True), "python": sys.version.split()[0]})
+
+rng = random.Random(spec["seed"] * 1000003 + spec["unit"])
+scale = float(opt.get("scale", 1.0))
+compiles = hits = 0
+ind = os.environ["TORCHINDUCTOR_CACHE_DIR"]
+if opt.get("work", True):
+    os.makedirs(ind, exist_ok=True)
+    marker = os.path.join(ind, "compiled-" + spec["mode"])
+    if os.path.exists(marker):
+        hits = 1
+    else:
+        with open(marker, "w") as f:
+            f.write("kernel\n")
+        compiles = 1
+cells = []
+for w in spec["workloads"]:
+    cells.append(u.cell(w["name"] + "/fake", kind="op", workload=w["name"], op="fake",
+                        shape="n=%d" % w.get("batch", 1)))
+if behave == "malformed":
+    os.write(3, b'{"type":"samples","cell":0,"first":0,"ns":[1,2,3]}\nthis is not json\n')
+    sys.exit(0)
+for c in cells:
+    cfg = str(opt.get("config", "tile=8"))
+    u.trial(c, cfg, ns=[rng.randint(900, 1100) for _ in range(2)], compile_ns=1000)
+    u.choice(c, cfg, "tuned")
+    n = int(spec["measure"]["min_samples"])
+    base = 10000.0 * scale * (1 + c)
+    u.samples(c, [int(base * rng.uniform(0.98, 1.02)) for _ in range(n)],
+              clock_mhz=[1980.0] * n, throttle=[0] * n, launches=[1] * n)
+    u.measure(c, stop="max-samples", warmup_n=1, warmup_ns=1000)
+u.setup(compile_ns=5000 * compiles, compiles=compiles, cache_hits=hits,
+        benchmarks=2 * len(cells) if compiles else 0)
+if behave == "crash":
+    os.kill(os.getpid(), signal.SIGSEGV)
+if behave == "hang":
+    time.sleep(3600)
+if behave == "exit":
+    print("fake worker: exiting 3 on purpose", file=sys.stderr)
+    sys.exit(3)
+if behave == "partial":
+    os.write(3, b'{"type":"done","status":"ok"')
+    sys.exit(0)
+if behave == "no-done":
+    sys.exit(0)
+u.done("ok")
