@@ -30,6 +30,10 @@ const struct op_info catalog_ops[] = {
 	{ "avgpool", avgpool_fields, "global average pool, NHWC (cuda)" },
 	{ "sum", sum_fields, "sum over one dimension of a matrix (cuda)" },
 	{ "bias_relu_add", bias_relu_fields, "fused bias add, residual add and ReLU, NHWC (cuda)" },
+	{ "conv2d_bias", conv2d_fields, "conv2d + folded batch-norm bias, NHWC implicit GEMM (cuda)" },
+	{ "conv2d_bias_relu", conv2d_fields, "conv2d + bias + ReLU, NHWC implicit GEMM (cuda)" },
+	{ "conv2d_bias_relu_add", conv2d_fields,
+	  "conv2d + bias + residual add + ReLU, NHWC implicit GEMM (cuda)" },
 };
 const size_t catalog_nops = sizeof(catalog_ops) / sizeof(catalog_ops[0]);
 

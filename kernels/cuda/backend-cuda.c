@@ -75,6 +75,7 @@ static void free_cell(struct cu_cell *c)
 		cublasLtMatmulDescDestroy(c->desc);
 	if (c->d_ref)
 		cudaFree(c->d_ref);
+	cu_dnn_cell_free(c);
 	free(c);
 }
 
@@ -211,7 +212,8 @@ static int cu_add_workload(struct backend *b, const struct workload *w, char **c
 	c->pub.count = 1;
 	c->pub.flops = cuda_shape_flops(&c->sctx.shape);
 	c->launches = 1;
-	if (c->sctx.shape.op == CU_GEMM && gemm_vendor_init(b, c, cause)) {
+	if ((c->sctx.shape.op == CU_GEMM && gemm_vendor_init(b, c, cause)) ||
+	    (cuda_conv_is(c->sctx.shape.op) && cu_dnn_cell_init(b, c, cause))) {
 		free_cell(c);
 		return -1;
 	}
@@ -337,6 +339,8 @@ static int run_once(struct backend *b, struct cu_cell *c, const struct config *c
 		    struct cu_module *m, char **cause)
 {
 	const struct cuda_shape *s = &c->sctx.shape;
+	if (cuda_conv_is(s->op))
+		return cu_conv_run(b, c, cfg, m, cause);
 	if (!m) {
 		float alpha = 1.0f, beta = 0.0f;
 		const cublasLtMatmulHeuristicResult_t *h = &c->algos[cfg->vendor_idx];
@@ -706,6 +710,7 @@ static void cu_close(struct backend *b)
 	for (size_t i = 0; i < b->ncells; i++)
 		free_cell(b->cells[i]);
 	free(b->cells);
+	cu_dnn_close(b);
 	for (size_t i = 0; i < b->nmods; i++) {
 		cudaLibraryUnload(b->mods[i]->lib);
 		free(b->mods[i]);

@@ -14,7 +14,7 @@
 #include "kernels/cuda/cuda.h"
 
 /* The templates in kernels/cuda/templates/, in the order of struct backend's tmpl[]. */
-#define CU_NTEMPLATES 6
+#define CU_NTEMPLATES 7
 extern const char *const cu_template_names[CU_NTEMPLATES];
 
 #define RT CUDA_LIB_RT
@@ -62,12 +62,15 @@ struct cu_ahead {
  * first cell of that dtype.  Not a config: their compile is neither counted as one nor a
  * cache hit (the cubin is kept in the cache directory as cuda-reference-<key>.cubin). */
 enum { REF_GEMM = 0, REF_MAXPOOL, REF_MAXPOOL_BWD, REF_AVGPOOL, REF_SUM, REF_BIAS_RELU,
-       REF_ERROR, REF_NKERNELS };
+       REF_CONV, REF_ERROR, REF_NKERNELS };
 struct cu_refmod {
 	int loaded;
 	cudaLibrary_t lib;
 	cudaKernel_t k[REF_NKERNELS];
 };
+
+struct cu_dnn;      /* cudnn.c: the cuDNN handle and its workspace */
+struct cu_dnn_cell; /* cudnn.c: a conv cell's descriptors and cuDNN's algorithms */
 
 struct cu_cell {
 	struct cell pub;
@@ -92,6 +95,7 @@ struct cu_cell {
 	struct config cur;
 	struct cu_module *mod;               /* NULL: the cuBLASLt algorithm cur names */
 	int64_t launches;                    /* per warm sample */
+	struct cu_dnn_cell *dnn;             /* conv cells: cuDNN (cudnn.c) */
 };
 
 struct backend {
@@ -125,6 +129,7 @@ struct backend {
 	struct cu_cell **cells;
 	size_t ncells, cap;
 	int64_t compiles, cache_hits, compile_ns;
+	struct cu_dnn *dnn;                  /* NULL until the first conv cell */
 };
 
 /* The module of config c for cell: loaded already, from the cache directory (a hit), or
@@ -160,5 +165,35 @@ int cu_gemm_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
 void cu_gemm_release(struct cu_cell *c);
 /* backend_ops.estimate (gemm.c): the roofline of cuda_estimate_ns with this device's figures. */
 double cu_estimate(const struct backend *b, size_t i, const struct config *c);
+
+/* ---- convolutions (conv.c, cudnn.c) ---------------------------------------------------- */
+
+/* The device buffers of one convolution: x, weights, bias (K elements), residual (NULL
+ * unless conv2d_bias_relu_add), y, and the split-K workspace. */
+struct cu_conv_io {
+	const void *x, *w, *bias, *res;
+	void *y;
+	float *ws;
+	size_t ws_bytes;
+};
+/* Enqueue config cfg of conv cell c (module m: conv.cu at cfg; for a vendor config the
+ * template at its defaults, whose conv_epilogue finishes what cuDNN cannot fuse). */
+int cu_conv_launch(struct backend *b, struct cu_cell *c, const struct config *cfg,
+		   struct cu_module *m, const struct cu_conv_io *io, char **cause);
+/* The same on the cell's own buffers (split-K workspace grown as needed). */
+int cu_conv_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
+		struct cu_module *m, char **cause);
+size_t cu_conv_ws_bytes(const struct cuda_shape *s, const struct config *cfg);
+/* cuDNN: descriptors of conv cell c and its algorithms as vendor candidates
+ * ("vendor:algo=A,math=M", cudnnGetConvolutionForwardAlgorithm_v7's order, so the first is
+ * the heuristic's choice). */
+int cu_dnn_cell_init(struct backend *b, struct cu_cell *c, char **cause);
+int cu_dnn_launch(struct backend *b, struct cu_cell *c, size_t algo, const struct cu_conv_io *io,
+		  struct cu_module *m, char **cause);
+/* 1 when algorithm algo of cell c ran as one fused cuDNN call, 0 when as the convolution
+ * and conv.cu's epilogue, -1 when it has not run yet. */
+int cu_dnn_fused(const struct cu_cell *c, size_t algo);
+void cu_dnn_cell_free(struct cu_cell *c);
+void cu_dnn_close(struct backend *b);
 
 #endif

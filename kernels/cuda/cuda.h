@@ -50,6 +50,10 @@ enum cuda_op {
 	CU_SUM,          /* sum over one dimension of a rows x cols matrix, templates/reduce.cu */
 	CU_BIAS_RELU,    /* y = max(x + bias[c], 0), NHWC, templates/bias_relu.cu */
 	CU_BIAS_RELU_ADD,/* y = max(x + bias[c] + res, 0) */
+	CU_CONV,         /* 2-D convolution NHWC x KRSC, implicit GEMM, templates/conv.cu (conv.c) */
+	CU_CONV_BIAS,    /* the same + bias[k] (batch norm folded) */
+	CU_CONV_BIAS_RELU,     /* + bias, then ReLU */
+	CU_CONV_BIAS_RELU_ADD, /* + bias + residual, then ReLU (a block's last conv) */
 	CU_NOPS
 };
 
@@ -86,6 +90,8 @@ struct cuda_shape {
 	int64_t oh, ow;           /* maxpool output */
 	int64_t rows, cols, dim;  /* sum: over dim (0: rows, 1: cols) of rows x cols */
 	int64_t hw;               /* bias_relu: elements per channel */
+	int64_t kout, r, stride, pad; /* conv: output channels, r x r window (m, n, k: its GEMM,
+				       * batch * oh * ow, kout, r * r * c) */
 };
 
 /* Build a shape from an op workload (its named shape fields, batch, dtype, tf32).  -1 with
@@ -152,7 +158,7 @@ int cuda_roofline_rates(int major, int minor, struct cuda_roofline *r);
 /* The modelled time in ns of config c (NULL or vendor: NaN) of the op cell x on the device
  * r: for gemm max(compute, memory) over the tiles' work and traffic in waves; for the
  * memory-bound ops the bytes they must move over the bandwidth.  NaN when r lacks a figure
- * the op needs. */
+ * the op needs, and for the conv ops (no model for them yet). */
 double cuda_estimate_ns(const struct cuda_roofline *r, const struct cuda_space_ctx *x,
 			const struct config *c);
 
@@ -176,7 +182,7 @@ void cuda_fill_maxpool_idx(const struct cuda_shape *s, unsigned char *idx, uint6
 /* The float64 reference of an op on host inputs (in0, in1, in2 as cuda_shape_sizes, in the
  * op's dtype; the unit tests' and HARNESS_CUDA_REF_VERIFY's: the check itself uses the GPU's,
  * kernels/cuda/reference.c), for the outputs it checks: all of them, or every step-th when that would
- * cost more than CUDA_REF_MAX_MACS multiply-adds (large GEMMs). */
+ * cost more than CUDA_REF_MAX_MACS multiply-adds (large GEMMs and convolutions). */
 #define CUDA_REF_MAX_MACS ((size_t)1 << 26)
 struct cuda_ref {
 	size_t n, step;
@@ -190,6 +196,34 @@ void cuda_ref_compute(const struct cuda_shape *s, const void *in0, const void *i
 double cuda_ref_error(const struct cuda_ref *ref, const void *y, enum cuda_dtype t,
 		      size_t nout, size_t *bad);
 void cuda_ref_release(struct cuda_ref *ref);
+
+/* ---- convolutions (conv.c) ----------------------------------------------------------- */
+
+/* 1 for the conv ops (conv2d, conv2d_bias, conv2d_bias_relu, conv2d_bias_relu_add). */
+int cuda_conv_is(enum cuda_op op);
+/* A conv shape of op (a conv op), dtype and batch already in *s: input c x h x w (NHWC),
+ * kout output channels, r x r window, stride, pad; fills oh, ow and the GEMM view m, n, k.
+ * -1 with *cause when the output would be empty or the sizes too large. */
+int cuda_conv_shape_set(struct cuda_shape *s, int64_t c, int64_t h, int64_t w, int64_t kout,
+			int64_t r, int64_t stride, int64_t pad, char **cause);
+/* Buffers: in0 the input N x H x W x C, in1 the weights K x R x R x C then the K biases,
+ * in2 the residual (conv2d_bias_relu_add; like out), out N x OH x OW x K. */
+void cuda_conv_sizes(const struct cuda_shape *s, struct cuda_sizes *z);
+/* The conv space: gemm.cu's fields and rules over the implicit GEMM (m, n, k), no WGMMA
+ * yet; SPLIT_K's fp32 partials limited to CUDA_CONV_WS_MAX bytes. */
+#define CUDA_CONV_WS_MAX ((int64_t)256 << 20)
+void cuda_conv_fields(struct space *sp, enum cuda_op op); /* fields only (op_space) */
+void cuda_conv_space_init(struct space *sp, const struct cuda_space_ctx *ctx);
+/* The NVRTC options a conv shape adds ("-DTF32=1" or none): count added.  The epilogue is
+ * a kernel argument (cuda_conv_epi: bit 0 bias, bit 1 residual, bit 2 ReLU), so one cubin
+ * per config serves all four conv ops. */
+size_t cuda_conv_options(const struct cuda_shape *s, char **opts);
+int cuda_conv_epi(enum cuda_op op);
+/* Output o of a conv op in float64 from the stored inputs: the host's reference (through
+ * cuda_ref_compute), for the unit tests and HARNESS_CUDA_REF_VERIFY's cross-check of the
+ * GPU's (ref_conv, templates/reference.cu). */
+double cuda_conv_ref_one(const struct cuda_shape *s, const void *in0, const void *in1,
+			 const void *in2, size_t o);
 
 /* ---- NVRTC, the cubin cache and the compile pool (nvrtc.c) --------------------------- */
 

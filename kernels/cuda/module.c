@@ -18,7 +18,7 @@
 
 const char *const cu_template_names[CU_NTEMPLATES] = { "gemm.cu", "maxpool.cu", "avgpool.cu",
 					       "reduce.cu", "bias_relu.cu",
-					       "reference.cu" };
+					       "reference.cu", "conv.cu" };
 
 /* ---- templates, the cubin cache, modules --------------------------------------------- */
 
@@ -78,6 +78,10 @@ static const char *kernel_names(enum cuda_op op, const struct cuda_shape *s, int
 	case CU_AVGPOOL: return which ? NULL : "avgpool_global";
 	case CU_SUM: return s->dim ? (which ? NULL : "sum_dim1")
 				   : (which ? "sum_dim0_finish" : "sum_dim0");
+	case CU_CONV:
+	case CU_CONV_BIAS:
+	case CU_CONV_BIAS_RELU:
+	case CU_CONV_BIAS_RELU_ADD: return which ? "conv_splitk_reduce" : "conv";
 	default: return which ? NULL : "bias_relu";
 	}
 }
@@ -326,7 +330,8 @@ int cu_ref_module(struct backend *b, enum cuda_dtype t, struct cu_refmod **out, 
 						   "-DDTYPE_BFLOAT16" };
 	static const char *const names[REF_NKERNELS] = { "ref_gemm", "ref_maxpool",
 							 "ref_maxpool_bwd", "ref_avgpool",
-							 "ref_sum", "ref_bias_relu", "ref_error" };
+							 "ref_sum", "ref_bias_relu", "ref_conv",
+							 "ref_error" };
 	struct cu_refmod *r = &b->ref[t];
 	char *opts[3], hash[65];
 	char *path = NULL, *data = NULL;

@@ -114,6 +114,22 @@ int cu_ref_compute(struct backend *b, struct cu_cell *c, char **cause)
 		rc = launch(b, r->k[REF_SUM], grid_of(b, (int64_t)z.out), 1, 256, 1, args, cause);
 		break;
 	}
+	case CU_CONV:
+	case CU_CONV_BIAS:
+	case CU_CONV_BIAS_RELU:
+	case CU_CONV_BIAS_RELU_ADD: {
+		/* the epilogue from the op itself, not from conv.c's cuda_conv_epi: the check
+		 * shares nothing with what it checks */
+		int ko = (int)s->kout, P = (int)s->oh, Q = (int)s->ow, R = (int)s->r;
+		int st = (int)s->stride, pad = (int)s->pad;
+		int bias = s->op != CU_CONV, add = s->op == CU_CONV_BIAS_RELU_ADD;
+		int relu = s->op == CU_CONV_BIAS_RELU || add;
+		void *args[] = { &in[0], &in[1], &in[2], &c->d_ref, &nb, &H, &W, &C, &ko, &P, &Q,
+				 &R, &st, &pad, &bias, &add, &relu };
+		int64_t tiles = cdiv(s->m, 16) * cdiv(s->kout, 16), cap = (int64_t)b->di.sms * 32;
+		rc = launch(b, r->k[REF_CONV], tiles < cap ? tiles : cap, 1, 16, 16, args, cause);
+		break;
+	}
 	default: {
 		long long total = (long long)z.out;
 		void *args[] = { &in[0], &in[1], &in[2], &c->d_ref, &total, &C };

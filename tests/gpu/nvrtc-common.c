@@ -141,7 +141,8 @@ void kc_compile(const char *source, const char *name, const char *arch, const ch
 	res->ok = 1;
 	{ /* a template that compiled to nothing (say, an empty file) is a failure */
 		static const char *const entries[] = {"gemm", "maxpool_fwd", "avgpool_global",
-						      "sum_dim1", "bias_relu", "ref_gemm"};
+						      "sum_dim1", "bias_relu", "ref_gemm",
+						      "conv_splitk_reduce"};
 		size_t e;
 		int found = 0;
 		for (e = 0; e < sizeof(entries) / sizeof(entries[0]); ++e)
@@ -261,5 +262,15 @@ const struct kc_config kc_check_configs[] = {
 	{"reference.cu", F16},
 	{"reference.cu", BF16},
 	{"reference.cu", F32},
+	{"conv.cu", F16 " -DBLOCK_M=128 -DBLOCK_N=128 -DBLOCK_K=32 -DWARPS=4 -DSTAGES=3"},
+	{"conv.cu", F16 " -DBLOCK_M=128 -DBLOCK_N=64 -DBLOCK_K=64 -DWARPS=8 -DSTAGES=4"},
+	{"conv.cu", F16 " -DBLOCK_M=64 -DBLOCK_N=64 -DBLOCK_K=32 -DWARPS=4 -DSTAGES=3 -DSPLIT_K=4"},
+	{"conv.cu", F16 " -DBLOCK_M=16 -DBLOCK_N=16 -DBLOCK_K=128 -DWARPS=1 -DSTAGES=2 -DGROUP_M=1"},
+	{"conv.cu", BF16 " -DBLOCK_M=128 -DBLOCK_N=128 -DBLOCK_K=32 -DWARPS=4 -DSTAGES=3"},
+	{"conv.cu", BF16 " -DBLOCK_M=256 -DBLOCK_N=128 -DBLOCK_K=64 -DWARPS=8 -DSTAGES=3 -DSPLIT_K=2"},
+	{"conv.cu", F32 " -DTF32=1 -DBLOCK_M=128 -DBLOCK_N=128 -DBLOCK_K=32 -DWARPS=8 -DSTAGES=3"},
+	{"conv.cu", F32 " -DTF32=1 -DBLOCK_M=64 -DBLOCK_N=64 -DBLOCK_K=16 -DWARPS=4 -DSTAGES=3 -DSPLIT_K=3"},
+	{"conv.cu", F32 " -DBLOCK_M=64 -DBLOCK_N=64 -DBLOCK_K=16 -DWARPS=4 -DSTAGES=2"},
+	{"conv.cu", F32 " -DBLOCK_M=128 -DBLOCK_N=128 -DBLOCK_K=16 -DWARPS=8 -DSTAGES=3 -DSPLIT_K=2"},
 };
 const size_t kc_check_nconfigs = sizeof(kc_check_configs) / sizeof(kc_check_configs[0]);

@@ -80,7 +80,7 @@ START_TEST(test_catalog_ops)
 		ck_assert_ptr_null(sp.valid);
 	}
 	struct space sp;
-	ck_assert_int_eq(cuda_op_space("conv2d", &sp), -1);
+	ck_assert_int_eq(cuda_op_space("sgemm", &sp), -1);
 }
 END_TEST
 
@@ -522,6 +522,188 @@ START_TEST(test_roofline_estimate)
 }
 END_TEST
 
+static void conv_ctx(struct cuda_space_ctx *x, const char *op, const char *dtype, int tf32,
+		     int64_t batch, int64_t c, int64_t h, int64_t w, int64_t k, int64_t r,
+		     int64_t stride, int64_t pad)
+{
+	static const char *const names[] = { "c", "h", "w", "k", "r", "stride", "pad" };
+	int64_t v[] = { c, h, w, k, r, stride, pad };
+	struct workload wl;
+	char *cause = NULL;
+	op_workload(&wl, op, dtype, names, v, 7);
+	wl.tf32 = tf32;
+	wl.batch = batch;
+	ck_assert_msg(!cuda_shape_from_workload(&x->shape, &wl, &cause), "%s", cause);
+	free(wl.shape);
+	cuda_devinfo_default(&x->dev);
+}
+
+/* ResNet-50's convolutions at batch 32, 224x224 (kernels/cpu/models.c's structure): c, h,
+ * k, r, stride, pad; h = w. */
+static const int64_t r50_convs[][6] = {
+	{ 3, 224, 64, 7, 2, 3 },    { 64, 56, 64, 1, 1, 0 },    { 64, 56, 64, 3, 1, 1 },
+	{ 64, 56, 256, 1, 1, 0 },   { 256, 56, 64, 1, 1, 0 },   { 256, 56, 128, 1, 1, 0 },
+	{ 128, 56, 128, 3, 2, 1 },  { 128, 28, 512, 1, 1, 0 },  { 256, 56, 512, 1, 2, 0 },
+	{ 512, 28, 128, 1, 1, 0 },  { 128, 28, 128, 3, 1, 1 },  { 512, 28, 256, 1, 1, 0 },
+	{ 256, 28, 256, 3, 2, 1 },  { 256, 14, 1024, 1, 1, 0 }, { 512, 28, 1024, 1, 2, 0 },
+	{ 1024, 14, 256, 1, 1, 0 }, { 256, 14, 256, 3, 1, 1 },  { 1024, 14, 512, 1, 1, 0 },
+	{ 512, 14, 512, 3, 2, 1 },  { 512, 7, 2048, 1, 1, 0 },  { 1024, 14, 2048, 1, 2, 0 },
+	{ 2048, 7, 512, 1, 1, 0 },  { 512, 7, 512, 3, 1, 1 },
+};
+
+/* Conv shapes (output size, the implicit GEMM, the cpu backend's names), spaces (gemm.cu's
+ * fields; every ResNet-50 shape has valid points and a valid heuristic), options (the
+ * epilogue is an argument: one cubin for the four ops), the float64 reference. */
+START_TEST(test_conv)
+{
+	struct cuda_space_ctx x;
+	struct space sp;
+	struct config c;
+	struct sbuf sb;
+	const char *why = NULL;
+	char *cause = NULL;
+
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 3, 224, 224, 64, 7, 2, 3);
+	ck_assert_int_eq(x.shape.oh, 112);
+	ck_assert_int_eq(x.shape.ow, 112);
+	ck_assert_int_eq(x.shape.m, 32 * 112 * 112);
+	ck_assert_int_eq(x.shape.n, 64);
+	ck_assert_int_eq(x.shape.k, 147);
+	ck_assert(cuda_shape_flops(&x.shape) == 2.0 * 32 * 112 * 112 * 64 * 147);
+	sbuf_init(&sb);
+	cuda_shape_format(&x.shape, &sb);
+	ck_assert_str_eq(sb.buf, "c=3,h=224,w=224,k=64,r=7,stride=2,pad=3");
+	sbuf_release(&sb);
+	struct cuda_sizes z;
+	cuda_shape_sizes(&x.shape, &z);
+	ck_assert_uint_eq(z.in0, 32 * 224 * 224 * 3);
+	ck_assert_uint_eq(z.in1, 64 * 147 + 64); /* weights, then the bias */
+	ck_assert_uint_eq(z.in2, 0);
+	ck_assert_uint_eq(z.out, 32 * 112 * 112 * 64);
+
+	/* odd sizes: 1x1 stride 2 on an odd map; tf32 is accepted for conv */
+	conv_ctx(&x, "conv2d_bias_relu_add", "float32", 1, 1, 5, 9, 11, 7, 1, 2, 0);
+	ck_assert_int_eq(x.shape.oh, 5);
+	ck_assert_int_eq(x.shape.ow, 6);
+	ck_assert(cuda_tolerance(&x.shape) == 1e-3);
+	cuda_shape_sizes(&x.shape, &z);
+	ck_assert_uint_eq(z.in2, z.out);
+	char *opts[CUDA_MAX_OPTS];
+	cuda_space_init(&sp, &x);
+	sp.heuristic(&sp, &c);
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	size_t n = cuda_config_options(&sp, &c, "sm_90a", opts);
+	int tf32 = 0;
+	for (size_t i = 0; i < n; i++) {
+		tf32 |= !strcmp(opts[i], "-DTF32=1");
+		ck_assert_ptr_null(strstr(opts[i], "RESIDUAL")); /* an argument, not a macro */
+		free(opts[i]);
+	}
+	ck_assert(tf32);
+	ck_assert_int_eq(cuda_conv_epi(CU_CONV), 0);
+	ck_assert_int_eq(cuda_conv_epi(CU_CONV_BIAS_RELU_ADD), 7);
+
+	/* bad shapes: a window larger than the padded input; pad >= r; a missing field */
+	static const char *const names[] = { "c", "h", "w", "k", "r", "stride", "pad" };
+	int64_t big[] = { 3, 4, 4, 8, 7, 1, 1 };
+	struct workload wl;
+	op_workload(&wl, "conv2d", "float16", names, big, 7);
+	ck_assert_int_eq(cuda_shape_from_workload(&x.shape, &wl, &cause), -1);
+	ck_assert_ptr_nonnull(strstr(cause, "window"));
+	free(cause);
+	cause = NULL;
+	wl.nshape = 6;
+	ck_assert_int_eq(cuda_shape_from_workload(&x.shape, &wl, &cause), -1);
+	ck_assert_ptr_nonnull(strstr(cause, "pad"));
+	free(cause);
+	cause = NULL;
+	free(wl.shape);
+
+	/* the space: gemm.cu's fields; every ResNet-50 shape in every dtype has a valid
+	 * heuristic point and tens of valid points; SPLIT_K only where the tiles are few */
+	static const char *const dtypes[] = { "float16", "bfloat16", "float32" };
+	for (size_t d = 0; d < 3; d++)
+		for (size_t i = 0; i < ARRAY_SIZE(r50_convs); i++) {
+			const int64_t *v = r50_convs[i];
+			conv_ctx(&x, "conv2d_bias_relu", dtypes[d], d == 2 && i % 2, 32, v[0], v[1],
+				 v[1], v[2], v[3], v[4], v[5]);
+			cuda_space_init(&sp, &x);
+			ck_assert_str_eq(sp.fields[0].name, "BLOCK_M");
+			ck_assert_str_eq(sp.fields[6].name, "GROUP_M");
+			sp.heuristic(&sp, &c);
+			ck_assert_msg(space_check(&sp, &c, &why), "shape %zu %s: %s", i, dtypes[d],
+				      why);
+			size_t valid = 0, split = 0;
+			for (size_t g = 0; g < space_grid_size(&sp); g++) {
+				if (space_grid_point(&sp, g, &c) || !space_contains(&sp, &c))
+					continue;
+				valid++;
+				split += val_of(&sp, &c, "SPLIT_K") > 1;
+			}
+			ck_assert_msg(valid >= 8, "shape %zu %s: %zu valid", i, dtypes[d], valid);
+			if (x.shape.m >= 100352)
+				ck_assert_uint_eq(split, 0);
+		}
+
+	/* the reference against a direct sum: 2 images 5x4x3, 4 filters 3x3, stride 2, pad 1,
+	 * bias, residual, ReLU */
+	conv_ctx(&x, "conv2d_bias_relu_add", "float32", 0, 2, 3, 5, 4, 4, 3, 2, 1);
+	cuda_shape_sizes(&x.shape, &z);
+	uint64_t rng = 77;
+	float *in[3], *y = xmalloc(z.out * 4);
+	size_t nin[3] = { z.in0, z.in1, z.in2 };
+	for (int i = 0; i < 3; i++) {
+		in[i] = xmalloc(nin[i] * 4);
+		cuda_fill_uniform(in[i], CU_F32, nin[i], &rng);
+	}
+	struct cuda_ref ref;
+	cuda_ref_compute(&x.shape, in[0], in[1], in[2], &ref);
+	ck_assert_uint_eq(ref.n, z.out);
+	ck_assert_uint_eq(z.out, 2 * 3 * 2 * 4);
+	size_t positive = 0;
+	for (int img = 0; img < 2; img++)
+		for (int oy = 0; oy < 3; oy++)
+			for (int ox = 0; ox < 2; ox++)
+				for (int k = 0; k < 4; k++) {
+					double s = in[1][4 * 27 + k];
+					for (int ry = 0; ry < 3; ry++)
+						for (int rx = 0; rx < 3; rx++) {
+							int iy = oy * 2 - 1 + ry, ix = ox * 2 - 1 + rx;
+							if (iy < 0 || iy >= 5 || ix < 0 || ix >= 4)
+								continue;
+							for (int ch = 0; ch < 3; ch++)
+								s += (double)in[0][((img * 5 + iy) * 4 + ix) * 3 + ch] *
+								     in[1][k * 27 + (ry * 3 + rx) * 3 + ch];
+						}
+					size_t o = (size_t)(((img * 3 + oy) * 2 + ox) * 4 + k);
+					s += in[2][o];
+					ck_assert(fabs(ref.val[o] - (s > 0 ? s : 0)) < 1e-12);
+					y[o] = (float)(s > 0 ? s : 0);
+					positive += s > 0;
+				}
+	ck_assert_uint_gt(positive, 0);
+	ck_assert_uint_lt(positive, z.out); /* the ReLU cut something */
+	size_t bad;
+	ck_assert(cuda_ref_error(&ref, y, CU_F32, z.out, &bad) < 1e-7);
+	cuda_ref_release(&ref);
+	for (int i = 0; i < 3; i++)
+		free(in[i]);
+	free(y);
+
+	/* a big layer's reference checks every step-th output, step odd */
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 64, 56, 56, 64, 3, 1, 1);
+	ck_assert_uint_gt((double)x.shape.m * x.shape.n * x.shape.k, CUDA_REF_MAX_MACS);
+
+	/* no roofline model for the conv ops yet: NaN (model-topk then starts nearest the
+	 * heuristic's point), not the memory-bound ops' bytes over the bandwidth */
+	struct cuda_roofline rl = { .sms = 132, .clock_ghz = 1.83, .mem_bytes_ns = 3352.6 };
+	ck_assert_int_eq(cuda_roofline_rates(9, 0, &rl), 0);
+	cuda_space_init(&sp, &x);
+	sp.heuristic(&sp, &c);
+	ck_assert(isnan(cuda_estimate_ns(&rl, &x, &c)));
+}
+END_TEST
+
 /* maxpool backward's reference takes the forward's window positions (kh * 3 + kw per output)
  * and dy: dx at each named element is the sum of the dy that name it. */
 START_TEST(test_maxpool_bwd_ref)
@@ -675,10 +857,22 @@ START_TEST(test_nvrtc_templates)
 	}
 	cuda_compile_many(jobs, n, 0);
 	for (size_t i = 0; i < n; i++) {
+		/* every kernel the backend looks up in the reference's program (module.c),
+		 * ref_conv (the conv ops' direct convolution and epilogue) among them */
+		static const char *const ref_kernels[] = { "ref_gemm", "ref_maxpool",
+							   "ref_maxpool_bwd", "ref_avgpool",
+							   "ref_sum", "ref_bias_relu", "ref_conv",
+							   "ref_error" };
 		ck_assert_msg(jobs[i].ok, "%s %s %s: %s", jobs[i].tmpl_name, jobs[i].opts[0],
 			      jobs[i].opts[2], jobs[i].log ? jobs[i].log : "");
 		ck_assert_uint_gt(jobs[i].cubin_len, 0);
 		ck_assert_int_gt(jobs[i].ns, 0);
+		for (size_t k = 0; !strcmp(jobs[i].tmpl_name, "reference.cu") &&
+				   k < ARRAY_SIZE(ref_kernels); k++)
+			ck_assert_msg(memmem(jobs[i].cubin, jobs[i].cubin_len, ref_kernels[k],
+					     strlen(ref_kernels[k]) + 1),
+				      "%s: no kernel '%s' in the %s cubin", jobs[i].opts[2],
+				      ref_kernels[k], jobs[i].opts[0]);
 		for (size_t k = 0; k < jobs[i].nopts; k++)
 			free(jobs[i].opts[k]);
 		free(jobs[i].opts);
@@ -746,6 +940,7 @@ static Suite *cuda_suite(int with_templates)
 	tcase_add_test(tc, test_reference_check);
 	tcase_add_test(tc, test_maxpool_bwd_ref);
 	tcase_add_test(tc, test_maxpool_idx_fill);
+	tcase_add_test(tc, test_conv);
 	tcase_add_test(tc, test_nvrtc_error);
 	tcase_add_test(tc, test_available);
 	if (with_templates)

@@ -608,7 +608,7 @@ START_TEST(test_err_workload_kind)
 	expect_error(HEAD "[[workloads]]\nmodel = \"resnet19\"\n" MODE,
 		     "'t.toml':4:9: unknown model 'resnet19' (known models: resnet18, resnet50)");
 #define KNOWN_OPS "(known ops: sgemm, conv2d, maxpool, reduce, bias_relu, gemm, maxpool_bwd, " \
-		  "avgpool, sum, bias_relu_add)"
+		  "avgpool, sum, bias_relu_add, conv2d_bias, conv2d_bias_relu, conv2d_bias_relu_add)"
 	expect_error(HEAD "[[workloads]]\nop = \"sgem\"\nshape = { m = 1 }\n" MODE,
 		     "'t.toml':4:6: unknown op 'sgem' " KNOWN_OPS);
 	/* the op's error, not the shape's, even when the shape comes first */

@@ -2,7 +2,8 @@
  * template.  Not a tuned kernel: plain code that shares nothing with the templates it checks
  * but the dtype prelude (storage type and its exact conversion to float), every product and
  * sum in double.  One program per dtype (DTYPE_FLOAT16 / DTYPE_BFLOAT16 / DTYPE_FLOAT32);
- * every kernel takes a grid-stride loop, so any grid is right, block = 256 (ref_gemm: 16 x 16).
+ * every kernel takes a grid-stride loop, so any grid is right, block = 256 (ref_gemm, ref_conv:
+ * 16 x 16).
  *
  * ref_gemm(A, B, double *C, M, N, K)        C = A B^T (TN), 16 x 16 tiles of A and B in
  *   shared memory as doubles; grid (ceil(N / 16), ceil(M / 16)), block (16, 16).
@@ -13,6 +14,12 @@
  * ref_sum(x, double *y, R, S, dim)          dim 1: per row; dim 0: per column.
  * ref_bias_relu(x, bias, res, double *y, total, C)   max(x + bias[i % C] (+ res), 0); res
  *   may be NULL.
+ * ref_conv(x, w, res, double *y, N, H, W, C, K, P, Q, R, stride, pad, bias, add, relu)
+ *   the direct convolution NHWC x KRSC (w: K x R x R x C, then the K biases), output
+ *   N x P x Q x K, as ref_gemm's 16 x 16 tiles over its implicit GEMM (rows: output pixels,
+ *   columns: output channels, the reduction (r, s, c) in that order, zero outside the
+ *   image); then + the bias (bias), + res (add), max(., 0) (relu), in that order.  Its own
+ *   grid-stride loop over the tiles: any 1-D grid, block (16, 16).
  * ref_error(y, ref, n, double *acc, unsigned long long *bad)
  *   acc[0] += sum (y - ref)^2, acc[1] += sum ref^2 over the n outputs, *bad = the smallest
  *   index of a non-finite y (atomicMin; the caller sets it to ~0 and acc to 0 first).
@@ -132,6 +139,51 @@ extern "C" __global__ void ref_bias_relu(const elem_t *x, const elem_t *bias, co
 		if (res)
 			v += get(res, o);
 		y[o] = v > 0 ? v : 0;
+	}
+}
+
+extern "C" __global__ void ref_conv(const elem_t *x, const elem_t *wt, const elem_t *res,
+				    double *y, int N, int H, int W, int C, int K, int P, int Q, int R,
+				    int stride, int pad, int bias, int add, int relu)
+{
+	__shared__ double as[16][17], bs[16][17];
+	const long long M = (long long)N * P * Q, KK = (long long)R * R * C;
+	const long long tm = (M + 15) / 16, tn = (K + 15) / 16;
+	const int tx = threadIdx.x, ty = threadIdx.y;
+	for (long long t = blockIdx.x; t < tm * tn; t += gridDim.x) {
+		const long long m0 = t / tn * 16, n0 = t % tn * 16;
+		/* the output pixel of this thread's row of A, and the weights' row of B */
+		const long long am = m0 + ty, bn = n0 + ty;
+		const int q = (int)(am % Q), p = (int)(am / Q % P), img = (int)(am / ((long long)Q * P));
+		double acc = 0;
+		for (long long k0 = 0; k0 < KK; k0 += 16) {
+			const long long kk = k0 + tx;
+			double a = 0.0;
+			if (am < M && kk < KK) {
+				const int c = (int)(kk % C), rs = (int)(kk / C);
+				const int h = p * stride - pad + rs / R, w = q * stride - pad + rs % R;
+				if (h >= 0 && h < H && w >= 0 && w < W)
+					a = get(x, (((long long)img * H + h) * W + w) * C + c);
+			}
+			as[ty][tx] = a;
+			bs[ty][tx] = bn < K && kk < KK ? get(wt, bn * KK + kk) : 0.0;
+			__syncthreads();
+#pragma unroll
+			for (int k = 0; k < 16; ++k)
+				acc += as[ty][k] * bs[tx][k];
+			__syncthreads();
+		}
+		const long long row = m0 + ty, col = n0 + tx;
+		if (row < M && col < K) {
+			const long long o = row * K + col;
+			if (bias)
+				acc += get(wt, (long long)K * KK + col);
+			if (add)
+				acc += get(res, o);
+			if (relu)
+				acc = acc > 0 ? acc : 0;
+			y[o] = acc;
+		}
 	}
 }
 

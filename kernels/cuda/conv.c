@@ -1,0 +1,329 @@
+/* conv.c: the CUDA backend's convolutions (docs/kernels.md, "Convolutions"): conv shapes,
+ * their config space (templates/conv.cu shares gemm.cu's fields and rules over the
+ * implicit GEMM), the epilogue macros, the host's float64 reference (the check's own runs on
+ * the GPU: ref_conv in templates/reference.cu, reference.c), and the launch of a config
+ * (the vendor configs go to cuDNN, cudnn.c).  Everything above the launch needs no device. */
+#include "config.h"
+#include "kernels/cuda/backend-int.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/cuda/gemm-config.h"
+
+enum { F_BM = 0, F_BN, F_BK, F_WARPS, F_STAGES, F_SPLIT_K, F_GROUP_M };
+
+int cuda_conv_is(enum cuda_op op)
+{
+	return op == CU_CONV || op == CU_CONV_BIAS || op == CU_CONV_BIAS_RELU ||
+	       op == CU_CONV_BIAS_RELU_ADD;
+}
+
+/* ---- shapes ---------------------------------------------------------------------------- */
+
+int cuda_conv_shape_set(struct cuda_shape *s, int64_t c, int64_t h, int64_t w, int64_t kout,
+			int64_t r, int64_t stride, int64_t pad, char **cause)
+{
+	s->c = c, s->h = h, s->w = w, s->kout = kout, s->r = r, s->stride = stride, s->pad = pad;
+	if (r > 64 || stride > 64 || pad >= r) {
+		*cause = xasprintf("conv window r = %" PRId64 ", stride %" PRId64 ", pad %" PRId64
+				   ": the cuda template takes r, stride <= 64 and pad < r", r,
+				   stride, pad);
+		return -1;
+	}
+	if (h + 2 * pad < r || w + 2 * pad < r) {
+		*cause = xasprintf("conv: the %" PRId64 "x%" PRId64 " window does not fit the padded "
+				   "%" PRId64 "x%" PRId64 " input", r, r, h + 2 * pad, w + 2 * pad);
+		return -1;
+	}
+	s->oh = (h + 2 * pad - r) / stride + 1;
+	s->ow = (w + 2 * pad - r) / stride + 1;
+	s->m = s->batch * s->oh * s->ow;
+	s->n = kout;
+	s->k = r * r * c;
+	if (s->m > INT32_MAX / 2 || s->k > INT32_MAX / 2 || s->batch * h * w * c > INT32_MAX ||
+	    s->m * kout > INT32_MAX || kout * s->k > INT32_MAX) {
+		*cause = xstrdup("the conv shape is too large for the cuda template (int indices)");
+		return -1;
+	}
+	return 0;
+}
+
+void cuda_conv_sizes(const struct cuda_shape *s, struct cuda_sizes *z)
+{
+	z->in0 = (size_t)(s->batch * s->h * s->w * s->c);
+	z->in1 = (size_t)(s->kout * s->k + s->kout);
+	z->in2 = s->op == CU_CONV_BIAS_RELU_ADD ? (size_t)(s->m * s->kout) : 0;
+	z->out = (size_t)(s->m * s->kout);
+}
+
+/* ---- the space ------------------------------------------------------------------------- */
+
+static void set_field(struct space *sp, const char *name, const int64_t *v, size_t n)
+{
+	struct space_field *f = &sp->fields[sp->nfields++];
+	f->name = name;
+	memcpy(f->values, v, n * sizeof(*v));
+	f->nvalues = n;
+}
+
+/* gemm.cu's fields over values that suit an implicit GEMM whose m (pixels) is large and
+ * whose n (channels) is 64 to 2048: tiles of 64 to 256 pixels and 32 to 256 channels,
+ * k steps of 32 or 64, 4 or 8 warps, 3 or 4 stages, SPLIT_K up to 4 (for layer 4's 7x7
+ * maps), GROUP_M 8: 288 points, 50 to 200 valid per ResNet shape (docs/kernels.md). */
+void cuda_conv_fields(struct space *sp, enum cuda_op op)
+{
+	static const int64_t bm[] = { 64, 128, 256 }, bn[] = { 32, 64, 128, 256 };
+	static const int64_t bk[] = { 32, 64 }, warps[] = { 4, 8 }, stages[] = { 3, 4 };
+	static const int64_t split[] = { 1, 2, 4 }, group[] = { 8 };
+	sp->op = cuda_op_name(op);
+	sp->has_vendor = 1;
+	set_field(sp, "BLOCK_M", bm, ARRAY_SIZE(bm));
+	set_field(sp, "BLOCK_N", bn, ARRAY_SIZE(bn));
+	set_field(sp, "BLOCK_K", bk, ARRAY_SIZE(bk));
+	set_field(sp, "WARPS", warps, ARRAY_SIZE(warps));
+	set_field(sp, "STAGES", stages, ARRAY_SIZE(stages));
+	set_field(sp, "SPLIT_K", split, ARRAY_SIZE(split));
+	set_field(sp, "GROUP_M", group, ARRAY_SIZE(group));
+}
+
+static int redundant(const struct space_field *f, int64_t v, int64_t d)
+{
+	for (size_t i = 0; i < f->nvalues && f->values[i] < v; i++)
+		if (f->values[i] >= d)
+			return 1;
+	return 0;
+}
+
+static void config_of(const struct cuda_shape *s, const struct config *c,
+		      struct cuda_gemm_config *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->block_m = (int)c->val[F_BM];
+	g->block_n = (int)c->val[F_BN];
+	g->block_k = (int)c->val[F_BK];
+	g->warps = (int)c->val[F_WARPS];
+	g->stages = (int)c->val[F_STAGES];
+	g->split_k = (int)c->val[F_SPLIT_K];
+	g->group_m = (int)c->val[F_GROUP_M];
+	g->elem_bytes = (int)cuda_dtype_size(s->dtype);
+	g->tf32 = s->tf32;
+}
+
+/* gemm.cu's rules (conv.cu has the same static_asserts), the same redundancy rules over
+ * the implicit GEMM, and split-K's fp32 partials within CUDA_CONV_WS_MAX. */
+static int conv_valid(const struct space *sp, const struct config *c, const char **why)
+{
+	const struct cuda_space_ctx *x = sp->ctx;
+	const struct cuda_shape *s = &x->shape;
+	const char *no = NULL, *rule = NULL;
+	struct cuda_gemm_config g;
+	config_of(s, c, &g);
+	int64_t ktiles = (s->k + c->val[F_BK] - 1) / c->val[F_BK];
+	int64_t per = (ktiles + c->val[F_SPLIT_K] - 1) / c->val[F_SPLIT_K];
+	int64_t grid_m = (s->m + c->val[F_BM] - 1) / c->val[F_BM];
+	if (cuda_gemm_config_check(&g, x->dev.smem_optin, 0, &rule) < 0)
+		no = rule;
+	else if (redundant(&sp->fields[F_BM], c->val[F_BM], s->m))
+		no = "redundant: a smaller BLOCK_M covers m";
+	else if (redundant(&sp->fields[F_BN], c->val[F_BN], s->n))
+		no = "redundant: a smaller BLOCK_N covers n";
+	else if (redundant(&sp->fields[F_BK], c->val[F_BK], s->k))
+		no = "redundant: a smaller BLOCK_K covers k";
+	else if (per * (c->val[F_SPLIT_K] - 1) >= ktiles)
+		no = "SPLIT_K leaves a split without k-tiles";
+	else if (c->val[F_SPLIT_K] > 1 && c->val[F_SPLIT_K] * s->m * s->n * 4 > CUDA_CONV_WS_MAX)
+		no = "SPLIT_K's fp32 partials over 256 MiB";
+	else if (c->val[F_SPLIT_K] > 1 &&
+		 grid_m * ((s->n + c->val[F_BN] - 1) / c->val[F_BN]) >= x->dev.sms)
+		no = "SPLIT_K when the tiles fill every SM already";
+	else if (redundant(&sp->fields[F_GROUP_M], c->val[F_GROUP_M], grid_m))
+		no = "redundant: a smaller GROUP_M covers the rows of tiles";
+	if (no && why)
+		*why = no;
+	return !no;
+}
+
+static int64_t pick(const struct space_field *f, int64_t want, int64_t d)
+{
+	int64_t v = f->values[0];
+	for (size_t i = 0; i < f->nvalues; i++)
+		if (f->values[i] <= want)
+			v = f->values[i];
+	for (size_t i = 0; i < f->nvalues; i++)
+		if (f->values[i] >= d && f->values[i] < v)
+			return f->values[i];
+	return v;
+}
+
+/* The GEMM rule of thumb on the implicit GEMM: tensor cores 128 x 128 x 32 (64 for 16-bit
+ * types), 4 warps, 3 stages, GROUP_M 8; FFMA 64 x 64 x 16; SPLIT_K raised while the tiles
+ * fill less than half the SMs; the first valid grid point when that breaks a rule. */
+static void conv_heuristic(const struct space *sp, struct config *c)
+{
+	const struct cuda_space_ctx *x = sp->ctx;
+	const struct cuda_shape *s = &x->shape;
+	int mma = s->dtype != CU_F32 || s->tf32;
+	memset(c, 0, sizeof(*c));
+	c->val[F_BM] = pick(&sp->fields[F_BM], mma ? 128 : 64, s->m);
+	c->val[F_BN] = pick(&sp->fields[F_BN], mma ? 128 : 64, s->n);
+	c->val[F_BK] = pick(&sp->fields[F_BK], s->dtype != CU_F32 ? 64 : (mma ? 32 : 16), s->k);
+	c->val[F_WARPS] = 4;
+	c->val[F_STAGES] = 3;
+	c->val[F_GROUP_M] = pick(&sp->fields[F_GROUP_M], 8,
+				 (s->m + c->val[F_BM] - 1) / c->val[F_BM]);
+	int64_t tiles = ((s->m + c->val[F_BM] - 1) / c->val[F_BM]) *
+			((s->n + c->val[F_BN] - 1) / c->val[F_BN]);
+	int64_t split = 1;
+	while (split < 8 && tiles * split * 2 <= x->dev.sms &&
+	       (s->k / c->val[F_BK]) >= split * 2 * 4)
+		split *= 2;
+	c->val[F_SPLIT_K] = split;
+	if (conv_valid(sp, c, NULL))
+		return;
+	size_t n = space_grid_size(sp);
+	for (size_t i = 0; i < n; i++)
+		if (!space_grid_point(sp, i, c) && conv_valid(sp, c, NULL))
+			return;
+}
+
+void cuda_conv_space_init(struct space *sp, const struct cuda_space_ctx *ctx)
+{
+	memset(sp, 0, sizeof(*sp));
+	cuda_conv_fields(sp, ctx->shape.op);
+	sp->ctx = ctx;
+	sp->valid = conv_valid;
+	sp->heuristic = conv_heuristic;
+}
+
+size_t cuda_conv_options(const struct cuda_shape *s, char **opts)
+{
+	size_t n = 0;
+	if (s->tf32)
+		opts[n++] = xstrdup("-DTF32=1");
+	return n;
+}
+
+int cuda_conv_epi(enum cuda_op op)
+{
+	switch (op) {
+	case CU_CONV_BIAS: return 1;
+	case CU_CONV_BIAS_RELU: return 1 | 4;
+	case CU_CONV_BIAS_RELU_ADD: return 1 | 2 | 4;
+	default: return 0;
+	}
+}
+
+/* ---- the host's float64 reference (unit tests, HARNESS_CUDA_REF_VERIFY) ----------------- */
+
+double cuda_conv_ref_one(const struct cuda_shape *s, const void *in0, const void *in1,
+			 const void *in2, size_t o)
+{
+	enum cuda_dtype t = s->dtype;
+	size_t K = (size_t)s->kout, C = (size_t)s->c, kk = (size_t)s->k;
+	size_t k = o % K, pix = o / K;
+	int64_t ox = (int64_t)(pix % (size_t)s->ow), oy = (int64_t)(pix / (size_t)s->ow %
+								   (size_t)s->oh);
+	int64_t n = (int64_t)(pix / (size_t)(s->ow * s->oh));
+	double v = 0;
+	for (int64_t ry = 0; ry < s->r; ry++) {
+		int64_t iy = oy * s->stride - s->pad + ry;
+		if (iy < 0 || iy >= s->h)
+			continue;
+		for (int64_t rx = 0; rx < s->r; rx++) {
+			int64_t ix = ox * s->stride - s->pad + rx;
+			if (ix < 0 || ix >= s->w)
+				continue;
+			size_t xi = (size_t)((n * s->h + iy) * s->w + ix) * C;
+			size_t wi = k * kk + (size_t)(ry * s->r + rx) * C;
+			for (size_t c = 0; c < C; c++)
+				v += cuda_elem_get(in0, t, xi + c) * cuda_elem_get(in1, t, wi + c);
+		}
+	}
+	if (s->op == CU_CONV)
+		return v;
+	v += cuda_elem_get(in1, t, K * kk + k);
+	if (s->op == CU_CONV_BIAS_RELU_ADD)
+		v += cuda_elem_get(in2, t, o);
+	if (s->op == CU_CONV_BIAS)
+		return v;
+	return v > 0 ? v : 0;
+}
+
+/* ---- the launch ------------------------------------------------------------------------ */
+
+static int64_t cdiv(int64_t a, int64_t b)
+{
+	return (a + b - 1) / b;
+}
+
+int cu_conv_launch(struct backend *b, struct cu_cell *c, const struct config *cfg,
+		   struct cu_module *m, const struct cu_conv_io *io, char **cause)
+{
+	const struct cuda_shape *s = &c->sctx.shape;
+	if (cfg->vendor)
+		return cu_dnn_launch(b, c, cfg->vendor_idx, io, m, cause);
+	struct cuda_gemm_config g;
+	config_of(s, cfg, &g);
+	size_t smem = (size_t)cuda_gemm_smem_bytes(&g);
+	int64_t split = cfg->val[F_SPLIT_K];
+	if (smem > m->smem_set) {
+		if (CUDA_CHECK(RT, cudaFuncSetAttribute((const void *)m->k[0],
+							cudaFuncAttributeMaxDynamicSharedMemorySize,
+							(int)smem), cause))
+			return -1;
+		m->smem_set = smem;
+	}
+	if (split > 1 && (!io->ws || io->ws_bytes < (size_t)(split * s->m * s->n) * 4)) {
+		*cause = xasprintf("conv: split-K needs %zu bytes of workspace, %zu given",
+				   (size_t)(split * s->m * s->n) * 4, io->ws_bytes);
+		return -1;
+	}
+	int N = (int)s->batch, H = (int)s->h, W = (int)s->w, C = (int)s->c, K = (int)s->kout;
+	int P = (int)s->oh, Q = (int)s->ow, RS = (int)s->r, st = (int)s->stride;
+	int pad = (int)s->pad, M = (int)s->m, epi = cuda_conv_epi(s->op);
+	const void *res = io->res ? io->res : io->x;
+	float *ws = io->ws;
+	void *args[] = { (void *)&io->x, (void *)&io->w, (void *)&io->bias, (void *)&res,
+			 (void *)&io->y, &ws, &N, &H, &W, &C, &K, &P, &Q, &RS, &st, &pad, &epi };
+	dim3 grid = { (unsigned)(cdiv(s->m, cfg->val[F_BM]) * cdiv(s->n, cfg->val[F_BN])), 1,
+		      (unsigned)split };
+	dim3 block = { (unsigned)(32 * cfg->val[F_WARPS]), 1, 1 };
+	if (CUDA_CHECK(RT, cudaLaunchKernel((const void *)m->k[0], grid, block, args, smem,
+					    b->stream), cause))
+		return -1;
+	if (split == 1)
+		return 0;
+	void *r[] = { &ws, (void *)&io->bias, (void *)&res, (void *)&io->y, &M, &K, &epi };
+	dim3 rg = { (unsigned)cdiv(s->m * s->n, 256), 1, 1 }, rb = { 256, 1, 1 };
+	return CUDA_CHECK(RT, cudaLaunchKernel((const void *)m->k[1], rg, rb, r, 0, b->stream),
+			  cause);
+}
+
+size_t cu_conv_ws_bytes(const struct cuda_shape *s, const struct config *cfg)
+{
+	if (cfg->vendor || cfg->val[F_SPLIT_K] <= 1)
+		return 0;
+	return (size_t)(cfg->val[F_SPLIT_K] * s->m * s->n) * 4;
+}
+
+int cu_conv_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
+		struct cu_module *m, char **cause)
+{
+	const struct cuda_shape *s = &c->sctx.shape;
+	if (cu_ensure_ws(c, cu_conv_ws_bytes(s, cfg), cause))
+		return -1;
+	struct cu_conv_io io = {
+		.x = c->d_in[0],
+		.w = c->d_in[1],
+		.bias = (const char *)c->d_in[1] +
+			(size_t)(s->kout * s->k) * cuda_dtype_size(s->dtype),
+		.res = s->op == CU_CONV_BIAS_RELU_ADD ? c->d_in[2] : NULL,
+		.y = c->d_out,
+		.ws = c->d_ws,
+		.ws_bytes = c->ws_bytes,
+	};
+	return cu_conv_launch(b, c, cfg, m, &io, cause);
+}

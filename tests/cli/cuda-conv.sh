@@ -1,0 +1,56 @@
+# tests/cli/cuda-conv.sh: the CUDA convolutions at odd shapes (tests/data/cuda/conv.toml):
+# the 7x7/2 stem with 3 channels, channels not multiples of 8, batch 1, 1x1 stride 2, every
+# epilogue and dtype, under vendor (cuDNN's heuristic), vendor-benchmarked (every cuDNN
+# algorithm), heuristic and an exhaustive walk of the whole conv space, each config checked
+# before it is timed against the cell's float64 reference, computed on the GPU (ref_conv in
+# templates/reference.cu) and here also on the host, where a disagreement beyond 1e-12 fails
+# the unit (HARNESS_CUDA_REF_VERIFY=1; kernels/cuda/reference.c).  Every unit must end ok,
+# every unit record its cells' GPU references as verified, every cuDNN algorithm be recorded as vendor:algo=A,math=M, and the exhaustive search must have checked
+# its grid points correct (an incorrect conv.cu config fails this test).  Skips (77) with the
+# reason where there is no CUDA backend or device; `make check-gpu` cannot skip it.
+. "$top_srcdir/tests/setup"
+cp "$DATA/cuda/conv.toml" conv.toml
+export HARNESS_CUDA_REF_VERIFY=1
+h run -q --results-dir res conv.toml >"$SCRATCH/out" 2>"$SCRATCH/err"
+rc=$?
+if [ $rc -eq 2 ] && grep -Eq "backend 'cuda' (is not built into this harness|is not available in this build|was asked for but cannot run here)" "$SCRATCH/err"; then
+	why=$(grep -Eo "backend 'cuda' .*" "$SCRATCH/err" | head -1)
+	[ "${HARNESS_CUDA_REQUIRED:-0}" = 1 ] && { fail "a CUDA device is required: $why"; finish; }
+	skip "$why"
+fi
+[ -n "${HARNESS_CUDA_KEEP:-}" ] && cp "$SCRATCH/err" "$HARNESS_CUDA_KEEP/conv-stderr.txt"
+[ $rc -eq 0 ] || { fail "conv run exited $rc"; sed 's/^/  stderr: /' "$SCRATCH/err" | tail -30 >&2; finish; }
+set -- res/cudaconv-*.h5
+H5=$1
+[ -f "$H5" ] || { fail "no results file"; finish; }
+pass "conv run on the GPU"
+[ -n "${HARNESS_CUDA_KEEP:-}" ] && cp "$H5" "$HARNESS_CUDA_KEEP"/
+
+PY=/usr/bin/python3
+$PY -c 'import h5py' 2>/dev/null || PY=python3
+$PY -c 'import h5py' 2>/dev/null || { pass "h5py missing: results not inspected"; finish; }
+export PYTHONPATH="$top_srcdir/tests/cli"
+$PY - "$H5" <<'PYEOF' || fail "results file checks"
+import sys, h5py
+from h5util import table, Checker
+c = Checker("cuda-conv")
+with h5py.File(sys.argv[1], "r") as f:
+    units, trials = table(f, "units"), table(f, "trials")
+def s(v):
+    return v.decode() if isinstance(v, bytes) else v
+c.check(all(s(u["status"]) == "ok" for u in units), "every unit ok: " + ", ".join("%s:%s" % (s(u["mode"]), s(u["status"])) for u in units if s(u["status"]) != "ok"))
+def verified(u):
+    for line in s(u["info"]).splitlines():
+        if line.startswith("cuda_ref_verified_cells="):
+            return int(line.split("=", 1)[1])
+    return 0
+c.check(all(verified(u) > 0 for u in units), "every unit's GPU reference agreed with the host's: " + ", ".join("%s:%d" % (s(u["mode"]), verified(u)) for u in units))
+vb = [t for t in trials if s(t["config"]).startswith("vendor:algo=")]
+c.check(len(vb) > 0 and all(",math=" in s(t["config"]) for t in vb), "cuDNN algorithms are recorded as vendor:algo=A,math=M trials")
+grid = [t for t in trials if not s(t["config"]).startswith("vendor")]
+bad = [s(t["config"]) for t in grid if s(t["status"]) != "ok"]
+c.check(len(grid) >= 50, "the exhaustive walk checked %d conv.cu configs" % len(grid))
+c.check(not bad, "every conv.cu config is correct: %s" % bad[:5])
+c.exit()
+PYEOF
+finish
