@@ -53,6 +53,12 @@ def s(v):
     return v.decode() if isinstance(v, bytes) else v
 c.check(m.get("backend") == "cuda", "the run is on the cuda backend")
 c.check(all(s(u["status"]) == "ok" for u in units), "every unit ok: " + ", ".join("%s:%s" % (s(u["mode"]), s(u["status"])) for u in units if s(u["status"]) != "ok"))
+def verified(u):
+    for line in s(u["info"]).splitlines():
+        if line.startswith("cuda_ref_verified_cells="):
+            return int(line.split("=", 1)[1])
+    return 0
+c.check(all(verified(u) > 0 for u in units), "every unit's GPU reference agreed with the host's: " + ", ".join("%s:%d" % (s(u["mode"]), verified(u)) for u in units))
 c.check(len(samples) > 0 and all(sm["ns"] > 0 for sm in samples), "samples are positive")
 clk = [sm["clock_mhz"] for sm in samples]
 c.check(sum(1 for x in clk if not math.isnan(x)) == len(clk), "every sample has an SM clock")
