@@ -71,63 +71,48 @@ struct tuner {
 	int probe_d;
 };
 
-static const char *const ab_known[] = { "version", "graph", "threshold", "min_effect",
-					"confirm", "evidence_scale", "field_order", "field_limits",
-					TUNER_COMMON_KEYS, NULL };
-
-static int ab_check_options(const struct tuner_check *c, char **cause)
+/* graph: a table of field = [fields it leads to], every name a field of the space. */
+static int ab_check_graph(const struct tuner_option *o, const struct tuner_check *c, char **cause)
 {
-	if (tuner_check_known_options(&tuner_abduction, c, ab_known, cause))
+	if (o->type != TUNER_OPT_TABLE) {
+		*cause = xasprintf("%d:%d: 'graph' must be a table of field = [fields it "
+				   "leads to], not %s", o->line, o->col,
+				   tuner_option_type_phrase(o->type));
 		return -1;
-	for (size_t i = 0; i < c->noptions; i++) {
-		const struct tuner_option *o = &c->options[i];
-		int handled, r = 0;
-		if (tuner_check_common(o, &handled, cause))
+	}
+	if (tuner_check_field_option(o, c, cause))
+		return -1;
+	for (size_t k = 0; k < o->nitems; k++) {
+		const struct tuner_option *e = &o->items[k];
+		if (e->type != TUNER_OPT_LIST) {
+			*cause = xasprintf("%d:%d: 'graph': the edges of field '%s' must "
+					   "be a list of field names, not %s", e->line,
+					   e->col, e->key,
+					   tuner_option_type_phrase(e->type));
 			return -1;
-		if (handled)
-			continue;
-		if (!strcmp(o->key, "version"))
-			r = tuner_check_int(o, 1, 3, cause);
-		else if (!strcmp(o->key, "threshold"))
-			r = tuner_check_float(o, 0, 0.99, cause);
-		else if (!strcmp(o->key, "min_effect"))
-			r = tuner_check_float(o, 0, 0.99, cause);
-		else if (!strcmp(o->key, "confirm"))
-			r = tuner_check_int(o, 1, AB_REPS / 2, cause);
-		else if (!strcmp(o->key, "evidence_scale"))
-			r = tuner_check_float(o, 1e-6, 10, cause);
-		else if (!strcmp(o->key, "field_order"))
-			r = tuner_check_field_order(o, c, cause);
-		else if (!strcmp(o->key, "field_limits"))
-			r = tuner_check_field_limits(o, c, cause);
-		else if (!strcmp(o->key, "graph")) {
-			if (o->type != TUNER_OPT_TABLE) {
-				*cause = xasprintf("%d:%d: 'graph' must be a table of field = [fields it "
-						   "leads to], not %s", o->line, o->col,
-						   tuner_option_type_phrase(o->type));
-				return -1;
-			}
-			if (tuner_check_field_option(o, c, cause))
-				return -1;
-			for (size_t k = 0; k < o->nitems; k++) {
-				const struct tuner_option *e = &o->items[k];
-				if (e->type != TUNER_OPT_LIST) {
-					*cause = xasprintf("%d:%d: 'graph': the edges of field '%s' must "
-							   "be a list of field names, not %s", e->line,
-							   e->col, e->key,
-							   tuner_option_type_phrase(e->type));
-					return -1;
-				}
-				struct tuner_option named = *e;
-				named.key = o->key; /* messages name 'graph' */
-				if (tuner_check_field_option(&named, c, cause))
-					return -1;
-			}
 		}
-		if (r)
+		struct tuner_option named = *e;
+		named.key = o->key; /* messages name 'graph' */
+		if (tuner_check_field_option(&named, c, cause))
 			return -1;
 	}
 	return 0;
+}
+
+static int ab_check_options(const struct tuner_check *c, char **cause)
+{
+	static const struct tuner_rule rules[] = {
+		{ "version", RULE_INT, 1, 3, NULL },
+		{ "graph", RULE_CUSTOM, 0, 0, ab_check_graph },
+		{ "threshold", RULE_FLOAT, 0, 0.99, NULL },
+		{ "min_effect", RULE_FLOAT, 0, 0.99, NULL },
+		{ "confirm", RULE_INT, 1, AB_REPS / 2, NULL },
+		{ "evidence_scale", RULE_FLOAT, 1e-6, 10, NULL },
+		{ "field_order", RULE_FIELD_ORDER, 0, 0, NULL },
+		{ "field_limits", RULE_FIELD_LIMITS, 0, 0, NULL },
+		{ NULL },
+	};
+	return tuner_check_rules(&tuner_abduction, c, rules, cause);
 }
 
 static struct reps *seen_find(struct tuner *t, const struct config *c)

@@ -47,32 +47,16 @@ struct tuner {
 	int done;
 };
 
-static const char *const beam_known[] = { "width", "min_progress_us", "field_order",
-					  "field_limits", TUNER_COMMON_KEYS, NULL };
-
 static int beam_check_options(const struct tuner_check *c, char **cause)
 {
-	if (tuner_check_known_options(&tuner_beam, c, beam_known, cause))
-		return -1;
-	for (size_t i = 0; i < c->noptions; i++) {
-		const struct tuner_option *o = &c->options[i];
-		int handled, r = 0;
-		if (tuner_check_common(o, &handled, cause))
-			return -1;
-		if (handled)
-			continue;
-		if (!strcmp(o->key, "width"))
-			r = tuner_check_int(o, 1, 64, cause);
-		else if (!strcmp(o->key, "min_progress_us"))
-			r = tuner_check_float(o, 0, 1e6, cause);
-		else if (!strcmp(o->key, "field_order"))
-			r = tuner_check_field_order(o, c, cause);
-		else if (!strcmp(o->key, "field_limits"))
-			r = tuner_check_field_limits(o, c, cause);
-		if (r)
-			return -1;
-	}
-	return 0;
+	static const struct tuner_rule rules[] = {
+		{ "width", RULE_INT, 1, 64, NULL },
+		{ "min_progress_us", RULE_FLOAT, 0, 1e6, NULL },
+		{ "field_order", RULE_FIELD_ORDER, 0, 0, NULL },
+		{ "field_limits", RULE_FIELD_LIMITS, 0, 0, NULL },
+		{ NULL },
+	};
+	return tuner_check_rules(&tuner_beam, c, rules, cause);
 }
 
 static void enqueue(struct tuner *t, const struct config *c)

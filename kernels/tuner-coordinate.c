@@ -60,34 +60,17 @@ struct tuner {
 	struct config pending;
 };
 
-static const char *const cd_known[] = { "threshold", "radius", "check_all_directions",
-					"field_order", "field_limits", TUNER_COMMON_KEYS, NULL };
-
 static int cd_check_options(const struct tuner_check *c, char **cause)
 {
-	if (tuner_check_known_options(&tuner_coordinate_descent, c, cd_known, cause))
-		return -1;
-	for (size_t i = 0; i < c->noptions; i++) {
-		const struct tuner_option *o = &c->options[i];
-		int handled, r = 0;
-		if (tuner_check_common(o, &handled, cause))
-			return -1;
-		if (handled)
-			continue;
-		if (!strcmp(o->key, "threshold"))
-			r = tuner_check_float(o, 0, 0.99, cause);
-		else if (!strcmp(o->key, "radius"))
-			r = tuner_check_int(o, 1, CD_MAX_RADIUS, cause);
-		else if (!strcmp(o->key, "check_all_directions"))
-			r = tuner_check_bool(o, cause);
-		else if (!strcmp(o->key, "field_order"))
-			r = tuner_check_field_order(o, c, cause);
-		else if (!strcmp(o->key, "field_limits"))
-			r = tuner_check_field_limits(o, c, cause);
-		if (r)
-			return -1;
-	}
-	return 0;
+	static const struct tuner_rule rules[] = {
+		{ "threshold", RULE_FLOAT, 0, 0.99, NULL },
+		{ "radius", RULE_INT, 1, CD_MAX_RADIUS, NULL },
+		{ "check_all_directions", RULE_BOOL, 0, 0, NULL },
+		{ "field_order", RULE_FIELD_ORDER, 0, 0, NULL },
+		{ "field_limits", RULE_FIELD_LIMITS, 0, 0, NULL },
+		{ NULL },
+	};
+	return tuner_check_rules(&tuner_coordinate_descent, c, rules, cause);
 }
 
 static struct tuner *cd_alloc(const struct tuner_args *a, char **cause)

@@ -28,6 +28,21 @@ int tuner_check_enum(const struct tuner_option *o, const char *const *names, cha
  * accept_repeats (integer 3..1000), accept_alpha (number in (0, 0.5]). */
 int tuner_check_common(const struct tuner_option *o, int *handled, char **cause);
 #define TUNER_COMMON_KEYS "max_trials", "max_seconds", "accept", "accept_repeats", "accept_alpha"
+/* One option a tuner takes and how it is checked. */
+enum tuner_rule_kind { RULE_INT, RULE_FLOAT, RULE_BOOL, RULE_FIELD_ORDER, RULE_FIELD_LIMITS,
+		       RULE_CUSTOM };
+struct tuner_rule {
+	const char *key;
+	enum tuner_rule_kind kind;
+	double min, max; /* RULE_INT (whole numbers), RULE_FLOAT: the range, inclusive */
+	/* RULE_CUSTOM: 0, or -1 with *cause "line:col: ..." */
+	int (*check)(const struct tuner_option *o, const struct tuner_check *c, char **cause);
+};
+/* A tuner's check_options: c's options against rules (ended by a NULL key) and the common
+ * options: an unknown key first (tuner_check_known_options, the rules' keys then the common
+ * ones), then each option by its rule.  0, or -1 with *cause. */
+int tuner_check_rules(const struct tuner_ops *t, const struct tuner_check *c,
+		      const struct tuner_rule *rules, char **cause);
 /* field_order: tuner_check_field_option plus "a list". field_limits: a table keyed by
  * field, each an integer >= 1. */
 int tuner_check_field_order(const struct tuner_option *o, const struct tuner_check *c,

@@ -42,37 +42,33 @@ struct tuner {
 	char note[448];
 };
 
-static const char *const model_known[] = { "k", "train", TUNER_COMMON_KEYS, NULL };
+/* train: a results file's path or a non-empty list of them. */
+static int model_check_train(const struct tuner_option *o, const struct tuner_check *c,
+			     char **cause)
+{
+	(void)c;
+	int ok = o->type == TUNER_OPT_STRING && o->s && *o->s;
+	if (o->type == TUNER_OPT_LIST) {
+		ok = o->nitems > 0;
+		for (size_t k = 0; k < o->nitems; k++)
+			ok &= o->items[k].type == TUNER_OPT_STRING && o->items[k].s && *o->items[k].s;
+	}
+	if (!ok) {
+		*cause = xasprintf("%d:%d: 'train' must be a results file's path or a non-empty "
+				   "list of them", o->line, o->col);
+		return -1;
+	}
+	return 0;
+}
 
 static int model_check_options(const struct tuner_check *c, char **cause)
 {
-	if (tuner_check_known_options(&tuner_model_topk, c, model_known, cause))
-		return -1;
-	for (size_t i = 0; i < c->noptions; i++) {
-		const struct tuner_option *o = &c->options[i];
-		int handled;
-		if (tuner_check_common(o, &handled, cause))
-			return -1;
-		if (handled)
-			continue;
-		if (!strcmp(o->key, "k") && tuner_check_int(o, 1, 100000, cause))
-			return -1;
-		if (!strcmp(o->key, "train")) {
-			int ok = o->type == TUNER_OPT_STRING && o->s && *o->s;
-			if (o->type == TUNER_OPT_LIST) {
-				ok = o->nitems > 0;
-				for (size_t k = 0; k < o->nitems; k++)
-					ok &= o->items[k].type == TUNER_OPT_STRING && o->items[k].s &&
-					      *o->items[k].s;
-			}
-			if (!ok) {
-				*cause = xasprintf("%d:%d: 'train' must be a results file's path or a "
-						   "non-empty list of them", o->line, o->col);
-				return -1;
-			}
-		}
-	}
-	return 0;
+	static const struct tuner_rule rules[] = {
+		{ "k", RULE_INT, 1, 100000, NULL },
+		{ "train", RULE_CUSTOM, 0, 0, model_check_train },
+		{ NULL },
+	};
+	return tuner_check_rules(&tuner_model_topk, c, rules, cause);
 }
 
 /* "m=64,n=48" into keys (pointers into buf) and values; their number, or -1. */

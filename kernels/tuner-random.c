@@ -26,18 +26,10 @@ struct tuner {
 	double best_ns;
 };
 
-static const char *const random_known[] = { TUNER_COMMON_KEYS, NULL };
-
 static int random_check_options(const struct tuner_check *c, char **cause)
 {
-	if (tuner_check_known_options(&tuner_random, c, random_known, cause))
-		return -1;
-	for (size_t i = 0; i < c->noptions; i++) {
-		int handled;
-		if (tuner_check_common(&c->options[i], &handled, cause))
-			return -1;
-	}
-	return 0;
+	static const struct tuner_rule rules[] = { { NULL } };
+	return tuner_check_rules(&tuner_random, c, rules, cause);
 }
 
 static struct tuner *random_alloc(const struct tuner_args *a, char **cause)

@@ -490,3 +490,43 @@ int tuner_start_point(const struct space *s, struct config *out)
 			return 0;
 	return -1;
 }
+
+int tuner_check_rules(const struct tuner_ops *t, const struct tuner_check *c,
+		      const struct tuner_rule *rules, char **cause)
+{
+	static const char *const common[] = { TUNER_COMMON_KEYS };
+	const char *known[24];
+	size_t n = 0;
+	for (; rules[n].key; n++)
+		known[n] = rules[n].key;
+	if (n + ARRAY_SIZE(common) + 1 > ARRAY_SIZE(known))
+		abort(); /* a tuner with more options than this table holds: grow it */
+	for (size_t i = 0; i < ARRAY_SIZE(common); i++)
+		known[n + i] = common[i];
+	known[n + ARRAY_SIZE(common)] = NULL;
+	if (tuner_check_known_options(t, c, known, cause))
+		return -1;
+	for (size_t i = 0; i < c->noptions; i++) {
+		const struct tuner_option *o = &c->options[i];
+		int handled;
+		if (tuner_check_common(o, &handled, cause))
+			return -1;
+		if (handled)
+			continue;
+		const struct tuner_rule *r = rules;
+		while (strcmp(r->key, o->key))
+			r++; /* known: tuner_check_known_options said so */
+		int rc = 0;
+		switch (r->kind) {
+		case RULE_INT: rc = tuner_check_int(o, (int64_t)r->min, (int64_t)r->max, cause); break;
+		case RULE_FLOAT: rc = tuner_check_float(o, r->min, r->max, cause); break;
+		case RULE_BOOL: rc = tuner_check_bool(o, cause); break;
+		case RULE_FIELD_ORDER: rc = tuner_check_field_order(o, c, cause); break;
+		case RULE_FIELD_LIMITS: rc = tuner_check_field_limits(o, c, cause); break;
+		case RULE_CUSTOM: rc = r->check(o, c, cause); break;
+		}
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
