@@ -641,14 +641,20 @@ void sched_mark_mine(struct run *r)
 		r->mine[i] = r->shard_n <= 0 || r->plan[i].block % r->shard_n == r->shard_k;
 }
 
-/* The slots of --jobs / --gpus (none: one unit at a time, not pinned).  -1 reported. */
+/* The slots of --jobs / --gpus, else of the experiment's [run] jobs / gpus (either option
+ * replaces both keys); none: one unit at a time, not pinned.  -1 reported. */
 int sched_make_slots(struct run *r)
 {
 	const char *gpus = r->o->gpus;
-	if (r->o->jobs > 0 && gpus)
+	int64_t jobs = r->o->jobs;
+	if (jobs > 0 && gpus)
 		return error("--jobs and --gpus both given: --gpus runs one unit per GPU, --jobs one "
 			     "per share of the cores; choose one");
-	if (gpus ? slots_gpus(gpus, &r->slots) : r->o->jobs > 0 ? slots_cpu(r->o->jobs, &r->slots) : 0)
+	if (jobs <= 0 && !gpus) {
+		gpus = r->exp->run.gpus;
+		jobs = r->exp->run.jobs;
+	}
+	if (gpus ? slots_gpus(gpus, &r->slots) : jobs > 0 ? slots_cpu((int)jobs, &r->slots) : 0)
 		return -1;
 	if (r->slots.n && slots_shuffle(&r->slots, r->exp->seed))
 		return -1;
