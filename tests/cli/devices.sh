@@ -78,6 +78,11 @@ expect_grep "^## Devices$" rep.md && expect_grep "^\| cpu:1 \| 4 \| 1\.79% \|$" 
 	expect_grep "^- mode 'base' drifts with run order on device 'cpu:1'" rep.md &&
 	pass "markdown: the Devices section and its warnings"
 grep -q "drifts with run order on device 'cpu:0'" rep.md && fail "a drift warning for cpu:0, which has none planted"
+h report --format html "$D/devices.h5" >rep.html 2>err
+grep -q '<h3 id="devices">Devices</h3>' rep.html &&
+	grep -q '<tr><td>cpu:1</td><td class="num">4</td><td class="num">1.79%</td><td>base (rho 1.00), base-aa (rho 1.00), fast (rho 1.00)</td></tr>' rep.html &&
+	grep -q '<tr><td>w1/planted</td><td>cpu:1</td><td>cpu:0</td><td class="num">37.0%</td><td class="num">5.4%</td></tr>' rep.html &&
+	pass "html: the Devices table and the level differences" || fail "html: no Devices section as expected"
 h audit "$D/devices.h5" >out 2>err
 expect_grep "devices alike in level \(baseline, per device\) \| \*\*WARN\*\* \| the devices differ in level beyond the noise floor in 2 comparisons" out &&
 	pass "audit: the devices check warns on the same level differences"
@@ -99,7 +104,8 @@ PY
 	expect_status 0 h run -q --jobs 1 -o one.h5 devices.toml
 	h report one.h5 >one.md 2>err
 	h report --format json one.h5 >one.json 2>err
-	! grep -q "^## Devices" one.md && $PY -c 'import json,sys; sys.exit("devices" in json.load(open("one.json")))' &&
-		pass "one device: no Devices section, no 'devices' in the JSON" || fail "a one-device report shows the stratum"
+	h report --format html one.h5 >one.html 2>err
+	! grep -q "^## Devices" one.md && ! grep -q 'id="devices"' one.html && $PY -c 'import json,sys; sys.exit("devices" in json.load(open("one.json")))' &&
+		pass "one device: no Devices section (markdown, HTML), no 'devices' in the JSON" || fail "a one-device report shows the stratum"
 fi
 finish
