@@ -14,7 +14,8 @@ Definitions (docs/report-format.md, "devices"):
   A/A noise floor on device d: over the cells, the 95th percentile (numpy's default,
     Hyndman-Fan type 7) of |log median_b(copy_b / original_b)| over d's blocks, as exp - 1;
   drift of mode m on d: scipy.stats.spearmanr of run position against the unit's level,
-    exp(mean over cells of log(unit median / the mode's median over all blocks));
+    exp(mean over cells of log(unit median / the mode's median over all blocks)); flagged
+    when p < 0.05 over at least 5 points;
   the baseline's level on d: the median of log unit medians over d's blocks, the spread
     1.4826 x their median absolute deviation, se = spread / sqrt(n); two devices differ
     beyond the noise floor when |level_a - level_b| > 2 sqrt(se_a^2 + se_b^2) (n >= 2 each).
