@@ -661,11 +661,17 @@ int sched_make_slots(struct run *r)
 	if (jobs > 0 && gpus)
 		return error("--jobs and --gpus both given: --gpus runs one unit per GPU, --jobs one "
 			     "per share of the cores; choose one");
-	if (jobs <= 0 && !gpus) {
+	int from_file = jobs <= 0 && !gpus;
+	if (from_file) {
 		gpus = r->exp->run.gpus;
 		jobs = r->exp->run.jobs;
 	}
-	if (gpus ? slots_gpus(gpus, &r->slots) : jobs > 0 ? slots_cpu((int)jobs, &r->slots) : 0)
+	char *what = from_file ? xasprintf("[run] %s in '%s'", gpus ? "gpus" : "jobs", r->exp->path)
+			       : xstrdup(gpus ? "--gpus" : "--jobs");
+	int rc = gpus ? slots_gpus(gpus, what, &r->slots)
+		 : jobs > 0 ? slots_cpu((int)jobs, what, &r->slots) : 0;
+	free(what);
+	if (rc)
 		return -1;
 	if (r->slots.n && slots_shuffle(&r->slots, r->exp->seed))
 		return -1;

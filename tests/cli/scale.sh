@@ -47,12 +47,17 @@ if [ "$ncpu" -ge 2 ]; then
 	expect_status 75 h run -q --max-time 1 --jobs 1 -o rj1.h5 runj.toml
 	[ "$(nslots rj1.h5)" -eq 1 ] && pass "--jobs 1 replaces [run] jobs = 2" || fail "--jobs 1 over [run]: $(nslots rj1.h5) slots"
 fi
+sed "s/^\\[measure\\]/[run]\\njobs = $((ncpu + 1))\\n\\n[measure]/" exp.toml >runm.toml
+expect_status 2 h run -q -o no.h5 runm.toml &&
+	expect_grep "^harness: \[run\] jobs in 'runm.toml': $((ncpu + 1)) slots, but the harness may use only $ncpu core" err &&
+	[ ! -e no ] && pass "[run] jobs beyond the cores: refused, naming [run], nothing written"
 sed 's/^\[measure\]/[run]\ngpus = [0, 0]\n\n[measure]/' exp.toml >rung.toml
 expect_status 2 h check rung.toml && expect_grep "^harness: 'rung.toml':[0-9]+:[0-9]+: 'gpus' names GPU 0 twice$" err &&
 	pass "check: [run] gpus = [0, 0] refused at its line and column"
 if ! command -v nvidia-smi >/dev/null 2>&1; then
 	sed 's/^\[measure\]/[run]\ngpus = "all"\n\n[measure]/' exp.toml >runa.toml
-	expect_status 2 h run -q -o no.h5 runa.toml && expect_grep "'nvidia-smi' is not installed" err && [ ! -e no ] &&
+	expect_status 2 h run -q -o no.h5 runa.toml &&
+		expect_grep "^harness: \[run\] gpus in 'runa.toml': no GPU to run on: 'nvidia-smi' is not installed" err && [ ! -e no ] &&
 		pass "[run] gpus = \"all\" without a GPU: refused before anything is written"
 	expect_status 75 h run -q --jobs 1 --max-time 1 -o ra.h5 runa.toml &&
 		pass "--jobs 1 replaces [run] gpus = \"all\""
