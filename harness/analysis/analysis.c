@@ -60,6 +60,8 @@ static size_t add_mode(struct analysis *a, const char *name, size_t *cap)
 	return a->nmodes++;
 }
 
+static void block_devices(struct analysis *a, const struct rec_unit *units, size_t nunits);
+
 static size_t block_index(const struct analysis *a, int64_t block)
 {
 	size_t lo = 0, hi = a->nblocks;
@@ -315,6 +317,7 @@ int analysis_load(const char *path, struct analysis **out)
 			if (!strcmp(a->failed[k].status, u->status))
 				a->failed[k].count[analysis_mode(a, u->mode)]++;
 	}
+	block_devices(a, units, nunits);
 	*out = a;
 	a = NULL;
 	ret = 0;
@@ -334,10 +337,86 @@ done:
 	return ret;
 }
 
+/* The devices the units ran on and each block's (AN_SPLIT when its units ran on more than
+ * one).  Skipped units never ran and name none; warm probes and failed units count. */
+static void block_devices(struct analysis *a, const struct rec_unit *units, size_t nunits)
+{
+	a->block_device = xmalloc((a->nblocks + 1) * sizeof(*a->block_device));
+	for (size_t b = 0; b < a->nblocks; b++)
+		a->block_device[b] = AN_NO_DEVICE;
+	for (size_t i = 0; i < nunits; i++) {
+		const struct rec_unit *u = &units[i];
+		if (!u->device || !*u->device || !strcmp(u->status, REC_STATUS_SKIPPED))
+			continue;
+		size_t d = 0;
+		while (d < a->ndevices && strcmp(a->devices[d], u->device))
+			d++;
+		if (d == a->ndevices) {
+			a->devices = xrealloc(a->devices, (d + 1) * sizeof(*a->devices));
+			a->devices[a->ndevices++] = xstrdup(u->device);
+		}
+		long *bd = &a->block_device[block_index(a, u->block)];
+		if (*bd == AN_NO_DEVICE)
+			*bd = (long)d;
+		else if (*bd >= 0 && *bd != (long)d)
+			*bd = AN_SPLIT;
+	}
+}
+
+static int dbl_cmp(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+static double median_of(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), dbl_cmp);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void analysis_device_level(const struct analysis *a, size_t m, size_t c, long d,
+			   struct an_level *out)
+{
+	double *v = xmalloc((a->nblocks + 1) * sizeof(*v));
+	size_t n = 0;
+	for (size_t b = 0; b < a->nblocks; b++) {
+		double x = an_med(a, m, c, b);
+		if (a->block_device[b] == d && !isnan(x) && x > 0)
+			v[n++] = log(x);
+	}
+	out->n = n;
+	out->level = out->spread = out->se2 = NAN;
+	if (n) {
+		out->level = median_of(v, n);
+		for (size_t i = 0; i < n; i++)
+			v[i] = fabs(v[i] - out->level);
+		out->spread = 1.4826 * median_of(v, n);
+		if (n > 1)
+			out->se2 = out->spread * out->spread / (double)n;
+	}
+	free(v);
+}
+
+int analysis_levels_differ(const struct an_level *x, const struct an_level *y, double *diff,
+			   double *two_se)
+{
+	*diff = *two_se = NAN;
+	if (x->n < 2 || y->n < 2)
+		return 0;
+	*diff = fabs(x->level - y->level);
+	*two_se = 2 * sqrt(x->se2 + y->se2);
+	return *diff > *two_se;
+}
+
 void analysis_free(struct analysis *a)
 {
 	if (!a)
 		return;
+	for (size_t d = 0; d < a->ndevices; d++)
+		free(a->devices[d]);
+	free(a->devices);
+	free(a->block_device);
 	for (size_t i = 0; i < a->nmodes; i++) {
 		free(a->modes[i]);
 		if (a->aa_of)

@@ -57,10 +57,37 @@ struct analysis {
 	int64_t nsamples;
 	struct an_part *parts;   /* itemised e2e forwards, in order of first appearance */
 	size_t nparts;
+	char **devices;          /* the devices units ran on (harness run --jobs/--gpus, merged
+				    shards): a GPU's UUID or "cpu:LIST", heap, in order of first
+				    appearance; none when no unit recorded one */
+	size_t ndevices;
+	long *block_device;      /* per block: its device (index into devices), AN_NO_DEVICE
+				    when none recorded, AN_SPLIT when its units ran on several */
 	char **warnings;         /* what could not be read as recorded (heap strings); every
 	                            report built on this analysis repeats them first */
 	size_t nwarnings;
 };
+
+#define AN_NO_DEVICE (-1L)
+#define AN_SPLIT (-2L)
+
+/* The level of one mode's unit medians in one cell on one device: over the blocks that ran
+ * whole on the device, the median of the log unit medians and their robust spread (1.4826
+ * MAD); the squared standard error of the level is spread^2 / n.  The audit's devices check
+ * and the report's device stratum both use it. */
+struct an_level {
+	size_t n;          /* blocks with a unit median */
+	double level;      /* median of log(unit median / ns); NAN when n is 0 */
+	double spread;     /* 1.4826 x median |log x - level| */
+	double se2;        /* spread^2 / n; NAN when n < 2 */
+};
+void analysis_device_level(const struct analysis *a, size_t m, size_t c, long d,
+			   struct an_level *out);
+/* Two devices differ in level beyond the noise floor when |x - y| > 2 sqrt(se2x + se2y)
+ * (both with n >= 2).  Returns 1 when they do, 0 when not or not comparable; *diff gets
+ * |x - y| and *two_se the threshold (log scale), NAN when not comparable. */
+int analysis_levels_differ(const struct an_level *x, const struct an_level *y, double *diff,
+			   double *two_se);
 
 /* Index helpers. */
 static inline double an_med(const struct analysis *a, size_t m, size_t c, size_t b)

@@ -12,6 +12,19 @@
 void report_reseed(gsl_rng *rng, uint64_t seed, const char *a, const char *b, const char *c);
 /* Append a warning (formatted) to r->warnings. */
 void report_warn(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The A/A noise floor of mode m against of over the blocks whose device is d (analysis.h's
+ * block_device; ALL_DEVICES: every block): the 95th percentile (type 7) over the cells of
+ * |log r_c|, r_c the median over those blocks of copy / original, as exp(.) - 1; NAN when
+ * no cell has a pair. */
+#define ALL_DEVICES (-3L)
+double report_aa_floor(const struct report *r, size_t m, size_t of, long d);
+/* Mode m's drift over the blocks whose device is d (ALL_DEVICES: every block) into *out
+ * (its points heap, freed by report_free); flagged at the report's alpha (a device's
+ * drift needs 5 points too: report-devices.c). */
+void report_drift_mode(const struct report *r, size_t m, long d, struct rep_drift *out);
+/* The device stratum (report-devices.c): r->dev, r->devdiff and their warnings. */
+void report_devices(struct report *r);
+void report_devices_free(struct report *r);
 /* Per-op versus end to end (compose.c): r->comp, r->tau and their warnings; needs the
  * aggregates. */
 void report_composition(struct report *r, gsl_rng *rng);

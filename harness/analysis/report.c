@@ -156,45 +156,54 @@ static void holm(struct report *r, struct rep_cmp *cmp, size_t n)
  * is the cell's A/A ratio estimate (median over blocks of copy / original).  It is the
  * relative difference an identical configuration shows in 95% of cells, reported as
  * exp(.) - 1, and is the default equivalence margin. */
-static void aa_noise(struct report *r)
+double report_aa_floor(const struct report *r, size_t m, size_t of, long dev)
 {
 	const struct analysis *a = r->a;
 	double *ratio = xmalloc((a->nblocks + 1) * sizeof(*ratio));
 	double *w = xmalloc((a->nblocks + a->ncells + 1) * sizeof(*w));
 	double *d = xmalloc((a->ncells + 1) * sizeof(*d));
+	double floor = NAN;
+	size_t nd = 0;
+	for (size_t c = 0; c < a->ncells; c++) {
+		size_t n = 0;
+		for (size_t b = 0; b < a->nblocks; b++) {
+			if (dev != ALL_DEVICES && a->block_device[b] != dev)
+				continue;
+			double x = an_med(a, m, c, b), y = an_med(a, of, c, b);
+			if (!isnan(x) && !isnan(y) && x > 0 && y > 0)
+				ratio[n++] = x / y;
+		}
+		if (n)
+			d[nd++] = fabs(log(stats_median(ratio, 1, n, w)));
+	}
+	if (nd) {
+		for (size_t i = 0; i < nd; i++)
+			w[i] = d[i];
+		gsl_sort(w, 1, nd);
+		floor = exp(gsl_stats_quantile_from_sorted_data(w, 1, nd, 0.95)) - 1;
+	}
+	free(ratio);
+	free(w);
+	free(d);
+	return floor;
+}
+
+static void aa_noise(struct report *r)
+{
+	const struct analysis *a = r->a;
 	for (size_t m = 0; m < a->nmodes; m++) {
 		if (!a->aa_of[m])
 			continue;
 		long of = analysis_mode(a, a->aa_of[m]);
 		if (of < 0)
 			continue;
-		size_t nd = 0;
-		for (size_t c = 0; c < a->ncells; c++) {
-			size_t n = 0;
-			for (size_t b = 0; b < a->nblocks; b++) {
-				double x = an_med(a, m, c, b), y = an_med(a, (size_t)of, c, b);
-				if (!isnan(x) && !isnan(y) && x > 0 && y > 0)
-					ratio[n++] = x / y;
-			}
-			if (n)
-				d[nd++] = fabs(log(stats_median(ratio, 1, n, w)));
-		}
 		r->aa = xrealloc(r->aa, (r->naa + 1) * sizeof(*r->aa));
 		struct rep_aa *q = &r->aa[r->naa++];
 		memset(q, 0, sizeof(*q));
 		q->mode = m;
 		q->of = (size_t)of;
-		q->noise_floor = NAN;
-		if (nd) {
-			for (size_t i = 0; i < nd; i++)
-				w[i] = d[i];
-			gsl_sort(w, 1, nd);
-			q->noise_floor = exp(gsl_stats_quantile_from_sorted_data(w, 1, nd, 0.95)) - 1;
-		}
+		q->noise_floor = report_aa_floor(r, m, (size_t)of, ALL_DEVICES);
 	}
-	free(ratio);
-	free(w);
-	free(d);
 }
 
 static void choose_margin(struct report *r)
@@ -432,42 +441,51 @@ static int aggregates(struct report *r, gsl_rng *rng)
 /* Drift: per mode, Spearman's rho between each unit's run position and its level, the
  * geometric mean over cells of the unit's median relative to the cell's median for the
  * mode.  One point per unit: the cells of a unit are not independent observations. */
-static void drift(struct report *r)
+void report_drift_mode(const struct report *r, size_t m, long dev, struct rep_drift *d)
 {
 	const struct analysis *a = r->a;
 	size_t nb = a->nblocks;
-	r->drift = xcalloc(a->nmodes, sizeof(*r->drift));
-	for (size_t m = 0; m < a->nmodes; m++) {
-		double *x = xmalloc((nb + 1) * sizeof(*x)), *y = xmalloc((nb + 1) * sizeof(*y));
-		size_t n = 0;
-		for (size_t b = 0; b < nb; b++) {
-			double o = a->order[m * nb + b], sum = 0;
-			size_t k = 0;
-			for (size_t c = 0; c < a->ncells; c++) {
-				double v = an_med(a, m, c, b), med = r->sum[m * a->ncells + c].s.median;
-				if (!isnan(v) && med > 0) {
-					sum += log(v / med);
-					k++;
-				}
-			}
-			if (!isnan(o) && k) {
-				x[n] = o;
-				y[n++] = exp(sum / (double)k);
+	double *x = xmalloc((nb + 1) * sizeof(*x)), *y = xmalloc((nb + 1) * sizeof(*y));
+	size_t n = 0;
+	for (size_t b = 0; b < nb; b++) {
+		if (dev != ALL_DEVICES && a->block_device[b] != dev)
+			continue;
+		double o = a->order[m * nb + b], sum = 0;
+		size_t k = 0;
+		for (size_t c = 0; c < a->ncells; c++) {
+			double v = an_med(a, m, c, b), med = r->sum[m * a->ncells + c].s.median;
+			if (!isnan(v) && med > 0) {
+				sum += log(v / med);
+				k++;
 			}
 		}
+		if (!isnan(o) && k) {
+			x[n] = o;
+			y[n++] = exp(sum / (double)k);
+		}
+	}
+	memset(d, 0, sizeof(*d));
+	d->mode = m;
+	d->n = n;
+	d->order = x;
+	d->level = y;
+	d->rho = d->p = NAN;
+	char *cause = NULL;
+	if (n >= 3 && !stats_spearman(x, y, n, &d->rho, &d->p, &cause))
+		d->flagged = !isnan(d->p) && d->p < r->o.alpha;
+	free(cause);
+}
+
+static void drift(struct report *r)
+{
+	const struct analysis *a = r->a;
+	r->drift = xcalloc(a->nmodes, sizeof(*r->drift));
+	for (size_t m = 0; m < a->nmodes; m++) {
 		struct rep_drift *d = &r->drift[r->ndrift++];
-		d->mode = m;
-		d->n = n;
-		d->order = x;
-		d->level = y;
-		d->rho = d->p = NAN;
-		char *cause = NULL;
-		if (n >= 3 && !stats_spearman(x, y, n, &d->rho, &d->p, &cause))
-			d->flagged = !isnan(d->p) && d->p < r->o.alpha;
-		free(cause);
+		report_drift_mode(r, m, ALL_DEVICES, d);
 		if (d->flagged)
 			report_warn(r, "mode '%s' drifts with run order (Spearman rho %.2f over %zu units, p %.3g)",
-			     a->modes[m], d->rho, n, d->p);
+			     a->modes[m], d->rho, d->n, d->p);
 	}
 }
 
@@ -556,6 +574,7 @@ int report_build(const struct analysis *a, const struct report_opts *o, struct r
 	aggregates(r, rng);
 	pareto(r, rng);
 	drift(r);
+	report_devices(r);
 	report_composition(r, rng);
 	sample_size_warnings(r);
 	gsl_rng_free(rng);
@@ -579,6 +598,7 @@ void report_free(struct report *r)
 		free(r->drift[i].level);
 	}
 	free(r->drift);
+	report_devices_free(r);
 	free(r->aa);
 	for (size_t i = 0; i < r->ncomp; i++)
 		free(r->comp[i].workload);

@@ -71,6 +71,24 @@ struct rep_aa {
 	double noise_floor;             /* 95th percentile of |log ratio| over cells and blocks */
 };
 
+/* The device as a stratum (report-devices.c), only for runs whose units ran on two or more
+ * devices (harness run --jobs / --gpus, merged shards; analysis.h's devices): per device,
+ * over the blocks that ran whole on it, the A/A noise floor of each A/A pair and the drift
+ * of each mode, and per cell the baseline's level (analysis_device_level, as the audit's
+ * devices check computes it).  Pairs never cross devices, so the verdicts stand either way;
+ * a level difference beyond the noise floor says the devices are not alike. */
+struct rep_device {
+	const char *name;          /* borrowed from the analysis */
+	size_t nblocks;            /* blocks that ran whole on it */
+	double *aa_floor;          /* per A/A pair (r->aa[i]): its noise floor here, NAN: none */
+	struct rep_drift *drift;   /* per mode (r->drift's definition, its points on this device) */
+	struct an_level *level;    /* per cell: the baseline's level here */
+};
+struct rep_devdiff {
+	size_t cell, d1, d2;       /* the baseline's level in cell differs between devices d1, d2 */
+	double diff, two_se;       /* |difference of log levels| and twice its standard error */
+};
+
 /* Per (workload, mode): does the per-op difference add up to the e2e one (compose.c)?
  * Per block b, with B the baseline, m the mode, E the e2e unit median, o_c the op cell c's
  * unit median and n_c its count (occurrences in one forward):
@@ -127,6 +145,11 @@ struct report {
 	size_t ndrift;
 	struct rep_aa *aa;
 	size_t naa;
+	struct rep_device *dev;         /* per device when the run used two or more, else NULL */
+	size_t ndev;
+	size_t split_blocks;            /* blocks whose units ran on more than one device */
+	struct rep_devdiff *devdiff;    /* level differences beyond the noise floor */
+	size_t ndevdiff;
 	struct rep_comp *comp;          /* every (workload with op and e2e cells, mode) */
 	size_t ncomp;
 	struct rep_tau *tau;

@@ -29,6 +29,8 @@
 #define MAX_COUNT 1000000000 /* warmup_count */
 #define MAX_SAMPLES 10000000 /* min_samples, max_samples, trial_samples */
 #define MAX_THREADS 4096
+#define MAX_JOBS 4096   /* [run] jobs, as --jobs */
+#define MAX_GPU_INDEX 1023 /* [run] gpus entries */
 #define DEFAULT_BATCH 1
 #define MAX_BATCH 65536
 #define DEFAULT_RESOLUTION 224

@@ -32,8 +32,9 @@ const char *const exp_fault_names[] = { "none", "crash", "hang", "exit", "bad-re
 /* The keys each table may hold, for unknown-key messages and did-you-mean. */
 static const char *const root_keys[] = {
 	"schema", "name", "description", "backend", "repeats", "seed", "order", "unit_timeout",
-	"margin", "hypotheses", "measure", "environment", "workloads", "modes", NULL
+	"margin", "hypotheses", "measure", "run", "environment", "workloads", "modes", NULL
 };
+static const char *const run_keys[] = { "jobs", "gpus", NULL };
 static const char *const measure_keys[] = {
 	"warmup_time", "warmup_count", "min_samples", "max_samples", "max_time",
 	"target_precision", "flush", "trial_samples", "threads", NULL
@@ -93,6 +94,72 @@ static int parse_measure(struct tc_parser *p, const struct tc_field *f, struct m
 				    "), not %" PRId64, m->min_samples, m->max_samples);
 		return tc_fail(p, min_f.pos, "'min_samples' must be <= max_samples (%" PRId64
 			    "), not %" PRId64, m->max_samples, m->min_samples);
+	}
+	return 0;
+}
+
+/* [run]: jobs = N or gpus = "all" | [0, 1, 3], not both (they are --jobs and --gpus). */
+static int parse_run(struct tc_parser *p, const struct tc_field *f, struct run_settings *rs)
+{
+	if (tc_want_kind(p, f, TB_TABLE))
+		return -1;
+	struct tc_field jobs_f = { 0 }, gpus_f = { 0 };
+	for (size_t i = 0; i < tb_node_len(f->v); i++) {
+		struct tc_field g = tc_field_at(f->v, i);
+		if (!strcmp(g.key, "jobs")) {
+			if (exp_get_int(p, &g, 1, MAX_JOBS, &rs->jobs))
+				return -1;
+			jobs_f = g;
+		} else if (!strcmp(g.key, "gpus")) {
+			gpus_f = g;
+			if (tb_node_kind(g.v) == TB_STRING) {
+				if (strcmp(tb_node_string(g.v, NULL), "all"))
+					return tc_fail(p, g.pos, "'gpus' must be \"all\" or an array of "
+						    "GPU indices as nvidia-smi numbers them ([0, 1, 3]), "
+						    "not '%s'", tb_node_string(g.v, NULL));
+				rs->gpus = xstrdup("all");
+				continue;
+			}
+			if (tb_node_kind(g.v) != TB_ARRAY)
+				return tc_fail(p, g.pos, "'gpus' must be \"all\" or an array of GPU "
+					    "indices ([0, 1, 3])");
+			size_t n = tb_node_len(g.v);
+			if (!n)
+				return tc_fail(p, g.pos, "'gpus' must name at least one GPU");
+			struct sbuf sb;
+			sbuf_init(&sb);
+			sbuf_adds(&sb, "");
+			for (size_t j = 0; j < n; j++) {
+				const struct tb_node *x = tb_node_at(g.v, j);
+				struct tb_pos xp = tb_node_pos(x);
+				int64_t v = tb_node_kind(x) == TB_INTEGER ? tb_node_int(x) : -1;
+				int bad = tb_node_kind(x) != TB_INTEGER || v < 0 || v > MAX_GPU_INDEX;
+				for (size_t k = 0; !bad && k < j; k++)
+					if (tb_node_int(tb_node_at(g.v, k)) == v) {
+						sbuf_release(&sb);
+						return tc_fail(p, xp, "'gpus' names GPU %" PRId64
+							    " twice", v);
+					}
+				if (bad) {
+					sbuf_release(&sb);
+					return tc_fail(p, xp, "'gpus' entries must be GPU indices "
+						    "from 0 to %d", MAX_GPU_INDEX);
+				}
+				sbuf_addf(&sb, "%s%" PRId64, j ? "," : "", v);
+			}
+			rs->gpus = sbuf_detach(&sb);
+		} else {
+			return tc_unknown_key(p, &g, run_keys, " in [run]");
+		}
+	}
+	if (jobs_f.key && gpus_f.key) {
+		const struct tc_field *later =
+			jobs_f.key_pos.line > gpus_f.key_pos.line ||
+					(jobs_f.key_pos.line == gpus_f.key_pos.line &&
+					 jobs_f.key_pos.col > gpus_f.key_pos.col)
+				? &jobs_f : &gpus_f;
+		return tc_fail(p, later->key_pos, "[run] has both 'jobs' and 'gpus': 'gpus' runs "
+			    "one unit per GPU, 'jobs' one per share of the cores; choose one");
 	}
 	return 0;
 }
@@ -260,6 +327,8 @@ static int parse_root(struct tc_parser *p, const struct tb_node *root, struct ex
 				r = check_hypotheses(p, &g, e);
 		} else if (!strcmp(g.key, "measure")) {
 			r = parse_measure(p, &g, &e->measure);
+		} else if (!strcmp(g.key, "run")) {
+			r = parse_run(p, &g, &e->run);
 		} else if (!strcmp(g.key, "environment")) {
 			r = parse_environment(p, &g, e);
 		} else if (!strcmp(g.key, "workloads")) {
@@ -413,6 +482,7 @@ void experiment_free(struct experiment *e)
 		free(e->env_set[i].value);
 	}
 	free(e->env_set);
+	free(e->run.gpus);
 	free(e->path);
 	free(e->text);
 	free(e);

@@ -36,6 +36,14 @@ struct measure_settings {
 };
 
 
+/* [run]: how the units of a run are spread over the host (harness run --jobs / --gpus give
+ * the same; either on the command line replaces both of these). */
+struct run_settings {
+	int64_t jobs;             /* jobs = N: N units at once, each on its share of the cores; 0 unset */
+	char *gpus;               /* gpus = "all" | [0, 1, 3]: as --gpus takes it ("all", "0,1,3"),
+				   * heap, or NULL unset */
+};
+
 struct env_var {
 	char *name;
 	char *value;
@@ -86,6 +94,7 @@ struct experiment {
 	double unit_timeout_s; /* per unit; SIGTERM, then SIGKILL after a grace period */
 	double margin;         /* equivalence margin for verdicts (0.02 = +-2%); NAN when unset */
 	struct measure_settings measure;
+	struct run_settings run;
 	struct workload *workloads;
 	size_t nworkloads;
 	struct mode *modes;

@@ -606,6 +606,65 @@ static void write_composition(const struct report *r, FILE *f)
 	fputs("</tbody>\n</table>\n", f);
 }
 
+/* The device stratum (report.h, struct rep_device), only for runs on two or more devices:
+ * per device its blocks, each A/A pair's noise floor and the modes whose drift is flagged;
+ * then the cells where the baseline's level differs beyond the noise floor. */
+static void write_devices(const struct report *r, FILE *f)
+{
+	const struct analysis *a = r->a;
+	char b1[48], b2[48];
+	if (!r->ndev)
+		return;
+	fprintf(f, "<h3 id=\"devices\">Devices</h3>\n<p>The units ran on %zu devices; pairs stay "
+		   "within a block, %zu block%s ran on more than one device. Per device, over the "
+		   "blocks that ran whole on it:</p>\n<table id=\"devices-table\">\n<thead><tr>"
+		   "<th>device</th><th>blocks</th>",
+		r->ndev, r->split_blocks, r->split_blocks == 1 ? "" : "s");
+	for (size_t i = 0; i < r->naa; i++) {
+		fputs("<th>A/A noise floor ", f);
+		esc(f, a->modes[r->aa[i].mode]);
+		fputs("</th>", f);
+	}
+	fputs("<th>drift flagged</th></tr></thead>\n<tbody>\n", f);
+	for (size_t d = 0; d < r->ndev; d++) {
+		const struct rep_device *v = &r->dev[d];
+		fputs("<tr>", f);
+		td(f, v->name);
+		fprintf(f, "<td class=\"num\">%zu</td>", v->nblocks);
+		for (size_t i = 0; i < r->naa; i++)
+			td_num(f, '2', 100 * v->aa_floor[i]);
+		struct sbuf sb;
+		sbuf_init(&sb);
+		sbuf_adds(&sb, "");
+		for (size_t m = 0; m < a->nmodes; m++)
+			if (v->drift[m].flagged)
+				sbuf_addf(&sb, "%s%s (rho %.2f)", sb.len ? ", " : "", a->modes[m],
+					  v->drift[m].rho);
+		td(f, sb.len ? sb.buf : "none");
+		sbuf_release(&sb);
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody>\n</table>\n", f);
+	if (!r->ndevdiff) {
+		fputs("<p>No two devices differ in the baseline's level beyond the noise floor.</p>\n", f);
+		return;
+	}
+	fputs("<table id=\"devices-level-table\">\n<thead><tr><th>cell</th><th>device</th>"
+	      "<th>device</th><th>level difference</th><th>2 SE</th></tr></thead>\n<tbody>\n", f);
+	for (size_t k = 0; k < r->ndevdiff; k++) {
+		const struct rep_devdiff *x = &r->devdiff[k];
+		fputs("<tr>", f);
+		td(f, a->cells[x->cell].name);
+		td(f, r->dev[x->d1].name);
+		td(f, r->dev[x->d2].name);
+		snprintf(b1, sizeof(b1), "%.1f%%", 100 * (exp(x->diff) - 1));
+		snprintf(b2, sizeof(b2), "%.1f%%", 100 * (exp(x->two_se) - 1));
+		fprintf(f, "<td class=\"num\">%s</td><td class=\"num\">%s</td>", b1, b2);
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody>\n</table>\n", f);
+}
+
 static void write_aa_drift_tau(const struct report *r, FILE *f, const struct plot_set *set, int *bad)
 {
 	const struct analysis *a = r->a;
@@ -645,6 +704,7 @@ static void write_aa_drift_tau(const struct report *r, FILE *f, const struct plo
 	}
 	fputs("</tbody>\n</table>\n", f);
 	*bad |= figures(f, set, "drift");
+	write_devices(r, f);
 	fputs("</section>\n<section id=\"op-e2e\">\n<h2>Per-op versus end to end</h2>\n", f);
 	write_composition(r, f);
 	*bad |= figures(f, set, "composition");

@@ -223,138 +223,133 @@ int fig_drift(struct gp *g)
 	return figure_end(g, "drift");
 }
 
-/* Per-op against e2e: per workload with an e2e cell (index block w), a row per mode: op
- * geomean ratio, lo, hi, e2e ratio, lo, hi, label.  The baseline sits at (1, 1). */
+/* One point of a two-ratio figure (op-e2e, composition): a mode's x ratio with its CI and
+ * its y ratio with its CI, in a workload. */
+struct xy_row {
+	const char *workload;  /* borrowed */
+	size_t mode;
+	double v[6];           /* x, x lo, x hi, y, y lo, y hi */
+};
+
+/* A two-ratio figure: an index block per workload of work (in that order), the baseline at
+ * (1, 1) and then the workload's rows in their order: six numbers and the mode's name; the
+ * template gets nwork and workload_names.  No workload: skipped, saying skip. */
+static int fig_xy_ratios(struct gp *g, const char *kind, const char *skip, const char *title,
+			 const char **work, size_t nw, const struct xy_row *rows, size_t nrows)
+{
+	const struct analysis *a = g->r->a;
+	if (!nw) {
+		plot_skip(g, "%s: %s", kind, skip);
+		return 0;
+	}
+	char *path;
+	FILE *f = data_open(g, &path);
+	if (!f)
+		return -1;
+	for (size_t w = 0; w < nw; w++) {
+		if (w)
+			fputs("\n\n", f);
+		fputs("1 1 1 1 1 1 ", f);
+		data_label(f, a->modes[g->r->baseline]);
+		fputc('\n', f);
+		for (size_t i = 0; i < nrows; i++) {
+			if (strcmp(rows[i].workload, work[w]))
+				continue;
+			for (size_t k = 0; k < 6; k++)
+				data_num(f, rows[i].v[k]);
+			fputc(' ', f);
+			data_label(f, a->modes[rows[i].mode]);
+			fputc('\n', f);
+		}
+	}
+	if (figure_begin(g, f, path, kind, NULL, PLOT_H, "%s", title))
+		return -1;
+	sbuf_addf(&g->script, "nwork = %zu\n", nw);
+	gp_setarr(&g->script, "workload_names", work, nw);
+	return figure_end(g, kind);
+}
+
+/* Add name to the nw names of work unless it is there. */
+static void work_add(const char **work, size_t *nw, const char *name)
+{
+	size_t w = 0;
+	while (w < *nw && strcmp(work[w], name))
+		w++;
+	if (w == *nw)
+		work[(*nw)++] = name;
+}
+
+/* Per-op against e2e: per workload with an e2e cell, a point per mode: the op geomean ratio
+ * and its CI, the e2e ratio and its CI.  The baseline sits at (1, 1). */
 int fig_op_e2e(struct gp *g)
 {
 	const struct report *r = g->r;
-	const struct analysis *a = r->a;
 	const char **work = xcalloc(r->nagg + 1, sizeof(*work));
-	size_t nw = 0;
+	struct xy_row *rows = xcalloc(r->nagg + 1, sizeof(*rows));
+	size_t nw = 0, nrows = 0;
 	for (size_t i = 0; i < r->nagg; i++) {
 		const struct rep_agg *x = &r->agg[i];
 		if (!x->has_e2e || !strcmp(x->scope, "all") || isnan(x->geomean) || !x->ncells)
 			continue;
-		size_t w = 0;
-		while (w < nw && strcmp(work[w], x->scope))
-			w++;
-		if (w == nw)
-			work[nw++] = x->scope;
-	}
-	if (!nw) {
-		free(work);
-		plot_skip(g, "op-e2e: no workload has both op cells and an e2e cell");
-		return 0;
-	}
-	char *path;
-	FILE *f = data_open(g, &path);
-	if (!f) {
-		free(work);
-		return -1;
-	}
-	for (size_t w = 0; w < nw; w++) {
-		if (w)
-			fputs("\n\n", f);
+		work_add(work, &nw, x->scope);
+		if (isnan(x->e2e_ratio))
+			continue;
 		long e2e = -1;
-		for (size_t c = 0; c < a->ncells; c++)
-			if (!strcmp(a->cells[c].workload, work[w]) && !strcmp(a->cells[c].kind, "e2e"))
+		for (size_t c = 0; c < r->a->ncells; c++)
+			if (!strcmp(r->a->cells[c].workload, x->scope) && !strcmp(r->a->cells[c].kind, "e2e"))
 				e2e = (long)c;
-		fputs("1 1 1 1 1 1 ", f);
-		data_label(f, a->modes[r->baseline]);
-		fputc('\n', f);
-		for (size_t i = 0; i < r->nagg; i++) {
-			const struct rep_agg *x = &r->agg[i];
-			if (strcmp(x->scope, work[w]) || isnan(x->geomean) || isnan(x->e2e_ratio))
-				continue;
-			double elo = x->e2e_ratio, ehi = x->e2e_ratio;
-			for (size_t k = 0; k < r->ncmp; k++)
-				if (r->cmp[k].ok && (long)r->cmp[k].cell == e2e && r->cmp[k].mode == x->mode &&
-				    !isnan(r->cmp[k].c.lo)) {
-					elo = r->cmp[k].c.lo;
-					ehi = r->cmp[k].c.hi;
-				}
-			data_num(f, x->geomean);
-			data_num(f, isnan(x->lo) ? x->geomean : x->lo);
-			data_num(f, isnan(x->hi) ? x->geomean : x->hi);
-			data_num(f, x->e2e_ratio);
-			data_num(f, elo);
-			data_num(f, ehi);
-			fputc(' ', f);
-			data_label(f, a->modes[x->mode]);
-			fputc('\n', f);
-		}
+		double elo = x->e2e_ratio, ehi = x->e2e_ratio;
+		for (size_t k = 0; k < r->ncmp; k++)
+			if (r->cmp[k].ok && (long)r->cmp[k].cell == e2e && r->cmp[k].mode == x->mode &&
+			    !isnan(r->cmp[k].c.lo)) {
+				elo = r->cmp[k].c.lo;
+				ehi = r->cmp[k].c.hi;
+			}
+		rows[nrows++] = (struct xy_row){
+			.workload = x->scope, .mode = x->mode,
+			.v = { x->geomean, isnan(x->lo) ? x->geomean : x->lo,
+			       isnan(x->hi) ? x->geomean : x->hi, x->e2e_ratio, elo, ehi },
+		};
 	}
-	if (figure_begin(g, f, path, "op-e2e", NULL, PLOT_H,
-			 "Per-op against end-to-end ratios to the baseline")) {
-		free(work);
-		return -1;
-	}
-	sbuf_addf(&g->script, "nwork = %zu\n", nw);
-	gp_setarr(&g->script, "workload_names", work, nw);
+	int ret = fig_xy_ratios(g, "op-e2e", "no workload has both op cells and an e2e cell",
+				"Per-op against end-to-end ratios to the baseline", work, nw, rows,
+				nrows);
+	free(rows);
 	free(work);
-	return figure_end(g, "op-e2e");
+	return ret;
 }
 
-/* Measured against predicted e2e ratio (report.h struct rep_comp): an index block per
- * workload with a composition, the baseline at (1, 1), then each mode's predicted ratio
- * and CI, measured ratio and CI, name; the identity line is the template's. */
+/* Measured against predicted e2e ratio (report.h struct rep_comp): per workload with a
+ * composition, a point per mode: the predicted ratio and its CI, the measured ratio and
+ * its CI; the identity line is the template's. */
 int fig_composition(struct gp *g)
 {
 	const struct report *r = g->r;
-	const struct analysis *a = r->a;
 	const char **work = xcalloc(r->ncomp + 1, sizeof(*work));
-	size_t nw = 0;
+	struct xy_row *rows = xcalloc(r->ncomp + 1, sizeof(*rows));
+	size_t nw = 0, nrows = 0;
 	for (size_t i = 0; i < r->ncomp; i++) {
-		if (!r->comp[i].ok)
+		const struct rep_comp *c = &r->comp[i];
+		if (!c->ok)
 			continue;
-		size_t w = 0;
-		while (w < nw && strcmp(work[w], r->comp[i].workload))
-			w++;
-		if (w == nw)
-			work[nw++] = r->comp[i].workload;
-	}
-	if (!nw) {
-		free(work);
-		plot_skip(g, "composition: no workload has op cells with counts and an e2e cell in "
-			     "the same blocks");
-		return 0;
-	}
-	char *path;
-	FILE *f = data_open(g, &path);
-	if (!f) {
-		free(work);
-		return -1;
-	}
-	for (size_t w = 0; w < nw; w++) {
-		if (w)
-			fputs("\n\n", f);
-		fputs("1 1 1 1 1 1 ", f);
-		data_label(f, a->modes[r->baseline]);
-		fputc('\n', f);
-		for (size_t i = 0; i < r->ncomp; i++) {
-			const struct rep_comp *c = &r->comp[i];
-			if (!c->ok || strcmp(c->workload, work[w]))
-				continue;
-			const struct rep_est *e[] = { &c->pred, &c->meas };
-			for (size_t k = 0; k < 2; k++) {
-				data_num(f, e[k]->est);
-				data_num(f, isnan(e[k]->lo) ? e[k]->est : e[k]->lo);
-				data_num(f, isnan(e[k]->hi) ? e[k]->est : e[k]->hi);
-			}
-			fputc(' ', f);
-			data_label(f, a->modes[c->mode]);
-			fputc('\n', f);
+		work_add(work, &nw, c->workload);
+		struct xy_row *x = &rows[nrows++];
+		x->workload = c->workload;
+		x->mode = c->mode;
+		const struct rep_est *e[] = { &c->pred, &c->meas };
+		for (size_t k = 0; k < 2; k++) {
+			x->v[3 * k] = e[k]->est;
+			x->v[3 * k + 1] = isnan(e[k]->lo) ? e[k]->est : e[k]->lo;
+			x->v[3 * k + 2] = isnan(e[k]->hi) ? e[k]->est : e[k]->hi;
 		}
 	}
-	if (figure_begin(g, f, path, "composition", NULL, PLOT_H,
-			 "Measured against predicted (count x time) e2e ratios to the baseline")) {
-		free(work);
-		return -1;
-	}
-	sbuf_addf(&g->script, "nwork = %zu\n", nw);
-	gp_setarr(&g->script, "workload_names", work, nw);
+	int ret = fig_xy_ratios(g, "composition", "no workload has op cells with counts and an "
+				"e2e cell in the same blocks",
+				"Measured against predicted (count x time) e2e ratios to the baseline",
+				work, nw, rows, nrows);
+	free(rows);
 	free(work);
-	return figure_end(g, "composition");
+	return ret;
 }
 
 /* The within-unit sample CDFs of src's cell: index block m per mode, a curve per ok cold

@@ -168,6 +168,70 @@ static void write_md_composition(const struct report *r, FILE *f)
 				r->tau[i].why);
 }
 
+/* The device as a stratum (report.h, struct rep_device): only for runs on two or more. */
+static void write_md_devices(const struct report *r, FILE *f)
+{
+	const struct analysis *a = r->a;
+	char b1[32], b2[32], b3[32];
+	if (!r->ndev)
+		return;
+	fprintf(f, "\n## Devices\n\nThe units ran on %zu devices; pairs are formed within blocks, "
+		   "so they stay within a device when every block ran on one (%zu block%s did not). "
+		   "Per device, over the blocks that ran whole on it:\n\n| device | blocks |",
+		r->ndev, r->split_blocks, r->split_blocks == 1 ? "" : "s");
+	for (size_t i = 0; i < r->naa; i++)
+		fprintf(f, " A/A noise floor %s |", a->modes[r->aa[i].mode]);
+	fprintf(f, "\n|---|---|");
+	for (size_t i = 0; i < r->naa; i++)
+		fprintf(f, "---|");
+	fprintf(f, "\n");
+	for (size_t d = 0; d < r->ndev; d++) {
+		fprintf(f, "| %s | %zu |", r->dev[d].name, r->dev[d].nblocks);
+		for (size_t i = 0; i < r->naa; i++)
+			fprintf(f, " %s |", num(b1, 32, '2', 100 * r->dev[d].aa_floor[i]));
+		fprintf(f, "\n");
+	}
+	fprintf(f, "\n### Drift with run order, per device\n\n| device | mode | points | Spearman rho "
+		   "| p | flagged |\n|---|---|---|---|---|---|\n");
+	for (size_t d = 0; d < r->ndev; d++)
+		for (size_t m = 0; m < a->nmodes; m++) {
+			const struct rep_drift *x = &r->dev[d].drift[m];
+			fprintf(f, "| %s | %s | %zu | %s | %s | %s |\n", r->dev[d].name, a->modes[m], x->n,
+				num(b1, 32, 'u', x->rho), num(b2, 32, 'p', x->p), x->flagged ? "yes" : "no");
+		}
+	fprintf(f, "\n### The baseline's level per device\n\nMedian of the unit medians (us), "
+		   "the blocks, and the robust spread (1.4826 MAD of the logs, %%); two devices "
+		   "differ beyond the noise floor when their log levels differ by more than twice "
+		   "the standard error of the difference.\n\n| cell |");
+	for (size_t d = 0; d < r->ndev; d++)
+		fprintf(f, " %s |", r->dev[d].name);
+	fprintf(f, " beyond the noise floor |\n|---|");
+	for (size_t d = 0; d < r->ndev; d++)
+		fprintf(f, "---|");
+	fprintf(f, "---|\n");
+	for (size_t c = 0; c < a->ncells; c++) {
+		fprintf(f, "| %s |", a->cells[c].name);
+		for (size_t d = 0; d < r->ndev; d++) {
+			const struct an_level *l = &r->dev[d].level[c];
+			fprintf(f, " %s (%zu, %s) |", num(b1, 32, 'x', exp(l->level) / 1e3), l->n,
+				num(b2, 32, '1', 100 * (exp(l->spread) - 1)));
+		}
+		struct sbuf sb;
+		sbuf_init(&sb);
+		sbuf_adds(&sb, "");
+		for (size_t k = 0; k < r->ndevdiff; k++) {
+			const struct rep_devdiff *x = &r->devdiff[k];
+			if (x->cell == c)
+				sbuf_addf(&sb, "%s%s vs %s: %s (2 SE %s)", sb.len ? "; " : "",
+					  r->dev[x->d1].name, r->dev[x->d2].name,
+					  num(b1, 32, '1', 100 * (exp(x->diff) - 1)),
+					  num(b3, 32, '1', 100 * (exp(x->two_se) - 1)));
+		}
+		fprintf(f, " %s |\n", sb.len ? sb.buf : "no");
+		sbuf_release(&sb);
+	}
+}
+
 static void write_md(const struct report *r, FILE *f)
 {
 	const struct analysis *a = r->a;
@@ -255,6 +319,7 @@ static void write_md(const struct report *r, FILE *f)
 			num(b1, 32, 'u', d->rho), num(b2, 32, 'p', d->p), d->flagged ? "yes" : "no");
 	}
 
+	write_md_devices(r, f);
 	write_md_composition(r, f);
 
 	fprintf(f, "\n## Warnings\n\n");
@@ -302,6 +367,47 @@ static json_t *jsummary(const struct stats_summary *s)
 	return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "n", (json_int_t)s->n, "median",
 			 jw_num(s->median), "q1", jw_num(s->q1), "q3", jw_num(s->q3), "iqr", jw_num(s->iqr),
 			 "min", jw_num(s->min), "max", jw_num(s->max));
+}
+
+/* "devices" (docs/report-format.md): only for runs on two or more devices. */
+static json_t *jdevices(const struct report *r)
+{
+	const struct analysis *a = r->a;
+	json_t *devs = json_array(), *diffs = json_array();
+	for (size_t d = 0; d < r->ndev; d++) {
+		const struct rep_device *v = &r->dev[d];
+		json_t *aa = json_array(), *dr = json_array(), *lev = json_array();
+		for (size_t i = 0; i < r->naa; i++)
+			json_array_append_new(aa, json_pack("{s:o, s:o, s:o}", "mode",
+				jw_str(a->modes[r->aa[i].mode]), "copy_of", jw_str(a->modes[r->aa[i].of]),
+				"noise_floor", jw_num(v->aa_floor[i])));
+		for (size_t m = 0; m < a->nmodes; m++)
+			json_array_append_new(dr, json_pack("{s:o, s:I, s:o, s:o, s:b}", "mode",
+				jw_str(a->modes[m]), "n", (json_int_t)v->drift[m].n, "spearman_rho",
+				jw_num(v->drift[m].rho), "p", jw_num(v->drift[m].p), "flagged",
+				v->drift[m].flagged));
+		for (size_t c = 0; c < a->ncells; c++) {
+			const struct an_level *l = &v->level[c];
+			json_array_append_new(lev, json_pack("{s:o, s:I, s:o, s:o, s:o}", "cell",
+				jw_str(a->cells[c].name), "n", (json_int_t)l->n, "median_ns",
+				jw_num(exp(l->level)), "log_spread", jw_num(l->spread), "log_se",
+				jw_num(sqrt(l->se2))));
+		}
+		json_array_append_new(devs, json_pack("{s:o, s:I, s:o, s:o, s:o}", "device",
+			jw_str(v->name), "blocks", (json_int_t)v->nblocks, "aa", aa, "drift", dr,
+			"baseline_level", lev));
+	}
+	for (size_t k = 0; k < r->ndevdiff; k++) {
+		const struct rep_devdiff *x = &r->devdiff[k];
+		json_array_append_new(diffs, json_pack("{s:o, s:o, s:o, s:o, s:o}", "cell",
+			jw_str(a->cells[x->cell].name), "device_a", jw_str(r->dev[x->d1].name),
+			"device_b", jw_str(r->dev[x->d2].name), "log_difference", jw_num(x->diff),
+			"two_se", jw_num(x->two_se)));
+	}
+	return json_pack("{s:o, s:s, s:I, s:o, s:o}", "devices", devs, "baseline",
+			 a->modes[r->baseline], "split_blocks", (json_int_t)r->split_blocks,
+			 "level_differences", diffs, "note",
+			 jw_str("per device over the blocks that ran whole on it"));
 }
 
 static json_t *build_json(const struct report *r)
@@ -394,6 +500,8 @@ static json_t *build_json(const struct report *r)
 			"n", (json_int_t)r->drift[i].n, "spearman_rho", jw_num(r->drift[i].rho), "p",
 			jw_num(r->drift[i].p), "flagged", r->drift[i].flagged));
 	json_object_set_new(root, "drift", dr);
+	if (r->ndev)
+		json_object_set_new(root, "devices", jdevices(r));
 	json_t *tau = json_array();
 	for (size_t i = 0; i < r->ntau; i++) {
 		const struct rep_tau *t = &r->tau[i];

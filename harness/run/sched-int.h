@@ -76,6 +76,8 @@ struct run {
 	struct slots slots;       /* --jobs / --gpus: n > 0; else none (one unit at a time) */
 	int64_t shard_k, shard_n; /* this run's share of the blocks: block % n == k (n 0: all) */
 	char *mine;               /* per plan id: 1 when it is this run's (its shard's) */
+	long *pin;                /* per plan id, or NULL: the slot its block must run on (a block
+				   * resumed after part of it ran on that slot's device), -1 any */
 	struct estimate *est;
 	size_t nest, est_cap;
 };

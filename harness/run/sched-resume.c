@@ -153,6 +153,34 @@ static void remove_results_temps(const struct run *r)
 	free(folder);
 }
 
+/* A block that ran part of its units before the stop keeps its device: its remaining units
+ * go to this session's slot on the device its recorded units name (r->pin), so its pairs
+ * stay within one device.  A block whose device this session has no slot for (resumed with
+ * other --jobs/--gpus, or without) runs where a slot frees up, and the audit's
+ * block-devices check flags it.  With units on two devices already (split before), the
+ * first recorded unit's device wins. */
+static void resume_pins(struct run *r, const struct rec_unit *units, size_t nunits)
+{
+	if (!r->slots.n)
+		return;
+	r->pin = xcalloc(r->nplan, sizeof(*r->pin));
+	for (size_t i = 0; i < r->nplan; i++)
+		r->pin[i] = -1;
+	for (size_t u = 0; u < nunits; u++) {
+		if (!units[u].device || !*units[u].device || units[u].id < 0 ||
+		    (size_t)units[u].id >= r->nplan)
+			continue;
+		long k = -1;
+		for (size_t s = 0; s < r->slots.n && k < 0; s++)
+			if (!strcmp(r->slots.s[s].device, units[u].device))
+				k = (long)s;
+		int64_t b = r->plan[units[u].id].block;
+		for (size_t i = 0; k >= 0 && i < r->nplan; i++)
+			if (r->plan[i].block == b && r->pin[i] < 0)
+				r->pin[i] = k;
+	}
+}
+
 /* Reopen a run for --resume from its journal.  The experiment is the run folder's copy
  * (or the one given, which must be the same bytes), checked against the recorded SHA-256
  * before anything is written: a refused resume changes nothing.  *complete is set when
@@ -270,6 +298,7 @@ int sched_start_resume(struct run *r, int *usage, int *complete)
 			r->cache_of[id] = xstrdup(units[i].cache_dir);
 		}
 	}
+	resume_pins(r, units, nunits);
 	const char *st = rec_meta_get(m, "status");
 	size_t nmine = 0;
 	for (size_t i = 0; i < r->nplan; i++)

@@ -404,22 +404,30 @@ static int past_budget(const struct run *r, const struct rec_plan *p)
 	return est >= 0 && util_now_ns() + est > deadline;
 }
 
-/* Give free slot s the next block with units to run (blocks in plan order; *next_block
- * is where the search goes on).  0: none left. */
-static int deal_block(struct run *r, struct slot_run *s, size_t *next_block)
+/* Give free slot s the next block with units to run: a block pinned to it (a resumed block
+ * that already ran part of its units on this slot's device, r->pin) first, else the first
+ * block in plan order that is pinned to no slot and not yet dealt (dealt[i]: plan entry i's
+ * block has been given to a slot).  0: none left for s. */
+static int deal_block(struct run *r, struct slot_run *s, char *dealt)
 {
-	while (*next_block < r->nplan) {
-		size_t i = *next_block;
-		int64_t b = r->plan[i].block;
-		size_t j = i;
-		s->nqueue = s->next = 0;
-		for (; j < r->nplan && r->plan[j].block == b; j++)
-			if (!r->done[j] && r->mine[j])
-				s->queue[s->nqueue++] = j;
-		*next_block = j;
-		if (s->nqueue) {
-			s->block = b;
-			return 1;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0, j; i < r->nplan; i = j) {
+			int64_t b = r->plan[i].block;
+			for (j = i; j < r->nplan && r->plan[j].block == b; j++)
+				;
+			long pin = r->pin ? r->pin[i] : -1;
+			if (dealt[i] || (pass == 0 ? pin != (long)s->index : pin >= 0))
+				continue;
+			s->nqueue = s->next = 0;
+			for (size_t k = i; k < j; k++) {
+				dealt[k] = 1;
+				if (!r->done[k] && r->mine[k])
+					s->queue[s->nqueue++] = k;
+			}
+			if (s->nqueue) {
+				s->block = b;
+				return 1;
+			}
 		}
 	}
 	s->block = -1;
@@ -451,14 +459,16 @@ static int slot_start_next(struct run *r, struct slot_run *s)
 
 /* Run this run's units that are not yet recorded: one per slot at a time (one slot, not
  * pinned, without --jobs/--gpus), every unit of a block on one slot in planned order,
- * blocks dealt in plan order to slots as they free up, free slots taken in the drawn order.
+ * blocks dealt in plan order to slots as they free up, free slots taken in the drawn order
+ * (a resumed block that already ran on a slot's device goes back to that slot: r->pin).
  * The scheduler is the only writer: it records each unit in the journal as it ends.  A
  * stop (signal) kills the running units (not recorded); an infrastructure failure stops
  * the others the same way; the --max-time budget starts nothing more and lets the running
  * units finish.  Returns 0 (*failed, *time_limit say how it ended) or -1 reported. */
 static int run_slots(struct run *r, int *failed, int *time_limit)
 {
-	size_t n = r->slots.n ? r->slots.n : 1, next_block = 0, maxq = 0;
+	size_t n = r->slots.n ? r->slots.n : 1, maxq = 0;
+	char *dealt = xcalloc(r->nplan + 1, 1);
 	for (size_t i = 0, j; i < r->nplan; i = j) {
 		for (j = i; j < r->nplan && r->plan[j].block == r->plan[i].block; j++)
 			;
@@ -484,7 +494,7 @@ static int run_slots(struct run *r, int *failed, int *time_limit)
 				continue;
 			int st = 0;
 			while (!s->running && !halt) {
-				if (s->next >= s->nqueue && !deal_block(r, s, &next_block))
+				if (s->next >= s->nqueue && !deal_block(r, s, dealt))
 					break;
 				st = slot_start_next(r, s);
 				if (st < 0) {
@@ -526,6 +536,7 @@ static int run_slots(struct run *r, int *failed, int *time_limit)
 		free(sl[k].queue);
 	}
 	free(sl);
+	free(dealt);
 	return 0;
 }
 
@@ -641,14 +652,26 @@ void sched_mark_mine(struct run *r)
 		r->mine[i] = r->shard_n <= 0 || r->plan[i].block % r->shard_n == r->shard_k;
 }
 
-/* The slots of --jobs / --gpus (none: one unit at a time, not pinned).  -1 reported. */
+/* The slots of --jobs / --gpus, else of the experiment's [run] jobs / gpus (either option
+ * replaces both keys); none: one unit at a time, not pinned.  -1 reported. */
 int sched_make_slots(struct run *r)
 {
 	const char *gpus = r->o->gpus;
-	if (r->o->jobs > 0 && gpus)
+	int64_t jobs = r->o->jobs;
+	if (jobs > 0 && gpus)
 		return error("--jobs and --gpus both given: --gpus runs one unit per GPU, --jobs one "
 			     "per share of the cores; choose one");
-	if (gpus ? slots_gpus(gpus, &r->slots) : r->o->jobs > 0 ? slots_cpu(r->o->jobs, &r->slots) : 0)
+	int from_file = jobs <= 0 && !gpus;
+	if (from_file) {
+		gpus = r->exp->run.gpus;
+		jobs = r->exp->run.jobs;
+	}
+	char *what = from_file ? xasprintf("[run] %s in '%s'", gpus ? "gpus" : "jobs", r->exp->path)
+			       : xstrdup(gpus ? "--gpus" : "--jobs");
+	int rc = gpus ? slots_gpus(gpus, what, &r->slots)
+		 : jobs > 0 ? slots_cpu((int)jobs, what, &r->slots) : 0;
+	free(what);
+	if (rc)
 		return -1;
 	if (r->slots.n && slots_shuffle(&r->slots, r->exp->seed))
 		return -1;
@@ -942,6 +965,7 @@ done:
 		free(r.est[i].mode);
 	free(r.est);
 	free(r.mine);
+	free(r.pin);
 	slots_release(&r.slots);
 	if (r.exp)
 		sched_free_backends(&r);

@@ -69,12 +69,12 @@ static void slots_alloc(struct slots *sl, size_t n)
 		sl->order[i] = i;
 }
 
-int slots_cpu(int n, struct slots *out)
+int slots_cpu(int n, const char *what, struct slots *out)
 {
 	if (n < 1)
-		return error("--jobs: %d is not a number of slots (1 or more)", n);
+		return error("%s: %d is not a number of slots (1 or more)", what, n);
 	slots_alloc(out, (size_t)n);
-	if (split_cores(out, "--jobs")) {
+	if (split_cores(out, what)) {
 		slots_release(out);
 		return -1;
 	}
@@ -85,7 +85,7 @@ int slots_cpu(int n, struct slots *out)
 
 /* The GPUs nvidia-smi lists: index i's UUID in uuid[i] (heap strings, *n of them).  -1
  * reported. */
-static int list_gpus(char ***uuid, size_t *n)
+static int list_gpus(const char *what, char ***uuid, size_t *n)
 {
 	const char *argv[] = { "nvidia-smi", "--query-gpu=index,uuid", "--format=csv,noheader",
 			       NULL };
@@ -101,9 +101,9 @@ static int list_gpus(char ***uuid, size_t *n)
 	char *prog = spawn_find_program("nvidia-smi", NULL);
 	if (!prog) {
 		sbuf_release(&out);
-		return error("--gpus: no GPU to run on: 'nvidia-smi' is not installed here (the "
+		return error("%s: no GPU to run on: 'nvidia-smi' is not installed here (the "
 			     "NVIDIA driver's tool lists the GPUs and their UUIDs); use --jobs N to "
-			     "run units side by side on the CPU");
+			     "run units side by side on the CPU", what);
 	}
 	const char *penv[] = { NULL, NULL };
 	char *pathv = xasprintf("PATH=%s", getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
@@ -113,8 +113,8 @@ static int list_gpus(char ***uuid, size_t *n)
 	int rc = spawn_run(&sp, &out, &st);
 	free(pathv);
 	if (rc == 0 && (!st.exited || st.code != 0))
-		rc = error("--gpus: no GPU to run on: 'nvidia-smi' failed (status %d): is the "
-			   "NVIDIA driver loaded?", st.code);
+		rc = error("%s: no GPU to run on: 'nvidia-smi' failed (status %d): is the "
+			   "NVIDIA driver loaded?", what, st.code);
 	size_t cap = 0;
 	for (char *line = out.buf, *next; rc == 0 && line && *line; line = next) {
 		next = strchr(line, '\n');
@@ -133,12 +133,12 @@ static int list_gpus(char ***uuid, size_t *n)
 		(*uuid)[(*n)++] = xstrdup(u);
 	}
 	if (rc == 0 && *n == 0)
-		rc = error("--gpus: no GPU to run on: 'nvidia-smi' lists none");
+		rc = error("%s: no GPU to run on: 'nvidia-smi' lists none", what);
 	sbuf_release(&out);
 	return rc;
 }
 
-int slots_gpus(const char *spec, struct slots *out)
+int slots_gpus(const char *spec, const char *what, struct slots *out)
 {
 	char **uuid = NULL;
 	size_t nuuid = 0;
@@ -146,7 +146,7 @@ int slots_gpus(const char *spec, struct slots *out)
 	int ret = -1;
 	memset(out, 0, sizeof(*out));
 	if (!spec || !*spec)
-		return error("--gpus: give 'all' or GPU indices such as '0,1,3'");
+		return error("%s: give 'all' or GPU indices such as '0,1,3'", what);
 	/* The spec is checked before the GPUs are asked for: a typo is a typo anywhere. */
 	if (strcmp(spec, "all")) {
 		const char *p = spec;
@@ -155,19 +155,20 @@ int slots_gpus(const char *spec, struct slots *out)
 			errno = 0;
 			unsigned long v = strtoul(p, &end, 10);
 			if (end == p || errno || v > 4096 || (*end && *end != ','))
-				return error("--gpus: '%s' is not 'all' or a list of GPU indices "
-					     "such as '0,1,3'", spec);
+				return error("%s: '%s' is not 'all' or a list of GPU indices "
+					     "such as '0,1,3'", what, spec);
 			for (size_t i = 0; i < npick; i++)
 				if (pick[i] == v) {
 					free(pick);
-					return error("--gpus: GPU %lu is listed twice in '%s'", v, spec);
+					return error("%s: GPU %lu is listed twice in '%s'", what, v,
+						     spec);
 				}
 			pick = xrealloc(pick, (npick + 1) * sizeof(*pick));
 			pick[npick++] = v;
 			p = *end ? end + 1 : end;
 		}
 	}
-	if (list_gpus(&uuid, &nuuid))
+	if (list_gpus(what, &uuid, &nuuid))
 		goto done;
 	if (!pick) {
 		/* "all": the GPUs this process was given (a batch system's CUDA_VISIBLE_DEVICES,
@@ -188,20 +189,20 @@ int slots_gpus(const char *spec, struct slots *out)
 				pick[npick++] = i;
 		}
 		if (!npick) {
-			error("--gpus all: CUDA_VISIBLE_DEVICES='%s' names none of the %zu GPUs "
-			      "nvidia-smi lists", cvd, nuuid);
+			error("%s 'all': CUDA_VISIBLE_DEVICES='%s' names none of the %zu GPUs "
+			      "nvidia-smi lists", what, cvd, nuuid);
 			goto done;
 		}
 	}
 	for (size_t i = 0; i < npick; i++)
 		if (pick[i] >= nuuid) {
-			error("--gpus: there is no GPU %zu here (nvidia-smi lists %zu: 0 to %zu)",
-			      pick[i], nuuid, nuuid - 1);
+			error("%s: there is no GPU %zu here (nvidia-smi lists %zu: 0 to %zu)",
+			      what, pick[i], nuuid, nuuid - 1);
 			goto done;
 		}
 	slots_alloc(out, npick);
 	out->gpus = 1;
-	if (split_cores(out, "--gpus"))
+	if (split_cores(out, what))
 		goto done;
 	for (size_t i = 0; i < npick; i++) {
 		out->s[i].device = xstrdup(uuid[pick[i]]);

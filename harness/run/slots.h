@@ -27,12 +27,12 @@ struct slots {
 
 /* N CPU slots, each pinned to an even share (floor(cores / n)) of the cores in the
  * harness's own affinity mask; cores left over are not used.  -1 reported (n larger
- * than the cores). */
-int slots_cpu(int n, struct slots *out);
+ * than the cores), the message starting with what ("--jobs", or "[run] jobs in 'x.toml'"). */
+int slots_cpu(int n, const char *what, struct slots *out);
 /* One slot per GPU of spec ("all", or indices "0,1,3" as nvidia-smi numbers them), UUIDs
  * from `nvidia-smi --query-gpu=index,uuid`; the cores are split among them as slots_cpu
  * does.  -1 reported (no nvidia-smi, no GPU, an index it does not list, a bad spec). */
-int slots_gpus(const char *spec, struct slots *out);
+int slots_gpus(const char *spec, const char *what, struct slots *out);
 /* Draw the order free slots are taken in from seed (GSL MT19937, a shuffle). -1 reported. */
 int slots_shuffle(struct slots *sl, uint64_t seed);
 /* The slots as JSON for the run metadata: [{"slot":0,"device":...,"cpus":...}, ...] in

@@ -1,46 +1,19 @@
 # tests/cli/scale.sh: units side by side and runs split up (issue 15): --jobs 2 pins each
 # unit to its own core and keeps every block on one slot in planned order; --jobs beyond
-# the cores and --gpus without a GPU are refused before anything is written; --max-time
+# the cores and --gpus without a GPU are refused before anything is written; [run] jobs /
+# gpus in the experiment do the same, the command line replacing them; --max-time
 # stops before a unit that cannot finish (exit 75, resumable) and --resume --max-time goes
-# on; harness slurm --local runs a 3-task array whose shards harness merge makes one file
+# on; --resume puts a partly run block back on the device its units ran on (the audit flags
+# one resumed where that device has no slot); harness slurm --local runs a 3-task array whose shards harness merge makes one file
 # of, equal in units, blocks and modes to the same plan run in one process; merge refuses
 # shards of different plans; report, audit and verify read the merged file.
 . "$top_srcdir/tests/setup"
-PY=/usr/bin/python3
-$PY -c 'import h5py' 2>/dev/null || skip "h5py for /usr/bin/python3 is not installed (Debian: python3-h5py)"
-export PYTHONPATH="$top_srcdir/tests/cli"
-cp "$DATA/run/resume.toml" exp.toml
-sed -i 's/^max_time = 0.4/max_time = 0.1/' exp.toml
-# a hypothesis, recorded at submission and verified on the merged file (not primary:
-# whatever the noise says, verify exits 0)
-cat >h.toml <<'HYP'
-schema = 1
-description = "the heuristic config against the vendor library"
-[[hypotheses]]
-id = "heuristic-differs"
-claim = "the heuristic config is not within 1% of the vendor library"
-mode = "heuristic"
-baseline = "default"
-prediction = "same"
-min_effect = 0.01
-HYP
-sed -i 's/^order = "randomized"/order = "randomized"\nhypotheses = ["h.toml"]/' exp.toml
+. "$top_srcdir/tests/setup-shards"
 ncpu=$(nproc)
 
-# id block position mode slot cpus start_utc per unit, in plan-id order
-rows() { $PY -c '
-import sys, h5py
-from h5util import table
-with h5py.File(sys.argv[1], "r") as f:
-    for u in sorted(table(f, "units"), key=lambda u: u["id"]):
-        print(u["id"], u["block"], u["position"], u["mode"], u["slot"], u["device"] or "-",
-              u["cpus"] or "-", u["start_utc"], u["end_utc"])' "$1"; }
-plan() { $PY -c '
-import sys, h5py
-from h5util import table
-with h5py.File(sys.argv[1], "r") as f:
-    for u in sorted(table(f, "units"), key=lambda u: u["id"]):
-        print(u["id"], u["block"], u["position"], u["mode"], u["warm"], u["status"])' "$1"; }
+# id block position mode slot device cpus start_utc end_utc per unit, in plan-id order
+rows() { units "$1" id block position mode slot device cpus start_utc end_utc; }
+plan() { units "$1" id block position mode warm status; }
 
 # ---- refused before anything is written
 expect_status 2 h run -q --jobs $((ncpu + 1)) -o no.h5 exp.toml &&
@@ -58,6 +31,37 @@ expect_status 2 h run -q --gpus 0,x exp.toml && expect_grep "not 'all' or a list
 	pass "--gpus 0,x: a usage error"
 expect_status 2 h run -q --max-time soon exp.toml && expect_grep "not a duration" err &&
 	pass "--max-time soon: a usage error"
+
+# ---- [run] in the experiment: jobs = 2 there, the command line's --jobs replaces it
+nslots() { $PY -c '
+import sys, h5py, json
+with h5py.File(sys.argv[1], "r") as f:
+    s = f["run"].attrs["slots"]
+print(len(json.loads(s)["slots"]) if len(s) else 0)' "$1"; }
+if [ "$ncpu" -ge 2 ]; then
+	sed 's/^\[measure\]/[run]\njobs = 2\n\n[measure]/' exp.toml >runj.toml
+	expect_status 0 h check runj.toml && pass "check: [run] jobs = 2"
+	expect_status 75 h run -q --max-time 1 -o rj.h5 runj.toml
+	[ "$(nslots rj.h5)" -eq 2 ] && [ "$(units rj.h5 slot | sort -u | grep -c '^[01]$')" -ge 1 ] &&
+		pass "[run] jobs = 2: two slots, units pinned" || fail "[run] jobs = 2 gave $(nslots rj.h5) slots"
+	expect_status 75 h run -q --max-time 1 --jobs 1 -o rj1.h5 runj.toml
+	[ "$(nslots rj1.h5)" -eq 1 ] && pass "--jobs 1 replaces [run] jobs = 2" || fail "--jobs 1 over [run]: $(nslots rj1.h5) slots"
+fi
+sed "s/^\\[measure\\]/[run]\\njobs = $((ncpu + 1))\\n\\n[measure]/" exp.toml >runm.toml
+expect_status 2 h run -q -o no.h5 runm.toml &&
+	expect_grep "^harness: \[run\] jobs in 'runm.toml': $((ncpu + 1)) slots, but the harness may use only $ncpu core" err &&
+	[ ! -e no ] && pass "[run] jobs beyond the cores: refused, naming [run], nothing written"
+sed 's/^\[measure\]/[run]\ngpus = [0, 0]\n\n[measure]/' exp.toml >rung.toml
+expect_status 2 h check rung.toml && expect_grep "^harness: 'rung.toml':[0-9]+:[0-9]+: 'gpus' names GPU 0 twice$" err &&
+	pass "check: [run] gpus = [0, 0] refused at its line and column"
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+	sed 's/^\[measure\]/[run]\ngpus = "all"\n\n[measure]/' exp.toml >runa.toml
+	expect_status 2 h run -q -o no.h5 runa.toml &&
+		expect_grep "^harness: \[run\] gpus in 'runa.toml': no GPU to run on: 'nvidia-smi' is not installed" err && [ ! -e no ] &&
+		pass "[run] gpus = \"all\" without a GPU: refused before anything is written"
+	expect_status 75 h run -q --jobs 1 --max-time 1 -o ra.h5 runa.toml &&
+		pass "--jobs 1 replaces [run] gpus = \"all\""
+fi
 
 # ---- --jobs 2: two units at once, each on its own core, blocks whole on one slot
 if [ "$ncpu" -ge 2 ]; then
@@ -125,6 +129,53 @@ $PY -c 'import h5py,sys; sys.exit(h5py.File("mt.h5","r")["run"].attrs["status"] 
 expect_status 0 h run -q --resume mt.h5 --max-time 10m && [ "$(plan mt.h5 | wc -l)" -eq 12 ] &&
 	pass "--resume --max-time 10m: the run completes" || fail "resume did not complete: $(plan mt.h5 | wc -l) units"
 [ "$(plan mt.h5 | awk '{print $1}' | sort -n | uniq -d | wc -l)" -eq 0 ] && pass "--max-time then --resume: no unit twice"
+
+# ---- --resume keeps a partly run block on the device its units ran on
+if [ "$ncpu" -ge 2 ]; then
+	expect_status 75 h run -q --jobs 2 --max-time 1 -o pin.h5 exp.toml || cat err >&2
+	# Swap the two slots in the journal's records, as though each block had been dealt to
+	# the other slot: a resume that deals blocks afresh (in plan order to the slots in their
+	# drawn order, as the first session did) now puts a partly run block on the other device.
+	$PY - pin/journal <<'PY' >swap.txt
+import glob, sys, h5py
+files = sorted(glob.glob(sys.argv[1] + "/unit-*.h5"))
+devs = {}
+for p in files:
+    with h5py.File(p, "r") as f:
+        u = f["units"][0]
+        devs[u["device"]] = (u["slot"], u["cpus"])
+assert len(devs) == 2, devs
+(d0, s0), (d1, s1) = sorted(devs.items())
+other = {d0: (d1,) + s1, d1: (d0,) + s0}
+for p in files:
+    with h5py.File(p, "r+") as f:
+        u = f["units"][:]
+        for i in range(len(u)):
+            u["device"][i], u["slot"][i], u["cpus"][i] = other[u["device"][i]]
+        f["units"][...] = u
+        print(u["block"][0], u["device"][0].decode())
+PY
+	partial=$(units pin.h5 block | sort | uniq -c | awk '$1 < 4 { print $2 }' | tr '\n' ' ')
+	[ -n "$partial" ] && pass "--jobs 2 --max-time 1: blocks $partial stopped part-way" || fail "no block stopped part-way"
+	expect_status 0 h run -q --resume pin.h5 --jobs 2 || cat err >&2
+	units pin.h5 block device >pinned.txt
+	[ "$(wc -l <pinned.txt)" -eq 12 ] && [ "$(sort -u pinned.txt | awk '{ print $1 }' | uniq -d | wc -l)" -eq 0 ] &&
+		pass "--resume --jobs 2: each partly run block finished on its recorded device" ||
+		{ fail "a resumed block changed device"; sort pinned.txt | uniq -c >&2; }
+	for b in $partial; do
+		want=$(awk -v b="$b" '$1 == b { print $2; exit }' swap.txt)
+		grep -q "^$b $want\$" pinned.txt || fail "block $b: not on its recorded device '$want'"
+	done
+	h audit pin.h5 >out 2>err
+	expect_grep "every block on one device \| PASS" out && pass "audit: the resumed blocks each on one device"
+	# resumed without slots on its devices (--jobs 1: one slot on both cores), a partly run
+	# block runs where it can, and the audit says so
+	expect_status 75 h run -q --jobs 2 --max-time 1 -o pin1.h5 exp.toml
+	expect_status 0 h run -q --resume pin1.h5 --jobs 1
+	h audit pin1.h5 >out 2>err
+	expect_grep "every block on one device \| \*\*FAIL\*\*" out && expect_grep "a block resumed on another slot" out &&
+		pass "--resume --jobs 1 after --jobs 2: the blocks split across devices are flagged"
+fi
 
 # ---- harness slurm --local: 3 tasks, merged; equal to the plan run in one process
 expect_status 2 h slurm --tasks 0 exp.toml && pass "slurm --tasks 0: a usage error"

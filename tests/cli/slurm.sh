@@ -7,15 +7,13 @@
 # saying why, without root or Debian's slurm-wlm and munge (scripts/setup-debian.sh);
 # tests/cli/scale.sh covers sharding and merging without Slurm (--local).
 . "$top_srcdir/tests/setup"
-PY=/usr/bin/python3
-$PY -c 'import h5py' 2>/dev/null || skip "h5py for /usr/bin/python3 is not installed (Debian: python3-h5py)"
+. "$top_srcdir/tests/setup-shards"
 [ "$(id -u)" -eq 0 ] || skip "starting slurmctld, slurmd and munged needs root"
 for p in munged slurmctld slurmd sbatch squeue; do
 	command -v $p >/dev/null 2>&1 || PATH="$PATH:/usr/sbin" command -v $p >/dev/null 2>&1 ||
 		skip "'$p' is not installed (Debian: slurm-wlm, munge)"
 done
 export PATH="$PATH:/usr/sbin"
-export PYTHONPATH="$top_srcdir/tests/cli"
 D="$SCRATCH/slurm"
 mkdir -p "$D/state" "$D/spool"
 stop_cluster() {
@@ -72,22 +70,6 @@ done
 [ "$up" = 1 ] || skip "the one-host cluster did not come up: $(tail -2 "$D/slurmctld.log" 2>/dev/null)"
 pass "a one-host Slurm cluster is up ($(sinfo -h -o '%P %t %N'))"
 
-cp "$DATA/run/resume.toml" exp.toml
-sed -i 's/^max_time = 0.4/max_time = 0.1/' exp.toml
-# a hypothesis, recorded at submission and verified on the merged file (not primary:
-# whatever the noise says, verify exits 0)
-cat >h.toml <<'HYP'
-schema = 1
-description = "the heuristic config against the vendor library"
-[[hypotheses]]
-id = "heuristic-differs"
-claim = "the heuristic config is not within 1% of the vendor library"
-mode = "heuristic"
-baseline = "default"
-prediction = "same"
-min_effect = 0.01
-HYP
-sed -i 's/^order = "randomized"/order = "randomized"\nhypotheses = ["h.toml"]/' exp.toml
 expect_status 0 h slurm --tasks 3 --partition test --time 10:00 --submit -o run exp.toml &&
 	expect_grep "^submitted job [0-9]+" out && pass "harness slurm --submit: a 3-task array submitted" || cat err >&2
 job=$(sed -n 's/^submitted job \([0-9]*\).*/\1/p' out)
@@ -101,12 +83,7 @@ for k in 0 1 2; do
 done
 expect_status 0 h merge run/shard-*.h5 -o run.h5 && pass "harness merge: the 3 shards" || cat err >&2
 expect_status 0 h run -q -o one.h5 exp.toml
-rows() { $PY -c '
-import sys, h5py
-from h5util import table
-with h5py.File(sys.argv[1], "r") as f:
-    for u in sorted(table(f, "units"), key=lambda u: u["id"]):
-        print(u["id"], u["block"], u["position"], u["mode"], u["warm"])' "$1"; }
+rows() { units "$1" id block position mode warm; }
 rows run.h5 >m.txt
 rows one.h5 >o.txt
 [ -s m.txt ] && cmp -s m.txt o.txt && pass "merged: the units, blocks and modes of the plan run in one process" ||
