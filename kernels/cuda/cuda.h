@@ -269,9 +269,10 @@ void cuda_compile_many(struct cuda_compile *c, size_t n, int threads);
 struct cuda_nvml;
 struct cuda_nvml *cuda_nvml_open(const char *pci_bus_id, char **why);
 void cuda_nvml_close(struct cuda_nvml *n);
-/* The SM clock now (MHz; NAN when it cannot be read) and whether a clock-event reason other
- * than idle is active (1, 0, or -1 unknown). */
-void cuda_nvml_sample(struct cuda_nvml *n, double *mhz, int *throttle);
+/* The SM clock now (MHz; NAN when it cannot be read), whether a clock-event reason other
+ * than idle is active (1, 0, or -1 unknown), and NVML's reasons bitmask itself (-1 when it
+ * cannot be read). */
+void cuda_nvml_sample(struct cuda_nvml *n, double *mhz, int *throttle, int64_t *reasons);
 /* The device's state as "<prefix>key=value" lines: name, uuid, pci, clocks, temperature,
  * power and limit, clock-event reasons, ECC mode and counts, persistence, compute mode,
  * MIG mode, other processes.  Reads only; never changes a setting. */
