@@ -176,10 +176,12 @@ static void gemm_tiles(const struct space *sp, struct config *c, int64_t bm, int
 	c->val[G_STAGES] = stages;
 }
 
-/* Rule of thumb.  Hopper (sm_90a) and 16-bit types: the wgmma + TMA kernel at the tile that
- * measured fastest for the grid the shape gives (docs/BENCHMARKS.md, 2026-11-23): 128 x 256
- * x 64, 8 warps, 4 stages when those tiles fill the SMs (90% or more), else 128 x 128 x 64,
- * 4 warps, 4 stages when those fill half of them, else 64 x 128 x 64, 4 warps, 5 stages.
+/* Rule of thumb.  Hopper (sm_90a), 16-bit types and TF32: the wgmma + TMA kernel at the tile
+ * that measured fastest for the grid the shape gives (docs/BENCHMARKS.md, 2026-11-23): 128 x
+ * 256 x 64, 8 warps, 4 stages when those tiles fill the SMs (90% or more), else 128 x 128 x
+ * 64, 4 warps, 4 stages when those fill half of them, else 64 x 128 x 64, 4 warps, 5 stages
+ * (BLOCK_K 32 on TF32: the same 128-byte atom; its best at 2048^3 to 8192^3 is 128 x 256 x
+ * 32, 8 warps, 4 stages too).
  * Elsewhere (Triton's matmul tutorial defaults): tensor cores: 128 x 128 x 32 (64 for
  * 16-bit types), 4 warps, 3 stages; FFMA: 64 x 64 x 16.  GROUP_M 8.  Tiles clipped to the
  * shape; SPLIT_K raised while the tiles fill less than half the SMs and k has room.  When
@@ -189,8 +191,8 @@ static void gemm_heuristic(const struct space *sp, struct config *c)
 	const struct cuda_space_ctx *x = sp->ctx;
 	const struct cuda_shape *s = &x->shape;
 	int mma = s->dtype != CU_F32 || s->tf32;
-	int hopper = s->dtype != CU_F32 && !strcmp(x->dev.arch, "sm_90a");
-	int64_t hk = 64; /* one 128-byte swizzle atom */
+	int hopper = (s->dtype != CU_F32 || s->tf32) && !strcmp(x->dev.arch, "sm_90a");
+	int64_t hk = s->dtype == CU_F32 ? 32 : 64; /* one 128-byte swizzle atom */
 	memset(c, 0, sizeof(*c));
 	for (int attempt = hopper ? 0 : 1; attempt < 2; attempt++) {
 		if (attempt == 0) {
