@@ -13,9 +13,15 @@ struct sample {
 	double clock_mhz;  /* SM clock read during the sample, MHz; NAN when not read */
 	int throttle;      /* 1: the device reported throttling, 0: it did not, -1: unknown */
 	int64_t launches;  /* executions of the cell the sample covers (>= 1; default 1) */
+	int64_t clock_reasons; /* NVML's clock-event reasons bitmask read after the sample
+				* (nvmlClocksEventReasons: 0x1 idle, 0x4 sw power cap, 0x8 hw
+				* slowdown, 0x20 sw thermal, ...; docs/results-format.md); -1 unknown.
+				* throttle is 1 exactly when a bit other than idle is set. */
 };
 
-/* The defaults a backend starts from: no clock reading, throttling unknown, one launch. */
-#define SAMPLE_INIT { .ns = 0, .clock_mhz = NAN, .throttle = -1, .launches = 1 }
+/* The defaults a backend starts from: no clock reading, throttling and reasons unknown, one
+ * launch. */
+#define SAMPLE_INIT \
+	{ .ns = 0, .clock_mhz = NAN, .throttle = -1, .launches = 1, .clock_reasons = -1 }
 
 #endif

@@ -101,7 +101,33 @@ struct mode_clock {
 	double *mhz;
 	size_t n, cap;
 	size_t samples, throttled, unknown;
+	size_t reason[64]; /* throttled samples with each clock-event reason bit set */
 };
+
+/* NVML's clock-event reason bits (nvml.h, nvmlClocksEventReason*), by bit; bit 0 (idle)
+ * never makes a sample throttled. */
+static const char *const reason_names[] = {
+	"idle", "applications clocks setting", "sw power cap", "hw slowdown", "sync boost",
+	"sw thermal slowdown", "hw thermal slowdown", "hw power brake slowdown",
+	"display clock setting",
+};
+
+/* "sw power cap on 960, hw slowdown on 3" for the reason counts c (bits above idle), into
+ * buf; "" when no throttled sample carried its reasons. */
+static void reasons_text(const size_t *c, char *buf, size_t size)
+{
+	size_t at = 0;
+	buf[0] = 0;
+	for (int b = 1; b < 64 && at < size; b++) {
+		if (!c[b])
+			continue;
+		char unk[16];
+		snprintf(unk, sizeof(unk), "bit %d", b);
+		int w = snprintf(buf + at, size - at, "%s%s on %zu", at ? ", " : "",
+				 b < (int)ARRAY_SIZE(reason_names) ? reason_names[b] : unk, c[b]);
+		at += w > 0 ? (size_t)w : 0;
+	}
+}
 
 static struct mode_clock *mode_of(struct mode_clock **m, size_t *n, const char *mode)
 {
@@ -126,16 +152,18 @@ static int check_clocks_throttle(struct audit *au, struct rec *r, const struct r
 			continue;
 		double *clk = NULL;
 		int *thr = NULL;
-		int64_t *launches = NULL;
+		int64_t *launches = NULL, *reasons = NULL;
 		size_t n = 0;
-		if (rec_read_unit_sample_extras(r, i, &clk, &thr, &launches, &n))
+		if (rec_read_unit_sample_extras(r, i, &clk, &thr, &launches, &reasons, &n))
 			goto done;
 		struct mode_clock *mc = mode_of(&m, &nm, u[i].mode);
 		for (size_t s = 0; s < n; s++) {
 			mc->samples++;
-			if (thr[s] == 1)
+			if (thr[s] == 1) {
 				mc->throttled++;
-			else if (thr[s] < 0)
+				for (int b = 1; reasons[s] > 0 && b < 64; b++)
+					mc->reason[b] += (uint64_t)reasons[s] >> b & 1;
+			} else if (thr[s] < 0)
 				mc->unknown++;
 			if (!isnan(clk[s])) {
 				XGROW(mc->mhz, mc->cap, mc->n + 1);
@@ -145,6 +173,7 @@ static int check_clocks_throttle(struct audit *au, struct rec *r, const struct r
 		free(clk);
 		free(thr);
 		free(launches);
+		free(reasons);
 	}
 
 	struct audit_check *k = add(au, "gpu-clocks", "GPU clocks the same for every mode");
@@ -178,27 +207,33 @@ static int check_clocks_throttle(struct audit *au, struct rec *r, const struct r
 	}
 
 	k = add(au, "gpu-throttle", "throttled samples");
-	size_t bad = 0, total = 0, unknown = 0;
+	size_t bad = 0, total = 0, unknown = 0, bad_reason[64] = { 0 };
+	char why[512];
 	for (size_t i = 0; i < nm; i++) {
 		total += m[i].samples;
 		unknown += m[i].unknown;
 		double share = m[i].samples ? (double)m[i].throttled / (double)m[i].samples : 0;
+		reasons_text(m[i].reason, why, sizeof(why));
 		if (m[i].throttled)
-			ev(k, "'%s': %zu of %zu samples throttled (%.2f%%)", m[i].mode, m[i].throttled,
-			   m[i].samples, 100 * share);
+			ev(k, "'%s': %zu of %zu samples throttled (%.2f%%)%s%s", m[i].mode,
+			   m[i].throttled, m[i].samples, 100 * share, why[0] ? ": " : "", why);
 		if (share > AUDIT_GPU_THROTTLE_TOL) {
 			bad++;
 			raise_to(k, AUDIT_WARN);
 			name_mode(k, m[i].mode);
+			for (int b = 0; b < 64; b++)
+				bad_reason[b] += m[i].reason[b];
 		}
 	}
+	reasons_text(bad_reason, why, sizeof(why));
 	if (unknown == total && total) {
 		raise_to(k, AUDIT_WARN);
 		summary(k, "not evaluated: no sample says whether the GPU throttled");
 	} else if (bad) {
 		summary(k, "%zu mode(s) have more than %.0f%% of their samples taken while the GPU "
-			   "reported a clock-event reason other than idle (power, thermal, ...)",
-			bad, 100 * AUDIT_GPU_THROTTLE_TOL);
+			   "reported a clock-event reason other than idle (%s)",
+			bad, 100 * AUDIT_GPU_THROTTLE_TOL,
+			why[0] ? why : "which one was not recorded");
 	} else {
 		summary(k, "no mode has more than %.0f%% of its samples throttled",
 			100 * AUDIT_GPU_THROTTLE_TOL);

@@ -69,18 +69,20 @@ int proto_cell(struct proto_out *o, int64_t id, const struct rec_cell *c)
 				 (json_int_t)c->count, "flops", c->flops));
 }
 
-/* The sample arrays of a samples or trial record: "ns", then "clock_mhz", "throttle" and
- * "launches" each only when some sample differs from SAMPLE_INIT there. */
+/* The sample arrays of a samples or trial record: "ns", then "clock_mhz", "throttle",
+ * "launches" and "clock_reasons" each only when some sample differs from SAMPLE_INIT there. */
 static json_t *sample_arrays(json_t *obj, const struct sample *s, size_t n)
 {
-	int clock = 0, thr = 0, lau = 0;
+	int clock = 0, thr = 0, lau = 0, rsn = 0;
 	for (size_t i = 0; i < n; i++) {
 		clock |= isfinite(s[i].clock_mhz);
 		thr |= s[i].throttle != -1;
 		lau |= s[i].launches != 1;
+		rsn |= s[i].clock_reasons != -1;
 	}
 	json_t *ns = json_array(), *c = clock ? json_array() : NULL,
-	       *t = thr ? json_array() : NULL, *l = lau ? json_array() : NULL;
+	       *t = thr ? json_array() : NULL, *l = lau ? json_array() : NULL,
+	       *r = rsn ? json_array() : NULL;
 	for (size_t i = 0; i < n; i++) {
 		json_array_append_new(ns, json_integer((json_int_t)s[i].ns));
 		if (c)
@@ -89,6 +91,8 @@ static json_t *sample_arrays(json_t *obj, const struct sample *s, size_t n)
 			json_array_append_new(t, json_integer(s[i].throttle));
 		if (l)
 			json_array_append_new(l, json_integer((json_int_t)s[i].launches));
+		if (r)
+			json_array_append_new(r, json_integer((json_int_t)s[i].clock_reasons));
 	}
 	json_object_set_new(obj, "ns", ns);
 	if (c)
@@ -97,6 +101,8 @@ static json_t *sample_arrays(json_t *obj, const struct sample *s, size_t n)
 		json_object_set_new(obj, "throttle", t);
 	if (l)
 		json_object_set_new(obj, "launches", l);
+	if (r)
+		json_object_set_new(obj, "clock_reasons", r);
 	return obj;
 }
 
@@ -158,11 +164,12 @@ int proto_samples(struct proto_out *o, int64_t cell, int64_t first, const struct
 	const size_t chunk = 4096;
 	for (size_t at = 0; at < n; at += chunk) {
 		size_t m = n - at < chunk ? n - at : chunk;
-		int clock = 0, thr = 0, lau = 0;
+		int clock = 0, thr = 0, lau = 0, rsn = 0;
 		for (size_t i = at; i < at + m; i++) {
 			clock |= isfinite(s[i].clock_mhz);
 			thr |= s[i].throttle != -1;
 			lau |= s[i].launches != 1;
+			rsn |= s[i].clock_reasons != -1;
 		}
 		fprintf(o->f, "{\"type\":\"samples\",\"cell\":%" PRId64 ",\"first\":%" PRId64 ",\"ns\":[",
 			cell, first + (int64_t)at);
@@ -188,6 +195,11 @@ int proto_samples(struct proto_out *o, int64_t cell, int64_t first, const struct
 			fputs("],\"launches\":[", o->f);
 			for (size_t i = 0; i < m; i++)
 				fprintf(o->f, i ? ",%" PRId64 : "%" PRId64, s[at + i].launches);
+		}
+		if (rsn) {
+			fputs("],\"clock_reasons\":[", o->f);
+			for (size_t i = 0; i < m; i++)
+				fprintf(o->f, i ? ",%" PRId64 : "%" PRId64, s[at + i].clock_reasons);
 		}
 		if (fputs("]}\n", o->f) == EOF)
 			return error_errno("cannot write the record stream");
@@ -373,20 +385,22 @@ static int parse_choice(struct proto_in *in, json_t *o)
 }
 
 /* The optional arrays of a samples or trial record that has n samples: present ones must
- * be n long.  Fills clock[i] (NaN for null), thr[i] (-1, 0, 1) and lau[i] (>= 1); each
- * keeps SAMPLE_INIT's value where its array is absent.  *any: which arrays were present
- * (bit 0 clock, 1 throttle, 2 launches). */
+ * be n long.  Fills clock[i] (NaN for null), thr[i] (-1, 0, 1), lau[i] (>= 1) and rsn[i]
+ * (a bitmask >= 0, or -1); each keeps SAMPLE_INIT's value where its array is absent.
+ * *any: which arrays were present (bit 0 clock, 1 throttle, 2 launches, 3 reasons). */
 static int parse_sample_extras(struct proto_in *in, json_t *o, size_t n, double *clock,
-			       int *thr, int64_t *lau, unsigned *any)
+			       int *thr, int64_t *lau, int64_t *rsn, unsigned *any)
 {
-	static const char *const names[] = { "clock_mhz", "throttle", "launches" };
+	static const char *const names[] = { "clock_mhz", "throttle", "launches",
+					     "clock_reasons" };
 	*any = 0;
 	for (size_t i = 0; i < n; i++) {
 		clock[i] = NAN;
 		thr[i] = -1;
 		lau[i] = 1;
+		rsn[i] = -1;
 	}
-	for (unsigned k = 0; k < 3; k++) {
+	for (unsigned k = 0; k < 4; k++) {
 		json_t *arr = json_object_get(o, names[k]);
 		if (!arr)
 			continue;
@@ -402,11 +416,14 @@ static int parse_sample_extras(struct proto_in *in, json_t *o, size_t n, double 
 				thr[i] = (int)json_integer_value(v);
 			else if (k == 2 && json_is_integer(v) && json_integer_value(v) >= 1)
 				lau[i] = (int64_t)json_integer_value(v);
+			else if (k == 3 && json_is_integer(v) && json_integer_value(v) >= -1)
+				rsn[i] = (int64_t)json_integer_value(v);
 			else if (!(k == 0 && json_is_null(v)))
 				return fail(in, "'%s'[%zu] must be %s", names[k], i,
 					    k == 0   ? "a non-negative number or null"
 					    : k == 1 ? "-1, 0 or 1"
-						     : "an integer >= 1");
+					    : k == 2 ? "an integer >= 1"
+						     : "a bitmask (an integer >= 0) or -1");
 		}
 	}
 	return 0;
@@ -430,7 +447,7 @@ static int parse_ns(struct proto_in *in, json_t *arr, int64_t cell, int64_t **ns
 static int parse_samples(struct proto_in *in, json_t *o)
 {
 	struct rec_unit_data *u = in->u;
-	int64_t cell = 0, first = 0, *ns = NULL, *lau = NULL;
+	int64_t cell = 0, first = 0, *ns = NULL, *lau = NULL, *rsn = NULL;
 	double *clock = NULL;
 	int *thr = NULL;
 	size_t n = 0;
@@ -446,7 +463,8 @@ static int parse_samples(struct proto_in *in, json_t *o)
 	clock = xmalloc((n ? n : 1) * sizeof(*clock));
 	thr = xmalloc((n ? n : 1) * sizeof(*thr));
 	lau = xmalloc((n ? n : 1) * sizeof(*lau));
-	if (parse_sample_extras(in, o, n, clock, thr, lau, &any))
+	rsn = xmalloc((n ? n : 1) * sizeof(*rsn));
+	if (parse_sample_extras(in, o, n, clock, thr, lau, rsn, &any))
 		goto done;
 	size_t old_cap = u->samples_cap;
 	if (u->nsamples + n > u->samples_cap) {
@@ -478,6 +496,14 @@ static int parse_samples(struct proto_in *in, json_t *o)
 		for (size_t i = 0; fresh && i < u->nsamples; i++)
 			u->sample_launches[i] = 1;
 	}
+	if (((any & 8) || u->sample_clock_reasons) &&
+	    (!u->sample_clock_reasons || old_cap < u->samples_cap)) {
+		int fresh = !u->sample_clock_reasons;
+		u->sample_clock_reasons = xrealloc(u->sample_clock_reasons,
+						   u->samples_cap * sizeof(int64_t));
+		for (size_t i = 0; fresh && i < u->nsamples; i++)
+			u->sample_clock_reasons[i] = -1;
+	}
 	for (size_t i = 0; i < n; i++) {
 		size_t k = u->nsamples++;
 		u->sample_cell[k] = cell;
@@ -489,6 +515,8 @@ static int parse_samples(struct proto_in *in, json_t *o)
 			u->sample_throttle[k] = thr[i];
 		if (u->sample_launches)
 			u->sample_launches[k] = lau[i];
+		if (u->sample_clock_reasons)
+			u->sample_clock_reasons[k] = rsn[i];
 	}
 	ret = 0;
 done:
@@ -496,6 +524,7 @@ done:
 	free(clock);
 	free(thr);
 	free(lau);
+	free(rsn);
 	return ret;
 }
 
@@ -504,7 +533,7 @@ static int parse_trial_samples(struct proto_in *in, json_t *o, int64_t trial, in
 {
 	struct rec_unit_data *u = in->u;
 	json_t *arr = json_object_get(o, "ns");
-	int64_t *ns = NULL, *lau = NULL;
+	int64_t *ns = NULL, *lau = NULL, *rsn = NULL;
 	double *clock = NULL;
 	int *thr = NULL;
 	size_t n = 0;
@@ -519,19 +548,21 @@ static int parse_trial_samples(struct proto_in *in, json_t *o, int64_t trial, in
 	clock = xmalloc((n ? n : 1) * sizeof(*clock));
 	thr = xmalloc((n ? n : 1) * sizeof(*thr));
 	lau = xmalloc((n ? n : 1) * sizeof(*lau));
-	if (parse_sample_extras(in, o, n, clock, thr, lau, &any))
+	rsn = xmalloc((n ? n : 1) * sizeof(*rsn));
+	if (parse_sample_extras(in, o, n, clock, thr, lau, rsn, &any))
 		goto done;
 	XGROW(u->tsamples, u->tsamples_cap, u->ntsamples + n);
 	for (size_t i = 0; i < n; i++)
 		u->tsamples[u->ntsamples++] = (struct rec_trial_sample){
 			.trial = trial, .index = (int64_t)i, .ns = ns[i], .clock_mhz = clock[i],
-			.throttle = thr[i], .launches = lau[i] };
+			.throttle = thr[i], .launches = lau[i], .clock_reasons = rsn[i] };
 	ret = 0;
 done:
 	free(ns);
 	free(clock);
 	free(thr);
 	free(lau);
+	free(rsn);
 	return ret;
 }
 

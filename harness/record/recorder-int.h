@@ -128,6 +128,7 @@ struct sample_row {
 	double clock_mhz;
 	int throttle;
 	int64_t launches;
+	int64_t clock_reasons; /* optional column (files before it read -1) */
 };
 
 /* The columns every layout has: what reading a unit's timings needs. */
@@ -144,6 +145,7 @@ struct sample_extra_row {
 	double clock_mhz;
 	int throttle;
 	int64_t launches;
+	int64_t clock_reasons;
 };
 
 /* Rows of layout 2's per-unit tables: the unit's row of /units, then the payload. */

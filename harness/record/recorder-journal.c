@@ -142,6 +142,7 @@ static int unit_file_read(const char *path, int64_t want, int headers, struct re
 		u->sample_clock_mhz = xmalloc((nsr ? nsr : 1) * sizeof(double));
 		u->sample_throttle = xmalloc((nsr ? nsr : 1) * sizeof(int));
 		u->sample_launches = xmalloc((nsr ? nsr : 1) * sizeof(int64_t));
+		u->sample_clock_reasons = xmalloc((nsr ? nsr : 1) * sizeof(int64_t));
 		u->samples_cap = nsr;
 		for (size_t i = 0; i < nsr; i++) {
 			if (sr[i].unit != 0 || sr[i].cell < 0 || (size_t)sr[i].cell >= ncells) {
@@ -155,6 +156,7 @@ static int unit_file_read(const char *path, int64_t want, int headers, struct re
 			u->sample_clock_mhz[i] = sr[i].clock_mhz;
 			u->sample_throttle[i] = sr[i].throttle;
 			u->sample_launches[i] = sr[i].launches;
+			u->sample_clock_reasons[i] = sr[i].clock_reasons;
 		}
 		u->nsamples = nsr;
 		if (rec_read_trial_samples(r, &unit, &u->tsamples, &u->ntsamples) < 0)

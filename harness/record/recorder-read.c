@@ -462,6 +462,7 @@ void rec_unit_data_release(struct rec_unit_data *u)
 	free(u->sample_clock_mhz);
 	free(u->sample_throttle);
 	free(u->sample_launches);
+	free(u->sample_clock_reasons);
 	free(u->tsamples);
 	free(u->spaces);
 	free(u->svalues);
@@ -551,7 +552,8 @@ done:
 }
 
 int rec_read_unit_sample_extras(struct rec *r, size_t unit_row, double **clock_mhz,
-				int **throttle, int64_t **launches, size_t *n)
+				int **throttle, int64_t **launches, int64_t **clock_reasons,
+				size_t *n)
 {
 	hid_t ds = -1;
 	struct sample_span span;
@@ -560,13 +562,15 @@ int rec_read_unit_sample_extras(struct rec *r, size_t unit_row, double **clock_m
 	*clock_mhz = NULL;
 	*throttle = NULL;
 	*launches = NULL;
+	*clock_reasons = NULL;
 	*n = 0;
 	if (unit_span(r, unit_row, &span) < 0)
 		goto done;
 	size_t count = (size_t)span.sample_count;
 	rows = xmalloc((count ? count : 1) * sizeof(*rows));
 	for (size_t i = 0; i < count; i++)
-		rows[i] = (struct sample_extra_row){ .clock_mhz = NAN, .throttle = -1, .launches = 1 };
+		rows[i] = (struct sample_extra_row){ .clock_mhz = NAN, .throttle = -1, .launches = 1,
+						     .clock_reasons = -1 };
 	if (r->version >= 2) {
 		ds = rec_table_open(r, &rec_t_samples);
 		if (ds < 0 || rec_table_read(r, ds, &rec_t_samples, &rec_t_sample_extra,
@@ -576,10 +580,12 @@ int rec_read_unit_sample_extras(struct rec *r, size_t unit_row, double **clock_m
 	*clock_mhz = xmalloc((count ? count : 1) * sizeof(**clock_mhz));
 	*throttle = xmalloc((count ? count : 1) * sizeof(**throttle));
 	*launches = xmalloc((count ? count : 1) * sizeof(**launches));
+	*clock_reasons = xmalloc((count ? count : 1) * sizeof(**clock_reasons));
 	for (size_t i = 0; i < count; i++) {
 		(*clock_mhz)[i] = rows[i].clock_mhz;
 		(*throttle)[i] = rows[i].throttle;
 		(*launches)[i] = rows[i].launches;
+		(*clock_reasons)[i] = rows[i].clock_reasons;
 	}
 	*n = count;
 	rc = 0;

@@ -112,6 +112,7 @@ static const struct field sample_fields[] = {
 	F(sample_row, clock_mhz, K_F64),
 	FN(sample_row, "throttle", throttle, K_FLAG),
 	F(sample_row, launches, K_I64),
+	FO(sample_row, "clock_reasons", clock_reasons, K_I64, -1),
 };
 
 static const struct field sample_v1_fields[] = {
@@ -126,6 +127,7 @@ static const struct field sample_extra_fields[] = {
 	F(sample_extra_row, clock_mhz, K_F64),
 	F(sample_extra_row, throttle, K_FLAG),
 	F(sample_extra_row, launches, K_I64),
+	FO(sample_extra_row, "clock_reasons", clock_reasons, K_I64, -1),
 };
 
 static const struct field trial_sample_fields[] = {
@@ -136,6 +138,7 @@ static const struct field trial_sample_fields[] = {
 	FN(trial_sample_row, "clock_mhz", s.clock_mhz, K_F64),
 	FN(trial_sample_row, "throttle", s.throttle, K_FLAG),
 	FN(trial_sample_row, "launches", s.launches, K_I64),
+	FO(trial_sample_row, "clock_reasons", s.clock_reasons, K_I64, -1),
 };
 
 static const struct field space_fields[] = {

@@ -299,6 +299,8 @@ static int build_unit(struct build *b, const struct rec_unit_data *u, int64_t un
 			s[i].clock_mhz = u->sample_clock_mhz ? u->sample_clock_mhz[i] : NAN;
 			s[i].throttle = u->sample_throttle ? u->sample_throttle[i] : -1;
 			s[i].launches = u->sample_launches ? u->sample_launches[i] : 1;
+			s[i].clock_reasons = u->sample_clock_reasons ? u->sample_clock_reasons[i]
+								     : -1;
 		}
 		int w = rec_table_put(b->d[T_SAMPLES], b->path, &rec_t_samples, &b->w[T_SAMPLES], s,
 				      sample_first, u->nsamples);

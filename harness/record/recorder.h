@@ -168,6 +168,7 @@ struct rec_trial_sample {
 	double clock_mhz;     /* NaN: not read */
 	int throttle;         /* 1, 0, or -1: unknown */
 	int64_t launches;     /* executions the sample covers (1 by default) */
+	int64_t clock_reasons; /* NVML clock-event reasons bitmask, or -1: unknown */
 };
 
 /* Everything one unit produced.  cells are local to the unit (trial/choice/sample cell
@@ -182,10 +183,11 @@ struct rec_unit_data {
 	int64_t *sample_index;
 	int64_t *sample_ns;
 	/* Layout 2's optional sample columns, parallel to sample_ns; each NULL when no sample
-	 * had it (then NaN, -1 and 1 are recorded). */
+	 * had it (then NaN, -1, 1 and -1 are recorded). */
 	double *sample_clock_mhz;
 	int *sample_throttle;
 	int64_t *sample_launches;
+	int64_t *sample_clock_reasons;
 	size_t nsamples, samples_cap;
 	size_t cells_cap, trials_cap, choices_cap, measures_cap;
 	struct rec_trial_sample *tsamples; size_t ntsamples, tsamples_cap;
@@ -320,7 +322,8 @@ int rec_read_unit_samples(struct rec *r, size_t unit_row, int64_t **cell, int64_
 /* The same unit's samples with layout 2's optional columns (version 1 files: NaN, -1, 1):
  * four parallel heap arrays, n long; the caller frees them. */
 int rec_read_unit_sample_extras(struct rec *r, size_t unit_row, double **clock_mhz,
-				int **throttle, int64_t **launches, size_t *n);
+				int **throttle, int64_t **launches, int64_t **clock_reasons,
+				size_t *n);
 /* Every row of /trial_samples (layout 2; none in a version 1 file): unit[i] a row of
  * /units, s[i].trial a row of /trials.  Free both with free(). */
 int rec_read_trial_samples(struct rec *r, int64_t **unit, struct rec_trial_sample **s,

@@ -566,7 +566,7 @@ static int cu_sample(struct backend *b, size_t i, int flush, struct sample *out,
 	out->launches = n;
 	/* read right after the sample's end: the clock the kernels ran at (clocks move over
 	 * milliseconds, the read takes microseconds) */
-	cuda_nvml_sample(b->nvml, &out->clock_mhz, &out->throttle);
+	cuda_nvml_sample(b->nvml, &out->clock_mhz, &out->throttle, &out->clock_reasons);
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /* cuda.h: internals of the CUDA backend shared by its files: the one status check every
- * CUDA, NVRTC, cuBLAS, cuDNN and NVML call goes through (check.c); ops, shapes, spaces and
- * the float64 references (ops.c); the NVRTC compiler, its cubin cache and its thread pool
+ * CUDA, NVRTC, cuBLAS, cuDNN and NVML call goes through (check.c); ops and shapes (ops.c),
+ * spaces, options and the roofline (space.c), host numerics and the float64 references
+ * (host.c); the NVRTC compiler, its cubin cache and its thread pool
  * (nvrtc.c); the device's state through NVML and the libraries this process loaded
  * (state.c); the backend_ops glue, launches and timing (backend-cuda.c).  Nothing outside
  * kernels/cuda/ includes this; the rest of the program sees only `backend_cuda`.
@@ -40,7 +41,7 @@ static inline int cuda_check(enum cuda_lib lib, int status, const char *expr, co
 #define CUDA_CHECK(lib, call, cause) \
 	cuda_check((lib), (int)(call), #call, __FILE__, __LINE__, (cause))
 
-/* ---- ops, shapes, spaces (ops.c) ------------------------------------------------------ */
+/* ---- ops, shapes (ops.c), spaces (space.c), host numerics (host.c) ------------------- */
 
 enum cuda_op {
 	CU_GEMM = 0,     /* C[m,n] = A[m,k] B[n,k]^T (TN), templates/gemm.cu */
@@ -139,7 +140,7 @@ struct cuda_gemm_config;
 void cuda_gemm_config_get(const struct cuda_space_ctx *x, const struct config *c,
 			  struct cuda_gemm_config *g);
 
-/* ---- the roofline estimate (ops.c; backend_ops.estimate, docs/kernels.md) --------------- */
+/* ---- the roofline estimate (space.c; backend_ops.estimate, docs/kernels.md) ------------- */
 
 /* What the roofline needs of a device: counts and clocks the device reports, and the
  * architecture's throughput per SM per clock (cuda_roofline_rates). */
@@ -268,9 +269,10 @@ void cuda_compile_many(struct cuda_compile *c, size_t n, int threads);
 struct cuda_nvml;
 struct cuda_nvml *cuda_nvml_open(const char *pci_bus_id, char **why);
 void cuda_nvml_close(struct cuda_nvml *n);
-/* The SM clock now (MHz; NAN when it cannot be read) and whether a clock-event reason other
- * than idle is active (1, 0, or -1 unknown). */
-void cuda_nvml_sample(struct cuda_nvml *n, double *mhz, int *throttle);
+/* The SM clock now (MHz; NAN when it cannot be read), whether a clock-event reason other
+ * than idle is active (1, 0, or -1 unknown), and NVML's reasons bitmask itself (-1 when it
+ * cannot be read). */
+void cuda_nvml_sample(struct cuda_nvml *n, double *mhz, int *throttle, int64_t *reasons);
 /* The device's state as "<prefix>key=value" lines: name, uuid, pci, clocks, temperature,
  * power and limit, clock-event reasons, ECC mode and counts, persistence, compute mode,
  * MIG mode, other processes.  Reads only; never changes a setting. */

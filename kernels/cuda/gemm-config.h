@@ -10,21 +10,21 @@ struct cuda_gemm_config {
 	int stages, split_k, group_m;
 	int elem_bytes; /* 2 for float16/bfloat16, 4 for float32 */
 	int tf32;       /* float32 only: 1 = TF32 tensor cores, 0 = FFMA */
-	int wgmma;      /* 1 = the wgmma path (sm_90a, 16-bit): derived, cuda_gemm_use_wgmma() */
-	int tf32_wgmma; /* opt-in (kernel-check --tf32): TF32 may take the wgmma path; the
-			 * backend never sets it (not yet validated on a GPU, docs/kernels.md) */
+	int wgmma;      /* 1 = the wgmma path (sm_90a, 16-bit or TF32): derived,
+			 * cuda_gemm_use_wgmma() */
 };
 
 /* Whether config c takes the Hopper path on target sm90a, derived from the Triton fields as
  * Triton does on Hopper (no field of its own, so every tuner reaches it): float16/bfloat16
- * (float32 on TF32 only with the tf32_wgmma opt-in), WARPS 4 or 8 (1 or 2 consumer
+ * or float32 on TF32 (operands rounded to TF32 in shared memory; checked on an H100,
+ * docs/BENCHMARKS.md), WARPS 4 or 8 (1 or 2 consumer
  * warpgroups; the block gets one more, the producer), BLOCK_M 64 or 128 rows per consumer
  * warpgroup, BLOCK_N 64, 128 or 256, BLOCK_K a multiple of 128 bytes (one swizzle atom: 64
  * 16-bit or 32 tf32 elements). Every other config takes mma.sync (or FFMA). */
 static inline int cuda_gemm_use_wgmma(const struct cuda_gemm_config *c, int sm90a)
 {
 	int wg = c->warps / 4;
-	if (!sm90a || (c->elem_bytes != 2 && !(c->elem_bytes == 4 && c->tf32 && c->tf32_wgmma)) ||
+	if (!sm90a || (c->elem_bytes != 2 && !(c->elem_bytes == 4 && c->tf32)) ||
 	    (c->warps != 4 && c->warps != 8))
 		return 0;
 	if (c->block_m % (64 * wg) != 0 || c->block_m / (64 * wg) > 2)

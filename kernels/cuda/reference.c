@@ -1,6 +1,6 @@
 /* reference.c: the check's float64 reference on the GPU (templates/reference.cu), computed
  * once per cell from its device inputs, and the relative-norm error of a config's output
- * against it, also on the GPU (backend-int.h).  The host's float64 reference (ops.c,
+ * against it, also on the GPU (backend-int.h).  The host's float64 reference (host.c,
  * cuda_ref_compute) stays the one the unit tests check, and HARNESS_CUDA_REF_VERIFY=1 runs
  * it beside this one on every cell (tests/cli/cuda.sh does, on a GPU). */
 #include "config.h"

@@ -130,18 +130,21 @@ void cuda_nvml_close(struct cuda_nvml *n)
 	free(n);
 }
 
-void cuda_nvml_sample(struct cuda_nvml *n, double *mhz, int *throttle)
+void cuda_nvml_sample(struct cuda_nvml *n, double *mhz, int *throttle, int64_t *reasons)
 {
 	unsigned clk = 0;
 	unsigned long long r = 0;
 	*mhz = NAN;
 	*throttle = -1;
+	*reasons = -1;
 	if (!n)
 		return;
 	if (!n->clock(n->dev, NVML_CLOCK_SM, &clk))
 		*mhz = clk;
-	if (n->reasons && !n->reasons(n->dev, &r))
+	if (n->reasons && !n->reasons(n->dev, &r)) {
 		*throttle = (r & ~NVML_REASON_IDLE) != 0;
+		*reasons = (int64_t)(r & INT64_MAX);
+	}
 }
 
 /* One line per field; a field NVML cannot give is "unavailable" (never left out, so the

@@ -1,6 +1,6 @@
 # tests/cli/cuda.sh: the CUDA backend end to end (tests/data/cuda/smoke.toml): every op in
-# every dtype under every tuner, checked, timed with clocks and throttle flags, the device's
-# state recorded, then report and audit.  Skips (77) with the reason where this build has
+# every dtype under every tuner, checked, timed with clocks, throttle flags and clock-event
+# reasons, the device's state recorded, then report and audit.  Skips (77) with the reason where this build has
 # no CUDA backend or this machine no CUDA device; `make check-gpu` sets
 # HARNESS_CUDA_REQUIRED=1 so that a GPU machine cannot skip it.
 . "$top_srcdir/tests/setup"
@@ -63,6 +63,9 @@ c.check(len(samples) > 0 and all(sm["ns"] > 0 for sm in samples), "samples are p
 clk = [sm["clock_mhz"] for sm in samples]
 c.check(sum(1 for x in clk if not math.isnan(x)) == len(clk), "every sample has an SM clock")
 c.check(all(sm["throttle"] in (0, 1) for sm in samples), "every sample has a throttle flag")
+rsn = [int(sm["clock_reasons"]) for sm in samples]
+c.check(all(r >= 0 for r in rsn), "every sample has NVML's clock-event reasons")
+c.check(all(int(sm["throttle"]) == ((r & ~1) != 0) for sm, r in zip(samples, rsn)), "the throttle flag is set exactly when a reason other than idle is")
 bad = [t for t in trials if s(t["status"]) not in ("ok", "compile-error", "incorrect")]
 c.check(not bad, "trial statuses are known")
 vb = [t for t in trials if s(t["config"]).startswith("vendor:algo=")]

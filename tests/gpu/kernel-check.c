@@ -10,7 +10,11 @@
  * (GEMMs from 1e6 multiply-adds; fp32 compute for the TF32 kernels); bounds fp32 1e-5, TF32
  * 1e-3, fp16/bf16 1e-2; a non-finite element fails.
  * Timing: CUDA events on a dedicated stream; before each sample a buffer of 2x the L2 size is
- * written (cudaMemsetAsync, outside the events); median of the samples. */
+ * written (cudaMemsetAsync, outside the events); median of the samples.
+ * Environment: KC_MB_ONLY=PREFIX checks and times only the memory-bound ops whose name starts
+ * so (and no GEMM); KC_SKIP_COMPILE_ALL=1 skips the NVRTC sweep over every config;
+ * KC_MB_FAST=1 times float16 and float32 only, at BLOCK 128 and 256.
+ * maxpool_bwd is checked and timed at BWD_OW 1, 2 and 4 (templates/maxpool.cu). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -339,8 +343,7 @@ struct gemm_kernel {
 
 /* 1: wgmma kernels take their cp.async path even where tensor maps are possible */
 static int force_no_tma;
-/* --tf32: the TF32 GEMM checks and timings alone, with TF32 opted in to the wgmma path
- * (cuda_gemm_config.tf32_wgmma; the backend does not take it yet) */
+/* --tf32: the TF32 GEMM checks and timings alone (mma.sync and wgmma configs) */
 static int only_tf32;
 /* wgmma kernels' grid: 0 one block per tile; -1 persistent, min(tiles, blocks that fit on
  * the device at once); n > 0 min(tiles, n) (many tiles a block, for the checks) */
@@ -353,7 +356,7 @@ static int gemm_kernel_init(struct gemm_kernel *k, enum dtype t, struct gemm_cfg
 {
 	struct cuda_gemm_config cc = {c.bm,    c.bn,     c.bk,           c.warps, 0,
 				      c.stages, c.split_k, c.group_m, (int)esize(t), t == TF32,
-				      0,    only_tf32};
+				      0};
 	const char *why = NULL;
 	char defs[512];
 
@@ -812,6 +815,7 @@ static void gemm_timing(void)
 
 struct mb_cfg {
 	int block, vec, rows;
+	int ow; /* maxpool_bwd: output columns per thread (BWD_OW) */
 };
 
 enum mb_op { MAXPOOL_FWD, MAXPOOL_BWD, AVGPOOL, SUM_DIM1, SUM_DIM0, BIAS_RELU, BIAS_RELU_RES };
@@ -838,9 +842,15 @@ static int mb_kernel_init(struct mb_kernel *k, enum mb_op op, enum dtype t, stru
 	k->op = op;
 	k->t = t;
 	k->c = c;
-	snprintf(k->name, sizeof(k->name), "block%d vec%d rows%d", c.block, c.vec, c.rows);
-	snprintf(defs, sizeof(defs), "%s -DBLOCK=%d -DVEC=%d -DROWS=%d -DRESIDUAL=%d", dtype_def[t],
-		 c.block, c.vec, c.rows, op == BIAS_RELU_RES);
+	if (c.ow < 1)
+		c.ow = 1;
+	k->c = c;
+	if (op == MAXPOOL_BWD)
+		snprintf(k->name, sizeof(k->name), "block%d vec%d ow%d", c.block, c.vec, c.ow);
+	else
+		snprintf(k->name, sizeof(k->name), "block%d vec%d rows%d", c.block, c.vec, c.rows);
+	snprintf(defs, sizeof(defs), "%s -DBLOCK=%d -DVEC=%d -DROWS=%d -DRESIDUAL=%d -DBWD_OW=%d",
+		 dtype_def[t], c.block, c.vec, c.rows, op == BIAS_RELU_RES, c.ow);
 	k->m = load_module(mb_file[op], defs);
 	if (!k->m.ok)
 		return -1;
@@ -880,7 +890,8 @@ static void mb_launch(void *ctx)
 		break;
 	}
 	case MAXPOOL_BWD: { /* idx (maxpool_fwd_idx of x), dy = z -> dx = y */
-		long long t = (long long)N * ((H - 1) / 2 + 1) * ((W - 1) / 2 + 1) * cdiv(C, V);
+		long long t = (long long)N * ((H - 1) / 2 + 1) * cdiv((W - 1) / 2 + 1, k->c.ow) *
+			      cdiv(C, V);
 		void *args[] = {&a->idx, &a->z, &a->y, &N, &H, &W, &C};
 		CKD(cuLaunchKernel(k->f, cdiv(t, B), 1, 1, B, 1, 1, 0, stream, args, NULL));
 		break;
@@ -1132,7 +1143,7 @@ static int mb_run(struct mb_kernel *k, const int d[4], int samples, double *ms)
 
 static struct mb_cfg mb_default(enum dtype t)
 {
-	struct mb_cfg c = {256, t == F32 ? 4 : 8, 8};
+	struct mb_cfg c = {256, t == F32 ? 4 : 8, 8, 1};
 	return c;
 }
 
@@ -1146,12 +1157,17 @@ static void mb_correctness(void)
 	enum dtype t;
 	size_t s;
 	for (op = MAXPOOL_FWD; op <= BIAS_RELU_RES; ++op)
-		for (t = F16; t <= F32; ++t) {
+		for (t = F16; t <= F32; ++t)
+		for (int ow = 1; ow <= (op == MAXPOOL_BWD ? 4 : 1); ow *= 2) {
 			struct mb_kernel k;
+			struct mb_cfg cf = mb_default(t);
 			int sum = op == SUM_DIM0 || op == SUM_DIM1;
 			if (t == TF32)
 				continue;
-			if (mb_kernel_init(&k, op, t, mb_default(t)) != 0)
+			if (mb_only && strncmp(mb_name[op], mb_only, strlen(mb_only)))
+				continue;
+			cf.ow = ow; /* maxpool_bwd: 1, 2 and 4 output columns per thread */
+			if (mb_kernel_init(&k, op, t, cf) != 0)
 				continue;
 			for (s = 0; s < 5; ++s)
 				mb_run(&k, sum ? mat[s] : img[s], 0, NULL);
@@ -1205,10 +1221,11 @@ static void mb_timing(void)
 			if (mb_only && strncmp(mb_name[op], mb_only, strlen(mb_only)))
 				continue;
 			char best_name[64] = "-";
-			if (t == TF32)
+			if (t == TF32 || (getenv("KC_MB_FAST") && t == BF16))
 				continue;
 			for (b = 128; b <= 512; b *= 2)
-				for (r = 4; r <= 16; r *= 2) {
+				for (r = 4; r <= 16; r *= 2)
+				for (int ow = 1; ow <= (op == MAXPOOL_BWD ? 4 : 1); ow *= 2) {
 					struct mb_kernel k;
 					struct mb_cfg c = mb_default(t);
 					double ms = 0, bw;
@@ -1217,8 +1234,11 @@ static void mb_timing(void)
 						continue;
 					if (rows_matter && (b == 128) != (r == 4))
 						continue; /* 128x4, 256x8, 256x16, 512x8, 512x16 */
+					if (getenv("KC_MB_FAST") && b == 512)
+						continue; /* KC_MB_FAST: blocks 128, 256 */
 					c.block = b;
 					c.rows = r;
+					c.ow = ow;
 					if (mb_kernel_init(&k, op, t, c) != 0)
 						continue;
 					if (mb_run(&k, shapes[op], 21, &ms) == 0) {
@@ -1343,7 +1363,7 @@ int main(int argc, char **argv)
 	CKL(cublasLtCreate(&lt));
 	CK(cudaMalloc(&lt_ws, lt_ws_bytes));
 
-	if (!only_tf32)
+	if (!only_tf32 && !getenv("KC_SKIP_COMPILE_ALL")) /* the NVRTC sweep of every config */
 		failures += compile_all();
 	if (!mb_only) /* KC_MB_ONLY=maxpool: the memory-bound ops whose name starts so, only */
 		gemm_correctness();

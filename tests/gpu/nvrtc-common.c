@@ -259,6 +259,8 @@ const struct kc_config kc_check_configs[] = {
 	{"bias_relu.cu", F32 " -DBLOCK=256 -DVEC=4 -DRESIDUAL=1"},
 	{"maxpool.cu", F16 " -DBLOCK=64 -DVEC=2"},
 	{"maxpool.cu", F32 " -DBLOCK=512 -DVEC=1"},
+	{"maxpool.cu", F16 " -DBLOCK=256 -DVEC=8 -DBWD_OW=2"},
+	{"maxpool.cu", F32 " -DBLOCK=128 -DVEC=4 -DBWD_OW=4"},
 	{"reference.cu", F16},
 	{"reference.cu", BF16},
 	{"reference.cu", F32},

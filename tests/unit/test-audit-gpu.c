@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness/analysis/audit-gpu.h"
+#include "harness/base/spawn.h"
 #include "harness/base/util.h"
 #include "tests/unit/testutil.h"
 
@@ -59,8 +61,71 @@ START_TEST(test_h100_run)
 	ck_assert_uint_eq(t->nmodes, 1);
 	ck_assert_str_eq(t->modes[0], "a");
 	ck_assert_ptr_nonnull(strstr(t->evidence[0], "71 of 6455"));
+	/* written before the samples kept NVML's reason bits: the check cannot name the cap */
+	ck_assert_ptr_null(strstr(t->evidence[0], "power cap"));
+	ck_assert_ptr_nonnull(strstr(t->summary, "which one was not recorded"));
 	audit_free(a);
 	free(p);
+}
+END_TEST
+
+/* The same file with a clock_reasons column added (h5py), as the CUDA backend now writes
+ * it: each throttled sample power-capped (0x4), the first also in hardware slowdown (0x8);
+ * the check names the caps with their counts. */
+static const char py_add_reasons[] =
+	"import sys, shutil\n"
+	"try:\n"
+	"    import h5py, numpy as np\n"
+	"except ImportError:\n"
+	"    sys.exit(77)\n"
+	"shutil.copyfile(sys.argv[1], sys.argv[2])\n"
+	"f = h5py.File(sys.argv[2], 'r+')\n"
+	"s = f['samples'][:]\n"
+	"dt = np.dtype(s.dtype.descr + [('clock_reasons', '<i8')])\n"
+	"t = np.zeros(len(s), dt)\n"
+	"for n in s.dtype.names: t[n] = s[n]\n"
+	"thr = np.flatnonzero(s['throttle'] == 1)\n"
+	"t['clock_reasons'][thr] = 0x4\n"
+	"t['clock_reasons'][thr[0]] = 0x4 | 0x8\n"
+	"t['clock_reasons'][s['throttle'] == -1] = -1\n"
+	"del f['samples']\n"
+	"f.create_dataset('samples', data=t, maxshape=(None,), chunks=True)\n"
+	"f.close()\n";
+
+START_TEST(test_h100_reasons)
+{
+	char *src = data_path("cuda/gpu-aa-h100.h5"), *dst = testutil_path("reasons.h5");
+	struct spawn sp;
+	struct spawn_status st;
+	if (access("/usr/bin/python3", X_OK)) {
+		fprintf(stderr, "test-audit-gpu: no /usr/bin/python3; reasons check skipped\n");
+		goto out;
+	}
+	spawn_init(&sp);
+	sp.argv = (const char *const[]){ "/usr/bin/python3", "-c", py_add_reasons, src, dst, NULL };
+	sp.env = (const char *const[]){ "LC_ALL=C", "PATH=/usr/bin:/bin", NULL };
+	sp.inherit_stderr = 1;
+	int rc = spawn_run(&sp, NULL, &st);
+	spawn_release(&sp);
+	ck_assert_int_eq(rc, 0);
+	if (st.code == 77) {
+		fprintf(stderr, "test-audit-gpu: no h5py for /usr/bin/python3; reasons check skipped\n");
+		goto out;
+	}
+	ck_assert_int_eq(st.code, 0);
+	struct audit *a = xcalloc(1, sizeof(*a));
+	ck_assert_int_eq(audit_gpu_checks(a, dst), 0);
+	show(a);
+	const struct audit_check *t = find(a, "gpu-throttle");
+	ck_assert_int_eq(t->status, AUDIT_WARN);
+	ck_assert_ptr_nonnull(strstr(t->evidence[0],
+				     "71 of 6455 samples throttled (1.10%): sw power cap on 71, "
+				     "hw slowdown on 1"));
+	ck_assert_ptr_nonnull(strstr(t->summary, "(sw power cap on 71, hw slowdown on 1)"));
+	audit_free(a);
+out:
+	free(src);
+	free(dst);
 }
 END_TEST
 
@@ -97,6 +162,7 @@ int main(void)
 	TCase *tc = tcase_create("audit-gpu");
 	tcase_add_checked_fixture(tc, testutil_scratch_setup, testutil_scratch_teardown);
 	tcase_add_test(tc, test_h100_run);
+	tcase_add_test(tc, test_h100_reasons);
 	tcase_add_test(tc, test_cpu_run);
 	tcase_add_test(tc, test_missing_file);
 	suite_add_tcase(s, tc);

@@ -223,8 +223,10 @@ START_TEST(test_gemm_wgmma_derived)
 		{ 128, 32, 64, 4, "float16", 0, 0 },   /* BLOCK_N 32 */
 		{ 128, 128, 64, 2, "float16", 0, 0 },  /* not whole warpgroups */
 		{ 128, 128, 64, 4, "float32", 0, 0 },  /* FFMA */
-		{ 128, 128, 32, 4, "float32", 1, 0 },  /* TF32: not without the opt-in */
-		{ 128, 256, 16, 8, "float32", 1, 0 },
+		{ 128, 128, 32, 4, "float32", 1, 1 },  /* TF32: atoms of 32 elements */
+		{ 128, 256, 32, 8, "float32", 1, 1 },
+		{ 128, 256, 16, 8, "float32", 1, 0 },  /* BLOCK_K 16: half an atom */
+		{ 128, 256, 32, 8, "float32", 0, 0 },  /* FFMA */
 	};
 	struct cuda_space_ctx x;
 	struct space sp;
@@ -253,7 +255,7 @@ START_TEST(test_gemm_wgmma_derived)
 		ck_assert_int_eq(g.wgmma, 0);
 	}
 	/* the wgmma shared memory: STAGES x (BLOCK_M + BLOCK_N) x BLOCK_K x 2 + 2048 */
-	struct cuda_gemm_config w = { 128, 256, 64, 8, 0, 4, 1, 8, 2, 0, 1, 0 };
+	struct cuda_gemm_config w = { 128, 256, 64, 8, 0, 4, 1, 8, 2, 0, 1 };
 	const char *why = NULL;
 	ck_assert_int_eq(cuda_gemm_smem_bytes(&w), 4 * 384 * 64 * 2 + 2048);
 	ck_assert_int_eq(cuda_gemm_config_check(&w, 227 * 1024, 1, &why), 4 * 384 * 128 + 2048);
@@ -262,10 +264,10 @@ START_TEST(test_gemm_wgmma_derived)
 	w.block_k = 96;
 	ck_assert_int_lt(cuda_gemm_config_check(&w, 227 * 1024, 1, &why), 0);
 	ck_assert_ptr_nonnull(strstr(why, "multiple of 128 bytes"));
-	/* TF32: 4-byte elements, atoms of 32, only with the opt-in */
-	w.block_k = 32, w.elem_bytes = 4, w.tf32 = 1;
+	/* TF32: 4-byte elements, atoms of 32; float32 without TF32 stays on FFMA */
+	w.block_k = 32, w.elem_bytes = 4, w.tf32 = 0;
 	ck_assert_int_eq(cuda_gemm_use_wgmma(&w, 1), 0);
-	w.tf32_wgmma = 1;
+	w.tf32 = 1;
 	ck_assert_int_eq(cuda_gemm_use_wgmma(&w, 1), 1);
 	ck_assert_int_eq(cuda_gemm_config_check(&w, 227 * 1024, 1, &why), 4 * 384 * 128 + 2048);
 }
@@ -346,11 +348,13 @@ START_TEST(test_options_and_keys)
 	cuda_space_init(&sp, &x);
 	sp.heuristic(&sp, &c);
 	size_t n = cuda_config_options(&sp, &c, "sm_90a", opts);
-	ck_assert_uint_eq(n, 4 + 7); /* TF32 stays on mma.sync: no -DWGMMA=1 */
+	ck_assert_uint_eq(n, 5 + 7); /* TF32 on sm_90a takes wgmma: -DWGMMA=1 */
 	ck_assert_str_eq(opts[0], "--gpu-architecture=sm_90a");
 	ck_assert_str_eq(opts[2], "-DDTYPE_FLOAT32");
 	ck_assert_str_eq(opts[3], "-DTF32=1");
-	ck_assert_str_eq(opts[4], "-DBLOCK_M=128");
+	ck_assert_str_eq(opts[4], "-DWGMMA=1");
+	ck_assert_str_eq(opts[5], "-DBLOCK_M=64"); /* 16 tiles of 128 x 128 fill few SMs */
+	ck_assert_str_eq(opts[7], "-DBLOCK_K=32");
 
 	const char *src = "extern \"C\" __global__ void f() {}";
 	cuda_cache_key("gemm.cu", src, strlen(src), opts, n, "13.0", "sm_90a", k1);

@@ -65,6 +65,8 @@ static void fill_full(struct proto_out *o)
 	}
 	ns[1].throttle = 1;
 	ns[1].launches = 10;
+	ns[1].clock_reasons = 0x4 | 0x8; /* sw power cap and hw slowdown */
+	ns[2].clock_reasons = 0;
 	ck_assert_int_eq(proto_samples(o, 0, 0, ns, 10000), 0); /* spans 3 lines */
 	ck_assert_int_eq(proto_samples(o, 1, 0, ns, 3), 0);
 	struct rec_measure m = { 0, 10000, "max-samples", 3, 4567, 0.0123 };
@@ -121,6 +123,12 @@ static void check_full(struct rec_unit_data *u, struct proto_in *in)
 	ck_assert_int_eq(u->sample_throttle[2], -1);
 	ck_assert_int_eq(u->sample_launches[10000], 1);
 	ck_assert_int_eq(u->sample_launches[10001], 10);
+	ck_assert_ptr_nonnull(u->sample_clock_reasons);
+	ck_assert_int_eq(u->sample_clock_reasons[0], -1);
+	ck_assert_int_eq(u->sample_clock_reasons[1], 0xc);
+	ck_assert_int_eq(u->sample_clock_reasons[2], 0);
+	ck_assert_int_eq(u->sample_clock_reasons[10001], 0xc);
+	ck_assert_int_eq(u->tsamples[1].clock_reasons, -1);
 	ck_assert_uint_eq(u->nspaces, 1);
 	ck_assert_int_eq(u->spaces[0].grid, 6);
 	ck_assert_int_eq(u->spaces[0].nvalid, 5);
@@ -187,6 +195,8 @@ static const struct {
 	  "record line 3: 'launches' must be an array as long as 'ns' (2)" },
 	{ "{\"type\":\"hello\",\"protocol\":2,\"pid\":1}\n{\"type\":\"cell\",\"id\":0,\"name\":\"a\",\"kind\":\"op\",\"workload\":\"w\",\"op\":\"o\",\"shape\":\"s\",\"count\":1,\"flops\":0}\n{\"type\":\"samples\",\"cell\":0,\"first\":0,\"ns\":[1],\"throttle\":[2]}\n",
 	  "record line 3: 'throttle'[0] must be -1, 0 or 1" },
+	{ "{\"type\":\"hello\",\"protocol\":2,\"pid\":1}\n{\"type\":\"cell\",\"id\":0,\"name\":\"a\",\"kind\":\"op\",\"workload\":\"w\",\"op\":\"o\",\"shape\":\"s\",\"count\":1,\"flops\":0}\n{\"type\":\"samples\",\"cell\":0,\"first\":0,\"ns\":[1],\"clock_reasons\":[-2]}\n",
+	  "record line 3: 'clock_reasons'[0] must be a bitmask (an integer >= 0) or -1" },
 	{ "{\"type\":\"hello\",\"protocol\":1,\"pid\":1}\n{\"type\":\"bogus\"}\n",
 	  "record line 2: unknown record type 'bogus'" },
 	{ "{\"type\":\"hello\",\"protocol\":1,\"pid\":1}\n{\"type\":\"samples\",\"cell\":0,\"first\":0,\"ns\":[1]}\n",

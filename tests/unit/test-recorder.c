@@ -883,7 +883,7 @@ static const char py_check[] =
 	"assert hashlib.sha256(text).hexdigest() == A(exp)['sha256']\n"
 	"assert run['files/002'][()] == b''\n"
 	"s = f['samples'][:]\n"
-	"assert s.dtype.names == ('unit', 'cell', 'index', 'ns', 'clock_mhz', 'throttle', 'launches'), s.dtype.names\n"
+	"assert s.dtype.names == ('unit', 'cell', 'index', 'ns', 'clock_mhz', 'throttle', 'launches', 'clock_reasons'), s.dtype.names\n"
 	"assert len(s) == 1001 + 40\n"
 	"u = f['units'][:]\n"
 	"assert len(u) == 2 and list(u['id']) == [4, 1]\n"
@@ -984,6 +984,71 @@ START_TEST(meta_helpers)
 }
 END_TEST
 
+/* The optional sample columns (clock, throttle flag, launches, NVML clock-event reasons)
+ * read back per sample; a unit that never had them reads the defaults. */
+START_TEST(sample_extras_roundtrip)
+{
+	char *path = testutil_path("extras.h5");
+	struct tw *w = create_run(path);
+	struct rec *r = NULL;
+	struct rec_unit_data u0, u1;
+	make_unit(&u0, 4, 5, names_a, 3, 6);
+	make_unit(&u1, 2, 6, names_a, 3, 4);
+	u0.sample_clock_mhz = xcalloc(6, sizeof(double));
+	u0.sample_throttle = xcalloc(6, sizeof(int));
+	u0.sample_launches = xcalloc(6, sizeof(int64_t));
+	u0.sample_clock_reasons = xcalloc(6, sizeof(int64_t));
+	static const int64_t reasons[6] = { 0, 0x4, 0x4 | 0x8, 0x1, -1, 0x20 };
+	for (int i = 0; i < 6; i++) {
+		u0.sample_clock_mhz[i] = 1980 - i;
+		u0.sample_throttle[i] = reasons[i] < 0 ? -1 : (reasons[i] & ~1) != 0;
+		u0.sample_launches[i] = 1 + i;
+		u0.sample_clock_reasons[i] = reasons[i];
+	}
+	tw_add(w, &u0);
+	tw_add(w, &u1);
+	ck_assert_int_eq(tw_close(w), 0);
+	ck_assert_int_eq(rec_open(path, 0, &r), 0);
+	struct rec_unit *units;
+	size_t nu;
+	ck_assert_int_eq(rec_read_units(r, &units, &nu), 0);
+	ck_assert_uint_eq(nu, 2);
+	for (size_t row = 0; row < nu; row++) {
+		double *clk;
+		int *thr;
+		int64_t *lau, *rsn;
+		size_t n;
+		ck_assert_int_eq(rec_read_unit_sample_extras(r, row, &clk, &thr, &lau, &rsn, &n), 0);
+		if (units[row].id == 4) {
+			ck_assert_uint_eq(n, 6);
+			for (int i = 0; i < 6; i++) {
+				ck_assert_double_eq(clk[i], 1980 - i);
+				ck_assert_int_eq(thr[i], u0.sample_throttle[i]);
+				ck_assert_int_eq(lau[i], 1 + i);
+				ck_assert_int_eq(rsn[i], reasons[i]);
+			}
+		} else {
+			ck_assert_uint_eq(n, 4);
+			for (int i = 0; i < 4; i++) {
+				ck_assert(isnan(clk[i]));
+				ck_assert_int_eq(thr[i], -1);
+				ck_assert_int_eq(lau[i], 1);
+				ck_assert_int_eq(rsn[i], -1);
+			}
+		}
+		free(clk);
+		free(thr);
+		free(lau);
+		free(rsn);
+	}
+	rec_units_free(units, nu);
+	ck_assert_int_eq(rec_close(r), 0);
+	rec_unit_data_release(&u0);
+	rec_unit_data_release(&u1);
+	free(path);
+}
+END_TEST
+
 int main(void)
 {
 	testutil_name = "test-recorder";
@@ -993,6 +1058,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, meta_helpers);
 	tcase_add_test(tc, roundtrip_every_field);
+	tcase_add_test(tc, sample_extras_roundtrip);
 	tcase_add_test(tc, cells_are_mapped_by_name);
 	tcase_add_test(tc, null_strings_read_back_empty);
 	tcase_add_test(tc, error_paths);

@@ -22,7 +22,11 @@
  *   element of its block exactly once, summing in window order in fp32, without atomics,
  *   so the result is deterministic.  An idx that points into the padding drops that dy (the
  *   forward never produces one unless a whole window is -inf).
- *   grid and block as for maxpool_fwd.
+ *   BWD_OW [1] (a template constant, not a field): a thread takes BWD_OW consecutive output
+ *   columns, the 2 x 2 BWD_OW input block under them, reading 2 (BWD_OW + 1) windows
+ *   instead of 4 BWD_OW (the window column between two strips is read by both).
+ *   grid = ceil(N * OH * ceil(OW / BWD_OW) * ceil(C / VEC) / BLOCK) (a larger grid is
+ *   harmless: the loop strides by the grid), block = BLOCK.
  */
 #include "prelude.cuh" /* the dtype prelude: elem_t, VEC, BLOCK, conversions, vector loads */
 
@@ -180,36 +184,44 @@ static __device__ __forceinline__ void load_idx(int a[VEC], const unsigned char 
 	}
 }
 
+#ifndef BWD_OW
+#define BWD_OW 1 /* output columns per thread in maxpool_bwd (see the header) */
+#endif
+
 extern "C" __global__ void __launch_bounds__(BLOCK)
 	maxpool_bwd(const unsigned char *__restrict__ idx, const elem_t *__restrict__ dy,
 		    elem_t *__restrict__ dx, int N, int H, int W, int C)
 {
 	const int OH = (H - 1) / 2 + 1, OW = (W - 1) / 2 + 1, CV = (C + VEC - 1) / VEC;
-	const long long total = (long long)N * OH * OW * CV;
+	const int OWS = (OW + BWD_OW - 1) / BWD_OW; /* strips of BWD_OW output columns */
+	const long long total = (long long)N * OH * OWS * CV;
 	const bool vec = C % VEC == 0 && aligned(dy) && aligned(dx) &&
 			 ((unsigned long long)idx & (VEC - 1)) == 0;
 	for (long long i = (long long)blockIdx.x * BLOCK + threadIdx.x; i < total;
 	     i += (long long)gridDim.x * BLOCK) {
 		int c = (int)(i % CV) * VEC;
 		long long p = i / CV;
-		int ow = (int)(p % OW), oh = (int)(p / OW % OH), n = (int)(p / ((long long)OW * OH));
-		float g[2][2][VEC];
+		int ow0 = (int)(p % OWS) * BWD_OW, oh = (int)(p / OWS % OH);
+		int n = (int)(p / ((long long)OWS * OH));
+		/* the thread's input block: rows 2 oh .. 2 oh + 1, columns 2 ow0 .. 2 ow0 +
+		 * 2 BWD_OW - 1 */
+		float g[2][2 * BWD_OW][VEC];
 #pragma unroll
 		for (int a = 0; a < 2; ++a)
 #pragma unroll
-			for (int b = 0; b < 2; ++b)
+			for (int j = 0; j < 2 * BWD_OW; ++j)
 #pragma unroll
 				for (int k = 0; k < VEC; ++k)
-					g[a][b][k] = 0.0f;
-		/* windows (oh + a, ow + b); input (2 oh + i, 2 ow + j) is at kh = i - 2 a + 1,
-		 * kw = j - 2 b + 1 in it */
+					g[a][j][k] = 0.0f;
+		/* windows (oh + a, ow0 + b), b = 0 .. BWD_OW (the last one shared with the next
+		 * strip); input (2 oh + i, 2 ow0 + j) is at kh = i - 2 a + 1, kw = j - 2 b + 1 */
 #pragma unroll
 		for (int a = 0; a < 2; ++a)
 #pragma unroll
-			for (int b = 0; b < 2; ++b) {
-				if (oh + a >= OH || ow + b >= OW)
+			for (int b = 0; b <= BWD_OW; ++b) {
+				if (oh + a >= OH || ow0 + b >= OW)
 					continue;
-				long long q = (((long long)n * OH + oh + a) * OW + ow + b) * C + c;
+				long long q = (((long long)n * OH + oh + a) * OW + ow0 + b) * C + c;
 				float d[VEC];
 				int arg[VEC];
 				load_idx(arg, idx + q, vec, C - c);
@@ -218,20 +230,21 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
 				for (int k = 0; k < VEC; ++k) {
 					int kh = (arg[k] * 11) >> 5, kw = arg[k] - 3 * kh; /* / 3, % 3 */
 					int ii = kh - 1 + 2 * a, jj = kw - 1 + 2 * b;
-					/* does the maximum lie in this thread's 2x2 block? */
+					/* does the maximum lie in this thread's block? */
 #pragma unroll
 					for (int i2 = 0; i2 < 2; ++i2)
 #pragma unroll
-						for (int j2 = 0; j2 < 2; ++j2)
-							if (ii == i2 && jj == j2)
+						for (int j2 = 2 * b - 1; j2 <= 2 * b + 1; ++j2)
+							if (j2 >= 0 && j2 < 2 * BWD_OW && ii == i2 &&
+							    jj == j2)
 								g[i2][j2][k] += d[k];
 				}
 			}
 #pragma unroll
 		for (int i2 = 0; i2 < 2; ++i2)
 #pragma unroll
-			for (int j2 = 0; j2 < 2; ++j2) {
-				int h = 2 * oh + i2, w = 2 * ow + j2;
+			for (int j2 = 0; j2 < 2 * BWD_OW; ++j2) {
+				int h = 2 * oh + i2, w = 2 * ow0 + j2;
 				if (h < H && w < W)
 					store_vec(dx + (((long long)n * H + h) * W + w) * C + c,
 						  g[i2][j2], vec, C - c);
