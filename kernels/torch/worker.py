@@ -287,7 +287,8 @@ def summarize_wrapper(code):
         if not name.startswith("triton_tem_"):
             continue
         at = code.find("async_compile.triton('%s'" % name)
-        end = code.find("''')", at)
+        at = code.find("'''", at) if at >= 0 else -1
+        end = code.find("'''", at + 3) if at >= 0 else -1
         if at >= 0 and end > at:
             params = _CONSTEXPR.findall(code[at:end])
             templates[name] = ",".join("%s=%s" % p for p in params)
