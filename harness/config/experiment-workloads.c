@@ -88,14 +88,20 @@ int exp_check_models(struct tc_parser *p, const struct experiment *e)
 		const struct workload *w = &e->workloads[i];
 		if (w->kind != WORKLOAD_MODEL || catalog_model_known(w->model))
 			continue;
+		size_t ncommand = 0;
+		for (size_t m = 0; m < e->nmodes; m++)
+			ncommand += e->modes[m].command != NULL;
 		for (size_t m = 0; m < e->nmodes; m++) {
 			if (e->modes[m].command)
 				continue;
+			struct tb_pos at = { w->model_line, w->model_col };
 			char *list = tc_join(catalog_models);
-			tc_fail(p, (struct tb_pos){ w->line, w->col },
-				"unknown model '%s' (known models: %s; a command mode's worker may "
-				"run others, but mode '%s' is not a command mode)", w->model, list,
-				e->modes[m].name);
+			if (ncommand)
+				tc_fail(p, at, "unknown model '%s' (known models: %s; a command mode's "
+					"worker may run others, but mode '%s' is not a command mode)",
+					w->model, list, e->modes[m].name);
+			else
+				tc_fail(p, at, "unknown model '%s' (known models: %s)", w->model, list);
 			free(list);
 			return -1;
 		}
@@ -107,6 +113,8 @@ static int parse_model_name(struct tc_parser *p, const struct tc_field *f, struc
 {
 	if (exp_get_string(p, f, &w->model))
 		return -1;
+	w->model_line = f->pos.line;
+	w->model_col = f->pos.col;
 	if (catalog_model_known(w->model) || (p->flags & EXPERIMENT_PAST_RUN))
 		return 0;
 	/* Another name is a command mode's business (a torchvision model for the torch

@@ -22,7 +22,7 @@ printf 'schema = 1\nname = "m"\n[[workloads]]\nmodel = "mobilenet_v2"\n[[modes]]
 expect_status 0 h check "$SCRATCH/m.toml" && pass "a torchvision model name with command modes only"
 printf '[[modes]]\nname = "v"\ntuner = "vendor"\n' >>"$SCRATCH/m.toml"
 expect_status 2 h check "$SCRATCH/m.toml" &&
-	grep -q "m.toml':3:1: unknown model 'mobilenet_v2' (known models: resnet18, resnet50; a command mode's worker may run others, but mode 'v' is not a command mode)" "$SCRATCH/err" &&
+	grep -q "m.toml':4:9: unknown model 'mobilenet_v2' (known models: resnet18, resnet50; a command mode's worker may run others, but mode 'v' is not a command mode)" "$SCRATCH/err" &&
 	pass "refused with a mode that is not a command mode, at the workload" || fail "model refused: $(cat "$SCRATCH/err")"
 printf 'schema = 1\nname = "n"\n[[workloads]]\nmodel = "../x"\n[[modes]]\nname = "t"\ncommand = ["python3", "w.py"]\n' >"$SCRATCH/n.toml"
 expect_status 2 h check "$SCRATCH/n.toml" && grep -q "unknown model '../x'" "$SCRATCH/err" &&
