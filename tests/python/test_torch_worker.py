@@ -230,6 +230,35 @@ class TestPerOp(unittest.TestCase):
         self.assertRaises(worker.SpecError, worker.resolve_mode, spec(options={"training": True}))
 
 
+class TestRecords(unittest.TestCase):
+    def test_cells_and_choices_as_records(self):
+        """What run() emits per cell, through harness_unit, for names and choices made here."""
+        import io
+        import harness_unit as hu
+        out = io.StringIO()
+        u = hu.Unit(spec(), backend="torch", stream=out)
+        w = worker.parse_workloads(spec())[0]
+        name, shape = worker.e2e_cell(w)
+        c0 = u.cell(name, kind="e2e", workload=w["name"], op="e2e", shape=shape)
+        oname, oshape = worker.op_cell(w["name"], "addmm", [T([1000]), T([32, 512]), T([512, 1000], [1, 512])])
+        c1 = u.cell(oname, kind="op", workload=w["name"], op="addmm", shape=oshape, count=1)
+        conf = worker.choice_config(True, [WRAPPER], {}, None)
+        u.samples(c0, [1911000, 1903000], clock_mhz=[1980.0, None], throttle=[0, -1])
+        u.measure(c0, stop="max-time", warmup_n=10, warmup_ns=2000000000)
+        u.choice(c0, conf, worker.choice_reason(conf))
+        u.choice(c1, "eager", worker.choice_reason("eager"))
+        u.setup(compile_ns=5, tune_ns=7, compiles=2, cache_hits=0, benchmarks=3)
+        u.done("ok")
+        recs = [json.loads(l) for l in out.getvalue().splitlines()]
+        self.assertEqual([r["type"] for r in recs],
+                         ["hello", "cell", "cell", "samples", "measure", "choice", "choice", "setup", "done"])
+        self.assertEqual(recs[0]["backend"], "torch")
+        self.assertEqual(recs[2]["name"], "r18/addmm:m=32,n=1000,k=512,a=N,b=T,bias=1000")
+        self.assertEqual(recs[3]["clock_mhz"], [1980.0, None])
+        self.assertEqual((recs[5]["config"], recs[5]["reason"]), (conf, "tuned"))
+        self.assertEqual((recs[6]["config"], recs[6]["reason"]), ("eager", "vendor"))
+
+
 class TestWithoutTorch(unittest.TestCase):
     def test_fails_the_unit_without_pytorch(self):
         try:
