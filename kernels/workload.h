@@ -27,6 +27,7 @@ struct workload {
 				* "bfloat16" */
 	int tf32;              /* float32 on TF32 tensor cores (`tf32 = true`); 0 by default */
 	int line, col;         /* where the workload was declared */
+	int model_line, model_col; /* where its model's name is written (0 when none) */
 };
 
 #endif

@@ -6,7 +6,8 @@
 #
 #   DIR/bin/harness          the binary, unchanged
 #   DIR/lib/                 the libraries in BUNDLE below, and what they need in turn
-#   DIR/kernels/             kernels/*/templates/ (HARNESS_KERNEL_DIR)
+#   DIR/kernels/             kernels/*/templates/, kernels/python/ and kernels/torch/
+#                            (HARNESS_KERNEL_DIR)
 #   DIR/experiments/, DIR/hypotheses/, DIR/plots/ (HARNESS_PLOT_DIR)
 #   DIR/run.sh               sets LD_LIBRARY_PATH, HARNESS_KERNEL_DIR and HARNESS_PLOT_DIR,
 #                            execs bin/harness; finds the CUDA libraries the binary needs
@@ -108,7 +109,9 @@ chmod 0755 "$dir/bin/harness"
 
 # Kernel templates keep their layout under kernels/ (kernels/cpu/templates/...,
 # kernels/cuda/templates/*.cu).
-(cd "$srcdir" && find kernels -path '*/templates/*' -type f) | while read -r f; do
+# The external units' Python (kernels/python/harness_unit.py, kernels/torch/worker.py) too.
+(cd "$srcdir" && find kernels \( -path '*/templates/*' -o -path 'kernels/python/*.py' \
+	-o -path 'kernels/torch/*.py' \) -type f) | while read -r f; do
 	mkdir -p "$dir/$(dirname "$f")"
 	cp "$srcdir/$f" "$dir/$f"
 done

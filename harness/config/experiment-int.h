@@ -77,6 +77,9 @@ extern const char *const exp_fault_names[];
 /* [[workloads]] (experiment-workloads.c), [[modes]] and the tuners' option checks, which
  * need every mode and workload parsed first (experiment-modes.c). */
 int exp_parse_workloads(struct tc_parser *p, const struct tc_field *f, struct experiment *e);
+/* 0, or an error at the workload when a model the catalog does not know has a mode that is
+ * not a command mode to run it. */
+int exp_check_models(struct tc_parser *p, const struct experiment *e);
 int exp_parse_modes(struct tc_parser *p, const struct tc_field *f, struct experiment *e);
 int exp_check_tuner_options(struct tc_parser *p, const struct experiment *e);
 /* Free what a command mode holds (command, command_argv, env). */

@@ -3,6 +3,7 @@
 #include "config.h"
 #include "harness/config/experiment.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -78,11 +79,51 @@ static int parse_shape(struct tc_parser *p, const struct tc_field *f, const stru
 	return 0;
 }
 
+/* A model the catalog does not know is only for command modes (their worker builds it). */
+int exp_check_models(struct tc_parser *p, const struct experiment *e)
+{
+	if (p->flags & EXPERIMENT_PAST_RUN)
+		return 0;
+	for (size_t i = 0; i < e->nworkloads; i++) {
+		const struct workload *w = &e->workloads[i];
+		if (w->kind != WORKLOAD_MODEL || catalog_model_known(w->model))
+			continue;
+		size_t ncommand = 0;
+		for (size_t m = 0; m < e->nmodes; m++)
+			ncommand += e->modes[m].command != NULL;
+		for (size_t m = 0; m < e->nmodes; m++) {
+			if (e->modes[m].command)
+				continue;
+			struct tb_pos at = { w->model_line, w->model_col };
+			char *list = tc_join(catalog_models);
+			if (ncommand)
+				tc_fail(p, at, "unknown model '%s' (known models: %s; a command mode's "
+					"worker may run others, but mode '%s' is not a command mode)",
+					w->model, list, e->modes[m].name);
+			else
+				tc_fail(p, at, "unknown model '%s' (known models: %s)", w->model, list);
+			free(list);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int parse_model_name(struct tc_parser *p, const struct tc_field *f, struct workload *w)
 {
 	if (exp_get_string(p, f, &w->model))
 		return -1;
+	w->model_line = f->pos.line;
+	w->model_col = f->pos.col;
 	if (catalog_model_known(w->model) || (p->flags & EXPERIMENT_PAST_RUN))
+		return 0;
+	/* Another name is a command mode's business (a torchvision model for the torch
+	 * worker): exp_check_models refuses it once the modes are known, unless every mode
+	 * runs a command.  It must still be a plain name. */
+	int plain = *w->model != 0;
+	for (const char *c = w->model; *c; c++)
+		plain &= isalnum((unsigned char)*c) || *c == '_' || *c == '-' || *c == '.';
+	if (plain)
 		return 0;
 	char *list = tc_join(catalog_models);
 	tc_fail(p, f->pos, "unknown model '%s' (known models: %s)", w->model, list);

@@ -348,6 +348,8 @@ static int parse_root(struct tc_parser *p, const struct tb_node *root, struct ex
 			    "missing required key 'workloads' (add a [[workloads]] table)");
 	if (!e->modes)
 		return tc_fail(p, rpos, "missing required key 'modes' (add a [[modes]] table)");
+	if (exp_check_models(p, e))
+		return -1;
 	return exp_check_tuner_options(p, e);
 }
 

@@ -1,13 +1,15 @@
 """tests/python/test_torch_worker.py: the pure parts of kernels/torch/worker.py (mode ->
-Inductor configuration, option overrides, specification parsing, cell names), and, where
-PyTorch is not installed (CI, this project's build machine), that a unit fails at once with
-"PyTorch not importable: ...".  The worker itself has never run with PyTorch.  Run by
-tests/cli/python.sh."""
+Inductor configuration, option overrides, specification parsing, cell names of e2e and op
+cells, choice strings from generated code, the threshold replacement with a stand-in Inductor
+module), and, where PyTorch is not installed (CI, this project's build machine), that a unit
+fails at once with "PyTorch not importable: ...".  The GPU path ran on an H100
+(docs/BENCHMARKS.md); it is not tested here.  Run by tests/cli/python.sh."""
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import types
 import unittest
 
 TOP = os.environ.get("top_srcdir", ".")
@@ -75,6 +77,186 @@ class TestModes(unittest.TestCase):
         self.assertEqual(worker.code_hash("kernel"), worker.code_hash("kernel"))
         self.assertNotEqual(worker.code_hash("kernel a"), worker.code_hash("kernel b"))
         self.assertEqual(len(worker.code_hash("")), 16)
+
+
+def T(shape, stride=None, dtype="float32"):
+    return ("T", tuple(shape), tuple(stride) if stride else worker._contiguous_stride(shape), dtype)
+
+
+class TestOpCells(unittest.TestCase):
+    def test_matmul_names(self):
+        # resnet18's fc as the eager forward dispatches it: addmm(bias, x, weight.t())
+        n, s = worker.op_cell("resnet18", "addmm", [T([1000]), T([32, 512]), T([512, 1000], [1, 512])])
+        self.assertEqual(n, "resnet18/addmm:m=32,n=1000,k=512,a=N,b=T,bias=1000")
+        self.assertEqual(s, "m=32,n=1000,k=512,a=N,b=T,bias=1000")
+        n, _ = worker.op_cell("g", "mm", [T([64, 32]), T([32, 16])])
+        self.assertEqual(n, "g/mm:m=64,n=16,k=32")
+        n, _ = worker.op_cell("g", "bmm", [T([4, 64, 32]), T([4, 32, 16])])
+        self.assertEqual(n, "g/bmm:b=4,m=64,n=16,k=32")
+        n, _ = worker.op_cell("g", "mm", [T([64, 32], dtype="float16"), T([32, 16], dtype="float16")])
+        self.assertTrue(n.endswith(",dtype=float16"), n)
+        self.assertEqual(worker.op_kind("addmm"), "matmul")
+
+    def test_conv_names(self):
+        args = [T([32, 3, 224, 224]), T([64, 3, 7, 7]), None, [2, 2], [3, 3], [1, 1], False, [0, 0], 1]
+        n, _ = worker.op_cell("resnet18", "convolution", args)
+        self.assertEqual(n, "resnet18/convolution:x=32x3x224x224,w=64x3x7x7,stride=2x2,pad=3x3,dil=1x1,groups=1")
+        cl = [32 * 224 * 224 * 3 // 32 * 32 // 32, 1, 224 * 3, 3]
+        cl[0] = 224 * 224 * 3
+        args2 = [T([32, 3, 224, 224], cl), T([64, 3, 7, 7]), T([64]), [1, 1], [0, 0], [1, 1], True, [0, 0], 2]
+        n, _ = worker.op_cell("m", "convolution", args2)
+        self.assertIn("x=32x3x224x224:cl,", n)
+        self.assertTrue(n.endswith("groups=2,bias,transposed"), n)
+        self.assertEqual(worker.op_kind("convolution"), "conv")
+
+    def test_generic_names(self):
+        n, s = worker.op_cell("alexnet", "max_pool2d_with_indices", [T([32, 64, 55, 55]), [3, 3], [2, 2]])
+        self.assertEqual(s, "32x64x55x55,[3;3],[2;2]")
+        n, s = worker.op_cell("r", "add.Tensor", [T([32, 64, 56, 56]), T([32, 64, 56, 56])], {"alpha": 1})
+        self.assertEqual(n, "r/add.Tensor:32x64x56x56,32x64x56x56,alpha=1")
+        n, s = worker.op_cell("r", "mul", [T([8], [2]), 0.5])
+        self.assertEqual(s, "8:s2,0.5")
+        self.assertEqual(worker.op_kind("relu"), "pointwise")
+        self.assertEqual(worker.op_kind("max_pool2d_with_indices"), "pool")
+        # distinct shapes give distinct names, the same shape the same name
+        a = worker.op_cell("r", "relu", [T([32, 64, 56, 56])])[0]
+        self.assertEqual(a, worker.op_cell("r", "relu", [T([32, 64, 56, 56])])[0])
+        self.assertNotEqual(a, worker.op_cell("r", "relu", [T([32, 64, 28, 28])])[0])
+
+
+WRAPPER = """
+# kernel path: /tmp/run/cache/u1/inductor/ab/cabc.py
+from torch._inductor.select_algorithm import extern_kernels
+triton_poi_fused_relu_0 = async_compile.triton('triton_poi_fused_relu_0', '''
+@triton.jit
+def triton_poi_fused_relu_0(in_ptr0, xnumel, XBLOCK : tl.constexpr):
+    pass
+''', device_str='cuda')
+triton_tem_fused_mm_1 = async_compile.triton('triton_tem_fused_mm_1', '''
+@triton.jit
+def triton_tem_fused_mm_1(arg_A, arg_B, out_ptr0):
+    BLOCK_M : tl.constexpr = 64
+    BLOCK_N : tl.constexpr = 128
+''', device_str='cuda')
+def call(args):
+    # Topologically Sorted Source Nodes: [conv2d]
+    buf0 = extern_kernels.convolution(arg0_1, arg1_1, stride=(1, 1))
+    buf1 = torch.ops.aten.max_pool2d_with_indices.default(buf0, [3, 3])
+    triton_poi_fused_relu_0.run(buf0, 100, grid=grid(100))
+"""
+
+
+class TestChoices(unittest.TestCase):
+    def test_summary(self):
+        s = worker.summarize_wrapper(WRAPPER)
+        self.assertEqual(s["extern"], ["aten.max_pool2d_with_indices", "convolution"])
+        self.assertEqual(s["triton"], ["triton_poi_fused_relu_0", "triton_tem_fused_mm_1"])
+        self.assertEqual(s["templates"], {"triton_tem_fused_mm_1": "BLOCK_M=64,BLOCK_N=128"})
+
+    def test_config_and_hash(self):
+        c = worker.choice_config(True, [WRAPPER], {"triton_poi_fused_relu_0": "XBLOCK: 1024"},
+                                 "/tmp/run/cache/u1")
+        self.assertTrue(c.startswith("extern=aten.max_pool2d_with_indices+convolution;"
+                                     "triton=poi:1+tem:1;templates=triton_tem_fused_mm{BLOCK_M=64,BLOCK_N=128};code="), c)
+        self.assertEqual(worker.choice_reason(c), "tuned")
+        # the same code compiled in another unit (other cache dir, other comments): same string
+        other = WRAPPER.replace("/tmp/run/cache/u1", "/tmp/run/cache/u7").replace("[conv2d]", "[x]")
+        self.assertEqual(c, worker.choice_config(True, [other], {"triton_poi_fused_relu_0": "XBLOCK: 1024"},
+                                                 "/tmp/run/cache/u7"))
+        # another runtime config, or other code: another string
+        self.assertNotEqual(c, worker.choice_config(True, [WRAPPER], {"triton_poi_fused_relu_0": "XBLOCK: 512"},
+                                                    "/tmp/run/cache/u1"))
+        self.assertNotEqual(c, worker.choice_config(True, [WRAPPER.replace("100", "200")],
+                                                    {"triton_poi_fused_relu_0": "XBLOCK: 1024"}, "/tmp/run/cache/u1"))
+        self.assertEqual(worker.choice_config(False, [], {}), "eager")
+        self.assertEqual(worker.choice_reason("eager"), "vendor")
+        self.assertEqual(worker.choice_config(True, [], {}), "compiled;code=unavailable")
+        ext = worker.choice_config(True, ["def call(args):\n    return extern_kernels.mm(a, b)\n"], {})
+        self.assertIn("triton=none", ext)
+        self.assertEqual(worker.choice_reason(ext), "vendor")
+
+    def test_normalize(self):
+        self.assertEqual(worker.normalize_code("# a\nx = 1\n  # b\ny = '/c/d'", "/c"), "x = 1\ny = '<cache>/d'")
+
+
+class TestThreshold(unittest.TestCase):
+    def test_replaces_has_improvement(self):
+        # a stand-in for torch._inductor.runtime.coordinate_descent_tuner as torch 2.11 has it
+        class CoordescTuner:
+            @staticmethod
+            def has_improvement(baseline, test):
+                threshold = 0.001
+                return test is not None and test < baseline * (1 - threshold)
+
+            def better(self, best, cand):
+                return self.has_improvement(best, cand)
+        names = ["torch", "torch._inductor", "torch._inductor.runtime",
+                 "torch._inductor.runtime.coordinate_descent_tuner"]
+        saved = {n: sys.modules.get(n) for n in names}
+        mods = {n: types.ModuleType(n) for n in names}
+        mods[names[-1]].CoordescTuner = CoordescTuner
+        mods["torch._inductor.runtime"].coordinate_descent_tuner = mods[names[-1]]
+        try:
+            sys.modules.update(mods)
+            self.assertTrue(CoordescTuner().better(1.0, 0.98))
+            desc, calls = worker.apply_threshold(0.05)
+            self.assertIn("1 - 0.05", desc)
+            t = CoordescTuner()
+            self.assertFalse(t.better(1.0, 0.98))       # 2% is no improvement at 5%
+            self.assertTrue(t.better(1.0, 0.94))
+            self.assertFalse(t.better(1.0, None))
+            self.assertFalse(CoordescTuner.has_improvement(1.0, 0.96))  # still a staticmethod
+            self.assertEqual(calls["calls"], 4)
+        finally:
+            for n, m in saved.items():
+                if m is None:
+                    sys.modules.pop(n, None)
+                else:
+                    sys.modules[n] = m
+
+
+class TestPerOp(unittest.TestCase):
+    def test_per_op_option(self):
+        two = [{"name": "a", "kind": "model", "model": "resnet18"},
+               {"name": "b", "kind": "model", "model": "alexnet"}]
+        w = worker.parse_workloads(spec(workloads=two))
+        self.assertEqual([x["per_op"] for x in w], [True, True])
+        w = worker.parse_workloads(spec(options={"per_op": ["b"]}, workloads=two))
+        self.assertEqual([x["per_op"] for x in w], [False, True])
+        w = worker.parse_workloads(spec(options={"per_op": False}, workloads=two))
+        self.assertEqual([x["per_op"] for x in w], [False, False])
+        for bad in ({"per_op": ["c"]}, {"per_op": "a"}):
+            self.assertRaises(worker.SpecError, worker.parse_workloads, spec(options=bad, workloads=two))
+        self.assertRaises(worker.SpecError, worker.resolve_mode, spec(options={"training": True}))
+
+
+class TestRecords(unittest.TestCase):
+    def test_cells_and_choices_as_records(self):
+        """What run() emits per cell, through harness_unit, for names and choices made here."""
+        import io
+        import harness_unit as hu
+        out = io.StringIO()
+        u = hu.Unit(spec(), backend="torch", stream=out)
+        w = worker.parse_workloads(spec())[0]
+        name, shape = worker.e2e_cell(w)
+        c0 = u.cell(name, kind="e2e", workload=w["name"], op="e2e", shape=shape)
+        oname, oshape = worker.op_cell(w["name"], "addmm", [T([1000]), T([32, 512]), T([512, 1000], [1, 512])])
+        c1 = u.cell(oname, kind="op", workload=w["name"], op="addmm", shape=oshape, count=1)
+        conf = worker.choice_config(True, [WRAPPER], {}, None)
+        u.samples(c0, [1911000, 1903000], clock_mhz=[1980.0, None], throttle=[0, -1])
+        u.measure(c0, stop="max-time", warmup_n=10, warmup_ns=2000000000)
+        u.choice(c0, conf, worker.choice_reason(conf))
+        u.choice(c1, "eager", worker.choice_reason("eager"))
+        u.setup(compile_ns=5, tune_ns=7, compiles=2, cache_hits=0, benchmarks=3)
+        u.done("ok")
+        recs = [json.loads(l) for l in out.getvalue().splitlines()]
+        self.assertEqual([r["type"] for r in recs],
+                         ["hello", "cell", "cell", "samples", "measure", "choice", "choice", "setup", "done"])
+        self.assertEqual(recs[0]["backend"], "torch")
+        self.assertEqual(recs[2]["name"], "r18/addmm:m=32,n=1000,k=512,a=N,b=T,bias=1000")
+        self.assertEqual(recs[3]["clock_mhz"], [1980.0, None])
+        self.assertEqual((recs[5]["config"], recs[5]["reason"]), (conf, "tuned"))
+        self.assertEqual((recs[6]["config"], recs[6]["reason"]), ("eager", "vendor"))
 
 
 class TestWithoutTorch(unittest.TestCase):
