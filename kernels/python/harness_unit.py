@@ -139,12 +139,14 @@ class Unit:
             raise ProtocolError("undeclared cell %r" % (cid,))
         return cid
 
-    def samples(self, cid, ns, clock_mhz=None, throttle=None, launches=None):
-        """Append samples (integer ns) to a cell, in records of at most CHUNK."""
+    def samples(self, cid, ns, clock_mhz=None, throttle=None, launches=None,
+                clock_reasons=None):
+        """Append samples (integer ns) to a cell, in records of at most CHUNK.  clock_reasons:
+        NVML's clock-event reasons bitmask per sample (-1 unknown)."""
         cid = self._cell_id(cid)
         ns = [_int("ns", int(v) if isinstance(v, float) and v.is_integer() else v) for v in ns]
         for name, extra in (("clock_mhz", clock_mhz), ("throttle", throttle),
-                            ("launches", launches)):
+                            ("launches", launches), ("clock_reasons", clock_reasons)):
             if extra is not None and len(extra) != len(ns):
                 raise ProtocolError("'%s' has %d entries for %d samples" %
                                     (name, len(extra), len(ns)))
@@ -157,6 +159,9 @@ class Unit:
                 rec["throttle"] = [int(v) for v in throttle[lo:hi]]
             if launches is not None:
                 rec["launches"] = [_int("launches", v, 1) for v in launches[lo:hi]]
+            if clock_reasons is not None:
+                rec["clock_reasons"] = [_int("clock_reasons", v, -1)
+                                        for v in clock_reasons[lo:hi]]
             self._emit(rec)
             self._next[cid] += hi - lo
 

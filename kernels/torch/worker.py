@@ -378,7 +378,7 @@ class Clock:
     else torch.cuda.clock_rate(), else absent.  `source` says which."""
 
     def __init__(self, torch, dev):
-        self.read = lambda: (None, -1)
+        self.read = lambda: (None, -1, -1)  # (SM MHz, throttle, clock-event reasons mask)
         self.source = "absent"
         self.driver = None
         uuid = None
@@ -399,11 +399,11 @@ class Clock:
             def rd():
                 mhz = pynvml.nvmlDeviceGetClockInfo(h, pynvml.NVML_CLOCK_SM)
                 try:
-                    r = reasons(h)
+                    r = int(reasons(h))
                     thr = 1 if (r & ~1) else 0
                 except Exception:
-                    thr = -1
-                return float(mhz), thr
+                    r, thr = -1, -1
+                return float(mhz), thr, r
             rd()
             self.read, self.source = rd, "pynvml"
             return
@@ -430,8 +430,9 @@ class Clock:
                 mhz = float(v.value) if lib.nvmlDeviceGetClockInfo(h, 1, ctypes.byref(v)) == 0 \
                     else None
                 r = ctypes.c_ulonglong()
-                thr = (1 if r.value & ~1 else 0) if fn(h, ctypes.byref(r)) == 0 else -1
-                return mhz, thr
+                if fn(h, ctypes.byref(r)) == 0:
+                    return mhz, (1 if r.value & ~1 else 0), int(r.value)
+                return mhz, -1, -1
             if rd()[0] is None:
                 raise RuntimeError("nvmlDeviceGetClockInfo failed")
             self.read, self.source = rd, "nvml-ctypes"
@@ -442,7 +443,7 @@ class Clock:
             torch.cuda.clock_rate(dev)
 
             def rd():
-                return float(torch.cuda.clock_rate(dev)), -1
+                return float(torch.cuda.clock_rate(dev)), -1, -1
             self.read, self.source = rd, "torch.cuda.clock_rate"
             return
         except Exception as e:
@@ -682,7 +683,7 @@ def measure(torch, fn, ms, flush, clock, busy=0):
     so the call's kernels are queued while it spins and the events time the device's work
     rather than the Python and launch overhead between them (op cells; an e2e sample keeps
     that overhead: it is part of a forward's latency).
-    Returns (ns, clocks, throttles, stop, warmup_n, warmup_ns)."""
+    Returns (ns, clocks, throttles, clock_reasons, stop, warmup_n, warmup_ns)."""
     n_w, w0 = 0, time.monotonic_ns()
     while n_w < ms.get("warmup_count", 0) or \
             time.monotonic_ns() - w0 < ms.get("warmup_s", 0) * 1e9:
@@ -692,7 +693,7 @@ def measure(torch, fn, ms, flush, clock, busy=0):
             torch.cuda.synchronize()
     torch.cuda.synchronize()
     warm_ns = time.monotonic_ns() - w0
-    ns, clocks, thr = [], [], []
+    ns, clocks, thr, why = [], [], [], []
     a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     s0 = time.monotonic_ns()
     stop = "max-samples"
@@ -709,10 +710,11 @@ def measure(torch, fn, ms, flush, clock, busy=0):
         b.record()
         b.synchronize()
         ns.append(max(0, int(round(a.elapsed_time(b) * 1e6))))
-        c, t = clock.read()
+        c, t, r = clock.read()
         clocks.append(c)
         thr.append(t)
-    return ns, clocks, thr, stop, n_w, warm_ns
+        why.append(r)
+    return ns, clocks, thr, why, stop, n_w, warm_ns
 
 
 def run(spec, u):  # pragma: no cover - needs PyTorch and a GPU
@@ -788,7 +790,7 @@ def run(spec, u):  # pragma: no cover - needs PyTorch and a GPU
             fn()
             torch.cuda.synchronize()
             first = time.monotonic_ns() - t0
-            ns, clocks, thr, stop, n_w, warm_ns = measure(torch, fn, ms, flush, clock, busy)
+            ns, clocks, thr, why, stop, n_w, warm_ns = measure(torch, fn, ms, flush, clock, busy)
         tm1 = time_metrics(dutils)
         d = {k: tm1[k] - tm0.get(k, 0.0) for k in tm1 if tm1[k] - tm0.get(k, 0.0) > 0}
         total = d.get("_compile.compile_inner", 0.0)
@@ -798,7 +800,7 @@ def run(spec, u):  # pragma: no cover - needs PyTorch and a GPU
         setup["inductor_ns"] += int(backend * 1e9)
         wrappers, rt = read_modules(sink.take())
         conf = choice_config(cfg["compile"], wrappers, rt, cache_dir)
-        u.samples(cid, ns, clock_mhz=clocks, throttle=thr)
+        u.samples(cid, ns, clock_mhz=clocks, throttle=thr, clock_reasons=why)
         u.measure(cid, stop=stop, warmup_n=n_w, warmup_ns=warm_ns)
         u.choice(cid, conf, choice_reason(conf))
         notes["cell.%s" % label] = "first_call_ms=%.1f bench_calls=%d bench_ms=%.1f %s" % (

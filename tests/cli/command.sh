@@ -76,9 +76,16 @@ check(all(u["expects_work"] == (1 if u["mode"] != "sh" else 0) for u in units if
       "expects_work is the mode's `expects`, not the unit's word")
 with h5py.File(sys.argv[1], "r") as f:
     n = Counter()
+    reasons = Counter()
     for s in table(f, "samples"):
         n[s["unit"]] += 1
+        reasons[(s["unit"], int(s["clock_reasons"]))] += 1
 check(all(n[u["id"]] == (8 if u["mode"] != "sh" else 5) for u in units), "every sample recorded")
+py = [u for u in units if u["mode"] != "sh"]
+check(all(reasons[(u["id"], 4)] == 1 and reasons[(u["id"], 0)] == 7 for u in py),
+      "the Python units' clock-event reasons are recorded per sample (harness_unit.py)")
+check(all(reasons[(u["id"], -1)] == 5 for u in units if u["mode"] == "sh"),
+      "a unit that sends no reasons records -1 (unknown)")
 sys.exit(0 if c_ok[0] else 1)
 PYEOF
 expect_status 0 h report ok.h5 && pass "report on a run of command modes"

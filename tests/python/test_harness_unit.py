@@ -23,7 +23,7 @@ class TestUnit(unittest.TestCase):
             c = u.cell("w/e2e", kind="e2e", workload="w", op="e2e", shape="batch=1")
             n = hu.CHUNK + 5
             u.samples(c, list(range(1, n + 1)), clock_mhz=[1980.5] * n, launches=[2] * n)
-            u.samples(c, [7, 8])
+            u.samples(c, [7, 8], clock_reasons=[0, 0x4])
             u.measure(c, stop="max-time", warmup_n=3, warmup_ns=1000)
             u.trial(c, "a=1", ns=[5, 3, 4])
             u.choice(c, "a=1")
@@ -38,6 +38,8 @@ class TestUnit(unittest.TestCase):
         self.assertEqual([len(x["ns"]) for x in s], [hu.CHUNK, 5, 2])
         self.assertEqual(len(s[0]["clock_mhz"]), hu.CHUNK)
         self.assertNotIn("clock_mhz", s[2])
+        self.assertEqual(s[2]["clock_reasons"], [0, 4])
+        self.assertNotIn("clock_reasons", s[0])
         m = [x for x in r if x["type"] == "measure"][0]
         self.assertEqual(m["n"], hu.CHUNK + 7)
         t = [x for x in r if x["type"] == "trial"][0]
@@ -65,7 +67,9 @@ class TestUnit(unittest.TestCase):
                     lambda: u.cell("a"), lambda: u.cell("b", kind="fused"),
                     lambda: u.measure(c, stop="whenever"), lambda: u.done("great"),
                     lambda: u.choice(c, "x", "because"),
-                    lambda: u.samples(c, [1], clock_mhz=[float("nan")])):
+                    lambda: u.samples(c, [1], clock_mhz=[float("nan")]),
+                    lambda: u.samples(c, [1], clock_reasons=[-2]),
+                    lambda: u.samples(c, [1, 2], clock_reasons=[0])):
             self.assertRaises(hu.ProtocolError, bad)
         u.done("failed", "x")
         self.assertRaises(hu.ProtocolError, lambda: u.info("late"))

@@ -63,7 +63,8 @@ for c in cells:
     n = int(spec["measure"]["min_samples"])
     base = 10000.0 * scale * (1 + c)
     u.samples(c, [int(base * rng.uniform(0.98, 1.02)) for _ in range(n)],
-              clock_mhz=[1980.0] * n, throttle=[0] * n, launches=[1] * n)
+              clock_mhz=[1980.0] * n, throttle=[0] * n, launches=[1] * n,
+              clock_reasons=[0x4 if i == 0 else 0 for i in range(n)])
     u.measure(c, stop="max-samples", warmup_n=1, warmup_ns=1000)
 u.setup(compile_ns=5000 * compiles, compiles=compiles, cache_hits=hits,
         benchmarks=2 * len(cells) if compiles else 0)
