@@ -555,7 +555,7 @@ static double rel_error(const double *y, const double *ref, size_t n, size_t *ba
 }
 
 /* The forward on the current configs (or the graph's replay) against the vendor forward:
- * the logits are poisoned with NaN first, so a step that writes nothing fails. */
+ * every activation is poisoned with NaN first, so a step that writes nothing fails. */
 static int check(struct backend *b, struct cu_cell *c, struct cu_e2e *e, int graph,
 		 struct prepare_result *res, char **cause)
 {
@@ -563,9 +563,13 @@ static int check(struct backend *b, struct cu_cell *c, struct cu_e2e *e, int gra
 	size_t es = cuda_dtype_size(m->dtype), bad;
 	double *y = xmalloc(m->nout * sizeof(*y));
 	int ret = -1;
-	if (CUDA_CHECK(RT, cudaMemsetAsync(e->d_slot[m->out_slot], 0xff, m->nout * es, b->stream),
-		       cause))
-		goto done;
+	/* every activation poisoned (all-ones bytes are a NaN in every dtype), not only the
+	 * logits: the vendor forward left right values in the slots, which a step that writes
+	 * nothing would pass on */
+	for (int k = 0; k < CUDA_MODEL_SLOTS; k++)
+		if (CUDA_CHECK(RT, cudaMemsetAsync(e->d_slot[k], 0xff, m->slot_elems * es,
+						   b->stream), cause))
+			goto done;
 	if (graph ? CUDA_CHECK(RT, cudaGraphLaunch(c->e2e->ge, b->stream), cause)
 		  : forward(b, e, NULL, NULL, cause))
 		goto done;
