@@ -72,7 +72,7 @@ static void set_field(struct space *sp, const char *name, const int64_t *v, size
 /* gemm.cu's fields over values that suit an implicit GEMM whose m (pixels) is large and
  * whose n (channels) is 64 to 2048: tiles of 64 to 256 pixels and 32 to 256 channels,
  * k steps of 32 or 64, 4 or 8 warps, 3 or 4 stages, SPLIT_K up to 4 (for layer 4's 7x7
- * maps), GROUP_M 8: 288 points, 50 to 200 valid per ResNet shape (docs/kernels.md). */
+ * maps), GROUP_M 8: 288 points, of which conv_valid prunes to 96 (docs/kernels.md). */
 void cuda_conv_fields(struct space *sp, enum cuda_op op)
 {
 	static const int64_t bm[] = { 64, 128, 256 }, bn[] = { 32, 64, 128, 256 };
