@@ -732,7 +732,7 @@ int cu_model_sample(struct backend *b, struct cu_cell *c, int flush, struct samp
 		return -1;
 	out->ns = llround((double)ms * 1e6);
 	out->launches = 1;
-	cuda_nvml_sample(b->nvml, &out->clock_mhz, &out->throttle);
+	cuda_nvml_sample(b->nvml, &out->clock_mhz, &out->throttle, &out->clock_reasons);
 	return 0;
 }
 
