@@ -110,12 +110,27 @@ static char *built_names(void)
 	return sbuf_detach(&sb);
 }
 
-/* 1 when e serves every workload; else 0 and *why (heap). */
+int backend_workload_for(const struct workload *w, const char *backend)
+{
+	return !w->backend || !strcmp(w->backend, backend);
+}
+
+/* 1 when e serves every workload meant for it (at least one); else 0 and *why (heap). */
 static int serves(const struct backend_entry *e, const struct workload *w, size_t nw, char **why)
 {
-	for (size_t i = 0; e->ops && e->ops->supports && i < nw; i++)
-		if (!e->ops->supports(&w[i], why))
+	size_t mine = 0;
+	for (size_t i = 0; i < nw; i++) {
+		if (!backend_workload_for(&w[i], e->name))
+			continue;
+		mine++;
+		if (e->ops && e->ops->supports && !e->ops->supports(&w[i], why))
 			return 0;
+	}
+	if (nw && !mine) {
+		*why = xasprintf("no workload is for backend '%s' (each names another 'backend')",
+				 e->name);
+		return 0;
+	}
 	return 1;
 }
 

@@ -166,6 +166,9 @@ int backend_available(const struct backend_entry *e, char **why);
 int backend_resolve(const char *requested, const struct workload *w, size_t nw,
 		    const struct backend_entry **entry, char **reason, char **cause);
 
+/* 1 when workload w is for backend (its `backend` key is unset or names it). */
+int backend_workload_for(const struct workload *w, const char *backend);
+
 /* The auto order's first backend: what `auto` is meant to find ("cuda"); an `auto` that
  * resolved to another one fell back (the audit warns). */
 const char *backend_auto_preferred(void);

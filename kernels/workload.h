@@ -26,6 +26,8 @@ struct workload {
 	char *dtype;           /* "float32" (the only one the CPU backend has), "float16",
 				* "bfloat16" */
 	int tf32;              /* float32 on TF32 tensor cores (`tf32 = true`); 0 by default */
+	char *backend;         /* `only_on`: only for modes on this backend ("cpu", "cuda",
+				* "command"); NULL: every backend */
 	int line, col;         /* where the workload was declared */
 	int model_line, model_col; /* where its model's name is written (0 when none) */
 };

@@ -118,13 +118,23 @@ static void from_experiment(struct analysis *a, size_t *cap)
 			free(cause);
 			return;
 		}
-		/* the experiment's modes come first, so mode m of the experiment is mode m here */
+		/* the experiment's modes come first, in its order, less those `only_on` another
+		 * backend left out of this run (the run's mode_backends does not name them) */
+		const char *mb = rec_meta_get(&a->meta, "mode_backends");
 		for (size_t m = 0; m < e->nmodes; m++) {
-			add_mode(a, e->modes[m].name, cap);
+			if (e->modes[m].only_on && mb) {
+				char *key = xasprintf("\"%s\":{", e->modes[m].name);
+				int ran = strstr(mb, key) != NULL;
+				free(key);
+				if (!ran)
+					continue;
+			}
+			size_t k = add_mode(a, e->modes[m].name, cap);
 			if (e->modes[m].aa_of)
-				a->aa_of[m] = xstrdup(e->modes[m].aa_of);
+				a->aa_of[k] = xstrdup(e->modes[m].aa_of);
+			if (m == e->baseline)
+				a->baseline = k;
 		}
-		a->baseline = e->baseline;
 		a->margin = e->margin;
 		experiment_free(e);
 		return;

@@ -243,7 +243,7 @@ static struct hyp_target *new_target(struct hyp_result *res, enum hyp_target_kin
 	t->ratio = t->hl_ratio = t->lo = t->hi = t->tau = t->p_raw = t->p = NAN;
 	t->tau_pred = t->p_pred = t->pred = t->pred_lo = t->pred_hi = t->e2e_lo = t->e2e_hi = NAN;
 	t->inter = t->cov = t->cov_lo = t->cov_hi = t->cov_mode = t->geomean = NAN;
-	t->mde = t->repeats = NAN;
+	t->mde = t->repeats = t->spread = NAN;
 	t->verdict = VERDICT_INCONCLUSIVE;
 	t->result = HYP_INCONCLUSIVE;
 	return t;
@@ -265,6 +265,7 @@ static void cell_target(struct hyp_result *res, const struct report *r, size_t m
 	}
 	t->ok = 1;
 	t->n = x->c.n;
+	t->spread = x->spread_ratio;
 	t->ratio = x->c.ratio;
 	t->hl_ratio = x->c.hl_ratio;
 	t->lo = x->c.lo;
@@ -286,6 +287,17 @@ static void geomean_target(struct hyp_result *res, const struct report *r, size_
 	t->mode = xstrdup(a->modes[m]);
 	t->label = xasprintf("%s/geomean(%zu cells)", a->modes[m], ncells);
 	t->n = ncells;
+	/* the median over the cells of the mode's spread across units over the baseline's */
+	double *sr = xmalloc((ncells + 1) * sizeof(*sr)), *w = xmalloc((ncells + 1) * sizeof(*w));
+	size_t nsr = 0;
+	for (size_t i = 0; i < r->ncmp; i++)
+		for (size_t k = 0; k < ncells; k++)
+			if (r->cmp[i].mode == m && r->cmp[i].cell == cells[k] &&
+			    !isnan(r->cmp[i].spread_ratio))
+				sr[nsr++] = r->cmp[i].spread_ratio;
+	t->spread = nsr ? stats_median(sr, 1, nsr, w) : NAN;
+	free(sr);
+	free(w);
 	for (size_t g = 0; g < r->nagg; g++) {
 		const struct rep_agg *ag = &r->agg[g];
 		if (ag->mode != m || isnan(ag->geomean))
@@ -394,6 +406,7 @@ static double target_stat(const struct hyp_target *t, const char *s)
 		F("pred_lo", pred_lo), F("pred_hi", pred_hi), F("e2e_lo", e2e_lo), F("e2e_hi", e2e_hi),
 		F("interaction", inter), F("coverage", cov), F("coverage_lo", cov_lo),
 		F("coverage_hi", cov_hi), F("coverage_mode", cov_mode), F("geomean", geomean),
+		F("spread_ratio", spread),
 #undef F
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(more); i++)
@@ -721,6 +734,16 @@ static void decide(struct hyp_result *res, const struct hyp_entry *en)
 	res->deciding = sbuf_detach(&sb);
 }
 
+/* 1 when some mode of the run ran on backend (the run's mode_backends says so). */
+static int ran_on(const struct analysis *a, const char *backend)
+{
+	const char *mb = rec_meta_get(&a->meta, "mode_backends");
+	char *key = xasprintf("\"backend\":\"%s\"", backend);
+	int yes = mb && strstr(mb, key);
+	free(key);
+	return yes;
+}
+
 int hyp_evaluate(const struct report *rep, const struct hyp_set *s, struct hyp_eval **out)
 {
 	const struct analysis *a = rep->a;
@@ -738,6 +761,12 @@ int hyp_evaluate(const struct report *rep, const struct hyp_set *s, struct hyp_e
 	gsl_rng_set(rng, (unsigned long)rep->o.seed);
 	for (size_t i = 0; i < s->n; i++)
 		for (size_t k = 0; k < s->e[i].file->nh; k++) {
+			const struct hypothesis *h = &s->e[i].file->h[k];
+			if (h->only_on && !ran_on(a, h->only_on)) {
+				warning("hypothesis '%s' is only_on '%s': not decided on this run, "
+					"whose modes did not run there", h->id, h->only_on);
+				continue;
+			}
 			e->r = xrealloc(e->r, (e->nr + 1) * sizeof(*e->r));
 			struct hyp_result *res = &e->r[e->nr++];
 			memset(res, 0, sizeof(*res));

@@ -60,6 +60,8 @@ struct hyp_target {
 	int ok;                     /* 0: no statistics (note says why) */
 	char note[128];
 	size_t n;                   /* pairs; cells of the geomean; modes ranked */
+	double spread;              /* spread_ratio: the mode's spread across units over the
+				     * baseline's (cell), their median over the cells (geomean) */
 	double ratio, hl_ratio, lo, hi, tau;
 	double tau_pred, p_pred;    /* tau: the predicted (count x time) ranking's */
 	/* composition (HYP_T_COMP; report.h struct rep_comp): ratio is the measured e2e

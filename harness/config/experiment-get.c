@@ -175,6 +175,21 @@ int exp_want_table_array(struct tc_parser *p, const struct tc_field *f)
 /* backend = "auto" or a registry name (backend.h) that this build has: a backend the
  * build lacks is refused here, at its line:col ("command" is the backend of command modes), rather
  * than when the run starts.  Whether this machine can run it is the run's question. */
+int exp_get_only_on(struct tc_parser *p, const struct tc_field *f, char **out)
+{
+	/* any backend the harness knows, built here or not: what is only for another backend
+	 * is left out of this machine's run, never an error */
+	int k = 0;
+	if (exp_get_enum(p, f, backend_choices(), &k))
+		return -1;
+	if (!strcmp(backend_choices()[k], "auto"))
+		return tc_fail(p, f->pos, "'only_on' names one backend, not 'auto' (leave it out "
+			       "for every backend)");
+	free(*out);
+	*out = xstrdup(backend_choices()[k]);
+	return 0;
+}
+
 int exp_get_backend(struct tc_parser *p, const struct tc_field *f, char **out)
 {
 	int k = 0;

@@ -69,6 +69,8 @@ int exp_get_string_list(struct tc_parser *p, const struct tc_field *f, char ***o
 int exp_want_table_array(struct tc_parser *p, const struct tc_field *f);
 /* backend = "auto" or a registry name (backend.h) that this build has, refused at its
  * line:col otherwise. */
+/* `only_on`: one backend name of the registry (built or not), never "auto". */
+int exp_get_only_on(struct tc_parser *p, const struct tc_field *f, char **out);
 int exp_get_backend(struct tc_parser *p, const struct tc_field *f, char **out);
 
 /* The fault names a mode may inject ("none", "crash", ...), NULL-terminated. */

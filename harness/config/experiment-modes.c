@@ -25,7 +25,7 @@
 
 static const char *const mode_keys[] = {
 	"name", "tuner", "backend", "baseline", "options", "warm_probe", "aa_of", "fault",
-	"command", "expects", "timeout", "environment", NULL
+	"command", "expects", "timeout", "environment", "only_on", NULL
 };
 static const char *const expects_names[] = { "compile", "benchmark", NULL };
 
@@ -33,7 +33,7 @@ static const char *const expects_names[] = { "compile", "benchmark", NULL };
 
 /* Where a mode's keys are written, for the checks that span modes. */
 struct mode_pos {
-	struct tb_pos name, baseline, aa_of, command, backend, tuner, expects, env;
+	struct tb_pos name, baseline, aa_of, command, backend, tuner, expects, env, only_on;
 	int has_command, has_backend, has_tuner, has_expects, has_env;
 };
 
@@ -324,6 +324,9 @@ static int parse_mode(struct tc_parser *p, const struct tb_node *t, struct mode 
 			r = parse_options(p, &g, m);
 		} else if (!strcmp(g.key, "warm_probe")) {
 			r = exp_get_bool(p, &g, &m->warm_probe);
+		} else if (!strcmp(g.key, "only_on")) {
+			r = exp_get_only_on(p, &g, &m->only_on);
+			mp->only_on = g.pos;
 		} else if (!strcmp(g.key, "aa_of")) {
 			r = exp_get_string(p, &g, &m->aa_of);
 			mp->aa_of = g.pos;
@@ -537,6 +540,9 @@ static int check_modes(struct tc_parser *p, struct experiment *e, const struct m
 		e->modes[0].baseline = 1;
 	}
 	e->baseline = (size_t)base;
+	if (e->modes[base].only_on)
+		return tc_fail(p, mp[base].only_on, "the baseline mode '%s' cannot be 'only_on' one "
+			       "backend (every run needs its baseline)", e->modes[base].name);
 
 	const char **names = xcalloc(e->nmodes + 1, sizeof(*names));
 	for (size_t i = 0; i < e->nmodes; i++)

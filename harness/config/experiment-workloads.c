@@ -22,7 +22,8 @@
 #include "kernels/tuner.h"
 
 static const char *const workload_keys[] = {
-	"name", "model", "op", "shape", "batch", "resolution", "dtype", "tf32", NULL
+	"name", "model", "op", "shape", "batch", "resolution", "dtype", "tf32",
+	"only_on", NULL
 };
 /* The dtypes a workload may name; which backend has which is the backend's to say. */
 static const char *const dtype_names[] = { "float32", "float16", "bfloat16", NULL };
@@ -209,6 +210,8 @@ static int parse_workload(struct tc_parser *p, const struct tb_node *t, struct w
 			}
 		} else if (!strcmp(g.key, "tf32")) {
 			r = exp_get_bool(p, &g, &w->tf32);
+		} else if (!strcmp(g.key, "only_on")) {
+			r = exp_get_only_on(p, &g, &w->backend);
 		} else {
 			r = tc_unknown_key(p, &g, workload_keys, " in [[workloads]]");
 		}

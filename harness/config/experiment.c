@@ -32,9 +32,10 @@ const char *const exp_fault_names[] = { "none", "crash", "hang", "exit", "bad-re
 /* The keys each table may hold, for unknown-key messages and did-you-mean. */
 static const char *const root_keys[] = {
 	"schema", "name", "description", "backend", "repeats", "seed", "order", "unit_timeout",
-	"margin", "hypotheses", "measure", "run", "environment", "workloads", "modes", NULL
+	"margin", "hypotheses", "measure", "run", "environment", "workloads", "modes", "on", NULL
 };
 static const char *const run_keys[] = { "jobs", "gpus", NULL };
+static const char *const on_keys[] = { "repeats", "measure", NULL };
 static const char *const measure_keys[] = {
 	"warmup_time", "warmup_count", "min_samples", "max_samples", "max_time",
 	"target_precision", "flush", "trial_samples", "threads", NULL
@@ -164,6 +165,61 @@ static int parse_run(struct tc_parser *p, const struct tc_field *f, struct run_s
 	return 0;
 }
 
+/* [on.BACKEND] tables, after the rest of the root (their [measure] keys go over the
+ * experiment's [measure], wherever that is written). */
+static int parse_on(struct tc_parser *p, const struct tc_field *f, struct experiment *e)
+{
+	if (tc_want_kind(p, f, TB_TABLE))
+		return -1;
+	for (size_t i = 0; i < tb_node_len(f->v); i++) {
+		struct tc_field b = tc_field_at(f->v, i);
+		int k = 0;
+		const char *const *names = backend_choices();
+		while (names[k] && strcmp(names[k], b.key))
+			k++;
+		if (!names[k] || !k) {
+			char *list = tc_join(names + 1);
+			int r = tc_fail(p, b.key_pos, "[on.%s]: not a backend (backends: %s)", b.key,
+					list);
+			free(list);
+			return r;
+		}
+		if (tc_want_kind(p, &b, TB_TABLE))
+			return -1;
+		XGROW(e->on, e->onc, e->non + 1);
+		struct backend_settings *o = &e->on[e->non++];
+		memset(o, 0, sizeof(*o));
+		o->backend = xstrdup(names[k]);
+		o->measure = e->measure;
+		for (size_t j = 0; j < tb_node_len(b.v); j++) {
+			struct tc_field g = tc_field_at(b.v, j);
+			int r;
+			if (!strcmp(g.key, "repeats")) {
+				r = exp_get_int(p, &g, 1, MAX_REPEATS, &o->repeats);
+				o->has_repeats = 1;
+			} else if (!strcmp(g.key, "measure")) {
+				r = parse_measure(p, &g, &o->measure);
+			} else {
+				r = tc_unknown_key(p, &g, on_keys, " in [on.BACKEND]");
+			}
+			if (r)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+void experiment_apply_on(struct experiment *e, const char *backend)
+{
+	for (size_t i = 0; i < e->non; i++) {
+		if (strcmp(e->on[i].backend, backend))
+			continue;
+		if (e->on[i].has_repeats)
+			e->repeats = e->on[i].repeats;
+		e->measure = e->on[i].measure;
+	}
+}
+
 static int is_env_name(const char *s)
 {
 	if (!(('a' <= *s && *s <= 'z') || ('A' <= *s && *s <= 'Z') || *s == '_'))
@@ -277,6 +333,7 @@ static int check_hypotheses(struct tc_parser *p, const struct tc_field *f, struc
 
 static int parse_root(struct tc_parser *p, const struct tb_node *root, struct experiment *e)
 {
+	struct tc_field on = { 0 };
 	struct tb_pos rpos = tb_node_pos(root);
 	size_t i;
 
@@ -335,6 +392,9 @@ static int parse_root(struct tc_parser *p, const struct tb_node *root, struct ex
 			r = exp_parse_workloads(p, &g, e);
 		} else if (!strcmp(g.key, "modes")) {
 			r = exp_parse_modes(p, &g, e);
+		} else if (!strcmp(g.key, "on")) {
+			on = g;
+			r = 0;
 		} else {
 			r = tc_unknown_key(p, &g, root_keys, "");
 		}
@@ -349,6 +409,8 @@ static int parse_root(struct tc_parser *p, const struct tb_node *root, struct ex
 	if (!e->modes)
 		return tc_fail(p, rpos, "missing required key 'modes' (add a [[modes]] table)");
 	if (exp_check_models(p, e))
+		return -1;
+	if (on.key && parse_on(p, &on, e))
 		return -1;
 	return exp_check_tuner_options(p, e);
 }
@@ -453,12 +515,17 @@ void experiment_free(struct experiment *e)
 			free(w->shape[j].name);
 		free(w->shape);
 		free(w->dtype);
+		free(w->backend);
 	}
 	free(e->workloads);
-	for (size_t i = 0; i < e->nmodes; i++) {
+	for (size_t i = 0; i < e->non; i++)
+		free(e->on[i].backend);
+	free(e->on);
+	for (size_t i = 0; i < e->nmodes + e->nmodes_left_out; i++) {
 		struct mode *m = &e->modes[i];
 		free(m->name);
 		free(m->tuner);
+		free(m->only_on);
 		for (size_t j = 0; j < m->noptions; j++)
 			tuner_option_release(&m->options[j]);
 		free(m->options);

@@ -44,6 +44,16 @@ struct run_settings {
 				   * heap, or NULL unset */
 };
 
+/* `[on.BACKEND]`: what a run whose modes all run on BACKEND uses instead of the
+ * experiment's own repeats and [measure] (experiment_apply_on). */
+struct backend_settings {
+	char *backend;            /* a registry name (built here or not), never "auto" */
+	int has_repeats;
+	int64_t repeats;
+	struct measure_settings measure; /* the experiment's [measure] with this table's
+					  * [on.BACKEND.measure] keys over it */
+};
+
 struct env_var {
 	char *name;
 	char *value;
@@ -58,6 +68,8 @@ struct mode {
 	size_t noptions;
 	int baseline;          /* exactly one mode has baseline = true (default: the first mode) */
 	char *aa_of;           /* A/A control: the mode whose configuration this one repeats, or NULL */
+	char *only_on;         /* `only_on`: the mode takes part only in a run where it resolves to
+				* this backend (left out of the others); NULL: every run */
 	int warm_probe;        /* 1: after each cold unit, a warm unit reuses its cache directory */
 	enum fault_kind fault; /* testing the harness: make this mode's worker misbehave */
 	int line, col;         /* where the mode was declared */
@@ -99,6 +111,10 @@ struct experiment {
 	size_t nworkloads;
 	struct mode *modes;
 	size_t nmodes;
+	struct backend_settings *on; /* [on.BACKEND] tables */
+	size_t non, onc;
+	size_t nmodes_left_out; /* modes[nmodes ...] left out of this run by `only_on` (sched);
+				 * owned, freed with the rest */
 	size_t baseline;       /* index into modes */
 	char **hypotheses;     /* paths as written (relative to the experiment file's folder) */
 	size_t nhypotheses;
@@ -142,5 +158,9 @@ const struct tuner_option *mode_option(const struct mode *m, const char *key);
 double mode_timeout(const struct experiment *e, const struct mode *m);
 /* The backend mode m asks for: its own `backend`, else the experiment's (borrowed). */
 const char *mode_backend(const struct experiment *e, const struct mode *m);
+
+/* Use e's [on.backend] settings (repeats, measure), when it has a table for backend: for a
+ * run whose modes all run there (the scheduler) and in each of its units (the worker). */
+void experiment_apply_on(struct experiment *e, const char *backend);
 
 #endif

@@ -15,6 +15,7 @@
 
 #include "harness/config/tomlcheck.h"
 #include "harness/base/util.h"
+#include "kernels/backend.h"
 
 static const char *const prediction_names[] = { "none", "faster", "slower", "same",
 						"not-faster", "not-slower", NULL };
@@ -28,14 +29,15 @@ static const char *const root_keys[] = { "schema", "description", "hypotheses", 
 static const char *const hyp_keys[] = {
 	"id", "claim", "primary", "mode", "baseline", "scope", "workload", "cells", "aggregate",
 	"at_least", "prediction", "min_effect", "alpha", "criteria", "corroborate", "falsify",
-	NULL
+	"only_on", NULL
 };
 static const char *const crit_keys[] = { "id", "statistic", "op", "value", NULL };
 
 /* The statistics each kind of target has (docs/hypothesis-format.md, "Statistics"). */
 static const char *const cell_stats[] = { "ratio", "hl_ratio", "ci_lo", "ci_hi", "p", "p_raw",
-					  "n", "mde", "verdict", NULL };
-static const char *const geomean_stats[] = { "ratio", "ci_lo", "ci_hi", "n", "verdict", NULL };
+					  "n", "mde", "verdict", "spread_ratio", NULL };
+static const char *const geomean_stats[] = { "ratio", "ci_lo", "ci_hi", "n", "verdict",
+					     "spread_ratio", NULL };
 static const char *const tau_stats[] = { "tau", "p", "p_raw", "n", "tau_pred", "p_pred", NULL };
 static const char *const comp_stats[] = { "pred_ratio", "pred_lo", "pred_hi", "ratio",
 					  "e2e_lo", "e2e_hi", "interaction", "ci_lo", "ci_hi",
@@ -371,6 +373,7 @@ static void hypothesis_release(struct hypothesis *h)
 	free(h->modes);
 	free(h->baseline);
 	free(h->workload);
+	free(h->only_on);
 	for (size_t i = 0; i < h->ncells; i++)
 		free(h->cells[i]);
 	free(h->cells);
@@ -530,6 +533,14 @@ static int parse_hypothesis(struct tc_parser *p, const struct tb_node *t, struct
 		} else if (!strcmp(g.key, "scope")) {
 			scope_f = g;
 			r = get_enum(p, &g, scope_names, 0, &scope);
+		} else if (!strcmp(g.key, "only_on")) {
+			/* a backend name of the registry, built here or not ("auto" is first) */
+			int k = 0;
+			r = get_enum(p, &g, backend_choices(), 1, &k);
+			if (!r) {
+				free(h->only_on);
+				h->only_on = xstrdup(backend_choices()[k]);
+			}
 		} else if (!strcmp(g.key, "workload")) {
 			h->workload_pos = g.pos;
 			r = get_string(p, &g, &h->workload);

@@ -70,6 +70,8 @@ struct hypothesis {
 	char *baseline;             /* NULL: the run's (or verify --baseline) */
 	enum hyp_scope scope;
 	char *workload;             /* NULL: every workload */
+	char *only_on;              /* decided only on runs whose modes ran on this backend
+				     * ("cuda"); left out of the others; NULL: every run */
 	char **cells;               /* HYP_SCOPE_CELLS */
 	size_t ncells;
 	enum hyp_aggregate aggregate;

@@ -41,6 +41,39 @@ static const char *requested_backend(const struct run *r, const struct mode *m)
 	return r->o->backend ? r->o->backend : r->exp->backend;
 }
 
+/* Modes whose `only_on` names another backend than they resolved to leave this run: moved
+ * past e->nmodes (still owned by the experiment), with their resolutions, saying so on
+ * stderr.  The baseline is never left out (the experiment's check). */
+static void leave_out_modes(struct run *r)
+{
+	struct experiment *e = r->exp;
+	size_t keep = 0;
+	const char *base = e->modes[e->baseline].name;
+	for (size_t i = 0; i < e->nmodes; i++) {
+		const struct mode *m = &e->modes[i];
+		if (m->only_on && strcmp(m->only_on, r->mb[i].entry->name)) {
+			fprintf(stderr, "harness: mode '%s' is left out of this run: it is only_on "
+				"'%s', and runs on '%s' here\n", m->name, m->only_on,
+				r->mb[i].entry->name);
+			continue;
+		}
+		if (keep != i) { /* rotate mode i down to keep, the left-out ones up */
+			struct mode tm = e->modes[i];
+			struct mode_backend tb = r->mb[i];
+			memmove(&e->modes[keep + 1], &e->modes[keep], (i - keep) * sizeof(*e->modes));
+			memmove(&r->mb[keep + 1], &r->mb[keep], (i - keep) * sizeof(*r->mb));
+			e->modes[keep] = tm;
+			r->mb[keep] = tb;
+		}
+		keep++;
+	}
+	e->nmodes_left_out += e->nmodes - keep;
+	e->nmodes = keep;
+	for (size_t i = 0; i < e->nmodes; i++)
+		if (!strcmp(e->modes[i].name, base))
+			e->baseline = i;
+}
+
 /* Resolve every mode's backend through the registry (backend_resolve); a backend that
  * cannot run is refused before anything is created.  -1 reported. */
 int sched_resolve_modes(struct run *r)
@@ -63,6 +96,13 @@ int sched_resolve_modes(struct run *r)
 		if (m->command_argv)
 			b->command = sched_strv_dup(m->command_argv);
 	}
+	leave_out_modes(r);
+	/* a run whose modes all run on one backend takes its [on.BACKEND] settings */
+	size_t same = 1;
+	for (size_t i = 1; i < r->exp->nmodes; i++)
+		same &= r->mb[i].entry == r->mb[0].entry;
+	if (r->exp->nmodes && same)
+		experiment_apply_on(r->exp, r->mb[0].entry->name);
 	return 0;
 }
 
@@ -176,7 +216,7 @@ char *sched_backends_phrase(const struct run *r)
 
 void sched_free_backends(struct run *r)
 {
-	for (size_t i = 0; r->mb && i < r->exp->nmodes; i++) {
+	for (size_t i = 0; r->mb && i < r->exp->nmodes + r->exp->nmodes_left_out; i++) {
 		free(r->mb[i].requested);
 		free(r->mb[i].reason);
 		unitenv_free(r->mb[i].command);

@@ -14,6 +14,7 @@
 
 #include "harness/base/util.h"
 #include "harness/record/proto.h"
+#include "kernels/backend.h"
 
 static json_t *option_json(const struct tuner_option *o)
 {
@@ -93,7 +94,8 @@ char *unitspec_json(const struct experiment *e, const struct mode *m,
 	json_object_set_new(root, "measure", meas);
 	json_t *wl = json_array();
 	for (size_t i = 0; i < e->nworkloads; i++)
-		json_array_append_new(wl, workload_json(&e->workloads[i]));
+		if (backend_workload_for(&e->workloads[i], "command"))
+			json_array_append_new(wl, workload_json(&e->workloads[i]));
 	json_object_set_new(root, "workloads", wl);
 	if (u->cells) {
 		json_t *c = json_array();

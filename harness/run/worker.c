@@ -444,6 +444,7 @@ int worker_main(const struct worker_args *a)
 	}
 	w.tuner = tuner_find(w.mode->tuner);
 	w.bops = backend_find(a->backend);
+	experiment_apply_on(exp, a->backend); /* its [on.BACKEND] measure settings */
 	if (!w.tuner || !w.bops) {
 		error("unknown %s '%s'", w.tuner ? "backend" : "tuner",
 		      w.tuner ? a->backend : w.mode->tuner);
@@ -461,7 +462,8 @@ int worker_main(const struct worker_args *a)
 		goto done;
 	}
 	for (size_t k = 0; k < exp->nworkloads; k++)
-		if (w.bops->add_workload(w.b, &exp->workloads[k], &cause)) {
+		if (backend_workload_for(&exp->workloads[k], a->backend) &&
+		    w.bops->add_workload(w.b, &exp->workloads[k], &cause)) {
 			error("workload '%s': %s", exp->workloads[k].name, cause);
 			goto done;
 		}

@@ -76,6 +76,7 @@ static void free_cell(struct cu_cell *c)
 	if (c->d_ref)
 		cudaFree(c->d_ref);
 	cu_dnn_cell_free(c);
+	cu_model_cell_free(c);
 	free(c);
 }
 
@@ -160,17 +161,28 @@ done:
 	return ret;
 }
 
-/* Op workloads whose op and shape cuda_shape_from_workload knows; no models yet (issue 11). */
+/* Op workloads whose op and shape cuda_shape_from_workload knows; models cuda_model_build
+ * builds (model.c). */
 static int cu_supports(const struct workload *w, char **why)
 {
 	const char *name = w->name ? w->name : (w->model ? w->model : w->op);
-	if (w->kind == WORKLOAD_MODEL) {
-		*why = xasprintf("workload '%s': models are not on the cuda backend yet (op "
-				 "workloads only)", name);
-		return 0;
-	}
 	struct cuda_shape s;
 	char *e = NULL;
+	if (w->kind == WORKLOAD_MODEL) {
+		struct cuda_model *m = NULL;
+		int t = cuda_dtype_from_name(w->dtype ? w->dtype : "float32");
+		if (t < 0)
+			e = xasprintf("dtype '%s' is not one the cuda backend has (float32, "
+				      "float16, bfloat16)", w->dtype);
+		else if (!cuda_model_build(w->model, w->batch > 0 ? w->batch : 1, w->resolution,
+					   (enum cuda_dtype)t, w->tf32 > 0, &m, &e))
+			cuda_model_free(m);
+		if (!e)
+			return 1;
+		*why = xasprintf("workload '%s': %s", name, e);
+		free(e);
+		return 0;
+	}
 	if (cuda_shape_from_workload(&s, w, &e)) {
 		*why = xasprintf("workload '%s': %s", name, e);
 		free(e);
@@ -179,11 +191,38 @@ static int cu_supports(const struct workload *w, char **why)
 	return 1;
 }
 
+struct cu_cell *cu_op_cell_add(struct backend *b, const char *name, const char *op,
+			       const struct cuda_shape *s, char **cause)
+{
+	struct cu_cell *c = xcalloc(1, sizeof(*c));
+	struct sbuf shape;
+	c->sctx.shape = *s;
+	c->sctx.dev = b->di;
+	cuda_space_init(&c->space, &c->sctx);
+	sbuf_init(&shape);
+	cuda_shape_format(&c->sctx.shape, &shape);
+	c->pub.kind = CELL_OP;
+	c->pub.workload = xstrdup(name);
+	c->pub.op = xstrdup(op);
+	c->pub.shape = sbuf_detach(&shape);
+	c->pub.name = xasprintf("%s/%s:%s", name, op, c->pub.shape);
+	c->pub.count = 1;
+	c->pub.flops = cuda_shape_flops(&c->sctx.shape);
+	c->launches = 1;
+	if ((c->sctx.shape.op == CU_GEMM && gemm_vendor_init(b, c, cause)) ||
+	    (cuda_conv_is(c->sctx.shape.op) && cu_dnn_cell_init(b, c, cause))) {
+		free_cell(c);
+		return NULL;
+	}
+	XGROW(b->cells, b->cap, b->ncells + 1);
+	b->cells[b->ncells++] = c;
+	return c;
+}
+
 static int cu_add_workload(struct backend *b, const struct workload *w, char **cause)
 {
 	const char *name = w->name ? w->name : (w->model ? w->model : w->op);
-	struct cu_cell *c = NULL;
-	struct sbuf shape;
+	struct cuda_shape s;
 	char *why = NULL;
 
 	if (!cu_supports(w, cause))
@@ -193,33 +232,14 @@ static int cu_add_workload(struct backend *b, const struct workload *w, char **c
 			*cause = xasprintf("workload '%s' is given twice", name);
 			return -1;
 		}
-	c = xcalloc(1, sizeof(*c));
-	if (cuda_shape_from_workload(&c->sctx.shape, w, &why)) {
+	if (w->kind == WORKLOAD_MODEL)
+		return cu_model_add(b, w, name, cause);
+	if (cuda_shape_from_workload(&s, w, &why)) {
 		*cause = xasprintf("workload '%s': %s", name, why);
 		free(why);
-		free(c);
 		return -1;
 	}
-	c->sctx.dev = b->di;
-	cuda_space_init(&c->space, &c->sctx);
-	sbuf_init(&shape);
-	cuda_shape_format(&c->sctx.shape, &shape);
-	c->pub.kind = CELL_OP;
-	c->pub.workload = xstrdup(name);
-	c->pub.op = xstrdup(w->op);
-	c->pub.shape = sbuf_detach(&shape);
-	c->pub.name = xasprintf("%s/%s:%s", name, w->op, c->pub.shape);
-	c->pub.count = 1;
-	c->pub.flops = cuda_shape_flops(&c->sctx.shape);
-	c->launches = 1;
-	if ((c->sctx.shape.op == CU_GEMM && gemm_vendor_init(b, c, cause)) ||
-	    (cuda_conv_is(c->sctx.shape.op) && cu_dnn_cell_init(b, c, cause))) {
-		free_cell(c);
-		return -1;
-	}
-	XGROW(b->cells, b->cap, b->ncells + 1);
-	b->cells[b->ncells++] = c;
-	return 0;
+	return cu_op_cell_add(b, name, w->op, &s, cause) ? 0 : -1;
 }
 
 static size_t cu_ncells(const struct backend *b)
@@ -234,7 +254,7 @@ static const struct cell *cu_cell(const struct backend *b, size_t i)
 
 static const struct space *cu_space(const struct backend *b, size_t i)
 {
-	return i < b->ncells ? &b->cells[i]->space : NULL;
+	return i < b->ncells && !b->cells[i]->e2e ? &b->cells[i]->space : NULL;
 }
 
 /* ---- data ------------------------------------------------------------------------------ */
@@ -410,6 +430,12 @@ static int run_once(struct backend *b, struct cu_cell *c, const struct config *c
 	}
 }
 
+int cu_cell_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
+		struct cu_module *m, char **cause)
+{
+	return run_once(b, c, cfg, m, cause);
+}
+
 /* The run-time error of what the stream ran; a sticky one (the context is lost) is an
  * infrastructure failure, any other a bad config. */
 static int sync_stream(struct backend *b, char **detail, char **cause)
@@ -457,6 +483,13 @@ static int cu_prepare(struct backend *b, size_t i, const struct config *cfg,
 	}
 	struct cu_cell *c = b->cells[i];
 	const struct cuda_shape *s = &c->sctx.shape;
+	if (c->e2e) {
+		if (cfg) {
+			*cause = xasprintf("cell '%s' takes no config", c->pub.name);
+			return -1;
+		}
+		return cu_model_prepare(b, c, res, cause);
+	}
 	if (!cfg || !space_contains(&c->space, cfg)) {
 		struct sbuf sb;
 		sbuf_init(&sb);
@@ -544,6 +577,8 @@ static int cu_sample(struct backend *b, size_t i, int flush, struct sample *out,
 		return -1;
 	}
 	struct cu_cell *c = b->cells[i];
+	if (c->e2e)
+		return cu_model_sample(b, c, flush, out, cause);
 	if (!c->has_impl) {
 		*cause = xasprintf("cell '%s' has no current config", c->pub.name);
 		return -1;
@@ -667,6 +702,7 @@ static void cu_describe(const struct backend *b, struct sbuf *out)
 static void cu_describe_end(const struct backend *b, struct sbuf *out)
 {
 	cuda_nvml_state(b->nvml, "gpu_close_", out);
+	cu_model_describe(b, out);
 	for (size_t i = 0; i < ARRAY_SIZE(b->tmpl); i++)
 		if (b->tmpl[i].text)
 			sbuf_addf(out, "template_%s_sha256=%s\n", b->tmpl[i].name, b->tmpl[i].sha256);

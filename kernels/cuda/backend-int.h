@@ -96,6 +96,7 @@ struct cu_cell {
 	struct cu_module *mod;               /* NULL: the cuBLASLt algorithm cur names */
 	int64_t launches;                    /* per warm sample */
 	struct cu_dnn_cell *dnn;             /* conv cells: cuDNN (cudnn.c) */
+	struct cu_e2e *e2e;                  /* e2e cells: the model's forward (model.c) */
 };
 
 struct backend {
@@ -195,5 +196,35 @@ int cu_dnn_launch(struct backend *b, struct cu_cell *c, size_t algo, const struc
 int cu_dnn_fused(const struct cu_cell *c, size_t algo);
 void cu_dnn_cell_free(struct cu_cell *c);
 void cu_dnn_close(struct backend *b);
+
+/* ---- models (model.c) ------------------------------------------------------------------ */
+
+/* Relative-norm bounds of the e2e check, the forward's logits against the vendor forward's
+ * (both accumulate rounding through every layer; a wrong forward is off by O(1)):
+ * float32 1e-4, TF32 1e-2, float16 3e-2, bfloat16 1e-1 (docs/kernels.md). */
+#define CU_MODEL_TOL_F32 1e-4
+#define CU_MODEL_TOL_TF32 1e-2
+#define CU_MODEL_TOL_F16 3e-2
+#define CU_MODEL_TOL_BF16 1e-1
+double cu_model_tolerance(enum cuda_dtype t, int tf32);
+/* A model workload's cells (named name): one op cell per distinct op shape with its count,
+ * then "<name>/e2e" (stream launches) and "<name>/e2e-graph" (one CUDA graph). */
+int cu_model_add(struct backend *b, const struct workload *w, const char *name, char **cause);
+/* prepare() and sample() of an e2e cell, and its release. */
+int cu_model_prepare(struct backend *b, struct cu_cell *c, struct prepare_result *res,
+		     char **cause);
+int cu_model_sample(struct backend *b, struct cu_cell *c, int flush, struct sample *out,
+		    char **cause);
+void cu_model_cell_free(struct cu_cell *c);
+/* The itemised forward of every checked stream e2e cell as e2e_part lines. */
+void cu_model_describe(const struct backend *b, struct sbuf *out);
+
+/* backend-cuda.c, for model.c: an op cell of workload name at shape s (appended to the
+ * backend's cells, its vendor candidates set up), or NULL with *cause; one execution of
+ * config cfg (module m) of op cell c on its current buffers d_in/d_out. */
+struct cu_cell *cu_op_cell_add(struct backend *b, const char *name, const char *op,
+			       const struct cuda_shape *s, char **cause);
+int cu_cell_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
+		struct cu_module *m, char **cause);
 
 #endif

@@ -72,7 +72,7 @@ static void set_field(struct space *sp, const char *name, const int64_t *v, size
 /* gemm.cu's fields over values that suit an implicit GEMM whose m (pixels) is large and
  * whose n (channels) is 64 to 2048: tiles of 64 to 256 pixels and 32 to 256 channels,
  * k steps of 32 or 64, 4 or 8 warps, 3 or 4 stages, SPLIT_K up to 4 (for layer 4's 7x7
- * maps), GROUP_M 8: 288 points, 50 to 200 valid per ResNet shape (docs/kernels.md). */
+ * maps), GROUP_M 8: 288 points, of which conv_valid prunes to 96 (docs/kernels.md). */
 void cuda_conv_fields(struct space *sp, enum cuda_op op)
 {
 	static const int64_t bm[] = { 64, 128, 256 }, bn[] = { 32, 64, 128, 256 };
@@ -113,7 +113,11 @@ static void config_of(const struct cuda_shape *s, const struct config *c,
 }
 
 /* gemm.cu's rules (conv.cu has the same static_asserts), the same redundancy rules over
- * the implicit GEMM, and split-K's fp32 partials within CUDA_CONV_WS_MAX. */
+ * the implicit GEMM, split-K's fp32 partials within CUDA_CONV_WS_MAX, and two prunings that
+ * bound exhaustive tuning's cost (the main job on the GPU): tiles of 256 pixels or channels,
+ * and SPLIT_K 4, are left out.  In the full-space run over ResNet-50's 24 conv shapes
+ * (docs/BENCHMARKS.md, 2026-11-23, conv.cu vs cuDNN) no 256 tile was ever the fastest and
+ * SPLIT_K 4 once; leaving them out cuts the space from 288 to 96 points per dtype. */
 static int conv_valid(const struct space *sp, const struct config *c, const char **why)
 {
 	const struct cuda_space_ctx *x = sp->ctx;
@@ -132,6 +136,10 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 		no = "redundant: a smaller BLOCK_N covers n";
 	else if (redundant(&sp->fields[F_BK], c->val[F_BK], s->k))
 		no = "redundant: a smaller BLOCK_K covers k";
+	else if (c->val[F_BM] > 128 || c->val[F_BN] > 128)
+		no = "pruned: a tile side of 256 (never the fastest at a ResNet-50 layer)";
+	else if (c->val[F_SPLIT_K] > 2)
+		no = "pruned: SPLIT_K above 2 (won 1 of 24 ResNet-50 layers, by a few %)";
 	else if (per * (c->val[F_SPLIT_K] - 1) >= ktiles)
 		no = "SPLIT_K leaves a split without k-tiles";
 	else if (c->val[F_SPLIT_K] > 1 && c->val[F_SPLIT_K] * s->m * s->n * 4 > CUDA_CONV_WS_MAX)

@@ -288,4 +288,37 @@ void cuda_versions(struct sbuf *out);
  * major version than the runtime loaded): -1 with *cause naming both versions. */
 int cuda_versions_check(char **cause);
 
+/* ---- models (model.c) ------------------------------------------------------------------ */
+
+/* ResNet-18/50 as a sequence of CUDA ops (torchvision's structure, NHWC, batch norm folded
+ * into the convs' bias, epilogues fused): conv2d_bias_relu, conv2d_bias (downsample),
+ * conv2d_bias_relu_add (a block's last conv, the residual its third input), maxpool, avgpool
+ * and the fc as a gemm followed by its bias.  Built without a device. */
+#define CUDA_MODEL_SLOTS 6
+#define CUDA_MODEL_INPUT (-1)
+struct cuda_model_step {
+	struct cuda_shape shape;  /* the op at its shape, dtype and tf32 */
+	int in, out, res;         /* activation slots; in CUDA_MODEL_INPUT: the image; res -1: none */
+	size_t nparam;            /* conv: K x R x R x C weights then K biases; gemm: N x K then N */
+	double fan_in;            /* the weights' fan-in (He-uniform init) */
+	int fc_bias;              /* gemm: the fc's bias added after it (outside the op cell) */
+	size_t cell;              /* the op cell it runs as (set by the backend) */
+};
+struct cuda_model {
+	int64_t batch, resolution;
+	enum cuda_dtype dtype;
+	int tf32;
+	struct cuda_model_step *steps;
+	size_t nsteps, cap;
+	size_t slot_elems;        /* elements of each activation slot (the largest tensor) */
+	size_t input_elems, nout; /* the image, the logits (batch x 1000) */
+	int out_slot;
+};
+/* 0 and *out, or -1 and *cause ("unknown model 'x' (models: resnet18, resnet50)"). */
+int cuda_model_build(const char *name, int64_t batch, int64_t resolution, enum cuda_dtype t,
+		     int tf32, struct cuda_model **out, char **cause);
+void cuda_model_free(struct cuda_model *m);
+/* Floating-point operations of one forward (the fc's bias included). */
+double cuda_model_flops(const struct cuda_model *m);
+
 #endif

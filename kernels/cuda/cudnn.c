@@ -20,6 +20,10 @@ struct cu_dnn {
 	cudnnHandle_t h;
 	void *ws;
 	size_t ws_len;
+	/* workspaces outgrown, freed only at close: a CUDA graph of a model's forward
+	 * (model.c) may hold an older one's address */
+	void **retired;
+	size_t nretired, retcap;
 };
 
 struct cu_dnn_cell {
@@ -70,6 +74,9 @@ void cu_dnn_close(struct backend *b)
 		return;
 	if (b->dnn->ws)
 		cudaFree(b->dnn->ws);
+	for (size_t i = 0; i < b->dnn->nretired; i++)
+		cudaFree(b->dnn->retired[i]);
+	free(b->dnn->retired);
 	cudnnDestroy(b->dnn->h);
 	free(b->dnn);
 	b->dnn = NULL;
@@ -206,8 +213,10 @@ int cu_dnn_launch(struct backend *b, struct cu_cell *c, size_t algo, const struc
 	}
 	const cudnnConvolutionFwdAlgoPerf_t *p = &d->perf[algo];
 	if (p->memory > h->ws_len) {
-		if (h->ws)
-			cudaFree(h->ws);
+		if (h->ws) {
+			XGROW(h->retired, h->retcap, h->nretired + 1);
+			h->retired[h->nretired++] = h->ws;
+		}
 		h->ws = NULL;
 		h->ws_len = 0;
 		if (CUDA_CHECK(RT, cudaMalloc(&h->ws, p->memory), cause))

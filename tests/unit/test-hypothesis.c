@@ -192,9 +192,9 @@ END_TEST
 START_TEST(test_errors_criteria)
 {
 	parse_err(CRIT("{ id = \"x\", statistic = \"median\", op = \"<\", value = 1 }"),
-		  "'h.toml':6:38: unknown statistic 'median' for aggregate 'each' (statistics: ratio, hl_ratio, ci_lo, ci_hi, p, p_raw, n, mde, verdict)");
+		  "'h.toml':6:38: unknown statistic 'median' for aggregate 'each' (statistics: ratio, hl_ratio, ci_lo, ci_hi, p, p_raw, n, mde, verdict, spread_ratio)");
 	parse_err(HEAD "mode = \"a\"\naggregate = \"geomean\"\ncriteria = [ { id = \"x\", statistic = \"p\", op = \"<\", value = 1 } ]\ncorroborate = \"x\"\nfalsify = \"x\"\n",
-		  "'h.toml':7:38: unknown statistic 'p' for aggregate 'geomean' (statistics: ratio, ci_lo, ci_hi, n, verdict)");
+		  "'h.toml':7:38: unknown statistic 'p' for aggregate 'geomean' (statistics: ratio, ci_lo, ci_hi, n, verdict, spread_ratio)");
 	parse_err(HEAD "mode = \"a\"\naggregate = \"composition\"\ncriteria = [ { id = \"x\", statistic = \"tau\", op = \"<\", value = 1 } ]\ncorroborate = \"x\"\nfalsify = \"x\"\n",
 		  "'h.toml':7:38: unknown statistic 'tau' for aggregate 'composition' (statistics: pred_ratio, pred_lo, pred_hi, ratio, e2e_lo, e2e_hi, interaction, ci_lo, ci_hi, coverage, coverage_lo, coverage_hi, coverage_mode, geomean, n)");
 	parse_err(HEAD "mode = \"a\"\naggregate = \"composition\"\ncells = [\"c\"]\nprediction = \"same\"\n",

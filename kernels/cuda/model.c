@@ -1,0 +1,768 @@
+/* model.c: ResNet-18 and ResNet-50 on the CUDA backend (docs/kernels.md, "Models on the
+ * GPU").  The layer structure is torchvision's (torchvision/models/resnet.py, as the cpu
+ * backend's kernels/cpu/models.c): conv1 7x7/2, maxpool 3x3/2, BasicBlock [2,2,2,2] or
+ * Bottleneck [3,4,6,3] with the stride on the 3x3 conv, 1x1 downsample convs, global average
+ * pool, fc 1000.  Inference form, NHWC, batch norm folded into the convs' bias, every
+ * epilogue fused: a conv followed by bn and relu is one conv2d_bias_relu, a downsample conv
+ * one conv2d_bias, and a block's last conv one conv2d_bias_relu_add that takes the identity
+ * (or the downsample's output) as its residual.  The fc is a gemm (cuBLASLt as its vendor)
+ * and its bias conv.cu's conv_epilogue, outside every op cell (as the cpu's fc bias).
+ *
+ * Cells (backend-cuda.c makes them through cu_model_add): one op cell per distinct (op,
+ * shape) with its count of occurrences in one forward, then two e2e cells: "<w>/e2e" (the
+ * forward as plain launches on the backend's stream) and "<w>/e2e-graph" (the same forward
+ * captured once into a CUDA graph, outside every timed region, and replayed).  Each forward
+ * step runs its op cell's current config (the mode's choice; a vendor config on cuDNN or
+ * cuBLASLt) on the model's own buffers.  The e2e check compares the forward's logits with
+ * the vendor forward's (every op on its cell's first vendor candidate: cuDNN's and
+ * cuBLASLt's heuristic choice, the memory-bound templates at their defaults), by the
+ * relative norm of the difference over a bound per dtype (cu_model_tolerance); a forward
+ * that misses it, or is not finite, fails the e2e cell and with it the unit.
+ *
+ * The model's construction (cuda_model_build) needs no device (unit tests). */
+#include "config.h"
+#include "kernels/cuda/backend-int.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FC_OUT 1000
+
+/* ---- construction (no device) ---------------------------------------------------------- */
+
+struct builder {
+	struct cuda_model *m;
+	int64_t h;   /* current spatial size (square) */
+	int64_t ch;  /* current channels */
+	int cur;     /* slot holding the current activation */
+	char *err;   /* first error */
+};
+
+/* A shape of op through the workload parser (the same checks as an op workload). */
+static int shape_of(struct builder *bd, const char *op, const char *const *names,
+		    const int64_t *v, size_t n, int64_t batch, struct cuda_shape *s)
+{
+	struct shape_dim d[8];
+	for (size_t i = 0; i < n; i++)
+		d[i] = (struct shape_dim){ (char *)names[i], v[i] };
+	int tf32 = bd->m->tf32 && (!strcmp(op, "gemm") || !strncmp(op, "conv2d", 6));
+	struct workload w = { .kind = WORKLOAD_OP, .op = (char *)op, .shape = d, .nshape = n,
+			      .batch = batch, .dtype = (char *)cuda_dtype_name(bd->m->dtype),
+			      .tf32 = tf32 };
+	char *cause = NULL;
+	if (cuda_shape_from_workload(s, &w, &cause)) {
+		if (!bd->err)
+			bd->err = cause;
+		else
+			free(cause);
+		return -1;
+	}
+	return 0;
+}
+
+static struct cuda_model_step *add_step(struct builder *bd, const struct cuda_shape *s, int in,
+					int out, int res)
+{
+	struct cuda_model *m = bd->m;
+	struct cuda_sizes z;
+	XGROW(m->steps, m->cap, m->nsteps + 1);
+	struct cuda_model_step *st = &m->steps[m->nsteps++];
+	memset(st, 0, sizeof(*st));
+	st->shape = *s;
+	st->in = in, st->out = out, st->res = res;
+	cuda_shape_sizes(s, &z);
+	if (in != CUDA_MODEL_INPUT && z.in0 > m->slot_elems)
+		m->slot_elems = z.in0;
+	if (z.out > m->slot_elems)
+		m->slot_elems = z.out;
+	if (cuda_conv_is(s->op)) {
+		st->nparam = z.in1;   /* K x R x R x C weights, then K biases */
+		st->fan_in = (double)s->k;
+	} else if (s->op == CU_GEMM) {
+		st->nparam = z.in1 + (size_t)s->n; /* N x K weights, then the fc's N biases */
+		st->fan_in = (double)s->k;
+		st->fc_bias = 1;
+	}
+	return st;
+}
+
+static int64_t conv(struct builder *bd, const char *op, int64_t c, int64_t h, int64_t k,
+		    int64_t r, int64_t stride, int64_t pad, int in, int out, int res)
+{
+	static const char *const f[] = { "c", "h", "w", "k", "r", "stride", "pad" };
+	const int64_t v[] = { c, h, h, k, r, stride, pad };
+	struct cuda_shape s;
+	if (bd->err || shape_of(bd, op, f, v, 7, bd->m->batch, &s))
+		return 1;
+	add_step(bd, &s, in, out, res);
+	return s.oh;
+}
+
+static int free_slot(unsigned *used)
+{
+	for (int i = 0; i < CUDA_MODEL_SLOTS; i++) {
+		if (!(*used & (1u << i))) {
+			*used |= 1u << i;
+			return i;
+		}
+	}
+	return 0; /* unreachable: a block needs at most 5 slots */
+}
+
+/* torchvision BasicBlock: conv3x3(stride) bn relu, conv3x3 bn, + identity or downsample
+ * (conv1x1(stride) bn), relu. */
+static void basic_block(struct builder *bd, int64_t planes, int64_t stride)
+{
+	unsigned used = 1u << bd->cur;
+	int a = free_slot(&used), b = free_slot(&used), ds = free_slot(&used);
+	int64_t h = bd->h, res = bd->cur;
+	int64_t oh = conv(bd, "conv2d_bias_relu", bd->ch, h, planes, 3, stride, 1, bd->cur, a, -1);
+	if (stride != 1 || bd->ch != planes) {
+		conv(bd, "conv2d_bias", bd->ch, h, planes, 1, stride, 0, bd->cur, ds, -1);
+		res = ds;
+	}
+	conv(bd, "conv2d_bias_relu_add", planes, oh, planes, 3, 1, 1, a, b, (int)res);
+	bd->cur = b, bd->ch = planes, bd->h = oh;
+}
+
+/* torchvision Bottleneck (v1.5): conv1x1 bn relu, conv3x3(stride) bn relu, conv1x1
+ * (4 x planes) bn, + identity or downsample (conv1x1(stride) bn), relu. */
+static void bottleneck(struct builder *bd, int64_t planes, int64_t stride)
+{
+	unsigned used = 1u << bd->cur;
+	int a = free_slot(&used), b = free_slot(&used), c = free_slot(&used);
+	int ds = free_slot(&used);
+	int64_t h = bd->h, out = 4 * planes, res = bd->cur;
+	conv(bd, "conv2d_bias_relu", bd->ch, h, planes, 1, 1, 0, bd->cur, a, -1);
+	int64_t oh = conv(bd, "conv2d_bias_relu", planes, h, planes, 3, stride, 1, a, b, -1);
+	if (stride != 1 || bd->ch != out) {
+		conv(bd, "conv2d_bias", bd->ch, h, out, 1, stride, 0, bd->cur, ds, -1);
+		res = ds;
+	}
+	conv(bd, "conv2d_bias_relu_add", planes, oh, out, 1, 1, 0, b, c, (int)res);
+	bd->cur = c, bd->ch = out, bd->h = oh;
+}
+
+int cuda_model_build(const char *name, int64_t batch, int64_t resolution, enum cuda_dtype t,
+		     int tf32, struct cuda_model **out, char **cause)
+{
+	static const int blocks18[] = { 2, 2, 2, 2 }, blocks50[] = { 3, 4, 6, 3 };
+	const int *blocks;
+	int bottle;
+
+	if (!strcmp(name, "resnet18")) {
+		blocks = blocks18, bottle = 0;
+	} else if (!strcmp(name, "resnet50")) {
+		blocks = blocks50, bottle = 1;
+	} else {
+		*cause = xasprintf("unknown model '%s' (models: resnet18, resnet50)", name);
+		return -1;
+	}
+	if (batch < 1 || batch > 65536 || resolution < 1 || resolution > 65536) {
+		*cause = xasprintf("%s: batch %" PRId64 " or resolution %" PRId64
+				   " out of range (1 to 65536)", name, batch, resolution);
+		return -1;
+	}
+	if (tf32 && t != CU_F32) {
+		*cause = xstrdup("'tf32 = true' is for float32 only");
+		return -1;
+	}
+	struct cuda_model *m = xcalloc(1, sizeof(*m));
+	struct builder bd = { .m = m, .h = resolution, .ch = 3 };
+	m->batch = batch, m->resolution = resolution, m->dtype = t, m->tf32 = tf32;
+	m->input_elems = (size_t)(batch * resolution * resolution * 3);
+
+	/* stem: conv1 7x7/2 pad 3, bn, relu; maxpool 3x3/2 pad 1 */
+	bd.h = conv(&bd, "conv2d_bias_relu", 3, resolution, 64, 7, 2, 3, CUDA_MODEL_INPUT, 0, -1);
+	bd.ch = 64;
+	static const char *const pf[] = { "c", "h", "w", "r", "stride", "pad" };
+	const int64_t pool[] = { 64, bd.h, bd.h, 3, 2, 1 };
+	struct cuda_shape s;
+	if (!bd.err && !shape_of(&bd, "maxpool", pf, pool, 6, batch, &s)) {
+		add_step(&bd, &s, 0, 1, -1);
+		bd.h = s.oh;
+	}
+	bd.cur = 1;
+	for (int layer = 0; layer < 4 && !bd.err; layer++) {
+		int64_t planes = (int64_t)64 << layer;
+		for (int b = 0; b < blocks[layer]; b++) {
+			int64_t stride = layer > 0 && b == 0 ? 2 : 1;
+			if (bottle)
+				bottleneck(&bd, planes, stride);
+			else
+				basic_block(&bd, planes, stride);
+		}
+	}
+	/* global average pool NHWC -> N x C, then fc (gemm: logits = pooled W^T) + bias */
+	unsigned used = 1u << bd.cur;
+	int pooled = free_slot(&used), logits = free_slot(&used);
+	static const char *const af[] = { "c", "h", "w" }, *const gf[] = { "m", "n", "k" };
+	const int64_t avg[] = { bd.ch, bd.h, bd.h }, fc[] = { batch, FC_OUT, bd.ch };
+	if (!bd.err && !shape_of(&bd, "avgpool", af, avg, 3, batch, &s))
+		add_step(&bd, &s, bd.cur, pooled, -1);
+	if (!bd.err && !shape_of(&bd, "gemm", gf, fc, 3, 1, &s))
+		add_step(&bd, &s, pooled, logits, -1);
+	m->out_slot = logits;
+	m->nout = (size_t)(batch * FC_OUT);
+	if (bd.err) {
+		*cause = xasprintf("%s at resolution %" PRId64 ": %s", name, resolution, bd.err);
+		free(bd.err);
+		cuda_model_free(m);
+		return -1;
+	}
+	*out = m;
+	return 0;
+}
+
+void cuda_model_free(struct cuda_model *m)
+{
+	if (!m)
+		return;
+	free(m->steps);
+	free(m);
+}
+
+double cuda_model_flops(const struct cuda_model *m)
+{
+	double f = 0;
+	for (size_t i = 0; i < m->nsteps; i++)
+		f += cuda_shape_flops(&m->steps[i].shape) +
+		     (m->steps[i].fc_bias ? (double)(m->steps[i].shape.m * m->steps[i].shape.n) : 0);
+	return f;
+}
+
+double cu_model_tolerance(enum cuda_dtype t, int tf32)
+{
+	if (t == CU_F16)
+		return CU_MODEL_TOL_F16;
+	if (t == CU_BF16)
+		return CU_MODEL_TOL_BF16;
+	return tf32 ? CU_MODEL_TOL_TF32 : CU_MODEL_TOL_F32;
+}
+
+/* ---- cells ------------------------------------------------------------------------------ */
+
+/* The device side of an e2e cell.  The stream cell owns the model and its buffers; the graph
+ * cell points at them (shared) and owns only its graph. */
+struct cu_e2e {
+	struct cuda_model *m;
+	struct cu_e2e *shared;       /* the graph cell: the stream cell's e2e; else NULL */
+	int graph;
+	size_t first_cell;           /* the workload's op cells: [first_cell, e2e cell) */
+	/* device data (stream cell), allocated at the first prepare of either cell */
+	int has_data;
+	void *d_input, *d_slot[CUDA_MODEL_SLOTS];
+	void **d_param;              /* per step */
+	void *h_buf;                 /* the logits, copied back for the check */
+	double *ref;                 /* the vendor forward's logits (host, float64) */
+	cudaKernel_t bias_k;         /* conv_epilogue of a vendor conv module (the fc bias) */
+	/* the graph cell */
+	cudaGraph_t g;
+	cudaGraphExec_t ge;
+	int ok;                      /* the last prepare passed its check */
+	double err;                  /* its relative error against the vendor forward */
+	/* itemised forward (describe_end), measured once after the check */
+	int64_t *part_ns;            /* per step, event-timed */
+};
+
+int cu_model_add(struct backend *b, const struct workload *w, const char *name, char **cause)
+{
+	struct cuda_model *m = NULL;
+	int t = cuda_dtype_from_name(w->dtype ? w->dtype : "float32");
+	if (t < 0) {
+		*cause = xasprintf("dtype '%s' is not one the cuda backend has", w->dtype);
+		return -1;
+	}
+	if (cuda_model_build(w->model, w->batch > 0 ? w->batch : 1, w->resolution,
+			     (enum cuda_dtype)t, w->tf32 > 0, &m, cause))
+		return -1;
+	size_t first = b->ncells;
+	struct sbuf shape;
+	sbuf_init(&shape);
+	for (size_t i = 0; i < m->nsteps; i++) {
+		struct cuda_model_step *st = &m->steps[i];
+		sbuf_reset(&shape);
+		cuda_shape_format(&st->shape, &shape);
+		const char *op = cuda_op_name(st->shape.op);
+		size_t c = first;
+		while (c < b->ncells && (strcmp(b->cells[c]->pub.op, op) ||
+					 strcmp(b->cells[c]->pub.shape, shape.buf)))
+			c++;
+		if (c == b->ncells) {
+			struct cu_cell *cell = cu_op_cell_add(b, name, op, &st->shape, cause);
+			if (!cell) {
+				sbuf_release(&shape);
+				cuda_model_free(m);
+				return -1;
+			}
+			cell->pub.count = 0;
+		}
+		b->cells[c]->pub.count++;
+		st->cell = c;
+	}
+	for (int graph = 0; graph < 2; graph++) {
+		struct cu_cell *e = xcalloc(1, sizeof(*e));
+		e->pub.kind = CELL_E2E;
+		e->pub.workload = xstrdup(name);
+		e->pub.op = xstrdup("e2e");
+		e->pub.shape = xasprintf("batch=%" PRId64 ",resolution=%" PRId64 "%s", m->batch,
+					 m->resolution, graph ? ",launch=graph" : "");
+		e->pub.name = xasprintf("%s/%s", name, graph ? "e2e-graph" : "e2e");
+		e->pub.count = 1;
+		e->pub.flops = cuda_model_flops(m);
+		e->sctx.shape.dtype = m->dtype;
+		e->sctx.shape.tf32 = m->tf32;
+		e->launches = 1;
+		e->e2e = xcalloc(1, sizeof(*e->e2e));
+		e->e2e->graph = graph;
+		e->e2e->first_cell = first;
+		if (graph)
+			e->e2e->shared = b->cells[b->ncells - 1]->e2e;
+		else
+			e->e2e->m = m;
+		XGROW(b->cells, b->cap, b->ncells + 1);
+		b->cells[b->ncells++] = e;
+	}
+	sbuf_release(&shape);
+	return 0;
+}
+
+void cu_model_cell_free(struct cu_cell *c)
+{
+	struct cu_e2e *e = c->e2e;
+	if (!e)
+		return;
+	if (e->ge)
+		cudaGraphExecDestroy(e->ge);
+	if (e->g)
+		cudaGraphDestroy(e->g);
+	if (!e->shared) {
+		if (e->d_input)
+			cudaFree(e->d_input);
+		for (int s = 0; s < CUDA_MODEL_SLOTS; s++)
+			if (e->d_slot[s])
+				cudaFree(e->d_slot[s]);
+		for (size_t i = 0; e->d_param && i < e->m->nsteps; i++)
+			if (e->d_param[i])
+				cudaFree(e->d_param[i]);
+		free(e->d_param);
+		free(e->h_buf);
+		free(e->ref);
+		free(e->part_ns);
+		cuda_model_free(e->m);
+	}
+	free(e);
+	c->e2e = NULL;
+}
+
+/* ---- data ------------------------------------------------------------------------------- */
+
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void put(void *buf, enum cuda_dtype t, size_t i, float v)
+{
+	if (t == CU_F16)
+		((uint16_t *)buf)[i] = cuda_f32_to_f16(v);
+	else if (t == CU_BF16)
+		((uint16_t *)buf)[i] = cuda_f32_to_bf16(v);
+	else
+		((float *)buf)[i] = v;
+}
+
+static int upload(struct backend *b, void **d, const void *h, size_t bytes, char **cause)
+{
+	return CUDA_CHECK(RT, cudaMalloc(d, bytes ? bytes : 1), cause) ||
+	       CUDA_CHECK(RT, cudaMemcpyAsync(*d, h, bytes, cudaMemcpyHostToDevice, b->stream),
+			  cause) ||
+	       CUDA_CHECK(RT, cudaStreamSynchronize(b->stream), cause);
+}
+
+/* Weights He-uniform, U(-sqrt(6 / fan_in), +sqrt(6 / fan_in)), biases U(-0.1, 0.1), the image
+ * U(-1, 1), all from the run's seed and the workload's name (as the cpu backend's models). */
+static int alloc_model(struct backend *b, struct cu_e2e *e, uint64_t seed, char **cause)
+{
+	struct cuda_model *m = e->m;
+	size_t es = cuda_dtype_size(m->dtype);
+	size_t big = m->input_elems;
+	uint64_t rng = seed | 1;
+	for (size_t i = 0; i < m->nsteps; i++)
+		if (m->steps[i].nparam > big)
+			big = m->steps[i].nparam;
+	void *h = xmalloc(big * es);
+	int ret = -1;
+	e->d_param = xcalloc(m->nsteps, sizeof(*e->d_param));
+	for (size_t i = 0; i < m->nsteps; i++) {
+		const struct cuda_model_step *st = &m->steps[i];
+		if (!st->nparam)
+			continue;
+		size_t nw = st->nparam - (size_t)(cuda_conv_is(st->shape.op) ? st->shape.kout
+									     : st->shape.n);
+		double a = sqrt(6.0 / st->fan_in);
+		for (size_t j = 0; j < st->nparam; j++) {
+			double u = (double)(xorshift(&rng) >> 11) * 0x1.0p-53;
+			put(h, m->dtype, j, (float)((j < nw ? a : 0.1) * (2.0 * u - 1.0)));
+		}
+		if (upload(b, &e->d_param[i], h, st->nparam * es, cause))
+			goto done;
+	}
+	cuda_fill_uniform(h, m->dtype, m->input_elems, &rng);
+	if (upload(b, &e->d_input, h, m->input_elems * es, cause))
+		goto done;
+	for (int s = 0; s < CUDA_MODEL_SLOTS; s++)
+		if (CUDA_CHECK(RT, cudaMalloc(&e->d_slot[s], m->slot_elems * es), cause) ||
+		    CUDA_CHECK(RT, cudaMemsetAsync(e->d_slot[s], 0, m->slot_elems * es, b->stream),
+			       cause))
+			goto done;
+	e->h_buf = xmalloc(m->nout * es);
+	e->part_ns = xcalloc(m->nsteps, sizeof(*e->part_ns));
+	e->has_data = 1;
+	ret = 0;
+done:
+	free(h);
+	return ret;
+}
+
+/* ---- the forward ------------------------------------------------------------------------ */
+
+/* One step on the model's buffers: the op cell's buffers pointed at them for the launch. */
+static int run_step(struct backend *b, struct cu_e2e *e, size_t i, const struct config *cfg,
+		    struct cu_module *mod, char **cause)
+{
+	const struct cuda_model *m = e->m;
+	const struct cuda_model_step *st = &m->steps[i];
+	struct cu_cell *c = b->cells[st->cell];
+	void *in[3], *out = c->d_out;
+	memcpy(in, c->d_in, sizeof(in));
+	c->d_in[0] = st->in == CUDA_MODEL_INPUT ? e->d_input : e->d_slot[st->in];
+	c->d_in[1] = e->d_param[i];
+	c->d_in[2] = st->res >= 0 ? e->d_slot[st->res] : NULL;
+	c->d_out = e->d_slot[st->out];
+	int rc = cu_cell_run(b, c, cfg, mod, cause);
+	memcpy(c->d_in, in, sizeof(in));
+	c->d_out = out;
+	if (rc || !st->fc_bias)
+		return rc;
+	/* the fc's bias, in place on the logits */
+	void *y = e->d_slot[st->out];
+	const void *bias = (const char *)e->d_param[i] +
+			   (size_t)(st->shape.n * st->shape.k) * cuda_dtype_size(m->dtype);
+	long long total = (long long)(st->shape.m * st->shape.n);
+	int K = (int)st->shape.n, epi = 1;
+	void *args[] = { &y, (void *)&bias, &y, &total, &K, &epi };
+	dim3 g = { (unsigned)((total + 255) / 256), 1, 1 }, bl = { 256, 1, 1 };
+	return CUDA_CHECK(RT, cudaLaunchKernel((const void *)e->bias_k, g, bl, args, 0, b->stream),
+			  cause);
+}
+
+/* The whole forward: each step on its op cell's current config, or (vendor) on its first
+ * vendor candidate with the modules in vmod.  ev: NULL, or nsteps + 1 events recorded around
+ * the steps (the itemised forward). */
+static int forward(struct backend *b, struct cu_e2e *e, struct cu_module **vmod,
+		   cudaEvent_t *ev, char **cause)
+{
+	static const struct config vendor = { .vendor = 1, .vendor_idx = 0 };
+	/* HARNESS_CUDA_MODEL_FAULT=1 (tests/cli/cuda-model.sh): the forward on the current
+	 * configs leaves out its maxpool, so the e2e check must fail the unit */
+	const char *fault = getenv("HARNESS_CUDA_MODEL_FAULT");
+	int skip_pool = !vmod && fault && !strcmp(fault, "1");
+	for (size_t i = 0; i < e->m->nsteps; i++) {
+		struct cu_cell *c = b->cells[e->m->steps[i].cell];
+		if (skip_pool && c->sctx.shape.op == CU_MAXPOOL)
+			continue;
+		if (ev && CUDA_CHECK(RT, cudaEventRecord(ev[i], b->stream), cause))
+			return -1;
+		if (run_step(b, e, i, vmod ? &vendor : &c->cur, vmod ? vmod[i] : c->mod, cause))
+			return -1;
+	}
+	if (ev && CUDA_CHECK(RT, cudaEventRecord(ev[e->m->nsteps], b->stream), cause))
+		return -1;
+	return 0;
+}
+
+/* The logits on the host as float64 (into out, nout of them), after the stream is done. */
+static int logits(struct backend *b, struct cu_e2e *e, double *out, char **cause)
+{
+	const struct cuda_model *m = e->m;
+	size_t es = cuda_dtype_size(m->dtype);
+	if (CUDA_CHECK(RT, cudaMemcpyAsync(e->h_buf, e->d_slot[m->out_slot], m->nout * es,
+					   cudaMemcpyDeviceToHost, b->stream), cause) ||
+	    CUDA_CHECK(RT, cudaStreamSynchronize(b->stream), cause))
+		return -1;
+	for (size_t i = 0; i < m->nout; i++)
+		out[i] = cuda_elem_get(e->h_buf, m->dtype, i);
+	return 0;
+}
+
+/* The vendor forward's logits, once per model: each op cell's first vendor candidate (its
+ * module compiled or loaded like any config's; the vendor conv module also gives the fc's
+ * bias kernel). */
+static int vendor_forward(struct backend *b, struct cu_e2e *e, char **cause)
+{
+	static const struct config vendor = { .vendor = 1, .vendor_idx = 0 };
+	const struct cuda_model *m = e->m;
+	struct cu_module **vmod = xcalloc(m->nsteps, sizeof(*vmod));
+	int ret = -1;
+	for (size_t i = 0; i < m->nsteps; i++) {
+		struct cu_cell *c = b->cells[m->steps[i].cell];
+		if (c->sctx.shape.op == CU_GEMM)
+			continue; /* cuBLASLt: no module */
+		struct prepare_result res = { 0 };
+		if (cu_get_module(b, c, &vendor, &vmod[i], &res, cause))
+			goto done;
+		if (res.status != PREPARE_OK) {
+			*cause = xasprintf("the vendor config of '%s' does not build: %s", c->pub.name,
+					   res.detail ? res.detail : "compile error");
+			prepare_result_release(&res);
+			goto done;
+		}
+		prepare_result_release(&res);
+		if (!e->bias_k && cuda_conv_is(c->sctx.shape.op) &&
+		    CUDA_CHECK(RT, cudaLibraryGetKernel(&e->bias_k, vmod[i]->lib, "conv_epilogue"),
+			       cause))
+			goto done;
+	}
+	e->ref = xmalloc(m->nout * sizeof(*e->ref));
+	if (forward(b, e, vmod, NULL, cause) || logits(b, e, e->ref, cause))
+		goto done;
+	ret = 0;
+done:
+	free(vmod);
+	return ret;
+}
+
+/* ||y - ref|| / ||ref|| (INFINITY when y has a non-finite value, *bad its index). */
+static double rel_error(const double *y, const double *ref, size_t n, size_t *bad)
+{
+	double num = 0, den = 0;
+	*bad = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(y[i])) {
+			*bad = i;
+			return INFINITY;
+		}
+		num += (y[i] - ref[i]) * (y[i] - ref[i]);
+		den += ref[i] * ref[i];
+	}
+	return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+/* The forward on the current configs (or the graph's replay) against the vendor forward:
+ * every activation is poisoned with NaN first, so a step that writes nothing fails. */
+static int check(struct backend *b, struct cu_cell *c, struct cu_e2e *e, int graph,
+		 struct prepare_result *res, char **cause)
+{
+	const struct cuda_model *m = e->m;
+	size_t es = cuda_dtype_size(m->dtype), bad;
+	double *y = xmalloc(m->nout * sizeof(*y));
+	int ret = -1;
+	/* every activation poisoned (all-ones bytes are a NaN in every dtype), not only the
+	 * logits: the vendor forward left right values in the slots, which a step that writes
+	 * nothing would pass on */
+	for (int k = 0; k < CUDA_MODEL_SLOTS; k++)
+		if (CUDA_CHECK(RT, cudaMemsetAsync(e->d_slot[k], 0xff, m->slot_elems * es,
+						   b->stream), cause))
+			goto done;
+	if (graph ? CUDA_CHECK(RT, cudaGraphLaunch(c->e2e->ge, b->stream), cause)
+		  : forward(b, e, NULL, NULL, cause))
+		goto done;
+	if (logits(b, e, y, cause))
+		goto done;
+	double tol = cu_model_tolerance(m->dtype, m->tf32);
+	c->e2e->err = res->max_rel_err = rel_error(y, e->ref, m->nout, &bad);
+	if (bad != SIZE_MAX) {
+		res->status = PREPARE_INCORRECT;
+		res->detail = xasprintf("the %s forward's logit %zu of %zu is not finite (%g)",
+					graph ? "graph's" : "stream", bad, m->nout, y[bad]);
+	} else if (!(res->max_rel_err <= tol)) {
+		res->status = PREPARE_INCORRECT;
+		res->detail = xasprintf("the %s forward's logits are off the vendor forward's by "
+					"%.3g (relative norm over %zu logits), over the %s bound "
+					"%.0e", graph ? "graph's" : "stream", res->max_rel_err,
+					m->nout,
+					m->tf32 ? "tf32" : cuda_dtype_name(m->dtype), tol);
+	}
+	ret = 0;
+done:
+	free(y);
+	return ret;
+}
+
+/* The graph cell's graph: the forward on the current configs captured once (relaxed mode:
+ * the launches' host-side calls are not stream work), instantiated; the stream forward ran
+ * just before, so no workspace grows during the capture. */
+static int capture(struct backend *b, struct cu_e2e *g, struct cu_e2e *e,
+		   struct prepare_result *res, char **cause)
+{
+	cudaGraph_t graph = NULL;
+	char *why = NULL;
+	if (g->ge)
+		cudaGraphExecDestroy(g->ge);
+	if (g->g)
+		cudaGraphDestroy(g->g);
+	g->ge = NULL, g->g = NULL;
+	if (CUDA_CHECK(RT, cudaStreamBeginCapture(b->stream, cudaStreamCaptureModeRelaxed), cause))
+		return -1;
+	int rc = forward(b, e, NULL, NULL, &why);
+	cudaError_t end = cudaStreamEndCapture(b->stream, &graph);
+	if (rc || end != cudaSuccess) {
+		if (graph)
+			cudaGraphDestroy(graph);
+		cudaGetLastError();
+		res->status = PREPARE_COMPILE_ERROR;
+		res->detail = xasprintf("the forward cannot be captured into a CUDA graph: %s",
+					why ? why : cuda_status_string(RT, end));
+		free(why);
+		return 0;
+	}
+	g->g = graph;
+	return CUDA_CHECK(RT, cudaGraphInstantiate(&g->ge, graph, 0), cause) ||
+	       CUDA_CHECK(RT, cudaGraphUpload(g->ge, b->stream), cause);
+}
+
+/* The itemised forward: each step's time from events around it, the median of 5 forwards. */
+static int itemise(struct backend *b, struct cu_e2e *e, char **cause)
+{
+	enum { REPS = 5 };
+	size_t n = e->m->nsteps;
+	cudaEvent_t *ev = xcalloc(n + 1, sizeof(*ev));
+	int64_t *v = xmalloc(REPS * n * sizeof(*v));
+	int ret = -1;
+	for (size_t i = 0; i <= n; i++)
+		if (CUDA_CHECK(RT, cudaEventCreate(&ev[i]), cause))
+			goto done;
+	for (int r = 0; r < REPS; r++) {
+		if (forward(b, e, NULL, ev, cause) ||
+		    CUDA_CHECK(RT, cudaEventSynchronize(ev[n]), cause))
+			goto done;
+		for (size_t i = 0; i < n; i++) {
+			float ms = 0;
+			if (CUDA_CHECK(RT, cudaEventElapsedTime(&ms, ev[i], ev[i + 1]), cause))
+				goto done;
+			v[i * REPS + r] = llround((double)ms * 1e6);
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		int64_t *x = v + i * REPS; /* median of 5 by insertion sort */
+		for (int a = 1; a < REPS; a++)
+			for (int k = a; k > 0 && x[k - 1] > x[k]; k--) {
+				int64_t t = x[k];
+				x[k] = x[k - 1], x[k - 1] = t;
+			}
+		e->part_ns[i] = x[REPS / 2];
+	}
+	ret = 0;
+done:
+	for (size_t i = 0; i <= n; i++)
+		if (ev[i])
+			cudaEventDestroy(ev[i]);
+	free(ev);
+	free(v);
+	return ret;
+}
+
+int cu_model_prepare(struct backend *b, struct cu_cell *c, struct prepare_result *res,
+		     char **cause)
+{
+	struct cu_e2e *e = c->e2e->shared ? c->e2e->shared : c->e2e;
+	const struct cuda_model *m = e->m;
+	c->e2e->ok = 0;
+	for (size_t i = 0; i < m->nsteps; i++) {
+		const struct cu_cell *oc = b->cells[m->steps[i].cell];
+		if (!oc->has_impl) {
+			*cause = xasprintf("cell '%s' needs every op cell prepared: '%s' has no "
+					   "current config", c->pub.name, oc->pub.name);
+			return -1;
+		}
+	}
+	int64_t t0 = util_now_ns();
+	if (!e->has_data) {
+		uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a of the workload's name */
+		for (const unsigned char *p = (const unsigned char *)c->pub.workload; *p; p++)
+			h = (h ^ *p) * 0x100000001b3ULL;
+		if (alloc_model(b, e, b->seed ^ h, cause))
+			return -1;
+	}
+	if (!e->ref && vendor_forward(b, e, cause))
+		return -1;
+	/* the stream forward first (its check also grows every workspace, so that nothing is
+	 * allocated while the graph is captured), then the graph's replay */
+	if (check(b, c, e, 0, res, cause))
+		return -1;
+	if (c->e2e->graph && res->status == PREPARE_OK &&
+	    (capture(b, c->e2e, e, res, cause) ||
+	     (res->status == PREPARE_OK && check(b, c, e, 1, res, cause))))
+		return -1;
+	res->check_ns = util_now_ns() - t0;
+	if (res->status != PREPARE_OK)
+		return 0;
+	if (!c->e2e->graph && itemise(b, e, cause))
+		return -1;
+	c->e2e->ok = 1;
+	return 0;
+}
+
+int cu_model_sample(struct backend *b, struct cu_cell *c, int flush, struct sample *out,
+		    char **cause)
+{
+	struct cu_e2e *e = c->e2e->shared ? c->e2e->shared : c->e2e;
+	float ms = 0;
+	if (!c->e2e->ok) {
+		*cause = xasprintf("cell '%s' was not prepared", c->pub.name);
+		return -1;
+	}
+	if (flush && CUDA_CHECK(RT, cudaMemsetAsync(b->flush, (int)(++b->flush_gen & 0xff),
+						    b->flush_len, b->stream), cause))
+		return -1;
+	if (CUDA_CHECK(RT, cudaEventRecord(b->ev0, b->stream), cause))
+		return -1;
+	if (c->e2e->graph ? CUDA_CHECK(RT, cudaGraphLaunch(c->e2e->ge, b->stream), cause)
+			  : forward(b, e, NULL, NULL, cause))
+		return -1;
+	if (CUDA_CHECK(RT, cudaEventRecord(b->ev1, b->stream), cause) ||
+	    CUDA_CHECK(RT, cudaEventSynchronize(b->ev1), cause) ||
+	    CUDA_CHECK(RT, cudaEventElapsedTime(&ms, b->ev0, b->ev1), cause))
+		return -1;
+	out->ns = llround((double)ms * 1e6);
+	out->launches = 1;
+	cuda_nvml_sample(b->nvml, &out->clock_mhz, &out->throttle, &out->clock_reasons);
+	return 0;
+}
+
+/* Per checked stream e2e cell: each op kind's event-timed share of the forward (the median
+ * of 5 itemised forwards, per step), the fc's bias inside op_gemm, and their sum. */
+void cu_model_describe(const struct backend *b, struct sbuf *out)
+{
+	for (size_t i = 0; i < b->ncells; i++) {
+		const struct cu_cell *c = b->cells[i];
+		if (!c->e2e || c->e2e->graph || !c->e2e->ok)
+			continue;
+		const struct cu_e2e *e = c->e2e;
+		int64_t per[CU_NOPS] = { 0 }, total = 0;
+		int used[CU_NOPS] = { 0 };
+		for (size_t k = 0; k < e->m->nsteps; k++) {
+			enum cuda_op op = e->m->steps[k].shape.op;
+			per[op] += e->part_ns[k];
+			used[op] = 1;
+			total += e->part_ns[k];
+		}
+		for (int k = 0; k < CU_NOPS; k++)
+			if (used[k])
+				sbuf_addf(out, "e2e_part.%s.op_%s_ns=%" PRId64 "\n", c->pub.name,
+					  cuda_op_name((enum cuda_op)k), per[k]);
+		sbuf_addf(out, "e2e_part.%s.forward_ns=%" PRId64 "\n", c->pub.name, total);
+		sbuf_addf(out, "e2e_%s_steps=%zu\ne2e_%s_rel_err=%.3g\n", c->pub.name,
+			  e->m->nsteps, c->pub.name, e->err);
+		if (i + 1 < b->ncells && b->cells[i + 1]->e2e && b->cells[i + 1]->e2e->graph &&
+		    b->cells[i + 1]->e2e->ok)
+			sbuf_addf(out, "e2e_%s_rel_err=%.3g\n", b->cells[i + 1]->pub.name,
+				  b->cells[i + 1]->e2e->err);
+	}
+}

@@ -1,0 +1,84 @@
+# tests/cli/cuda-model.sh: ResNet-18 and ResNet-50 on the CUDA backend (tests/data/cuda/
+# model.toml, small): every unit of every mode must end ok with both e2e cells of every
+# workload (stream launches and the CUDA graph) checked against the vendor forward within
+# the dtype's bound (the unit's info records each relative error) and timed, the op cells
+# counted as the forward uses them, and the forward itemised (e2e_part lines).  Then the
+# same forward with its maxpool left out (HARNESS_CUDA_MODEL_FAULT=1) must fail its unit as
+# incorrect (its NaN-poisoned activations reach the logits): a wrong forward is never timed.  Skips (77) with the
+# reason where there is no CUDA backend or device; `make check-gpu` cannot skip it.
+. "$top_srcdir/tests/setup"
+cp "$DATA/cuda/model.toml" model.toml
+h run -q --results-dir res model.toml >"$SCRATCH/out" 2>"$SCRATCH/err"
+rc=$?
+if [ $rc -eq 2 ] && grep -Eq "backend 'cuda' (is not built into this harness|is not available in this build|was asked for but cannot run here)" "$SCRATCH/err"; then
+	why=$(grep -Eo "backend 'cuda' .*" "$SCRATCH/err" | head -1)
+	[ "${HARNESS_CUDA_REQUIRED:-0}" = 1 ] && { fail "a CUDA device is required: $why"; finish; }
+	skip "$why"
+fi
+[ -n "${HARNESS_CUDA_KEEP:-}" ] && cp "$SCRATCH/err" "$HARNESS_CUDA_KEEP/model-stderr.txt"
+[ $rc -eq 0 ] || { fail "model run exited $rc"; sed 's/^/  stderr: /' "$SCRATCH/err" | tail -30 >&2; finish; }
+set -- res/cudamodel-*.h5
+H5=$1
+[ -f "$H5" ] || { fail "no results file"; finish; }
+pass "model run on the GPU"
+[ -n "${HARNESS_CUDA_KEEP:-}" ] && cp "$H5" "$HARNESS_CUDA_KEEP"/
+
+PY=/usr/bin/python3
+$PY -c 'import h5py' 2>/dev/null || PY=python3
+if $PY -c 'import h5py' 2>/dev/null; then
+export PYTHONPATH="$top_srcdir/tests/cli"
+$PY - "$H5" <<'PYEOF' || fail "results file checks"
+import sys, h5py
+from h5util import table, Checker
+c = Checker("cuda-model")
+with h5py.File(sys.argv[1], "r") as f:
+    units, cells, samples = table(f, "units"), table(f, "cells"), table(f, "samples")
+def s(v):
+    return v.decode() if isinstance(v, bytes) else v
+c.check(len(units) == 4 and all(s(u["status"]) == "ok" for u in units),
+        "every unit ok: " + ", ".join("%s:%s" % (s(u["mode"]), s(u["status"])) for u in units))
+names = [s(x["name"]) for x in cells]
+bounds = {"r18-f16": 3e-2, "r50-tf32": 1e-2, "r18-bf16": 1e-1}
+for w in bounds:
+    for e in ("%s/e2e" % w, "%s/e2e-graph" % w):
+        c.check(e in names, "cell %s exists" % e)
+        n = sum(1 for x in samples if int(x["cell"]) == names.index(e)) if e in names else 0
+        c.check(n != 0, "cell %s has samples (%d)" % (e, n))
+for u in units:
+    info = dict(l.split("=", 1) for l in s(u["info"]).splitlines() if "=" in l)
+    for w, b in bounds.items():
+        for e in ("%s/e2e" % w, "%s/e2e-graph" % w):
+            k = "e2e_%s_rel_err" % e
+            c.check(k in info and float(info[k]) <= b,
+                    "%s: %s = %s within %g" % (s(u["mode"]), k, info.get(k), b))
+        c.check("e2e_part.%s/e2e.op_conv2d_bias_relu_add_ns" % w in info and
+                "e2e_part.%s/e2e.forward_ns" % w in info, "%s: %s's forward itemised" % (s(u["mode"]), w))
+# counts: ResNet-50's layer-1..4 3x3 convs at stride 1 (planes 64..512) occur 3, 4, 6, 3
+# times less the strided first of layers 2-4: 3, 3, 5, 2 (the cpu model's structure)
+cnt = {s(x["name"]): int(x["count"]) for x in cells}
+c.check(cnt.get("r50-tf32/conv2d_bias_relu:c=64,h=16,w=16,k=64,r=3,stride=1,pad=1") == 3,
+        "r50 layer-1 3x3 count: %s" % cnt.get("r50-tf32/conv2d_bias_relu:c=64,h=16,w=16,k=64,r=3,stride=1,pad=1"))
+c.check(sum(v for k, v in cnt.items() if k.startswith("r50-tf32/conv2d")) == 53, "r50 has 53 convs")
+c.check(sum(v for k, v in cnt.items() if k.startswith("r18-f16/conv2d")) == 20, "r18 has 20 convs")
+c.exit()
+PYEOF
+else
+	pass "h5py missing: results not inspected"
+fi
+
+# the fault: one workload, the heuristic mode, the forward without its maxpool
+$PY - model.toml fault.toml <<'PYEOF' 2>/dev/null || sed -e 's/^name = "cudamodel"/name = "cudafault"/' model.toml >fault.toml
+import sys, re
+t = open(sys.argv[1]).read()
+t = t.replace('name = "cudamodel"', 'name = "cudafault"')
+parts = t.split("\n[[")
+keep = [parts[0]] + [p for p in parts[1:] if ('name = "r18-f16"' in p or 'name = "heuristic"' in p or not p.startswith(("workloads", "modes")))]
+open(sys.argv[2], "w").write("\n[[".join(keep))
+PYEOF
+HARNESS_CUDA_MODEL_FAULT=1 h run -q --results-dir fres fault.toml >"$SCRATCH/fout" 2>"$SCRATCH/ferr"
+h show fres/cudafault-*.h5 >"$SCRATCH/fshow" 2>&1
+grep -q "incorrect" "$SCRATCH/fshow" || fail "the fault run's unit is not incorrect: $(head -20 "$SCRATCH/fshow")"
+grep -Eq "off the vendor forward's|forward's logit [0-9]+ of [0-9]+ is not finite" "$SCRATCH/ferr" "$SCRATCH/fout" "$SCRATCH/fshow" &&
+	pass "a wrong forward fails its unit" ||
+	fail "the fault run's failure does not name the vendor forward: $(tail -5 "$SCRATCH/ferr")"
+finish
