@@ -316,3 +316,31 @@ size_t space_neighbour_values(const struct space *s, size_t f, int64_t v, int ra
 		out[n++] = v;
 	return n;
 }
+
+void space_add_field(struct space *s, const char *name, const int64_t *v, size_t n)
+{
+	struct space_field *f = &s->fields[s->nfields++];
+	f->name = name;
+	memcpy(f->values, v, n * sizeof(*v));
+	f->nvalues = n;
+}
+
+int space_field_redundant(const struct space_field *f, int64_t v, int64_t d)
+{
+	for (size_t i = 0; i < f->nvalues && f->values[i] < v; i++)
+		if (f->values[i] >= d)
+			return 1;
+	return 0;
+}
+
+int64_t space_field_pick(const struct space_field *f, int64_t want, int64_t d)
+{
+	int64_t v = f->values[0];
+	for (size_t i = 0; i < f->nvalues; i++)
+		if (f->values[i] <= want)
+			v = f->values[i];
+	for (size_t i = 0; i < f->nvalues; i++)
+		if (f->values[i] >= d && f->values[i] < v)
+			return f->values[i];
+	return v;
+}

@@ -87,6 +87,15 @@ size_t space_field_find(const struct space *s, const char *name);
 /* The grid index of c (not vendor; every value allowed; the constraint not consulted):
  * 0 and *idx, or -1. */
 int space_point_index(const struct space *s, const struct config *c, size_t *idx);
+/* Append a field named name (static or outliving s) with the n ascending values v to s;
+ * the caller keeps within SPACE_MAX_FIELDS and SPACE_MAX_VALUES. */
+void space_add_field(struct space *s, const char *name, const int64_t *v, size_t n);
+/* 1 when tile value v of field f is redundant for a dimension d: a smaller value of f
+ * already covers d, so both give the same single block and a space keeps the smaller. */
+int space_field_redundant(const struct space_field *f, int64_t v, int64_t d);
+/* The largest value of f <= want (or its smallest value), lowered to the smallest value
+ * that covers d, so the result is never redundant for d (a heuristic's tile choice). */
+int64_t space_field_pick(const struct space_field *f, int64_t want, int64_t d);
 /* "pow2", "unit", "ordinal" */
 const char *space_step_name(enum space_step k);
 /* Inductor's get_neighbour_values for field f at value v: up to radius steps up (stopping

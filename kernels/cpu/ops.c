@@ -262,30 +262,6 @@ void cpu_shape_sizes(const struct cpu_shape *s, struct cpu_sizes *out)
 
 /* ---- config spaces --------------------------------------------------------------------- */
 
-/* A tile value is redundant for a dimension d when a smaller value of the field already
- * covers d: both run the same single block, so the space keeps only the smaller one. */
-static int redundant(const struct space_field *f, int64_t v, int64_t d)
-{
-	for (size_t i = 0; i < f->nvalues && f->values[i] < v; i++)
-		if (f->values[i] >= d)
-			return 1;
-	return 0;
-}
-
-/* The largest value <= want (or the smallest value), then lowered to the smallest value
- * that covers d, so the result is never redundant. */
-static int64_t pick(const struct space_field *f, int64_t want, int64_t d)
-{
-	int64_t v = f->values[0];
-	for (size_t i = 0; i < f->nvalues; i++)
-		if (f->values[i] <= want)
-			v = f->values[i];
-	for (size_t i = 0; i < f->nvalues; i++)
-		if (f->values[i] >= d && f->values[i] < v)
-			return f->values[i];
-	return v;
-}
-
 /* sgemm (and conv2d's GEMM): BM, BN, BK tiles over the GEMM's m, n, k; UNROLL over k. */
 enum { F_BM = 0, F_BN, F_BK, F_UNROLL };
 
@@ -293,13 +269,13 @@ static int gemm_valid(const struct space *sp, const struct config *c, const char
 {
 	const struct cpu_shape *s = sp->ctx;
 	const char *no = NULL;
-	if (redundant(&sp->fields[F_BM], c->val[F_BM], s->m))
+	if (space_field_redundant(&sp->fields[F_BM], c->val[F_BM], s->m))
 		no = "redundant: a smaller BM covers m";
-	else if (redundant(&sp->fields[F_BN], c->val[F_BN], s->n))
+	else if (space_field_redundant(&sp->fields[F_BN], c->val[F_BN], s->n))
 		no = "redundant: a smaller BN covers n";
-	else if (redundant(&sp->fields[F_BK], c->val[F_BK], s->k))
+	else if (space_field_redundant(&sp->fields[F_BK], c->val[F_BK], s->k))
 		no = "redundant: a smaller BK covers k";
-	else if (redundant(&sp->fields[F_UNROLL], c->val[F_UNROLL], s->k))
+	else if (space_field_redundant(&sp->fields[F_UNROLL], c->val[F_UNROLL], s->k))
 		no = "redundant: a smaller UNROLL covers k";
 	if (no && why)
 		*why = no;
@@ -315,10 +291,10 @@ static void gemm_heuristic(const struct space *sp, struct config *c)
 {
 	const struct cpu_shape *s = sp->ctx;
 	memset(c, 0, sizeof(*c));
-	c->val[F_BK] = pick(&sp->fields[F_BK], 128, s->k);
-	c->val[F_BN] = pick(&sp->fields[F_BN], GEMM_PANEL_FLOATS / c->val[F_BK], s->n);
-	c->val[F_BM] = pick(&sp->fields[F_BM], 64, s->m);
-	c->val[F_UNROLL] = pick(&sp->fields[F_UNROLL], 4, s->k);
+	c->val[F_BK] = space_field_pick(&sp->fields[F_BK], 128, s->k);
+	c->val[F_BN] = space_field_pick(&sp->fields[F_BN], GEMM_PANEL_FLOATS / c->val[F_BK], s->n);
+	c->val[F_BM] = space_field_pick(&sp->fields[F_BM], 64, s->m);
+	c->val[F_UNROLL] = space_field_pick(&sp->fields[F_UNROLL], 4, s->k);
 }
 
 /* The others: UNROLL over the innermost dimension (output columns for maxpool, the
@@ -335,7 +311,7 @@ static int64_t inner_dim(const struct cpu_shape *s)
 
 static int small_valid(const struct space *sp, const struct config *c, const char **why)
 {
-	if (!redundant(&sp->fields[0], c->val[0], inner_dim(sp->ctx)))
+	if (!space_field_redundant(&sp->fields[0], c->val[0], inner_dim(sp->ctx)))
 		return 1;
 	if (why)
 		*why = "redundant: a smaller UNROLL covers the inner dimension";
@@ -345,15 +321,7 @@ static int small_valid(const struct space *sp, const struct config *c, const cha
 static void small_heuristic(const struct space *sp, struct config *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->val[0] = pick(&sp->fields[0], 4, inner_dim(sp->ctx));
-}
-
-static void set_field(struct space *sp, const char *name, const int64_t *v, size_t n)
-{
-	struct space_field *f = &sp->fields[sp->nfields++];
-	f->name = name;
-	memcpy(f->values, v, n * sizeof(*v));
-	f->nvalues = n;
+	c->val[0] = space_field_pick(&sp->fields[0], 4, inner_dim(sp->ctx));
 }
 
 void cpu_space_init(struct space *sp, const struct cpu_shape *shape)
@@ -366,14 +334,14 @@ void cpu_space_init(struct space *sp, const struct cpu_shape *shape)
 	sp->has_vendor = 1; /* one candidate, OpenBLAS (or the built-in C code) as it is */
 	sp->ctx = shape;
 	if (shape->op == CPU_SGEMM || shape->op == CPU_CONV2D) {
-		set_field(sp, "BM", bm, ARRAY_SIZE(bm));
-		set_field(sp, "BN", bn, ARRAY_SIZE(bn));
-		set_field(sp, "BK", bk, ARRAY_SIZE(bk));
-		set_field(sp, "UNROLL", gemm_unroll, ARRAY_SIZE(gemm_unroll));
+		space_add_field(sp, "BM", bm, ARRAY_SIZE(bm));
+		space_add_field(sp, "BN", bn, ARRAY_SIZE(bn));
+		space_add_field(sp, "BK", bk, ARRAY_SIZE(bk));
+		space_add_field(sp, "UNROLL", gemm_unroll, ARRAY_SIZE(gemm_unroll));
 		sp->valid = gemm_valid;
 		sp->heuristic = gemm_heuristic;
 	} else {
-		set_field(sp, "UNROLL", unroll, ARRAY_SIZE(unroll));
+		space_add_field(sp, "UNROLL", unroll, ARRAY_SIZE(unroll));
 		sp->valid = small_valid;
 		sp->heuristic = small_heuristic;
 	}

@@ -59,16 +59,6 @@ void cuda_conv_sizes(const struct cuda_shape *s, struct cuda_sizes *z)
 	z->out = (size_t)(s->m * s->kout);
 }
 
-/* ---- the space ------------------------------------------------------------------------- */
-
-static void set_field(struct space *sp, const char *name, const int64_t *v, size_t n)
-{
-	struct space_field *f = &sp->fields[sp->nfields++];
-	f->name = name;
-	memcpy(f->values, v, n * sizeof(*v));
-	f->nvalues = n;
-}
-
 /* gemm.cu's fields over values that suit an implicit GEMM whose m (pixels) is large and
  * whose n (channels) is 64 to 2048: tiles of 64 to 256 pixels and 32 to 256 channels,
  * k steps of 32 or 64, 4 or 8 warps, 3 or 4 stages, SPLIT_K up to 4 (for layer 4's 7x7
@@ -80,21 +70,13 @@ void cuda_conv_fields(struct space *sp, enum cuda_op op)
 	static const int64_t split[] = { 1, 2, 4 }, group[] = { 8 };
 	sp->op = cuda_op_name(op);
 	sp->has_vendor = 1;
-	set_field(sp, "BLOCK_M", bm, ARRAY_SIZE(bm));
-	set_field(sp, "BLOCK_N", bn, ARRAY_SIZE(bn));
-	set_field(sp, "BLOCK_K", bk, ARRAY_SIZE(bk));
-	set_field(sp, "WARPS", warps, ARRAY_SIZE(warps));
-	set_field(sp, "STAGES", stages, ARRAY_SIZE(stages));
-	set_field(sp, "SPLIT_K", split, ARRAY_SIZE(split));
-	set_field(sp, "GROUP_M", group, ARRAY_SIZE(group));
-}
-
-static int redundant(const struct space_field *f, int64_t v, int64_t d)
-{
-	for (size_t i = 0; i < f->nvalues && f->values[i] < v; i++)
-		if (f->values[i] >= d)
-			return 1;
-	return 0;
+	space_add_field(sp, "BLOCK_M", bm, ARRAY_SIZE(bm));
+	space_add_field(sp, "BLOCK_N", bn, ARRAY_SIZE(bn));
+	space_add_field(sp, "BLOCK_K", bk, ARRAY_SIZE(bk));
+	space_add_field(sp, "WARPS", warps, ARRAY_SIZE(warps));
+	space_add_field(sp, "STAGES", stages, ARRAY_SIZE(stages));
+	space_add_field(sp, "SPLIT_K", split, ARRAY_SIZE(split));
+	space_add_field(sp, "GROUP_M", group, ARRAY_SIZE(group));
 }
 
 static void config_of(const struct cuda_shape *s, const struct config *c,
@@ -130,11 +112,11 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 	int64_t grid_m = (s->m + c->val[F_BM] - 1) / c->val[F_BM];
 	if (cuda_gemm_config_check(&g, x->dev.smem_optin, 0, &rule) < 0)
 		no = rule;
-	else if (redundant(&sp->fields[F_BM], c->val[F_BM], s->m))
+	else if (space_field_redundant(&sp->fields[F_BM], c->val[F_BM], s->m))
 		no = "redundant: a smaller BLOCK_M covers m";
-	else if (redundant(&sp->fields[F_BN], c->val[F_BN], s->n))
+	else if (space_field_redundant(&sp->fields[F_BN], c->val[F_BN], s->n))
 		no = "redundant: a smaller BLOCK_N covers n";
-	else if (redundant(&sp->fields[F_BK], c->val[F_BK], s->k))
+	else if (space_field_redundant(&sp->fields[F_BK], c->val[F_BK], s->k))
 		no = "redundant: a smaller BLOCK_K covers k";
 	else if (c->val[F_BM] > 128 || c->val[F_BN] > 128)
 		no = "pruned: a tile side of 256 (never the fastest at a ResNet-50 layer)";
@@ -147,23 +129,11 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 	else if (c->val[F_SPLIT_K] > 1 &&
 		 grid_m * ((s->n + c->val[F_BN] - 1) / c->val[F_BN]) >= x->dev.sms)
 		no = "SPLIT_K when the tiles fill every SM already";
-	else if (redundant(&sp->fields[F_GROUP_M], c->val[F_GROUP_M], grid_m))
+	else if (space_field_redundant(&sp->fields[F_GROUP_M], c->val[F_GROUP_M], grid_m))
 		no = "redundant: a smaller GROUP_M covers the rows of tiles";
 	if (no && why)
 		*why = no;
 	return !no;
-}
-
-static int64_t pick(const struct space_field *f, int64_t want, int64_t d)
-{
-	int64_t v = f->values[0];
-	for (size_t i = 0; i < f->nvalues; i++)
-		if (f->values[i] <= want)
-			v = f->values[i];
-	for (size_t i = 0; i < f->nvalues; i++)
-		if (f->values[i] >= d && f->values[i] < v)
-			return f->values[i];
-	return v;
 }
 
 /* The GEMM rule of thumb on the implicit GEMM: tensor cores 128 x 128 x 32 (64 for 16-bit
@@ -175,12 +145,12 @@ static void conv_heuristic(const struct space *sp, struct config *c)
 	const struct cuda_shape *s = &x->shape;
 	int mma = s->dtype != CU_F32 || s->tf32;
 	memset(c, 0, sizeof(*c));
-	c->val[F_BM] = pick(&sp->fields[F_BM], mma ? 128 : 64, s->m);
-	c->val[F_BN] = pick(&sp->fields[F_BN], mma ? 128 : 64, s->n);
-	c->val[F_BK] = pick(&sp->fields[F_BK], s->dtype != CU_F32 ? 64 : (mma ? 32 : 16), s->k);
+	c->val[F_BM] = space_field_pick(&sp->fields[F_BM], mma ? 128 : 64, s->m);
+	c->val[F_BN] = space_field_pick(&sp->fields[F_BN], mma ? 128 : 64, s->n);
+	c->val[F_BK] = space_field_pick(&sp->fields[F_BK], s->dtype != CU_F32 ? 64 : (mma ? 32 : 16), s->k);
 	c->val[F_WARPS] = 4;
 	c->val[F_STAGES] = 3;
-	c->val[F_GROUP_M] = pick(&sp->fields[F_GROUP_M], 8,
+	c->val[F_GROUP_M] = space_field_pick(&sp->fields[F_GROUP_M], 8,
 				 (s->m + c->val[F_BM] - 1) / c->val[F_BM]);
 	int64_t tiles = ((s->m + c->val[F_BM] - 1) / c->val[F_BM]) *
 			((s->n + c->val[F_BN] - 1) / c->val[F_BN]);

@@ -16,24 +16,6 @@
 enum { G_BM = 0, G_BN, G_BK, G_WARPS, G_STAGES, G_SPLIT_K, G_GROUP_M };
 enum { M_BLOCK = 0, M_VEC, M_ROWS };
 
-static void set_field(struct space *sp, const char *name, const int64_t *v, size_t n)
-{
-	struct space_field *f = &sp->fields[sp->nfields++];
-	f->name = name;
-	memcpy(f->values, v, n * sizeof(*v));
-	f->nvalues = n;
-}
-
-/* A tile value is redundant for a dimension d when a smaller value of the field already
- * covers d: both give the same single block, so the space keeps only the smaller one. */
-static int redundant(const struct space_field *f, int64_t v, int64_t d)
-{
-	for (size_t i = 0; i < f->nvalues && f->values[i] < v; i++)
-		if (f->values[i] >= d)
-			return 1;
-	return 0;
-}
-
 
 void cuda_gemm_config_get(const struct cuda_space_ctx *x, const struct config *c,
 			  struct cuda_gemm_config *g)
@@ -135,33 +117,19 @@ static int gemm_valid(const struct space *sp, const struct config *c, const char
 	if (cuda_gemm_config_check(&g, x->dev.smem_optin, !strcmp(x->dev.arch, "sm_90a"),
 				   &rule) < 0)
 		no = rule;
-	else if (redundant(&sp->fields[G_BM], c->val[G_BM], s->m))
+	else if (space_field_redundant(&sp->fields[G_BM], c->val[G_BM], s->m))
 		no = "redundant: a smaller BLOCK_M covers m";
-	else if (redundant(&sp->fields[G_BN], c->val[G_BN], s->n))
+	else if (space_field_redundant(&sp->fields[G_BN], c->val[G_BN], s->n))
 		no = "redundant: a smaller BLOCK_N covers n";
-	else if (redundant(&sp->fields[G_BK], c->val[G_BK], s->k))
+	else if (space_field_redundant(&sp->fields[G_BK], c->val[G_BK], s->k))
 		no = "redundant: a smaller BLOCK_K covers k";
 	else if (per * (c->val[G_SPLIT_K] - 1) >= ktiles)
 		no = "SPLIT_K leaves a split without k-tiles";
-	else if (redundant(&sp->fields[G_GROUP_M], c->val[G_GROUP_M], grid_m))
+	else if (space_field_redundant(&sp->fields[G_GROUP_M], c->val[G_GROUP_M], grid_m))
 		no = "redundant: a smaller GROUP_M covers the rows of tiles";
 	if (no && why)
 		*why = no;
 	return !no;
-}
-
-/* The largest value <= want (or the smallest value), lowered to the smallest value that
- * covers d, so the result is never redundant. */
-static int64_t pick(const struct space_field *f, int64_t want, int64_t d)
-{
-	int64_t v = f->values[0];
-	for (size_t i = 0; i < f->nvalues; i++)
-		if (f->values[i] <= want)
-			v = f->values[i];
-	for (size_t i = 0; i < f->nvalues; i++)
-		if (f->values[i] >= d && f->values[i] < v)
-			return f->values[i];
-	return v;
 }
 
 /* Set c's tile fields, each clipped to the shape (pick). */
@@ -169,9 +137,9 @@ static void gemm_tiles(const struct space *sp, struct config *c, int64_t bm, int
 		       int64_t bk, int64_t warps, int64_t stages)
 {
 	const struct cuda_shape *s = &((const struct cuda_space_ctx *)sp->ctx)->shape;
-	c->val[G_BM] = pick(&sp->fields[G_BM], bm, s->m);
-	c->val[G_BN] = pick(&sp->fields[G_BN], bn, s->n);
-	c->val[G_BK] = pick(&sp->fields[G_BK], bk, s->k);
+	c->val[G_BM] = space_field_pick(&sp->fields[G_BM], bm, s->m);
+	c->val[G_BN] = space_field_pick(&sp->fields[G_BN], bn, s->n);
+	c->val[G_BK] = space_field_pick(&sp->fields[G_BK], bk, s->k);
 	c->val[G_WARPS] = warps;
 	c->val[G_STAGES] = stages;
 }
@@ -208,7 +176,7 @@ static void gemm_heuristic(const struct space *sp, struct config *c)
 			gemm_tiles(sp, c, mma ? 128 : 64, mma ? 128 : 64,
 				   s->dtype != CU_F32 ? 64 : (mma ? 32 : 16), 4, 3);
 		}
-		c->val[G_GROUP_M] = pick(&sp->fields[G_GROUP_M], 8,
+		c->val[G_GROUP_M] = space_field_pick(&sp->fields[G_GROUP_M], 8,
 					 (s->m + c->val[G_BM] - 1) / c->val[G_BM]);
 		int64_t tiles = ((s->m + c->val[G_BM] - 1) / c->val[G_BM]) *
 				((s->n + c->val[G_BN] - 1) / c->val[G_BN]);
@@ -268,13 +236,13 @@ static void fields_of(struct space *sp, enum cuda_op op)
 	sp->op = cuda_op_name(op);
 	sp->has_vendor = 1;
 	if (op == CU_GEMM) {
-		set_field(sp, "BLOCK_M", bm, ARRAY_SIZE(bm));
-		set_field(sp, "BLOCK_N", bm, ARRAY_SIZE(bm));
-		set_field(sp, "BLOCK_K", bk, ARRAY_SIZE(bk));
-		set_field(sp, "WARPS", warps, ARRAY_SIZE(warps));
-		set_field(sp, "STAGES", stages, ARRAY_SIZE(stages));
-		set_field(sp, "SPLIT_K", split, ARRAY_SIZE(split));
-		set_field(sp, "GROUP_M", group, ARRAY_SIZE(group));
+		space_add_field(sp, "BLOCK_M", bm, ARRAY_SIZE(bm));
+		space_add_field(sp, "BLOCK_N", bm, ARRAY_SIZE(bm));
+		space_add_field(sp, "BLOCK_K", bk, ARRAY_SIZE(bk));
+		space_add_field(sp, "WARPS", warps, ARRAY_SIZE(warps));
+		space_add_field(sp, "STAGES", stages, ARRAY_SIZE(stages));
+		space_add_field(sp, "SPLIT_K", split, ARRAY_SIZE(split));
+		space_add_field(sp, "GROUP_M", group, ARRAY_SIZE(group));
 		/* how local searches step (space.h): Inductor doubles and halves tiles, warps
 		 * and split factors, moves stages by one; GROUP_M {1, 4, 8} by allowed value */
 		for (size_t f = G_BM; f <= G_SPLIT_K; f++)
@@ -283,10 +251,10 @@ static void fields_of(struct space *sp, enum cuda_op op)
 		sp->fields[G_GROUP_M].step = SPACE_STEP_ORDINAL;
 		return;
 	}
-	set_field(sp, "BLOCK", block, ARRAY_SIZE(block));
-	set_field(sp, "VEC", vec, ARRAY_SIZE(vec));
+	space_add_field(sp, "BLOCK", block, ARRAY_SIZE(block));
+	space_add_field(sp, "VEC", vec, ARRAY_SIZE(vec));
 	if (op == CU_AVGPOOL || op == CU_SUM)
-		set_field(sp, "ROWS", rows, ARRAY_SIZE(rows));
+		space_add_field(sp, "ROWS", rows, ARRAY_SIZE(rows));
 	for (size_t f = 0; f < sp->nfields; f++)
 		sp->fields[f].step = SPACE_STEP_POW2; /* every value a power of two */
 }

@@ -117,6 +117,32 @@ START_TEST(test_space_grid)
 }
 END_TEST
 
+/* The tile helpers every backend's space uses: redundancy against a dimension and the
+ * heuristic's pick, on the values {16, 32, 64, 128}. */
+START_TEST(test_space_tile_helpers)
+{
+	static const int64_t v[] = { 16, 32, 64, 128 };
+	struct space s;
+	memset(&s, 0, sizeof(s));
+	space_add_field(&s, "BM", v, 4);
+	space_add_field(&s, "BN", v, 2);
+	ck_assert_uint_eq(s.nfields, 2);
+	ck_assert_str_eq(s.fields[0].name, "BM");
+	ck_assert_uint_eq(s.fields[1].nvalues, 2);
+	ck_assert_int_eq(s.fields[1].values[1], 32);
+	const struct space_field *f = &s.fields[0];
+	ck_assert_int_eq(space_field_redundant(f, 16, 20), 0);  /* the smallest never is */
+	ck_assert_int_eq(space_field_redundant(f, 32, 20), 0);  /* 16 does not cover 20 */
+	ck_assert_int_eq(space_field_redundant(f, 64, 20), 1);  /* 32 covers 20 */
+	ck_assert_int_eq(space_field_redundant(f, 128, 200), 0);
+	ck_assert_int_eq(space_field_pick(f, 64, 1000), 64);    /* the wanted value */
+	ck_assert_int_eq(space_field_pick(f, 100, 1000), 64);   /* largest <= want */
+	ck_assert_int_eq(space_field_pick(f, 8, 1000), 16);     /* below every value */
+	ck_assert_int_eq(space_field_pick(f, 128, 20), 32);     /* lowered to cover 20 */
+	ck_assert_int_eq(space_field_redundant(f, space_field_pick(f, 128, 3), 3), 0);
+}
+END_TEST
+
 START_TEST(test_config_format_parse)
 {
 	struct space s;
@@ -1384,6 +1410,7 @@ static Suite *kernels_suite(void)
 	Suite *s = suite_create("kernels");
 	TCase *tc = tcase_create("space");
 	tcase_add_test(tc, test_space_grid);
+	tcase_add_test(tc, test_space_tile_helpers);
 	tcase_add_test(tc, test_config_format_parse);
 	suite_add_tcase(s, tc);
 
