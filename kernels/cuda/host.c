@@ -100,17 +100,20 @@ static double next_uniform(uint64_t *s)
 	return (double)((x * 0x2545f4914f6cdd1dULL) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+void cuda_store_float(void *buf, enum cuda_dtype t, size_t i, float v)
+{
+	if (t == CU_F16)
+		((uint16_t *)buf)[i] = cuda_f32_to_f16(v);
+	else if (t == CU_BF16)
+		((uint16_t *)buf)[i] = cuda_f32_to_bf16(v);
+	else
+		((float *)buf)[i] = v;
+}
+
 void cuda_fill_uniform(void *buf, enum cuda_dtype t, size_t n, uint64_t *rng)
 {
-	for (size_t i = 0; i < n; i++) {
-		float v = (float)(2.0 * next_uniform(rng) - 1.0);
-		if (t == CU_F16)
-			((uint16_t *)buf)[i] = cuda_f32_to_f16(v);
-		else if (t == CU_BF16)
-			((uint16_t *)buf)[i] = cuda_f32_to_bf16(v);
-		else
-			((float *)buf)[i] = v;
-	}
+	for (size_t i = 0; i < n; i++)
+		cuda_store_float(buf, t, i, (float)(2.0 * next_uniform(rng) - 1.0));
 }
 
 /* ---- the float64 reference ------------------------------------------------------------- */

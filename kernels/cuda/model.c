@@ -367,16 +367,6 @@ static uint64_t xorshift(uint64_t *s)
 	return *s;
 }
 
-static void put(void *buf, enum cuda_dtype t, size_t i, float v)
-{
-	if (t == CU_F16)
-		((uint16_t *)buf)[i] = cuda_f32_to_f16(v);
-	else if (t == CU_BF16)
-		((uint16_t *)buf)[i] = cuda_f32_to_bf16(v);
-	else
-		((float *)buf)[i] = v;
-}
-
 static int upload(struct backend *b, void **d, const void *h, size_t bytes, char **cause)
 {
 	return CUDA_CHECK(RT, cudaMalloc(d, bytes ? bytes : 1), cause) ||
@@ -408,7 +398,7 @@ static int alloc_model(struct backend *b, struct cu_e2e *e, uint64_t seed, char 
 		double a = sqrt(6.0 / st->fan_in);
 		for (size_t j = 0; j < st->nparam; j++) {
 			double u = (double)(xorshift(&rng) >> 11) * 0x1.0p-53;
-			put(h, m->dtype, j, (float)((j < nw ? a : 0.1) * (2.0 * u - 1.0)));
+			cuda_store_float(h, m->dtype, j, (float)((j < nw ? a : 0.1) * (2.0 * u - 1.0)));
 		}
 		if (upload(b, &e->d_param[i], h, st->nparam * es, cause))
 			goto done;
