@@ -2,7 +2,10 @@
 #include "config.h"
 #include "kernels/catalog.h"
 
+#include <inttypes.h>
 #include <string.h>
+
+#include "harness/base/util.h"
 
 static const char *const sgemm_fields[] = { "m", "n", "k", NULL };
 /* conv2d: input c x h x w (batch from the workload), k output channels, r x r filter */
@@ -52,5 +55,40 @@ int catalog_model_known(const char *name)
 	for (size_t i = 0; catalog_models[i]; i++)
 		if (!strcmp(catalog_models[i], name))
 			return 1;
+	return 0;
+}
+
+static const struct catalog_resnet resnets[] = {
+	{ "resnet18", { 2, 2, 2, 2 }, 0 },
+	{ "resnet50", { 3, 4, 6, 3 }, 1 },
+};
+
+const struct catalog_resnet *catalog_resnet(const char *name, int64_t batch,
+					    int64_t resolution, char **cause)
+{
+	const struct catalog_resnet *r = NULL;
+	for (size_t i = 0; i < sizeof(resnets) / sizeof(resnets[0]); i++)
+		if (!strcmp(resnets[i].name, name))
+			r = &resnets[i];
+	if (!r) {
+		*cause = xasprintf("unknown model '%s' (models: resnet18, resnet50)", name);
+		return NULL;
+	}
+	if (batch < 1 || batch > 65536 || resolution < 1 || resolution > 65536) {
+		*cause = xasprintf("%s: batch %" PRId64 " or resolution %" PRId64
+				   " out of range (1 to 65536)", name, batch, resolution);
+		return NULL;
+	}
+	return r;
+}
+
+int catalog_free_slot(unsigned *used, int nslots)
+{
+	for (int i = 0; i < nslots; i++) {
+		if (!(*used & (1u << i))) {
+			*used |= 1u << i;
+			return i;
+		}
+	}
 	return 0;
 }

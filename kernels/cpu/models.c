@@ -8,6 +8,8 @@
 #include "config.h"
 #include "kernels/cpu/cpu.h"
 
+#include "kernels/catalog.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -89,16 +91,10 @@ static void add(struct builder *bd, int from, int to, int64_t c, int64_t h)
 	st->nelems = (size_t)(bd->m->batch * c * h * h);
 }
 
-/* A slot other than the ones in use (bit i of used: slot i). */
-static int free_slot(unsigned *used)
+/* A free activation slot for a block's scratch (bit i of used: slot i). */
+static int slot(unsigned *used)
 {
-	for (int i = 0; i < CPU_MODEL_SLOTS; i++) {
-		if (!(*used & (1u << i))) {
-			*used |= 1u << i;
-			return i;
-		}
-	}
-	return 0; /* unreachable: blocks need at most CPU_MODEL_SLOTS */
+	return catalog_free_slot(used, CPU_MODEL_SLOTS);
 }
 
 /* torchvision BasicBlock: conv3x3(stride) bn relu, conv3x3 bn, + identity or downsample
@@ -106,7 +102,7 @@ static int free_slot(unsigned *used)
 static void basic_block(struct builder *bd, int64_t planes, int64_t stride)
 {
 	unsigned used = 1u << bd->cur;
-	int a = free_slot(&used), b = free_slot(&used), ds = free_slot(&used);
+	int a = slot(&used), b = slot(&used), ds = slot(&used);
 	int64_t h = bd->h;
 	int64_t oh = conv(bd, bd->ch, h, planes, 3, stride, 1, bd->cur, a);
 	bias_relu(bd, planes, oh, a);
@@ -128,8 +124,8 @@ static void basic_block(struct builder *bd, int64_t planes, int64_t stride)
 static void bottleneck(struct builder *bd, int64_t planes, int64_t stride)
 {
 	unsigned used = 1u << bd->cur;
-	int a = free_slot(&used), b = free_slot(&used), c = free_slot(&used);
-	int ds = free_slot(&used);
+	int a = slot(&used), b = slot(&used), c = slot(&used);
+	int ds = slot(&used);
 	int64_t h = bd->h, out = 4 * planes;
 	conv(bd, bd->ch, h, planes, 1, 1, 0, bd->cur, a);
 	bias_relu(bd, planes, h, a);
@@ -151,23 +147,9 @@ static void bottleneck(struct builder *bd, int64_t planes, int64_t stride)
 int cpu_model_build(const char *name, int64_t batch, int64_t resolution,
 		    struct cpu_model **out, char **cause)
 {
-	static const int blocks18[] = { 2, 2, 2, 2 }, blocks50[] = { 3, 4, 6, 3 };
-	const int *blocks;
-	int bottle;
-
-	if (!strcmp(name, "resnet18")) {
-		blocks = blocks18, bottle = 0;
-	} else if (!strcmp(name, "resnet50")) {
-		blocks = blocks50, bottle = 1;
-	} else {
-		*cause = xasprintf("unknown model '%s' (models: resnet18, resnet50)", name);
+	const struct catalog_resnet *arch = catalog_resnet(name, batch, resolution, cause);
+	if (!arch)
 		return -1;
-	}
-	if (batch < 1 || batch > 65536 || resolution < 1 || resolution > 65536) {
-		*cause = xasprintf("%s: batch %" PRId64 " or resolution %" PRId64
-				   " out of range (1 to 65536)", name, batch, resolution);
-		return -1;
-	}
 
 	struct cpu_model *m = xcalloc(1, sizeof(*m));
 	struct builder bd = { .m = m, .h = resolution, .ch = 3 };
@@ -186,9 +168,9 @@ int cpu_model_build(const char *name, int64_t batch, int64_t resolution,
 
 	for (int layer = 0; layer < 4 && !bd.err; layer++) {
 		int64_t planes = (int64_t)64 << layer;
-		for (int b = 0; b < blocks[layer]; b++) {
+		for (int b = 0; b < arch->blocks[layer]; b++) {
 			int64_t stride = layer > 0 && b == 0 ? 2 : 1;
-			if (bottle)
+			if (arch->bottleneck)
 				bottleneck(&bd, planes, stride);
 			else
 				basic_block(&bd, planes, stride);
@@ -197,7 +179,7 @@ int cpu_model_build(const char *name, int64_t batch, int64_t resolution,
 
 	/* global average pool as the mean over h*h of each of batch*channels rows, then fc */
 	unsigned used = 1u << bd.cur;
-	int pooled = free_slot(&used), logits = free_slot(&used);
+	int pooled = slot(&used), logits = slot(&used);
 	const int64_t red[] = { batch * bd.ch, bd.h * bd.h };
 	add_op(&bd, CPU_REDUCE, red, bd.cur, pooled);
 	const int64_t fc[] = { batch, FC_OUT, bd.ch };

@@ -23,6 +23,8 @@
 #include "config.h"
 #include "kernels/cuda/backend-int.h"
 
+#include "kernels/catalog.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -100,15 +102,10 @@ static int64_t conv(struct builder *bd, const char *op, int64_t c, int64_t h, in
 	return s.oh;
 }
 
-static int free_slot(unsigned *used)
+/* A free activation slot for a block's scratch (bit i of used: slot i). */
+static int slot(unsigned *used)
 {
-	for (int i = 0; i < CUDA_MODEL_SLOTS; i++) {
-		if (!(*used & (1u << i))) {
-			*used |= 1u << i;
-			return i;
-		}
-	}
-	return 0; /* unreachable: a block needs at most 5 slots */
+	return catalog_free_slot(used, CUDA_MODEL_SLOTS);
 }
 
 /* torchvision BasicBlock: conv3x3(stride) bn relu, conv3x3 bn, + identity or downsample
@@ -116,7 +113,7 @@ static int free_slot(unsigned *used)
 static void basic_block(struct builder *bd, int64_t planes, int64_t stride)
 {
 	unsigned used = 1u << bd->cur;
-	int a = free_slot(&used), b = free_slot(&used), ds = free_slot(&used);
+	int a = slot(&used), b = slot(&used), ds = slot(&used);
 	int64_t h = bd->h, res = bd->cur;
 	int64_t oh = conv(bd, "conv2d_bias_relu", bd->ch, h, planes, 3, stride, 1, bd->cur, a, -1);
 	if (stride != 1 || bd->ch != planes) {
@@ -132,8 +129,8 @@ static void basic_block(struct builder *bd, int64_t planes, int64_t stride)
 static void bottleneck(struct builder *bd, int64_t planes, int64_t stride)
 {
 	unsigned used = 1u << bd->cur;
-	int a = free_slot(&used), b = free_slot(&used), c = free_slot(&used);
-	int ds = free_slot(&used);
+	int a = slot(&used), b = slot(&used), c = slot(&used);
+	int ds = slot(&used);
 	int64_t h = bd->h, out = 4 * planes, res = bd->cur;
 	conv(bd, "conv2d_bias_relu", bd->ch, h, planes, 1, 1, 0, bd->cur, a, -1);
 	int64_t oh = conv(bd, "conv2d_bias_relu", planes, h, planes, 3, stride, 1, a, b, -1);
@@ -148,23 +145,9 @@ static void bottleneck(struct builder *bd, int64_t planes, int64_t stride)
 int cuda_model_build(const char *name, int64_t batch, int64_t resolution, enum cuda_dtype t,
 		     int tf32, struct cuda_model **out, char **cause)
 {
-	static const int blocks18[] = { 2, 2, 2, 2 }, blocks50[] = { 3, 4, 6, 3 };
-	const int *blocks;
-	int bottle;
-
-	if (!strcmp(name, "resnet18")) {
-		blocks = blocks18, bottle = 0;
-	} else if (!strcmp(name, "resnet50")) {
-		blocks = blocks50, bottle = 1;
-	} else {
-		*cause = xasprintf("unknown model '%s' (models: resnet18, resnet50)", name);
+	const struct catalog_resnet *arch = catalog_resnet(name, batch, resolution, cause);
+	if (!arch)
 		return -1;
-	}
-	if (batch < 1 || batch > 65536 || resolution < 1 || resolution > 65536) {
-		*cause = xasprintf("%s: batch %" PRId64 " or resolution %" PRId64
-				   " out of range (1 to 65536)", name, batch, resolution);
-		return -1;
-	}
 	if (tf32 && t != CU_F32) {
 		*cause = xstrdup("'tf32 = true' is for float32 only");
 		return -1;
@@ -187,9 +170,9 @@ int cuda_model_build(const char *name, int64_t batch, int64_t resolution, enum c
 	bd.cur = 1;
 	for (int layer = 0; layer < 4 && !bd.err; layer++) {
 		int64_t planes = (int64_t)64 << layer;
-		for (int b = 0; b < blocks[layer]; b++) {
+		for (int b = 0; b < arch->blocks[layer]; b++) {
 			int64_t stride = layer > 0 && b == 0 ? 2 : 1;
-			if (bottle)
+			if (arch->bottleneck)
 				bottleneck(&bd, planes, stride);
 			else
 				basic_block(&bd, planes, stride);
@@ -197,7 +180,7 @@ int cuda_model_build(const char *name, int64_t batch, int64_t resolution, enum c
 	}
 	/* global average pool NHWC -> N x C, then fc (gemm: logits = pooled W^T) + bias */
 	unsigned used = 1u << bd.cur;
-	int pooled = free_slot(&used), logits = free_slot(&used);
+	int pooled = slot(&used), logits = slot(&used);
 	static const char *const af[] = { "c", "h", "w" }, *const gf[] = { "m", "n", "k" };
 	const int64_t avg[] = { bd.ch, bd.h, bd.h }, fc[] = { batch, FC_OUT, bd.ch };
 	if (!bd.err && !shape_of(&bd, "avgpool", af, avg, 3, batch, &s))

@@ -16,6 +16,7 @@
 #include "harness/config/experiment.h"
 #include "harness/base/util.h"
 #include "kernels/backend.h"
+#include "kernels/catalog.h"
 #include "kernels/space.h"
 #include "kernels/tune.h"
 #include "kernels/tuner.h"
@@ -140,6 +141,33 @@ START_TEST(test_space_tile_helpers)
 	ck_assert_int_eq(space_field_pick(f, 8, 1000), 16);     /* below every value */
 	ck_assert_int_eq(space_field_pick(f, 128, 20), 32);     /* lowered to cover 20 */
 	ck_assert_int_eq(space_field_redundant(f, space_field_pick(f, 128, 3), 3), 0);
+}
+END_TEST
+
+/* The ResNets both backends build, their argument checks, and the block scratch slots. */
+START_TEST(test_catalog_resnet)
+{
+	char *cause = NULL;
+	const struct catalog_resnet *r = catalog_resnet("resnet50", 32, 224, &cause);
+	ck_assert_ptr_nonnull(r);
+	ck_assert(r->bottleneck && r->blocks[0] == 3 && r->blocks[2] == 6 && r->blocks[3] == 3);
+	r = catalog_resnet("resnet18", 1, 1, &cause);
+	ck_assert(r && !r->bottleneck && r->blocks[1] == 2);
+	ck_assert_ptr_null(catalog_resnet("vgg16", 1, 224, &cause));
+	ck_assert_str_eq(cause, "unknown model 'vgg16' (models: resnet18, resnet50)");
+	free(cause);
+	ck_assert_ptr_null(catalog_resnet("resnet18", 0, 224, &cause));
+	ck_assert_ptr_nonnull(strstr(cause, "out of range"));
+	free(cause);
+	ck_assert_ptr_null(catalog_resnet("resnet18", 1, 65537, &cause));
+	free(cause);
+	for (size_t i = 0; catalog_models[i]; i++)
+		ck_assert_ptr_nonnull(catalog_resnet(catalog_models[i], 1, 32, &cause));
+	unsigned used = 1u << 1;
+	ck_assert_int_eq(catalog_free_slot(&used, 4), 0);
+	ck_assert_int_eq(catalog_free_slot(&used, 4), 2);
+	ck_assert_int_eq(catalog_free_slot(&used, 4), 3);
+	ck_assert_uint_eq(used, 0xf);
 }
 END_TEST
 
@@ -1411,6 +1439,7 @@ static Suite *kernels_suite(void)
 	TCase *tc = tcase_create("space");
 	tcase_add_test(tc, test_space_grid);
 	tcase_add_test(tc, test_space_tile_helpers);
+	tcase_add_test(tc, test_catalog_resnet);
 	tcase_add_test(tc, test_config_format_parse);
 	suite_add_tcase(s, tc);
 
