@@ -9,21 +9,9 @@
 # its grid points correct (an incorrect conv.cu config fails this test).  Skips (77) with the
 # reason where there is no CUDA backend or device; `make check-gpu` cannot skip it.
 . "$top_srcdir/tests/setup"
-cp "$DATA/cuda/conv.toml" conv.toml
+. "$top_srcdir/tests/setup-cuda"
 export HARNESS_CUDA_REF_VERIFY=1
-h run -q --results-dir res conv.toml >"$SCRATCH/out" 2>"$SCRATCH/err"
-rc=$?
-if [ $rc -eq 2 ] && grep -Eq "backend 'cuda' (is not built into this harness|is not available in this build|was asked for but cannot run here)" "$SCRATCH/err"; then
-	why=$(grep -Eo "backend 'cuda' .*" "$SCRATCH/err" | head -1)
-	[ "${HARNESS_CUDA_REQUIRED:-0}" = 1 ] && { fail "a CUDA device is required: $why"; finish; }
-	skip "$why"
-fi
-[ -n "${HARNESS_CUDA_KEEP:-}" ] && cp "$SCRATCH/err" "$HARNESS_CUDA_KEEP/conv-stderr.txt"
-[ $rc -eq 0 ] || { fail "conv run exited $rc"; sed 's/^/  stderr: /' "$SCRATCH/err" | tail -30 >&2; finish; }
-set -- res/cudaconv-*.h5
-H5=$1
-[ -f "$H5" ] || { fail "no results file"; finish; }
-pass "conv run on the GPU"
+cuda_run conv.toml conv cudaconv
 [ -n "${HARNESS_CUDA_KEEP:-}" ] && cp "$H5" "$HARNESS_CUDA_KEEP"/
 
 PY=/usr/bin/python3

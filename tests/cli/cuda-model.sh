@@ -7,20 +7,8 @@
 # incorrect (its NaN-poisoned activations reach the logits): a wrong forward is never timed.  Skips (77) with the
 # reason where there is no CUDA backend or device; `make check-gpu` cannot skip it.
 . "$top_srcdir/tests/setup"
-cp "$DATA/cuda/model.toml" model.toml
-h run -q --results-dir res model.toml >"$SCRATCH/out" 2>"$SCRATCH/err"
-rc=$?
-if [ $rc -eq 2 ] && grep -Eq "backend 'cuda' (is not built into this harness|is not available in this build|was asked for but cannot run here)" "$SCRATCH/err"; then
-	why=$(grep -Eo "backend 'cuda' .*" "$SCRATCH/err" | head -1)
-	[ "${HARNESS_CUDA_REQUIRED:-0}" = 1 ] && { fail "a CUDA device is required: $why"; finish; }
-	skip "$why"
-fi
-[ -n "${HARNESS_CUDA_KEEP:-}" ] && cp "$SCRATCH/err" "$HARNESS_CUDA_KEEP/model-stderr.txt"
-[ $rc -eq 0 ] || { fail "model run exited $rc"; sed 's/^/  stderr: /' "$SCRATCH/err" | tail -30 >&2; finish; }
-set -- res/cudamodel-*.h5
-H5=$1
-[ -f "$H5" ] || { fail "no results file"; finish; }
-pass "model run on the GPU"
+. "$top_srcdir/tests/setup-cuda"
+cuda_run model.toml model cudamodel
 [ -n "${HARNESS_CUDA_KEEP:-}" ] && cp "$H5" "$HARNESS_CUDA_KEEP"/
 
 PY=/usr/bin/python3

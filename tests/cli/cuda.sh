@@ -4,6 +4,7 @@
 # no CUDA backend or this machine no CUDA device; `make check-gpu` sets
 # HARNESS_CUDA_REQUIRED=1 so that a GPU machine cannot skip it.
 . "$top_srcdir/tests/setup"
+. "$top_srcdir/tests/setup-cuda"
 cp "$DATA/cuda/smoke.toml" smoke.toml
 h check smoke.toml >"$SCRATCH/out" 2>"$SCRATCH/err"
 if grep -q "backend 'cuda' is not built into this harness" "$SCRATCH/err"; then
@@ -14,22 +15,7 @@ expect_status 0 h check smoke.toml && pass "smoke.toml checks" || finish
 # every cell's float64 reference is computed on the GPU and, here, on the host as well: a
 # disagreement fails the unit (kernels/cuda/reference.c)
 export HARNESS_CUDA_REF_VERIFY=1
-h run -q --results-dir res smoke.toml >"$SCRATCH/out" 2>"$SCRATCH/err"
-rc=$?
-if [ $rc -eq 2 ] && grep -Eq "backend 'cuda' (is not available in this build|was asked for but cannot run here)" "$SCRATCH/err"; then
-	why=$(grep -Eo "backend 'cuda' .*" "$SCRATCH/err" | head -1)
-	[ "${HARNESS_CUDA_REQUIRED:-0}" = 1 ] && { fail "a CUDA device is required: $why"; finish; }
-	skip "$why"
-fi
-if [ -n "${HARNESS_CUDA_KEEP:-}" ]; then # the run's logs, for a look at what went wrong
-	cp "$SCRATCH/err" "$HARNESS_CUDA_KEEP/run-stderr.txt"
-	tar czf "$HARNESS_CUDA_KEEP/run-logs.tgz" res 2>/dev/null
-fi
-[ $rc -eq 0 ] || { fail "smoke run exited $rc"; sed 's/^/  stderr: /' "$SCRATCH/err" | tail -30 >&2; finish; }
-set -- res/cudasmoke-*.h5
-H5=$1
-[ -f "$H5" ] || { fail "no results file"; finish; }
-pass "smoke run on the GPU"
+cuda_run smoke.toml smoke cudasmoke
 
 expect_status 0 h report "$H5" && pass "report"
 cp "$SCRATCH/out" report.txt
