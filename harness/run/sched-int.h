@@ -1,10 +1,12 @@
-/* sched-int.h: the scheduler's state for one run, shared by sched.c (units, the journal, the
- * run), sched-resume.c (--resume from the journal) and sched-backends.c (each mode's backend: resolved through the
- * registry, recorded, described).  Private to harness/run/sched*.c. */
+/* sched-int.h: the scheduler's state for one run, shared by sched.c (the run: plan, meta,
+ * journal, summary), sched-units.c (one unit, and the slots that run units side by side),
+ * sched-resume.c (--resume from the journal) and sched-backends.c (each mode's backend:
+ * resolved through the registry, recorded, described).  Private to harness/run/sched*.c. */
 #ifndef HARNESS_SCHED_INT_H
 #define HARNESS_SCHED_INT_H
 
 #include <limits.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -91,6 +93,18 @@ int sched_make_slots(struct run *r);
 void sched_session_meta(struct run *r, struct rec_meta *m);
 /* Note a finished unit's wall time for --max-time's estimates. */
 void sched_estimate_note(struct run *r, const char *mode, int warm, int64_t wall_ns);
+
+/* ---- the units (sched-units.c) ---- */
+/* Run the plan's units still to run on the slots (one at a time without slots), recording
+ * each in the journal as it ends; a signal number in *stop stops the running units (not
+ * recorded); --max-time's budget starts nothing more.  0 (*failed: an infrastructure
+ * failure stopped the run; *time_limit: the budget did) or -1 reported. */
+int sched_run_slots(struct run *r, const volatile sig_atomic_t *stop, int *failed,
+		    int *time_limit);
+/* Assemble the results file from the journal (rec_assemble).  -1 reported. */
+int sched_assemble(struct run *r);
+/* A JSON array of the NULL-terminated strings v.  Heap. */
+char *sched_json_strv(const char *const *v);
 
 /* ---- each mode's backend (sched-backends.c) ---- */
 /* Resolve every mode's backend through the registry (backend_resolve); a backend that

@@ -1,0 +1,537 @@
+/* sched-units.c: the units of a run (see sched-int.h): one unit prepared, launched and
+ * recorded in the journal, and the slots that run units side by side (whole blocks per
+ * slot, --max-time's budget).  Part of the scheduler; sched.c drives it. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "harness/base/git-version.h"
+#include "harness/base/util.h"
+#include "harness/config/experiment.h"
+#include "harness/config/lut.h"
+#include "harness/record/prereg.h"
+#include "harness/record/recorder.h"
+#include "harness/run/envcap.h"
+#include "harness/run/plan.h"
+#include "harness/run/progress.h"
+#include "harness/run/sched.h"
+#include "harness/run/sched-int.h"
+#include "harness/run/unit.h"
+#include "harness/run/unitenv.h"
+#include "harness/run/unitspec.h"
+#include "kernels/backend.h"
+#include "stats/stats.h"
+
+char *sched_json_strv(const char *const *v)
+{
+	struct sbuf sb;
+	sbuf_init(&sb);
+	sbuf_adds(&sb, "[");
+	for (size_t i = 0; v[i]; i++) {
+		if (i)
+			sbuf_adds(&sb, ",");
+		sbuf_add_json_string(&sb, v[i]);
+	}
+	sbuf_adds(&sb, "]");
+	return sbuf_detach(&sb);
+}
+
+static char *json_env(char *const *env)
+{
+	struct sbuf sb;
+	sbuf_init(&sb);
+	sbuf_adds(&sb, "{");
+	for (size_t i = 0; env[i]; i++) {
+		const char *eq = strchr(env[i], '=');
+		char *name = xstrndup(env[i], (size_t)(eq - env[i]));
+		if (i)
+			sbuf_adds(&sb, ",");
+		sbuf_add_json_string(&sb, name);
+		sbuf_adds(&sb, ":");
+		sbuf_add_json_string(&sb, eq + 1);
+		free(name);
+	}
+	sbuf_adds(&sb, "}");
+	return sbuf_detach(&sb);
+}
+
+/* ---- one unit --------------------------------------------------------------------- */
+
+static void summ_add(struct run *r, const char *mode, const char *cell, double med)
+{
+	struct summ *s = NULL;
+	for (size_t i = 0; i < r->nsumm; i++)
+		if (!strcmp(r->summ[i].mode, mode) && !strcmp(r->summ[i].cell, cell))
+			s = &r->summ[i];
+	if (!s) {
+		XGROW(r->summ, r->summ_cap, r->nsumm + 1);
+		s = &r->summ[r->nsumm++];
+		memset(s, 0, sizeof(*s));
+		s->mode = xstrdup(mode);
+		s->cell = xstrdup(cell);
+	}
+	XGROW(s->med, s->cap, s->n + 1);
+	s->med[s->n++] = med;
+}
+
+/* Per-cell medians of an ok cold unit, for the closing summary. */
+static void summ_unit(struct run *r, const struct rec_unit_data *u)
+{
+	if (strcmp(u->unit.status, REC_STATUS_OK) || u->unit.warm)
+		return;
+	double *med = xmalloc((u->ncells ? u->ncells : 1) * sizeof(*med));
+	stats_cell_medians(u->sample_cell, u->sample_ns, u->nsamples, u->ncells, med);
+	for (size_t c = 0; c < u->ncells; c++)
+		if (!isnan(med[c]))
+			summ_add(r, u->unit.mode, u->cells[c].name, med[c]);
+	free(med);
+}
+
+/* An ok unit's samples must all be positive (a unit is ok only if its samples are): one
+ * that is not is recorded as bad output. */
+static void check_samples(struct rec_unit_data *u)
+{
+	if (strcmp(u->unit.status, REC_STATUS_OK))
+		return;
+	for (size_t i = 0; i < u->nsamples; i++) {
+		if (u->sample_ns[i] > 0)
+			continue;
+		free(u->unit.status);
+		free(u->unit.message);
+		u->unit.status = xstrdup(REC_STATUS_BAD_OUTPUT);
+		u->unit.message = xasprintf("sample %zu of cell '%s' is %" PRId64 " ns: not a timing",
+					    i, u->cells[u->sample_cell[i]].name, u->sample_ns[i]);
+		return;
+	}
+}
+
+/* Assemble the results file from the journal (rec_assemble).  -1 reported. */
+int sched_assemble(struct run *r)
+{
+	const char *dirs[1] = { r->dir };
+	int64_t t0 = util_now_ns();
+	int rc = rec_assemble(dirs, 1, r->h5path);
+	r->assemble_ns += util_now_ns() - t0;
+	return rc;
+}
+
+/* After a unit: the results file assembled anew, unless that would take the time spent
+ * assembling past 1% of the session's wall time (a long run's file is then assembled at
+ * the end, at a stop or by --resume; the journal holds every finished unit regardless).
+ * -1 reported. */
+static int maybe_assemble(struct run *r)
+{
+	int64_t elapsed = util_now_ns() - r->session_ns;
+	if (r->assemble_ns * 100 > elapsed)
+		return 0;
+	return sched_assemble(r);
+}
+
+/* Record warm probe p as skipped: its cold unit's cache directory is gone.  0 recorded,
+ * -1 failed. */
+static int record_skipped(struct run *r, const struct rec_plan *p, const char *cache)
+{
+	struct rec_unit_data u;
+	char t[32];
+	rec_unit_data_init(&u);
+	util_utc_now(t);
+	const char *base = strrchr(r->dir, '/') ? strrchr(r->dir, '/') + 1 : r->dir;
+	u.unit = (struct rec_unit){
+		.id = p->id, .mode = xstrdup(p->mode), .repeat = p->repeat, .block = p->block,
+		.position = p->position, .warm = 1, .cache_dir = xstrdup(cache),
+		.status = xstrdup(REC_STATUS_SKIPPED), .exit_code = 0, .start_utc = xstrdup(t),
+		.end_utc = xstrdup(t),
+		.stdout_log = xasprintf("%s/logs/u%04" PRId64 ".out", base, p->id),
+		.stderr_log = xasprintf("%s/logs/u%04" PRId64 ".err", base, p->id),
+		.argv_json = xstrdup("[]"), .env_json = xstrdup("{}"), .slot = -1,
+		.message = xasprintf("not run: its cold unit's cache directory '%s' is gone (deleted "
+				     "before --resume); a warm probe cannot be measured without it",
+				     cache),
+	};
+	warning("unit %" PRId64 " (warm probe of %s) skipped: its cold unit's cache directory "
+		"'%s' is gone", p->id, p->mode, cache);
+	r->nfailed++;
+	int rc = rec_journal_write_unit(r->jr, &u);
+	if (rc == 0) {
+		r->done[p->id] = 1;
+		progress_unit_end(&r->prog, p->mode, u.unit.status);
+		rc = maybe_assemble(r);
+	}
+	rec_unit_data_release(&u);
+	return rc;
+}
+
+/* Release what a slot's current unit holds (its job finished or never started). */
+static void slot_clear(struct slot_run *s)
+{
+	unitenv_free(s->env);
+	unitenv_free(s->argv);
+	rec_unit_data_release(&s->u);
+	rec_unit_data_init(&s->u);
+	free(s->cache);
+	free(s->out_log);
+	free(s->err_log);
+	s->env = s->argv = NULL;
+	s->cache = s->out_log = s->err_log = NULL;
+	s->p = NULL;
+	s->running = 0;
+}
+
+/* Prepare plan entry p on slot s: a cache directory of its own (a warm probe: its cold
+ * unit's), its logs, argv and environment (with the slot's device), the unit's recorded
+ * fields.  0 prepared (s->spec ready to start), 2 recorded without running (a warm probe
+ * whose cold unit's cache is gone), -1 failed. */
+static int unit_prepare(struct run *r, struct slot_run *s, const struct rec_plan *p)
+{
+	char *cause = NULL;
+	int ret = -1;
+	rec_unit_data_init(&s->u);
+	s->p = p;
+
+	ssize_t mi = experiment_mode_index(r->exp, p->mode);
+	if (mi < 0) {
+		error("unit %" PRId64 " names mode '%s', which the experiment lacks", p->id, p->mode);
+		goto done;
+	}
+	/* The cache dir: new for a cold unit, the cold unit's for a warm probe. */
+	if (p->warm) {
+		if (p->warm_of < 0 || !r->cache_of[p->warm_of]) {
+			error("warm unit %" PRId64 " has no cold unit's cache directory", p->id);
+			goto done;
+		}
+		s->cache = xstrdup(r->cache_of[p->warm_of]);
+		struct stat cst;
+		if (stat(s->cache, &cst) < 0 || !S_ISDIR(cst.st_mode)) {
+			/* Resumed after the cache was deleted: the probe cannot measure a warm
+			 * cache, and re-running its cold unit would record that unit twice. */
+			ret = record_skipped(r, p, s->cache) ? -1 : 2;
+			goto done;
+		}
+	} else {
+		char *cdir = xasprintf("%s/cache", r->dir);
+		int mk = util_mkdir_p(cdir, 0700); /* a resumed run's cache/ may be gone */
+		free(cdir);
+		if (mk)
+			goto done;
+		s->cache = xasprintf("%s/cache/u%04" PRId64 "-XXXXXX", r->dir, p->id);
+		if (!mkdtemp(s->cache)) {
+			error_errno("cannot create the cache directory '%s'", s->cache);
+			goto done;
+		}
+		free(r->cache_of[p->id]);
+		r->cache_of[p->id] = xstrdup(s->cache);
+	}
+	int empty = util_dir_is_empty(s->cache);
+	if (empty < 0)
+		goto done;
+	char *tmp = xasprintf("%s/tmp", s->cache);
+	if (mkdir(tmp, 0700) < 0 && errno != EEXIST) {
+		error_errno("cannot create '%s'", tmp);
+		free(tmp);
+		goto done;
+	}
+	free(tmp);
+
+	s->out_log = xasprintf("%s/logs/u%04" PRId64 ".out", r->dir, p->id);
+	s->err_log = xasprintf("%s/logs/u%04" PRId64 ".err", r->dir, p->id);
+	/* /proc/self/exe, not the path: every unit runs the very binary that started the run,
+	 * even if it is rebuilt or replaced meanwhile (the path is in the run metadata). */
+	struct unitenv_start us = { .self = "/proc/self/exe", .experiment = r->exp_copy,
+				    .mode = p->mode, .unit = p->id, .cache_dir = s->cache,
+				    .command = (const char *const *)r->mb[mi].command };
+	s->argv = unitenv_argv(r->mb[mi].entry, &us, &cause);
+	if (!s->argv) {
+		error("mode '%s': %s", p->mode, cause);
+		goto done;
+	}
+	const struct mode *m = &r->exp->modes[mi];
+	if (r->mb[mi].command) {
+		/* An external unit is told what to measure (after the emptiness check above:
+		 * the file is the harness's, not the unit's cache) */
+		char *spec = unitspec_path(s->cache, p->id);
+		struct unitspec_unit su = { .id = p->id, .repeat = p->repeat, .block = p->block,
+					    .warm = p->warm, .cache_dir = s->cache,
+					    .timeout_s = mode_timeout(r->exp, m) };
+		int w = unitspec_write(spec, r->exp, m, &su);
+		free(spec);
+		if (w)
+			goto done;
+	}
+	s->env = unitenv_env(r->exp, s->cache, p->id, p->mode);
+	/* A GPU slot's unit sees its GPU only, by UUID (over the experiment's own setting). */
+	if (s->def && r->slots.gpus)
+		unitenv_set(&s->env, "CUDA_VISIBLE_DEVICES", s->def->device);
+
+	struct rec_unit *x = &s->u.unit;
+	x->id = p->id;
+	x->mode = xstrdup(p->mode);
+	x->repeat = p->repeat;
+	x->block = p->block;
+	x->position = p->position;
+	x->warm = p->warm;
+	x->cache_dir = xstrdup(s->cache);
+	x->cache_dir_empty = empty;
+	x->slot = s->def ? (int64_t)s->index : -1;
+	x->device = xstrdup(s->def ? s->def->device : "");
+	x->cpus = xstrdup(s->def ? s->def->cpus : "");
+	/* Paths in the file are relative to the results file's folder. */
+	const char *base = strrchr(r->dir, '/') ? strrchr(r->dir, '/') + 1 : r->dir;
+	x->stdout_log = xasprintf("%s/logs/u%04" PRId64 ".out", base, p->id);
+	x->stderr_log = xasprintf("%s/logs/u%04" PRId64 ".err", base, p->id);
+	x->argv_json = sched_json_strv((const char *const *)s->argv);
+	x->env_json = json_env(s->env);
+
+	s->spec = (struct unit_spec){ .id = p->id, .mode = p->mode,
+				      .argv = (const char *const *)s->argv,
+				      .env = (const char *const *)s->env, .cache_dir = s->cache,
+				      .stdout_path = s->out_log, .stderr_path = s->err_log,
+				      .timeout_s = mode_timeout(r->exp, m), .block = p->block,
+				      .warm = p->warm, .command = r->mb[mi].command != NULL,
+				      .expects = m->expects };
+	ret = 0;
+done:
+	free(cause);
+	return ret;
+}
+
+/* Start slot s's prepared unit, pinned to the slot's cores: the scheduler (one thread)
+ * takes the slot's affinity for the fork, so the unit inherits it from its first
+ * instruction, and takes its own back.  -1 reported. */
+static int unit_launch(struct run *r, struct slot_run *s)
+{
+	cpu_set_t mine;
+	int pinned = 0, rc;
+	if (s->def) {
+		if (sched_getaffinity(0, sizeof(mine), &mine) < 0 ||
+		    sched_setaffinity(0, sizeof(s->def->set), &s->def->set) < 0)
+			return error_errno("cannot pin unit %" PRId64 " to the cores %s", s->p->id,
+					   s->def->cpus);
+		pinned = 1;
+	}
+	rc = unit_start(&s->spec, &r->prog, &s->u, &s->job);
+	if (pinned && sched_setaffinity(0, sizeof(mine), &mine) < 0 && rc == 0) {
+		error_errno("cannot restore the harness's own CPU affinity");
+		unit_finish(&s->job, 1);
+		return -1;
+	}
+	if (rc == 0)
+		s->running = 1;
+	return rc;
+}
+
+/* Slot s's unit has ended (fin: unit_finish's result): record it in the journal, verified,
+ * and note it.  0 recorded, 1 stopped (not recorded: --resume runs it again), -1 failed. */
+static int unit_complete(struct run *r, struct slot_run *s, int fin)
+{
+	if (fin)
+		return fin;
+	struct rec_unit *x = &s->u.unit;
+	check_samples(&s->u);
+	if (strcmp(x->status, REC_STATUS_OK))
+		r->nfailed++;
+	/* In the journal, verified, before the slot starts its next unit: the scheduler is the
+	 * journal's one writer, whatever runs beside it. */
+	if (rec_journal_write_unit(r->jr, &s->u))
+		return -1;
+	r->done[s->p->id] = 1;
+	sched_estimate_note(r, x->mode, x->warm, x->wall_ns);
+	summ_unit(r, &s->u);
+	progress_unit_end(&r->prog, s->p->mode, x->status);
+	return maybe_assemble(r) ? -1 : 0;
+}
+
+/* ---- units side by side ---------------------------------------------------------- */
+
+void sched_estimate_note(struct run *r, const char *mode, int warm, int64_t wall_ns)
+{
+	struct estimate *e = NULL;
+	for (size_t i = 0; i < r->nest; i++)
+		if (!strcmp(r->est[i].mode, mode) && r->est[i].warm == warm)
+			e = &r->est[i];
+	if (!e) {
+		XGROW(r->est, r->est_cap, r->nest + 1);
+		e = &r->est[r->nest++];
+		memset(e, 0, sizeof(*e));
+		e->mode = xstrdup(mode);
+		e->warm = warm;
+	}
+	if (wall_ns > e->max_ns)
+		e->max_ns = wall_ns;
+	e->n++;
+}
+
+/* --max-time's estimate of how long unit p will take: the longest finished unit of its
+ * mode and kind (cold or warm); for the first of its mode and kind, the longest finished
+ * unit of any; with nothing finished at all, -1 (unknown: it starts). */
+static int64_t estimate_ns(const struct run *r, const struct rec_plan *p)
+{
+	int64_t any = -1;
+	for (size_t i = 0; i < r->nest; i++) {
+		if (!strcmp(r->est[i].mode, p->mode) && r->est[i].warm == p->warm)
+			return r->est[i].max_ns;
+		if (r->est[i].max_ns > any)
+			any = r->est[i].max_ns;
+	}
+	return any;
+}
+
+/* 1 when unit p cannot be expected to finish before the --max-time deadline. */
+static int past_budget(const struct run *r, const struct rec_plan *p)
+{
+	if (r->o->max_time_s <= 0)
+		return 0;
+	int64_t deadline = r->session_ns + util_s_to_ns(r->o->max_time_s);
+	int64_t est = estimate_ns(r, p);
+	return est >= 0 && util_now_ns() + est > deadline;
+}
+
+/* Give free slot s the next block with units to run: a block pinned to it (a resumed block
+ * that already ran part of its units on this slot's device, r->pin) first, else the first
+ * block in plan order that is pinned to no slot and not yet dealt (dealt[i]: plan entry i's
+ * block has been given to a slot).  0: none left for s. */
+static int deal_block(struct run *r, struct slot_run *s, char *dealt)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0, j; i < r->nplan; i = j) {
+			int64_t b = r->plan[i].block;
+			for (j = i; j < r->nplan && r->plan[j].block == b; j++)
+				;
+			long pin = r->pin ? r->pin[i] : -1;
+			if (dealt[i] || (pass == 0 ? pin != (long)s->index : pin >= 0))
+				continue;
+			s->nqueue = s->next = 0;
+			for (size_t k = i; k < j; k++) {
+				dealt[k] = 1;
+				if (!r->done[k] && r->mine[k])
+					s->queue[s->nqueue++] = k;
+			}
+			if (s->nqueue) {
+				s->block = b;
+				return 1;
+			}
+		}
+	}
+	s->block = -1;
+	return 0;
+}
+
+/* Start slot s's next unit, if its block has one and the budget allows it.  0 started or
+ * nothing to start, 1 nothing more may start (the --max-time budget), -1 failed. */
+static int slot_start_next(struct run *r, struct slot_run *s)
+{
+	while (s->next < s->nqueue) {
+		const struct rec_plan *p = &r->plan[s->queue[s->next]];
+		if (past_budget(r, p))
+			return 1;
+		s->next++;
+		int pr = unit_prepare(r, s, p);
+		if (pr == 2) { /* recorded without running: on to the block's next unit */
+			slot_clear(s);
+			continue;
+		}
+		if (pr < 0 || unit_launch(r, s)) {
+			slot_clear(s);
+			return -1;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+/* Run this run's units that are not yet recorded: one per slot at a time (one slot, not
+ * pinned, without --jobs/--gpus), every unit of a block on one slot in planned order,
+ * blocks dealt in plan order to slots as they free up, free slots taken in the drawn order
+ * (a resumed block that already ran on a slot's device goes back to that slot: r->pin).
+ * The scheduler is the only writer: it records each unit in the journal as it ends.  A
+ * stop (signal) kills the running units (not recorded); an infrastructure failure stops
+ * the others the same way; the --max-time budget starts nothing more and lets the running
+ * units finish.  Returns 0 (*failed, *time_limit say how it ended) or -1 reported. */
+int sched_run_slots(struct run *r, const volatile sig_atomic_t *stop, int *failed,
+		    int *time_limit)
+{
+	size_t n = r->slots.n ? r->slots.n : 1, maxq = 0;
+	char *dealt = xcalloc(r->nplan + 1, 1);
+	for (size_t i = 0, j; i < r->nplan; i = j) {
+		for (j = i; j < r->nplan && r->plan[j].block == r->plan[i].block; j++)
+			;
+		if (j - i > maxq)
+			maxq = j - i;
+	}
+	struct slot_run *sl = xcalloc(n, sizeof(*sl));
+	for (size_t k = 0; k < n; k++) {
+		sl[k].index = r->slots.n ? r->slots.order[k] : 0;
+		sl[k].def = r->slots.n ? &r->slots.s[sl[k].index] : NULL;
+		sl[k].queue = xcalloc(maxq ? maxq : 1, sizeof(*sl[k].queue));
+		sl[k].block = -1;
+		rec_unit_data_init(&sl[k].u);
+	}
+	int halt = 0; /* 1: start nothing more; 2: and kill what runs */
+	for (;;) {
+		if (*stop && !halt)
+			halt = 2;
+		/* Free slots (in the drawn order) take their block's next unit or a new block. */
+		for (size_t k = 0; k < n && !halt; k++) {
+			struct slot_run *s = &sl[k];
+			if (s->running)
+				continue;
+			int st = 0;
+			while (!s->running && !halt) {
+				if (s->next >= s->nqueue && !deal_block(r, s, dealt))
+					break;
+				st = slot_start_next(r, s);
+				if (st < 0) {
+					*failed = 1;
+					halt = 2;
+				} else if (st == 1) {
+					*time_limit = 1;
+					halt = 1;
+				}
+			}
+		}
+		size_t busy = 0;
+		for (size_t k = 0; k < n; k++)
+			busy += sl[k].running;
+		if (!busy)
+			break;
+		int wait_ms = (int)(100 / busy);
+		for (size_t k = 0; k < n; k++) {
+			struct slot_run *s = &sl[k];
+			if (!s->running)
+				continue;
+			int st = unit_step(&s->job, *stop || halt == 2, wait_ms > 5 ? wait_ms : 5);
+			if (st == 0)
+				continue;
+			int fin = unit_finish(&s->job, st < 0);
+			s->running = 0;
+			int c = unit_complete(r, s, fin);
+			slot_clear(s);
+			if (c == 1) {
+				s->nqueue = s->next = 0; /* stopped: the block's rest waits for --resume */
+			} else if (c < 0) {
+				*failed = 1;
+				halt = 2;
+			}
+		}
+	}
+	for (size_t k = 0; k < n; k++) {
+		rec_unit_data_release(&sl[k].u);
+		free(sl[k].queue);
+	}
+	free(sl);
+	free(dealt);
+	return 0;
+}
