@@ -257,72 +257,6 @@ static const struct space *cu_space(const struct backend *b, size_t i)
 	return i < b->ncells && !b->cells[i]->e2e ? &b->cells[i]->space : NULL;
 }
 
-/* ---- data ------------------------------------------------------------------------------ */
-
-static uint64_t cell_seed(const struct backend *b, const char *name)
-{
-	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a, then splitmix64's finaliser */
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		h = (h ^ *p) * 0x100000001b3ULL;
-	uint64_t z = (b->seed ^ h) + 0x9e3779b97f4a7c15ULL;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return (z ^ (z >> 31)) | 1;
-}
-
-/* Inputs uniform(-1, 1) in the cell's dtype from the run's seed and the cell's name (a
- * maxpool_bwd cell's window positions uniform among each window's own), on the host and the
- * device; the float64 reference of every output on the GPU (reference.c). */
-static int alloc_data(struct backend *b, struct cu_cell *c, char **cause)
-{
-	const struct cuda_shape *s = &c->sctx.shape;
-	struct cuda_sizes z;
-	size_t es = cuda_dtype_size(s->dtype);
-	size_t n[3];
-	uint64_t rng = cell_seed(b, c->pub.name);
-
-	cuda_shape_sizes(s, &z);
-	n[0] = z.in0, n[1] = z.in1, n[2] = z.in2;
-	for (int i = 0; i < 3; i++) {
-		if (!n[i])
-			continue;
-		size_t bytes = n[i] * cuda_input_esize(s, i);
-		c->h_in[i] = xmalloc(bytes);
-		if (s->op == CU_MAXPOOL_BWD && i == 0)
-			cuda_fill_maxpool_idx(s, c->h_in[i], &rng);
-		else
-			cuda_fill_uniform(c->h_in[i], s->dtype, n[i], &rng);
-		/* in the backend's stream, then waited for: a plain cudaMemcpy from pageable
-		 * memory may return before its DMA lands, and the non-blocking stream would not
-		 * wait for it */
-		if (CUDA_CHECK(RT, cudaMalloc(&c->d_in[i], bytes), cause) ||
-		    CUDA_CHECK(RT, cudaMemcpyAsync(c->d_in[i], c->h_in[i], bytes,
-						   cudaMemcpyHostToDevice, b->stream), cause) ||
-		    CUDA_CHECK(RT, cudaStreamSynchronize(b->stream), cause))
-			return -1;
-	}
-	c->h_out = xmalloc(es);
-	if (CUDA_CHECK(RT, cudaMalloc(&c->d_out, z.out * es), cause) ||
-	    cu_ref_compute(b, c, cause))
-		return -1;
-	c->has_data = 1;
-	return 0;
-}
-
-int cu_ensure_ws(struct cu_cell *c, size_t bytes, char **cause)
-{
-	if (bytes <= c->ws_bytes)
-		return 0;
-	if (c->d_ws)
-		cudaFree(c->d_ws);
-	c->d_ws = NULL;
-	c->ws_bytes = 0;
-	if (CUDA_CHECK(RT, cudaMalloc((void **)&c->d_ws, bytes), cause))
-		return -1;
-	c->ws_bytes = bytes;
-	return 0;
-}
-
 /* ---- launches -------------------------------------------------------------------------- */
 
 static int64_t cdiv(int64_t a, int64_t b)
@@ -501,7 +435,7 @@ static int cu_prepare(struct backend *b, size_t i, const struct config *cfg,
 		return -1;
 	}
 	c->has_impl = 0;
-	if (!c->has_data && alloc_data(b, c, cause))
+	if (!c->has_data && cu_alloc_data(b, c, cause))
 		return -1;
 	struct cu_module *m = NULL;
 	if (!(cfg->vendor && s->op == CU_GEMM)) {

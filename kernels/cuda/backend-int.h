@@ -1,7 +1,8 @@
 /* backend-int.h: the CUDA backend's private state, shared by backend-cuda.c (availability,
- * cells, data, launches, prepare and sample, open and close) and module.c (templates, the
- * cubin cache in the unit's cache directory, loaded modules, compiling ahead).  Private to
- * kernels/cuda/. */
+ * cells, launches, prepare and sample, open and close), data.c (a cell's inputs, outputs,
+ * reference and workspace), module.c (templates, the cubin cache in the unit's cache
+ * directory, loaded modules, compiling ahead) and the op and model files beside them.
+ * Private to kernels/cuda/. */
 #ifndef HARNESS_CUDA_BACKEND_INT_H
 #define HARNESS_CUDA_BACKEND_INT_H
 
@@ -140,6 +141,16 @@ struct backend {
 int cu_get_module(struct backend *b, struct cu_cell *cell, const struct config *c,
 		      struct cu_module **out, struct prepare_result *res, char **cause);
 
+/* ---- data.c ---- */
+/* Cell c's inputs (uniform(-1, 1) in its dtype from the run's seed and the cell's name; a
+ * maxpool_bwd cell's window positions uniform among each window's own) on the host and the
+ * device, its output buffer, and the float64 reference of every output on the GPU.  0, or
+ * -1 with *cause. */
+int cu_alloc_data(struct backend *b, struct cu_cell *c, char **cause);
+/* Device memory of bytes at *d holding the host's h (the backend's stream, waited for).
+ * 0, or -1 with *cause. */
+int cu_upload(struct backend *b, void **d, const void *h, size_t bytes, char **cause);
+
 /* The reference kernels of dtype t (compiled or read from the cache directory once per unit):
  * 0, or -1 with *cause. */
 int cu_ref_module(struct backend *b, enum cuda_dtype t, struct cu_refmod **out, char **cause);
@@ -155,7 +166,7 @@ int cu_ref_error(struct backend *b, struct cu_cell *c, double *err, size_t *bad,
 
 void cu_prepare_ahead(struct backend *b, size_t i, const struct config *cs, size_t n);
 
-/* The split-K / sum_dim0 workspace of cell c, grown to bytes or more (backend-cuda.c). */
+/* The split-K / sum_dim0 workspace of cell c, grown to bytes or more (data.c). */
 int cu_ensure_ws(struct cu_cell *c, size_t bytes, char **cause);
 
 /* gemm.c: one execution of GEMM config cfg (module m) of cell c on the backend's stream,

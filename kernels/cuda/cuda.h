@@ -174,6 +174,8 @@ uint16_t cuda_f32_to_bf16(float f);
 float cuda_bf16_to_f32(uint16_t h);
 /* Element i of a host buffer of dtype t, as a double. */
 double cuda_elem_get(const void *buf, enum cuda_dtype t, size_t i);
+/* A cell's xorshift state (never 0) from the run's seed and the cell's name. */
+uint64_t cuda_seed_for(uint64_t seed, const char *name);
 /* Element i of a host buffer of dtype t set to v (rounded to the 16-bit types). */
 void cuda_store_float(void *buf, enum cuda_dtype t, size_t i, float v);
 /* Fill n elements of dtype t with uniform(-1, 1) values from the xorshift state *rng. */

@@ -100,6 +100,17 @@ static double next_uniform(uint64_t *s)
 	return (double)((x * 0x2545f4914f6cdd1dULL) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+uint64_t cuda_seed_for(uint64_t seed, const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a, then splitmix64's finaliser */
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 0x100000001b3ULL;
+	uint64_t z = (seed ^ h) + 0x9e3779b97f4a7c15ULL;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return (z ^ (z >> 31)) | 1;
+}
+
 void cuda_store_float(void *buf, enum cuda_dtype t, size_t i, float v)
 {
 	if (t == CU_F16)

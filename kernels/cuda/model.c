@@ -350,14 +350,6 @@ static uint64_t xorshift(uint64_t *s)
 	return *s;
 }
 
-static int upload(struct backend *b, void **d, const void *h, size_t bytes, char **cause)
-{
-	return CUDA_CHECK(RT, cudaMalloc(d, bytes ? bytes : 1), cause) ||
-	       CUDA_CHECK(RT, cudaMemcpyAsync(*d, h, bytes, cudaMemcpyHostToDevice, b->stream),
-			  cause) ||
-	       CUDA_CHECK(RT, cudaStreamSynchronize(b->stream), cause);
-}
-
 /* Weights He-uniform, U(-sqrt(6 / fan_in), +sqrt(6 / fan_in)), biases U(-0.1, 0.1), the image
  * U(-1, 1), all from the run's seed and the workload's name (as the cpu backend's models). */
 static int alloc_model(struct backend *b, struct cu_e2e *e, uint64_t seed, char **cause)
@@ -383,11 +375,11 @@ static int alloc_model(struct backend *b, struct cu_e2e *e, uint64_t seed, char 
 			double u = (double)(xorshift(&rng) >> 11) * 0x1.0p-53;
 			cuda_store_float(h, m->dtype, j, (float)((j < nw ? a : 0.1) * (2.0 * u - 1.0)));
 		}
-		if (upload(b, &e->d_param[i], h, st->nparam * es, cause))
+		if (cu_upload(b, &e->d_param[i], h, st->nparam * es, cause))
 			goto done;
 	}
 	cuda_fill_uniform(h, m->dtype, m->input_elems, &rng);
-	if (upload(b, &e->d_input, h, m->input_elems * es, cause))
+	if (cu_upload(b, &e->d_input, h, m->input_elems * es, cause))
 		goto done;
 	for (int s = 0; s < CUDA_MODEL_SLOTS; s++)
 		if (CUDA_CHECK(RT, cudaMalloc(&e->d_slot[s], m->slot_elems * es), cause) ||
