@@ -1,6 +1,7 @@
 # tests/cli/lint.sh: project rules a compiler does not check (STYLE.md): every include looks
 # down the layers (harness/README.md), only harness/base/spawn.c starts processes, banned
-# unbounded libc calls appear nowhere, every source file starts with a one-line purpose comment.
+# unbounded libc calls appear nowhere, every source file starts with a one-line purpose comment
+# and none is over 800 lines.
 . "$top_srcdir/tests/setup"
 cd "$top_srcdir"
 src=$(find harness stats kernels -name '*.c' -o -name '*.cc' | sort)
@@ -28,6 +29,9 @@ bad=$(echo "$out" | grep '^banned ')
 for f in $src $hdr; do
 	head -1 "$f" | grep -q '^/\*' || fail "$f does not start with a purpose comment"
 done
+# a file over 800 lines holds more than one responsibility: split it along its banners
+long=$(wc -l $src $hdr | awk '$2 != "total" && $1 > 800 { print $2 " (" $1 " lines)" }')
+[ -z "$long" ] && pass "no source file over 800 lines" || fail "over 800 lines: $long"
 
 # The layers, lowest first (harness/README.md).  A file may include headers of its own layer
 # and of the layers below it, never above: an arrow that points up fails here.
