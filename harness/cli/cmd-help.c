@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "harness/cli/cmd.h"
 #include "harness/base/util.h"
@@ -18,14 +19,19 @@ static int help_exec(const struct cmd_args *a)
 	printf("usage: harness <command> [options] [args]\n\n"
 	       "harness %s: a statistical benchmarking harness and experiment recorder for\n"
 	       "autotuning research.\n\ncommands:\n", PACKAGE_VERSION);
+	int w = 0; /* the names' column: as wide as the longest shown */
+	for (size_t i = 0; cmd_table[i]; i++)
+		if (!(cmd_table[i]->flags & CMD_HIDDEN) && (int)strlen(cmd_table[i]->name) > w)
+			w = (int)strlen(cmd_table[i]->name);
 	for (size_t i = 0; cmd_table[i]; i++) {
 		const struct cmd_entry *e = cmd_table[i];
 		if (!(e->flags & CMD_HIDDEN))
-			printf("  %-8s %s\n", e->name, e->summary);
+			printf("  %-*s %s\n", w, e->name, e->summary);
 	}
 	printf("\noptions:\n  --version  print the version and exit\n  --help     this text\n\n"
 	       "exit status: 0 ok, 1 the run failed (audit: a check failed), 2 usage or input\n"
-	       "error, 3 a pre-registered primary hypothesis was falsified (verify), 130 interrupted\n"
+	       "error, 3 a pre-registered primary hypothesis was falsified (verify), 75 stopped by\n"
+	       "--max-time (resumable), 130 interrupted\n"
 	       "'harness help COMMAND' shows a command's options; see also harness(1).\n");
 	return EXIT_OK;
 }

@@ -99,6 +99,13 @@ expect_status 2 h import syn.h5 --csv "$SYN" -o x.h5 && expect_grep "^harness: '
 expect_status 0 h --version && expect_grep '^harness [0-9]' "$SCRATCH/out" && pass "--version"
 expect_status 0 h -V && expect_grep '^harness [0-9]' "$SCRATCH/out" && pass "-V"
 expect_status 0 h --help && expect_grep '^commands:' "$SCRATCH/out" && pass "--help"
+# one column of summaries, however long a name; every exit status named
+awk '/^commands:/ { on = 1; next } /^$/ { on = 0 } on { match($0, /^  [a-z-]+ +/); print RLENGTH }' \
+	"$SCRATCH/out" >cols.txt
+[ "$(grep -c . cols.txt)" -ge 14 ] && [ "$(sort -u cols.txt | wc -l)" -eq 1 ] &&
+	pass "--help: the summaries start in one column" || fail "--help: summaries not aligned: $(sort -u cols.txt | tr '\n' ' ')"
+grep -q "75 stopped by" "$SCRATCH/out" && grep -q "130 interrupted" "$SCRATCH/out" &&
+	pass "--help names exit statuses 75 and 130" || fail "--help: exit status 75 or 130 missing"
 expect_status 2 h --bogus report && expect_grep "^harness: unknown option '--bogus'; see 'harness help'$" "$SCRATCH/err" &&
 	pass "an unknown global option"
 expect_status 2 h && expect_grep '^usage: harness <command>' "$SCRATCH/err" && pass "no command"
@@ -140,7 +147,7 @@ if [ -w /dev/full ]; then
 	full 1 h report syn.h5 --format json
 	full 1 h show syn.h5
 	full 1 h compare syn.h5 syn2.h5
-	for cmd in $(h help | sed -n '/^commands:/,/^$/s/^  \([a-z]*\) .*/\1/p'); do
+	for cmd in $(h help | sed -n '/^commands:/,/^$/s/^  \([a-z-]*\) .*/\1/p'); do
 		full 1 h "$cmd" -h
 	done
 	# a usage error keeps its status (2); nothing was written to stdout
