@@ -59,6 +59,12 @@ int exp_get_bool(struct tc_parser *p, const struct tc_field *f, int *out);
 /* A string without NUL bytes, copied to a new heap string in *out (freeing the old one). */
 int exp_get_string(struct tc_parser *p, const struct tc_field *f, char **out);
 int exp_is_name(const char *s);
+/* A table of NAME = "value" ([environment] set, [modes.environment]) into a new heap array
+ * *out of *n variables (those parsed so far when it fails): a name that is not an
+ * environment variable's, or one the harness sets for every unit (backend_unit_vars), is
+ * refused at its line and column. */
+int exp_get_env_table(struct tc_parser *p, const struct tc_field *f, struct env_var **out,
+		      size_t *n);
 /* A name: [A-Za-z0-9._-]+ (experiment, workload and mode names). */
 int exp_get_name(struct tc_parser *p, const struct tc_field *f, char **out);
 /* One of names (NULL-terminated); *out gets its index. */

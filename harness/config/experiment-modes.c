@@ -152,43 +152,6 @@ static int parse_expects(struct tc_parser *p, const struct tc_field *f, struct m
 	return 0;
 }
 
-static int is_env_name(const char *s)
-{
-	if (!(('a' <= *s && *s <= 'z') || ('A' <= *s && *s <= 'Z') || *s == '_'))
-		return 0;
-	for (s++; *s; s++)
-		if (!(('a' <= *s && *s <= 'z') || ('A' <= *s && *s <= 'Z') ||
-		      ('0' <= *s && *s <= '9') || *s == '_'))
-			return 0;
-	return 1;
-}
-
-/* [modes.environment]: NAME = "value", set for this mode's units after [environment] set;
- * the variables the harness sets for every unit (backend_unit_vars) stay reserved. */
-static int parse_mode_env(struct tc_parser *p, const struct tc_field *f, struct mode *m)
-{
-	if (tc_want_kind(p, f, TB_TABLE))
-		return -1;
-	size_t n = tb_node_len(f->v);
-	m->env = xcalloc(n ? n : 1, sizeof(*m->env));
-	for (size_t i = 0; i < n; i++) {
-		struct tc_field g = tc_field_at(f->v, i);
-		if (!is_env_name(g.key))
-			return tc_fail(p, g.key_pos, "'%s' is not a valid environment variable name",
-				    g.key);
-		if (backend_unit_var(g.key))
-			return tc_fail(p, g.key_pos,
-				    "'%s' is set by the harness for every unit (its cache directory "
-				    "or thread count) and cannot be overridden",
-				    g.key);
-		m->env[i].name = xstrdup(g.key);
-		m->nenv = i + 1;
-		if (exp_get_string(p, &g, &m->env[i].value))
-			return -1;
-	}
-	return 0;
-}
-
 /* One option value (recursively for lists and tables): integers, floats, booleans,
  * strings, lists of them and tables of them, each with where it was written.  The tuner
  * checks keys, types, ranges and field names (tuner_ops.check_options). */
@@ -314,7 +277,7 @@ static int parse_mode(struct tc_parser *p, const struct tb_node *t, struct mode 
 			r = exp_get_duration(p, &g, NUM_LO_OPEN, MAX_UNIT_TIMEOUT_S, "7 days",
 					     &m->timeout_s);
 		} else if (!strcmp(g.key, "environment")) {
-			r = parse_mode_env(p, &g, m);
+			r = exp_get_env_table(p, &g, &m->env, &m->nenv);
 			mp->env = g.key_pos;
 			mp->has_env = 1;
 		} else if (!strcmp(g.key, "baseline")) {

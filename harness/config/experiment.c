@@ -239,14 +239,15 @@ static int is_reserved_env(const char *s)
 	return backend_unit_var(s) != NULL;
 }
 
-static int parse_env_set(struct tc_parser *p, const struct tc_field *f, struct experiment *e)
+int exp_get_env_table(struct tc_parser *p, const struct tc_field *f, struct env_var **out,
+		      size_t *n)
 {
 	if (tc_want_kind(p, f, TB_TABLE))
 		return -1;
-	size_t n = tb_node_len(f->v);
-	e->env_set = xcalloc(n, sizeof(*e->env_set));
-	e->nenv_set = n;
-	for (size_t i = 0; i < n; i++) {
+	size_t len = tb_node_len(f->v);
+	*out = xcalloc(len ? len : 1, sizeof(**out));
+	*n = 0;
+	for (size_t i = 0; i < len; i++) {
 		struct tc_field g = tc_field_at(f->v, i);
 		if (!is_env_name(g.key))
 			return tc_fail(p, g.key_pos, "'%s' is not a valid environment variable name",
@@ -256,9 +257,10 @@ static int parse_env_set(struct tc_parser *p, const struct tc_field *f, struct e
 				    "'%s' is set by the harness for every unit (its cache directory "
 				    "or thread count) and cannot be overridden",
 				    g.key);
-		if (exp_get_string(p, &g, &e->env_set[i].value))
+		(*out)[i].name = xstrdup(g.key);
+		*n = i + 1;
+		if (exp_get_string(p, &g, &(*out)[i].value))
 			return -1;
-		e->env_set[i].name = xstrdup(g.key);
 	}
 	return 0;
 }
@@ -283,7 +285,7 @@ static int parse_environment(struct tc_parser *p, const struct tc_field *f, stru
 						    "cannot be passed through",
 						    e->env_pass[j]);
 		} else if (!strcmp(g.key, "set")) {
-			if (parse_env_set(p, &g, e))
+			if (exp_get_env_table(p, &g, &e->env_set, &e->nenv_set))
 				return -1;
 		} else {
 			return tc_unknown_key(p, &g, environment_keys, " in [environment]");
