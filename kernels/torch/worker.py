@@ -693,7 +693,7 @@ def measure(torch, fn, ms, flush, clock, busy=0):
             torch.cuda.synchronize()
     torch.cuda.synchronize()
     warm_ns = time.monotonic_ns() - w0
-    ns, clocks, thr, why = [], [], [], []
+    ns, clocks, thr, reasons = [], [], [], []
     a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     s0 = time.monotonic_ns()
     stop = "max-samples"
@@ -713,8 +713,8 @@ def measure(torch, fn, ms, flush, clock, busy=0):
         c, t, r = clock.read()
         clocks.append(c)
         thr.append(t)
-        why.append(r)
-    return ns, clocks, thr, why, stop, n_w, warm_ns
+        reasons.append(r)
+    return ns, clocks, thr, reasons, stop, n_w, warm_ns
 
 
 def run(spec, u):  # pragma: no cover - needs PyTorch and a GPU
@@ -790,7 +790,7 @@ def run(spec, u):  # pragma: no cover - needs PyTorch and a GPU
             fn()
             torch.cuda.synchronize()
             first = time.monotonic_ns() - t0
-            ns, clocks, thr, why, stop, n_w, warm_ns = measure(torch, fn, ms, flush, clock, busy)
+            ns, clocks, thr, reasons, stop, n_w, warm_ns = measure(torch, fn, ms, flush, clock, busy)
         tm1 = time_metrics(dutils)
         d = {k: tm1[k] - tm0.get(k, 0.0) for k in tm1 if tm1[k] - tm0.get(k, 0.0) > 0}
         total = d.get("_compile.compile_inner", 0.0)
@@ -800,7 +800,7 @@ def run(spec, u):  # pragma: no cover - needs PyTorch and a GPU
         setup["inductor_ns"] += int(backend * 1e9)
         wrappers, rt = read_modules(sink.take())
         conf = choice_config(cfg["compile"], wrappers, rt, cache_dir)
-        u.samples(cid, ns, clock_mhz=clocks, throttle=thr, clock_reasons=why)
+        u.samples(cid, ns, clock_mhz=clocks, throttle=thr, clock_reasons=reasons)
         u.measure(cid, stop=stop, warmup_n=n_w, warmup_ns=warm_ns)
         u.choice(cid, conf, choice_reason(conf))
         notes["cell.%s" % label] = "first_call_ms=%.1f bench_calls=%d bench_ms=%.1f %s" % (
