@@ -59,6 +59,7 @@ static void free_cell(struct cu_cell *c)
 		if (c->d_in[i])
 			cudaFree(c->d_in[i]);
 	}
+	cu_replay_release(c);
 	free(c->h_out);
 	if (c->d_out)
 		cudaFree(c->d_out);
@@ -390,22 +391,6 @@ static int sync_stream(struct backend *b, char **detail, char **cause)
 
 /* ---- prepare and sample ---------------------------------------------------------------- */
 
-/* Time one warm launch with events (after one untimed), in ns. */
-static int time_launch(struct backend *b, struct cu_cell *c, const struct config *cfg,
-		       struct cu_module *m, double *ns, char **cause)
-{
-	float ms = 0;
-	if (run_once(b, c, cfg, m, cause) ||
-	    CUDA_CHECK(RT, cudaEventRecord(b->ev0, b->stream), cause) ||
-	    run_once(b, c, cfg, m, cause) ||
-	    CUDA_CHECK(RT, cudaEventRecord(b->ev1, b->stream), cause) ||
-	    CUDA_CHECK(RT, cudaEventSynchronize(b->ev1), cause) ||
-	    CUDA_CHECK(RT, cudaEventElapsedTime(&ms, b->ev0, b->ev1), cause))
-		return -1;
-	*ns = ms * 1e6;
-	return 0;
-}
-
 static int cu_prepare(struct backend *b, size_t i, const struct config *cfg,
 		      struct prepare_result *res, char **cause)
 {
@@ -435,6 +420,7 @@ static int cu_prepare(struct backend *b, size_t i, const struct config *cfg,
 		return -1;
 	}
 	c->has_impl = 0;
+	cu_replay_release(c);
 	if (!c->has_data && cu_alloc_data(b, c, cause))
 		return -1;
 	struct cu_module *m = NULL;
@@ -489,18 +475,11 @@ static int cu_prepare(struct backend *b, size_t i, const struct config *cfg,
 				    s->tf32 ? "tf32" : cuda_dtype_name(s->dtype), tol, z.out);
 		return 0;
 	}
-	/* how many launches a warm sample times */
-	double ns = 0;
-	if (time_launch(b, c, cfg, m, &ns, cause))
-		return -1;
-	c->launches = 1;
-	if (ns < BATCH_THRESHOLD_NS) {
-		double n = ceil(BATCH_THRESHOLD_NS / (ns > 500 ? ns : 500));
-		c->launches = n > BATCH_MAX ? BATCH_MAX : (int64_t)n;
-	}
-	c->has_impl = 1;
 	c->cur = *cfg;
 	c->mod = m;
+	if (cu_replay_prepare(b, c, cause))
+		return -1;
+	c->has_impl = 1;
 	return 0;
 }
 
@@ -517,26 +496,7 @@ static int cu_sample(struct backend *b, size_t i, int flush, struct sample *out,
 		*cause = xasprintf("cell '%s' has no current config", c->pub.name);
 		return -1;
 	}
-	int64_t n = flush ? 1 : c->launches;
-	float ms = 0;
-	if (flush && CUDA_CHECK(RT, cudaMemsetAsync(b->flush, (int)(++b->flush_gen & 0xff),
-						    b->flush_len, b->stream), cause))
-		return -1;
-	if (CUDA_CHECK(RT, cudaEventRecord(b->ev0, b->stream), cause))
-		return -1;
-	for (int64_t k = 0; k < n; k++)
-		if (run_once(b, c, &c->cur, c->mod, cause))
-			return -1;
-	if (CUDA_CHECK(RT, cudaEventRecord(b->ev1, b->stream), cause) ||
-	    CUDA_CHECK(RT, cudaEventSynchronize(b->ev1), cause) ||
-	    CUDA_CHECK(RT, cudaEventElapsedTime(&ms, b->ev0, b->ev1), cause))
-		return -1;
-	out->ns = llround((double)ms * 1e6);
-	out->launches = n;
-	/* read right after the sample's end: the clock the kernels ran at (clocks move over
-	 * milliseconds, the read takes microseconds) */
-	cuda_nvml_sample(b->nvml, &out->clock_mhz, &out->throttle, &out->clock_reasons);
-	return 0;
+	return cu_replay_sample(b, c, flush, out, cause);
 }
 
 /* ---- open, describe, close -------------------------------------------------------------- */
@@ -561,6 +521,8 @@ static struct backend *cu_open(const struct backend_ctx *ctx, char **cause)
 	}
 	b->kernel_dir = xstrdup(ctx->kernel_dir ? ctx->kernel_dir : backend_kernel_dir());
 	b->seed = ctx->seed;
+	if ((b->op_graph = cu_replay_mode(cause)) < 0)
+		goto fail;
 	if (!cu_available(&why)) {
 		*cause = why;
 		goto fail;
@@ -621,6 +583,8 @@ static void cu_describe(const struct backend *b, struct sbuf *out)
 	sbuf_addf(out, "flush_bytes=%zu\n", b->flush_len);
 	sbuf_addf(out, "batch_threshold_ns=%d\n", BATCH_THRESHOLD_NS);
 	sbuf_addf(out, "timer=cuda events on a dedicated non-blocking stream\n");
+	sbuf_addf(out, "op_timing=%s\n", b->op_graph ? "graph (each config's launches replayed "
+		  "from a CUDA graph; stream where a capture fails)" : "stream (HARNESS_CUDA_OP_TIMING)");
 	sbuf_addf(out, "clock_source=%s\n", b->nvml ? "nvml (read after each sample)" : "none");
 	if (b->nvml_why)
 		sbuf_addf(out, "nvml_unavailable=%s\n", b->nvml_why);
@@ -637,6 +601,7 @@ static void cu_describe_end(const struct backend *b, struct sbuf *out)
 {
 	cuda_nvml_state(b->nvml, "gpu_close_", out);
 	cu_model_describe(b, out);
+	cu_replay_describe(b, out);
 	for (size_t i = 0; i < ARRAY_SIZE(b->tmpl); i++)
 		if (b->tmpl[i].text)
 			sbuf_addf(out, "template_%s_sha256=%s\n", b->tmpl[i].name, b->tmpl[i].sha256);
@@ -687,6 +652,7 @@ static void cu_close(struct backend *b)
 	}
 	free(b->mods);
 	free(b->made);
+	free(b->stream_why);
 	for (size_t i = 0; i < b->nahead; i++)
 		free(b->ahead[i].detail);
 	free(b->ahead);

@@ -63,7 +63,7 @@ struct cu_ahead {
  * first cell of that dtype.  Not a config: their compile is neither counted as one nor a
  * cache hit (the cubin is kept in the cache directory as cuda-reference-<key>.cubin). */
 enum { REF_GEMM = 0, REF_MAXPOOL, REF_MAXPOOL_BWD, REF_AVGPOOL, REF_SUM, REF_BIAS_RELU,
-       REF_CONV, REF_ERROR, REF_NKERNELS };
+       REF_CONV, REF_ERROR, REF_FILL, REF_NKERNELS };
 struct cu_refmod {
 	int loaded;
 	cudaLibrary_t lib;
@@ -96,6 +96,10 @@ struct cu_cell {
 	struct config cur;
 	struct cu_module *mod;               /* NULL: the cuBLASLt algorithm cur names */
 	int64_t launches;                    /* per warm sample */
+	/* its timing (replay.c): graphs of one launch (cold samples) and of `launches` (warm;
+	 * g1 itself when that is 1), or graph 0: launches on the stream */
+	int graph;
+	cudaGraphExec_t g1, gn;
 	struct cu_dnn_cell *dnn;             /* conv cells: cuDNN (cudnn.c) */
 	struct cu_e2e *e2e;                  /* e2e cells: the model's forward (model.c) */
 };
@@ -132,6 +136,13 @@ struct backend {
 	size_t ncells, cap;
 	int64_t compiles, cache_hits, compile_ns;
 	struct cu_dnn *dnn;                  /* NULL until the first conv cell */
+	int op_graph;                        /* op cells timed by graph replay (replay.c) */
+	int64_t graph_configs, stream_configs; /* configs timed each way */
+	char *stream_why;                    /* the first capture that failed, or NULL */
+	/* where a unit's set-up goes (describe_end's setup_*_ns): drawing and uploading op
+	 * cells' inputs, cuDNN's descriptors and heuristic, capturing and timing each config's
+	 * launches, the models' weights, vendor forward, checks and graphs */
+	int64_t t_data_ns, t_dnn_ns, t_replay_ns, t_model_ns;
 };
 
 /* The module of config c for cell: loaded already, from the cache directory (a hit), or
@@ -151,6 +162,12 @@ int cu_alloc_data(struct backend *b, struct cu_cell *c, char **cause);
  * 0, or -1 with *cause. */
 int cu_upload(struct backend *b, void **d, const void *h, size_t bytes, char **cause);
 
+/* n elements of dtype t at device address d drawn uniform(-1, 1) on the GPU (ref_fill:
+ * splitmix64 of seed + i, templates/reference.cu), enqueued on the backend's stream.  0, or
+ * -1 with *cause. */
+int cu_fill_uniform(struct backend *b, enum cuda_dtype t, void *d, size_t n, uint64_t seed,
+		    char **cause);
+
 /* The reference kernels of dtype t (compiled or read from the cache directory once per unit):
  * 0, or -1 with *cause. */
 int cu_ref_module(struct backend *b, enum cuda_dtype t, struct cu_refmod **out, char **cause);
@@ -165,6 +182,21 @@ int cu_ref_compute(struct backend *b, struct cu_cell *c, char **cause);
 int cu_ref_error(struct backend *b, struct cu_cell *c, double *err, size_t *bad, char **cause);
 
 void cu_prepare_ahead(struct backend *b, size_t i, const struct config *cs, size_t n);
+
+/* ---- replay.c ---- */
+/* 1 (graph replay, the default) or 0 (stream launches) from HARNESS_CUDA_OP_TIMING; -1 with
+ * *cause for a value that is neither. */
+int cu_replay_mode(char **cause);
+/* Cell c's current config (c->cur, c->mod, checked) made ready to time: captured into graphs
+ * when b->op_graph and the capture works, else on the stream; c->launches per warm sample
+ * from one launch's time.  0, or -1 with *cause. */
+int cu_replay_prepare(struct backend *b, struct cu_cell *c, char **cause);
+/* One sample of op cell c (backend_ops.sample). */
+int cu_replay_sample(struct backend *b, struct cu_cell *c, int flush, struct sample *out,
+		     char **cause);
+void cu_replay_release(struct cu_cell *c);
+/* Configs timed each way, the first fallback's reason, each op cell's timing. */
+void cu_replay_describe(const struct backend *b, struct sbuf *out);
 
 /* The split-K / sum_dim0 workspace of cell c, grown to bytes or more (data.c). */
 int cu_ensure_ws(struct cu_cell *c, size_t bytes, char **cause);

@@ -56,6 +56,41 @@ bad = [t for t in trials if s(t["status"]) not in ("ok", "compile-error", "incor
 c.check(not bad, "trial statuses are known")
 vb = [t for t in trials if s(t["config"]).startswith("vendor:algo=")]
 c.check(len(vb) > 0, "cuBLASLt algorithms are recorded as vendor:algo=... trials")
+# op cells are timed by CUDA-graph replay (kernels/cuda/replay.c): every config of every op,
+# the vendor paths included, must capture, so no unit falls back to the stream
+def info(u, key):
+    for line in s(u["info"]).splitlines():
+        if line.startswith(key + "="):
+            return line.split("=", 1)[1]
+    return None
+c.check(all(int(info(u, "op_timing_graph_configs") or 0) > 0 for u in units), "every unit timed its op cells' configs by graph replay")
+c.check(all(info(u, "op_timing_stream_configs") == "0" for u in units), "no config fell back to stream launches: " + "; ".join(str(info(u, "op_timing_fallback")) for u in units if info(u, "op_timing_stream_configs") != "0"))
 c.exit()
 PYEOF
+
+# HARNESS_CUDA_OP_TIMING=stream: the same cells on stream launches, said so per cell; a value
+# that is neither fails the unit, naming the variable
+export HARNESS_CUDA_OP_TIMING=stream
+cuda_run timing.toml timing-stream cudatiming
+$PY - "$H5" <<'PYEOF' || fail "stream timing checks"
+import sys, h5py
+from h5util import table, Checker
+c = Checker("cuda stream timing")
+with h5py.File(sys.argv[1], "r") as f:
+    units = table(f, "units")
+def s(v):
+    return v.decode() if isinstance(v, bytes) else v
+infos = [dict(l.split("=", 1) for l in s(u["info"]).splitlines() if "=" in l) for u in units]
+c.check(all(i.get("op_timing", "").startswith("stream") for i in infos), "units say they time on the stream")
+c.check(all(i.get("op_timing_graph_configs") == "0" and int(i.get("op_timing_stream_configs", 0)) > 0 for i in infos), "every config on stream launches")
+c.check(all(any(k.startswith("op_timing.") and v.startswith("stream launches=") for k, v in i.items()) for i in infos), "each op cell's timing is recorded")
+c.exit()
+PYEOF
+rm -rf res
+export HARNESS_CUDA_OP_TIMING=replay
+h run -q --results-dir res timing.toml >"$SCRATCH/out" 2>"$SCRATCH/err"
+rc=$?
+[ $rc -ne 0 ] && grep -rq "HARNESS_CUDA_OP_TIMING='replay'" res "$SCRATCH/err" &&
+	pass "a bad HARNESS_CUDA_OP_TIMING fails the unit, naming the variable" ||
+	fail "a bad HARNESS_CUDA_OP_TIMING: exit $rc, or the variable not named"
 finish
