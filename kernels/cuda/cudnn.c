@@ -108,6 +108,7 @@ int cu_dnn_cell_init(struct backend *b, struct cu_cell *c, char **cause)
 	const struct cuda_shape *s = &c->sctx.shape;
 	cudnnDataType_t t = dnn_type(s->dtype);
 	int n = 0, on = 0, oc = 0, oh = 0, ow = 0;
+	int64_t t0 = util_now_ns();
 	if (dnn_open(b, cause))
 		return -1;
 	struct cu_dnn_cell *d = xcalloc(1, sizeof(*d));
@@ -169,6 +170,7 @@ int cu_dnn_cell_init(struct backend *b, struct cu_cell *c, char **cause)
 		c->space.vendors[d->nperf++] = v;
 	}
 	c->space.nvendors = d->nperf;
+	b->t_dnn_ns += util_now_ns() - t0;
 	if (!d->nperf) {
 		*cause = xasprintf("cuDNN offers no algorithm for '%s' (%s%s)", c->pub.name,
 				   cuda_dtype_name(s->dtype), s->tf32 ? ", tf32" : "");

@@ -666,10 +666,11 @@ int cu_model_prepare(struct backend *b, struct cu_cell *c, struct prepare_result
 	     (res->status == PREPARE_OK && check(b, c, e, 1, res, cause))))
 		return -1;
 	res->check_ns = util_now_ns() - t0;
+	if (res->status == PREPARE_OK && !c->e2e->graph && itemise(b, e, cause))
+		return -1;
+	b->t_model_ns += util_now_ns() - t0;
 	if (res->status != PREPARE_OK)
 		return 0;
-	if (!c->e2e->graph && itemise(b, e, cause))
-		return -1;
 	c->e2e->ok = 1;
 	return 0;
 }

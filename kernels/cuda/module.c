@@ -331,7 +331,7 @@ int cu_ref_module(struct backend *b, enum cuda_dtype t, struct cu_refmod **out, 
 	static const char *const names[REF_NKERNELS] = { "ref_gemm", "ref_maxpool",
 							 "ref_maxpool_bwd", "ref_avgpool",
 							 "ref_sum", "ref_bias_relu", "ref_conv",
-							 "ref_error" };
+							 "ref_error", "ref_fill" };
 	struct cu_refmod *r = &b->ref[t];
 	char *opts[3], hash[65];
 	char *path = NULL, *data = NULL;

@@ -32,8 +32,21 @@ static int64_t grid_of(const struct backend *b, int64_t n)
 	return g < cap ? g : cap;
 }
 
+int cu_fill_uniform(struct backend *b, enum cuda_dtype t, void *d, size_t n, uint64_t seed,
+		    char **cause)
+{
+	struct cu_refmod *r;
+	long long nn = (long long)n;
+	unsigned long long sd = seed;
+	void *args[] = { &d, &nn, &sd };
+	if (cu_ref_module(b, t, &r, cause))
+		return -1;
+	return launch(b, r->k[REF_FILL], grid_of(b, (int64_t)n), 1, 256, 1, args, cause);
+}
+
 /* The host reference beside the GPU's: every output the host computes (every step-th of a
- * large GEMM) must agree to 1e-12 in relative norm. */
+ * large GEMM) must agree to 1e-12 in relative norm.  The inputs drawn on the GPU are copied
+ * to the host for it. */
 static int verify(struct backend *b, struct cu_cell *c, char **cause)
 {
 	const struct cuda_shape *s = &c->sctx.shape;
@@ -41,6 +54,17 @@ static int verify(struct backend *b, struct cu_cell *c, char **cause)
 	struct cuda_ref ref;
 	int ret = -1;
 	cuda_shape_sizes(s, &z);
+	size_t n[3] = { z.in0, z.in1, z.in2 };
+	for (int i = 0; i < 3; i++) {
+		size_t bytes = n[i] * cuda_input_esize(s, i);
+		if (!n[i] || c->h_in[i])
+			continue;
+		c->h_in[i] = xmalloc(bytes);
+		if (CUDA_CHECK(RT, cudaMemcpyAsync(c->h_in[i], c->d_in[i], bytes,
+						   cudaMemcpyDeviceToHost, b->stream), cause) ||
+		    CUDA_CHECK(RT, cudaStreamSynchronize(b->stream), cause))
+			return -1;
+	}
 	double *g = xmalloc((z.out ? z.out : 1) * sizeof(*g));
 	cuda_ref_compute(s, c->h_in[0], c->h_in[1], c->h_in[2], &ref);
 	if (CUDA_CHECK(RT, cudaMemcpyAsync(g, c->d_ref, z.out * sizeof(*g),

@@ -20,6 +20,11 @@
  *   columns: output channels, the reduction (r, s, c) in that order, zero outside the
  *   image); then + the bias (bias), + res (add), max(., 0) (relu), in that order.  Its own
  *   grid-stride loop over the tiles: any 1-D grid, block (16, 16).
+ * ref_fill(y, n, seed)
+ *   y[i] = uniform(-1, 1) rounded to the dtype, from splitmix64 (Steele, Lea and Flood 2014)
+ *   of seed + i * 0x9e3779b97f4a7c15: a counter-based draw, the same for any grid (a cell's
+ *   inputs, data.c).  Not a reference: it lives here because this program is already
+ *   compiled once per dtype per unit.
  * ref_error(y, ref, n, double *acc, unsigned long long *bad)
  *   acc[0] += sum (y - ref)^2, acc[1] += sum ref^2 over the n outputs, *bad = the smallest
  *   index of a non-finite y (atomicMin; the caller sets it to ~0 and acc to 0 first).
@@ -184,6 +189,18 @@ extern "C" __global__ void ref_conv(const elem_t *x, const elem_t *wt, const ele
 				acc = acc > 0 ? acc : 0;
 			y[o] = acc;
 		}
+	}
+}
+
+extern "C" __global__ void ref_fill(elem_t *y, long long n, unsigned long long seed)
+{
+	GRID_STRIDE(i, n) {
+		unsigned long long z = seed + (unsigned long long)i * 0x9e3779b97f4a7c15ULL;
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+		z ^= z >> 31;
+		double u = (double)(z >> 11) * 0x1.0p-53;
+		y[i] = from_float((float)(2.0 * u - 1.0));
 	}
 }
 
