@@ -259,11 +259,17 @@ static int tune_one(struct wk *w, size_t i)
 
 	if (proto_space_of(w, i, s))
 		return -1;
+	int64_t t0 = util_now_ns();
 	if (tune_cell(w->tuner, &ta, w->exp->measure.trial_samples, &m, &tr, &cause)) {
 		error("cell '%s': %s", cell->name, cause);
 		free(cause);
 		return -1;
 	}
+	/* progress in the unit's log: where a long search spends its time, even if the unit
+	 * is stopped before it records anything */
+	fprintf(stderr, "tuned '%s': %" PRId64 " trials in %.3f s (compile %.3f s, check %.3f s, "
+		"benchmark %.3f s)\n", cell->name, tr.ntrials, (double)(util_now_ns() - t0) / 1e9,
+		(double)tr.compile_ns / 1e9, (double)tr.check_ns / 1e9, (double)tr.bench_ns / 1e9);
 	w->setup.compile_ns += tr.compile_ns;
 	w->setup.check_ns += tr.check_ns;
 	w->setup.bench_ns += tr.bench_ns;
