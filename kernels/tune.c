@@ -217,6 +217,10 @@ int tune_cell(const struct tuner_ops *ops, const struct tuner_args *a, int64_t t
 		ops->observe(t, &c, &r);
 		tune_trial_release(&tr);
 	}
+	/* the plan is over (a budget may have cut it short): configs not yet compiled ahead
+	 * are not needed */
+	if (m->ahead && ops->plan)
+		m->ahead(m->ctx, NULL, 0);
 	out->reason = ops->flags & TUNER_BENCHMARKS ? TUNE_TUNED
 		      : ops->flags & TUNER_COMPILES ? TUNE_RULE
 						    : TUNE_VENDOR;

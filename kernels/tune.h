@@ -36,7 +36,8 @@ struct tune_measurer {
 		     char **cause);
 	/* Optional (NULL: nothing): the configs the tuner will propose, before the first is
 	 * measured (when its plan() knows them), so that they can be compiled together, in
-	 * parallel.  A failure here is not an error: trial() meets it again. */
+	 * parallel.  A failure here is not an error: trial() meets it again.  Called again
+	 * with c NULL and n 0 when the search ends: nothing more of the plan is needed. */
 	void (*ahead)(void *ctx, const struct config *c, size_t n);
 	/* Optional (NULL: nothing): told of every trial after it was measured, with its
 	 * median (NaN without samples), e.g. to record it.  -1 with *cause stops tuning. */

@@ -521,7 +521,7 @@ static struct backend *cu_open(const struct backend_ctx *ctx, char **cause)
 	}
 	b->kernel_dir = xstrdup(ctx->kernel_dir ? ctx->kernel_dir : backend_kernel_dir());
 	b->seed = ctx->seed;
-	if ((b->op_graph = cu_replay_mode(cause)) < 0)
+	if ((b->op_graph = cu_replay_mode(cause)) < 0 || cu_ahead_init(b, cause))
 		goto fail;
 	if (!cu_available(&why)) {
 		*cause = why;
@@ -564,9 +564,7 @@ fail:
 
 static void cu_counters(const struct backend *b, struct backend_counters *out)
 {
-	out->compiles = b->compiles;
-	out->cache_hits = b->cache_hits;
-	out->compile_ns = b->compile_ns;
+	cu_compile_counters(b, out);
 }
 
 static void cu_describe(const struct backend *b, struct sbuf *out)
@@ -582,6 +580,7 @@ static void cu_describe(const struct backend *b, struct sbuf *out)
 	sbuf_addf(out, "smem_optin_bytes=%ld\n", b->di.smem_optin);
 	sbuf_addf(out, "flush_bytes=%zu\n", b->flush_len);
 	sbuf_addf(out, "batch_threshold_ns=%d\n", BATCH_THRESHOLD_NS);
+	cu_ahead_describe(b, out);
 	sbuf_addf(out, "timer=cuda events on a dedicated non-blocking stream\n");
 	sbuf_addf(out, "op_timing=%s\n", b->op_graph ? "graph (each config's launches replayed "
 		  "from a CUDA graph; stream where a capture fails)" : "stream (HARNESS_CUDA_OP_TIMING)");
@@ -600,6 +599,7 @@ static void cu_describe(const struct backend *b, struct sbuf *out)
 static void cu_describe_end(const struct backend *b, struct sbuf *out)
 {
 	cuda_nvml_state(b->nvml, "gpu_close_", out);
+	cu_ahead_describe_end(b, out);
 	cu_model_describe(b, out);
 	cu_replay_describe(b, out);
 	for (size_t i = 0; i < ARRAY_SIZE(b->tmpl); i++)
@@ -642,6 +642,7 @@ static void cu_close(struct backend *b)
 {
 	if (!b)
 		return;
+	cu_ahead_close(b);
 	for (size_t i = 0; i < b->ncells; i++)
 		free_cell(b->cells[i]);
 	free(b->cells);
@@ -653,9 +654,6 @@ static void cu_close(struct backend *b)
 	free(b->mods);
 	free(b->made);
 	free(b->stream_why);
-	for (size_t i = 0; i < b->nahead; i++)
-		free(b->ahead[i].detail);
-	free(b->ahead);
 	for (size_t i = 0; i < ARRAY_SIZE(b->ref); i++)
 		if (b->ref[i].loaded)
 			cudaLibraryUnload(b->ref[i].lib);

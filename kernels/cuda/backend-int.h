@@ -51,11 +51,17 @@ struct cu_module {
 	size_t smem_set;     /* dynamic shared memory the first kernel was raised to */
 };
 
-/* A config compiled by prepare_ahead: its outcome, kept until prepare() asks for it. */
+/* How a cell's plan is compiled ahead (HARNESS_CUDA_COMPILE_AHEAD; docs/kernels.md "NVRTC
+ * and the cubin cache"): in the background while the GPU benchmarks (the default), all of
+ * it before the first trial, or not at all (each config compiled when prepared). */
+enum cu_ahead_mode { CU_AHEAD_OVERLAPPED = 0, CU_AHEAD_CHUNKED, CU_AHEAD_OFF };
+
+/* What prepare() must still be told of a config compiled ahead: in chunked mode its share
+ * of the batch's wall time until a trial has it; in either mode its compile error, reported
+ * on every prepare of it (never compiled twice).  The results themselves are in the queue. */
 struct cu_ahead {
 	char hash[65];
-	int ok;
-	int64_t ns;          /* its share of the batch's wall time; 0 once a trial has it */
+	int64_t ns;          /* share not yet charged to a trial */
 	char *detail;        /* the compile error, NVRTC's log quoted (heap), or NULL */
 };
 
@@ -126,7 +132,15 @@ struct backend {
 	size_t nmods, modcap;
 	char (*made)[65];                    /* keys of the cubins this unit compiled itself */
 	size_t nmade, madecap;
-	struct cu_ahead *ahead;              /* configs compiled ahead (prepare_ahead) */
+	/* compiling ahead (module.c): the mode and pool read at open; the queue (NULL until the
+	 * first plan; its threads only touch it and the immutable cache_dir and di.arch); the
+	 * cell whose plan it holds (NULL once another cell is prepared); what trials still owe */
+	enum cu_ahead_mode ahead_mode;
+	int ahead_threads;
+	size_t ahead_window;
+	struct cuda_cq *cq;
+	const struct cu_cell *ahead_for;
+	struct cu_ahead *ahead;
 	size_t nahead, aheadcap;
 	struct cu_refmod ref[3];             /* by enum cuda_dtype */
 	double *d_err;                       /* ref_error's two sums and its first bad index */
@@ -181,7 +195,25 @@ int cu_ref_compute(struct backend *b, struct cu_cell *c, char **cause);
  * first non-finite output, else *bad = SIZE_MAX).  0, or -1 with *cause. */
 int cu_ref_error(struct backend *b, struct cu_cell *c, double *err, size_t *bad, char **cause);
 
+/* ---- compiling ahead (module.c) ---- */
+/* backend_ops.prepare_ahead: queue the configs of cell i's plan (those not compiled yet) on
+ * the compile queue.  Overlapped: returns at once; prepare() waits for exactly the config it
+ * needs.  Chunked: returns when all are compiled.  Off: nothing. */
 void cu_prepare_ahead(struct backend *b, size_t i, const struct config *cs, size_t n);
+/* The mode, pool threads and window from HARNESS_CUDA_COMPILE_AHEAD and
+ * HARNESS_CUDA_COMPILE_THREADS: 0, or -1 with *cause naming the bad value. */
+int cu_ahead_init(struct backend *b, char **cause);
+/* describe(): compile_ahead=overlapped|chunked|off, its threads and window. */
+void cu_ahead_describe(const struct backend *b, struct sbuf *out);
+/* The end of the unit's compiling: no compile starts any more, the ones under way finish
+ * (idempotent).  describe_end() and counters() call it first; close() too. */
+void cu_ahead_finish(const struct backend *b);
+/* describe_end(): the queue's counts and times (cuda_compile_ahead_*), after finishing it. */
+void cu_ahead_describe_end(const struct backend *b, struct sbuf *out);
+/* counters(): compiles (prepare's own and the queue's, each once), cache hits, compile_ns. */
+void cu_compile_counters(const struct backend *b, struct backend_counters *out);
+/* Finish and free the queue and what trials were still owed (close()). */
+void cu_ahead_close(struct backend *b);
 
 /* ---- replay.c ---- */
 /* 1 (graph replay, the default) or 0 (stream launches) from HARNESS_CUDA_OP_TIMING; -1 with

@@ -264,6 +264,61 @@ void cuda_cache_key(const char *tmpl_name, const char *source, size_t len, char 
 
 /* Compile n programs on up to threads threads (0: the online CPUs), results in place. */
 void cuda_compile_many(struct cuda_compile *c, size_t n, int threads);
+/* The CPUs this process may run on (its affinity mask; the online CPUs without one). */
+int cuda_compile_cpus(void);
+
+/* The compile queue: compiles in the background on a pool of threads while its owner does
+ * other work (module.c: benchmarks on the GPU), each job under a key (the cubin's cache key).
+ * Jobs start in the order added, at most `window` beyond the last one taken (0: no limit),
+ * so a search that stops early leaves at most that many compiled in vain.  The owner takes a
+ * job's result when it needs it, waiting for exactly that job: until the thread compiling it
+ * is done, or compiling it on its own thread when no thread has started it.  Every job is
+ * compiled at most once and counted once; its `done` hook runs on the thread that compiled
+ * it, right after, and says why the result cannot be used (heap) or NULL.  Thread-safe;
+ * touches no device.  Queue state is behind one mutex; the jobs' compiles run outside it. */
+struct cuda_cq;
+typedef char *(*cuda_cq_done_fn)(void *ctx, const char *key, const struct cuda_compile *c);
+struct cuda_cq_stats {
+	int64_t added;       /* jobs queued */
+	int64_t compiled;    /* compiles finished (on the pool or a taker's thread) */
+	int64_t cancelled;   /* jobs dropped before any thread started them */
+	int64_t taken;       /* results handed out */
+	int64_t running, pending; /* now */
+	int64_t busy_ns;     /* wall time during which at least one compile ran (the compiler's) */
+	int64_t compile_ns;  /* the compiles' own wall times, summed (>= busy_ns with threads) */
+	int64_t waited_ns;   /* wall time takers and cuda_cq_wait_all spent waiting, summed */
+	int64_t stop_ns;     /* wall time cuda_cq_stop waited for compiles under way */
+};
+/* A queue of `threads` pool threads (0: none; every job is then compiled by its taker).
+ * NULL with *cause when no thread can be started. */
+struct cuda_cq *cuda_cq_open(int threads, size_t window, cuda_cq_done_fn done, void *ctx,
+			     char **cause);
+/* Queue job c under key (at most 64 characters); the queue owns c->opts (the array and its strings) from now, and
+ * c->source must outlive the queue (or its stop).  0 queued; 1 when key is queued already
+ * (c->opts freed, nothing queued). */
+int cuda_cq_add(struct cuda_cq *q, const char *key, struct cuda_compile *c);
+/* 1 when key is queued and not taken (pending, compiling or compiled). */
+int cuda_cq_has(struct cuda_cq *q, const char *key);
+/* The result of key's job, waiting for exactly it: 1 with *out (ok, cubin, log, ns: the
+ * caller's; cuda_compile_release frees), *detail (the done hook's, heap, or NULL) and
+ * *waited_ns (0 when it was compiled already); 0 when key is not queued, or is being taken
+ * by another thread (nothing waited). */
+int cuda_cq_take(struct cuda_cq *q, const char *key, struct cuda_compile *out, char **detail,
+		 int64_t *waited_ns);
+/* Wait until every queued job is compiled, compiling pending ones on this thread too (the
+ * window does not apply); returns the wall time waited. */
+int64_t cuda_cq_wait_all(struct cuda_cq *q);
+/* Drop the jobs no thread has started (a new plan replaces the old); the window counts from
+ * the next job added.  Returns how many were dropped. */
+size_t cuda_cq_cancel(struct cuda_cq *q);
+/* Cancel, wait for the compiles under way and join the threads (idempotent).  Compiled jobs
+ * stay takeable; a job added after it is compiled by its taker. */
+void cuda_cq_stop(struct cuda_cq *q);
+void cuda_cq_stats(struct cuda_cq *q, struct cuda_cq_stats *out);
+int cuda_cq_threads(const struct cuda_cq *q);   /* pool threads started at open */
+size_t cuda_cq_window(const struct cuda_cq *q);
+/* Stop and free, with every result not taken. */
+void cuda_cq_close(struct cuda_cq *q);
 
 /* ---- the device's state and the libraries loaded (state.c) --------------------------- */
 

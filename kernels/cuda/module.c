@@ -1,6 +1,7 @@
 /* module.c: the CUDA backend's templates, its cubin cache in the unit's cache directory
  * (keyed by SHA-256 of template, options, NVRTC version and architecture), loaded modules and
- * compiling a cell's plan ahead on every CPU (backend-int.h) */
+ * compiling a cell's plan ahead on a pool of threads, overlapped with benchmarking
+ * (backend-int.h) */
 #include "config.h"
 #include "kernels/cuda/backend-int.h"
 
@@ -45,7 +46,9 @@ static struct cu_template *get_template(struct backend *b, const char *name, cha
 /* Write data to path through a temporary name, so a cubin in the cache is always whole. */
 static int write_whole(const char *path, const void *data, size_t len, char **cause)
 {
-	char *tmp = xasprintf("%s.tmp%ld", path, (long)getpid());
+	static unsigned seq; /* the queue's threads write too */
+	char *tmp = xasprintf("%s.tmp%ld.%u", path, (long)getpid(),
+			      __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 	FILE *f = fopen(tmp, "wb");
 	int ret = -1;
 	if (!f) {
@@ -86,10 +89,27 @@ static const char *kernel_names(enum cuda_op op, const struct cuda_shape *s, int
 	}
 }
 
-/* The module of config c for cell: loaded already, from the cache directory (a hit), or
- * compiled now.  A compile or load failure is res->status = PREPARE_COMPILE_ERROR with
- * the NVRTC log in res->detail, *out NULL, 0 returned; -1 with *cause only when the cache
- * cannot be written or the device fails. */
+/* A config compiled ahead that trials still owe something: NULL when none. */
+static struct cu_ahead *ahead_find(struct backend *b, const char *hash)
+{
+	for (size_t i = 0; i < b->nahead; i++)
+		if (!strcmp(b->ahead[i].hash, hash))
+			return &b->ahead[i];
+	return NULL;
+}
+
+static void add_made(struct backend *b, const char *hash)
+{
+	XGROW(b->made, b->madecap, b->nmade + 1);
+	memcpy(b->made[b->nmade++], hash, 65);
+}
+
+/* The module of config c for cell: loaded already, compiled ahead (waiting for exactly its
+ * compile when it is queued and not done), from the cache directory (a hit), or compiled
+ * now.  A compile or load failure is res->status = PREPARE_COMPILE_ERROR with the NVRTC log
+ * in res->detail, *out NULL, 0 returned; -1 with *cause only when the cache cannot be
+ * written or the device fails.  res->compile_ns: this prepare's own compile, or its wait
+ * for the queue, plus (chunked) its share of the batch. */
 int cu_get_module(struct backend *b, struct cu_cell *cell, const struct config *c,
 		      struct cu_module **out, struct prepare_result *res, char **cause)
 {
@@ -97,7 +117,7 @@ int cu_get_module(struct backend *b, struct cu_cell *cell, const struct config *
 	char *opts[CUDA_MAX_OPTS];
 	size_t nopts = cuda_config_options(&cell->space, c, b->di.arch, opts);
 	char hash[65];
-	char *cubin_path = NULL, *log_path = NULL, *data = NULL;
+	char *cubin_path = NULL, *log_path = NULL, *data = NULL, *detail = NULL;
 	size_t len = 0;
 	struct cuda_compile cc = { 0 };
 	struct cu_module *m = NULL;
@@ -118,25 +138,49 @@ int cu_get_module(struct backend *b, struct cu_cell *cell, const struct config *
 			goto done;
 		}
 	}
-	for (size_t i = 0; i < b->nahead; i++) {
-		struct cu_ahead *a = &b->ahead[i];
-		if (strcmp(a->hash, hash))
-			continue;
-		res->compile_ns = a->ns;
-		a->ns = 0;
-		if (!a->ok) {
-			res->status = PREPARE_COMPILE_ERROR;
-			res->detail = xstrdup(a->detail ? a->detail : "NVRTC failed");
-			ret = 0;
-			goto done;
-		}
-		break; /* its cubin is in the cache directory, written by this unit */
-	}
 	cubin_path = xasprintf("%s/cuda-%.*s-%s.cubin", b->cache_dir,
 			       (int)strcspn(t->name, "."), t->name, hash);
 	log_path = xasprintf("%s/cuda-%.*s-%s.log", b->cache_dir, (int)strcspn(t->name, "."),
 			     t->name, hash);
-	if (!access(cubin_path, R_OK) && !util_read_file(cubin_path, &data, &len)) {
+	if (b->cq && b->ahead_for && b->ahead_for != cell) {
+		/* another cell: the plan's tuner is done, its configs not started are not needed */
+		cuda_cq_cancel(b->cq);
+		b->ahead_for = NULL;
+	}
+	struct cu_ahead *a = ahead_find(b, hash);
+	if (a) {
+		res->compile_ns = a->ns;
+		a->ns = 0;
+		if (a->detail) {
+			res->status = PREPARE_COMPILE_ERROR;
+			res->detail = xstrdup(a->detail);
+			ret = 0;
+			goto done;
+		}
+		*a = b->ahead[--b->nahead]; /* a share, now charged */
+	}
+	int64_t waited = 0;
+	if (b->cq && cuda_cq_take(b->cq, hash, &cc, &detail, &waited)) {
+		/* compiled ahead (counted by the queue); the wait is this trial's compile time */
+		res->compile_ns += waited;
+		b->compile_ns += waited;
+		if (!cc.ok || detail) {
+			XGROW(b->ahead, b->aheadcap, b->nahead + 1);
+			a = &b->ahead[b->nahead++];
+			memcpy(a->hash, hash, sizeof(hash));
+			a->ns = 0;
+			a->detail = detail ? detail : xstrdup("NVRTC failed");
+			detail = NULL;
+			res->status = PREPARE_COMPILE_ERROR;
+			res->detail = xstrdup(a->detail);
+			ret = 0;
+			goto done;
+		}
+		add_made(b, hash);
+		data = cc.cubin;
+		len = cc.cubin_len;
+		cc.cubin = NULL;
+	} else if (!access(cubin_path, R_OK) && !util_read_file(cubin_path, &data, &len)) {
 		/* a cubin this unit compiled for another op (maxpool for maxpool_bwd) is not a
 		 * hit from a cache: the audit's cold-start check counts hits */
 		int own = 0;
@@ -153,7 +197,7 @@ int cu_get_module(struct backend *b, struct cu_cell *cell, const struct config *
 		cuda_compile_run(&cc);
 		b->compiles++;
 		b->compile_ns += cc.ns;
-		res->compile_ns = cc.ns;
+		res->compile_ns += cc.ns;
 		if (cc.log && write_whole(log_path, cc.log, strlen(cc.log), cause))
 			goto done;
 		if (!cc.ok) {
@@ -166,8 +210,7 @@ int cu_get_module(struct backend *b, struct cu_cell *cell, const struct config *
 		}
 		if (write_whole(cubin_path, cc.cubin, cc.cubin_len, cause))
 			goto done;
-		XGROW(b->made, b->madecap, b->nmade + 1);
-		memcpy(b->made[b->nmade++], hash, sizeof(hash));
+		add_made(b, hash);
 		data = cc.cubin;
 		len = cc.cubin_len;
 		cc.cubin = NULL;
@@ -208,25 +251,100 @@ done:
 	for (size_t i = 0; i < nopts; i++)
 		free(opts[i]);
 	cuda_compile_release(&cc);
+	free(detail);
 	free(data);
 	free(cubin_path);
 	free(log_path);
 	return ret;
 }
 
-/* Compile configs of cell i before they are prepared, AHEAD_CHUNK at a time, each chunk on
- * a pool of threads (one NVRTC program each, every online CPU): a search is bound by the
- * compiler's throughput, not its latency.  Each compile is counted; the batch's wall time
- * goes to the counters and is shared out among its configs' trials, so compile times add
- * up to the time the unit spent compiling.  The configs are then benchmarked one by one as
- * the tuner proposes them (compile all of a chunk, then benchmark: the GPU does not time
- * kernels while the CPU compiles). */
-#define AHEAD_CHUNK 64
-static int known_key(const struct backend *b, const char *hash)
+/* ---- compiling ahead ------------------------------------------------------------------- */
+
+/* The tuner's plan (exhaustive: every config it will propose, in order) goes on a queue
+ * compiled by a pool of threads, one NVRTC program each (nvrtc.c).  Overlapped (the
+ * default): prepare_ahead returns at once and the GPU benchmarks each config as soon as it
+ * is compiled, while the pool compiles the next ones, at most a window ahead of the last one
+ * taken (so a tuner stopped by its budget leaves few compiled in vain); the pool has one
+ * thread less than the CPUs, the one left for the thread that launches and times kernels.
+ * Chunked: prepare_ahead compiles the whole plan (pool and caller) and returns when done.
+ * Time (docs/kernels.md): a trial's compile_ns is the wall time its prepare() waited for
+ * the queue (0 when its config was compiled already) plus, chunked, its share of the batch's
+ * wall time; the unit's compile_ns is the sum of those waits and batches and of prepare()'s
+ * own compiles, so it is the time the unit spent blocked on the compiler.  The compiler's
+ * own wall time, most of it hidden behind benchmarking, is reported apart by describe_end. */
+
+int cu_ahead_init(struct backend *b, char **cause)
 {
-	for (size_t i = 0; i < b->nahead; i++)
-		if (!strcmp(b->ahead[i].hash, hash))
-			return 1;
+	const char *mode = getenv("HARNESS_CUDA_COMPILE_AHEAD");
+	const char *thr = getenv("HARNESS_CUDA_COMPILE_THREADS");
+	if (!mode || !*mode || !strcmp(mode, "1") || !strcmp(mode, "overlapped")) {
+		b->ahead_mode = CU_AHEAD_OVERLAPPED;
+	} else if (!strcmp(mode, "chunked")) {
+		b->ahead_mode = CU_AHEAD_CHUNKED;
+	} else if (!strcmp(mode, "0") || !strcmp(mode, "off")) {
+		b->ahead_mode = CU_AHEAD_OFF;
+	} else {
+		*cause = xasprintf("HARNESS_CUDA_COMPILE_AHEAD='%s': expected overlapped (or 1), "
+				   "chunked, or off (or 0)", mode);
+		return -1;
+	}
+	int cpus = cuda_compile_cpus();
+	/* overlapped: one CPU left to the thread that times; chunked: the caller compiles too */
+	b->ahead_threads = cpus > 1 ? cpus - 1 : 1;
+	if (thr && *thr) {
+		char *end = NULL;
+		long v = strtol(thr, &end, 10);
+		if (*end || v < 1 || v > 256) {
+			*cause = xasprintf("HARNESS_CUDA_COMPILE_THREADS='%s': expected an integer "
+					   "from 1 to 256", thr);
+			return -1;
+		}
+		b->ahead_threads = (int)v;
+	}
+	b->ahead_window = b->ahead_mode == CU_AHEAD_OVERLAPPED ? 2 * (size_t)b->ahead_threads : 0;
+	if (b->ahead_window && b->ahead_window < 4)
+		b->ahead_window = 4;
+	return 0;
+}
+
+void cu_ahead_describe(const struct backend *b, struct sbuf *out)
+{
+	static const char *const names[] = { "overlapped", "chunked", "off" };
+	sbuf_addf(out, "compile_ahead=%s\n", names[b->ahead_mode]);
+	if (b->ahead_mode != CU_AHEAD_OFF)
+		sbuf_addf(out, "compile_ahead_threads=%d\ncompile_ahead_window=%zu\n",
+			  b->ahead_threads, b->ahead_window);
+}
+
+/* The queue's done hook, on the thread that compiled: the log and the cubin into the cache
+ * directory; why the result cannot be used (heap), or NULL. */
+static char *ahead_done(void *ctx, const char *key, const struct cuda_compile *cc)
+{
+	const struct backend *b = ctx;
+	const char *name = cc->tmpl_name;
+	char *base = xasprintf("%s/cuda-%.*s-%s", b->cache_dir, (int)strcspn(name, "."), name,
+			       key);
+	char *cubin = xasprintf("%s.cubin", base), *log = xasprintf("%s.log", base);
+	char *why = NULL;
+	if (cc->log && write_whole(log, cc->log, strlen(cc->log), &why)) {
+		free(why); /* the log is a courtesy; the cubin is what counts */
+		why = NULL;
+	}
+	if (!cc->ok)
+		why = xasprintf("NVRTC could not compile '%s' for %s (log '%s'):\n%s", name,
+				b->di.arch, log, cc->log ? cc->log : "(no log)");
+	else
+		write_whole(cubin, cc->cubin, cc->cubin_len, &why);
+	free(base);
+	free(cubin);
+	free(log);
+	return why;
+}
+
+static int known_key(struct backend *b, const char *hash)
+{
+	if (ahead_find(b, hash) || (b->cq && cuda_cq_has(b->cq, hash)))
+		return 1;
 	for (size_t i = 0; i < b->nmade; i++)
 		if (!strcmp(b->made[i], hash))
 			return 1;
@@ -235,9 +353,7 @@ static int known_key(const struct backend *b, const char *hash)
 
 void cu_prepare_ahead(struct backend *b, size_t i, const struct config *cs, size_t n)
 {
-	/* HARNESS_CUDA_COMPILE_AHEAD=0: compile each config when it is prepared instead */
-	const char *env = getenv("HARNESS_CUDA_COMPILE_AHEAD");
-	if (i >= b->ncells || (env && !strcmp(env, "0")))
+	if (i >= b->ncells || b->ahead_mode == CU_AHEAD_OFF)
 		return;
 	struct cu_cell *c = b->cells[i];
 	char *cause = NULL;
@@ -246,80 +362,100 @@ void cu_prepare_ahead(struct backend *b, size_t i, const struct config *cs, size
 		free(cause); /* prepare() reports it */
 		return;
 	}
-	for (size_t at = 0; at < n; at += AHEAD_CHUNK) {
-		size_t m = n - at < AHEAD_CHUNK ? n - at : AHEAD_CHUNK, nj = 0;
-		struct cuda_compile jobs[AHEAD_CHUNK];
-		char keys[AHEAD_CHUNK][65];
-		memset(jobs, 0, sizeof(jobs));
-		for (size_t k = at; k < at + m; k++) {
-			const struct config *cfg = &cs[k];
-			if ((cfg->vendor && c->sctx.shape.op == CU_GEMM) ||
-			    !space_contains(&c->space, cfg))
-				continue;
-			char **opts = xcalloc(CUDA_MAX_OPTS, sizeof(*opts));
-			size_t no = cuda_config_options(&c->space, cfg, b->di.arch, opts);
-			cuda_cache_key(t->name, t->text, t->len, opts, no, cuda_nvrtc_version(),
-				       b->di.arch, keys[nj]);
-			char *path = xasprintf("%s/cuda-%.*s-%s.cubin", b->cache_dir,
-					       (int)strcspn(t->name, "."), t->name, keys[nj]);
-			int skip = known_key(b, keys[nj]) || !access(path, F_OK);
-			for (size_t j = 0; j < nj && !skip; j++)
-				skip = !strcmp(keys[j], keys[nj]);
-			free(path);
-			if (skip) {
-				for (size_t o = 0; o < no; o++)
-					free(opts[o]);
-				free(opts);
-				continue;
-			}
-			jobs[nj] = (struct cuda_compile){ .tmpl_name = t->name, .source = t->text,
-							  .source_len = t->len, .opts = opts,
-							  .nopts = no };
-			nj++;
-		}
-		if (!nj)
-			continue;
-		int64_t t0 = util_now_ns();
-		cuda_compile_many(jobs, nj, 0);
-		int64_t wall = util_now_ns() - t0;
-		b->compiles += (int64_t)nj;
-		b->compile_ns += wall;
-		for (size_t j = 0; j < nj; j++) {
-			struct cuda_compile *cc = &jobs[j];
-			XGROW(b->ahead, b->aheadcap, b->nahead + 1);
-			struct cu_ahead *a = &b->ahead[b->nahead++];
-			memset(a, 0, sizeof(*a));
-			memcpy(a->hash, keys[j], 65);
-			a->ns = wall / (int64_t)nj;
-			char *base = xasprintf("%s/cuda-%.*s-%s", b->cache_dir,
-					       (int)strcspn(t->name, "."), t->name, keys[j]);
-			char *cubin = xasprintf("%s.cubin", base), *log = xasprintf("%s.log", base);
-			char *why = NULL;
-			if (cc->log && write_whole(log, cc->log, strlen(cc->log), &why)) {
-				free(why);
-				why = NULL;
-			}
-			if (!cc->ok)
-				a->detail = xasprintf("NVRTC could not compile '%s' for %s (log '%s'):\n%s",
-						      t->name, b->di.arch, log,
-						      cc->log ? cc->log : "(no log)");
-			else if (write_whole(cubin, cc->cubin, cc->cubin_len, &why))
-				a->detail = why;
-			else
-				a->ok = 1;
-			if (a->ok) {
-				XGROW(b->made, b->madecap, b->nmade + 1);
-				memcpy(b->made[b->nmade++], keys[j], 65);
-			}
-			free(base);
-			free(cubin);
-			free(log);
-			for (size_t o = 0; o < cc->nopts; o++)
-				free(cc->opts[o]);
-			free(cc->opts);
-			cuda_compile_release(cc);
+	if (!b->cq) {
+		b->cq = cuda_cq_open(b->ahead_threads, b->ahead_window, ahead_done, b, &cause);
+		if (!b->cq) {
+			fprintf(stderr, "compiling ahead: %s; each config is compiled when prepared\n",
+				cause);
+			free(cause);
+			return;
 		}
 	}
+	cuda_cq_cancel(b->cq); /* a new plan: the last one's configs not started are dropped */
+	b->ahead_for = c;
+	char (*keys)[65] = xmalloc((n ? n : 1) * sizeof(*keys));
+	size_t nq = 0;
+	for (size_t k = 0; k < n; k++) {
+		const struct config *cfg = &cs[k];
+		if ((cfg->vendor && c->sctx.shape.op == CU_GEMM) || !space_contains(&c->space, cfg))
+			continue;
+		char **opts = xcalloc(CUDA_MAX_OPTS, sizeof(*opts));
+		size_t no = cuda_config_options(&c->space, cfg, b->di.arch, opts);
+		cuda_cache_key(t->name, t->text, t->len, opts, no, cuda_nvrtc_version(), b->di.arch,
+			       keys[nq]);
+		char *path = xasprintf("%s/cuda-%.*s-%s.cubin", b->cache_dir,
+				       (int)strcspn(t->name, "."), t->name, keys[nq]);
+		int skip = known_key(b, keys[nq]) || !access(path, F_OK);
+		free(path);
+		struct cuda_compile job = { .tmpl_name = t->name, .source = t->text,
+					    .source_len = t->len, .opts = opts, .nopts = no };
+		if (skip) {
+			for (size_t o = 0; o < no; o++)
+				free(opts[o]);
+			free(opts);
+		} else if (!cuda_cq_add(b->cq, keys[nq], &job)) {
+			nq++;
+		}
+	}
+	if (b->ahead_mode == CU_AHEAD_CHUNKED && nq) {
+		/* all of it now; the wall time shared out among the configs' trials, the first
+		 * one taking the remainder, so the shares add up to it exactly */
+		int64_t wall = cuda_cq_wait_all(b->cq);
+		b->compile_ns += wall;
+		for (size_t j = 0; j < nq; j++) {
+			XGROW(b->ahead, b->aheadcap, b->nahead + 1);
+			struct cu_ahead *a = &b->ahead[b->nahead++];
+			memcpy(a->hash, keys[j], 65);
+			a->ns = wall / (int64_t)nq + (j ? 0 : wall % (int64_t)nq);
+			a->detail = NULL;
+		}
+	}
+	free(keys);
+}
+
+void cu_ahead_finish(const struct backend *b)
+{
+	if (b->cq)
+		cuda_cq_stop(b->cq);
+}
+
+void cu_ahead_describe_end(const struct backend *b, struct sbuf *out)
+{
+	struct cuda_cq_stats st;
+	if (!b->cq)
+		return;
+	cu_ahead_finish(b);
+	cuda_cq_stats(b->cq, &st);
+	int64_t hidden = st.busy_ns - st.waited_ns;
+	sbuf_addf(out, "cuda_compile_ahead_queued=%" PRId64 "\ncuda_compile_ahead_compiled=%" PRId64
+		  "\ncuda_compile_ahead_cancelled=%" PRId64 "\ncuda_compile_ahead_taken=%" PRId64
+		  "\ncuda_compile_ahead_wall_ns=%" PRId64 "\ncuda_compile_ahead_waited_ns=%" PRId64
+		  "\ncuda_compile_ahead_hidden_ns=%" PRId64 "\ncuda_compile_ahead_stop_ns=%" PRId64
+		  "\n", st.added, st.compiled, st.cancelled, st.taken, st.busy_ns, st.waited_ns,
+		  hidden > 0 ? hidden : 0, st.stop_ns);
+}
+
+void cu_compile_counters(const struct backend *b, struct backend_counters *out)
+{
+	struct cuda_cq_stats st = { 0 };
+	if (b->cq) {
+		cu_ahead_finish(b);
+		cuda_cq_stats(b->cq, &st);
+	}
+	out->compiles = b->compiles + st.compiled;
+	out->cache_hits = b->cache_hits;
+	out->compile_ns = b->compile_ns;
+}
+
+void cu_ahead_close(struct backend *b)
+{
+	cuda_cq_close(b->cq); /* first: its threads read the templates and the cache directory */
+	b->cq = NULL;
+	for (size_t i = 0; i < b->nahead; i++)
+		free(b->ahead[i].detail);
+	free(b->ahead);
+	b->ahead = NULL;
+	b->nahead = b->aheadcap = 0;
 }
 
 /* ---- the check's reference kernels ----------------------------------------------------- */

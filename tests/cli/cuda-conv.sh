@@ -6,7 +6,9 @@
 # templates/reference.cu) and here also on the host, where a disagreement beyond 1e-12 fails
 # the unit (HARNESS_CUDA_REF_VERIFY=1; kernels/cuda/reference.c).  Every unit must end ok,
 # every unit record its cells' GPU references as verified, every cuDNN algorithm be recorded as vendor:algo=A,math=M, and the exhaustive search must have checked
-# its grid points correct (an incorrect conv.cu config fails this test).  Skips (77) with the
+# its grid points correct (an incorrect conv.cu config fails this test); compiling ahead must
+# say its mode and keep its counts (the unit's compile_ns the sum of its trials', every queued
+# compile compiled or dropped) consistent.  Skips (77) with the
 # reason where there is no CUDA backend or device; `make check-gpu` cannot skip it.
 . "$top_srcdir/tests/setup"
 . "$top_srcdir/tests/setup-cuda"
@@ -39,6 +41,24 @@ grid = [t for t in trials if not s(t["config"]).startswith("vendor")]
 bad = [s(t["config"]) for t in grid if s(t["status"]) != "ok"]
 c.check(len(grid) >= 50, "the exhaustive walk checked %d conv.cu configs" % len(grid))
 c.check(not bad, "every conv.cu config is correct: %s" % bad[:5])
+# compiling ahead, overlapped with benchmarking (the default; docs/kernels.md "NVRTC and the
+# cubin cache"): compile_ns is time blocked on the compiler, the unit's the sum of its trials'
+# (exhaustive: every chosen config was a trial, so the final prepare loads it again) and never
+# less; every queued compile is either compiled or dropped, and counted among the unit's
+def info(u):
+    return dict(l.split("=", 1) for l in s(u["info"]).splitlines() if "=" in l)
+c.check(all(info(u).get("compile_ahead") == "overlapped" for u in units), "every unit says compile_ahead=overlapped")
+for row, u in enumerate(units):
+    tsum = sum(t["compile_ns"] for t in trials if t["unit"] == row)
+    c.check(u["compile_ns"] >= tsum, "%s: the unit's compile_ns %d >= its trials' %d" % (s(u["mode"]), u["compile_ns"], tsum))
+    i = info(u)
+    if s(u["mode"]) != "exhaustive":
+        continue
+    c.check(u["compile_ns"] == tsum, "exhaustive: the unit's compile_ns %d == its trials' %d" % (u["compile_ns"], tsum))
+    q, n, x = (int(i.get("cuda_compile_ahead_" + k, -1)) for k in ("queued", "compiled", "cancelled"))
+    c.check(q > 0 and q == n + x, "exhaustive: %d queued = %d compiled + %d dropped" % (q, n, x))
+    c.check(u["compiles"] >= n, "exhaustive: the unit's %d compiles count the queue's %d" % (u["compiles"], n))
+    c.check(int(i.get("cuda_compile_ahead_waited_ns", -1)) <= u["compile_ns"], "exhaustive: the queue's waits are within compile_ns")
 c.exit()
 PYEOF
 finish
