@@ -24,4 +24,13 @@ struct sample {
 #define SAMPLE_INIT \
 	{ .ns = 0, .clock_mhz = NAN, .throttle = -1, .launches = 1, .clock_reasons = -1 }
 
+/* One execution's time from a sample of ns over launches executions (rounded to the ns).
+ * Every comparison divides first: a backend sizes its batch per config (a faster config
+ * takes more launches to fill a sample), so whole-sample times of two configs, or of two
+ * modes' choices, are not comparable. */
+static inline int64_t sample_exec_ns(int64_t ns, int64_t launches)
+{
+	return launches > 1 ? (int64_t)llround((double)ns / (double)launches) : ns;
+}
+
 #endif

@@ -45,7 +45,7 @@ double tune_median_ns(const struct sample *s, size_t n)
 	double *x = xmalloc(n * sizeof(*x)), *work = xmalloc(n * sizeof(*work));
 	struct stats_summary sum;
 	for (size_t i = 0; i < n; i++)
-		ns[i] = s[i].ns;
+		ns[i] = sample_exec_ns(s[i].ns, s[i].launches);
 	stats_from_ns(ns, n, x);
 	stats_summarize(x, 1, n, work, &sum);
 	free(ns);

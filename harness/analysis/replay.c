@@ -11,6 +11,7 @@
 #include "harness/config/experiment.h"
 #include "harness/config/lut.h"
 #include "harness/record/recorder.h"
+#include "kernels/sample.h"
 #include "harness/record/train.h"
 #include "kernels/backend.h"
 #include "kernels/tune.h"
@@ -521,7 +522,7 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 	for (size_t i = 0; i < nts; i++)
 		if (ts[i].trial >= 0 && (size_t)ts[i].trial < ntrials) {
 			size_t t = (size_t)ts[i].trial;
-			ts_ns[ts_off[t] + ts_cnt[t]++] = ts[i].ns;
+			ts_ns[ts_off[t] + ts_cnt[t]++] = sample_exec_ns(ts[i].ns, ts[i].launches);
 		}
 
 	uint64_t base_seed = 0;

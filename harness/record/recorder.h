@@ -316,7 +316,9 @@ void rec_trials_free(int64_t *unit, struct rec_trial *trials, size_t n);
 int rec_count_samples(struct rec *r, int64_t *n);
 /* The samples of the unit in row unit_row of /units (rows are in written order, as
  * rec_read_units returns them): parallel heap arrays of run-wide cell indices (rows of
- * /cells) and ns, n long; the caller frees both.  Reports and returns -1 on failure. */
+ * /cells) and ns, n long; the caller frees both.  ns is one execution's time: a sample's
+ * ns divided by its launches (sample_exec_ns; rec_read_unit_sample_extras has the
+ * launches).  Reports and returns -1 on failure. */
 int rec_read_unit_samples(struct rec *r, size_t unit_row, int64_t **cell, int64_t **ns,
 			  size_t *n);
 /* The same unit's samples with layout 2's optional columns (version 1 files: NaN, -1, 1):

@@ -21,6 +21,7 @@
 
 #include "harness/base/git-version.h"
 #include "harness/base/util.h"
+#include "kernels/sample.h"
 #include "harness/config/experiment.h"
 #include "harness/config/lut.h"
 #include "harness/record/prereg.h"
@@ -94,7 +95,11 @@ static void summ_unit(struct run *r, const struct rec_unit_data *u)
 	if (strcmp(u->unit.status, REC_STATUS_OK) || u->unit.warm)
 		return;
 	double *med = xmalloc((u->ncells ? u->ncells : 1) * sizeof(*med));
-	stats_cell_medians(u->sample_cell, u->sample_ns, u->nsamples, u->ncells, med);
+	int64_t *ns = xmalloc((u->nsamples ? u->nsamples : 1) * sizeof(*ns));
+	for (size_t k = 0; k < u->nsamples; k++) /* one execution's time */
+		ns[k] = sample_exec_ns(u->sample_ns[k], u->sample_launches ? u->sample_launches[k] : 1);
+	stats_cell_medians(u->sample_cell, ns, u->nsamples, u->ncells, med);
+	free(ns);
 	for (size_t c = 0; c < u->ncells; c++)
 		if (!isnan(med[c]))
 			summ_add(r, u->unit.mode, u->cells[c].name, med[c]);

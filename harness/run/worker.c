@@ -149,7 +149,7 @@ static int live_record(void *ctx, const struct config *c, const struct tune_tria
 				.nsamples = (int64_t)t->nsamples, .median_ns = median_ns,
 				.min_ns = NAN, .max_ns = NAN, .bench_ns = t->bench_ns };
 	for (size_t k = 0; k < t->nsamples; k++) {
-		double v = (double)t->samples[k].ns;
+		double v = (double)sample_exec_ns(t->samples[k].ns, t->samples[k].launches);
 		if (!k || v < rt.min_ns)
 			rt.min_ns = v;
 		if (!k || v > rt.max_ns)

@@ -1433,6 +1433,26 @@ START_TEST(test_describe)
 }
 END_TEST
 
+/* A sample covering several launches counts as one execution's time: a tuner must not see
+ * a config batched 4 to a sample as 4x slower than one timed alone (the CUDA backend sizes
+ * the batch per config). */
+START_TEST(test_median_per_execution)
+{
+	struct sample a[3] = { SAMPLE_INIT, SAMPLE_INIT, SAMPLE_INIT };
+	struct sample b[3] = { SAMPLE_INIT, SAMPLE_INIT, SAMPLE_INIT };
+	for (int i = 0; i < 3; i++) {
+		a[i].ns = 10000 + i;
+		b[i].ns = 4 * (9000 + i);
+		b[i].launches = 4;
+	}
+	ck_assert(fabs(tune_median_ns(a, 3) - 10001) < 1e-9);
+	ck_assert(fabs(tune_median_ns(b, 3) - 9001) < 1e-9);
+	ck_assert_int_eq(sample_exec_ns(10, 4), 3); /* rounded to the ns: 2.5 -> 3 */
+	ck_assert_int_eq(sample_exec_ns(7, 1), 7);
+	ck_assert_int_eq(sample_exec_ns(7, 0), 7);
+}
+END_TEST
+
 static Suite *kernels_suite(void)
 {
 	Suite *s = suite_create("kernels");
@@ -1445,6 +1465,7 @@ static Suite *kernels_suite(void)
 
 	tc = tcase_create("tuner");
 	tcase_add_test(tc, test_tuner_table);
+	tcase_add_test(tc, test_median_per_execution);
 	tcase_add_test(tc, test_tuner_vendor);
 	tcase_add_test(tc, test_tuner_vendor_benchmarked);
 	tcase_add_test(tc, test_tuner_heuristic);
