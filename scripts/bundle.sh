@@ -108,7 +108,7 @@ cp "$binary" "$dir/bin/harness"
 chmod 0755 "$dir/bin/harness"
 
 # Kernel templates keep their layout under kernels/ (kernels/cpu/templates/...,
-# kernels/cuda/templates/*.cu).
+# kernels/cuda/templates/*.cu and the headers they include, *.cuh).
 # The external units' Python (kernels/python/harness_unit.py, kernels/torch/worker.py) too.
 (cd "$srcdir" && find kernels \( -path '*/templates/*' -o -path 'kernels/python/*.py' \
 	-o -path 'kernels/torch/*.py' \) -type f) | while read -r f; do

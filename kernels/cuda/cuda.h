@@ -249,10 +249,11 @@ struct cuda_compile {
 	int64_t ns;              /* wall time of the compile */
 };
 void cuda_compile_run(struct cuda_compile *c);
-/* Template name from folder dir as NVRTC compiles it: its line `#include "prelude.cuh"`
- * replaced by dir/prelude.cuh (the memory-bound templates' shared dtype prelude), so NVRTC
- * needs no include path and a cache key over the text covers the prelude.  0 and *out
- * (heap, NUL-terminated, *len bytes), or -1 and *cause (heap). */
+/* Template name from folder dir as NVRTC compiles it: each line that starts with
+ * `#include "H"` (H a plain file name) replaced by dir/H, itself read the same way (nested
+ * includes), each header once per template (a later include of it: nothing), so NVRTC needs
+ * no include path and a cache key over the text covers every header (docs/kernels.md).
+ * 0 and *out (heap, NUL-terminated, *len bytes), or -1 and *cause (heap). */
 int cuda_template_read(const char *dir, const char *name, char **out, size_t *len, char **cause);
 void cuda_compile_release(struct cuda_compile *c);
 

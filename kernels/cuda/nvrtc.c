@@ -4,6 +4,7 @@
 #include "config.h"
 #include "kernels/cuda/cuda.h"
 
+#include <ctype.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -494,43 +495,102 @@ void cuda_cq_close(struct cuda_cq *q)
 	free(q);
 }
 
+/* The headers spliced into one template so far (each at most once, as #pragma once). */
+#define CUDA_MAX_HEADERS 16
+struct splice {
+	const char *dir;
+	const char *top;        /* the template's name, for messages */
+	char *seen[CUDA_MAX_HEADERS];
+	size_t nseen;
+	struct sbuf out;
+};
+
+/* NAME when line (len bytes, no newline) is `#include "NAME"` (anything may follow the
+ * closing quote) and NAME is a plain file name: letters, digits, '_', '-', '.'; else NULL. */
+static char *include_name(const char *line, size_t len)
+{
+	static const char pre[] = "#include \"";
+	if (len < sizeof(pre) || memcmp(line, pre, sizeof(pre) - 1))
+		return NULL;
+	const char *n = line + sizeof(pre) - 1, *end = line + len, *q = n;
+	while (q < end && (isalnum((unsigned char)*q) || *q == '_' || *q == '-' || *q == '.'))
+		q++;
+	if (q == n || q == end || *q != '"' || *n == '.')
+		return NULL;
+	return xstrndup(n, (size_t)(q - n));
+}
+
+/* Text (len bytes, named name) into sp->out, each include line replaced by its header's
+ * spliced text (a header already spliced: by nothing). */
+static int splice_text(struct splice *sp, const char *name, const char *text, size_t len,
+		       char **cause)
+{
+	const char *p = text, *end = text + len;
+	int ret = -1;
+	for (int line = 1; p < end; line++) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		size_t n = eol ? (size_t)(eol - p) : (size_t)(end - p);
+		char *h = include_name(p, n), *path = NULL, *htext = NULL;
+		size_t hlen = 0, i;
+		if (!h) {
+			sbuf_add(&sp->out, p, eol ? n + 1 : n);
+			p += eol ? n + 1 : n;
+			continue;
+		}
+		p += eol ? n + 1 : n;
+		for (i = 0; i < sp->nseen && strcmp(sp->seen[i], h); i++)
+			;
+		if (i < sp->nseen) {
+			free(h);
+			continue;
+		}
+		if (sp->nseen == CUDA_MAX_HEADERS) {
+			*cause = xasprintf("kernel template '%s': '%s':%d: more than %d headers",
+					   sp->top, name, line, CUDA_MAX_HEADERS);
+			free(h);
+			goto done;
+		}
+		sp->seen[sp->nseen++] = h;
+		path = xasprintf("%s/%s", sp->dir, h);
+		int rc = util_read_file(path, &htext, &hlen);
+		if (rc)
+			*cause = xasprintf("kernel template '%s': '%s':%d: cannot read '%s'",
+					   sp->top, name, line, path);
+		else
+			rc = splice_text(sp, h, htext, hlen, cause);
+		free(path);
+		free(htext);
+		if (rc)
+			goto done;
+		if (sp->out.len && sp->out.buf[sp->out.len - 1] != '\n')
+			sbuf_add(&sp->out, "\n", 1);
+	}
+	ret = 0;
+done:
+	return ret;
+}
+
 int cuda_template_read(const char *dir, const char *name, char **out, size_t *len, char **cause)
 {
-	static const char incl[] = "\n#include \"prelude.cuh\"";
-	char *path = xasprintf("%s/%s", dir, name), *text = NULL, *pre = NULL;
-	size_t n = 0, pn = 0;
+	struct splice sp = { .dir = dir, .top = name };
+	char *path = xasprintf("%s/%s", dir, name), *text = NULL;
+	size_t n = 0;
 	int rc = -1;
-	if (util_read_file(path, &text, &n))
-		goto done;
-	const char *at = strstr(text, incl); /* at the start of a line */
-	if (at)
-		at++;
-	if (!at) {
-		*out = text, *len = n;
-		text = NULL;
-		rc = 0;
+	sbuf_init(&sp.out);
+	if (util_read_file(path, &text, &n)) {
+		*cause = xasprintf("cannot read kernel template '%s'", path);
 		goto done;
 	}
-	free(path);
-	path = xasprintf("%s/prelude.cuh", dir);
-	if (util_read_file(path, &pre, &pn))
+	if (splice_text(&sp, name, text, n, cause))
 		goto done;
-	const char *eol = strchr(at, '\n');
-	size_t tail = eol ? n - (size_t)(eol + 1 - text) : 0;
-	struct sbuf sb;
-	sbuf_init(&sb);
-	sbuf_add(&sb, text, (size_t)(at - text));
-	sbuf_add(&sb, pre, pn);
-	if (eol)
-		sbuf_add(&sb, eol + 1, tail);
-	*len = sb.len;
-	*out = sbuf_detach(&sb);
+	*len = sp.out.len;
+	*out = sbuf_detach(&sp.out);
 	rc = 0;
 done:
-	if (rc)
-		*cause = xasprintf("cannot read kernel template '%s'", path);
+	for (size_t i = 0; i < sp.nseen; i++)
+		free(sp.seen[i]);
+	sbuf_release(&sp.out);
 	free(path);
 	free(text);
-	free(pre);
 	return rc;
 }

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* memmem */
 #include "nvrtc-common.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -18,16 +19,16 @@ double kc_now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-int kc_read_file(const char *path, char **text)
+/* The whole file at path, NUL-terminated (heap), or NULL (reported). */
+static char *read_raw(const char *path)
 {
 	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
 	long n;
-	int ret = -1;
 
 	if (!f) {
 		fprintf(stderr, "kernel-check: cannot open '%s': %s\n", path, strerror(errno));
-		return -1;
+		return NULL;
 	}
 	if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
 		fprintf(stderr, "kernel-check: cannot size '%s'\n", path);
@@ -38,48 +39,116 @@ int kc_read_file(const char *path, char **text)
 		abort();
 	if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
 		fprintf(stderr, "kernel-check: cannot read '%s'\n", path);
+		free(buf);
+		buf = NULL;
 		goto done;
 	}
 	buf[n] = '\0';
-	{ /* the line #include "prelude.cuh" becomes that file from the same folder, as the
-	   * backend does (kernels/cuda/module.c), so NVRTC needs no include path */
-		static const char incl[] = "\n#include \"prelude.cuh\"";
-		char *at = strstr(buf, incl); /* at the start of a line */
-		if (at) {
-			at++;
-			const char *slash = strrchr(path, '/');
-			size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
-			char *ppath = malloc(dl + sizeof("prelude.cuh"));
-			char *pre = NULL, *all;
-			if (!ppath)
-				abort();
-			memcpy(ppath, path, dl);
-			memcpy(ppath + dl, "prelude.cuh", sizeof("prelude.cuh"));
-			if (kc_read_file(ppath, &pre)) {
-				free(ppath);
-				goto done;
-			}
-			free(ppath);
-			char *eol = strchr(at, '\n');
-			const char *rest = eol ? eol + 1 : "";
-			size_t head = (size_t)(at - buf), pl = strlen(pre), rl = strlen(rest);
-			all = malloc(head + pl + rl + 1);
-			if (!all)
-				abort();
-			memcpy(all, buf, head);
-			memcpy(all + head, pre, pl);
-			memcpy(all + head + pl, rest, rl + 1);
-			free(pre);
-			free(buf);
-			buf = all;
-		}
-	}
-	*text = buf;
-	buf = NULL;
-	ret = 0;
 done:
-	free(buf);
 	fclose(f);
+	return buf;
+}
+
+/* A template as the backend hands it to NVRTC (kernels/cuda/nvrtc.c, cuda_template_read):
+ * each line that starts with #include "H" (H a plain file name) becomes the file H of the
+ * same folder, read the same way, each header once, so NVRTC needs no include path. */
+struct splice {
+	const char *dir; /* with its trailing '/', or "" */
+	char *seen[16];
+	size_t nseen;
+	char *out;
+	size_t len, cap;
+};
+
+static void splice_add(struct splice *sp, const char *p, size_t n)
+{
+	if (sp->len + n + 1 > sp->cap) {
+		sp->cap = 2 * (sp->len + n + 1);
+		sp->out = realloc(sp->out, sp->cap);
+		if (!sp->out)
+			abort();
+	}
+	memcpy(sp->out + sp->len, p, n);
+	sp->len += n;
+	sp->out[sp->len] = '\0';
+}
+
+static int splice_text(struct splice *sp, const char *name, const char *p)
+{
+	static const char pre[] = "#include \"";
+	int line;
+	for (line = 1; *p; line++) {
+		const char *eol = strchr(p, '\n'), *q = p + sizeof(pre) - 1;
+		size_t n = eol ? (size_t)(eol + 1 - p) : strlen(p), i;
+		char path[4096], *h, *text;
+		int rc;
+		if (strncmp(p, pre, sizeof(pre) - 1) != 0) {
+			splice_add(sp, p, n);
+			p += n;
+			continue;
+		}
+		while (isalnum((unsigned char)*q) || *q == '_' || *q == '-' || *q == '.')
+			q++;
+		if (q == p + sizeof(pre) - 1 || *q != '"' || p[sizeof(pre) - 1] == '.') {
+			splice_add(sp, p, n); /* not a plain file name: NVRTC's to judge */
+			p += n;
+			continue;
+		}
+		h = strndup(p + sizeof(pre) - 1, (size_t)(q - p) - (sizeof(pre) - 1));
+		if (!h)
+			abort();
+		p += n;
+		for (i = 0; i < sp->nseen && strcmp(sp->seen[i], h) != 0; i++)
+			;
+		if (i < sp->nseen) { /* spliced already */
+			free(h);
+			continue;
+		}
+		if (sp->nseen == sizeof(sp->seen) / sizeof(sp->seen[0])) {
+			fprintf(stderr, "kernel-check: '%s':%d: too many headers\n", name, line);
+			free(h);
+			return -1;
+		}
+		sp->seen[sp->nseen++] = h;
+		snprintf(path, sizeof(path), "%s%s", sp->dir, h);
+		text = read_raw(path);
+		if (!text) {
+			fprintf(stderr, "kernel-check: '%s':%d: cannot include '%s'\n", name, line,
+				path);
+			return -1;
+		}
+		rc = splice_text(sp, h, text);
+		free(text);
+		if (rc)
+			return -1;
+		if (sp->len && sp->out[sp->len - 1] != '\n')
+			splice_add(sp, "\n", 1);
+	}
+	return 0;
+}
+
+int kc_read_file(const char *path, char **text)
+{
+	struct splice sp = {0};
+	const char *slash = strrchr(path, '/');
+	char dir[4096], *raw = read_raw(path);
+	size_t i;
+	int ret = -1;
+
+	if (!raw)
+		return -1;
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + 1 : 0, path);
+	sp.dir = dir;
+	splice_add(&sp, "", 0);
+	if (splice_text(&sp, path, raw) == 0) {
+		*text = sp.out;
+		sp.out = NULL;
+		ret = 0;
+	}
+	for (i = 0; i < sp.nseen; i++)
+		free(sp.seen[i]);
+	free(sp.out);
+	free(raw);
 	return ret;
 }
 
@@ -274,5 +343,12 @@ const struct kc_config kc_check_configs[] = {
 	{"conv.cu", F32 " -DTF32=1 -DBLOCK_M=64 -DBLOCK_N=64 -DBLOCK_K=16 -DWARPS=4 -DSTAGES=3 -DSPLIT_K=3"},
 	{"conv.cu", F32 " -DBLOCK_M=64 -DBLOCK_N=64 -DBLOCK_K=16 -DWARPS=4 -DSTAGES=2"},
 	{"conv.cu", F32 " -DBLOCK_M=128 -DBLOCK_N=128 -DBLOCK_K=16 -DWARPS=8 -DSTAGES=3 -DSPLIT_K=2"},
+	/* the stage depths and warp counts the lists above leave out, per dtype */
+	{"gemm.cu", BF16 " -DBLOCK_M=64 -DBLOCK_N=32 -DBLOCK_K=32 -DWARPS=2 -DSTAGES=2"},
+	{"gemm.cu", F32 " -DTF32=1 -DBLOCK_M=128 -DBLOCK_N=64 -DBLOCK_K=32 -DWARPS=4 -DSTAGES=4"},
+	{"gemm.cu", F32 " -DBLOCK_M=64 -DBLOCK_N=128 -DBLOCK_K=32 -DWARPS=4 -DSTAGES=4 -DSPLIT_K=2"},
+	{"conv.cu", BF16 " -DBLOCK_M=64 -DBLOCK_N=32 -DBLOCK_K=32 -DWARPS=2 -DSTAGES=2"},
+	{"conv.cu", F32 " -DTF32=1 -DBLOCK_M=128 -DBLOCK_N=64 -DBLOCK_K=32 -DWARPS=4 -DSTAGES=4"},
+	{"conv.cu", F32 " -DBLOCK_M=64 -DBLOCK_N=128 -DBLOCK_K=32 -DWARPS=4 -DSTAGES=4 -DSPLIT_K=2"},
 };
 const size_t kc_check_nconfigs = sizeof(kc_check_configs) / sizeof(kc_check_configs[0]);

@@ -3,6 +3,9 @@
  *
  * usage: nvrtc-compile TEMPLATE_DIR [ARCH...]   (default archs: sm_80 sm_90a)
  * $KC_ONLY, when set, keeps only the templates whose file name contains it.
+ * $KC_CUBIN_DIR, when set, gets each cubin as FILE-INDEX-ARCH.cubin (INDEX: the config's
+ * place in kc_check_configs) and its defines as FILE-INDEX-ARCH.defines, for
+ * tests/gpu/sass-compare.sh.
  * exit: 0 all compiled, 1 a compile failed, 2 usage or unreadable template. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +13,34 @@
 #include <unistd.h>
 
 #include "nvrtc-common.h"
+
+/* res's cubin into $KC_CUBIN_DIR (nothing when it is unset); -1 when it cannot be written. */
+static int save_cubin(size_t i, const char *arch, const struct kc_result *res)
+{
+	const char *dir = getenv("KC_CUBIN_DIR");
+	char path[4096];
+	FILE *f;
+	int ok;
+
+	if (!dir || !*dir)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s-%02zu-%s.cubin", dir, kc_check_configs[i].file, i, arch);
+	f = fopen(path, "wb");
+	ok = f && fwrite(res->cubin, 1, res->cubin_size, f) == res->cubin_size;
+	if (f && fclose(f) != 0)
+		ok = 0;
+	/* and its defines beside it, FILE-INDEX-ARCH.defines */
+	if (ok) {
+		snprintf(path + strlen(path) - strlen("cubin"), strlen("defines") + 1, "defines");
+		f = fopen(path, "w");
+		ok = f && fprintf(f, "%s\n", kc_check_configs[i].defines) > 0;
+		if (f && fclose(f) != 0)
+			ok = 0;
+	}
+	if (!ok)
+		fprintf(stderr, "nvrtc-compile: cannot write '%s'\n", path);
+	return ok ? 0 : -1;
+}
 
 int main(int argc, char **argv)
 {
@@ -60,6 +91,8 @@ int main(int argc, char **argv)
 			} else if (res[i].log && strstr(res[i].log, "warning")) {
 				printf("%s\n", res[i].log);
 			}
+			if (res[i].ok && save_cubin(i, archs[a], &res[i]))
+				failed++;
 			kc_result_release(&res[i]);
 		}
 		printf("%s: %zu configs in %.1fs\n", archs[a], kc_check_nconfigs, kc_now() - t0);

@@ -396,6 +396,82 @@ START_TEST(test_options_and_keys)
 }
 END_TEST
 
+static char *tmpl_dir; /* kernels/cuda/templates (main: $HARNESS_KERNEL_DIR or the build's) */
+static int have_templates; /* tmpl_dir holds the templates */
+
+/* A template's include lines become the headers' text (nested, each header once), so NVRTC
+ * needs no include path, and the cubin cache key over that text changes with any header. */
+static void put(const char *name, const char *text)
+{
+	char *path = testutil_path(name);
+	ck_assert_int_eq(util_write_file(path, text, strlen(text), 0644), 0);
+	free(path);
+}
+
+static void key_of(const char *name, char out[65])
+{
+	char *text = NULL, *cause = NULL, *opts[] = { "--gpu-architecture=sm_90a" };
+	size_t len = 0;
+	ck_assert_msg(!cuda_template_read(testutil_scratch, name, &text, &len, &cause), "%s",
+		      cause ? cause : "");
+	cuda_cache_key(name, text, len, opts, 1, "13.0", "sm_90a", out);
+	free(text);
+}
+
+START_TEST(test_template_include)
+{
+	char *text = NULL, *cause = NULL;
+	size_t len = 0;
+	char k1[65], k2[65], k3[65];
+
+	testutil_scratch_setup();
+	put("t.cu", "// t\n#include \"a.cuh\" /* a and b */\nint x;\n#include \"b.cuh\"\n"
+		    "#include <cuda.h>\n");
+	put("a.cuh", "#include \"b.cuh\"\nint a;"); /* no final newline: one is added */
+	put("b.cuh", "int b = 2.385;\n");
+	ck_assert_msg(!cuda_template_read(testutil_scratch, "t.cu", &text, &len, &cause), "%s",
+		      cause ? cause : "");
+	/* b.cuh once (where a.cuh includes it), a system include left to NVRTC */
+	ck_assert_str_eq(text, "// t\nint b = 2.385;\nint a;\nint x;\n#include <cuda.h>\n");
+	ck_assert_uint_eq(len, strlen(text));
+	free(text);
+
+	key_of("t.cu", k1);
+	key_of("t.cu", k2);
+	ck_assert_str_eq(k1, k2);
+	put("b.cuh", "int b = 2.386;\n"); /* a nested header, same length */
+	key_of("t.cu", k2);
+	ck_assert_str_ne(k1, k2);
+	put("a.cuh", "#include \"b.cuh\"\nint c;");
+	key_of("t.cu", k3);
+	ck_assert_str_ne(k2, k3);
+
+	/* a header that is not there names the template, the including file and its line */
+	put("u.cu", "int u;\n#include \"a.cuh\"\n");
+	put("a.cuh", "int a;\n\n#include \"missing.cuh\"\n");
+	testutil_stderr_begin();
+	ck_assert_int_eq(cuda_template_read(testutil_scratch, "u.cu", &text, &len, &cause), -1);
+	free(testutil_stderr_end());
+	ck_assert_ptr_nonnull(cause);
+	ck_assert_msg(strstr(cause, "'u.cu'") && strstr(cause, "'a.cuh':3") &&
+			      strstr(cause, "missing.cuh"),
+		      "%s", cause);
+	free(cause);
+
+	/* the shipped templates: every include line spliced, each header once */
+	for (int op = 0; have_templates && op < CU_NOPS; op++) {
+		ck_assert_msg(!cuda_template_read(tmpl_dir, cuda_op_template(op), &text, &len,
+						  &cause),
+			      "%s", cause ? cause : "");
+		ck_assert_msg(!strstr(text, "\n#include \""), "%s", cuda_op_template(op));
+		char *d = strstr(text, "#define DTYPE_CUH");
+		ck_assert_msg(d && !strstr(d + 1, "#define DTYPE_CUH"), "%s", cuda_op_template(op));
+		free(text);
+	}
+	testutil_scratch_teardown();
+}
+END_TEST
+
 START_TEST(test_halves)
 {
 	static const float v[] = { 0.0f, 1.0f, -2.5f, 0.333333f, 65504.0f, 6.1e-5f, 1e-7f };
@@ -783,8 +859,6 @@ END_TEST
 /* Every template compiles with NVRTC, through the backend's own options, at its heuristic
  * config and its vendor (default) point in every dtype, for sm_80 and sm_90a in turn; the
  * pool runs them in parallel. */
-static char *tmpl_dir;
-
 START_TEST(test_nvrtc_templates)
 {
 	static const char *const archs[] = { "sm_80", "sm_90a" };
@@ -939,6 +1013,7 @@ static Suite *cuda_suite(int with_templates)
 	tcase_add_test(tc, test_gemm_wgmma_derived);
 	tcase_add_test(tc, test_mem_spaces);
 	tcase_add_test(tc, test_options_and_keys);
+	tcase_add_test(tc, test_template_include);
 	tcase_add_test(tc, test_halves);
 	tcase_add_test(tc, test_roofline_estimate);
 	tcase_add_test(tc, test_reference_check);
@@ -960,6 +1035,7 @@ int main(void)
 	tmpl_dir = xasprintf("%s/cuda/templates", kd && *kd ? kd : backend_kernel_dir());
 	char *gemm = xasprintf("%s/gemm.cu", tmpl_dir);
 	int with = !stat(gemm, &st);
+	have_templates = with;
 	if (!with)
 		printf("note: no CUDA templates in '%s': the NVRTC compile of every template is not "
 		       "run\n", tmpl_dir);

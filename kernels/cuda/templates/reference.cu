@@ -1,7 +1,7 @@
 /* reference.cu: the check's float64 references on the GPU, and the check's error; NVRTC
  * template.  Not a tuned kernel: plain code that shares nothing with the templates it checks
- * but the dtype prelude (storage type and its exact conversion to float), every product and
- * sum in double.  One program per dtype (DTYPE_FLOAT16 / DTYPE_BFLOAT16 / DTYPE_FLOAT32);
+ * but dtype.cuh (storage type and its exact conversion to float), every product and sum in
+ * double.  One program per dtype (DTYPE_FLOAT16 / DTYPE_BFLOAT16 / DTYPE_FLOAT32);
  * every kernel takes a grid-stride loop, so any grid is right, block = 256 (ref_gemm, ref_conv:
  * 16 x 16).
  *
@@ -29,7 +29,7 @@
  *   acc[0] += sum (y - ref)^2, acc[1] += sum ref^2 over the n outputs, *bad = the smallest
  *   index of a non-finite y (atomicMin; the caller sets it to ~0 and acc to 0 first).
  */
-#include "prelude.cuh"
+#include "dtype.cuh"
 
 static __device__ __forceinline__ double get(const elem_t *p, long long i)
 {
