@@ -190,7 +190,7 @@ START_TEST(test_take_pending)
 END_TEST
 
 /* A taker of a job a pool thread is compiling waits for exactly that one; the wait lies
- * within the compiler's wall time; the hook ran on the pool's thread. */
+ * within the compiler's wall time (plus the wake-up); the hook ran on the pool's thread. */
 START_TEST(test_wait_running)
 {
 	struct hook h;
@@ -205,7 +205,9 @@ START_TEST(test_wait_running)
 	cuda_cq_stats(q, &st);
 	ck_assert_int_eq(st.compiled, 1);
 	ck_assert_int_eq(st.waited_ns, waited);
-	ck_assert_int_le(waited, st.busy_ns);
+	/* the waiter wakes after the pool's thread has closed the busy period: allow the
+	 * wake-up's scheduling latency (over 1 ms seen on a loaded 2-core machine) */
+	ck_assert_int_le(waited, st.busy_ns + 50 * 1000000LL);
 	ck_assert_int_eq(h.off_main, 1);
 	/* a job already compiled costs its taker no wait */
 	add(q, 4);
