@@ -144,6 +144,15 @@ static void show_units(const struct rec_unit *u, size_t n, struct sbuf *out)
 	}
 	text_table_print(&t, out);
 	text_table_release(&t);
+	/* why each unit that is not ok failed: the table has no room for it */
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(u[i].status, REC_STATUS_OK) || !u[i].message || !*u[i].message)
+			continue;
+		sbuf_addf(out, "unit %" PRId64 " (%s, block %" PRId64 ") %s: ", u[i].id, u[i].mode,
+			  u[i].block, u[i].status);
+		add_escaped(out, u[i].message);
+		sbuf_adds(out, "\n");
+	}
 }
 
 /* Planned units that have no record: plan ids minus recorded ids. */

@@ -12,6 +12,10 @@ expect_grep '^units: 6 recorded, 6 planned, 0 missing' "$SCRATCH/out"
 expect_grep '^ *[0-9]+ +crash +0 +0 +1 +cold +[0-9]+ +crashed +139 +11 ' "$SCRATCH/out"
 expect_grep '^ *[0-9]+ +hang +.* timeout ' "$SCRATCH/out"
 expect_grep '^ *[0-9]+ +garbage +.* bad-output ' "$SCRATCH/out"
+# under the table, why each unit that is not ok failed (its recorded message)
+expect_grep "^unit [0-9]+ \(crash, block 0\) crashed: .*signal 11" "$SCRATCH/out"
+expect_grep "^unit [0-9]+ \(hang, block 0\) timeout: " "$SCRATCH/out"
+grep -Eq "^unit [0-9]+ \((default|after), " "$SCRATCH/out" && fail "an ok unit got a message line"
 # unique prefix of the command works; unknown commands suggest
 expect_status 0 h sh f.h5 && pass "unique prefix 'sh' runs show"
 expect_status 2 h shwo f.h5 && expect_grep "unknown command 'shwo' \(did you mean 'show'\?\)" "$SCRATCH/err"
