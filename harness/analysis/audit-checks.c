@@ -226,8 +226,8 @@ void check_clocks(struct audit *au, struct ctx *c)
 	if (strstr(b, "cuda") && !strchr(b, ',')) {
 		/* every unit on the GPU: the gpu-* checks read what the CUDA backend records */
 		check_summary(k, "recorded per sample and per unit by the cuda backend: judged by "
-				 "the gpu-clocks, gpu-throttle, gpu-temperature, gpu-exclusive and "
-				 "gpu-identity checks");
+				 "the gpu-clocks, gpu-throttle, gpu-temperature, gpu-exclusive, "
+				 "gpu-identity and gpu-op-timing checks");
 		return;
 	}
 	check_raise(k, AUDIT_WARN);

@@ -329,6 +329,53 @@ static void check_state(struct audit *au, const struct rec_unit *u, char **info,
 		summary(k, "every block's units ran on one GPU (by UUID)");
 }
 
+/* How the op cells were timed (the CUDA backend's replay.c records it per unit): by graph
+ * replay, the GPU's time; on the stream on purpose (HARNESS_CUDA_OP_TIMING=stream); or on
+ * the stream after a capture failed.  A stream-timed op cell includes the host's work. */
+static void check_op_timing(struct audit *au, const struct rec_unit *u, char **info, size_t nu)
+{
+	char a[512];
+	struct audit_check *k = add(au, "gpu-op-timing", "op cells timed on the GPU, not the host");
+	size_t rec = 0, chose = 0, fell = 0;
+	for (size_t i = 0; i < nu; i++) {
+		double g = info_num(info[i], "op_timing_graph_configs");
+		double st = info_num(info[i], "op_timing_stream_configs");
+		if (isnan(g) && isnan(st))
+			continue;
+		rec++;
+		if (!strncmp(info_get(info[i], "op_timing", a, sizeof(a)), "stream", 6)) {
+			chose++;
+			raise_to(k, AUDIT_WARN);
+			name_unit(k, u[i].id);
+			name_mode(k, u[i].mode);
+			ev(k, "unit %lld ('%s'): op cells timed on the stream on purpose "
+			      "(HARNESS_CUDA_OP_TIMING=stream)", (long long)u[i].id, u[i].mode);
+		} else if (st > 0) {
+			fell++;
+			raise_to(k, AUDIT_WARN);
+			name_unit(k, u[i].id);
+			name_mode(k, u[i].mode);
+			ev(k, "unit %lld ('%s'): %.0f of %.0f configs timed on the stream after a "
+			      "failed capture: %s", (long long)u[i].id, u[i].mode, st,
+			   (isnan(g) ? 0 : g) + st,
+			   *info_get(info[i], "op_timing_fallback", a, sizeof(a)) ? a : "(no reason)");
+		}
+	}
+	if (!rec) {
+		raise_to(k, AUDIT_WARN);
+		summary(k, "not recorded: no unit says how its op cells were timed (results from "
+			   "before graph replay: stream launches, which time the host where a "
+			   "launch's host work outlasts its kernel)");
+	} else if (chose || fell) {
+		summary(k, "%zu of %zu unit(s) timed op cells on the stream (%zu on purpose, %zu "
+			   "after a failed capture): their op-cell times include host overhead; "
+			   "compare them with stream-timed cells only", chose + fell, rec, chose, fell);
+	} else {
+		summary(k, "every config of every op cell in %zu unit(s) was timed by CUDA-graph "
+			   "replay", rec);
+	}
+}
+
 int audit_gpu_checks(struct audit *au, const char *path)
 {
 	struct rec *r = NULL;
@@ -350,6 +397,7 @@ int audit_gpu_checks(struct audit *au, const char *path)
 		if (check_clocks_throttle(au, r, u, nu))
 			goto done;
 		check_state(au, u, info, nu);
+		check_op_timing(au, u, info, nu);
 	}
 	ret = 0;
 done:

@@ -1,7 +1,8 @@
 /* test-audit-gpu.c: the audit's GPU checks on results recorded on an H100
  * (tests/data/cuda/gpu-aa-h100.h5: a short experiments/gpu-aa.toml, 20 units, in which the
- * GPU warmed by 12 C and power-capped 1.1% of one mode's samples) and on a CPU results file
- * (no GPU checks).  Needs no GPU. */
+ * GPU warmed by 12 C and power-capped 1.1% of one mode's samples; gpu-aa-h100-replay.h5: the
+ * full-length one after graph replay, power-capped on the 4096^3 GEMM) and on a CPU results
+ * file (no GPU checks).  Needs no GPU. */
 #include "config.h"
 
 #include <check.h>
@@ -45,7 +46,10 @@ START_TEST(test_h100_run)
 	char *p = data_path("cuda/gpu-aa-h100.h5");
 	ck_assert_int_eq(audit_gpu_checks(a, p), 0);
 	show(a);
-	ck_assert_uint_eq(a->nchecks, 5);
+	ck_assert_uint_eq(a->nchecks, 6);
+	/* recorded before graph replay: how the op cells were timed is not said */
+	ck_assert_int_eq(find(a, "gpu-op-timing")->status, AUDIT_WARN);
+	ck_assert_ptr_nonnull(strstr(find(a, "gpu-op-timing")->summary, "not recorded"));
 	ck_assert_int_eq(find(a, "gpu-clocks")->status, AUDIT_PASS);
 	ck_assert_ptr_nonnull(strstr(find(a, "gpu-clocks")->summary, "1980"));
 	ck_assert_int_eq(find(a, "gpu-identity")->status, AUDIT_PASS);
@@ -129,6 +133,90 @@ out:
 }
 END_TEST
 
+/* The full-length gpu-aa.toml on an H100 after graph replay (tests/data/cuda/
+ * gpu-aa-h100-replay.h5, docs/BENCHMARKS.md): every config graph-timed; the 4096^3 GEMM
+ * power-capped on 1973 samples, named as the software power cap. */
+START_TEST(test_h100_replay_run)
+{
+	struct audit *a = xcalloc(1, sizeof(*a));
+	char *p = data_path("cuda/gpu-aa-h100-replay.h5");
+	ck_assert_int_eq(audit_gpu_checks(a, p), 0);
+	show(a);
+	ck_assert_uint_eq(a->nchecks, 6);
+	const struct audit_check *t = find(a, "gpu-op-timing");
+	ck_assert_int_eq(t->status, AUDIT_PASS);
+	ck_assert_ptr_nonnull(strstr(t->summary, "in 20 unit(s) was timed by CUDA-graph replay"));
+	t = find(a, "gpu-throttle");
+	ck_assert_int_eq(t->status, AUDIT_WARN);
+	ck_assert_ptr_nonnull(strstr(t->summary, "sw power cap on 1973"));
+	audit_free(a);
+	free(p);
+}
+END_TEST
+
+/* The same file with two units' info changed (h5py): one timed on the stream on purpose, one
+ * with 2 configs on the stream after a failed capture; both are named, with the reason. */
+static const char py_stream[] =
+	"import sys, shutil\n"
+	"try:\n"
+	"    import h5py, numpy as np\n"
+	"except ImportError:\n"
+	"    sys.exit(77)\n"
+	"shutil.copyfile(sys.argv[1], sys.argv[2])\n"
+	"f = h5py.File(sys.argv[2], 'r+')\n"
+	"u = f['units'][:]\n"
+	"info = [x.decode() for x in u['info']]\n"
+	"info[0] = info[0].replace('op_timing=graph', 'op_timing=stream (HARNESS_CUDA_OP_TIMING)')\n"
+	"info[1] = info[1].replace('op_timing_stream_configs=0', 'op_timing_stream_configs=2')"
+	" + 'op_timing_fallback=g/gemm: the launches cannot be captured into a CUDA graph: x\\n'\n"
+	"dt = np.dtype([(n, u.dtype[n] if n != 'info' else 'S%d' % (max(map(len, info)) + 1))"
+	" for n in u.dtype.names])\n"
+	"t = np.zeros(len(u), dt)\n"
+	"for n in u.dtype.names: t[n] = u[n] if n != 'info' else [x.encode() for x in info]\n"
+	"del f['units']\n"
+	"f.create_dataset('units', data=t, maxshape=(None,), chunks=True)\n"
+	"f.close()\n";
+
+START_TEST(test_op_timing_stream)
+{
+	char *src = data_path("cuda/gpu-aa-h100-replay.h5"), *dst = testutil_path("stream.h5");
+	struct spawn sp;
+	struct spawn_status st;
+	if (access("/usr/bin/python3", X_OK)) {
+		fprintf(stderr, "test-audit-gpu: no /usr/bin/python3; op-timing check skipped\n");
+		goto out;
+	}
+	spawn_init(&sp);
+	sp.argv = (const char *const[]){ "/usr/bin/python3", "-c", py_stream, src, dst, NULL };
+	sp.env = (const char *const[]){ "LC_ALL=C", "PATH=/usr/bin:/bin", NULL };
+	sp.inherit_stderr = 1;
+	int rc = spawn_run(&sp, NULL, &st);
+	spawn_release(&sp);
+	ck_assert_int_eq(rc, 0);
+	if (st.code == 77) {
+		fprintf(stderr, "test-audit-gpu: no h5py for /usr/bin/python3; op-timing check skipped\n");
+		goto out;
+	}
+	ck_assert_int_eq(st.code, 0);
+	struct audit *a = xcalloc(1, sizeof(*a));
+	ck_assert_int_eq(audit_gpu_checks(a, dst), 0);
+	show(a);
+	const struct audit_check *t = find(a, "gpu-op-timing");
+	ck_assert_int_eq(t->status, AUDIT_WARN);
+	ck_assert_uint_eq(t->nunits, 2);
+	ck_assert_ptr_nonnull(strstr(t->summary, "2 of 20 unit(s) timed op cells on the stream (1 on "
+					       "purpose, 1 after a failed capture)"));
+	ck_assert_uint_eq(t->nevidence, 2);
+	ck_assert_ptr_nonnull(strstr(t->evidence[0], "on purpose"));
+	ck_assert_ptr_nonnull(strstr(t->evidence[1], "2 of "));
+	ck_assert_ptr_nonnull(strstr(t->evidence[1], "g/gemm: the launches cannot be captured"));
+	audit_free(a);
+out:
+	free(src);
+	free(dst);
+}
+END_TEST
+
 /* A CPU run has no gpu_open_ lines: no GPU check is added. */
 START_TEST(test_cpu_run)
 {
@@ -163,6 +251,8 @@ int main(void)
 	tcase_add_checked_fixture(tc, testutil_scratch_setup, testutil_scratch_teardown);
 	tcase_add_test(tc, test_h100_run);
 	tcase_add_test(tc, test_h100_reasons);
+	tcase_add_test(tc, test_h100_replay_run);
+	tcase_add_test(tc, test_op_timing_stream);
 	tcase_add_test(tc, test_cpu_run);
 	tcase_add_test(tc, test_missing_file);
 	suite_add_tcase(s, tc);
