@@ -96,30 +96,49 @@ static const char py_add_reasons[] =
 	"f.create_dataset('samples', data=t, maxshape=(None,), chunks=True)\n"
 	"f.close()\n";
 
-START_TEST(test_h100_reasons)
+/* The audit's GPU checks on a copy of data file src that /usr/bin/python3 rewrote with
+ * script (h5py), into *out; 0 when python3 or h5py is missing (said on stderr: the check is
+ * skipped), else 1. */
+static int audit_rewritten(const char *src, const char *script, const char *what,
+			   struct audit **out)
 {
-	char *src = data_path("cuda/gpu-aa-h100.h5"), *dst = testutil_path("reasons.h5");
+	char *from = data_path(src), *dst = testutil_path("rewritten.h5");
 	struct spawn sp;
 	struct spawn_status st;
+	int ran = 0;
+	*out = NULL;
 	if (access("/usr/bin/python3", X_OK)) {
-		fprintf(stderr, "test-audit-gpu: no /usr/bin/python3; reasons check skipped\n");
+		fprintf(stderr, "test-audit-gpu: no /usr/bin/python3; %s check skipped\n", what);
 		goto out;
 	}
 	spawn_init(&sp);
-	sp.argv = (const char *const[]){ "/usr/bin/python3", "-c", py_add_reasons, src, dst, NULL };
+	sp.argv = (const char *const[]){ "/usr/bin/python3", "-c", script, from, dst, NULL };
 	sp.env = (const char *const[]){ "LC_ALL=C", "PATH=/usr/bin:/bin", NULL };
 	sp.inherit_stderr = 1;
 	int rc = spawn_run(&sp, NULL, &st);
 	spawn_release(&sp);
 	ck_assert_int_eq(rc, 0);
 	if (st.code == 77) {
-		fprintf(stderr, "test-audit-gpu: no h5py for /usr/bin/python3; reasons check skipped\n");
+		fprintf(stderr, "test-audit-gpu: no h5py for /usr/bin/python3; %s check skipped\n",
+			what);
 		goto out;
 	}
 	ck_assert_int_eq(st.code, 0);
-	struct audit *a = xcalloc(1, sizeof(*a));
-	ck_assert_int_eq(audit_gpu_checks(a, dst), 0);
-	show(a);
+	*out = xcalloc(1, sizeof(**out));
+	ck_assert_int_eq(audit_gpu_checks(*out, dst), 0);
+	show(*out);
+	ran = 1;
+out:
+	free(from);
+	free(dst);
+	return ran;
+}
+
+START_TEST(test_h100_reasons)
+{
+	struct audit *a;
+	if (!audit_rewritten("cuda/gpu-aa-h100.h5", py_add_reasons, "reasons", &a))
+		return;
 	const struct audit_check *t = find(a, "gpu-throttle");
 	ck_assert_int_eq(t->status, AUDIT_WARN);
 	ck_assert_ptr_nonnull(strstr(t->evidence[0],
@@ -127,9 +146,6 @@ START_TEST(test_h100_reasons)
 				     "hw slowdown on 1"));
 	ck_assert_ptr_nonnull(strstr(t->summary, "(sw power cap on 71, hw slowdown on 1)"));
 	audit_free(a);
-out:
-	free(src);
-	free(dst);
 }
 END_TEST
 
@@ -179,28 +195,9 @@ static const char py_stream[] =
 
 START_TEST(test_op_timing_stream)
 {
-	char *src = data_path("cuda/gpu-aa-h100-replay.h5"), *dst = testutil_path("stream.h5");
-	struct spawn sp;
-	struct spawn_status st;
-	if (access("/usr/bin/python3", X_OK)) {
-		fprintf(stderr, "test-audit-gpu: no /usr/bin/python3; op-timing check skipped\n");
-		goto out;
-	}
-	spawn_init(&sp);
-	sp.argv = (const char *const[]){ "/usr/bin/python3", "-c", py_stream, src, dst, NULL };
-	sp.env = (const char *const[]){ "LC_ALL=C", "PATH=/usr/bin:/bin", NULL };
-	sp.inherit_stderr = 1;
-	int rc = spawn_run(&sp, NULL, &st);
-	spawn_release(&sp);
-	ck_assert_int_eq(rc, 0);
-	if (st.code == 77) {
-		fprintf(stderr, "test-audit-gpu: no h5py for /usr/bin/python3; op-timing check skipped\n");
-		goto out;
-	}
-	ck_assert_int_eq(st.code, 0);
-	struct audit *a = xcalloc(1, sizeof(*a));
-	ck_assert_int_eq(audit_gpu_checks(a, dst), 0);
-	show(a);
+	struct audit *a;
+	if (!audit_rewritten("cuda/gpu-aa-h100-replay.h5", py_stream, "op-timing", &a))
+		return;
 	const struct audit_check *t = find(a, "gpu-op-timing");
 	ck_assert_int_eq(t->status, AUDIT_WARN);
 	ck_assert_uint_eq(t->nunits, 2);
@@ -211,9 +208,6 @@ START_TEST(test_op_timing_stream)
 	ck_assert_ptr_nonnull(strstr(t->evidence[1], "2 of "));
 	ck_assert_ptr_nonnull(strstr(t->evidence[1], "g/gemm: the launches cannot be captured"));
 	audit_free(a);
-out:
-	free(src);
-	free(dst);
 }
 END_TEST
 
