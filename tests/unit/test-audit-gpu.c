@@ -73,17 +73,21 @@ START_TEST(test_h100_run)
 }
 END_TEST
 
+/* The start of every rewrite: h5py (or exit 77), the data file copied, the copy open as f. */
+#define PY_OPEN_COPY                                                                       \
+	"import sys, shutil\n"                                                             \
+	"try:\n"                                                                           \
+	"    import h5py, numpy as np\n"                                                    \
+	"except ImportError:\n"                                                             \
+	"    sys.exit(77)\n"                                                                \
+	"shutil.copyfile(sys.argv[1], sys.argv[2])\n"                                      \
+	"f = h5py.File(sys.argv[2], 'r+')\n"
+
 /* The same file with a clock_reasons column added (h5py), as the CUDA backend now writes
  * it: each throttled sample power-capped (0x4), the first also in hardware slowdown (0x8);
  * the check names the caps with their counts. */
 static const char py_add_reasons[] =
-	"import sys, shutil\n"
-	"try:\n"
-	"    import h5py, numpy as np\n"
-	"except ImportError:\n"
-	"    sys.exit(77)\n"
-	"shutil.copyfile(sys.argv[1], sys.argv[2])\n"
-	"f = h5py.File(sys.argv[2], 'r+')\n"
+	PY_OPEN_COPY
 	"s = f['samples'][:]\n"
 	"dt = np.dtype(s.dtype.descr + [('clock_reasons', '<i8')])\n"
 	"t = np.zeros(len(s), dt)\n"
@@ -173,13 +177,7 @@ END_TEST
 /* The same file with two units' info changed (h5py): one timed on the stream on purpose, one
  * with 2 configs on the stream after a failed capture; both are named, with the reason. */
 static const char py_stream[] =
-	"import sys, shutil\n"
-	"try:\n"
-	"    import h5py, numpy as np\n"
-	"except ImportError:\n"
-	"    sys.exit(77)\n"
-	"shutil.copyfile(sys.argv[1], sys.argv[2])\n"
-	"f = h5py.File(sys.argv[2], 'r+')\n"
+	PY_OPEN_COPY
 	"u = f['units'][:]\n"
 	"info = [x.decode() for x in u['info']]\n"
 	"info[0] = info[0].replace('op_timing=graph', 'op_timing=stream (HARNESS_CUDA_OP_TIMING)')\n"
