@@ -26,6 +26,20 @@ long analysis_cell(const struct analysis *a, const char *name)
 	return -1;
 }
 
+size_t analysis_workload_e2e(const struct analysis *a, const char *workload)
+{
+	size_t first = a->ncells;
+	for (size_t c = 0; c < a->ncells; c++) {
+		if (strcmp(a->cells[c].kind, "e2e") || strcmp(a->cells[c].workload, workload))
+			continue;
+		if (strstr(a->cells[c].shape, "launch=graph"))
+			return c;
+		if (first == a->ncells)
+			first = c;
+	}
+	return first;
+}
+
 char *analysis_mode_list(const struct analysis *a)
 {
 	struct sbuf sb;
@@ -260,6 +274,7 @@ int analysis_load(const char *path, struct analysis **out)
 		a->cells[c].name = xstrdup(cells[c].name);
 		a->cells[c].kind = xstrdup(cells[c].kind);
 		a->cells[c].workload = xstrdup(cells[c].workload);
+		a->cells[c].shape = xstrdup(cells[c].shape ? cells[c].shape : "");
 		a->cells[c].count = cells[c].count;
 	}
 	if (rec_read_unit_infos(r, &infos, &ninfos))
@@ -438,6 +453,7 @@ void analysis_free(struct analysis *a)
 		free(a->cells[c].name);
 		free(a->cells[c].kind);
 		free(a->cells[c].workload);
+		free(a->cells[c].shape);
 	}
 	free(a->cells);
 	for (size_t k = 0; k < a->nfailed; k++) {

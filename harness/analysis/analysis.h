@@ -15,6 +15,7 @@ struct an_cell {
 	char *name;
 	char *kind;      /* "op", "e2e" or "e2e-part" */
 	char *workload;
+	char *shape;     /* /cells/shape ("launch=graph" in the CUDA backend's graph forward) */
 	int64_t count;   /* occurrences of the op in one forward of its workload (/cells/count) */
 };
 
@@ -106,6 +107,12 @@ void analysis_free(struct analysis *a);
 long analysis_mode(const struct analysis *a, const char *name);
 long analysis_cell(const struct analysis *a, const char *name);
 /* "'a', 'b', ..." of the modes or of the cells, for messages; the caller frees it. */
+/* The e2e cell of workload w that its op cells are compared with (the composition analysis,
+ * the aggregates' e2e ratio): the one whose shape says launch=graph when w has one (the
+ * CUDA backend times op cells by graph replay, so its forward as one graph is the like for
+ * like; its stream forward also times the host), else w's first e2e cell; ncells when w
+ * has none. */
+size_t analysis_workload_e2e(const struct analysis *a, const char *workload);
 char *analysis_mode_list(const struct analysis *a);
 char *analysis_cell_list(const struct analysis *a);
 

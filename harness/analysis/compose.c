@@ -254,16 +254,11 @@ void report_composition(struct report *r, gsl_rng *rng)
 			seen |= !strcmp(r->comp[i].workload, ag->scope);
 		if (seen)
 			continue;
-		/* the workload's first e2e cell and its op cells */
-		size_t e2e = a->ncells, nops = 0;
-		for (size_t c = 0; c < a->ncells; c++) {
-			if (strcmp(a->cells[c].workload, ag->scope))
-				continue;
-			if (!strcmp(a->cells[c].kind, "e2e") && e2e == a->ncells)
-				e2e = c;
-			else if (!strcmp(a->cells[c].kind, "op"))
+		/* the workload's e2e cell to compare its op cells with, and its op cells */
+		size_t e2e = analysis_workload_e2e(a, ag->scope), nops = 0;
+		for (size_t c = 0; c < a->ncells; c++)
+			if (!strcmp(a->cells[c].workload, ag->scope) && !strcmp(a->cells[c].kind, "op"))
 				ops[nops++] = c;
-		}
 		if (e2e == a->ncells)
 			continue;
 		for (size_t m = 0; m < a->nmodes && nops; m++) {

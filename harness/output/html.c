@@ -217,14 +217,13 @@ static void write_head(const struct report *r, FILE *f)
 	fputs("</code> (&lt; 1: the mode is faster).</p>\n", f);
 }
 
-/* The comparison of mode m in the e2e cell of workload w, or NULL. */
+/* The comparison of mode m in workload w's e2e cell (analysis_workload_e2e), or NULL. */
 static const struct rep_cmp *e2e_cmp(const struct report *r, size_t m, const char *w)
 {
-	const struct analysis *a = r->a;
+	size_t e2e = analysis_workload_e2e(r->a, w);
 	for (size_t i = 0; i < r->ncmp; i++) {
 		const struct rep_cmp *x = &r->cmp[i];
-		const struct an_cell *c = &a->cells[x->cell];
-		if (x->mode == m && !strcmp(c->kind, "e2e") && !strcmp(c->workload, w))
+		if (x->mode == m && x->cell == e2e)
 			return x;
 	}
 	return NULL;

@@ -294,13 +294,10 @@ int fig_op_e2e(struct gp *g)
 		work_add(work, &nw, x->scope);
 		if (isnan(x->e2e_ratio))
 			continue;
-		long e2e = -1;
-		for (size_t c = 0; c < r->a->ncells; c++)
-			if (!strcmp(r->a->cells[c].workload, x->scope) && !strcmp(r->a->cells[c].kind, "e2e"))
-				e2e = (long)c;
+		size_t e2e = analysis_workload_e2e(r->a, x->scope);
 		double elo = x->e2e_ratio, ehi = x->e2e_ratio;
 		for (size_t k = 0; k < r->ncmp; k++)
-			if (r->cmp[k].ok && (long)r->cmp[k].cell == e2e && r->cmp[k].mode == x->mode &&
+			if (r->cmp[k].ok && r->cmp[k].cell == e2e && r->cmp[k].mode == x->mode &&
 			    !isnan(r->cmp[k].c.lo)) {
 				elo = r->cmp[k].c.lo;
 				ehi = r->cmp[k].c.hi;

@@ -42,18 +42,19 @@ static void import_meta(const struct csvimport *imp, struct rec_meta *m)
 	rec_meta_add_file(m, "import-source", imp->path, imp->text, imp->len);
 }
 
-/* Split a cell name the way harness names cells: "W/OP:SHAPE" for an op, "W/e2e" for a
- * whole forward.  Parts a name does not have are "". */
+/* Split a cell name the way harness names cells: "W/OP:SHAPE" for an op, "W/e2e" or
+ * "W/e2e:SHAPE" for a whole forward (e.g. "launch=graph", as the CUDA backend's graph
+ * forward says in its shape).  Parts a name does not have are "". */
 static void split_cell_name(const char *name, const char *kind, struct rec_cell *c)
 {
 	const char *slash = strchr(name, '/');
+	const char *colon = slash ? strchr(slash + 1, ':') : NULL;
 	c->workload = xstrndup(name, slash ? (size_t)(slash - name) : strlen(name));
 	if (!strcmp(kind, "e2e")) {
 		c->op = xstrdup(slash ? "e2e" : "");
-		c->shape = xstrdup("");
+		c->shape = xstrdup(colon ? colon + 1 : "");
 		return;
 	}
-	const char *colon = slash ? strchr(slash + 1, ':') : NULL;
 	c->op = slash ? xstrndup(slash + 1, colon ? (size_t)(colon - slash - 1) : strlen(slash + 1))
 		      : xstrdup("");
 	c->shape = xstrdup(colon ? colon + 1 : "");

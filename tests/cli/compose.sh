@@ -106,6 +106,24 @@ expect_status 2 h verify --hypotheses bad.toml c.h5 &&
 expect_grep "^harness: 'bad.toml':7:[0-9]+: unknown statistic 'tau' for aggregate 'composition' \(statistics: pred_ratio, " "$SCRATCH/err" &&
 pass "an unknown composition statistic names file:line:col"
 
+# two e2e cells (the CUDA backend's stream and graph forwards): op cells are compared with
+# the graph forward, the one whose shape says launch=graph (tests/data/compose/graph.csv)
+expect_status 0 h import --csv "$DATA/compose/graph.csv" -o g.h5 &&
+expect_status 0 h report -f json g.h5 && cp "$SCRATCH/out" g.json
+$PY - g.h5 g.json <<'PYEOF' && pass "two e2e cells: the op cells compose with the graph forward" || fail "graph forward"
+import json, sys, h5py
+from h5util import table
+shape = {c["name"]: c["shape"] for c in table(h5py.File(sys.argv[1], "r"), "cells")}
+assert shape["w/e2e:launch=graph"] == "launch=graph" and shape["w/e2e"] == "", shape
+r = json.load(open(sys.argv[2]))
+comp = r["composition"][0]
+assert comp["e2e_cell"] == "w/e2e:launch=graph", comp
+assert abs(comp["interaction"] - 1) < 0.01 and comp["verdict"] == "composes", comp
+graph = [x for x in r["comparisons"] if x["cell"] == "w/e2e:launch=graph" and x["mode"] == "fast"][0]
+agg = [a for a in r["aggregates"] if a["scope"] == "w" and a["mode"] == "fast"][0]
+assert agg["e2e_ratio"] == graph["ratio"] and abs(agg["e2e_ratio"] - 0.8) < 0.01, (agg, graph)
+PYEOF
+
 # the figure: measured against predicted, with the identity line
 if command -v gnuplot >/dev/null 2>&1; then
 	expect_status 0 h plot -f svg -o figs c.h5 && [ -s figs/composition.svg ] &&
