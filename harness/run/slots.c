@@ -154,9 +154,11 @@ int slots_gpus(const char *spec, const char *what, struct slots *out)
 			char *end;
 			errno = 0;
 			unsigned long v = strtoul(p, &end, 10);
-			if (end == p || errno || v > 4096 || (*end && *end != ','))
+			if (end == p || errno || v > 4096 || (*end && *end != ',')) {
+				free(pick);
 				return error("%s: '%s' is not 'all' or a list of GPU indices "
 					     "such as '0,1,3'", what, spec);
+			}
 			for (size_t i = 0; i < npick; i++)
 				if (pick[i] == v) {
 					free(pick);
