@@ -67,4 +67,16 @@ PYEOF
 # (issue 8 redrew the last arrows that pointed up: no exceptions are left)
 [ -z "$bad" ] && pass "every include looks down the layers" || fail "includes that go up a layer:
 $bad"
+
+# every shipped data file is in Makefile.am, so make dist and make install carry it (a plot
+# template once was not, and `make distcheck` failed where the tree passed)
+missing=""
+for f in "$top_srcdir"/plots/*.gp "$top_srcdir"/experiments/*.toml "$top_srcdir"/hypotheses/*.toml \
+	 "$top_srcdir"/kernels/cuda/templates/* "$top_srcdir"/kernels/cpu/templates/*; do
+	[ -f "$f" ] || continue
+	rel=${f#"$top_srcdir"/}
+	grep -q "$rel" "$top_srcdir/Makefile.am" || missing="$missing $rel"
+done
+[ -z "$missing" ] && pass "every template, experiment and hypothesis file is in Makefile.am" ||
+	fail "not in Makefile.am (so not in the tarball or the install):$missing"
 finish
