@@ -131,12 +131,14 @@ struct sample_row {
 	int64_t clock_reasons; /* optional column (files before it read -1) */
 };
 
-/* The columns every layout has: what reading a unit's timings needs. */
+/* What reading a unit's timings needs: the columns every layout has, and the launches a
+ * sample covers (layout 2; 1 where the file has no such column). */
 struct sample_row_v1 {
 	int32_t unit;
 	int32_t cell;
 	int64_t index;
 	int64_t ns;
+	int64_t launches;
 };
 
 /* The optional columns alone (layout 2). */

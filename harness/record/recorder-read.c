@@ -540,31 +540,12 @@ int rec_read_unit_samples(struct rec *r, size_t unit_row, int64_t **cell, int64_
 	}
 	*cell = xmalloc((count ? count : 1) * sizeof(**cell));
 	*ns = xmalloc((count ? count : 1) * sizeof(**ns));
-	for (size_t i = 0; i < count; i++) {
+	for (size_t i = 0; i < count; i++) { /* one execution's time */
 		(*cell)[i] = rows[i].cell;
-		(*ns)[i] = rows[i].ns;
+		(*ns)[i] = sample_exec_ns(rows[i].ns, rows[i].launches);
 	}
 	*n = count;
 	rc = 0;
-	if (r->version >= 2 && count) { /* one execution's time: divide by the launches */
-		double *clk = NULL;
-		int *thr = NULL;
-		int64_t *lau = NULL, *rsn = NULL;
-		size_t m = 0;
-		rc = rec_read_unit_sample_extras(r, unit_row, &clk, &thr, &lau, &rsn, &m);
-		for (size_t i = 0; !rc && i < m && i < count; i++)
-			(*ns)[i] = sample_exec_ns((*ns)[i], lau[i]);
-		free(clk);
-		free(thr);
-		free(lau);
-		free(rsn);
-		if (rc) {
-			free(*cell);
-			free(*ns);
-			*cell = *ns = NULL;
-			*n = 0;
-		}
-	}
 done:
 	free(rows);
 	rec_h5_close(ds);

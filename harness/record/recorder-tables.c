@@ -120,6 +120,7 @@ static const struct field sample_v1_fields[] = {
 	F(sample_row_v1, cell, K_I32),
 	F(sample_row_v1, index, K_I64),
 	F(sample_row_v1, ns, K_I64),
+	FO(sample_row_v1, "launches", launches, K_I64, 1),
 };
 
 static const struct field sample_extra_fields[] = {
