@@ -68,30 +68,12 @@ void cuda_conv_fields(struct space *sp, enum cuda_op op)
 	static const int64_t bm[] = { 64, 128, 256 }, bn[] = { 32, 64, 128, 256 };
 	static const int64_t bk[] = { 32, 64 }, warps[] = { 4, 8 }, stages[] = { 3, 4 };
 	static const int64_t split[] = { 1, 2, 4 }, group[] = { 8 };
+	const int64_t *const v[] = { bm, bn, bk, warps, stages, split, group };
+	const size_t n[] = { ARRAY_SIZE(bm), ARRAY_SIZE(bn), ARRAY_SIZE(bk), ARRAY_SIZE(warps),
+			     ARRAY_SIZE(stages), ARRAY_SIZE(split), ARRAY_SIZE(group) };
 	sp->op = cuda_op_name(op);
 	sp->has_vendor = 1;
-	space_add_field(sp, "BLOCK_M", bm, ARRAY_SIZE(bm));
-	space_add_field(sp, "BLOCK_N", bn, ARRAY_SIZE(bn));
-	space_add_field(sp, "BLOCK_K", bk, ARRAY_SIZE(bk));
-	space_add_field(sp, "WARPS", warps, ARRAY_SIZE(warps));
-	space_add_field(sp, "STAGES", stages, ARRAY_SIZE(stages));
-	space_add_field(sp, "SPLIT_K", split, ARRAY_SIZE(split));
-	space_add_field(sp, "GROUP_M", group, ARRAY_SIZE(group));
-}
-
-static void config_of(const struct cuda_shape *s, const struct config *c,
-		      struct cuda_gemm_config *g)
-{
-	memset(g, 0, sizeof(*g));
-	g->block_m = (int)c->val[F_BM];
-	g->block_n = (int)c->val[F_BN];
-	g->block_k = (int)c->val[F_BK];
-	g->warps = (int)c->val[F_WARPS];
-	g->stages = (int)c->val[F_STAGES];
-	g->split_k = (int)c->val[F_SPLIT_K];
-	g->group_m = (int)c->val[F_GROUP_M];
-	g->elem_bytes = (int)cuda_dtype_size(s->dtype);
-	g->tf32 = s->tf32;
+	cuda_tile_fields(sp, v, n);
 }
 
 /* gemm.cu's rules (conv.cu has the same static_asserts), the same redundancy rules over
@@ -106,7 +88,7 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 	const struct cuda_shape *s = &x->shape;
 	const char *no = NULL, *rule = NULL;
 	struct cuda_gemm_config g;
-	config_of(s, c, &g);
+	cuda_tile_config(s, c, &g);
 	int64_t ktiles = (s->k + c->val[F_BK] - 1) / c->val[F_BK];
 	int64_t per = (ktiles + c->val[F_SPLIT_K] - 1) / c->val[F_SPLIT_K];
 	int64_t grid_m = (s->m + c->val[F_BM] - 1) / c->val[F_BM];
@@ -244,7 +226,7 @@ int cu_conv_launch(struct backend *b, struct cu_cell *c, const struct config *cf
 	if (cfg->vendor)
 		return cu_dnn_launch(b, c, cfg->vendor_idx, io, m, cause);
 	struct cuda_gemm_config g;
-	config_of(s, cfg, &g);
+	cuda_tile_config(s, cfg, &g);
 	size_t smem = (size_t)cuda_gemm_smem_bytes(&g);
 	int64_t split = cfg->val[F_SPLIT_K];
 	if (smem > m->smem_set) {

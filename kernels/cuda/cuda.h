@@ -134,9 +134,18 @@ int cuda_op_space(const char *op, struct space *out);
 size_t cuda_config_options(const struct space *sp, const struct config *c, const char *arch,
 			   char **opts);
 
+struct cuda_gemm_config;
+/* gemm.cu's seven Triton fields (BLOCK_M, BLOCK_N, BLOCK_K, WARPS, STAGES, SPLIT_K, GROUP_M,
+ * in that order) over vals[f] (n[f] values each), appended to sp with the step local
+ * searches take on each: the GEMM space's and the conv space's (conv.c) values differ, the
+ * fields do not. */
+void cuda_tile_fields(struct space *sp, const int64_t *const *vals, const size_t *n);
+/* Config c of such a space as gemm.cu's rules see it, with shape s's dtype; wgmma 0 (the
+ * GEMM space derives it: cuda_gemm_config_get). */
+void cuda_tile_config(const struct cuda_shape *s, const struct config *c,
+		      struct cuda_gemm_config *g);
 /* Config c of a gemm cell as gemm-config.h's struct, its kernel path (wgmma on sm_90a)
  * derived from the fields for the cell's device (cuda_gemm_use_wgmma). */
-struct cuda_gemm_config;
 void cuda_gemm_config_get(const struct cuda_space_ctx *x, const struct config *c,
 			  struct cuda_gemm_config *g);
 

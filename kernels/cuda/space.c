@@ -17,8 +17,23 @@ enum { G_BM = 0, G_BN, G_BK, G_WARPS, G_STAGES, G_SPLIT_K, G_GROUP_M };
 enum { M_BLOCK = 0, M_VEC, M_ROWS };
 
 
-void cuda_gemm_config_get(const struct cuda_space_ctx *x, const struct config *c,
-			  struct cuda_gemm_config *g)
+void cuda_tile_fields(struct space *sp, const int64_t *const *vals, const size_t *n)
+{
+	static const char *const names[] = { "BLOCK_M", "BLOCK_N", "BLOCK_K", "WARPS", "STAGES",
+					     "SPLIT_K", "GROUP_M" };
+	size_t at = sp->nfields;
+	for (size_t f = 0; f < ARRAY_SIZE(names); f++)
+		space_add_field(sp, names[f], vals[f], n[f]);
+	/* how local searches step (space.h): Inductor doubles and halves tiles, warps and
+	 * split factors, moves stages by one, GROUP_M by allowed value */
+	for (size_t f = G_BM; f <= G_SPLIT_K; f++)
+		sp->fields[at + f].step = SPACE_STEP_POW2;
+	sp->fields[at + G_STAGES].step = SPACE_STEP_UNIT;
+	sp->fields[at + G_GROUP_M].step = SPACE_STEP_ORDINAL;
+}
+
+void cuda_tile_config(const struct cuda_shape *s, const struct config *c,
+		      struct cuda_gemm_config *g)
 {
 	memset(g, 0, sizeof(*g));
 	g->block_m = (int)c->val[G_BM];
@@ -28,8 +43,14 @@ void cuda_gemm_config_get(const struct cuda_space_ctx *x, const struct config *c
 	g->stages = (int)c->val[G_STAGES];
 	g->split_k = (int)c->val[G_SPLIT_K];
 	g->group_m = (int)c->val[G_GROUP_M];
-	g->elem_bytes = (int)cuda_dtype_size(x->shape.dtype);
-	g->tf32 = x->shape.tf32;
+	g->elem_bytes = (int)cuda_dtype_size(s->dtype);
+	g->tf32 = s->tf32;
+}
+
+void cuda_gemm_config_get(const struct cuda_space_ctx *x, const struct config *c,
+			  struct cuda_gemm_config *g)
+{
+	cuda_tile_config(&x->shape, c, g);
 	g->wgmma = cuda_gemm_use_wgmma(g, !strcmp(x->dev.arch, "sm_90a"));
 }
 
@@ -236,19 +257,11 @@ static void fields_of(struct space *sp, enum cuda_op op)
 	sp->op = cuda_op_name(op);
 	sp->has_vendor = 1;
 	if (op == CU_GEMM) {
-		space_add_field(sp, "BLOCK_M", bm, ARRAY_SIZE(bm));
-		space_add_field(sp, "BLOCK_N", bm, ARRAY_SIZE(bm));
-		space_add_field(sp, "BLOCK_K", bk, ARRAY_SIZE(bk));
-		space_add_field(sp, "WARPS", warps, ARRAY_SIZE(warps));
-		space_add_field(sp, "STAGES", stages, ARRAY_SIZE(stages));
-		space_add_field(sp, "SPLIT_K", split, ARRAY_SIZE(split));
-		space_add_field(sp, "GROUP_M", group, ARRAY_SIZE(group));
-		/* how local searches step (space.h): Inductor doubles and halves tiles, warps
-		 * and split factors, moves stages by one; GROUP_M {1, 4, 8} by allowed value */
-		for (size_t f = G_BM; f <= G_SPLIT_K; f++)
-			sp->fields[f].step = SPACE_STEP_POW2;
-		sp->fields[G_STAGES].step = SPACE_STEP_UNIT;
-		sp->fields[G_GROUP_M].step = SPACE_STEP_ORDINAL;
+		const int64_t *const v[] = { bm, bm, bk, warps, stages, split, group };
+		const size_t n[] = { ARRAY_SIZE(bm), ARRAY_SIZE(bm), ARRAY_SIZE(bk),
+				     ARRAY_SIZE(warps), ARRAY_SIZE(stages), ARRAY_SIZE(split),
+				     ARRAY_SIZE(group) };
+		cuda_tile_fields(sp, v, n);
 		return;
 	}
 	space_add_field(sp, "BLOCK", block, ARRAY_SIZE(block));
