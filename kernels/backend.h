@@ -90,8 +90,11 @@ struct backend_ops {
 		       struct prepare_result *res, char **cause);
 	/* Optional (NULL: each config is compiled when prepared): compile the n configs of op
 	 * cell i into the cache directory now, in parallel, so that their prepare() only
-	 * loads them (the tuning driver's plan, kernels/tune.h).  Failures are kept for
-	 * prepare() to report; nothing here is an error. */
+	 * loads them (the tuning driver's plan, kernels/tune.h).  Plans of several cells
+	 * queue one after another, in the order given (the worker gives every cell's before
+	 * tuning the first); c NULL and n 0: no plan needs anything more, so what was not
+	 * started is dropped.  Failures are kept for prepare() to report; nothing here is an
+	 * error. */
 	void (*prepare_ahead)(struct backend *b, size_t i, const struct config *c, size_t n);
 	/* One sample of cell i's current implementation into *out (the caller starts it at
 	 * SAMPLE_INIT): out->ns the wall time of out->launches calls (1 unless the backend

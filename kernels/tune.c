@@ -144,6 +144,37 @@ done:
 	return ret;
 }
 
+/* The trial budget: the options' max_trials and the caller's, the tighter (0: none). */
+static int64_t max_trials_of(const struct tuner_args *a)
+{
+	int64_t max_trials = 0;
+	const struct tuner_option *o = tuner_option_find(a->options, a->noptions, "max_trials");
+	if (o && o->type == TUNER_OPT_INT && o->i > 0)
+		max_trials = o->i;
+	if (a->budget_trials > 0 && (!max_trials || a->budget_trials < max_trials))
+		max_trials = a->budget_trials;
+	return max_trials;
+}
+
+size_t tune_plan(const struct tuner_ops *ops, const struct tuner_args *a, struct config *out,
+		 size_t max)
+{
+	char *cause = NULL;
+	if (!ops->plan)
+		return 0;
+	struct tuner *t = ops->alloc(a, &cause);
+	if (!t) {
+		free(cause); /* tune_cell meets it again and reports it */
+		return 0;
+	}
+	int64_t max_trials = max_trials_of(a);
+	if (max_trials > 0 && (uint64_t)max_trials < max)
+		max = (size_t)max_trials;
+	size_t n = ops->plan(t, out, max);
+	ops->free(t);
+	return n;
+}
+
 int tune_cell(const struct tuner_ops *ops, const struct tuner_args *a, int64_t trial_samples,
 	      const struct tune_measurer *m, struct tune_result *out, char **cause)
 {
@@ -161,23 +192,20 @@ int tune_cell(const struct tuner_ops *ops, const struct tuner_args *a, int64_t t
 		goto done;
 	}
 	int64_t bench = ops->flags & TUNER_BENCHMARKS ? trial_samples : 0;
-	if (m->ahead && ops->plan) {
-		struct config *plan = xmalloc(TUNE_AHEAD_MAX * sizeof(*plan));
-		size_t n = ops->plan(t, plan, TUNE_AHEAD_MAX);
+	/* the budget: the options' max_trials / max_seconds and the caller's, the tighter */
+	int64_t max_trials = max_trials_of(a), max_ns = 0;
+	if (m->ahead && ops->plan) { /* the plan as far as the budget lets it go */
+		size_t cap = max_trials > 0 && max_trials < TUNE_AHEAD_MAX ? (size_t)max_trials
+									  : TUNE_AHEAD_MAX;
+		struct config *plan = xmalloc(cap * sizeof(*plan));
+		size_t n = ops->plan(t, plan, cap);
 		if (n)
 			m->ahead(m->ctx, plan, n);
 		free(plan);
 	}
-	/* the budget: the options' max_trials / max_seconds and the caller's, the tighter */
-	int64_t max_trials = 0, max_ns = 0;
-	const struct tuner_option *o = tuner_option_find(a->options, a->noptions, "max_trials");
-	if (o && o->type == TUNER_OPT_INT && o->i > 0)
-		max_trials = o->i;
-	o = tuner_option_find(a->options, a->noptions, "max_seconds");
+	const struct tuner_option *o = tuner_option_find(a->options, a->noptions, "max_seconds");
 	if (o && (o->type == TUNER_OPT_INT || o->type == TUNER_OPT_FLOAT) && o->f > 0)
 		max_ns = (int64_t)(o->f * 1e9);
-	if (a->budget_trials > 0 && (!max_trials || a->budget_trials < max_trials))
-		max_trials = a->budget_trials;
 	if (a->budget_ns > 0 && (!max_ns || a->budget_ns < max_ns))
 		max_ns = a->budget_ns;
 	struct accept ac = { .repeats = 10, .alpha = 0.05 };

@@ -78,6 +78,14 @@ struct tune_result {
 int tune_cell(const struct tuner_ops *ops, const struct tuner_args *a, int64_t trial_samples,
 	      const struct tune_measurer *m, struct tune_result *out, char **cause);
 
+/* What tune_cell will propose for cell a with ops, in order, before it measures anything:
+ * the tuner's plan (tuner_ops.plan) clipped to the trial budget (max_trials, the caller's
+ * budget_trials), at most max configs into out; 0 when the tuner has no plan or cannot
+ * start (tune_cell reports that).  For compiling a whole unit's configs ahead, every cell's
+ * at once (harness/run/worker.c). */
+size_t tune_plan(const struct tuner_ops *ops, const struct tuner_args *a, struct config *out,
+		 size_t max);
+
 /* The median of n samples' ns (NaN when n is 0), as the tuners see it. */
 double tune_median_ns(const struct sample *s, size_t n);
 

@@ -92,11 +92,7 @@ static int exhaustive_next(struct tuner *t, struct config *c)
 /* What exhaustive_next will propose: it never looks at what it observed. */
 static size_t exhaustive_plan(const struct tuner *t, struct config *out, size_t max)
 {
-	struct tuner copy = *t;
-	size_t n = 0;
-	while (n < max && exhaustive_next(&copy, &out[n]) == 1)
-		n++;
-	return n;
+	return tuner_plan_by_copy(t, sizeof(*t), exhaustive_next, out, max);
 }
 
 /* Keep the strictly lowest median of a correct trial: ties go to the earlier proposal. */

@@ -49,6 +49,12 @@ static int heuristic_next(struct tuner *t, struct config *c)
 	return 1;
 }
 
+/* What heuristic_next will propose: it never looks at what it observed (compiled ahead). */
+static size_t heuristic_plan(const struct tuner *t, struct config *out, size_t max)
+{
+	return tuner_plan_by_copy(t, sizeof(*t), heuristic_next, out, max);
+}
+
 static void heuristic_observe(struct tuner *t, const struct config *c,
 			      const struct trial_result *r)
 {
@@ -76,6 +82,7 @@ const struct tuner_ops tuner_heuristic = {
 	.check_options = heuristic_check_options,
 	.alloc = heuristic_alloc,
 	.next = heuristic_next,
+	.plan = heuristic_plan,
 	.observe = heuristic_observe,
 	.best = heuristic_best,
 	.free = heuristic_free,

@@ -40,6 +40,12 @@ static int vb_next(struct tuner *t, struct config *c)
 	return 1;
 }
 
+/* What vb_next will propose: it never looks at what it observed (compiled ahead). */
+static size_t vb_plan(const struct tuner *t, struct config *out, size_t max)
+{
+	return tuner_plan_by_copy(t, sizeof(*t), vb_next, out, max);
+}
+
 /* The strictly lowest median of a correct trial; ties go to the earlier (the heuristic's
  * higher-ranked) candidate. */
 static void vb_observe(struct tuner *t, const struct config *c, const struct trial_result *r)
@@ -72,6 +78,7 @@ const struct tuner_ops tuner_vendor_benchmarked = {
 	.check_options = vb_check_options,
 	.alloc = vb_alloc,
 	.next = vb_next,
+	.plan = vb_plan,
 	.observe = vb_observe,
 	.best = vb_best,
 	.free = vb_free,

@@ -37,6 +37,12 @@ static int vendor_next(struct tuner *t, struct config *c)
 	return 1;
 }
 
+/* What vendor_next will propose: it never looks at what it observed (compiled ahead). */
+static size_t vendor_plan(const struct tuner *t, struct config *out, size_t max)
+{
+	return tuner_plan_by_copy(t, sizeof(*t), vendor_next, out, max);
+}
+
 static void vendor_observe(struct tuner *t, const struct config *c, const struct trial_result *r)
 {
 	if (c->vendor && r->status != TRIAL_OK)
@@ -63,6 +69,7 @@ const struct tuner_ops tuner_vendor = {
 	.check_options = vendor_check_options,
 	.alloc = vendor_alloc,
 	.next = vendor_next,
+	.plan = vendor_plan,
 	.observe = vendor_observe,
 	.best = vendor_best,
 	.free = vendor_free,

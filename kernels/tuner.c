@@ -143,6 +143,19 @@ static const char *closest(const char *key, const char *const *known)
 	return best;
 }
 
+size_t tuner_plan_by_copy(const struct tuner *t, size_t size,
+			  int (*next)(struct tuner *t, struct config *c), struct config *out,
+			  size_t max)
+{
+	struct tuner *copy = xmalloc(size);
+	memcpy(copy, t, size);
+	size_t n = 0;
+	while (n < max && next(copy, &out[n]) == 1)
+		n++;
+	free(copy);
+	return n;
+}
+
 int tuner_check_known_options(const struct tuner_ops *t, const struct tuner_check *c,
 			      const char *const *known, char **cause)
 {

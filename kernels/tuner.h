@@ -133,8 +133,10 @@ struct tuner_ops {
 	void (*observe)(struct tuner *t, const struct config *c, const struct trial_result *r);
 	/* Optional (NULL: not known in advance): the proposals next() will make, in order,
 	 * at most max of them into out; their number returned.  Only for a tuner whose
-	 * proposals do not depend on what it observes (exhaustive), so a backend can compile
-	 * them all at once before the first is measured.  Changes nothing in t. */
+	 * proposals do not depend on what it observes (exhaustive, heuristic, vendor,
+	 * vendor-benchmarked: tuner_plan_by_copy), so a backend can compile them all at once
+	 * before the first is measured, every cell's (harness/run/worker.c).  Changes nothing
+	 * in t. */
 	size_t (*plan)(const struct tuner *t, struct config *out, size_t max);
 	/* The chosen config; -1 when no proposal was usable (never chooses an incorrect one). */
 	int (*best)(struct tuner *t, struct config *out);
@@ -149,6 +151,13 @@ struct tuner_ops {
 const struct tuner_ops *tuner_find(const char *name);
 /* NULL-terminated list of all tuners, for messages listing the valid names. */
 extern const struct tuner_ops *const tuner_table[];
+
+/* A plan (tuner_ops.plan) for a tuner whose proposals never depend on what it observed:
+ * next() run on a copy of t's size bytes of state (a shallow copy: next() must change only
+ * the state's own fields) until it is done or max configs are in out; their number. */
+size_t tuner_plan_by_copy(const struct tuner *t, size_t size,
+			  int (*next)(struct tuner *t, struct config *c), struct config *out,
+			  size_t max);
 
 /* Helpers for check_options.
  *

@@ -41,6 +41,7 @@ struct wk {
 	struct setup setup;
 	char *verdict;       /* the unit's own status, REC_STATUS_* (static string) */
 	char *message;       /* heap, why it is not ok */
+	int planned;         /* every cell's plan went to the backend before tuning (plan_unit) */
 };
 
 static void set_verdict(struct wk *w, const char *status, char *msg)
@@ -87,11 +88,13 @@ struct live {
 	const struct space *s;
 };
 
-/* The tuner's plan, compiled ahead by the backend when it can. */
+/* The tuner's plan, compiled ahead by the backend when it can; nothing when plan_unit gave
+ * the backend every cell's plan already (and the end of one cell's plan is not the end of
+ * the unit's). */
 static void live_ahead(void *ctx, const struct config *c, size_t n)
 {
 	struct live *l = ctx;
-	if (l->w->bops->prepare_ahead)
+	if (l->w->bops->prepare_ahead && !l->w->planned)
 		l->w->bops->prepare_ahead(l->w->b, l->i, c, n);
 }
 
@@ -234,22 +237,60 @@ static double wk_estimate(const void *ctx, const struct config *c)
 	return e->ops->estimate(e->b, e->i, c);
 }
 
+/* The tuner's arguments for op cell i (id and est: storage they point into). */
+static void cell_args(struct wk *w, size_t i, struct tuner_cell *id, struct wk_estimate *est,
+		      struct tuner_args *ta)
+{
+	const struct cell *cell = w->bops->cell(w->b, i);
+	*id = (struct tuner_cell){ .name = cell->name, .op = cell->op, .shape = cell->shape };
+	*ta = (struct tuner_args){ .space = w->bops->space(w->b, i), .cell = id,
+				   .options = w->mode->options, .noptions = w->mode->noptions,
+				   .seed = w->exp->seed ^ (uint64_t)i, .lut = w->mode->lut,
+				   .train = w->train };
+	*est = (struct wk_estimate){ .ops = w->bops, .b = w->b, .i = i };
+	if (w->bops->estimate) {
+		ta->estimate = wk_estimate;
+		ta->estimate_ctx = est;
+	}
+}
+
+/* Every op cell's plan (the configs its tuner will propose, known before it measures
+ * anything: kernels/tune.h, tune_plan) to the backend at once, in the order the cells will
+ * be tuned, so that it compiles the whole unit's configs on its pool without draining it
+ * between cells: vendor points, heuristic picks and exhaustive walks of different cells
+ * compile side by side.  Nothing when the backend cannot compile ahead or the tuner has
+ * no plan (each cell then plans its own, live_ahead). */
+static void plan_unit(struct wk *w)
+{
+	size_t ncells = w->bops->ncells(w->b);
+	if (!w->bops->prepare_ahead || !w->tuner->plan)
+		return;
+	struct config *plan = xmalloc(TUNE_AHEAD_MAX * sizeof(*plan));
+	for (size_t i = 0; i < ncells; i++) {
+		if (w->bops->cell(w->b, i)->kind != CELL_OP)
+			continue;
+		struct tuner_cell id;
+		struct wk_estimate est;
+		struct tuner_args ta;
+		cell_args(w, i, &id, &est, &ta);
+		size_t n = tune_plan(w->tuner, &ta, plan, TUNE_AHEAD_MAX);
+		if (n)
+			w->bops->prepare_ahead(w->b, i, plan, n);
+	}
+	free(plan);
+	w->planned = 1;
+}
+
 /* Tune op cell i with the mode's tuner through the driver and make the chosen config
  * current. */
 static int tune_one(struct wk *w, size_t i)
 {
 	const struct space *s = w->bops->space(w->b, i);
 	const struct cell *cell = w->bops->cell(w->b, i);
-	struct tuner_cell id = { .name = cell->name, .op = cell->op, .shape = cell->shape };
-	struct tuner_args ta = { .space = s, .cell = &id, .options = w->mode->options,
-				 .noptions = w->mode->noptions,
-				 .seed = w->exp->seed ^ (uint64_t)i, .lut = w->mode->lut,
-				 .train = w->train };
-	struct wk_estimate est = { .ops = w->bops, .b = w->b, .i = i };
-	if (w->bops->estimate) {
-		ta.estimate = wk_estimate;
-		ta.estimate_ctx = &est;
-	}
+	struct tuner_cell id;
+	struct wk_estimate est;
+	struct tuner_args ta;
+	cell_args(w, i, &id, &est, &ta);
 	struct live l = { .w = w, .i = i, .s = s };
 	struct tune_measurer m = { .ctx = &l, .trial = live_trial, .ahead = live_ahead,
 				   .record = live_record };
@@ -506,12 +547,15 @@ int worker_main(const struct worker_args *a)
 	if (r || emit_cells(&w))
 		goto done;
 
-	/* Tuning: every op cell, in declared order. */
+	/* Tuning: every op cell, in declared order, their plans compiled ahead together. */
 	size_t ncells = w.bops->ncells(w.b);
 	int64_t t0 = util_now_ns();
+	plan_unit(&w);
 	for (size_t i = 0; i < ncells && !strcmp(w.verdict, REC_STATUS_OK); i++)
 		if (w.bops->cell(w.b, i)->kind == CELL_OP && tune_one(&w, i))
 			goto done;
+	if (w.planned) /* the unit's plans are over: what was not started is not needed */
+		w.bops->prepare_ahead(w.b, 0, NULL, 0);
 	t_tuned = util_now_ns();
 	w.setup.tuning_ns = t_tuned - t0;
 

@@ -139,7 +139,6 @@ struct backend {
 	int ahead_threads;
 	size_t ahead_window;
 	struct cuda_cq *cq;
-	const struct cu_cell *ahead_for;
 	struct cu_ahead *ahead;
 	size_t nahead, aheadcap;
 	struct cu_refmod ref[3];             /* by enum cuda_dtype */
@@ -196,8 +195,9 @@ int cu_ref_compute(struct backend *b, struct cu_cell *c, char **cause);
 int cu_ref_error(struct backend *b, struct cu_cell *c, double *err, size_t *bad, char **cause);
 
 /* ---- compiling ahead (module.c) ---- */
-/* backend_ops.prepare_ahead: queue the configs of cell i's plan (those not compiled yet) on
- * the compile queue.  Overlapped: returns at once; prepare() waits for exactly the config it
+/* backend_ops.prepare_ahead: queue the configs of cell i's plan (those not compiled or
+ * queued yet) on the compile queue, after the ones there; cs NULL and n 0: drop the ones
+ * not started and wait for those under way.  Overlapped: returns at once; prepare() waits for exactly the config it
  * needs.  Chunked: returns when all are compiled.  Off: nothing. */
 void cu_prepare_ahead(struct backend *b, size_t i, const struct config *cs, size_t n);
 /* The mode, pool threads and window from HARNESS_CUDA_COMPILE_AHEAD and

@@ -158,11 +158,13 @@ void cuda_conv_space_init(struct space *sp, const struct cuda_space_ctx *ctx)
 	sp->heuristic = conv_heuristic;
 }
 
-size_t cuda_conv_options(const struct cuda_shape *s, char **opts)
+size_t cuda_conv_options(const struct cuda_shape *s, int vendor, char **opts)
 {
 	size_t n = 0;
 	if (s->tf32)
 		opts[n++] = xstrdup("-DTF32=1");
+	if (vendor) /* cuDNN convolves: the module is the epilogue kernel alone */
+		opts[n++] = xstrdup("-DEPILOGUE_ONLY=1");
 	return n;
 }
 

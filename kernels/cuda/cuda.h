@@ -228,10 +228,11 @@ void cuda_conv_sizes(const struct cuda_shape *s, struct cuda_sizes *z);
 #define CUDA_CONV_WS_MAX ((int64_t)256 << 20)
 void cuda_conv_fields(struct space *sp, enum cuda_op op); /* fields only (op_space) */
 void cuda_conv_space_init(struct space *sp, const struct cuda_space_ctx *ctx);
-/* The NVRTC options a conv shape adds ("-DTF32=1" or none): count added.  The epilogue is
- * a kernel argument (cuda_conv_epi: bit 0 bias, bit 1 residual, bit 2 ReLU), so one cubin
- * per config serves all four conv ops. */
-size_t cuda_conv_options(const struct cuda_shape *s, char **opts);
+/* The NVRTC options a conv shape adds ("-DTF32=1" or none; for a vendor point, whose module
+ * is conv.cu's epilogue kernel alone after cuDNN's convolution, "-DEPILOGUE_ONLY=1"): count
+ * added.  The epilogue is a kernel argument (cuda_conv_epi: bit 0 bias, bit 1 residual,
+ * bit 2 ReLU), so one cubin per config serves all four conv ops. */
+size_t cuda_conv_options(const struct cuda_shape *s, int vendor, char **opts);
 int cuda_conv_epi(enum cuda_op op);
 /* Output o of a conv op in float64 from the stored inputs: the host's reference (through
  * cuda_ref_compute), for the unit tests and HARNESS_CUDA_REF_VERIFY's cross-check of the

@@ -72,9 +72,13 @@ done:
 	return ret;
 }
 
-static const char *kernel_names(enum cuda_op op, const struct cuda_shape *s, int which)
+/* The kernels a module of config cfg for shape s has (which 0: the main one, 1: the second
+ * or NULL): a vendor conv point's module is conv.cu's epilogue alone (EPILOGUE_ONLY). */
+static const char *kernel_names(const struct cuda_shape *s, const struct config *cfg, int which)
 {
-	switch (op) {
+	if (cfg->vendor && cuda_conv_is(s->op))
+		return which ? NULL : "conv_epilogue";
+	switch (s->op) {
 	case CU_GEMM: return which ? "gemm_splitk_reduce" : "gemm";
 	case CU_MAXPOOL: return which ? NULL : "maxpool_fwd";
 	case CU_MAXPOOL_BWD: return which ? NULL : "maxpool_bwd";
@@ -131,7 +135,7 @@ int cu_get_module(struct backend *b, struct cu_cell *cell, const struct config *
 		       hash);
 	for (size_t i = 0; i < b->nmods; i++) {
 		if (!strcmp(b->mods[i]->hash, hash) &&
-		    !strcmp(b->mods[i]->kname, kernel_names(s->op, s, 0))) {
+		    !strcmp(b->mods[i]->kname, kernel_names(s, c, 0))) {
 			*out = b->mods[i];
 			res->cache_hit = 1;
 			ret = 0;
@@ -142,11 +146,6 @@ int cu_get_module(struct backend *b, struct cu_cell *cell, const struct config *
 			       (int)strcspn(t->name, "."), t->name, hash);
 	log_path = xasprintf("%s/cuda-%.*s-%s.log", b->cache_dir, (int)strcspn(t->name, "."),
 			     t->name, hash);
-	if (b->cq && b->ahead_for && b->ahead_for != cell) {
-		/* another cell: the plan's tuner is done, its configs not started are not needed */
-		cuda_cq_cancel(b->cq);
-		b->ahead_for = NULL;
-	}
 	struct cu_ahead *a = ahead_find(b, hash);
 	if (a) {
 		res->compile_ns = a->ns;
@@ -217,7 +216,7 @@ int cu_get_module(struct backend *b, struct cu_cell *cell, const struct config *
 	}
 	m = xcalloc(1, sizeof(*m));
 	memcpy(m->hash, hash, sizeof(hash));
-	m->kname = kernel_names(s->op, s, 0);
+	m->kname = kernel_names(s, c, 0);
 	m->tmpl = t->name;
 	char *why = NULL;
 	if (CUDA_CHECK(RT, cudaLibraryLoadData(&m->lib, data, NULL, NULL, 0, NULL, NULL, 0), &why)) {
@@ -230,7 +229,7 @@ int cu_get_module(struct backend *b, struct cu_cell *cell, const struct config *
 		goto done;
 	}
 	for (int k = 0; k < 2; k++) {
-		const char *name = kernel_names(s->op, s, k);
+		const char *name = kernel_names(s, c, k);
 		if (name && CUDA_CHECK(RT, cudaLibraryGetKernel(&m->k[k], m->lib, name), &why)) {
 			res->status = PREPARE_COMPILE_ERROR;
 			res->detail = xasprintf("cubin '%s' has no kernel '%s': %s", cubin_path, name,
@@ -353,6 +352,15 @@ static int known_key(struct backend *b, const char *hash)
 
 void cu_prepare_ahead(struct backend *b, size_t i, const struct config *cs, size_t n)
 {
+	if (!cs || !n) {
+		/* every plan is over: the configs not started are not needed, and the ones under
+		 * way finish now, so that no compile shares the host with a measured cell */
+		if (b->cq) {
+			cuda_cq_cancel(b->cq);
+			cuda_cq_wait_all(b->cq);
+		}
+		return;
+	}
 	if (i >= b->ncells || b->ahead_mode == CU_AHEAD_OFF)
 		return;
 	struct cu_cell *c = b->cells[i];
@@ -371,8 +379,6 @@ void cu_prepare_ahead(struct backend *b, size_t i, const struct config *cs, size
 			return;
 		}
 	}
-	cuda_cq_cancel(b->cq); /* a new plan: the last one's configs not started are dropped */
-	b->ahead_for = c;
 	char (*keys)[65] = xmalloc((n ? n : 1) * sizeof(*keys));
 	size_t nq = 0;
 	for (size_t k = 0; k < n; k++) {

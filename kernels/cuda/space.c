@@ -319,7 +319,7 @@ size_t cuda_config_options(const struct space *sp, const struct config *c, const
 	if (s->op == CU_BIAS_RELU || s->op == CU_BIAS_RELU_ADD)
 		opts[n++] = xasprintf("-DRESIDUAL=%d", s->op == CU_BIAS_RELU_ADD);
 	if (cuda_conv_is(s->op)) /* TF32; the vendor point: conv_epilogue after cuDNN */
-		n += cuda_conv_options(s, opts + n);
+		n += cuda_conv_options(s, c->vendor, opts + n);
 	if (c->vendor)
 		return n; /* memory-bound "vendor": the template's documented defaults */
 	for (size_t f = 0; f < sp->nfields && n < CUDA_MAX_OPTS; f++)

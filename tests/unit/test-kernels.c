@@ -755,9 +755,26 @@ START_TEST(test_tune_driver)
 	for (size_t i = 0; i < 6; i++)
 		ck_assert(config_equal(&s, &r.ahead[i], &r.tried[i]));
 	ck_assert(config_equal(&s, &res.best, &fastest));
-	/* a tuner without a plan announces nothing */
+	/* the heuristic's plan is its one pick, the config then tried */
+	r.ntried = 0;
 	ck_assert_int_eq(tune_cell(tuner_find("heuristic"), &a, 3, &meas, &res, &cause), 0);
-	ck_assert_uint_eq(r.ahead_calls, 2);
+	ck_assert_uint_eq(r.ahead_calls, 4);
+	ck_assert_uint_eq(r.nahead, 7);
+	ck_assert_uint_eq(r.ntried, 1);
+	ck_assert(config_equal(&s, &r.ahead[6], &r.tried[0]));
+	/* a budget clips the plan: tune_plan (the worker's plan of a whole unit) and the
+	 * driver's announcement alike; a tuner without a plan (random) has none */
+	struct config plan[8];
+	ck_assert_uint_eq(tune_plan(tuner_find("exhaustive"), &a, plan, 8), 6);
+	ck_assert(config_equal(&s, &plan[0], &r.ahead[0]));
+	a.budget_trials = 2;
+	ck_assert_uint_eq(tune_plan(tuner_find("exhaustive"), &a, plan, 8), 2);
+	r.nahead = 0;
+	ck_assert_int_eq(tune_cell(tuner_find("exhaustive"), &a, 3, &meas, &res, &cause), 0);
+	ck_assert_uint_eq(r.nahead, 2);
+	ck_assert_int_eq(res.ntrials, 2);
+	a.budget_trials = 0;
+	ck_assert_uint_eq(tune_plan(tuner_find("random"), &a, plan, 8), 0);
 	meas.ahead = NULL;
 
 	/* heuristic: compiled and checked, never timed */
