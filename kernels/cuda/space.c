@@ -125,6 +125,15 @@ double cuda_estimate_ns(const struct cuda_roofline *r, const struct cuda_space_c
 	return t_comp > t_mem ? t_comp : t_mem;
 }
 
+/* gemm.cu's rules (gemm-config.h), the redundancy rules, and prunings that bound exhaustive
+ * tuning's cost, each with its reason (recorded in /spaces, docs/kernels.md "The GEMM
+ * space").  Measured (docs/BENCHMARKS.md, 2026-11-23 "GEMM on TMA and warp specialization"):
+ * every best config of the sweep over nine shapes had a BLOCK_K of 128 bytes, 4 or 8 warps,
+ * 3 to 6 stages; on Hopper mma.sync peaks at ~31% of cuBLASLt where wgmma reaches 89%.  The
+ * space keeps Triton's fields and values (local searches step through them as Inductor's
+ * do); the prunings only make points invalid: ResNet-50's fc (m 32, n 1000, k 2048) goes
+ * from 2108 valid points to 148 in float16 and TF32, 4096^3 float16 from 10848 to 168
+ * (scripts/gemm-space.py counts them independently). */
 static int gemm_valid(const struct space *sp, const struct config *c, const char **why)
 {
 	const struct cuda_space_ctx *x = sp->ctx;
@@ -132,13 +141,20 @@ static int gemm_valid(const struct space *sp, const struct config *c, const char
 	const char *no = NULL, *rule = NULL;
 	struct cuda_gemm_config g;
 	cuda_gemm_config_get(x, c, &g);
+	int sm90a = !strcmp(x->dev.arch, "sm_90a");
+	int has_wgmma = sm90a && (s->dtype != CU_F32 || s->tf32);
+	int64_t bytes_k = c->val[G_BK] * (int64_t)cuda_dtype_size(s->dtype);
 	int64_t ktiles = (s->k + c->val[G_BK] - 1) / c->val[G_BK];
 	int64_t per = (ktiles + c->val[G_SPLIT_K] - 1) / c->val[G_SPLIT_K];
 	int64_t grid_m = (s->m + c->val[G_BM] - 1) / c->val[G_BM];
-	if (cuda_gemm_config_check(&g, x->dev.smem_optin, !strcmp(x->dev.arch, "sm_90a"),
-				   &rule) < 0)
+	int64_t tiles = grid_m * ((s->n + c->val[G_BN] - 1) / c->val[G_BN]);
+	/* the smallest tile the wgmma path takes for its warps is never redundant: a smaller
+	 * BLOCK_M that covers m runs on mma.sync (the fc's best measured config is 64 x 128 on
+	 * wgmma at m = 32) */
+	int wgmma_floor = g.wgmma && c->val[G_BM] == 64 * (c->val[G_WARPS] / 4);
+	if (cuda_gemm_config_check(&g, x->dev.smem_optin, sm90a, &rule) < 0)
 		no = rule;
-	else if (space_field_redundant(&sp->fields[G_BM], c->val[G_BM], s->m))
+	else if (!wgmma_floor && space_field_redundant(&sp->fields[G_BM], c->val[G_BM], s->m))
 		no = "redundant: a smaller BLOCK_M covers m";
 	else if (space_field_redundant(&sp->fields[G_BN], c->val[G_BN], s->n))
 		no = "redundant: a smaller BLOCK_N covers n";
@@ -148,6 +164,18 @@ static int gemm_valid(const struct space *sp, const struct config *c, const char
 		no = "SPLIT_K leaves a split without k-tiles";
 	else if (space_field_redundant(&sp->fields[G_GROUP_M], c->val[G_GROUP_M], grid_m))
 		no = "redundant: a smaller GROUP_M covers the rows of tiles";
+	else if (bytes_k != 64 && bytes_k != 128)
+		no = "pruned: BLOCK_K other than 64 or 128 bytes (every measured best: 128)";
+	else if (c->val[G_WARPS] != 4 && c->val[G_WARPS] != 8)
+		no = "pruned: WARPS other than 4 or 8 (every measured best)";
+	else if (c->val[G_STAGES] < 3 || (c->val[G_STAGES] > 4 && !g.wgmma))
+		no = "pruned: STAGES 2, or 5 off the wgmma path";
+	else if (has_wgmma && !g.wgmma && (c->val[G_BM] > 128 || c->val[G_BN] > 128))
+		no = "pruned: an mma.sync tile side over 128 where wgmma covers large tiles";
+	else if (c->val[G_SPLIT_K] > 1 && tiles * c->val[G_SPLIT_K] / 2 >= x->dev.sms)
+		no = "pruned: SPLIT_K beyond the one that fills every SM";
+	else if (c->val[G_GROUP_M] == 4)
+		no = "pruned: GROUP_M 4 (between 1 and 8)";
 	if (no && why)
 		*why = no;
 	return !no;
@@ -170,7 +198,7 @@ static void gemm_tiles(const struct space *sp, struct config *c, int64_t bm, int
  * 256 x 64, 8 warps, 4 stages when those tiles fill the SMs (90% or more), else 128 x 128 x
  * 64, 4 warps, 4 stages when those fill half of them, else 64 x 128 x 64, 4 warps, 5 stages
  * (BLOCK_K 32 on TF32: the same 128-byte atom; its best at 2048^3 to 8192^3 is 128 x 256 x
- * 32, 8 warps, 4 stages too).
+ * 32, 8 warps, 4 stages too); BLOCK_M never below the wgmma tile's 64 rows a warpgroup.
  * Elsewhere (Triton's matmul tutorial defaults): tensor cores: 128 x 128 x 32 (64 for
  * 16-bit types), 4 warps, 3 stages; FFMA: 64 x 64 x 16.  GROUP_M 8.  Tiles clipped to the
  * shape; SPLIT_K raised while the tiles fill less than half the SMs and k has room.  When
@@ -193,6 +221,10 @@ static void gemm_heuristic(const struct space *sp, struct config *c)
 				gemm_tiles(sp, c, 128, 128, hk, 4, 4);
 			else
 				gemm_tiles(sp, c, 64, 128, hk, 4, 5);
+			/* a short m keeps the wgmma tile (its smallest, 64 rows a warpgroup), as the
+			 * best measured config of the fc (m 32) did, rather than dropping to mma.sync */
+			if (c->val[G_BM] < 64 * (c->val[G_WARPS] / 4))
+				c->val[G_BM] = 64 * (c->val[G_WARPS] / 4);
 		} else {
 			gemm_tiles(sp, c, mma ? 128 : 64, mma ? 128 : 64,
 				   s->dtype != CU_F32 ? 64 : (mma ? 32 : 16), 4, 3);

@@ -162,14 +162,22 @@ START_TEST(test_gemm_space)
 	ck_assert_int_eq(cuda_gemm_threads(&g), 4 * 32);
 	gemm_ctx(&x, 4096, 4096, 4096, "float16", 0);
 
-	/* redundant tiles on a small shape; an empty split */
+	/* redundant tiles on a small shape; an empty split.  On Hopper a short m keeps the
+	 * smallest wgmma tile (64 rows for 4 warps), which is not redundant; 128 rows is, and
+	 * so is 64 rows on mma.sync (BLOCK_N 32 leaves the wgmma path) */
 	gemm_ctx(&x, 20, 4096, 64, "float16", 0);
 	cuda_space_init(&sp, &x);
 	sp.heuristic(&sp, &c);
 	ck_assert(space_contains(&sp, &c));
-	ck_assert_int_eq(val_of(&sp, &c, "BLOCK_M"), 32);
+	ck_assert_int_eq(val_of(&sp, &c, "BLOCK_M"), 64);
+	cuda_gemm_config_get(&x, &c, &g);
+	ck_assert_int_eq(g.wgmma, 1);
 	struct config r = c;
-	r.val[0] = 64;
+	r.val[0] = 128;
+	ck_assert(!space_check(&sp, &r, &why));
+	ck_assert_ptr_nonnull(strstr(why, "BLOCK_M"));
+	r = c;
+	r.val[1] = 32;
 	ck_assert(!space_check(&sp, &r, &why));
 	ck_assert_ptr_nonnull(strstr(why, "BLOCK_M"));
 	r = c;
@@ -194,6 +202,80 @@ START_TEST(test_gemm_space)
 	cuda_space_init(&sp, &x);
 	sp.heuristic(&sp, &c);
 	ck_assert(space_contains(&sp, &c));
+}
+END_TEST
+
+/* The GEMM space's prunings (kernels/cuda/space.c, gemm_valid): the valid points of the
+ * shapes that matter, against scripts/gemm-space.py's independent count of the same rules
+ * (H100: 132 SMs, 227 KiB of shared memory a block, sm_90a), and what stays reachable. */
+static size_t count_valid(int64_t m, int64_t n, int64_t k, const char *dtype, int tf32)
+{
+	struct cuda_space_ctx x;
+	struct space sp;
+	struct config c;
+	size_t valid = 0;
+	gemm_ctx(&x, m, n, k, dtype, tf32);
+	cuda_space_init(&sp, &x);
+	for (size_t i = 0; i < space_grid_size(&sp); i++)
+		valid += !space_grid_point(&sp, i, &c) && space_contains(&sp, &c);
+	return valid;
+}
+
+START_TEST(test_gemm_space_pruned)
+{
+	/* scripts/gemm-space.py: fc50 fp16 148, fc18 tf32 148, 4096^3 fp16 168, 1024^3 fp16
+	 * 277 (2108, 1816, 10848 and 10428 before the prunings) */
+	ck_assert_uint_eq(count_valid(32, 1000, 2048, "float16", 0), 148);
+	ck_assert_uint_eq(count_valid(32, 1000, 512, "float32", 1), 148);
+	ck_assert_uint_eq(count_valid(4096, 4096, 4096, "float16", 0), 168);
+	ck_assert_uint_eq(count_valid(1024, 1024, 1024, "float16", 0), 277);
+
+	struct cuda_space_ctx x;
+	struct space sp;
+	struct config c;
+	const char *why = NULL;
+	gemm_ctx(&x, 32, 1000, 2048, "float16", 0);
+	cuda_space_init(&sp, &x);
+	/* the fc's best measured config (docs/BENCHMARKS.md: 80.6% of cuBLASLt), unreachable
+	 * before: 64 x 128 x 64, 4 warps, 4 stages, SPLIT_K 8 on wgmma at m = 32 */
+	memset(&c, 0, sizeof(c));
+	const int64_t best[] = { 64, 128, 64, 4, 4, 8, 1 };
+	memcpy(c.val, best, sizeof(best));
+	ck_assert(space_check(&sp, &c, &why));
+	/* the heuristic's pick there: the same tile at 5 stages */
+	sp.heuristic(&sp, &c);
+	ck_assert(space_contains(&sp, &c));
+	ck_assert_int_eq(val_of(&sp, &c, "BLOCK_M"), 64);
+	ck_assert_int_eq(val_of(&sp, &c, "SPLIT_K"), 8);
+	/* each pruning names itself */
+	const int64_t pruned[][7] = {
+		{ 32, 128, 128, 4, 4, 1, 1 }, /* BLOCK_K 256 bytes */
+		{ 32, 128, 64, 2, 4, 1, 1 },  /* 2 warps */
+		{ 32, 128, 64, 4, 2, 1, 1 },  /* 2 stages */
+		{ 32, 128, 64, 4, 5, 1, 1 },  /* 5 stages on mma.sync */
+		{ 32, 256, 64, 8, 4, 1, 1 },  /* an mma.sync tile side of 256 on Hopper */
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(pruned); i++) {
+		memcpy(c.val, pruned[i], sizeof(pruned[i]));
+		ck_assert_msg(!space_check(&sp, &c, &why), "point %zu is valid", i);
+		ck_assert_msg(!strncmp(why, "pruned:", 7), "point %zu: %s", i, why);
+	}
+	/* m 256: 8 x 16 tiles of 32 x 64; SPLIT_K 2 leaves 128 blocks (fewer than 132 SMs),
+	 * so 4 is pruned */
+	gemm_ctx(&x, 256, 1000, 2048, "float16", 0);
+	cuda_space_init(&sp, &x);
+	const int64_t sk[] = { 32, 64, 64, 4, 4, 2, 1 };
+	memcpy(c.val, sk, sizeof(sk));
+	ck_assert(space_check(&sp, &c, &why));
+	c.val[5] = 4;
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why, "pruned: SPLIT_K beyond the one that fills every SM");
+	gemm_ctx(&x, 4096, 4096, 4096, "float16", 0);
+	cuda_space_init(&sp, &x);
+	const int64_t g4[] = { 128, 256, 64, 8, 4, 1, 4 };
+	memcpy(c.val, g4, sizeof(g4));
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why, "pruned: GROUP_M 4 (between 1 and 8)");
 }
 END_TEST
 
@@ -1010,6 +1092,7 @@ static Suite *cuda_suite(int with_templates)
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_catalog_ops);
 	tcase_add_test(tc, test_gemm_space);
+	tcase_add_test(tc, test_gemm_space_pruned);
 	tcase_add_test(tc, test_gemm_wgmma_derived);
 	tcase_add_test(tc, test_mem_spaces);
 	tcase_add_test(tc, test_options_and_keys);

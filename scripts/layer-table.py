@@ -1,0 +1,95 @@
+#!/usr/bin/python3
+"""layer-table.py: per op cell of a CUDA run, the best template config against the vendor
+(cuDNN / cuBLASLt heuristic), from the exhaustive units' own trials; a Markdown table on
+stdout (docs/BENCHMARKS.md, issue 11's per-layer numbers).
+
+    scripts/layer-table.py RESULTS.h5 [WORKLOAD] [TUNED_MODE]
+
+Both sides come from the same unit (TUNED_MODE, default "exhaustive"): its trial of the
+first vendor candidate ("vendor:..." first in the space's vendor list: cuDNN's heuristic
+algorithm, what the `default` mode runs) and its fastest correct template trial (a config
+that is not a vendor point), each the median of the trial's samples per execution (graph
+replays; `trial_samples` of them).  Per cell the median over the units of the run, then:
+time ratio template / vendor (< 1: the template is faster), throughput ratio vendor time /
+template time, TFLOP/s of each (the cell's recorded flops), the template config most often
+fastest.  Below the table: the geometric mean of the time ratio over the cells, and how many
+non-GEMM cells (convolutions and the memory-bound ops) have the template faster.  Read with
+h5py only (no harness); needs the results format of docs/results-format.md.
+"""
+import collections
+import math
+import statistics
+import sys
+
+import h5py
+
+
+def s(x):
+    return x.decode() if isinstance(x, bytes) else str(x)
+
+
+def main(path, workload=None, tuned="exhaustive"):
+    f = h5py.File(path, "r")
+    cells = f["cells"][:]
+    units = f["units"][:]
+    trials = f["trials"][:]
+    vend = f["space_vendors"][:]
+    tuned_units = {int(u["id"]) for u in units
+                   if s(u["mode"]) == tuned and not u["warm"] and s(u["status"]) == "ok"}
+    if not tuned_units:
+        sys.exit("layer-table: no ok cold '%s' unit in %s" % (tuned, path))
+    first_vendor = {}  # (unit, cell) -> config string of vendor candidate 0
+    for v in vend:
+        if int(v["candidate"]) == 0:
+            first_vendor[(int(v["unit"]), int(v["cell"]))] = s(v["config"])
+    per = collections.defaultdict(lambda: {"vendor": [], "tmpl": [], "cfg": []})
+    best = {}
+    for t in trials:
+        u, c = int(t["unit"]), int(t["cell"])
+        if u not in tuned_units or s(t["status"]) != "ok" or not t["median_ns"] > 0:
+            continue
+        cfg = s(t["config"])
+        if cfg == first_vendor.get((u, c)):
+            per[c]["vendor"].append(float(t["median_ns"]))
+        elif not cfg.startswith("vendor"):
+            b = best.get((u, c))
+            if b is None or t["median_ns"] < b[0]:
+                best[(u, c)] = (float(t["median_ns"]), cfg)
+    for (u, c), (ns, cfg) in best.items():
+        per[c]["tmpl"].append(ns)
+        per[c]["cfg"].append(cfg)
+    print("| cell (count) | vendor: us (TFLOP/s) | best template: us (TFLOP/s) | time ratio "
+          "template / vendor | throughput template / vendor | template config (most often "
+          "fastest) |")
+    print("|---|---|---|---|---|---|")
+    logs, faster, nongemm = [], 0, 0
+    for i, c in enumerate(cells):
+        name = s(c["name"])
+        if s(c["kind"]) != "op" or (workload and s(c["workload"]) != workload):
+            continue
+        p = per.get(i)
+        if not p or not p["vendor"] or not p["tmpl"]:
+            continue
+        v, t = statistics.median(p["vendor"]), statistics.median(p["tmpl"])
+        flops = float(c["flops"])
+        tf = lambda ns: " (%.1f)" % (flops / ns / 1e3) if flops > 0 else ""
+        cfg = collections.Counter(p["cfg"]).most_common(1)[0][0]
+        r = t / v
+        logs.append(math.log(r))
+        if s(c["op"]) != "gemm":
+            nongemm += 1
+            faster += r < 1
+        print("| `%s` (%d) | %.2f%s | %.2f%s | %.3f | %.1f%% | `%s` |" % (
+            name, int(c["count"]), v / 1e3, tf(v), t / 1e3, tf(t), r, 100 / r, cfg))
+    if not logs:
+        sys.exit("layer-table: no cell has both a vendor and a template trial")
+    print()
+    print("%d cells (units: %d); geometric mean of the time ratio template / vendor: %.3f; "
+          "template faster than the vendor on %d of %d non-GEMM cells" % (
+              len(logs), len(tuned_units), math.exp(sum(logs) / len(logs)), faster, nongemm))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2 or len(sys.argv) > 4:
+        sys.exit(__doc__)
+    main(*sys.argv[1:])
