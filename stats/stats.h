@@ -187,9 +187,10 @@ int stats_compare_paired(const double *mode, const double *base, size_t n,
 int stats_compare_unpaired(const double *mode, size_t nm, const double *base, size_t nb,
 			   const struct stats_compare_opts *o, gsl_rng *rng,
 			   struct stats_comparison *out, char **cause);
-/* Re-decide after Holm: sets p_holm and verdict. */
+/* Re-decide after Holm across family comparisons: sets p_holm and verdict, and raises
+ * blocks_needed to the repeats whose exact test can reach alpha / family at all. */
 void stats_comparison_redecide(struct stats_comparison *c, double p_holm, double alpha,
-			       double margin);
+			       double margin, size_t family);
 
 /* Pareto front over n points and k objectives.  cmp(a, b, j, ctx) compares points a and b on
  * objective j: -1 when a is better, 0 when they are equivalent, +1 when a is worse (so a

@@ -71,10 +71,12 @@ int run_compare_build(const struct analysis *a, const struct analysis *b,
 		if (rc->rows[i].ok)
 			p[k++] = rc->rows[i].c.p;
 	stats_holm(p, k, adj);
+	size_t nfam = k;
 	k = 0;
 	for (size_t i = 0; i < rc->nrows; i++)
 		if (rc->rows[i].ok)
-			stats_comparison_redecide(&rc->rows[i].c, adj[k++], o->alpha, rc->margin);
+			stats_comparison_redecide(&rc->rows[i].c, adj[k++], o->alpha, rc->margin,
+						  nfam);
 	free(p);
 	free(adj);
 	free(xa);

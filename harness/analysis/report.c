@@ -144,10 +144,11 @@ static void holm(struct report *r, struct rep_cmp *cmp, size_t n)
 		if (cmp[i].ok)
 			p[k++] = cmp[i].c.p;
 	stats_holm(p, k, adj);
+	size_t family = k;
 	k = 0;
 	for (size_t i = 0; i < n; i++)
 		if (cmp[i].ok)
-			stats_comparison_redecide(&cmp[i].c, adj[k++], r->o.alpha, r->margin);
+			stats_comparison_redecide(&cmp[i].c, adj[k++], r->o.alpha, r->margin, family);
 	free(p);
 	free(adj);
 }

@@ -93,12 +93,38 @@ START_TEST(redecide_after_holm)
 	struct stats_comparison c = { .lo = 0.9317, .hi = 0.9742, .p = 0.0039, .p_holm = 0.0039 };
 	c.verdict = stats_decide(c.lo, c.hi, c.p, 0.05, 0.02);
 	ck_assert_int_eq(c.verdict, VERDICT_FASTER);
-	stats_comparison_redecide(&c, 0.0624, 0.05, 0.02);
+	stats_comparison_redecide(&c, 0.0624, 0.05, 0.02, 16);
 	ck_assert_double_eq_tol(c.p_holm, 0.0624, 1e-15);
 	ck_assert_double_eq_tol(c.p, 0.0039, 1e-15);
 	ck_assert_int_eq(c.verdict, VERDICT_INCONCLUSIVE);
-	stats_comparison_redecide(&c, 0.0117, 0.05, 0.02);
+	stats_comparison_redecide(&c, 0.0117, 0.05, 0.02, 16);
 	ck_assert_int_eq(c.verdict, VERDICT_FASTER);
+}
+END_TEST
+
+/* Holm's floor on the blocks: with m comparisons no exact paired p can survive before
+ * 2 / 2^n < 0.05 / m (m = 196: 2^13 = 8192 > 7840 = 2 x 196 / 0.05, 2^12 = 4096 is not), and
+ * unpaired before 2 / C(2k, k) < 0.05 / m (m = 20: C(12, 6) = 924 > 800 = 2 x 20 / 0.05,
+ * C(10, 5) = 252 is not, so k = 6); a family of one leaves the formula's number alone. */
+START_TEST(blocks_needed_after_holm)
+{
+	struct stats_comparison c = { .paired = 1, .lo = 0.98, .hi = 1.03, .p = 0.0078,
+				      .blocks_needed = 6 };
+	stats_comparison_redecide(&c, 1.0, 0.05, 0.0143, 196);
+	ck_assert_double_eq(c.blocks_needed, 13);
+	c.blocks_needed = 40; /* a larger need from the effect size stays */
+	stats_comparison_redecide(&c, 1.0, 0.05, 0.0143, 196);
+	ck_assert_double_eq(c.blocks_needed, 40);
+	c.blocks_needed = 6;
+	stats_comparison_redecide(&c, 0.0078, 0.05, 0.0143, 1);
+	ck_assert_double_eq(c.blocks_needed, 6);
+	struct stats_comparison u = { .paired = 0, .lo = 0.98, .hi = 1.03, .p = 0.03,
+				      .blocks_needed = 4 };
+	stats_comparison_redecide(&u, 0.6, 0.05, 0.0143, 20);
+	ck_assert_double_eq(u.blocks_needed, 6);
+	u.blocks_needed = NAN; /* nothing to say stays nothing */
+	stats_comparison_redecide(&u, 0.6, 0.05, 0.0143, 20);
+	ck_assert(isnan(u.blocks_needed));
 }
 END_TEST
 
@@ -714,6 +740,7 @@ int main(void)
 	tcase_add_test(tc, verdict_names);
 	tcase_add_test(tc, verdict_table);
 	tcase_add_test(tc, redecide_after_holm);
+	tcase_add_test(tc, blocks_needed_after_holm);
 	tcase_add_test(tc, mde_and_blocks_needed);
 	tcase_add_test(tc, pareto_planted);
 	tcase_add_test(tc, boot_median_contains_and_tightens);
