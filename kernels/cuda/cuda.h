@@ -298,7 +298,8 @@ struct cuda_cq_stats {
 	int64_t busy_ns;     /* wall time during which at least one compile ran (the compiler's) */
 	int64_t compile_ns;  /* the compiles' own wall times, summed (>= busy_ns with threads) */
 	int64_t waited_ns;   /* wall time takers and cuda_cq_wait_all spent waiting, summed */
-	int64_t stop_ns;     /* wall time cuda_cq_stop waited for compiles under way */
+	int64_t stop_ns;     /* wall time cuda_cq_drain and cuda_cq_stop waited for compiles
+			      * under way that nobody had asked for */
 };
 /* A queue of `threads` pool threads (0: none; every job is then compiled by its taker).
  * NULL with *cause when no thread can be started. */
@@ -322,6 +323,9 @@ int64_t cuda_cq_wait_all(struct cuda_cq *q);
 /* Drop the jobs no thread has started (a new plan replaces the old); the window counts from
  * the next job added.  Returns how many were dropped. */
 size_t cuda_cq_cancel(struct cuda_cq *q);
+/* Cancel, then wait for the compiles under way (their wait counts in stop_ns); the threads
+ * stay, for jobs added later.  Returns how many were dropped. */
+size_t cuda_cq_drain(struct cuda_cq *q);
 /* Cancel, wait for the compiles under way and join the threads (idempotent).  Compiled jobs
  * stay takeable; a job added after it is compiled by its taker. */
 void cuda_cq_stop(struct cuda_cq *q);

@@ -355,10 +355,8 @@ void cu_prepare_ahead(struct backend *b, size_t i, const struct config *cs, size
 	if (!cs || !n) {
 		/* every plan is over: the configs not started are not needed, and the ones under
 		 * way finish now, so that no compile shares the host with a measured cell */
-		if (b->cq) {
-			cuda_cq_cancel(b->cq);
-			cuda_cq_wait_all(b->cq);
-		}
+		if (b->cq)
+			cuda_cq_drain(b->cq);
 		return;
 	}
 	if (i >= b->ncells || b->ahead_mode == CU_AHEAD_OFF)

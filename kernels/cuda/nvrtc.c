@@ -431,6 +431,22 @@ size_t cuda_cq_cancel(struct cuda_cq *q)
 	return n;
 }
 
+size_t cuda_cq_drain(struct cuda_cq *q)
+{
+	int64_t t0 = util_now_ns();
+	pthread_mutex_lock(&q->lock);
+	size_t n = cq_cancel_locked(q);
+	int waited = 0;
+	while (q->active) {
+		pthread_cond_wait(&q->finished, &q->lock);
+		waited = 1;
+	}
+	if (waited)
+		q->st.stop_ns += util_now_ns() - t0;
+	pthread_mutex_unlock(&q->lock);
+	return n;
+}
+
 void cuda_cq_stop(struct cuda_cq *q)
 {
 	int64_t t0 = util_now_ns();

@@ -315,6 +315,38 @@ START_TEST(test_stop_mid_queue)
 }
 END_TEST
 
+/* The end of a unit's plans: drain drops the pending jobs, waits for the ones under way (its
+ * wait in stop_ns, not in waited_ns, which stays the takers'), keeps the threads for jobs
+ * added later; a drain with nothing running waits and counts nothing. */
+START_TEST(test_drain)
+{
+	struct hook h;
+	char *cause = NULL;
+	hook_init(&h);
+	struct cuda_cq *q = cuda_cq_open(2, 0, hook_done, &h, &cause);
+	ck_assert_ptr_nonnull(q);
+	for (int v = 200; v < 300; v++)
+		add(q, v);
+	struct cuda_cq_stats st;
+	settle(q, &st, running_one, 0);
+	ck_assert_uint_ge(cuda_cq_drain(q), 50);
+	cuda_cq_stats(q, &st);
+	ck_assert_int_eq(st.running, 0);
+	ck_assert_int_eq(st.pending, 0);
+	ck_assert_int_eq(st.added, st.compiled + st.cancelled);
+	ck_assert_int_eq(st.waited_ns, 0);
+	ck_assert_int_gt(st.stop_ns, 0);
+	int64_t stop = st.stop_ns;
+	ck_assert_uint_eq(cuda_cq_drain(q), 0); /* nothing left: no wait, nothing counted */
+	cuda_cq_stats(q, &st);
+	ck_assert_int_eq(st.stop_ns, stop);
+	add(q, 300); /* the pool still compiles */
+	settle(q, &st, idle_with, st.compiled + 1);
+	ck_assert_int_eq(take_ok(q, 300), 0);
+	cuda_cq_close(q);
+}
+END_TEST
+
 /* A compile error comes back as a failed result with its log and the hook's verdict. */
 START_TEST(test_compile_error)
 {
@@ -495,6 +527,7 @@ static Suite *queue_suite(void)
 	tcase_add_test(tc, test_wait_running);
 	tcase_add_test(tc, test_window_and_cancel);
 	tcase_add_test(tc, test_stop_mid_queue);
+	tcase_add_test(tc, test_drain);
 	tcase_add_test(tc, test_compile_error);
 	tcase_add_test(tc, test_wait_all);
 	tcase_add_test(tc, test_ahead_env);
