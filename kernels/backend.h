@@ -40,6 +40,8 @@ struct backend_ctx {
 	int64_t threads;         /* threads a vendor library may use ([measure] threads; 0:
 				  * the library's default) */
 	uint64_t seed;           /* for input data */
+	int64_t unit;            /* the unit's plan id: per-unit draws (the CUDA backend's
+				  * placement pad, docs/kernels.md "Placement") */
 };
 
 enum prepare_status { PREPARE_OK = 0, PREPARE_COMPILE_ERROR, PREPARE_INCORRECT };

@@ -502,7 +502,8 @@ int worker_main(const struct worker_args *a)
 	inject_fault(&w);
 
 	struct backend_ctx ctx = { .cache_dir = a->cache_dir, .kernel_dir = backend_kernel_dir(),
-				   .threads = exp->measure.threads, .seed = exp->seed };
+				   .threads = exp->measure.threads, .seed = exp->seed,
+				   .unit = a->unit };
 	w.b = w.bops->open(&ctx, &cause);
 	if (!w.b) {
 		error("cannot open the '%s' backend: %s", a->backend, cause);

@@ -503,6 +503,34 @@ static int cu_sample(struct backend *b, size_t i, int flush, struct sample *out,
 
 static void cu_close(struct backend *b);
 
+/* Placement (docs/kernels.md "Placement"): where a unit's buffers land in device memory
+ * moves the same kernel by a few percent (the main job on an H100: cuDNN's same algorithm
+ * 5.3% slower in every exhaustive unit than in every default unit, whose allocations differ;
+ * A/A copies, allocating alike, agreed within 2%).  A process's allocations are otherwise the
+ * same every time, so that effect is a fixed bias of a mode, which no number of blocks
+ * removes.  With HARNESS_CUDA_PLACEMENT=random (the default) each unit first allocates a pad
+ * of 0 to 126 MiB in 2 MiB steps, drawn from (seed, unit): the placement differs from unit
+ * to unit, so the effect becomes variance between processes, which the paired blocks and
+ * the A/A control see, as pyperf and Stabilizer randomise layout for the same reason; fixed:
+ * no pad.  0, or -1 with *cause (a bad value, or the pad cannot be allocated). */
+static int cu_placement(struct backend *b, const struct backend_ctx *ctx, char **cause)
+{
+	const char *v = getenv("HARNESS_CUDA_PLACEMENT");
+	if (!v || !*v || !strcmp(v, "random")) {
+		b->placement_random = 1;
+	} else if (!strcmp(v, "fixed")) {
+		b->placement_random = 0;
+		return 0;
+	} else {
+		*cause = xasprintf("HARNESS_CUDA_PLACEMENT='%s': expected random or fixed", v);
+		return -1;
+	}
+	b->pad_len = cuda_placement_pad(ctx->seed, ctx->unit);
+	if (b->pad_len && CUDA_CHECK(RT, cudaMalloc(&b->pad, b->pad_len), cause))
+		return -1;
+	return 0;
+}
+
 static struct backend *cu_open(const struct backend_ctx *ctx, char **cause)
 {
 	struct backend *b = xcalloc(1, sizeof(*b));
@@ -549,7 +577,8 @@ static struct backend *cu_open(const struct backend_ctx *ctx, char **cause)
 		goto fail;
 	/* the flush buffer: twice the L2, allocated once, outside every timed region */
 	b->flush_len = 2 * (size_t)(l2 > 0 ? l2 : 64 << 20);
-	if (CUDA_CHECK(RT, cudaMalloc(&b->flush, b->flush_len), cause))
+	if (CUDA_CHECK(RT, cudaMalloc(&b->flush, b->flush_len), cause) ||
+	    cu_placement(b, ctx, cause))
 		goto fail;
 	b->nvml = cuda_nvml_open(b->pci, &b->nvml_why);
 	struct sbuf st;
@@ -579,6 +608,8 @@ static void cu_describe(const struct backend *b, struct sbuf *out)
 	sbuf_addf(out, "l2_bytes=%ld\n", b->di.l2_bytes);
 	sbuf_addf(out, "smem_optin_bytes=%ld\n", b->di.smem_optin);
 	sbuf_addf(out, "flush_bytes=%zu\n", b->flush_len);
+	sbuf_addf(out, "placement=%s\nplacement_pad_bytes=%zu\n",
+		  b->placement_random ? "random" : "fixed", b->pad_len);
 	sbuf_addf(out, "batch_threshold_ns=%d\n", BATCH_THRESHOLD_NS);
 	cu_ahead_describe(b, out);
 	sbuf_addf(out, "timer=cuda events on a dedicated non-blocking stream\n");
@@ -663,6 +694,8 @@ static void cu_close(struct backend *b)
 		free(b->tmpl[i].text);
 	if (b->flush)
 		cudaFree(b->flush);
+	if (b->pad)
+		cudaFree(b->pad);
 	if (b->lt_ws)
 		cudaFree(b->lt_ws);
 	if (b->lt)

@@ -123,6 +123,9 @@ struct backend {
 	void *lt_ws;
 	void *flush;
 	size_t flush_len;
+	void *pad;               /* the placement pad (cu_placement), or NULL */
+	size_t pad_len;
+	int placement_random;    /* HARNESS_CUDA_PLACEMENT: 1 random (default), 0 fixed */
 	unsigned flush_gen;
 	struct cuda_nvml *nvml;
 	char *nvml_why;

@@ -77,6 +77,13 @@ struct cuda_devinfo {
 };
 /* Hopper (sm_90a, 132 SMs, 227 KiB shared memory per block, 50 MiB L2) for tests. */
 void cuda_devinfo_default(struct cuda_devinfo *d);
+/* The placement pad a unit allocates before its cells' buffers under
+ * HARNESS_CUDA_PLACEMENT=random (backend-cuda.c, cu_placement): a multiple of 2 MiB (the
+ * driver's large page) from 0 to 126 MiB, drawn by GSL's MT19937 from (seed, unit), so the
+ * same unit of the same plan gets the same pad. */
+#define CUDA_PLACEMENT_STEP ((size_t)2 << 20)
+#define CUDA_PLACEMENT_STEPS 64
+size_t cuda_placement_pad(uint64_t seed, int64_t unit);
 /* The NVRTC target for a compute capability: "sm_90a" for 9.0 (so wgmma is available),
  * "sm_<major><minor>" otherwise. */
 void cuda_arch_name(int major, int minor, char out[16]);

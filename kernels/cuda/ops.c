@@ -8,6 +8,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include <gsl/gsl_rng.h>
+
 /* ---- names ----------------------------------------------------------------------------- */
 
 static const char *const op_names[CU_NOPS] = {
@@ -310,4 +312,15 @@ double cuda_shape_bytes(const struct cuda_shape *s)
 	cuda_shape_sizes(s, &z);
 	return (double)z.in0 * (double)cuda_input_esize(s, 0) +
 	       (double)(z.in1 + z.in2 + z.out) * (double)cuda_dtype_size(s->dtype);
+}
+
+/* ---- placement ------------------------------------------------------------------------- */
+
+size_t cuda_placement_pad(uint64_t seed, int64_t unit)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, (unsigned long)(seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(unit + 1))));
+	size_t pad = (size_t)gsl_rng_uniform_int(r, CUDA_PLACEMENT_STEPS) * CUDA_PLACEMENT_STEP;
+	gsl_rng_free(r);
+	return pad;
 }

@@ -279,6 +279,26 @@ START_TEST(test_gemm_space_pruned)
 }
 END_TEST
 
+/* The placement pad: a multiple of 2 MiB under 128 MiB, the same for the same (seed, unit),
+ * and spread over its range across units (not one fixed offset). */
+START_TEST(test_placement_pad)
+{
+	size_t seen[CUDA_PLACEMENT_STEPS] = { 0 }, distinct = 0;
+	for (int64_t u = 0; u < 200; u++) {
+		size_t p = cuda_placement_pad(20261121, u);
+		ck_assert_uint_eq(p % CUDA_PLACEMENT_STEP, 0);
+		ck_assert_uint_lt(p, (size_t)128 << 20);
+		ck_assert_uint_eq(p, cuda_placement_pad(20261121, u));
+		distinct += !seen[p / CUDA_PLACEMENT_STEP]++;
+	}
+	ck_assert_uint_ge(distinct, 40); /* 200 draws from 64 values: about 61 expected */
+	int differ = 0;
+	for (int64_t u = 0; u < 8; u++)
+		differ += cuda_placement_pad(1, u) != cuda_placement_pad(2, u);
+	ck_assert_int_ge(differ, 4); /* the seed matters too */
+}
+END_TEST
+
 /* The wgmma path is derived from the Triton fields (no field of its own), so every tuner
  * reaches it: sm_90a, 16-bit, WARPS 4 or 8, BLOCK_M 64 or 128 a warpgroup, BLOCK_N 64, 128
  * or 256, BLOCK_K a multiple of 64; the NVRTC options say -DWGMMA=1 exactly then. */
@@ -1093,6 +1113,7 @@ static Suite *cuda_suite(int with_templates)
 	tcase_add_test(tc, test_catalog_ops);
 	tcase_add_test(tc, test_gemm_space);
 	tcase_add_test(tc, test_gemm_space_pruned);
+	tcase_add_test(tc, test_placement_pad);
 	tcase_add_test(tc, test_gemm_wgmma_derived);
 	tcase_add_test(tc, test_mem_spaces);
 	tcase_add_test(tc, test_options_and_keys);
