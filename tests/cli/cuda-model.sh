@@ -41,6 +41,15 @@ for u in units:
                     "%s: %s = %s within %g" % (s(u["mode"]), k, info.get(k), b))
         c.check("e2e_part.%s/e2e.op_conv2d_bias_relu_add_ns" % w in info and
                 "e2e_part.%s/e2e.forward_ns" % w in info, "%s: %s's forward itemised" % (s(u["mode"]), w))
+    # every mode's tuner has a plan, and the worker queued all of its cells' before tuning
+    # (harness/run/worker.c, plan_unit): the queue compiled the unit's modules, each once, and
+    # the unit's trials took them; nothing compiled twice (compiles counted = the queue's)
+    q, n, x, t = (int(info.get("cuda_compile_ahead_" + k, -1))
+                  for k in ("queued", "compiled", "cancelled", "taken"))
+    c.check(q > 0 and q == n + x and t > 0, "%s: the unit's plans were queued: %d queued = %d "
+            "compiled + %d dropped, %d taken" % (s(u["mode"]), q, n, x, t))
+    c.check(int(u["compiles"]) >= n, "%s: the unit's %d compiles count the queue's %d"
+            % (s(u["mode"]), int(u["compiles"]), n))
 # counts: ResNet-50's layer-1..4 3x3 convs at stride 1 (planes 64..512) occur 3, 4, 6, 3
 # times less the strided first of layers 2-4: 3, 3, 5, 2 (the cpu model's structure)
 cnt = {s(x["name"]): int(x["count"]) for x in cells}
