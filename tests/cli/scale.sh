@@ -143,7 +143,7 @@ stop_part_way() {
 		expect_status 75 h run -q --jobs 2 --max-time 1 -o "$1" exp.toml || cat err >&2
 		[ -n "$(part_way "$1")" ] && return 0
 	done
-	fail "--jobs 2 --max-time 1: no block of $1 stopped part-way in five tries"
+	fail "--jobs 2 --max-time 1: no block of $1 stopped part-way in five tries (last: units per block $(units "$1" block | sort | uniq -c | tr -s ' \n' ' '); status $(units "$1" status | sort | uniq -c | tr -s ' \n' ' '))"
 	return 1
 }
 if [ "$ncpu" -ge 2 ]; then
