@@ -134,13 +134,17 @@ expect_status 0 h run -q --resume mt.h5 --max-time 10m && [ "$(plan mt.h5 | wc -
 per_block=3 # units of a whole block: resume.toml's three modes, none with a warm probe
 # Blocks of OUT with fewer units recorded than a whole block's.
 part_way() { units "$1" block | sort | uniq -c | awk -v n="$per_block" '$1 < n { print $2 }' | tr '\n' ' '; }
-# Stop a --jobs 2 run of exp.toml into OUT after a second, until a block stopped part-way:
-# where --max-time stops depends on how fast the units are (on a loaded machine a slot may
-# finish its whole block first), so up to five tries; fails when none stopped part-way.
+# Stop a --jobs 2 run into OUT after a second, so that a block stops part-way.  Where
+# --max-time stops depends on how long the units take: exp.toml's stop when their samples
+# reach the precision target, which a tiny GEMM's identical timings can do at once (under
+# make distcheck every slot finished its whole block within the second), so these runs take
+# slow.toml, whose units always sample for max_time (0.4 s): a slot fits at most two units
+# in the second, never its block's three.  Up to five tries all the same; fails when none stopped part-way.
+sed 's/^min_samples = .*/min_samples = 1000000/' exp.toml >slow.toml
 stop_part_way() {
 	for try in 1 2 3 4 5; do
 		rm -rf "${1%.h5}" "$1"
-		expect_status 75 h run -q --jobs 2 --max-time 1 -o "$1" exp.toml || cat err >&2
+		expect_status 75 h run -q --jobs 2 --max-time 1 -o "$1" slow.toml || cat err >&2
 		[ -n "$(part_way "$1")" ] && return 0
 	done
 	fail "--jobs 2 --max-time 1: no block of $1 stopped part-way in five tries (last: units per block $(units "$1" block | sort | uniq -c | tr -s ' \n' ' '); status $(units "$1" status | sort | uniq -c | tr -s ' \n' ' '))"
