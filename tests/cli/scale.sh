@@ -136,10 +136,11 @@ per_block=3 # units of a whole block: resume.toml's three modes, none with a war
 part_way() { units "$1" block | sort | uniq -c | awk -v n="$per_block" '$1 < n { print $2 }' | tr '\n' ' '; }
 # Stop a --jobs 2 run into OUT after a second, so that a block stops part-way.  Where
 # --max-time stops depends on how long the units take: exp.toml's stop when their samples
-# reach the precision target, which a tiny GEMM's identical timings can do at once (under
-# make distcheck every slot finished its whole block within the second), so these runs take
-# slow.toml, whose units always sample for max_time (0.4 s): a slot fits at most two units
-# in the second, never its block's three.  Up to five tries all the same; fails when none stopped part-way.
+# reach the precision target, which the tiny GEMM's do after 5 to 50 samples (0.2-0.4 s a
+# unit; under make distcheck every slot finished its whole block within the second), so these
+# runs take slow.toml, whose units always sample for max_time (0.4 s): a slot fits at most
+# two units in the second, never its block's three.  Up to five tries all the same; fails
+# when none stopped part-way.
 sed 's/^min_samples = .*/min_samples = 1000000/' exp.toml >slow.toml
 stop_part_way() {
 	for try in 1 2 3 4 5; do
