@@ -156,6 +156,16 @@ static int64_t max_trials_of(const struct tuner_args *a)
 	return max_trials;
 }
 
+/* t's plan as far as the trial budget lets it go: at most max configs into out. */
+static size_t plan_in_budget(const struct tuner_ops *ops, const struct tuner *t,
+			     const struct tuner_args *a, struct config *out, size_t max)
+{
+	int64_t max_trials = max_trials_of(a);
+	if (max_trials > 0 && (uint64_t)max_trials < max)
+		max = (size_t)max_trials;
+	return ops->plan(t, out, max);
+}
+
 size_t tune_plan(const struct tuner_ops *ops, const struct tuner_args *a, struct config *out,
 		 size_t max)
 {
@@ -167,10 +177,7 @@ size_t tune_plan(const struct tuner_ops *ops, const struct tuner_args *a, struct
 		free(cause); /* tune_cell meets it again and reports it */
 		return 0;
 	}
-	int64_t max_trials = max_trials_of(a);
-	if (max_trials > 0 && (uint64_t)max_trials < max)
-		max = (size_t)max_trials;
-	size_t n = ops->plan(t, out, max);
+	size_t n = plan_in_budget(ops, t, a, out, max);
 	ops->free(t);
 	return n;
 }
@@ -194,11 +201,9 @@ int tune_cell(const struct tuner_ops *ops, const struct tuner_args *a, int64_t t
 	int64_t bench = ops->flags & TUNER_BENCHMARKS ? trial_samples : 0;
 	/* the budget: the options' max_trials / max_seconds and the caller's, the tighter */
 	int64_t max_trials = max_trials_of(a), max_ns = 0;
-	if (m->ahead && ops->plan) { /* the plan as far as the budget lets it go */
-		size_t cap = max_trials > 0 && max_trials < TUNE_AHEAD_MAX ? (size_t)max_trials
-									  : TUNE_AHEAD_MAX;
-		struct config *plan = xmalloc(cap * sizeof(*plan));
-		size_t n = ops->plan(t, plan, cap);
+	if (m->ahead && ops->plan) {
+		struct config *plan = xmalloc(TUNE_AHEAD_MAX * sizeof(*plan));
+		size_t n = plan_in_budget(ops, t, a, plan, TUNE_AHEAD_MAX);
 		if (n)
 			m->ahead(m->ctx, plan, n);
 		free(plan);

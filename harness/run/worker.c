@@ -88,16 +88,6 @@ struct live {
 	const struct space *s;
 };
 
-/* The tuner's plan, compiled ahead by the backend when it can; nothing when plan_unit gave
- * the backend every cell's plan already (and the end of one cell's plan is not the end of
- * the unit's). */
-static void live_ahead(void *ctx, const struct config *c, size_t n)
-{
-	struct live *l = ctx;
-	if (l->w->bops->prepare_ahead && !l->w->planned)
-		l->w->bops->prepare_ahead(l->w->b, l->i, c, n);
-}
-
 static int live_trial(void *ctx, const struct config *c, int64_t n, struct tune_trial *out,
 		      char **cause)
 {
@@ -259,7 +249,7 @@ static void cell_args(struct wk *w, size_t i, struct tuner_cell *id, struct wk_e
  * be tuned, so that it compiles the whole unit's configs on its pool without draining it
  * between cells: vendor points, heuristic picks and exhaustive walks of different cells
  * compile side by side.  Nothing when the backend cannot compile ahead or the tuner has
- * no plan (each cell then plans its own, live_ahead). */
+ * no plan (its proposals depend on what it measures). */
 static void plan_unit(struct wk *w)
 {
 	size_t ncells = w->bops->ncells(w->b);
@@ -292,8 +282,8 @@ static int tune_one(struct wk *w, size_t i)
 	struct tuner_args ta;
 	cell_args(w, i, &id, &est, &ta);
 	struct live l = { .w = w, .i = i, .s = s };
-	struct tune_measurer m = { .ctx = &l, .trial = live_trial, .ahead = live_ahead,
-				   .record = live_record };
+	/* no ahead(): plan_unit gave the backend every cell's plan before the first was tuned */
+	struct tune_measurer m = { .ctx = &l, .trial = live_trial, .record = live_record };
 	struct tune_result tr;
 	char *cause = NULL;
 	int ret = -1;

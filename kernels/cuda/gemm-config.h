@@ -34,6 +34,13 @@ static inline int cuda_gemm_use_wgmma(const struct cuda_gemm_config *c, int sm90
 	return c->block_k % (128 / c->elem_bytes) == 0;
 }
 
+/* The smallest BLOCK_M the wgmma path takes with warps WARPS: 64 rows a consumer warpgroup
+ * (0 when warps is not 4 or 8). */
+static inline int cuda_gemm_wgmma_min_m(int warps)
+{
+	return warps == 4 || warps == 8 ? 64 * (warps / 4) : 0;
+}
+
 /* Threads of a block of config c: 32 * WARPS, plus the producer warpgroup on wgmma. */
 static inline int cuda_gemm_threads(const struct cuda_gemm_config *c)
 {

@@ -151,7 +151,7 @@ static int gemm_valid(const struct space *sp, const struct config *c, const char
 	/* the smallest tile the wgmma path takes for its warps is never redundant: a smaller
 	 * BLOCK_M that covers m runs on mma.sync (the fc's best measured config is 64 x 128 on
 	 * wgmma at m = 32) */
-	int wgmma_floor = g.wgmma && c->val[G_BM] == 64 * (c->val[G_WARPS] / 4);
+	int wgmma_floor = g.wgmma && c->val[G_BM] == cuda_gemm_wgmma_min_m(g.warps);
 	if (cuda_gemm_config_check(&g, x->dev.smem_optin, sm90a, &rule) < 0)
 		no = rule;
 	else if (!wgmma_floor && space_field_redundant(&sp->fields[G_BM], c->val[G_BM], s->m))
@@ -223,8 +223,8 @@ static void gemm_heuristic(const struct space *sp, struct config *c)
 				gemm_tiles(sp, c, 64, 128, hk, 4, 5);
 			/* a short m keeps the wgmma tile (its smallest, 64 rows a warpgroup), as the
 			 * best measured config of the fc (m 32) did, rather than dropping to mma.sync */
-			if (c->val[G_BM] < 64 * (c->val[G_WARPS] / 4))
-				c->val[G_BM] = 64 * (c->val[G_WARPS] / 4);
+			if (c->val[G_BM] < cuda_gemm_wgmma_min_m((int)c->val[G_WARPS]))
+				c->val[G_BM] = cuda_gemm_wgmma_min_m((int)c->val[G_WARPS]);
 		} else {
 			gemm_tiles(sp, c, mma ? 128 : 64, mma ? 128 : 64,
 				   s->dtype != CU_F32 ? 64 : (mma ? 32 : 16), 4, 3);
