@@ -242,6 +242,27 @@ int cu_ensure_ws(struct cu_cell *c, size_t bytes, char **cause);
 int cu_gemm_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
 		struct cu_module *m, char **cause);
 void cu_gemm_release(struct cu_cell *c);
+struct cuda_gemm_config; /* gemm-config.h */
+/* The wgmma kernel's operands (gemm.cu and conv.cu with WGMMA=1), in the GEMM view: A (a, m x k,
+ * leading dimension lda) and B (b, n x k, ldb); tma: A and B are those plain matrices, so
+ * the tensor copy engine may load them (used when they are 16-byte aligned too). */
+struct cu_wgmma_operands {
+	const void *a, *b;
+	int64_t m, n, k, lda, ldb;
+	int tma;
+};
+/* Its launch: blocks (persistent: no more than fit at once), the tensor maps passed by value
+ * (CUtensorMap; a zero map when use_tma is 0) and use_tma. */
+struct cu_wgmma_launch {
+	int64_t grid;
+	const void *ta, *tb; /* borrowed: the cell's tensor-map cache */
+	int use_tma;
+};
+/* Fill *out for module m's kernel under config g (dynamic shared memory smem) on cell c,
+ * encoding the tensor maps or finding them in c's cache. */
+int cu_wgmma_setup(struct backend *b, struct cu_cell *c, struct cu_module *m,
+		   const struct cuda_gemm_config *g, size_t smem, const struct cu_wgmma_operands *op,
+		   struct cu_wgmma_launch *out, char **cause);
 /* backend_ops.estimate (gemm.c): the roofline of cuda_estimate_ns with this device's figures. */
 double cu_estimate(const struct backend *b, size_t i, const struct config *c);
 

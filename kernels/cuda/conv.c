@@ -88,11 +88,11 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 	const struct cuda_shape *s = &x->shape;
 	const char *no = NULL, *rule = NULL;
 	struct cuda_gemm_config g;
-	cuda_tile_config(s, c, &g);
+	cuda_gemm_config_get(x, c, &g);
 	int64_t ktiles = (s->k + c->val[F_BK] - 1) / c->val[F_BK];
 	int64_t per = (ktiles + c->val[F_SPLIT_K] - 1) / c->val[F_SPLIT_K];
 	int64_t grid_m = (s->m + c->val[F_BM] - 1) / c->val[F_BM];
-	if (cuda_gemm_config_check(&g, x->dev.smem_optin, 0, &rule) < 0)
+	if (cuda_gemm_config_check(&g, x->dev.smem_optin, !strcmp(x->dev.arch, "sm_90a"), &rule) < 0)
 		no = rule;
 	else if (space_field_redundant(&sp->fields[F_BM], c->val[F_BM], s->m))
 		no = "redundant: a smaller BLOCK_M covers m";
@@ -228,7 +228,7 @@ int cu_conv_launch(struct backend *b, struct cu_cell *c, const struct config *cf
 	if (cfg->vendor)
 		return cu_dnn_launch(b, c, cfg->vendor_idx, io, m, cause);
 	struct cuda_gemm_config g;
-	cuda_tile_config(s, cfg, &g);
+	cuda_gemm_config_get(&c->sctx, cfg, &g);
 	size_t smem = (size_t)cuda_gemm_smem_bytes(&g);
 	int64_t split = cfg->val[F_SPLIT_K];
 	if (smem > m->smem_set) {
@@ -248,11 +248,21 @@ int cu_conv_launch(struct backend *b, struct cu_cell *c, const struct config *cf
 	int pad = (int)s->pad, M = (int)s->m, epi = cuda_conv_epi(s->op);
 	const void *res = io->res ? io->res : io->x;
 	float *ws = io->ws;
+	struct cu_wgmma_launch w = { .grid = cdiv(s->m, cfg->val[F_BM]) * cdiv(s->n, cfg->val[F_BN]) };
+	if (g.wgmma) {
+		/* a 1x1, stride-1, unpadded convolution is the GEMM X (m x C) by the weights
+		 * (K x C): the tensor copy engine loads both */
+		struct cu_wgmma_operands op = { .a = io->x, .b = io->w, .m = s->m, .n = s->n,
+						.k = s->k, .lda = s->k, .ldb = s->k,
+						.tma = s->r == 1 && s->stride == 1 && s->pad == 0 };
+		if (cu_wgmma_setup(b, c, m, &g, smem, &op, &w, cause))
+			return -1;
+	}
 	void *args[] = { (void *)&io->x, (void *)&io->w, (void *)&io->bias, (void *)&res,
-			 (void *)&io->y, &ws, &N, &H, &W, &C, &K, &P, &Q, &RS, &st, &pad, &epi };
-	dim3 grid = { (unsigned)(cdiv(s->m, cfg->val[F_BM]) * cdiv(s->n, cfg->val[F_BN])), 1,
-		      (unsigned)split };
-	dim3 block = { (unsigned)(32 * cfg->val[F_WARPS]), 1, 1 };
+			 (void *)&io->y, &ws, &N, &H, &W, &C, &K, &P, &Q, &RS, &st, &pad, &epi,
+			 (void *)w.ta, (void *)w.tb, &w.use_tma };
+	dim3 grid = { (unsigned)w.grid, 1, (unsigned)split };
+	dim3 block = { (unsigned)cuda_gemm_threads(&g), 1, 1 };
 	if (CUDA_CHECK(RT, cudaLaunchKernel((const void *)m->k[0], grid, block, args, smem,
 					    b->stream), cause))
 		return -1;

@@ -80,30 +80,31 @@ static int encode(encode_tiled_fn fn, CUtensorMap *map, enum cuda_dtype t, const
 	return 0;
 }
 
-/* The maps of A (box 128 bytes x BLOCK_M) and B (x BLOCK_N) for cell c under config g: cached,
- * else encoded now into the next entry. */
-static int gemm_maps(struct cu_cell *c, const struct cuda_gemm_config *g, int64_t lda,
-		     int64_t ldb, const struct gemm_map **out, char **cause)
+/* The maps of A (pa: m x k, leading dimension lda; box 128 bytes x BLOCK_M) and B (pb: n x k,
+ * ldb; x BLOCK_N) for cell c under config g: cached, else encoded now into the next entry. */
+static int gemm_maps(struct cu_cell *c, const struct cuda_gemm_config *g, const void *pa,
+		     const void *pb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
+		     const struct gemm_map **out, char **cause)
 {
 	const struct cuda_shape *s = &c->sctx.shape;
 	struct cu_gemm_maps *mc = c->gemm_maps;
 	for (int i = 0; i < GEMM_MAPS; i++) {
 		const struct gemm_map *e = &mc->e[i];
-		if (e->used && e->pa == c->d_in[0] && e->pb == c->d_in[1] && e->m == s->m &&
-		    e->n == s->n && e->k == s->k && e->lda == lda && e->ldb == ldb &&
-		    e->bm == g->block_m && e->bn == g->block_n && e->dtype == (int)s->dtype) {
+		if (e->used && e->pa == pa && e->pb == pb && e->m == m && e->n == n && e->k == k &&
+		    e->lda == lda && e->ldb == ldb && e->bm == g->block_m && e->bn == g->block_n &&
+		    e->dtype == (int)s->dtype) {
 			*out = e;
 			return 0;
 		}
 	}
 	struct gemm_map *e = &mc->e[mc->next++ % GEMM_MAPS];
 	e->used = 0;
-	if (encode(mc->encode, &e->a, s->dtype, c->d_in[0], s->m, s->k, lda, g->block_m, cause) ||
-	    encode(mc->encode, &e->b, s->dtype, c->d_in[1], s->n, s->k, ldb, g->block_n, cause))
+	if (encode(mc->encode, &e->a, s->dtype, pa, m, k, lda, g->block_m, cause) ||
+	    encode(mc->encode, &e->b, s->dtype, pb, n, k, ldb, g->block_n, cause))
 		return -1;
-	e->pa = c->d_in[0];
-	e->pb = c->d_in[1];
-	e->m = s->m, e->n = s->n, e->k = s->k, e->lda = lda, e->ldb = ldb;
+	e->pa = pa;
+	e->pb = pb;
+	e->m = m, e->n = n, e->k = k, e->lda = lda, e->ldb = ldb;
 	e->bm = g->block_m, e->bn = g->block_n, e->dtype = (int)s->dtype;
 	e->used = 1;
 	mc->built++;
@@ -174,10 +175,38 @@ static int64_t cdiv(int64_t a, int64_t b)
 	return (a + b - 1) / b;
 }
 
+static int aligned16(const void *p, int64_t ld, int elem_bytes)
+{
+	return ((uintptr_t)p % 16) == 0 && (ld * elem_bytes) % 16 == 0;
+}
+
+int cu_wgmma_setup(struct backend *b, struct cu_cell *c, struct cu_module *m,
+		   const struct cuda_gemm_config *g, size_t smem, const struct cu_wgmma_operands *op,
+		   struct cu_wgmma_launch *out, char **cause)
+{
+	static const CUtensorMap none; /* the cp.async path reads no map */
+	int64_t tiles = cdiv(op->m, g->block_m) * cdiv(op->n, g->block_n);
+	int resident;
+	/* persistent: no more blocks than fit at once, each looping over tiles */
+	if (gemm_cache(c, cause) ||
+	    gemm_resident(b, c, m, cuda_gemm_threads(g), smem, &resident, cause))
+		return -1;
+	out->grid = tiles < resident ? tiles : resident;
+	out->ta = out->tb = &none;
+	out->use_tma = 0;
+	if (op->tma && aligned16(op->a, op->lda, g->elem_bytes) &&
+	    aligned16(op->b, op->ldb, g->elem_bytes)) {
+		const struct gemm_map *e;
+		if (gemm_maps(c, g, op->a, op->b, op->m, op->n, op->k, op->lda, op->ldb, &e, cause))
+			return -1;
+		out->ta = &e->a, out->tb = &e->b, out->use_tma = 1;
+	}
+	return 0;
+}
+
 int cu_gemm_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
 		struct cu_module *m, char **cause)
 {
-	static const CUtensorMap none; /* the cp.async path reads no map */
 	const struct cuda_shape *s = &c->sctx.shape;
 	struct cuda_gemm_config g;
 	cuda_gemm_config_get(&c->sctx, cfg, &g);
@@ -193,28 +222,18 @@ int cu_gemm_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
 		return -1;
 	float *ws = c->d_ws;
 	int M = (int)s->m, N = (int)s->n, K = (int)s->k, lda = K, ldb = K, ldc = N;
-	const CUtensorMap *ta = &none, *tb = &none;
-	int use_tma = 0, threads = cuda_gemm_threads(&g);
-	int64_t tiles = cdiv(M, g.block_m) * cdiv(N, g.block_n), gx = tiles;
+	struct cu_wgmma_launch w = { .grid = cdiv(M, g.block_m) * cdiv(N, g.block_n) };
 	if (g.wgmma) {
-		/* persistent: no more blocks than fit at once, each looping over tiles */
-		int resident;
-		if (gemm_cache(c, cause) || gemm_resident(b, c, m, threads, smem, &resident, cause))
+		struct cu_wgmma_operands op = { .a = c->d_in[0], .b = c->d_in[1], .m = M, .n = N,
+						.k = K, .lda = lda, .ldb = ldb, .tma = 1 };
+		if (cu_wgmma_setup(b, c, m, &g, smem, &op, &w, cause))
 			return -1;
-		gx = tiles < resident ? tiles : resident;
 	}
-	if (g.wgmma && ((int64_t)lda * g.elem_bytes) % 16 == 0 &&
-	    ((int64_t)ldb * g.elem_bytes) % 16 == 0 &&
-	    ((uintptr_t)c->d_in[0] % 16) == 0 && ((uintptr_t)c->d_in[1] % 16) == 0) {
-		const struct gemm_map *e;
-		if (gemm_maps(c, &g, lda, ldb, &e, cause))
-			return -1;
-		ta = &e->a, tb = &e->b, use_tma = 1;
-	}
-	void *args[] = { &c->d_in[0], &c->d_in[1], &c->d_out, &ws,       &M,       &N, &K,
-			 &lda,        &ldb,        &ldc,       (void *)ta, (void *)tb, &use_tma };
-	dim3 grid = { (unsigned)gx, 1, (unsigned)g.split_k };
-	dim3 block = { (unsigned)threads, 1, 1 };
+	void *args[] = { &c->d_in[0], &c->d_in[1], &c->d_out, &ws,	    &M,
+			 &N,	      &K,	   &lda,      &ldb,	    &ldc,
+			 (void *)w.ta, (void *)w.tb, &w.use_tma };
+	dim3 grid = { (unsigned)w.grid, 1, (unsigned)g.split_k };
+	dim3 block = { (unsigned)cuda_gemm_threads(&g), 1, 1 };
 	if (CUDA_CHECK(RT, cudaLaunchKernel((const void *)m->k[0], grid, block, args, smem,
 					    b->stream), cause))
 		return -1;

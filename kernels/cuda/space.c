@@ -340,7 +340,7 @@ size_t cuda_config_options(const struct space *sp, const struct config *c, const
 	opts[n++] = xstrdup(dtype_macro[s->dtype]);
 	if (s->op == CU_GEMM && s->tf32)
 		opts[n++] = xstrdup("-DTF32=1");
-	if (s->op == CU_GEMM && !c->vendor) {
+	if ((s->op == CU_GEMM || cuda_conv_is(s->op)) && !c->vendor) {
 		struct cuda_gemm_config g;
 		struct cuda_space_ctx xa = *x;
 		snprintf(xa.dev.arch, sizeof(xa.dev.arch), "%s", arch);

@@ -733,6 +733,73 @@ static const int64_t r50_convs[][6] = {
 	{ 2048, 7, 512, 1, 1, 0 },  { 512, 7, 512, 3, 1, 1 },
 };
 
+/* conv.cu takes the wgmma path exactly where gemm.cu does (the same derivation from the
+ * fields): its NVRTC options say -DWGMMA=1 then, never off sm_90a, never for the vendor's
+ * epilogue module; and 16-bit ResNet-50 layers have wgmma points in their space. */
+START_TEST(test_conv_wgmma_derived)
+{
+	static const struct {
+		int64_t bm, bn, bk, warps;
+		const char *dtype;
+		int tf32, wgmma;
+	} cases[] = {
+		{ 128, 128, 64, 4, "float16", 0, 1 }, { 128, 64, 64, 8, "bfloat16", 0, 1 },
+		{ 64, 64, 64, 4, "float16", 0, 1 },   { 128, 128, 32, 4, "float16", 0, 0 },
+		{ 128, 32, 64, 4, "float16", 0, 0 },  { 64, 128, 64, 8, "float16", 0, 0 },
+		{ 128, 128, 32, 4, "float32", 1, 1 }, { 128, 128, 32, 4, "float32", 0, 0 },
+	};
+	struct cuda_space_ctx x;
+	struct space sp;
+	struct config c;
+	char *opts[CUDA_MAX_OPTS];
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		conv_ctx(&x, "conv2d_bias_relu", cases[i].dtype, cases[i].tf32, 32, 64, 56, 56, 64,
+			 3, 1, 1);
+		cuda_space_init(&sp, &x);
+		sp.heuristic(&sp, &c);
+		c.val[0] = cases[i].bm, c.val[1] = cases[i].bn, c.val[2] = cases[i].bk;
+		c.val[3] = cases[i].warps, c.val[5] = 1;
+		size_t n = cuda_config_options(&sp, &c, "sm_90a", opts);
+		ck_assert_msg(has_opt(opts, n, "-DWGMMA=1") == cases[i].wgmma, "case %zu", i);
+		for (size_t k = 0; k < n; k++)
+			free(opts[k]);
+		n = cuda_config_options(&sp, &c, "sm_80", opts);
+		ck_assert(!has_opt(opts, n, "-DWGMMA=1"));
+		for (size_t k = 0; k < n; k++)
+			free(opts[k]);
+	}
+	/* the vendor point: cuDNN convolves, the module is the epilogue alone */
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 64, 56, 56, 64, 3, 1, 1);
+	cuda_space_init(&sp, &x);
+	space_vendor_point(&sp, 0, &c);
+	size_t n = cuda_config_options(&sp, &c, "sm_90a", opts);
+	ck_assert(!has_opt(opts, n, "-DWGMMA=1"));
+	ck_assert(has_opt(opts, n, "-DEPILOGUE_ONLY=1"));
+	for (size_t k = 0; k < n; k++)
+		free(opts[k]);
+	/* every 16-bit ResNet-50 layer but the stem (C = 3) has valid wgmma points, and its
+	 * heuristic point is one (128 x 128 x 64, 4 warps) */
+	for (size_t i = 1; i < ARRAY_SIZE(r50_convs); i++) {
+		const int64_t *v = r50_convs[i];
+		struct cuda_gemm_config g;
+		size_t wg = 0;
+		conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, v[0], v[1], v[1], v[2], v[3],
+			 v[4], v[5]);
+		cuda_space_init(&sp, &x);
+		for (size_t p = 0; p < space_grid_size(&sp); p++) {
+			if (space_grid_point(&sp, p, &c) || !space_contains(&sp, &c))
+				continue;
+			cuda_gemm_config_get(&x, &c, &g);
+			wg += g.wgmma;
+		}
+		ck_assert_msg(wg >= 4, "shape %zu: %zu wgmma points", i, wg);
+		sp.heuristic(&sp, &c);
+		cuda_gemm_config_get(&x, &c, &g);
+		ck_assert_msg(g.wgmma, "shape %zu: the heuristic is off wgmma", i);
+	}
+}
+END_TEST
+
 /* Conv shapes (output size, the implicit GEMM, the cpu backend's names), spaces (gemm.cu's
  * fields; every ResNet-50 shape has valid points and a valid heuristic), options (the
  * epilogue is an argument: one cubin for the four ops), the float64 reference. */
@@ -1124,6 +1191,7 @@ static Suite *cuda_suite(int with_templates)
 	tcase_add_test(tc, test_maxpool_bwd_ref);
 	tcase_add_test(tc, test_maxpool_idx_fill);
 	tcase_add_test(tc, test_conv);
+	tcase_add_test(tc, test_conv_wgmma_derived);
 	tcase_add_test(tc, test_nvrtc_error);
 	tcase_add_test(tc, test_available);
 	if (with_templates)

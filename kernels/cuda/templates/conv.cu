@@ -27,7 +27,15 @@
  *   are uniform across the grid.
  * Data type: DTYPE_FLOAT16 / DTYPE_BFLOAT16 (mma.sync m16n8k16, fp32 accumulate),
  *   DTYPE_FLOAT32 with TF32=1 (mma.sync m16n8k8 on operands rounded with cvt.rna.tf32),
- *   DTYPE_FLOAT32 (plain FFMA).  No WGMMA path yet (see docs/kernels.md).
+ *   DTYPE_FLOAT32 (plain FFMA).
+ * WGMMA [0]: 1 (sm_90a, 16-bit or TF32; derived from the fields as for gemm.cu,
+ *   gemm-config.h cuda_gemm_use_wgmma) builds wgmma.cuh's warp-specialized kernel instead:
+ *   the producer warpgroup gathers A's rows into the 128-byte-swizzled stages with cp.async
+ *   (load_a_sw below; WG_PRODUCER_LOADS) and the weights with wgmma.cuh's load_tile_sw,
+ *   announcing each stage on its mbarrier, while the consumers only multiply; when the
+ *   convolution is a plain GEMM (1x1, stride 1, no padding, C and the pointers 16-byte
+ *   aligned) the backend passes use_tma = 1 and tensor maps of X as an M x C matrix and of
+ *   the weights as K x C, and the producer warpgroup loads both with TMA, as gemm.cu does.
  *
  * Kernels and launch:
  *   conv(const T *X, const T *Wt, const T *bias, const T *Res, T *Y, float *ws,
@@ -35,6 +43,10 @@
  *     grid = (ceil(M / BLOCK_M) * ceil(K / BLOCK_N), 1, SPLIT_K), block = 32 * WARPS,
  *     dynamic shared memory as gemm.cu: STAGES * (BLOCK_M + BLOCK_N) * (BLOCK_K + 16 /
  *     sizeof(T)) * sizeof(T) bytes.  ws: SPLIT_K * M * K floats when SPLIT_K > 1.
+ *   WGMMA=1: conv(..., epi, tmA, tmB, use_tma), the maps and use_tma as gemm.cu's (A: X
+ *     as M x C, B: the weights as K x C; any maps with use_tma = 0), grid = (G, 1,
+ *     SPLIT_K) for any G >= 1 (persistent, as gemm.cu), block = 32 * WARPS + 128, dynamic
+ *     shared memory as gemm.cu's wgmma kernel.
  *   conv_splitk_reduce(const float *ws, const T *bias, const T *Res, T *Y, int M, int K, int epi)
  *     grid = ceil(M * K / 256), block = 256.
  *   conv_epilogue(T *Y, const T *bias, const T *Res, long long total, int K, int epi)
@@ -57,7 +69,6 @@
 #define EPI_RESIDUAL 2
 #define EPI_RELU 4
 
-static_assert(!WGMMA, "conv.cu has no WGMMA path");
 static_assert(THREADS % CPR == 0, "a tile row's chunks must divide the threads");
 
 /* The epilogue of one output: v + bias[k] + Res[i], then ReLU, rounded once to T. */
@@ -73,6 +84,79 @@ static __device__ __forceinline__ elem_t epilogue(float v, const elem_t *__restr
 		v = v > 0.0f ? v : 0.0f;
 	return from_float(v);
 }
+
+#ifndef EPILOGUE_ONLY
+#define EPILOGUE_ONLY 0
+#endif
+#if !EPILOGUE_ONLY /* the vendor point's module needs conv_epilogue alone (see the header) */
+
+/* Outputs (row, col) and (row, col + 1) of the implicit GEMM (col even): into Y through the
+ * epilogue, or this split's fp32 partials into Pw; each inside M x K only.  pair: K even and
+ * Y and Res aligned for two-element stores and loads (col is even, so a pair never crosses
+ * a row); the sums and the rounding are epilogue()'s. */
+[[maybe_unused]] static __device__ __forceinline__ void
+out_pair(elem_t *__restrict__ Y, float *__restrict__ Pw, const elem_t *__restrict__ bias,
+	 const elem_t *__restrict__ Res, int M, int K, int row, int col, float v0, float v1, int epi,
+	 bool pair)
+{
+	if (row >= M || col >= K)
+		return;
+	const long long i = (long long)row * K + col;
+	if (SPLIT_K > 1) {
+		Pw[i] = v0;
+		if (col + 1 < K)
+			Pw[i + 1] = v1;
+		return;
+	}
+	if (pair && col + 1 < K) { /* one 2-element load of Res and store of Y */
+		float a = v0, b = v1;
+		if (epi & EPI_BIAS) {
+			a += to_float(bias[col]);
+			b += to_float(bias[col + 1]);
+		}
+#if defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16)
+		if (epi & EPI_RESIDUAL) {
+			const unsigned r = *(const unsigned *)(Res + i);
+			a += to_float((elem_t)(r & 0xffffu));
+			b += to_float((elem_t)(r >> 16));
+		}
+		if (epi & EPI_RELU) {
+			a = a > 0.0f ? a : 0.0f;
+			b = b > 0.0f ? b : 0.0f;
+		}
+		*(unsigned *)(Y + i) = (unsigned)from_float(a) | ((unsigned)from_float(b) << 16);
+#else
+		if (epi & EPI_RESIDUAL) {
+			const float2 r = *(const float2 *)(Res + i);
+			a += r.x;
+			b += r.y;
+		}
+		if (epi & EPI_RELU) {
+			a = a > 0.0f ? a : 0.0f;
+			b = b > 0.0f ? b : 0.0f;
+		}
+		*(float2 *)(Y + i) = make_float2(a, b);
+#endif
+		return;
+	}
+	Y[i] = epilogue(v0, bias, Res, i, col, epi);
+	if (col + 1 < K)
+		Y[i + 1] = epilogue(v1, bias, Res, i + 1, col + 1, epi);
+}
+
+/* Whether Y and Res take out_pair's two-element stores and loads. */
+[[maybe_unused]] static __device__ __forceinline__ bool pair_ok(const elem_t *Y, const elem_t *Res,
+								int K)
+{
+	return (K % 2) == 0 &&
+	       (((unsigned long long)Y | (unsigned long long)Res) & (2 * sizeof(elem_t) - 1)) == 0;
+}
+
+/* ---- the implicit-GEMM kernel -------------------------------------------------------- */
+
+
+#if !WGMMA
+/* ---- mma.sync / FFMA: mainloop.cuh's loop with the gathered A ---------------------------- */
 
 /* The A rows a thread gathers: it owns chunk column (tid % CPR) and rows tid / CPR + i *
  * (THREADS / CPR); per row the image's first element offset and the window's corner. */
@@ -132,13 +216,6 @@ static __device__ __forceinline__ void load_a(elem_t *s, const elem_t *__restric
 	}
 }
 
-/* ---- the implicit-GEMM kernel -------------------------------------------------------- */
-
-#ifndef EPILOGUE_ONLY
-#define EPILOGUE_ONLY 0
-#endif
-#if !EPILOGUE_ONLY /* the vendor point's module needs conv_epilogue alone (see the header) */
-
 extern "C" __global__ void __launch_bounds__(THREADS)
 	conv(const elem_t *__restrict__ X, const elem_t *__restrict__ Wt,
 	     const elem_t *__restrict__ bias, const elem_t *__restrict__ Res, elem_t *__restrict__ Y,
@@ -176,23 +253,12 @@ extern "C" __global__ void __launch_bounds__(THREADS)
 	float *Pw = SPLIT_K > 1 ? ws + (long long)blockIdx.z * M * K : (float *)0;
 #if USE_MMA
 	const int tid = threadIdx.x;
-	acc_pairs<MMA_M, MMA_N, 16>(
-		acc, tile.m0 + warp_m0(), 0, 0, tile.n0 + warp_n0(), tid % 32,
-		[&](int row, int col, float v0, float v1) {
-			if (row >= M)
-				return;
-			const float v[2] = { v0, v1 };
-#pragma unroll
-			for (int e = 0; e < 2; ++e) {
-				if (col + e >= K)
-					continue;
-				long long i = (long long)row * K + col + e;
-				if (SPLIT_K > 1)
-					Pw[i] = v[e];
-				else
-					Y[i] = epilogue(v[e], bias, Res, i, col + e, epi);
-			}
-		});
+	const bool pair = pair_ok(Y, Res, K);
+	acc_pairs<MMA_M, MMA_N, 16>(acc, tile.m0 + warp_m0(), 0, 0, tile.n0 + warp_n0(), tid % 32,
+				    [&](int row, int col, float v0, float v1) {
+					    out_pair(Y, Pw, bias, Res, M, K, row, col, v0, v1, epi,
+						     pair);
+				    });
 #else
 	acc_each(acc, tile.m0, tile.n0, M, K, [&](int row, int col, float v) {
 		long long o = (long long)row * K + col;
@@ -203,6 +269,123 @@ extern "C" __global__ void __launch_bounds__(THREADS)
 	});
 #endif
 }
+
+#else /* WGMMA */
+/* ---- wgmma (sm_90a): wgmma.cuh's body with A gathered into the swizzled stages ---------- */
+
+/* The producer warpgroup gathers (wgmma.cuh's producer_cpasync), so the consumers only
+ * multiply: the gather's address arithmetic and its latency stay off the tensor cores' path. */
+#define WG_PRODUCER_LOADS 1
+#include "wgmma.cuh"
+
+/* The A rows a loading thread (ltid, of LTHREADS) gathers: chunk column ltid % 8 of each
+ * 128-byte atom, rows ltid / 8 + j * WROWS; per row the image's first element offset and
+ * the window's corner. */
+#define WROWS (LTHREADS / 8)
+#define WITERS (BLOCK_M / WROWS)
+static_assert(BLOCK_M % WROWS == 0, "WGMMA: the consumer threads' rows must tile BLOCK_M");
+
+struct arow_w {
+	int base[WITERS]; /* n * H * W * C (fits: the backend checks N * H * W * C < 2^31), or -1 */
+	int y0[WITERS], x0[WITERS];
+};
+
+/* Stage A (shared address s) for k-tile k0: BLOCK_K / AW atoms of BLOCK_M rows x 128 bytes,
+ * 16-byte chunk cc of row r at r * 128 + ((cc ^ (r % 8)) * 16), as load_tile_sw lays out;
+ * zeros outside the image (the padding), past M and past KK.  vec: C % EPC == 0 and X
+ * 16-byte aligned, so a chunk never crosses a filter tap (one cp.async); else element
+ * loads and one 16-byte shared store. */
+static __device__ __forceinline__ void load_a_sw(unsigned s, const elem_t *__restrict__ X,
+						 const arow_w &ar, int H, int W, int C, int RS,
+						 int KK, int k0, bool vec, int ltid)
+{
+	const int cc = ltid % 8, r0 = ltid / 8;
+#pragma unroll
+	for (int a = 0; a < BLOCK_K / AW; ++a) {
+		const int gk = k0 + a * AW + cc * EPC;
+		const int ci = gk % C, t = gk / C, rx = t % RS, ry = t / RS;
+#pragma unroll
+		for (int j = 0; j < WITERS; ++j) {
+			const int r = r0 + j * WROWS;
+			const unsigned dst = s + a * BLOCK_M * 128 + r * 128 + ((cc ^ (r & 7)) << 4);
+			if (vec) {
+				const int iy = ar.y0[j] + ry, ix = ar.x0[j] + rx;
+				const bool ok = ar.base[j] >= 0 && gk < KK && (unsigned)iy < (unsigned)H &&
+						(unsigned)ix < (unsigned)W;
+				const elem_t *src =
+					ok ? X + ar.base[j] + (long long)(iy * W + ix) * C + ci : X;
+				cp_async16(dst, src, ok ? 16 : 0);
+			} else {
+				union {
+					elem_t e[EPC];
+					unsigned w[4];
+				} u;
+				int c = ci, sx = rx, sy = ry;
+#pragma unroll
+				for (int e = 0; e < EPC; ++e) {
+					const int iy = ar.y0[j] + sy, ix = ar.x0[j] + sx;
+					const bool ok = ar.base[j] >= 0 && gk + e < KK &&
+							(unsigned)iy < (unsigned)H &&
+							(unsigned)ix < (unsigned)W;
+					u.e[e] = ok ? X[ar.base[j] + (long long)(iy * W + ix) * C + c]
+						    : (elem_t)0;
+					if (++c == C) {
+						c = 0;
+						if (++sx == RS) {
+							sx = 0;
+							++sy;
+						}
+					}
+				}
+				asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(dst),
+					     "r"(u.w[0]), "r"(u.w[1]), "r"(u.w[2]), "r"(u.w[3]));
+			}
+		}
+	}
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS_WG, 1)
+	conv(const elem_t *__restrict__ X, const elem_t *__restrict__ Wt,
+	     const elem_t *__restrict__ bias, const elem_t *__restrict__ Res, elem_t *__restrict__ Y,
+	     float *__restrict__ ws, int N, int H, int W, int C, int K, int P, int Q, int RS,
+	     int stride, int pad, int epi, const __grid_constant__ tmap_t tmA,
+	     const __grid_constant__ tmap_t tmB, int use_tma)
+{
+	const int M = N * P * Q, KK = RS * RS * C;
+	const bool vec_a = (C % EPC) == 0 && (((unsigned long long)X) & 15) == 0;
+	const bool vec_b = (KK % EPC) == 0 && (((unsigned long long)Wt) & 15) == 0;
+	const bool pair = pair_ok(Y, Res, K);
+	float *Pw = SPLIT_K > 1 ? ws + (long long)blockIdx.z * M * K : (float *)0;
+	wgmma_body(
+		M, K, KK, &tmA, &tmB, use_tma,
+		[&](const tile_pos &p, int ltid) {
+			const int r0 = ltid / 8;
+			arow_w ar;
+#pragma unroll
+			for (int j = 0; j < WITERS; ++j) {
+				const int gm = p.m0 + r0 + j * WROWS;
+				if (gm < M) {
+					const int n = gm / (P * Q), pq = gm % (P * Q);
+					ar.base[j] = n * H * W * C;
+					ar.y0[j] = (pq / Q) * stride - pad;
+					ar.x0[j] = (pq % Q) * stride - pad;
+				} else {
+					ar.base[j] = -1;
+					ar.y0[j] = ar.x0[j] = 0;
+				}
+			}
+			return [=](unsigned a, unsigned b, int k0) {
+				load_a_sw(a, X, ar, H, W, C, RS, KK, k0, vec_a, ltid);
+				load_tile_sw<BLOCK_N>(b, Wt, KK, K, p.n0, KK, k0, vec_b, ltid);
+			};
+		},
+		[&](const wg_acc_t &acc, const tile_pos &p, int cw) {
+			wg_acc_pairs(acc, p.m0, p.n0, cw, [&](int row, int col, float v0, float v1) {
+				out_pair(Y, Pw, bias, Res, M, K, row, col, v0, v1, epi, pair);
+			});
+		});
+}
+#endif /* WGMMA */
 
 /* Sum the SPLIT_K partials of each output in a fixed order, then the epilogue. */
 extern "C" __global__ void __launch_bounds__(256)

@@ -1,0 +1,597 @@
+/* wgmma.cuh: the Hopper (sm_90a) kernel that gemm.cu and conv.cu build with WGMMA=1: the
+ * wgmma and tensor-copy (TMA) instructions, mbarriers, the swizzled tile loader, and the
+ * warp-specialized body (wgmma_body) over a block's tiles.  What differs between the two
+ * templates is passed in, as mainloop.cuh does for the mma.sync kernel: how the consumer
+ * threads fill a stage on the cp.async path (gemm.cu: rows of A and B with load_tile_sw;
+ * conv.cu: A's im2col rows gathered from the image into the same swizzled layout, B the
+ * weights) and the epilogue of a warpgroup's accumulators.  On the TMA path the tensor maps
+ * say where the operands are, so both templates take it exactly when their A is a plain
+ * matrix (every GEMM with 16-byte strides; a 1x1 stride-1 unpadded convolution).
+ * kernels/cuda/nvrtc.c splices this file in place of its include line.
+ *
+ * The kernel's design:
+ * * Warp-specialized: warpgroup 0 is the producer, warpgroups 1..NC the consumers. Consumer
+ * warpgroup g owns rows [g * BLOCK_M / NC, (g + 1) * BLOCK_M / NC) of the tile as MW m64
+ * slabs, each times the whole BLOCK_N: one wgmma.m64nBLOCK_Nk16 (TF32: k8) per slab and k
+ * step, A and B straight from shared memory. Tiles are stored K-major with the 128-byte
+ * swizzle (16-byte chunk c of row r at r * 128 + ((c ^ (r % 8)) * 16), 1024-byte aligned
+ * atoms of 128 bytes of k x the tile's rows, BLOCK_K / AW atoms a stage); the k-th step
+ * starts in atom k / 4, 32 * (k % 4) bytes in.
+ * TMA path (use_tma): one producer thread issues cp.async.bulk.tensor copies into stage
+ * it % STAGES once its "empty" mbarrier says the consumers released it, announcing the
+ * bytes on the stage's "full" mbarrier; consumers wait on "full", multiply, keep one wgmma
+ * group in flight (wait_group 1) and release the previous stage (one arrival per consumer
+ * warp). Blocks loop over tiles (persistent grid) with it counting k-tiles across them, so
+ * the next tile's first loads overlap this tile's epilogue.
+ * cp.async path (!use_tma: unaligned strides or pointers): the consumers load the stages
+ * themselves (predicated cp.async or element loads), made visible to the tensor cores with
+ * fence.proxy.async and synchronized on named barrier 1; the producer idles. */
+#ifndef WGMMA_CUH
+#define WGMMA_CUH
+#include "mainloop.cuh"
+
+#if !defined(DTYPE_FLOAT16) && !defined(DTYPE_BFLOAT16) && !TF32
+#error "WGMMA=1 needs DTYPE_FLOAT16, DTYPE_BFLOAT16 or DTYPE_FLOAT32 with TF32=1"
+#endif
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "WGMMA=1 needs the sm_90a target"
+#endif
+static_assert(BLOCK_K % (128 / (int)sizeof(elem_t)) == 0,
+	      "WGMMA: BLOCK_K must be a multiple of 128 bytes of elements (swizzle atoms)");
+static_assert(WARPS == 4 || WARPS == 8, "WGMMA: WARPS must be 4 or 8 (1 or 2 warpgroups)");
+static_assert(BLOCK_N == 64 || BLOCK_N == 128 || BLOCK_N == 256, "WGMMA: BLOCK_N 64, 128, 256");
+static_assert(BLOCK_M % (64 * (WARPS / 4)) == 0 && BLOCK_M / (64 * (WARPS / 4)) <= 2,
+	      "WGMMA: BLOCK_M must be 64 or 128 per warpgroup");
+
+#define ES ((int)sizeof(elem_t))       /* element bytes: 2, or 4 for tf32 */
+#define AW (128 / ES)                 /* elements across one 128-byte swizzle atom */
+#define NC (WARPS / 4)              /* consumer warpgroups */
+#define MW (BLOCK_M / (64 * NC))      /* m64 slabs per consumer warpgroup */
+#define CTHREADS (32 * WARPS)         /* consumer threads */
+#define THREADS_WG (32 * WARPS + 128) /* + the producer warpgroup */
+/* WG_PRODUCER_LOADS (the including template defines it, default 0): 1, the producer
+ * warpgroup's 128 threads fill the stages with cp.async when there are no tensor maps
+ * (producer_cpasync); 0, the consumers do (consumer_cpasync).  LTHREADS: the threads that
+ * share a stage's cp.async loads. */
+#ifndef WG_PRODUCER_LOADS
+#define WG_PRODUCER_LOADS 0
+#endif
+#if WG_PRODUCER_LOADS
+#define LTHREADS 128
+/* the producer's cp.async loads complete PLAG stages behind the newest before it announces
+ * them: STAGES - 2, as a stage is released one k-tile after the consumers read it */
+#define PLAG (STAGES - 2)
+static_assert(STAGES >= 3, "WG_PRODUCER_LOADS: STAGES must be at least 3");
+#else
+#define LTHREADS CTHREADS
+#endif
+/* the cp.async fallback: tiles loaded DIST ahead, WAITN wgmma groups left in flight */
+#define WAITN (STAGES >= 3 ? 1 : 0)
+#define DIST (STAGES - 1 - WAITN)
+
+static __device__ __forceinline__ unsigned long long wgmma_desc(unsigned addr)
+{
+	unsigned long long d = (unsigned long long)((addr & 0x3ffff) >> 4);
+	d |= 1ull << 16;                 /* leading byte offset: unused for swizzled K-major */
+	d |= (unsigned long long)(1024 >> 4) << 32; /* stride byte offset: 8 rows x 128 B */
+	d |= 1ull << 62;                 /* 128-byte swizzle */
+	return d;
+}
+
+static __device__ __forceinline__ void wgmma_fence(void)
+{
+	asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+
+static __device__ __forceinline__ void wgmma_commit(void)
+{
+	asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+
+template <int N> static __device__ __forceinline__ void wgmma_wait(void)
+{
+	asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+#if defined(DTYPE_FLOAT16)
+#if BLOCK_N == 64
+static __device__ __forceinline__ void wgmma_n64(float *d, unsigned long long da,
+						 unsigned long long db, int scale_d)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+		     : "l"(da), "l"(db), "r"(scale_d)
+		     : "memory");
+}
+#endif
+#if BLOCK_N == 128
+static __device__ __forceinline__ void wgmma_n128(float *d, unsigned long long da,
+						 unsigned long long db, int scale_d)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+		     : "l"(da), "l"(db), "r"(scale_d)
+		     : "memory");
+}
+#endif
+#if BLOCK_N == 256
+static __device__ __forceinline__ void wgmma_n256(float *d, unsigned long long da,
+						 unsigned long long db, int scale_d)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+		     : "l"(da), "l"(db), "r"(scale_d)
+		     : "memory");
+}
+#endif
+#elif defined(DTYPE_BFLOAT16)
+#if BLOCK_N == 64
+static __device__ __forceinline__ void wgmma_n64(float *d, unsigned long long da,
+						 unsigned long long db, int scale_d)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+		     : "l"(da), "l"(db), "r"(scale_d)
+		     : "memory");
+}
+#endif
+#if BLOCK_N == 128
+static __device__ __forceinline__ void wgmma_n128(float *d, unsigned long long da,
+						 unsigned long long db, int scale_d)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+		     : "l"(da), "l"(db), "r"(scale_d)
+		     : "memory");
+}
+#endif
+#if BLOCK_N == 256
+static __device__ __forceinline__ void wgmma_n256(float *d, unsigned long long da,
+						 unsigned long long db, int scale_d)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+		     : "l"(da), "l"(db), "r"(scale_d)
+		     : "memory");
+}
+#endif
+#else /* TF32 */
+#if BLOCK_N == 64
+static __device__ __forceinline__ void wgmma_n64(float *d, unsigned long long da,
+						 unsigned long long db, int scale_d)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+		     : "l"(da), "l"(db), "r"(scale_d)
+		     : "memory");
+}
+#endif
+#if BLOCK_N == 128
+static __device__ __forceinline__ void wgmma_n128(float *d, unsigned long long da,
+						 unsigned long long db, int scale_d)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+		     : "l"(da), "l"(db), "r"(scale_d)
+		     : "memory");
+}
+#endif
+#if BLOCK_N == 256
+static __device__ __forceinline__ void wgmma_n256(float *d, unsigned long long da,
+						 unsigned long long db, int scale_d)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, 1, 1;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+		     : "l"(da), "l"(db), "r"(scale_d)
+		     : "memory");
+}
+#endif
+#endif
+
+static __device__ __forceinline__ void wgmma_tile(float *d, unsigned long long da,
+						  unsigned long long db)
+{
+#if BLOCK_N == 64
+	wgmma_n64(d, da, db, 1);
+#elif BLOCK_N == 128
+	wgmma_n128(d, da, db, 1);
+#else
+	wgmma_n256(d, da, db, 1);
+#endif
+}
+
+/* Rows [row0, row0 + ROWS) x [k0, k0 + BLOCK_K) of G into the swizzled tile at shared
+ * address s: BLOCK_K / AW atoms of ROWS x 128 bytes, one after the other; 16-byte chunk c
+ * of row r of an atom at r * 128 + ((c ^ (r % 8)) * 16).  tid: this thread among the
+ * LTHREADS loading threads. */
+template <int ROWS>
+static __device__ __forceinline__ void load_tile_sw(unsigned s, const elem_t *__restrict__ G,
+						    int ld, int R, int row0, int K, int k0, bool vec,
+						    int tid)
+{
+	constexpr int CH = ROWS * (BLOCK_K / EPC);
+#pragma unroll
+	for (int i = 0; i < (CH + LTHREADS - 1) / LTHREADS; ++i) {
+		int c = tid + i * LTHREADS;
+		if (CH % LTHREADS != 0 && c >= CH)
+			break;
+		int a = c / (ROWS * 8), r = (c / 8) % ROWS, cc = c % 8;
+		int gr = row0 + r, gk = k0 + a * AW + cc * EPC;
+		unsigned dst = s + a * ROWS * 128 + r * 128 + ((cc ^ (r & 7)) << 4);
+		if (vec) {
+			int valid = gr < R ? K - gk : 0;
+			valid = valid < 0 ? 0 : (valid > EPC ? EPC : valid);
+			const elem_t *src = valid > 0 ? G + (long long)gr * ld + gk : G;
+			cp_async16(dst, src, valid * ES);
+		} else {
+			union {
+				elem_t e[EPC];
+				unsigned w[4];
+			} t;
+#pragma unroll
+			for (int e = 0; e < EPC; ++e)
+				t.e[e] = (gr < R && gk + e < K) ? G[(long long)gr * ld + gk + e]
+								: (elem_t)0;
+			asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(dst),
+				     "r"(t.w[0]), "r"(t.w[1]), "r"(t.w[2]), "r"(t.w[3]));
+		}
+	}
+}
+
+/* ---- mbarriers and the tensor copy engine (TMA) ---------------------------------------- */
+
+/* The driver's CUtensorMap, opaque: 128 bytes, 64-byte aligned (cuda.h is not available to
+ * NVRTC). Built on the host with cuTensorMapEncodeTiled and passed by value. */
+struct __align__(64) tmap_t {
+	unsigned long long opaque[16];
+};
+
+static __device__ __forceinline__ void mbar_init(unsigned bar, unsigned count)
+{
+	asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count));
+}
+
+static __device__ __forceinline__ void mbar_expect_tx(unsigned bar, unsigned bytes)
+{
+	asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
+		     "r"(bytes)
+		     : "memory");
+}
+
+static __device__ __forceinline__ void mbar_arrive(unsigned bar)
+{
+	asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+
+static __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity)
+{
+	asm volatile("{\n.reg .pred done;\nWAIT_%=:\n"
+		     "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+		     "@!done bra WAIT_%=;\n}\n" ::"r"(bar),
+		     "r"(parity)
+		     : "memory");
+}
+
+/* Box (x = k, y = row) of the tensor map into shared address dst, completing on bar. */
+static __device__ __forceinline__ void tma_load(unsigned dst, const tmap_t *map, int x, int y,
+						unsigned bar)
+{
+	asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+		     " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+		     "l"((unsigned long long)map), "r"(x), "r"(y), "r"(bar)
+		     : "memory");
+}
+
+/* Register budgets of the roles (setmaxnreg, sm_90a): with two consumer warpgroups the
+ * launch cap is 168 a thread (384 threads, one block per SM), and setmaxnreg.inc can only
+ * take what setmaxnreg.dec gave back (else it waits for ever): the consumers' gain times
+ * 256 must not exceed the producer's loss times 128.  The producer gives back to 40 and the
+ * consumers take 232 (128 * 128 = 64 * 256); a producer that gathers (WG_PRODUCER_LOADS)
+ * keeps 96 for its addresses and the consumers take 200 (72 * 128 >= 32 * 256).  With one
+ * consumer warpgroup (256 threads) the cap is already 255: no reallocation. */
+#if NC == 2 && WG_PRODUCER_LOADS
+#define REG_PRODUCER 96
+#define REG_CONSUMER 200
+#elif NC == 2
+#define REG_PRODUCER 40
+#define REG_CONSUMER 232
+#endif
+
+#define TILE_BYTES ((BLOCK_M + BLOCK_N) * BLOCK_K * ES) /* one stage, both operands */
+
+#if TF32
+/* TF32: the tensor cores read a float32's top 19 bits (truncation, relative error up to
+ * 2^-10 a product, biased). Round every element of the stage at shared tA / tB to TF32
+ * in place (cvt.rna, as the mma.sync path does), then make the writes visible to the
+ * tensor cores and wait for every consumer: wgmma reads rounded operands. */
+static __device__ __forceinline__ void tf32_round_stage(unsigned tA, unsigned tB)
+{
+	constexpr int NA = BLOCK_M * BLOCK_K / 4, N4 = (BLOCK_M + BLOCK_N) * BLOCK_K / 4;
+	const int ctid = threadIdx.x - 128;
+#pragma unroll 4
+	for (int i = ctid; i < N4; i += CTHREADS) {
+		unsigned a = i < NA ? tA + 16 * i : tB + 16 * (i - NA), v[4];
+		asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+			     : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3])
+			     : "r"(a));
+#pragma unroll
+		for (int j = 0; j < 4; ++j)
+			asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(v[j]) : "f"(__uint_as_float(v[j])));
+		asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(a), "r"(v[0]),
+			     "r"(v[1]), "r"(v[2]), "r"(v[3])
+			     : "memory");
+	}
+	asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+	asm volatile("bar.sync 1, %0;\n" ::"n"(CTHREADS) : "memory");
+}
+#define TF32_ROUND_STAGE(tA, tB) tf32_round_stage((tA), (tB))
+#else
+#define TF32_ROUND_STAGE(tA, tB) ((void)0)
+#endif
+
+/* One k-tile (stage at shared tA / tB) into the accumulators of consumer warpgroup cw. */
+static __device__ __forceinline__ void mma_stage(float (*acc)[BLOCK_N / 2], unsigned tA,
+						 unsigned tB, int cw)
+{
+	wgmma_fence();
+#pragma unroll
+	for (int k = 0; k < BLOCK_K / KSTEP; ++k) /* KSTEP * ES = 32 bytes, 4 per atom */
+#pragma unroll
+		for (int i = 0; i < MW; ++i)
+			wgmma_tile(acc[i],
+				   wgmma_desc(tA + (k / 4) * BLOCK_M * 128 +
+					      (cw * MW + i) * 64 * 128 + (k % 4) * 32),
+				   wgmma_desc(tB + (k / 4) * BLOCK_N * 128 + (k % 4) * 32));
+	wgmma_commit();
+}
+
+
+/* A consumer warpgroup's accumulators: MW slabs of m64 x BLOCK_N, warp w of the group
+ * holding rows 16 w + [0, 16) of each as BLOCK_N / 8 tiles of 16 x 8 in mma.sync's fragment
+ * layout (so mainloop.cuh's acc_pairs walks them, RSTEP 64). */
+typedef float wg_acc_t[MW][BLOCK_N / 2];
+
+/* f(row, col, v0, v1) for every pair of consumer warpgroup cw's accumulators of the tile at
+ * (m0, n0): rows and columns of the whole result, no bounds check (f's). */
+template <class F>
+static __device__ __forceinline__ void wg_acc_pairs(const wg_acc_t &acc, int m0, int n0, int cw,
+						    const F &f)
+{
+	const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+	acc_pairs<MW, BLOCK_N / 8, 64>(*(const float(*)[MW][BLOCK_N / 8][4])acc, m0, cw * MW,
+				       warp * 16, n0, lane, f);
+}
+
+/* Consumer warpgroup cw when the producer fills the stages (TMA, or WG_PRODUCER_LOADS), for
+ * each of its tiles: wait for a stage's copies (full barrier), multiply, and once the stage's wgmma group has retired release it
+ * (empty barrier, one arrival per consumer warp); then the epilogue store(acc, p, cw), while
+ * the producer already loads the next tile's first stages. it counts k-tiles over all tiles
+ * of the block: stage it % STAGES, phase (it / STAGES) & 1. */
+template <class Store>
+static __device__ __forceinline__ void consumer_tma(int M, int N, int K, int ntiles, unsigned sA,
+						    unsigned sB, unsigned bars, int cw,
+						    const Store &store)
+{
+	const int lane = threadIdx.x % 32;
+	unsigned it = 0;
+	for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
+		const tile_pos p = tile_at(t, M, N, K);
+		wg_acc_t acc;
+#pragma unroll
+		for (int i = 0; i < MW; ++i)
+#pragma unroll
+			for (int j = 0; j < BLOCK_N / 2; ++j)
+				acc[i][j] = 0.0f;
+		for (int kt = 0; kt < p.nkt; ++kt, ++it) {
+			const int s = it % STAGES;
+			mbar_wait(bars + 8 * s, (it / STAGES) & 1);
+			TF32_ROUND_STAGE(sA + s * BLOCK_M * BLOCK_K * ES,
+					 sB + s * BLOCK_N * BLOCK_K * ES);
+			mma_stage(acc, sA + s * BLOCK_M * BLOCK_K * ES,
+				  sB + s * BLOCK_N * BLOCK_K * ES, cw);
+			wgmma_wait<1>(); /* the group of k-tile it - 1 retired: free its stage */
+			if (kt > 0 && lane == 0)
+				mbar_arrive(bars + 8 * (STAGES + (it - 1) % STAGES));
+		}
+		wgmma_wait<0>();
+		if (p.nkt > 0 && lane == 0)
+			mbar_arrive(bars + 8 * (STAGES + (it - 1) % STAGES));
+		store(acc, p, cw);
+	}
+}
+
+/* Consumer warpgroup cw when the operands are not plain matrices a tensor map can describe
+ * (and WG_PRODUCER_LOADS is 0): the consumer threads fill the stages themselves,
+ * load_for(p, ltid) giving tile p's loader for loading thread ltid, load(stage A, stage B,
+ * k0) (cp.async or st.shared into the swizzled layout, not committed), synchronized among
+ * themselves on named barrier 1. */
+template <class LoadFor, class Store>
+static __device__ __forceinline__ void consumer_cpasync(int M, int N, int K, int ntiles,
+							unsigned sA, unsigned sB, int cw,
+							const LoadFor &load_for, const Store &store)
+{
+	const int ctid = threadIdx.x - 128;
+	for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
+		const tile_pos p = tile_at(t, M, N, K);
+		const auto load = load_for(p, ctid);
+		wg_acc_t acc;
+#pragma unroll
+		for (int i = 0; i < MW; ++i)
+#pragma unroll
+			for (int j = 0; j < BLOCK_N / 2; ++j)
+				acc[i][j] = 0.0f;
+		/* every warpgroup is done with the last tile's stages */
+		asm volatile("bar.sync 1, %0;\n" ::"n"(CTHREADS) : "memory");
+#pragma unroll
+		for (int s = 0; s < DIST; ++s) {
+			if (s < p.nkt)
+				load(sA + s * BLOCK_M * BLOCK_K * ES, sB + s * BLOCK_N * BLOCK_K * ES,
+				     (p.kt0 + s) * BLOCK_K);
+			cp_async_commit();
+		}
+		for (int kt = 0; kt < p.nkt; ++kt) {
+			cp_async_wait<DIST - 1>();
+			asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+			/* tile kt landed for every consumer, and the wgmma group that read the
+			 * stage about to be refilled has retired in every warpgroup */
+			asm volatile("bar.sync 1, %0;\n" ::"n"(CTHREADS) : "memory");
+			const int s = kt % STAGES;
+			TF32_ROUND_STAGE(sA + s * BLOCK_M * BLOCK_K * ES,
+					 sB + s * BLOCK_N * BLOCK_K * ES);
+			mma_stage(acc, sA + s * BLOCK_M * BLOCK_K * ES,
+				  sB + s * BLOCK_N * BLOCK_K * ES, cw);
+			{
+				int nt = kt + DIST, ns = nt % STAGES;
+				if (nt < p.nkt)
+					load(sA + ns * BLOCK_M * BLOCK_K * ES,
+					     sB + ns * BLOCK_N * BLOCK_K * ES, (p.kt0 + nt) * BLOCK_K);
+				cp_async_commit();
+			}
+			wgmma_wait<WAITN>();
+		}
+		wgmma_wait<0>();
+		cp_async_wait<0>();
+		store(acc, p, cw);
+	}
+}
+
+#if WG_PRODUCER_LOADS
+/* The producer warpgroup filling the stages itself (no tensor maps): its 128 threads issue
+ * tile p's cp.async loads (load_for(p, tid)) into stage it % STAGES once the consumers
+ * released it (empty barrier), and announce a stage on its full barrier (one arrival per
+ * thread) once their copies of it have landed, PLAG stages later: cp.async.wait_group, then
+ * fence.proxy.async so the tensor cores (the async proxy) see the writes. */
+template <class LoadFor>
+static __device__ __forceinline__ void producer_cpasync(int M, int N, int K, int ntiles,
+							unsigned sA, unsigned sB, unsigned bars,
+							const LoadFor &load_for)
+{
+	const int ptid = threadIdx.x;
+	unsigned it = 0;
+	for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
+		const tile_pos p = tile_at(t, M, N, K);
+		const auto load = load_for(p, ptid);
+		for (int kt = 0; kt < p.nkt; ++kt, ++it) {
+			const int s = it % STAGES;
+			if (it >= STAGES) /* the consumers released its last use */
+				mbar_wait(bars + 8 * (STAGES + s), ((it / STAGES) - 1) & 1);
+			load(sA + s * BLOCK_M * BLOCK_K * ES, sB + s * BLOCK_N * BLOCK_K * ES,
+			     (p.kt0 + kt) * BLOCK_K);
+			cp_async_commit();
+			if (it >= PLAG) {
+				cp_async_wait<PLAG>();
+				asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+				mbar_arrive(bars + 8 * ((it - PLAG) % STAGES));
+			}
+		}
+	}
+	cp_async_wait<0>();
+	asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+	for (unsigned j = it > PLAG ? it - PLAG : 0; j < it; ++j)
+		mbar_arrive(bars + 8 * (j % STAGES));
+}
+#endif
+
+/* The kernel's body over the M x N result with reduction K (the GEMM view), grid.x = any
+ * number of blocks up to the tile count (the backend: one per SM times the blocks that fit,
+ * "persistent"); block b does tiles b, b + grid.x, ...  use_tma: tmA / tmB (boxes of 128
+ * bytes of k x BLOCK_M / BLOCK_N rows) describe A (M x K) and B (N x K); else load_for fills
+ * the stages (producer_cpasync when WG_PRODUCER_LOADS, else consumer_cpasync).  store(acc, p, cw): the epilogue of warpgroup cw's share of
+ * tile p.  The block has THREADS_WG threads and the dynamic shared memory gemm.cu's header
+ * gives. */
+template <class LoadFor, class Store>
+static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tmap_t *tmA,
+						  const tmap_t *tmB, int use_tma,
+						  const LoadFor &load_for, const Store &store)
+{
+	extern __shared__ __align__(16) unsigned char smem_raw[];
+	const unsigned base = (smem_u32(smem_raw) + 1023) & ~1023u;
+	const unsigned sA = base, sB = base + STAGES * BLOCK_M * BLOCK_K * ES;
+	const unsigned bars = base + STAGES * TILE_BYTES; /* full[STAGES], empty[STAGES] */
+	const int tid = threadIdx.x, wg = tid / 128;
+	const int ntiles = ((M + BLOCK_M - 1) / BLOCK_M) * ((N + BLOCK_N - 1) / BLOCK_N);
+
+	if ((use_tma || WG_PRODUCER_LOADS) && tid == 0) {
+		if (use_tma) {
+			asm volatile("prefetch.tensormap [%0];\n" ::"l"((unsigned long long)tmA)
+				     : "memory");
+			asm volatile("prefetch.tensormap [%0];\n" ::"l"((unsigned long long)tmB)
+				     : "memory");
+		}
+		for (int s = 0; s < STAGES; ++s) {
+			/* full: the TMA thread's arrival, or every producer thread's */
+			mbar_init(bars + 8 * s, use_tma ? 1 : 128);
+			mbar_init(bars + 8 * (STAGES + s), 4 * NC);
+		}
+		asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+		asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+	}
+	__syncthreads();
+
+	if (wg == 0) {
+		/* ---- the producer warpgroup: one thread issues every tensor copy ---- */
+#ifdef REG_PRODUCER
+		asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REG_PRODUCER));
+#endif
+		if (use_tma && tid == 0) {
+			unsigned it = 0;
+			for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
+				const tile_pos p = tile_at(t, M, N, K);
+				for (int kt = 0; kt < p.nkt; ++kt, ++it) {
+					const int s = it % STAGES;
+					if (it >= STAGES) /* the consumers released its last use */
+						mbar_wait(bars + 8 * (STAGES + s),
+							  ((it / STAGES) - 1) & 1);
+					const unsigned full = bars + 8 * s;
+					mbar_expect_tx(full, TILE_BYTES);
+					const int k0 = (p.kt0 + kt) * BLOCK_K;
+#pragma unroll
+					for (int a = 0; a < BLOCK_K / AW; ++a) {
+						tma_load(sA + s * BLOCK_M * BLOCK_K * ES +
+								 a * BLOCK_M * 128,
+							 tmA, k0 + a * AW, p.m0, full);
+						tma_load(sB + s * BLOCK_N * BLOCK_K * ES +
+								 a * BLOCK_N * 128,
+							 tmB, k0 + a * AW, p.n0, full);
+					}
+				}
+			}
+		}
+#if WG_PRODUCER_LOADS
+		if (!use_tma)
+			producer_cpasync(M, N, K, ntiles, sA, sB, bars, load_for);
+#endif
+	} else {
+		/* ---- the consumer warpgroups ---- */
+#ifdef REG_CONSUMER
+		asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REG_CONSUMER));
+#endif
+		const int cw = wg - 1;
+		if (use_tma || WG_PRODUCER_LOADS)
+			consumer_tma(M, N, K, ntiles, sA, sB, bars, cw, store);
+#if !WG_PRODUCER_LOADS
+		else
+			consumer_cpasync(M, N, K, ntiles, sA, sB, cw, load_for, store);
+#endif
+	}
+}
+
+#endif /* WGMMA_CUH */
