@@ -245,14 +245,15 @@ void cu_gemm_release(struct cu_cell *c);
 struct cuda_gemm_config; /* gemm-config.h */
 /* The wgmma kernel's operands (gemm.cu and conv.cu with WGMMA=1), in the GEMM view: A (a, m x k,
  * leading dimension lda) and B (b, n x k, ldb); tma: A and B are those plain matrices, so
- * the tensor copy engine may load them (used when they are 16-byte aligned too). */
+ * the tensor copy engine may load them (used when they are 16-byte aligned too); tma_b: B
+ * alone is (conv.cu's weights; the kernel gathers A). */
 struct cu_wgmma_operands {
 	const void *a, *b;
 	int64_t m, n, k, lda, ldb;
-	int tma;
+	int tma, tma_b;
 };
 /* Its launch: blocks (persistent: no more than fit at once), the tensor maps passed by value
- * (CUtensorMap; a zero map when use_tma is 0) and use_tma. */
+ * (CUtensorMap; zero maps where unused) and use_tma: 0 none, 1 A and B, 2 B alone. */
 struct cu_wgmma_launch {
 	int64_t grid;
 	const void *ta, *tb; /* borrowed: the cell's tensor-map cache */

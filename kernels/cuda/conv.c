@@ -62,7 +62,8 @@ void cuda_conv_sizes(const struct cuda_shape *s, struct cuda_sizes *z)
 /* gemm.cu's fields over values that suit an implicit GEMM whose m (pixels) is large and
  * whose n (channels) is 64 to 2048: tiles of 64 to 256 pixels and 32 to 256 channels,
  * k steps of 32 or 64, 4 or 8 warps, 3 or 4 stages, SPLIT_K up to 4 (for layer 4's 7x7
- * maps), GROUP_M 8: 288 points, of which conv_valid prunes to 96 (docs/kernels.md). */
+ * maps), GROUP_M 8: 288 points, of which conv_valid keeps 34 to 88 at a ResNet-50 layer in
+ * 16 bits on sm_90a, 8 to 38 of them on the wgmma path (docs/kernels.md). */
 void cuda_conv_fields(struct space *sp, enum cuda_op op)
 {
 	static const int64_t bm[] = { 64, 128, 256 }, bn[] = { 32, 64, 128, 256 };
@@ -78,10 +79,13 @@ void cuda_conv_fields(struct space *sp, enum cuda_op op)
 
 /* gemm.cu's rules (conv.cu has the same static_asserts), the same redundancy rules over
  * the implicit GEMM, split-K's fp32 partials within CUDA_CONV_WS_MAX, and two prunings that
- * bound exhaustive tuning's cost (the main job on the GPU): tiles of 256 pixels or channels,
- * and SPLIT_K 4, are left out.  In the full-space run over ResNet-50's 24 conv shapes
- * (docs/BENCHMARKS.md, 2026-11-23, conv.cu vs cuDNN) no 256 tile was ever the fastest and
- * SPLIT_K 4 once; leaving them out cuts the space from 288 to 96 points per dtype. */
+ * bound exhaustive tuning's cost (the main job on the GPU): tiles of 256 pixels or channels
+ * off the wgmma path, and SPLIT_K 4, are left out.  In the full-space run over ResNet-50's
+ * 24 conv shapes (docs/BENCHMARKS.md, 2026-11-23, conv.cu vs cuDNN) no mma.sync 256 tile
+ * was ever the fastest and SPLIT_K 4 once.  On the wgmma path 256 tiles stay: they were the
+ * fastest at 6 of 24 layers (2026-11-24; leaving them out cost 2.8% in the geometric mean
+ * and up to 16% a layer); STAGES 5 and 6 were tried there too and left out of the fields
+ * (0.6% in the geometric mean, at most 5% a layer, for a fifth more compiles). */
 static int conv_valid(const struct space *sp, const struct config *c, const char **why)
 {
 	const struct cuda_space_ctx *x = sp->ctx;
@@ -100,8 +104,8 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 		no = "redundant: a smaller BLOCK_N covers n";
 	else if (space_field_redundant(&sp->fields[F_BK], c->val[F_BK], s->k))
 		no = "redundant: a smaller BLOCK_K covers k";
-	else if (c->val[F_BM] > 128 || c->val[F_BN] > 128)
-		no = "pruned: a tile side of 256 (never the fastest at a ResNet-50 layer)";
+	else if (!g.wgmma && (c->val[F_BM] > 128 || c->val[F_BN] > 128))
+		no = "pruned: an mma.sync tile side of 256 (never the fastest at a ResNet-50 layer)";
 	else if (c->val[F_SPLIT_K] > 2)
 		no = "pruned: SPLIT_K above 2 (won 1 of 24 ResNet-50 layers, by a few %)";
 	else if (per * (c->val[F_SPLIT_K] - 1) >= ktiles)
@@ -251,10 +255,12 @@ int cu_conv_launch(struct backend *b, struct cu_cell *c, const struct config *cf
 	struct cu_wgmma_launch w = { .grid = cdiv(s->m, cfg->val[F_BM]) * cdiv(s->n, cfg->val[F_BN]) };
 	if (g.wgmma) {
 		/* a 1x1, stride-1, unpadded convolution is the GEMM X (m x C) by the weights
-		 * (K x C): the tensor copy engine loads both */
+		 * (K x C): the tensor copy engine loads both; otherwise the weights alone
+		 * (K x RS*RS*C), and the kernel gathers X */
 		struct cu_wgmma_operands op = { .a = io->x, .b = io->w, .m = s->m, .n = s->n,
 						.k = s->k, .lda = s->k, .ldb = s->k,
-						.tma = s->r == 1 && s->stride == 1 && s->pad == 0 };
+						.tma = s->r == 1 && s->stride == 1 && s->pad == 0,
+						.tma_b = 1 };
 		if (cu_wgmma_setup(b, c, m, &g, smem, &op, &w, cause))
 			return -1;
 	}

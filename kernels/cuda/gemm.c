@@ -80,8 +80,9 @@ static int encode(encode_tiled_fn fn, CUtensorMap *map, enum cuda_dtype t, const
 	return 0;
 }
 
-/* The maps of A (pa: m x k, leading dimension lda; box 128 bytes x BLOCK_M) and B (pb: n x k,
- * ldb; x BLOCK_N) for cell c under config g: cached, else encoded now into the next entry. */
+/* The maps of A (pa: m x k, leading dimension lda; box 128 bytes x BLOCK_M; pa NULL: none,
+ * a zero map) and B (pb: n x k, ldb; x BLOCK_N) for cell c under config g: cached, else
+ * encoded now into the next entry. */
 static int gemm_maps(struct cu_cell *c, const struct cuda_gemm_config *g, const void *pa,
 		     const void *pb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
 		     const struct gemm_map **out, char **cause)
@@ -99,7 +100,8 @@ static int gemm_maps(struct cu_cell *c, const struct cuda_gemm_config *g, const 
 	}
 	struct gemm_map *e = &mc->e[mc->next++ % GEMM_MAPS];
 	e->used = 0;
-	if (encode(mc->encode, &e->a, s->dtype, pa, m, k, lda, g->block_m, cause) ||
+	memset(&e->a, 0, sizeof(e->a));
+	if ((pa && encode(mc->encode, &e->a, s->dtype, pa, m, k, lda, g->block_m, cause)) ||
 	    encode(mc->encode, &e->b, s->dtype, pb, n, k, ldb, g->block_n, cause))
 		return -1;
 	e->pa = pa;
@@ -194,12 +196,17 @@ int cu_wgmma_setup(struct backend *b, struct cu_cell *c, struct cu_module *m,
 	out->grid = tiles < resident ? tiles : resident;
 	out->ta = out->tb = &none;
 	out->use_tma = 0;
-	if (op->tma && aligned16(op->a, op->lda, g->elem_bytes) &&
-	    aligned16(op->b, op->ldb, g->elem_bytes)) {
+	int b_ok = aligned16(op->b, op->ldb, g->elem_bytes);
+	if (op->tma && b_ok && aligned16(op->a, op->lda, g->elem_bytes)) {
 		const struct gemm_map *e;
 		if (gemm_maps(c, g, op->a, op->b, op->m, op->n, op->k, op->lda, op->ldb, &e, cause))
 			return -1;
 		out->ta = &e->a, out->tb = &e->b, out->use_tma = 1;
+	} else if (op->tma_b && b_ok) {
+		const struct gemm_map *e;
+		if (gemm_maps(c, g, NULL, op->b, op->m, op->n, op->k, op->lda, op->ldb, &e, cause))
+			return -1;
+		out->tb = &e->b, out->use_tma = 2;
 	}
 	return 0;
 }

@@ -32,10 +32,12 @@
  *   gemm-config.h cuda_gemm_use_wgmma) builds wgmma.cuh's warp-specialized kernel instead:
  *   the producer warpgroup gathers A's rows into the 128-byte-swizzled stages with cp.async
  *   (load_a_sw below; WG_PRODUCER_LOADS) and the weights with wgmma.cuh's load_tile_sw,
- *   announcing each stage on its mbarrier, while the consumers only multiply; when the
- *   convolution is a plain GEMM (1x1, stride 1, no padding, C and the pointers 16-byte
- *   aligned) the backend passes use_tma = 1 and tensor maps of X as an M x C matrix and of
- *   the weights as K x C, and the producer warpgroup loads both with TMA, as gemm.cu does.
+ *   announcing each stage on its mbarrier, while the consumers only multiply.  The
+ *   backend passes use_tma = 2 and a tensor map of the weights (K x RS*RS*C) when their
+ *   rows are 16-byte aligned: then one producer thread loads B by TMA and the producer
+ *   threads gather A alone.  When the convolution is a plain GEMM (1x1, stride 1, no
+ *   padding, C and the pointers 16-byte aligned) it passes use_tma = 1 and maps of X as an
+ *   M x C matrix and of the weights, and the producer loads both by TMA, as gemm.cu does.
  *
  * Kernels and launch:
  *   conv(const T *X, const T *Wt, const T *bias, const T *Res, T *Y, float *ws,
@@ -43,10 +45,10 @@
  *     grid = (ceil(M / BLOCK_M) * ceil(K / BLOCK_N), 1, SPLIT_K), block = 32 * WARPS,
  *     dynamic shared memory as gemm.cu: STAGES * (BLOCK_M + BLOCK_N) * (BLOCK_K + 16 /
  *     sizeof(T)) * sizeof(T) bytes.  ws: SPLIT_K * M * K floats when SPLIT_K > 1.
- *   WGMMA=1: conv(..., epi, tmA, tmB, use_tma), the maps and use_tma as gemm.cu's (A: X
- *     as M x C, B: the weights as K x C; any maps with use_tma = 0), grid = (G, 1,
- *     SPLIT_K) for any G >= 1 (persistent, as gemm.cu), block = 32 * WARPS + 128, dynamic
- *     shared memory as gemm.cu's wgmma kernel.
+ *   WGMMA=1: conv(..., epi, tmA, tmB, use_tma), the maps as gemm.cu's (A: X as M x C,
+ *     B: the weights as K x RS*RS*C); use_tma 0 (any maps), 1 (both), 2 (tmB only);
+ *     grid = (G, 1, SPLIT_K) for any G >= 1 (persistent, as gemm.cu), block = 32 * WARPS
+ *     + 128, dynamic shared memory as gemm.cu's wgmma kernel.
  *   conv_splitk_reduce(const float *ws, const T *bias, const T *Res, T *Y, int M, int K, int epi)
  *     grid = ceil(M * K / 256), block = 256.
  *   conv_epilogue(T *Y, const T *bias, const T *Res, long long total, int K, int epi)
@@ -283,18 +285,24 @@ extern "C" __global__ void __launch_bounds__(THREADS)
  * the window's corner. */
 #define WROWS (LTHREADS / 8)
 #define WITERS (BLOCK_M / WROWS)
-static_assert(BLOCK_M % WROWS == 0, "WGMMA: the consumer threads' rows must tile BLOCK_M");
+static_assert(BLOCK_M % WROWS == 0, "WGMMA: the loading threads' rows must tile BLOCK_M");
+
+/* A row past M: its corner so far outside that every tap misses the image. */
+#define ROW_OUT (-(1 << 29))
 
 struct arow_w {
-	int base[WITERS]; /* n * H * W * C (fits: the backend checks N * H * W * C < 2^31), or -1 */
-	int y0[WITERS], x0[WITERS];
+	long long off[WITERS]; /* X's offset of the window's corner, n * H * W * C + (y0 * W +
+				* x0) * C (negative at the padding; only read inside the image) */
+	int y0[WITERS], x0[WITERS]; /* the corner; ROW_OUT past M */
 };
 
 /* Stage A (shared address s) for k-tile k0: BLOCK_K / AW atoms of BLOCK_M rows x 128 bytes,
  * 16-byte chunk cc of row r at r * 128 + ((cc ^ (r % 8)) * 16), as load_tile_sw lays out;
- * zeros outside the image (the padding), past M and past KK.  vec: C % EPC == 0 and X
- * 16-byte aligned, so a chunk never crosses a filter tap (one cp.async); else element
- * loads and one 16-byte shared store. */
+ * zeros outside the image (the padding), past M and past KK.  A thread's k (so its filter
+ * tap and channel, and their offset in X) is the same for all its rows: it is decoded once
+ * an atom, and a row costs two compares and an add.  vec: C % EPC == 0 and X 16-byte
+ * aligned, so a chunk never crosses a filter tap (one cp.async); else element loads and one
+ * 16-byte shared store. */
 static __device__ __forceinline__ void load_a_sw(unsigned s, const elem_t *__restrict__ X,
 						 const arow_w &ar, int H, int W, int C, int RS,
 						 int KK, int k0, bool vec, int ltid)
@@ -303,31 +311,30 @@ static __device__ __forceinline__ void load_a_sw(unsigned s, const elem_t *__res
 #pragma unroll
 	for (int a = 0; a < BLOCK_K / AW; ++a) {
 		const int gk = k0 + a * AW + cc * EPC;
-		const int ci = gk % C, t = gk / C, rx = t % RS, ry = t / RS;
+		const int ci = gk % C, t = gk / C, rx = t % RS;
+		const int ry = gk < KK ? t / RS : (1 << 29); /* past KK: no row is inside */
+		const int tap = (ry * W + rx) * C + ci;
 #pragma unroll
 		for (int j = 0; j < WITERS; ++j) {
 			const int r = r0 + j * WROWS;
 			const unsigned dst = s + a * BLOCK_M * 128 + r * 128 + ((cc ^ (r & 7)) << 4);
 			if (vec) {
-				const int iy = ar.y0[j] + ry, ix = ar.x0[j] + rx;
-				const bool ok = ar.base[j] >= 0 && gk < KK && (unsigned)iy < (unsigned)H &&
-						(unsigned)ix < (unsigned)W;
-				const elem_t *src =
-					ok ? X + ar.base[j] + (long long)(iy * W + ix) * C + ci : X;
+				const bool ok = (unsigned)(ar.y0[j] + ry) < (unsigned)H &&
+						(unsigned)(ar.x0[j] + rx) < (unsigned)W;
+				const elem_t *src = ok ? X + (ar.off[j] + tap) : X;
 				cp_async16(dst, src, ok ? 16 : 0);
 			} else {
 				union {
 					elem_t e[EPC];
 					unsigned w[4];
 				} u;
-				int c = ci, sx = rx, sy = ry;
+				int c = ci, sx = rx, sy = t / RS;
 #pragma unroll
 				for (int e = 0; e < EPC; ++e) {
-					const int iy = ar.y0[j] + sy, ix = ar.x0[j] + sx;
-					const bool ok = ar.base[j] >= 0 && gk + e < KK &&
-							(unsigned)iy < (unsigned)H &&
-							(unsigned)ix < (unsigned)W;
-					u.e[e] = ok ? X[ar.base[j] + (long long)(iy * W + ix) * C + c]
+					const bool ok = gk + e < KK &&
+							(unsigned)(ar.y0[j] + sy) < (unsigned)H &&
+							(unsigned)(ar.x0[j] + sx) < (unsigned)W;
+					u.e[e] = ok ? X[ar.off[j] + (long long)((sy * W + sx) * C + c)]
 						    : (elem_t)0;
 					if (++c == C) {
 						c = 0;
@@ -366,17 +373,20 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, 1)
 				const int gm = p.m0 + r0 + j * WROWS;
 				if (gm < M) {
 					const int n = gm / (P * Q), pq = gm % (P * Q);
-					ar.base[j] = n * H * W * C;
 					ar.y0[j] = (pq / Q) * stride - pad;
 					ar.x0[j] = (pq % Q) * stride - pad;
+					ar.off[j] = (long long)n * H * W * C +
+						    (long long)(ar.y0[j] * W + ar.x0[j]) * C;
 				} else {
-					ar.base[j] = -1;
-					ar.y0[j] = ar.x0[j] = 0;
+					ar.off[j] = 0;
+					ar.y0[j] = ar.x0[j] = ROW_OUT;
 				}
 			}
-			return [=](unsigned a, unsigned b, int k0) {
+			return [=](unsigned a, unsigned b, int k0, bool load_b) {
 				load_a_sw(a, X, ar, H, W, C, RS, KK, k0, vec_a, ltid);
-				load_tile_sw<BLOCK_N>(b, Wt, KK, K, p.n0, KK, k0, vec_b, ltid);
+				if (load_b)
+					load_tile_sw<BLOCK_N>(b, Wt, KK, K, p.n0, KK, k0, vec_b,
+							      ltid);
 			};
 		},
 		[&](const wg_acc_t &acc, const tile_pos &p, int cw) {

@@ -200,7 +200,7 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, 1)
 	wgmma_body(
 		M, N, K, &tmA, &tmB, use_tma,
 		[&](const tile_pos &p, int ltid) {
-			return [=](unsigned a, unsigned b, int k0) {
+			return [=](unsigned a, unsigned b, int k0, bool) {
 				load_tile_sw<BLOCK_M>(a, A, lda, M, p.m0, K, k0, vec, ltid);
 				load_tile_sw<BLOCK_N>(b, B, ldb, N, p.n0, K, k0, vec, ltid);
 			};

@@ -276,6 +276,14 @@ static __device__ __forceinline__ void mbar_expect_tx(unsigned bar, unsigned byt
 		     : "memory");
 }
 
+/* Bytes the tensor copies will bring to this phase, without arriving (producer_cpasync). */
+[[maybe_unused]] static __device__ __forceinline__ void mbar_tx(unsigned bar, unsigned bytes)
+{
+	asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;\n" ::"r"(bar),
+		     "r"(bytes)
+		     : "memory");
+}
+
 static __device__ __forceinline__ void mbar_arrive(unsigned bar)
 {
 	asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
@@ -421,7 +429,8 @@ static __device__ __forceinline__ void consumer_tma(int M, int N, int K, int nti
 /* Consumer warpgroup cw when the operands are not plain matrices a tensor map can describe
  * (and WG_PRODUCER_LOADS is 0): the consumer threads fill the stages themselves,
  * load_for(p, ltid) giving tile p's loader for loading thread ltid, load(stage A, stage B,
- * k0) (cp.async or st.shared into the swizzled layout, not committed), synchronized among
+ * k0, load_b) (cp.async or st.shared into the swizzled layout, not committed; B too when
+ * load_b), synchronized among
  * themselves on named barrier 1. */
 template <class LoadFor, class Store>
 static __device__ __forceinline__ void consumer_cpasync(int M, int N, int K, int ntiles,
@@ -444,7 +453,7 @@ static __device__ __forceinline__ void consumer_cpasync(int M, int N, int K, int
 		for (int s = 0; s < DIST; ++s) {
 			if (s < p.nkt)
 				load(sA + s * BLOCK_M * BLOCK_K * ES, sB + s * BLOCK_N * BLOCK_K * ES,
-				     (p.kt0 + s) * BLOCK_K);
+				     (p.kt0 + s) * BLOCK_K, true);
 			cp_async_commit();
 		}
 		for (int kt = 0; kt < p.nkt; ++kt) {
@@ -462,7 +471,8 @@ static __device__ __forceinline__ void consumer_cpasync(int M, int N, int K, int
 				int nt = kt + DIST, ns = nt % STAGES;
 				if (nt < p.nkt)
 					load(sA + ns * BLOCK_M * BLOCK_K * ES,
-					     sB + ns * BLOCK_N * BLOCK_K * ES, (p.kt0 + nt) * BLOCK_K);
+					     sB + ns * BLOCK_N * BLOCK_K * ES, (p.kt0 + nt) * BLOCK_K,
+					     true);
 				cp_async_commit();
 			}
 			wgmma_wait<WAITN>();
@@ -474,15 +484,17 @@ static __device__ __forceinline__ void consumer_cpasync(int M, int N, int K, int
 }
 
 #if WG_PRODUCER_LOADS
-/* The producer warpgroup filling the stages itself (no tensor maps): its 128 threads issue
- * tile p's cp.async loads (load_for(p, tid)) into stage it % STAGES once the consumers
- * released it (empty barrier), and announce a stage on its full barrier (one arrival per
- * thread) once their copies of it have landed, PLAG stages later: cp.async.wait_group, then
- * fence.proxy.async so the tensor cores (the async proxy) see the writes. */
+/* The producer warpgroup filling the stages itself (A not a plain matrix): its 128 threads
+ * issue tile p's cp.async loads (load_for(p, tid)) into stage it % STAGES once the
+ * consumers released it (empty barrier), and announce a stage on its full barrier (one
+ * arrival per thread) once their copies of it have landed, PLAG stages later:
+ * cp.async.wait_group, then fence.proxy.async so the tensor cores (the async proxy) see the
+ * writes.  tmB (or NULL): B's tensor map; then thread 0 loads B by TMA, its bytes announced
+ * on the same full barrier, and the loader fills A alone (load_b false). */
 template <class LoadFor>
 static __device__ __forceinline__ void producer_cpasync(int M, int N, int K, int ntiles,
 							unsigned sA, unsigned sB, unsigned bars,
-							const LoadFor &load_for)
+							const tmap_t *tmB, const LoadFor &load_for)
 {
 	const int ptid = threadIdx.x;
 	unsigned it = 0;
@@ -493,8 +505,17 @@ static __device__ __forceinline__ void producer_cpasync(int M, int N, int K, int
 			const int s = it % STAGES;
 			if (it >= STAGES) /* the consumers released its last use */
 				mbar_wait(bars + 8 * (STAGES + s), ((it / STAGES) - 1) & 1);
-			load(sA + s * BLOCK_M * BLOCK_K * ES, sB + s * BLOCK_N * BLOCK_K * ES,
-			     (p.kt0 + kt) * BLOCK_K);
+			const int k0 = (p.kt0 + kt) * BLOCK_K;
+			if (tmB && ptid == 0) {
+				const unsigned full = bars + 8 * s;
+				mbar_tx(full, BLOCK_N * BLOCK_K * ES);
+#pragma unroll
+				for (int a = 0; a < BLOCK_K / AW; ++a)
+					tma_load(sB + s * BLOCK_N * BLOCK_K * ES + a * BLOCK_N * 128,
+						 tmB, k0 + a * AW, p.n0, full);
+			}
+			load(sA + s * BLOCK_M * BLOCK_K * ES, sB + s * BLOCK_N * BLOCK_K * ES, k0,
+			     !tmB);
 			cp_async_commit();
 			if (it >= PLAG) {
 				cp_async_wait<PLAG>();
@@ -512,9 +533,10 @@ static __device__ __forceinline__ void producer_cpasync(int M, int N, int K, int
 
 /* The kernel's body over the M x N result with reduction K (the GEMM view), grid.x = any
  * number of blocks up to the tile count (the backend: one per SM times the blocks that fit,
- * "persistent"); block b does tiles b, b + grid.x, ...  use_tma: tmA / tmB (boxes of 128
- * bytes of k x BLOCK_M / BLOCK_N rows) describe A (M x K) and B (N x K); else load_for fills
- * the stages (producer_cpasync when WG_PRODUCER_LOADS, else consumer_cpasync).  store(acc, p, cw): the epilogue of warpgroup cw's share of
+ * "persistent"); block b does tiles b, b + grid.x, ...  use_tma 1: tmA / tmB (boxes of 128
+ * bytes of k x BLOCK_M / BLOCK_N rows) describe A (M x K) and B (N x K); 0: load_for fills
+ * the stages (producer_cpasync when WG_PRODUCER_LOADS, else consumer_cpasync); 2
+ * (WG_PRODUCER_LOADS only): tmB describes B, load_for fills A.  store(acc, p, cw): the epilogue of warpgroup cw's share of
  * tile p.  The block has THREADS_WG threads and the dynamic shared memory gemm.cu's header
  * gives. */
 template <class LoadFor, class Store>
@@ -530,15 +552,15 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 	const int ntiles = ((M + BLOCK_M - 1) / BLOCK_M) * ((N + BLOCK_N - 1) / BLOCK_N);
 
 	if ((use_tma || WG_PRODUCER_LOADS) && tid == 0) {
-		if (use_tma) {
+		if (use_tma == 1)
 			asm volatile("prefetch.tensormap [%0];\n" ::"l"((unsigned long long)tmA)
 				     : "memory");
+		if (use_tma)
 			asm volatile("prefetch.tensormap [%0];\n" ::"l"((unsigned long long)tmB)
 				     : "memory");
-		}
 		for (int s = 0; s < STAGES; ++s) {
 			/* full: the TMA thread's arrival, or every producer thread's */
-			mbar_init(bars + 8 * s, use_tma ? 1 : 128);
+			mbar_init(bars + 8 * s, use_tma == 1 ? 1 : 128);
 			mbar_init(bars + 8 * (STAGES + s), 4 * NC);
 		}
 		asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
@@ -551,7 +573,7 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 #ifdef REG_PRODUCER
 		asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REG_PRODUCER));
 #endif
-		if (use_tma && tid == 0) {
+		if (use_tma == 1 && tid == 0) {
 			unsigned it = 0;
 			for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
 				const tile_pos p = tile_at(t, M, N, K);
@@ -576,8 +598,9 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 			}
 		}
 #if WG_PRODUCER_LOADS
-		if (!use_tma)
-			producer_cpasync(M, N, K, ntiles, sA, sB, bars, load_for);
+		if (use_tma != 1)
+			producer_cpasync(M, N, K, ntiles, sA, sB, bars, use_tma == 2 ? tmB : nullptr,
+					 load_for);
 #endif
 	} else {
 		/* ---- the consumer warpgroups ---- */
