@@ -322,6 +322,10 @@ static __device__ __forceinline__ void tma_load(unsigned dst, const tmap_t *map,
 #define REG_PRODUCER 40
 #define REG_CONSUMER 232
 #endif
+#ifdef REG_PRODUCER
+static_assert((168 - REG_PRODUCER) * 128 >= (REG_CONSUMER - 168) * 256,
+	      "setmaxnreg: the consumers cannot take more than the producer gives back");
+#endif
 
 #define TILE_BYTES ((BLOCK_M + BLOCK_N) * BLOCK_K * ES) /* one stage, both operands */
 
