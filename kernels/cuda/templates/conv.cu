@@ -351,7 +351,7 @@ static __device__ __forceinline__ void load_a_sw(unsigned s, const elem_t *__res
 	}
 }
 
-extern "C" __global__ void __launch_bounds__(THREADS_WG, 1)
+extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 	conv(const elem_t *__restrict__ X, const elem_t *__restrict__ Wt,
 	     const elem_t *__restrict__ bias, const elem_t *__restrict__ Res, elem_t *__restrict__ Y,
 	     float *__restrict__ ws, int N, int H, int W, int C, int K, int P, int Q, int RS,

@@ -190,7 +190,7 @@ extern "C" __global__ void __launch_bounds__(THREADS)
 
 #include "wgmma.cuh"
 
-extern "C" __global__ void __launch_bounds__(THREADS_WG, 1)
+extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 	gemm(const elem_t *__restrict__ A, const elem_t *__restrict__ B, elem_t *__restrict__ C,
 	     float *__restrict__ ws, int M, int N, int K, int lda, int ldb, int ldc,
 	     const __grid_constant__ tmap_t tmA, const __grid_constant__ tmap_t tmB, int use_tma)

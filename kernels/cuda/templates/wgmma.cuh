@@ -329,6 +329,26 @@ static_assert((168 - REG_PRODUCER) * 128 >= (REG_CONSUMER - 168) * 256,
 
 #define TILE_BYTES ((BLOCK_M + BLOCK_N) * BLOCK_K * ES) /* one stage, both operands */
 
+/* Blocks an SM should hold at once (__launch_bounds__'s second argument).  conv.cu's kernel
+ * (WG_PRODUCER_LOADS) with one consumer warpgroup, few accumulators (MW * BLOCK_N / 2 a
+ * thread: 32 for 64 x 64, 64 for 64 x 128 or 128 x 64) and one swizzle atom a stage fits in
+ * 80 or 128 registers a thread without spilling (ptxas -v, sm_90a, fp16 and TF32, STAGES 3
+ * and 4), so 3 or 2 blocks share an SM where the compiler would otherwise take 93-160
+ * registers and leave room for one or two (shared memory may still allow fewer).  gemm.cu
+ * keeps 1: at 128 registers some of its configs spill (12-16 bytes). */
+#if defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16)
+#define AW_PP 64 /* AW for the preprocessor (no sizeof there) */
+#else
+#define AW_PP 32
+#endif
+#if WG_PRODUCER_LOADS && NC == 1 && BLOCK_K == AW_PP && MW * BLOCK_N / 2 <= 32
+#define WG_MIN_BLOCKS 3
+#elif WG_PRODUCER_LOADS && NC == 1 && BLOCK_K == AW_PP && MW * BLOCK_N / 2 <= 64
+#define WG_MIN_BLOCKS 2
+#else
+#define WG_MIN_BLOCKS 1
+#endif
+
 #if TF32
 /* TF32: the tensor cores read a float32's top 19 bits (truncation, relative error up to
  * 2^-10 a product, biased). Round every element of the stage at shared tA / tB to TF32
