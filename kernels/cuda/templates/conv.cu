@@ -157,6 +157,36 @@ out_pair(elem_t *__restrict__ Y, float *__restrict__ Pw, const elem_t *__restric
 /* ---- the implicit-GEMM kernel -------------------------------------------------------- */
 
 
+/* One 16-byte chunk of A gathered element by element (C not a multiple of EPC, or X not
+ * 16-byte aligned: the stem's C = 3, odd channel counts): the EPC elements from k = gk on,
+ * the first at filter tap (sy, sx) and channel c, of the row whose window corner is (y0, x0)
+ * and whose corner element is X[off]; zero outside the image, past KK, and for a row that is
+ * not (row_ok false: past M).  Both kernels' gathers take it. */
+static __device__ __forceinline__ uint4 gather_chunk(const elem_t *__restrict__ X, bool row_ok,
+						     long long off, int y0, int x0, int H, int W,
+						     int C, int RS, int KK, int gk, int c, int sx,
+						     int sy)
+{
+	union {
+		elem_t e[EPC];
+		uint4 v;
+	} u;
+#pragma unroll
+	for (int e = 0; e < EPC; ++e) {
+		const bool ok = row_ok && gk + e < KK && (unsigned)(y0 + sy) < (unsigned)H &&
+				(unsigned)(x0 + sx) < (unsigned)W;
+		u.e[e] = ok ? X[off + (long long)((sy * W + sx) * C + c)] : (elem_t)0;
+		if (++c == C) {
+			c = 0;
+			if (++sx == RS) {
+				sx = 0;
+				++sy;
+			}
+		}
+	}
+	return u.v;
+}
+
 #if !WGMMA
 /* ---- mma.sync / FFMA: mainloop.cuh's loop with the gathered A ---------------------------- */
 
@@ -193,27 +223,10 @@ static __device__ __forceinline__ void load_a(elem_t *s, const elem_t *__restric
 					       : X;
 			cp_async16(smem_u32(dst), src, ok ? 16 : 0);
 		} else {
-			union {
-				elem_t e[EPC];
-				uint4 v;
-			} u;
-			int c = ci, sx = rx, sy = ry;
-#pragma unroll
-			for (int e = 0; e < EPC; ++e) {
-				int iy = ar.y0[i] + sy, ix = ar.x0[i] + sx;
-				bool ok = ar.base[i] >= 0 && gk + e < KK && iy >= 0 && iy < H &&
-					  ix >= 0 && ix < W;
-				u.e[e] = ok ? X[ar.base[i] + ((long long)iy * W + ix) * C + c]
-					    : (elem_t)0;
-				if (++c == C) {
-					c = 0;
-					if (++sx == RS) {
-						sx = 0;
-						++sy;
-					}
-				}
-			}
-			*(uint4 *)dst = u.v;
+			const long long off =
+				ar.base[i] + (long long)(ar.y0[i] * W + ar.x0[i]) * C;
+			*(uint4 *)dst = gather_chunk(X, ar.base[i] >= 0, off, ar.y0[i], ar.x0[i], H,
+						     W, C, RS, KK, gk, ci, rx, ry);
 		}
 	}
 }
@@ -324,28 +337,10 @@ static __device__ __forceinline__ void load_a_sw(unsigned s, const elem_t *__res
 				const elem_t *src = ok ? X + (ar.off[j] + tap) : X;
 				cp_async16(dst, src, ok ? 16 : 0);
 			} else {
-				union {
-					elem_t e[EPC];
-					unsigned w[4];
-				} u;
-				int c = ci, sx = rx, sy = t / RS;
-#pragma unroll
-				for (int e = 0; e < EPC; ++e) {
-					const bool ok = gk + e < KK &&
-							(unsigned)(ar.y0[j] + sy) < (unsigned)H &&
-							(unsigned)(ar.x0[j] + sx) < (unsigned)W;
-					u.e[e] = ok ? X[ar.off[j] + (long long)((sy * W + sx) * C + c)]
-						    : (elem_t)0;
-					if (++c == C) {
-						c = 0;
-						if (++sx == RS) {
-							sx = 0;
-							++sy;
-						}
-					}
-				}
+				const uint4 u = gather_chunk(X, true, ar.off[j], ar.y0[j], ar.x0[j], H,
+							     W, C, RS, KK, gk, ci, rx, t / RS);
 				asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(dst),
-					     "r"(u.w[0]), "r"(u.w[1]), "r"(u.w[2]), "r"(u.w[3]));
+					     "r"(u.x), "r"(u.y), "r"(u.z), "r"(u.w));
 			}
 		}
 	}
