@@ -1,7 +1,8 @@
 /* gemm.c: launches of the GEMM template (templates/gemm.cu) for the CUDA backend: the
  * config's kernel path (gemm-config.h: wgmma on sm_90a, mma.sync or FFMA elsewhere), its
  * dynamic shared memory, the split-K workspace and finishing kernel, and on the wgmma path
- * the tensor maps (TMA descriptors) of A and B.
+ * the tensor maps (TMA descriptors) of A and B and the persistent grid (cu_wgmma_setup,
+ * which conv.c's wgmma launches use too, with the weights as B).
  *
  * Tensor maps are encoded on the host with the driver's cuTensorMapEncodeTiled, obtained
  * through cudaGetDriverEntryPointByVersion (so the program gains no link dependency on
@@ -19,7 +20,7 @@
 #include "kernels/cuda/backend-int.h"
 #include "kernels/cuda/gemm-config.h"
 
-#define GEMM_MAPS 16 /* every (BLOCK_M, BLOCK_N) pair of the space that takes wgmma: 9 */
+#define GEMM_MAPS 16 /* every (BLOCK_M, BLOCK_N) pair of the GEMM or conv space on wgmma: 9 */
 
 typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
 				    const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
