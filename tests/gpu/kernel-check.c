@@ -13,7 +13,11 @@
  * written (cudaMemsetAsync, outside the events); median of the samples.
  * Environment: KC_MB_ONLY=PREFIX checks and times only the memory-bound ops whose name starts
  * so (and no GEMM); KC_SKIP_COMPILE_ALL=1 skips the NVRTC sweep over every config;
- * KC_MB_FAST=1 times float16 and float32 only, at BLOCK 128 and 256.
+ * KC_MB_FAST=1 times float16 and float32 only, at BLOCK 128 and 256; KC_MB_DTYPE=NAME times
+ * that dtype only; KC_MB_VEC16=V uses VEC V for the 16-bit types; KC_MB_DEFS="-DX=1 ..." adds
+ * template macros (a variant, e.g. -DFWD_OW=2); KC_MB_BWD_OW=K checks and times maxpool_bwd at
+ * BWD_OW K only; KC_MB_BATCH=B times the image ops at batch B; KC_MB_GRID=G launches the
+ * max-pool kernels on at most G blocks per SM (their loops stride by the grid).
  * maxpool_bwd is checked and timed at BWD_OW 1, 2 and 4 (templates/maxpool.cu). */
 #include <math.h>
 #include <stdint.h>
@@ -835,7 +839,7 @@ struct mb_kernel {
 
 static int mb_kernel_init(struct mb_kernel *k, enum mb_op op, enum dtype t, struct mb_cfg c)
 {
-	char defs[256];
+	char defs[512];
 	static const char *fn[] = {"maxpool_fwd", "maxpool_bwd", "avgpool_global", "sum_dim1",
 				   "sum_dim0",    "bias_relu",   "bias_relu"};
 	memset(k, 0, sizeof(*k));
@@ -849,8 +853,9 @@ static int mb_kernel_init(struct mb_kernel *k, enum mb_op op, enum dtype t, stru
 		snprintf(k->name, sizeof(k->name), "block%d vec%d ow%d", c.block, c.vec, c.ow);
 	else
 		snprintf(k->name, sizeof(k->name), "block%d vec%d rows%d", c.block, c.vec, c.rows);
-	snprintf(defs, sizeof(defs), "%s -DBLOCK=%d -DVEC=%d -DROWS=%d -DRESIDUAL=%d -DBWD_OW=%d",
-		 dtype_def[t], c.block, c.vec, c.rows, op == BIAS_RELU_RES, c.ow);
+	snprintf(defs, sizeof(defs), "%s -DBLOCK=%d -DVEC=%d -DROWS=%d -DRESIDUAL=%d -DBWD_OW=%d %s",
+		 dtype_def[t], c.block, c.vec, c.rows, op == BIAS_RELU_RES, c.ow,
+		 getenv("KC_MB_DEFS") ? getenv("KC_MB_DEFS") : "");
 	k->m = load_module(mb_file[op], defs);
 	if (!k->m.ok)
 		return -1;
@@ -877,6 +882,17 @@ static unsigned cdiv(long long a, long long b)
 	return (unsigned)((a + b - 1) / b);
 }
 
+/* The max-pool grid for t threads of blocks of b: every thread its own, or at most
+ * $KC_MB_GRID blocks per SM. */
+static unsigned mb_grid(long long t, int b)
+{
+	unsigned g = cdiv(t, b);
+	const char *e = getenv("KC_MB_GRID");
+	if (e && atoi(e) > 0 && g > (unsigned)(atoi(e) * prop.multiProcessorCount))
+		g = (unsigned)(atoi(e) * prop.multiProcessorCount);
+	return g;
+}
+
 static void mb_launch(void *ctx)
 {
 	struct mb_args *a = ctx;
@@ -886,14 +902,14 @@ static void mb_launch(void *ctx)
 	case MAXPOOL_FWD: { /* x -> y */
 		long long t = (long long)N * ((H - 1) / 2 + 1) * ((W - 1) / 2 + 1) * cdiv(C, V);
 		void *args[] = {&a->x, &a->y, &N, &H, &W, &C};
-		CKD(cuLaunchKernel(k->f, cdiv(t, B), 1, 1, B, 1, 1, 0, stream, args, NULL));
+		CKD(cuLaunchKernel(k->f, mb_grid(t, B), 1, 1, B, 1, 1, 0, stream, args, NULL));
 		break;
 	}
 	case MAXPOOL_BWD: { /* idx (maxpool_fwd_idx of x), dy = z -> dx = y */
 		long long t = (long long)N * ((H - 1) / 2 + 1) * cdiv((W - 1) / 2 + 1, k->c.ow) *
 			      cdiv(C, V);
 		void *args[] = {&a->idx, &a->z, &a->y, &N, &H, &W, &C};
-		CKD(cuLaunchKernel(k->f, cdiv(t, B), 1, 1, B, 1, 1, 0, stream, args, NULL));
+		CKD(cuLaunchKernel(k->f, mb_grid(t, B), 1, 1, B, 1, 1, 0, stream, args, NULL));
 		break;
 	}
 	case AVGPOOL: { /* x -> y */
@@ -1144,7 +1160,16 @@ static int mb_run(struct mb_kernel *k, const int d[4], int samples, double *ms)
 static struct mb_cfg mb_default(enum dtype t)
 {
 	struct mb_cfg c = {256, t == F32 ? 4 : 8, 8, 1};
+	if (t != F32 && getenv("KC_MB_VEC16"))
+		c.vec = atoi(getenv("KC_MB_VEC16"));
 	return c;
+}
+
+/* Whether this run skips dtype t (KC_MB_DTYPE) or maxpool_bwd's BWD_OW ow (KC_MB_BWD_OW). */
+static int mb_skip(enum dtype t, int ow)
+{
+	const char *d = getenv("KC_MB_DTYPE"), *o = getenv("KC_MB_BWD_OW");
+	return (d && strcmp(d, dtype_name[t])) || (o && atoi(o) != ow);
 }
 
 static void mb_correctness(void)
@@ -1162,7 +1187,7 @@ static void mb_correctness(void)
 			struct mb_kernel k;
 			struct mb_cfg cf = mb_default(t);
 			int sum = op == SUM_DIM0 || op == SUM_DIM1;
-			if (t == TF32)
+			if (t == TF32 || mb_skip(t, op == MAXPOOL_BWD ? ow : 1))
 				continue;
 			if (mb_only && strncmp(mb_name[op], mb_only, strlen(mb_only)))
 				continue;
@@ -1194,7 +1219,7 @@ static void copy_launch(void *ctx)
 
 static void mb_timing(void)
 {
-	static const int shapes[][4] = {
+	static const int shapes0[][4] = {
 		[MAXPOOL_FWD] = {128, 112, 112, 64}, [MAXPOOL_BWD] = {128, 112, 112, 64},
 		[AVGPOOL] = {1024, 7, 7, 2048},      [SUM_DIM1] = {32768, 4096, 4096, 0},
 		[SUM_DIM0] = {32768, 4096, 4096, 0}, [BIAS_RELU] = {128, 56, 56, 256},
@@ -1205,6 +1230,12 @@ static void mb_timing(void)
 	enum mb_op op;
 	enum dtype t;
 	int b, r;
+	int shapes[sizeof(shapes0) / sizeof(shapes0[0])][4];
+
+	memcpy(shapes, shapes0, sizeof(shapes));
+	if (getenv("KC_MB_BATCH")) /* the image ops at another batch */
+		shapes[MAXPOOL_FWD][0] = shapes[MAXPOOL_BWD][0] = shapes[BIAS_RELU][0] =
+			shapes[BIAS_RELU_RES][0] = atoi(getenv("KC_MB_BATCH"));
 
 	cp.bytes = (size_t)512 << 20;
 	CK(cudaMalloc(&cp.dst, cp.bytes));
@@ -1236,6 +1267,8 @@ static void mb_timing(void)
 						continue; /* 128x4, 256x8, 256x16, 512x8, 512x16 */
 					if (getenv("KC_MB_FAST") && b == 512)
 						continue; /* KC_MB_FAST: blocks 128, 256 */
+					if (mb_skip(t, op == MAXPOOL_BWD ? ow : 1))
+						continue;
 					c.block = b;
 					c.rows = r;
 					c.ow = ow;
