@@ -9,6 +9,11 @@
  *   thread's rows in order then a fixed tree over ROWS: deterministic.
  *   grid = (ceil(ceil(C / VEC) / (BLOCK / ROWS)), N), block = BLOCK,
  *   static shared memory BLOCK * VEC * 4 bytes.
+ *   The vector path sums its rows INFLIGHT [8] loads at a time (prelude.cuh's add_rows, a
+ *   template constant: 8 measured 84.8% -> 85.4% of copy bandwidth against 4 in float16 at
+ *   1024 x 7 x 7 x 2048, docs/BENCHMARKS.md, 2026-11-25); the element path (ragged C,
+ *   unaligned pointers) is a loop not unrolled, so that its registers do not set the
+ *   kernel's.
  */
 #ifndef ROWS
 #define ROWS 8
@@ -28,12 +33,15 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
 	for (int k = 0; k < VEC; ++k)
 		s[k] = 0.0f;
-	if (c < C) {
+	if (c < C && vec) { /* INFLIGHT vector loads at a time (prelude.cuh) */
+		add_rows(s, x + (long long)n * HW * C + c, C, r, ROWS, HW);
+	} else if (c < C) { /* the element path, not unrolled: its registers stay under the
+			     * vector path's (ptxas sizes a kernel for its heaviest path) */
 		const elem_t *p = x + (long long)n * HW * C + c;
-#pragma unroll 4
+#pragma unroll 1
 		for (int hw = r; hw < HW; hw += ROWS) {
 			float v[VEC];
-			load_vec(v, p + (long long)hw * C, vec, C - c);
+			load_vec(v, p + (long long)hw * C, false, C - c);
 #pragma unroll
 			for (int k = 0; k < VEC; ++k)
 				s[k] += v[k];

@@ -60,6 +60,52 @@ static __device__ __forceinline__ void store_vec(elem_t *p, const float f[VEC], 
 	}
 }
 
+/* s[i] += the VEC elements at p, one vector access (p aligned, VEC elements valid). */
+[[maybe_unused]] static __device__ __forceinline__ void add_vec(float s[VEC], const elem_t *p)
+{
+	vec_t v = *(const vec_t *)p;
+#pragma unroll
+	for (int i = 0; i < VEC; ++i)
+		s[i] += to_float(v.e[i]);
+}
+
+/* s[i] += the VEC elements at p + k * step for k = 0 .. NL - 1: the NL loads issued before
+ * the adds, so NL vector accesses are in flight at once. */
+template <int NL>
+static __device__ __forceinline__ void add_vecs(float s[VEC], const elem_t *p, long long step)
+{
+	vec_t v[NL];
+#pragma unroll
+	for (int k = 0; k < NL; ++k)
+		v[k] = *(const vec_t *)(p + k * step);
+#pragma unroll
+	for (int k = 0; k < NL; ++k)
+#pragma unroll
+		for (int i = 0; i < VEC; ++i)
+			s[i] += to_float(v[k].e[i]);
+}
+
+/* s[i] += the VEC elements at p + k * step for every k * step_rows + r0 < n (rows r0, r0 +
+ * step_rows, ... below n): INFLIGHT loads at a time, then 4 (when INFLIGHT > 4), then one by
+ * one. */
+#ifndef INFLIGHT
+#define INFLIGHT 8 /* vector loads in flight per thread in the reductions' vector paths */
+#endif
+[[maybe_unused]] static __device__ __forceinline__ void add_rows(float s[VEC], const elem_t *p,
+								 long long stride, int r0,
+								 int step_rows, int n)
+{
+	int r = r0;
+	for (; r + (INFLIGHT - 1) * step_rows < n; r += INFLIGHT * step_rows)
+		add_vecs<INFLIGHT>(s, p + (long long)r * stride, (long long)step_rows * stride);
+	if (INFLIGHT > 4 && r + 3 * step_rows < n) {
+		add_vecs<4>(s, p + (long long)r * stride, (long long)step_rows * stride);
+		r += 4 * step_rows;
+	}
+	for (; r < n; r += step_rows)
+		add_vec(s, p + (long long)r * stride);
+}
+
 static __device__ __forceinline__ bool aligned(const void *p)
 {
 	return ((unsigned long long)p & (VEC * sizeof(elem_t) - 1)) == 0;
