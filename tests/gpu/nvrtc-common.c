@@ -333,6 +333,8 @@ const struct kc_config kc_check_configs[] = {
 	{"maxpool.cu", F16 " -DBLOCK=128 -DVEC=8 -DFWD_OW=2 -DFWD_OH=2 -DBWD_MIN_THREADS=1280"},
 	{"maxpool.cu", BF16 " -DBLOCK=256 -DVEC=4 -DFWD_OW=4"},
 	{"maxpool.cu", F32 " -DBLOCK=128 -DVEC=2 -DFWD_OW=3"},
+	{"avgpool.cu", F16 " -DBLOCK=128 -DVEC=8 -DROWS=4 -DINFLIGHT=4"},
+	{"reduce.cu", BF16 " -DBLOCK=256 -DVEC=4 -DROWS=8 -DINFLIGHT=2"},
 	{"reference.cu", F16},
 	{"reference.cu", BF16},
 	{"reference.cu", F32},

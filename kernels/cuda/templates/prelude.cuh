@@ -91,6 +91,7 @@ static __device__ __forceinline__ void add_vecs(float s[VEC], const elem_t *p, l
 #ifndef INFLIGHT
 #define INFLIGHT 8 /* vector loads in flight per thread in the reductions' vector paths */
 #endif
+static_assert(INFLIGHT >= 1 && INFLIGHT <= 16, "INFLIGHT must be 1..16");
 [[maybe_unused]] static __device__ __forceinline__ void add_rows(float s[VEC], const elem_t *p,
 								 long long stride, int r0,
 								 int step_rows, int n)
