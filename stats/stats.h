@@ -5,7 +5,8 @@
  * fail.  Every function names the formula or paper it implements and is checked against
  * SciPy reference values in tests/data/stats/ (made by tests/data/stats/make-reference.py).
  *
- *   summary.c  medians, quartiles, the median's standard error
+ *   summary.c  medians, quartiles, the median's standard error, where the variance of
+ *              unit medians lives (within units or between processes)
  *   rank.c     Wilcoxon signed-rank, sign test, Mann-Whitney U, Hodges-Lehmann,
  *              exact order-statistic CI of the median, Holm
  *   corr.c     Spearman rho, Kendall tau-b
@@ -49,6 +50,30 @@ void stats_from_ns(const int64_t *ns, size_t n, double *out);
  * to bucket by cell, then a linear-time selection per cell (GSL's gsl_stats_median). */
 void stats_cell_medians(const int64_t *cell, const int64_t *ns, size_t n, size_t ncells,
 			double *med);
+
+/* As stats_cell_medians, and rel_se[c] = stats_median_rel_se of cell c's samples (NaN where
+ * it is; rel_se may be NULL).  The medians are the same values stats_cell_medians gives. */
+void stats_cell_medians_se(const int64_t *cell, const int64_t *ns, size_t n, size_t ncells,
+			   double *med, double *rel_se);
+
+/* Where the variance of n units' medians lives: the one-way random-effects decomposition of
+ * the log unit medians (Kalibera & Jones, ISMM 2013: repeat most at the level where most
+ * variance arises). Units whose median or relative standard error is NaN or whose median is
+ * not positive are left out; n counts the rest.
+ *   between = the sample variance (n - 1) of log(med)          (what the units show)
+ *   within  = the mean of rel_se^2, each the variance of its log median by the delta method
+ *             (what each unit's own sampling error explains)
+ *   process = max(0, between - within)                         (the method-of-moments
+ *             estimate of the variance between processes: E[between] = process + within)
+ *   share   = process / between, in [0, 1]
+ * With n < 2 every field but n is NaN; with between == 0 (no spread to apportion) process and
+ * share are. Where share is high, more units narrow a CI and more samples per unit do not. */
+struct stats_vc {
+	size_t n;
+	double between, within, process, share;
+};
+void stats_variance_components(const double *med, const double *rel_se, size_t n,
+			       struct stats_vc *out);
 
 /* Median of n values (a sorted copy in work, n doubles). NaN when n == 0. */
 double stats_median(const double *x, size_t stride, size_t n, double *work);

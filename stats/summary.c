@@ -78,6 +78,12 @@ int stats_check_finite(const double *x, size_t n, int positive, char **cause)
 void stats_cell_medians(const int64_t *cell, const int64_t *ns, size_t n, size_t ncells,
 			double *med)
 {
+	stats_cell_medians_se(cell, ns, n, ncells, med, NULL);
+}
+
+void stats_cell_medians_se(const int64_t *cell, const int64_t *ns, size_t n, size_t ncells,
+			   double *med, double *rel_se)
+{
 	size_t *start = xcalloc(ncells + 1, sizeof(*start));
 	for (size_t j = 0; j < n; j++)
 		if (cell[j] >= 0 && (size_t)cell[j] < ncells)
@@ -90,11 +96,46 @@ void stats_cell_medians(const int64_t *cell, const int64_t *ns, size_t n, size_t
 	for (size_t j = 0; j < n; j++)
 		if (cell[j] >= 0 && (size_t)cell[j] < ncells)
 			x[fill[cell[j]]++] = (double)ns[j];
-	for (size_t c = 0; c < ncells; c++)
-		med[c] = start[c + 1] > start[c]
-				 ? gsl_stats_median(x + start[c], 1, start[c + 1] - start[c])
-				 : NAN;
+	double *w = rel_se ? xmalloc((n ? n : 1) * sizeof(*w)) : NULL;
+	for (size_t c = 0; c < ncells; c++) {
+		size_t k = start[c + 1] - start[c];
+		if (rel_se) { /* sorts a copy: the median is the same order statistic */
+			struct stats_summary s;
+			stats_summarize(x + start[c], 1, k, w, &s);
+			med[c] = k ? s.median : NAN;
+			rel_se[c] = stats_median_rel_se(&s);
+		} else {
+			med[c] = k ? gsl_stats_median(x + start[c], 1, k) : NAN;
+		}
+	}
+	free(w);
 	free(x);
 	free(fill);
 	free(start);
+}
+
+void stats_variance_components(const double *med, const double *rel_se, size_t n,
+			       struct stats_vc *out)
+{
+	double mean = 0, m2 = 0, within = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) { /* Welford's update of the logs' mean and variance */
+		if (!(med[i] > 0) || isnan(rel_se[i]) || isinf(med[i]))
+			continue;
+		double l = log(med[i]), d = l - mean;
+		k++;
+		mean += d / (double)k;
+		m2 += d * (l - mean);
+		within += rel_se[i] * rel_se[i];
+	}
+	out->n = k;
+	out->between = out->within = out->process = out->share = NAN;
+	if (k < 2)
+		return;
+	out->between = m2 / (double)(k - 1);
+	out->within = within / (double)k;
+	if (!(out->between > 0))
+		return;
+	out->process = out->between > out->within ? out->between - out->within : 0.0;
+	out->share = out->process / out->between;
 }

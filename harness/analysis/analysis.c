@@ -290,8 +290,9 @@ int analysis_load(const char *path, struct analysis **out)
 
 	size_t nm = a->nmodes, nb = a->nblocks;
 	a->med = xmalloc(nm * ncells * nb * sizeof(*a->med));
+	a->rel_se = xmalloc(nm * ncells * nb * sizeof(*a->rel_se));
 	for (size_t i = 0; i < nm * ncells * nb; i++)
-		a->med[i] = NAN;
+		a->med[i] = a->rel_se[i] = NAN;
 	a->setup = xmalloc(nm * nb * sizeof(*a->setup));
 	a->order = xmalloc(nm * nb * sizeof(*a->order));
 	for (size_t i = 0; i < nm * nb; i++)
@@ -321,10 +322,12 @@ int analysis_load(const char *path, struct analysis **out)
 		if (rec_read_unit_samples(r, i, &cell, &ns, &n))
 			goto done;
 		a->nsamples += (int64_t)n;
-		double *med = xmalloc((ncells ? ncells : 1) * sizeof(*med));
-		stats_cell_medians(cell, ns, n, ncells, med);
-		for (size_t c = 0; c < ncells; c++)
+		double *med = xmalloc(2 * (ncells ? ncells : 1) * sizeof(*med)), *se = med + ncells;
+		stats_cell_medians_se(cell, ns, n, ncells, med, se);
+		for (size_t c = 0; c < ncells; c++) {
 			a->med[(m * ncells + c) * nb + b] = med[c];
+			a->rel_se[(m * ncells + c) * nb + b] = se[c];
+		}
 		free(med);
 		free(cell);
 		free(ns);
@@ -472,6 +475,7 @@ void analysis_free(struct analysis *a)
 	free(a->warnings);
 	free(a->blocks);
 	free(a->med);
+	free(a->rel_se);
 	free(a->setup);
 	free(a->order);
 	free(a->units_ok);

@@ -48,6 +48,8 @@ struct analysis {
 	int64_t *blocks;         /* distinct blocks, ascending */
 	size_t nblocks;
 	double *med;             /* unit medians (ns): [(mode * ncells + cell) * nblocks + block], NAN when missing */
+	double *rel_se;          /* each unit median's relative standard error from its own
+				    samples (stats_median_rel_se), indexed as med, NAN when missing */
 	double *setup;           /* setup seconds (compile + tune + search): [mode * nblocks + block] */
 	double *order;           /* run position of the unit (row in /units): [mode * nblocks + block] */
 	size_t *units_ok;        /* per mode: ok cold units */

@@ -29,6 +29,10 @@ struct rep_summary {
 	size_t n;                    /* ok units with this cell */
 	struct stats_summary s;      /* of unit medians, ns */
 	double spread;               /* IQR / median */
+	double unit_se;              /* median over the units of their medians' relative
+	                                standard errors (each from its own samples) */
+	struct stats_vc vc;          /* where the unit medians' variance lives: within units
+	                                (sampling) or between processes (stats.h) */
 	struct stats_summary setup;  /* setup seconds */
 };
 

@@ -101,9 +101,11 @@ void html_write_cells(const struct report *r, FILE *f)
 	const struct analysis *a = r->a;
 	fprintf(f, "<section id=\"cells\">\n<h2>Per cell and mode (unit medians)</h2>\n"
 		   "<details class=\"long\"><summary>%zu cells &times; %zu modes: median, IQR, spread, "
-		   "range, setup time, Pareto front</summary>\n", a->ncells, a->nmodes);
+		   "unit SE and the share of variance between processes, range, setup time, Pareto "
+		   "front</summary>\n", a->ncells, a->nmodes);
 	fputs("<table id=\"summary-table\" class=\"wide\">\n<thead><tr><th>cell</th><th>mode</th><th>units</th>"
-	      "<th>median (&micro;s)</th><th>IQR (&micro;s)</th><th>spread</th><th>min (&micro;s)</th>"
+	      "<th>median (&micro;s)</th><th>IQR (&micro;s)</th><th>spread</th><th>unit SE</th>"
+	      "<th>between processes</th><th>min (&micro;s)</th>"
 	      "<th>max (&micro;s)</th><th>setup median (s)</th><th>Pareto front</th></tr></thead>\n"
 	      "<tbody>\n", f);
 	for (size_t c = 0; c < a->ncells; c++)
@@ -116,6 +118,8 @@ void html_write_cells(const struct report *r, FILE *f)
 			html_td_num(f, 'u', s->s.median / 1e3);
 			html_td_num(f, 'u', s->s.iqr / 1e3);
 			html_td_num(f, '2', 100 * s->spread);
+			html_td_num(f, '2', 100 * s->unit_se);
+			html_td_num(f, '1', 100 * s->vc.share);
 			html_td_num(f, 'u', s->s.min / 1e3);
 			html_td_num(f, 'u', s->s.max / 1e3);
 			html_td_num(f, 'u', s->setup.median);

@@ -62,8 +62,45 @@ c.check(g["ci"][0] <= g["geomean"] <= g["ci"][1] and 0.75 < g["geomean"] < 0.85,
 c.check(g["e2e_verdict"] == "FASTER", "the e2e cell's verdict is carried into the aggregate")
 c.check(rep["aa"] == [], "no A/A control in imported data (no aa_of without an experiment)")
 c.check(len(rep["drift"]) == 4 and len(rep["cells"]) == 3, "drift per mode, summaries per cell")
+# unit SE and the variance decomposition, re-derived from the CSV's samples
+def rel_se(v):
+    q1, q3 = np.percentile(v, [25, 75])
+    return 1.2533 * ((q3 - q1) / 1.349) / math.sqrt(len(v)) / float(np.median(v))
+for cell in rep["cells"]:
+    for x in cell["modes"]:
+        us = [v for (m, ce, b), v in units.items() if m == x["mode"] and ce == cell["name"]]
+        se = [rel_se(v) for v in us]
+        logs = np.log([float(np.median(v)) for v in us])
+        between = float(np.var(logs, ddof=1))
+        within = float(np.mean(np.square(se)))
+        share = max(0.0, between - within) / between
+        vc = x["log_variance"]
+        what = "%s %s" % (cell["name"], x["mode"])
+        c.check(math.isclose(x["unit_rel_se"], float(np.median(se)), rel_tol=1e-9), what + ": unit SE = numpy's")
+        c.check(vc["units"] == 12 and math.isclose(vc["between"], between, rel_tol=1e-9) and math.isclose(vc["within"], within, rel_tol=1e-9), what + ": between and within variance = numpy's")
+        c.check(math.isclose(vc["process_share"], share, rel_tol=1e-9), what + ": process share %.4f = numpy's" % share)
+        if x["mode"] == "noisy":
+            c.check(vc["process_share"] > 0.99, what + ": the noisy mode's spread is between processes (%.4f)" % share)
 c.exit()
 PYEOF
+
+# where the variance lives, on data built to say it: mode "procs" has tight samples around unit
+# medians 5% apart (all between processes), mode "samp" has wide samples whose unit medians
+# differ by 1 ns (all within units: the process share is 0)
+$PY - > vc.csv <<'PYEOF'
+print("cell,mode,block,value,unit")
+for b in range(8):
+    for i in range(40):
+        print("x/op,procs,%d,%d,ns" % (b, 10000 + 500 * b + (i % 5)))
+        print("x/op,samp,%d,%d,ns" % (b, 9000 + 50 * i + b))
+PYEOF
+expect_status 0 h import --csv vc.csv -o vc.h5 && pass "import the variance-components data"
+expect_status 0 h report --baseline samp vc.h5 && pass "report on it"
+expect_grep '^\| x/op \| procs \| 8 \| .* \| 100\.0% \|' "$SCRATCH/out"
+expect_grep '^\| x/op \| samp \| 8 \| .* \| 0\.0% \|' "$SCRATCH/out"
+expect_grep 'between processes' "$SCRATCH/out"
+expect_status 0 h report --baseline samp -f html vc.h5 && pass "html report"
+expect_grep '<th>between processes</th>' "$SCRATCH/out"
 
 expect_status 0 h report --baseline base syn.h5 && pass "markdown report"
 expect_grep '^## Verdicts against the baseline' "$SCRATCH/out"

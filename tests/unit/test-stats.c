@@ -333,6 +333,53 @@ START_TEST(ref_median)
 }
 END_TEST
 
+START_TEST(ref_median_se)
+{
+	struct ref_file f;
+	ref_load(&f, "median_se.csv");
+	for (size_t i = 0; i < f.n; i++) {
+		const struct ref_case *c = &f.c[i];
+		const double *w = want(&f, c, 2);
+		size_t n = c->n[F_X];
+		int64_t *cell = xcalloc(n + 1, sizeof(*cell)), *ns = xmalloc((n + 1) * sizeof(*ns));
+		for (size_t k = 0; k < n; k++)
+			ns[k] = (int64_t)c->v[F_X][k];
+		cell[n] = 1; /* a sample of another cell, which must not count */
+		ns[n] = 1;
+		double med[2], se[2];
+		stats_cell_medians_se(cell, ns, n + 1, 2, med, se);
+		expect(&f, c, "median", med[0], w[0], TOL_EXACT);
+		expect(&f, c, "rel_se", se[0], w[1], TOL_EXACT);
+		double plain[2];
+		stats_cell_medians(cell, ns, n + 1, 2, plain);
+		expect(&f, c, "median (stats_cell_medians)", plain[0], w[0], TOL_EXACT);
+		free(cell);
+		free(ns);
+	}
+	ref_finish(&f);
+}
+END_TEST
+
+START_TEST(ref_variance_components)
+{
+	struct ref_file f;
+	ref_load(&f, "vc.csv");
+	for (size_t i = 0; i < f.n; i++) {
+		const struct ref_case *c = &f.c[i];
+		const double *w = want(&f, c, 5);
+		ck_assert_uint_eq(c->n[F_X], c->n[F_Y]);
+		struct stats_vc vc;
+		stats_variance_components(c->v[F_X], c->v[F_Y], c->n[F_X], &vc);
+		expect(&f, c, "n", (double)vc.n, w[0], TOL_EXACT);
+		expect(&f, c, "between", vc.between, w[1], TOL_EXACT);
+		expect(&f, c, "within", vc.within, w[2], TOL_EXACT);
+		expect(&f, c, "process", vc.process, w[3], TOL_EXACT);
+		expect(&f, c, "share", vc.share, w[4], TOL_EXACT);
+	}
+	ref_finish(&f);
+}
+END_TEST
+
 /* ---- figures quoted in docs (shared/METHOD.md "Small samples") ----------------------- */
 
 START_TEST(method_small_samples)
@@ -496,6 +543,8 @@ int main(void)
 	tcase_add_test(ref, ref_spearman);
 	tcase_add_test(ref, ref_kendall);
 	tcase_add_test(ref, ref_median);
+	tcase_add_test(ref, ref_median_se);
+	tcase_add_test(ref, ref_variance_components);
 	suite_add_tcase(s, ref);
 	TCase *tc = tcase_create("contract");
 	tcase_add_test(tc, method_small_samples);

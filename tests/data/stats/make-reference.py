@@ -520,6 +520,71 @@ def make_median():
     write("median", ["stats_median(x): expected median (1e-9)"], rows)
 
 
+# ---- where the variance lives (summary.c) -------------------------------------------
+
+def median_se_ref(x):
+    """stats_cell_medians_se for one cell: the median and its relative standard error,
+    1.2533 (IQR / 1.349) / sqrt(n) / median with NumPy's linear (type 7) quartiles."""
+    med = float(np.median(x))
+    if len(x) < 4 or not med > 0:
+        return [med, math.nan]
+    q1, q3 = np.percentile(x, [25, 75])
+    return [med, 1.2533 * ((q3 - q1) / 1.349) / math.sqrt(len(x)) / med]
+
+
+def make_median_se():
+    def ns(n, loc, rel):  # integer nanoseconds, as samples are recorded
+        return [float(v) for v in np.round(rng.normal(loc, loc * rel, n))]
+    cases = [
+        ("n3_too_few", ns(3, 9000, 0.01)),
+        ("n4", [9001.0, 9033.0, 8977.0, 9120.0]),
+        ("ties_32ns", pick(100, [7648.0, 7680.0, 7712.0, 7744.0, 7776.0])),
+        ("n300_1pct", ns(300, 7800, 0.01)),
+        ("n100_0p1pct", ns(100, 97400, 0.001)),
+        ("n25_wide", ns(25, 200000, 0.05)),
+    ]
+    rows = [(name, [], x, [], median_se_ref(x)) for name, x in cases]
+    write("median_se", ["stats_cell_medians_se(x as one cell's samples, ns): median (1e-9); "
+                        "relative standard error of the median (1e-9; nan when n < 4)"], rows)
+
+
+def vc_ref(med, se):
+    keep = [(m, e) for m, e in zip(med, se)
+            if m > 0 and not math.isinf(m) and not math.isnan(e)]
+    k = len(keep)
+    if k < 2:
+        return [k, math.nan, math.nan, math.nan, math.nan]
+    logs = np.log([m for m, _ in keep])
+    between = float(np.var(logs, ddof=1))
+    within = float(np.mean([e * e for _, e in keep]))
+    if not between > 0:
+        return [k, between, within, math.nan, math.nan]
+    process = max(0.0, between - within)
+    return [k, between, within, process, process / between]
+
+
+def make_vc():
+    def units(n, loc, between_rel, se):
+        med = [float(v) for v in np.round(loc * np.exp(rng.normal(0, between_rel, n)), 3)]
+        return med, [se] * n
+    rows = []
+    for name, (med, se) in [
+        ("one_unit", ([9000.0], [0.002])),
+        ("two_equal", ([9000.0, 9000.0], [0.002, 0.003])),
+        ("process_dominated", units(10, 9100, 0.02, 0.002)),
+        ("sampling_dominated", units(10, 97400, 0.0005, 0.002)),
+        ("between_below_within", ([1000.0, 1000.5, 999.8, 1000.2], [0.01] * 4)),
+        ("nan_and_nonpositive_left_out",
+         ([9000.0, math.nan, 9100.0, 0.0, 9300.0, -5.0, 8800.0],
+          [0.002, 0.002, math.nan, 0.002, 0.003, 0.002, 0.001])),
+        ("n20_mixed", (units(20, 205000, 0.007, 0.0)[0],
+                       [float(v) for v in np.round(rng.uniform(0.0004, 0.0012, 20), 6)])),
+    ]:
+        rows.append((name, [], med, se, vc_ref(med, se)))
+    write("vc", ["stats_variance_components(x = unit medians, y = their relative standard "
+                 "errors): n; between; within; process; share (1e-9)"], rows)
+
+
 def main():
     make_wilcoxon()
     make_sign()
@@ -529,6 +594,8 @@ def main():
     make_holm()
     make_corr()
     make_median()
+    make_median_se()
+    make_vc()
 
 
 if __name__ == "__main__":
