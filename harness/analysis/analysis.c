@@ -234,6 +234,22 @@ size_t analysis_column(const struct analysis *a, size_t m, size_t c, double *out
 	return n;
 }
 
+void analysis_variance(const struct analysis *a, size_t m, size_t c, double *unit_se,
+		       struct stats_vc *vc)
+{
+	size_t nb = a->nblocks, n = 0;
+	const double *med = &a->med[(m * a->ncells + c) * nb];
+	const double *rse = &a->rel_se[(m * a->ncells + c) * nb];
+	double *se = xmalloc((nb ? nb : 1) * sizeof(*se)), *w = xmalloc((nb ? nb : 1) * sizeof(*w));
+	stats_variance_components(med, rse, nb, vc);
+	for (size_t b = 0; b < nb; b++)
+		if (!isnan(med[b]) && !isnan(rse[b]))
+			se[n++] = rse[b];
+	*unit_se = stats_median(se, 1, n, w);
+	free(se);
+	free(w);
+}
+
 int analysis_load(const char *path, struct analysis **out)
 {
 	struct analysis *a = xcalloc(1, sizeof(*a));

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "harness/record/recorder.h"
+#include "stats/stats.h"
 
 struct an_cell {
 	char *name;
@@ -101,6 +102,12 @@ static inline double an_med(const struct analysis *a, size_t m, size_t c, size_t
 /* The unit medians of mode m in cell c, over the blocks that have one, into out (room for
  * nblocks values); returns how many. */
 size_t analysis_column(const struct analysis *a, size_t m, size_t c, double *out);
+
+/* Where mode m's spread in cell c lives: *unit_se = the median over its units of their
+ * medians' relative standard errors (NAN when none has one), *vc = the decomposition of the
+ * log unit medians' variance (stats_variance_components). The report and export share it. */
+void analysis_variance(const struct analysis *a, size_t m, size_t c, double *unit_se,
+		       struct stats_vc *vc);
 
 /* Read path; reports and returns -1 (bad file, no units, unknown baseline). */
 int analysis_load(const char *path, struct analysis **out);

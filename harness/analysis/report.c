@@ -46,7 +46,6 @@ static void summarize(struct report *r)
 	const struct analysis *a = r->a;
 	size_t nb = a->nblocks;
 	double *x = xmalloc((nb ? nb : 1) * sizeof(*x)), *w = xmalloc((nb ? nb : 1) * sizeof(*w));
-	double *se = xmalloc((nb ? nb : 1) * sizeof(*se));
 	r->sum = xcalloc(a->nmodes * a->ncells, sizeof(*r->sum));
 	for (size_t m = 0; m < a->nmodes; m++) {
 		size_t ns = 0;
@@ -62,19 +61,11 @@ static void summarize(struct report *r)
 			stats_summarize(x, 1, n, w, &s->s);
 			s->spread = n ? s->s.iqr / s->s.median : NAN;
 			s->setup = setup;
-			const double *med = &a->med[(m * a->ncells + c) * nb];
-			const double *rse = &a->rel_se[(m * a->ncells + c) * nb];
-			stats_variance_components(med, rse, nb, &s->vc);
-			size_t nse = 0;
-			for (size_t b = 0; b < nb; b++)
-				if (!isnan(med[b]) && !isnan(rse[b]))
-					se[nse++] = rse[b];
-			s->unit_se = stats_median(se, 1, nse, w);
+			analysis_variance(a, m, c, &s->unit_se, &s->vc);
 		}
 	}
 	free(x);
 	free(w);
-	free(se);
 }
 
 /* Each bootstrap's stream is seeded from the report seed and the names it concerns (FNV-1a),

@@ -193,10 +193,12 @@ static void export_units(const struct rec_unit *units, size_t nunits, FILE *f)
 	}
 }
 
-/* summary.csv: per cell and mode, the unit medians' summary (what `report` starts from). */
+/* summary.csv: per cell and mode, the unit medians' summary (what `report` starts from), and
+ * where their spread lives (the units' own standard error, the share between processes). */
 static void export_summary(const struct analysis *a, FILE *f)
 {
-	fputs("cell,kind,workload,mode,units,median_ns,q1_ns,q3_ns,min_ns,max_ns\n", f);
+	fputs("cell,kind,workload,mode,units,median_ns,q1_ns,q3_ns,min_ns,max_ns,unit_rel_se,"
+	      "process_share\n", f);
 	double *x = xmalloc((a->nblocks + 1) * sizeof(*x)), *w = xmalloc((a->nblocks + 1) * sizeof(*w));
 	for (size_t c = 0; c < a->ncells; c++)
 		for (size_t m = 0; m < a->nmodes; m++) {
@@ -212,7 +214,12 @@ static void export_summary(const struct analysis *a, FILE *f)
 			field_num(f, s.q1, 0);
 			field_num(f, s.q3, 0);
 			field_num(f, s.min, 0);
-			field_num(f, s.max, 1);
+			field_num(f, s.max, 0);
+			double unit_se;
+			struct stats_vc vc;
+			analysis_variance(a, m, c, &unit_se, &vc);
+			field_num(f, unit_se, 0);
+			field_num(f, vc.share, 1);
 		}
 	free(x);
 	free(w);

@@ -40,6 +40,19 @@ assert key(a) == key(b) and len(key(a)) > 0, "comparisons differ"
 cells = lambda rep: {x["name"]: {m["mode"]: m["unit_medians_ns"] for m in x["modes"] if m["unit_medians_ns"]["n"]} for x in rep["cells"]}
 assert cells(a) == cells(b), "per-cell summaries differ"
 assert a["composition"] == b["composition"] and a["op_vs_e2e"] == b["op_vs_e2e"], "composition differs"
+spread = lambda rep: {(x["name"], m["mode"]): (m["unit_rel_se"], m["log_variance"]) for x in rep["cells"] for m in x["modes"] if m["unit_medians_ns"]["n"]}
+assert spread(a) == spread(b), "unit SE or variance decomposition differs"
+PYEOF
+$PY - csvout/summary.csv a.json <<'PYEOF' && pass "summary.csv's unit SE and process share are the report's" || fail "summary.csv against the report"
+import csv, json, math, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+rep = json.load(open(sys.argv[2]))
+want = {(x["name"], m["mode"]): m for x in rep["cells"] for m in x["modes"]}
+def same(text, v):
+    return (text == "" and v is None) or (text != "" and v is not None and math.isclose(float(text), v, rel_tol=1e-15))
+assert rows and all(same(r["unit_rel_se"], want[(r["cell"], r["mode"])]["unit_rel_se"]) and
+                    same(r["process_share"], want[(r["cell"], r["mode"])]["log_variance"]["process_share"])
+                    for r in rows), "a row differs"
 PYEOF
 
 # names with commas and quotes survive export -> import -> export
