@@ -84,6 +84,36 @@ static int dbl_cmp(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
+/* Where to repeat (evidence only): over the (cell, mode) pairs whose unit medians'
+ * variance could be apportioned, how many have most of it between processes (the report's
+ * decomposition, stats_variance_components); then more blocks narrow the CIs, and longer
+ * sampling inside a unit does not (Kalibera & Jones), or the other way round. */
+static void spread_level(struct audit_check *k, const struct report *r)
+{
+	const struct analysis *a = r->a;
+	size_t n = 0, between = 0;
+	double *share = xmalloc((a->nmodes * a->ncells + 1) * sizeof(*share)), *w;
+	for (size_t i = 0; i < a->nmodes * a->ncells; i++)
+		if (!isnan(r->sum[i].vc.share)) {
+			share[n] = r->sum[i].vc.share;
+			between += share[n++] > 0.5;
+		}
+	if (!n) {
+		free(share);
+		return;
+	}
+	w = xmalloc(n * sizeof(*w));
+	double med = stats_median(share, 1, n, w);
+	check_ev(k, "where the spread lives: in %zu of %zu (cell, mode) pairs most of the unit "
+		    "medians' variance is between processes (median share %.0f%%): %s", between, n,
+		 100 * med,
+		 2 * between >= n ? "more blocks narrow the CIs; longer sampling inside a unit does not"
+				  : "longer sampling inside a unit (max_time, max_samples) would narrow "
+				    "them too");
+	free(w);
+	free(share);
+}
+
 /* Enough repeats?  FAIL when no comparison can reach alpha (the smallest exact p, 2/2^n
  * paired), or when none can survive Holm (m times that floor); WARN when the median minimum
  * detectable effect (80% power) exceeds the equivalence margin. */
@@ -148,6 +178,7 @@ void check_repeats(struct audit *au, struct ctx *c)
 					      100 * med, 100 * r->margin);
 		}
 	}
+	spread_level(k, r);
 	if (k->status == AUDIT_PASS)
 		check_summary(k, "n = %zu can reach alpha (smallest p %.4g) and detect the margin "
 				 "+-%.2f%%", maxn, floor, 100 * r->margin);

@@ -83,6 +83,8 @@ cp "$SCRATCH/out" syn.json
 check_audit syn.json strongest-baseline WARN 'c["modes"] == ["fast"] and "net/e2e" in c["cells"] and "fast" in c["summary"] and "(end to end)" in c["evidence"][0]' &&
 	pass "baseline 'base' beaten: WARN naming 'fast', e2e first" || fail "strongest-baseline"
 check_audit syn.json repeats PASS && pass "12 blocks: repeats PASS" || fail "repeats on 12 blocks"
+check_audit syn.json repeats PASS 'any("where the spread lives: in 12 of 12" in e and "more blocks narrow" in e for e in c["evidence"])' &&
+	pass "repeats says where the spread lives (between processes: more blocks)" || fail "repeats: where the spread lives"
 check_audit syn.json cache-isolation WARN '"imported" in c["summary"]' && pass "imported data: cache not recorded" || fail "imported cache"
 expect_status 0 h audit --baseline fast -f json syn.h5
 check_audit "$SCRATCH/out" strongest-baseline PASS && pass "baseline 'fast' is the strongest" || fail "strongest baseline PASS"
