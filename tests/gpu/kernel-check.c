@@ -166,6 +166,7 @@ static double getv(const void *p, size_t i, enum dtype t)
 static uint64_t rng_state;
 static int coarse_values; /* host_random draws from {-1, -0.5, 0, 0.5} only: many ties */
 static const char *mb_only; /* $KC_MB_ONLY */
+static int mb_grid_per_sm;  /* $KC_MB_GRID, read once (not inside a timed launch); 0: unset */
 static double urand(void) /* xorshift64*, uniform in [-1, 1) */
 {
 	rng_state ^= rng_state >> 12;
@@ -887,9 +888,8 @@ static unsigned cdiv(long long a, long long b)
 static unsigned mb_grid(long long t, int b)
 {
 	unsigned g = cdiv(t, b);
-	const char *e = getenv("KC_MB_GRID");
-	if (e && atoi(e) > 0 && g > (unsigned)(atoi(e) * prop.multiProcessorCount))
-		g = (unsigned)(atoi(e) * prop.multiProcessorCount);
+	if (mb_grid_per_sm > 0 && g > (unsigned)(mb_grid_per_sm * prop.multiProcessorCount))
+		g = (unsigned)(mb_grid_per_sm * prop.multiProcessorCount);
 	return g;
 }
 
@@ -1357,6 +1357,7 @@ int main(int argc, char **argv)
 	}
 	tdir = argv[1];
 	mb_only = getenv("KC_MB_ONLY");
+	mb_grid_per_sm = getenv("KC_MB_GRID") ? atoi(getenv("KC_MB_GRID")) : 0;
 	if (argc > 2 && !strcmp(argv[2], "--no-timing"))
 		timing = 0;
 	if (argc > 2 && !strcmp(argv[2], "--gemm-timing"))

@@ -34,7 +34,7 @@
  *   32-bit words loaded, and each input position is summed and stored before the next, so
  *   few floats are live; BWD_MIN_THREADS [1024] resident threads per SM are asked of ptxas
  *   (64 registers: no spill at VEC 8). Both took the 16-bit backward from 67.6% to 87% of
- *   the copy bandwidth, the register cap alone from 57% to 71% (docs/BENCHMARKS.md).
+ *   the copy bandwidth; the cap alone, on the unpacked code, to 71% (docs/BENCHMARKS.md).
  *   grid = ceil(N * OH * ceil(OW / BWD_OW) * ceil(C / VEC) / BLOCK) (a larger grid is
  *   harmless: the loop strides by the grid), block = BLOCK.
  *
@@ -194,9 +194,9 @@ static __device__ __forceinline__ void fwd_loop(const elem_t *__restrict__ x,
 								j) * C + c) = m[i2][j];
 			continue;
 		}
-		/* the element path (ragged C, unaligned, small VEC), its loops not unrolled so
-		 * that its registers stay under the vector path's (a kernel's count is its
-		 * heaviest path's) */
+		/* the element path (ragged C, unaligned pointers), its loops not unrolled so that
+		 * its registers stay under the vector path's (a kernel's count is its heaviest
+		 * path's) */
 #pragma unroll 1
 		for (int q = 0; q < FWD_OH * FWD_OW; ++q) {
 			int oh = oh0 + q / FWD_OW, ow = ow0 + q % FWD_OW;
