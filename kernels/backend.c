@@ -220,6 +220,7 @@ const struct unit_var backend_unit_vars[] = {
 	{ "HARNESS_RECORD_FD", UNIT_VAR_RECORD_FD, NULL },
 	{ "HARNESS_UNIT", UNIT_VAR_UNIT, NULL },
 	{ "HARNESS_MODE", UNIT_VAR_MODE, NULL },
+	{ "HARNESS_CHECK_DIR", UNIT_VAR_CHECK, NULL },
 	{ NULL, 0, NULL },
 };
 

@@ -187,6 +187,10 @@ enum unit_var_kind {
 	UNIT_VAR_RECORD_FD,  /* the record pipe's descriptor */
 	UNIT_VAR_UNIT,       /* the unit's plan id */
 	UNIT_VAR_MODE,       /* the unit's mode name */
+	UNIT_VAR_CHECK,      /* the run's check folder, <unit cache dir>/../check: what the
+			      * backend's correctness check compiles for itself (the CUDA
+			      * backend's float64 reference), shared by the run's units; never
+			      * anything a mode chose or tuned (docs/audit.md) */
 };
 struct unit_var {
 	const char *name;

@@ -58,6 +58,12 @@ static char *unit_var_value(const struct unit_var *v, const struct experiment *e
 		return xasprintf("%" PRId64, unit);
 	case UNIT_VAR_MODE:
 		return xstrdup(mode);
+	case UNIT_VAR_CHECK: {
+		/* beside the units' cache directories: <run>/cache/check */
+		const char *slash = strrchr(cache_dir, '/');
+		return slash ? xasprintf("%.*s/check", (int)(slash - cache_dir), cache_dir)
+			     : xstrdup("check");
+	}
 	}
 	return xstrdup("");
 }

@@ -547,6 +547,28 @@ static struct backend *cu_open(const struct backend_ctx *ctx, char **cause)
 				   strerror(errno));
 		goto fail;
 	}
+	/* the check's float64 reference compiles once a run, not once a unit (1.5-1.8 s of
+	 * each cold unit on an H100 host): its cubin is the checker's, the same for every
+	 * mode, and no mode's choice depends on it (docs/audit.md, "The check folder") */
+	const char *check = getenv("HARNESS_CHECK_DIR");
+	if (check && *check && mkdir(check, 0700) < 0 && errno != EEXIST) {
+		*cause = xasprintf("cannot create HARNESS_CHECK_DIR '%s': %s", check,
+				   strerror(errno));
+		goto fail;
+	}
+	b->check_dir = xstrdup(check && *check ? check : b->cache_dir);
+	/* NVRTC's --Ofast-compile for every config's module (not the reference's): less
+	 * optimisation for less compile time, measured in docs/BENCHMARKS.md (2026-11-25,
+	 * "fast compile"); unset or 0: none */
+	const char *fc = getenv("HARNESS_CUDA_FAST_COMPILE");
+	static const char *const fc_levels[] = { "min", "mid", "max" };
+	for (size_t i = 0; fc && *fc && strcmp(fc, "0") && i < ARRAY_SIZE(fc_levels); i++)
+		if (!strcmp(fc, fc_levels[i]))
+			b->fast_compile = fc_levels[i];
+	if (fc && *fc && strcmp(fc, "0") && !b->fast_compile) {
+		*cause = xasprintf("HARNESS_CUDA_FAST_COMPILE='%s': expected 0, min, mid or max", fc);
+		goto fail;
+	}
 	b->kernel_dir = xstrdup(ctx->kernel_dir ? ctx->kernel_dir : backend_kernel_dir());
 	b->seed = ctx->seed;
 	if ((b->op_graph = cu_replay_mode(cause)) < 0 || cu_ahead_init(b, cause))
@@ -610,6 +632,8 @@ static void cu_describe(const struct backend *b, struct sbuf *out)
 	sbuf_addf(out, "flush_bytes=%zu\n", b->flush_len);
 	sbuf_addf(out, "placement=%s\nplacement_pad_bytes=%zu\n",
 		  b->placement_random ? "random" : "fixed", b->pad_len);
+	sbuf_addf(out, "nvrtc_fast_compile=%s\ncheck_dir=%s\n",
+		  b->fast_compile ? b->fast_compile : "0", b->check_dir);
 	sbuf_addf(out, "batch_threshold_ns=%d\n", BATCH_THRESHOLD_NS);
 	cu_ahead_describe(b, out);
 	sbuf_addf(out, "timer=cuda events on a dedicated non-blocking stream\n");
@@ -710,6 +734,7 @@ static void cu_close(struct backend *b)
 	free(b->nvml_why);
 	free(b->state_open);
 	free(b->cache_dir);
+	free(b->check_dir);
 	free(b->kernel_dir);
 	free(b);
 }

@@ -108,6 +108,17 @@ static void add_made(struct backend *b, const char *hash)
 	memcpy(b->made[b->nmade++], hash, 65);
 }
 
+/* The NVRTC options of config c (cuda_config_options), plus --Ofast-compile=LEVEL when
+ * HARNESS_CUDA_FAST_COMPILE asks for it (cu_open): the level is part of the cache key. */
+static size_t config_options(const struct backend *b, const struct space *sp,
+			     const struct config *c, char **opts)
+{
+	size_t n = cuda_config_options(sp, c, b->di.arch, opts);
+	if (b->fast_compile && n < CUDA_MAX_OPTS)
+		opts[n++] = xasprintf("--Ofast-compile=%s", b->fast_compile);
+	return n;
+}
+
 /* The module of config c for cell: loaded already, compiled ahead (waiting for exactly its
  * compile when it is queued and not done), from the cache directory (a hit), or compiled
  * now.  A compile or load failure is res->status = PREPARE_COMPILE_ERROR with the NVRTC log
@@ -119,7 +130,7 @@ int cu_get_module(struct backend *b, struct cu_cell *cell, const struct config *
 {
 	const struct cuda_shape *s = &cell->sctx.shape;
 	char *opts[CUDA_MAX_OPTS];
-	size_t nopts = cuda_config_options(&cell->space, c, b->di.arch, opts);
+	size_t nopts = config_options(b, &cell->space, c, opts);
 	char hash[65];
 	char *cubin_path = NULL, *log_path = NULL, *data = NULL, *detail = NULL;
 	size_t len = 0;
@@ -384,7 +395,7 @@ void cu_prepare_ahead(struct backend *b, size_t i, const struct config *cs, size
 		if ((cfg->vendor && c->sctx.shape.op == CU_GEMM) || !space_contains(&c->space, cfg))
 			continue;
 		char **opts = xcalloc(CUDA_MAX_OPTS, sizeof(*opts));
-		size_t no = cuda_config_options(&c->space, cfg, b->di.arch, opts);
+		size_t no = config_options(b, &c->space, cfg, opts);
 		cuda_cache_key(t->name, t->text, t->len, opts, no, cuda_nvrtc_version(), b->di.arch,
 			       keys[nq]);
 		char *path = xasprintf("%s/cuda-%.*s-%s.cubin", b->cache_dir,
@@ -489,7 +500,7 @@ int cu_ref_module(struct backend *b, enum cuda_dtype t, struct cu_refmod **out, 
 	if (!tp)
 		goto done;
 	cuda_cache_key(tp->name, tp->text, tp->len, opts, 3, cuda_nvrtc_version(), b->di.arch, hash);
-	path = xasprintf("%s/cuda-reference-%s.cubin", b->cache_dir, hash);
+	path = xasprintf("%s/cuda-reference-%s.cubin", b->check_dir, hash);
 	if (access(path, R_OK) || util_read_file(path, &data, &len)) {
 		cc.tmpl_name = tp->name;
 		cc.source = tp->text;

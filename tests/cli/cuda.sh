@@ -65,6 +65,13 @@ def info(u, key):
     return None
 c.check(all(int(info(u, "op_timing_graph_configs") or 0) > 0 for u in units), "every unit timed its op cells' configs by graph replay")
 c.check(all(info(u, "op_timing_stream_configs") == "0" for u in units), "no config fell back to stream launches: " + "; ".join(str(info(u, "op_timing_fallback")) for u in units if info(u, "op_timing_stream_configs") != "0"))
+# the check's float64 reference compiles once a run (HARNESS_CHECK_DIR, <run>/cache/check):
+# the first unit to run compiles it, the others load its cubin (docs/audit.md)
+dirs = set(info(u, "check_dir") for u in units)
+c.check(len(dirs) == 1 and all(d and d.endswith("/cache/check") for d in dirs), "every unit's check folder is the run's <run>/cache/check: %s" % sorted(map(str, dirs)))
+order = sorted(units, key=lambda u: (int(u["block"]), int(u["position"])))
+refc = [int(info(u, "cuda_ref_compile_ns") or 0) for u in order]
+c.check(refc[0] > 0 and all(x == 0 for x in refc[1:]), "only the first unit compiled the reference: %s" % refc)
 c.exit()
 PYEOF
 
@@ -93,4 +100,30 @@ rc=$?
 [ $rc -ne 0 ] && grep -rq "HARNESS_CUDA_OP_TIMING='replay'" res "$SCRATCH/err" &&
 	pass "a bad HARNESS_CUDA_OP_TIMING fails the unit, naming the variable" ||
 	fail "a bad HARNESS_CUDA_OP_TIMING: exit $rc, or the variable not named"
+# HARNESS_CUDA_FAST_COMPILE=min: the configs' modules compiled with NVRTC's --Ofast-compile,
+# said so; a bad level fails the unit, naming the variable
+unset HARNESS_CUDA_OP_TIMING
+export HARNESS_CUDA_FAST_COMPILE=min
+rm -rf res
+cuda_run timing.toml timing-fast cudatiming
+$PY - "$H5" <<'PYEOF' || fail "fast compile checks"
+import sys, h5py
+from h5util import table, Checker
+c = Checker("cuda fast compile")
+with h5py.File(sys.argv[1], "r") as f:
+    units = table(f, "units")
+def s(v):
+    return v.decode() if isinstance(v, bytes) else v
+infos = [dict(l.split("=", 1) for l in s(u["info"]).splitlines() if "=" in l) for u in units]
+c.check(all(s(u["status"]) == "ok" for u in units), "every unit ok")
+c.check(all(i.get("nvrtc_fast_compile") == "min" for i in infos), "units say they compile with --Ofast-compile=min")
+c.exit()
+PYEOF
+rm -rf res
+export HARNESS_CUDA_FAST_COMPILE=fastest
+h run -q --results-dir res timing.toml >"$SCRATCH/out" 2>"$SCRATCH/err"
+rc=$?
+[ $rc -ne 0 ] && grep -rq "HARNESS_CUDA_FAST_COMPILE='fastest'" res "$SCRATCH/err" &&
+	pass "a bad HARNESS_CUDA_FAST_COMPILE fails the unit, naming the variable" ||
+	fail "a bad HARNESS_CUDA_FAST_COMPILE: exit $rc, or the variable not named"
 finish

@@ -178,6 +178,13 @@ void kc_compile(const char *source, const char *name, const char *arch, const ch
 	opts[nopt++] = "-std=c++17";
 	for (tok = strtok_r(defs, " ", &save); tok && nopt < 64; tok = strtok_r(NULL, " ", &save))
 		opts[nopt++] = tok;
+	/* KC_NVRTC_OPTS: options for every compile, after the config's (e.g.
+	 * --Ofast-compile=min, to time what HARNESS_CUDA_FAST_COMPILE does) */
+	char *extra = getenv("KC_NVRTC_OPTS") ? xstrdup(getenv("KC_NVRTC_OPTS")) : NULL;
+	save = NULL;
+	for (tok = extra ? strtok_r(extra, " ", &save) : NULL; tok && nopt < 64;
+	     tok = strtok_r(NULL, " ", &save))
+		opts[nopt++] = tok;
 
 	rc = nvrtcCreateProgram(&prog, source, name, 0, NULL, NULL);
 	if (rc != NVRTC_SUCCESS) {
@@ -227,6 +234,7 @@ done:
 	if (prog)
 		nvrtcDestroyProgram(&prog);
 	free(defs);
+	free(extra);
 	res->seconds = kc_now() - t0;
 }
 

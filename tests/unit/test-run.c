@@ -366,6 +366,8 @@ START_TEST(env_follows_the_table)
 			ck_assert_str_eq(val, "vendor");
 		if (v->kind == UNIT_VAR_UNIT)
 			ck_assert_str_eq(val, "3");
+		if (v->kind == UNIT_VAR_CHECK) /* beside the units' directories, shared */
+			ck_assert_str_eq(val, "/c/check");
 		ck_assert_ptr_eq(backend_unit_var(v->name), v);
 	}
 	ck_assert_ptr_null(backend_unit_var("PATH"));

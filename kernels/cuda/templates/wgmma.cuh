@@ -349,6 +349,63 @@ static __device__ __forceinline__ void wg_acc_pairs(const wg_acc_t &acc, int m0,
 				       warp * 16, n0, lane, f);
 }
 
+#if defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16)
+/* f(row, col, v0, v1) for consumer warpgroup cw's accumulators as runs of 8 consecutive
+ * outputs, v0[0..7] = (row, col + [0, 8)) and v1 the same of row + 8, col a multiple of 8 (no
+ * bounds check: f's; one call for both rows, so that f can issue both rows' loads first), so that
+ * a 16-bit epilogue moves 16 bytes a thread: in the fragment layout a lane holds two columns
+ * of each n8 tile, so a warp's stores would cover 16 bytes of each of 8 rows, half of each
+ * 32-byte sector, and as many instructions again.  The 4 lanes of a quad (one row, the 8
+ * columns of a tile) transpose a group of 4 tiles between them, lane s of the quad taking
+ * tile 4 g + s: two butterfly steps (shuffle xor 2, then xor 1), each lane sending half of
+ * what it holds and keeping the half its partner's bit says is its own, every index known at
+ * compile time (selects, no local memory).  A warp's store then covers 64 bytes of each of
+ * 8 rows. */
+template <class F>
+static __device__ __forceinline__ void wg_acc_rows8(const wg_acc_t &acc, int m0, int n0, int cw,
+						    const F &f)
+{
+	static_assert(BLOCK_N % 32 == 0, "wg_acc_rows8: groups of 4 tiles of 8 columns");
+	const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32, s = lane % 4;
+	const bool hi = s & 2, lo = s & 1;
+	const unsigned all = 0xffffffffu;
+#pragma unroll
+	for (int i = 0; i < MW; ++i) {
+		const int row = m0 + (cw * MW + i) * 64 + warp * 16 + lane / 4;
+#pragma unroll
+		for (int g = 0; g < BLOCK_N / 32; ++g) {
+			/* e: 0, 1 the pair of row `row`, 2, 3 the pair of row + 8 */
+			float ko[4], ro[4], kp[4], rp[4];
+#pragma unroll
+			for (int e = 0; e < 4; ++e) {
+				const float t0 = acc[i][(4 * g + 0) * 4 + e], t1 = acc[i][(4 * g + 1) * 4 + e];
+				const float t2 = acc[i][(4 * g + 2) * 4 + e], t3 = acc[i][(4 * g + 3) * 4 + e];
+				/* step 1: keep tiles 2 hi + {0, 1}; the partner (s ^ 2) gives its two */
+				const float k0 = hi ? t2 : t0, k1 = hi ? t3 : t1;
+				const float p0 = __shfl_xor_sync(all, hi ? t0 : t2, 2);
+				const float p1 = __shfl_xor_sync(all, hi ? t1 : t3, 2);
+				/* step 2: keep tile 2 hi + lo (= s) of both; s ^ 1 gives its own */
+				ko[e] = lo ? k1 : k0;
+				kp[e] = lo ? p1 : p0;
+				ro[e] = __shfl_xor_sync(all, lo ? k0 : k1, 1);
+				rp[e] = __shfl_xor_sync(all, lo ? p0 : p1, 1);
+			}
+			/* now the pair of source lane x: x = s ko, s ^ 1 ro, s ^ 2 kp, s ^ 3 rp */
+			float v[2][8];
+#pragma unroll
+			for (int x = 0; x < 4; ++x) {
+				const int d = x ^ s;
+#pragma unroll
+				for (int e = 0; e < 4; ++e)
+					v[e / 2][2 * x + e % 2] = (d & 2) ? ((d & 1) ? rp[e] : kp[e])
+									  : ((d & 1) ? ro[e] : ko[e]);
+			}
+			f(row, n0 + (4 * g + s) * 8, v[0], v[1]);
+		}
+	}
+}
+#endif
+
 /* Consumer warpgroup cw when the producer fills the stages (TMA, or WG_PRODUCER_LOADS), for
  * each of its tiles: wait for a stage's copies (full barrier), multiply, and once the stage's wgmma group has retired release it
  * (empty barrier, one arrival per consumer warp); then the epilogue store(acc, p, cw), while
