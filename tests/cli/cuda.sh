@@ -75,55 +75,48 @@ c.check(refc[0] > 0 and all(x == 0 for x in refc[1:]), "only the first unit comp
 c.exit()
 PYEOF
 
+# A bad value of variable $1 ($2) fails timing.toml's unit, naming the variable.
+bad_value() {
+	rm -rf res
+	export "$1=$2"
+	h run -q --results-dir res timing.toml >"$SCRATCH/out" 2>"$SCRATCH/err"
+	rc=$?
+	[ $rc -ne 0 ] && grep -rq "$1='$2'" res "$SCRATCH/err" &&
+		pass "a bad $1 fails the unit, naming the variable" ||
+		fail "a bad $1: exit $rc, or the variable not named"
+	unset "$1"
+}
+
 # HARNESS_CUDA_OP_TIMING=stream: the same cells on stream launches, said so per cell; a value
 # that is neither fails the unit, naming the variable
 export HARNESS_CUDA_OP_TIMING=stream
 cuda_run timing.toml timing-stream cudatiming
 $PY - "$H5" <<'PYEOF' || fail "stream timing checks"
 import sys, h5py
-from h5util import table, Checker
+from h5util import table, infos, Checker
 c = Checker("cuda stream timing")
 with h5py.File(sys.argv[1], "r") as f:
-    units = table(f, "units")
-def s(v):
-    return v.decode() if isinstance(v, bytes) else v
-infos = [dict(l.split("=", 1) for l in s(u["info"]).splitlines() if "=" in l) for u in units]
-c.check(all(i.get("op_timing", "").startswith("stream") for i in infos), "units say they time on the stream")
-c.check(all(i.get("op_timing_graph_configs") == "0" and int(i.get("op_timing_stream_configs", 0)) > 0 for i in infos), "every config on stream launches")
-c.check(all(any(k.startswith("op_timing.") and v.startswith("stream launches=") for k, v in i.items()) for i in infos), "each op cell's timing is recorded")
+    ii = infos(table(f, "units"))
+c.check(all(i.get("op_timing", "").startswith("stream") for i in ii), "units say they time on the stream")
+c.check(all(i.get("op_timing_graph_configs") == "0" and int(i.get("op_timing_stream_configs", 0)) > 0 for i in ii), "every config on stream launches")
+c.check(all(any(k.startswith("op_timing.") and v.startswith("stream launches=") for k, v in i.items()) for i in ii), "each op cell's timing is recorded")
 c.exit()
 PYEOF
-rm -rf res
-export HARNESS_CUDA_OP_TIMING=replay
-h run -q --results-dir res timing.toml >"$SCRATCH/out" 2>"$SCRATCH/err"
-rc=$?
-[ $rc -ne 0 ] && grep -rq "HARNESS_CUDA_OP_TIMING='replay'" res "$SCRATCH/err" &&
-	pass "a bad HARNESS_CUDA_OP_TIMING fails the unit, naming the variable" ||
-	fail "a bad HARNESS_CUDA_OP_TIMING: exit $rc, or the variable not named"
+bad_value HARNESS_CUDA_OP_TIMING replay
 # HARNESS_CUDA_FAST_COMPILE=min: the configs' modules compiled with NVRTC's --Ofast-compile,
 # said so; a bad level fails the unit, naming the variable
-unset HARNESS_CUDA_OP_TIMING
 export HARNESS_CUDA_FAST_COMPILE=min
 rm -rf res
 cuda_run timing.toml timing-fast cudatiming
 $PY - "$H5" <<'PYEOF' || fail "fast compile checks"
 import sys, h5py
-from h5util import table, Checker
+from h5util import table, infos, Checker
 c = Checker("cuda fast compile")
 with h5py.File(sys.argv[1], "r") as f:
     units = table(f, "units")
-def s(v):
-    return v.decode() if isinstance(v, bytes) else v
-infos = [dict(l.split("=", 1) for l in s(u["info"]).splitlines() if "=" in l) for u in units]
-c.check(all(s(u["status"]) == "ok" for u in units), "every unit ok")
-c.check(all(i.get("nvrtc_fast_compile") == "min" for i in infos), "units say they compile with --Ofast-compile=min")
+c.check(all(u["status"] == "ok" for u in units), "every unit ok")
+c.check(all(i.get("nvrtc_fast_compile") == "min" for i in infos(units)), "units say they compile with --Ofast-compile=min")
 c.exit()
 PYEOF
-rm -rf res
-export HARNESS_CUDA_FAST_COMPILE=fastest
-h run -q --results-dir res timing.toml >"$SCRATCH/out" 2>"$SCRATCH/err"
-rc=$?
-[ $rc -ne 0 ] && grep -rq "HARNESS_CUDA_FAST_COMPILE='fastest'" res "$SCRATCH/err" &&
-	pass "a bad HARNESS_CUDA_FAST_COMPILE fails the unit, naming the variable" ||
-	fail "a bad HARNESS_CUDA_FAST_COMPILE: exit $rc, or the variable not named"
+bad_value HARNESS_CUDA_FAST_COMPILE fastest
 finish

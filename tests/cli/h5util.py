@@ -23,6 +23,12 @@ def table(f, name):
     return [{k: _dec(cols[k][i]) for k in cols} for i in range(n)]
 
 
+def infos(units):
+    """Each unit's info records as a dict of their key=value lines."""
+    return [dict(l.split("=", 1) for l in (u["info"] or "").splitlines() if "=" in l)
+            for u in units]
+
+
 def meta(f):
     return {k: _dec(v) for k, v in f["run"].attrs.items()}
 
