@@ -331,8 +331,12 @@ int analysis_load(const char *path, struct analysis **out)
 		a->units_ok[m]++;
 		if (i < ninfos)
 			parts_take(a, infos[i], m, &pv, &pv_cap);
-		a->setup[m * nb + b] = (double)(u->compile_ns + u->tune_ns + u->search_ns) / 1e9;
-		a->order[m * nb + b] = (double)i;
+		/* a mode's setup in a block, over its units (several under unit_scope =
+		 * "workload": one per workload); its place in the run order, its first unit's */
+		double st = (double)(u->compile_ns + u->tune_ns + u->search_ns) / 1e9;
+		a->setup[m * nb + b] = isnan(a->setup[m * nb + b]) ? st : a->setup[m * nb + b] + st;
+		if (isnan(a->order[m * nb + b]))
+			a->order[m * nb + b] = (double)i;
 		int64_t *cell = NULL, *ns = NULL;
 		size_t n = 0;
 		if (rec_read_unit_samples(r, i, &cell, &ns, &n))
@@ -341,6 +345,8 @@ int analysis_load(const char *path, struct analysis **out)
 		double *med = xmalloc(2 * (ncells ? ncells : 1) * sizeof(*med)), *se = med + ncells;
 		stats_cell_medians_se(cell, ns, n, ncells, med, se);
 		for (size_t c = 0; c < ncells; c++) {
+			if (isnan(med[c])) /* not this unit's cell: another unit's of the block */
+				continue;
 			a->med[(m * ncells + c) * nb + b] = med[c];
 			a->rel_se[(m * ncells + c) * nb + b] = se[c];
 		}

@@ -105,8 +105,9 @@ static int check_exec(const struct cmd_args *a)
 		struct experiment *e = NULL;
 		if (cmd_load_experiment(path, &e))
 			return EXIT_USAGE;
-		printf("'%s': ok (%zu modes, %zu workloads, %" PRId64 " repeats)\n", path,
-		       e->nmodes, e->nworkloads, e->repeats);
+		printf("'%s': ok (%zu modes, %zu workloads, %" PRId64 " repeats%s)\n", path,
+		       e->nmodes, e->nworkloads, e->repeats,
+		       e->unit_scope == UNIT_SCOPE_WORKLOAD ? ", a unit per mode and workload" : "");
 		experiment_free(e);
 		/* keep the ok lines in step with a later file's error on stderr */
 		if (fflush(stdout) != 0) {

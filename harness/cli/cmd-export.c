@@ -163,7 +163,7 @@ static void export_units(const struct rec_unit *units, size_t nunits, FILE *f)
 {
 	fputs("row,id,mode,repeat,block,position,warm,pid,status,exit_code,signal,compile_ns,"
 	      "tune_ns,search_ns,compiles,cache_hits,benchmarks,cache_leak,cache_dir_empty,"
-	      "start_utc,end_utc,wall_ns,cache_dir,message\n", f);
+	      "start_utc,end_utc,wall_ns,cache_dir,message,workload\n", f);
 	for (size_t i = 0; i < nunits; i++) {
 		const struct rec_unit *u = &units[i];
 		field_i64(f, (int64_t)i, 0);
@@ -189,7 +189,8 @@ static void export_units(const struct rec_unit *units, size_t nunits, FILE *f)
 		field(f, u->end_utc ? u->end_utc : "", 0);
 		field_i64(f, u->wall_ns, 0);
 		field(f, u->cache_dir ? u->cache_dir : "", 0);
-		field(f, u->message ? u->message : "", 1);
+		field(f, u->message ? u->message : "", 0);
+		field(f, u->workload ? u->workload : "", 1);
 	}
 }
 

@@ -111,7 +111,8 @@ static void show_meta(const char *path, int version, const struct rec_meta *m,
 	}
 }
 
-/* The unit table, in the order the units were recorded. */
+/* The unit table, in the order the units were recorded; a unit of one workload (unit_scope
+ * = "workload") shows it after its mode, "exhaustive [resnet18]". */
 static void show_units(const struct rec_unit *u, size_t n, struct sbuf *out)
 {
 	static const char *const head[] = { "id", "mode", "repeat", "block", "pos", "cache",
@@ -123,6 +124,11 @@ static void show_units(const struct rec_unit *u, size_t n, struct sbuf *out)
 		struct sbuf mode;
 		sbuf_init(&mode);
 		add_escaped(&mode, u[i].mode);
+		if (u[i].workload && *u[i].workload) { /* unit_scope = "workload" */
+			sbuf_adds(&mode, " [");
+			add_escaped(&mode, u[i].workload);
+			sbuf_adds(&mode, "]");
+		}
 		char *row[] = {
 			xasprintf("%" PRId64, u[i].id),
 			sbuf_detach(&mode),

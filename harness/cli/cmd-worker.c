@@ -8,7 +8,7 @@
 #include "harness/base/util.h"
 #include "harness/run/worker.h"
 
-enum { OPT_EXPERIMENT = 256, OPT_MODE, OPT_UNIT, OPT_BACKEND, OPT_CACHE };
+enum { OPT_EXPERIMENT = 256, OPT_MODE, OPT_UNIT, OPT_BACKEND, OPT_CACHE, OPT_WORKLOAD };
 
 static const struct cmd_opt worker_opts[] = {
 	{ "experiment", OPT_EXPERIMENT, 1 },
@@ -16,6 +16,7 @@ static const struct cmd_opt worker_opts[] = {
 	{ "unit", OPT_UNIT, 1 },
 	{ "backend", OPT_BACKEND, 1 },
 	{ "cache-dir", OPT_CACHE, 1 },
+	{ "workload", OPT_WORKLOAD, 1 },
 	{ NULL, 0, 0 },
 };
 
@@ -27,6 +28,7 @@ static int worker_exec(const struct cmd_args *a)
 		.mode = cmd_args_value(a, OPT_MODE),
 		.backend = cmd_args_value(a, OPT_BACKEND),
 		.cache_dir = cmd_args_value(a, OPT_CACHE),
+		.workload = cmd_args_value(a, OPT_WORKLOAD),
 		.record_fd = PROTO_FD,
 	};
 	const char *unit = cmd_args_value(a, OPT_UNIT);
@@ -40,7 +42,8 @@ static int worker_exec(const struct cmd_args *a)
 
 const struct cmd_entry cmd_worker_entry = {
 	.name = "__worker",
-	.usage = "__worker --experiment FILE --mode NAME --unit N --backend NAME --cache-dir DIR",
+	.usage = "__worker --experiment FILE --mode NAME --unit N --backend NAME --cache-dir DIR "
+		 "[--workload NAME]",
 	.summary = "run one unit (started by 'harness run'; records go to file descriptor 3)",
 	.help = "",
 	.opts = worker_opts,

@@ -27,12 +27,13 @@
  * them within NAME_MAX (255) with room to spare. */
 
 static const char *const order_names[] = { "randomized", "abba", "sequential", NULL };
+static const char *const unit_scope_names[] = { "mode", "workload", NULL };
 const char *const exp_fault_names[] = { "none", "crash", "hang", "exit", "bad-record", NULL };
 
 /* The keys each table may hold, for unknown-key messages and did-you-mean. */
 static const char *const root_keys[] = {
-	"schema", "name", "description", "backend", "repeats", "seed", "order", "unit_timeout",
-	"margin", "hypotheses", "measure", "run", "environment", "workloads", "modes", "on", NULL
+	"schema", "name", "description", "backend", "repeats", "seed", "order", "unit_scope",
+	"unit_timeout", "margin", "hypotheses", "measure", "run", "environment", "workloads", "modes", "on", NULL
 };
 static const char *const run_keys[] = { "jobs", "gpus", NULL };
 static const char *const on_keys[] = { "repeats", "measure", NULL };
@@ -45,6 +46,11 @@ static const char *const environment_keys[] = { "pass", "set", NULL };
 const char *order_kind_name(enum order_kind k)
 {
 	return (unsigned)k < ARRAY_SIZE(order_names) - 1 ? order_names[k] : "?";
+}
+
+const char *unit_scope_name(enum unit_scope k)
+{
+	return (unsigned)k < ARRAY_SIZE(unit_scope_names) - 1 ? unit_scope_names[k] : "?";
 }
 
 const char *fault_kind_name(enum fault_kind k)
@@ -375,6 +381,9 @@ static int parse_root(struct tc_parser *p, const struct tb_node *root, struct ex
 		} else if (!strcmp(g.key, "order")) {
 			r = exp_get_enum(p, &g, order_names, &k);
 			e->order = (enum order_kind)k;
+		} else if (!strcmp(g.key, "unit_scope")) {
+			r = exp_get_enum(p, &g, unit_scope_names, &k);
+			e->unit_scope = (enum unit_scope)k;
 		} else if (!strcmp(g.key, "unit_timeout")) {
 			r = exp_get_duration(p, &g, NUM_LO_OPEN, MAX_UNIT_TIMEOUT_S, "7 days",
 					 &e->unit_timeout_s);

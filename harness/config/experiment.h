@@ -15,10 +15,14 @@
 #define EXPERIMENT_SCHEMA_VERSION 1
 
 enum order_kind { ORDER_RANDOMIZED = 0, ORDER_ABBA, ORDER_SEQUENTIAL };
+/* What one unit runs: every workload of its mode (the default), or one workload, so that a
+ * block holds a unit per (mode, workload) and no unit outgrows a time limit (`unit_scope`). */
+enum unit_scope { UNIT_SCOPE_MODE = 0, UNIT_SCOPE_WORKLOAD };
 /* Deliberate faults a mode can inject into its own worker, to test the harness itself. */
 enum fault_kind { FAULT_NONE = 0, FAULT_CRASH, FAULT_HANG, FAULT_EXIT, FAULT_BAD_RECORD };
 
 const char *order_kind_name(enum order_kind k);     /* "randomized", "abba", "sequential" */
+const char *unit_scope_name(enum unit_scope k);     /* "mode", "workload" */
 const char *fault_kind_name(enum fault_kind k);     /* "none", "crash", "hang", "exit", "bad-record" */
 
 /* [measure]: how each cell is sampled inside a unit.  Defaults in experiment.c and
@@ -103,6 +107,7 @@ struct experiment {
 	int64_t repeats;       /* blocks; >= 1 */
 	uint64_t seed;
 	enum order_kind order;
+	enum unit_scope unit_scope; /* `unit_scope`: "mode" (default) or "workload" */
 	double unit_timeout_s; /* per unit; SIGTERM, then SIGKILL after a grace period */
 	double margin;         /* equivalence margin for verdicts (0.02 = +-2%); NAN when unset */
 	struct measure_settings measure;

@@ -301,6 +301,7 @@ int rec_journal_create(const char *rundir, const struct rec_meta *meta,
 	for (size_t i = 0; i < nplan; i++) {
 		j->plan[i] = plan[i];
 		j->plan[i].mode = xstrdup(plan[i].mode ? plan[i].mode : "");
+		j->plan[i].workload = xstrdup(plan[i].workload ? plan[i].workload : "");
 	}
 	if (journal_write_run(j, 1) < 0)
 		goto undo;

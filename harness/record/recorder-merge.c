@@ -52,7 +52,8 @@ static int same_plan(const struct rec_plan *a, size_t na, const struct rec_plan 
 	for (size_t i = 0; i < na; i++)
 		if (strcmp(a[i].mode, b[i].mode) || a[i].block != b[i].block ||
 		    a[i].position != b[i].position || a[i].warm != b[i].warm ||
-		    a[i].warm_of != b[i].warm_of)
+		    a[i].warm_of != b[i].warm_of ||
+		    strcmp(a[i].workload ? a[i].workload : "", b[i].workload ? b[i].workload : ""))
 			return 0;
 	return 1;
 }

@@ -204,8 +204,10 @@ void rec_plan_free(struct rec_plan *plan, size_t n)
 {
 	if (!plan)
 		return;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		free(plan[i].mode);
+		free(plan[i].workload);
+	}
 	free(plan);
 }
 
@@ -257,6 +259,7 @@ void rec_unit_strings_free(struct rec_unit *u)
 	free(u->message);
 	free(u->device);
 	free(u->cpus);
+	free(u->workload);
 }
 
 void rec_units_free(struct rec_unit *units, size_t n)

@@ -24,6 +24,7 @@ static const struct field plan_fields[] = {
 	F(rec_plan, position, K_I64),
 	F(rec_plan, warm, K_FLAG),
 	F(rec_plan, warm_of, K_I64),
+	FO(rec_plan, "workload", workload, K_STR, 0),
 };
 
 static const struct field unit_fields[] = {
@@ -58,6 +59,7 @@ static const struct field unit_fields[] = {
 	FO(unit_row, "slot", u.slot, K_I64, -1),
 	FO(unit_row, "device", u.device, K_STR, 0),
 	FO(unit_row, "cpus", u.cpus, K_STR, 0),
+	FO(unit_row, "workload", u.workload, K_STR, 0),
 	F(unit_row, sample_first, K_I64),
 	F(unit_row, sample_count, K_I64),
 	F(unit_row, info, K_STR),

@@ -55,6 +55,9 @@ struct rec_plan {
 	int64_t position;  /* position within the block, 0-based */
 	int warm;          /* 1: a warm-cache probe reusing the previous cold unit's cache dir */
 	int64_t warm_of;   /* id of that cold unit, or -1 */
+	char *workload;    /* the one workload the unit runs (the experiment's unit_scope =
+			    * "workload"), or NULL / "": every workload of its mode (files
+			    * before the column read "") */
 };
 
 /* A cell, as reported by a worker; the recorder gives each distinct name an index. */
@@ -105,6 +108,8 @@ struct rec_unit {
 	char *device;        /* the slot's device: a GPU's UUID ("GPU-..."), "cpu:LIST" for a
 			      * CPU slot pinned to the cores LIST, or "" when not pinned */
 	char *cpus;          /* the cores it was pinned to ("0-1,4"), or "" when not pinned */
+	char *workload;      /* its plan entry's workload, "" for all of its mode's (files
+			      * before the column read "") */
 };
 
 struct rec_trial {

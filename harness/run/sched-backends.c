@@ -106,6 +106,16 @@ int sched_resolve_modes(struct run *r)
 	return 0;
 }
 
+int sched_plan_build(struct run *r)
+{
+	const char **names = xcalloc(r->exp->nmodes ? r->exp->nmodes : 1, sizeof(*names));
+	for (size_t i = 0; i < r->exp->nmodes; i++)
+		names[i] = r->mb && r->mb[i].entry ? r->mb[i].entry->name : NULL;
+	int rc = plan_build(r->exp, names, &r->plan, &r->nplan);
+	free(names);
+	return rc;
+}
+
 char **sched_strv_dup(char *const *v)
 {
 	size_t n = 0;

@@ -110,6 +110,9 @@ char *sched_json_strv(const char *const *v);
 /* Resolve every mode's backend through the registry (backend_resolve); a backend that
  * cannot run is refused before anything is created.  -1 reported. */
 int sched_resolve_modes(struct run *r);
+/* plan_build over the run's experiment and its modes' backends (r->mb): r->plan, r->nplan.
+ * 0, or -1 reported. */
+int sched_plan_build(struct run *r);
 /* 1 when every mode runs on the same backend for the same reason. */
 int sched_backends_uniform(const struct run *r);
 /* The run's backend in one word: the backend every mode runs on, or the distinct ones in

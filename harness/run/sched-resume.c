@@ -245,13 +245,15 @@ int sched_start_resume(struct run *r, int *usage, int *complete)
 		goto done;
 	}
 	*usage = 0;
-	if (plan_build(r->exp, &r->plan, &r->nplan))
+	if (sched_plan_build(r))
 		goto done;
 	const struct rec_plan *jp = rec_journal_plan(r->jr, &jn);
 	int same = jn == r->nplan;
 	for (size_t i = 0; same && i < jn; i++)
 		same = !strcmp(jp[i].mode, r->plan[i].mode) && jp[i].warm == r->plan[i].warm &&
-		       jp[i].warm_of == r->plan[i].warm_of && jp[i].block == r->plan[i].block;
+		       jp[i].warm_of == r->plan[i].warm_of && jp[i].block == r->plan[i].block &&
+		       !strcmp(jp[i].workload ? jp[i].workload : "",
+			       r->plan[i].workload ? r->plan[i].workload : "");
 	if (!same) {
 		*usage = 1;
 		error("'%s': the experiment's plan is not the one the run recorded; refusing to "

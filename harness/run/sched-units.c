@@ -163,6 +163,7 @@ static int record_skipped(struct run *r, const struct rec_plan *p, const char *c
 		.stdout_log = xasprintf("%s/logs/u%04" PRId64 ".out", base, p->id),
 		.stderr_log = xasprintf("%s/logs/u%04" PRId64 ".err", base, p->id),
 		.argv_json = xstrdup("[]"), .env_json = xstrdup("{}"), .slot = -1,
+		.workload = xstrdup(p->workload ? p->workload : ""),
 		.message = xasprintf("not run: its cold unit's cache directory '%s' is gone (deleted "
 				     "before --resume); a warm probe cannot be measured without it",
 				     cache),
@@ -257,6 +258,7 @@ static int unit_prepare(struct run *r, struct slot_run *s, const struct rec_plan
 	 * even if it is rebuilt or replaced meanwhile (the path is in the run metadata). */
 	struct unitenv_start us = { .self = "/proc/self/exe", .experiment = r->exp_copy,
 				    .mode = p->mode, .unit = p->id, .cache_dir = s->cache,
+				    .workload = p->workload,
 				    .command = (const char *const *)r->mb[mi].command };
 	s->argv = unitenv_argv(r->mb[mi].entry, &us, &cause);
 	if (!s->argv) {
@@ -270,7 +272,8 @@ static int unit_prepare(struct run *r, struct slot_run *s, const struct rec_plan
 		char *spec = unitspec_path(s->cache, p->id);
 		struct unitspec_unit su = { .id = p->id, .repeat = p->repeat, .block = p->block,
 					    .warm = p->warm, .cache_dir = s->cache,
-					    .timeout_s = mode_timeout(r->exp, m) };
+					    .timeout_s = mode_timeout(r->exp, m),
+					    .workload = p->workload };
 		int w = unitspec_write(spec, r->exp, m, &su);
 		free(spec);
 		if (w)
@@ -293,6 +296,7 @@ static int unit_prepare(struct run *r, struct slot_run *s, const struct rec_plan
 	x->slot = s->def ? (int64_t)s->index : -1;
 	x->device = xstrdup(s->def ? s->def->device : "");
 	x->cpus = xstrdup(s->def ? s->def->cpus : "");
+	x->workload = xstrdup(p->workload ? p->workload : "");
 	/* Paths in the file are relative to the results file's folder. */
 	const char *base = strrchr(r->dir, '/') ? strrchr(r->dir, '/') + 1 : r->dir;
 	x->stdout_log = xasprintf("%s/logs/u%04" PRId64 ".out", base, p->id);

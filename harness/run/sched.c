@@ -215,6 +215,7 @@ static int write_meta(struct run *r, struct rec_meta *m)
 	snprintf(num, sizeof(num), "%" PRIu64, r->exp->seed);
 	rec_meta_set(m, "seed", num);
 	rec_meta_set(m, "order", order_kind_name(r->exp->order));
+	rec_meta_set(m, "unit_scope", unit_scope_name(r->exp->unit_scope));
 	snprintf(num, sizeof(num), "%" PRId64, r->exp->repeats);
 	rec_meta_set(m, "repeats", num);
 	rec_meta_set(m, "start_utc", t);
@@ -386,7 +387,7 @@ enum sched_outcome sched_run(const struct sched_opts *o, struct sched_result *re
 			ret = SCHED_REFUSED;
 			goto done;
 		}
-		if (plan_build(r.exp, &r.plan, &r.nplan))
+		if (sched_plan_build(&r))
 			goto done;
 		sched_mark_mine(&r);
 		r.done = xcalloc(r.nplan, sizeof(*r.done));
@@ -569,7 +570,7 @@ int sched_write_submission(const struct sched_opts *o, const char *path)
 		rc = -2;
 		goto done;
 	}
-	if (plan_build(r.exp, &r.plan, &r.nplan))
+	if (sched_plan_build(&r))
 		goto done;
 	r.dir = xstrdup(path);
 	if (write_meta(&r, &m))

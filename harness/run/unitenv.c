@@ -136,6 +136,10 @@ char **unitenv_argv(const struct backend_entry *be, const struct unitenv_start *
 		strv_push(&s, xstrdup(be->name));
 		strv_push(&s, xstrdup("--cache-dir"));
 		strv_push(&s, xstrdup(st->cache_dir));
+		if (st->workload && *st->workload) {
+			strv_push(&s, xstrdup("--workload"));
+			strv_push(&s, xstrdup(st->workload));
+		}
 		return s.v;
 	case BACKEND_START_COMMAND:
 		if (!st->command || !st->command[0])

@@ -31,6 +31,7 @@ struct unitenv_start {
 	const char *mode;
 	int64_t unit;
 	const char *cache_dir;
+	const char *workload;       /* the one workload (unit_scope = "workload"), or NULL */
 	const char *const *command; /* BACKEND_START_COMMAND: the mode's argv as run */
 };
 

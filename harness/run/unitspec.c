@@ -93,10 +93,13 @@ char *unitspec_json(const struct experiment *e, const struct mode *m,
 				 "threads", (json_int_t)ms->threads);
 	json_object_set_new(root, "measure", meas);
 	json_t *wl = json_array();
+	const char *one = u->workload && *u->workload ? u->workload : NULL;
 	for (size_t i = 0; i < e->nworkloads; i++)
-		if (backend_workload_for(&e->workloads[i], "command"))
+		if (backend_workload_for(&e->workloads[i], "command") &&
+		    (!one || !strcmp(e->workloads[i].name, one)))
 			json_array_append_new(wl, workload_json(&e->workloads[i]));
 	json_object_set_new(root, "workloads", wl);
+	json_object_set_new(root, "workload", one ? json_string(one) : json_null());
 	if (u->cells) {
 		json_t *c = json_array();
 		for (size_t i = 0; u->cells[i]; i++)

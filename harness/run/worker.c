@@ -499,12 +499,23 @@ int worker_main(const struct worker_args *a)
 		error("cannot open the '%s' backend: %s", a->backend, cause);
 		goto done;
 	}
-	for (size_t k = 0; k < exp->nworkloads; k++)
-		if (backend_workload_for(&exp->workloads[k], a->backend) &&
-		    w.bops->add_workload(w.b, &exp->workloads[k], &cause)) {
-			error("workload '%s': %s", exp->workloads[k].name, cause);
+	size_t added = 0;
+	for (size_t k = 0; k < exp->nworkloads; k++) {
+		const struct workload *wl = &exp->workloads[k];
+		if (!backend_workload_for(wl, a->backend) ||
+		    (a->workload && strcmp(wl->name, a->workload)))
+			continue;
+		if (w.bops->add_workload(w.b, wl, &cause)) {
+			error("workload '%s': %s", wl->name, cause);
 			goto done;
 		}
+		added++;
+	}
+	if (a->workload && !added) {
+		error("--workload '%s': no such workload for backend '%s' in '%s'", a->workload,
+		      a->backend, a->experiment);
+		goto done;
+	}
 	struct sbuf info;
 	sbuf_init(&info);
 	w.bops->describe(w.b, &info);

@@ -14,6 +14,8 @@ struct worker_args {
 	int64_t unit;            /* plan id */
 	const char *backend;     /* the backend the scheduler resolved ("cpu") */
 	const char *cache_dir;   /* this unit's cache directory */
+	const char *workload;    /* the one workload to run (unit_scope = "workload"), or NULL:
+				  * every workload for the backend */
 	int record_fd;           /* where records go (PROTO_FD) */
 };
 

@@ -106,14 +106,16 @@ def parse_workloads(spec):
     """The model workloads of the specification, as dicts: name, model, batch, resolution,
     dtype, tf32, channels_last, per_op.  Op workloads are refused (the per-op cells come
     from a model's graph).  options.per_op: true (default), false, or a list of the
-    workload names that get op cells."""
+    workload names that get op cells.  A unit of one workload (the experiment's unit_scope =
+    "workload": the specification names it in "workload") checks no list name against its
+    one workload: the others are other units'."""
     out = []
     opts = spec.get("options") or {}
     per_op = opts.get("per_op", True)
     names = [w.get("name") for w in spec.get("workloads", [])]
     if isinstance(per_op, list):
         for n in per_op:
-            if n not in names:
+            if n not in names and not spec.get("workload"):
                 raise SpecError("options.per_op names '%s', which is no workload (%s)" %
                                 (n, ", ".join(str(x) for x in names)))
     elif not isinstance(per_op, bool):

@@ -228,6 +228,12 @@ class TestPerOp(unittest.TestCase):
         for bad in ({"per_op": ["c"]}, {"per_op": "a"}):
             self.assertRaises(worker.SpecError, worker.parse_workloads, spec(options=bad, workloads=two))
         self.assertRaises(worker.SpecError, worker.resolve_mode, spec(options={"training": True}))
+        # a unit of one workload (unit_scope = "workload"): the list names other units' too
+        one = spec(options={"per_op": ["a", "c"]}, workloads=two[1:])
+        one["workload"] = "b"
+        self.assertEqual([x["per_op"] for x in worker.parse_workloads(one)], [False])
+        one["workload"] = None
+        self.assertRaises(worker.SpecError, worker.parse_workloads, one)
 
 
 class TestRecords(unittest.TestCase):

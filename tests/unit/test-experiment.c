@@ -161,6 +161,7 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(e->repeats, 5);
 	ck_assert_uint_eq(e->seed, 1);
 	ck_assert_int_eq(e->order, ORDER_RANDOMIZED);
+	ck_assert_int_eq(e->unit_scope, UNIT_SCOPE_MODE);
 	ck_assert_double_eq_tol(e->unit_timeout_s, 600.0, 1e-12);
 	ck_assert_double_eq_tol(e->measure.warmup_s, 0.05, 1e-12);
 	ck_assert_int_eq(e->measure.warmup_count, 3);
@@ -358,6 +359,7 @@ START_TEST(test_equivalent_forms)
 					"measure = { max_time = 3, warmup_time = 0 }\n"
 					"environment.pass = []\n"
 					"order = \"sequential\"\n"
+					"unit_scope = \"workload\"\n"
 					"backend = \"cpu\"\n"
 					"[[workloads]]\n"
 					"model = \"resnet18\"\n"
@@ -374,12 +376,13 @@ START_TEST(test_equivalent_forms)
 	ck_assert_double_eq_tol(e->measure.max_time_s, 3.0, 1e-12);
 	ck_assert_double_eq_tol(e->measure.warmup_s, 0.0, 1e-12);
 	ck_assert_int_eq(e->order, ORDER_SEQUENTIAL);
+	ck_assert_int_eq(e->unit_scope, UNIT_SCOPE_WORKLOAD);
 	ck_assert_str_eq(e->backend, "cpu");
 	ck_assert_str_eq(e->workloads[0].name, "resnet18");
 	ck_assert_int_eq(e->workloads[0].resolution, 224);
 	ck_assert_int_eq(e->workloads[1].shape[1].value, 256);
 	ck_assert_uint_eq(e->modes[0].noptions, 1);
-	ck_assert_int_eq(e->modes[0].options[0].line, 18);
+	ck_assert_int_eq(e->modes[0].options[0].line, 19); /* the line of max_configs */
 	experiment_free(e);
 }
 END_TEST
@@ -436,6 +439,8 @@ START_TEST(test_kind_names)
 {
 	ck_assert_str_eq(order_kind_name(ORDER_ABBA), "abba");
 	ck_assert_str_eq(order_kind_name(ORDER_SEQUENTIAL), "sequential");
+	ck_assert_str_eq(unit_scope_name(UNIT_SCOPE_MODE), "mode");
+	ck_assert_str_eq(unit_scope_name(UNIT_SCOPE_WORKLOAD), "workload");
 	ck_assert_str_eq(fault_kind_name(FAULT_NONE), "none");
 	ck_assert_str_eq(fault_kind_name(FAULT_BAD_RECORD), "bad-record");
 	ck_assert_str_eq(fault_kind_name((enum fault_kind)99), "?");
@@ -570,6 +575,8 @@ START_TEST(test_err_names_and_enums)
 		     "not ''");
 	expect_error(HEAD "backend = \"gpu\"\n" WL MODE,
 		     "'t.toml':3:11: 'backend' must be one of auto, cpu, cuda, command, not 'gpu'");
+	expect_error(HEAD "unit_scope = \"model\"\n" WL MODE,
+		     "'t.toml':3:14: 'unit_scope' must be one of mode, workload, not 'model'");
 	expect_error(HEAD "order = \"random\"\n" WL MODE,
 		     "'t.toml':3:9: 'order' must be one of randomized, abba, sequential, "
 		     "not 'random'");

@@ -1,5 +1,6 @@
 /* test-plan.c: block orders reproduce from the seed; abba and sequential patterns; warm
- * probes follow their cold unit; the scheduler's cache-leak rule and unit environment */
+ * probes follow their cold unit; unit_scope = "workload"; the scheduler's cache-leak rule
+ * and unit environment */
 #include "config.h"
 
 #include <check.h>
@@ -43,8 +44,8 @@ START_TEST(randomized_reproduces_from_seed)
 {
 	struct rec_plan *a, *b;
 	size_t na, nb;
-	ck_assert_int_eq(plan_build(&xp, &a, &na), 0);
-	ck_assert_int_eq(plan_build(&xp, &b, &nb), 0);
+	ck_assert_int_eq(plan_build(&xp, NULL, &a, &na), 0);
+	ck_assert_int_eq(plan_build(&xp, NULL, &b, &nb), 0);
 	ck_assert_uint_eq(na, 28);
 	char *sa = orders(a, na), *sb = orders(b, nb);
 	ck_assert_str_eq(sa, sb);
@@ -66,7 +67,7 @@ START_TEST(randomized_reproduces_from_seed)
 	xp.seed = 99173;
 	struct rec_plan *c;
 	size_t nc;
-	ck_assert_int_eq(plan_build(&xp, &c, &nc), 0);
+	ck_assert_int_eq(plan_build(&xp, NULL, &c, &nc), 0);
 	char *sc = orders(c, nc);
 	ck_assert_str_ne(sa, sc);
 	/* and randomized is not just the declared order every time */
@@ -83,6 +84,96 @@ START_TEST(randomized_reproduces_from_seed)
 }
 END_TEST
 
+/* The plan of the default unit_scope is the one the harness built before unit_scope
+ * existed (this string is that implementation's output for the same experiment), so a run
+ * recorded then still resumes and the same seed still gives the same order. */
+START_TEST(mode_scope_plan_unchanged)
+{
+	modes[2].warm_probe = 1;
+	xp.repeats = 3;
+	struct rec_plan *p;
+	size_t n;
+	ck_assert_int_eq(plan_build(&xp, NULL, &p, &n), 0);
+	char *s = orders(p, n);
+	ck_assert_str_eq(s, "heuristic,default,aa,exhaustive,exhaustive+w|exhaustive,exhaustive+w,aa,"
+			    "heuristic,default|default,aa,exhaustive,exhaustive+w,heuristic");
+	for (size_t i = 0; i < n; i++)
+		ck_assert_ptr_null(p[i].workload);
+	free(s);
+	rec_plan_free(p, n);
+}
+END_TEST
+
+/* unit_scope = "workload": a block holds one cold unit per (mode, workload its backend
+ * runs), each once, in an order from the seed; a warm probe follows its cold unit with the
+ * same workload; a workload for another backend gets no unit of that mode, and a mode with
+ * no workload for its backend keeps one unit of every workload (the worker says why). */
+START_TEST(workload_scope_units)
+{
+	struct workload wl[3];
+	memset(wl, 0, sizeof(wl));
+	wl[0].name = "r18";
+	wl[1].name = "r50";
+	wl[2].name = "gpu-only";
+	wl[2].backend = "cuda";
+	xp.workloads = wl;
+	xp.nworkloads = 3;
+	xp.unit_scope = UNIT_SCOPE_WORKLOAD;
+	xp.nmodes = 3;
+	xp.repeats = 4;
+	modes[2].warm_probe = 1;
+	const char *backends[] = { "cpu", "cpu", "cuda" };
+	struct rec_plan *p;
+	size_t n;
+	ck_assert_int_eq(plan_build(&xp, backends, &p, &n), 0);
+	/* cpu modes: r18, r50; the cuda mode: all three, each with a warm probe */
+	ck_assert_uint_eq(n, 4 * (2 + 2 + 3 * 2));
+	const char *want[][2] = { { "default", "r18" },	    { "default", "r50" },
+				  { "heuristic", "r18" },   { "heuristic", "r50" },
+				  { "exhaustive", "r18" },  { "exhaustive", "r50" },
+				  { "exhaustive", "gpu-only" } };
+	for (int64_t blk = 0; blk < 4; blk++)
+		for (size_t k = 0; k < ARRAY_SIZE(want); k++) {
+			int cold = 0;
+			for (size_t i = 0; i < n; i++)
+				cold += p[i].block == blk && !p[i].warm &&
+					!strcmp(p[i].mode, want[k][0]) &&
+					!strcmp(p[i].workload, want[k][1]);
+			ck_assert_msg(cold == 1, "block %lld: %s/%s %d times", (long long)blk,
+				      want[k][0], want[k][1], cold);
+		}
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_int_eq(p[i].id, (int64_t)i);
+		ck_assert_int_eq(p[i].position, (int64_t)(i % 10));
+		ck_assert_ptr_nonnull(p[i].workload);
+		ck_assert(strcmp(p[i].workload, "gpu-only") || !strcmp(p[i].mode, "exhaustive"));
+		if (p[i].warm) {
+			ck_assert_int_eq(p[i].warm_of, p[i - 1].id);
+			ck_assert_str_eq(p[i].workload, p[i - 1].workload);
+			ck_assert_str_eq(p[i - 1].mode, "exhaustive");
+		}
+	}
+	/* randomized over the (mode, workload) units, reproducibly */
+	struct rec_plan *q;
+	size_t nq;
+	ck_assert_int_eq(plan_build(&xp, backends, &q, &nq), 0);
+	int declared = 1;
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_str_eq(p[i].mode, q[i].mode);
+		ck_assert_str_eq(p[i].workload, q[i].workload);
+		declared &= !strcmp(p[i].mode, p[i % 10].mode) && !strcmp(p[i].workload,
+									   p[i % 10].workload);
+	}
+	ck_assert(!declared);
+	rec_plan_free(q, nq);
+	rec_plan_free(p, n);
+	/* no backends given: every workload for every mode */
+	ck_assert_int_eq(plan_build(&xp, NULL, &p, &n), 0);
+	ck_assert_uint_eq(n, 4 * (3 + 3 + 3 * 2));
+	rec_plan_free(p, n);
+}
+END_TEST
+
 START_TEST(abba_alternates)
 {
 	xp.order = ORDER_ABBA;
@@ -90,7 +181,7 @@ START_TEST(abba_alternates)
 	xp.repeats = 4;
 	struct rec_plan *p;
 	size_t n;
-	ck_assert_int_eq(plan_build(&xp, &p, &n), 0);
+	ck_assert_int_eq(plan_build(&xp, NULL, &p, &n), 0);
 	char *s = orders(p, n);
 	ck_assert_str_eq(s, "default,heuristic|heuristic,default|default,heuristic|heuristic,default");
 	free(s);
@@ -105,7 +196,7 @@ START_TEST(sequential_is_declared_order)
 	xp.repeats = 2;
 	struct rec_plan *p;
 	size_t n;
-	ck_assert_int_eq(plan_build(&xp, &p, &n), 0);
+	ck_assert_int_eq(plan_build(&xp, NULL, &p, &n), 0);
 	char *s = orders(p, n);
 	ck_assert_str_eq(s, "default,heuristic,exhaustive|default,heuristic,exhaustive");
 	free(s);
@@ -119,7 +210,7 @@ START_TEST(warm_probe_follows_cold)
 	xp.repeats = 3;
 	struct rec_plan *p;
 	size_t n;
-	ck_assert_int_eq(plan_build(&xp, &p, &n), 0);
+	ck_assert_int_eq(plan_build(&xp, NULL, &p, &n), 0);
 	ck_assert_uint_eq(n, 15);
 	int warm = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -202,6 +293,8 @@ int main(void)
 	TCase *tc = tcase_create("plan");
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, randomized_reproduces_from_seed);
+	tcase_add_test(tc, mode_scope_plan_unchanged);
+	tcase_add_test(tc, workload_scope_units);
 	tcase_add_test(tc, abba_alternates);
 	tcase_add_test(tc, sequential_is_declared_order);
 	tcase_add_test(tc, warm_probe_follows_cold);

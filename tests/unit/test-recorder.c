@@ -62,6 +62,7 @@ static void fill_plan(struct rec_plan *p)
 		p[i].position = 7 * i + 17;
 		p[i].warm = i % 2;
 		p[i].warm_of = i % 2 ? i - 1 : -1;
+		p[i].workload = i % 3 == 1 ? "resnet18" : NULL; /* NULL: every workload */
 	}
 }
 
@@ -99,6 +100,7 @@ static void make_unit(struct rec_unit_data *u, int64_t id, int k, const char *co
 	x->argv_json = xstrdup("[\"/usr/bin/harness\",\"worker\",\"--unit\",\"3\"]");
 	x->env_json = xstrdup("{\"PATH\":\"/usr/bin\",\"TMPDIR\":\"/x y\"}");
 	x->message = k % 3 ? xstrdup("") : xasprintf("killed by signal %d\n(core dumped)", 9 + k);
+	x->workload = k % 2 ? xstrdup("resnet50") : NULL; /* NULL: written as "" */
 	u->info = xasprintf("cpu_model=Xeon %d\nblas=openblas 0.3.21\n", k);
 
 	u->ncells = ncells;
@@ -182,6 +184,7 @@ static void check_unit(const struct rec_unit *got, const struct rec_unit *want)
 	ck_assert_str_eq(got->argv_json, want->argv_json);
 	ck_assert_str_eq(got->env_json, want->env_json);
 	ck_assert_str_eq(got->message, want->message);
+	ck_assert_str_eq(got->workload, want->workload ? want->workload : "");
 }
 
 /* A results file written whole by rec_write_results: units added (borrowed, they must
@@ -334,6 +337,7 @@ START_TEST(roundtrip_every_field)
 		ck_assert_int_eq(plan[i].position, wplan[i].position);
 		ck_assert_int_eq(plan[i].warm, wplan[i].warm);
 		ck_assert_int_eq(plan[i].warm_of, wplan[i].warm_of);
+		ck_assert_str_eq(plan[i].workload, wplan[i].workload ? wplan[i].workload : "");
 	}
 	rec_plan_free(plan, n);
 

@@ -1,0 +1,73 @@
+# tests/cli/unit-scope.sh: unit_scope = "workload" (docs/experiment-format.md): a block holds
+# a unit per (mode, workload); each unit runs its one workload (the worker's --workload, an
+# external unit's specification), is recorded with it in the plan and units tables, and
+# measures only that workload's cells; the report pairs them by block as usual; a run killed
+# mid-way resumes with the same plan; and a command unit is told one workload.
+. "$top_srcdir/tests/setup"
+PY=/usr/bin/python3
+$PY -c 'import h5py' 2>/dev/null || skip "h5py for /usr/bin/python3 is not installed (Debian: python3-h5py)"
+export PYTHONPATH="$top_srcdir/tests/cli"
+
+# check RESULTS MODES...: the plan, the units and their cells in RESULTS
+check() { $PY - "$@" <<'PYEOF'
+import json, sys, h5py
+from h5util import table, Checker
+c = Checker("unit-scope " + sys.argv[1])
+with h5py.File(sys.argv[1], "r") as f:
+    plan, units, cells = table(f, "plan"), table(f, "units"), table(f, "cells")
+    samples = table(f, "samples")
+modes, wls = sys.argv[2].split(","), sys.argv[3].split(",")
+blocks = sorted(set(p["block"] for p in plan))
+per = {}
+for p in plan:
+    if not p["warm"]:
+        per.setdefault(p["block"], []).append((p["mode"], p["workload"]))
+c.check(all(sorted(per[b]) == sorted((m, w) for m in modes for w in wls) for b in blocks),
+        "every block has one cold unit per (mode, workload): %s" % per[blocks[0]])
+pw = {p["id"]: p["workload"] for p in plan}
+c.check(all(p["workload"] == pw[p["warm_of"]] for p in plan if p["warm"]), "a warm probe runs its cold unit's workload")
+c.check(len(units) == len(plan) and all(u["status"] == "ok" for u in units), "every unit ran, ok")
+c.check(all(u["workload"] == pw[u["id"]] for u in units), "each unit is recorded with its plan's workload")
+builtin = [u for u in units if "__worker" in u["argv_json"]]
+c.check(all(json.loads(u["argv_json"])[-2:] == ["--workload", u["workload"]] for u in builtin), "each built-in unit was started with --workload")
+seen = {}
+for s in samples:
+    seen.setdefault(s["unit"], set()).add(cells[s["cell"]]["workload"])
+c.check(all(seen.get(u["id"]) == {u["workload"]} for u in units), "each unit measured its workload's cells only")
+c.exit()
+PYEOF
+}
+
+cp "$DATA/run/scope.toml" scope.toml
+expect_status 0 h run -q -o r.h5 scope.toml && pass "a unit_scope = workload run" || finish
+check r.h5 default,heuristic,exhaustive g,br || fail "the run's plan and units"
+expect_status 0 h report r.h5 && pass "report" || finish
+for cell in "g/sgemm:m=32,n=24,k=40" "br/bias_relu:c=8,hw=64"; do
+	for m in heuristic exhaustive; do
+		grep -q "^| $cell | $m | 3 |" "$SCRATCH/out" ||
+			fail "no verdict over 3 blocks for $cell, $m"
+	done
+done
+pass "the report pairs each cell's units by block"
+h audit r.h5 >"$SCRATCH/out" 2>&1 # FAILs "enough repeats": 3 blocks decide nothing
+grep -q "cache isolation (cold units start cold) | PASS | 18 cold units" "$SCRATCH/out" &&
+	pass "audit: each (mode, workload) unit started cold" || fail "audit: cache isolation"
+
+# killed mid-run, --resume runs the rest with the same (mode, workload) plan
+$HARNESS run -q -o k.h5 scope.toml >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do
+	[ "$(ls k/logs/*.err 2>/dev/null | wc -l)" -ge 5 ] && break
+	sleep 0.05
+done
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+expect_status 0 h run -q --resume k.h5 && pass "resumed" || finish
+check k.h5 default,heuristic,exhaustive g,br || fail "the resumed run's plan and units"
+
+# a command unit's specification lists its one workload
+cp "$DATA/command/fake_worker.py" .
+cp "$DATA/command/scope.toml" cscope.toml
+expect_status 0 h run -q -o c.h5 cscope.toml && pass "a command-mode run" || finish
+check c.h5 py,py-slow w1,w2 || fail "the command run's plan and units"
+finish
