@@ -53,6 +53,7 @@ struct slot_run {
 /* Wall time of finished units per (mode, warm): what --max-time estimates from. */
 struct estimate {
 	char *mode;
+	char *workload; /* "" for a unit of every workload of its mode */
 	int warm;
 	int64_t max_ns;
 	size_t n;
@@ -92,7 +93,8 @@ int sched_make_slots(struct run *r);
  * "slurm_*"). */
 void sched_session_meta(struct run *r, struct rec_meta *m);
 /* Note a finished unit's wall time for --max-time's estimates. */
-void sched_estimate_note(struct run *r, const char *mode, int warm, int64_t wall_ns);
+void sched_estimate_note(struct run *r, const char *mode, const char *workload, int warm,
+			 int64_t wall_ns);
 
 /* ---- the units (sched-units.c) ---- */
 /* Run the plan's units still to run on the slots (one at a time without slots), recording

@@ -294,7 +294,8 @@ int sched_start_resume(struct run *r, int *usage, int *complete)
 		ndone++;
 		if (strcmp(units[i].status, REC_STATUS_OK))
 			r->nfailed++;
-		sched_estimate_note(r, units[i].mode, units[i].warm, units[i].wall_ns);
+		sched_estimate_note(r, units[i].mode, units[i].workload, units[i].warm,
+				    units[i].wall_ns);
 		if (!units[i].warm) {
 			free(r->cache_of[id]);
 			r->cache_of[id] = xstrdup(units[i].cache_dir);

@@ -357,7 +357,7 @@ static int unit_complete(struct run *r, struct slot_run *s, int fin)
 	if (rec_journal_write_unit(r->jr, &s->u))
 		return -1;
 	r->done[s->p->id] = 1;
-	sched_estimate_note(r, x->mode, x->warm, x->wall_ns);
+	sched_estimate_note(r, x->mode, x->workload, x->warm, x->wall_ns);
 	summ_unit(r, &s->u);
 	progress_unit_end(&r->prog, s->p->mode, x->status);
 	return maybe_assemble(r) ? -1 : 0;
@@ -365,17 +365,21 @@ static int unit_complete(struct run *r, struct slot_run *s, int fin)
 
 /* ---- units side by side ---------------------------------------------------------- */
 
-void sched_estimate_note(struct run *r, const char *mode, int warm, int64_t wall_ns)
+void sched_estimate_note(struct run *r, const char *mode, const char *workload, int warm,
+			 int64_t wall_ns)
 {
 	struct estimate *e = NULL;
+	workload = workload ? workload : "";
 	for (size_t i = 0; i < r->nest; i++)
-		if (!strcmp(r->est[i].mode, mode) && r->est[i].warm == warm)
+		if (!strcmp(r->est[i].mode, mode) && !strcmp(r->est[i].workload, workload) &&
+		    r->est[i].warm == warm)
 			e = &r->est[i];
 	if (!e) {
 		XGROW(r->est, r->est_cap, r->nest + 1);
 		e = &r->est[r->nest++];
 		memset(e, 0, sizeof(*e));
 		e->mode = xstrdup(mode);
+		e->workload = xstrdup(workload);
 		e->warm = warm;
 	}
 	if (wall_ns > e->max_ns)
@@ -384,18 +388,26 @@ void sched_estimate_note(struct run *r, const char *mode, int warm, int64_t wall
 }
 
 /* --max-time's estimate of how long unit p will take: the longest finished unit of its
- * mode and kind (cold or warm); for the first of its mode and kind, the longest finished
- * unit of any; with nothing finished at all, -1 (unknown: it starts). */
+ * mode, workload (unit_scope = "workload": one model's max-autotune is not another's) and
+ * kind (cold or warm); for the first of those, the longest of its mode and kind over the
+ * workloads; for the first of its mode and kind, the longest finished unit of any; with
+ * nothing finished at all, -1 (unknown: it starts). */
 static int64_t estimate_ns(const struct run *r, const struct rec_plan *p)
 {
-	int64_t any = -1;
+	int64_t any = -1, mode = -1;
+	const char *wl = p->workload ? p->workload : "";
 	for (size_t i = 0; i < r->nest; i++) {
-		if (!strcmp(r->est[i].mode, p->mode) && r->est[i].warm == p->warm)
-			return r->est[i].max_ns;
-		if (r->est[i].max_ns > any)
-			any = r->est[i].max_ns;
+		const struct estimate *e = &r->est[i];
+		if (!strcmp(e->mode, p->mode) && e->warm == p->warm) {
+			if (!strcmp(e->workload, wl))
+				return e->max_ns;
+			if (e->max_ns > mode)
+				mode = e->max_ns;
+		}
+		if (e->max_ns > any)
+			any = e->max_ns;
 	}
-	return any;
+	return mode >= 0 ? mode : any;
 }
 
 /* 1 when unit p cannot be expected to finish before the --max-time deadline. */

@@ -463,8 +463,10 @@ done:
 		free(r.summ[i].med);
 	}
 	free(r.summ);
-	for (size_t i = 0; i < r.nest; i++)
+	for (size_t i = 0; i < r.nest; i++) {
 		free(r.est[i].mode);
+		free(r.est[i].workload);
+	}
 	free(r.est);
 	free(r.mine);
 	free(r.pin);
