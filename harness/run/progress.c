@@ -49,7 +49,8 @@ void progress_clear(struct progress *p)
 	}
 }
 
-void progress_unit_start(struct progress *p, int64_t id, const char *mode, int64_t block, int warm)
+void progress_unit_start(struct progress *p, int64_t id, const char *mode, const char *workload,
+			 int64_t block, int warm)
 {
 	if (p->quiet)
 		return;
@@ -59,8 +60,11 @@ void progress_unit_start(struct progress *p, int64_t id, const char *mode, int64
 		progress_tick(p, mode, NULL);
 		return;
 	}
-	fprintf(stderr, "harness: [%zu/%zu] unit %" PRId64 " mode '%s' block %" PRId64 "%s, elapsed %s, eta %s\n",
-		p->already + p->done + 1, p->total, id, mode, block, warm ? " (warm)" : "", el, eta);
+	int one = workload && *workload;
+	fprintf(stderr, "harness: [%zu/%zu] unit %" PRId64 " mode '%s'%s%s%s block %" PRId64 "%s, "
+		"elapsed %s, eta %s\n", p->already + p->done + 1, p->total, id, mode,
+		one ? " workload '" : "", one ? workload : "", one ? "'" : "", block,
+		warm ? " (warm)" : "", el, eta);
 }
 
 void progress_tick(struct progress *p, const char *mode, const char *cell)

@@ -18,7 +18,9 @@ struct progress {
 
 void progress_init(struct progress *p, size_t total, size_t already, int quiet);
 /* A unit starts (plain mode prints here). */
-void progress_unit_start(struct progress *p, int64_t id, const char *mode, int64_t block, int warm);
+/* workload: the unit's one workload (unit_scope = "workload"), or NULL / "". */
+void progress_unit_start(struct progress *p, int64_t id, const char *mode, const char *workload,
+			 int64_t block, int warm);
 /* Something happened inside the running unit (terminal mode redraws, rate-limited). */
 void progress_tick(struct progress *p, const char *mode, const char *cell);
 /* A unit finished with status. */

@@ -309,6 +309,7 @@ static int unit_prepare(struct run *r, struct slot_run *s, const struct rec_plan
 				      .env = (const char *const *)s->env, .cache_dir = s->cache,
 				      .stdout_path = s->out_log, .stderr_path = s->err_log,
 				      .timeout_s = mode_timeout(r->exp, m), .block = p->block,
+				      .workload = p->workload,
 				      .warm = p->warm, .command = r->mb[mi].command != NULL,
 				      .expects = m->expects };
 	ret = 0;

@@ -154,7 +154,7 @@ int unit_start(const struct unit_spec *s, struct progress *prog, struct rec_unit
 	j->sp.stderr_path = s->stderr_path;
 	j->sp.record_pipe = 1;
 	j->sp.new_pgroup = 1;
-	progress_unit_start(prog, s->id, s->mode, s->block, s->warm);
+	progress_unit_start(prog, s->id, s->mode, s->workload, s->block, s->warm);
 	j->t0 = util_now_ns();
 	int64_t budget = util_s_to_ns(s->timeout_s);
 	j->deadline = budget > INT64_MAX - j->t0 ? INT64_MAX : j->t0 + budget;

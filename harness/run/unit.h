@@ -50,6 +50,7 @@ struct unit_spec {
 	const char *stdout_path, *stderr_path;
 	double timeout_s;           /* SIGTERM at the deadline, SIGKILL a grace period later */
 	int64_t block;              /* for the progress line */
+	const char *workload;       /* for the progress line: its one workload, or NULL */
 	int warm;
 	int command;                /* an external command unit: what it expects to do is the
 				     * mode's `expects`, whatever its setup record says */
