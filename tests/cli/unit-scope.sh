@@ -53,6 +53,15 @@ h audit r.h5 >"$SCRATCH/out" 2>&1 # FAILs "enough repeats": 3 blocks decide noth
 grep -q "cache isolation (cold units start cold) | PASS | 18 cold units" "$SCRATCH/out" &&
 	pass "audit: each (mode, workload) unit started cold" || fail "audit: cache isolation"
 
+# a worker asked for a workload the experiment lacks fails, naming it
+mkdir -p cx
+h __worker --experiment scope.toml --mode default --unit 0 --backend cpu --cache-dir cx \
+	--workload nope 3>/dev/null >"$SCRATCH/out" 2>"$SCRATCH/err"
+rc=$?
+[ $rc -ne 0 ] && grep -q "\-\-workload 'nope': no such workload" "$SCRATCH/err" &&
+	pass "--workload of no workload fails the unit, naming it" ||
+	fail "--workload nope: exit $rc, $(cat "$SCRATCH/err")"
+
 # killed mid-run, --resume runs the rest with the same (mode, workload) plan
 $HARNESS run -q -o k.h5 scope.toml >/dev/null 2>&1 &
 pid=$!
