@@ -3,9 +3,11 @@
 #include "config.h"
 #include "kernels/backend.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 extern const struct backend_ops backend_cpu;
@@ -236,6 +238,19 @@ void prepare_result_release(struct prepare_result *r)
 {
 	free(r->detail);
 	r->detail = NULL;
+}
+
+int backend_env_dir(const char *name, mode_t mode, const char *fallback, char **out,
+		    char **cause)
+{
+	const char *v = getenv(name);
+	*out = NULL;
+	if (v && *v && mkdir(v, mode) < 0 && errno != EEXIST) {
+		*cause = xasprintf("cannot create %s '%s': %s", name, v, strerror(errno));
+		return -1;
+	}
+	*out = xstrdup(v && *v ? v : fallback);
+	return 0;
 }
 
 /* Computed once per process; see backend.h for the order of the rules. */

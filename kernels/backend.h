@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "harness/base/util.h"
 #include "kernels/sample.h"
@@ -204,5 +205,13 @@ const struct unit_var *backend_unit_var(const char *name);
 /* The folder of kernel templates: $HARNESS_KERNEL_DIR, else the source tree's kernels/
  * when running from the build tree, else $(pkgdatadir)/kernels.  Borrowed string. */
 const char *backend_kernel_dir(void);
+
+/* A folder a backend takes from environment variable name when it is set and not empty
+ * (created with mode when missing; its parent must exist), else fallback: a heap copy in
+ * *out and 0, or -1 and *cause ("cannot create NAME 'path': reason").  For the folders
+ * shared across units on purpose: HARNESS_KERNEL_CACHE_DIR (a planted cache leak) and
+ * HARNESS_CHECK_DIR (the check's own compiled reference). */
+int backend_env_dir(const char *name, mode_t mode, const char *fallback, char **out,
+		    char **cause);
 
 #endif

@@ -9,7 +9,7 @@
 #include "kernels/backend.h"
 
 /* One unit of a block before ordering: a mode, and the workload it runs (-1: all). */
-struct slot {
+struct block_unit {
 	size_t mode;
 	ptrdiff_t workload;
 };
@@ -19,7 +19,7 @@ int plan_build(const struct experiment *e, const char *const *backends, struct r
 {
 	/* the units of one block: a mode each, or (unit_scope = "workload") a mode and one of
 	 * the workloads its backend runs, mode by mode in declared order */
-	struct slot *units = NULL;
+	struct block_unit *units = NULL;
 	size_t nunits = 0, cap = 0, per_block = 0;
 	for (size_t m = 0; m < e->nmodes; m++) {
 		size_t from = nunits;
@@ -28,11 +28,11 @@ int plan_build(const struct experiment *e, const char *const *backends, struct r
 			    !backend_workload_for(&e->workloads[w], backends[m]))
 				continue;
 			XGROW(units, cap, nunits + 1);
-			units[nunits++] = (struct slot){ m, (ptrdiff_t)w };
+			units[nunits++] = (struct block_unit){ m, (ptrdiff_t)w };
 		}
 		if (nunits == from) { /* unit_scope = "mode", or no workload for its backend */
 			XGROW(units, cap, nunits + 1);
-			units[nunits++] = (struct slot){ m, -1 };
+			units[nunits++] = (struct block_unit){ m, -1 };
 		}
 		per_block += (nunits - from) * (e->modes[m].warm_probe ? 2 : 1);
 	}
@@ -62,7 +62,7 @@ int plan_build(const struct experiment *e, const char *const *backends, struct r
 			}
 		int64_t pos = 0;
 		for (size_t j = 0; j < nunits; j++) {
-			const struct slot *sl = &units[order[j]];
+			const struct block_unit *sl = &units[order[j]];
 			const struct mode *md = &e->modes[sl->mode];
 			const char *wl = sl->workload >= 0 ? e->workloads[sl->workload].name : NULL;
 			for (int warm = 0; warm <= (md->warm_probe ? 1 : 0); warm++) {

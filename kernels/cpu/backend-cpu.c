@@ -5,13 +5,11 @@
 
 #include <cblas.h>
 #include <ctype.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "harness/base/sysinfo.h"
 
@@ -163,14 +161,9 @@ static struct backend *cpu_open(const struct backend_ctx *ctx, char **cause)
 	 * unit's fresh cache dir.  It defeats the harness's cache isolation on purpose: it is
 	 * the real way to plant a cache leak for `harness audit` to catch (docs/audit.md).  The
 	 * unit's recorded cache_dir stays its own; the variable shows in its recorded env. */
-	const char *shared = getenv("HARNESS_KERNEL_CACHE_DIR");
-	b->cache_dir = xstrdup(shared && *shared ? shared : ctx->cache_dir);
-	if (shared && *shared && mkdir(shared, 0777) < 0 && errno != EEXIST) {
-		/* reported once, through cause, with the reason */
-		*cause = xasprintf("cannot create HARNESS_KERNEL_CACHE_DIR '%s': %s", shared,
-				   strerror(errno));
+	if (backend_env_dir("HARNESS_KERNEL_CACHE_DIR", 0777, ctx->cache_dir, &b->cache_dir,
+			    cause))
 		goto fail;
-	}
 	b->kernel_dir = xstrdup(ctx->kernel_dir ? ctx->kernel_dir : backend_kernel_dir());
 	b->seed = ctx->seed;
 	if (cpu_vendor_init(cause))

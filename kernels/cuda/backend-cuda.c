@@ -6,13 +6,11 @@
 #include "config.h"
 #include "kernels/cuda/backend-int.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cublasLt.h>
@@ -540,35 +538,13 @@ static struct backend *cu_open(const struct backend_ctx *ctx, char **cause)
 	for (size_t i = 0; i < ARRAY_SIZE(b->tmpl); i++)
 		b->tmpl[i].name = cu_template_names[i];
 	/* as the cpu backend: a kernel cache shared across units on purpose (docs/audit.md) */
-	const char *shared = getenv("HARNESS_KERNEL_CACHE_DIR");
-	b->cache_dir = xstrdup(shared && *shared ? shared : ctx->cache_dir);
-	if (shared && *shared && mkdir(shared, 0777) < 0 && errno != EEXIST) {
-		*cause = xasprintf("cannot create HARNESS_KERNEL_CACHE_DIR '%s': %s", shared,
-				   strerror(errno));
-		goto fail;
-	}
 	/* the check's float64 reference compiles once a run, not once a unit (1.5-1.8 s of
 	 * each cold unit on an H100 host): its cubin is the checker's, the same for every
 	 * mode, and no mode's choice depends on it (docs/audit.md, "The check folder") */
-	const char *check = getenv("HARNESS_CHECK_DIR");
-	if (check && *check && mkdir(check, 0700) < 0 && errno != EEXIST) {
-		*cause = xasprintf("cannot create HARNESS_CHECK_DIR '%s': %s", check,
-				   strerror(errno));
+	if (backend_env_dir("HARNESS_KERNEL_CACHE_DIR", 0777, ctx->cache_dir, &b->cache_dir,
+			    cause) ||
+	    backend_env_dir("HARNESS_CHECK_DIR", 0700, b->cache_dir, &b->check_dir, cause))
 		goto fail;
-	}
-	b->check_dir = xstrdup(check && *check ? check : b->cache_dir);
-	/* NVRTC's --Ofast-compile for every config's module (not the reference's): less
-	 * optimisation for less compile time, measured in docs/BENCHMARKS.md (2026-11-25,
-	 * "fast compile"); unset or 0: none */
-	const char *fc = getenv("HARNESS_CUDA_FAST_COMPILE");
-	static const char *const fc_levels[] = { "min", "mid", "max" };
-	for (size_t i = 0; fc && *fc && strcmp(fc, "0") && i < ARRAY_SIZE(fc_levels); i++)
-		if (!strcmp(fc, fc_levels[i]))
-			b->fast_compile = fc_levels[i];
-	if (fc && *fc && strcmp(fc, "0") && !b->fast_compile) {
-		*cause = xasprintf("HARNESS_CUDA_FAST_COMPILE='%s': expected 0, min, mid or max", fc);
-		goto fail;
-	}
 	b->kernel_dir = xstrdup(ctx->kernel_dir ? ctx->kernel_dir : backend_kernel_dir());
 	b->seed = ctx->seed;
 	if ((b->op_graph = cu_replay_mode(cause)) < 0 || cu_ahead_init(b, cause))

@@ -113,8 +113,9 @@ struct cu_cell {
 struct backend {
 	char *cache_dir, *kernel_dir;
 	char *check_dir;         /* HARNESS_CHECK_DIR, else cache_dir: the reference's cubins */
-	const char *fast_compile; /* HARNESS_CUDA_FAST_COMPILE: NULL, "min", "mid" or "max"
-				   * (static strings): NVRTC's --Ofast-compile for the configs */
+	const char *fast_compile; /* HARNESS_CUDA_FAST_COMPILE (cu_ahead_init): NULL, "min",
+				   * "mid" or "max" (static strings): NVRTC's --Ofast-compile
+				   * for the configs */
 	uint64_t seed;
 	int dev;
 	struct cuda_devinfo di;

@@ -281,7 +281,8 @@ done:
  * the queue (0 when its config was compiled already) plus, chunked, its share of the batch's
  * wall time; the unit's compile_ns is the sum of those waits and batches and of prepare()'s
  * own compiles, so it is the time the unit spent blocked on the compiler.  The compiler's
- * own wall time, most of it hidden behind benchmarking, is reported apart by describe_end. */
+ * own wall time, most of it hidden behind benchmarking, is reported apart by describe_end.
+ * cu_ahead_init also reads HARNESS_CUDA_FAST_COMPILE, the configs' compile level. */
 
 int cu_ahead_init(struct backend *b, char **cause)
 {
@@ -297,6 +298,20 @@ int cu_ahead_init(struct backend *b, char **cause)
 		*cause = xasprintf("HARNESS_CUDA_COMPILE_AHEAD='%s': expected overlapped (or 1), "
 				   "chunked, or off (or 0)", mode);
 		return -1;
+	}
+	/* NVRTC's --Ofast-compile for every config's module, not the reference's (docs/kernels.md,
+	 * "Compile time": a third slower kernels for 40% less compile time) */
+	const char *fast = getenv("HARNESS_CUDA_FAST_COMPILE");
+	if (fast && *fast && strcmp(fast, "0")) {
+		static const char *const levels[] = { "min", "mid", "max" };
+		for (size_t i = 0; i < ARRAY_SIZE(levels) && !b->fast_compile; i++)
+			if (!strcmp(fast, levels[i]))
+				b->fast_compile = levels[i];
+		if (!b->fast_compile) {
+			*cause = xasprintf("HARNESS_CUDA_FAST_COMPILE='%s': expected 0, min, mid or max",
+					   fast);
+			return -1;
+		}
 	}
 	int cpus = cuda_compile_cpus();
 	/* overlapped: one CPU left to the thread that times; chunked: the caller compiles too */

@@ -171,6 +171,40 @@ START_TEST(test_catalog_resnet)
 }
 END_TEST
 
+/* backend_env_dir: the variable's folder (made when missing) or the fallback; a folder
+ * that cannot be made is an error naming the variable, the path and the reason. */
+START_TEST(test_backend_env_dir)
+{
+	char *out = NULL, *cause = NULL, *dir = testutil_path("shared");
+	unsetenv("HARNESS_TEST_DIR");
+	ck_assert_int_eq(backend_env_dir("HARNESS_TEST_DIR", 0700, "/fallback", &out, &cause), 0);
+	ck_assert_str_eq(out, "/fallback");
+	free(out);
+	setenv("HARNESS_TEST_DIR", dir, 1);
+	for (int twice = 0; twice < 2; twice++) { /* made, then found */
+		ck_assert_int_eq(backend_env_dir("HARNESS_TEST_DIR", 0700, "/fallback", &out, &cause),
+				 0);
+		ck_assert_str_eq(out, dir);
+		free(out);
+	}
+	struct stat st;
+	ck_assert_int_eq(stat(dir, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	char *deep = testutil_path("no/such/parent");
+	setenv("HARNESS_TEST_DIR", deep, 1);
+	ck_assert_int_eq(backend_env_dir("HARNESS_TEST_DIR", 0700, "/fallback", &out, &cause), -1);
+	ck_assert_ptr_null(out);
+	char *want = xasprintf("cannot create HARNESS_TEST_DIR '%s': No such file or directory",
+			       deep);
+	ck_assert_str_eq(cause, want);
+	unsetenv("HARNESS_TEST_DIR");
+	free(want);
+	free(cause);
+	free(deep);
+	free(dir);
+}
+END_TEST
+
 START_TEST(test_config_format_parse)
 {
 	struct space s;
@@ -1477,6 +1511,7 @@ static Suite *kernels_suite(void)
 	tcase_add_test(tc, test_space_grid);
 	tcase_add_test(tc, test_space_tile_helpers);
 	tcase_add_test(tc, test_catalog_resnet);
+	tcase_add_test(tc, test_backend_env_dir);
 	tcase_add_test(tc, test_config_format_parse);
 	suite_add_tcase(s, tc);
 
