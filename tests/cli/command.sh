@@ -107,8 +107,9 @@ with h5py.File(sys.argv[1], "r") as f:
     n = Counter(units_id for units_id in (s["unit"] for s in table(f, "samples")))
 c.check(units["ok"]["status"] == "ok" and not units["ok"]["cache_leak"], "a healthy unit is ok")
 c.check(units["crash"]["status"] == "crashed" and units["crash"]["signal"] == 11, "crash: crashed, SIGSEGV")
-c.check(units["hang"]["status"] == "timeout" and 2e9 <= units["hang"]["wall_ns"] < 20e9,
-        "hang: timeout after the mode's own 2 s (%.1f s)" % (units["hang"]["wall_ns"] / 1e9))
+# 6 s: long enough for Python to start and send its samples on a loaded 2-core machine
+c.check(units["hang"]["status"] == "timeout" and 6e9 <= units["hang"]["wall_ns"] < 30e9,
+        "hang: timeout after the mode's own 6 s (%.1f s)" % (units["hang"]["wall_ns"] / 1e9))
 c.check(units["exit"]["status"] == "failed" and units["exit"]["exit_code"] == 3, "exit 3: failed")
 c.check(units["malformed"]["status"] == "bad-output" and "not JSON" in units["malformed"]["message"], "malformed record: bad-output")
 c.check(units["partial"]["status"] == "bad-output" and "inside a record" in units["partial"]["message"], "partial record: bad-output")
