@@ -690,6 +690,8 @@ static void cu_close(struct backend *b)
 			cudaLibraryUnload(b->ref[i].lib);
 	if (b->d_err)
 		cudaFree(b->d_err);
+	if (b->d_sk_flags)
+		cudaFree(b->d_sk_flags);
 	for (size_t i = 0; i < ARRAY_SIZE(b->tmpl); i++)
 		free(b->tmpl[i].text);
 	if (b->flush)

@@ -150,6 +150,9 @@ struct backend {
 	size_t nahead, aheadcap;
 	struct cu_refmod ref[3];             /* by enum cuda_dtype */
 	double *d_err;                       /* ref_error's two sums and its first bad index */
+	unsigned *d_sk_flags;                /* conv.cu's stream-K flags (sk_flags_len words,
+					      * zero between launches; data.c), or NULL */
+	int64_t sk_flags_len;
 	int64_t ref_compile_ns, ref_ns;      /* the reference kernels' compiles and runs */
 	int64_t ref_verified;                /* cells whose GPU reference matched the host's */
 	struct cu_cell **cells;
@@ -239,6 +242,9 @@ void cu_replay_describe(const struct backend *b, struct sbuf *out);
 
 /* The split-K / sum_dim0 workspace of cell c, grown to bytes or more (data.c). */
 int cu_ensure_ws(struct cu_cell *c, size_t bytes, char **cause);
+/* The backend's stream-K flags, allocated zeroed on first use (never during a capture: the
+ * eager check runs first): 4 words an SM (two blocks an SM, two consumer warpgroups). */
+int cu_ensure_sk_flags(struct backend *b, char **cause);
 
 /* gemm.c: one execution of GEMM config cfg (module m) of cell c on the backend's stream,
  * building (or finding cached) the tensor maps its wgmma path needs; its tensor-map cache
@@ -260,6 +266,7 @@ struct cu_wgmma_operands {
  * (CUtensorMap; zero maps where unused) and use_tma: 0 none, 1 A and B, 2 B alone. */
 struct cu_wgmma_launch {
 	int64_t grid;
+	int64_t resident; /* blocks that fit at once (the persistent grid's cap) */
 	const void *ta, *tb; /* borrowed: the cell's tensor-map cache */
 	int use_tma;
 };
@@ -288,7 +295,9 @@ int cu_conv_launch(struct backend *b, struct cu_cell *c, const struct config *cf
 /* The same on the cell's own buffers (split-K workspace grown as needed). */
 int cu_conv_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
 		struct cu_module *m, char **cause);
-size_t cu_conv_ws_bytes(const struct cuda_shape *s, const struct config *cfg);
+/* Bytes of workspace config cfg needs at shape s on a device of sms SMs: split-K's partials,
+ * or stream-K's slots (a tile's fp32 accumulators a block). */
+size_t cu_conv_ws_bytes(const struct cuda_shape *s, const struct config *cfg, int64_t sms);
 /* cuDNN: descriptors of conv cell c and its algorithms as vendor candidates
  * ("vendor:algo=A,math=M", cudnnGetConvolutionForwardAlgorithm_v7's order, so the first is
  * the heuristic's choice). */

@@ -13,7 +13,7 @@
 
 #include "kernels/cuda/gemm-config.h"
 
-enum { F_BM = 0, F_BN, F_BK, F_WARPS, F_STAGES, F_SPLIT_K, F_GROUP_M };
+enum { F_BM = 0, F_BN, F_BK, F_WARPS, F_STAGES, F_SPLIT_K, F_GROUP_M, F_STREAM_K };
 
 int cuda_conv_is(enum cuda_op op)
 {
@@ -62,19 +62,40 @@ void cuda_conv_sizes(const struct cuda_shape *s, struct cuda_sizes *z)
 /* gemm.cu's fields over values that suit an implicit GEMM whose m (pixels) is large and
  * whose n (channels) is 64 to 2048: tiles of 64 to 256 pixels and 32 to 256 channels,
  * k steps of 32 or 64, 4 or 8 warps, 3 or 4 stages, SPLIT_K up to 4 (for layer 4's 7x7
- * maps), GROUP_M 8: 288 points, of which conv_valid keeps 34 to 88 at a ResNet-50 layer in
- * 16 bits on sm_90a, 8 to 38 of them on the wgmma path (docs/kernels.md). */
+ * maps), GROUP_M 8; and conv.cu's STREAM_K: 0 (whole tiles), 1 or 2 (stream-K over one or
+ * two blocks an SM, as they fit): 864 points, of which conv_valid keeps 34 to 88 at a
+ * ResNet-50 layer in 16 bits on sm_90a without stream-K, and the stream-K ones where the
+ * tiles leave SMs idle (docs/kernels.md). */
 void cuda_conv_fields(struct space *sp, enum cuda_op op)
 {
 	static const int64_t bm[] = { 64, 128, 256 }, bn[] = { 32, 64, 128, 256 };
 	static const int64_t bk[] = { 32, 64 }, warps[] = { 4, 8 }, stages[] = { 3, 4 };
-	static const int64_t split[] = { 1, 2, 4 }, group[] = { 8 };
+	static const int64_t split[] = { 1, 2, 4 }, group[] = { 8 }, sk[] = { 0, 1, 2 };
 	const int64_t *const v[] = { bm, bn, bk, warps, stages, split, group };
 	const size_t n[] = { ARRAY_SIZE(bm), ARRAY_SIZE(bn), ARRAY_SIZE(bk), ARRAY_SIZE(warps),
 			     ARRAY_SIZE(stages), ARRAY_SIZE(split), ARRAY_SIZE(group) };
 	sp->op = cuda_op_name(op);
 	sp->has_vendor = 1;
 	cuda_tile_fields(sp, v, n);
+	space_add_field(sp, "STREAM_K", sk, ARRAY_SIZE(sk));
+	sp->fields[F_STREAM_K].step = SPACE_STEP_UNIT;
+}
+
+/* Stream-K's grid for config cfg on a device of sms SMs: blocks an SM (STREAM_K) times the
+ * SMs, at most resident (what fits at once: the finisher of a cut tile waits for later
+ * blocks) and at most the k-tiles there are; 0 without stream-K. */
+static int64_t sk_grid(const struct cuda_shape *s, const struct config *cfg, int64_t sms,
+		       int64_t resident)
+{
+	if (cfg->vendor || cfg->val[F_STREAM_K] == 0)
+		return 0;
+	int64_t tiles = ((s->m + cfg->val[F_BM] - 1) / cfg->val[F_BM]) *
+			((s->n + cfg->val[F_BN] - 1) / cfg->val[F_BN]);
+	int64_t t = tiles * ((s->k + cfg->val[F_BK] - 1) / cfg->val[F_BK]);
+	int64_t g = cfg->val[F_STREAM_K] * sms;
+	if (g > resident)
+		g = resident;
+	return g < t ? g : t;
 }
 
 /* gemm.cu's rules (conv.cu has the same static_asserts), the same redundancy rules over
@@ -86,6 +107,17 @@ void cuda_conv_fields(struct space *sp, enum cuda_op op)
  * fastest at 6 of 24 layers (2026-11-24; leaving them out cost 2.8% in the geometric mean
  * and up to 16% a layer); STAGES 5 and 6 were tried there too and left out of the fields
  * (0.6% in the geometric mean, at most 5% a layer, for a fifth more compiles). */
+/* 1 when tiles whole tiles on sms SMs leave little idle: the waves' work over their
+ * capacity, tiles / (ceil(tiles / sms) * sms), at 85% or more (ResNet-50's 7x7 and 14x14
+ * layers: 100 tiles on 132 SMs, 76%). */
+static int sk_full_waves(int64_t tiles, int64_t sms)
+{
+	if (sms <= 0)
+		return 1;
+	int64_t waves = (tiles + sms - 1) / sms;
+	return tiles * 100 >= 85 * waves * sms;
+}
+
 static int conv_valid(const struct space *sp, const struct config *c, const char **why)
 {
 	const struct cuda_space_ctx *x = sp->ctx;
@@ -117,6 +149,22 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 		no = "SPLIT_K when the tiles fill every SM already";
 	else if (space_field_redundant(&sp->fields[F_GROUP_M], c->val[F_GROUP_M], grid_m))
 		no = "redundant: a smaller GROUP_M covers the rows of tiles";
+	else if (c->val[F_STREAM_K] && !g.wgmma)
+		no = "STREAM_K needs the wgmma path";
+	else if (c->val[F_STREAM_K] && c->val[F_SPLIT_K] > 1)
+		no = "STREAM_K with SPLIT_K (stream-K splits k itself)";
+	else if (c->val[F_STREAM_K] && ktiles < 2)
+		no = "STREAM_K with one k-tile (nothing to share)";
+	else if (c->val[F_STREAM_K] && s->r == 1 && s->stride == 1 && s->pad == 0)
+		no = "STREAM_K on a 1x1 convolution's TMA path (measured 1.4x slower there)";
+	else if (c->val[F_STREAM_K] && sk_full_waves(grid_m * ((s->n + c->val[F_BN] - 1) /
+								c->val[F_BN]), x->dev.sms))
+		no = "STREAM_K when whole tiles keep the SMs busy (85% or more of the last wave)";
+	else if (c->val[F_STREAM_K] > 1 && 2 * cuda_gemm_smem_bytes(&g) > x->dev.smem_optin)
+		no = "STREAM_K 2 when two blocks do not fit an SM's shared memory";
+	else if (c->val[F_STREAM_K] &&
+		 c->val[F_STREAM_K] * x->dev.sms * c->val[F_BM] * c->val[F_BN] * 4 > CUDA_CONV_WS_MAX)
+		no = "STREAM_K's fp32 partials over 256 MiB";
 	if (no && why)
 		*why = no;
 	return !no;
@@ -252,6 +300,7 @@ int cu_conv_launch(struct backend *b, struct cu_cell *c, const struct config *cf
 	int pad = (int)s->pad, M = (int)s->m, epi = cuda_conv_epi(s->op);
 	const void *res = io->res ? io->res : io->x;
 	float *ws = io->ws;
+	unsigned *flags = b->d_sk_flags;
 	struct cu_wgmma_launch w = { .grid = cdiv(s->m, cfg->val[F_BM]) * cdiv(s->n, cfg->val[F_BN]) };
 	if (g.wgmma) {
 		/* a 1x1, stride-1, unpadded convolution is the GEMM X (m x C) by the weights
@@ -263,10 +312,22 @@ int cu_conv_launch(struct backend *b, struct cu_cell *c, const struct config *cf
 						.tma_b = 1 };
 		if (cu_wgmma_setup(b, c, m, &g, smem, &op, &w, cause))
 			return -1;
+		int64_t sk = sk_grid(s, cfg, b->prop.multiProcessorCount, w.resident);
+		if (sk > 0) {
+			size_t need = (size_t)(sk * cfg->val[F_BM] * cfg->val[F_BN]) * 4;
+			if (!io->ws || io->ws_bytes < need || !flags ||
+			    sk * (g.warps / 4) > b->sk_flags_len) {
+				*cause = xasprintf("conv: stream-K over %" PRId64 " blocks needs %zu "
+						   "bytes of workspace (%zu given) and its flags",
+						   sk, need, io->ws_bytes);
+				return -1;
+			}
+			w.grid = sk;
+		}
 	}
 	void *args[] = { (void *)&io->x, (void *)&io->w, (void *)&io->bias, (void *)&res,
 			 (void *)&io->y, &ws, &N, &H, &W, &C, &K, &P, &Q, &RS, &st, &pad, &epi,
-			 (void *)w.ta, (void *)w.tb, &w.use_tma };
+			 (void *)w.ta, (void *)w.tb, &w.use_tma, &flags };
 	dim3 grid = { (unsigned)w.grid, 1, (unsigned)split };
 	dim3 block = { (unsigned)cuda_gemm_threads(&g), 1, 1 };
 	if (CUDA_CHECK(RT, cudaLaunchKernel((const void *)m->k[0], grid, block, args, smem,
@@ -280,9 +341,13 @@ int cu_conv_launch(struct backend *b, struct cu_cell *c, const struct config *cf
 			  cause);
 }
 
-size_t cu_conv_ws_bytes(const struct cuda_shape *s, const struct config *cfg)
+size_t cu_conv_ws_bytes(const struct cuda_shape *s, const struct config *cfg, int64_t sms)
 {
-	if (cfg->vendor || cfg->val[F_SPLIT_K] <= 1)
+	if (cfg->vendor)
+		return 0;
+	if (cfg->val[F_STREAM_K]) /* a slot a block, at most STREAM_K blocks an SM */
+		return (size_t)(cfg->val[F_STREAM_K] * sms * cfg->val[F_BM] * cfg->val[F_BN]) * 4;
+	if (cfg->val[F_SPLIT_K] <= 1)
 		return 0;
 	return (size_t)(cfg->val[F_SPLIT_K] * s->m * s->n) * 4;
 }
@@ -291,7 +356,8 @@ int cu_conv_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
 		struct cu_module *m, char **cause)
 {
 	const struct cuda_shape *s = &c->sctx.shape;
-	if (cu_ensure_ws(c, cu_conv_ws_bytes(s, cfg), cause))
+	if (cu_ensure_ws(c, cu_conv_ws_bytes(s, cfg, b->prop.multiProcessorCount), cause) ||
+	    (!cfg->vendor && cfg->val[F_STREAM_K] && cu_ensure_sk_flags(b, cause)))
 		return -1;
 	struct cu_conv_io io = {
 		.x = c->d_in[0],

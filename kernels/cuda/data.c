@@ -1,6 +1,6 @@
 /* data.c: a CUDA cell's data (backend-int.h): inputs drawn on the host from the run's seed
  * and the cell's name and uploaded, the output buffer, the float64 reference of every
- * output (reference.c), and the split-K / reduction workspace. */
+ * output (reference.c), the split-K / reduction workspace, and stream-K's flags. */
 #include "config.h"
 #include "kernels/cuda/backend-int.h"
 
@@ -85,5 +85,23 @@ int cu_ensure_ws(struct cu_cell *c, size_t bytes, char **cause)
 	if (CUDA_CHECK(RT, cudaMalloc((void **)&c->d_ws, bytes), cause))
 		return -1;
 	c->ws_bytes = bytes;
+	return 0;
+}
+
+int cu_ensure_sk_flags(struct backend *b, char **cause)
+{
+	if (b->d_sk_flags)
+		return 0;
+	int64_t n = 4 * (int64_t)b->prop.multiProcessorCount;
+	if (CUDA_CHECK(RT, cudaMalloc((void **)&b->d_sk_flags, (size_t)n * sizeof(unsigned)),
+		       cause))
+		return -1;
+	if (CUDA_CHECK(RT, cudaMemsetAsync(b->d_sk_flags, 0, (size_t)n * sizeof(unsigned),
+					   b->stream), cause)) {
+		cudaFree(b->d_sk_flags);
+		b->d_sk_flags = NULL;
+		return -1;
+	}
+	b->sk_flags_len = n;
 	return 0;
 }

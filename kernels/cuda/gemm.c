@@ -195,6 +195,7 @@ int cu_wgmma_setup(struct backend *b, struct cu_cell *c, struct cu_module *m,
 	    gemm_resident(b, c, m, cuda_gemm_threads(g), smem, &resident, cause))
 		return -1;
 	out->grid = tiles < resident ? tiles : resident;
+	out->resident = resident;
 	out->ta = out->tb = &none;
 	out->use_tma = 0;
 	int b_ok = aligned16(op->b, op->ldb, g->elem_bytes);

@@ -6,7 +6,8 @@
 # templates/reference.cu) and here also on the host, where a disagreement beyond 1e-12 fails
 # the unit (HARNESS_CUDA_REF_VERIFY=1; kernels/cuda/reference.c).  Every unit must end ok,
 # every unit record its cells' GPU references as verified, every cuDNN algorithm be recorded as vendor:algo=A,math=M, and the exhaustive search must have checked
-# its grid points correct (an incorrect conv.cu config fails this test); compiling ahead must
+# its grid points correct (an incorrect conv.cu config fails this test), stream-K's among
+# them; compiling ahead must
 # say its mode and keep its counts (the unit's compile_ns the sum of its trials', every queued
 # compile compiled or dropped) consistent.  Skips (77) with the
 # reason where there is no CUDA backend or device; `make check-gpu` cannot skip it.
@@ -41,6 +42,11 @@ grid = [t for t in trials if not s(t["config"]).startswith("vendor")]
 bad = [s(t["config"]) for t in grid if s(t["status"]) != "ok"]
 c.check(len(grid) >= 50, "the exhaustive walk checked %d conv.cu configs" % len(grid))
 c.check(not bad, "every conv.cu config is correct: %s" % bad[:5])
+# stream-K: both grids were walked and checked at the sk-* shapes (a wrong fix-up, a flag
+# left raised by a launch, fails "every conv.cu config is correct" above)
+for v in ("1", "2"):
+    sk = [t for t in grid if s(t["config"]).endswith(",STREAM_K=" + v)]
+    c.check(len(sk) >= 5, "the exhaustive walk checked %d STREAM_K=%s configs" % (len(sk), v))
 # compiling ahead, overlapped with benchmarking (the default; docs/kernels.md "NVRTC and the
 # cubin cache"): compile_ns is time blocked on the compiler, the unit's the sum of its trials'
 # (exhaustive: every chosen config was a trial, so the final prepare loads it again) and never

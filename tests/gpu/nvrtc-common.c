@@ -360,6 +360,10 @@ const struct kc_config kc_check_configs[] = {
 	{"conv.cu", F16 " -DWGMMA=1 -DBLOCK_M=128 -DBLOCK_N=256 -DBLOCK_K=64 -DWARPS=8 -DSTAGES=3 -DSPLIT_K=2", "sm_90a"},
 	{"conv.cu", BF16 " -DWGMMA=1 -DBLOCK_M=64 -DBLOCK_N=64 -DBLOCK_K=128 -DWARPS=4 -DSTAGES=3 -DGROUP_M=1", "sm_90a"},
 	{"conv.cu", F32 " -DTF32=1 -DWGMMA=1 -DBLOCK_M=128 -DBLOCK_N=128 -DBLOCK_K=32 -DWARPS=8 -DSTAGES=4", "sm_90a"},
+	/* stream-K (wgmma.cuh): 1 and 2 consumer warpgroups, the TMA and the gather paths */
+	{"conv.cu", F16 " -DWGMMA=1 -DBLOCK_M=64 -DBLOCK_N=128 -DBLOCK_K=64 -DWARPS=4 -DSTAGES=4 -DSTREAM_K=1", "sm_90a"},
+	{"conv.cu", BF16 " -DWGMMA=1 -DBLOCK_M=128 -DBLOCK_N=256 -DBLOCK_K=64 -DWARPS=8 -DSTAGES=3 -DSTREAM_K=1", "sm_90a"},
+	{"conv.cu", F32 " -DTF32=1 -DWGMMA=1 -DBLOCK_M=128 -DBLOCK_N=64 -DBLOCK_K=32 -DWARPS=8 -DSTAGES=4 -DSTREAM_K=1", "sm_90a"},
 	/* the stage depths and warp counts the lists above leave out, per dtype */
 	{"gemm.cu", BF16 " -DBLOCK_M=64 -DBLOCK_N=32 -DBLOCK_K=32 -DWARPS=2 -DSTAGES=2"},
 	{"gemm.cu", F32 " -DTF32=1 -DBLOCK_M=128 -DBLOCK_N=64 -DBLOCK_K=32 -DWARPS=4 -DSTAGES=4"},

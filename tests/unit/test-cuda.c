@@ -733,6 +733,73 @@ static const int64_t r50_convs[][6] = {
 	{ 2048, 7, 512, 1, 1, 0 },  { 512, 7, 512, 3, 1, 1 },
 };
 
+/* STREAM_K: an eighth field of the conv space; valid on the wgmma path alone, without
+ * SPLIT_K, where whole tiles leave SMs idle; 1 and 2 (the grid) compile the same module. */
+START_TEST(test_conv_stream_k)
+{
+	struct cuda_space_ctx x;
+	struct space sp;
+	struct config c;
+	const char *why = NULL;
+	char *o1[CUDA_MAX_OPTS], *o2[CUDA_MAX_OPTS];
+	/* ResNet-50's 512 -> 512 3x3 at 7x7: m 1568, n 512; 64 x 128 tiles: 100 on 132 SMs */
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 512, 7, 7, 512, 3, 1, 1);
+	cuda_space_init(&sp, &x);
+	ck_assert_uint_eq(sp.nfields, 8);
+	ck_assert_str_eq(sp.fields[7].name, "STREAM_K");
+	sp.heuristic(&sp, &c);
+	ck_assert_int_eq(val_of(&sp, &c, "STREAM_K"), 0);
+	c.val[0] = 64, c.val[1] = 128, c.val[2] = 64, c.val[3] = 4, c.val[4] = 4, c.val[5] = 1;
+	c.val[7] = 1;
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	size_t n1 = cuda_config_options(&sp, &c, "sm_90a", o1);
+	c.val[7] = 2;
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	size_t n2 = cuda_config_options(&sp, &c, "sm_90a", o2);
+	ck_assert_uint_eq(n1, n2);
+	ck_assert(has_opt(o1, n1, "-DSTREAM_K=1"));
+	for (size_t k = 0; k < n1; k++) {
+		ck_assert_str_eq(o1[k], o2[k]);
+		free(o1[k]);
+		free(o2[k]);
+	}
+	/* with SPLIT_K; off the wgmma path (a 32-wide k step in 16 bits) */
+	c.val[5] = 2;
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why, "STREAM_K with SPLIT_K (stream-K splits k itself)");
+	c.val[5] = 1, c.val[2] = 32;
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why, "STREAM_K needs the wgmma path");
+	/* 128 x 256 tiles, 8 warps: 13 x 2 = 26 tiles, still idle SMs; two blocks do not fit
+	 * (3 stages of 48 KiB) */
+	c.val[0] = 128, c.val[1] = 256, c.val[2] = 64, c.val[3] = 8, c.val[4] = 3, c.val[7] = 1;
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	c.val[7] = 2;
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why, "STREAM_K 2 when two blocks do not fit an SM's shared memory");
+	/* not on the 1x1 TMA path (2048 -> 512 at 7x7, the same tiles) */
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 2048, 7, 7, 512, 1, 1, 0);
+	cuda_space_init(&sp, &x);
+	c.val[0] = 64, c.val[1] = 128, c.val[2] = 64, c.val[3] = 4, c.val[4] = 4, c.val[5] = 1;
+	c.val[6] = 8, c.val[7] = 1;
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why, "STREAM_K on a 1x1 convolution's TMA path (measured 1.4x slower "
+			      "there)");
+	/* whole waves: 64x56x56 -> 64, 3x3: 100352 / 128 = 784 tiles of 128 x 64, 5.9 waves of
+	 * 132 (99% of their capacity) */
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 64, 56, 56, 64, 3, 1, 1);
+	cuda_space_init(&sp, &x);
+	sp.heuristic(&sp, &c);
+	c.val[0] = 128, c.val[1] = 64, c.val[2] = 64, c.val[3] = 4, c.val[4] = 4, c.val[5] = 1;
+	c.val[7] = 0;
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	c.val[7] = 1;
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why, "STREAM_K when whole tiles keep the SMs busy (85% or more of the "
+			      "last wave)");
+}
+END_TEST
+
 /* conv.cu takes the wgmma path exactly where gemm.cu does (the same derivation from the
  * fields): its NVRTC options say -DWGMMA=1 then, never off sm_90a, never for the vendor's
  * epilogue module; and 16-bit ResNet-50 layers have wgmma points in their space. */
@@ -882,13 +949,25 @@ START_TEST(test_conv)
 			sp.heuristic(&sp, &c);
 			ck_assert_msg(space_check(&sp, &c, &why), "shape %zu %s: %s", i, dtypes[d],
 				      why);
-			size_t valid = 0, split = 0;
+			size_t valid = 0, split = 0, sk = 0, skmods = 0; /* skmods: STREAM_K 1 */
 			for (size_t g = 0; g < space_grid_size(&sp); g++) {
 				if (space_grid_point(&sp, g, &c) || !space_contains(&sp, &c))
 					continue;
 				valid++;
 				split += val_of(&sp, &c, "SPLIT_K") > 1;
+				sk += val_of(&sp, &c, "STREAM_K") > 0;
+				skmods += val_of(&sp, &c, "STREAM_K") == 1;
 			}
+			/* stream-K only where whole tiles leave SMs idle: never at the 56x56
+			 * layers (thousands of tiles), at every 7x7 3x3 layer in 16 bits; never
+			 * on the 1x1 TMA path */
+			if (x.shape.m >= 100352)
+				ck_assert_uint_eq(sk, 0);
+			if (d < 2 && x.shape.m == 1568 && v[3] == 3)
+				ck_assert_msg(skmods >= 8, "shape %zu: %zu stream-K points", i, skmods);
+			if (v[3] == 1 && v[4] == 1)
+				ck_assert_uint_eq(sk, 0);
+			ck_assert_uint_le(skmods, sk);
 			ck_assert_msg(valid >= 8, "shape %zu %s: %zu valid", i, dtypes[d], valid);
 			if (x.shape.m >= 100352)
 				ck_assert_uint_eq(split, 0);
@@ -1192,6 +1271,7 @@ static Suite *cuda_suite(int with_templates)
 	tcase_add_test(tc, test_maxpool_idx_fill);
 	tcase_add_test(tc, test_conv);
 	tcase_add_test(tc, test_conv_wgmma_derived);
+	tcase_add_test(tc, test_conv_stream_k);
 	tcase_add_test(tc, test_nvrtc_error);
 	tcase_add_test(tc, test_available);
 	if (with_templates)

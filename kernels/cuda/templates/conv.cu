@@ -21,6 +21,10 @@
  *   SPLIT_K [1]   the reduction RS*RS*C cut into SPLIT_K runs (grid z); each writes its fp32
  *                 partial to ws, conv_splitk_reduce sums them in a fixed order and applies the
  *                 epilogue (deterministic; no atomics)
+ *   STREAM_K [0]  (WGMMA=1, SPLIT_K 1) 1: the persistent blocks share the k-tiles of all
+ *                 tiles evenly (wgmma.cuh's stream-K), a tile cut between blocks summed through
+ *                 fp32 slots of ws in a fixed order (deterministic); the backend picks the
+ *                 grid (its values 1 and 2: one or two blocks an SM, as they fit)
  * Epilogue: a kernel argument, not a macro, so one cubin per config serves all four conv
  *   ops (conv2d, conv2d_bias, conv2d_bias_relu, conv2d_bias_relu_add): epi bit 0 adds
  *   bias[k], bit 1 adds Res (the bottleneck's identity), bit 2 applies ReLU; the branches
@@ -51,10 +55,12 @@
  *     grid = (ceil(M / BLOCK_M) * ceil(K / BLOCK_N), 1, SPLIT_K), block = 32 * WARPS,
  *     dynamic shared memory as gemm.cu: STAGES * (BLOCK_M + BLOCK_N) * (BLOCK_K + 16 /
  *     sizeof(T)) * sizeof(T) bytes.  ws: SPLIT_K * M * K floats when SPLIT_K > 1.
- *   WGMMA=1: conv(..., epi, tmA, tmB, use_tma), the maps as gemm.cu's (A: X as M x C,
+ *   WGMMA=1: conv(..., epi, tmA, tmB, use_tma, flags), the maps as gemm.cu's (A: X as M x C,
  *     B: the weights as K x RS*RS*C); use_tma 0 (any maps), 1 (both), 2 (tmB only);
  *     grid = (G, 1, SPLIT_K) for any G >= 1 (persistent, as gemm.cu), block = 32 * WARPS
- *     + 128, dynamic shared memory as gemm.cu's wgmma kernel.
+ *     + 128, dynamic shared memory as gemm.cu's wgmma kernel.  STREAM_K: G no more than
+ *     fit at once, ws G * BLOCK_M * BLOCK_N floats, flags G * WARPS / 4 zeroed words (each
+ *     launch leaves them zero); otherwise flags is unused.
  *   conv_splitk_reduce(const float *ws, const T *bias, const T *Res, T *Y, int M, int K, int epi)
  *     grid = ceil(M * K / 256), block = 256.
  *   conv_epilogue(T *Y, const T *bias, const T *Res, long long total, int K, int epi)
@@ -267,6 +273,9 @@ static __device__ __forceinline__ uint4 gather_chunk(const elem_t *__restrict__ 
 
 #if !WGMMA
 /* ---- mma.sync / FFMA: mainloop.cuh's loop with the gathered A ---------------------------- */
+#if defined(STREAM_K) && STREAM_K
+#error "STREAM_K needs WGMMA=1"
+#endif
 
 /* The A rows a thread gathers: it owns chunk column (tid % CPR) and rows tid / CPR + i *
  * (THREADS / CPR); per row the image's first element offset and the window's corner. */
@@ -429,7 +438,7 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 	     const elem_t *__restrict__ bias, const elem_t *__restrict__ Res, elem_t *__restrict__ Y,
 	     float *__restrict__ ws, int N, int H, int W, int C, int K, int P, int Q, int RS,
 	     int stride, int pad, int epi, const __grid_constant__ tmap_t tmA,
-	     const __grid_constant__ tmap_t tmB, int use_tma)
+	     const __grid_constant__ tmap_t tmB, int use_tma, unsigned *__restrict__ flags)
 {
 	const int M = N * P * Q, KK = RS * RS * C;
 	const bool vec_a = (C % EPC) == 0 && (((unsigned long long)X) & 15) == 0;
@@ -440,7 +449,7 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 #endif
 	float *Pw = SPLIT_K > 1 ? ws + (long long)blockIdx.z * M * K : (float *)0;
 	wgmma_body(
-		M, K, KK, &tmA, &tmB, use_tma,
+		M, K, KK, &tmA, &tmB, use_tma, ws, flags,
 		[&](const tile_pos &p, int ltid) {
 			const int r0 = ltid / 8;
 			arow_w ar;

@@ -25,7 +25,17 @@
  * the next tile's first loads overlap this tile's epilogue.
  * cp.async path (!use_tma: unaligned strides or pointers): the consumers load the stages
  * themselves (predicated cp.async or element loads), made visible to the tensor cores with
- * fence.proxy.async and synchronized on named barrier 1; the producer idles. */
+ * fence.proxy.async and synchronized on named barrier 1; the producer idles.
+ * STREAM_K [0] (conv.cu's field; SPLIT_K 1): instead of whole tiles, block b of G takes the
+ * k-tiles [b T / G, (b + 1) T / G) of all T = tiles x k-tiles in tile order (Osama et al.,
+ * "Stream-K", PPoPP 2023), so every SM gets the same share of the work when the tiles are
+ * fewer than a whole number of waves (ResNet's 7x7 and 14x14 layers: about 100 tiles on
+ * 132 SMs).  A tile cut between blocks is finished by the block holding its first k-tile:
+ * its last segment, so the others (each the first segment of a later block) are usually in
+ * by then.  Each of those writes its fp32 accumulators to its slot of ws and raises its flag
+ * (release); the finisher waits for each flag (acquire), adds the slots in block order (the
+ * sum's order is fixed: deterministic) and resets the flag, so every launch leaves the flags
+ * zero.  Waiting needs every block resident: the backend launches at most as many as fit. */
 #ifndef WGMMA_CUH
 #define WGMMA_CUH
 #include "mainloop.cuh"
@@ -68,6 +78,10 @@ static_assert(STAGES >= 3, "WG_PRODUCER_LOADS: STAGES must be at least 3");
 /* the cp.async fallback: tiles loaded DIST ahead, WAITN wgmma groups left in flight */
 #define WAITN (STAGES >= 3 ? 1 : 0)
 #define DIST (STAGES - 1 - WAITN)
+#ifndef STREAM_K
+#define STREAM_K 0
+#endif
+static_assert(!STREAM_K || SPLIT_K == 1, "STREAM_K needs SPLIT_K 1");
 
 static __device__ __forceinline__ unsigned long long wgmma_desc(unsigned addr)
 {
@@ -406,20 +420,136 @@ static __device__ __forceinline__ void wg_acc_rows8(const wg_acc_t &acc, int m0,
 }
 #endif
 
+/* The work of this block, segment by segment (the producer and the consumers walk the same
+ * sequence): whole tiles blockIdx.x, blockIdx.x + gridDim.x, ... (tile_at's k-tiles: split
+ * blockIdx.z's), or with STREAM_K the block's run of k-tiles over all tiles, cut at tile
+ * boundaries (see the header).  at: the segment's first k-tile in that order. */
+#if STREAM_K
+typedef long long wg_pos_t; /* T reaches 2^31 at the largest tiles-by-k-tiles products */
+#else
+typedef int wg_pos_t;
+#endif
+struct wg_sched {
+	wg_pos_t next, end, at, T;
+	int kt_all;
+};
+
+static __device__ __forceinline__ wg_sched wg_sched_of(int M, int N, int K)
+{
+	wg_sched s;
+	s.kt_all = (K + BLOCK_K - 1) / BLOCK_K;
+	const wg_pos_t tiles = (wg_pos_t)((M + BLOCK_M - 1) / BLOCK_M) * ((N + BLOCK_N - 1) / BLOCK_N);
+#if STREAM_K
+	s.T = tiles * s.kt_all;
+	s.next = (long long)blockIdx.x * s.T / gridDim.x;
+	s.end = (long long)(blockIdx.x + 1) * s.T / gridDim.x;
+#else
+	s.T = tiles;
+	s.next = blockIdx.x;
+	s.end = tiles;
+#endif
+	s.at = 0;
+	return s;
+}
+
+/* The next segment into p; false when the block has no more. */
+static __device__ __forceinline__ bool wg_next(wg_sched &s, tile_pos &p, int M, int N, int K)
+{
+	if (s.next >= s.end)
+		return false;
+#if STREAM_K
+	const int t = (int)(s.next / s.kt_all), kb = (int)(s.next % s.kt_all);
+	const int n = (int)min((long long)(s.kt_all - kb), s.end - s.next);
+	p = tile_at(t, M, N, K);
+	p.kt0 = kb;
+	p.nkt = n;
+	s.at = s.next;
+	s.next += n;
+#else
+	p = tile_at(s.next, M, N, K);
+	s.next += gridDim.x;
+#endif
+	return true;
+}
+
+#if STREAM_K
+/* Stream-K's fix-up of consumer warpgroup cw's accumulators of segment p (s.at its first
+ * k-tile) before the epilogue: true when this block finishes the tile (a whole tile, or
+ * its first segment, the later segments' partials added in block order), false when the
+ * segment went to ws[blockIdx.x] for the finisher.  Slots hold each thread's registers
+ * in order, 128 consecutive floats a register (coalesced); flags[b * NC + cw] is block
+ * b's warpgroup cw's (named barrier 2 + cw: the warpgroup's 128 threads). */
+static __device__ __forceinline__ bool sk_fixup(wg_acc_t &acc, const tile_pos &p,
+						const wg_sched &s, int cw, float *__restrict__ ws,
+						unsigned *__restrict__ flags)
+{
+	if (p.nkt == s.kt_all)
+		return true;
+	constexpr int REGS = MW * (BLOCK_N / 2);
+	const int l = threadIdx.x % 128;
+	if (p.kt0 > 0) { /* a later segment: hand it over */
+		float *mine = ws + ((long long)blockIdx.x * NC + cw) * 128 * REGS + l;
+#pragma unroll
+		for (int i = 0; i < MW; ++i)
+#pragma unroll
+			for (int j = 0; j < BLOCK_N / 2; ++j)
+				mine[(i * (BLOCK_N / 2) + j) * 128] = acc[i][j];
+		asm volatile("bar.sync %0, 128;\n" ::"r"(2 + cw) : "memory");
+		if (l == 0) {
+			__threadfence();
+			asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(
+					     flags + blockIdx.x * NC + cw),
+				     "r"(1u)
+				     : "memory");
+		}
+		return false;
+	}
+	/* the first segment: the blocks after this one hold the rest, up to the owner of the
+	 * tile's last k-tile (block b starts at floor(b T / G)) */
+	const long long last = s.at + s.kt_all - 1;
+	const int owner = (int)(((last + 1) * gridDim.x + s.T - 1) / s.T) - 1;
+	for (int o = blockIdx.x + 1; o <= owner; ++o) {
+		unsigned *f = flags + o * NC + cw;
+		if (l == 0) {
+			unsigned v;
+			do
+				asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n"
+					     : "=r"(v)
+					     : "l"(f)
+					     : "memory");
+			while (v == 0);
+			*f = 0; /* consumed: the flags end every launch zero */
+		}
+		asm volatile("bar.sync %0, 128;\n" ::"r"(2 + cw) : "memory");
+		const float *theirs = ws + ((long long)o * NC + cw) * 128 * REGS + l;
+#pragma unroll
+		for (int i = 0; i < MW; ++i)
+#pragma unroll
+			for (int j = 0; j < BLOCK_N / 2; ++j)
+				acc[i][j] += __ldcg(theirs + (i * (BLOCK_N / 2) + j) * 128);
+	}
+	return true;
+}
+#define SK_FIXUP(acc, p, s, cw) sk_fixup((acc), (p), (s), (cw), sk_ws, sk_flags)
+#else
+#define SK_FIXUP(acc, p, s, cw) true
+#endif
+
 /* Consumer warpgroup cw when the producer fills the stages (TMA, or WG_PRODUCER_LOADS), for
  * each of its tiles: wait for a stage's copies (full barrier), multiply, and once the stage's wgmma group has retired release it
  * (empty barrier, one arrival per consumer warp); then the epilogue store(acc, p, cw), while
  * the producer already loads the next tile's first stages. it counts k-tiles over all tiles
  * of the block: stage it % STAGES, phase (it / STAGES) & 1. */
 template <class Store>
-static __device__ __forceinline__ void consumer_tma(int M, int N, int K, int ntiles, unsigned sA,
-						    unsigned sB, unsigned bars, int cw,
-						    const Store &store)
+static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigned sA, unsigned sB,
+						    unsigned bars, int cw, float *sk_ws,
+						    unsigned *sk_flags, const Store &store)
 {
 	const int lane = threadIdx.x % 32;
 	unsigned it = 0;
-	for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
-		const tile_pos p = tile_at(t, M, N, K);
+	wg_sched sch = wg_sched_of(M, N, K);
+	tile_pos p;
+	while (wg_next(sch, p, M, N, K)) {
 		wg_acc_t acc;
 #pragma unroll
 		for (int i = 0; i < MW; ++i)
@@ -440,7 +570,8 @@ static __device__ __forceinline__ void consumer_tma(int M, int N, int K, int nti
 		wgmma_wait<0>();
 		if (p.nkt > 0 && lane == 0)
 			mbar_arrive(bars + 8 * (STAGES + (it - 1) % STAGES));
-		store(acc, p, cw);
+		if (SK_FIXUP(acc, p, sch, cw))
+			store(acc, p, cw);
 	}
 }
 
@@ -451,13 +582,15 @@ static __device__ __forceinline__ void consumer_tma(int M, int N, int K, int nti
  * load_b), synchronized among
  * themselves on named barrier 1. */
 template <class LoadFor, class Store>
-static __device__ __forceinline__ void consumer_cpasync(int M, int N, int K, int ntiles,
-							unsigned sA, unsigned sB, int cw,
-							const LoadFor &load_for, const Store &store)
+static __device__ __forceinline__ void consumer_cpasync(int M, int N, int K, unsigned sA,
+							unsigned sB, int cw, float *sk_ws,
+							unsigned *sk_flags, const LoadFor &load_for,
+							const Store &store)
 {
 	const int ctid = threadIdx.x - 128;
-	for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
-		const tile_pos p = tile_at(t, M, N, K);
+	wg_sched sch = wg_sched_of(M, N, K);
+	tile_pos p;
+	while (wg_next(sch, p, M, N, K)) {
 		const auto load = load_for(p, ctid);
 		wg_acc_t acc;
 #pragma unroll
@@ -497,7 +630,8 @@ static __device__ __forceinline__ void consumer_cpasync(int M, int N, int K, int
 		}
 		wgmma_wait<0>();
 		cp_async_wait<0>();
-		store(acc, p, cw);
+		if (SK_FIXUP(acc, p, sch, cw))
+			store(acc, p, cw);
 	}
 }
 
@@ -510,14 +644,15 @@ static __device__ __forceinline__ void consumer_cpasync(int M, int N, int K, int
  * writes.  tmB (or NULL): B's tensor map; then thread 0 loads B by TMA, its bytes announced
  * on the same full barrier, and the loader fills A alone (load_b false). */
 template <class LoadFor>
-static __device__ __forceinline__ void producer_cpasync(int M, int N, int K, int ntiles,
-							unsigned sA, unsigned sB, unsigned bars,
+static __device__ __forceinline__ void producer_cpasync(int M, int N, int K, unsigned sA,
+							unsigned sB, unsigned bars,
 							const tmap_t *tmB, const LoadFor &load_for)
 {
 	const int ptid = threadIdx.x;
 	unsigned it = 0;
-	for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
-		const tile_pos p = tile_at(t, M, N, K);
+	wg_sched sch = wg_sched_of(M, N, K);
+	tile_pos p;
+	while (wg_next(sch, p, M, N, K)) {
 		const auto load = load_for(p, ptid);
 		for (int kt = 0; kt < p.nkt; ++kt, ++it) {
 			const int s = it % STAGES;
@@ -554,20 +689,21 @@ static __device__ __forceinline__ void producer_cpasync(int M, int N, int K, int
  * "persistent"); block b does tiles b, b + grid.x, ...  use_tma 1: tmA / tmB (boxes of 128
  * bytes of k x BLOCK_M / BLOCK_N rows) describe A (M x K) and B (N x K); 0: load_for fills
  * the stages (producer_cpasync when WG_PRODUCER_LOADS, else consumer_cpasync); 2
- * (WG_PRODUCER_LOADS only): tmB describes B, load_for fills A.  store(acc, p, cw): the epilogue of warpgroup cw's share of
- * tile p.  The block has THREADS_WG threads and the dynamic shared memory gemm.cu's header
+ * (WG_PRODUCER_LOADS only): tmB describes B, load_for fills A.  store(acc, p, cw): the
+ * epilogue of warpgroup cw's share of tile p.  sk_ws, sk_flags: STREAM_K's partial slots
+ * (grid.x * BLOCK_M * BLOCK_N floats) and flags (grid.x * NC, zero), unused otherwise.  The block has THREADS_WG threads and the dynamic shared memory gemm.cu's header
  * gives. */
 template <class LoadFor, class Store>
 static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tmap_t *tmA,
-						  const tmap_t *tmB, int use_tma,
-						  const LoadFor &load_for, const Store &store)
+						  const tmap_t *tmB, int use_tma, float *sk_ws,
+						  unsigned *sk_flags, const LoadFor &load_for,
+						  const Store &store)
 {
 	extern __shared__ __align__(16) unsigned char smem_raw[];
 	const unsigned base = (smem_u32(smem_raw) + 1023) & ~1023u;
 	const unsigned sA = base, sB = base + STAGES * BLOCK_M * BLOCK_K * ES;
 	const unsigned bars = base + STAGES * TILE_BYTES; /* full[STAGES], empty[STAGES] */
 	const int tid = threadIdx.x, wg = tid / 128;
-	const int ntiles = ((M + BLOCK_M - 1) / BLOCK_M) * ((N + BLOCK_N - 1) / BLOCK_N);
 
 	if ((use_tma || WG_PRODUCER_LOADS) && tid == 0) {
 		if (use_tma == 1)
@@ -593,8 +729,9 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 #endif
 		if (use_tma == 1 && tid == 0) {
 			unsigned it = 0;
-			for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
-				const tile_pos p = tile_at(t, M, N, K);
+			wg_sched sch = wg_sched_of(M, N, K);
+			tile_pos p;
+			while (wg_next(sch, p, M, N, K)) {
 				for (int kt = 0; kt < p.nkt; ++kt, ++it) {
 					const int s = it % STAGES;
 					if (it >= STAGES) /* the consumers released its last use */
@@ -617,8 +754,7 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 		}
 #if WG_PRODUCER_LOADS
 		if (use_tma != 1)
-			producer_cpasync(M, N, K, ntiles, sA, sB, bars, use_tma == 2 ? tmB : nullptr,
-					 load_for);
+			producer_cpasync(M, N, K, sA, sB, bars, use_tma == 2 ? tmB : nullptr, load_for);
 #endif
 	} else {
 		/* ---- the consumer warpgroups ---- */
@@ -627,10 +763,10 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 #endif
 		const int cw = wg - 1;
 		if (use_tma || WG_PRODUCER_LOADS)
-			consumer_tma(M, N, K, ntiles, sA, sB, bars, cw, store);
+			consumer_tma(M, N, K, sA, sB, bars, cw, sk_ws, sk_flags, store);
 #if !WG_PRODUCER_LOADS
 		else
-			consumer_cpasync(M, N, K, ntiles, sA, sB, cw, load_for, store);
+			consumer_cpasync(M, N, K, sA, sB, cw, sk_ws, sk_flags, load_for, store);
 #endif
 	}
 }
