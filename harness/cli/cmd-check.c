@@ -59,6 +59,17 @@ static int hyp_names_exist(const struct hyp_file *f, const struct experiment *e,
 					   "'%s' (workloads: %s)", f->path, h->workload_pos.line,
 					   h->workload_pos.col, h->id, h->workload, epath, list);
 				free(list);
+				break;
+			}
+			/* a mode it names that does not run the workload is left out of it when
+			 * it is decided (hyp-eval.c): legal, but worth saying before the run */
+			for (size_t k = 0; k < h->nmodes; k++) {
+				const struct mode *m = experiment_mode(e, h->modes[k]);
+				if (m && !mode_has_workload(m, h->workload))
+					warning("'%s':%d:%d: hypothesis '%s': mode '%s' does not run "
+						"workload '%s' (its 'workloads' in '%s'): it will be left "
+						"out of the hypothesis", f->path, h->modes_pos.line,
+						h->modes_pos.col, h->id, m->name, h->workload, epath);
 			}
 		}
 	}
@@ -94,6 +105,21 @@ done:
 	return rc;
 }
 
+/* "; mode 'x' runs only 'a', 'b'" for each mode with `workloads`, or "" (heap). */
+static char *restricted_modes(const struct experiment *e)
+{
+	struct sbuf sb;
+	sbuf_init(&sb);
+	for (size_t m = 0; m < e->nmodes; m++) {
+		if (!e->modes[m].workloads)
+			continue;
+		sbuf_addf(&sb, "; mode '%s' runs only ", e->modes[m].name);
+		for (size_t k = 0; k < e->modes[m].nworkloads; k++)
+			sbuf_addf(&sb, "%s'%s'", k ? ", " : "", e->modes[m].workloads[k]);
+	}
+	return sbuf_detach(&sb);
+}
+
 /* Load each file in turn (schema, ranges, catalog, tuners, and every hypothesis file it
  * names, parsed: cmd_load_experiment); print one "ok" line per valid file on stdout.  The
  * first invalid file's error goes to stderr and ends the command with EXIT_USAGE: nothing
@@ -105,9 +131,12 @@ static int check_exec(const struct cmd_args *a)
 		struct experiment *e = NULL;
 		if (cmd_load_experiment(path, &e))
 			return EXIT_USAGE;
-		printf("'%s': ok (%zu modes, %zu workloads, %" PRId64 " repeats%s)\n", path,
+		char *only = restricted_modes(e);
+		printf("'%s': ok (%zu modes, %zu workloads, %" PRId64 " repeats%s%s)\n", path,
 		       e->nmodes, e->nworkloads, e->repeats,
-		       e->unit_scope == UNIT_SCOPE_WORKLOAD ? ", a unit per mode and workload" : "");
+		       e->unit_scope == UNIT_SCOPE_WORKLOAD ? ", a unit per mode and workload" : "",
+		       only);
+		free(only);
 		experiment_free(e);
 		/* keep the ok lines in step with a later file's error on stderr */
 		if (fflush(stdout) != 0) {

@@ -90,6 +90,11 @@ int exp_parse_workloads(struct tc_parser *p, const struct tc_field *f, struct ex
 int exp_check_models(struct tc_parser *p, const struct experiment *e);
 int exp_parse_modes(struct tc_parser *p, const struct tc_field *f, struct experiment *e);
 int exp_check_tuner_options(struct tc_parser *p, const struct experiment *e);
+/* Each mode's `workloads` against the experiment's [[workloads]], the baseline's and the A/A
+ * copies' rules; f is the [[modes]] field (for the entries' line:col), after both arrays
+ * are parsed. */
+int exp_check_mode_workloads(struct tc_parser *p, const struct tc_field *f,
+			     const struct experiment *e);
 /* Free what a command mode holds (command, command_argv, env). */
 void exp_free_mode_command(struct mode *m);
 

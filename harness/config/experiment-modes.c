@@ -1,6 +1,6 @@
 /* experiment-modes.c: the [[modes]] of an experiment file: tuner, backend, options, A/A
- * copies, warm probes; and each tuner's check of its options against the op spaces
- * (experiment-int.h) */
+ * copies, warm probes, the workloads a mode runs; and each tuner's check of its options
+ * against the op spaces (experiment-int.h) */
 #include "config.h"
 #include "harness/config/experiment.h"
 
@@ -25,7 +25,7 @@
 
 static const char *const mode_keys[] = {
 	"name", "tuner", "backend", "baseline", "options", "warm_probe", "aa_of", "fault",
-	"command", "expects", "timeout", "environment", "only_on", NULL
+	"command", "expects", "timeout", "environment", "only_on", "workloads", NULL
 };
 static const char *const expects_names[] = { "compile", "benchmark", NULL };
 
@@ -290,6 +290,11 @@ static int parse_mode(struct tc_parser *p, const struct tb_node *t, struct mode 
 		} else if (!strcmp(g.key, "only_on")) {
 			r = exp_get_only_on(p, &g, &m->only_on);
 			mp->only_on = g.pos;
+		} else if (!strcmp(g.key, "workloads")) {
+			r = exp_get_string_list(p, &g, &m->workloads, &m->nworkloads);
+			if (!r && m->nworkloads == 0)
+				r = tc_fail(p, g.pos, "'workloads' must name at least one workload "
+					    "(leave it out and the mode runs every workload)");
 		} else if (!strcmp(g.key, "aa_of")) {
 			r = exp_get_string(p, &g, &m->aa_of);
 			mp->aa_of = g.pos;
@@ -484,7 +489,8 @@ static int env_equal(const struct mode *a, const struct mode *b)
 }
 
 /* Names unique, at most one baseline (default: the first mode), aa_of names another mode
- * that is not itself a copy, with the same tuner, backend, options and fault. */
+ * that is not itself a copy, with the same tuner, backend, options and fault (and the same
+ * workloads: exp_check_mode_workloads, once the workloads are parsed). */
 static int check_modes(struct tc_parser *p, struct experiment *e, const struct mode_pos *mp)
 {
 	ssize_t base = -1;
@@ -583,5 +589,93 @@ int exp_parse_modes(struct tc_parser *p, const struct tc_field *f, struct experi
 	ret = check_modes(p, e, mp);
 done:
 	free(mp);
+	return ret;
+}
+
+/* The position of key in the table of mode i of f ([[modes]]): its value's, or the mode's
+ * own when the key is absent. */
+static struct tb_pos mode_key_pos(const struct tc_field *f, size_t i, const char *key)
+{
+	const struct tb_node *t = tb_node_at(f->v, i);
+	size_t k;
+	if (!tb_node_get(t, key, &k))
+		return tb_node_pos(t);
+	return tc_field_at(t, k).pos;
+}
+
+/* 1 when modes a and b run the same workloads of e (in effect: an unset `workloads` and one
+ * that names every workload are alike). */
+static int same_workloads(const struct experiment *e, const struct mode *a, const struct mode *b)
+{
+	for (size_t w = 0; w < e->nworkloads; w++)
+		if (mode_has_workload(a, e->workloads[w].name) !=
+		    mode_has_workload(b, e->workloads[w].name))
+			return 0;
+	return 1;
+}
+
+/* Each mode's `workloads` (f: the [[modes]] field, its tables still parsed): every entry
+ * names one of the experiment's [[workloads]], none twice; the baseline has none (each
+ * comparison is against the baseline, cell by cell: it runs every workload); an A/A copy
+ * runs its original's.  After both arrays are parsed, whichever the file writes first. */
+int exp_check_mode_workloads(struct tc_parser *p, const struct tc_field *f,
+			     const struct experiment *e)
+{
+	const char **names = xcalloc(e->nworkloads + 1, sizeof(*names));
+	for (size_t w = 0; w < e->nworkloads; w++)
+		names[w] = e->workloads[w].name;
+	int ret = 0;
+	for (size_t i = 0; i < e->nmodes && !ret; i++) {
+		const struct mode *m = &e->modes[i];
+		if (!m->workloads)
+			continue;
+		const struct tb_node *arr = tb_node_at(f->v, i);
+		size_t k = 0;
+		tb_node_get(arr, "workloads", &k);
+		arr = tc_field_at(arr, k).v;
+		for (size_t j = 0; j < m->nworkloads && !ret; j++) {
+			const char *name = m->workloads[j];
+			struct tb_pos at = tb_node_pos(tb_node_at(arr, j));
+			size_t w = 0;
+			while (w < e->nworkloads && strcmp(names[w], name))
+				w++;
+			if (w == e->nworkloads) {
+				const char *s = tc_suggest(name, names);
+				char *list = tc_join(names);
+				if (s)
+					ret = tc_fail(p, at, "mode '%s': 'workloads' names unknown "
+						      "workload '%s' (did you mean '%s'?)", m->name, name,
+						      s);
+				else
+					ret = tc_fail(p, at, "mode '%s': 'workloads' names unknown "
+						      "workload '%s' (workloads: %s)", m->name, name,
+						      list);
+				free(list);
+				break;
+			}
+			for (size_t d = 0; d < j && !ret; d++)
+				if (!strcmp(m->workloads[d], name)) {
+					struct tb_pos first = tb_node_pos(tb_node_at(arr, d));
+					ret = tc_fail(p, at, "mode '%s': 'workloads' names workload '%s' "
+						      "twice (first at line %d, column %d)", m->name,
+						      name, first.line, first.col);
+				}
+		}
+		if (!ret && i == e->baseline)
+			ret = tc_fail(p, mode_key_pos(f, i, "workloads"),
+				      "the baseline mode '%s' cannot restrict its 'workloads' (every "
+				      "mode is compared with the baseline in each workload it runs)",
+				      m->name);
+	}
+	/* an A/A copy runs exactly what its original runs (check_modes: tuner, backend, ...) */
+	for (size_t i = 0; i < e->nmodes && !ret; i++) {
+		const struct mode *m = &e->modes[i];
+		const struct mode *o = m->aa_of ? experiment_mode(e, m->aa_of) : NULL;
+		if (o && !(p->flags & EXPERIMENT_PAST_RUN) && !same_workloads(e, m, o))
+			ret = tc_fail(p, mode_key_pos(f, i, "aa_of"), "mode '%s' is an A/A copy of "
+				      "'%s' but runs other 'workloads': an A/A copy runs exactly its "
+				      "original's workloads", m->name, o->name);
+	}
+	free(names);
 	return ret;
 }

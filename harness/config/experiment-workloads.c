@@ -93,7 +93,7 @@ int exp_check_models(struct tc_parser *p, const struct experiment *e)
 		for (size_t m = 0; m < e->nmodes; m++)
 			ncommand += e->modes[m].command != NULL;
 		for (size_t m = 0; m < e->nmodes; m++) {
-			if (e->modes[m].command)
+			if (e->modes[m].command || !mode_has_workload(&e->modes[m], w->name))
 				continue;
 			struct tb_pos at = { w->model_line, w->model_col };
 			char *list = tc_join(catalog_models);

@@ -341,7 +341,7 @@ static int check_hypotheses(struct tc_parser *p, const struct tc_field *f, struc
 
 static int parse_root(struct tc_parser *p, const struct tb_node *root, struct experiment *e)
 {
-	struct tc_field on = { 0 };
+	struct tc_field on = { 0 }, modes = { 0 };
 	struct tb_pos rpos = tb_node_pos(root);
 	size_t i;
 
@@ -403,6 +403,7 @@ static int parse_root(struct tc_parser *p, const struct tb_node *root, struct ex
 			r = exp_parse_workloads(p, &g, e);
 		} else if (!strcmp(g.key, "modes")) {
 			r = exp_parse_modes(p, &g, e);
+			modes = g;
 		} else if (!strcmp(g.key, "on")) {
 			on = g;
 			r = 0;
@@ -419,7 +420,7 @@ static int parse_root(struct tc_parser *p, const struct tb_node *root, struct ex
 			    "missing required key 'workloads' (add a [[workloads]] table)");
 	if (!e->modes)
 		return tc_fail(p, rpos, "missing required key 'modes' (add a [[modes]] table)");
-	if (exp_check_models(p, e))
+	if (exp_check_mode_workloads(p, &modes, e) || exp_check_models(p, e))
 		return -1;
 	if (on.key && parse_on(p, &on, e))
 		return -1;
@@ -537,6 +538,9 @@ void experiment_free(struct experiment *e)
 		free(m->name);
 		free(m->tuner);
 		free(m->only_on);
+		for (size_t j = 0; j < m->nworkloads; j++)
+			free(m->workloads[j]);
+		free(m->workloads);
 		for (size_t j = 0; j < m->noptions; j++)
 			tuner_option_release(&m->options[j]);
 		free(m->options);
@@ -590,6 +594,16 @@ double mode_timeout(const struct experiment *e, const struct mode *m)
 const char *mode_backend(const struct experiment *e, const struct mode *m)
 {
 	return m->backend ? m->backend : e->backend;
+}
+
+int mode_has_workload(const struct mode *m, const char *name)
+{
+	if (!m->workloads)
+		return 1;
+	for (size_t i = 0; i < m->nworkloads; i++)
+		if (m->workloads[i] && !strcmp(m->workloads[i], name))
+			return 1;
+	return 0;
 }
 
 const struct tuner_option *mode_option(const struct mode *m, const char *key)

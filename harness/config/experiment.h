@@ -74,6 +74,11 @@ struct mode {
 	char *aa_of;           /* A/A control: the mode whose configuration this one repeats, or NULL */
 	char *only_on;         /* `only_on`: the mode takes part only in a run where it resolves to
 				* this backend (left out of the others); NULL: every run */
+	char **workloads;      /* `workloads`: the names of the only workloads the mode runs, in
+				* file order, each one of the experiment's [[workloads]], no two
+				* alike (heap, nworkloads of them); NULL: every workload.  Never
+				* on the baseline mode (mode_has_workload) */
+	size_t nworkloads;
 	int warm_probe;        /* 1: after each cold unit, a warm unit reuses its cache directory */
 	enum fault_kind fault; /* testing the harness: make this mode's worker misbehave */
 	int line, col;         /* where the mode was declared */
@@ -163,6 +168,9 @@ const struct tuner_option *mode_option(const struct mode *m, const char *key);
 double mode_timeout(const struct experiment *e, const struct mode *m);
 /* The backend mode m asks for: its own `backend`, else the experiment's (borrowed). */
 const char *mode_backend(const struct experiment *e, const struct mode *m);
+/* 1 when mode m runs the workload called name: m has no `workloads`, or names it; else 0.
+ * Whether its backend runs it too (a workload's `only_on`) is backend_workload_for's. */
+int mode_has_workload(const struct mode *m, const char *name);
 
 /* Use e's [on.backend] settings (repeats, measure), when it has a table for backend: for a
  * run whose modes all run there (the scheduler) and in each of its units (the worker). */

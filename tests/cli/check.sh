@@ -38,7 +38,7 @@ ngood=0
 for f in experiments/good-*.toml; do
 	ngood=$((ngood + 1))
 	expect_status 0 h check "$f" || continue
-	ok_line="^'$f': ok \([0-9]+ modes, [0-9]+ workloads, [0-9]+ repeats\)\$"
+	ok_line="^'$f': ok \([0-9]+ modes, [0-9]+ workloads, [0-9]+ repeats(, [^;)]+)?(; mode '[^']+' runs only '[^)]+)*\)\$"
 	expect_grep "$ok_line" "$OUT" || continue
 	if [ "$(wc -l <"$OUT")" -ne 1 ]; then
 		fail "$f: more than the ok line on stdout"
@@ -57,6 +57,11 @@ fi
 if expect_status 0 h check experiments/good-full.toml; then
 	expect_grep "^'experiments/good-full.toml': ok \(4 modes, 3 workloads, 4 repeats\)\$" \
 		"$OUT"
+fi
+
+# A mode's `workloads` are named on its ok line.
+if expect_status 0 h check experiments/good-mode-workloads.toml; then
+	expect_grep "^'experiments/good-mode-workloads.toml': ok \(3 modes, 3 workloads, 5 repeats, a unit per mode and workload; mode 'exhaustive' runs only 'small', 'bias'; mode 'exhaustive-aa' runs only 'bias', 'small'\)\$" "$OUT"
 fi
 
 # Several files: an ok line for each valid one; the first invalid one stops the command.

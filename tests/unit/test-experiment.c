@@ -891,6 +891,110 @@ START_TEST(test_command_mode)
 }
 END_TEST
 
+/* `workloads` in [[modes]]: names of the experiment's workloads, whichever array the file
+ * writes first; every error at the entry or key it concerns. */
+#define WLXY "[[workloads]]\nname = \"gemm-x\"\nop = \"sgemm\"\nshape = { m = 64, n = 64, k = 64 }\n" \
+	     "[[workloads]]\nname = \"gemm-y\"\nop = \"sgemm\"\nshape = { m = 32, n = 48, k = 24 }\n"
+	     /* 8 lines */
+#define MODE_B "[[modes]]\nname = \"b\"\ntuner = \"heuristic\"\n" /* 3 lines */
+
+START_TEST(test_mode_workloads)
+{
+	struct experiment *e = parse_ok(HEAD WLXY MODE MODE_B "workloads = [\"gemm-y\"]\n");
+	ck_assert_ptr_null(e->modes[0].workloads);
+	ck_assert_uint_eq(e->modes[1].nworkloads, 1);
+	ck_assert_str_eq(e->modes[1].workloads[0], "gemm-y");
+	ck_assert_int_eq(mode_has_workload(&e->modes[0], "gemm-x"), 1);
+	ck_assert_int_eq(mode_has_workload(&e->modes[1], "gemm-x"), 0);
+	ck_assert_int_eq(mode_has_workload(&e->modes[1], "gemm-y"), 1);
+	experiment_free(e);
+	/* the modes may come before the workloads they name */
+	e = parse_ok(HEAD MODE MODE_B "workloads = [\"gemm-y\", \"gemm-x\"]\n" WLXY);
+	ck_assert_uint_eq(e->modes[1].nworkloads, 2);
+	ck_assert_str_eq(e->modes[1].workloads[1], "gemm-x");
+	experiment_free(e);
+
+	/* lines: HEAD 1-2, WLXY 3-10, MODE 11-13, MODE_B 14-16, its workloads 17 */
+	expect_error(HEAD WLXY MODE MODE_B "workloads = [\"gemm-y\", \"gemm-z\"]\n",
+		     "'t.toml':17:24: mode 'b': 'workloads' names unknown workload 'gemm-z' (did "
+		     "you mean 'gemm-x'?)");
+	expect_error(HEAD WLXY MODE MODE_B "workloads = [\"resnet50\"]\n",
+		     "'t.toml':17:14: mode 'b': 'workloads' names unknown workload 'resnet50' "
+		     "(workloads: gemm-x, gemm-y)");
+	expect_error(HEAD MODE MODE_B "workloads = [\"resnet50\"]\n" WLXY,
+		     "'t.toml':9:14: mode 'b': 'workloads' names unknown workload 'resnet50' "
+		     "(workloads: gemm-x, gemm-y)");
+	expect_error(HEAD WLXY MODE MODE_B "workloads = [\"gemm-y\",\n  \"gemm-y\"]\n",
+		     "'t.toml':18:3: mode 'b': 'workloads' names workload 'gemm-y' twice (first "
+		     "at line 17, column 14)");
+	expect_error(HEAD WLXY MODE MODE_B "workloads = []\n",
+		     "'t.toml':17:13: 'workloads' must name at least one workload (leave it out "
+		     "and the mode runs every workload)");
+	expect_error(HEAD WLXY MODE MODE_B "workloads = [\"gemm-x\", 2]\n",
+		     "'t.toml':17:24: 'workloads' entries must be strings, not an integer");
+	expect_error(HEAD WLXY MODE MODE_B "workloads = \"gemm-x\"\n",
+		     "'t.toml':17:13: 'workloads' must be an array, not a string");
+	/* the baseline runs every workload: each mode is compared with it there */
+	expect_error(HEAD WLXY MODE "workloads = [\"gemm-x\"]\n" MODE_B,
+		     "'t.toml':14:13: the baseline mode 'default' cannot restrict its 'workloads' "
+		     "(every mode is compared with the baseline in each workload it runs)");
+	expect_error(HEAD WLXY MODE MODE_B "workloads = [\"gemm-x\"]\nbaseline = true\n",
+		     "'t.toml':17:13: the baseline mode 'b' cannot restrict its 'workloads' "
+		     "(every mode is compared with the baseline in each workload it runs)");
+	/* an A/A copy runs its original's workloads: the same ones, or every one for both */
+	expect_error(HEAD WLXY MODE "[[modes]]\nname = \"b\"\ntuner = \"vendor\"\n"
+			       "aa_of = \"default\"\nworkloads = [\"gemm-x\"]\n",
+		     "'t.toml':17:9: mode 'b' is an A/A copy of 'default' but runs other "
+		     "'workloads': an A/A copy runs exactly its original's workloads");
+	const char *orig = HEAD WLXY MODE
+		"[[modes]]\nname = \"c\"\ntuner = \"vendor\"\nworkloads = [\"gemm-y\"]\n"
+		"[[modes]]\nname = \"d\"\ntuner = \"vendor\"\naa_of = \"c\"\n"; /* c 14-17, d 18-21 */
+	expect_error(orig, "'t.toml':21:9: mode 'd' is an A/A copy of 'c' but runs other "
+			   "'workloads': an A/A copy runs exactly its original's workloads");
+	char *same = xasprintf("%sworkloads = [\"gemm-y\"]\n", orig);
+	e = parse_ok(same);
+	ck_assert_str_eq(e->modes[2].workloads[0], "gemm-y");
+	experiment_free(e);
+	free(same);
+	e = parse_ok(HEAD WLXY MODE "[[modes]]\nname = \"c\"\ntuner = \"vendor\"\n"
+		     "workloads = [\"gemm-y\", \"gemm-x\"]\n"
+		     "[[modes]]\nname = \"d\"\ntuner = \"vendor\"\naa_of = \"c\"\n");
+	experiment_free(e);
+	/* a recorded experiment keeps the structural checks, not the A/A copy's */
+	const char *past = HEAD WLXY MODE MODE_B "aa_of = \"default\"\nworkloads = [\"gemm-x\"]\n";
+	char *cause = NULL;
+	ck_assert_int_eq(experiment_parse_flags("t.toml", past, strlen(past), EXPERIMENT_PAST_RUN,
+						&e, &cause), 0);
+	experiment_free(e);
+	past = HEAD WLXY MODE MODE_B "workloads = [\"gemm-q\"]\n";
+	ck_assert_int_eq(experiment_parse_flags("t.toml", past, strlen(past), EXPERIMENT_PAST_RUN,
+						&e, &cause), -1);
+	ck_assert_ptr_nonnull(strstr(cause, "'t.toml':17:14: mode 'b': 'workloads' names unknown"));
+	free(cause);
+}
+END_TEST
+
+/* A model the catalog does not know needs a command mode to run it: a mode of the harness's
+ * own tuners that does not run it (its `workloads`) is no obstacle. */
+START_TEST(test_mode_workloads_models)
+{
+	const char *tv = HEAD "[[workloads]]\nname = \"tv\"\nmodel = \"no_such_model_tv\"\n"
+		"[[workloads]]\nname = \"g\"\nop = \"sgemm\"\nshape = { m = 8, n = 8, k = 8 }\n"
+		"[[modes]]\nname = \"py\"\ncommand = [\"python3\", \"w.py\"]\n"
+		"[[modes]]\nname = \"v\"\ntuner = \"vendor\"\n";
+	char *ok = xasprintf("%sworkloads = [\"g\"]\n", tv);
+	struct experiment *e = parse_ok(ok);
+	ck_assert_int_eq(mode_has_workload(&e->modes[1], "tv"), 0);
+	experiment_free(e);
+	free(ok);
+	char *cause = parse_fail("t.toml", tv);
+	ck_assert_msg(strstr(cause, "unknown model 'no_such_model_tv'") &&
+			      strstr(cause, "mode 'v' is not a command mode"),
+		      "got: %s", cause);
+	free(cause);
+}
+END_TEST
+
 static Suite *experiment_suite(void)
 {
 	Suite *s = suite_create("experiment");
@@ -925,6 +1029,8 @@ static Suite *experiment_suite(void)
 	tcase_add_test(tc, test_err_tuner);
 	tcase_add_test(tc, test_err_mode_list);
 	tcase_add_test(tc, test_command_mode);
+	tcase_add_test(tc, test_mode_workloads);
+	tcase_add_test(tc, test_mode_workloads_models);
 	suite_add_tcase(s, tc);
 	return s;
 }
