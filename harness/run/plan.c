@@ -18,14 +18,16 @@ int plan_build(const struct experiment *e, const char *const *backends, struct r
 	       size_t *n)
 {
 	/* the units of one block: a mode each, or (unit_scope = "workload") a mode and one of
-	 * the workloads its backend runs, mode by mode in declared order */
+	 * the workloads it runs (its `workloads`, those for its backend), mode by mode in
+	 * declared order */
 	struct block_unit *units = NULL;
 	size_t nunits = 0, cap = 0, per_block = 0;
 	for (size_t m = 0; m < e->nmodes; m++) {
 		size_t from = nunits;
 		for (size_t w = 0; w < e->nworkloads && e->unit_scope == UNIT_SCOPE_WORKLOAD; w++) {
-			if (backends && backends[m] &&
-			    !backend_workload_for(&e->workloads[w], backends[m]))
+			if ((backends && backends[m] &&
+			     !backend_workload_for(&e->workloads[w], backends[m])) ||
+			    !mode_has_workload(&e->modes[m], e->workloads[w].name))
 				continue;
 			XGROW(units, cap, nunits + 1);
 			units[nunits++] = (struct block_unit){ m, (ptrdiff_t)w };

@@ -74,28 +74,36 @@ static void leave_out_modes(struct run *r)
 			e->baseline = i;
 }
 
-/* Resolve every mode's backend through the registry (backend_resolve); a backend that
- * cannot run is refused before anything is created.  -1 reported. */
+/* Resolve every mode's backend through the registry (backend_resolve) for the workloads
+ * the mode runs (its `workloads`, else every one); a backend that cannot run is refused
+ * before anything is created.  -1 reported. */
 int sched_resolve_modes(struct run *r)
 {
-	r->mb = xcalloc(r->exp->nmodes, sizeof(*r->mb));
-	for (size_t i = 0; i < r->exp->nmodes; i++) {
-		const struct mode *m = &r->exp->modes[i];
+	const struct experiment *e = r->exp;
+	struct workload *mine = xcalloc(e->nworkloads, sizeof(*mine));
+	r->mb = xcalloc(e->nmodes, sizeof(*r->mb));
+	for (size_t i = 0; i < e->nmodes; i++) {
+		const struct mode *m = &e->modes[i];
 		struct mode_backend *b = &r->mb[i];
 		char *cause = NULL;
+		size_t nmine = 0;
+		for (size_t w = 0; w < e->nworkloads; w++) /* shallow copies: still e's */
+			if (mode_has_workload(m, e->workloads[w].name))
+				mine[nmine++] = e->workloads[w];
 		b->requested = xstrdup(requested_backend(r, m));
-		if (backend_resolve(b->requested, r->exp->workloads, r->exp->nworkloads, &b->entry,
-				    &b->reason, &cause)) {
+		if (backend_resolve(b->requested, mine, nmine, &b->entry, &b->reason, &cause)) {
 			if (m->backend)
 				error("mode '%s': %s", m->name, cause);
 			else
 				error("%s", cause);
 			free(cause);
+			free(mine);
 			return -1;
 		}
 		if (m->command_argv)
 			b->command = sched_strv_dup(m->command_argv);
 	}
+	free(mine);
 	leave_out_modes(r);
 	/* a run whose modes all run on one backend takes its [on.BACKEND] settings */
 	size_t same = 1;
@@ -153,7 +161,7 @@ char *sched_backends_joined(const struct run *r)
 }
 
 /* mode_backends: {"mode": {"requested": ..., "backend": ..., "reason": ...[, "command":
- * [argv as run]]}, ...}. Heap. */
+ * [argv as run]][, "workloads": [its `workloads`]]}, ...}. Heap. */
 char *sched_backends_json(const struct run *r)
 {
 	struct sbuf sb;
@@ -173,6 +181,15 @@ char *sched_backends_json(const struct run *r)
 			for (size_t k = 0; r->mb[i].command[k]; k++) {
 				sbuf_adds(&sb, k ? "," : "");
 				sbuf_add_json_string(&sb, r->mb[i].command[k]);
+			}
+			sbuf_adds(&sb, "]");
+		}
+		const struct mode *m = &r->exp->modes[i];
+		if (m->workloads) {
+			sbuf_adds(&sb, ",\"workloads\":[");
+			for (size_t k = 0; k < m->nworkloads; k++) {
+				sbuf_adds(&sb, k ? "," : "");
+				sbuf_add_json_string(&sb, m->workloads[k]);
 			}
 			sbuf_adds(&sb, "]");
 		}

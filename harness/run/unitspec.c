@@ -96,6 +96,7 @@ char *unitspec_json(const struct experiment *e, const struct mode *m,
 	const char *one = u->workload && *u->workload ? u->workload : NULL;
 	for (size_t i = 0; i < e->nworkloads; i++)
 		if (backend_workload_for(&e->workloads[i], "command") &&
+		    mode_has_workload(m, e->workloads[i].name) &&
 		    (!one || !strcmp(e->workloads[i].name, one)))
 			json_array_append_new(wl, workload_json(&e->workloads[i]));
 	json_object_set_new(root, "workloads", wl);

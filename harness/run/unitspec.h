@@ -22,7 +22,8 @@ struct unitspec_unit {
 	int warm;
 	const char *cache_dir;
 	double timeout_s;
-	const char *workload;      /* the one workload (unit_scope = "workload"), or NULL: all */
+	const char *workload;      /* the one workload (unit_scope = "workload"), or NULL: all
+				    * the mode runs (its `workloads`, those for backend "command") */
 	const char *const *cells;  /* names the harness knows for the mode (NULL-terminated), or
 				    * NULL: unknown (the unit declares its own) */
 };

@@ -503,6 +503,7 @@ int worker_main(const struct worker_args *a)
 	for (size_t k = 0; k < exp->nworkloads; k++) {
 		const struct workload *wl = &exp->workloads[k];
 		if (!backend_workload_for(wl, a->backend) ||
+		    !mode_has_workload(w.mode, wl->name) ||
 		    (a->workload && strcmp(wl->name, a->workload)))
 			continue;
 		if (w.bops->add_workload(w.b, wl, &cause)) {
@@ -510,6 +511,11 @@ int worker_main(const struct worker_args *a)
 			goto done;
 		}
 		added++;
+	}
+	if (a->workload && !added && !mode_has_workload(w.mode, a->workload)) {
+		error("--workload '%s': mode '%s' does not run it (its 'workloads' in '%s')",
+		      a->workload, a->mode, a->experiment);
+		goto done;
 	}
 	if (a->workload && !added) {
 		error("--workload '%s': no such workload for backend '%s' in '%s'", a->workload,

@@ -15,7 +15,7 @@ struct worker_args {
 	const char *backend;     /* the backend the scheduler resolved ("cpu") */
 	const char *cache_dir;   /* this unit's cache directory */
 	const char *workload;    /* the one workload to run (unit_scope = "workload"), or NULL:
-				  * every workload for the backend */
+				  * every workload of the mode (its `workloads`) for the backend */
 	int record_fd;           /* where records go (PROTO_FD) */
 };
 

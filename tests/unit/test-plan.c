@@ -1,6 +1,6 @@
 /* test-plan.c: block orders reproduce from the seed; abba and sequential patterns; warm
- * probes follow their cold unit; unit_scope = "workload"; the scheduler's cache-leak rule
- * and unit environment */
+ * probes follow their cold unit; unit_scope = "workload"; a mode's `workloads`; the
+ * scheduler's cache-leak rule and unit environment */
 #include "config.h"
 
 #include <check.h>
@@ -10,6 +10,7 @@
 #include "harness/run/plan.h"
 #include "harness/run/unit.h"
 #include "harness/run/unitenv.h"
+#include "harness/run/unitspec.h"
 #include "harness/base/util.h"
 #include "tests/unit/testutil.h"
 
@@ -154,6 +155,91 @@ START_TEST(workload_scope_units)
 }
 END_TEST
 
+/* A mode's `workloads`: under unit_scope = "workload" it has units of those workloads only,
+ * less those for another backend than its own (a workload's only_on); under "mode" the plan
+ * is the one without them (the unit runs its workloads: the worker's and the unit
+ * specification's business, checked here through unitspec_json). */
+START_TEST(mode_workloads_units)
+{
+	struct workload wl[3];
+	memset(wl, 0, sizeof(wl));
+	wl[0].name = "r18";
+	wl[1].name = "r50";
+	wl[2].name = "gpu-only";
+	wl[2].backend = "cuda";
+	for (size_t i = 0; i < 3; i++)
+		wl[i].dtype = "float32";
+	xp.workloads = wl;
+	xp.nworkloads = 3;
+	xp.nmodes = 3;
+	xp.repeats = 4;
+	xp.unit_scope = UNIT_SCOPE_MODE;
+	modes[2].warm_probe = 1;
+	struct rec_plan *all, *p;
+	size_t nall, n;
+	ck_assert_int_eq(plan_build(&xp, NULL, &all, &nall), 0);
+	char *heuristic_r50[] = { "r50" }, *exhaustive_gpu_r18[] = { "gpu-only", "r18" };
+	modes[1].workloads = heuristic_r50;
+	modes[1].nworkloads = 1;
+	modes[2].workloads = exhaustive_gpu_r18;
+	modes[2].nworkloads = 2;
+	ck_assert_int_eq(plan_build(&xp, NULL, &p, &n), 0);
+	char *sa = orders(all, nall), *sp = orders(p, n);
+	ck_assert_str_eq(sa, sp); /* unit_scope = "mode": the same plan, unit for unit */
+	free(sa);
+	free(sp);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_ptr_null(p[i].workload);
+	rec_plan_free(all, nall);
+	rec_plan_free(p, n);
+
+	xp.unit_scope = UNIT_SCOPE_WORKLOAD;
+	const char *backends[] = { "cpu", "cpu", "cpu" };
+	ck_assert_int_eq(plan_build(&xp, backends, &p, &n), 0);
+	/* default: r18, r50; heuristic: r50; exhaustive: r18 (gpu-only is cuda's), + warm */
+	ck_assert_uint_eq(n, 4 * (2 + 1 + 2));
+	const char *want[][2] = { { "default", "r18" }, { "default", "r50" },
+				  { "heuristic", "r50" }, { "exhaustive", "r18" } };
+	for (size_t i = 0; i < n; i++) {
+		int found = 0;
+		for (size_t k = 0; k < ARRAY_SIZE(want); k++)
+			found |= !strcmp(p[i].mode, want[k][0]) && !strcmp(p[i].workload, want[k][1]);
+		ck_assert_msg(found, "unit %zu: %s/%s is not in the plan", i, p[i].mode,
+			      p[i].workload);
+		ck_assert_int_eq(p[i].position, (int64_t)(i % 5));
+	}
+	rec_plan_free(p, n);
+	/* on cuda, exhaustive has both of its workloads */
+	backends[2] = "cuda";
+	ck_assert_int_eq(plan_build(&xp, backends, &p, &n), 0);
+	ck_assert_uint_eq(n, 4 * (2 + 1 + 2 * 2));
+	rec_plan_free(p, n);
+	/* no backends given: each mode's workloads */
+	ck_assert_int_eq(plan_build(&xp, NULL, &p, &n), 0);
+	ck_assert_uint_eq(n, 4 * (3 + 1 + 2 * 2));
+	rec_plan_free(p, n);
+
+	/* an external unit's specification lists the mode's workloads (those for "command") */
+	wl[2].backend = NULL;
+	struct unitspec_unit u = { .id = 3, .cache_dir = "/nonexistent", .timeout_s = 60 };
+	char *js = unitspec_json(&xp, &modes[2], &u);
+	ck_assert_ptr_nonnull(strstr(js, "\"name\": \"r18\""));
+	ck_assert_ptr_nonnull(strstr(js, "\"name\": \"gpu-only\""));
+	ck_assert_ptr_null(strstr(js, "\"name\": \"r50\""));
+	free(js);
+	wl[2].backend = "cuda";
+	js = unitspec_json(&xp, &modes[2], &u);
+	ck_assert_ptr_nonnull(strstr(js, "\"name\": \"r18\""));
+	ck_assert_ptr_null(strstr(js, "\"name\": \"gpu-only\""));
+	free(js);
+	js = unitspec_json(&xp, &modes[0], &u);
+	ck_assert_ptr_nonnull(strstr(js, "\"name\": \"r50\""));
+	free(js);
+	modes[1].workloads = modes[2].workloads = NULL;
+	modes[1].nworkloads = modes[2].nworkloads = 0;
+}
+END_TEST
+
 START_TEST(abba_alternates)
 {
 	xp.order = ORDER_ABBA;
@@ -282,6 +368,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, randomized_reproduces_from_seed);
 	tcase_add_test(tc, workload_scope_units);
+	tcase_add_test(tc, mode_workloads_units);
 	tcase_add_test(tc, abba_alternates);
 	tcase_add_test(tc, sequential_is_declared_order);
 	tcase_add_test(tc, warm_probe_follows_cold);
