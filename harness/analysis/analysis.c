@@ -67,10 +67,12 @@ static size_t add_mode(struct analysis *a, const char *name, size_t *cap)
 		size_t n = *cap ? 2 * *cap : 8;
 		a->modes = xrealloc(a->modes, n * sizeof(*a->modes));
 		a->aa_of = xrealloc(a->aa_of, n * sizeof(*a->aa_of));
+		a->only = xrealloc(a->only, n * sizeof(*a->only));
 		*cap = n;
 	}
 	a->modes[a->nmodes] = xstrdup(name);
 	a->aa_of[a->nmodes] = NULL;
+	a->only[a->nmodes] = NULL;
 	return a->nmodes++;
 }
 
@@ -107,7 +109,8 @@ static void note_status(struct analysis *a, const char *status)
 	a->nfailed++;
 }
 
-/* Modes (in declared order), A/A pairs, baseline and margin from the recorded experiment,
+/* Modes (in declared order), A/A pairs, the workloads each runs, baseline and margin from the
+ * recorded experiment,
  * when the file has one (an imported file has none).  The experiment is read as a past
  * run's (EXPERIMENT_PAST_RUN): a tuner, op or model that today's registries no longer know
  * is not an error.  When even that fails, what is lost is said on stderr and in every
@@ -146,6 +149,12 @@ static void from_experiment(struct analysis *a, size_t *cap)
 			size_t k = add_mode(a, e->modes[m].name, cap);
 			if (e->modes[m].aa_of)
 				a->aa_of[k] = xstrdup(e->modes[m].aa_of);
+			if (e->modes[m].workloads) {
+				const struct mode *md = &e->modes[m];
+				a->only[k] = xcalloc(md->nworkloads + 1, sizeof(*a->only[k]));
+				for (size_t w = 0; w < md->nworkloads; w++)
+					a->only[k][w] = xstrdup(md->workloads[w]);
+			}
 			if (m == e->baseline)
 				a->baseline = k;
 		}
@@ -223,6 +232,16 @@ static void parts_finish(struct analysis *a, struct part_vals *pv)
 		}
 	}
 	free(pv);
+}
+
+int analysis_runs(const struct analysis *a, size_t m, const char *workload)
+{
+	if (!a->only || !a->only[m])
+		return 1;
+	for (char **w = a->only[m]; *w; w++)
+		if (!strcmp(*w, workload))
+			return 1;
+	return 0;
 }
 
 size_t analysis_column(const struct analysis *a, size_t m, size_t c, double *out)
@@ -471,9 +490,14 @@ void analysis_free(struct analysis *a)
 		free(a->modes[i]);
 		if (a->aa_of)
 			free(a->aa_of[i]);
+		for (char **w = a->only ? a->only[i] : NULL; w && *w; w++)
+			free(*w);
+		if (a->only)
+			free(a->only[i]);
 	}
 	free(a->modes);
 	free(a->aa_of);
+	free(a->only);
 	for (size_t c = 0; c < a->ncells; c++) {
 		free(a->cells[c].name);
 		free(a->cells[c].kind);

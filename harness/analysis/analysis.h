@@ -39,6 +39,9 @@ struct analysis {
 	struct rec_meta meta;
 	char **modes;            /* experiment order (else first appearance) */
 	char **aa_of;            /* per mode: the mode it is an A/A copy of, or NULL */
+	char ***only;            /* per mode: the only workloads the recorded experiment's
+				    `workloads` lets it run (a NULL-terminated heap vector), or
+				    NULL: every workload (analysis_runs) */
 	size_t nmodes;
 	size_t baseline;         /* index into modes */
 	double margin;           /* the experiment's margin, NAN when it set none */
@@ -108,6 +111,10 @@ size_t analysis_column(const struct analysis *a, size_t m, size_t c, double *out
  * log unit medians' variance (stats_variance_components). The report and export share it. */
 void analysis_variance(const struct analysis *a, size_t m, size_t c, double *unit_se,
 		       struct stats_vc *vc);
+
+/* 1 when mode m runs workload (its experiment's `workloads` names it, or it has none);
+ * 0 when the experiment leaves it out, so m has no cell of it by design. */
+int analysis_runs(const struct analysis *a, size_t m, const char *workload);
 
 /* Read path; reports and returns -1 (bad file, no units, unknown baseline). */
 int analysis_load(const char *path, struct analysis **out);

@@ -262,7 +262,8 @@ void report_composition(struct report *r, gsl_rng *rng)
 		if (e2e == a->ncells)
 			continue;
 		for (size_t m = 0; m < a->nmodes && nops; m++) {
-			if (m == r->baseline)
+			/* a mode that does not run the workload (its `workloads`) has none */
+			if (m == r->baseline || !analysis_runs(a, m, ag->scope))
 				continue;
 			r->comp = xrealloc(r->comp, (r->ncomp + 1) * sizeof(*r->comp));
 			compose_one(r, ag->scope, m, e2e, ops, nops, rng, &r->comp[r->ncomp++]);

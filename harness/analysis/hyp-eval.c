@@ -263,7 +263,42 @@ void hyp_eval_free(struct hyp_eval *e)
 	free(e);
 }
 
-/* Targets of one hypothesis (statistics only; decided later, after Holm). */
+/* The cells of cells[0..n) in which mode m is compared with base: those of the workloads
+ * both run (analysis_runs: a mode's `workloads` leaves the others out by design), into out
+ * (room for n); returns how many.  The workloads left out, when some are, are said on
+ * stderr with what becomes of the mode in hypothesis h. */
+static size_t compared_cells(const struct analysis *a, const struct hypothesis *h, size_t m,
+			     size_t base, const size_t *cells, size_t n, size_t *out)
+{
+	size_t k = 0, nout = 0;
+	struct sbuf sb;
+	sbuf_init(&sb);
+	for (size_t i = 0; i < n; i++) {
+		const char *w = a->cells[cells[i]].workload;
+		if (analysis_runs(a, m, w) && analysis_runs(a, base, w)) {
+			out[k++] = cells[i];
+			continue;
+		}
+		size_t j = 0;
+		while (j < i && strcmp(a->cells[cells[j]].workload, w))
+			j++;
+		if (j == i) {
+			sbuf_addf(&sb, "%s'%s'", nout ? ", " : "", w);
+			nout++;
+		}
+	}
+	if (nout)
+		warning("hypothesis '%s': no comparison of mode '%s' with '%s' in workload%s %s (a "
+			"mode's 'workloads' leaves %s out): %s", h->id, a->modes[m], a->modes[base],
+			nout > 1 ? "s" : "", sb.buf, nout > 1 ? "them" : "it",
+			k ? "those cells are left out of it" : "the mode is left out of it");
+	sbuf_release(&sb);
+	return k;
+}
+
+/* Targets of one hypothesis (statistics only; decided later, after Holm).  0, or 1 when
+ * none of its modes is compared in its scope (hypothesis not decided, said on stderr), or
+ * -1 reported. */
 static int build_targets(const struct report *rep,
 			 const struct hyp_entry *en, const struct hypothesis *h,
 			 struct hyp_result *res, struct rcache *rc, gsl_rng *rng)
@@ -369,18 +404,29 @@ static int build_targets(const struct report *rep,
 						       "scope has %zu cell(s)", h->id, h->at_least,
 				   nc);
 	}
+	/* each mode on the cells of the workloads it and the baseline run; a mode that runs
+	 * none of them is not part of the hypothesis */
+	size_t *mine = xcalloc(nc + 1, sizeof(*mine)), kept = 0;
 	for (size_t i = 0; i < nm; i++) {
+		size_t nmine = compared_cells(a, h, modes[i], base, cells, nc, mine);
+		if (!nmine)
+			continue;
+		kept++;
 		if (h->aggregate == HYP_AGG_COMPOSITION)
 			hyp_target_comp(res, r, h, modes[i]);
 		else if (h->aggregate == HYP_AGG_GEOMEAN)
-			hyp_target_geomean(res, r, modes[i], cells, nc, rng);
+			hyp_target_geomean(res, r, modes[i], mine, nmine, rng);
 		else
-			for (size_t k = 0; k < nc; k++)
-				hyp_target_cell(res, r, modes[i], cells[k]);
+			for (size_t k = 0; k < nmine; k++)
+				hyp_target_cell(res, r, modes[i], mine[k]);
 	}
+	free(mine);
 	free(modes);
 	free(cells);
-	return 0;
+	if (!kept)
+		warning("hypothesis '%s': not decided on this run: none of its modes is compared "
+			"with '%s' in its scope (their 'workloads')", h->id, a->modes[base]);
+	return kept ? 0 : 1;
 }
 
 /* Decide each target, then the hypothesis: per mode by the aggregate, across modes (and
@@ -485,8 +531,11 @@ int hyp_evaluate(const struct report *rep, const struct hyp_set *s, struct hyp_e
 			memset(res, 0, sizeof(*res));
 			res->entry = &s->e[i];
 			res->h = &s->e[i].file->h[k];
-			if (build_targets(rep, &s->e[i], res->h, res, &rc, rng))
+			int b = build_targets(rep, &s->e[i], res->h, res, &rc, rng);
+			if (b < 0)
 				goto done;
+			if (b > 0) /* not decided here: none of its modes is compared */
+				result_release(&e->r[--e->nr]);
 		}
 	/* Holm across the primaries: every p of a primary hypothesis whose rule reads p or a
 	 * verdict, in one family */

@@ -87,8 +87,12 @@ void hyp_target_geomean(struct hyp_result *res, const struct report *r, size_t m
 		int all = !strcmp(ag->scope, "all");
 		size_t k = 0, match = 1;
 		for (size_t c = 0; c < a->ncells; c++) {
+			/* the report's aggregates leave out the cells of the workloads the mode
+			 * or the baseline does not run (their `workloads`) */
 			int in_scope = !strcmp(a->cells[c].kind, "op") &&
-				       (all || !strcmp(a->cells[c].workload, ag->scope));
+				       (all || !strcmp(a->cells[c].workload, ag->scope)) &&
+				       analysis_runs(a, m, a->cells[c].workload) &&
+				       analysis_runs(a, r->baseline, a->cells[c].workload);
 			int in_mine = k < ncells && cells[k] == c;
 			k += in_mine;
 			match &= in_scope == in_mine;
@@ -246,8 +250,9 @@ enum hyp_verdict hyp_combine(const struct hyp_target *t, size_t n, enum hyp_aggr
 	switch (g) {
 	case HYP_AGG_ANY:
 		return nc ? HYP_CORROBORATED : nf == n ? HYP_FALSIFIED : HYP_INCONCLUSIVE;
-	case HYP_AGG_AT_LEAST:
-		return nc >= k ? HYP_CORROBORATED : nf > n - k ? HYP_FALSIFIED : HYP_INCONCLUSIVE;
+	case HYP_AGG_AT_LEAST: /* fewer than k targets (a mode's `workloads`): never falsified */
+		return nc >= k ? HYP_CORROBORATED : k <= n && nf > n - k ? HYP_FALSIFIED :
+								   HYP_INCONCLUSIVE;
 	default:
 		return nf ? HYP_FALSIFIED : nc == n ? HYP_CORROBORATED : HYP_INCONCLUSIVE;
 	}

@@ -121,6 +121,12 @@ static void compare(struct report *r, size_t m, size_t ref, size_t c, gsl_rng *r
 			free(cause);
 		} else
 			out->ok = 1;
+	} else if (n == 0 && !analysis_runs(a, m, a->cells[c].workload)) {
+		snprintf(out->note, sizeof(out->note), "'%s' does not run workload '%s' (its "
+			 "'workloads')", a->modes[m], a->cells[c].workload);
+	} else if (n == 0 && !analysis_runs(a, ref, a->cells[c].workload)) {
+		snprintf(out->note, sizeof(out->note), "'%s' does not run workload '%s' (its "
+			 "'workloads')", a->modes[ref], a->cells[c].workload);
 	} else if (n == 0) {
 		snprintf(out->note, sizeof(out->note), "no block has both modes");
 	} else if (stats_compare_paired(xm, xr, n, &co, rng, &out->c, &cause)) {
@@ -375,6 +381,11 @@ static int aggregates(struct report *r, gsl_rng *rng)
 				const struct rep_cmp *x = &r->cmp[i];
 				const struct an_cell *cell = &a->cells[x->cell];
 				if (x->mode != m || (!all && strcmp(cell->workload, scopes[s])))
+					continue;
+				/* a cell of a workload that the mode or the baseline does not
+				 * run (its `workloads`) is in no aggregate of the pair */
+				if (!analysis_runs(a, m, cell->workload) ||
+				    !analysis_runs(a, r->baseline, cell->workload))
 					continue;
 				if (!isnan(x->spread_ratio))
 					sr[nsr++] = x->spread_ratio;
