@@ -240,6 +240,12 @@ int sched_start_resume(struct run *r, int *usage, int *complete)
 		goto done;
 	free(r->exp_copy);
 	r->exp_copy = xasprintf("%s/experiment.toml", r->dir);
+	/* A run folder moved without its copy (only the journal kept): the experiment given,
+	 * whose SHA-256 matched the recorded one above, is that copy byte for byte. */
+	if (access(r->exp_copy, F_OK) < 0 && errno == ENOENT && r->o->experiment &&
+	    (util_mkdir_p(r->dir, 0755) ||
+	     util_write_file(r->exp_copy, r->exp->text, r->exp->text_len, 0444)))
+		goto done;
 	if (access(r->exp_copy, R_OK) < 0) {
 		error_errno("cannot read the run's experiment copy '%s'", r->exp_copy);
 		goto done;

@@ -233,6 +233,11 @@ static int unit_prepare(struct run *r, struct slot_run *s, const struct rec_plan
 		free(cdir);
 		if (mk)
 			goto done;
+		cdir = xasprintf("%s/logs", r->dir); /* and its logs/ (moved without them) */
+		mk = util_mkdir_p(cdir, 0755);
+		free(cdir);
+		if (mk)
+			goto done;
 		s->cache = xasprintf("%s/cache/u%04" PRId64 "-XXXXXX", r->dir, p->id);
 		if (!mkdtemp(s->cache)) {
 			error_errno("cannot create the cache directory '%s'", s->cache);

@@ -118,6 +118,18 @@ rm -f hyp/r/journal/unit-0003.h5 hyp/r.h5
 (cd elsewhere && expect_status 0 h run -q --resume ../hyp/r.h5) &&
 	pass "a run with a hypothesis file resumes from another directory" || fail "resume of a run with a hypothesis file"
 
+# a run folder moved with only its journal (another machine: logs/, cache/ and the
+# experiment copy left behind): resumed with the experiment given, whose SHA-256 matches,
+# it writes the copy again and recreates logs/; without it, the missing copy is named
+mkdir -p mv
+expect_status 0 h run -q -o mv/r.h5 "$DATA/run/crash.toml" || fail "a run to move"
+rm -rf mv/r/logs mv/r/cache mv/r/experiment.toml mv/r.h5 mv/r/journal/unit-0002.h5
+expect_status 2 h run -q --resume mv/r.h5 && expect_grep "cannot open 'mv/r/experiment.toml'" "$SCRATCH/err"
+expect_status 0 h run -q --resume mv/r.h5 "$DATA/run/crash.toml" && [ -f mv/r/logs/u0002.err ] &&
+	cmp -s mv/r/experiment.toml "$DATA/run/crash.toml" &&
+	pass "a run moved with only its journal resumes with its experiment given" ||
+	fail "resume of a run moved with only its journal"
+
 # a results file that is not one, and one without a journal
 echo "not hdf5" > bogus.h5
 expect_status 2 h run -q --resume bogus.h5 && expect_grep "bogus.h5" "$SCRATCH/err"
