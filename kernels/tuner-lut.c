@@ -197,6 +197,17 @@ static int lut_next(struct tuner *t, struct config *c)
 	return 1;
 }
 
+/* Its first proposal, which it always makes (the table's config, else the heuristic's): the
+ * heuristic after a failed table config depends on that trial, so it is compiled when
+ * proposed. */
+static size_t lut_plan(const struct tuner *t, struct config *out, size_t max)
+{
+	if (!t->ncand || !max)
+		return 0;
+	out[0] = t->cand[0];
+	return 1;
+}
+
 static void lut_observe(struct tuner *t, const struct config *c, const struct trial_result *r)
 {
 	size_t k = t->next - 1;
@@ -261,6 +272,7 @@ const struct tuner_ops tuner_lut = {
 	.check_options = lut_check_options,
 	.alloc = lut_alloc,
 	.next = lut_next,
+	.plan = lut_plan,
 	.observe = lut_observe,
 	.best = lut_best,
 	.free = lut_free,

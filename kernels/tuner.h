@@ -135,8 +135,9 @@ struct tuner_ops {
 	 * at most max of them into out; their number returned.  Only for a tuner whose
 	 * proposals do not depend on what it observes (exhaustive, heuristic, vendor,
 	 * vendor-benchmarked: tuner_plan_by_copy), so a backend can compile them all at once
-	 * before the first is measured, every cell's (harness/run/worker.c).  Changes nothing
-	 * in t. */
+	 * before the first is measured, every cell's (harness/run/worker.c); or the first of
+	 * them, which it always makes (lut: the table's config; its fallback is compiled when
+	 * proposed).  Changes nothing in t. */
 	size_t (*plan)(const struct tuner *t, struct config *out, size_t max);
 	/* The chosen config; -1 when no proposal was usable (never chooses an incorrect one). */
 	int (*best)(struct tuner *t, struct config *out);

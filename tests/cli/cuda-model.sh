@@ -1,13 +1,15 @@
 # tests/cli/cuda-model.sh: ResNet-18 and ResNet-50 on the CUDA backend (tests/data/cuda/
 # model.toml, small): every unit of every mode must end ok with both e2e cells of every
 # workload (stream launches and the CUDA graph) checked against the vendor forward within
-# the dtype's bound (the unit's info records each relative error) and timed, the op cells
+# the dtype's bound (the unit's info records each relative error) and timed (the stream-k
+# mode's forwards with stream-K convolutions, stream-k.lut.toml), the op cells
 # counted as the forward uses them, and the forward itemised (e2e_part lines).  Then the
 # same forward with its maxpool left out (HARNESS_CUDA_MODEL_FAULT=1) must fail its unit as
 # incorrect (its NaN-poisoned activations reach the logits): a wrong forward is never timed.  Skips (77) with the
 # reason where there is no CUDA backend or device; `make check-gpu` cannot skip it.
 . "$top_srcdir/tests/setup"
 . "$top_srcdir/tests/setup-cuda"
+cp "$DATA/cuda/stream-k.lut.toml" .
 cuda_run model.toml model cudamodel
 [ -n "${HARNESS_CUDA_KEEP:-}" ] && cp "$H5" "$HARNESS_CUDA_KEEP"/
 
@@ -23,7 +25,7 @@ with h5py.File(sys.argv[1], "r") as f:
     units, cells, samples = table(f, "units"), table(f, "cells"), table(f, "samples")
 def s(v):
     return v.decode() if isinstance(v, bytes) else v
-c.check(len(units) == 4 and all(s(u["status"]) == "ok" for u in units),
+c.check(len(units) == 5 and all(s(u["status"]) == "ok" for u in units),
         "every unit ok: " + ", ".join("%s:%s" % (s(u["mode"]), s(u["status"])) for u in units))
 names = [s(x["name"]) for x in cells]
 bounds = {"r18-f16": 3e-2, "r50-tf32": 1e-2, "r18-bf16": 1e-1}
@@ -50,6 +52,15 @@ for u in units:
             "compiled + %d dropped, %d taken" % (s(u["mode"]), q, n, x, t))
     c.check(int(u["compiles"]) >= n, "%s: the unit's %d compiles count the queue's %d"
             % (s(u["mode"]), int(u["compiles"]), n))
+# the stream-k mode's forwards ran stream-K convolutions (checked against the vendor's above)
+sk = [u for u in units if s(u["mode"]) == "stream-k"]
+with h5py.File(sys.argv[1], "r") as f:
+    ch = table(f, "choices")
+for w in bounds:
+    n = sum(1 for x in ch if sk and int(x["unit"]) == int(sk[0]["id"]) and
+            names[int(x["cell"])].startswith(w + "/conv") and
+            s(x["config"]).endswith(("STREAM_K=1", "STREAM_K=2")))
+    c.check(n >= 2, "stream-k: %d of %s's conv cells run stream-K in its forward" % (n, w))
 # counts: ResNet-50's layer-1..4 3x3 convs at stride 1 (planes 64..512) occur 3, 4, 6, 3
 # times less the strided first of layers 2-4: 3, 3, 5, 2 (the cpu model's structure)
 cnt = {s(x["name"]): int(x["count"]) for x in cells}

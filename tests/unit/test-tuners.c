@@ -772,6 +772,17 @@ START_TEST(test_lut)
 	struct tuner_lut l = { .path = "t.toml", .e = e, .n = 4 };
 	struct config want;
 	opts_clear();
+	/* the plan: the first proposal alone, the entry's config (its fallback is not known
+	 * before the entry's trial) */
+	struct tuner_cell pid = { .name = "synth/synth", .op = "synth", .shape = "n=1024" };
+	struct tuner_args pa = { .space = &y.s, .cell = &pid, .seed = 1, .lut = &l };
+	struct config plan[4];
+	ck_assert_uint_eq(tune_plan(tuner_find("lut"), &pa, plan, 4), 1);
+	want = pt3(32, 7, 17);
+	ck_assert(config_equal(&y.s, &plan[0], &want));
+	pid.shape = "n=4096"; /* a stale entry: the plan is the heuristic's point */
+	ck_assert_uint_eq(tune_plan(tuner_find("lut"), &pa, plan, 4), 1);
+	ck_assert(config_equal(&y.s, &plan[0], &y.start));
 	/* exact */
 	struct tune_result r = tune_lut(&y, &l, "n=1024");
 	ck_assert_int_eq(r.reason, TUNE_RULE);
