@@ -85,6 +85,21 @@ START_TEST(randomized_reproduces_from_seed)
 }
 END_TEST
 
+/* The unit-scope tests' experiment: xp with 3 modes, 4 repeats and workloads wl, "r18",
+ * "r50" and "gpu-only" (only_on cuda). */
+static void three_workloads(struct workload wl[3])
+{
+	memset(wl, 0, 3 * sizeof(*wl));
+	wl[0].name = "r18";
+	wl[1].name = "r50";
+	wl[2].name = "gpu-only";
+	wl[2].backend = "cuda";
+	xp.workloads = wl;
+	xp.nworkloads = 3;
+	xp.nmodes = 3;
+	xp.repeats = 4;
+}
+
 /* unit_scope = "workload": a block holds one cold unit per (mode, workload its backend
  * runs), each once, in an order from the seed; a warm probe follows its cold unit with the
  * same workload; a workload for another backend gets no unit of that mode, and a mode with
@@ -92,16 +107,8 @@ END_TEST
 START_TEST(workload_scope_units)
 {
 	struct workload wl[3];
-	memset(wl, 0, sizeof(wl));
-	wl[0].name = "r18";
-	wl[1].name = "r50";
-	wl[2].name = "gpu-only";
-	wl[2].backend = "cuda";
-	xp.workloads = wl;
-	xp.nworkloads = 3;
+	three_workloads(wl);
 	xp.unit_scope = UNIT_SCOPE_WORKLOAD;
-	xp.nmodes = 3;
-	xp.repeats = 4;
 	modes[2].warm_probe = 1;
 	const char *backends[] = { "cpu", "cpu", "cuda" };
 	struct rec_plan *p;
@@ -162,17 +169,9 @@ END_TEST
 START_TEST(mode_workloads_units)
 {
 	struct workload wl[3];
-	memset(wl, 0, sizeof(wl));
-	wl[0].name = "r18";
-	wl[1].name = "r50";
-	wl[2].name = "gpu-only";
-	wl[2].backend = "cuda";
+	three_workloads(wl);
 	for (size_t i = 0; i < 3; i++)
 		wl[i].dtype = "float32";
-	xp.workloads = wl;
-	xp.nworkloads = 3;
-	xp.nmodes = 3;
-	xp.repeats = 4;
 	xp.unit_scope = UNIT_SCOPE_MODE;
 	modes[2].warm_probe = 1;
 	struct rec_plan *all, *p;
