@@ -1,7 +1,9 @@
 /* tuner-exhaustive.c: the "exhaustive" tuner: every vendor candidate and every valid grid
  * point (up to max_configs proposals), each compiled, checked and benchmarked; the lowest median
  * among the correct ones wins.
- * Options: include_vendor (bool, default true), max_configs (int >= 1, default unlimited). */
+ * Options: include_vendor (bool, default true), max_configs (int >= 1, default unlimited),
+ * field_values (a table of field = [values]: only the grid points whose field takes one of
+ * them; an ablation of a field as a mode of its own, e.g. { STREAM_K = [0] }). */
 #include "config.h"
 #include "kernels/tuner.h"
 
@@ -20,12 +22,46 @@ struct tuner {
 	size_t nvendors;      /* candidates to propose (0 when include_vendor is false) */
 	size_t next_idx;      /* next grid index to look at */
 	size_t grid;          /* space_grid_size() */
+	/* field_values: per field of the space, the values allowed (nallow[f] == 0: all) */
+	int64_t allow[SPACE_MAX_FIELDS][SPACE_MAX_VALUES];
+	size_t nallow[SPACE_MAX_FIELDS];
 	int have_best;
 	struct config best;
 	double best_ns;
 };
 
-static const char *const exhaustive_known[] = { "include_vendor", "max_configs", NULL };
+static const char *const exhaustive_known[] = { "include_vendor", "max_configs", "field_values",
+						 NULL };
+
+/* field_values: a table keyed by field name (tuner_check_field_option: known fields, none
+ * twice), each a non-empty list of integers >= 0. */
+static int check_field_values(const struct tuner_option *o, const struct tuner_check *c,
+			      char **cause)
+{
+	if (o->type != TUNER_OPT_TABLE) {
+		*cause = xasprintf("%d:%d: 'field_values' must be a table of field = [values], not "
+				   "%s", o->line, o->col, tuner_option_type_phrase(o->type));
+		return -1;
+	}
+	if (tuner_check_field_option(o, c, cause))
+		return -1;
+	for (size_t i = 0; i < o->nitems; i++) {
+		const struct tuner_option *e = &o->items[i];
+		if (e->type != TUNER_OPT_LIST || e->nitems == 0 || e->nitems > SPACE_MAX_VALUES) {
+			*cause = xasprintf("%d:%d: 'field_values': field '%s' needs a list of 1 to %d "
+					   "values", e->line, e->col, e->key, SPACE_MAX_VALUES);
+			return -1;
+		}
+		for (size_t k = 0; k < e->nitems; k++)
+			if (e->items[k].type != TUNER_OPT_INT || e->items[k].i < 0) {
+				*cause = xasprintf("%d:%d: 'field_values': the values of field '%s' "
+						   "must be integers >= 0", e->items[k].line,
+						   e->items[k].col, e->key);
+				return -1;
+			}
+	}
+	return 0;
+}
 
 static int exhaustive_check_options(const struct tuner_check *c, char **cause)
 {
@@ -43,6 +79,8 @@ static int exhaustive_check_options(const struct tuner_check *c, char **cause)
 					   o->col);
 			return -1;
 		}
+		if (!strcmp(o->key, "field_values") && check_field_values(o, c, cause))
+			return -1;
 	}
 	return 0;
 }
@@ -61,14 +99,40 @@ static struct tuner *exhaustive_alloc(const struct tuner_args *a, char **cause)
 	o = tuner_option_find(a->options, a->noptions, "max_configs");
 	if (o && o->type == TUNER_OPT_INT && o->i >= 1)
 		t->max_configs = o->i;
+	o = tuner_option_find(a->options, a->noptions, "field_values");
+	for (size_t i = 0; o && o->type == TUNER_OPT_TABLE && i < o->nitems; i++) {
+		const struct tuner_option *e = &o->items[i];
+		size_t f = space_field_find(a->space, e->key);
+		if (f >= a->space->nfields || e->type != TUNER_OPT_LIST)
+			continue; /* a field of another op's space */
+		for (size_t k = 0; k < e->nitems && t->nallow[f] < SPACE_MAX_VALUES; k++)
+			t->allow[f][t->nallow[f]++] = e->items[k].i;
+		if (!t->nallow[f]) /* never empty once named: nothing of this field is allowed */
+			t->allow[f][t->nallow[f]++] = -1;
+	}
 	t->nvendors = t->include_vendor ? space_nvendors(a->space) : 0;
 	t->grid = space_grid_size(a->space);
 	t->best_ns = INFINITY;
 	return t;
 }
 
+/* 1 when c's fields take values field_values allows. */
+static int allowed(const struct tuner *t, const struct config *c)
+{
+	for (size_t f = 0; f < t->space->nfields; f++) {
+		if (!t->nallow[f])
+			continue;
+		size_t k = 0;
+		while (k < t->nallow[f] && t->allow[f][k] != c->val[f])
+			k++;
+		if (k == t->nallow[f])
+			return 0;
+	}
+	return 1;
+}
+
 /* The vendor candidates first, then the grid in space_grid_point() order, skipping points
- * the space's constraint excludes. */
+ * the space's constraint excludes and those field_values leaves out. */
 static int exhaustive_next(struct tuner *t, struct config *c)
 {
 	if (t->max_configs && t->proposed >= t->max_configs)
@@ -81,7 +145,7 @@ static int exhaustive_next(struct tuner *t, struct config *c)
 	while (t->next_idx < t->grid) {
 		if (space_grid_point(t->space, t->next_idx++, c))
 			break;
-		if (space_contains(t->space, c)) {
+		if (allowed(t, c) && space_contains(t->space, c)) {
 			t->proposed++;
 			return 1;
 		}

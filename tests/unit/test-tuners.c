@@ -246,6 +246,87 @@ static void convex_space(struct synth *y)
 	y->start = pt3(1, 1, 33);
 }
 
+/* A table of field = [values] (items static per call site; each list's values in its own
+ * row of lists_store). */
+static struct tuner_option lists_store[8][8];
+static void opt_values(const char *key, const char *const *names, const int64_t *const *v,
+		       const size_t *nv, size_t n)
+{
+	struct tuner_option *o = opt_add(key, TUNER_OPT_TABLE);
+	struct tuner_option *it = items_store[nopt - 1];
+	memset(it, 0, 8 * sizeof(*it));
+	for (size_t i = 0; i < n; i++) {
+		struct tuner_option *l = lists_store[i];
+		memset(l, 0, 8 * sizeof(*l));
+		for (size_t k = 0; k < nv[i]; k++) {
+			l[k].type = TUNER_OPT_INT;
+			l[k].i = v[i][k];
+			l[k].line = o->line;
+			l[k].col = 30 + 4 * (int)k;
+		}
+		it[i].key = (char *)names[i];
+		it[i].type = TUNER_OPT_LIST;
+		it[i].items = l;
+		it[i].nitems = nv[i];
+		it[i].line = o->line;
+		it[i].col = 20 + 8 * (int)i;
+	}
+	o->items = it;
+	o->nitems = n;
+}
+
+/* exhaustive's field_values: only the grid points whose fields take the listed values (the
+ * vendor point still comes first); its errors at check time. */
+START_TEST(test_exhaustive_field_values)
+{
+	struct synth y;
+	convex_space(&y);
+	static const char *const names[] = { "A", "C" };
+	static const int64_t av[] = { 4, 8 }, cv[] = { 33 };
+	const int64_t *const vals[] = { av, cv };
+	const size_t nv[] = { 2, 1 };
+	opts_clear();
+	opt_values("field_values", names, vals, nv, 2);
+	ck_assert_ptr_null(check_err("exhaustive", &y.s));
+	struct tune_result r = tune(&y, "exhaustive", opt_store, nopt, 1);
+	/* the vendor point, then A in {4, 8} x every B x C = 33 */
+	ck_assert_uint_eq(y.ntried, 1 + 2 * 8);
+	for (size_t i = 1; i < y.ntried; i++)
+		ck_assert((y.tried[i].val[0] == 4 || y.tried[i].val[0] == 8) &&
+			  y.tried[i].val[2] == 33);
+	struct config want = pt3(8, 6, 33); /* the cheapest of them (convex_cost) */
+	ck_assert(config_equal(&y.s, &r.best, &want));
+	/* errors: not a table, an unknown field, an empty list, a negative value */
+	char *e;
+	opts_clear();
+	opt_int("field_values", 3);
+	ck_assert_str_eq(e = check_err("exhaustive", &y.s),
+			 "7:3: 'field_values' must be a table of field = [values], not an integer");
+	free(e);
+	opts_clear();
+	static const char *const bad[] = { "Z" };
+	opt_values("field_values", bad, vals, nv, 1);
+	ck_assert_ptr_nonnull(strstr(e = check_err("exhaustive", &y.s), "'field_values'"));
+	ck_assert_ptr_nonnull(strstr(e, "Z"));
+	free(e);
+	opts_clear();
+	const size_t none[] = { 0 };
+	opt_values("field_values", names, vals, none, 1);
+	ck_assert_str_eq(e = check_err("exhaustive", &y.s),
+			 "7:20: 'field_values': field 'A' needs a list of 1 to 16 values");
+	free(e);
+	opts_clear();
+	static const int64_t neg[] = { -1 };
+	const int64_t *const nvals[] = { neg };
+	const size_t one[] = { 1 };
+	opt_values("field_values", names, nvals, one, 1);
+	ck_assert_str_eq(e = check_err("exhaustive", &y.s),
+			 "7:30: 'field_values': the values of field 'A' must be integers >= 0");
+	free(e);
+	opts_clear();
+}
+END_TEST
+
 START_TEST(test_neighbours)
 {
 	struct synth y;
@@ -1110,6 +1191,7 @@ static Suite *tuners_suite(void)
 	Suite *s = suite_create("tuners");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_neighbours);
+	tcase_add_test(tc, test_exhaustive_field_values);
 	tcase_add_test(tc, test_convex_optimum);
 	tcase_add_test(tc, test_random_deterministic);
 	tcase_add_test(tc, test_cd_field_order_and_limits);
