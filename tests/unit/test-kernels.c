@@ -558,7 +558,7 @@ START_TEST(test_tuner_exhaustive)
 			    "(did you mean 'max_configs'?)");
 	expect_option_error("exhaustive", "zzzzzzzzzzzz", TUNER_OPT_INT, 1,
 			    "7:3: unknown option 'zzzzzzzzzzzz' for tuner 'exhaustive' "
-			    "(options: 'include_vendor', 'max_configs')");
+			    "(options: 'include_vendor', 'max_configs', 'field_values')");
 }
 END_TEST
 
