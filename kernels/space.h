@@ -26,6 +26,10 @@ struct space_field {
 	int64_t values[SPACE_MAX_VALUES];  /* allowed values, ascending */
 	size_t nvalues;
 	enum space_step step;              /* how local searches step along it */
+	int64_t macro_max;                 /* > 0: the template sees min(value, macro_max);
+					    * the values above it pick how the backend launches
+					    * that code (conv.cu's STREAM_K: 1, the grid 1 or 2
+					    * blocks an SM), so they share one compiled module */
 };
 
 /* A vendor candidate: the vendor library called with fixed parameters (an algorithm id for

@@ -107,8 +107,6 @@ static struct tuner *exhaustive_alloc(const struct tuner_args *a, char **cause)
 			continue; /* a field of another op's space */
 		for (size_t k = 0; k < e->nitems && t->nallow[f] < SPACE_MAX_VALUES; k++)
 			t->allow[f][t->nallow[f]++] = e->items[k].i;
-		if (!t->nallow[f]) /* never empty once named: nothing of this field is allowed */
-			t->allow[f][t->nallow[f]++] = -1;
 	}
 	t->nvendors = t->include_vendor ? space_nvendors(a->space) : 0;
 	t->grid = space_grid_size(a->space);

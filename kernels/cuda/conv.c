@@ -59,6 +59,11 @@ void cuda_conv_sizes(const struct cuda_shape *s, struct cuda_sizes *z)
 	z->out = (size_t)(s->m * s->kout);
 }
 
+static int64_t cdiv(int64_t a, int64_t b)
+{
+	return (a + b - 1) / b;
+}
+
 /* gemm.cu's fields over values that suit an implicit GEMM whose m (pixels) is large and
  * whose n (channels) is 64 to 2048: tiles of 64 to 256 pixels and 32 to 256 channels,
  * k steps of 32 or 64, 4 or 8 warps, 3 or 4 stages, SPLIT_K up to 4 (for layer 4's 7x7
@@ -79,6 +84,7 @@ void cuda_conv_fields(struct space *sp, enum cuda_op op)
 	cuda_tile_fields(sp, v, n);
 	space_add_field(sp, "STREAM_K", sk, ARRAY_SIZE(sk));
 	sp->fields[F_STREAM_K].step = SPACE_STEP_UNIT;
+	sp->fields[F_STREAM_K].macro_max = 1; /* 1 and 2 pick the grid: one module */
 }
 
 /* Stream-K's grid for config cfg on a device of sms SMs: blocks an SM (STREAM_K) times the
@@ -89,13 +95,29 @@ static int64_t sk_grid(const struct cuda_shape *s, const struct config *cfg, int
 {
 	if (cfg->vendor || cfg->val[F_STREAM_K] == 0)
 		return 0;
-	int64_t tiles = ((s->m + cfg->val[F_BM] - 1) / cfg->val[F_BM]) *
-			((s->n + cfg->val[F_BN] - 1) / cfg->val[F_BN]);
-	int64_t t = tiles * ((s->k + cfg->val[F_BK] - 1) / cfg->val[F_BK]);
+	int64_t t = cdiv(s->m, cfg->val[F_BM]) * cdiv(s->n, cfg->val[F_BN]) *
+		    cdiv(s->k, cfg->val[F_BK]);
 	int64_t g = cfg->val[F_STREAM_K] * sms;
 	if (g > resident)
 		g = resident;
 	return g < t ? g : t;
+}
+
+/* 1 when tiles whole tiles on sms SMs leave little idle: the waves' work over their
+ * capacity, tiles / (ceil(tiles / sms) * sms), at 85% or more (ResNet-50's 7x7 and 14x14
+ * layers: 100 tiles on 132 SMs, 76%). */
+static int sk_full_waves(int64_t tiles, int64_t sms)
+{
+	if (sms <= 0)
+		return 1;
+	return tiles * 100 >= 85 * cdiv(tiles, sms) * sms;
+}
+
+/* A 1x1, stride-1, unpadded convolution: the GEMM X (m x C) by the weights (K x C), whose
+ * operands the tensor copy engine loads when they are 16-byte aligned (the TMA path). */
+static int conv_is_gemm(const struct cuda_shape *s)
+{
+	return s->r == 1 && s->stride == 1 && s->pad == 0;
 }
 
 /* gemm.cu's rules (conv.cu has the same static_asserts), the same redundancy rules over
@@ -107,17 +129,6 @@ static int64_t sk_grid(const struct cuda_shape *s, const struct config *cfg, int
  * fastest at 6 of 24 layers (2026-11-24; leaving them out cost 2.8% in the geometric mean
  * and up to 16% a layer); STAGES 5 and 6 were tried there too and left out of the fields
  * (0.6% in the geometric mean, at most 5% a layer, for a fifth more compiles). */
-/* 1 when tiles whole tiles on sms SMs leave little idle: the waves' work over their
- * capacity, tiles / (ceil(tiles / sms) * sms), at 85% or more (ResNet-50's 7x7 and 14x14
- * layers: 100 tiles on 132 SMs, 76%). */
-static int sk_full_waves(int64_t tiles, int64_t sms)
-{
-	if (sms <= 0)
-		return 1;
-	int64_t waves = (tiles + sms - 1) / sms;
-	return tiles * 100 >= 85 * waves * sms;
-}
-
 static int conv_valid(const struct space *sp, const struct config *c, const char **why)
 {
 	const struct cuda_space_ctx *x = sp->ctx;
@@ -155,10 +166,10 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 		no = "STREAM_K with SPLIT_K (stream-K splits k itself)";
 	else if (c->val[F_STREAM_K] && ktiles < 2)
 		no = "STREAM_K with one k-tile (nothing to share)";
-	else if (c->val[F_STREAM_K] && s->r == 1 && s->stride == 1 && s->pad == 0)
+	else if (c->val[F_STREAM_K] && conv_is_gemm(s))
 		no = "STREAM_K on a 1x1 convolution's TMA path (measured 1.4x slower there)";
-	else if (c->val[F_STREAM_K] && sk_full_waves(grid_m * ((s->n + c->val[F_BN] - 1) /
-								c->val[F_BN]), x->dev.sms))
+	else if (c->val[F_STREAM_K] &&
+		 sk_full_waves(grid_m * cdiv(s->n, c->val[F_BN]), x->dev.sms))
 		no = "STREAM_K when whole tiles keep the SMs busy (85% or more of the last wave)";
 	else if (c->val[F_STREAM_K] > 1 && 2 * cuda_gemm_smem_bytes(&g) > x->dev.smem_optin)
 		no = "STREAM_K 2 when two blocks do not fit an SM's shared memory";
@@ -268,11 +279,6 @@ double cuda_conv_ref_one(const struct cuda_shape *s, const void *in0, const void
 
 /* ---- the launch ------------------------------------------------------------------------ */
 
-static int64_t cdiv(int64_t a, int64_t b)
-{
-	return (a + b - 1) / b;
-}
-
 int cu_conv_launch(struct backend *b, struct cu_cell *c, const struct config *cfg,
 		   struct cu_module *m, const struct cu_conv_io *io, char **cause)
 {
@@ -303,12 +309,11 @@ int cu_conv_launch(struct backend *b, struct cu_cell *c, const struct config *cf
 	unsigned *flags = b->d_sk_flags;
 	struct cu_wgmma_launch w = { .grid = cdiv(s->m, cfg->val[F_BM]) * cdiv(s->n, cfg->val[F_BN]) };
 	if (g.wgmma) {
-		/* a 1x1, stride-1, unpadded convolution is the GEMM X (m x C) by the weights
-		 * (K x C): the tensor copy engine loads both; otherwise the weights alone
-		 * (K x RS*RS*C), and the kernel gathers X */
+		/* a plain GEMM's operands both by the tensor copy engine; otherwise the
+		 * weights alone (K x RS*RS*C), and the kernel gathers X */
 		struct cu_wgmma_operands op = { .a = io->x, .b = io->w, .m = s->m, .n = s->n,
 						.k = s->k, .lda = s->k, .ldb = s->k,
-						.tma = s->r == 1 && s->stride == 1 && s->pad == 0,
+						.tma = conv_is_gemm(s),
 						.tma_b = 1 };
 		if (cu_wgmma_setup(b, c, m, &g, smem, &op, &w, cause))
 			return -1;

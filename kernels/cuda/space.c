@@ -354,11 +354,11 @@ size_t cuda_config_options(const struct space *sp, const struct config *c, const
 		n += cuda_conv_options(s, c->vendor, opts + n);
 	if (c->vendor)
 		return n; /* memory-bound "vendor": the template's documented defaults */
-	/* STREAM_K's value is the grid (blocks an SM), not the code: 1 and 2 share a module */
-	for (size_t f = 0; f < sp->nfields && n < CUDA_MAX_OPTS; f++)
-		opts[n++] = xasprintf("-D%s=%" PRId64, sp->fields[f].name,
-				      strcmp(sp->fields[f].name, "STREAM_K") ? c->val[f]
-									     : (int64_t)(c->val[f] != 0));
+	for (size_t f = 0; f < sp->nfields && n < CUDA_MAX_OPTS; f++) {
+		const struct space_field *fd = &sp->fields[f];
+		int64_t v = fd->macro_max > 0 && c->val[f] > fd->macro_max ? fd->macro_max : c->val[f];
+		opts[n++] = xasprintf("-D%s=%" PRId64, fd->name, v);
+	}
 	return n;
 }
 

@@ -23,6 +23,7 @@ from h5util import table, Checker
 c = Checker("cuda-model")
 with h5py.File(sys.argv[1], "r") as f:
     units, cells, samples = table(f, "units"), table(f, "cells"), table(f, "samples")
+    ch = table(f, "choices")
 def s(v):
     return v.decode() if isinstance(v, bytes) else v
 c.check(len(units) == 5 and all(s(u["status"]) == "ok" for u in units),
@@ -54,8 +55,6 @@ for u in units:
             % (s(u["mode"]), int(u["compiles"]), n))
 # the stream-k mode's forwards ran stream-K convolutions (checked against the vendor's above)
 sk = [u for u in units if s(u["mode"]) == "stream-k"]
-with h5py.File(sys.argv[1], "r") as f:
-    ch = table(f, "choices")
 for w in bounds:
     n = sum(1 for x in ch if sk and int(x["unit"]) == int(sk[0]["id"]) and
             names[int(x["cell"])].startswith(w + "/conv") and

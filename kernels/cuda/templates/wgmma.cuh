@@ -472,18 +472,18 @@ static __device__ __forceinline__ bool wg_next(wg_sched &s, tile_pos &p, int M, 
 	return true;
 }
 
-#if STREAM_K
 /* Stream-K's fix-up of consumer warpgroup cw's accumulators of segment p (s.at its first
  * k-tile) before the epilogue: true when this block finishes the tile (a whole tile, or
  * its first segment, the later segments' partials added in block order), false when the
  * segment went to ws[blockIdx.x] for the finisher.  Slots hold each thread's registers
  * in order, 128 consecutive floats a register (coalesced); flags[b * NC + cw] is block
- * b's warpgroup cw's (named barrier 2 + cw: the warpgroup's 128 threads). */
+ * b's warpgroup cw's (named barrier 2 + cw: the warpgroup's 128 threads).  Without
+ * STREAM_K every segment is a whole tile: true. */
 static __device__ __forceinline__ bool sk_fixup(wg_acc_t &acc, const tile_pos &p,
 						const wg_sched &s, int cw, float *__restrict__ ws,
 						unsigned *__restrict__ flags)
 {
-	if (p.nkt == s.kt_all)
+	if (!STREAM_K || p.nkt == s.kt_all)
 		return true;
 	constexpr int REGS = MW * (BLOCK_N / 2);
 	const int l = threadIdx.x % 128;
@@ -530,10 +530,6 @@ static __device__ __forceinline__ bool sk_fixup(wg_acc_t &acc, const tile_pos &p
 	}
 	return true;
 }
-#define SK_FIXUP(acc, p, s, cw) sk_fixup((acc), (p), (s), (cw), sk_ws, sk_flags)
-#else
-#define SK_FIXUP(acc, p, s, cw) true
-#endif
 
 /* Consumer warpgroup cw when the producer fills the stages (TMA, or WG_PRODUCER_LOADS), for
  * each of its tiles: wait for a stage's copies (full barrier), multiply, and once the stage's wgmma group has retired release it
@@ -570,7 +566,7 @@ static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigne
 		wgmma_wait<0>();
 		if (p.nkt > 0 && lane == 0)
 			mbar_arrive(bars + 8 * (STAGES + (it - 1) % STAGES));
-		if (SK_FIXUP(acc, p, sch, cw))
+		if (sk_fixup(acc, p, sch, cw, sk_ws, sk_flags))
 			store(acc, p, cw);
 	}
 }
@@ -630,7 +626,7 @@ static __device__ __forceinline__ void consumer_cpasync(int M, int N, int K, uns
 		}
 		wgmma_wait<0>();
 		cp_async_wait<0>();
-		if (SK_FIXUP(acc, p, sch, cw))
+		if (sk_fixup(acc, p, sch, cw, sk_ws, sk_flags))
 			store(acc, p, cw);
 	}
 }
