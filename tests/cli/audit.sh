@@ -131,7 +131,8 @@ expect_status 2 h audit && expect_grep "usage: harness audit" "$SCRATCH/err"
 sed -e 's/^name = "auditclean"/name = "auditaa"/' -e 's/^tuner = "exhaustive"/tuner = "heuristic"/' \
 	-e '/^options = { max_configs = 3 }/d' "$DATA/audit/clean.toml" > aa-bad.toml
 expect_status 0 h run -q -o aa-bad.h5 aa-bad.toml || fail "the vendor/heuristic run"
-$PY - aa-bad.h5 <<'PYEOF' || fail "plant aa_of in the recorded experiment"
+plant_aa() {
+	$PY - "$1" <<'PYEOF'
 import hashlib, sys
 import h5py, numpy as np
 with h5py.File(sys.argv[1], "r+") as f:
@@ -149,7 +150,17 @@ with h5py.File(sys.argv[1], "r+") as f:
             nd.attrs[k] = v
         nd.attrs["sha256"] = np.bytes_(hashlib.sha256(text).hexdigest())
 PYEOF
+}
+plant_aa aa-bad.h5 || fail "plant aa_of in the recorded experiment"
 expect_status 1 h audit -f json aa-bad.h5
 check_audit "$SCRATCH/out" identity FAIL '"declared A/A" in c["summary"] and any("do not measure the same thing" in e for e in c["evidence"])' &&
 	pass "a declared A/A pair that chose different configs: identity FAIL" || fail "A/A pair with different configs"
+# the same pair with one unit of each mode: a measuring tuner's own variation between
+# processes (Inductor's launch-time autotuning) would look the same, so WARN, undecided
+sed -e 's/^repeats = 2/repeats = 1/' aa-bad.toml > aa-one.toml
+expect_status 0 h run -q -o aa-one.h5 aa-one.toml || fail "the one-block vendor/heuristic run"
+plant_aa aa-one.h5 || fail "plant aa_of in the one-block run"
+expect_status 1 h audit -f json aa-one.h5
+check_audit "$SCRATCH/out" identity WARN '"undecided" in c["summary"] and any("a second unit of each" in e for e in c["evidence"])' &&
+	pass "the same pair from one unit each: identity WARN (undecided)" || fail "A/A pair with different configs, one unit each"
 finish
