@@ -10,11 +10,12 @@
 #include "harness/cli/cmd.h"
 #include "harness/config/experiment.h"
 #include "harness/output/write.h"
+#include "harness/record/recorder.h"
 #include "harness/run/sched.h"
 #include "kernels/backend.h"
 
 enum { OPT_RESUME = 256, OPT_BACKEND, OPT_RESULTS_DIR, OPT_PREREG, OPT_JOBS, OPT_GPUS,
-       OPT_MAX_TIME, OPT_SHARD };
+       OPT_MAX_TIME, OPT_SHARD, OPT_ESTIMATES };
 
 static const struct cmd_opt run_opts[] = {
 	{ "resume", OPT_RESUME, 1 },
@@ -26,6 +27,7 @@ static const struct cmd_opt run_opts[] = {
 	{ "jobs", OPT_JOBS, 1 },
 	{ "gpus", OPT_GPUS, 1 },
 	{ "max-time", OPT_MAX_TIME, 1 },
+	{ "estimates", OPT_ESTIMATES, 1 },
 	{ "shard", OPT_SHARD, 1 },
 	{ NULL, 0, 0 },
 };
@@ -62,6 +64,9 @@ static int run_exec(const struct cmd_args *a)
 			return cmd_usage_error(a->entry, "--shard: '%s' is not K/N with 0 <= K < N",
 					       shard);
 	}
+	const char *est = cmd_args_value(a, OPT_ESTIMATES);
+	if (est && !mt)
+		return cmd_usage_error(a->entry, "--estimates only informs --max-time: give both");
 	if (a->npos == 1)
 		o.experiment = a->pos[0];
 	if (!o.resume && !o.experiment)
@@ -81,8 +86,21 @@ static int run_exec(const struct cmd_args *a)
 			return EXIT_USAGE;
 		experiment_free(e);
 	}
+	/* --estimates: read now, so that an unreadable file stops the run before it starts */
+	struct rec_unit *eu = NULL;
+	if (est) {
+		struct rec *f = NULL;
+		int bad = rec_open(est, 0, &f) || rec_read_units(f, &eu, &o.nest_units);
+		rec_close(f);
+		if (bad) {
+			rec_units_free(eu, o.nest_units);
+			return EXIT_USAGE;
+		}
+		o.est_units = eu;
+	}
 	struct sched_result res;
 	enum sched_outcome out = sched_run(&o, &res);
+	rec_units_free(eu, o.nest_units);
 	int ret = out == SCHED_ALL_OK        ? EXIT_OK
 		  : out == SCHED_REFUSED     ? EXIT_USAGE
 		  : out == SCHED_INTERRUPTED ? EXIT_INTERRUPTED
@@ -117,6 +135,8 @@ const struct cmd_entry cmd_run_entry = {
 		"  --gpus all|0,1,3     one unit per GPU at a time (CUDA_VISIBLE_DEVICES=UUID)\n"
 		"  --max-time DURATION  start no unit that could not finish within DURATION\n"
 		"                       (90, 90s, 15m, 2h, 1:30:00); then exit 75: resume it\n"
+		"  --estimates FILE     with --max-time: also judge a unit by FILE's finished\n"
+		"                       units of its mode, workload and kind (an earlier run)\n"
 		"  --shard K/N          only the blocks with block mod N == K (harness slurm)\n"
 		"  --require-preregistered\n"
 		"                       refuse to start unless every hypothesis file the\n"

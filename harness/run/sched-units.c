@@ -397,7 +397,8 @@ void sched_estimate_note(struct run *r, const char *mode, const char *workload, 
  * mode, workload (unit_scope = "workload": one model's max-autotune is not another's) and
  * kind (cold or warm); for the first of those, the longest of its mode and kind over the
  * workloads; for the first of its mode and kind, the longest finished unit of any; with
- * nothing finished at all, -1 (unknown: it starts). */
+ * nothing finished at all, -1 (unknown: it starts).  "Finished" counts this run's units and
+ * those of --estimates' earlier run (sched_run notes both). */
 static int64_t estimate_ns(const struct run *r, const struct rec_plan *p)
 {
 	int64_t any = -1, mode = -1;

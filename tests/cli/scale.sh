@@ -129,6 +129,27 @@ $PY -c 'import h5py,sys; sys.exit(h5py.File("mt.h5","r")["run"].attrs["status"] 
 expect_status 0 h run -q --resume mt.h5 --max-time 10m && [ "$(plan mt.h5 | wc -l)" -eq 12 ] &&
 	pass "--resume --max-time 10m: the run completes" || fail "resume did not complete: $(plan mt.h5 | wc -l) units"
 [ "$(plan mt.h5 | awk '{print $1}' | sort -n | uniq -d | wc -l)" -eq 0 ] && pass "--max-time then --resume: no unit twice"
+# --estimates: an earlier run's units judge the first unit of each mode too (without it the
+# first starts, its length unknown); here mt.h5's units, made to have taken an hour each
+cp mt.h5 long.h5
+$PY - long.h5 <<'PYEOF' || fail "stretch long.h5's units"
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as f:
+    u = f["units"][()]
+    u["wall_ns"] = 3600 * 10**9
+    f["units"][...] = u
+PYEOF
+expect_status 75 h run -q --max-time 10m --estimates long.h5 -o est.h5 exp.toml &&
+	[ "$(plan est.h5 | wc -l)" -eq 0 ] && pass "--estimates: hour-long units in an earlier run, none started in 10m" ||
+	fail "--estimates: $(plan est.h5 | wc -l) units started"
+expect_status 0 h run -q --max-time 10m --estimates mt.h5 -o est2.h5 exp.toml &&
+	[ "$(plan est2.h5 | wc -l)" -eq 12 ] && pass "--estimates with the real lengths: the run completes" ||
+	fail "--estimates mt.h5: $(plan est2.h5 | wc -l) units"
+expect_status 2 h run -q --estimates mt.h5 exp.toml && expect_grep "give both" err &&
+	pass "--estimates without --max-time: a usage error"
+expect_status 2 h run -q --max-time 10m --estimates nosuch.h5 -o no2.h5 exp.toml &&
+	expect_grep "nosuch.h5" err && [ ! -e no2.h5 ] && [ ! -e no2 ] &&
+	pass "--estimates FILE unreadable: exit 2 naming it, nothing written"
 
 # ---- --resume keeps a partly run block on the device its units ran on
 per_block=3 # units of a whole block: resume.toml's three modes, none with a warm probe
