@@ -160,10 +160,10 @@ enum cfg_state { CFG_NONE = 0, CFG_ONE, CFG_MIXED };
 /* Identity probes: two modes whose cold ok units all chose the same config in every op cell
  * and whose timings no cell tells apart (no FASTER or SLOWER between them) measure the same
  * thing: FAIL, unless one is declared an A/A copy of the other.  A declared A/A pair that
- * chose different configs FAILs where each side chose one config in two units or more; where
- * a differing cell has one unit on a side, that side's own variation between processes (a
- * tuner that measures: Inductor's launch-time autotuning picks among near-equal configs) is
- * not ruled out, so it WARNs. */
+ * chose different configs FAILs where some differing cell has two units or more on each side
+ * and no op cell shows either side's choice varying between its units; otherwise a mode's own
+ * variation between processes (a tuner that measures: Inductor's launch-time autotuning
+ * picks among near-equal configs) is not ruled out, so it WARNs (undecided). */
 static void check_identity(struct audit *au, struct ctx *c)
 {
 	const struct analysis *a = c->an;
@@ -172,6 +172,7 @@ static void check_identity(struct audit *au, struct ctx *c)
 	const char **cfg = xcalloc(nm * nc + 1, sizeof(*cfg));
 	enum cfg_state *st = xcalloc(nm * nc + 1, sizeof(*st));
 	size_t *nu = xcalloc(nm * nc + 1, sizeof(*nu)); /* units that chose, per mode and cell */
+	int64_t *last = xcalloc(nm * nc + 1, sizeof(*last)); /* the unit counted last, + 1 */
 	size_t nop = 0, used = 0;
 
 	for (size_t i = 0; i < c->nch; i++) {
@@ -184,7 +185,8 @@ static void check_identity(struct audit *au, struct ctx *c)
 			continue;
 		used++;
 		size_t s = (size_t)m * nc + (size_t)cell;
-		nu[s]++;
+		if (last[s] != ur + 1) /* a unit's rows of one cell come together: count it once */
+			nu[s]++, last[s] = ur + 1;
 		if (st[s] == CFG_NONE) {
 			st[s] = CFG_ONE;
 			cfg[s] = c->ch[i].config;
@@ -225,30 +227,36 @@ static void check_identity(struct audit *au, struct ctx *c)
 			const char *mx = a->modes[x], *my = a->modes[y];
 			int aa = (a->aa_of[y] && !strcmp(a->aa_of[y], mx)) ||
 				 (a->aa_of[x] && !strcmp(a->aa_of[x], my));
-			if (aa && differ && thin == differ) {
-				/* one unit on a side of every differing cell: a measuring tuner's
-				 * own variation between processes looks the same */
-				aa_thin++;
-				check_raise(k, AUDIT_WARN);
+			if (aa && differ) {
+				/* an A/A copy runs exactly its original's configuration: where each
+				 * side kept one config over two units or more, the two must be the
+				 * same; with one unit on a side of every differing cell, or a side
+				 * whose choice varies between its units elsewhere, a measuring
+				 * tuner's own variation between processes looks the same */
+				int undecided = thin == differ || unknown;
+				aa_thin += undecided;
+				aa_differ += !undecided;
+				check_raise(k, undecided ? AUDIT_WARN : AUDIT_FAIL);
 				check_mode(k, mx);
 				check_mode(k, my);
-				check_ev(k, "'%s' and '%s' are declared A/A copies (aa_of) and chose "
-					    "different configs in %zu of %zu op cells, each from one unit on "
-					    "a side: a tuner that measures (Inductor's launch-time autotuning "
-					    "among near-equal configs) varies so between processes, a copy "
-					    "that runs something else too; a second unit of each tells them "
-					    "apart", mx, my, differ, compared);
-			} else if (aa && differ) {
-				/* an A/A copy runs exactly its original's configuration: where both
-				 * chose one config in every unit, the two must be the same */
-				aa_differ++;
-				check_raise(k, AUDIT_FAIL);
-				check_mode(k, mx);
-				check_mode(k, my);
-				check_ev(k, "'%s' and '%s' are declared A/A copies (aa_of) but chose "
-					    "different configs in %zu of %zu op cells: they do not measure "
-					    "the same thing, so their difference is no noise floor",
-					 mx, my, differ, compared);
+				if (undecided)
+					check_ev(k, "'%s' and '%s' are declared A/A copies (aa_of) and "
+						    "chose different configs in %zu of %zu op cells, %s: a "
+						    "tuner that measures (Inductor's launch-time autotuning "
+						    "among near-equal configs) picks differently between "
+						    "processes, and so would a copy that runs something "
+						    "else; more units of each tell them apart",
+						 mx, my, differ, compared,
+						 unknown ? "and their choices vary between units in other "
+							   "cells"
+							 : "each from one unit on a side");
+				else
+					check_ev(k, "'%s' and '%s' are declared A/A copies (aa_of) but "
+						    "chose different configs in %zu of %zu op cells, each "
+						    "side keeping one config over its units: they do not "
+						    "measure the same thing, so their difference is no "
+						    "noise floor",
+						 mx, my, differ, compared);
 			} else if (aa && unknown) {
 				check_ev(k, "'%s' and '%s' (A/A copies): the chosen configs vary between "
 					    "units in %zu of %zu op cells, as a measuring tuner's may",
@@ -300,19 +308,22 @@ static void check_identity(struct audit *au, struct ctx *c)
 			}
 		}
 	}
+	const char *more = aa_thin ? "; more declared A/A pairs chose different configs, "
+				     "undecided" : "";
 	if (k->status == AUDIT_FAIL && aa_differ && same == expected)
-		check_summary(k, "%zu declared A/A pair(s) chose different configs", aa_differ);
+		check_summary(k, "%zu declared A/A pair(s) chose different configs%s", aa_differ,
+			      more);
 	else if (k->status == AUDIT_FAIL)
 		check_summary(k, "%zu pair(s) of modes measure identical configs with "
-				 "indistinguishable timings and are not declared A/A copies%s",
+				 "indistinguishable timings and are not declared A/A copies%s%s",
 			      same - expected,
-			      aa_differ ? "; declared A/A pairs chose different configs" : "");
+			      aa_differ ? "; declared A/A pairs chose different configs" : "", more);
 	else if (k->status == AUDIT_WARN && aa_thin && same == expected)
-		check_summary(k, "%zu declared A/A pair(s) chose different configs, from one unit "
-				 "of a mode: undecided", aa_thin);
+		check_summary(k, "%zu declared A/A pair(s) chose different configs where a mode's "
+				 "own variation between processes is not ruled out: undecided",
+			      aa_thin);
 	else if (k->status == AUDIT_WARN)
-		check_summary(k, "identical configs, but timings that differ%s",
-			      aa_thin ? "; declared A/A pairs chose different configs (one unit)" : "");
+		check_summary(k, "identical configs, but timings that differ%s", more);
 	else
 		check_summary(k, "%zu pair(s) of modes compared over %zu op cells: every pair "
 				 "differs in some chosen config%s",
@@ -321,6 +332,7 @@ done:
 	free(cfg);
 	free(st);
 	free(nu);
+	free(last);
 }
 
 /* ---- backend ------------------------------------------------------------------------ */

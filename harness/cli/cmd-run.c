@@ -91,7 +91,7 @@ static int run_exec(const struct cmd_args *a)
 	if (est) {
 		struct rec *f = NULL;
 		int bad = rec_open(est, 0, &f) || rec_read_units(f, &eu, &o.nest_units);
-		rec_close(f);
+		bad |= rec_close(f) < 0;
 		if (bad) {
 			rec_units_free(eu, o.nest_units);
 			return EXIT_USAGE;
@@ -135,7 +135,7 @@ const struct cmd_entry cmd_run_entry = {
 		"  --gpus all|0,1,3     one unit per GPU at a time (CUDA_VISIBLE_DEVICES=UUID)\n"
 		"  --max-time DURATION  start no unit that could not finish within DURATION\n"
 		"                       (90, 90s, 15m, 2h, 1:30:00); then exit 75: resume it\n"
-		"  --estimates FILE     with --max-time: also judge a unit by FILE's finished\n"
+		"  --estimates FILE     with --max-time: also judge a unit by FILE's recorded\n"
 		"                       units of its mode, workload and kind (an earlier run)\n"
 		"  --shard K/N          only the blocks with block mod N == K (harness slurm)\n"
 		"  --require-preregistered\n"

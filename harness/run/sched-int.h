@@ -50,7 +50,9 @@ struct slot_run {
 	char *cache, *out_log, *err_log;
 };
 
-/* Wall time of finished units per (mode, warm): what --max-time estimates from. */
+/* Wall time of recorded units per (mode, workload, warm), whatever their status (a unit that
+ * timed out was long too): this run's, a resumed journal's and --estimates' earlier run's;
+ * what --max-time estimates from. */
 struct estimate {
 	char *mode;
 	char *workload; /* "" for a unit of every workload of its mode */

@@ -399,12 +399,11 @@ enum sched_outcome sched_run(const struct sched_opts *o, struct sched_result *re
 		}
 	}
 
-	/* --estimates: another run's finished units, as if this run had finished them (the
-	 * longest per mode, workload and kind counts) */
+	/* --estimates: another run's recorded units, as if this run had recorded them (the
+	 * longest per mode, workload and kind counts, whatever the status, as for this run's) */
 	for (size_t i = 0; i < o->nest_units; i++)
-		if (!strcmp(o->est_units[i].status, REC_STATUS_OK))
-			sched_estimate_note(&r, o->est_units[i].mode, o->est_units[i].workload,
-					    o->est_units[i].warm, o->est_units[i].wall_ns);
+		sched_estimate_note(&r, o->est_units[i].mode, o->est_units[i].workload,
+				    o->est_units[i].warm, o->est_units[i].wall_ns);
 	size_t already = 0, mine = 0;
 	for (size_t i = 0; i < r.nplan; i++) {
 		already += r.done[i] && r.mine[i];

@@ -26,9 +26,10 @@ struct sched_opts {
 	const char *gpus;         /* --gpus all|0,1,3: one unit per GPU at a time, or NULL */
 	double max_time_s;        /* --max-time: start no unit that could not finish within it
 				   * of the session's start (0: no limit) */
-	const struct rec_unit *est_units; /* --estimates: another run's units, whose wall times
-					   * seed --max-time's estimates (borrowed), or NULL */
-	size_t nest_units;
+	const struct rec_unit *est_units; /* --estimates: an earlier run's recorded units, whose
+					   * wall times seed --max-time's estimates, or NULL;
+					   * borrowed: the caller frees them after sched_run */
+	size_t nest_units;        /* how many est_units */
 	int64_t shard_k, shard_n; /* --shard k/n: only blocks with block % n == k (n 0: all) */
 	int argc;                 /* the harness's own argv, recorded */
 	char **argv;

@@ -161,6 +161,20 @@ sed -e 's/^repeats = 2/repeats = 1/' aa-bad.toml > aa-one.toml
 expect_status 0 h run -q -o aa-one.h5 aa-one.toml || fail "the one-block vendor/heuristic run"
 plant_aa aa-one.h5 || fail "plant aa_of in the one-block run"
 expect_status 1 h audit -f json aa-one.h5
-check_audit "$SCRATCH/out" identity WARN '"undecided" in c["summary"] and any("a second unit of each" in e for e in c["evidence"])' &&
+check_audit "$SCRATCH/out" identity WARN '"undecided" in c["summary"] and any("more units of each" in e for e in c["evidence"])' &&
 	pass "the same pair from one unit each: identity WARN (undecided)" || fail "A/A pair with different configs, one unit each"
+# two units of the original against one of the copy (the copy's other unit failed): still
+# one unit on a side of every differing cell, so still undecided
+cp aa-bad.h5 aa-21.h5
+$PY - aa-21.h5 <<'PYEOF' || fail "fail one unit of the copy"
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as f:
+    u = f["units"][()]
+    i = [k for k in range(len(u)) if u["mode"][k] in (b"exhaustive", "exhaustive")][0]
+    u["status"][i] = b"failed"
+    f["units"][...] = u
+PYEOF
+expect_status 1 h audit -f json aa-21.h5
+check_audit "$SCRATCH/out" identity WARN '"undecided" in c["summary"]' &&
+	pass "two units against one: identity WARN (undecided)" || fail "A/A pair with different configs, two units against one"
 finish
