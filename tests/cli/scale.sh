@@ -3,7 +3,7 @@
 # the cores and --gpus without a GPU are refused before anything is written; [run] jobs /
 # gpus in the experiment do the same, the command line replacing them; --max-time
 # stops before a unit that cannot finish (exit 75, resumable) and --resume --max-time goes
-# on; --resume puts a partly run block back on the device its units ran on (the audit flags
+# on, an earlier run's units judging the first of a mode too (--estimates); --resume puts a partly run block back on the device its units ran on (the audit flags
 # one resumed where that device has no slot); harness slurm --local runs a 3-task array whose shards harness merge makes one file
 # of, equal in units, blocks and modes to the same plan run in one process; merge refuses
 # shards of different plans; report, audit and verify read the merged file.
@@ -142,6 +142,9 @@ PYEOF
 expect_status 75 h run -q --max-time 10m --estimates long.h5 -o est.h5 exp.toml &&
 	[ "$(plan est.h5 | wc -l)" -eq 0 ] && pass "--estimates: hour-long units in an earlier run, none started in 10m" ||
 	fail "--estimates: $(plan est.h5 | wc -l) units started"
+expect_status 75 h run -q --resume est.h5 --max-time 10m --estimates long.h5 &&
+	[ "$(plan est.h5 | wc -l)" -eq 0 ] && pass "--resume --estimates: the earlier run judges a resumed run too" ||
+	fail "--resume --estimates: $(plan est.h5 | wc -l) units started"
 expect_status 0 h run -q --max-time 10m --estimates mt.h5 -o est2.h5 exp.toml &&
 	[ "$(plan est2.h5 | wc -l)" -eq 12 ] && pass "--estimates with the real lengths: the run completes" ||
 	fail "--estimates mt.h5: $(plan est2.h5 | wc -l) units"
