@@ -11,11 +11,14 @@ algorithm, what the `default` mode runs) and its fastest correct template trial 
 that is not a vendor point), each the median of the trial's samples per execution (graph
 replays; `trial_samples` of them).  Per cell the median over the units of the run, then:
 time ratio template / vendor (< 1: the template is faster), throughput ratio vendor time /
-template time, TFLOP/s of each (the cell's recorded flops), the template config most often
-fastest.  Below the table: the geometric mean of the time ratio over the cells, how many
-non-GEMM cells (convolutions and the memory-bound ops) have the template faster, and over
-the convolutions the geometric mean of the throughput ratio (issue 11's 70% target), how
-many reach 70% and how many are faster.  Read with
+template time, TFLOP/s of each (the cell's recorded flops), in how many of the units that
+timed both the template was the faster (the pair compared within its unit), the template
+config most often fastest.  Below the table: the geometric mean of the time ratio over the
+cells, how many non-GEMM cells (convolutions and the memory-bound ops) have the template
+faster by the medians, and how many in every unit (with n units, a sign test's one-sided p
+is 0.5^n: 2 units cannot tell it from chance, 8 can), and over the convolutions the
+geometric mean of the throughput ratio (issue 11's 70% target), how many reach 70% and how
+many are faster.  Read with
 h5py only (no harness); needs the results format of docs/results-format.md.
 """
 import collections
@@ -45,6 +48,7 @@ def main(path, workload=None, tuned="exhaustive"):
         if int(v["candidate"]) == 0:
             first_vendor[(int(v["unit"]), int(v["cell"]))] = s(v["config"])
     per = collections.defaultdict(lambda: {"vendor": [], "tmpl": [], "cfg": []})
+    pair = collections.defaultdict(dict)  # cell -> unit -> [vendor ns, template ns]
     best = {}
     for t in trials:
         u, c = int(t["unit"]), int(t["cell"])
@@ -53,6 +57,7 @@ def main(path, workload=None, tuned="exhaustive"):
         cfg = s(t["config"])
         if cfg == first_vendor.get((u, c)):
             per[c]["vendor"].append(float(t["median_ns"]))
+            pair[c].setdefault(u, [None, None])[0] = float(t["median_ns"])
         elif not cfg.startswith("vendor"):
             b = best.get((u, c))
             if b is None or t["median_ns"] < b[0]:
@@ -60,11 +65,12 @@ def main(path, workload=None, tuned="exhaustive"):
     for (u, c), (ns, cfg) in best.items():
         per[c]["tmpl"].append(ns)
         per[c]["cfg"].append(cfg)
+        pair[c].setdefault(u, [None, None])[1] = ns
     print("| cell (count) | vendor: us (TFLOP/s) | best template: us (TFLOP/s) | time ratio "
-          "template / vendor | throughput template / vendor | template config (most often "
-          "fastest) |")
-    print("|---|---|---|---|---|---|")
-    logs, faster, nongemm, conv = [], 0, 0, []
+          "template / vendor | throughput template / vendor | template faster in units | "
+          "template config (most often fastest) |")
+    print("|---|---|---|---|---|---|---|")
+    logs, faster, every, nongemm, conv = [], 0, 0, 0, []
     for i, c in enumerate(cells):
         name = s(c["name"])
         if s(c["kind"]) != "op" or (workload and s(c["workload"]) != workload):
@@ -77,20 +83,26 @@ def main(path, workload=None, tuned="exhaustive"):
         tf = lambda ns: " (%.1f)" % (flops / ns / 1e3) if flops > 0 else ""
         cfg = collections.Counter(p["cfg"]).most_common(1)[0][0]
         r = t / v
+        both = [(pv, pt) for pv, pt in pair[i].values() if pv is not None and pt is not None]
+        won = sum(1 for pv, pt in both if pt < pv)
         logs.append(math.log(r))
         if "gemm" not in s(c["op"]):  # gemm (cuda), sgemm (cpu)
             nongemm += 1
             faster += r < 1
+            every += bool(both) and won == len(both)
         if s(c["op"]).startswith("conv"):
             conv.append(r)
-        print("| `%s` (%d) | %.2f%s | %.2f%s | %.3f | %.1f%% | `%s` |" % (
-            name, int(c["count"]), v / 1e3, tf(v), t / 1e3, tf(t), r, 100 / r, cfg))
+        print("| `%s` (%d) | %.2f%s | %.2f%s | %.3f | %.1f%% | %d of %d | `%s` |" % (
+            name, int(c["count"]), v / 1e3, tf(v), t / 1e3, tf(t), r, 100 / r, won,
+            len(both), cfg))
     if not logs:
         sys.exit("layer-table: no cell has both a vendor and a template trial")
     print()
     print("%d cells (units: %d); geometric mean of the time ratio template / vendor: %.3f; "
-          "template faster than the vendor on %d of %d non-GEMM cells" % (
-              len(logs), len(tuned_units), math.exp(sum(logs) / len(logs)), faster, nongemm))
+          "template faster than the vendor on %d of %d non-GEMM cells (in every unit: %d; "
+          "one-sided sign-test p of a cell faster in all %d units: %.3g)" % (
+              len(logs), len(tuned_units), math.exp(sum(logs) / len(logs)), faster, nongemm,
+              every, len(tuned_units), 0.5 ** len(tuned_units)))
     if conv:  # issue 11's target: the convolutions' throughput against the vendor's
         print("%d convolutions: geometric mean of the throughput template / vendor %.1f%%; "
               "%d at 70%% or more, %d faster than the vendor" % (

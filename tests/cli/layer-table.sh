@@ -2,7 +2,9 @@
 # real CPU run whose exhaustive units benchmarked the vendor and the templates: each row's
 # vendor and template times and their ratio agree with the run's raw trials (recomputed here
 # from the trials and space_vendors tables with h5util, as the script's docstring defines
-# them), the summary counts agree with the rows, and a run without the tuned mode is refused.
+# them), each row's count of units where the template was faster agrees with the pairs
+# within each unit, the summary counts agree with the rows, and a run without the tuned mode
+# is refused.
 . "$top_srcdir/tests/setup"
 PY=/usr/bin/python3
 $PY -c 'import h5py' 2>/dev/null || PY=python3
@@ -20,34 +22,42 @@ with h5py.File(sys.argv[1], "r") as f:
     trials, vendors = table(f, "trials"), table(f, "space_vendors")
 tuned = {u["id"] for u in units if u["mode"] == "exhaustive" and not u["warm"] and u["status"] == "ok"}
 first = {(v["unit"], v["cell"]): v["config"] for v in vendors if v["candidate"] == 0}
-want = {}
+want, won = {}, {}
 for i, cell in enumerate(cells):
     if cell["kind"] != "op":
         continue
-    vend, tmpl = [], []
+    vend, tmpl, pairs = [], [], []
     for u in sorted(tuned):
         ok = [t for t in trials if t["unit"] == u and t["cell"] == i and t["status"] == "ok" and t["median_ns"] > 0]
-        vend += [t["median_ns"] for t in ok if t["config"] == first.get((u, i))]
+        uv = [t["median_ns"] for t in ok if t["config"] == first.get((u, i))]
+        vend += uv
         own = [t["median_ns"] for t in ok if not t["config"].startswith("vendor")]
         if own:
             tmpl.append(min(own))
+        if uv and own:
+            pairs.append(min(own) < uv[0])
     if vend and tmpl:
         want[cell["name"]] = (statistics.median(vend), statistics.median(tmpl))
-rows = {}
+        won[cell["name"]] = (sum(pairs), len(pairs))
+rows, wins = {}, {}
 for line in open(sys.argv[2]):
-    m = re.match(r"\| `(.+)` \((\d+)\) \| ([\d.]+)[^|]*\| ([\d.]+)[^|]*\| ([\d.]+) \|", line)
+    m = re.match(r"\| `(.+)` \((\d+)\) \| ([\d.]+)[^|]*\| ([\d.]+)[^|]*\| ([\d.]+) \|[^|]*\| (\d+) of (\d+) \|", line)
     if m:
         rows[m.group(1)] = (float(m.group(3)), float(m.group(4)), float(m.group(5)))
+        wins[m.group(1)] = (int(m.group(6)), int(m.group(7)))
 c.check(len(tuned) == 3, "three cold exhaustive units: %d" % len(tuned))
 c.check(set(rows) == set(want) and len(rows) == 2, "a row for each op cell with both trials: %s" % sorted(rows))
 for name, (v, t) in want.items():
     rv, rt, rr = rows.get(name, (0, 0, 0))
     c.check(abs(rv - v / 1e3) < 0.006 and abs(rt - t / 1e3) < 0.006, "%s: vendor %.2f us, template %.2f us as in the trials (%.3f, %.3f)" % (name, rv, rt, v / 1e3, t / 1e3))
     c.check(abs(rr - t / v) < 0.0006, "%s: time ratio %.3f = template / vendor %.4f" % (name, rr, t / v))
+    c.check(wins.get(name) == won[name], "%s: template faster in %s units, the pairs say %s" % (name, wins.get(name), won[name]))
 summary = open(sys.argv[2]).read()
 faster = sum(1 for n, (v, t) in want.items() if t < v and "gemm" not in n)
 nongemm = sum(1 for n in want if "gemm" not in n)
 c.check("template faster than the vendor on %d of %d non-GEMM cells" % (faster, nongemm) in summary, "the summary counts the rows (%d of %d faster)" % (faster, nongemm))
+every = sum(1 for n, (k, m) in won.items() if m and k == m and "gemm" not in n)
+c.check("(in every unit: %d;" % every in summary, "the summary counts the cells faster in every unit (%d)" % every)
 c.exit()
 PYEOF
 expect_status 1 $PY "$top_srcdir/scripts/layer-table.py" tiny.h5 "" no-such-mode &&
