@@ -269,6 +269,32 @@ void analysis_variance(const struct analysis *a, size_t m, size_t c, double *uni
 	free(w);
 }
 
+/* /choices into a->choice: each ok cold unit's chosen config per cell.  -1 reported. */
+static int take_choices(struct analysis *a, struct rec *r, const struct rec_unit *units,
+			size_t nunits)
+{
+	int64_t *row = NULL;
+	struct rec_choice *ch = NULL;
+	size_t n = 0, nc = a->ncells, nb = a->nblocks;
+	if (rec_read_choices(r, &row, &ch, &n))
+		return -1;
+	a->choice = xcalloc(a->nmodes * nc * nb + 1, sizeof(*a->choice));
+	for (size_t i = 0; i < n; i++) {
+		if (row[i] < 0 || (size_t)row[i] >= nunits || ch[i].cell < 0 ||
+		    (size_t)ch[i].cell >= nc)
+			continue;
+		const struct rec_unit *u = &units[row[i]];
+		if (u->warm || strcmp(u->status, REC_STATUS_OK))
+			continue;
+		size_t m = (size_t)analysis_mode(a, u->mode), b = block_index(a, u->block);
+		char **slot = &a->choice[(m * nc + (size_t)ch[i].cell) * nb + b];
+		free(*slot);
+		*slot = xstrdup(ch[i].config);
+	}
+	rec_choices_free(row, ch, n);
+	return 0;
+}
+
 int analysis_load(const char *path, struct analysis **out)
 {
 	struct analysis *a = xcalloc(1, sizeof(*a));
@@ -375,6 +401,8 @@ int analysis_load(const char *path, struct analysis **out)
 	}
 	parts_finish(a, pv);
 	pv = NULL;
+	if (take_choices(a, r, units, nunits))
+		goto done;
 	/* failed-unit counts per mode, now that the modes are final */
 	for (size_t k = 0; k < a->nfailed; k++)
 		a->failed[k].count = xcalloc(nm, sizeof(size_t));
@@ -495,6 +523,9 @@ void analysis_free(struct analysis *a)
 		if (a->only)
 			free(a->only[i]);
 	}
+	for (size_t i = 0; a->choice && i < a->nmodes * a->ncells * a->nblocks; i++)
+		free(a->choice[i]);
+	free(a->choice);
 	free(a->modes);
 	free(a->aa_of);
 	free(a->only);

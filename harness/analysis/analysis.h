@@ -54,6 +54,9 @@ struct analysis {
 	double *med;             /* unit medians (ns): [(mode * ncells + cell) * nblocks + block], NAN when missing */
 	double *rel_se;          /* each unit median's relative standard error from its own
 				    samples (stats_median_rel_se), indexed as med, NAN when missing */
+	char **choice;           /* the config each ok cold unit chose in each of its cells
+				    (/choices; its last, were there several), indexed as med:
+				    heap strings, NULL where none was recorded */
 	double *setup;           /* setup seconds (compile + tune + search): [mode * nblocks + block] */
 	double *order;           /* run position of the unit (row in /units): [mode * nblocks + block] */
 	size_t *units_ok;        /* per mode: ok cold units */

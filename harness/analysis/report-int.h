@@ -28,5 +28,8 @@ void report_devices_free(struct report *r);
 /* Per-op versus end to end (compose.c): r->comp, r->tau and their warnings; needs the
  * aggregates. */
 void report_composition(struct report *r, gsl_rng *rng);
+/* Where a mode's units chose differently (report-choices.c): r->choices. */
+void report_choices(struct report *r);
+void report_choices_free(struct report *r);
 
 #endif

@@ -93,6 +93,20 @@ struct rep_devdiff {
 	double diff, two_se;       /* |difference of log levels| and twice its standard error */
 };
 
+/* Where a mode's units chose differently (report-choices.c): one row per config that the
+ * units of mode (with its A/A copies, which run the same configuration) chose in cell, when
+ * they chose two configs or more there; rows of a (mode, cell) fastest first. */
+struct rep_choice {
+	size_t mode, cell;
+	int with_copies;           /* the mode has A/A copies, whose units count too */
+	const char *config;        /* borrowed: the analysis's */
+	size_t units;              /* ok cold units that chose it and have a unit median */
+	char *blocks;              /* their blocks, "0, 2, 3 default-aa" (a copy's unit named by
+				    its mode; heap) */
+	double median_ns;          /* median of their unit medians */
+	double ratio;              /* median_ns / the fastest config's median_ns */
+};
+
 /* Per (workload, mode): does the per-op difference add up to the e2e one (compose.c)?
  * Per block b, with B the baseline, m the mode, E the e2e unit median, o_c the op cell c's
  * unit median and n_c its count (occurrences in one forward):
@@ -158,6 +172,8 @@ struct report {
 	size_t ncomp;
 	struct rep_tau *tau;
 	size_t ntau;
+	struct rep_choice *choices;     /* where a mode's units chose differently */
+	size_t nchoices;
 	char **warnings;
 	size_t nwarnings;
 };

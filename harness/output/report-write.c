@@ -232,6 +232,36 @@ static void write_md_devices(const struct report *r, FILE *f)
 	}
 }
 
+/* Where a mode's units chose differently: a table when some did, a line when none did, nothing
+ * when the file records no choices. */
+static void write_md_choices(const struct report *r, FILE *f)
+{
+	const struct analysis *a = r->a;
+	char b1[32], b2[32];
+	if (!a->choice)
+		return;
+	fprintf(f, "\n## Choices that differ between units\n\n");
+	if (!r->nchoices) {
+		fprintf(f, "In every cell, each mode's units (its A/A copies' with them) chose one "
+			   "config.\n");
+		return;
+	}
+	fprintf(f, "Per mode, with its A/A copies (the same configuration run again), the cells where "
+		   "its units chose different configs: each config, the units that chose it (block, "
+		   "and the copy's name for a copy's unit) and the median of their unit medians, "
+		   "fastest first. What a slow unit ran that a fast one did not; a difference here is "
+		   "one candidate cause of the mode's spread, not a measured one.\n\n"
+		   "| cell | mode | config | units | blocks | median (us) | vs fastest |\n"
+		   "|---|---|---|---|---|---|---|\n");
+	for (size_t k = 0; k < r->nchoices; k++) {
+		const struct rep_choice *q = &r->choices[k];
+		fprintf(f, "| %s | %s%s | `%s` | %zu | %s | %s | %s |\n", a->cells[q->cell].name,
+			a->modes[q->mode], q->with_copies ? " (+ A/A copies)" : "", q->config,
+			q->units, q->blocks, num(b1, 32, 'u', q->median_ns / 1e3),
+			num(b2, 32, 'r', q->ratio));
+	}
+}
+
 static void write_md(const struct report *r, FILE *f)
 {
 	const struct analysis *a = r->a;
@@ -327,6 +357,7 @@ static void write_md(const struct report *r, FILE *f)
 
 	write_md_devices(r, f);
 	write_md_composition(r, f);
+	write_md_choices(r, f);
 
 	fprintf(f, "\n## Warnings\n\n");
 	if (!r->nwarnings)
@@ -556,6 +587,18 @@ static json_t *build_json(const struct report *r)
 						       "part", jw_str(a->parts[k].part), "median_ns", per));
 	}
 	json_object_set_new(root, "e2e_parts", parts);
+	if (a->choice) {
+		json_t *ch = json_array();
+		for (size_t k = 0; k < r->nchoices; k++) {
+			const struct rep_choice *q = &r->choices[k];
+			json_array_append_new(ch, json_pack("{s:o, s:o, s:b, s:o, s:I, s:o, s:o, s:o}",
+				"cell", jw_str(a->cells[q->cell].name), "mode", jw_str(a->modes[q->mode]),
+				"with_aa_copies", q->with_copies, "config", jw_str(q->config),
+				"units", (json_int_t)q->units, "blocks", jw_str(q->blocks),
+				"median_ns", jw_num(q->median_ns), "ratio", jw_num(q->ratio)));
+		}
+		json_object_set_new(root, "choice_groups", ch);
+	}
 	json_t *w = json_array();
 	for (size_t i = 0; i < r->nwarnings; i++)
 		json_array_append_new(w, jw_str(r->warnings[i]));
