@@ -2,7 +2,7 @@
 # fake command worker (tests/data/command/choices.toml): a mode whose units choose "tile=8" in
 # even blocks and "tile=16" (1.5x slower) in odd ones, with its A/A copy, is listed per
 # config with its units, their blocks and the median of their unit medians, fastest first;
-# the baseline, which always chose one config, is not; markdown and JSON say the same.
+# the baseline, which always chose one config, is not; markdown, JSON and HTML say the same.
 . "$top_srcdir/tests/setup"
 command -v python3 >/dev/null || skip "no python3 on PATH for the fake worker"
 PY=/usr/bin/python3
@@ -30,4 +30,7 @@ blocks = lambda r: sorted(int(x.split()[0]) for x in r["blocks"].split(", "))
 assert blocks(fast) == [0, 0, 2, 2] and blocks(slow) == [1, 1, 3, 3], rows
 assert sum("flip-aa" in x for x in fast["blocks"].split(", ")) == 2, rows
 PYEOF
+expect_status 0 h report --format html ch.h5 &&
+	grep -q 'id="choices-table"' "$SCRATCH/out" && grep -q '<td>tile=16</td>' "$SCRATCH/out" &&
+	pass "html: the choices table" || fail "html choices table"
 finish
