@@ -278,20 +278,23 @@ static int take_choices(struct analysis *a, struct rec *r, const struct rec_unit
 	size_t n = 0, nc = a->ncells, nb = a->nblocks;
 	if (rec_read_choices(r, &row, &ch, &n))
 		return -1;
+	size_t kept = 0;
 	a->choice = xcalloc(a->nmodes * nc * nb + 1, sizeof(*a->choice));
 	for (size_t i = 0; i < n; i++) {
-		if (row[i] < 0 || (size_t)row[i] >= nunits || ch[i].cell < 0 ||
-		    (size_t)ch[i].cell >= nc)
+		const struct rec_unit *u = &units[row[i]]; /* rec_read_choices checked both */
+		if (u->warm || strcmp(u->status, REC_STATUS_OK) || !strcmp(ch[i].reason, "imported"))
 			continue;
-		const struct rec_unit *u = &units[row[i]];
-		if (u->warm || strcmp(u->status, REC_STATUS_OK))
-			continue;
+		kept++;
 		size_t m = (size_t)analysis_mode(a, u->mode), b = block_index(a, u->block);
 		char **slot = &a->choice[(m * nc + (size_t)ch[i].cell) * nb + b];
 		free(*slot);
 		*slot = xstrdup(ch[i].config);
 	}
 	rec_choices_free(row, ch, n);
+	if (!kept) { /* no unit recorded a choice (an imported file's are placeholders) */
+		free(a->choice);
+		a->choice = NULL;
+	}
 	return 0;
 }
 

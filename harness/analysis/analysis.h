@@ -56,7 +56,8 @@ struct analysis {
 				    samples (stats_median_rel_se), indexed as med, NAN when missing */
 	char **choice;           /* the config each ok cold unit chose in each of its cells
 				    (/choices; its last, were there several), indexed as med:
-				    heap strings, NULL where none was recorded */
+				    heap strings, NULL where none was recorded; the array NULL
+				    when no unit recorded one (imported rows do not count) */
 	double *setup;           /* setup seconds (compile + tune + search): [mode * nblocks + block] */
 	double *order;           /* run position of the unit (row in /units): [mode * nblocks + block] */
 	size_t *units_ok;        /* per mode: ok cold units */

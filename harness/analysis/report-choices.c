@@ -13,47 +13,47 @@
 #include "harness/analysis/report-int.h"
 #include "harness/base/util.h"
 
-static int dbl_cmp(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-	return (a > b) - (a < b);
-}
-
 static int row_cmp(const void *x, const void *y)
 {
 	const struct rep_choice *a = x, *b = y;
-	return dbl_cmp(&a->median_ns, &b->median_ns);
+	return (a->median_ns > b->median_ns) - (a->median_ns < b->median_ns);
 }
 
-/* The mode mode g is an A/A copy of, or NULL. */
-static const char *copy_of(const struct analysis *a, size_t g)
+/* The mode mode g is an A/A copy of, when that mode is among the analysis's; else -1 (g is
+ * no copy, or its original did not run here: it then leads a group of its own). */
+static long copy_of(const struct analysis *a, size_t g)
 {
-	return a->aa_of ? a->aa_of[g] : NULL;
+	return a->aa_of[g] ? analysis_mode(a, a->aa_of[g]) : -1;
 }
 
 /* 1 when mode g belongs to m's group: m itself or an A/A copy of it. */
 static int in_group(const struct analysis *a, size_t g, size_t m)
 {
-	return g == m || (copy_of(a, g) && !strcmp(copy_of(a, g), a->modes[m]));
+	return g == m || copy_of(a, g) == (long)m;
+}
+
+/* The unit of mode g in block b chose a config in cell c and has a unit median there. */
+static const char *chosen(const struct analysis *a, size_t g, size_t c, size_t b)
+{
+	const char *cfg = a->choice[(g * a->ncells + c) * a->nblocks + b];
+	return cfg && !isnan(an_med(a, g, c, b)) ? cfg : NULL;
 }
 
 /* The rows of mode m's group in cell c, appended to r->choices when its units chose two
- * configs or more.  v: scratch for nmodes * nblocks values. */
-static void cell_rows(struct report *r, size_t m, size_t c, double *v)
+ * configs or more.  v, w: scratch for nmodes * nblocks values each. */
+static void cell_rows(struct report *r, size_t m, size_t c, double *v, double *w)
 {
 	const struct analysis *a = r->a;
-	size_t nc = a->ncells, nb = a->nblocks, start = r->nchoices, copies = 0;
+	size_t nb = a->nblocks, start = r->nchoices, copies = 0;
 	for (size_t g = 0; g < a->nmodes; g++)
 		copies += g != m && in_group(a, g, m);
-	for (size_t g = 0; g < a->nmodes; g++) {
+	for (size_t g = 0; g < a->nmodes; g++)
 		for (size_t b = 0; in_group(a, g, m) && b < nb; b++) {
-			const char *cfg = a->choice[(g * nc + c) * nb + b];
-			if (!cfg || isnan(an_med(a, g, c, b)))
-				continue;
+			const char *cfg = chosen(a, g, c, b);
 			size_t k = start;
-			while (k < r->nchoices && strcmp(r->choices[k].config, cfg))
+			while (cfg && k < r->nchoices && strcmp(r->choices[k].config, cfg))
 				k++;
-			if (k == r->nchoices) {
+			if (cfg && k == r->nchoices) {
 				r->choices = xrealloc(r->choices, (k + 1) * sizeof(*r->choices));
 				r->choices[k] = (struct rep_choice){ .mode = m, .cell = c,
 								     .with_copies = copies > 0,
@@ -61,33 +61,24 @@ static void cell_rows(struct report *r, size_t m, size_t c, double *v)
 				r->nchoices++;
 			}
 		}
-	}
 	if (r->nchoices - start < 2) { /* one config (or none): nothing differs */
-		for (size_t k = start; k < r->nchoices; k++)
-			free(r->choices[k].blocks);
 		r->nchoices = start;
 		return;
 	}
 	for (size_t k = start; k < r->nchoices; k++) {
 		struct rep_choice *q = &r->choices[k];
-		size_t n = 0, len = 0;
-		q->blocks = xstrdup("");
+		q->block = xmalloc(a->nmodes * nb * sizeof(*q->block));
+		q->unit_mode = xmalloc(a->nmodes * nb * sizeof(*q->unit_mode));
 		for (size_t g = 0; g < a->nmodes; g++)
 			for (size_t b = 0; in_group(a, g, m) && b < nb; b++) {
-				const char *cfg = a->choice[(g * nc + c) * nb + b];
-				if (!cfg || strcmp(cfg, q->config) || isnan(an_med(a, g, c, b)))
+				const char *cfg = chosen(a, g, c, b);
+				if (!cfg || strcmp(cfg, q->config))
 					continue;
-				v[n++] = an_med(a, g, c, b);
-				char *more = xasprintf("%s%s%lld%s%s", q->blocks, len ? ", " : "",
-						       (long long)a->blocks[b], g == m ? "" : " ",
-						       g == m ? "" : a->modes[g]);
-				free(q->blocks);
-				q->blocks = more;
-				len = strlen(more);
+				v[q->units] = an_med(a, g, c, b);
+				q->block[q->units] = a->blocks[b];
+				q->unit_mode[q->units++] = g;
 			}
-		qsort(v, n, sizeof(*v), dbl_cmp);
-		q->units = n;
-		q->median_ns = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+		q->median_ns = stats_median(v, 1, q->units, w);
 	}
 	qsort(r->choices + start, r->nchoices - start, sizeof(*r->choices), row_cmp);
 	for (size_t k = start; k < r->nchoices; k++)
@@ -99,16 +90,19 @@ void report_choices(struct report *r)
 	const struct analysis *a = r->a;
 	if (!a->choice)
 		return;
-	double *v = xmalloc((a->nmodes * a->nblocks + 1) * sizeof(*v));
+	size_t n = a->nmodes * a->nblocks + 1;
+	double *v = xmalloc(2 * n * sizeof(*v));
 	for (size_t m = 0; m < a->nmodes; m++)
-		for (size_t c = 0; !copy_of(a, m) && c < a->ncells; c++)
-			cell_rows(r, m, c, v);
+		for (size_t c = 0; copy_of(a, m) < 0 && c < a->ncells; c++)
+			cell_rows(r, m, c, v, v + n);
 	free(v);
 }
 
 void report_choices_free(struct report *r)
 {
-	for (size_t k = 0; k < r->nchoices; k++)
-		free(r->choices[k].blocks);
+	for (size_t k = 0; k < r->nchoices; k++) {
+		free(r->choices[k].block);
+		free(r->choices[k].unit_mode);
+	}
 	free(r->choices);
 }

@@ -101,8 +101,8 @@ struct rep_choice {
 	int with_copies;           /* the mode has A/A copies, whose units count too */
 	const char *config;        /* borrowed: the analysis's */
 	size_t units;              /* ok cold units that chose it and have a unit median */
-	char *blocks;              /* their blocks, "0, 2, 3 default-aa" (a copy's unit named by
-				    its mode; heap) */
+	int64_t *block;            /* per such unit: its block (heap, units long) */
+	size_t *unit_mode;         /* per such unit: its mode, the mode or a copy (heap) */
 	double median_ns;          /* median of their unit medians */
 	double ratio;              /* median_ns / the fastest config's median_ns */
 };

@@ -30,9 +30,12 @@ int html_figures(FILE *f, const struct plot_set *set, const char *kind);
 void html_write_verdicts(const struct report *r, FILE *f);
 void html_write_aggregates(const struct report *r, FILE *f);
 void html_write_cells(const struct report *r, FILE *f);
-/* The A/A, drift (with the device stratum), per-op vs e2e (with the composition) and
- * choices sections and their figures; *bad |= a figure that failed. */
+/* The A/A, drift (with the device stratum) and per-op vs e2e (with the composition)
+ * sections and their figures; *bad |= a figure that failed. */
 void html_write_aa_drift_tau(const struct report *r, FILE *f, const struct plot_set *set,
 			     int *bad);
+/* Where a mode's units chose differently: <section id="choices">, when some unit recorded
+ * a choice (the analysis's choice array). */
+void html_write_choices(const struct report *r, FILE *f);
 
 #endif

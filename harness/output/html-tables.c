@@ -219,40 +219,6 @@ static void write_devices(const struct report *r, FILE *f)
 	fputs("</tbody>\n</table>\n", f);
 }
 
-/* Where a mode's units chose differently (report-choices.c): <section id="choices">, when the
- * file records choices. */
-static void write_choices(const struct report *r, FILE *f)
-{
-	const struct analysis *a = r->a;
-	if (!a->choice)
-		return;
-	fputs("<section id=\"choices\">\n<h2>Choices that differ between units</h2>\n", f);
-	if (!r->nchoices) {
-		fputs("<p>In every cell, each mode's units (its A/A copies' with them) chose one "
-		      "config.</p>\n</section>\n", f);
-		return;
-	}
-	fputs("<p>Per mode, with its A/A copies, the cells where its units chose different configs: "
-	      "each config with its units, their blocks and the median of their unit medians, "
-	      "fastest first; a candidate cause of the mode's spread, not a measured one.</p>\n"
-	      "<table id=\"choices-table\" class=\"wide\">\n<thead><tr><th>cell</th><th>mode</th>"
-	      "<th>config</th><th>units</th><th>blocks</th><th>median (us)</th><th>vs fastest</th>"
-	      "</tr></thead>\n<tbody>\n", f);
-	for (size_t k = 0; k < r->nchoices; k++) {
-		const struct rep_choice *q = &r->choices[k];
-		fputs("<tr>", f);
-		html_td_name(f, a->cells[q->cell].name);
-		html_td(f, a->modes[q->mode]);
-		html_td(f, q->config);
-		fprintf(f, "<td class=\"num\">%zu</td>", q->units);
-		html_td(f, q->blocks);
-		html_td_num(f, 'u', q->median_ns / 1e3);
-		html_td_num(f, 'r', q->ratio);
-		fputs("</tr>\n", f);
-	}
-	fputs("</tbody>\n</table>\n</section>\n", f);
-}
-
 void html_write_aa_drift_tau(const struct report *r, FILE *f, const struct plot_set *set, int *bad)
 {
 	const struct analysis *a = r->a;
@@ -319,5 +285,45 @@ void html_write_aa_drift_tau(const struct report *r, FILE *f, const struct plot_
 	}
 	*bad |= html_figures(f, set, "op-e2e");
 	fputs("</section>\n", f);
-	write_choices(r, f);
+}
+
+/* Where a mode's units chose differently (report-choices.c; html-int.h). */
+void html_write_choices(const struct report *r, FILE *f)
+{
+	const struct analysis *a = r->a;
+	if (!a->choice)
+		return;
+	fputs("<section id=\"choices\">\n<h2>Choices that differ between units</h2>\n", f);
+	if (!r->nchoices) {
+		fputs("<p>In every cell, each mode's units (its A/A copies' with them) chose one "
+		      "config.</p>\n</section>\n", f);
+		return;
+	}
+	fputs("<p>Per mode, with its A/A copies, the cells where its units chose different configs: "
+	      "each config with its units, their blocks and the median of their unit medians, "
+	      "fastest first; a candidate cause of the mode's spread, not a measured one.</p>\n"
+	      "<table id=\"choices-table\" class=\"wide\">\n<thead><tr><th>cell</th><th>mode</th>"
+	      "<th>config</th><th>units</th><th>blocks</th><th>median (us)</th><th>vs fastest</th>"
+	      "</tr></thead>\n<tbody>\n", f);
+	for (size_t k = 0; k < r->nchoices; k++) {
+		const struct rep_choice *q = &r->choices[k];
+		fputs("<tr>", f);
+		html_td_name(f, a->cells[q->cell].name);
+		fputs("<td>", f);
+		html_esc(f, a->modes[q->mode]);
+		fprintf(f, "%s</td>", q->with_copies ? " (+ A/A copies)" : "");
+		html_td(f, q->config);
+		fprintf(f, "<td class=\"num\">%zu</td><td>", q->units);
+		for (size_t i = 0; i < q->units; i++) {
+			fprintf(f, "%s%lld%s", i ? ", " : "", (long long)q->block[i],
+				q->unit_mode[i] == q->mode ? "" : " ");
+			if (q->unit_mode[i] != q->mode)
+				html_esc(f, a->modes[q->unit_mode[i]]);
+		}
+		fputs("</td>", f);
+		html_td_num(f, 'u', q->median_ns / 1e3);
+		html_td_num(f, 'r', q->ratio);
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody>\n</table>\n</section>\n", f);
 }

@@ -494,6 +494,7 @@ int html_write(const struct html_parts *p, FILE *f)
 	}
 	fputs("</div>\n</section>\n", f);
 	html_write_aa_drift_tau(r, f, set, &bad);
+	html_write_choices(r, f);
 	replay_html(r->a->path, f); /* tuners replayed on the recorded trials (docs/replay.md) */
 	fputs("<section id=\"warnings\">\n<h2>Warnings</h2>\n<ul class=\"warnings\">\n", f);
 	if (!r->nwarnings)

@@ -233,7 +233,7 @@ static void write_md_devices(const struct report *r, FILE *f)
 }
 
 /* Where a mode's units chose differently: a table when some did, a line when none did, nothing
- * when the file records no choices. */
+ * when no unit recorded a choice. */
 static void write_md_choices(const struct report *r, FILE *f)
 {
 	const struct analysis *a = r->a;
@@ -255,9 +255,13 @@ static void write_md_choices(const struct report *r, FILE *f)
 		   "|---|---|---|---|---|---|---|\n");
 	for (size_t k = 0; k < r->nchoices; k++) {
 		const struct rep_choice *q = &r->choices[k];
-		fprintf(f, "| %s | %s%s | `%s` | %zu | %s | %s | %s |\n", a->cells[q->cell].name,
-			a->modes[q->mode], q->with_copies ? " (+ A/A copies)" : "", q->config,
-			q->units, q->blocks, num(b1, 32, 'u', q->median_ns / 1e3),
+		fprintf(f, "| %s | %s%s | `%s` | %zu | ", a->cells[q->cell].name, a->modes[q->mode],
+			q->with_copies ? " (+ A/A copies)" : "", q->config, q->units);
+		for (size_t i = 0; i < q->units; i++)
+			fprintf(f, "%s%lld%s%s", i ? ", " : "", (long long)q->block[i],
+				q->unit_mode[i] == q->mode ? "" : " ",
+				q->unit_mode[i] == q->mode ? "" : a->modes[q->unit_mode[i]]);
+		fprintf(f, " | %s | %s |\n", num(b1, 32, 'u', q->median_ns / 1e3),
 			num(b2, 32, 'r', q->ratio));
 	}
 }
@@ -591,11 +595,15 @@ static json_t *build_json(const struct report *r)
 		json_t *ch = json_array();
 		for (size_t k = 0; k < r->nchoices; k++) {
 			const struct rep_choice *q = &r->choices[k];
-			json_array_append_new(ch, json_pack("{s:o, s:o, s:b, s:o, s:I, s:o, s:o, s:o}",
+			json_t *us = json_array();
+			for (size_t i = 0; i < q->units; i++)
+				json_array_append_new(us, json_pack("{s:I, s:o}", "block",
+					(json_int_t)q->block[i], "mode", jw_str(a->modes[q->unit_mode[i]])));
+			json_array_append_new(ch, json_pack("{s:o, s:o, s:b, s:o, s:o, s:o, s:o}",
 				"cell", jw_str(a->cells[q->cell].name), "mode", jw_str(a->modes[q->mode]),
 				"with_aa_copies", q->with_copies, "config", jw_str(q->config),
-				"units", (json_int_t)q->units, "blocks", jw_str(q->blocks),
-				"median_ns", jw_num(q->median_ns), "ratio", jw_num(q->ratio)));
+				"units", us, "median_ns", jw_num(q->median_ns), "ratio",
+				jw_num(q->ratio)));
 		}
 		json_object_set_new(root, "choice_groups", ch);
 	}

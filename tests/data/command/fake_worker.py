@@ -4,7 +4,9 @@ set by its mode's options (the unit specification):
   behave = "ok" | "crash" | "hang" | "exit" | "malformed" | "partial" | "no-done"
   scale  = a factor on its (synthetic, seeded) sample times
   config = the configuration it says it chose ("tile=8")
-  configs = "a|b|...": instead, configs[block % n], its samples (1 + index / 2) times slower
+  configs = "a|b|...": instead, configs[block % n]
+  slow   = a config whose samples are 1.5 times slower
+  choose = false: record no choice
   work   = true: compile into TORCHINDUCTOR_CACHE_DIR when cold (a warm unit finds it there)
 It reports what it was given (cwd, cache variables, its process group, what it inherited)
 as an 'info' record and on stdout, for the tests to check the isolation."""
@@ -57,16 +59,16 @@ for w in spec["workloads"]:
 if behave == "malformed":
     os.write(3, b'{"type":"samples","cell":0,"first":0,"ns":[1,2,3]}\nthis is not json\n')
     sys.exit(0)
-pick = 0
-if "configs" in opt:
-    choices = str(opt["configs"]).split("|")
-    pick = int(spec["block"]) % len(choices)
 for c in cells:
-    cfg = choices[pick] if "configs" in opt else str(opt.get("config", "tile=8"))
+    cfg = str(opt.get("config", "tile=8"))
+    if "configs" in opt:
+        choices = str(opt["configs"]).split("|")
+        cfg = choices[int(spec["block"]) % len(choices)]
     u.trial(c, cfg, ns=[rng.randint(900, 1100) for _ in range(2)], compile_ns=1000)
-    u.choice(c, cfg, "tuned")
+    if opt.get("choose", True):
+        u.choice(c, cfg, "tuned")
     n = int(spec["measure"]["min_samples"])
-    base = 10000.0 * scale * (1 + c) * (1 + pick / 2)
+    base = 10000.0 * scale * (1 + c) * (1.5 if cfg == opt.get("slow") else 1.0)
     u.samples(c, [int(base * rng.uniform(0.98, 1.02)) for _ in range(n)],
               clock_mhz=[1980.0] * n, throttle=[0] * n, launches=[1] * n,
               clock_reasons=[0x4 if i == 0 else 0 for i in range(n)])
