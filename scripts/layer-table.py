@@ -39,33 +39,26 @@ def main(path, workload=None, tuned="exhaustive"):
     units = f["units"][:]
     trials = f["trials"][:]
     vend = f["space_vendors"][:]
-    tuned_units = {int(u["id"]) for u in units
-                   if s(u["mode"]) == tuned and not u["warm"] and s(u["status"]) == "ok"}
+    tuned_units = sorted(int(u["id"]) for u in units
+                         if s(u["mode"]) == tuned and not u["warm"] and s(u["status"]) == "ok")
     if not tuned_units:
         sys.exit("layer-table: no ok cold '%s' unit in %s" % (tuned, path))
     first_vendor = {}  # (unit, cell) -> config string of vendor candidate 0
     for v in vend:
         if int(v["candidate"]) == 0:
             first_vendor[(int(v["unit"]), int(v["cell"]))] = s(v["config"])
-    per = collections.defaultdict(lambda: {"vendor": [], "tmpl": [], "cfg": []})
-    pair = collections.defaultdict(dict)  # cell -> unit -> [vendor ns, template ns]
-    best = {}
+    vendor, best = {}, {}  # (unit, cell) -> vendor time; -> (best template time, config)
     for t in trials:
         u, c = int(t["unit"]), int(t["cell"])
         if u not in tuned_units or s(t["status"]) != "ok" or not t["median_ns"] > 0:
             continue
         cfg = s(t["config"])
         if cfg == first_vendor.get((u, c)):
-            per[c]["vendor"].append(float(t["median_ns"]))
-            pair[c].setdefault(u, [None, None])[0] = float(t["median_ns"])
+            vendor[(u, c)] = float(t["median_ns"])
         elif not cfg.startswith("vendor"):
             b = best.get((u, c))
             if b is None or t["median_ns"] < b[0]:
                 best[(u, c)] = (float(t["median_ns"]), cfg)
-    for (u, c), (ns, cfg) in best.items():
-        per[c]["tmpl"].append(ns)
-        per[c]["cfg"].append(cfg)
-        pair[c].setdefault(u, [None, None])[1] = ns
     print("| cell (count) | vendor: us (TFLOP/s) | best template: us (TFLOP/s) | time ratio "
           "template / vendor | throughput template / vendor | template faster in units | "
           "template config (most often fastest) |")
@@ -75,16 +68,17 @@ def main(path, workload=None, tuned="exhaustive"):
         name = s(c["name"])
         if s(c["kind"]) != "op" or (workload and s(c["workload"]) != workload):
             continue
-        p = per.get(i)
-        if not p or not p["vendor"] or not p["tmpl"]:
+        vs = [vendor[(u, i)] for u in tuned_units if (u, i) in vendor]
+        bs = [best[(u, i)] for u in tuned_units if (u, i) in best]
+        if not vs or not bs:
             continue
-        v, t = statistics.median(p["vendor"]), statistics.median(p["tmpl"])
+        v, t = statistics.median(vs), statistics.median(ns for ns, _ in bs)
         flops = float(c["flops"])
         tf = lambda ns: " (%.1f)" % (flops / ns / 1e3) if flops > 0 else ""
-        cfg = collections.Counter(p["cfg"]).most_common(1)[0][0]
+        cfg = collections.Counter(k for _, k in bs).most_common(1)[0][0]
         r = t / v
-        both = [(pv, pt) for pv, pt in pair[i].values() if pv is not None and pt is not None]
-        won = sum(1 for pv, pt in both if pt < pv)
+        both = [u for u in tuned_units if (u, i) in vendor and (u, i) in best]
+        won = sum(1 for u in both if best[(u, i)][0] < vendor[(u, i)])
         logs.append(math.log(r))
         if "gemm" not in s(c["op"]):  # gemm (cuda), sgemm (cpu)
             nongemm += 1

@@ -3,10 +3,12 @@
 # the cores and --gpus without a GPU are refused before anything is written; [run] jobs /
 # gpus in the experiment do the same, the command line replacing them; --max-time
 # stops before a unit that cannot finish (exit 75, resumable) and --resume --max-time goes
-# on, an earlier run's units judging the first of a mode too (--estimates); --resume puts a partly run block back on the device its units ran on (the audit flags
-# one resumed where that device has no slot); harness slurm --local runs a 3-task array whose shards harness merge makes one file
-# of, equal in units, blocks and modes to the same plan run in one process; merge refuses
-# shards of different plans; report, audit and verify read the merged file.
+# on, an earlier run's units judging the first of a mode too (--estimates); --resume puts a
+# partly run block back on the device its units ran on (the audit flags one resumed where
+# that device has no slot); harness slurm --local runs a 3-task array whose shards harness
+# merge makes one file of, equal in units, blocks and modes to the same plan run in one
+# process; merge refuses shards of different plans; report, audit and verify read the
+# merged file.
 . "$top_srcdir/tests/setup"
 . "$top_srcdir/tests/setup-shards"
 ncpu=$(nproc)
