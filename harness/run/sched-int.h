@@ -42,6 +42,8 @@ struct slot_run {
 	size_t *queue, nqueue, next;  /* the plan ids of its block still to run, in order */
 	int64_t block;                /* the block it works through, or -1 */
 	int running;                  /* a unit has started and not yet ended */
+	int out_of_time;              /* its next unit cannot finish within --max-time: it starts
+				       * nothing more (the others go on) */
 	const struct rec_plan *p;     /* the unit */
 	struct rec_unit_data u;       /* its record, filled as it runs */
 	struct unit_spec spec;

@@ -458,7 +458,8 @@ static int deal_block(struct run *r, struct slot_run *s, char *dealt)
 }
 
 /* Start slot s's next unit, if its block has one and the budget allows it.  0 started or
- * nothing to start, 1 nothing more may start (the --max-time budget), -1 failed. */
+ * nothing to start, 1 the block's next unit cannot finish within the --max-time budget (the
+ * slot may start nothing more: its block's units run in planned order), -1 failed. */
 static int slot_start_next(struct run *r, struct slot_run *s)
 {
 	while (s->next < s->nqueue) {
@@ -486,8 +487,10 @@ static int slot_start_next(struct run *r, struct slot_run *s)
  * (a resumed block that already ran on a slot's device goes back to that slot: r->pin).
  * The scheduler is the only writer: it records each unit in the journal as it ends.  A
  * stop (signal) kills the running units (not recorded); an infrastructure failure stops
- * the others the same way; the --max-time budget starts nothing more and lets the running
- * units finish.  Returns 0 (*failed, *time_limit say how it ended) or -1 reported. */
+ * the others the same way.  A slot whose block's next unit cannot finish within --max-time
+ * starts nothing more and lets its running unit finish, while the other slots go on with
+ * units that can (a long unit waiting in one block does not idle every GPU).  Returns 0
+ * (*failed, *time_limit say how it ended) or -1 reported. */
 int sched_run_slots(struct run *r, const volatile sig_atomic_t *stop, int *failed,
 		    int *time_limit)
 {
@@ -507,26 +510,26 @@ int sched_run_slots(struct run *r, const volatile sig_atomic_t *stop, int *faile
 		sl[k].block = -1;
 		rec_unit_data_init(&sl[k].u);
 	}
-	int halt = 0; /* 1: start nothing more; 2: and kill what runs */
+	int halt = 0; /* a stop or a failure: start nothing more and kill what runs */
 	for (;;) {
-		if (*stop && !halt)
-			halt = 2;
+		if (*stop)
+			halt = 1;
 		/* Free slots (in the drawn order) take their block's next unit or a new block. */
 		for (size_t k = 0; k < n && !halt; k++) {
 			struct slot_run *s = &sl[k];
-			if (s->running)
+			if (s->running || s->out_of_time)
 				continue;
 			int st = 0;
-			while (!s->running && !halt) {
+			while (!s->running && !s->out_of_time && !halt) {
 				if (s->next >= s->nqueue && !deal_block(r, s, dealt))
 					break;
 				st = slot_start_next(r, s);
 				if (st < 0) {
 					*failed = 1;
-					halt = 2;
+					halt = 1;
 				} else if (st == 1) {
 					*time_limit = 1;
-					halt = 1;
+					s->out_of_time = 1;
 				}
 			}
 		}
@@ -540,7 +543,7 @@ int sched_run_slots(struct run *r, const volatile sig_atomic_t *stop, int *faile
 			struct slot_run *s = &sl[k];
 			if (!s->running)
 				continue;
-			int st = unit_step(&s->job, *stop || halt == 2, wait_ms > 5 ? wait_ms : 5);
+			int st = unit_step(&s->job, *stop || halt, wait_ms > 5 ? wait_ms : 5);
 			if (st == 0)
 				continue;
 			int fin = unit_finish(&s->job, st < 0);
@@ -551,7 +554,7 @@ int sched_run_slots(struct run *r, const volatile sig_atomic_t *stop, int *faile
 				s->nqueue = s->next = 0; /* stopped: the block's rest waits for --resume */
 			} else if (c < 0) {
 				*failed = 1;
-				halt = 2;
+				halt = 1;
 			}
 		}
 	}

@@ -150,6 +150,31 @@ expect_status 75 h run -q --resume est.h5 --max-time 10m --estimates long.h5 &&
 expect_status 0 h run -q --max-time 10m --estimates mt.h5 -o est2.h5 exp.toml &&
 	[ "$(plan est2.h5 | wc -l)" -eq 12 ] && pass "--estimates with the real lengths: the run completes" ||
 	fail "--estimates mt.h5: $(plan est2.h5 | wc -l) units"
+# With two slots each stops on its own: here only the heuristic's units are hour-long, so
+# each of the two blocks dealt runs every unit planned before its heuristic unit, and the
+# slot that meets its heuristic first does not stop the other (it did until 2026-11-26).
+if [ "$ncpu" -ge 2 ]; then
+	cp mt.h5 longh.h5
+	$PY - longh.h5 >want.txt <<'PYEOF' || fail "stretch longh.h5's heuristic units"
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as f:
+    u = f["units"][()]
+    heur = u["mode"] == b"heuristic"
+    u["wall_ns"][heur] = 3600 * 10**9
+    f["units"][...] = u
+first = sorted(set(int(b) for b in u["block"]))[:2]
+for b in first:
+    stop = min(int(x["position"]) for x in u if x["block"] == b and x["mode"] == b"heuristic")
+    for x in sorted(u[u["block"] == b], key=lambda x: x["position"]):
+        if x["position"] < stop:
+            print(b, x["position"])
+PYEOF
+	expect_status 75 h run -q --jobs 2 --max-time 10m --estimates longh.h5 -o slo.h5 exp.toml || cat err >&2
+	units slo.h5 block position | sort >got.txt
+	sort want.txt | cmp -s - got.txt && [ -s want.txt ] &&
+		pass "--jobs 2 --max-time: each slot ran its block up to its hour-long unit ($(wc -l <got.txt) units), the other slot not stopped with it" ||
+		fail "--jobs 2 --max-time: recorded (block position) $(tr '\n' ' ' <got.txt), wanted $(sort want.txt | tr '\n' ' ')"
+fi
 expect_status 2 h run -q --estimates mt.h5 exp.toml && expect_grep "give both" err &&
 	pass "--estimates without --max-time: a usage error"
 expect_status 2 h run -q --max-time 10m --estimates nosuch.h5 -o no2.h5 exp.toml &&
