@@ -1,5 +1,5 @@
-/* recorder-journal.c: a run's write-ahead journal (RUNDIR/journal/: run.h5 and one file per
- * finished unit), reading a unit back and verifying it, and assembling results files from
+/* recorder-journal.c: a run's write-ahead journal (RUNDIR/journal/: run.h5, one file per
+ * finished unit and a running note per unit in progress), reading a unit back and verifying it, and assembling results files from
  * journals (recorder.h; docs/results-format.md, "The journal") */
 #include "config.h"
 #include "harness/record/recorder-int.h"
@@ -504,6 +504,99 @@ int rec_journal_scan(struct rec_journal *j, struct rec_unit **units, size_t *n)
 		free(path);
 	}
 	free(ids);
+	return 0;
+}
+
+/* ---- running notes ----------------------------------------------------------------------- */
+
+static char *running_path(const char *dir, int64_t id)
+{
+	return xasprintf("%s/running-%04" PRId64, dir, id);
+}
+
+int rec_journal_note_running(struct rec_journal *j, int64_t id, int64_t elapsed_ns)
+{
+	char *path = running_path(j->dir, id);
+	char text[32];
+	int len = snprintf(text, sizeof(text), "%" PRId64 "\n", elapsed_ns);
+	int rc = util_write_atomic(path, text, (size_t)len, 0644, 0);
+	free(path);
+	return rc;
+}
+
+void rec_journal_clear_running(struct rec_journal *j, int64_t id)
+{
+	char *path = running_path(j->dir, id);
+	unlink(path);
+	free(path);
+}
+
+/* "running-NNNN" -> NNNN, or -1. */
+static int64_t running_file_id(const char *name)
+{
+	const char *p = name;
+	if (strncmp(p, "running-", 8))
+		return -1;
+	p += 8;
+	int64_t id = 0;
+	size_t digits = 0;
+	for (; *p >= '0' && *p <= '9' && digits < 12; p++, digits++)
+		id = id * 10 + (*p - '0');
+	return digits >= 4 && !*p ? id : -1;
+}
+
+/* Unit id's note: its elapsed time, or -1 when it is not one number >= 0. */
+static int64_t running_read(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char text[32], *end;
+	int64_t v = -1;
+	if (!f)
+		return -1;
+	if (fgets(text, sizeof(text), f)) {
+		errno = 0;
+		long long x = strtoll(text, &end, 10);
+		if (!errno && end != text && (*end == '\n' || !*end) && x >= 0)
+			v = x;
+	}
+	fclose(f);
+	return v;
+}
+
+static int cmp_running(const void *a, const void *b)
+{
+	return cmp_i64(&((const struct rec_running *)a)->id, &((const struct rec_running *)b)->id);
+}
+
+int rec_journal_scan_running(struct rec_journal *j, struct rec_running **notes, size_t *n)
+{
+	DIR *d = opendir(j->dir);
+	size_t cap = 0;
+	*notes = NULL;
+	*n = 0;
+	if (!d)
+		return error_errno("cannot read '%s'", j->dir);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char *p = xasprintf("%s/%s", j->dir, e->d_name);
+		if (!strncmp(e->d_name, "running-", 8) && strstr(e->d_name, ".tmp-")) {
+			unlink(p); /* an interrupted note */
+			free(p);
+			continue;
+		}
+		int64_t id = running_file_id(e->d_name), v = id >= 0 ? running_read(p) : -1;
+		if (id >= 0 && (v < 0 || (size_t)id >= j->nplan)) {
+			warning("'%s': not a running note of this run's plan; removed", p);
+			unlink(p);
+		} else if (id >= 0) {
+			XGROW(*notes, cap, *n + 1);
+			(*notes)[(*n)++] = (struct rec_running){ .id = id, .elapsed_ns = v };
+		}
+		free(p);
+	}
+	closedir(d);
+	if (*n)
+		qsort(*notes, *n, sizeof(**notes), cmp_running);
 	return 0;
 }
 

@@ -265,6 +265,21 @@ int rec_journal_write_unit(struct rec_journal *j, const struct rec_unit_data *u)
  * (temporary files) and unit files that fail verification (warning: they run again).
  * Reports and returns -1 only when the folder cannot be read. */
 int rec_journal_scan(struct rec_journal *j, struct rec_unit **units, size_t *n);
+/* Note that unit id (a plan id) is still running after elapsed_ns of wall time:
+ * journal/running-NNNN, replaced atomically.  A session that ends without recording the unit
+ * (the machine taken back, the harness killed) leaves its last note, a lower bound on the
+ * unit's length that a resumed --max-time counts.  Reports and returns -1. */
+int rec_journal_note_running(struct rec_journal *j, int64_t id, int64_t elapsed_ns);
+/* Remove unit id's running note, if any. */
+void rec_journal_clear_running(struct rec_journal *j, int64_t id);
+struct rec_running {
+	int64_t id;         /* the unit's plan id */
+	int64_t elapsed_ns; /* its wall time at the note */
+};
+/* The running notes the journal holds, in plan-id order (*notes heap, the caller frees it);
+ * a note that cannot be read is removed with a warning.  Reports and returns -1 (the
+ * folder unreadable). */
+int rec_journal_scan_running(struct rec_journal *j, struct rec_running **notes, size_t *n);
 /* Release the journal (and its lock).  NULL is a no-op. */
 void rec_journal_close(struct rec_journal *j);
 /* Assemble a results file at out (atomically: rec_write_results) from the journals of the

@@ -42,6 +42,7 @@ struct slot_run {
 	size_t *queue, nqueue, next;  /* the plan ids of its block still to run, in order */
 	int64_t block;                /* the block it works through, or -1 */
 	int running;                  /* a unit has started and not yet ended */
+	int64_t noted_ns;             /* when its unit's running note was last written */
 	int out_of_time;              /* its next unit cannot finish within --max-time: it starts
 				       * nothing more (the others go on) */
 	const struct rec_plan *p;     /* the unit */
@@ -54,13 +55,15 @@ struct slot_run {
 
 /* Wall time of recorded units per (mode, workload, warm), whatever their status (a unit that
  * timed out was long too): this run's, a resumed journal's and --estimates' earlier run's;
- * what --max-time estimates from. */
+ * and of units a lost session left running (the journal's running notes); what --max-time
+ * estimates from. */
 struct estimate {
 	char *mode;
 	char *workload; /* "" for a unit of every workload of its mode */
 	int warm;
-	int64_t max_ns;
-	size_t n;
+	int64_t max_ns;        /* the longest recorded unit (when n > 0) */
+	size_t n;              /* recorded units noted */
+	int64_t unfinished_ns; /* the longest a unit ran without being recorded (0: none) */
 };
 
 struct run {
@@ -87,6 +90,7 @@ struct run {
 				   * resumed after part of it ran on that slot's device), -1 any */
 	struct estimate *est;
 	size_t nest, est_cap;
+	int notes_off;            /* a running note could not be written: no more this session */
 };
 
 /* Which plan entries are this run's (r->mine): its shard's blocks, or all. */
@@ -99,6 +103,10 @@ void sched_session_meta(struct run *r, struct rec_meta *m);
 /* Note a finished unit's wall time for --max-time's estimates. */
 void sched_estimate_note(struct run *r, const char *mode, const char *workload, int warm,
 			 int64_t wall_ns);
+/* Note that a unit ran elapsed_ns without being recorded (a lost session's running note):
+ * a lower bound on the length of its mode's units of that workload and kind. */
+void sched_estimate_note_unfinished(struct run *r, const char *mode, const char *workload,
+				    int warm, int64_t elapsed_ns);
 
 /* ---- the units (sched-units.c) ---- */
 /* Run the plan's units still to run on the slots (one at a time without slots), recording

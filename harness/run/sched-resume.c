@@ -181,6 +181,37 @@ static void resume_pins(struct run *r, const struct rec_unit *units, size_t nuni
 	}
 }
 
+/* The journal's running notes: a unit the last session left running without recording it
+ * (the machine taken back, the harness killed) ran at least its note's wall time, which
+ * --max-time's estimate for its mode, workload and kind counts from now on (so a unit longer
+ * than what a session has left is not started again and again, each time lost).  A note of
+ * a unit recorded since is removed.  Reports and returns -1. */
+static int resume_running_notes(struct run *r)
+{
+	struct rec_running *notes;
+	size_t n;
+	if (rec_journal_scan_running(r->jr, &notes, &n))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct rec_plan *p = &r->plan[notes[i].id];
+		if (r->done[notes[i].id]) {
+			rec_journal_clear_running(r->jr, notes[i].id);
+			continue;
+		}
+		sched_estimate_note_unfinished(r, p->mode, p->workload, p->warm, notes[i].elapsed_ns);
+		if (!r->o->quiet)
+			fprintf(stderr,
+				"harness: unit %" PRId64 " (mode '%s'%s%s%s, block %" PRId64 ") ran "
+				"%.0f s in the last session without finishing: --max-time counts "
+				"its kind as at least that long\n",
+				p->id, p->mode, p->workload ? ", workload '" : "",
+				p->workload ? p->workload : "", p->workload ? "'" : "", p->block,
+				notes[i].elapsed_ns / 1e9);
+	}
+	free(notes);
+	return 0;
+}
+
 /* Reopen a run for --resume from its journal.  The experiment is the run folder's copy
  * (or the one given, which must be the same bytes), checked against the recorded SHA-256
  * before anything is written: a refused resume changes nothing.  *complete is set when
@@ -307,6 +338,8 @@ int sched_start_resume(struct run *r, int *usage, int *complete)
 			r->cache_of[id] = xstrdup(units[i].cache_dir);
 		}
 	}
+	if (resume_running_notes(r))
+		goto done;
 	resume_pins(r, units, nunits);
 	const char *st = rec_meta_get(m, "status");
 	size_t nmine = 0;

@@ -343,8 +343,10 @@ static int unit_launch(struct run *r, struct slot_run *s)
 		unit_finish(&s->job, 1);
 		return -1;
 	}
-	if (rc == 0)
+	if (rc == 0) {
 		s->running = 1;
+		s->noted_ns = util_now_ns(); /* the first running note after a second */
+	}
 	return rc;
 }
 
@@ -362,6 +364,7 @@ static int unit_complete(struct run *r, struct slot_run *s, int fin)
 	 * journal's one writer, whatever runs beside it. */
 	if (rec_journal_write_unit(r->jr, &s->u))
 		return -1;
+	rec_journal_clear_running(r->jr, s->p->id);
 	r->done[s->p->id] = 1;
 	sched_estimate_note(r, x->mode, x->workload, x->warm, x->wall_ns);
 	summ_unit(r, &s->u);
@@ -371,50 +374,67 @@ static int unit_complete(struct run *r, struct slot_run *s, int fin)
 
 /* ---- units side by side ---------------------------------------------------------- */
 
-void sched_estimate_note(struct run *r, const char *mode, const char *workload, int warm,
-			 int64_t wall_ns)
+static struct estimate *estimate_entry(struct run *r, const char *mode, const char *workload,
+				       int warm)
 {
-	struct estimate *e = NULL;
 	workload = workload ? workload : "";
 	for (size_t i = 0; i < r->nest; i++)
 		if (!strcmp(r->est[i].mode, mode) && !strcmp(r->est[i].workload, workload) &&
 		    r->est[i].warm == warm)
-			e = &r->est[i];
-	if (!e) {
-		XGROW(r->est, r->est_cap, r->nest + 1);
-		e = &r->est[r->nest++];
-		memset(e, 0, sizeof(*e));
-		e->mode = xstrdup(mode);
-		e->workload = xstrdup(workload);
-		e->warm = warm;
-	}
-	if (wall_ns > e->max_ns)
+			return &r->est[i];
+	XGROW(r->est, r->est_cap, r->nest + 1);
+	struct estimate *e = &r->est[r->nest++];
+	memset(e, 0, sizeof(*e));
+	e->mode = xstrdup(mode);
+	e->workload = xstrdup(workload);
+	e->warm = warm;
+	return e;
+}
+
+void sched_estimate_note(struct run *r, const char *mode, const char *workload, int warm,
+			 int64_t wall_ns)
+{
+	struct estimate *e = estimate_entry(r, mode, workload, warm);
+	if (!e->n || wall_ns > e->max_ns)
 		e->max_ns = wall_ns;
 	e->n++;
 }
 
-/* --max-time's estimate of how long unit p will take: the longest finished unit of its
+void sched_estimate_note_unfinished(struct run *r, const char *mode, const char *workload,
+				    int warm, int64_t elapsed_ns)
+{
+	struct estimate *e = estimate_entry(r, mode, workload, warm);
+	if (elapsed_ns > e->unfinished_ns)
+		e->unfinished_ns = elapsed_ns;
+}
+
+/* --max-time's estimate of how long unit p will take: the longest recorded unit of its
  * mode, workload (unit_scope = "workload": one model's max-autotune is not another's) and
  * kind (cold or warm); for the first of those, the longest of its mode and kind over the
- * workloads; for the first of its mode and kind, the longest finished unit of any; with
- * nothing finished at all, -1 (unknown: it starts).  "Finished" counts this run's units and
- * those of --estimates' earlier run (sched_run notes both). */
+ * workloads; for the first of its mode and kind, the longest recorded unit of any; and never
+ * less than the longest a unit of its mode, workload and kind ran without being recorded (a
+ * lost session's running note).  With none of these, -1 (unknown: it starts).  "Recorded"
+ * counts this run's units and those of --estimates' earlier run (sched_run notes both). */
 static int64_t estimate_ns(const struct run *r, const struct rec_plan *p)
 {
-	int64_t any = -1, mode = -1;
+	int64_t any = -1, mode = -1, exact = -1, lower = 0;
 	const char *wl = p->workload ? p->workload : "";
 	for (size_t i = 0; i < r->nest; i++) {
 		const struct estimate *e = &r->est[i];
 		if (!strcmp(e->mode, p->mode) && e->warm == p->warm) {
-			if (!strcmp(e->workload, wl))
-				return e->max_ns;
-			if (e->max_ns > mode)
+			if (!strcmp(e->workload, wl)) {
+				lower = e->unfinished_ns;
+				if (e->n)
+					exact = e->max_ns;
+			}
+			if (e->n && e->max_ns > mode)
 				mode = e->max_ns;
 		}
-		if (e->max_ns > any)
+		if (e->n && e->max_ns > any)
 			any = e->max_ns;
 	}
-	return mode >= 0 ? mode : any;
+	int64_t est = exact >= 0 ? exact : mode >= 0 ? mode : any;
+	return lower > 0 && lower > est ? lower : est;
 }
 
 /* 1 when unit p cannot be expected to finish before the --max-time deadline. */
@@ -481,6 +501,21 @@ static int slot_start_next(struct run *r, struct slot_run *s)
 	return 0;
 }
 
+/* Every second of a running unit, its running note in the journal (its wall time so far):
+ * what a session that ends without recording it leaves for the next to estimate from.  A
+ * note that cannot be written is reported and the run goes on without notes. */
+static void note_running(struct run *r, struct slot_run *s)
+{
+	int64_t now = util_now_ns();
+	if (r->notes_off || now - s->noted_ns < 1000000000)
+		return;
+	s->noted_ns = now;
+	if (rec_journal_note_running(r->jr, s->p->id, now - s->job.t0)) {
+		warning("running notes are off for the rest of this session");
+		r->notes_off = 1;
+	}
+}
+
 /* Run this run's units that are not yet recorded: one per slot at a time (one slot, not
  * pinned, without --jobs/--gpus), every unit of a block on one slot in planned order,
  * blocks dealt in plan order to slots as they free up, free slots taken in the drawn order
@@ -544,8 +579,10 @@ int sched_run_slots(struct run *r, const volatile sig_atomic_t *stop, int *faile
 			if (!s->running)
 				continue;
 			int st = unit_step(&s->job, *stop || halt, wait_ms > 5 ? wait_ms : 5);
-			if (st == 0)
+			if (st == 0) {
+				note_running(r, s);
 				continue;
+			}
 			int fin = unit_finish(&s->job, st < 0);
 			s->running = 0;
 			int c = unit_complete(r, s, fin);

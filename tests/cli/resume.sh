@@ -2,7 +2,8 @@
 # run's journal; --resume runs only the missing units (none twice), works without the
 # results file and from another directory (the run folder's experiment copy), refuses a
 # changed experiment without writing anything, rewrites nothing when the run is complete,
-# and copes with a deleted cache/ (issue 9, items 1 and 13).
+# and copes with a deleted cache/ (issue 9, items 1 and 13); a unit killed mid-run leaves
+# its running note, which a resumed --max-time counts as a lower bound on its length.
 . "$top_srcdir/tests/setup"
 PY=/usr/bin/python3
 $PY -c 'import h5py' 2>/dev/null || skip "h5py for /usr/bin/python3 is not installed (Debian: python3-h5py)"
@@ -129,6 +130,38 @@ expect_status 0 h run -q --resume mv/r.h5 "$DATA/run/crash.toml" && [ -f mv/r/lo
 	cmp -s mv/r/experiment.toml "$DATA/run/crash.toml" &&
 	pass "a run moved with only its journal resumes with its experiment given" ||
 	fail "resume of a run moved with only its journal"
+
+# a unit a lost session left running: the journal keeps its running note (its wall time,
+# rewritten every second), and a resumed --max-time counts that as a lower bound on its
+# length, so a unit longer than what the session has left is not started (here: no unit
+# was ever recorded, so without the note the first unit would start blind; every unit
+# samples a 256^3 GEMM for 4 s, so the first is still running when the harness is
+# killed 2.5 s after it started); a resume
+# without --max-time runs it and leaves no note behind
+mkdir -p lost
+sed 's/^max_time = 0.4$/max_time = 4/; s/^repeats = 4$/repeats = 1/; s/^shape = .*/shape = { m = 256, n = 256, k = 256 }/' exp.toml > lost/exp.toml
+$HARNESS run -q -o lost/r.h5 lost/exp.toml >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do
+	[ -n "$(ls lost/r/logs/*.err 2>/dev/null)" ] && break
+	sleep 0.05
+done
+sleep 2.5
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+notes=$(ls lost/r/journal/ | grep -c '^running-[0-9]*$')
+[ "$notes" -eq 1 ] && [ "$(units lost/r.h5 2>/dev/null)" = "" ] &&
+	[ "$(cat lost/r/journal/running-* | tr -d '\n')" -ge 1000000000 ] &&
+	pass "kill -9 mid-unit: the journal holds the unit's running note, >= 1 s" ||
+	fail "after kill -9: $notes running notes ($(cat lost/r/journal/running-* 2>/dev/null))"
+expect_status 75 h run --max-time 1 --resume lost/r.h5 &&
+	expect_grep "ran [0-9]+ s in the last session without finishing" "$SCRATCH/err" &&
+	[ -z "$(ls lost/r/journal/ | grep '^unit-')" ] &&
+	pass "--resume --max-time 1: the unfinished unit's note keeps it from starting" ||
+	fail "--resume --max-time 1 after a lost unit: $(ls lost/r/journal/)"
+expect_status 0 h run -q --resume lost/r.h5 && [ -z "$(ls lost/r/journal/ | grep '^running-')" ] &&
+	pass "--resume without --max-time: the run completes, no running note left" ||
+	fail "resume of the lost run: $(ls lost/r/journal/)"
 
 # a results file that is not one, and one without a journal
 echo "not hdf5" > bogus.h5

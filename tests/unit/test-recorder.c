@@ -711,6 +711,63 @@ START_TEST(journal_write_scan_assemble)
 }
 END_TEST
 
+/* Running notes: written and replaced atomically, scanned in plan-id order, cleared; an
+ * interrupted note's temporary file, a note that is not a number and one of an id beyond
+ * the plan are removed by the scan (the last two with a warning); unit files ignore them. */
+START_TEST(journal_running_notes)
+{
+	char *dir = testutil_path("run3");
+	char *jdir = testutil_path("run3/journal");
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	struct rec_meta m;
+	struct rec_plan plan[NPLAN];
+	fill_meta(&m);
+	fill_plan(plan);
+	struct rec_journal *j = NULL;
+	ck_assert_int_eq(rec_journal_create(dir, &m, plan, NPLAN, &j), 0);
+	ck_assert_int_eq(rec_journal_note_running(j, 5, 1000), 0);
+	ck_assert_int_eq(rec_journal_note_running(j, 5, 2500000000), 0); /* replaces */
+	ck_assert_int_eq(rec_journal_note_running(j, 2, 7), 0);
+	ck_assert_int_eq(rec_journal_note_running(j, 3, 9), 0);
+	rec_journal_clear_running(j, 3);
+	rec_journal_clear_running(j, 4); /* none: a no-op */
+	char *tmp = xasprintf("%s/running-0006.tmp-abcdef", jdir);
+	char *junk = xasprintf("%s/running-0001", jdir);
+	char *beyond = xasprintf("%s/running-%04d", jdir, NPLAN);
+	ck_assert_int_eq(util_write_file(tmp, "12\n", 3, 0644), 0);
+	ck_assert_int_eq(util_write_file(junk, "soon\n", 5, 0644), 0);
+	ck_assert_int_eq(util_write_file(beyond, "12\n", 3, 0644), 0);
+	struct rec_running *notes;
+	size_t n;
+	testutil_stderr_begin();
+	ck_assert_int_eq(rec_journal_scan_running(j, &notes, &n), 0);
+	char *err = testutil_stderr_end();
+	ck_assert_ptr_nonnull(strstr(err, "running-0001': not a running note"));
+	ck_assert_ptr_nonnull(strstr(err, "not a running note of this run's plan"));
+	free(err);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(notes[0].id, 2);
+	ck_assert_int_eq(notes[0].elapsed_ns, 7);
+	ck_assert_int_eq(notes[1].id, 5);
+	ck_assert_int_eq(notes[1].elapsed_ns, 2500000000);
+	free(notes);
+	ck_assert_int_eq(access(tmp, F_OK), -1);
+	ck_assert_int_eq(access(junk, F_OK), -1);
+	ck_assert_int_eq(access(beyond, F_OK), -1);
+	struct rec_unit *units;
+	ck_assert_int_eq(rec_journal_scan(j, &units, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	rec_units_free(units, n);
+	rec_journal_close(j);
+	rec_meta_release(&m);
+	free(tmp);
+	free(junk);
+	free(beyond);
+	free(jdir);
+	free(dir);
+}
+END_TEST
+
 /* A writer killed with SIGKILL between and inside journal writes: every unit whose write
  * returned is there and verifies; nothing else is. */
 START_TEST(journal_survives_sigkill)
@@ -1067,6 +1124,7 @@ int main(void)
 	tcase_add_test(tc, null_strings_read_back_empty);
 	tcase_add_test(tc, error_paths);
 	tcase_add_test(tc, journal_write_scan_assemble);
+	tcase_add_test(tc, journal_running_notes);
 	tcase_add_test(tc, journal_survives_sigkill);
 	tcase_add_test(tc, damaged_files_are_errors);
 	tcase_add_test(tc, file_reads_without_the_harness);
