@@ -419,20 +419,24 @@ done:
 	return rc;
 }
 
-/* "unit-NNNN.h5" -> NNNN, or -1. */
-static int64_t unit_file_id(const char *name)
+/* PREFIX NNNN SUFFIX (4 to 12 digits) -> NNNN, or -1: the journal's per-unit file names. */
+static int64_t file_id(const char *name, const char *prefix, const char *suffix)
 {
-	const char *p = name;
-	if (strncmp(p, "unit-", 5))
+	size_t n = strlen(prefix);
+	if (strncmp(name, prefix, n))
 		return -1;
-	p += 5;
+	const char *p = name + n;
 	int64_t id = 0;
 	size_t digits = 0;
 	for (; *p >= '0' && *p <= '9' && digits < 12; p++, digits++)
 		id = id * 10 + (*p - '0');
-	if (digits < 4 || strcmp(p, ".h5"))
-		return -1;
-	return id;
+	return digits >= 4 && !strcmp(p, suffix) ? id : -1;
+}
+
+/* "unit-NNNN.h5" -> NNNN, or -1. */
+static int64_t unit_file_id(const char *name)
+{
+	return file_id(name, "unit-", ".h5");
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -531,20 +535,6 @@ void rec_journal_clear_running(struct rec_journal *j, int64_t id)
 	free(path);
 }
 
-/* "running-NNNN" -> NNNN, or -1. */
-static int64_t running_file_id(const char *name)
-{
-	const char *p = name;
-	if (strncmp(p, "running-", 8))
-		return -1;
-	p += 8;
-	int64_t id = 0;
-	size_t digits = 0;
-	for (; *p >= '0' && *p <= '9' && digits < 12; p++, digits++)
-		id = id * 10 + (*p - '0');
-	return digits >= 4 && !*p ? id : -1;
-}
-
 /* Unit id's note: its elapsed time, or -1 when it is not one number >= 0. */
 static int64_t running_read(const char *path)
 {
@@ -584,7 +574,7 @@ int rec_journal_scan_running(struct rec_journal *j, struct rec_running **notes, 
 			free(p);
 			continue;
 		}
-		int64_t id = running_file_id(e->d_name), v = id >= 0 ? running_read(p) : -1;
+		int64_t id = file_id(e->d_name, "running-", ""), v = id >= 0 ? running_read(p) : -1;
 		if (id >= 0 && (v < 0 || (size_t)id >= j->nplan)) {
 			warning("'%s': not a running note of this run's plan; removed", p);
 			unlink(p);

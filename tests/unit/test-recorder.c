@@ -595,6 +595,21 @@ static size_t count_files(const char *dir, const char *part)
 	return n;
 }
 
+/* A new journal in the scratch folder name (made here), with fill_meta's m and fill_plan's
+ * plan (NPLAN entries). */
+static struct rec_journal *new_journal(const char *name, struct rec_meta *m,
+				       struct rec_plan *plan)
+{
+	char *dir = testutil_path(name);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	fill_meta(m);
+	fill_plan(plan);
+	struct rec_journal *j = NULL;
+	ck_assert_int_eq(rec_journal_create(dir, m, plan, NPLAN, &j), 0);
+	free(dir);
+	return j;
+}
+
 /* The journal: run.h5 at creation, a verified file per unit, meta rewrites, a scan that
  * finds every unit and removes what interrupted writes left, an assembly that reads like a
  * results file written whole, and a second holder refused. */
@@ -603,13 +618,9 @@ START_TEST(journal_write_scan_assemble)
 	char *dir = testutil_path("run1");
 	char *jdir = testutil_path("run1/journal");
 	char *out = testutil_path("run1.h5");
-	ck_assert_int_eq(mkdir(dir, 0755), 0);
 	struct rec_meta m;
 	struct rec_plan plan[NPLAN];
-	fill_meta(&m);
-	fill_plan(plan);
-	struct rec_journal *j = NULL, *j2 = NULL;
-	ck_assert_int_eq(rec_journal_create(dir, &m, plan, NPLAN, &j), 0);
+	struct rec_journal *j = new_journal("run1", &m, plan), *j2 = NULL;
 	EXPECT_FAIL(rec_journal_open(dir, &j2), jdir, "being written by another process");
 	struct rec_unit_data a, b, c;
 	make_unit(&a, 0, 0, names_a, 3, 300);
@@ -716,15 +727,10 @@ END_TEST
  * the plan are removed by the scan (the last two with a warning); unit files ignore them. */
 START_TEST(journal_running_notes)
 {
-	char *dir = testutil_path("run3");
 	char *jdir = testutil_path("run3/journal");
-	ck_assert_int_eq(mkdir(dir, 0755), 0);
 	struct rec_meta m;
 	struct rec_plan plan[NPLAN];
-	fill_meta(&m);
-	fill_plan(plan);
-	struct rec_journal *j = NULL;
-	ck_assert_int_eq(rec_journal_create(dir, &m, plan, NPLAN, &j), 0);
+	struct rec_journal *j = new_journal("run3", &m, plan);
 	ck_assert_int_eq(rec_journal_note_running(j, 5, 1000), 0);
 	ck_assert_int_eq(rec_journal_note_running(j, 5, 2500000000), 0); /* replaces */
 	ck_assert_int_eq(rec_journal_note_running(j, 2, 7), 0);
@@ -764,7 +770,6 @@ START_TEST(journal_running_notes)
 	free(junk);
 	free(beyond);
 	free(jdir);
-	free(dir);
 }
 END_TEST
 
