@@ -298,6 +298,39 @@ static int take_choices(struct analysis *a, struct rec *r, const struct rec_unit
 	return 0;
 }
 
+/* a->planned: the plan's units and which are recorded, when some is not. */
+static int take_plan(struct analysis *a, struct rec *r, const struct rec_unit *units,
+		     size_t nunits)
+{
+	struct rec_plan *plan = NULL;
+	size_t n = 0, nrec = 0;
+	if (rec_read_plan(r, &plan, &n))
+		return -1;
+	char *rec = xcalloc(n + 1, 1);
+	for (size_t i = 0; i < nunits; i++) {
+		int64_t id = units[i].id;
+		if (id >= 0 && (size_t)id < n && !rec[id]) {
+			rec[id] = 1;
+			nrec++;
+		}
+	}
+	if (nrec < n) {
+		a->planned = xcalloc(n, sizeof(*a->planned));
+		a->nplanned = n;
+		for (size_t i = 0; i < n; i++)
+			a->planned[i] = (struct an_planned){
+				.mode = xstrdup(plan[i].mode),
+				.workload = xstrdup(plan[i].workload ? plan[i].workload : ""),
+				.block = plan[i].block,
+				.warm = plan[i].warm,
+				.recorded = rec[i],
+			};
+	}
+	free(rec);
+	rec_plan_free(plan, n);
+	return 0;
+}
+
 int analysis_load(const char *path, struct analysis **out)
 {
 	struct analysis *a = xcalloc(1, sizeof(*a));
@@ -418,6 +451,8 @@ int analysis_load(const char *path, struct analysis **out)
 				a->failed[k].count[analysis_mode(a, u->mode)]++;
 	}
 	block_devices(a, units, nunits);
+	if (take_plan(a, r, units, nunits))
+		goto done;
 	*out = a;
 	a = NULL;
 	ret = 0;
@@ -517,6 +552,11 @@ void analysis_free(struct analysis *a)
 		free(a->devices[d]);
 	free(a->devices);
 	free(a->block_device);
+	for (size_t i = 0; i < a->nplanned; i++) {
+		free(a->planned[i].mode);
+		free(a->planned[i].workload);
+	}
+	free(a->planned);
 	for (size_t i = 0; i < a->nmodes; i++) {
 		free(a->modes[i]);
 		if (a->aa_of)

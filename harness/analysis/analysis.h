@@ -34,6 +34,14 @@ struct an_part {
 	double *ns;      /* per mode */
 };
 
+/* A unit of the run's plan and whether the file records it. */
+struct an_planned {
+	char *mode, *workload;   /* heap; workload "" for a unit of every workload of its mode */
+	int64_t block;
+	int warm;
+	int recorded;
+};
+
 struct analysis {
 	char *path;
 	struct rec_meta meta;
@@ -74,6 +82,10 @@ struct analysis {
 	size_t ndevices;
 	long *block_device;      /* per block: its device (index into devices), AN_NO_DEVICE
 				    when none recorded, AN_SPLIT when its units ran on several */
+	struct an_planned *planned; /* the plan's units in plan order, when some is not recorded
+				    (a run stopped by --max-time or a crash, one shard of a plan);
+				    NULL when every planned unit is, or the file has no plan */
+	size_t nplanned;
 	char **warnings;         /* what could not be read as recorded (heap strings); every
 	                            report built on this analysis repeats them first */
 	size_t nwarnings;

@@ -31,5 +31,8 @@ void report_composition(struct report *r, gsl_rng *rng);
 /* Where a mode's units chose differently (report-choices.c): r->choices. */
 void report_choices(struct report *r);
 void report_choices_free(struct report *r);
+/* How much of the plan is recorded (report-progress.c): r->progress. */
+void report_progress(struct report *r);
+void report_progress_free(struct report *r);
 
 #endif

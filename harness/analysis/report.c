@@ -593,6 +593,7 @@ int report_build(const struct analysis *a, const struct report_opts *o, struct r
 	report_devices(r);
 	report_composition(r, rng);
 	report_choices(r);
+	report_progress(r);
 	sample_size_warnings(r);
 	gsl_rng_free(rng);
 	*out = r;
@@ -626,6 +627,7 @@ void report_free(struct report *r)
 	}
 	free(r->tau);
 	report_choices_free(r);
+	report_progress_free(r);
 	for (size_t i = 0; i < r->nwarnings; i++)
 		free(r->warnings[i]);
 	free(r->warnings);

@@ -107,6 +107,28 @@ struct rep_choice {
 	double ratio;              /* median_ns / the fastest config's median_ns */
 };
 
+/* How much of the plan the file records (report-progress.c), when some planned unit is
+ * not recorded (analysis.h's planned); all zero otherwise. */
+struct rep_progress_block {
+	int64_t block;
+	size_t cold, cold_planned;  /* cold units recorded, planned */
+	size_t warm, warm_planned;  /* warm probes recorded, planned */
+};
+struct rep_progress_group {         /* a (mode, workload) of the plan's cold units */
+	const char *mode, *workload;  /* borrowed: the analysis's; workload "" for every one */
+	size_t rank;                  /* the mode's place among the analysis's modes (sort key) */
+	size_t cold, cold_planned;
+	int64_t *blocks;              /* the blocks of its recorded units, in plan order (heap) */
+};
+struct rep_progress {
+	size_t planned, recorded;     /* units of the plan, of them recorded */
+	size_t complete;              /* blocks with every planned unit recorded */
+	struct rep_progress_block *blocks; /* ascending */
+	size_t nblocks;
+	struct rep_progress_group *groups; /* by mode (the analysis's order), then workload */
+	size_t ngroups;
+};
+
 /* Per (workload, mode): does the per-op difference add up to the e2e one (compose.c)?
  * Per block b, with B the baseline, m the mode, E the e2e unit median, o_c the op cell c's
  * unit median and n_c its count (occurrences in one forward):
@@ -174,6 +196,7 @@ struct report {
 	size_t ntau;
 	struct rep_choice *choices;     /* where a mode's units chose differently */
 	size_t nchoices;
+	struct rep_progress progress;   /* how much of the plan is recorded (planned 0: all) */
 	char **warnings;
 	size_t nwarnings;
 };

@@ -37,5 +37,8 @@ void html_write_aa_drift_tau(const struct report *r, FILE *f, const struct plot_
 /* Where a mode's units chose differently: <section id="choices">, when some unit recorded
  * a choice (the analysis's choice array). */
 void html_write_choices(const struct report *r, FILE *f);
+/* <section id="progress"> (tables progress-blocks, progress-groups) when some planned unit is
+ * not recorded; nothing otherwise. */
+void html_write_progress(const struct report *r, FILE *f);
 
 #endif

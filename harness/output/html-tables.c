@@ -287,6 +287,39 @@ void html_write_aa_drift_tau(const struct report *r, FILE *f, const struct plot_
 	fputs("</section>\n", f);
 }
 
+/* How much of the plan the file records (report-progress.c; html-int.h). */
+void html_write_progress(const struct report *r, FILE *f)
+{
+	const struct rep_progress *p = &r->progress;
+	if (!p->planned)
+		return;
+	const char *st = rec_meta_get(&r->a->meta, "status");
+	fprintf(f, "<section id=\"progress\">\n<h2>Progress of the plan</h2>\n<p>%zu of the plan's "
+		   "%zu units are recorded (run status <code>", p->recorded, p->planned);
+	html_esc(f, st && *st ? st : "-");
+	fprintf(f, "</code>); %zu of its %zu blocks are complete. The verdicts pair the blocks "
+		   "that have both sides of a comparison; <code>harness run --resume</code> runs the "
+		   "rest.</p>\n<table id=\"progress-blocks\"><thead><tr><th>block</th><th>cold "
+		   "units</th><th>warm probes</th></tr></thead>\n<tbody>\n", p->complete, p->nblocks);
+	for (size_t k = 0; k < p->nblocks; k++)
+		fprintf(f, "<tr><td class=\"num\">%lld</td><td>%zu of %zu</td><td>%zu of %zu</td>"
+			   "</tr>\n", (long long)p->blocks[k].block, p->blocks[k].cold,
+			p->blocks[k].cold_planned, p->blocks[k].warm, p->blocks[k].warm_planned);
+	fputs("</tbody>\n</table>\n<table id=\"progress-groups\"><thead><tr><th>mode</th>"
+	      "<th>workload</th><th>cold units</th><th>their blocks</th></tr></thead>\n<tbody>\n", f);
+	for (size_t k = 0; k < p->ngroups; k++) {
+		const struct rep_progress_group *g = &p->groups[k];
+		fputs("<tr>", f);
+		html_td(f, g->mode);
+		html_td(f, *g->workload ? g->workload : "(all)");
+		fprintf(f, "<td>%zu of %zu</td><td>", g->cold, g->cold_planned);
+		for (size_t i = 0; i < g->cold; i++)
+			fprintf(f, "%s%lld", i ? ", " : "", (long long)g->blocks[i]);
+		fprintf(f, "%s</td></tr>\n", g->cold ? "" : "-");
+	}
+	fputs("</tbody>\n</table>\n</section>\n", f);
+}
+
 /* Where a mode's units chose differently (report-choices.c; html-int.h). */
 void html_write_choices(const struct report *r, FILE *f)
 {

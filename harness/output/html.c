@@ -467,6 +467,7 @@ int html_write(const struct html_parts *p, FILE *f)
 	write_head(r, f);
 	bad |= write_summary(p, f);
 	write_run(r, f);
+	html_write_progress(r, f);
 	write_hypotheses(p, f);
 	write_audit(p->audit, f);
 	html_write_verdicts(r, f);

@@ -81,6 +81,8 @@ int fig_cell(struct gp *g, size_t c)
 	FILE *f = data_open(g, &path);
 	if (!f)
 		return -1;
+	struct sbuf boxes; /* the modes with a unit here: gnuplot's boxplot fails on an empty one */
+	sbuf_init(&boxes);
 	for (size_t m = 0; m < a->nmodes; m++) {
 		size_t k = 0;
 		if (m)
@@ -96,11 +98,17 @@ int fig_cell(struct gp *g, size_t c)
 		}
 		if (!k)
 			fprintf(f, "%zu NaN NaN\n", m + 1);
+		else
+			sbuf_addf(&boxes, "%s%zu", boxes.len ? " " : "", m + 1);
 	}
 	const struct stats_summary *bs = &r->sum[r->baseline * a->ncells + c].s;
 	if (figure_begin(g, f, path, "cell", g->slug[c], PLOT_H, "%s (%s): unit medians by mode",
-			 a->cells[c].name, a->cells[c].kind))
+			 a->cells[c].name, a->cells[c].kind)) {
+		sbuf_release(&boxes);
 		return -1;
+	}
+	gp_setstr(&g->script, "box_modes", boxes.buf);
+	sbuf_release(&boxes);
 	gp_setnum(&g->script, "base_q1", bs->q1 / 1e3);
 	gp_setnum(&g->script, "base_med", bs->median / 1e3);
 	gp_setnum(&g->script, "base_q3", bs->q3 / 1e3);

@@ -232,6 +232,35 @@ static void write_md_devices(const struct report *r, FILE *f)
 	}
 }
 
+/* How much of the plan the file records: nothing when every planned unit is recorded. */
+static void write_md_progress(const struct report *r, FILE *f)
+{
+	const struct rep_progress *p = &r->progress;
+	if (!p->planned)
+		return;
+	const char *st = meta(r, "status");
+	fprintf(f, "## Progress of the plan\n\n"
+		   "%zu of the plan's %zu units are recorded (run status `%s`); %zu of its %zu "
+		   "blocks are complete. The verdicts below pair the blocks that have both sides of "
+		   "a comparison; `harness run --resume` runs the rest.\n\n"
+		   "| block | cold units | warm probes |\n|---|---|---|\n",
+		p->recorded, p->planned, *st ? st : "-", p->complete, p->nblocks);
+	for (size_t k = 0; k < p->nblocks; k++)
+		fprintf(f, "| %lld | %zu of %zu | %zu of %zu |\n", (long long)p->blocks[k].block,
+			p->blocks[k].cold, p->blocks[k].cold_planned, p->blocks[k].warm,
+			p->blocks[k].warm_planned);
+	fprintf(f, "\n| mode | workload | cold units | their blocks |\n|---|---|---|---|\n");
+	for (size_t k = 0; k < p->ngroups; k++) {
+		const struct rep_progress_group *g = &p->groups[k];
+		fprintf(f, "| %s | %s | %zu of %zu | ", g->mode, *g->workload ? g->workload : "(all)",
+			g->cold, g->cold_planned);
+		for (size_t i = 0; i < g->cold; i++)
+			fprintf(f, "%s%lld", i ? ", " : "", (long long)g->blocks[i]);
+		fprintf(f, "%s |\n", g->cold ? "" : "-");
+	}
+	fprintf(f, "\n");
+}
+
 /* Where a mode's units chose differently: a table when some did, a line when none did, nothing
  * when no unit recorded a choice. */
 static void write_md_choices(const struct report *r, FILE *f)
@@ -296,6 +325,7 @@ static void write_md(const struct report *r, FILE *f)
 		a->paired ? "over blocks" : "of each mode's units", r->o.nboot,
 		(unsigned long long)r->o.seed);
 
+	write_md_progress(r, f);
 	fprintf(f, "## Verdicts against the baseline\n\n"
 		   "| cell | mode | n | ratio | 95%% CI | HL ratio | exact CI (coverage) | p | p Holm | p sign | IQR overlap | verdict | to decide |\n"
 		   "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -606,6 +636,29 @@ static json_t *build_json(const struct report *r)
 				jw_num(q->ratio)));
 		}
 		json_object_set_new(root, "choice_groups", ch);
+	}
+	if (r->progress.planned) {
+		const struct rep_progress *p = &r->progress;
+		json_t *bl = json_array(), *gr = json_array();
+		for (size_t k = 0; k < p->nblocks; k++)
+			json_array_append_new(bl, json_pack("{s:I, s:I, s:I, s:I, s:I}", "block",
+				(json_int_t)p->blocks[k].block, "cold", (json_int_t)p->blocks[k].cold,
+				"cold_planned", (json_int_t)p->blocks[k].cold_planned, "warm",
+				(json_int_t)p->blocks[k].warm, "warm_planned",
+				(json_int_t)p->blocks[k].warm_planned));
+		for (size_t k = 0; k < p->ngroups; k++) {
+			const struct rep_progress_group *g = &p->groups[k];
+			json_t *bs = json_array();
+			for (size_t i = 0; i < g->cold; i++)
+				json_array_append_new(bs, json_integer(g->blocks[i]));
+			json_array_append_new(gr, json_pack("{s:o, s:o, s:I, s:I, s:o}", "mode",
+				jw_str(g->mode), "workload", jw_str(g->workload), "cold",
+				(json_int_t)g->cold, "cold_planned", (json_int_t)g->cold_planned,
+				"blocks", bs));
+		}
+		json_object_set_new(root, "progress", json_pack("{s:I, s:I, s:I, s:o, s:o}",
+			"planned", (json_int_t)p->planned, "recorded", (json_int_t)p->recorded,
+			"blocks_complete", (json_int_t)p->complete, "blocks", bl, "groups", gr));
 	}
 	json_t *w = json_array();
 	for (size_t i = 0; i < r->nwarnings; i++)

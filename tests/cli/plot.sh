@@ -202,6 +202,25 @@ PYEOF
 fi
 expect_status 0 h report -f html odd.h5 && [ ! -e pwned ] && [ ! -e pwned2 ] &&
 	pass "report -f html: a cell name runs no gnuplot command" || fail "report -f html with odd names"
+# a cell where some modes have no unit, the baseline among them (a part-run, a failed unit):
+# gnuplot's boxplot fails on a data block with no defined point, so the cell figure draws
+# boxes for the modes with units only (plots/cell.gp's box_modes)
+$PY - part.csv <<'PYEOF' || fail "cannot write part.csv"
+import csv, sys
+w = csv.writer(open(sys.argv[1], "w", newline=""))
+w.writerow(["mode", "block", "cell", "unit", "value", "baseline"])
+for mode, f in (("base", 1.0), ("mid", 0.9), ("fast", 0.8)):
+    for b in range(4):
+        for cell in ("net/a", "net/b", "net/e2e"):
+            if cell == "net/b" and mode != "fast":
+                continue
+            for k in range(5):
+                w.writerow([mode, b, cell, "us", "%.3f" % (f * 40 * (1 + 0.01 * ((3 * b + k) % 5))), str(mode == "base").lower()])
+PYEOF
+expect_status 0 h import --csv part.csv -o part.h5 && expect_status 0 h plot -f svg -o partfigs part.h5 &&
+	[ -s partfigs/cell-net_b.svg ] && expect_status 0 h report -f html part.h5 &&
+	pass "plot, report -f html: a cell with no unit of the baseline (or of another mode) draws" ||
+	fail "a cell without the baseline's units: $(ls partfigs 2>/dev/null)"
 # invalid UTF-8 in a cell name (a file an older or damaged build wrote): U+FFFD in the figures
 if $PY -c 'import h5py' 2>/dev/null; then
 	cp odd.h5 oddbad.h5

@@ -128,9 +128,39 @@ n1=$(plan mt.h5 | wc -l)
 [ "$n1" -ge 1 ] && [ "$n1" -lt 12 ] && pass "--max-time 1: $n1 units recorded, the rest left" || fail "--max-time 1 recorded $n1 units"
 $PY -c 'import h5py,sys; sys.exit(h5py.File("mt.h5","r")["run"].attrs["status"] != b"time-limit")' &&
 	pass "--max-time: status time-limit recorded" || fail "status is not time-limit"
+# the report of the part-run: "Progress of the plan" (markdown, JSON, HTML) counts what the
+# file records against its plan, per block and per mode (every unit of the plan is cold
+# here: resume.toml has no warm probes)
+expect_status 0 h report mt.h5 && expect_grep "^## Progress of the plan" out &&
+	expect_grep "^$n1 of the plan's 12 units are recorded \(run status \`time-limit\`\)" out &&
+	pass "report of a part-run: the progress section, $n1 of 12" || fail "report of the part-run: no progress section"
+expect_status 0 h report --format json mt.h5 && $PY - mt.h5 out <<'PYEOF' && pass "report --format json: progress per block and mode as recorded" || fail "progress in JSON"
+import json, sys, h5py, collections
+from h5util import table
+with h5py.File(sys.argv[1], "r") as f:
+    plan, units = table(f, "plan"), table(f, "units")
+p = json.load(open(sys.argv[2]))["progress"]
+rec = set(int(u["id"]) for u in units)
+s = lambda v: v.decode() if isinstance(v, bytes) else v
+assert p["planned"] == len(plan) == 12 and p["recorded"] == len(rec), p
+per = collections.Counter(int(x["block"]) for x in plan if int(x["id"]) in rec)
+assert {b["block"]: b["cold"] for b in p["blocks"]} == {int(x["block"]): per[int(x["block"])] for x in plan}, p["blocks"]
+assert all(b["cold_planned"] == 3 and b["warm_planned"] == 0 for b in p["blocks"]), p["blocks"]
+assert p["blocks_complete"] == sum(1 for b in p["blocks"] if b["cold"] == 3), p
+for g in p["groups"]:
+    want = sorted(int(x["block"]) for x in plan if s(x["mode"]) == g["mode"] and int(x["id"]) in rec)
+    assert g["cold_planned"] == 4 and sorted(g["blocks"]) == want and g["cold"] == len(want), g
+PYEOF
+expect_status 0 h report --format html mt.h5 && expect_grep '<section id="progress">' out &&
+	expect_grep '<table id="progress-groups">' out &&
+	pass "report --format html of a part-run: the progress section, every figure drawn" ||
+	fail "report --format html of the part-run"
 expect_status 0 h run -q --resume mt.h5 --max-time 10m && [ "$(plan mt.h5 | wc -l)" -eq 12 ] &&
 	pass "--resume --max-time 10m: the run completes" || fail "resume did not complete: $(plan mt.h5 | wc -l) units"
 [ "$(plan mt.h5 | awk '{print $1}' | sort -n | uniq -d | wc -l)" -eq 0 ] && pass "--max-time then --resume: no unit twice"
+expect_status 0 h report --format json mt.h5 && ! grep -q '"progress"' out && h report mt.h5 >out 2>err &&
+	! grep -q "Progress of the plan" out && pass "the completed run's report has no progress section" ||
+	fail "a complete run's report shows progress"
 # --estimates: an earlier run's units judge the first unit of each mode too (without it the
 # first starts, its length unknown); here mt.h5's units, made to have taken an hour each
 cp mt.h5 long.h5

@@ -1,0 +1,91 @@
+/* report-progress.c: how much of the plan a results file records (report.h, struct
+ * rep_progress).  A run stopped by --max-time, a crash or the end of a lease, or one shard
+ * of a plan, holds part of its design: its verdicts use the blocks that have both sides of
+ * a comparison, and the reader must see which units are still to run. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/analysis/report-int.h"
+#include "harness/base/util.h"
+
+/* The row of block b in r->progress.blocks (appended when new). */
+static struct rep_progress_block *block_row(struct rep_progress *p, int64_t b)
+{
+	for (size_t k = 0; k < p->nblocks; k++)
+		if (p->blocks[k].block == b)
+			return &p->blocks[k];
+	p->blocks = xrealloc(p->blocks, (p->nblocks + 1) * sizeof(*p->blocks));
+	p->blocks[p->nblocks] = (struct rep_progress_block){ .block = b };
+	return &p->blocks[p->nblocks++];
+}
+
+/* The row of (mode, workload) in r->progress.groups (appended when new). */
+static struct rep_progress_group *group_row(const struct analysis *a, struct rep_progress *p,
+					    const struct an_planned *u)
+{
+	for (size_t k = 0; k < p->ngroups; k++)
+		if (!strcmp(p->groups[k].mode, u->mode) && !strcmp(p->groups[k].workload, u->workload))
+			return &p->groups[k];
+	p->groups = xrealloc(p->groups, (p->ngroups + 1) * sizeof(*p->groups));
+	long m = analysis_mode(a, u->mode);
+	p->groups[p->ngroups] = (struct rep_progress_group){
+		.mode = u->mode, .workload = u->workload, .rank = m < 0 ? a->nmodes : (size_t)m
+	};
+	return &p->groups[p->ngroups++];
+}
+
+static int block_cmp(const void *x, const void *y)
+{
+	const struct rep_progress_block *a = x, *b = y;
+	return (a->block > b->block) - (a->block < b->block);
+}
+
+static int group_cmp(const void *x, const void *y)
+{
+	const struct rep_progress_group *a = x, *b = y;
+	if (a->rank != b->rank)
+		return (a->rank > b->rank) - (a->rank < b->rank);
+	return strcmp(a->workload, b->workload);
+}
+
+void report_progress(struct report *r)
+{
+	const struct analysis *a = r->a;
+	struct rep_progress *p = &r->progress;
+	if (!a->planned)
+		return;
+	for (size_t i = 0; i < a->nplanned; i++) {
+		const struct an_planned *u = &a->planned[i];
+		struct rep_progress_block *b = block_row(p, u->block);
+		p->planned++;
+		p->recorded += u->recorded;
+		if (u->warm) {
+			b->warm_planned++;
+			b->warm += u->recorded;
+			continue;
+		}
+		b->cold_planned++;
+		b->cold += u->recorded;
+		struct rep_progress_group *g = group_row(a, p, u);
+		g->cold_planned++;
+		if (u->recorded) {
+			g->blocks = xrealloc(g->blocks, (g->cold + 1) * sizeof(*g->blocks));
+			g->blocks[g->cold++] = u->block;
+		}
+	}
+	qsort(p->blocks, p->nblocks, sizeof(*p->blocks), block_cmp);
+	qsort(p->groups, p->ngroups, sizeof(*p->groups), group_cmp);
+	for (size_t k = 0; k < p->nblocks; k++)
+		p->complete += p->blocks[k].cold == p->blocks[k].cold_planned &&
+			       p->blocks[k].warm == p->blocks[k].warm_planned;
+}
+
+void report_progress_free(struct report *r)
+{
+	for (size_t k = 0; k < r->progress.ngroups; k++)
+		free(r->progress.groups[k].blocks);
+	free(r->progress.groups);
+	free(r->progress.blocks);
+}
