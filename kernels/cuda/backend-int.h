@@ -186,10 +186,11 @@ int cu_alloc_data(struct backend *b, struct cu_cell *c, char **cause);
 int cu_upload(struct backend *b, void **d, const void *h, size_t bytes, char **cause);
 
 /* n elements of dtype t at device address d drawn uniform(-1, 1) on the GPU (ref_fill:
- * splitmix64 of seed + i, templates/reference.cu), enqueued on the backend's stream.  0, or
- * -1 with *cause. */
+ * splitmix64 of seed + i, templates/reference.cu), rounded to TF32 first when tf32 (a TF32
+ * cell's operands: the tensor cores' truncation of them is then exact), enqueued on the
+ * backend's stream.  0, or -1 with *cause. */
 int cu_fill_uniform(struct backend *b, enum cuda_dtype t, void *d, size_t n, uint64_t seed,
-		    char **cause);
+		    int tf32, char **cause);
 
 /* The reference kernels of dtype t (compiled or read from the cache directory once per unit):
  * 0, or -1 with *cause. */

@@ -196,6 +196,9 @@ uint64_t cuda_seed_for(uint64_t seed, const char *name);
 void cuda_store_float(void *buf, enum cuda_dtype t, size_t i, float v);
 /* Fill n elements of dtype t with uniform(-1, 1) values from the xorshift state *rng. */
 void cuda_fill_uniform(void *buf, enum cuda_dtype t, size_t n, uint64_t *rng);
+/* v rounded to the nearest TF32 (10 mantissa bits), ties away from zero (cvt.rna.tf32.f32);
+ * floats within half a TF32 ulp of FLT_MAX round to infinity; infinities and NaN unchanged. */
+float cuda_tf32_round(float v);
 /* A maxpool_bwd cell's in0: for every output, a window position (kh * 3 + kw) uniform among
  * those of its window inside the image, as the forward (maxpool_fwd_idx) would save it. */
 void cuda_fill_maxpool_idx(const struct cuda_shape *s, unsigned char *idx, uint64_t *rng);

@@ -59,7 +59,7 @@ int cu_alloc_data(struct backend *b, struct cu_cell *c, char **cause)
 		}
 		if (CUDA_CHECK(RT, cudaMalloc(&c->d_in[i], bytes), cause) ||
 		    cu_fill_uniform(b, s->dtype, c->d_in[i], n[i],
-				    rng + (uint64_t)(i + 1) * 0xd1b54a32d192ed03ULL, cause))
+				    rng + (uint64_t)(i + 1) * 0xd1b54a32d192ed03ULL, s->tf32, cause))
 			return -1;
 	}
 	if (CUDA_CHECK(RT, cudaStreamSynchronize(b->stream), cause))

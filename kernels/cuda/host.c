@@ -121,6 +121,16 @@ void cuda_store_float(void *buf, enum cuda_dtype t, size_t i, float v)
 		((float *)buf)[i] = v;
 }
 
+float cuda_tf32_round(float v)
+{
+	uint32_t u;
+	memcpy(&u, &v, sizeof(u));
+	if ((u & 0x7f800000u) != 0x7f800000u) /* finite: to the nearest, ties away (cvt.rna) */
+		u = (u + 0x1000u) & 0xffffe000u;
+	memcpy(&v, &u, sizeof(v));
+	return v;
+}
+
 void cuda_fill_uniform(void *buf, enum cuda_dtype t, size_t n, uint64_t *rng)
 {
 	for (size_t i = 0; i < n; i++)

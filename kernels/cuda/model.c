@@ -373,12 +373,15 @@ static int alloc_model(struct backend *b, struct cu_e2e *e, uint64_t seed, char 
 		double a = sqrt(6.0 / st->fan_in);
 		for (size_t j = 0; j < st->nparam; j++) {
 			double u = (double)(xorshift(&rng) >> 11) * 0x1.0p-53;
-			cuda_store_float(h, m->dtype, j, (float)((j < nw ? a : 0.1) * (2.0 * u - 1.0)));
+			float v = (float)((j < nw ? a : 0.1) * (2.0 * u - 1.0));
+			cuda_store_float(h, m->dtype, j, m->tf32 ? cuda_tf32_round(v) : v);
 		}
 		if (cu_upload(b, &e->d_param[i], h, st->nparam * es, cause))
 			goto done;
 	}
 	cuda_fill_uniform(h, m->dtype, m->input_elems, &rng);
+	for (size_t j = 0; m->tf32 && j < m->input_elems; j++) /* TF32 operands: wgmma.cuh */
+		((float *)h)[j] = cuda_tf32_round(((float *)h)[j]);
 	if (cu_upload(b, &e->d_input, h, m->input_elems * es, cause))
 		goto done;
 	for (int s = 0; s < CUDA_MODEL_SLOTS; s++)

@@ -33,12 +33,12 @@ static int64_t grid_of(const struct backend *b, int64_t n)
 }
 
 int cu_fill_uniform(struct backend *b, enum cuda_dtype t, void *d, size_t n, uint64_t seed,
-		    char **cause)
+		    int tf32, char **cause)
 {
 	struct cu_refmod *r;
 	long long nn = (long long)n;
 	unsigned long long sd = seed;
-	void *args[] = { &d, &nn, &sd };
+	void *args[] = { &d, &nn, &sd, &tf32 };
 	if (cu_ref_module(b, t, &r, cause))
 		return -1;
 	return launch(b, r->k[REF_FILL], grid_of(b, (int64_t)n), 1, 256, 1, args, cause);

@@ -188,12 +188,19 @@ static void *host_random(size_t n, enum dtype t, uint64_t seed)
 		float f = (float)urand();
 		if (coarse_values)
 			f = floorf(f * 2) / 2;
-		if (t == F16)
+		if (t == F16) {
 			((uint16_t *)p)[i] = f2h(f);
-		else if (t == BF16)
+		} else if (t == BF16) {
 			((uint16_t *)p)[i] = f2bf(f);
-		else
+		} else if (t == TF32) { /* TF32 operands come rounded (wgmma.cuh): cvt.rna in bits */
+			uint32_t x;
+			memcpy(&x, &f, 4);
+			x = (x + 0x1000u) & 0xffffe000u;
+			memcpy(&f, &x, 4);
 			((float *)p)[i] = f;
+		} else {
+			((float *)p)[i] = f;
+		}
 	}
 	return p;
 }

@@ -18,6 +18,7 @@ int main(void)
 #else
 
 #include <check.h>
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -589,6 +590,20 @@ START_TEST(test_halves)
 	ck_assert_uint_eq(cuda_f32_to_bf16(1.0f), 0x3f80);
 	ck_assert(isnan(cuda_f16_to_f32(0xffff)));  /* the poison */
 	ck_assert(isnan(cuda_bf16_to_f32(0xffff)));
+	/* TF32 (10 mantissa bits), to the nearest with ties away from zero, as cvt.rna */
+	ck_assert(cuda_tf32_round(1.0f) == 1.0f);
+	ck_assert(cuda_tf32_round(1.0f + 0x1p-11f) == 1.0f + 0x1p-10f);   /* a tie: away */
+	ck_assert(cuda_tf32_round(-1.0f - 0x1p-11f) == -1.0f - 0x1p-10f);
+	ck_assert(cuda_tf32_round(1.0f + 0x1p-11f - 0x1p-23f) == 1.0f);   /* below the tie */
+	ck_assert(cuda_tf32_round(1.0f + 0x1p-10f + 0x1p-12f) == 1.0f + 0x1p-10f);
+	ck_assert(cuda_tf32_round(0.333333f) == 0x1.554p-2f);
+	ck_assert(isinf(cuda_tf32_round(FLT_MAX)));                      /* past the largest TF32 */
+	ck_assert(isinf(cuda_tf32_round(-INFINITY)) && cuda_tf32_round(-INFINITY) < 0);
+	ck_assert(isnan(cuda_tf32_round(NAN)));
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++) { /* a TF32 value is its own rounding */
+		float t = cuda_tf32_round(v[i]);
+		ck_assert(cuda_tf32_round(t) == t && fabs(t - v[i]) <= fabs(v[i]) * 0x1p-11);
+	}
 }
 END_TEST
 

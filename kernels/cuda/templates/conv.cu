@@ -149,7 +149,7 @@ out_pair(elem_t *__restrict__ Y, float *__restrict__ Pw, const elem_t *__restric
 			a = a > 0.0f ? a : 0.0f;
 			b = b > 0.0f ? b : 0.0f;
 		}
-		*(float2 *)(Y + i) = make_float2(a, b);
+		*(float2 *)(Y + i) = make_float2(from_float(a), from_float(b));
 #endif
 		return;
 	}

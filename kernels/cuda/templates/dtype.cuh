@@ -36,6 +36,12 @@ typedef float elem_t;
 	unsigned short h;
 	asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
 	return h;
+#elif defined(TF32) && TF32
+	/* a TF32 kernel's outputs are the next TF32 kernel's operands: rounded here, once, to
+	 * TF32 (cvt.rna), the tensor cores' truncation of them is exact (wgmma.cuh) */
+	unsigned r;
+	asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(f));
+	return __uint_as_float(r);
 #else
 	return f;
 #endif

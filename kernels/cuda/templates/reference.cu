@@ -20,8 +20,8 @@
  *   columns: output channels, the reduction (r, s, c) in that order, zero outside the
  *   image); then + the bias (bias), + res (add), max(., 0) (relu), in that order.  Its own
  *   grid-stride loop over the tiles: any 1-D grid, block (16, 16).
- * ref_fill(y, n, seed)
- *   y[i] = uniform(-1, 1) rounded to the dtype, from splitmix64 (Steele, Lea and Flood 2014)
+ * ref_fill(y, n, seed, tf32)
+ *   y[i] = uniform(-1, 1) rounded to the dtype (tf32: to TF32 first), from splitmix64 (Steele, Lea and Flood 2014)
  *   of seed + i * 0x9e3779b97f4a7c15: a counter-based draw, the same for any grid (a cell's
  *   inputs, data.c).  Not a reference: it lives here because this program is already
  *   compiled once per dtype per unit.
@@ -192,7 +192,7 @@ extern "C" __global__ void ref_conv(const elem_t *x, const elem_t *wt, const ele
 	}
 }
 
-extern "C" __global__ void ref_fill(elem_t *y, long long n, unsigned long long seed)
+extern "C" __global__ void ref_fill(elem_t *y, long long n, unsigned long long seed, int tf32)
 {
 	GRID_STRIDE(i, n) {
 		unsigned long long z = seed + (unsigned long long)i * 0x9e3779b97f4a7c15ULL;
@@ -200,7 +200,10 @@ extern "C" __global__ void ref_fill(elem_t *y, long long n, unsigned long long s
 		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 		z ^= z >> 31;
 		double u = (double)(z >> 11) * 0x1.0p-53;
-		y[i] = from_float((float)(2.0 * u - 1.0));
+		float v = (float)(2.0 * u - 1.0);
+		if (tf32) /* to the nearest TF32, ties away (cvt.rna), in bits: |v| < 1, no overflow */
+			v = __uint_as_float((__float_as_uint(v) + 0x1000u) & 0xffffe000u);
+		y[i] = from_float(v);
 	}
 }
 

@@ -116,7 +116,15 @@ template <int N> static __device__ __forceinline__ void wgmma_wait(void)
 #elif defined(DTYPE_BFLOAT16)
 #define WG_MMA(n) "wgmma.mma_async.sync.aligned.m64n" #n "k16.f32.bf16.bf16 "
 #define WG_IMM "p, 1, 1, 0, 0"
-#else /* TF32: K-major only, no transpose immediates */
+#else /* TF32: K-major only, no transpose immediates.  The tensor cores read each float32
+       * operand's top 19 bits (truncation), exact on operands already rounded to TF32: the
+       * harness draws a TF32 cell's inputs and a TF32 model's weights rounded, and every TF32
+       * kernel rounds what it stores (dtype.cuh's from_float), so the next one reads exact
+       * operands.  Until 2026-11-26 each stage was rounded in shared memory (cvt.rna, a proxy
+       * fence and a consumer barrier per k-tile) instead: 46% of cuDNN's throughput on
+       * ResNet-18's TF32 convolutions, against 61% without the pass on the same rounded
+       * inputs (docs/BENCHMARKS.md, 2026-11-26 (second session)).  Plain truncation of
+       * unrounded operands took a ResNet-50 forward 1.35% off cuDNN's. */
 #define WG_MMA(n) "wgmma.mma_async.sync.aligned.m64n" #n "k8.f32.tf32.tf32 "
 #define WG_IMM "p, 1, 1"
 #endif
@@ -298,38 +306,6 @@ static_assert((168 - REG_PRODUCER) * 128 >= (REG_CONSUMER - 168) * 256,
 #define WG_MIN_BLOCKS 2
 #else
 #define WG_MIN_BLOCKS 1
-#endif
-
-#if TF32
-/* TF32: the tensor cores read a float32's top 19 bits (truncation, relative error up to
- * 2^-10 a product, biased). Round every element of the stage at shared tA / tB to TF32
- * in place (cvt.rna, as the mma.sync path does), then make the writes visible to the
- * tensor cores and wait for every consumer: wgmma reads rounded operands.  Without this
- * pass TF32 convolutions ran 1.3x faster and passed every op check, but truncation's bias
- * took a ResNet-50 forward 1.35% off cuDNN's, over the model bound (2026-11-26). */
-static __device__ __forceinline__ void tf32_round_stage(unsigned tA, unsigned tB)
-{
-	constexpr int NA = BLOCK_M * BLOCK_K / 4, N4 = (BLOCK_M + BLOCK_N) * BLOCK_K / 4;
-	const int ctid = threadIdx.x - 128;
-#pragma unroll 4
-	for (int i = ctid; i < N4; i += CTHREADS) {
-		unsigned a = i < NA ? tA + 16 * i : tB + 16 * (i - NA), v[4];
-		asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-			     : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3])
-			     : "r"(a));
-#pragma unroll
-		for (int j = 0; j < 4; ++j)
-			asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(v[j]) : "f"(__uint_as_float(v[j])));
-		asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(a), "r"(v[0]),
-			     "r"(v[1]), "r"(v[2]), "r"(v[3])
-			     : "memory");
-	}
-	asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-	asm volatile("bar.sync 1, %0;\n" ::"n"(CTHREADS) : "memory");
-}
-#define TF32_ROUND_STAGE(tA, tB) tf32_round_stage((tA), (tB))
-#else
-#define TF32_ROUND_STAGE(tA, tB) ((void)0)
 #endif
 
 /* One k-tile (stage at shared tA / tB) into the accumulators of consumer warpgroup cw. */
@@ -557,8 +533,6 @@ static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigne
 		for (int kt = 0; kt < p.nkt; ++kt, ++it) {
 			const int s = it % STAGES;
 			mbar_wait(bars + 8 * s, (it / STAGES) & 1);
-			TF32_ROUND_STAGE(sA + s * BLOCK_M * BLOCK_K * ES,
-					 sB + s * BLOCK_N * BLOCK_K * ES);
 			mma_stage(acc, sA + s * BLOCK_M * BLOCK_K * ES,
 				  sB + s * BLOCK_N * BLOCK_K * ES, cw);
 			wgmma_wait<1>(); /* the group of k-tile it - 1 retired: free its stage */
@@ -612,8 +586,6 @@ static __device__ __forceinline__ void consumer_cpasync(int M, int N, int K, uns
 			 * stage about to be refilled has retired in every warpgroup */
 			asm volatile("bar.sync 1, %0;\n" ::"n"(CTHREADS) : "memory");
 			const int s = kt % STAGES;
-			TF32_ROUND_STAGE(sA + s * BLOCK_M * BLOCK_K * ES,
-					 sB + s * BLOCK_N * BLOCK_K * ES);
 			mma_stage(acc, sA + s * BLOCK_M * BLOCK_K * ES,
 				  sB + s * BLOCK_N * BLOCK_K * ES, cw);
 			{
