@@ -1,6 +1,7 @@
 /* recorder-journal.c: a run's write-ahead journal (RUNDIR/journal/: run.h5, one file per
- * finished unit and a running note per unit in progress), reading a unit back and verifying it, and assembling results files from
- * journals (recorder.h; docs/results-format.md, "The journal") */
+ * finished unit and a running note per unit in progress), reading a unit back and verifying
+ * it, and assembling results files from journals (recorder.h; docs/results-format.md, "The
+ * journal") */
 #include "config.h"
 #include "harness/record/recorder-int.h"
 
@@ -535,19 +536,18 @@ void rec_journal_clear_running(struct rec_journal *j, int64_t id)
 	free(path);
 }
 
-/* Unit id's note: its elapsed time, or -1 when it is not one number >= 0. */
+/* Unit id's note: its elapsed time, or -1 when it is not one number >= 0 on one line. */
 static int64_t running_read(const char *path)
 {
 	FILE *f = fopen(path, "r");
-	char text[32], *end;
+	char text[32];
 	int64_t v = -1;
 	if (!f)
 		return -1;
 	if (fgets(text, sizeof(text), f)) {
-		errno = 0;
-		long long x = strtoll(text, &end, 10);
-		if (!errno && end != text && (*end == '\n' || !*end) && x >= 0)
-			v = x;
+		text[strcspn(text, "\n")] = '\0';
+		if (parse_i64(text, 0, INT64_MAX, &v))
+			v = -1;
 	}
 	fclose(f);
 	return v;

@@ -199,14 +199,14 @@ static int resume_running_notes(struct run *r)
 			continue;
 		}
 		sched_estimate_note_unfinished(r, p->mode, p->workload, p->warm, notes[i].elapsed_ns);
+		int wl = p->workload && *p->workload; /* "" or NULL: every workload of the mode */
 		if (!r->o->quiet)
 			fprintf(stderr,
 				"harness: unit %" PRId64 " (mode '%s'%s%s%s, block %" PRId64 ") ran "
 				"%.0f s in the last session without finishing: --max-time counts "
 				"its kind as at least that long\n",
-				p->id, p->mode, p->workload ? ", workload '" : "",
-				p->workload ? p->workload : "", p->workload ? "'" : "", p->block,
-				notes[i].elapsed_ns / 1e9);
+				p->id, p->mode, wl ? ", workload '" : "", wl ? p->workload : "",
+				wl ? "'" : "", p->block, notes[i].elapsed_ns / 1e9);
 	}
 	free(notes);
 	return 0;

@@ -36,7 +36,8 @@
  *   from 53% to 74% of cuDNN's throughput, the 1x1 convolutions with large outputs from about
  *   half of cuDNN's to par; the two-element stores covered half of each 32-byte sector.
  * Data type: DTYPE_FLOAT16 / DTYPE_BFLOAT16 (mma.sync m16n8k16, fp32 accumulate),
- *   DTYPE_FLOAT32 with TF32=1 (mma.sync m16n8k8 on operands rounded with cvt.rna.tf32),
+ *   DTYPE_FLOAT32 with TF32=1 (mma.sync m16n8k8 on operands rounded with cvt.rna.tf32;
+ *   wgmma reads them as stored; Y stored rounded to TF32, dtype.cuh),
  *   DTYPE_FLOAT32 (plain FFMA).
  * WGMMA [0]: 1 (sm_90a, 16-bit or TF32; derived from the fields as for gemm.cu,
  *   gemm-config.h cuda_gemm_use_wgmma) builds wgmma.cuh's warp-specialized kernel instead:

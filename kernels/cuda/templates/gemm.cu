@@ -25,7 +25,9 @@
  *   DTYPE_FLOAT16, DTYPE_BFLOAT16  operands and C in 16 bits, fp32 accumulate, tensor cores
  *                                  (mma.sync m16n8k16, ldmatrix), sm_80 or newer
  *   DTYPE_FLOAT32 with TF32=1      tensor cores in TF32 (mma.sync m16n8k8, operands rounded
- *                                  with cvt.rna.tf32.f32), fp32 accumulate, sm_80 or newer
+ *                                  with cvt.rna.tf32.f32; wgmma reads them as stored), fp32
+ *                                  accumulate, C stored rounded to TF32 (dtype.cuh), sm_80
+ *                                  or newer
  *   DTYPE_FLOAT32 (TF32 unset/0)   plain FFMA on the CUDA cores, fp32 throughout
  *
  * Kernels and launch (the backend's contract):

@@ -21,10 +21,10 @@
  *   image); then + the bias (bias), + res (add), max(., 0) (relu), in that order.  Its own
  *   grid-stride loop over the tiles: any 1-D grid, block (16, 16).
  * ref_fill(y, n, seed, tf32)
- *   y[i] = uniform(-1, 1) rounded to the dtype (tf32: to TF32 first), from splitmix64 (Steele, Lea and Flood 2014)
- *   of seed + i * 0x9e3779b97f4a7c15: a counter-based draw, the same for any grid (a cell's
- *   inputs, data.c).  Not a reference: it lives here because this program is already
- *   compiled once per dtype per unit.
+ *   y[i] = uniform(-1, 1) rounded to the dtype (tf32: to TF32 first), from splitmix64
+ *   (Steele, Lea and Flood 2014) of seed + i * 0x9e3779b97f4a7c15: a counter-based draw,
+ *   the same for any grid (a cell's inputs, data.c).  Not a reference: it lives here
+ *   because this program is already compiled once per dtype per unit.
  * ref_error(y, ref, n, double *acc, unsigned long long *bad)
  *   acc[0] += sum (y - ref)^2, acc[1] += sum ref^2 over the n outputs, *bad = the smallest
  *   index of a non-finite y (atomicMin; the caller sets it to ~0 and acc to 0 first).
