@@ -437,13 +437,22 @@ static int64_t estimate_ns(const struct run *r, const struct rec_plan *p)
 	return lower > 0 && lower > est ? lower : est;
 }
 
-/* 1 when unit p cannot be expected to finish before the --max-time deadline. */
-static int past_budget(const struct run *r, const struct rec_plan *p)
+/* 1 when unit p cannot be expected to finish before the --max-time deadline; with its warm
+ * probe (probe: the plan entry after it, or NULL), when the two cannot.  A cold unit and its
+ * probe start in one session or not at all: the probe needs the cold unit's cache directory,
+ * which a session on another machine (a lease, a batch job) does not have, so a cold unit
+ * recorded at the budget's end would leave its probe to be skipped at --resume. */
+static int past_budget(const struct run *r, const struct rec_plan *p, const struct rec_plan *probe)
 {
 	if (r->o->max_time_s <= 0)
 		return 0;
 	int64_t deadline = r->session_ns + util_s_to_ns(r->o->max_time_s);
 	int64_t est = estimate_ns(r, p);
+	if (est >= 0 && probe && !p->warm && probe->warm && probe->warm_of == p->id) {
+		int64_t pe = estimate_ns(r, probe);
+		if (pe > 0)
+			est += pe;
+	}
 	return est >= 0 && util_now_ns() + est > deadline;
 }
 
@@ -484,7 +493,9 @@ static int slot_start_next(struct run *r, struct slot_run *s)
 {
 	while (s->next < s->nqueue) {
 		const struct rec_plan *p = &r->plan[s->queue[s->next]];
-		if (past_budget(r, p))
+		const struct rec_plan *probe =
+			s->next + 1 < s->nqueue ? &r->plan[s->queue[s->next + 1]] : NULL;
+		if (past_budget(r, p, probe))
 			return 1;
 		s->next++;
 		int pr = unit_prepare(r, s, p);

@@ -205,6 +205,35 @@ PYEOF
 		pass "--jobs 2 --max-time: each slot ran its block up to its hour-long unit ($(wc -l <got.txt) units), the other slot not stopped with it" ||
 		fail "--jobs 2 --max-time: recorded (block position) $(tr '\n' ' ' <got.txt), wanted $(sort want.txt | tr '\n' ' ')"
 fi
+# A cold unit and its warm probe start in one session or not at all: the probe needs the
+# cold unit's cache directory, which a session on another machine does not have (until
+# 2026-11-26 a cold unit that fit the budget ran alone, and its probe was skipped at
+# --resume on the next lease).  wp.toml probes the heuristic; wlong.h5 says its probes take
+# an hour, so block 0 runs up to its heuristic unit and starts neither.
+cp exp.toml wp.toml && printf 'warm_probe = true\n' >>wp.toml
+expect_status 0 h run -q -o wp.h5 wp.toml || cat err >&2
+cp wp.h5 wlong.h5
+$PY - wlong.h5 >want.txt <<'PYEOF' || fail "stretch wlong.h5's warm probes"
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as f:
+    u = f["units"][()]
+    assert (u["warm"] == 1).sum() == 4, u["warm"]
+    u["wall_ns"][u["warm"] == 1] = 3600 * 10**9
+    f["units"][...] = u
+    plan = f["plan"][()]
+b0 = sorted((x for x in plan if x["block"] == 0), key=lambda x: x["position"])
+for x in b0:
+    if x["mode"] == b"heuristic":
+        break
+    print(x["position"])
+PYEOF
+expect_status 75 h run -q --max-time 10m --estimates wlong.h5 -o wp2.h5 wp.toml || cat err >&2
+units wp2.h5 position >got.txt
+cmp -s want.txt got.txt && pass "--max-time: a cold unit whose warm probe cannot finish is not started ($(wc -l <got.txt) units before it recorded)" ||
+	fail "--max-time with an hour-long probe: recorded positions $(tr '\n' ' ' <got.txt), wanted $(tr '\n' ' ' <want.txt)"
+expect_status 0 h run -q --resume wp2.h5 --max-time 10m && [ "$(units wp2.h5 status | grep -c '^ok$')" -eq 16 ] &&
+	pass "--resume: the cold units and their probes run together, every probe ok" ||
+	fail "--resume of wp2.h5: statuses $(units wp2.h5 status | sort | uniq -c | tr -s ' \n' ' ')"
 expect_status 2 h run -q --estimates mt.h5 exp.toml && expect_grep "give both" err &&
 	pass "--estimates without --max-time: a usage error"
 expect_status 2 h run -q --max-time 10m --estimates nosuch.h5 -o no2.h5 exp.toml &&
