@@ -248,17 +248,19 @@ void check_aa(struct audit *au, struct ctx *c)
 
 /* ---- machine state and drift --------------------------------------------------------- */
 
-/* Clocks, temperature and power across units: no backend of this build records them per
- * unit, so this is WARN with what is known (the run-level CPU frequency and governor). */
-void check_clocks(struct audit *au, struct ctx *c)
+/* Clocks, temperature and power across units: where the units recorded a GPU's state (the
+ * CUDA backend, an external worker such as the torch worker: gpu), the gpu-* checks judge
+ * them; otherwise WARN with what is known (the run-level CPU frequency and governor). */
+void check_clocks(struct audit *au, struct ctx *c, int gpu)
 {
 	struct audit_check *k = check_add(au, "clocks", "clocks, temperature and power across units");
 	const char *b = meta(c, "backend");
-	if (strstr(b, "cuda") && !strchr(b, ',')) {
-		/* every unit on the GPU: the gpu-* checks read what the CUDA backend records */
-		check_summary(k, "recorded per sample and per unit by the cuda backend: judged by "
-				 "the gpu-clocks, gpu-throttle, gpu-temperature, gpu-exclusive, "
-				 "gpu-identity and gpu-op-timing checks");
+	if (gpu && !strchr(b, ',')) {
+		/* every unit on the GPU: the gpu-* checks read what the units recorded */
+		check_summary(k, "recorded per sample and per unit (backend %s): judged by "
+				 "the gpu-clocks, gpu-throttle, gpu-temperature, gpu-exclusive and "
+				 "gpu-identity checks%s", b,
+			      strstr(b, "cuda") ? " and gpu-op-timing" : "");
 		return;
 	}
 	check_raise(k, AUDIT_WARN);

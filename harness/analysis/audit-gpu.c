@@ -246,6 +246,22 @@ done:
 	return ret;
 }
 
+/* The GPU a unit ran on, "GPU-<uuid>" into buf ("" when it does not say): its opening state's
+ * gpu_open_gpu_uuid, else gpu_uuid, the torch worker's key before it wrote the GPU state
+ * (a bare UUID, from PyTorch's device properties). */
+static const char *unit_gpu_uuid(const char *info, char *buf, size_t n)
+{
+	if (*info_get(info, "gpu_open_gpu_uuid", buf, n) || n < 5)
+		return buf;
+	if (!*info_get(info, "gpu_uuid", buf + 4, n - 4))
+		buf[0] = '\0';
+	else if (!strncmp(buf + 4, "GPU-", 4))
+		memmove(buf, buf + 4, strlen(buf + 4) + 1);
+	else
+		memcpy(buf, "GPU-", 4);
+	return buf;
+}
+
 /* Temperature across the run, other processes, and the GPU's identity within a block. */
 static void check_state(struct audit *au, const struct rec_unit *u, char **info, size_t nu)
 {
@@ -282,10 +298,11 @@ static void check_state(struct audit *au, const struct rec_unit *u, char **info,
 	}
 
 	k = add(au, "gpu-exclusive", "no other process on the GPU");
-	size_t busy = 0;
+	size_t busy = 0, read = 0;
 	for (size_t i = 0; i < nu; i++) {
 		double o = info_num(info[i], "gpu_open_other_process_count");
 		double c = info_num(info[i], "gpu_close_other_process_count");
+		read += !isnan(o) || !isnan(c);
 		if ((o > 0) || (c > 0)) {
 			busy++;
 			raise_to(k, AUDIT_WARN);
@@ -297,34 +314,56 @@ static void check_state(struct audit *au, const struct rec_unit *u, char **info,
 			   *info_get(info[i], "gpu_close_other_processes", b, sizeof(b)) ? b : "none");
 		}
 	}
-	if (busy)
+	if (busy) {
 		summary(k, "%zu unit(s) shared the GPU with another process", busy);
-	else
-		summary(k, "no unit saw another process on the GPU (as far as NVML can tell)");
-
-	k = add(au, "gpu-identity", "one GPU per block");
-	size_t changed = 0;
-	for (size_t i = 0; i < nu; i++) {
-		info_get(info[i], "gpu_open_gpu_uuid", a, sizeof(a));
-		if (!*a)
-			continue;
-		for (size_t j = i + 1; j < nu; j++) {
-			if (u[j].block != u[i].block)
-				continue;
-			info_get(info[j], "gpu_open_gpu_uuid", b, sizeof(b));
-			if (*b && strcmp(a, b)) {
-				changed++;
-				raise_to(k, AUDIT_FAIL);
-				name_unit(k, u[i].id);
-				name_unit(k, u[j].id);
-				ev(k, "block %lld: unit %lld ran on %s, unit %lld on %s",
-				   (long long)u[i].block, (long long)u[i].id, a, (long long)u[j].id, b);
-			}
-		}
+	} else if (!read) {
+		raise_to(k, AUDIT_WARN);
+		summary(k, "not evaluated: no unit recorded the GPU's other processes");
+	} else {
+		summary(k, "no unit saw another process on the GPU (as far as NVML can tell)%s",
+			read < nu ? "; some units did not record them" : "");
 	}
-	if (changed)
-		summary(k, "units of one block ran on different GPUs: their comparison mixes two "
-			   "devices");
+
+	/* Per block, the GPUs its units ran on, each with its unit count and first unit. */
+	k = add(au, "gpu-identity", "one GPU per block");
+	size_t split = 0;
+	for (size_t i = 0; i < nu; i++) {
+		size_t first = 0;
+		while (first < i && u[first].block != u[i].block)
+			first++;
+		if (first < i) /* block seen */
+			continue;
+		struct sbuf sb;
+		sbuf_init(&sb);
+		size_t gpus = 0, from = k->nunits; /* the groups' first units, named if split */
+		for (size_t g = i; g < nu; g++) {
+			if (u[g].block != u[i].block || !*unit_gpu_uuid(info[g], a, sizeof(a)))
+				continue;
+			size_t n = 0, seen = 0;
+			for (size_t j = i; j < g && !seen; j++)
+				seen = u[j].block == u[i].block &&
+				       !strcmp(unit_gpu_uuid(info[j], b, sizeof(b)), a);
+			if (seen)
+				continue;
+			for (size_t j = g; j < nu; j++)
+				n += u[j].block == u[i].block &&
+				     !strcmp(unit_gpu_uuid(info[j], b, sizeof(b)), a);
+			sbuf_addf(&sb, "%s%zu unit(s) on %s (unit %lld first)", gpus++ ? ", " : "", n,
+				  a, (long long)u[g].id);
+			name_unit(k, u[g].id);
+		}
+		if (gpus > 1) {
+			split++;
+			raise_to(k, AUDIT_FAIL);
+			ev(k, "block %lld: %s", (long long)u[i].block, sb.buf);
+		} else {
+			k->nunits = from;
+		}
+		sbuf_release(&sb);
+	}
+	if (split)
+		summary(k, "%zu block(s) ran on more than one GPU: their comparisons mix devices",
+			split);
 	else
 		summary(k, "every block's units ran on one GPU (by UUID)");
 }
@@ -376,6 +415,33 @@ static void check_op_timing(struct audit *au, const struct rec_unit *u, char **i
 	}
 }
 
+/* 1 when some unit recorded a GPU's state (gpu_open_ lines, whatever its backend) or the
+ * GPU it ran on (gpu_uuid, the torch worker's units before it wrote the state). */
+static int gpu_state_recorded(char **info, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strstr(info[i], "gpu_open_") || !strncmp(info[i], "gpu_uuid=", 9) ||
+		    strstr(info[i], "\ngpu_uuid="))
+			return 1;
+	return 0;
+}
+
+int audit_gpu_recorded(const char *path)
+{
+	struct rec *r = NULL;
+	char **info = NULL;
+	size_t ni = 0;
+	int ret = -1;
+	if (!rec_open(path, 0, &r) && !rec_read_unit_infos(r, &info, &ni))
+		ret = gpu_state_recorded(info, ni);
+	if (r && rec_close(r))
+		ret = -1;
+	for (size_t i = 0; info && i < ni; i++)
+		free(info[i]);
+	free(info);
+	return ret;
+}
+
 int audit_gpu_checks(struct audit *au, const char *path)
 {
 	struct rec *r = NULL;
@@ -391,13 +457,13 @@ int audit_gpu_checks(struct audit *au, const char *path)
 		error("'%s': %zu unit infos for %zu units", path, ni, nu);
 		goto done;
 	}
-	for (size_t i = 0; i < nu && !gpu; i++)
-		gpu = strstr(info[i], "gpu_open_") != NULL;
+	gpu = gpu_state_recorded(info, nu);
 	if (gpu) {
 		if (check_clocks_throttle(au, r, u, nu))
 			goto done;
 		check_state(au, u, info, nu);
-		check_op_timing(au, u, info, nu);
+		if (au->backend && strstr(au->backend, "cuda"))
+			check_op_timing(au, u, info, nu);
 	}
 	ret = 0;
 done:

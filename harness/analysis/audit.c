@@ -658,7 +658,10 @@ int audit_build(const struct analysis *an, const struct report *rep, struct audi
 	check_baseline(au, &c);
 	check_repeats(au, &c);
 	check_aa(au, &c);
-	check_clocks(au, &c);
+	int gpu = audit_gpu_recorded(path);
+	if (gpu < 0)
+		goto done;
+	check_clocks(au, &c, gpu);
 	if (audit_gpu_checks(au, path))
 		goto done;
 	check_drift(au, &c);

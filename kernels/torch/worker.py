@@ -453,6 +453,102 @@ class Clock:
         self.source = "absent (%s)" % "; ".join(why)
 
 
+# The GPU's state at the unit's start and end, as the info keys the CUDA backend writes
+# (docs/record-protocol.md, "GPU state"): the audit's gpu-* checks read them whatever the
+# backend.  A field NVML cannot give is "unavailable", never left out.
+GPU_STATE_FIELDS = ("gpu_name", "gpu_uuid", "driver", "sm_clock_mhz", "mem_clock_mhz",
+                    "sm_clock_max_mhz", "temperature_c", "power_w", "power_limit_w",
+                    "clock_event_reasons", "other_processes", "other_process_count")
+
+
+def gpu_state_info(prefix, fields):
+    """{prefix + field: value} for every field of GPU_STATE_FIELDS, from `fields` (a dict of
+    what NVML gave, None for a read that failed); None for the whole: NVML unavailable,
+    said once as prefix + "nvml" with the reason."""
+    if isinstance(fields, str):
+        return {prefix + "nvml": "unavailable (%s)" % fields}
+    out = {}
+    for k in GPU_STATE_FIELDS:
+        v = fields.get(k)
+        if v is None:
+            v = "unavailable"
+        elif k in ("power_w", "power_limit_w"):
+            v = "%.3f" % v
+        elif k == "clock_event_reasons":
+            v = "0x%x" % v
+        elif k == "other_processes":
+            v = ",".join(str(p) for p in v)
+        out[prefix + k] = v
+    return out
+
+
+def own_process(pid):
+    """Whether pid is this unit's: this process or one in its process group (the harness
+    starts each unit in a group of its own; Inductor's compile workers are in it)."""
+    if pid == os.getpid():
+        return True
+    try:
+        return os.getpgid(pid) == os.getpgrp()
+    except OSError:
+        return False
+
+
+def read_gpu_state(uuid):
+    """What NVML (libnvidia-ml.so.1 through ctypes) says of the GPU with this UUID
+    ("GPU-..."): a dict for gpu_state_info, or a string saying why NVML cannot be read.
+    Other processes: the GPU's compute processes that are not this unit's (own_process).
+    Never raises: the state is provenance, and a unit does not fail for want of it."""
+    try:
+        return _read_gpu_state(uuid)
+    except Exception as e:  # an NVML without a symbol, a ctypes error: say so, go on
+        return "%s: %s" % (type(e).__name__, e)
+
+
+def _read_gpu_state(uuid):  # pragma: no cover - the fields need a GPU driver
+    import ctypes
+    try:
+        lib = ctypes.CDLL("libnvidia-ml.so.1")
+        if lib.nvmlInit_v2() != 0:
+            return "nvmlInit_v2 failed"
+        h = ctypes.c_void_p()
+        if lib.nvmlDeviceGetHandleByUUID(uuid.encode(), ctypes.byref(h)) != 0:
+            return "NVML does not know %s" % uuid
+    except (OSError, AttributeError) as e:
+        return str(e)
+
+    def text(fn, *args):
+        buf = ctypes.create_string_buffer(256)
+        return buf.value.decode() if fn(*args, buf, 256) == 0 else None
+
+    def uint(fn, *args, kind=ctypes.c_uint):
+        v = kind()
+        return v.value if fn(h, *args, ctypes.byref(v)) == 0 else None
+
+    class Proc(ctypes.Structure):  # nvmlProcessInfo_t (v2/v3)
+        _fields_ = [("pid", ctypes.c_uint), ("used_memory", ctypes.c_ulonglong),
+                    ("gpu_instance", ctypes.c_uint), ("compute_instance", ctypes.c_uint)]
+    procs, n = None, ctypes.c_uint(64)
+    arr = (Proc * 64)()
+    fn = getattr(lib, "nvmlDeviceGetComputeRunningProcesses_v3", None)
+    if fn is not None and fn(h, ctypes.byref(n), arr) == 0:
+        procs = [arr[i].pid for i in range(min(n.value, 64)) if not own_process(arr[i].pid)]
+    reasons = getattr(lib, "nvmlDeviceGetCurrentClocksEventReasons", None) or \
+        lib.nvmlDeviceGetCurrentClocksThrottleReasons
+    mw = uint(lib.nvmlDeviceGetPowerUsage)
+    lim = uint(lib.nvmlDeviceGetEnforcedPowerLimit)
+    return {"gpu_name": text(lib.nvmlDeviceGetName, h), "gpu_uuid": text(lib.nvmlDeviceGetUUID, h),
+            "driver": text(lib.nvmlSystemGetDriverVersion),
+            "sm_clock_mhz": uint(lib.nvmlDeviceGetClockInfo, 1),
+            "mem_clock_mhz": uint(lib.nvmlDeviceGetClockInfo, 2),
+            "sm_clock_max_mhz": uint(lib.nvmlDeviceGetMaxClockInfo, 1),
+            "temperature_c": uint(lib.nvmlDeviceGetTemperature, 0),
+            "power_w": mw / 1000.0 if mw is not None else None,
+            "power_limit_w": lim / 1000.0 if lim is not None else None,
+            "clock_event_reasons": uint(reasons, kind=ctypes.c_ulonglong),
+            "other_processes": procs,
+            "other_process_count": len(procs) if procs is not None else None}
+
+
 class BenchHook:
     """Counts and times Inductor's benchmarking: every outermost call of the benchmarking
     methods of torch._inductor.runtime.benchmarking's Benchmarker classes (used by
@@ -754,6 +850,8 @@ def run(spec, u):  # pragma: no cover - needs PyTorch and a GPU
     dev = torch.device("cuda", torch.cuda.current_device())
     props = torch.cuda.get_device_properties(dev)
     clock = Clock(torch, dev)
+    uuid = "GPU-" + str(getattr(props, "uuid", ""))
+    u.info(gpu_state_info("gpu_open_", read_gpu_state(uuid)))
     info.update({"torch": torch.__version__, "torchvision": torchvision.__version__,
                  "cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version(),
                  "gpu": props.name, "gpu_capability": "%d.%d" % (props.major, props.minor),
@@ -866,6 +964,7 @@ def run(spec, u):  # pragma: no cover - needs PyTorch and a GPU
     if thr_calls is not None:
         notes["threshold_calls"] = thr_calls["calls"]
     u.info(notes)
+    u.info(gpu_state_info("gpu_close_", read_gpu_state(uuid)))
     u.setup(compile_ns=max(setup["first_ns"] - bench.ns, 0), tune_ns=bench.ns,
             compiles=compiles, cache_hits=hits, benchmarks=bench.calls)
 

@@ -93,6 +93,16 @@ expect_grep 'py-slow' "$SCRATCH/out"
 h audit ok.h5 >audit.md 2>&1
 grep -q '| cache isolation (cold units start cold) | PASS |' audit.md && pass "audit: cache isolation passes" ||
 	{ fail "audit: cache isolation"; grep -i cache audit.md >&2; }
+# the GPU state an external unit records (docs/record-protocol.md, "GPU state") gets the
+# audit's GPU checks, as the CUDA backend's does; how op cells were timed is the CUDA
+# backend's own check
+grep -q '| clocks, temperature and power across units | PASS | recorded per sample and per unit (backend command): judged by the gpu-clocks' audit.md &&
+	grep -q '| GPU clocks the same for every mode | PASS |' audit.md &&
+	grep -q '| GPU temperature across the run | PASS | between 40 and 42 C' audit.md &&
+	grep -q '| no other process on the GPU | PASS | .*; some units did not record them' audit.md &&
+	grep -q '| one GPU per block | PASS |' audit.md && ! grep -q 'op cells timed on the GPU' audit.md &&
+	pass "audit: the GPU checks judge the command units' GPU state" ||
+	{ fail "audit: GPU checks of command units"; grep -i "gpu\|clocks" audit.md >&2; }
 
 # ---- faults: each status, nothing recorded lost ------------------------------------------
 expect_status 1 h run -q -o faults.h5 faults.toml && pass "a run with failing command units exits 1"

@@ -265,6 +265,48 @@ class TestRecords(unittest.TestCase):
         self.assertEqual((recs[6]["config"], recs[6]["reason"]), ("eager", "vendor"))
 
 
+class TestGpuState(unittest.TestCase):
+    def test_state_keys(self):
+        """The GPU state as info keys the audit reads (docs/record-protocol.md, "GPU state"):
+        every field present, a failed read "unavailable", NVML missing said once."""
+        got = worker.gpu_state_info("gpu_open_", {
+            "gpu_name": "NVIDIA H100 80GB HBM3", "gpu_uuid": "GPU-d2963362", "driver": "580.159.04",
+            "sm_clock_mhz": 1980, "mem_clock_mhz": 2619, "sm_clock_max_mhz": 1980,
+            "temperature_c": 36, "power_w": 118.28, "power_limit_w": 700.0,
+            "clock_event_reasons": 1, "other_processes": [4242, 77], "other_process_count": 2})
+        self.assertEqual(sorted(got), sorted("gpu_open_" + k for k in worker.GPU_STATE_FIELDS))
+        self.assertEqual(got["gpu_open_power_w"], "118.280")
+        self.assertEqual(got["gpu_open_clock_event_reasons"], "0x1")
+        self.assertEqual(got["gpu_open_other_processes"], "4242,77")
+        self.assertEqual(got["gpu_open_temperature_c"], 36)
+        gone = worker.gpu_state_info("gpu_close_", {"temperature_c": None, "other_processes": []})
+        self.assertEqual(gone["gpu_close_temperature_c"], "unavailable")
+        self.assertEqual(gone["gpu_close_other_processes"], "")
+        self.assertEqual(gone["gpu_close_sm_clock_mhz"], "unavailable")
+        self.assertEqual(worker.gpu_state_info("gpu_open_", "no libnvidia-ml.so.1"),
+                         {"gpu_open_nvml": "unavailable (no libnvidia-ml.so.1)"})
+        # no GPU has this UUID: without a driver NVML cannot load, with one it does not know
+        # the device; either way a reason, not an exception
+        why = worker.read_gpu_state("GPU-00000000-no-such-gpu")
+        self.assertIsInstance(why, str)
+        self.assertTrue(why, why)
+
+    def test_own_processes(self):
+        """A process in the unit's group is the unit's (Inductor's compile workers), one in a
+        session of its own is another process on the GPU."""
+        self.assertTrue(worker.own_process(os.getpid()))
+        mine = subprocess.Popen(["sleep", "5"])
+        other = subprocess.Popen(["sleep", "5"], start_new_session=True)
+        try:
+            self.assertTrue(worker.own_process(mine.pid))
+            self.assertFalse(worker.own_process(other.pid))
+        finally:
+            for p in (mine, other):
+                p.kill()
+                p.wait()
+        self.assertFalse(worker.own_process(other.pid))  # gone: not this unit's
+
+
 class TestWithoutTorch(unittest.TestCase):
     def test_fails_the_unit_without_pytorch(self):
         try:

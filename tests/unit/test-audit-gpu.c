@@ -40,9 +40,17 @@ static char *data_path(const char *name)
 	return xasprintf("%s/tests/data/%s", top ? top : HARNESS_ABS_SRCDIR, name);
 }
 
-START_TEST(test_h100_run)
+/* An empty audit of a run with this backend (gpu-op-timing is the CUDA backend's only). */
+static struct audit *audit_for(const char *backend)
 {
 	struct audit *a = xcalloc(1, sizeof(*a));
+	a->backend = xstrdup(backend);
+	return a;
+}
+
+START_TEST(test_h100_run)
+{
+	struct audit *a = audit_for("cuda");
 	char *p = data_path("cuda/gpu-aa-h100.h5");
 	ck_assert_int_eq(audit_gpu_checks(a, p), 0);
 	show(a);
@@ -104,7 +112,7 @@ static const char py_add_reasons[] =
  * script (h5py), into *out; 0 when python3 or h5py is missing (said on stderr: the check is
  * skipped), else 1. */
 static int audit_rewritten(const char *src, const char *script, const char *what,
-			   struct audit **out)
+			   const char *backend, struct audit **out)
 {
 	char *from = data_path(src), *dst = testutil_path("rewritten.h5");
 	struct spawn sp;
@@ -128,7 +136,7 @@ static int audit_rewritten(const char *src, const char *script, const char *what
 		goto out;
 	}
 	ck_assert_int_eq(st.code, 0);
-	*out = xcalloc(1, sizeof(**out));
+	*out = audit_for(backend);
 	ck_assert_int_eq(audit_gpu_checks(*out, dst), 0);
 	show(*out);
 	ran = 1;
@@ -141,7 +149,7 @@ out:
 START_TEST(test_h100_reasons)
 {
 	struct audit *a;
-	if (!audit_rewritten("cuda/gpu-aa-h100.h5", py_add_reasons, "reasons", &a))
+	if (!audit_rewritten("cuda/gpu-aa-h100.h5", py_add_reasons, "reasons", "cuda", &a))
 		return;
 	const struct audit_check *t = find(a, "gpu-throttle");
 	ck_assert_int_eq(t->status, AUDIT_WARN);
@@ -158,7 +166,7 @@ END_TEST
  * power-capped on 1973 samples, named as the software power cap. */
 START_TEST(test_h100_replay_run)
 {
-	struct audit *a = xcalloc(1, sizeof(*a));
+	struct audit *a = audit_for("cuda");
 	char *p = data_path("cuda/gpu-aa-h100-replay.h5");
 	ck_assert_int_eq(audit_gpu_checks(a, p), 0);
 	show(a);
@@ -174,6 +182,16 @@ START_TEST(test_h100_replay_run)
 }
 END_TEST
 
+/* The end of a rewrite of the units' info: the list info written back as the column. */
+#define PY_WRITE_INFO                                                                      \
+	"dt = np.dtype([(n, u.dtype[n] if n != 'info' else 'S%d' % (max(map(len, info)) + 1))" \
+	" for n in u.dtype.names])\n"                                                          \
+	"t = np.zeros(len(u), dt)\n"                                                           \
+	"for n in u.dtype.names: t[n] = u[n] if n != 'info' else [x.encode() for x in info]\n" \
+	"del f['units']\n"                                                                      \
+	"f.create_dataset('units', data=t, maxshape=(None,), chunks=True)\n"                   \
+	"f.close()\n"
+
 /* The same file with two units' info changed (h5py): one timed on the stream on purpose, one
  * with 2 configs on the stream after a failed capture; both are named, with the reason. */
 static const char py_stream[] =
@@ -183,18 +201,12 @@ static const char py_stream[] =
 	"info[0] = info[0].replace('op_timing=graph', 'op_timing=stream (HARNESS_CUDA_OP_TIMING)')\n"
 	"info[1] = info[1].replace('op_timing_stream_configs=0', 'op_timing_stream_configs=2')"
 	" + 'op_timing_fallback=g/gemm: the launches cannot be captured into a CUDA graph: x\\n'\n"
-	"dt = np.dtype([(n, u.dtype[n] if n != 'info' else 'S%d' % (max(map(len, info)) + 1))"
-	" for n in u.dtype.names])\n"
-	"t = np.zeros(len(u), dt)\n"
-	"for n in u.dtype.names: t[n] = u[n] if n != 'info' else [x.encode() for x in info]\n"
-	"del f['units']\n"
-	"f.create_dataset('units', data=t, maxshape=(None,), chunks=True)\n"
-	"f.close()\n";
+	PY_WRITE_INFO;
 
 START_TEST(test_op_timing_stream)
 {
 	struct audit *a;
-	if (!audit_rewritten("cuda/gpu-aa-h100-replay.h5", py_stream, "op-timing", &a))
+	if (!audit_rewritten("cuda/gpu-aa-h100-replay.h5", py_stream, "op-timing", "cuda", &a))
 		return;
 	const struct audit_check *t = find(a, "gpu-op-timing");
 	ck_assert_int_eq(t->status, AUDIT_WARN);
@@ -210,9 +222,44 @@ START_TEST(test_op_timing_stream)
 END_TEST
 
 /* A CPU run has no gpu_open_ lines: no GPU check is added. */
+/* As an external worker's run (backend 'command') records it: every unit's GPU state as
+ * the torch worker writes it, but unit 0's GPU named by the worker's earlier key (gpu_uuid,
+ * a bare UUID: read as GPU-<uuid>, so its block stays on one GPU), and another GPU, named
+ * the same way, for the first unit of the next block.  The GPU checks run without gpu-op-timing (the CUDA
+ * backend's); gpu-identity names that block's two GPUs once, with each one's unit count
+ * and first unit. */
+static const char py_worker[] =
+	PY_OPEN_COPY
+	"u = f['units'][:]\n"
+	"info = [x.decode() for x in u['info']]\n"
+	"import re\n"
+	"uuid = re.search('gpu_open_gpu_uuid=GPU-(\\S+)', info[0]).group(1)\n"
+	"info[0] = re.sub('gpu_open_gpu_uuid=\\S+\\n', '', info[0]) + 'gpu_uuid=' + uuid + '\\n'\n"
+	"j = min(i for i in range(len(u)) if u['block'][i] != u['block'][0])\n"
+	"info[j] = re.sub('gpu_open_gpu_uuid=\\S+\\n', '', info[j]) + 'gpu_uuid=other\\n'\n"
+	PY_WRITE_INFO;
+
+START_TEST(test_worker_run)
+{
+	struct audit *a;
+	if (!audit_rewritten("cuda/gpu-aa-h100-replay.h5", py_worker, "worker", "command", &a))
+		return;
+	ck_assert_uint_eq(a->nchecks, 5);
+	ck_assert_ptr_null(find(a, "gpu-op-timing"));
+	const struct audit_check *t = find(a, "gpu-identity");
+	ck_assert_int_eq(t->status, AUDIT_FAIL);
+	ck_assert_uint_eq(t->nevidence, 1);
+	ck_assert_uint_eq(t->nunits, 2);
+	ck_assert_ptr_nonnull(strstr(t->summary, "1 block(s) ran on more than one GPU"));
+	ck_assert_ptr_nonnull(strstr(t->evidence[0], "1 unit(s) on GPU-other"));
+	ck_assert_ptr_null(strstr(t->evidence[0], "(unit 0 first)"));
+	audit_free(a);
+}
+END_TEST
+
 START_TEST(test_cpu_run)
 {
-	struct audit *a = xcalloc(1, sizeof(*a));
+	struct audit *a = audit_for("cpu");
 	char *p = data_path("v1/v1.h5");
 	FILE *f = fopen(p, "rb");
 	if (f) {
@@ -227,7 +274,7 @@ END_TEST
 
 START_TEST(test_missing_file)
 {
-	struct audit *a = xcalloc(1, sizeof(*a));
+	struct audit *a = audit_for("cuda");
 	testutil_stderr_begin();
 	ck_assert_int_eq(audit_gpu_checks(a, "/nonexistent/x.h5"), -1);
 	free(testutil_stderr_end());
@@ -245,6 +292,7 @@ int main(void)
 	tcase_add_test(tc, test_h100_reasons);
 	tcase_add_test(tc, test_h100_replay_run);
 	tcase_add_test(tc, test_op_timing_stream);
+	tcase_add_test(tc, test_worker_run);
 	tcase_add_test(tc, test_cpu_run);
 	tcase_add_test(tc, test_missing_file);
 	suite_add_tcase(s, tc);

@@ -8,6 +8,8 @@ set by its mode's options (the unit specification):
   slow   = a config whose samples are 1.5 times slower
   choose = false: record no choice
   work   = true: compile into TORCHINDUCTOR_CACHE_DIR when cold (a warm unit finds it there)
+  gpu    = "GPU-...": say the unit ran on that GPU, its state at the start and the end as the
+           info keys the audit's gpu-* checks read (docs/record-protocol.md, "GPU state")
 It reports what it was given (cwd, cache variables, its process group, what it inherited)
 as an 'info' record and on stdout, for the tests to check the isolation."""
 import json
@@ -38,6 +40,16 @@ for k in ("HOME", "TMPDIR", "XDG_CACHE_HOME", "TORCHINDUCTOR_CACHE_DIR", "TRITON
 print(json.dumps(seen, sort_keys=True))
 sys.stdout.flush()
 u.info({"seen": json.dumps(seen, sort_keys=True), "python": sys.version.split()[0]})
+
+
+def gpu_state(prefix):
+    if "gpu" in opt:
+        u.info({prefix + "gpu_uuid": opt["gpu"], prefix + "sm_clock_mhz": 1980,
+                prefix + "temperature_c": 40 + spec["unit"] % 3, prefix + "other_processes": "",
+                prefix + "other_process_count": 0})
+
+
+gpu_state("gpu_open_")
 
 rng = random.Random(spec["seed"] * 1000003 + spec["unit"])
 scale = float(opt.get("scale", 1.0))
@@ -87,4 +99,5 @@ if behave == "partial":
     sys.exit(0)
 if behave == "no-done":
     sys.exit(0)
+gpu_state("gpu_close_")
 u.done("ok")
