@@ -390,10 +390,12 @@ int analysis_load(const char *path, struct analysis **out)
 	a->rel_se = xmalloc(nm * ncells * nb * sizeof(*a->rel_se));
 	for (size_t i = 0; i < nm * ncells * nb; i++)
 		a->med[i] = a->rel_se[i] = NAN;
-	a->setup = xmalloc(nm * nb * sizeof(*a->setup));
+	a->setup = xmalloc(nm * ncells * nb * sizeof(*a->setup));
+	for (size_t i = 0; i < nm * ncells * nb; i++)
+		a->setup[i] = NAN;
 	a->order = xmalloc(nm * nb * sizeof(*a->order));
 	for (size_t i = 0; i < nm * nb; i++)
-		a->setup[i] = a->order[i] = NAN;
+		a->order[i] = NAN;
 	a->units_ok = xcalloc(nm, sizeof(*a->units_ok));
 	a->units_all = xcalloc(nm, sizeof(*a->units_all));
 
@@ -412,10 +414,10 @@ int analysis_load(const char *path, struct analysis **out)
 		a->units_ok[m]++;
 		if (i < ninfos)
 			parts_take(a, infos[i], m, &pv, &pv_cap);
-		/* a mode's setup in a block, over its units (several under unit_scope =
-		 * "workload": one per workload); its place in the run order, its first unit's */
+		/* the unit's setup goes to the cells it measured (under unit_scope = "workload"
+		 * a mode has a unit per workload in a block, each with its own compile); the
+		 * mode's place in the block's run order is its first unit's */
 		double st = (double)(u->compile_ns + u->tune_ns + u->search_ns) / 1e9;
-		a->setup[m * nb + b] = isnan(a->setup[m * nb + b]) ? st : a->setup[m * nb + b] + st;
 		if (isnan(a->order[m * nb + b]))
 			a->order[m * nb + b] = (double)i;
 		int64_t *cell = NULL, *ns = NULL;
@@ -430,6 +432,8 @@ int analysis_load(const char *path, struct analysis **out)
 				continue;
 			a->med[(m * ncells + c) * nb + b] = med[c];
 			a->rel_se[(m * ncells + c) * nb + b] = se[c];
+			double *sc = &a->setup[(m * ncells + c) * nb + b];
+			*sc = isnan(*sc) ? st : *sc + st;
 		}
 		free(med);
 		free(cell);

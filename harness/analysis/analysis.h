@@ -66,7 +66,10 @@ struct analysis {
 				    (/choices; its last, were there several), indexed as med:
 				    heap strings, NULL where none was recorded; the array NULL
 				    when no unit recorded one (imported rows do not count) */
-	double *setup;           /* setup seconds (compile + tune + search): [mode * nblocks + block] */
+	double *setup;           /* setup seconds (compile + tune + search) of the units that
+				  * measured the cell: [(mode * ncells + cell) * nblocks + block]
+				  * (under unit_scope = "workload" its workload's unit, else the
+				  * mode's one unit of the block), NAN when none did */
 	double *order;           /* run position of the unit (row in /units): [mode * nblocks + block] */
 	size_t *units_ok;        /* per mode: ok cold units */
 	size_t *units_all;       /* per mode: cold units of any status */

@@ -48,19 +48,18 @@ static void summarize(struct report *r)
 	double *x = xmalloc((nb ? nb : 1) * sizeof(*x)), *w = xmalloc((nb ? nb : 1) * sizeof(*w));
 	r->sum = xcalloc(a->nmodes * a->ncells, sizeof(*r->sum));
 	for (size_t m = 0; m < a->nmodes; m++) {
-		size_t ns = 0;
-		for (size_t b = 0; b < nb; b++)
-			if (!isnan(a->setup[m * nb + b]))
-				x[ns++] = a->setup[m * nb + b];
-		struct stats_summary setup;
-		stats_summarize(x, 1, ns, w, &setup);
 		for (size_t c = 0; c < a->ncells; c++) {
 			struct rep_summary *s = &r->sum[m * a->ncells + c];
+			const double *st = &a->setup[(m * a->ncells + c) * nb];
+			size_t ns = 0;
+			for (size_t b = 0; b < nb; b++)
+				if (!isnan(st[b]))
+					x[ns++] = st[b];
+			stats_summarize(x, 1, ns, w, &s->setup);
 			size_t n = analysis_column(a, m, c, x);
 			s->n = n;
 			stats_summarize(x, 1, n, w, &s->s);
 			s->spread = n ? s->s.iqr / s->s.median : NAN;
-			s->setup = setup;
 			analysis_variance(a, m, c, &s->unit_se, &s->vc);
 		}
 	}

@@ -79,4 +79,14 @@ cp "$DATA/command/fake_worker.py" .
 cp "$DATA/command/scope.toml" cscope.toml
 expect_status 0 h run -q -o c.h5 cscope.toml && pass "a command-mode run" || finish
 check c.h5 py,py-slow w1,w2 || fail "the command run's plan and units"
+# a cell's setup time is its workload's unit's: py's units compile for 2 s (w1) and 5 s (w2);
+# a mode's sum over its units of the block (7 s for both) was reported until 2026-11-26
+expect_status 0 h report --format json c.h5 && $PY - "$SCRATCH/out" <<'PYEOF' &&
+import json, sys
+r = json.load(open(sys.argv[1]))
+got = {c["workload"]: [m["setup_s"] for m in c["modes"] if m["mode"] == "py"][0] for c in r["cells"]}
+assert got["w1"]["median"] == 2.0 and got["w2"]["median"] == 5.0 and got["w1"]["n"] == 2, got
+PYEOF
+	pass "report: each cell's setup time is its workload's unit's (2 s and 5 s)" ||
+	fail "report: setup time per workload"
 finish

@@ -8,6 +8,8 @@ set by its mode's options (the unit specification):
   slow   = a config whose samples are 1.5 times slower
   choose = false: record no choice
   work   = true: compile into TORCHINDUCTOR_CACHE_DIR when cold (a warm unit finds it there)
+  compile_s = {workload = seconds}: the compile time a cold unit reports per workload it
+           was given (else 5 us)
   gpu    = "GPU-...": say the unit ran on that GPU, its state at the start and the end as the
            info keys the audit's gpu-* checks read (docs/record-protocol.md, "GPU state")
 It reports what it was given (cwd, cache variables, its process group, what it inherited)
@@ -85,7 +87,9 @@ for c in cells:
               clock_mhz=[1980.0] * n, throttle=[0] * n, launches=[1] * n,
               clock_reasons=[0x4 if i == 0 else 0 for i in range(n)])
     u.measure(c, stop="max-samples", warmup_n=1, warmup_ns=1000)
-u.setup(compile_ns=5000 * compiles, compiles=compiles, cache_hits=hits,
+per_wl = opt.get("compile_s", {})
+compile_ns = sum(int(per_wl.get(w["name"], 0) * 1e9) for w in spec["workloads"]) or 5000
+u.setup(compile_ns=compile_ns * compiles, compiles=compiles, cache_hits=hits,
         benchmarks=2 * len(cells) if compiles else 0)
 if behave == "crash":
     os.kill(os.getpid(), signal.SIGSEGV)
