@@ -76,7 +76,8 @@ static size_t add_mode(struct analysis *a, const char *name, size_t *cap)
 	return a->nmodes++;
 }
 
-static void block_devices(struct analysis *a, const struct rec_unit *units, size_t nunits);
+static void block_devices(struct analysis *a, const struct rec_unit *units, size_t nunits,
+			  char **infos, size_t ninfos);
 
 static size_t block_index(const struct analysis *a, int64_t block)
 {
@@ -454,7 +455,7 @@ int analysis_load(const char *path, struct analysis **out)
 			if (!strcmp(a->failed[k].status, u->status))
 				a->failed[k].count[analysis_mode(a, u->mode)]++;
 	}
-	block_devices(a, units, nunits);
+	block_devices(a, units, nunits, infos, ninfos);
 	if (take_plan(a, r, units, nunits))
 		goto done;
 	*out = a;
@@ -476,24 +477,45 @@ done:
 	return ret;
 }
 
-/* The devices the units ran on and each block's (AN_SPLIT when its units ran on more than
- * one).  Skipped units never ran and name none; warm probes and failed units count. */
-static void block_devices(struct analysis *a, const struct rec_unit *units, size_t nunits)
+const char *analysis_unit_gpu(const char *info, char *buf, size_t n)
+{
+	if (*rec_info_get(info, "gpu_open_gpu_uuid", buf, n) || n < 5)
+		return buf;
+	if (!*rec_info_get(info, "gpu_uuid", buf + 4, n - 4))
+		buf[0] = '\0';
+	else if (!strncmp(buf + 4, "GPU-", 4))
+		memmove(buf, buf + 4, strlen(buf + 4) + 1);
+	else
+		memcpy(buf, "GPU-", 4);
+	return buf;
+}
+
+/* The devices the units ran on (the slot's, else the GPU the unit names), each unit's and
+ * each block's (AN_SPLIT when its units ran on more than one).  Skipped units never ran and
+ * name none; warm probes and failed units count. */
+static void block_devices(struct analysis *a, const struct rec_unit *units, size_t nunits,
+			  char **infos, size_t ninfos)
 {
 	a->block_device = xmalloc((a->nblocks + 1) * sizeof(*a->block_device));
 	for (size_t b = 0; b < a->nblocks; b++)
 		a->block_device[b] = AN_NO_DEVICE;
+	a->unit_device = xmalloc((nunits + 1) * sizeof(*a->unit_device));
 	for (size_t i = 0; i < nunits; i++) {
 		const struct rec_unit *u = &units[i];
-		if (!u->device || !*u->device || !strcmp(u->status, REC_STATUS_SKIPPED))
+		char gpu[128];
+		const char *dev = u->device && *u->device ? u->device
+				  : i < ninfos ? analysis_unit_gpu(infos[i], gpu, sizeof(gpu)) : "";
+		a->unit_device[i] = AN_NO_DEVICE;
+		if (!*dev || !strcmp(u->status, REC_STATUS_SKIPPED))
 			continue;
 		size_t d = 0;
-		while (d < a->ndevices && strcmp(a->devices[d], u->device))
+		while (d < a->ndevices && strcmp(a->devices[d], dev))
 			d++;
 		if (d == a->ndevices) {
 			a->devices = xrealloc(a->devices, (d + 1) * sizeof(*a->devices));
-			a->devices[a->ndevices++] = xstrdup(u->device);
+			a->devices[a->ndevices++] = xstrdup(dev);
 		}
+		a->unit_device[i] = (long)d;
 		long *bd = &a->block_device[block_index(a, u->block)];
 		if (*bd == AN_NO_DEVICE)
 			*bd = (long)d;
@@ -556,6 +578,7 @@ void analysis_free(struct analysis *a)
 		free(a->devices[d]);
 	free(a->devices);
 	free(a->block_device);
+	free(a->unit_device);
 	for (size_t i = 0; i < a->nplanned; i++) {
 		free(a->planned[i].mode);
 		free(a->planned[i].workload);

@@ -79,10 +79,13 @@ struct analysis {
 	int64_t nsamples;
 	struct an_part *parts;   /* itemised e2e forwards, in order of first appearance */
 	size_t nparts;
-	char **devices;          /* the devices units ran on (harness run --jobs/--gpus, merged
-				    shards): a GPU's UUID or "cpu:LIST", heap, in order of first
-				    appearance; none when no unit recorded one */
+	char **devices;          /* the devices units ran on: the slot's (harness run
+				    --jobs/--gpus, merged shards: a GPU's UUID or "cpu:LIST"),
+				    else the GPU the unit said it ran on (analysis_unit_gpu);
+				    heap, in order of first appearance; none when no unit says */
 	size_t ndevices;
+	long *unit_device;       /* per unit (rows of /units): index into devices, AN_NO_DEVICE
+				    when it names none (skipped units never ran: none) */
 	long *block_device;      /* per block: its device (index into devices), AN_NO_DEVICE
 				    when none recorded, AN_SPLIT when its units ran on several */
 	struct an_planned *planned; /* the plan's units in plan order, when some is not recorded
@@ -93,6 +96,12 @@ struct analysis {
 	                            report built on this analysis repeats them first */
 	size_t nwarnings;
 };
+
+/* The GPU a unit said it ran on, "GPU-<uuid>" into buf ("" when it does not say): its info's
+ * gpu_open_gpu_uuid (the GPU state of docs/record-protocol.md), else gpu_uuid, the torch
+ * worker's key before it wrote that state (a bare UUID, from PyTorch's device properties).
+ * Returns buf. */
+const char *analysis_unit_gpu(const char *info, char *buf, size_t n);
 
 #define AN_NO_DEVICE (-1L)
 #define AN_SPLIT (-2L)

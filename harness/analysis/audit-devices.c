@@ -27,14 +27,20 @@ void check_devices(struct audit *au, struct ctx *c)
 		if (a->block_device[b] != AN_SPLIT)
 			continue;
 		split++;
+		/* per device of the block: its units, and the first of them */
 		struct sbuf sb;
 		sbuf_init(&sb);
 		sbuf_adds(&sb, "");
-		for (size_t i = 0; i < c->nunits; i++) {
-			const struct rec_unit *u = &c->units[i];
-			if (u->block == a->blocks[b] && u->device && *u->device)
-				sbuf_addf(&sb, "%s%s unit %lld on '%s'", sb.len ? "," : "", u->mode,
-					  (long long)u->id, u->device);
+		for (size_t d = 0; d < nd; d++) {
+			size_t n = 0;
+			int64_t first = -1;
+			for (size_t i = 0; i < c->nunits; i++)
+				if (c->units[i].block == a->blocks[b] && a->unit_device[i] == (long)d &&
+				    n++ == 0)
+					first = c->units[i].id;
+			if (n)
+				sbuf_addf(&sb, "%s %zu unit(s) on '%s' (unit %lld first)",
+					  sb.len ? "," : "", n, a->devices[d], (long long)first);
 		}
 		check_ev(k, "block %lld is split across devices:%s", (long long)a->blocks[b], sb.buf);
 		sbuf_release(&sb);
@@ -42,7 +48,7 @@ void check_devices(struct audit *au, struct ctx *c)
 	if (split) {
 		check_raise(k, AUDIT_FAIL);
 		check_summary(k, "%zu of %zu blocks ran on more than one device: their paired "
-				 "ratios mix devices (a block resumed on another slot?)",
+				 "ratios mix devices (a block resumed on another slot or machine?)",
 			      split, a->nblocks);
 	} else {
 		check_summary(k, "each of %zu blocks ran on one device (%zu device%s)", a->nblocks,

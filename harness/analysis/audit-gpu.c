@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/analysis/analysis.h"
 #include "harness/base/util.h"
 #include "harness/record/recorder.h"
 
@@ -62,30 +63,11 @@ static void name_unit(struct audit_check *k, int64_t id)
 	k->units[k->nunits++] = id;
 }
 
-/* The value of "key=" in info lines, copied into buf (""/0 when absent). */
-static const char *info_get(const char *info, const char *key, char *buf, size_t n)
-{
-	size_t kl = strlen(key);
-	buf[0] = '\0';
-	for (const char *p = info; p && *p;) {
-		const char *e = strchr(p, '\n');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		if (len > kl && !strncmp(p, key, kl) && p[kl] == '=') {
-			size_t v = len - kl - 1 < n - 1 ? len - kl - 1 : n - 1;
-			memcpy(buf, p + kl + 1, v);
-			buf[v] = '\0';
-			return buf;
-		}
-		p = e ? e + 1 : p + len;
-	}
-	return buf;
-}
-
 static double info_num(const char *info, const char *key)
 {
 	char buf[64];
 	double v;
-	if (!*info_get(info, key, buf, sizeof(buf)) || parse_double(buf, -1e300, 1e300, &v))
+	if (!*rec_info_get(info, key, buf, sizeof(buf)) || parse_double(buf, -1e300, 1e300, &v))
 		return NAN;
 	return v;
 }
@@ -246,22 +228,6 @@ done:
 	return ret;
 }
 
-/* The GPU a unit ran on, "GPU-<uuid>" into buf ("" when it does not say): its opening state's
- * gpu_open_gpu_uuid, else gpu_uuid, the torch worker's key before it wrote the GPU state
- * (a bare UUID, from PyTorch's device properties). */
-static const char *unit_gpu_uuid(const char *info, char *buf, size_t n)
-{
-	if (*info_get(info, "gpu_open_gpu_uuid", buf, n) || n < 5)
-		return buf;
-	if (!*info_get(info, "gpu_uuid", buf + 4, n - 4))
-		buf[0] = '\0';
-	else if (!strncmp(buf + 4, "GPU-", 4))
-		memmove(buf, buf + 4, strlen(buf + 4) + 1);
-	else
-		memcpy(buf, "GPU-", 4);
-	return buf;
-}
-
 /* Temperature across the run, other processes, and the GPU's identity within a block. */
 static void check_state(struct audit *au, const struct rec_unit *u, char **info, size_t nu)
 {
@@ -310,8 +276,8 @@ static void check_state(struct audit *au, const struct rec_unit *u, char **info,
 			name_mode(k, u[i].mode);
 			ev(k, "unit %lld ('%s'): other processes on the GPU: %s (start), %s (end)",
 			   (long long)u[i].id, u[i].mode,
-			   *info_get(info[i], "gpu_open_other_processes", a, sizeof(a)) ? a : "none",
-			   *info_get(info[i], "gpu_close_other_processes", b, sizeof(b)) ? b : "none");
+			   *rec_info_get(info[i], "gpu_open_other_processes", a, sizeof(a)) ? a : "none",
+			   *rec_info_get(info[i], "gpu_close_other_processes", b, sizeof(b)) ? b : "none");
 		}
 	}
 	if (busy) {
@@ -337,17 +303,17 @@ static void check_state(struct audit *au, const struct rec_unit *u, char **info,
 		sbuf_init(&sb);
 		size_t gpus = 0, from = k->nunits; /* the groups' first units, named if split */
 		for (size_t g = i; g < nu; g++) {
-			if (u[g].block != u[i].block || !*unit_gpu_uuid(info[g], a, sizeof(a)))
+			if (u[g].block != u[i].block || !*analysis_unit_gpu(info[g], a, sizeof(a)))
 				continue;
 			size_t n = 0, seen = 0;
 			for (size_t j = i; j < g && !seen; j++)
 				seen = u[j].block == u[i].block &&
-				       !strcmp(unit_gpu_uuid(info[j], b, sizeof(b)), a);
+				       !strcmp(analysis_unit_gpu(info[j], b, sizeof(b)), a);
 			if (seen)
 				continue;
 			for (size_t j = g; j < nu; j++)
 				n += u[j].block == u[i].block &&
-				     !strcmp(unit_gpu_uuid(info[j], b, sizeof(b)), a);
+				     !strcmp(analysis_unit_gpu(info[j], b, sizeof(b)), a);
 			sbuf_addf(&sb, "%s%zu unit(s) on %s (unit %lld first)", gpus++ ? ", " : "", n,
 				  a, (long long)u[g].id);
 			name_unit(k, u[g].id);
@@ -382,7 +348,7 @@ static void check_op_timing(struct audit *au, const struct rec_unit *u, char **i
 		if (isnan(g) && isnan(st))
 			continue;
 		rec++;
-		if (!strncmp(info_get(info[i], "op_timing", a, sizeof(a)), "stream", 6)) {
+		if (!strncmp(rec_info_get(info[i], "op_timing", a, sizeof(a)), "stream", 6)) {
 			chose++;
 			raise_to(k, AUDIT_WARN);
 			name_unit(k, u[i].id);
@@ -397,7 +363,7 @@ static void check_op_timing(struct audit *au, const struct rec_unit *u, char **i
 			ev(k, "unit %lld ('%s'): %.0f of %.0f configs timed on the stream after a "
 			      "failed capture: %s", (long long)u[i].id, u[i].mode, st,
 			   (isnan(g) ? 0 : g) + st,
-			   *info_get(info[i], "op_timing_fallback", a, sizeof(a)) ? a : "(no reason)");
+			   *rec_info_get(info[i], "op_timing_fallback", a, sizeof(a)) ? a : "(no reason)");
 		}
 	}
 	if (!rec) {

@@ -228,6 +228,24 @@ int rec_read_units(struct rec *r, struct rec_unit **units, size_t *n)
 	return 0;
 }
 
+const char *rec_info_get(const char *info, const char *key, char *buf, size_t n)
+{
+	size_t kl = strlen(key);
+	buf[0] = '\0';
+	for (const char *p = info; p && *p;) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len > kl && !strncmp(p, key, kl) && p[kl] == '=') {
+			size_t v = len - kl - 1 < n - 1 ? len - kl - 1 : n - 1;
+			memcpy(buf, p + kl + 1, v);
+			buf[v] = '\0';
+			return buf;
+		}
+		p = e ? e + 1 : p + len;
+	}
+	return buf;
+}
+
 int rec_read_unit_infos(struct rec *r, char ***infos, size_t *n)
 {
 	void *rows;

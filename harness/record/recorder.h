@@ -320,6 +320,9 @@ int rec_read_units(struct rec *r, struct rec_unit **units, size_t *n);
 /* The backend's description of each unit (its info records, "key=value\n" lines; "" when
  * none), in the order of rec_read_units: a heap array of n heap strings the caller frees. */
 int rec_read_unit_infos(struct rec *r, char ***infos, size_t *n);
+/* The value of the first "key=" line of a unit's info, copied into buf (at most n - 1
+ * bytes); "" when absent.  Returns buf. */
+const char *rec_info_get(const char *info, const char *key, char *buf, size_t n);
 void rec_units_free(struct rec_unit *units, size_t n);
 int rec_read_cells(struct rec *r, struct rec_cell **cells, size_t *n);
 void rec_cells_free(struct rec_cell *cells, size_t n);

@@ -103,6 +103,18 @@ grep -q '| clocks, temperature and power across units | PASS | recorded per samp
 	grep -q '| one GPU per block | PASS |' audit.md && ! grep -q 'op cells timed on the GPU' audit.md &&
 	pass "audit: the GPU checks judge the command units' GPU state" ||
 	{ fail "audit: GPU checks of command units"; grep -i "gpu\|clocks" audit.md >&2; }
+# units run without slots (no --gpus) that name their GPU: the report's devices are those
+# GPUs, and a block whose units ran on two is flagged, by each GPU's unit count
+sed 's/gpu = "GPU-fake"/gpu = "GPU-a|GPU-b"/' ok.toml >two.toml
+expect_status 0 h run -q -o two.h5 two.toml || cat "$SCRATCH/err" >&2
+expect_status 0 h report two.h5 && expect_grep "^The units ran on 2 devices" "$SCRATCH/out" &&
+	pass "report: the GPUs the units named are its devices" || fail "report: devices from the units' GPU"
+h audit two.h5 >audit3.md 2>&1
+grep -q '| every block on one device | \*\*FAIL\*\* |' audit3.md &&
+	grep -Eq "^- block [0-9]+ is split across devices: [0-9]+ unit\(s\) on 'GPU-[ab]' \(unit [0-9]+ first\), [0-9]+ unit\(s\) on 'GPU-[ab]'" audit3.md &&
+	grep -q '| one GPU per block | \*\*FAIL\*\* |' audit3.md &&
+	pass "audit: blocks on two GPUs fail, each GPU's units counted" ||
+	{ fail "audit: blocks on two GPUs"; grep -i "device\|gpu" audit3.md >&2; }
 
 # ---- faults: each status, nothing recorded lost ------------------------------------------
 expect_status 1 h run -q -o faults.h5 faults.toml && pass "a run with failing command units exits 1"

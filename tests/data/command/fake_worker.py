@@ -11,7 +11,8 @@ set by its mode's options (the unit specification):
   compile_s = {workload = seconds}: the compile time a cold unit reports per workload it
            was given (else 5 us)
   gpu    = "GPU-...": say the unit ran on that GPU, its state at the start and the end as the
-           info keys the audit's gpu-* checks read (docs/record-protocol.md, "GPU state")
+           info keys the audit's gpu-* checks read (docs/record-protocol.md, "GPU state");
+           "GPU-a|GPU-b|...": the unit's id picks one
 It reports what it was given (cwd, cache variables, its process group, what it inherited)
 as an 'info' record and on stdout, for the tests to check the isolation."""
 import json
@@ -46,7 +47,8 @@ u.info({"seen": json.dumps(seen, sort_keys=True), "python": sys.version.split()[
 
 def gpu_state(prefix):
     if "gpu" in opt:
-        u.info({prefix + "gpu_uuid": opt["gpu"], prefix + "sm_clock_mhz": 1980,
+        gpus = str(opt["gpu"]).split("|")
+        u.info({prefix + "gpu_uuid": gpus[int(spec["unit"]) % len(gpus)], prefix + "sm_clock_mhz": 1980,
                 prefix + "temperature_c": 40 + spec["unit"] % 3, prefix + "other_processes": "",
                 prefix + "other_process_count": 0})
 
