@@ -182,7 +182,13 @@ START_TEST(test_h100_replay_run)
 }
 END_TEST
 
-/* The end of a rewrite of the units' info: the list info written back as the column. */
+/* A rewrite of the units' info: the start (the copy open, u its units, info the column as
+ * a list of str) and the end (the list info written back as the column). */
+#define PY_READ_INFO                                                                       \
+	PY_OPEN_COPY                                                                       \
+	"u = f['units'][:]\n"                                                              \
+	"info = [x.decode() for x in u['info']]\n"
+
 #define PY_WRITE_INFO                                                                      \
 	"dt = np.dtype([(n, u.dtype[n] if n != 'info' else 'S%d' % (max(map(len, info)) + 1))" \
 	" for n in u.dtype.names])\n"                                                          \
@@ -195,9 +201,7 @@ END_TEST
 /* The same file with two units' info changed (h5py): one timed on the stream on purpose, one
  * with 2 configs on the stream after a failed capture; both are named, with the reason. */
 static const char py_stream[] =
-	PY_OPEN_COPY
-	"u = f['units'][:]\n"
-	"info = [x.decode() for x in u['info']]\n"
+	PY_READ_INFO
 	"info[0] = info[0].replace('op_timing=graph', 'op_timing=stream (HARNESS_CUDA_OP_TIMING)')\n"
 	"info[1] = info[1].replace('op_timing_stream_configs=0', 'op_timing_stream_configs=2')"
 	" + 'op_timing_fallback=g/gemm: the launches cannot be captured into a CUDA graph: x\\n'\n"
@@ -221,17 +225,14 @@ START_TEST(test_op_timing_stream)
 }
 END_TEST
 
-/* A CPU run has no gpu_open_ lines: no GPU check is added. */
 /* As an external worker's run (backend 'command') records it: every unit's GPU state as
  * the torch worker writes it, but unit 0's GPU named by the worker's earlier key (gpu_uuid,
  * a bare UUID: read as GPU-<uuid>, so its block stays on one GPU), and another GPU, named
- * the same way, for the first unit of the next block.  The GPU checks run without gpu-op-timing (the CUDA
- * backend's); gpu-identity names that block's two GPUs once, with each one's unit count
- * and first unit. */
+ * the same way, for the first unit of the next block.  The GPU checks run without
+ * gpu-op-timing (the CUDA backend's); gpu-identity names that block's two GPUs once, with
+ * each one's unit count and first unit. */
 static const char py_worker[] =
-	PY_OPEN_COPY
-	"u = f['units'][:]\n"
-	"info = [x.decode() for x in u['info']]\n"
+	PY_READ_INFO
 	"import re\n"
 	"uuid = re.search('gpu_open_gpu_uuid=GPU-(\\S+)', info[0]).group(1)\n"
 	"info[0] = re.sub('gpu_open_gpu_uuid=\\S+\\n', '', info[0]) + 'gpu_uuid=' + uuid + '\\n'\n"
@@ -257,6 +258,7 @@ START_TEST(test_worker_run)
 }
 END_TEST
 
+/* A CPU run has no gpu_open_ lines: no GPU check is added. */
 START_TEST(test_cpu_run)
 {
 	struct audit *a = audit_for("cpu");
