@@ -272,7 +272,7 @@ void analysis_variance(const struct analysis *a, size_t m, size_t c, double *uni
 
 /* /choices into a->choice: each ok cold unit's chosen config per cell.  -1 reported. */
 static int take_choices(struct analysis *a, struct rec *r, const struct rec_unit *units,
-			size_t nunits)
+			size_t nunits, char **infos, size_t ninfos)
 {
 	int64_t *row = NULL;
 	struct rec_choice *ch = NULL;
@@ -281,20 +281,30 @@ static int take_choices(struct analysis *a, struct rec *r, const struct rec_unit
 		return -1;
 	size_t kept = 0;
 	a->choice = xcalloc(a->nmodes * nc * nb + 1, sizeof(*a->choice));
+	a->detail = xcalloc(a->nmodes * nc * nb + 1, sizeof(*a->detail));
 	for (size_t i = 0; i < n; i++) {
 		const struct rec_unit *u = &units[row[i]]; /* rec_read_choices checked both */
 		if (u->warm || strcmp(u->status, REC_STATUS_OK) || !strcmp(ch[i].reason, "imported"))
 			continue;
 		kept++;
 		size_t m = (size_t)analysis_mode(a, u->mode), b = block_index(a, u->block);
-		char **slot = &a->choice[(m * nc + (size_t)ch[i].cell) * nb + b];
-		free(*slot);
-		*slot = xstrdup(ch[i].config);
+		size_t at = (m * nc + (size_t)ch[i].cell) * nb + b;
+		free(a->choice[at]);
+		a->choice[at] = xstrdup(ch[i].config);
+		free(a->detail[at]);
+		a->detail[at] = NULL;
+		if ((size_t)row[i] < ninfos) {
+			char *key = xasprintf("runtime.%s", a->cells[ch[i].cell].name);
+			a->detail[at] = rec_info_dup(infos[row[i]], key);
+			free(key);
+		}
 	}
 	rec_choices_free(row, ch, n);
 	if (!kept) { /* no unit recorded a choice (an imported file's are placeholders) */
 		free(a->choice);
+		free(a->detail);
 		a->choice = NULL;
+		a->detail = NULL;
 	}
 	return 0;
 }
@@ -442,7 +452,7 @@ int analysis_load(const char *path, struct analysis **out)
 	}
 	parts_finish(a, pv);
 	pv = NULL;
-	if (take_choices(a, r, units, nunits))
+	if (take_choices(a, r, units, nunits, infos, ninfos))
 		goto done;
 	/* failed-unit counts per mode, now that the modes are final */
 	for (size_t k = 0; k < a->nfailed; k++)
@@ -593,9 +603,12 @@ void analysis_free(struct analysis *a)
 		if (a->only)
 			free(a->only[i]);
 	}
-	for (size_t i = 0; a->choice && i < a->nmodes * a->ncells * a->nblocks; i++)
+	for (size_t i = 0; a->choice && i < a->nmodes * a->ncells * a->nblocks; i++) {
 		free(a->choice[i]);
+		free(a->detail[i]);
+	}
 	free(a->choice);
+	free(a->detail);
 	free(a->modes);
 	free(a->aa_of);
 	free(a->only);

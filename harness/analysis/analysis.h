@@ -66,6 +66,10 @@ struct analysis {
 				    (/choices; its last, were there several), indexed as med:
 				    heap strings, NULL where none was recorded; the array NULL
 				    when no unit recorded one (imported rows do not count) */
+	char **detail;           /* each choice's per-kernel detail, indexed as choice: the
+				    unit's info line "runtime.<cell>" ("kernel=config;..." as
+				    docs/record-protocol.md says), heap, NULL where none (the
+				    array NULL with choice) */
 	double *setup;           /* setup seconds (compile + tune + search) of the units that
 				  * measured the cell: [(mode * ncells + cell) * nblocks + block]
 				  * (under unit_scope = "workload" its workload's unit, else the

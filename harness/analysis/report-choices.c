@@ -39,6 +39,93 @@ static const char *chosen(const struct analysis *a, size_t g, size_t c, size_t b
 	return cfg && !isnan(an_med(a, g, c, b)) ? cfg : NULL;
 }
 
+/* Kernel k's config in a per-kernel detail ("name=config;name=config;..."): a heap copy,
+ * NULL when the detail does not name it. */
+static char *kernel_config(const char *detail, const char *k, size_t kl)
+{
+	for (const char *p = detail; p && *p;) {
+		const char *e = strchr(p, ';');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len > kl && !strncmp(p, k, kl) && p[kl] == '=')
+			return xstrndup(p + kl + 1, len - kl - 1);
+		p = e ? e + 1 : p + len;
+	}
+	return NULL;
+}
+
+/* The ", "-separated parts of config x that config y lacks, joined by ", " (heap): what
+ * differs of two Triton configs ("XBLOCK: 1024, num_warps: 4" of "XBLOCK: 1024, num_warps: 4,
+ * num_stages: 1" against "XBLOCK: 512, num_warps: 8, num_stages: 1"). */
+static char *parts_unlike(const char *x, const char *y)
+{
+	struct sbuf sb;
+	sbuf_init(&sb);
+	sbuf_adds(&sb, "");
+	size_t yl = strlen(y);
+	for (const char *p = x; *p;) {
+		const char *e = strstr(p, ", ");
+		size_t len = e ? (size_t)(e - p) : strlen(p), found = 0;
+		for (const char *q = y; !found && q < y + yl;) {
+			const char *f = strstr(q, ", ");
+			size_t ql = f ? (size_t)(f - q) : strlen(q);
+			found = ql == len && !strncmp(p, q, len);
+			q = f ? f + 2 : q + ql;
+		}
+		if (!found)
+			sbuf_addf(&sb, "%s%.*s", sb.len ? ", " : "", (int)len, p);
+		p = e ? e + 2 : p + len;
+	}
+	return sb.buf;
+}
+
+/* Append to sb, for each kernel named in `from` whose config in `other` differs (or is
+ * absent), "name: from's (fastest: other's)", of two configs the parts that differ (swap:
+ * the two the other way round); at most KERNELS_SHOWN kernels, *n counts them all. */
+#define KERNELS_SHOWN 6
+static void diff_side(struct sbuf *sb, const char *from, const char *other, int swap, size_t *n)
+{
+	for (const char *p = from; p && *p;) {
+		const char *e = strchr(p, ';'), *eq = strchr(p, '=');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (eq && eq < p + len) {
+			size_t kl = (size_t)(eq - p);
+			char *mine = xstrndup(eq + 1, len - kl - 1), *theirs = kernel_config(other, p, kl);
+			if ((swap ? !theirs : !theirs || strcmp(mine, theirs)) &&
+			    (*n)++ < KERNELS_SHOWN) {
+				char *a = theirs ? parts_unlike(mine, theirs) : xstrdup(mine);
+				char *b = theirs ? parts_unlike(theirs, mine) : NULL;
+				sbuf_addf(sb, "%s%.*s: %s (fastest: %s)", sb->len ? "; " : "", (int)kl,
+					  p, swap ? "absent" : a, swap ? a : b ? b : "absent");
+				free(a);
+				free(b);
+			}
+			free(mine);
+			free(theirs);
+		}
+		p = e ? e + 1 : p + len;
+	}
+}
+
+/* What differs between the fastest config's per-kernel detail and this one's: heap, NULL
+ * when either has none or they are the same. */
+static char *kernels_differ(const char *fastest, const char *detail)
+{
+	if (!fastest || !detail)
+		return NULL;
+	struct sbuf sb;
+	sbuf_init(&sb);
+	size_t n = 0;
+	diff_side(&sb, detail, fastest, 0, &n);
+	diff_side(&sb, fastest, detail, 1, &n);
+	if (n > KERNELS_SHOWN)
+		sbuf_addf(&sb, "; and %zu more", n - KERNELS_SHOWN);
+	if (!n) {
+		sbuf_release(&sb);
+		return NULL;
+	}
+	return sb.buf;
+}
+
 /* The rows of mode m's group in cell c, appended to r->choices when its units chose two
  * configs or more.  v, w: scratch for nmodes * nblocks values each. */
 static void cell_rows(struct report *r, size_t m, size_t c, double *v, double *w)
@@ -74,6 +161,8 @@ static void cell_rows(struct report *r, size_t m, size_t c, double *v, double *w
 				const char *cfg = chosen(a, g, c, b);
 				if (!cfg || strcmp(cfg, q->config))
 					continue;
+				if (!q->units && a->detail)
+					q->detail = a->detail[(g * a->ncells + c) * nb + b];
 				v[q->units] = an_med(a, g, c, b);
 				q->block[q->units] = a->blocks[b];
 				q->unit_mode[q->units++] = g;
@@ -81,8 +170,12 @@ static void cell_rows(struct report *r, size_t m, size_t c, double *v, double *w
 		q->median_ns = stats_median(v, 1, q->units, w);
 	}
 	qsort(r->choices + start, r->nchoices - start, sizeof(*r->choices), row_cmp);
-	for (size_t k = start; k < r->nchoices; k++)
+	for (size_t k = start; k < r->nchoices; k++) {
 		r->choices[k].ratio = r->choices[k].median_ns / r->choices[start].median_ns;
+		if (k > start)
+			r->choices[k].differs = kernels_differ(r->choices[start].detail,
+							       r->choices[k].detail);
+	}
 }
 
 void report_choices(struct report *r)
@@ -103,6 +196,7 @@ void report_choices_free(struct report *r)
 	for (size_t k = 0; k < r->nchoices; k++) {
 		free(r->choices[k].block);
 		free(r->choices[k].unit_mode);
+		free(r->choices[k].differs);
 	}
 	free(r->choices);
 }

@@ -105,6 +105,11 @@ struct rep_choice {
 	size_t *unit_mode;         /* per such unit: its mode, the mode or a copy (heap) */
 	double median_ns;          /* median of their unit medians */
 	double ratio;              /* median_ns / the fastest config's median_ns */
+	const char *detail;        /* borrowed: the first unit's per-kernel detail (analysis.h's
+				      detail), NULL when it recorded none */
+	char *differs;             /* heap: the kernels whose detail differs from the fastest
+				      config's, "name: this (fastest: that); ..."; NULL for the
+				      fastest row and where either row has no detail */
 };
 
 /* How much of the plan the file records (report-progress.c), when some planned unit is

@@ -334,10 +334,12 @@ void html_write_choices(const struct report *r, FILE *f)
 	}
 	fputs("<p>Per mode, with its A/A copies, the cells where its units chose different configs: "
 	      "each config with its units, their blocks and the median of their unit medians, "
-	      "fastest first; a candidate cause of the mode's spread, not a measured one.</p>\n"
+	      "fastest first; a candidate cause of the mode's spread, not a measured one; and, "
+	      "where the units recorded each kernel's config, the kernels whose config differs "
+	      "from the fastest row's.</p>\n"
 	      "<table id=\"choices-table\" class=\"wide\">\n<thead><tr><th>cell</th><th>mode</th>"
 	      "<th>config</th><th>units</th><th>blocks</th><th>median (us)</th><th>vs fastest</th>"
-	      "</tr></thead>\n<tbody>\n", f);
+	      "<th>kernels unlike the fastest</th></tr></thead>\n<tbody>\n", f);
 	for (size_t k = 0; k < r->nchoices; k++) {
 		const struct rep_choice *q = &r->choices[k];
 		fputs("<tr>", f);
@@ -356,6 +358,7 @@ void html_write_choices(const struct report *r, FILE *f)
 		fputs("</td>", f);
 		html_td_num(f, 'u', q->median_ns / 1e3);
 		html_td_num(f, 'r', q->ratio);
+		html_td(f, q->differs ? q->differs : "-");
 		fputs("</tr>\n", f);
 	}
 	fputs("</tbody>\n</table>\n</section>\n", f);

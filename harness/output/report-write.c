@@ -279,9 +279,11 @@ static void write_md_choices(const struct report *r, FILE *f)
 		   "its units chose different configs: each config, the units that chose it (block, "
 		   "and the copy's name for a copy's unit) and the median of their unit medians, "
 		   "fastest first. What a slow unit ran that a fast one did not; a difference here is "
-		   "one candidate cause of the mode's spread, not a measured one.\n\n"
-		   "| cell | mode | config | units | blocks | median (us) | vs fastest |\n"
-		   "|---|---|---|---|---|---|---|\n");
+		   "one candidate cause of the mode's spread, not a measured one. Where the units "
+		   "recorded each kernel's config (`runtime.<cell>` in their info), the last column "
+		   "names the kernels whose config differs from the fastest row's.\n\n"
+		   "| cell | mode | config | units | blocks | median (us) | vs fastest | kernels unlike the fastest |\n"
+		   "|---|---|---|---|---|---|---|---|\n");
 	for (size_t k = 0; k < r->nchoices; k++) {
 		const struct rep_choice *q = &r->choices[k];
 		fprintf(f, "| %s | %s%s | `%s` | %zu | ", a->cells[q->cell].name, a->modes[q->mode],
@@ -290,8 +292,8 @@ static void write_md_choices(const struct report *r, FILE *f)
 			fprintf(f, "%s%lld%s%s", i ? ", " : "", (long long)q->block[i],
 				q->unit_mode[i] == q->mode ? "" : " ",
 				q->unit_mode[i] == q->mode ? "" : a->modes[q->unit_mode[i]]);
-		fprintf(f, " | %s | %s |\n", num(b1, 32, 'u', q->median_ns / 1e3),
-			num(b2, 32, 'r', q->ratio));
+		fprintf(f, " | %s | %s | %s |\n", num(b1, 32, 'u', q->median_ns / 1e3),
+			num(b2, 32, 'r', q->ratio), q->differs ? q->differs : "-");
 	}
 }
 
@@ -629,11 +631,11 @@ static json_t *build_json(const struct report *r)
 			for (size_t i = 0; i < q->units; i++)
 				json_array_append_new(us, json_pack("{s:I, s:o}", "block",
 					(json_int_t)q->block[i], "mode", jw_str(a->modes[q->unit_mode[i]])));
-			json_array_append_new(ch, json_pack("{s:o, s:o, s:b, s:o, s:o, s:o, s:o}",
+			json_array_append_new(ch, json_pack("{s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o}",
 				"cell", jw_str(a->cells[q->cell].name), "mode", jw_str(a->modes[q->mode]),
 				"with_aa_copies", q->with_copies, "config", jw_str(q->config),
 				"units", us, "median_ns", jw_num(q->median_ns), "ratio",
-				jw_num(q->ratio)));
+				jw_num(q->ratio), "kernels_differ", jw_str(q->differs)));
 		}
 		json_object_set_new(root, "choice_groups", ch);
 	}

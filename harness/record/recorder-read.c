@@ -228,22 +228,37 @@ int rec_read_units(struct rec *r, struct rec_unit **units, size_t *n)
 	return 0;
 }
 
-const char *rec_info_get(const char *info, const char *key, char *buf, size_t n)
+/* The value of the first "key=" line of info: its start, *len its length; NULL if none. */
+static const char *info_find(const char *info, const char *key, size_t *len)
 {
 	size_t kl = strlen(key);
-	buf[0] = '\0';
 	for (const char *p = info; p && *p;) {
 		const char *e = strchr(p, '\n');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		if (len > kl && !strncmp(p, key, kl) && p[kl] == '=') {
-			size_t v = len - kl - 1 < n - 1 ? len - kl - 1 : n - 1;
-			memcpy(buf, p + kl + 1, v);
-			buf[v] = '\0';
-			return buf;
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		if (l > kl && !strncmp(p, key, kl) && p[kl] == '=') {
+			*len = l - kl - 1;
+			return p + kl + 1;
 		}
-		p = e ? e + 1 : p + len;
+		p = e ? e + 1 : p + l;
 	}
+	return NULL;
+}
+
+const char *rec_info_get(const char *info, const char *key, char *buf, size_t n)
+{
+	size_t len = 0;
+	const char *v = info_find(info, key, &len);
+	len = v ? (len < n - 1 ? len : n - 1) : 0;
+	memcpy(buf, v ? v : "", len);
+	buf[len] = '\0';
 	return buf;
+}
+
+char *rec_info_dup(const char *info, const char *key)
+{
+	size_t len = 0;
+	const char *v = info_find(info, key, &len);
+	return v ? xstrndup(v, len) : NULL;
 }
 
 int rec_read_unit_infos(struct rec *r, char ***infos, size_t *n)

@@ -323,6 +323,8 @@ int rec_read_unit_infos(struct rec *r, char ***infos, size_t *n);
 /* The value of the first "key=" line of a unit's info, copied into buf (at most n - 1
  * bytes); "" when absent.  Returns buf. */
 const char *rec_info_get(const char *info, const char *key, char *buf, size_t n);
+/* The same value whole, as a heap string the caller frees; NULL when absent. */
+char *rec_info_dup(const char *info, const char *key);
 void rec_units_free(struct rec_unit *units, size_t n);
 int rec_read_cells(struct rec *r, struct rec_cell **cells, size_t *n);
 void rec_cells_free(struct rec_cell *cells, size_t n);

@@ -2,7 +2,8 @@
 # fake command worker (tests/data/command/choices.toml): a mode whose units choose "tile=8"
 # (1.5x slower) in even blocks and "tile=16" in odd ones, with warm probes and an A/A copy,
 # is listed per config, fastest first, with its cold units (the copy's named by its mode)
-# and the median of their unit medians; the baseline, which always chose one config, is not;
+# and the median of their unit medians, and the slow config's kernel whose config differs
+# from the fastest's; the baseline, which always chose one config, is not;
 # markdown, JSON and HTML say the same; a run whose units record no choice has no section.
 . "$top_srcdir/tests/setup"
 command -v python3 >/dev/null || skip "no python3 on PATH for the fake worker"
@@ -18,6 +19,10 @@ grep -qF '| w1/fake | flip (+ A/A copies) | `tile=16` | 4 | 1, 3, 1 flip-aa, 3 f
 	[ "$(grep -n 'tile=16' sec.md | cut -d: -f1)" -lt "$(grep -n 'tile=8`' sec.md | cut -d: -f1)" ] &&
 	pass "markdown: flip's two configs, fastest first, four cold units each, with their blocks" ||
 	{ fail "markdown choices table"; cat sec.md >&2; }
+grep -qF '| 1.0000 | - |' sec.md &&
+	grep -qF '| k_tile: XBLOCK: 8 (fastest: XBLOCK: 16) |' sec.md && ! grep -q 'k_same' sec.md &&
+	pass "markdown: the slow config's kernel that differs from the fastest, by the parts that differ" ||
+	{ fail "markdown: kernels unlike the fastest"; cat sec.md >&2; }
 grep -qF '| w1/fake | base ' sec.md && fail "the baseline chose one config, yet it is listed" ||
 	pass "the baseline (one config) is not listed"
 expect_status 0 h report -f json ch.h5 || finish
@@ -30,6 +35,7 @@ assert fast["config"] == "tile=16" and slow["config"] == "tile=8", rows
 assert fast["with_aa_copies"] and len(fast["units"]) == 4 and len(slow["units"]) == 4, rows
 assert abs(fast["median_ns"] / 10000 - 1) < 0.03 and abs(slow["median_ns"] / 15000 - 1) < 0.03, rows
 assert fast["ratio"] == 1.0 and abs(slow["ratio"] - 1.5) < 0.05, rows
+assert fast["kernels_differ"] is None and slow["kernels_differ"] == "k_tile: XBLOCK: 8 (fastest: XBLOCK: 16)", rows
 units = lambda r: sorted((u["block"], u["mode"]) for u in r["units"])
 assert units(fast) == [(1, "flip"), (1, "flip-aa"), (3, "flip"), (3, "flip-aa")], rows
 assert units(slow) == [(0, "flip"), (0, "flip-aa"), (2, "flip"), (2, "flip-aa")], rows
@@ -37,10 +43,11 @@ PYEOF
 expect_status 0 h report --format html ch.h5 &&
 	grep -q 'id="choices-table"' "$SCRATCH/out" && grep -q '<td>tile=16</td>' "$SCRATCH/out" &&
 	grep -q '<td>flip (+ A/A copies)</td>' "$SCRATCH/out" &&
+	grep -qF '<td>k_tile: XBLOCK: 8 (fastest: XBLOCK: 16)</td>' "$SCRATCH/out" &&
 	pass "html: the choices table" || fail "html choices table"
 # no unit records a choice: no section, no key
 sed -e 's/options = { config = "tile=8" }/options = { choose = false }/' \
-	-e 's/options = { configs = "tile=8|tile=16", slow = "tile=8" }/options = { configs = "tile=8|tile=16", choose = false }/' \
+	-e 's/options = { configs = "tile=8|tile=16", slow = "tile=8", runtime = true }/options = { configs = "tile=8|tile=16", choose = false }/' \
 	choices.toml > none.toml
 expect_status 0 h run -q -o none.h5 none.toml || finish
 expect_status 0 h report none.h5 && ! grep -q '^## Choices' "$SCRATCH/out" &&
