@@ -94,8 +94,12 @@ static void diff_side(struct sbuf *sb, const char *from, const char *other, int 
 			    (*n)++ < KERNELS_SHOWN) {
 				char *a = theirs ? parts_unlike(mine, theirs) : xstrdup(mine);
 				char *b = theirs ? parts_unlike(theirs, mine) : NULL;
+				if (!*a) { /* every part of a is in b: b has more */
+					free(a);
+					a = xstrdup("-");
+				}
 				sbuf_addf(sb, "%s%.*s: %s (fastest: %s)", sb->len ? "; " : "", (int)kl,
-					  p, swap ? "absent" : a, swap ? a : b ? b : "absent");
+					  p, swap ? "absent" : a, swap ? a : b && *b ? b : b ? "-" : "absent");
 				free(a);
 				free(b);
 			}

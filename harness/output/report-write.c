@@ -263,6 +263,17 @@ static void write_md_progress(const struct report *r, FILE *f)
 
 /* Where a mode's units chose differently: a table when some did, a line when none did, nothing
  * when no unit recorded a choice. */
+/* s as the text of a markdown table cell: '|' escaped (a kernel with several launch
+ * configs lists them joined by '|'). */
+static void md_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+}
+
 static void write_md_choices(const struct report *r, FILE *f)
 {
 	const struct analysis *a = r->a;
@@ -292,8 +303,10 @@ static void write_md_choices(const struct report *r, FILE *f)
 			fprintf(f, "%s%lld%s%s", i ? ", " : "", (long long)q->block[i],
 				q->unit_mode[i] == q->mode ? "" : " ",
 				q->unit_mode[i] == q->mode ? "" : a->modes[q->unit_mode[i]]);
-		fprintf(f, " | %s | %s | %s |\n", num(b1, 32, 'u', q->median_ns / 1e3),
-			num(b2, 32, 'r', q->ratio), q->differs ? q->differs : "-");
+		fprintf(f, " | %s | %s | ", num(b1, 32, 'u', q->median_ns / 1e3),
+			num(b2, 32, 'r', q->ratio));
+		md_text(f, q->differs ? q->differs : "-");
+		fputs(" |\n", f);
 	}
 }
 

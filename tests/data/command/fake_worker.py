@@ -8,7 +8,8 @@ set by its mode's options (the unit specification):
   slow   = a config whose samples are 1.5 times slower
   choose = false: record no choice
   runtime = true: with the choice, each kernel's config as the torch worker records it (info
-           "runtime.<cell>": k_same, always alike, and k_tile, whose XBLOCK is the tile)
+           "runtime.<cell>": k_same, always alike, k_tile, whose XBLOCK is the tile, and
+           with "tile=8" k_two, two launch configs joined by '|')
   work   = true: compile into TORCHINDUCTOR_CACHE_DIR when cold (a warm unit finds it there)
   compile_s = {workload = seconds}: the compile time a cold unit reports per workload it
            was given (else 5 us)
@@ -87,8 +88,9 @@ for c in cells:
         u.choice(c, cfg, "tuned")
         if opt.get("runtime"):
             u.info({"runtime.%s/fake" % spec["workloads"][c]["name"]:
-                    "k_same=XBLOCK: 64, num_warps: 4;k_tile=XBLOCK: %s, num_warps: 4"
-                    % cfg.split("=")[-1]})
+                    "k_same=XBLOCK: 64, num_warps: 4;k_tile=XBLOCK: %s, num_warps: 4%s"
+                    % (cfg.split("=")[-1],
+                       ";k_two=XBLOCK: 8|XBLOCK: 16" if cfg == "tile=8" else "")})
     n = int(spec["measure"]["min_samples"])
     base = 10000.0 * scale * (1 + c) * (1.5 if cfg == opt.get("slow") else 1.0)
     u.samples(c, [int(base * rng.uniform(0.98, 1.02)) for _ in range(n)],
