@@ -1,7 +1,8 @@
 # tests/cli/formats.sh: a results file of layout version 1 (tests/data/v1, written by the
 # harness before layout 2) still shows and reports exactly as the expected files say (they
 # change only with a deliberate change of the report: 2026-11-26 added "Choices that differ
-# between units", whose rows this file's exhaustive units give), is refused for appending,
+# between units", whose rows this file's exhaustive units give, and then its column of the
+# kernels unlike the fastest, "-" here), is refused for appending,
 # and a new run writes layout 2: config spaces, trial samples and the optional sample columns.
 . "$top_srcdir/tests/setup"
 cp "$DATA/v1/v1.h5" "$DATA/v1/v1.toml" .
