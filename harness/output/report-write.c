@@ -261,8 +261,6 @@ static void write_md_progress(const struct report *r, FILE *f)
 	fprintf(f, "\n");
 }
 
-/* Where a mode's units chose differently: a table when some did, a line when none did, nothing
- * when no unit recorded a choice. */
 /* s as the text of a markdown table cell: '|' escaped (a kernel with several launch
  * configs lists them joined by '|'). */
 static void md_text(FILE *f, const char *s)
@@ -274,6 +272,8 @@ static void md_text(FILE *f, const char *s)
 	}
 }
 
+/* Where a mode's units chose differently: a table when some did, a line when none did, nothing
+ * when no unit recorded a choice. */
 static void write_md_choices(const struct report *r, FILE *f)
 {
 	const struct analysis *a = r->a;

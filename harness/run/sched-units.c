@@ -448,7 +448,7 @@ static int past_budget(const struct run *r, const struct rec_plan *p, const stru
 		return 0;
 	int64_t deadline = r->session_ns + util_s_to_ns(r->o->max_time_s);
 	int64_t est = estimate_ns(r, p);
-	if (est >= 0 && probe && !p->warm && probe->warm && probe->warm_of == p->id) {
+	if (est >= 0 && probe && probe->warm && probe->warm_of == p->id) {
 		int64_t pe = estimate_ns(r, probe);
 		if (pe > 0)
 			est += pe;
