@@ -43,8 +43,7 @@ struct slot_run {
 	int64_t block;                /* the block it works through, or -1 */
 	int running;                  /* a unit has started and not yet ended */
 	int64_t noted_ns;             /* when its unit's running note was last written */
-	int out_of_time;              /* its next unit cannot finish within --max-time: it starts
-				       * nothing more (the others go on) */
+	int dealt_out;                /* no block left to deal it: it starts nothing more */
 	const struct rec_plan *p;     /* the unit */
 	struct rec_unit_data u;       /* its record, filled as it runs */
 	struct unit_spec spec;

@@ -488,7 +488,7 @@ static int deal_block(struct run *r, struct slot_run *s, char *dealt)
 
 /* Start slot s's next unit, if its block has one and the budget allows it.  0 started or
  * nothing to start, 1 the block's next unit cannot finish within the --max-time budget (the
- * slot may start nothing more: its block's units run in planned order), -1 failed. */
+ * slot may start nothing more of this block: its units run in planned order), -1 failed. */
 static int slot_start_next(struct run *r, struct slot_run *s)
 {
 	while (s->next < s->nqueue) {
@@ -534,9 +534,10 @@ static void note_running(struct run *r, struct slot_run *s)
  * The scheduler is the only writer: it records each unit in the journal as it ends.  A
  * stop (signal) kills the running units (not recorded); an infrastructure failure stops
  * the others the same way.  A slot whose block's next unit cannot finish within --max-time
- * starts nothing more and lets its running unit finish, while the other slots go on with
- * units that can (a long unit waiting in one block does not idle every GPU).  Returns 0
- * (*failed, *time_limit say how it ended) or -1 reported. */
+ * leaves that block's rest for --resume and takes a block not yet dealt, and so on until it
+ * finds a unit that fits or no block is left; the other slots go on meanwhile (a long unit
+ * waiting in one block idles no GPU while units elsewhere fit).  Returns 0 (*failed,
+ * *time_limit say how it ended) or -1 reported. */
 int sched_run_slots(struct run *r, const volatile sig_atomic_t *stop, int *failed,
 		    int *time_limit)
 {
@@ -563,19 +564,20 @@ int sched_run_slots(struct run *r, const volatile sig_atomic_t *stop, int *faile
 		/* Free slots (in the drawn order) take their block's next unit or a new block. */
 		for (size_t k = 0; k < n && !halt; k++) {
 			struct slot_run *s = &sl[k];
-			if (s->running || s->out_of_time)
+			if (s->running || s->dealt_out)
 				continue;
-			int st = 0;
-			while (!s->running && !s->out_of_time && !halt) {
-				if (s->next >= s->nqueue && !deal_block(r, s, dealt))
+			while (!s->running && !halt) {
+				if (s->next >= s->nqueue && !deal_block(r, s, dealt)) {
+					s->dealt_out = 1;
 					break;
-				st = slot_start_next(r, s);
+				}
+				int st = slot_start_next(r, s);
 				if (st < 0) {
 					*failed = 1;
 					halt = 1;
-				} else if (st == 1) {
+				} else if (st == 1) { /* the block's rest waits for --resume */
 					*time_limit = 1;
-					s->out_of_time = 1;
+					s->nqueue = s->next = 0;
 				}
 			}
 		}
