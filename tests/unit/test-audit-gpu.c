@@ -258,6 +258,35 @@ START_TEST(test_worker_run)
 }
 END_TEST
 
+/* The H100 file with the units of odd blocks moved to a second, 20 C cooler GPU: the
+ * temperature check judges each GPU on its own (12 C on the warm one, as in test_h100_run;
+ * 10 C on the cool one), not the 31 C between the cool card's starts and the warm card's
+ * ends (until 2026-11-26 it did). */
+static const char py_two_cards[] =
+	PY_READ_INFO
+	"import re\n"
+	"for i in range(len(u)):\n"
+	"    if u['block'][i] % 2:\n"
+	"        s = re.sub('_gpu_uuid=\\S+', '_gpu_uuid=GPU-cool', info[i])\n"
+	"        info[i] = re.sub('(temperature_c=)(\\d+)',\n"
+	"                         lambda m: m.group(1) + str(int(m.group(2)) - 20), s)\n"
+	PY_WRITE_INFO;
+
+START_TEST(test_two_cards_temperature)
+{
+	struct audit *a;
+	if (!audit_rewritten("cuda/gpu-aa-h100.h5", py_two_cards, "two cards", "cuda", &a))
+		return;
+	const struct audit_check *t = find(a, "gpu-temperature");
+	ck_assert_int_eq(t->status, AUDIT_WARN);
+	ck_assert_ptr_nonnull(strstr(t->summary, "drifted by 12 C"));
+	ck_assert_ptr_nonnull(strstr(t->summary, "one GPU"));
+	ck_assert_uint_eq(t->nevidence, 2);
+	ck_assert_ptr_nonnull(strstr(t->evidence[1], "GPU-cool: 29 to 39 C"));
+	audit_free(a);
+}
+END_TEST
+
 /* A CPU run has no gpu_open_ lines: no GPU check is added. */
 START_TEST(test_cpu_run)
 {
@@ -295,6 +324,7 @@ int main(void)
 	tcase_add_test(tc, test_h100_replay_run);
 	tcase_add_test(tc, test_op_timing_stream);
 	tcase_add_test(tc, test_worker_run);
+	tcase_add_test(tc, test_two_cards_temperature);
 	tcase_add_test(tc, test_cpu_run);
 	tcase_add_test(tc, test_missing_file);
 	suite_add_tcase(s, tc);

@@ -13,6 +13,7 @@ set by its mode's options (the unit specification):
   work   = true: compile into TORCHINDUCTOR_CACHE_DIR when cold (a warm unit finds it there)
   compile_s = {workload = seconds}: the compile time a cold unit reports per workload it
            was given (else 5 us)
+  cold_s = seconds a cold unit (one that compiles) sleeps before it is done
   gpu    = "GPU-...": say the unit ran on that GPU, its state at the start and the end as the
            info keys the audit's gpu-* checks read (docs/record-protocol.md, "GPU state");
            "GPU-a|GPU-b|...": the unit's id picks one
@@ -113,5 +114,7 @@ if behave == "partial":
     sys.exit(0)
 if behave == "no-done":
     sys.exit(0)
+if compiles and "cold_s" in opt:
+    time.sleep(float(opt["cold_s"]))
 gpu_state("gpu_close_")
 u.done("ok")
