@@ -121,6 +121,18 @@ static double boot_cell_median_mean(const double *logr, size_t ncells, const siz
 	return used ? sum / (double)used : NAN;
 }
 
+size_t stats_blocks_with_data(const double *logr, size_t nblocks, size_t ncells)
+{
+	size_t n = 0;
+	for (size_t b = 0; b < nblocks; b++) {
+		size_t j = 0;
+		while (j < ncells && isnan(logr[b * ncells + j]))
+			j++;
+		n += j < ncells;
+	}
+	return n;
+}
+
 /* Block (cluster) bootstrap of a geometric mean of ratios (Davison & Hinkley 1997, §3.8:
  * resample the independent units, here whole blocks, so the correlation between cells of
  * one block is kept).  The statistic is the mean over cells of the per-cell median log

@@ -193,6 +193,20 @@ static int check_positive(const char *what, const double *x, size_t n, char **ca
 	return -1;
 }
 
+int stats_ci_short(size_t n, size_t n_base, double conf, int paired)
+{
+	double most = paired ? 1 - 2 / pow(2, (double)n)
+			     : 1 - 2 * exp(-gsl_sf_lnchoose((unsigned)(n + n_base), (unsigned)n));
+	return !(most >= conf);
+}
+
+/* stats_decide, or INCONCLUSIVE where the CI cannot have its stated coverage. */
+static enum stats_verdict decide_comparison(const struct stats_comparison *c, double p,
+					    double alpha, double margin)
+{
+	return c->ci_short ? VERDICT_INCONCLUSIVE : stats_decide(c->lo, c->hi, p, alpha, margin);
+}
+
 /* Paired comparison (METHOD.md "Deciding"): the observation of block i is the ratio
  * r_i = mode_i / base_i, so the block effect cancels.
  *   ratio       median of r_i
@@ -204,7 +218,8 @@ static int check_positive(const char *what, const double *x, size_t n, char **ca
  *   p_sign      sign test of log r_i
  *   sigma_log   sample standard deviation of log r_i (n - 1 denominator; NaN when n < 2)
  *   mde, blocks_needed   stats_mde(n, sigma_log) and stats_blocks_needed(margin, sigma_log)
- *   p_holm = p and verdict = stats_decide(lo, hi, p, alpha, margin).
+ *   p_holm = p and verdict = stats_decide(lo, hi, p, alpha, margin), INCONCLUSIVE when
+ *   ci_short (fewer than 6 pairs at 95%: stats_ci_short).
  * With n = 1 there is no CI, p = 1 and the verdict is INCONCLUSIVE. */
 int stats_compare_paired(const double *mode, const double *base, size_t n,
 			 const struct stats_compare_opts *o, gsl_rng *rng,
@@ -248,7 +263,8 @@ int stats_compare_paired(const double *mode, const double *base, size_t n,
 	c.mde = stats_mde(n, c.sigma_log, o->alpha, o->power);
 	c.blocks_needed = stats_blocks_needed(o->margin, c.sigma_log, o->alpha, o->power);
 	c.p_holm = c.p;
-	c.verdict = stats_decide(c.lo, c.hi, c.p, o->alpha, o->margin);
+	c.ci_short = stats_ci_short(n, n, o->conf, 1);
+	c.verdict = decide_comparison(&c, c.p, o->alpha, o->margin);
 	*out = c;
 	ret = 0;
 done:
@@ -296,7 +312,8 @@ static void boot_ratio_of_medians(const double *x, size_t nx, const double *y, s
  *   blocks_needed   units needed per arm (equal arms) to detect margin (see
  *               units_needed_unpaired), at least the arm size whose exact Mann-Whitney p
  *               can reach alpha (4 at 0.05)
- *   p_holm = p and verdict = stats_decide(lo, hi, p, alpha, margin). */
+ *   p_holm = p and verdict = stats_decide(lo, hi, p, alpha, margin), INCONCLUSIVE when
+ *   ci_short (fewer than 4 and 4 units at 95%: stats_ci_short). */
 int stats_compare_unpaired(const double *mode, size_t nm, const double *base, size_t nb,
 			   const struct stats_compare_opts *o, gsl_rng *rng,
 			   struct stats_comparison *out, char **cause)
@@ -349,7 +366,8 @@ int stats_compare_unpaired(const double *mode, size_t nm, const double *base, si
 	c.mde = mde_unpaired(nm, nb, c.sigma_log, o->alpha, o->power);
 	c.blocks_needed = units_needed_unpaired(o->margin, c.sigma_log, o->alpha, o->power);
 	c.p_holm = c.p;
-	c.verdict = stats_decide(c.lo, c.hi, c.p, o->alpha, o->margin);
+	c.ci_short = stats_ci_short(nm, nb, o->conf, 0);
+	c.verdict = decide_comparison(&c, c.p, o->alpha, o->margin);
 	*out = c;
 	ret = 0;
 done:
@@ -370,7 +388,7 @@ void stats_comparison_redecide(struct stats_comparison *c, double p_holm, double
 			       double margin, size_t family)
 {
 	c->p_holm = p_holm;
-	c->verdict = stats_decide(c->lo, c->hi, p_holm, alpha, margin);
+	c->verdict = decide_comparison(c, p_holm, alpha, margin);
 	if (family > 1 && !isnan(c->blocks_needed)) {
 		double a = alpha / (double)family;
 		c->blocks_needed = fmax(c->blocks_needed, c->paired ? signed_rank_min_n(a)

@@ -135,8 +135,9 @@ void stats_holm(const double *p, size_t n, double *adj);
 
 /* ---- corr.c -------------------------------------------------------------------------- */
 
-/* Spearman's rho (Pearson on mid-ranks) with a two-sided p from the t distribution with
- * n-2 degrees of freedom (SciPy spearmanr).  n >= 3; constant input gives rho = NaN. */
+/* Spearman's rho (Pearson on mid-ranks) with a two-sided p: exact (every pairing) for
+ * n <= 10, else from the t distribution with n-2 degrees of freedom (SciPy spearmanr).
+ * n >= 3; constant input gives rho = NaN. */
 int stats_spearman(const double *x, const double *y, size_t n, double *rho, double *p,
 		   char **cause);
 /* Kendall's tau-b with ties, two-sided p: exact without ties when n <= 33 (or at most one
@@ -158,6 +159,9 @@ int stats_boot_median_ci(const double *x, size_t n, double conf, size_t nboot,
 int stats_boot_geomean(const double *logr, size_t nblocks, size_t ncells, double conf,
 		       size_t nboot, gsl_rng *rng, double *est, double *lo, double *hi,
 		       char **cause);
+/* The rows (blocks) of logr[nblocks][ncells] with at least one value that is not NaN: the
+ * blocks stats_boot_geomean resamples. */
+size_t stats_blocks_with_data(const double *logr, size_t nblocks, size_t ncells);
 
 /* ---- decide.c ------------------------------------------------------------------------ */
 
@@ -203,8 +207,15 @@ struct stats_comparison {
 	double sigma_log;    /* standard deviation of the log ratios (paired) or pooled of log values */
 	double mde;          /* minimum detectable relative effect at opts.power for this n */
 	double blocks_needed;/* repeats that would detect opts.margin */
-	enum stats_verdict verdict; /* from lo, hi and p_holm */
+	int ci_short;        /* too few for any distribution-free CI at conf (stats_ci_short) */
+	enum stats_verdict verdict; /* from lo, hi and p_holm; INCONCLUSIVE when ci_short */
 };
+/* 1 when n pairs (paired) or n and n_base units (unpaired) are too few for any
+ * distribution-free CI of conf's coverage: the order-statistic CI of a median covers at
+ * most 1 - 2^(1-n) (6 pairs for 95%), the Mann-Whitney CI of a shift at most
+ * 1 - 2 / C(n + n_base, n) (4 and 4 units for 95%).  There, a percentile bootstrap CI covers
+ * less than it says, and no verdict rests on it, SAME included (METHOD.md "Small samples"). */
+int stats_ci_short(size_t n, size_t n_base, double conf, int paired);
 /* Fill *out; -1 and *cause on bad input (n < 1, NaN, inf, values <= 0). */
 int stats_compare_paired(const double *mode, const double *base, size_t n,
 			 const struct stats_compare_opts *o, gsl_rng *rng,

@@ -155,9 +155,28 @@ void check_repeats(struct audit *au, struct ctx *c)
 				 "is %.4g > alpha %.3g: nothing can be FASTER or SLOWER", maxn, nok,
 			      (double)nok * floor, r->o.alpha);
 	}
-	if (maxn < 6 && c->an->paired)
-		check_ev(k, "with n < 6 the distribution-free CI of the median is [min, max] at "
-			    "below 95%% coverage");
+	size_t short_ci = 0;
+	for (size_t i = 0; i < r->ncmp; i++)
+		short_ci += r->cmp[i].ok && r->cmp[i].c.ci_short;
+	if (short_ci) {
+		check_raise(k, AUDIT_FAIL);
+		check_ev(k, "%zu of %zu comparisons have too few %s for any distribution-free CI at "
+			    "%.0f%% (paired: 6 at 95%%; [min, max] of n ratios covers 1 - 2^(1-n)): "
+			    "no verdict there, SAME included", short_ci, nok,
+			 c->an->paired ? "pairs" : "units", 100 * r->o.conf);
+		if (!k->summary)
+			check_summary(k, "%zu of %zu comparisons have too few %s for a CI at %.0f%%: "
+					 "no verdict there, SAME included", short_ci, nok,
+				      c->an->paired ? "pairs" : "units", 100 * r->o.conf);
+	}
+	/* blocks appended after the run started (harness run --resume --repeats) */
+	const char *ext = meta(c, "repeats_extended");
+	if (*ext) {
+		check_raise(k, AUDIT_WARN);
+		check_ev(k, "the plan was extended: %s; blocks added once results could be seen "
+			    "let a run stop when a test happens to pass (optional stopping), unless "
+			    "the number was fixed without looking", ext);
+	}
 	if (nm) {
 		qsort(mde, nm, sizeof(*mde), dbl_cmp);
 		double med = nm % 2 ? mde[nm / 2] : (mde[nm / 2 - 1] + mde[nm / 2]) / 2;

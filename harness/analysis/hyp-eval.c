@@ -436,7 +436,9 @@ static void decide(struct hyp_result *res, const struct hyp_entry *en)
 	const struct hypothesis *h = res->h;
 	for (size_t i = 0; i < res->nt; i++) {
 		struct hyp_target *t = &res->t[i];
-		if (t->kind == HYP_T_CELL)
+		if (t->ci_short)
+			t->verdict = VERDICT_INCONCLUSIVE;
+		else if (t->kind == HYP_T_CELL)
 			t->verdict = stats_decide(t->lo, t->hi, t->p, res->alpha, res->min_effect);
 		else if (t->kind == HYP_T_GEOMEAN || t->kind == HYP_T_COMP)
 			t->verdict = stats_decide(t->lo, t->hi, 0, res->alpha, res->min_effect);

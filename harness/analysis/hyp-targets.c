@@ -46,7 +46,8 @@ void hyp_target_cell(struct hyp_result *res, const struct report *r, size_t m, s
 		return;
 	}
 	t->ok = 1;
-	t->n = x->c.n;
+	t->n = t->nblocks = x->c.n;
+	t->ci_short = x->c.ci_short;
 	t->spread = x->spread_ratio;
 	t->ratio = x->c.ratio;
 	t->hl_ratio = x->c.hl_ratio;
@@ -102,6 +103,8 @@ void hyp_target_geomean(struct hyp_result *res, const struct report *r, size_t m
 			t->ratio = ag->geomean;
 			t->lo = ag->lo;
 			t->hi = ag->hi;
+			t->nblocks = ag->nblocks;
+			t->ci_short = stats_ci_short(t->nblocks, t->nblocks, r->o.conf, 1);
 			return;
 		}
 	}
@@ -124,6 +127,8 @@ void hyp_target_geomean(struct hyp_result *res, const struct report *r, size_t m
 		t->ratio = t->lo = t->hi = NAN;
 	} else {
 		t->ok = 1;
+		t->nblocks = stats_blocks_with_data(logr, a->nblocks, ncells);
+		t->ci_short = stats_ci_short(t->nblocks, t->nblocks, r->o.conf, 1);
 	}
 	free(logr);
 }
@@ -147,7 +152,8 @@ void hyp_target_comp(struct hyp_result *res, const struct report *r,
 			continue;
 		}
 		t->ok = 1;
-		t->n = c->n;
+		t->n = t->nblocks = c->n;
+		t->ci_short = stats_ci_short(c->n, c->n, r->o.conf, 1);
 		t->ratio = c->meas.est, t->e2e_lo = c->meas.lo, t->e2e_hi = c->meas.hi;
 		t->pred = c->pred.est, t->pred_lo = c->pred.lo, t->pred_hi = c->pred.hi;
 		t->inter = c->inter.est, t->lo = c->inter.lo, t->hi = c->inter.hi;
@@ -165,6 +171,10 @@ void hyp_target_comp(struct hyp_result *res, const struct report *r,
 
 static double target_stat(const struct hyp_target *t, const char *s)
 {
+	size_t len = strlen(s);
+	/* every CI bound (ci_lo, e2e_hi, coverage_lo, ...): none from too few blocks */
+	if (t->ci_short && len > 3 && (!strcmp(s + len - 3, "_lo") || !strcmp(s + len - 3, "_hi")))
+		return NAN;
 	if (!strcmp(s, "ratio"))
 		return t->ratio;
 	if (!strcmp(s, "hl_ratio"))
@@ -305,6 +315,8 @@ void hyp_target_numbers(struct sbuf *sb, const struct hyp_target *t)
 		if (t->in_family)
 			sbuf_adds(sb, " (Holm)");
 	}
+	if (t->ci_short)
+		sbuf_addf(sb, ", %zu block(s): too few for a CI at its level, undecided", t->nblocks);
 	if (t->kind == HYP_T_CELL)
 		sbuf_addf(sb, ", %s", stats_verdict_name(t->verdict));
 }

@@ -60,6 +60,10 @@ struct hyp_target {
 	int ok;                     /* 0: no statistics (note says why) */
 	char note[128];
 	size_t n;                   /* pairs; cells of the geomean; modes ranked */
+	size_t nblocks;             /* blocks behind its CIs (cell: its pairs) */
+	int ci_short;               /* too few blocks for a distribution-free CI at the
+				     * report's level (stats_ci_short): its CI bounds are not
+				     * statistics a criterion can use, its verdict INCONCLUSIVE */
 	double spread;              /* spread_ratio: the mode's spread across units over the
 				     * baseline's (cell), their median over the cells (geomean) */
 	double ratio, hl_ratio, lo, hi, tau;

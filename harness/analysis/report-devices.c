@@ -11,8 +11,6 @@
 #include "harness/analysis/report-int.h"
 #include "harness/base/util.h"
 
-#define DEVICE_DRIFT_MIN 5 /* points a device's drift needs before it is flagged */
-
 void report_devices(struct report *r)
 {
 	const struct analysis *a = r->a;
@@ -34,11 +32,6 @@ void report_devices(struct report *r)
 		v->drift = xcalloc(a->nmodes, sizeof(*v->drift));
 		for (size_t m = 0; m < a->nmodes; m++) {
 			report_drift_mode(r, m, (long)d, &v->drift[m]);
-			/* A device holds a share of the blocks: below 5 points no exact Spearman
-			 * test reaches p < 0.05 (its smallest two-sided p is 2 / n!), and the t
-			 * approximation's p of 0 for rho = +-1 over 3 or 4 points is no evidence. */
-			if (v->drift[m].n < DEVICE_DRIFT_MIN)
-				v->drift[m].flagged = 0;
 			if (v->drift[m].flagged)
 				report_warn(r, "mode '%s' drifts with run order on device '%s' (Spearman "
 					       "rho %.2f over %zu units, p %.3g)",

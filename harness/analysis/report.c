@@ -59,7 +59,9 @@ static void summarize(struct report *r)
 			size_t n = analysis_column(a, m, c, x);
 			s->n = n;
 			stats_summarize(x, 1, n, w, &s->s);
-			s->spread = n ? s->s.iqr / s->s.median : NAN;
+			/* one unit has no spread (not a spread of 0: that made a mode run once
+			 * look least spread, and every ratio over it infinite) */
+			s->spread = n >= 2 ? s->s.iqr / s->s.median : NAN;
 			analysis_variance(a, m, c, &s->unit_se, &s->vc);
 		}
 	}
@@ -136,7 +138,7 @@ static void compare(struct report *r, size_t m, size_t ref, size_t c, gsl_rng *r
 	}
 	const struct rep_summary *sm = &r->sum[m * a->ncells + c], *sr = &r->sum[ref * a->ncells + c];
 	out->iqr_overlap = sm->n && sr->n && sm->s.q1 <= sr->s.q3 && sr->s.q1 <= sm->s.q3;
-	out->spread_ratio = sm->spread / sr->spread;
+	out->spread_ratio = sr->spread > 0 ? sm->spread / sr->spread : NAN;
 	free(xm);
 	free(xr);
 }
@@ -299,9 +301,11 @@ static void pareto(struct report *r, gsl_rng *rng)
 					compare(r, modes[i], modes[j], c, rng, &x);
 				if (!x.ok)
 					continue;
-				enum stats_verdict v = with_base ? stats_decide(x.c.lo, x.c.hi, x.c.p,
-										r->o.alpha, r->margin)
-								 : x.c.verdict;
+				enum stats_verdict v =
+					!with_base    ? x.c.verdict
+					: x.c.ci_short ? VERDICT_INCONCLUSIVE
+						       : stats_decide(x.c.lo, x.c.hi, x.c.p, r->o.alpha,
+								      r->margin);
 				if (modes[i] == r->baseline) /* x is other against the baseline */
 					v = v == VERDICT_FASTER   ? VERDICT_SLOWER
 					    : v == VERDICT_SLOWER ? VERDICT_FASTER
@@ -436,6 +440,7 @@ static int aggregates(struct report *r, gsl_rng *rng)
 					for (size_t k = 0; k < ncol; k++)
 						mat[b * ncol + k] = logr[b * a->ncells + k];
 				char *cause = NULL;
+				g->nblocks = stats_blocks_with_data(mat, nb, ncol);
 				report_reseed(rng, r->o.seed, scopes[s], a->modes[m], "geomean");
 				if (stats_boot_geomean(mat, nb, ncol, r->o.conf, r->o.nboot, rng, &g->geomean,
 						       &g->lo, &g->hi, &cause)) {

@@ -52,6 +52,7 @@ struct rep_agg {
 	size_t mode;
 	size_t ncells;               /* op cells in the geometric mean */
 	double geomean, lo, hi;      /* block-bootstrap CI; NAN when not computable */
+	size_t nblocks;              /* blocks with a value, those the CI resamples */
 	double e2e_ratio;            /* the workload's e2e cell ratio, NAN when none */
 	enum stats_verdict e2e_verdict;
 	int has_e2e;

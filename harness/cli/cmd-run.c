@@ -15,7 +15,7 @@
 #include "kernels/backend.h"
 
 enum { OPT_RESUME = 256, OPT_BACKEND, OPT_RESULTS_DIR, OPT_PREREG, OPT_JOBS, OPT_GPUS,
-       OPT_MAX_TIME, OPT_SHARD, OPT_ESTIMATES };
+       OPT_MAX_TIME, OPT_SHARD, OPT_ESTIMATES, OPT_REPEATS };
 
 static const struct cmd_opt run_opts[] = {
 	{ "resume", OPT_RESUME, 1 },
@@ -29,6 +29,7 @@ static const struct cmd_opt run_opts[] = {
 	{ "max-time", OPT_MAX_TIME, 1 },
 	{ "estimates", OPT_ESTIMATES, 1 },
 	{ "shard", OPT_SHARD, 1 },
+	{ "repeats", OPT_REPEATS, 1 },
 	{ NULL, 0, 0 },
 };
 
@@ -64,6 +65,13 @@ static int run_exec(const struct cmd_args *a)
 			return cmd_usage_error(a->entry, "--shard: '%s' is not K/N with 0 <= K < N",
 					       shard);
 	}
+	const char *rep = cmd_args_value(a, OPT_REPEATS);
+	if (rep && parse_i64(rep, 1, INT32_MAX, &o.repeats))
+		return cmd_usage_error(a->entry, "--repeats: '%s' is not a number of blocks", rep);
+	if (rep && !o.resume)
+		return cmd_usage_error(a->entry, "--repeats extends a recorded run's plan: give "
+						 "--resume FILE (a new run takes its repeats from "
+						 "the experiment)");
 	const char *est = cmd_args_value(a, OPT_ESTIMATES);
 	if (est && !mt)
 		return cmd_usage_error(a->entry, "--estimates only informs --max-time: give both");
@@ -138,6 +146,8 @@ const struct cmd_entry cmd_run_entry = {
 		"  --estimates FILE     with --max-time: also judge a unit by FILE's recorded\n"
 		"                       units of its mode, workload and kind (an earlier run)\n"
 		"  --shard K/N          only the blocks with block mod N == K (harness slurm)\n"
+		"  --repeats N          with --resume: extend the plan to N blocks, the recorded\n"
+		"                       blocks unchanged (the file says it was extended)\n"
 		"  --require-preregistered\n"
 		"                       refuse to start unless every hypothesis file the\n"
 		"                       experiment attaches is committed and clean in git\n"

@@ -371,8 +371,14 @@ static void write_run(const struct report *r, FILE *f)
 	html_esc(f, *meta(r, "order") ? meta(r, "order") : "-");
 	fputs(", seed ", f);
 	html_esc(f, *meta(r, "seed") ? meta(r, "seed") : "-");
-	fprintf(f, "; %zu of %zu cold units ok; %zu warm probes; %lld samples</li>\n<li>baseline: <code>",
-		ok, all, a->warm_units, (long long)a->nsamples);
+	fprintf(f, "; %zu of %zu cold units ok; %zu warm probes; %lld samples</li>\n", ok, all,
+		a->warm_units, (long long)a->nsamples);
+	if (*meta(r, "repeats_extended")) {
+		fputs("<li>plan extended: ", f);
+		html_esc(f, meta(r, "repeats_extended"));
+		fputs("</li>\n", f);
+	}
+	fputs("<li>baseline: <code>", f);
 	html_esc(f, a->modes[r->baseline]);
 	fprintf(f, "</code>; %s</li>\n",
 		a->paired ? "ratio = mode / baseline per block (&lt; 1: the mode is faster); paired "

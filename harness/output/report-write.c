@@ -325,6 +325,9 @@ static void write_md(const struct report *r, FILE *f)
 	fprintf(f, "- design: %zu blocks, order %s, seed %s; %zu of %zu cold units ok; %zu warm probes; %lld samples\n",
 		a->nblocks, *meta(r, "order") ? meta(r, "order") : "-", *meta(r, "seed") ? meta(r, "seed") : "-",
 		units_ok, units_all, a->warm_units, (long long)a->nsamples);
+	if (*meta(r, "repeats_extended"))
+		fprintf(f, "- plan extended: %s (`harness run --resume --repeats`; the audit's repeats "
+			   "check weighs it)\n", meta(r, "repeats_extended"));
 	if (a->paired)
 		fprintf(f, "- baseline: `%s`; ratio = mode / baseline per block (< 1: the mode is faster); "
 			   "paired by block: signed-rank tests\n",
@@ -504,7 +507,7 @@ static json_t *build_json(const struct report *r)
 	json_t *run = json_object();
 	static const char *const keys[] = { "experiment_name", "experiment_sha256", "harness_version",
 					    "git_commit", "backend", "order", "seed", "start_utc",
-					    "end_utc", "host", "cpu_model" };
+					    "end_utc", "host", "cpu_model", "repeats_extended" };
 	json_object_set_new(run, "path", jw_str(a->path));
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
 		json_object_set_new(run, keys[i], jw_str(meta(r, keys[i])));

@@ -368,21 +368,45 @@ const struct rec_plan *rec_journal_plan(const struct rec_journal *j, size_t *n)
 	return j->plan;
 }
 
-int rec_journal_set_meta(struct rec_journal *j, const char *const *kv, size_t n)
+int rec_journal_extend_plan(struct rec_journal *j, const struct rec_plan *plan, size_t nplan,
+			    const char *const *kv, size_t nkv)
 {
+	if (nplan < j->nplan) {
+		error("'%s': a plan of %zu units cannot replace the journal's %zu", j->dir, nplan,
+		      j->nplan);
+		return -1;
+	}
+	struct rec_plan *oldp = j->plan;
+	size_t oldn = j->nplan;
 	struct rec_meta old;
 	rec_meta_init(&old);
 	meta_copy(&old, &j->meta);
-	for (size_t i = 0; i < n; i++)
+	j->plan = xcalloc(nplan ? nplan : 1, sizeof(*j->plan));
+	for (size_t i = 0; i < nplan; i++) {
+		j->plan[i] = plan[i];
+		j->plan[i].mode = xstrdup(plan[i].mode ? plan[i].mode : "");
+		j->plan[i].workload = xstrdup(plan[i].workload ? plan[i].workload : "");
+	}
+	j->nplan = nplan;
+	for (size_t i = 0; i < nkv; i++)
 		rec_meta_set(&j->meta, kv[2 * i], kv[2 * i + 1] ? kv[2 * i + 1] : "");
 	int rc = journal_write_run(j, 0);
 	if (rc < 0) { /* keep memory as the disk is */
+		rec_plan_free(j->plan, j->nplan);
+		j->plan = oldp;
+		j->nplan = oldn;
 		rec_meta_release(&j->meta);
 		j->meta = old;
 	} else {
+		rec_plan_free(oldp, oldn);
 		rec_meta_release(&old);
 	}
 	return rc;
+}
+
+int rec_journal_set_meta(struct rec_journal *j, const char *const *kv, size_t n)
+{
+	return rec_journal_extend_plan(j, j->plan, j->nplan, kv, n);
 }
 
 static int one_unit_get(void *ctx, size_t i, int headers, struct rec_unit_data *scratch,

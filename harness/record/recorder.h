@@ -256,6 +256,11 @@ const struct rec_plan *rec_journal_plan(const struct rec_journal *j, size_t *n);
 /* Set n key/value pairs (kv[2i], kv[2i+1]) of the metadata and rewrite run.h5 once.
  * Reports and returns -1 (run.h5 then as it was). */
 int rec_journal_set_meta(struct rec_journal *j, const char *const *kv, size_t n);
+/* The same, with the plan replaced by plan[nplan] (copied), at least as long as the
+ * journal's: a run extended by blocks (`harness run --resume --repeats`).  The caller checks
+ * that the recorded plan is its prefix. */
+int rec_journal_extend_plan(struct rec_journal *j, const struct rec_plan *plan, size_t nplan,
+			    const char *const *kv, size_t nkv);
 /* Write a finished unit (its plan id u->unit.id) to the journal, read it back and verify it
  * (every table readable and checksummed, every sample as written, and positive where the
  * unit is ok).  Reports and returns -1; a unit file that fails verification is removed. */

@@ -212,6 +212,28 @@ static int resume_running_notes(struct run *r)
 	return 0;
 }
 
+/* --repeats: the journal's plan of jn units (was blocks) becomes r->plan (r->exp->repeats
+ * blocks), and the metadata say so: "repeats" and, appended to any earlier extension's,
+ * "repeats_extended" = "5 -> 6 blocks after 64 of 200 units recorded (UTC)", which the
+ * report's header and the audit's plan-extended check show.  Blocks added after results
+ * were seen are a chance to stop when a test happens to pass (optional stopping); the
+ * record lets a reader weigh that. */
+static int resume_extend(struct run *r, int64_t was, size_t ndone, size_t jn)
+{
+	char utc[32], num[32];
+	util_utc_now(utc);
+	snprintf(num, sizeof(num), "%" PRId64, r->exp->repeats);
+	const char *prev = rec_meta_get(rec_journal_meta(r->jr), "repeats_extended");
+	char *ext = xasprintf("%s%s%" PRId64 " -> %" PRId64 " blocks after %zu of %zu units "
+			      "recorded (%s)",
+			      prev && *prev ? prev : "", prev && *prev ? "; " : "", was,
+			      r->exp->repeats, ndone, jn, utc);
+	const char *kv[] = { "repeats", num, "repeats_extended", ext };
+	int rc = rec_journal_extend_plan(r->jr, r->plan, r->nplan, kv, 2);
+	free(ext);
+	return rc;
+}
+
 /* Reopen a run for --resume from its journal.  The experiment is the run folder's copy
  * (or the one given, which must be the same bytes), checked against the recorded SHA-256
  * before anything is written: a refused resume changes nothing.  *complete is set when
@@ -281,11 +303,34 @@ int sched_start_resume(struct run *r, int *usage, int *complete)
 		error_errno("cannot read the run's experiment copy '%s'", r->exp_copy);
 		goto done;
 	}
+	/* The plan's blocks: the experiment's repeats, or those of an earlier --repeats (the
+	 * recorded "repeats"), or --repeats now.  A plan grows by whole blocks appended after
+	 * the recorded ones (plan.c draws block by block from one seeded stream), never
+	 * shrinks; a shard's share of the blocks is fixed when it starts. */
+	int64_t was = r->exp->repeats, rec_rep = 0;
+	const char *rr = rec_meta_get(m, "repeats");
+	if (rr && !parse_i64(rr, 1, INT32_MAX, &rec_rep) && rec_rep > was)
+		was = rec_rep;
+	r->exp->repeats = was;
+	if (r->o->repeats) {
+		const char *sh = rec_meta_get(m, "shard");
+		if (r->o->repeats < was || (sh && *sh)) {
+			if (sh && *sh)
+				error("--repeats: '%s' is shard %s of a run; extend the whole run's "
+				      "experiment instead", r->o->resume, sh);
+			else
+				error("--repeats %" PRId64 ": '%s' has %" PRId64 " blocks planned; a "
+				      "plan grows, it never shrinks",
+				      r->o->repeats, r->o->resume, was);
+			goto done;
+		}
+		r->exp->repeats = r->o->repeats;
+	}
 	*usage = 0;
 	if (sched_plan_build(r))
 		goto done;
 	const struct rec_plan *jp = rec_journal_plan(r->jr, &jn);
-	int same = jn == r->nplan;
+	int same = jn == r->nplan || (jn < r->nplan && r->exp->repeats > was);
 	for (size_t i = 0; same && i < jn; i++)
 		same = !strcmp(jp[i].mode, r->plan[i].mode) && jp[i].warm == r->plan[i].warm &&
 		       jp[i].warm_of == r->plan[i].warm_of && jp[i].block == r->plan[i].block &&
@@ -341,6 +386,9 @@ int sched_start_resume(struct run *r, int *usage, int *complete)
 	if (resume_running_notes(r))
 		goto done;
 	resume_pins(r, units, nunits);
+	if (r->nplan > jn && resume_extend(r, was, ndone, jn))
+		goto done;
+	m = rec_journal_meta(r->jr);
 	const char *st = rec_meta_get(m, "status");
 	size_t nmine = 0;
 	for (size_t i = 0; i < r->nplan; i++)

@@ -31,6 +31,8 @@ struct sched_opts {
 					   * borrowed: the caller frees them after sched_run */
 	size_t nest_units;        /* how many est_units */
 	int64_t shard_k, shard_n; /* --shard k/n: only blocks with block % n == k (n 0: all) */
+	int64_t repeats;          /* --repeats N with --resume: extend the plan to N blocks, the
+				   * recorded ones unchanged (0: as recorded) */
 	int argc;                 /* the harness's own argv, recorded */
 	char **argv;
 };

@@ -38,7 +38,7 @@ for d, r in zip(rep["devices"], ref["devices"]):
         close(x["n"], k, n + " drift n " + x["mode"])
         close(x["spearman_rho"], rho, n + " drift rho " + x["mode"])
         close(x["p"], p, n + " drift p " + x["mode"])
-        if x["flagged"] != (p is not None and p < 0.05 and k >= 5):
+        if x["flagged"] != (p is not None and p < 0.05):
             bad.append(n + " drift flag " + x["mode"])
     for l in d["baseline_level"]:
         k, med, spread, se = r["level"][l["cell"]]

@@ -163,6 +163,41 @@ expect_status 0 h run -q --resume lost/r.h5 && [ -z "$(ls lost/r/journal/ | grep
 	pass "--resume without --max-time: the run completes, no running note left" ||
 	fail "resume of the lost run: $(ls lost/r/journal/)"
 
+# --repeats N with --resume extends the plan by whole blocks: the recorded ones unchanged,
+# the new ones those a run planned with N from the start draws (one seeded stream, block
+# by block), and the file says it was extended (report header, audit); a plan never
+# shrinks, a new run takes its repeats from the experiment
+mkdir -p ext
+cp exp.toml ext/exp.toml
+sed 's/^repeats = 4$/repeats = 6/' exp.toml > ext/exp6.toml
+expect_status 0 h run -q -o ext/r.h5 ext/exp.toml && expect_status 0 h run -q -o ext/six.h5 ext/exp6.toml ||
+	fail "the runs to extend and to compare with"
+planrows() { $PY -c '
+import sys, h5py
+from h5util import table
+with h5py.File(sys.argv[1], "r") as f:
+    for u in table(f, "plan"):
+        print(u["id"], u["block"], u["position"], u["mode"], u["warm"])' "$1"; }
+planrows ext/r.h5 >ext/plan4.txt
+before=$(state ext/r.h5 ext/r)
+expect_status 2 h run -q --resume ext/r.h5 --repeats 3 && expect_grep "has 4 blocks planned; a plan grows, it never shrinks" err &&
+	[ "$(state ext/r.h5 ext/r)" = "$before" ] && pass "--resume --repeats 3 of a 4-block run: refused, nothing written" ||
+	fail "--repeats 3 shrank or changed the run"
+expect_status 2 h run -q --repeats 6 ext/exp.toml && expect_grep "give --resume FILE" err &&
+	pass "--repeats without --resume: a usage error"
+expect_status 0 h run -q --resume ext/r.h5 --repeats 6 &&
+	[ "$(planrows ext/r.h5 | head -12)" = "$(cat ext/plan4.txt)" ] &&
+	[ "$(planrows ext/r.h5)" = "$(planrows ext/six.h5)" ] && [ "$(units ext/r.h5 | wc -w)" -eq 18 ] &&
+	pass "--resume --repeats 6: 4 recorded blocks kept, 2 appended as a 6-block plan draws them, 18 units" ||
+	fail "--repeats 6: plan $(planrows ext/r.h5 | wc -l) rows, units $(units ext/r.h5)"
+expect_status 0 h report ext/r.h5 && expect_grep "plan extended: 4 -> 6 blocks after 12 of 12 units recorded" out &&
+	{ h audit ext/r.h5 >out 2>err; expect_grep "the plan was extended: 4 -> 6 blocks" out; } &&
+	pass "the extension is in the report's header and the audit's repeats check"
+before=$(state ext/r.h5 ext/r)
+expect_status 0 h run -q --resume ext/r.h5 && [ "$(state ext/r.h5 ext/r)" = "$before" ] &&
+	pass "--resume of the extended, complete run: 6 blocks kept, nothing rewritten" ||
+	fail "a later --resume without --repeats changed the extended run"
+
 # a results file that is not one, and one without a journal
 echo "not hdf5" > bogus.h5
 expect_status 2 h run -q --resume bogus.h5 && expect_grep "bogus.h5" "$SCRATCH/err"

@@ -128,6 +128,43 @@ START_TEST(blocks_needed_after_holm)
 }
 END_TEST
 
+/* No verdict below the n where a distribution-free CI can have the level (METHOD.md "Small
+ * samples"): paired [min, max] covers 1 - 2^(1-n), 93.75% at 5 and 96.9% at 6; unpaired
+ * the Mann-Whitney CI at most 1 - 2 / C(n1 + n2, n1): 0.9 at 3 and 3, 0.971 at 4 and 4,
+ * 0.993 at 3 and 10.  Five blocks of ratios all within 0.1% of 1 inside a 2% margin were
+ * SAME until 2026-11-26; six are. */
+START_TEST(ci_short_below_six_blocks)
+{
+	ck_assert_int_eq(stats_ci_short(5, 5, 0.95, 1), 1);
+	ck_assert_int_eq(stats_ci_short(6, 6, 0.95, 1), 0);
+	ck_assert_int_eq(stats_ci_short(6, 6, 0.99, 1), 1);
+	ck_assert_int_eq(stats_ci_short(3, 3, 0.95, 0), 1);
+	ck_assert_int_eq(stats_ci_short(4, 4, 0.95, 0), 0);
+	ck_assert_int_eq(stats_ci_short(3, 10, 0.95, 0), 0);
+	ck_assert_int_eq(stats_ci_short(600, 600, 0.95, 0), 0); /* no overflow */
+	const double base[] = { 100, 101, 99, 100.5, 99.5, 100.2 };
+	const double mode[] = { 100.05, 101.02, 99.08, 100.51, 99.58, 100.23 };
+	struct stats_compare_opts o = { .conf = 0.95, .alpha = 0.05, .margin = 0.02,
+					.power = 0.8, .nboot = 10000 };
+	gsl_rng *r = rng_new(7);
+	struct stats_comparison c;
+	char *cause = NULL;
+	ck_assert_int_eq(stats_compare_paired(mode, base, 5, &o, r, &c, &cause), 0);
+	ck_assert(c.lo >= 0.98 && c.hi <= 1.02); /* inside the margin ... */
+	ck_assert_int_eq(c.ci_short, 1);
+	ck_assert_int_eq(c.verdict, VERDICT_INCONCLUSIVE); /* ... but 5 blocks cannot say so */
+	stats_comparison_redecide(&c, c.p, 0.05, 0.02, 1);
+	ck_assert_int_eq(c.verdict, VERDICT_INCONCLUSIVE);
+	ck_assert_int_eq(stats_compare_paired(mode, base, 6, &o, r, &c, &cause), 0);
+	ck_assert_int_eq(c.ci_short, 0);
+	ck_assert_int_eq(c.verdict, VERDICT_SAME);
+	ck_assert_int_eq(stats_compare_unpaired(mode, 3, base, 3, &o, r, &c, &cause), 0);
+	ck_assert_int_eq(c.ci_short, 1);
+	ck_assert_int_eq(c.verdict, VERDICT_INCONCLUSIVE);
+	gsl_rng_free(r);
+}
+END_TEST
+
 /* ---- minimum detectable effect and blocks needed -------------------------------------- */
 
 /* Hand arithmetic (z from the normal quantile function, ARE factor sqrt(pi/3)):
@@ -740,6 +777,7 @@ int main(void)
 	tcase_add_test(tc, verdict_names);
 	tcase_add_test(tc, verdict_table);
 	tcase_add_test(tc, redecide_after_holm);
+	tcase_add_test(tc, ci_short_below_six_blocks);
 	tcase_add_test(tc, blocks_needed_after_holm);
 	tcase_add_test(tc, mde_and_blocks_needed);
 	tcase_add_test(tc, pareto_planted);

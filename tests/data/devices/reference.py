@@ -13,9 +13,10 @@ Definitions (docs/report-format.md, "devices"):
     unit's row in /units;
   A/A noise floor on device d: over the cells, the 95th percentile (numpy's default,
     Hyndman-Fan type 7) of |log median_b(copy_b / original_b)| over d's blocks, as exp - 1;
-  drift of mode m on d: scipy.stats.spearmanr of run position against the unit's level,
-    exp(mean over cells of log(unit median / the mode's median over all blocks)); flagged
-    when p < 0.05 over at least 5 points;
+  drift of mode m on d: Spearman's rho (scipy.stats.spearmanr) of run position against the
+    unit's level, exp(mean over cells of log(unit median / the mode's median over all
+    blocks)), with the exact permutation p for n <= 10 (scipy.stats.permutation_test over
+    every pairing), spearmanr's beyond; flagged when p < 0.05;
   the baseline's level on d: the median of log unit medians over d's blocks, the spread
     1.4826 x their median absolute deviation, se = spread / sqrt(n); two devices differ
     beyond the noise floor when |level_a - level_b| > 2 sqrt(se_a^2 + se_b^2) (n >= 2 each).
@@ -27,6 +28,16 @@ import sys
 import h5py
 import numpy as np
 from scipy import stats
+
+
+def exact_spearman_p(x, y):
+    """Two-sided permutation p of Spearman's rho over all n! orders of x against y."""
+    yr = stats.rankdata(y)
+    res = stats.permutation_test((np.array(x, dtype=float),),
+                                 lambda a: np.corrcoef(stats.rankdata(a), yr)[0, 1],
+                                 permutation_type="pairings", n_resamples=np.inf,
+                                 alternative="two-sided")
+    return float(res.pvalue)
 
 
 def s(v):
@@ -101,6 +112,8 @@ def main(path):
                     x.append(order[m, b])
                     y.append(float(np.exp(np.mean(lv))))
             rho, p = (stats.spearmanr(x, y) if len(x) >= 3 else (float("nan"), float("nan")))
+            if 3 <= len(x) <= 10 and not np.isnan(rho):
+                p = exact_spearman_p(x, y)
             dv["drift"][m] = [len(x), None if np.isnan(rho) else float(rho),
                               None if np.isnan(p) else float(p)]
         for c in range(len(cells)):

@@ -30,7 +30,11 @@ Sources of the expected values, chosen to be independent of the C code:
                1 - 2 scipy.stats.binom.cdf(k - 1, n, 0.5) is >= conf.
   holm         computed directly (statsmodels is not installed) and checked against a case
                worked by hand.
-  spearman     scipy.stats.spearmanr.
+  spearman     rho: scipy.stats.spearmanr.  p: for n <= 10 the exact permutation p,
+               scipy.stats.permutation_test(permutation_type="pairings",
+               n_resamples=inf) of rho computed by rankdata and corrcoef (every pairing;
+               two-sided: twice the smaller tail, as R's cor.test); beyond 10 spearmanr's
+               t approximation.
   kendall      scipy.stats.kendalltau with the default method="auto", checked against the
                explicit method it chose.
   median       numpy.median.
@@ -417,6 +421,27 @@ def make_holm():
 
 # ---- correlations -------------------------------------------------------------------
 
+SPEARMAN_EXACT_MAX = 10
+
+
+def spearman_perm_p(x, y):
+    """The exact two-sided permutation p of Spearman's rho: every one of the n! pairings."""
+    def rho(a, b, axis):
+        ra, rb = st.rankdata(a, axis=axis), st.rankdata(b, axis=axis)
+        ra = ra - ra.mean(axis=axis, keepdims=True)
+        rb = rb - rb.mean(axis=axis, keepdims=True)
+        return (ra * rb).sum(axis=axis) / np.sqrt((ra * ra).sum(axis=axis) * (rb * rb).sum(axis=axis))
+    # one sample, y fixed: SciPy permutes its order (n! pairings; with both samples it
+    # would permute each, (n!)^2 with every pairing n! times)
+    yv = np.array(y)
+    res = st.permutation_test((np.array(x),),
+                              lambda a, axis: rho(a, np.broadcast_to(yv, a.shape), axis),
+                              permutation_type="pairings", vectorized=True,
+                              n_resamples=np.inf, alternative="two-sided")
+    assert len(res.null_distribution) == math.factorial(len(x)), len(res.null_distribution)
+    return float(res.pvalue)
+
+
 def spearman_ref(x, y):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -424,14 +449,16 @@ def spearman_ref(x, y):
     rho, p = float(res.statistic), float(res.pvalue)
     # Perfectly monotone data: rho is exactly +-1 and p exactly 0 (t is infinite).  NumPy's
     # corrcoef divides twice by a rounded square root and can give 0.9999999999999999,
-    # and SciPy then a tiny p (6.6e-64 for n = 10); the C code gets the exact values and
-    # they are what is recorded here.
+    # and SciPy then a tiny p (6.6e-64 for n = 10, 1.4e-24 for n = 11); the C code gets the
+    # exact values and they are what is recorded here.
     rx, ry = midranks(x), midranks(y)
     n = len(x)
     for sign, match in ((1.0, rx == ry), (-1.0, rx == [n + 1 - r for r in ry])):
         if match:
-            assert abs(rho - sign) <= 4e-16 and p < 1e-30, (rho, p)
+            assert abs(rho - sign) <= 4e-16 and p < 1e-20, (rho, p)
             rho, p = sign, 0.0
+    if n <= SPEARMAN_EXACT_MAX and not math.isnan(rho):
+        p = spearman_perm_p(x, y)
     return [rho, p]
 
 
@@ -487,9 +514,19 @@ def make_corr():
         ("constant_x", [1.375] * 6, sample(6)),
         ("constant_y", sample(5), [2.385] * 5),
     ]
-    rows = [(name, [], x, y, spearman_ref(x, y)) for name, x, y in common]
+    spearman_only = [  # fixed values: no draws, so the other files' inputs stay as they were
+        ("n5_monotone", [1.0, 2.0, 3.0, 4.0, 5.0], [0.2, 0.3, 0.7, 0.9, 1.4]),
+        ("n8_ties", [1.0, 2.0, 2.0, 3.0, 4.0, 4.0, 5.0, 6.0], [2.5, 1.5, 3.5, 3.5, 2.5, 6.0, 7.0, 5.5]),
+        ("n9_random", [0.31, -1.2, 0.88, 2.05, -0.4, 1.1, 0.07, -0.93, 1.6],
+         [0.12, -0.5, 1.9, 0.7, -1.4, 0.3, 0.95, -0.2, 1.15]),
+        ("n11_monotone", [float(i) for i in range(11)], [float(i) ** 1.5 for i in range(11)]),
+        ("n11_random", [0.31, -1.2, 0.88, 2.05, -0.4, 1.1, 0.07, -0.93, 1.6, 0.5, -0.1],
+         [0.12, -0.5, 1.9, 0.7, -1.4, 0.3, 0.95, -0.2, 1.15, -0.8, 0.45]),
+    ]
+    rows = [(name, [], x, y, spearman_ref(x, y)) for name, x, y in common + spearman_only]
     write("spearman", [
-        "stats_spearman(x y): expected rho;p (scipy.stats.spearmanr; rho 1e-9; p 1e-6)",
+        "stats_spearman(x y): expected rho;p (rho: scipy.stats.spearmanr, 1e-9; p: exact "
+        "permutation p for n <= 10, scipy.stats.permutation_test, 1e-9; beyond, spearmanr, 1e-6)",
     ], rows)
     kendall_only = [
         ("n2", [1.732, 0.418], [0.913, 2.207]),
