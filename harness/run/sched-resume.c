@@ -215,7 +215,7 @@ static int resume_running_notes(struct run *r)
 /* --repeats: the journal's plan of jn units (was blocks) becomes r->plan (r->exp->repeats
  * blocks), and the metadata say so: "repeats" and, appended to any earlier extension's,
  * "repeats_extended" = "5 -> 6 blocks after 64 of 200 units recorded (UTC)", which the
- * report's header and the audit's plan-extended check show.  Blocks added after results
+ * report's header and the audit's repeats check show.  Blocks added after results
  * were seen are a chance to stop when a test happens to pass (optional stopping); the
  * record lets a reader weigh that. */
 static int resume_extend(struct run *r, int64_t was, size_t ndone, size_t jn)
