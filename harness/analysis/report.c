@@ -515,7 +515,9 @@ static void sample_size_warnings(struct report *r)
 	size_t nb = a->nblocks;
 	if (nb < 6)
 		report_warn(r, "%zu blocks: the exact signed-rank test cannot reach p < %.3g below 6 pairs "
-			"(smallest two-sided p with %zu pairs: %.4g); add repeats",
+			"(smallest two-sided p with %zu pairs: %.4g), and no verdict, SAME included, "
+			"rests on a CI from fewer than 6; add repeats (a recorded run: harness run "
+			"--resume FILE --repeats N)",
 		     nb, r->o.alpha, nb, nb ? 2.0 / pow(2.0, (double)nb) : 1.0);
 	for (size_t k = 0; k < a->nfailed; k++)
 		for (size_t m = 0; m < a->nmodes; m++)
