@@ -318,10 +318,12 @@ static int take_plan(struct analysis *a, struct rec *r, const struct rec_unit *u
 	if (rec_read_plan(r, &plan, &n))
 		return -1;
 	char *rec = xcalloc(n + 1, 1);
+	int64_t *wall = xcalloc(n + 1, sizeof(*wall));
 	for (size_t i = 0; i < nunits; i++) {
 		int64_t id = units[i].id;
 		if (id >= 0 && (size_t)id < n && !rec[id]) {
 			rec[id] = 1;
+			wall[id] = units[i].wall_ns > 0 ? units[i].wall_ns : 0;
 			nrec++;
 		}
 	}
@@ -335,8 +337,10 @@ static int take_plan(struct analysis *a, struct rec *r, const struct rec_unit *u
 				.block = plan[i].block,
 				.warm = plan[i].warm,
 				.recorded = rec[i],
+				.wall_ns = wall[i],
 			};
 	}
+	free(wall);
 	free(rec);
 	rec_plan_free(plan, n);
 	return 0;

@@ -40,6 +40,7 @@ struct an_planned {
 	int64_t block;
 	int warm;
 	int recorded;
+	int64_t wall_ns;         /* a recorded unit that ran: its wall time; else 0 */
 };
 
 struct analysis {

@@ -4,11 +4,29 @@
  * a comparison, and the reader must see which units are still to run. */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness/analysis/report-int.h"
 #include "harness/base/util.h"
+#include "stats/stats.h"
+
+/* The median wall time in seconds of the recorded units that ran with u's mode and kind
+ * (warm or cold), and its workload unless any_workload; NaN when there are none.  x and w
+ * hold a->nplanned doubles. */
+static double median_like(const struct analysis *a, const struct an_planned *u,
+			  int any_workload, double *x, double *w)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < a->nplanned; i++) {
+		const struct an_planned *v = &a->planned[i];
+		if (v->recorded && v->wall_ns > 0 && v->warm == u->warm &&
+		    !strcmp(v->mode, u->mode) && (any_workload || !strcmp(v->workload, u->workload)))
+			x[n++] = (double)v->wall_ns / 1e9;
+	}
+	return n ? stats_median(x, 1, n, w) : NAN;
+}
 
 /* The row of block b in r->progress.blocks (appended when new). */
 static struct rep_progress_block *block_row(struct rep_progress *p, int64_t b)
@@ -75,6 +93,23 @@ void report_progress(struct report *r)
 			g->blocks[g->cold++] = u->block;
 		}
 	}
+	/* what the rest takes, by the recorded lengths (a planning figure, not a bound: the
+	 * scheduler's --max-time judges by the longest, this by the median) */
+	double *x = xmalloc((a->nplanned + 1) * sizeof(*x)), *w = xmalloc((a->nplanned + 1) * sizeof(*w));
+	for (size_t i = 0; i < a->nplanned; i++) {
+		const struct an_planned *u = &a->planned[i];
+		if (u->recorded)
+			continue;
+		double s = median_like(a, u, 0, x, w);
+		if (isnan(s))
+			s = median_like(a, u, 1, x, w);
+		if (isnan(s))
+			p->unknown++;
+		else
+			p->remaining_s += s;
+	}
+	free(w);
+	free(x);
 	qsort(p->blocks, p->nblocks, sizeof(*p->blocks), block_cmp);
 	qsort(p->groups, p->ngroups, sizeof(*p->groups), group_cmp);
 	for (size_t k = 0; k < p->nblocks; k++)

@@ -128,6 +128,11 @@ struct rep_progress_group {         /* a (mode, workload) of the plan's cold uni
 };
 struct rep_progress {
 	size_t planned, recorded;     /* units of the plan, of them recorded */
+	double remaining_s;           /* the units not recorded, by the recorded lengths: per
+				       * unit the median wall time of the recorded units of its
+				       * mode, workload and kind (cold or warm), else of its mode
+				       * and kind; a sum of one slot's time */
+	size_t unknown;               /* units not recorded with neither to go by */
 	size_t complete;              /* blocks with every planned unit recorded */
 	struct rep_progress_block *blocks; /* ascending */
 	size_t nblocks;

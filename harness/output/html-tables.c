@@ -299,8 +299,12 @@ void html_write_progress(const struct report *r, FILE *f)
 	html_esc(f, st && *st ? st : "-");
 	fprintf(f, "</code>); %zu of its %zu blocks are complete. The verdicts pair the blocks "
 		   "that have both sides of a comparison; <code>harness run --resume</code> runs the "
-		   "rest.</p>\n<table id=\"progress-blocks\"><thead><tr><th>block</th><th>cold "
-		   "units</th><th>warm probes</th></tr></thead>\n<tbody>\n", p->complete, p->nblocks);
+		   "rest, about %.1f hours of one slot by the recorded lengths (per unit the median "
+		   "of its mode, workload and kind)", p->complete, p->nblocks, p->remaining_s / 3600);
+	if (p->unknown)
+		fprintf(f, ", and %zu unit(s) of kinds never run", p->unknown);
+	fputs(".</p>\n<table id=\"progress-blocks\"><thead><tr><th>block</th><th>cold "
+	      "units</th><th>warm probes</th></tr></thead>\n<tbody>\n", f);
 	for (size_t k = 0; k < p->nblocks; k++)
 		fprintf(f, "<tr><td class=\"num\">%lld</td><td>%zu of %zu</td><td>%zu of %zu</td>"
 			   "</tr>\n", (long long)p->blocks[k].block, p->blocks[k].cold,

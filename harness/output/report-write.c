@@ -242,9 +242,13 @@ static void write_md_progress(const struct report *r, FILE *f)
 	fprintf(f, "## Progress of the plan\n\n"
 		   "%zu of the plan's %zu units are recorded (run status `%s`); %zu of its %zu "
 		   "blocks are complete. The verdicts below pair the blocks that have both sides of "
-		   "a comparison; `harness run --resume` runs the rest.\n\n"
-		   "| block | cold units | warm probes |\n|---|---|---|\n",
+		   "a comparison; `harness run --resume` runs the rest",
 		p->recorded, p->planned, *st ? st : "-", p->complete, p->nblocks);
+	fprintf(f, ", about %.1f hours of one slot by the recorded lengths (per unit the median of "
+		   "its mode, workload and kind)", p->remaining_s / 3600);
+	if (p->unknown)
+		fprintf(f, ", and %zu unit(s) of kinds never run", p->unknown);
+	fprintf(f, ".\n\n| block | cold units | warm probes |\n|---|---|---|\n");
 	for (size_t k = 0; k < p->nblocks; k++)
 		fprintf(f, "| %lld | %zu of %zu | %zu of %zu |\n", (long long)p->blocks[k].block,
 			p->blocks[k].cold, p->blocks[k].cold_planned, p->blocks[k].warm,
@@ -674,9 +678,10 @@ static json_t *build_json(const struct report *r)
 				(json_int_t)g->cold, "cold_planned", (json_int_t)g->cold_planned,
 				"blocks", bs));
 		}
-		json_object_set_new(root, "progress", json_pack("{s:I, s:I, s:I, s:o, s:o}",
+		json_object_set_new(root, "progress", json_pack("{s:I, s:I, s:I, s:f, s:I, s:o, s:o}",
 			"planned", (json_int_t)p->planned, "recorded", (json_int_t)p->recorded,
-			"blocks_complete", (json_int_t)p->complete, "blocks", bl, "groups", gr));
+			"blocks_complete", (json_int_t)p->complete, "remaining_s", p->remaining_s,
+			"remaining_unknown", (json_int_t)p->unknown, "blocks", bl, "groups", gr));
 	}
 	json_t *w = json_array();
 	for (size_t i = 0; i < r->nwarnings; i++)

@@ -150,6 +150,19 @@ assert p["blocks_complete"] == sum(1 for b in p["blocks"] if b["cold"] == 3), p
 for g in p["groups"]:
     want = sorted(int(x["block"]) for x in plan if s(x["mode"]) == g["mode"] and int(x["id"]) in rec)
     assert g["cold_planned"] == 4 and sorted(g["blocks"]) == want and g["cold"] == len(want), g
+# the rest by the recorded lengths: per unit not recorded, the median wall time of the
+# recorded units of its mode and workload (every unit cold), else of its mode; else unknown
+import statistics
+rest, unknown = 0.0, 0
+for x in plan:
+    if int(x["id"]) in rec:
+        continue
+    like = [u["wall_ns"] / 1e9 for u in units if s(u["mode"]) == s(x["mode"]) and u["wall_ns"] > 0]
+    if like:
+        rest += statistics.median(like)
+    else:
+        unknown += 1
+assert abs(p["remaining_s"] - rest) <= 1e-6 * max(1.0, rest) and p["remaining_unknown"] == unknown, (p["remaining_s"], rest, p["remaining_unknown"], unknown)
 PYEOF
 expect_status 0 h report --format html mt.h5 && expect_grep '<section id="progress">' out &&
 	expect_grep '<table id="progress-groups">' out &&
