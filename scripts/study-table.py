@@ -1,0 +1,131 @@
+#!/usr/bin/python3
+"""study-table.py: a study's tables for docs/BENCHMARKS.md, from the harness's own report,
+verify and audit of one results file (their JSON; nothing recomputed here), as issue 12 asks
+of the seed study: per model and mode the median e2e latency, the ratio to the baseline with
+its 95% CI and verdict, the setup time and the spread across units; per workload and mode
+the op-cell verdict counts and geometric mean; the Pareto fronts of the e2e cells; the
+hypotheses' verdicts; the audit's findings; and, for a part-run, the progress.
+
+    /usr/bin/python3 scripts/study-table.py [--harness PATH] RESULTS.h5
+
+The harness is PATH, else $HARNESS, else `harness` on PATH.  Markdown on stdout; exit 2 when
+report or audit fails (its stderr is passed on); a file with no hypotheses gets none."""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+
+def run_json(harness, args, optional=False):
+    """One harness command's JSON output (verify and audit exit 3 or 1 on findings); an
+    optional one that fails gives None and its message on stderr."""
+    p = subprocess.run([harness] + args, capture_output=True, text=True)
+    if p.returncode not in (0, 1, 3) or not p.stdout.strip():
+        sys.stderr.write(p.stderr)
+        if optional:
+            return None
+        sys.exit(2)
+    return json.loads(p.stdout)
+
+
+def num(v, fmt):
+    return "-" if v is None else fmt % v
+
+
+def e2e_table(rep):
+    base = rep["settings"]["baseline"]
+    cmp = {(c["cell"], c["mode"]): c for c in rep["comparisons"]}
+    out = ["| model | mode | median e2e (ms) | ratio to %s [95%% CI] | verdict | setup (s) | "
+           "spread | units |" % base, "|---|---|---|---|---|---|---|---|"]
+    for cell in rep["cells"]:
+        if cell["kind"] != "e2e":
+            continue
+        for m in cell["modes"]:
+            u = m["unit_medians_ns"]
+            c = cmp.get((cell["name"], m["mode"]))
+            if m["mode"] == base:
+                ratio, verdict = "baseline", "-"
+            elif c and c.get("compared"):
+                ratio = "%.4f [%s, %s]" % (c["ratio"], num(c["ci"][0], "%.4f"),
+                                           num(c["ci"][1], "%.4f"))
+                verdict = c["verdict"]
+            else:
+                ratio, verdict = "not compared", "-"
+            out.append("| %s | %s | %s | %s | %s | %s | %s | %d |" % (
+                cell["workload"], m["mode"], num(u["median"] / 1e6 if u["n"] else None, "%.3f"),
+                ratio, verdict, num(m["setup_s"]["median"] if m["setup_s"]["n"] else None, "%.1f"),
+                num(m["spread"] * 100 if m["spread"] is not None else None, "%.1f%%"), u["n"]))
+    return out
+
+
+def op_table(rep):
+    out = ["| scope | mode | op cells | geomean [95% CI] | FASTER | SLOWER | SAME | "
+           "INCONCLUSIVE |", "|---|---|---|---|---|---|---|---|"]
+    for a in rep["aggregates"]:
+        if not a["op_cells"]:
+            continue
+        v = a["verdicts"]
+        out.append("| %s | %s | %d | %s [%s, %s] | %d | %d | %d | %d |" % (
+            a["scope"], a["mode"], a["op_cells"], num(a["geomean"], "%.4f"),
+            num(a["ci"][0], "%.4f"), num(a["ci"][1], "%.4f"), v["FASTER"], v["SLOWER"],
+            v["SAME"], v["INCONCLUSIVE"]))
+    return out
+
+
+def pareto_lines(rep):
+    out = []
+    for cell in rep["cells"]:
+        if cell["kind"] == "e2e":
+            front = [m["mode"] for m in cell["modes"] if m.get("pareto_front")]
+            out.append("- %s: %s" % (cell["name"], ", ".join(front) if front else "-"))
+    return out
+
+
+def hyp_table(ver):
+    if ver is None:
+        return ["(none: harness verify decided nothing on this file; its message is on stderr)"]
+    out = ["| hypothesis | primary | verdict | deciding numbers |", "|---|---|---|---|"]
+    for h in ver.get("hypotheses", []):
+        out.append("| %s | %s | %s | %s |" % (h["id"], "yes" if h.get("primary") else "no",
+                                              h["verdict"], h.get("deciding", "")))
+    return out
+
+
+def audit_table(aud):
+    out = ["| check | status | finding |", "|---|---|---|"]
+    for k in aud["checks"]:
+        out.append("| %s | %s | %s |" % (k["title"], k["status"], k["summary"]))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--harness", default=os.environ.get("HARNESS", "harness"))
+    ap.add_argument("results")
+    a = ap.parse_args()
+    rep = run_json(a.harness, ["report", "--format", "json", a.results])
+    ver = run_json(a.harness, ["verify", "--format", "json", a.results], optional=True)
+    aud = run_json(a.harness, ["audit", "--format", "json", a.results])
+    run = rep["run"]
+    lines = ["%s: %d blocks, %d warm probes, %d samples; baseline %s, margin +-%.2f%% (%s)" % (
+        run["experiment_name"], run["blocks"], run["warm_units"], run["samples"],
+        rep["settings"]["baseline"], 100 * rep["settings"]["margin"],
+        rep["settings"]["margin_source"])]
+    if run.get("repeats_extended"):
+        lines.append("plan extended: " + run["repeats_extended"])
+    p = rep.get("progress")
+    if p:
+        lines.append("progress: %d of %d units recorded, %d blocks complete; the rest about "
+                     "%.1f hours of one slot" % (p["recorded"], p["planned"],
+                                                 p["blocks_complete"], p["remaining_s"] / 3600))
+    lines += ["", "End to end:", ""] + e2e_table(rep)
+    lines += ["", "Op cells:", ""] + op_table(rep)
+    lines += ["", "Pareto fronts (latency, spread, setup) of the e2e cells:", ""] + pareto_lines(rep)
+    lines += ["", "Hypotheses:", ""] + hyp_table(ver)
+    lines += ["", "Audit:", ""] + audit_table(aud)
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
