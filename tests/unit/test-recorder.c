@@ -722,6 +722,48 @@ START_TEST(journal_write_scan_assemble)
 }
 END_TEST
 
+/* A plan extended in the journal (harness run --resume --repeats): the longer plan and its
+ * metadata are in run.h5 when reopened, the recorded prefix as it was; a shorter plan is
+ * refused and leaves the journal as it was. */
+START_TEST(journal_extend_plan)
+{
+	char *dir = testutil_path("run-ext");
+	struct rec_meta m;
+	struct rec_plan plan[NPLAN], more[NPLAN + 2];
+	struct rec_journal *j = new_journal("run-ext", &m, plan);
+	fill_plan(more);
+	more[NPLAN] = (struct rec_plan){ .id = NPLAN, .mode = "vendor", .block = 99, .warm_of = -1 };
+	more[NPLAN + 1] = (struct rec_plan){ .id = NPLAN + 1, .mode = "beam-4", .block = 99,
+					     .position = 1, .warm = 1, .warm_of = NPLAN };
+	const char *kv[] = { "repeats", "9", "repeats_extended", "7 -> 9 blocks" };
+	testutil_stderr_begin();
+	ck_assert_int_eq(rec_journal_extend_plan(j, more, NPLAN - 1, kv, 2), -1);
+	char *err = testutil_stderr_end();
+	ck_assert_ptr_nonnull(strstr(err, "cannot replace the journal's 7"));
+	free(err);
+	size_t n;
+	rec_journal_plan(j, &n);
+	ck_assert_uint_eq(n, NPLAN);
+	ck_assert_ptr_null(rec_meta_get(rec_journal_meta(j), "repeats_extended"));
+	ck_assert_int_eq(rec_journal_extend_plan(j, more, NPLAN + 2, kv, 2), 0);
+	rec_journal_close(j);
+	ck_assert_int_eq(rec_journal_open(dir, &j), 0);
+	const struct rec_plan *got = rec_journal_plan(j, &n);
+	ck_assert_uint_eq(n, NPLAN + 2);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_str_eq(got[i].mode, more[i].mode);
+		ck_assert_int_eq(got[i].block, more[i].block);
+		ck_assert_int_eq(got[i].warm_of, more[i].warm_of);
+	}
+	ck_assert_str_eq(rec_meta_get(rec_journal_meta(j), "repeats_extended"), "7 -> 9 blocks");
+	ck_assert_str_eq(rec_meta_get(rec_journal_meta(j), "experiment_name"),
+			 rec_meta_get(&m, "experiment_name"));
+	rec_journal_close(j);
+	rec_meta_release(&m);
+	free(dir);
+}
+END_TEST
+
 /* Running notes: written and replaced atomically, scanned in plan-id order, cleared; an
  * interrupted note's temporary file, a note that is not a number and one of an id beyond
  * the plan are removed by the scan (the last two with a warning); unit files ignore them. */
@@ -1129,6 +1171,7 @@ int main(void)
 	tcase_add_test(tc, null_strings_read_back_empty);
 	tcase_add_test(tc, error_paths);
 	tcase_add_test(tc, journal_write_scan_assemble);
+	tcase_add_test(tc, journal_extend_plan);
 	tcase_add_test(tc, journal_running_notes);
 	tcase_add_test(tc, journal_survives_sigkill);
 	tcase_add_test(tc, damaged_files_are_errors);
