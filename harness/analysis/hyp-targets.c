@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_rng.h>
 
 #include "harness/base/util.h"
@@ -60,6 +61,21 @@ void hyp_target_cell(struct hyp_result *res, const struct report *r, size_t m, s
 						      r->o.power));
 }
 
+/* The blocks that would detect min_effect with a geomean target's statistic: its block
+ * standard deviation read off its CI (normal approximation, the CI narrowing as 1/sqrt of
+ * the blocks: sigma = sqrt(n) (log hi - log lo) / (2 z)), then stats_blocks_needed as for a
+ * cell (at least the 6 blocks any CI at 95% needs).  A planning figure: the bootstrap CI is
+ * not normal at a few blocks. */
+static void geomean_repeats(struct hyp_target *t, const struct hyp_result *res,
+			    const struct report *r)
+{
+	if (!(res->min_effect > 0) || t->nblocks < 2 || !(t->lo > 0) || !(t->hi > t->lo))
+		return;
+	double z = gsl_cdf_ugaussian_Pinv(1 - (1 - r->o.conf) / 2);
+	double sigma = sqrt((double)t->nblocks) * (log(t->hi) - log(t->lo)) / (2 * z);
+	t->repeats = ceil(stats_blocks_needed(res->min_effect, sigma, res->alpha, r->o.power));
+}
+
 /* The geometric mean of mode m's ratios over cells: the report's aggregate when cells are
  * exactly the op cells of one of its scopes, else stats_boot_geomean over the blocks. */
 void hyp_target_geomean(struct hyp_result *res, const struct report *r, size_t m,
@@ -105,6 +121,7 @@ void hyp_target_geomean(struct hyp_result *res, const struct report *r, size_t m
 			t->hi = ag->hi;
 			t->nblocks = ag->nblocks;
 			t->ci_short = stats_ci_short(t->nblocks, t->nblocks, r->o.conf, 1);
+			geomean_repeats(t, res, r);
 			return;
 		}
 	}
@@ -129,6 +146,7 @@ void hyp_target_geomean(struct hyp_result *res, const struct report *r, size_t m
 		t->ok = 1;
 		t->nblocks = stats_blocks_with_data(logr, a->nblocks, ncells);
 		t->ci_short = stats_ci_short(t->nblocks, t->nblocks, r->o.conf, 1);
+		geomean_repeats(t, res, r);
 	}
 	free(logr);
 }
