@@ -121,15 +121,20 @@ static double boot_cell_median_mean(const double *logr, size_t ncells, const siz
 	return used ? sum / (double)used : NAN;
 }
 
+/* 1 when block b of logr[][ncells] has a value that is not NaN. */
+static int block_has_data(const double *logr, size_t b, size_t ncells)
+{
+	for (size_t j = 0; j < ncells; j++)
+		if (!isnan(logr[b * ncells + j]))
+			return 1;
+	return 0;
+}
+
 size_t stats_blocks_with_data(const double *logr, size_t nblocks, size_t ncells)
 {
 	size_t n = 0;
-	for (size_t b = 0; b < nblocks; b++) {
-		size_t j = 0;
-		while (j < ncells && isnan(logr[b * ncells + j]))
-			j++;
-		n += j < ncells;
-	}
+	for (size_t b = 0; b < nblocks; b++)
+		n += block_has_data(logr, b, ncells);
 	return n;
 }
 
@@ -181,13 +186,9 @@ int stats_boot_geomean(const double *logr, size_t nblocks, size_t ncells, double
 	double *col = xmalloc(nblocks * sizeof(*col));
 	double *rep = xmalloc(nboot * sizeof(*rep));
 	size_t nkeep = 0;
-	for (size_t b = 0; b < nblocks; b++) {
-		size_t j = 0;
-		while (j < ncells && isnan(logr[b * ncells + j]))
-			j++;
-		if (j < ncells)
+	for (size_t b = 0; b < nblocks; b++)
+		if (block_has_data(logr, b, ncells))
 			keep[nkeep++] = b;
-	}
 	double stat = boot_cell_median_mean(logr, ncells, keep, nkeep, col);
 	for (size_t r = 0; r < nboot; r++) {
 		for (size_t b = 0; b < nkeep; b++)

@@ -33,7 +33,8 @@ static int check_pair(const double *x, const double *y, size_t n, char **cause)
 	return -1;
 }
 
-/* Spearman: the exact permutation p up to this n (10! = 3,628,800 pairings, some 30 ms);
+/* Spearman: the exact permutation p up to this n (10! = 3,628,800 pairings, 9 ms at -O2 on
+ * the 2-core development VM);
  * beyond it the t approximation.  The approximation is no test at small n: it gives p = 0
  * for rho = +-1 over 3 points, whose exact p is 2 / 3! = 0.33 (a drift check flagged three
  * units in increasing order on it). */

@@ -200,9 +200,8 @@ int stats_ci_short(size_t n, size_t n_base, double conf, int paired)
 	return !(most >= conf);
 }
 
-/* stats_decide, or INCONCLUSIVE where the CI cannot have its stated coverage. */
-static enum stats_verdict decide_comparison(const struct stats_comparison *c, double p,
-					    double alpha, double margin)
+enum stats_verdict stats_comparison_decide(const struct stats_comparison *c, double p,
+					   double alpha, double margin)
 {
 	return c->ci_short ? VERDICT_INCONCLUSIVE : stats_decide(c->lo, c->hi, p, alpha, margin);
 }
@@ -264,7 +263,7 @@ int stats_compare_paired(const double *mode, const double *base, size_t n,
 	c.blocks_needed = stats_blocks_needed(o->margin, c.sigma_log, o->alpha, o->power);
 	c.p_holm = c.p;
 	c.ci_short = stats_ci_short(n, n, o->conf, 1);
-	c.verdict = decide_comparison(&c, c.p, o->alpha, o->margin);
+	c.verdict = stats_comparison_decide(&c, c.p, o->alpha, o->margin);
 	*out = c;
 	ret = 0;
 done:
@@ -367,7 +366,7 @@ int stats_compare_unpaired(const double *mode, size_t nm, const double *base, si
 	c.blocks_needed = units_needed_unpaired(o->margin, c.sigma_log, o->alpha, o->power);
 	c.p_holm = c.p;
 	c.ci_short = stats_ci_short(nm, nb, o->conf, 0);
-	c.verdict = decide_comparison(&c, c.p, o->alpha, o->margin);
+	c.verdict = stats_comparison_decide(&c, c.p, o->alpha, o->margin);
 	*out = c;
 	ret = 0;
 done:
@@ -388,7 +387,7 @@ void stats_comparison_redecide(struct stats_comparison *c, double p_holm, double
 			       double margin, size_t family)
 {
 	c->p_holm = p_holm;
-	c->verdict = decide_comparison(c, p_holm, alpha, margin);
+	c->verdict = stats_comparison_decide(c, p_holm, alpha, margin);
 	if (family > 1 && !isnan(c->blocks_needed)) {
 		double a = alpha / (double)family;
 		c->blocks_needed = fmax(c->blocks_needed, c->paired ? signed_rank_min_n(a)

@@ -216,6 +216,10 @@ struct stats_comparison {
  * 1 - 2 / C(n + n_base, n) (4 and 4 units for 95%).  There, a percentile bootstrap CI covers
  * less than it says, and no verdict rests on it, SAME included (METHOD.md "Small samples"). */
 int stats_ci_short(size_t n, size_t n_base, double conf, int paired);
+/* stats_decide(c->lo, c->hi, p, alpha, margin), or INCONCLUSIVE where c->ci_short: a
+ * comparison decided again at another p or margin (Holm, the report's Pareto). */
+enum stats_verdict stats_comparison_decide(const struct stats_comparison *c, double p,
+					   double alpha, double margin);
 /* Fill *out; -1 and *cause on bad input (n < 1, NaN, inf, values <= 0). */
 int stats_compare_paired(const double *mode, const double *base, size_t n,
 			 const struct stats_compare_opts *o, gsl_rng *rng,

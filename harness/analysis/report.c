@@ -302,10 +302,9 @@ static void pareto(struct report *r, gsl_rng *rng)
 				if (!x.ok)
 					continue;
 				enum stats_verdict v =
-					!with_base    ? x.c.verdict
-					: x.c.ci_short ? VERDICT_INCONCLUSIVE
-						       : stats_decide(x.c.lo, x.c.hi, x.c.p, r->o.alpha,
-								      r->margin);
+					with_base ? stats_comparison_decide(&x.c, x.c.p, r->o.alpha,
+									    r->margin)
+						  : x.c.verdict;
 				if (modes[i] == r->baseline) /* x is other against the baseline */
 					v = v == VERDICT_FASTER   ? VERDICT_SLOWER
 					    : v == VERDICT_SLOWER ? VERDICT_FASTER
