@@ -110,9 +110,9 @@ void sched_estimate_note_unfinished(struct run *r, const char *mode, const char 
 /* ---- the units (sched-units.c) ---- */
 /* Run the plan's units still to run on the slots (one at a time without slots), recording
  * each in the journal as it ends; a signal number in *stop stops the running units (not
- * recorded); --max-time's budget starts no unit that cannot finish (docs/cluster.md).  0
- * (*failed: an infrastructure
- * failure stopped the run; *time_limit: the budget did) or -1 reported. */
+ * recorded); --max-time's budget starts no unit that cannot finish (docs/cluster.md).
+ * 0 (*failed: an infrastructure failure stopped the run; *time_limit: the budget did) or
+ * -1 reported. */
 int sched_run_slots(struct run *r, const volatile sig_atomic_t *stop, int *failed,
 		    int *time_limit);
 /* Assemble the results file from the journal (rec_assemble).  -1 reported. */
