@@ -529,6 +529,22 @@ static int cu_placement(struct backend *b, const struct backend_ctx *ctx, char *
 	return 0;
 }
 
+/* HARNESS_CUDA_CONV_IM2COL: 1 (the default) or 0 (conv.cu's producer gathers X: the A/B of
+ * docs/BENCHMARKS.md, 2026-11-26 fifth session).  0, or -1 with *cause. */
+static int cu_conv_im2col(struct backend *b, char **cause)
+{
+	const char *v = getenv("HARNESS_CUDA_CONV_IM2COL");
+	if (!v || !*v || !strcmp(v, "1"))
+		b->conv_im2col = 1;
+	else if (!strcmp(v, "0"))
+		b->conv_im2col = 0;
+	else {
+		*cause = xasprintf("HARNESS_CUDA_CONV_IM2COL='%s': expected 1 or 0", v);
+		return -1;
+	}
+	return 0;
+}
+
 static struct backend *cu_open(const struct backend_ctx *ctx, char **cause)
 {
 	struct backend *b = xcalloc(1, sizeof(*b));
@@ -576,7 +592,7 @@ static struct backend *cu_open(const struct backend_ctx *ctx, char **cause)
 	/* the flush buffer: twice the L2, allocated once, outside every timed region */
 	b->flush_len = 2 * (size_t)(l2 > 0 ? l2 : 64 << 20);
 	if (CUDA_CHECK(RT, cudaMalloc(&b->flush, b->flush_len), cause) ||
-	    cu_placement(b, ctx, cause))
+	    cu_placement(b, ctx, cause) || cu_conv_im2col(b, cause))
 		goto fail;
 	b->nvml = cuda_nvml_open(b->pci, &b->nvml_why);
 	struct sbuf st;
@@ -611,6 +627,7 @@ static void cu_describe(const struct backend *b, struct sbuf *out)
 	sbuf_addf(out, "nvrtc_fast_compile=%s\ncheck_dir=%s\n",
 		  b->fast_compile ? b->fast_compile : "0", b->check_dir);
 	sbuf_addf(out, "batch_threshold_ns=%d\n", BATCH_THRESHOLD_NS);
+	sbuf_addf(out, "conv_im2col=%d\n", b->conv_im2col);
 	cu_ahead_describe(b, out);
 	sbuf_addf(out, "timer=cuda events on a dedicated non-blocking stream\n");
 	sbuf_addf(out, "op_timing=%s\n", b->op_graph ? "graph (each config's launches replayed "
@@ -641,6 +658,7 @@ static void cu_describe_end(const struct backend *b, struct sbuf *out)
 		  b->ref_compile_ns, b->ref_ns);
 	if (b->ref_verified)
 		sbuf_addf(out, "cuda_ref_verified_cells=%" PRId64 "\n", b->ref_verified);
+	sbuf_addf(out, "cuda_conv_im2col_maps=%" PRId64 "\n", b->im2col_maps);
 	cuda_loaded_libraries(out);
 }
 

@@ -130,6 +130,8 @@ struct backend {
 	void *pad;               /* the placement pad (cu_placement), or NULL */
 	size_t pad_len;
 	int placement_random;    /* HARNESS_CUDA_PLACEMENT: 1 random (default), 0 fixed */
+	int conv_im2col;         /* HARNESS_CUDA_CONV_IM2COL: 1 (default) conv.cu's wgmma path
+				  * reads X by TMA's im2col mode where it can, 0 it gathers */
 	unsigned flush_gen;
 	struct cuda_nvml *nvml;
 	char *nvml_why;
@@ -155,6 +157,7 @@ struct backend {
 	int64_t sk_flags_len;
 	int64_t ref_compile_ns, ref_ns;      /* the reference kernels' compiles and runs */
 	int64_t ref_verified;                /* cells whose GPU reference matched the host's */
+	int64_t im2col_maps;                 /* im2col maps of X encoded (gemm.c) */
 	struct cu_cell **cells;
 	size_t ncells, cap;
 	int64_t compiles, cache_hits, compile_ns;
@@ -258,13 +261,23 @@ struct cuda_gemm_config; /* gemm-config.h */
  * leading dimension lda) and B (b, n x k, ldb); tma: A and B are those plain matrices, so
  * the tensor copy engine may load them (used when they are 16-byte aligned too); tma_b: B
  * alone is (conv.cu's weights; the kernel gathers A). */
+struct cu_im2col; /* below */
 struct cu_wgmma_operands {
 	const void *a, *b;
 	int64_t m, n, k, lda, ldb;
 	int tma, tma_b;
+	const struct cu_im2col *im2col; /* borrowed; non-NULL: a is a convolution's X, read
+					 * through an im2col map (conv.cu's use_tma 3) */
+};
+/* A convolution's X (N x H x W x C) as TMA's im2col mode reads it: the filter (RS x RS),
+ * stride and padding set the map's bounding box and traversal. */
+struct cu_im2col {
+	int64_t n, h, w, c;
+	int rs, stride, pad;
 };
 /* Its launch: blocks (persistent: no more than fit at once), the tensor maps passed by value
- * (CUtensorMap; zero maps where unused) and use_tma: 0 none, 1 A and B, 2 B alone. */
+ * (CUtensorMap; zero maps where unused) and use_tma: 0 none, 1 A and B, 2 B alone, 3 A by
+ * its im2col map and B. */
 struct cu_wgmma_launch {
 	int64_t grid;
 	int64_t resident; /* blocks that fit at once (the persistent grid's cap) */

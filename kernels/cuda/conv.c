@@ -279,6 +279,17 @@ double cuda_conv_ref_one(const struct cuda_shape *s, const void *in0, const void
 
 /* ---- the launch ------------------------------------------------------------------------ */
 
+/* Whether the wgmma kernel may read X through TMA's im2col mode (conv.cu, use_tma 3): not
+ * a plain GEMM (that has its own map), a k-tile inside one filter tap (C a multiple of
+ * BLOCK_K, itself whole 128-byte atoms on this path), and the map's limits: elementStrides
+ * up to 8, corners within a 4-D map's [-128, 127]. */
+static int conv_im2col_ok(const struct backend *b, const struct cuda_shape *s,
+			  const struct cuda_gemm_config *g)
+{
+	return b->conv_im2col && !conv_is_gemm(s) && s->c % g->block_k == 0 && s->stride <= 8 &&
+	       s->pad <= 127 && s->r - 1 - s->pad <= 128;
+}
+
 int cu_conv_launch(struct backend *b, struct cu_cell *c, const struct config *cfg,
 		   struct cu_module *m, const struct cu_conv_io *io, char **cause)
 {
@@ -311,10 +322,14 @@ int cu_conv_launch(struct backend *b, struct cu_cell *c, const struct config *cf
 	if (g.wgmma) {
 		/* a plain GEMM's operands both by the tensor copy engine; otherwise the
 		 * weights alone (K x RS*RS*C), and the kernel gathers X */
+		struct cu_im2col geo = { .n = s->batch, .h = s->h, .w = s->w, .c = s->c,
+					 .rs = (int)s->r, .stride = (int)s->stride,
+					 .pad = (int)s->pad };
 		struct cu_wgmma_operands op = { .a = io->x, .b = io->w, .m = s->m, .n = s->n,
 						.k = s->k, .lda = s->k, .ldb = s->k,
 						.tma = conv_is_gemm(s),
-						.tma_b = 1 };
+						.tma_b = 1,
+						.im2col = conv_im2col_ok(b, s, &g) ? &geo : NULL };
 		if (cu_wgmma_setup(b, c, m, &g, smem, &op, &w, cause))
 			return -1;
 		int64_t sk = sk_grid(s, cfg, b->prop.multiProcessorCount, w.resident);

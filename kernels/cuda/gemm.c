@@ -7,7 +7,8 @@
  * Tensor maps are encoded on the host with the driver's cuTensorMapEncodeTiled, obtained
  * through cudaGetDriverEntryPointByVersion (so the program gains no link dependency on
  * libcuda), and kept per cell in a small cache keyed by (A, B, M, N, K, lda, ldb, BLOCK_M,
- * BLOCK_N, dtype).  A config's first launch is always its correctness check (prepare), so
+ * BLOCK_N, dtype, and a convolution's geometry when A is its X read through an im2col map:
+ * cuTensorMapEncodeIm2col, looked up on first use).  A config's first launch is always its correctness check (prepare), so
  * every map is built there and every timed launch finds it cached: map building is outside
  * the timed region, as cuBLASLt's descriptors are. */
 #include <errno.h>
@@ -27,11 +28,19 @@ typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32
 				    const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
 				    CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
+typedef CUresult (*encode_im2col_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
+				     const cuuint64_t *, const cuuint64_t *, const int *,
+				     const int *, cuuint32_t, cuuint32_t, const cuuint32_t *,
+				     CUtensorMapInterleave, CUtensorMapSwizzle,
+				     CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
 struct gemm_map {
 	CUtensorMap a, b; /* 128-byte aligned (the struct is) */
 	const void *pa, *pb;
 	int64_t m, n, k, lda, ldb;
 	int bm, bn, dtype, used;
+	int im2col;           /* a is an im2col map of geometry geo */
+	struct cu_im2col geo;
 };
 
 /* Blocks of a module's gemm kernel that fit on the device at once (occupancy x SMs). */
@@ -45,6 +54,7 @@ struct cu_gemm_maps {
 	struct gemm_occ occ[GEMM_MAPS];
 	unsigned next;        /* the entry the next miss replaces, round robin */
 	encode_tiled_fn encode;
+	encode_im2col_fn encode_im2col; /* NULL until a convolution's first im2col map */
 	int64_t built;        /* map pairs encoded */
 };
 
@@ -81,12 +91,66 @@ static int encode(encode_tiled_fn fn, CUtensorMap *map, enum cuda_dtype t, const
 	return 0;
 }
 
+/* An im2col map of a convolution's X (x: N x H x W x C, 16-byte aligned, C a multiple of
+ * the 128-byte atom's elements): box_pixels output pixels' windows of 128 bytes of channels
+ * a copy, the bounding box of the windows' corners -pad .. pad + 1 - RS from the image's
+ * edges (so the walk covers exactly the P x Q corners), elementStrides the stride, 128-byte
+ * swizzle (as encode's boxes, so the consumers read both alike), zeros outside the image. */
+static int encode_im2col(struct cu_gemm_maps *mc, CUtensorMap *map, enum cuda_dtype t,
+			 const void *x, const struct cu_im2col *g, int box_pixels, char **cause)
+{
+	if (!mc->encode_im2col) {
+		enum cudaDriverEntryPointQueryResult q;
+		if (CUDA_CHECK(RT, cudaGetDriverEntryPointByVersion("cuTensorMapEncodeIm2col",
+								    (void **)&mc->encode_im2col,
+								    12000, cudaEnableDefault, &q),
+			       cause))
+			return -1;
+		if (q != cudaDriverEntryPointSuccess || !mc->encode_im2col) {
+			mc->encode_im2col = NULL;
+			*cause = xasprintf("the driver has no cuTensorMapEncodeIm2col (query "
+					   "result %d)", (int)q);
+			return -1;
+		}
+	}
+	size_t es = cuda_dtype_size(t);
+	cuuint64_t dim[4] = { (cuuint64_t)g->c, (cuuint64_t)g->w, (cuuint64_t)g->h,
+			      (cuuint64_t)g->n };
+	cuuint64_t stride[3] = { (cuuint64_t)g->c * es, (cuuint64_t)(g->w * g->c) * es,
+				 (cuuint64_t)(g->h * g->w * g->c) * es };
+	int lo[2] = { -g->pad, -g->pad }, hi[2] = { g->pad + 1 - g->rs, g->pad + 1 - g->rs };
+	cuuint32_t estride[4] = { 1, (cuuint32_t)g->stride, (cuuint32_t)g->stride, 1 };
+	CUresult r = mc->encode_im2col(
+		map, t == CU_F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+		     : t == CU_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+				    : CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+		4, (void *)x, dim, stride, lo, hi, (cuuint32_t)(128 / es), (cuuint32_t)box_pixels,
+		estride, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+		CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+	if (r != CUDA_SUCCESS) {
+		*cause = xasprintf("cuTensorMapEncodeIm2col failed (CUresult %d) for X of %lld x "
+				   "%lld x %lld x %lld, filter %d, stride %d, padding %d, %d pixels "
+				   "a box",
+				   (int)r, (long long)g->n, (long long)g->h, (long long)g->w,
+				   (long long)g->c, g->rs, g->stride, g->pad, box_pixels);
+		return -1;
+	}
+	return 0;
+}
+
+static int geo_eq(const struct cu_im2col *a, const struct cu_im2col *b)
+{
+	return a->n == b->n && a->h == b->h && a->w == b->w && a->c == b->c && a->rs == b->rs &&
+	       a->stride == b->stride && a->pad == b->pad;
+}
+
 /* The maps of A (pa: m x k, leading dimension lda; box 128 bytes x BLOCK_M; pa NULL: none,
- * a zero map) and B (pb: n x k, ldb; x BLOCK_N) for cell c under config g: cached, else
- * encoded now into the next entry. */
+ * a zero map; geo non-NULL: pa is a convolution's X and its map the im2col one) and B (pb:
+ * n x k, ldb; x BLOCK_N) for cell c under config g: cached, else encoded now into the next
+ * entry. */
 static int gemm_maps(struct cu_cell *c, const struct cuda_gemm_config *g, const void *pa,
 		     const void *pb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
-		     const struct gemm_map **out, char **cause)
+		     const struct cu_im2col *geo, const struct gemm_map **out, char **cause)
 {
 	const struct cuda_shape *s = &c->sctx.shape;
 	struct cu_gemm_maps *mc = c->gemm_maps;
@@ -94,7 +158,8 @@ static int gemm_maps(struct cu_cell *c, const struct cuda_gemm_config *g, const 
 		const struct gemm_map *e = &mc->e[i];
 		if (e->used && e->pa == pa && e->pb == pb && e->m == m && e->n == n && e->k == k &&
 		    e->lda == lda && e->ldb == ldb && e->bm == g->block_m && e->bn == g->block_n &&
-		    e->dtype == (int)s->dtype) {
+		    e->dtype == (int)s->dtype && e->im2col == (geo != NULL) &&
+		    (!geo || geo_eq(&e->geo, geo))) {
 			*out = e;
 			return 0;
 		}
@@ -102,13 +167,17 @@ static int gemm_maps(struct cu_cell *c, const struct cuda_gemm_config *g, const 
 	struct gemm_map *e = &mc->e[mc->next++ % GEMM_MAPS];
 	e->used = 0;
 	memset(&e->a, 0, sizeof(e->a));
-	if ((pa && encode(mc->encode, &e->a, s->dtype, pa, m, k, lda, g->block_m, cause)) ||
+	if ((pa && geo && encode_im2col(mc, &e->a, s->dtype, pa, geo, g->block_m, cause)) ||
+	    (pa && !geo && encode(mc->encode, &e->a, s->dtype, pa, m, k, lda, g->block_m, cause)) ||
 	    encode(mc->encode, &e->b, s->dtype, pb, n, k, ldb, g->block_n, cause))
 		return -1;
 	e->pa = pa;
 	e->pb = pb;
 	e->m = m, e->n = n, e->k = k, e->lda = lda, e->ldb = ldb;
 	e->bm = g->block_m, e->bn = g->block_n, e->dtype = (int)s->dtype;
+	e->im2col = geo != NULL;
+	if (geo)
+		e->geo = *geo;
 	e->used = 1;
 	mc->built++;
 	*out = e;
@@ -199,14 +268,24 @@ int cu_wgmma_setup(struct backend *b, struct cu_cell *c, struct cu_module *m,
 	out->ta = out->tb = &none;
 	out->use_tma = 0;
 	int b_ok = aligned16(op->b, op->ldb, g->elem_bytes);
-	if (op->tma && b_ok && aligned16(op->a, op->lda, g->elem_bytes)) {
+	if (op->im2col && b_ok && aligned16(op->a, op->im2col->c, g->elem_bytes)) {
 		const struct gemm_map *e;
-		if (gemm_maps(c, g, op->a, op->b, op->m, op->n, op->k, op->lda, op->ldb, &e, cause))
+		int64_t built = c->gemm_maps->built;
+		if (gemm_maps(c, g, op->a, op->b, op->m, op->n, op->k, op->lda, op->ldb, op->im2col,
+			      &e, cause))
+			return -1;
+		b->im2col_maps += c->gemm_maps->built - built;
+		out->ta = &e->a, out->tb = &e->b, out->use_tma = 3;
+	} else if (op->tma && b_ok && aligned16(op->a, op->lda, g->elem_bytes)) {
+		const struct gemm_map *e;
+		if (gemm_maps(c, g, op->a, op->b, op->m, op->n, op->k, op->lda, op->ldb, NULL, &e,
+			      cause))
 			return -1;
 		out->ta = &e->a, out->tb = &e->b, out->use_tma = 1;
 	} else if (op->tma_b && b_ok) {
 		const struct gemm_map *e;
-		if (gemm_maps(c, g, NULL, op->b, op->m, op->n, op->k, op->lda, op->ldb, &e, cause))
+		if (gemm_maps(c, g, NULL, op->b, op->m, op->n, op->k, op->lda, op->ldb, NULL, &e,
+			      cause))
 			return -1;
 		out->tb = &e->b, out->use_tma = 2;
 	}

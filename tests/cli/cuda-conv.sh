@@ -5,7 +5,8 @@
 # before it is timed against the cell's float64 reference, computed on the GPU (ref_conv in
 # templates/reference.cu) and here also on the host, where a disagreement beyond 1e-12 fails
 # the unit (HARNESS_CUDA_REF_VERIFY=1; kernels/cuda/reference.c).  Every unit must end ok,
-# every unit record its cells' GPU references as verified, every cuDNN algorithm be recorded as vendor:algo=A,math=M, and the exhaustive search must have checked
+# every unit record its cells' GPU references as verified, the exhaustive units build im2col
+# maps (TMA's im2col mode reads X for the i2c-* workloads), every cuDNN algorithm be recorded as vendor:algo=A,math=M, and the exhaustive search must have checked
 # its grid points correct (an incorrect conv.cu config fails this test), stream-K's among
 # them; compiling ahead must
 # say its mode and keep its counts (the unit's compile_ns the sum of its trials', every queued
@@ -30,11 +31,17 @@ with h5py.File(sys.argv[1], "r") as f:
 def s(v):
     return v.decode() if isinstance(v, bytes) else v
 c.check(all(s(u["status"]) == "ok" for u in units), "every unit ok: " + ", ".join("%s:%s" % (s(u["mode"]), s(u["status"])) for u in units if s(u["status"]) != "ok"))
+def info(u):
+    return dict(l.split("=", 1) for l in s(u["info"]).splitlines() if "=" in l)
 def verified(u):
     for line in s(u["info"]).splitlines():
         if line.startswith("cuda_ref_verified_cells="):
             return int(line.split("=", 1)[1])
     return 0
+# TMA's im2col mode (the i2c-* workloads; conv.cu's use_tma 3): the exhaustive walk built
+# its maps, so its configs were checked through it and not through the gather
+ex = [u for u in units if s(u["mode"]) == "exhaustive"]
+c.check(ex and all(int(info(u).get("cuda_conv_im2col_maps", 0)) > 0 for u in ex), "the exhaustive units read X through im2col maps: " + ", ".join(info(u).get("cuda_conv_im2col_maps", "none") for u in ex))
 c.check(all(verified(u) > 0 for u in units), "every unit's GPU reference agreed with the host's: " + ", ".join("%s:%d" % (s(u["mode"]), verified(u)) for u in units))
 vb = [t for t in trials if s(t["config"]).startswith("vendor:algo=")]
 c.check(len(vb) > 0 and all(",math=" in s(t["config"]) for t in vb), "cuDNN algorithms are recorded as vendor:algo=A,math=M trials")
@@ -51,8 +58,6 @@ for v in ("1", "2"):
 # cubin cache"): compile_ns is time blocked on the compiler, the unit's the sum of its trials'
 # (exhaustive: every chosen config was a trial, so the final prepare loads it again) and never
 # less; every queued compile is either compiled or dropped, and counted among the unit's
-def info(u):
-    return dict(l.split("=", 1) for l in s(u["info"]).splitlines() if "=" in l)
 c.check(all(info(u).get("compile_ahead") == "overlapped" for u in units), "every unit says compile_ahead=overlapped")
 for row, u in enumerate(units):
     tsum = sum(t["compile_ns"] for t in trials if t["unit"] == row)

@@ -49,6 +49,12 @@
  *   threads gather A alone.  When the convolution is a plain GEMM (1x1, stride 1, no
  *   padding, C and the pointers 16-byte aligned) it passes use_tma = 1 and maps of X as an
  *   M x C matrix and of the weights, and the producer loads both by TMA, as gemm.cu does.
+ *   Otherwise, when C is a multiple of BLOCK_K (so a k-tile lies inside one filter tap) and
+ *   X is 16-byte aligned, it passes use_tma = 3 and an im2col map of X (N x H x W x C,
+ *   bounding box -pad .. pad + 1 - RS, elementStrides the stride, BLOCK_M pixels of AW
+ *   channels a box): one producer thread loads A's k-tile as the im2col box of its tap
+ *   (tma_load_im2col), zeros at the padding from the copy engine, and B by TMA, so no
+ *   producer thread gathers.  HARNESS_CUDA_CONV_IM2COL=0 keeps the gather (the A/B).
  *
  * Kernels and launch:
  *   conv(const T *X, const T *Wt, const T *bias, const T *Res, T *Y, float *ws,
@@ -57,7 +63,8 @@
  *     dynamic shared memory as gemm.cu: STAGES * (BLOCK_M + BLOCK_N) * (BLOCK_K + 16 /
  *     sizeof(T)) * sizeof(T) bytes.  ws: SPLIT_K * M * K floats when SPLIT_K > 1.
  *   WGMMA=1: conv(..., epi, tmA, tmB, use_tma, flags), the maps as gemm.cu's (A: X as M x C,
- *     B: the weights as K x RS*RS*C); use_tma 0 (any maps), 1 (both), 2 (tmB only);
+ *     B: the weights as K x RS*RS*C); use_tma 0 (any maps), 1 (both), 2 (tmB only), 3
+ *     (both, tmA X's im2col map);
  *     grid = (G, 1, SPLIT_K) for any G >= 1 (persistent, as gemm.cu), block = 32 * WARPS
  *     + 128, dynamic shared memory as gemm.cu's wgmma kernel.  STREAM_K: G no more than
  *     fit at once, ws G * BLOCK_M * BLOCK_N floats, flags G * WARPS / 4 zeroed words (each
@@ -434,6 +441,22 @@ static __device__ __forceinline__ void load_a_sw(unsigned s, const elem_t *__res
 	}
 }
 
+/* TMA's im2col mode: BLOCK_M (the map's pixelsPerColumn) output pixels' windows from the
+ * corner (w, h) of image n on, in output order (the map's elementStrides are the stride,
+ * its bounding box the corners' range, so the walk wraps rows and images as m does), each
+ * AW channels from c on at filter tap (s, r) of the window; zeros outside the image (the
+ * padding) and past the last image. */
+static __device__ __forceinline__ void tma_load_im2col(unsigned dst, const tmap_t *map, int c,
+						       int w, int h, int n, int s, int r,
+						       unsigned bar)
+{
+	asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::"
+		     "complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6], {%7, %8};\n" ::"r"(dst),
+		     "l"((unsigned long long)map), "r"(c), "r"(w), "r"(h), "r"(n), "r"(bar),
+		     "h"((unsigned short)s), "h"((unsigned short)r)
+		     : "memory");
+}
+
 extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 	conv(const elem_t *__restrict__ X, const elem_t *__restrict__ Wt,
 	     const elem_t *__restrict__ bias, const elem_t *__restrict__ Res, elem_t *__restrict__ Y,
@@ -449,8 +472,20 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 	const bool vec8 = vec8_ok(Y, Res, bias, K);
 #endif
 	float *Pw = SPLIT_K > 1 ? ws + (long long)blockIdx.z * M * K : (float *)0;
+	const bool im2col = use_tma == 3;
 	wgmma_body(
-		M, K, KK, &tmA, &tmB, use_tma, ws, flags,
+		M, K, KK, &tmA, &tmB, im2col ? 1 : use_tma, ws, flags,
+		[&](unsigned dst, const tile_pos &p, int k, unsigned bar) {
+			if (!im2col) {
+				tma_load(dst, &tmA, k, p.m0, bar);
+				return;
+			}
+			/* the tile's first output pixel's window corner; k's filter tap and
+			 * channel (a k-tile lies inside one tap: the backend's C % BLOCK_K) */
+			const int n = p.m0 / (P * Q), pq = p.m0 % (P * Q), t = k / C;
+			tma_load_im2col(dst, &tmA, k % C, (pq % Q) * stride - pad,
+					(pq / Q) * stride - pad, n, t % RS, t / RS, bar);
+		},
 		[&](const tile_pos &p, int ltid) {
 			const int r0 = ltid / 8;
 			arow_w ar;

@@ -659,15 +659,17 @@ static __device__ __forceinline__ void producer_cpasync(int M, int N, int K, uns
  * "persistent"); block b does tiles b, b + grid.x, ...  use_tma 1: tmA / tmB (boxes of 128
  * bytes of k x BLOCK_M / BLOCK_N rows) describe A (M x K) and B (N x K); 0: load_for fills
  * the stages (producer_cpasync when WG_PRODUCER_LOADS, else consumer_cpasync); 2
- * (WG_PRODUCER_LOADS only): tmB describes B, load_for fills A.  store(acc, p, cw): the
+ * (WG_PRODUCER_LOADS only): tmB describes B, load_for fills A.  tma_a(dst, p, k, bar): with
+ * use_tma 1, the copy of A's 128-byte atom at k of tile p into dst, completing on bar
+ * (gemm.cu: tmA's box at (k, p.m0); conv.cu: that, or an im2col box of X).  store(acc, p, cw): the
  * epilogue of warpgroup cw's share of tile p.  sk_ws, sk_flags: STREAM_K's partial slots
  * (grid.x * BLOCK_M * BLOCK_N floats) and flags (grid.x * NC, zero), unused otherwise.  The block has THREADS_WG threads and the dynamic shared memory gemm.cu's header
  * gives. */
-template <class LoadFor, class Store>
+template <class TmaA, class LoadFor, class Store>
 static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tmap_t *tmA,
 						  const tmap_t *tmB, int use_tma, float *sk_ws,
-						  unsigned *sk_flags, const LoadFor &load_for,
-						  const Store &store)
+						  unsigned *sk_flags, const TmaA &tma_a,
+						  const LoadFor &load_for, const Store &store)
 {
 	extern __shared__ __align__(16) unsigned char smem_raw[];
 	const unsigned base = (smem_u32(smem_raw) + 1023) & ~1023u;
@@ -712,9 +714,9 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 					const int k0 = (p.kt0 + kt) * BLOCK_K;
 #pragma unroll
 					for (int a = 0; a < BLOCK_K / AW; ++a) {
-						tma_load(sA + s * BLOCK_M * BLOCK_K * ES +
-								 a * BLOCK_M * 128,
-							 tmA, k0 + a * AW, p.m0, full);
+						tma_a(sA + s * BLOCK_M * BLOCK_K * ES +
+							      a * BLOCK_M * 128,
+						      p, k0 + a * AW, full);
 						tma_load(sB + s * BLOCK_N * BLOCK_K * ES +
 								 a * BLOCK_N * 128,
 							 tmB, k0 + a * AW, p.n0, full);
