@@ -14,8 +14,9 @@ void report_reseed(gsl_rng *rng, uint64_t seed, const char *a, const char *b, co
 void report_warn(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The A/A noise floor of mode m against of over the blocks whose device is d (analysis.h's
  * block_device; ALL_DEVICES: every block): the 95th percentile (type 7) over the cells of
- * |log r_c|, r_c the median over those blocks of copy / original, as exp(.) - 1; NAN when
- * no cell has a pair. */
+ * |log r_c|, r_c the median over those blocks of copy / original, as exp(.) - 1, over the
+ * cells with pairs enough for a CI at the report's level (stats_ci_short: 6 at 95%); NAN
+ * when no cell has them. */
 #define ALL_DEVICES (-3L)
 double report_aa_floor(const struct report *r, size_t m, size_t of, long d);
 /* Mode m's drift over the blocks whose device is d (ALL_DEVICES: every block) into *out

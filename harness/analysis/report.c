@@ -182,7 +182,10 @@ double report_aa_floor(const struct report *r, size_t m, size_t of, long dev)
 			if (!isnan(x) && !isnan(y) && x > 0 && y > 0)
 				ratio[n++] = x / y;
 		}
-		if (n)
+		/* a cell counts once its pairs could carry a CI at the report's level: a floor
+		 * from one or two between-process ratios would set the margin from noise itself
+		 * (torch-resnet part-run: 110% from a cell with one pair) */
+		if (n && !stats_ci_short(n, n, r->o.conf, 1))
 			d[nd++] = fabs(log(stats_median(ratio, 1, n, w)));
 	}
 	if (nd) {
@@ -228,7 +231,17 @@ static void choose_margin(struct report *r)
 		for (size_t i = 0; i < r->naa; i++)
 			if (!isnan(r->aa[i].noise_floor) && (isnan(floor) || r->aa[i].noise_floor > floor))
 				floor = r->aa[i].noise_floor;
-		if (!isnan(floor) && floor > 0) {
+		if (!isnan(floor) && floor >= 1) {
+			/* SAME needs a CI inside [1 - margin, 1 + margin]: a floor of 100% or more
+			 * admits no such interval, and the decision rule refuses it */
+			report_warn(r, "the A/A noise floor is %.2f%%, 100%% or more: copies of one "
+				    "configuration differ by 2x or more, so no equivalence margin can "
+				    "come from it; the margin is the default 1%% (no SAME verdict is "
+				    "likely), set one with --margin or the experiment's margin",
+				    100 * floor);
+			r->margin = 0.01;
+			r->margin_source = "default";
+		} else if (!isnan(floor) && floor > 0) {
 			r->margin = floor;
 			r->margin_source = "aa-noise-floor";
 		} else {

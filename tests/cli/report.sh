@@ -1,6 +1,7 @@
 # tests/cli/report.sh: `harness report` and `harness compare` on data with known effects
 # (tests/data/report/synthetic.csv, made by make-synthetic.py), each number re-derived
-# independently with numpy and SciPy from the CSV itself; and on a real tiny run.
+# independently with numpy and SciPy from the CSV itself; on a real tiny run; and the A/A
+# noise floor's limits (tests/data/report/aa-floor.toml).
 . "$top_srcdir/tests/setup"
 PY=/usr/bin/python3
 $PY -c 'import h5py, scipy, numpy' 2>/dev/null || skip "h5py, numpy and scipy for /usr/bin/python3 are needed (Debian: python3-h5py python3-scipy)"
@@ -237,4 +238,31 @@ assert len(w) == 1 and "baseline" in w[0] and "aa_of" in w[0] and "margin" in w[
 assert r["settings"]["baseline"] == "first" and r["aa"] == [], (r["settings"], r["aa"])
 PYEOF
 expect_grep "the recorded experiment does not parse" "$SCRATCH/err"
+# the A/A noise floor's limits (tests/data/report/aa-floor.toml): a copy 150% off over 6
+# blocks is no margin (the default 1% and a warning); over 3 blocks no cell can carry a 95%
+# CI, so there is no floor (null) and no warning
+if command -v python3 >/dev/null; then
+	cp "$DATA/report/aa-floor.toml" "$DATA/command/fake_worker.py" .
+	sed 's/^repeats = 6$/repeats = 3/' aa-floor.toml > aa-short.toml
+	expect_status 0 h run -q -o aa6.h5 aa-floor.toml >/dev/null &&
+		expect_status 0 h run -q -o aa3.h5 aa-short.toml >/dev/null &&
+		pass "A/A runs with a copy 150% off, 6 and 3 blocks"
+	expect_status 0 h report -f json aa6.h5 && cp "$SCRATCH/out" aa6.json
+	expect_status 0 h report -f json aa3.h5 && cp "$SCRATCH/out" aa3.json
+	$PY - aa6.json aa3.json <<'PYEOF' && pass "a floor of 100% or more is no margin; too few blocks give no floor" || fail "A/A floor limits"
+import json, math, sys
+six, three = (json.load(open(p)) for p in sys.argv[1:3])
+f6 = six["aa"][0]["noise_floor"]
+assert f6 is not None and math.isclose(f6, 1.5, rel_tol=0.05), f6
+assert six["settings"]["margin"] == 0.01 and six["settings"]["margin_source"] == "default", six["settings"]
+w = [x for x in six["warnings"] if "A/A noise floor" in x and "100% or more" in x]
+assert len(w) == 1, six["warnings"]
+# every comparison was decided under that margin (none lost to an invalid one)
+assert six["aa"][0]["cells"] == 1 and all(x["verdict"] for x in six["comparisons"]), six["aa"]
+assert three["aa"][0]["noise_floor"] is None, three["aa"]
+assert three["settings"]["margin_source"] == "default", three["settings"]
+assert not [x for x in three["warnings"] if "A/A noise floor" in x], three["warnings"]
+PYEOF
+	expect_status 0 h report aa6.h5 && expect_grep "no equivalence margin can come from it" "$SCRATCH/out"
+fi
 finish

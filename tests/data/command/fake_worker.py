@@ -3,6 +3,8 @@ kernels/python/harness_unit.py, for the CLI tests (no GPU, no PyTorch).  What it
 set by its mode's options (the unit specification):
   behave = "ok" | "crash" | "hang" | "exit" | "malformed" | "partial" | "no-done"
   scale  = a factor on its (synthetic, seeded) sample times
+  mode_scale = {mode = factor}: a further factor for the units of that mode (an A/A copy,
+           which takes its original's options, made to differ from it)
   config = the configuration it says it chose ("tile=8")
   configs = "a|b|...": instead, configs[block % n]
   slow   = a config whose samples are 1.5 times slower
@@ -60,7 +62,7 @@ def gpu_state(prefix):
 gpu_state("gpu_open_")
 
 rng = random.Random(spec["seed"] * 1000003 + spec["unit"])
-scale = float(opt.get("scale", 1.0))
+scale = float(opt.get("scale", 1.0)) * float(opt.get("mode_scale", {}).get(spec["mode"], 1.0))
 compiles = hits = 0
 ind = os.environ["TORCHINDUCTOR_CACHE_DIR"]
 if opt.get("work", True):

@@ -11,8 +11,10 @@ Definitions (docs/report-format.md, "devices"):
     units name two are split and belong to no device;
   unit median: the median of a cold ok unit's samples of a cell; its run position the
     unit's row in /units;
-  A/A noise floor on device d: over the cells, the 95th percentile (numpy's default,
-    Hyndman-Fan type 7) of |log median_b(copy_b / original_b)| over d's blocks, as exp - 1;
+  A/A noise floor on device d: over the cells with at least MIN_PAIRS pairs on d (fewer
+    cannot carry a distribution-free 95% CI: the smallest two-sided level over n pairs is
+    1 - 2 / 2^n), the 95th percentile (numpy's default, Hyndman-Fan type 7) of
+    |log median_b(copy_b / original_b)| over d's blocks, as exp - 1;
   drift of mode m on d: Spearman's rho (scipy.stats.spearmanr) of run position against the
     unit's level, exp(mean over cells of log(unit median / the mode's median over all
     blocks)), with the exact permutation p for n <= 10 (scipy.stats.permutation_test over
@@ -28,6 +30,9 @@ import sys
 import h5py
 import numpy as np
 from scipy import stats
+
+
+MIN_PAIRS = 6  # the least n with 1 - 2 / 2^n >= 0.95
 
 
 def exact_spearman_p(x, y):
@@ -101,7 +106,7 @@ def main(path):
             per_cell = []
             for c in range(len(cells)):
                 r = [med[m, c, b] / med[of, c, b] for b in db if (m, c, b) in med and (of, c, b) in med]
-                if r:
+                if len(r) >= MIN_PAIRS:
                     per_cell.append(abs(np.log(np.median(r))))
             dv["aa"][m] = float(np.expm1(np.quantile(per_cell, 0.95))) if per_cell else None
         for m in modes:
