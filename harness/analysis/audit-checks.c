@@ -229,9 +229,11 @@ void check_aa(struct audit *au, struct ctx *c)
 		const struct rep_aa *q = &r->aa[i];
 		const char *m = a->modes[q->mode], *of = a->modes[q->of];
 		double rate = q->cells ? (double)q->false_positives / (double)q->cells : NAN;
-		check_ev(k, "'%s' (A/A of '%s'): %zu of %zu cells FASTER/SLOWER (rate %.3f), noise "
-			    "floor %.2f%%", m, of, q->false_positives, q->cells, rate,
-			 100 * q->noise_floor);
+		char fl[96] = "no noise floor (no cell has pairs enough for a CI)";
+		if (!isnan(q->noise_floor))
+			snprintf(fl, sizeof(fl), "noise floor %.2f%%", 100 * q->noise_floor);
+		check_ev(k, "'%s' (A/A of '%s'): %zu of %zu cells FASTER/SLOWER (rate %.3f), %s", m,
+			 of, q->false_positives, q->cells, rate, fl);
 		if (!q->cells) {
 			check_raise(k, AUDIT_WARN);
 			check_mode(k, m);
@@ -449,10 +451,13 @@ void check_op_e2e(struct audit *au, struct ctx *c)
 				 a->modes[x->mode], x->note);
 			continue;
 		}
+		char ci[64] = "no CI: too few blocks";
+		if (!isnan(x->inter.lo))
+			snprintf(ci, sizeof(ci), "[%.3f, %.3f]", x->inter.lo, x->inter.hi);
 		check_ev(k, "'%s' '%s': predicted e2e ratio %.3f, measured %.3f, interaction %.3f "
-			    "[%.3f, %.3f] (%s); op cells cover %.1f%% of the baseline's forward",
-			 x->workload, a->modes[x->mode], x->pred.est, x->meas.est, x->inter.est,
-			 x->inter.lo, x->inter.hi, rep_compose_name(x->verdict), 100 * x->cov_base.est);
+			    "%s (%s); op cells cover %.1f%% of the baseline's forward",
+			 x->workload, a->modes[x->mode], x->pred.est, x->meas.est, x->inter.est, ci,
+			 rep_compose_name(x->verdict), 100 * x->cov_base.est);
 		if (x->verdict == COMPOSE_NO) {
 			apart++;
 			check_raise(k, AUDIT_WARN);

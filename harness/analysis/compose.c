@@ -164,9 +164,14 @@ static void compose_one(struct report *r, const char *workload, size_t m, size_t
 	}
 	report_reseed(rng, r->o.seed, workload, a->modes[m], "composition");
 	estimate(r, q, n, rng, est);
-	/* too few blocks for a CI at the report's level: undecided (stats_ci_short) */
-	c->verdict = stats_ci_short(n, n, r->o.conf, 1) ? COMPOSE_UNDECIDED
-							: decide(&c->inter, r->margin);
+	/* too few blocks for a CI at the report's level: no CIs, undecided (stats_ci_short) */
+	if (stats_ci_short(n, n, r->o.conf, 1)) {
+		for (size_t j = 0; j < NQ; j++)
+			est[j]->lo = est[j]->hi = NAN;
+		c->verdict = COMPOSE_UNDECIDED;
+	} else {
+		c->verdict = decide(&c->inter, r->margin);
+	}
 	c->ok = 1;
 	free(q);
 }

@@ -66,13 +66,13 @@ void hyp_target_cell(struct hyp_result *res, const struct report *r, size_t m, s
  * the blocks: sigma = sqrt(n) (log hi - log lo) / (2 z)), then stats_blocks_needed as for a
  * cell (at least the 6 blocks any CI at 95% needs).  A planning figure: the bootstrap CI is
  * not normal at a few blocks. */
-static void geomean_repeats(struct hyp_target *t, const struct hyp_result *res,
-			    const struct report *r)
+static void geomean_repeats(struct hyp_target *t, double lo, double hi,
+			    const struct hyp_result *res, const struct report *r)
 {
-	if (!(res->min_effect > 0) || t->nblocks < 2 || !(t->lo > 0) || !(t->hi > t->lo))
+	if (!(res->min_effect > 0) || t->nblocks < 2 || !(lo > 0) || !(hi > lo))
 		return;
 	double z = gsl_cdf_ugaussian_Pinv(1 - (1 - r->o.conf) / 2);
-	double sigma = sqrt((double)t->nblocks) * (log(t->hi) - log(t->lo)) / (2 * z);
+	double sigma = sqrt((double)t->nblocks) * (log(hi) - log(lo)) / (2 * z);
 	t->repeats = ceil(stats_blocks_needed(res->min_effect, sigma, res->alpha, r->o.power));
 }
 
@@ -121,7 +121,7 @@ void hyp_target_geomean(struct hyp_result *res, const struct report *r, size_t m
 			t->hi = ag->hi;
 			t->nblocks = ag->nblocks;
 			t->ci_short = stats_ci_short(t->nblocks, t->nblocks, r->o.conf, 1);
-			geomean_repeats(t, res, r);
+			geomean_repeats(t, ag->boot_lo, ag->boot_hi, res, r);
 			return;
 		}
 	}
@@ -146,7 +146,7 @@ void hyp_target_geomean(struct hyp_result *res, const struct report *r, size_t m
 		t->ok = 1;
 		t->nblocks = stats_blocks_with_data(logr, a->nblocks, ncells);
 		t->ci_short = stats_ci_short(t->nblocks, t->nblocks, r->o.conf, 1);
-		geomean_repeats(t, res, r);
+		geomean_repeats(t, t->lo, t->hi, res, r);
 	}
 	free(logr);
 }

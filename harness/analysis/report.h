@@ -51,7 +51,11 @@ struct rep_agg {
 	char *scope;                 /* workload name, or "all" */
 	size_t mode;
 	size_t ncells;               /* op cells in the geometric mean */
-	double geomean, lo, hi;      /* block-bootstrap CI; NAN when not computable */
+	double geomean, lo, hi;      /* block-bootstrap CI; NAN when not computable, or when
+				      * the blocks are too few for any CI at the level
+				      * (stats_ci_short) */
+	double boot_lo, boot_hi;     /* the bootstrap's interval whatever the blocks: a planning
+				      * figure (verify's repeats to decide), never shown as a CI */
 	size_t nblocks;              /* blocks with a value, those the CI resamples */
 	double e2e_ratio;            /* the workload's e2e cell ratio, NAN when none */
 	enum stats_verdict e2e_verdict;

@@ -126,7 +126,8 @@ static void write_md_composition(const struct report *r, FILE *f)
 		fprintf(f, "Per block: predicted = (baseline e2e + sum over op cells of count x (mode - baseline)) / "
 			   "baseline e2e (the time outside the op cells held fixed); measured = mode e2e / baseline e2e; "
 			   "interaction = measured / predicted (composes: CI inside +-%.2f%%); coverage = sum of count x op "
-			   "time / e2e time. Medians over blocks, %.0f%% block-bootstrap CIs. The unweighted geomean of "
+			   "time / e2e time. Medians over blocks, %.0f%% block-bootstrap CIs (none from blocks too few "
+			   "for a distribution-free CI at that level: 6 at 95%%). The unweighted geomean of "
 			   "op-cell ratios is shown for contrast: it weights a 1 us op like a 1 ms one.\n\n",
 			100 * r->margin, 100 * r->o.conf);
 		fprintf(f, "| workload | mode | blocks | op cells | unweighted op geomean | predicted e2e ratio | measured e2e ratio | "
@@ -355,7 +356,8 @@ static void write_md(const struct report *r, FILE *f)
 		md_cmp_row(r, &r->cmp[i], f);
 
 	fprintf(f, "\n## Per model and overall\n\n"
-		   "Geometric mean of op-cell ratios (block-bootstrap CI), the e2e cell, verdict counts over all cells, "
+		   "Geometric mean of op-cell ratios (block-bootstrap CI; none from blocks too few for a "
+		   "distribution-free CI at its level: 6 at 95%%), the e2e cell, verdict counts over all cells, "
 		   "cells where the mode is Pareto-equivalent-or-better than the baseline, median spread ratio.\n\n"
 		   "| scope | mode | op cells | geomean | 95%% CI | e2e ratio | e2e verdict | faster | slower | same | inconclusive | Pareto eq-or-better | spread ratio |\n"
 		   "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");

@@ -249,7 +249,7 @@ if command -v python3 >/dev/null; then
 		pass "A/A runs with a copy 150% off, 6 and 3 blocks"
 	expect_status 0 h report -f json aa6.h5 && cp "$SCRATCH/out" aa6.json
 	expect_status 0 h report -f json aa3.h5 && cp "$SCRATCH/out" aa3.json
-	$PY - aa6.json aa3.json <<'PYEOF' && pass "a floor of 100% or more is no margin; too few blocks give no floor" || fail "A/A floor limits"
+	$PY - aa6.json aa3.json <<'PYEOF' && pass "a floor of 100% or more is no margin; too few blocks give no floor and no geomean CI" || fail "A/A floor limits"
 import json, math, sys
 six, three = (json.load(open(p)) for p in sys.argv[1:3])
 f6 = six["aa"][0]["noise_floor"]
@@ -262,6 +262,12 @@ assert six["aa"][0]["cells"] == 1 and all(x["verdict"] for x in six["comparisons
 assert three["aa"][0]["noise_floor"] is None, three["aa"]
 assert three["settings"]["margin_source"] == "default", three["settings"]
 assert not [x for x in three["warnings"] if "A/A noise floor" in x], three["warnings"]
+# the geometric mean's block bootstrap: a CI from 6 blocks, none from 3 (it would cover far
+# less than 95%: scripts/boot-coverage.py)
+g6 = [a for a in six["aggregates"] if a["mode"] == "base-aa"]
+g3 = [a for a in three["aggregates"] if a["mode"] == "base-aa"]
+assert g6 and all(a["geomean"] is not None and None not in a["ci"] for a in g6), g6
+assert g3 and all(a["geomean"] is not None and a["ci"] == [None, None] for a in g3), g3
 PYEOF
 	expect_status 0 h report aa6.h5 && expect_grep "no equivalence margin can come from it" "$SCRATCH/out"
 fi
