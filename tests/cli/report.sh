@@ -270,5 +270,10 @@ assert g6 and all(a["geomean"] is not None and None not in a["ci"] for a in g6),
 assert g3 and all(a["geomean"] is not None and a["ci"] == [None, None] for a in g3), g3
 PYEOF
 	expect_status 0 h report aa6.h5 && expect_grep "no equivalence margin can come from it" "$SCRATCH/out"
+	# the audit of the 3-block run: no floor and no CI, said in words, never as a NaN
+	h audit aa3.h5 >"$SCRATCH/out" 2>&1
+	expect_grep "no noise floor \\(no cell has pairs enough for a CI\\)" "$SCRATCH/out" &&
+		! grep -qiw "nan" "$SCRATCH/out" && pass "the audit prints no NaN for a missing floor" ||
+		fail "the audit of a 3-block run"
 fi
 finish
