@@ -320,8 +320,9 @@ int cu_conv_launch(struct backend *b, struct cu_cell *c, const struct config *cf
 	unsigned *flags = b->d_sk_flags;
 	struct cu_wgmma_launch w = { .grid = cdiv(s->m, cfg->val[F_BM]) * cdiv(s->n, cfg->val[F_BN]) };
 	if (g.wgmma) {
-		/* a plain GEMM's operands both by the tensor copy engine; otherwise the
-		 * weights alone (K x RS*RS*C), and the kernel gathers X */
+		/* a plain GEMM's operands both by the tensor copy engine; otherwise X by
+		 * its im2col map where conv_im2col_ok, else the weights alone (K x
+		 * RS*RS*C) and the kernel gathers X */
 		struct cu_im2col geo = { .n = s->batch, .h = s->h, .w = s->w, .c = s->c,
 					 .rs = (int)s->r, .stride = (int)s->stride,
 					 .pad = (int)s->pad };
