@@ -92,6 +92,42 @@ if expect_status 2 h check; then
 fi
 expect_status 2 h check --no-such-option experiments/good-minimal.toml
 
+# A hypothesis that judges Kendall's tau without its p is legal, but check warns at the
+# criterion's line and column, with the smallest p the experiment's modes allow; one that
+# also has a criterion on p gets no warning.
+cp experiments/good-minimal.toml tau.toml
+printf 'hypotheses = ["tau-hyp.toml"]\n' | cat - tau.toml > tau2.toml && mv tau2.toml tau.toml
+cat >tau-hyp.toml <<'EOF2'
+schema = 1
+[[hypotheses]]
+id = "tau-alone"
+claim = "c"
+aggregate = "op-vs-e2e"
+criteria = [
+  { id = "agree", statistic = "tau", op = ">=", value = 0.5 },
+  { id = "disagree", statistic = "tau", op = "<", value = 0.5 },
+]
+corroborate = "agree"
+falsify = "disagree"
+
+[[hypotheses]]
+id = "tau-and-p"
+claim = "c"
+aggregate = "op-vs-e2e"
+criteria = [
+  { id = "agree", statistic = "tau_pred", op = ">=", value = 0.5 },
+  { id = "sure", statistic = "p_pred", op = "<", value = 0.05 },
+  { id = "disagree", statistic = "tau_pred", op = "<", value = 0.5 },
+]
+corroborate = "agree and sure"
+falsify = "disagree"
+EOF2
+if expect_status 0 h check tau.toml; then
+	expect_grep "^harness: warning: 'tau-hyp.toml':7:3: hypothesis 'tau-alone': criterion 'agree' judges Kendall's tau without its p: .* the 1 of 'tau.toml' .* a criterion on p makes the verdict survive chance\$" "$ERR" &&
+		[ "$(grep -c warning "$ERR")" -eq 1 ] && pass "a tau criterion without its p is warned of, once, at its line" ||
+		fail "the tau-alone warning: $(cat "$ERR")"
+fi
+
 # The experiments shipped with the project are valid; those of the cuda backend, in a build
 # without it, are refused for exactly that reason.
 for f in "$top_srcdir"/experiments/*.toml; do
