@@ -2,7 +2,9 @@
 """study-table.py: a study's tables for docs/BENCHMARKS.md, from the harness's own report,
 verify and audit of one results file (their JSON; nothing recomputed here), as issue 12 asks
 of the seed study: per model and mode the median e2e latency, the ratio to the baseline with
-its 95% CI and verdict, the setup time and the spread across units; per workload and mode
+its 95% CI and verdict (with too few blocks for any distribution-free 95% CI, as in a
+part-run, the exact CI and its coverage instead), the setup time and the spread across
+units; per workload and mode
 the op-cell verdict counts and geometric mean; the Pareto fronts of the e2e cells; the
 hypotheses' verdicts; the audit's findings; and, for a part-run, the progress.
 
@@ -46,6 +48,14 @@ def e2e_table(rep):
             c = cmp.get((cell["name"], m["mode"]))
             if m["mode"] == base:
                 ratio, verdict = "baseline", "-"
+            elif c and c.get("compared") and (c.get("exact_ci_coverage") or 1) < 0.95:
+                # too few blocks for any distribution-free 95% CI: the bootstrap's interval
+                # would cover far less than its label, so the exact one with its coverage
+                lo, hi = c.get("exact_ci") or [None, None]
+                ratio = "%.4f (n = %d: no 95%% CI; exact %.0f%% CI [%s, %s])" % (
+                    c["ratio"], c["n"], 100 * c["exact_ci_coverage"], num(lo, "%.4f"),
+                    num(hi, "%.4f"))
+                verdict = c["verdict"]
             elif c and c.get("compared"):
                 ratio = "%.4f [%s, %s]" % (c["ratio"], num(c["ci"][0], "%.4f"),
                                            num(c["ci"][1], "%.4f"))

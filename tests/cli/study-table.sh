@@ -1,8 +1,9 @@
 # tests/cli/study-table.sh: scripts/study-table.py (docs/BENCHMARKS.md's tables of a study,
 # issue 12) on the planted composition data imported from CSV: each e2e row's median is the
 # median over blocks of the CSV's values (computed here from the CSV), its ratio, CI and
-# verdict are the report's comparison of that cell and mode, every audit check has a row,
-# and a file that is not a results file exits 2.
+# verdict are the report's comparison of that cell and mode, every audit check has a row;
+# on 3 of its blocks, the exact CI with its coverage instead of a 95% CI; and a file that is
+# not a results file exits 2.
 . "$top_srcdir/tests/setup"
 PY=/usr/bin/python3
 expect_status 0 h import --csv "$DATA/compose/compose.csv" -o c.h5 || finish
@@ -39,6 +40,39 @@ for model, mode, med, ratio, verdict, setup, spread, units in rows:
     assert ratio.startswith("%.4f [" % c["ratio"]) and verdict == c["verdict"], (cell, mode, ratio, verdict)
 a0 = lines.index("Audit:") + 4
 assert len([l for l in lines[a0:] if l.startswith("| ")]) == len(aud["checks"])
+PYEOF
+# 3 of its blocks: no row may print a 95% CI (none exists at n = 3); each gives the exact CI
+# and its coverage from the report instead
+$PY - "$DATA/compose/compose.csv" <<'PYEOF' >short.csv
+import csv, sys
+r = csv.DictReader(open(sys.argv[1]))
+w = csv.DictWriter(sys.stdout, r.fieldnames, lineterminator="\n")
+w.writeheader()
+w.writerows(x for x in r if int(x["block"]) < 3)
+PYEOF
+expect_status 0 h import --csv short.csv -o s.h5 &&
+	expect_status 0 $PY "$top_srcdir/scripts/study-table.py" --harness "$HARNESS" s.h5 &&
+	cp "$SCRATCH/out" short.md &&
+	h report -f json s.h5 >s.json 2>/dev/null &&
+	$PY - short.md s.json <<'PYEOF' && pass "3 blocks: the exact CI and its coverage, no 95% CI" || fail "study table of 3 blocks"
+import json, sys
+lines = open(sys.argv[1]).read().split("\n")
+rep = json.load(open(sys.argv[2]))
+cmp = {(c["cell"], c["mode"]): c for c in rep["comparisons"]}
+start = lines.index("End to end:") + 4
+n = 0
+for l in lines[start:]:
+    if not l.startswith("| "):
+        break
+    model, mode, _, ratio = [x.strip() for x in l.strip("|").split("|")][:4]
+    if ratio == "baseline":
+        continue
+    c = cmp[(model + "/e2e", mode)]
+    want = "%.4f (n = 3: no 95%% CI; exact %.0f%% CI [%.4f, %.4f])" % (
+        c["ratio"], 100 * c["exact_ci_coverage"], c["exact_ci"][0], c["exact_ci"][1])
+    assert ratio == want, (ratio, want)
+    n += 1
+assert n > 0
 PYEOF
 echo "not hdf5" > bogus.h5
 expect_status 2 $PY "$top_srcdir/scripts/study-table.py" --harness "$HARNESS" bogus.h5 &&
