@@ -23,10 +23,6 @@ static char *name_list(const struct experiment *e, int workloads)
 	return sbuf_detach(&sb);
 }
 
-/* The names a hypothesis file gives that the experiment must have: every compared mode
- * (but "*"), the baseline, the workload.  Run would find a missing one only when it
- * evaluates the hypotheses, after every unit; here it is an error at its line:col.
- * (Cell names are left to the evaluation: they come from the catalog's naming.) */
 /* A criterion on Kendall's tau (tau, tau_pred) with none on its p (p, p_pred) in the same
  * hypothesis decides on a point estimate over the handful of modes a run ranks: at 5 modes a
  * tau of 0.6 has a two-sided p of 0.23 (the main job's ResNet-18 on 2026-11-26).  Legal, but
@@ -53,13 +49,17 @@ static void hyp_tau_alone(const struct hyp_file *f, const struct hypothesis *h,
 			pmin /= (double)k;
 		warning("'%s':%d:%d: hypothesis '%s': criterion '%s' judges Kendall's %s without its "
 			"%s: a run ranks few modes, and with the %zu of '%s' even a perfect ranking "
-			"(tau = 1) has a two-sided p of %.3g (at 5 modes a tau of 0.6 has 0.23); a "
-			"criterion on %s makes the verdict survive chance",
+			"(tau = 1) has a two-sided p of %.3g; a criterion on %s makes the verdict "
+			"survive chance",
 			f->path, on_tau->pos.line, on_tau->pos.col, h->id, on_tau->id, pair[q][0],
 			pair[q][1], e->nmodes, epath, pmin > 1 ? 1 : pmin, pair[q][1]);
 	}
 }
 
+/* The names a hypothesis file gives that the experiment must have: every compared mode
+ * (but "*"), the baseline, the workload.  Run would find a missing one only when it
+ * evaluates the hypotheses, after every unit; here it is an error at its line:col.
+ * (Cell names are left to the evaluation: they come from the catalog's naming.) */
 static int hyp_names_exist(const struct hyp_file *f, const struct experiment *e,
 			   const char *epath)
 {

@@ -286,8 +286,9 @@ double cuda_conv_ref_one(const struct cuda_shape *s, const void *in0, const void
 static int conv_im2col_ok(const struct backend *b, const struct cuda_shape *s,
 			  const struct cuda_gemm_config *g)
 {
+	int64_t lo = -s->pad, hi = s->pad + 1 - s->r; /* the corners' box, as gemm.c encodes it */
 	return b->conv_im2col && !conv_is_gemm(s) && s->c % g->block_k == 0 && s->stride <= 8 &&
-	       s->pad <= 127 && s->r - 1 - s->pad <= 128;
+	       lo >= -128 && lo <= 127 && hi >= -128 && hi <= 127;
 }
 
 int cu_conv_launch(struct backend *b, struct cu_cell *c, const struct config *cfg,

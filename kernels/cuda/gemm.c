@@ -8,9 +8,9 @@
  * through cudaGetDriverEntryPointByVersion (so the program gains no link dependency on
  * libcuda), and kept per cell in a small cache keyed by (A, B, M, N, K, lda, ldb, BLOCK_M,
  * BLOCK_N, dtype, and a convolution's geometry when A is its X read through an im2col map:
- * cuTensorMapEncodeIm2col, looked up on first use).  A config's first launch is always its correctness check (prepare), so
- * every map is built there and every timed launch finds it cached: map building is outside
- * the timed region, as cuBLASLt's descriptors are. */
+ * cuTensorMapEncodeIm2col, looked up on first use).  A config's first launch is always its
+ * correctness check (prepare), so every map is built there and every timed launch finds it
+ * cached: map building is outside the timed region, as cuBLASLt's descriptors are. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -64,6 +64,32 @@ void cu_gemm_release(struct cu_cell *c)
 	c->gemm_maps = NULL;
 }
 
+/* The driver's function name (CUDA 12 or newer) into *fn, or -1 with *cause. */
+static int driver_fn(const char *name, void **fn, char **cause)
+{
+	enum cudaDriverEntryPointQueryResult q;
+	*fn = NULL;
+	if (CUDA_CHECK(RT, cudaGetDriverEntryPointByVersion(name, fn, 12000, cudaEnableDefault,
+							    &q),
+		       cause))
+		return -1;
+	if (q != cudaDriverEntryPointSuccess || !*fn) {
+		*fn = NULL;
+		*cause = xasprintf("the driver has no %s (query result %d): the wgmma path needs a "
+				   "CUDA 12 driver or newer", name, (int)q);
+		return -1;
+	}
+	return 0;
+}
+
+/* The tensor map's element type of t (TF32 operands travel as float32). */
+static CUtensorMapDataType map_dtype(enum cuda_dtype t)
+{
+	return t == CU_F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+	       : t == CU_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+			      : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+}
+
 /* A 2-D map of a row-major rows x cols matrix (leading dimension ld elements): boxes of
  * 128 bytes of columns (one swizzle atom: 64 16-bit or 32 fp32 elements) x box_rows rows,
  * 128-byte swizzle, zeros outside the matrix (the ragged edges).  TF32 operands travel as
@@ -75,10 +101,7 @@ static int encode(encode_tiled_fn fn, CUtensorMap *map, enum cuda_dtype t, const
 	size_t es = cuda_dtype_size(t);
 	cuuint64_t stride[1] = { (cuuint64_t)ld * es };
 	cuuint32_t box[2] = { (cuuint32_t)(128 / es), (cuuint32_t)box_rows }, estride[2] = { 1, 1 };
-	CUresult r = fn(map, t == CU_F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-			     : t == CU_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-					    : CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
-			2, (void *)base, dim, stride, box, estride, CU_TENSOR_MAP_INTERLEAVE_NONE,
+	CUresult r = fn(map, map_dtype(t), 2, (void *)base, dim, stride, box, estride, CU_TENSOR_MAP_INTERLEAVE_NONE,
 			CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
 			CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
 	if (r != CUDA_SUCCESS) {
@@ -99,20 +122,9 @@ static int encode(encode_tiled_fn fn, CUtensorMap *map, enum cuda_dtype t, const
 static int encode_im2col(struct cu_gemm_maps *mc, CUtensorMap *map, enum cuda_dtype t,
 			 const void *x, const struct cu_im2col *g, int box_pixels, char **cause)
 {
-	if (!mc->encode_im2col) {
-		enum cudaDriverEntryPointQueryResult q;
-		if (CUDA_CHECK(RT, cudaGetDriverEntryPointByVersion("cuTensorMapEncodeIm2col",
-								    (void **)&mc->encode_im2col,
-								    12000, cudaEnableDefault, &q),
-			       cause))
-			return -1;
-		if (q != cudaDriverEntryPointSuccess || !mc->encode_im2col) {
-			mc->encode_im2col = NULL;
-			*cause = xasprintf("the driver has no cuTensorMapEncodeIm2col (query "
-					   "result %d)", (int)q);
-			return -1;
-		}
-	}
+	if (!mc->encode_im2col &&
+	    driver_fn("cuTensorMapEncodeIm2col", (void **)&mc->encode_im2col, cause))
+		return -1;
 	size_t es = cuda_dtype_size(t);
 	cuuint64_t dim[4] = { (cuuint64_t)g->c, (cuuint64_t)g->w, (cuuint64_t)g->h,
 			      (cuuint64_t)g->n };
@@ -120,13 +132,11 @@ static int encode_im2col(struct cu_gemm_maps *mc, CUtensorMap *map, enum cuda_dt
 				 (cuuint64_t)(g->h * g->w * g->c) * es };
 	int lo[2] = { -g->pad, -g->pad }, hi[2] = { g->pad + 1 - g->rs, g->pad + 1 - g->rs };
 	cuuint32_t estride[4] = { 1, (cuuint32_t)g->stride, (cuuint32_t)g->stride, 1 };
-	CUresult r = mc->encode_im2col(
-		map, t == CU_F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-		     : t == CU_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-				    : CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
-		4, (void *)x, dim, stride, lo, hi, (cuuint32_t)(128 / es), (cuuint32_t)box_pixels,
-		estride, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-		CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+	CUresult r = mc->encode_im2col(map, map_dtype(t), 4, (void *)x, dim, stride, lo, hi,
+				       (cuuint32_t)(128 / es), (cuuint32_t)box_pixels, estride,
+				       CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+				       CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+				       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
 	if (r != CUDA_SUCCESS) {
 		*cause = xasprintf("cuTensorMapEncodeIm2col failed (CUresult %d) for X of %lld x "
 				   "%lld x %lld x %lld, filter %d, stride %d, padding %d, %d pixels "
@@ -167,9 +177,10 @@ static int gemm_maps(struct cu_cell *c, const struct cuda_gemm_config *g, const 
 	struct gemm_map *e = &mc->e[mc->next++ % GEMM_MAPS];
 	e->used = 0;
 	memset(&e->a, 0, sizeof(e->a));
-	if ((pa && geo && encode_im2col(mc, &e->a, s->dtype, pa, geo, g->block_m, cause)) ||
-	    (pa && !geo && encode(mc->encode, &e->a, s->dtype, pa, m, k, lda, g->block_m, cause)) ||
-	    encode(mc->encode, &e->b, s->dtype, pb, n, k, ldb, g->block_n, cause))
+	if (pa && (geo ? encode_im2col(mc, &e->a, s->dtype, pa, geo, g->block_m, cause)
+		       : encode(mc->encode, &e->a, s->dtype, pa, m, k, lda, g->block_m, cause)))
+		return -1;
+	if (encode(mc->encode, &e->b, s->dtype, pb, n, k, ldb, g->block_n, cause))
 		return -1;
 	e->pa = pa;
 	e->pb = pb;
@@ -189,7 +200,6 @@ static int gemm_cache(struct cu_cell *c, char **cause)
 {
 	struct cu_gemm_maps *mc = c->gemm_maps;
 	if (!mc) {
-		enum cudaDriverEntryPointQueryResult q;
 		/* CUtensorMap is 128-byte aligned, so the size is a multiple of 128 */
 		mc = aligned_alloc(128, sizeof(*mc));
 		if (!mc) {
@@ -198,17 +208,7 @@ static int gemm_cache(struct cu_cell *c, char **cause)
 			return -1;
 		}
 		memset(mc, 0, sizeof(*mc));
-		if (CUDA_CHECK(RT, cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled",
-								    (void **)&mc->encode, 12000,
-								    cudaEnableDefault, &q),
-			       cause)) {
-			free(mc);
-			return -1;
-		}
-		if (q != cudaDriverEntryPointSuccess || !mc->encode) {
-			*cause = xasprintf("the driver has no cuTensorMapEncodeTiled (query result "
-					   "%d): the wgmma path needs a CUDA 12 driver or newer",
-					   (int)q);
+		if (driver_fn("cuTensorMapEncodeTiled", (void **)&mc->encode, cause)) {
 			free(mc);
 			return -1;
 		}

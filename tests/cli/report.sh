@@ -258,7 +258,7 @@ assert six["settings"]["margin"] == 0.01 and six["settings"]["margin_source"] ==
 w = [x for x in six["warnings"] if "A/A noise floor" in x and "100% or more" in x]
 assert len(w) == 1, six["warnings"]
 # every comparison was decided under that margin (none lost to an invalid one)
-assert six["aa"][0]["cells"] == 1 and all(x["verdict"] for x in six["comparisons"]), six["aa"]
+assert six["aa"][0]["cells"] == 1 and all(x["compared"] and x["verdict"] for x in six["comparisons"]), six["aa"]
 assert three["aa"][0]["noise_floor"] is None, three["aa"]
 assert three["settings"]["margin_source"] == "default", three["settings"]
 assert not [x for x in three["warnings"] if "A/A noise floor" in x], three["warnings"]

@@ -661,10 +661,11 @@ static __device__ __forceinline__ void producer_cpasync(int M, int N, int K, uns
  * the stages (producer_cpasync when WG_PRODUCER_LOADS, else consumer_cpasync); 2
  * (WG_PRODUCER_LOADS only): tmB describes B, load_for fills A.  tma_a(dst, p, k, bar): with
  * use_tma 1, the copy of A's 128-byte atom at k of tile p into dst, completing on bar
- * (gemm.cu: tmA's box at (k, p.m0); conv.cu: that, or an im2col box of X).  store(acc, p, cw): the
- * epilogue of warpgroup cw's share of tile p.  sk_ws, sk_flags: STREAM_K's partial slots
- * (grid.x * BLOCK_M * BLOCK_N floats) and flags (grid.x * NC, zero), unused otherwise.  The block has THREADS_WG threads and the dynamic shared memory gemm.cu's header
- * gives. */
+ * (gemm.cu: tmA's box at (k, p.m0); conv.cu: that, or an im2col box of X).
+ * store(acc, p, cw): the epilogue of warpgroup cw's share of tile p.  sk_ws, sk_flags:
+ * STREAM_K's partial slots (grid.x * BLOCK_M * BLOCK_N floats) and flags (grid.x * NC,
+ * zero), unused otherwise.  The block has THREADS_WG threads and the dynamic shared memory
+ * gemm.cu's header gives. */
 template <class TmaA, class LoadFor, class Store>
 static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tmap_t *tmA,
 						  const tmap_t *tmB, int use_tma, float *sk_ws,
