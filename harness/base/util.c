@@ -495,6 +495,47 @@ void util_sha256_hex(const void *data, size_t n, char out[65])
 	out[64] = '\0';
 }
 
+int util_sha256_file(const char *path, char out[65])
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	int e = fstat(fd, &st) < 0 ? errno : S_ISREG(st.st_mode) ? 0 : EINVAL;
+	if (e) {
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	if (!c || !EVP_DigestInit_ex(c, EVP_sha256(), NULL))
+		die("SHA-256 failed in libcrypto");
+	unsigned char buf[1 << 16], md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			e = errno;
+			EVP_MD_CTX_free(c);
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		if (!EVP_DigestUpdate(c, buf, (size_t)n))
+			die("SHA-256 failed in libcrypto");
+	}
+	close(fd);
+	if (!EVP_DigestFinal_ex(c, md, &mdlen) || mdlen != 32)
+		die("SHA-256 failed in libcrypto");
+	EVP_MD_CTX_free(c);
+	for (unsigned i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	out[64] = '\0';
+	return 0;
+}
+
 int64_t util_now_ns(void)
 {
 	struct timespec ts;

@@ -99,6 +99,10 @@ char *util_utf8_sanitize(const char *s);
 
 /* SHA-256 (OpenSSL libcrypto) of a buffer as 64 lowercase hex digits plus NUL. */
 void util_sha256_hex(const void *data, size_t n, char out[65]);
+/* The same of a regular file's bytes, read in chunks (any size).  0, or -1 with errno set
+ * (ENOENT: gone; EINVAL: not a regular file) and nothing reported: the caller says what the
+ * file was for. */
+int util_sha256_file(const char *path, char out[65]);
 
 /* Time.  util_now_ns(): CLOCK_MONOTONIC in ns.  util_utc_now(): "YYYY-MM-DDTHH:MM:SSZ".
  * util_utc_stamp(): "YYYYMMDDTHHMMSSZ" for file names. */

@@ -100,8 +100,10 @@ int sched_resolve_modes(struct run *r)
 			free(mine);
 			return -1;
 		}
-		if (m->command_argv)
+		if (m->command_argv) {
 			b->command = sched_strv_dup(m->command_argv);
+			sched_command_hash(b);
+		}
 	}
 	free(mine);
 	leave_out_modes(r);
@@ -111,6 +113,50 @@ int sched_resolve_modes(struct run *r)
 		same &= r->mb[i].entry == r->mb[0].entry;
 	if (r->exp->nmodes && same)
 		experiment_apply_on(r->exp, r->mb[0].entry->name);
+	return 0;
+}
+
+void sched_command_hash(struct mode_backend *b)
+{
+	size_t n = 0;
+	while (b->command[n])
+		n++;
+	b->command_sha256 = xcalloc(n + 1, sizeof(*b->command_sha256));
+	for (size_t k = 0; k < n; k++) {
+		char h[65];
+		if (b->command[k][0] == '/' && util_sha256_file(b->command[k], h) == 0)
+			b->command_sha256[k] = xstrdup(h);
+	}
+}
+
+int sched_command_check(const struct run *r, size_t mi, int64_t unit)
+{
+	const struct mode_backend *b = &r->mb[mi];
+	const char *mode = r->exp->modes[mi].name;
+	for (size_t k = 0; b->command && b->command_sha256 && b->command[k]; k++) {
+		const char *want = b->command_sha256[k], *f = b->command[k];
+		char h[65];
+		if (!want)
+			continue;
+		if (util_sha256_file(f, h) < 0) {
+			const char *why = errno == ENOENT   ? "is gone"
+					  : errno == EINVAL ? "is no longer a regular file"
+							    : strerror(errno);
+			error("mode '%s': '%s', a file of its command, %s (it was there when the run "
+			      "started): unit %" PRId64 " not started, nothing recorded for it; put "
+			      "the file back and continue with 'harness run --resume %s'",
+			      mode, f, why, unit, r->h5path);
+			return -1;
+		}
+		if (strcmp(h, want)) {
+			error("mode '%s': '%s', a file of its command, changed since the run started "
+			      "(sha256 %.16s..., now %.16s...): unit %" PRId64 " not started, so that "
+			      "every unit of the run runs one program; put the original back and "
+			      "continue with 'harness run --resume %s', or start a new run",
+			      mode, f, want, h, unit, r->h5path);
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -184,6 +230,17 @@ char *sched_backends_json(const struct run *r)
 			}
 			sbuf_adds(&sb, "]");
 		}
+		if (r->mb[i].command && r->mb[i].command_sha256) {
+			sbuf_adds(&sb, ",\"command_sha256\":[");
+			for (size_t k = 0; r->mb[i].command[k]; k++) {
+				sbuf_adds(&sb, k ? "," : "");
+				if (r->mb[i].command_sha256[k])
+					sbuf_add_json_string(&sb, r->mb[i].command_sha256[k]);
+				else
+					sbuf_adds(&sb, "null");
+			}
+			sbuf_adds(&sb, "]");
+		}
 		const struct mode *m = &r->exp->modes[i];
 		if (m->workloads) {
 			sbuf_adds(&sb, ",\"workloads\":[");
@@ -246,6 +303,9 @@ void sched_free_backends(struct run *r)
 	for (size_t i = 0; r->mb && i < r->exp->nmodes + r->exp->nmodes_left_out; i++) {
 		free(r->mb[i].requested);
 		free(r->mb[i].reason);
+		for (size_t k = 0; r->mb[i].command_sha256 && r->mb[i].command[k]; k++)
+			free(r->mb[i].command_sha256[k]);
+		free(r->mb[i].command_sha256);
 		unitenv_free(r->mb[i].command);
 	}
 	free(r->mb);

@@ -33,6 +33,10 @@ struct mode_backend {
 	char **command;  /* a command mode's argv as run (heap, NULL-terminated), else NULL:
 			  * resolved when the run started, read back from mode_backends on
 			  * --resume (the run folder's copy lies away from the paths) */
+	char **command_sha256; /* parallel to command (heap, heap strings): the SHA-256 of each
+				* element that named a regular file when the run started (the
+				* program, a script, its data), NULL for the others; itself NULL
+				* when there is no command or a resumed run recorded none */
 };
 
 /* A slot while the run goes: the block it works through and the unit it runs. */
@@ -106,6 +110,14 @@ void sched_estimate_note(struct run *r, const char *mode, const char *workload, 
  * a lower bound on the length of its mode's units of that workload and kind. */
 void sched_estimate_note_unfinished(struct run *r, const char *mode, const char *workload,
 				    int warm, int64_t elapsed_ns);
+
+/* Hash the files of b's command as they are now (a fresh run: b->command_sha256). */
+void sched_command_hash(struct mode_backend *b);
+/* Before a unit of mode mi starts: every file its command named when the run started is
+ * still there with the same SHA-256, so every unit of the run runs one program.  A file gone
+ * or changed stops the run (the unit not started, nothing recorded for it: it is the
+ * machine's fault, not the unit's), with what to do.  0, or -1 reported. */
+int sched_command_check(const struct run *r, size_t mi, int64_t unit);
 
 /* ---- the units (sched-units.c) ---- */
 /* Run the plan's units still to run on the slots (one at a time without slots), recording

@@ -33,6 +33,32 @@
 #include "kernels/backend.h"
 #include "stats/stats.h"
 
+/* A resumed mode's command_sha256 (parallel to its n-element command: 64 hex digits or
+ * null each) into b.  -1 reported: a results file that says something else is damaged. */
+static int resume_command_sha256(struct run *r, struct mode_backend *b, json_t *sha, size_t n,
+				 const char *mode)
+{
+	if (!json_is_array(sha) || json_array_size(sha) != n) {
+		error("%s: mode '%s': command_sha256 in mode_backends is not one entry per "
+		      "element of its command", r->h5path, mode);
+		return -1;
+	}
+	b->command_sha256 = xcalloc(n + 1, sizeof(*b->command_sha256));
+	for (size_t k = 0; k < n; k++) {
+		json_t *v = json_array_get(sha, k);
+		const char *h = json_string_value(v);
+		if (json_is_null(v))
+			continue;
+		if (!h || strlen(h) != 64 || strspn(h, "0123456789abcdef") != 64) {
+			error("%s: mode '%s': command_sha256[%zu] in mode_backends is not a SHA-256 "
+			      "(64 lowercase hex digits) or null", r->h5path, mode, k);
+			return -1;
+		}
+		b->command_sha256[k] = xstrdup(h);
+	}
+	return 0;
+}
+
 /* A resumed run's modes run on the backends they ran on (mode_backends; older files: the
  * run's one backend), which must still be able to run here.  -1 reported. */
 static int resume_backends(struct run *r, const struct rec_meta *m)
@@ -79,6 +105,10 @@ static int resume_backends(struct run *r, const struct rec_meta *m)
 				const char *a = json_string_value(json_array_get(cmd, k));
 				b->command[k] = xstrdup(a ? a : "");
 			}
+			/* the files' hashes (a run before they were recorded has none: unchecked) */
+			json_t *sha = json_object_get(one, "command_sha256");
+			if (sha && resume_command_sha256(r, b, sha, n, r->exp->modes[i].name))
+				goto done;
 		}
 	}
 	ret = 0;

@@ -213,6 +213,9 @@ static int unit_prepare(struct run *r, struct slot_run *s, const struct rec_plan
 		error("unit %" PRId64 " names mode '%s', which the experiment lacks", p->id, p->mode);
 		goto done;
 	}
+	/* An external command runs only as the program the run started with. */
+	if (r->mb[mi].command && sched_command_check(r, (size_t)mi, p->id))
+		goto done;
 	/* The cache dir: new for a cold unit, the cold unit's for a warm probe. */
 	if (p->warm) {
 		if (p->warm_of < 0 || !r->cache_of[p->warm_of]) {

@@ -173,6 +173,77 @@ c.check(all(u["status"] == "ok" for u in units), "every resumed unit ok")
 c.exit()
 PYEOF
 
+# ---- the program: gone or changed mid-run stops the run, unit not run, nothing lost ------
+# A run records each command file's SHA-256 (mode_backends' command_sha256) and checks it
+# before every unit.  Until 2026-11-26 a vanished worker (a bundle not carried into a
+# lease) turned every unit left into a recorded 'failed' one in seconds; a changed one ran
+# on, the units of one run measuring two programs.
+mkdir -p prog
+cat >prog.toml <<'EOF'
+schema = 1
+name = "prog"
+repeats = 3
+seed = 5
+order = "sequential"
+unit_timeout = 60
+[measure]
+min_samples = 4
+max_samples = 4
+[[workloads]]
+name = "w1"
+op = "sgemm"
+shape = { m = 8, n = 8, k = 8 }
+[[modes]]
+name = "py"
+command = ["python3", "prog/fake_worker.py"]
+options = { remove_self_unit = 0 }
+EOF
+sed 's/remove_self_unit = 0/edit_self_unit = 0/' prog.toml >prog2.toml
+for t in gone changed; do
+	toml=prog.toml; [ $t = changed ] && toml=prog2.toml
+	cp fake_worker.py prog/
+	want="is gone \(it was there when the run started\): unit 1 not started, nothing recorded for it; put the file back and continue with 'harness run --resume $t.h5'"
+	[ $t = changed ] && want="changed since the run started \(sha256 [0-9a-f]{16}\.\.\., now [0-9a-f]{16}\.\.\.\): unit 1 not started"
+	expect_status 1 h run -q -o $t.h5 $toml &&
+		expect_grep "^harness: mode 'py': '$(pwd -P)/prog/fake_worker.py', a file of its command, $want" "$SCRATCH/err" &&
+		expect_grep 'units: 1 recorded of 3 planned, 0 not ok' "$SCRATCH/out" &&
+		pass "a command file $t mid-run stops the run before the next unit, which is not recorded"
+	cp fake_worker.py prog/ # the original back: --resume completes the run
+	if [ $t = gone ]; then # a damaged record of the hashes is refused, naming the file
+		cp -r gone bad
+		$PY - bad/journal/run.h5 <<'PYEOF'
+import json, sys, h5py
+import numpy as np
+with h5py.File(sys.argv[1], "r+") as f:
+    a = f["run"].attrs
+    mb = json.loads(a["mode_backends"])
+    mb["py"]["command_sha256"] = [None, "not-a-hash"]
+    a["mode_backends"] = np.bytes_(json.dumps(mb).encode())
+PYEOF
+		expect_status 2 h run -q --resume bad.h5 &&
+			expect_grep "^harness: bad.h5: mode 'py': command_sha256\\[1\\] in mode_backends is not a SHA-256 \\(64 lowercase hex digits\\) or null" "$SCRATCH/err" &&
+			pass "--resume refuses a malformed command_sha256, naming the file"
+	fi
+	expect_status 0 h run -q --resume $t.h5 &&
+		expect_grep 'units: 3 recorded of 3 planned, 0 not ok' "$SCRATCH/out" &&
+		pass "with the file back as it was, --resume completes the $t run"
+done
+$PY - gone.h5 prog/fake_worker.py <<'PYEOF' || fail "command_sha256 recorded"
+import hashlib, json, os, sys, h5py
+from h5util import table, meta, Checker
+c = Checker("command")
+with h5py.File(sys.argv[1], "r") as f:
+    mb = json.loads(meta(f)["mode_backends"])
+    units = table(f, "units")
+py = mb["py"]
+want = hashlib.sha256(open(sys.argv[2], "rb").read()).hexdigest()
+c.check(py["command"] == ["python3", os.path.realpath(sys.argv[2])] and py["command_sha256"] == [None, want],
+        "mode_backends records each command file's SHA-256 (none for python3, found in PATH): %s" % py.get("command_sha256"))
+c.check(sorted(u["id"] for u in units) == [0, 1, 2] and all(u["status"] == "ok" for u in units),
+        "every unit recorded once, ok")
+c.exit()
+PYEOF
+
 # ---- --max-time: a warm probe follows its cold unit even when that ran long -------------
 # The two start together or not at all (the probe needs the cold unit's cache directory,
 # which stays on the machine); pl.h5 says each takes 1 s, so at the start 2 s fit the 3 s

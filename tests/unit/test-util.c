@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,22 @@ START_TEST(files_and_dirs)
 	ck_assert(!memcmp(data, "hello\0world", 11));
 	free(data);
 	ck_assert_int_eq(util_read_file("/nonexistent/harness", &data, &len), -1);
+	/* a file's SHA-256, read in 64 KiB chunks: one of 200000 bytes spans four reads */
+	char hex[65], want[65];
+	size_t big = 200000;
+	char *bytes = xmalloc(big);
+	for (size_t i = 0; i < big; i++)
+		bytes[i] = (char)(i * 131 % 251);
+	ck_assert_int_eq(util_write_file(f, bytes, big, 0600), 0);
+	util_sha256_hex(bytes, big, want);
+	ck_assert_int_eq(util_sha256_file(f, hex), 0);
+	ck_assert_str_eq(hex, want);
+	free(bytes);
+	errno = 0;
+	ck_assert_int_eq(util_sha256_file("/nonexistent/harness", hex), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_int_eq(util_sha256_file(deep, hex), -1); /* a directory */
+	ck_assert_int_eq(errno, EINVAL);
 	ck_assert_int_eq(util_rm_rf(tmpl), 0);
 	ck_assert_int_eq(access(tmpl, F_OK), -1);
 	free(deep);

@@ -16,6 +16,10 @@ set by its mode's options (the unit specification):
   compile_s = {workload = seconds}: the compile time a cold unit reports per workload it
            was given (else 5 us)
   cold_s = seconds a cold unit (one that compiles) sleeps before it is done
+  remove_self_unit = N: the unit with id N deletes its own program file once its records are
+           written (a program that vanishes mid-run: a bundle not carried, a cleaned folder)
+  edit_self_unit = N: the unit with id N appends a comment line to its own program file
+           (a program changed mid-run)
   gpu    = "GPU-...": say the unit ran on that GPU, its state at the start and the end as the
            info keys the audit's gpu-* checks read (docs/record-protocol.md, "GPU state");
            "GPU-a|GPU-b|...": the unit's id picks one
@@ -120,3 +124,8 @@ if compiles and "cold_s" in opt:
     time.sleep(float(opt["cold_s"]))
 gpu_state("gpu_close_")
 u.done("ok")
+if opt.get("remove_self_unit") == spec["unit"]:
+    os.unlink(os.path.abspath(sys.argv[0]))
+if opt.get("edit_self_unit") == spec["unit"]:
+    with open(os.path.abspath(sys.argv[0]), "a") as f:
+        f.write("# edited by unit %d\n" % spec["unit"])
