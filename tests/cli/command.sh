@@ -228,6 +228,46 @@ PYEOF
 		expect_grep 'units: 3 recorded of 3 planned, 0 not ok' "$SCRATCH/out" &&
 		pass "with the file back as it was, --resume completes the $t run"
 done
+# moved: the program is not where the run started it, but the experiment given to --resume
+# names a copy with the recorded SHA-256 (a run taken to another machine, a bundle unpacked
+# elsewhere): that copy runs, said on stderr, and each unit's argv says which path it ran
+mkdir -p there/prog
+cp prog.toml there/
+cp fake_worker.py prog/
+expect_status 1 h run -q -o mv.h5 prog.toml
+printf '# another program\n' | cat fake_worker.py - >there/prog/fake_worker.py
+expect_status 1 h run -q --resume mv.h5 there/prog.toml &&
+	expect_grep "^harness: mode 'py': '$(pwd -P)/prog/fake_worker.py', a file of its command, is gone" "$SCRATCH/err" &&
+	pass "--resume does not take a file of another SHA-256 from the experiment's folder"
+cp fake_worker.py there/prog/
+expect_status 0 h run -q --resume mv.h5 there/prog.toml &&
+	expect_grep "^harness: warning: mode 'py': 'prog/fake_worker.py' is not at '$(pwd -P)/prog/fake_worker.py' as the run started it, or not the same; the same file \(SHA-256 [0-9a-f]{16}\.\.\.\) is at '$(pwd -P)/there/prog/fake_worker.py': this session runs that" "$SCRATCH/err" &&
+	expect_grep 'units: 3 recorded of 3 planned, 0 not ok' "$SCRATCH/out" &&
+	pass "--resume runs the same program found where the experiment given names it"
+$PY - mv.h5 "$(pwd -P)" <<'PYEOF' || fail "moved program: the units' argv"
+import json, sys, h5py
+from h5util import table, Checker
+c = Checker("command")
+with h5py.File(sys.argv[1], "r") as f:
+    units = table(f, "units")
+ran = {u["id"]: json.loads(u["argv_json"])[1] for u in units}
+c.check(ran == {0: sys.argv[2] + "/prog/fake_worker.py", 1: sys.argv[2] + "/there/prog/fake_worker.py",
+                2: sys.argv[2] + "/there/prog/fake_worker.py"}, "each unit's argv names the path it ran: %s" % ran)
+c.exit()
+PYEOF
+cp fake_worker.py prog/ # removed by mv.h5's unit 0
+# the same through the kernel folder: a command path found there when the run started (a
+# bundle's kernels/torch/worker.py), resumed with the kernel folder at another path
+mkdir -p k1/kw k2/kw
+cp -r "$top_srcdir/kernels/python" k1/ && cp -r "$top_srcdir/kernels/python" k2/ # harness_unit.py, on the units' PYTHONPATH
+cp fake_worker.py k1/kw/
+cp fake_worker.py k2/kw/
+sed 's|"prog/fake_worker.py"|"kw/fake_worker.py"|' prog.toml >kw.toml
+HARNESS_KERNEL_DIR=$PWD/k1 expect_status 1 h run -q -o kw.h5 kw.toml
+HARNESS_KERNEL_DIR=$PWD/k2 expect_status 0 h run -q --resume kw.h5 &&
+	expect_grep "^harness: warning: mode 'py': 'kw/fake_worker.py' is not at '$(pwd -P)/k1/kw/fake_worker.py' as the run started it, or not the same; the same file \(SHA-256 [0-9a-f]{16}\.\.\.\) is at '$(pwd -P)/k2/kw/fake_worker.py'" "$SCRATCH/err" &&
+	expect_grep 'units: 3 recorded of 3 planned, 0 not ok' "$SCRATCH/out" &&
+	pass "--resume runs the same program found in the kernel folder at its new path"
 $PY - gone.h5 prog/fake_worker.py <<'PYEOF' || fail "command_sha256 recorded"
 import hashlib, json, os, sys, h5py
 from h5util import table, meta, Checker
