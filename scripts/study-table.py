@@ -92,6 +92,41 @@ def pareto_lines(rep):
     return out
 
 
+def spread_rule(rep):
+    """The claim "the baseline's spread across units is the smallest", which
+    hypotheses/torch-resnet.toml pre-registers in its comments (the hypothesis format
+    compares a mode with the baseline, not one with all): for each e2e cell, the baseline's
+    spread (IQR / median of the unit medians) is at most that of every mode that is not an
+    A/A copy.  FALSIFIED by any cell where some mode's spread is smaller; CORROBORATED when
+    no cell has one and every spread exists; else INCONCLUSIVE.  Point estimates, as
+    registered: no test."""
+    base = rep["settings"]["baseline"]
+    aa = {m["name"] for m in rep["modes"] if m.get("aa_of")}
+    out, smaller, missing = [], [], []
+    for cell in rep["cells"]:
+        if cell["kind"] != "e2e":
+            continue
+        sp = {m["mode"]: m["spread"] for m in cell["modes"]}
+        b = sp.get(base)
+        rivals = [(mo, v) for mo, v in sp.items() if mo != base and mo not in aa]
+        if b is None or any(v is None for _, v in rivals):
+            missing.append(cell["name"])
+            out.append("- %s: %s's spread %s; no spread for %s" % (
+                cell["name"], base, num(b * 100 if b is not None else None, "%.1f%%"),
+                ", ".join(mo for mo, v in rivals if v is None) or base))
+            continue
+        low = sorted((v, mo) for mo, v in rivals if v < b)
+        smaller += [(cell["name"], mo) for _, mo in low]
+        out.append("- %s: %s's spread %.1f%%; %s" % (
+            cell["name"], base, b * 100,
+            "smaller: " + ", ".join("%s %.1f%%" % (mo, v * 100) for v, mo in low) if low
+            else "every other mode's is at least as large"))
+    verdict = ("FALSIFIED" if smaller else "INCONCLUSIVE" if missing or not out
+               else "CORROBORATED")
+    return ["%s's spread across units is the smallest (rule as pre-registered): %s" % (
+        base, verdict), ""] + out
+
+
 def hyp_table(ver):
     if ver is None:
         return ["(none: harness verify decided nothing on this file; its message is on stderr)"]
@@ -133,6 +168,7 @@ def main():
     lines += ["", "Op cells:", ""] + op_table(rep)
     lines += ["", "Pareto fronts (latency, spread, setup) of the e2e cells:", ""] + pareto_lines(rep)
     lines += ["", "Hypotheses:", ""] + hyp_table(ver)
+    lines += [""] + spread_rule(rep)
     lines += ["", "Audit:", ""] + audit_table(aud)
     print("\n".join(lines))
 

@@ -2,6 +2,7 @@
 # issue 12) on the planted composition data imported from CSV: each e2e row's median is the
 # median over blocks of the CSV's values (computed here from the CSV), its ratio, CI and
 # verdict are the report's comparison of that cell and mode, every audit check has a row;
+# the pre-registered spread claim is decided on spreads computed here from the CSV;
 # on 3 of its blocks, the exact CI with its coverage instead of a 95% CI; and a file that is
 # not a results file exits 2.
 . "$top_srcdir/tests/setup"
@@ -40,6 +41,32 @@ for model, mode, med, ratio, verdict, setup, spread, units in rows:
     assert ratio.startswith("%.4f [" % c["ratio"]) and verdict == c["verdict"], (cell, mode, ratio, verdict)
 a0 = lines.index("Audit:") + 4
 assert len([l for l in lines[a0:] if l.startswith("| ")]) == len(aud["checks"])
+PYEOF
+# the pre-registered spread claim: each e2e cell's spread (IQR / median over blocks, the
+# quartiles by linear interpolation, as GSL's) computed here from the CSV; FALSIFIED by a
+# mode whose spread is below the baseline's, and each such mode named
+$PY - "$DATA/compose/compose.csv" table.md r.json <<'PYEOF' && pass "the spread claim, from the CSV" || fail "spread claim"
+import csv, json, statistics, sys
+vals = {}
+for row in csv.DictReader(open(sys.argv[1])):
+    if row["cell"].endswith("/e2e"):
+        vals.setdefault(row["cell"], {}).setdefault(row["mode"], []).append(float(row["value"]))
+text = open(sys.argv[2]).read()
+base = json.load(open(sys.argv[3]))["settings"]["baseline"]
+def spread(v):
+    q1, _, q3 = statistics.quantiles(v, n=4, method="inclusive")
+    return (q3 - q1) / statistics.median(v)
+falsified = False
+for cell, modes in sorted(vals.items()):
+    b = spread(modes[base])
+    low = sorted((spread(v), m) for m, v in modes.items() if m != base and spread(v) < b)
+    falsified |= bool(low)
+    want = "- %s: %s's spread %.1f%%; " % (cell, base, b * 100) + (
+        "smaller: " + ", ".join("%s %.1f%%" % (m, s * 100) for s, m in low) if low
+        else "every other mode's is at least as large")
+    assert want in text.split("\n"), want
+verdict = "FALSIFIED" if falsified else "CORROBORATED"
+assert "%s's spread across units is the smallest (rule as pre-registered): %s" % (base, verdict) in text, verdict
 PYEOF
 # 3 of its blocks: no row may print a 95% CI (none exists at n = 3); each gives the exact CI
 # and its coverage from the report instead
