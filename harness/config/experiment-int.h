@@ -95,6 +95,14 @@ int exp_check_tuner_options(struct tc_parser *p, const struct experiment *e);
  * are parsed. */
 int exp_check_mode_workloads(struct tc_parser *p, const struct tc_field *f,
 			     const struct experiment *e);
+/* A [measure] table (the root's, an [on.BACKEND]'s or a mode's: then *set gets a bit per
+ * key written, in the measure_keys order experiment_mode_measure follows). */
+int exp_parse_measure(struct tc_parser *p, const struct tc_field *f, struct measure_settings *m,
+		      unsigned *set);
+/* Each mode's [modes.measure] over the run's [measure] (and each [on.BACKEND]'s): still
+ * min_samples <= max_samples; an A/A copy measures as its original.  After parse_on. */
+int exp_check_mode_measure(struct tc_parser *p, const struct tc_field *f,
+			   const struct experiment *e);
 /* Free what a command mode holds (command, command_argv, env). */
 void exp_free_mode_command(struct mode *m);
 

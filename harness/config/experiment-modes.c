@@ -25,7 +25,7 @@
 
 static const char *const mode_keys[] = {
 	"name", "tuner", "backend", "baseline", "options", "warm_probe", "aa_of", "fault",
-	"command", "expects", "timeout", "environment", "only_on", "workloads", NULL
+	"command", "expects", "timeout", "environment", "only_on", "workloads", "measure", NULL
 };
 static const char *const expects_names[] = { "compile", "benchmark", NULL };
 
@@ -295,6 +295,8 @@ static int parse_mode(struct tc_parser *p, const struct tb_node *t, struct mode 
 			if (!r && m->nworkloads == 0)
 				r = tc_fail(p, g.pos, "'workloads' must name at least one workload "
 					    "(leave it out and the mode runs every workload)");
+		} else if (!strcmp(g.key, "measure")) {
+			r = exp_parse_measure(p, &g, &m->measure, &m->measure_set);
 		} else if (!strcmp(g.key, "aa_of")) {
 			r = exp_get_string(p, &g, &m->aa_of);
 			mp->aa_of = g.pos;
@@ -612,6 +614,58 @@ static int same_workloads(const struct experiment *e, const struct mode *a, cons
 		    mode_has_workload(b, e->workloads[w].name))
 			return 0;
 	return 1;
+}
+
+/* The measure settings s with m's keys over them, min_samples <= max_samples; 0 or an error
+ * at m's `measure` key naming where the other bound comes from. */
+static int mode_measure_bounds(struct tc_parser *p, const struct tc_field *f, size_t i,
+			       const struct mode *m, struct measure_settings s, const char *whose)
+{
+	experiment_mode_measure(&s, m);
+	if (s.min_samples <= s.max_samples)
+		return 0;
+	return tc_fail(p, mode_key_pos(f, i, "measure"), "mode '%s': with its 'measure' over %s, "
+		       "min_samples %" PRId64 " is above max_samples %" PRId64, m->name, whose,
+		       s.min_samples, s.max_samples);
+}
+
+int exp_check_mode_measure(struct tc_parser *p, const struct tc_field *f,
+			   const struct experiment *e)
+{
+	for (size_t i = 0; i < e->nmodes; i++) {
+		const struct mode *m = &e->modes[i];
+		if (!m->measure_set)
+			continue;
+		if (mode_measure_bounds(p, f, i, m, e->measure, "[measure]"))
+			return -1;
+		for (size_t k = 0; k < e->non; k++) {
+			char *whose = xasprintf("[on.%s.measure]", e->on[k].backend);
+			int r = mode_measure_bounds(p, f, i, m, e->on[k].measure, whose);
+			free(whose);
+			if (r)
+				return -1;
+		}
+	}
+	/* an A/A copy measures as its original: else its ratio measures the difference */
+	for (size_t i = 0; i < e->nmodes; i++) {
+		const struct mode *m = &e->modes[i];
+		const struct mode *o = m->aa_of ? experiment_mode(e, m->aa_of) : NULL;
+		if (!o || (p->flags & EXPERIMENT_PAST_RUN))
+			continue;
+		struct measure_settings a = e->measure, b = e->measure;
+		experiment_mode_measure(&a, m);
+		experiment_mode_measure(&b, o);
+		if (a.warmup_s != b.warmup_s || a.warmup_count != b.warmup_count ||
+		    a.min_samples != b.min_samples || a.max_samples != b.max_samples ||
+		    a.max_time_s != b.max_time_s || a.flush != b.flush ||
+		    a.target_rel_precision != b.target_rel_precision ||
+		    a.trial_samples != b.trial_samples || a.threads != b.threads)
+			return tc_fail(p, mode_key_pos(f, i, m->measure_set ? "measure" : "aa_of"),
+				       "mode '%s' is an A/A copy of '%s' but measures otherwise "
+				       "('measure'): an A/A copy measures as its original",
+				       m->name, o->name);
+	}
+	return 0;
 }
 
 /* Each mode's `workloads` (f: the [[modes]] field, its tables still parsed): every entry

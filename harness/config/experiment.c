@@ -60,7 +60,11 @@ const char *fault_kind_name(enum fault_kind k)
 
 /* ---- [measure] and [environment] -------------------------------------------------------- */
 
-static int parse_measure(struct tc_parser *p, const struct tc_field *f, struct measure_settings *m)
+/* A [measure] table's keys into m; *set (when given: a mode's table) gets bit k for each
+ * measure_keys[k] written, and min_samples <= max_samples is then checked only when the
+ * table sets both (exp_check_mode_measure checks the values the units get). */
+int exp_parse_measure(struct tc_parser *p, const struct tc_field *f, struct measure_settings *m,
+		      unsigned *set)
 {
 	if (tc_want_kind(p, f, TB_TABLE))
 		return -1;
@@ -68,6 +72,9 @@ static int parse_measure(struct tc_parser *p, const struct tc_field *f, struct m
 	for (size_t i = 0; i < tb_node_len(f->v); i++) {
 		struct tc_field g = tc_field_at(f->v, i);
 		int r;
+		for (unsigned k = 0; set && measure_keys[k]; k++)
+			if (!strcmp(g.key, measure_keys[k]))
+				*set |= 1u << k;
 		if (!strcmp(g.key, "warmup_time")) {
 			r = exp_get_duration(p, &g, 0, MAX_MEASURE_TIME_S, "1 day", &m->warmup_s);
 		} else if (!strcmp(g.key, "warmup_count")) {
@@ -95,7 +102,7 @@ static int parse_measure(struct tc_parser *p, const struct tc_field *f, struct m
 		if (r)
 			return -1;
 	}
-	if (m->max_samples < m->min_samples) {
+	if ((!set || (min_f.key && max_f.key)) && m->max_samples < m->min_samples) {
 		if (max_f.key)
 			return tc_fail(p, max_f.pos, "'max_samples' must be >= min_samples (%" PRId64
 				    "), not %" PRId64, m->min_samples, m->max_samples);
@@ -204,7 +211,7 @@ static int parse_on(struct tc_parser *p, const struct tc_field *f, struct experi
 				r = exp_get_int(p, &g, 1, MAX_REPEATS, &o->repeats);
 				o->has_repeats = 1;
 			} else if (!strcmp(g.key, "measure")) {
-				r = parse_measure(p, &g, &o->measure);
+				r = exp_parse_measure(p, &g, &o->measure, NULL);
 			} else {
 				r = tc_unknown_key(p, &g, on_keys, " in [on.BACKEND]");
 			}
@@ -213,6 +220,31 @@ static int parse_on(struct tc_parser *p, const struct tc_field *f, struct experi
 		}
 	}
 	return 0;
+}
+
+void experiment_mode_measure(struct measure_settings *ms, const struct mode *m)
+{
+	unsigned s = m->measure_set;
+	const struct measure_settings *o = &m->measure;
+	/* bit k is measure_keys[k] */
+	if (s & 1u << 0)
+		ms->warmup_s = o->warmup_s;
+	if (s & 1u << 1)
+		ms->warmup_count = o->warmup_count;
+	if (s & 1u << 2)
+		ms->min_samples = o->min_samples;
+	if (s & 1u << 3)
+		ms->max_samples = o->max_samples;
+	if (s & 1u << 4)
+		ms->max_time_s = o->max_time_s;
+	if (s & 1u << 5)
+		ms->target_rel_precision = o->target_rel_precision;
+	if (s & 1u << 6)
+		ms->flush = o->flush;
+	if (s & 1u << 7)
+		ms->trial_samples = o->trial_samples;
+	if (s & 1u << 8)
+		ms->threads = o->threads;
 }
 
 void experiment_apply_on(struct experiment *e, const char *backend)
@@ -394,7 +426,7 @@ static int parse_root(struct tc_parser *p, const struct tb_node *root, struct ex
 			if (!r)
 				r = check_hypotheses(p, &g, e);
 		} else if (!strcmp(g.key, "measure")) {
-			r = parse_measure(p, &g, &e->measure);
+			r = exp_parse_measure(p, &g, &e->measure, NULL);
 		} else if (!strcmp(g.key, "run")) {
 			r = parse_run(p, &g, &e->run);
 		} else if (!strcmp(g.key, "environment")) {
@@ -423,6 +455,8 @@ static int parse_root(struct tc_parser *p, const struct tb_node *root, struct ex
 	if (exp_check_mode_workloads(p, &modes, e) || exp_check_models(p, e))
 		return -1;
 	if (on.key && parse_on(p, &on, e))
+		return -1;
+	if (exp_check_mode_measure(p, &modes, e))
 		return -1;
 	return exp_check_tuner_options(p, e);
 }

@@ -99,6 +99,9 @@ struct mode {
 	double timeout_s;      /* `timeout`: this mode's unit timeout; 0: the experiment's */
 	struct env_var *env;   /* [modes.environment]: NAME = "value", set after [environment] */
 	size_t nenv;
+	struct measure_settings measure; /* [modes.measure]: the keys it sets (measure_set) go
+					  * over the run's [measure] for this mode's units */
+	unsigned measure_set;  /* bit k: measure_keys[k] set (experiment.c's order) */
 };
 #define MODE_EXPECTS_COMPILE 0x1
 #define MODE_EXPECTS_BENCHMARK 0x2
@@ -175,5 +178,7 @@ int mode_has_workload(const struct mode *m, const char *name);
 /* Use e's [on.backend] settings (repeats, measure), when it has a table for backend: for a
  * run whose modes all run there (the scheduler) and in each of its units (the worker). */
 void experiment_apply_on(struct experiment *e, const char *backend);
+/* ms with mode m's [modes.measure] keys over it: what m's units measure by. */
+void experiment_mode_measure(struct measure_settings *ms, const struct mode *m);
 
 #endif

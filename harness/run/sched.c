@@ -182,11 +182,17 @@ int sched_make_slots(struct run *r)
 				r->slots.s[i].gpu_index ? "GPU " : "",
 				r->slots.s[i].gpu_index ? r->slots.s[i].gpu_index : "",
 				r->slots.s[i].gpu_index ? ", " : "", r->slots.s[i].cpus);
-	if (r->slots.n && r->exp->measure.threads > 0 &&
-	    (size_t)r->exp->measure.threads > (size_t)CPU_COUNT(&r->slots.s[0].set))
-		warning("[measure] threads = %" PRId64 " but each slot has %d core%s: the unit's "
-			"threads share them", r->exp->measure.threads,
-			CPU_COUNT(&r->slots.s[0].set), CPU_COUNT(&r->slots.s[0].set) == 1 ? "" : "s");
+	for (size_t i = 0; r->slots.n && i < r->exp->nmodes; i++) {
+		struct measure_settings ms = r->exp->measure; /* with the mode's own keys */
+		experiment_mode_measure(&ms, &r->exp->modes[i]);
+		if (ms.threads > 0 && (size_t)ms.threads > (size_t)CPU_COUNT(&r->slots.s[0].set)) {
+			warning("mode '%s': threads = %" PRId64 " but each slot has %d core%s: the "
+				"unit's threads share them", r->exp->modes[i].name, ms.threads,
+				CPU_COUNT(&r->slots.s[0].set),
+				CPU_COUNT(&r->slots.s[0].set) == 1 ? "" : "s");
+			break;
+		}
+	}
 	return 0;
 }
 

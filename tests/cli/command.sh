@@ -173,6 +173,45 @@ c.check(all(u["status"] == "ok" for u in units), "every resumed unit ok")
 c.exit()
 PYEOF
 
+# ---- [modes.measure]: a mode's own measure keys, for its units alone ---------------------
+# over [measure] for the unit specification an external unit reads (py6) and for the
+# harness's own worker (cpu3): each unit's sample count is its mode's
+cat >mm.toml <<'EOF'
+schema = 1
+name = "mm"
+repeats = 2
+seed = 7
+unit_timeout = 60
+[measure]
+min_samples = 4
+max_samples = 4
+[[workloads]]
+name = "w1"
+op = "sgemm"
+shape = { m = 8, n = 8, k = 8 }
+[[modes]]
+name = "py"
+command = ["python3", "fake_worker.py"]
+[[modes]]
+name = "py6"
+command = ["python3", "fake_worker.py"]
+measure = { min_samples = 6, max_samples = 6 }
+[[modes]]
+name = "cpu3"
+backend = "cpu"
+tuner = "vendor"
+measure = { min_samples = 3, max_samples = 3, warmup_count = 1, warmup_time = 0 }
+EOF
+expect_status 0 h run -q -o mm.h5 mm.toml || cat "$SCRATCH/err" >&2
+$PY - mm.h5 <<'PYEOF' && pass "[modes.measure]: each mode's units sample as its own measure says" || fail "[modes.measure]"
+import sys, h5py
+from h5util import table
+with h5py.File(sys.argv[1], "r") as f:
+    units = table(f, "units")
+got = sorted((u["mode"], int(u["sample_count"])) for u in units)
+assert got == [("cpu3", 3)] * 2 + [("py", 4)] * 2 + [("py6", 6)] * 2, got
+PYEOF
+
 # ---- the program: gone or changed mid-run stops the run, unit not run, nothing lost ------
 # A run records each command file's SHA-256 (mode_backends' command_sha256) and checks it
 # before every unit.  Until 2026-11-26 a vanished worker (a bundle not carried into a

@@ -898,6 +898,54 @@ END_TEST
 	     /* 8 lines */
 #define MODE_B "[[modes]]\nname = \"b\"\ntuner = \"heuristic\"\n" /* 3 lines */
 
+/* [modes.measure]: the keys a mode sets go over [measure] (and [on.BACKEND.measure]) for its
+ * units alone; the bounds are checked on what its units get; an A/A copy measures as its
+ * original. */
+START_TEST(test_mode_measure)
+{
+	struct experiment *e = parse_ok(HEAD WL MODE "[[modes]]\nname = \"flushed\"\n"
+					"tuner = \"vendor\"\nmeasure = { flush = true, "
+					"max_samples = 7 }\n"
+					"[measure]\nmin_samples = 5\nmax_samples = 9\nflush = false\n");
+	struct measure_settings a = e->measure, b = e->measure;
+	experiment_mode_measure(&a, &e->modes[0]);
+	experiment_mode_measure(&b, &e->modes[1]);
+	ck_assert_int_eq(e->modes[0].measure_set, 0);
+	ck_assert_int_eq(a.flush, 0);
+	ck_assert_int_eq(a.max_samples, 9);
+	ck_assert_int_eq(b.flush, 1);
+	ck_assert_int_eq(b.max_samples, 7);
+	ck_assert_int_eq(b.min_samples, 5); /* not set by the mode: the run's */
+	ck_assert(b.warmup_s == e->measure.warmup_s);
+	experiment_free(e);
+	/* its keys are [measure]'s, checked the same way, at their line:col */
+	expect_error(HEAD WL MODE "measure = { flsh = true }\n",
+		     "'t.toml':9:13: unknown key 'flsh' in [measure] (did you mean 'flush'?)");
+	expect_error(HEAD WL MODE "measure = { max_samples = 0 }\n",
+		     "'t.toml':9:27: 'max_samples' must be between 1 and 10000000, not 0");
+	/* the bounds a unit gets: the mode's min_samples over [measure]'s max_samples */
+	expect_error(HEAD WL MODE "measure = { min_samples = 50 }\n[measure]\nmax_samples = 20\n",
+		     "'t.toml':9:11: mode 'default': with its 'measure' over [measure], min_samples "
+		     "50 is above max_samples 20");
+	expect_error(HEAD WL MODE "measure = { min_samples = 30 }\n[measure]\nmax_samples = 40\n"
+		     "[on.cpu.measure]\nmax_samples = 20\n",
+		     "'t.toml':9:11: mode 'default': with its 'measure' over [on.cpu.measure], "
+		     "min_samples 30 is above max_samples 20");
+	/* an A/A copy that measures otherwise is no A/A copy */
+	expect_error(HEAD WL MODE "[[modes]]\nname = \"aa\"\ntuner = \"vendor\"\naa_of = \"default\"\n"
+		     "measure = { flush = false }\n",
+		     "'t.toml':13:11: mode 'aa' is an A/A copy of 'default' but measures otherwise "
+		     "('measure'): an A/A copy measures as its original");
+	/* the same settings, however written: flush = true is [measure]'s default */
+	e = parse_ok(HEAD WL MODE "measure = { flush = false }\n[[modes]]\nname = \"aa\"\n"
+		     "tuner = \"vendor\"\naa_of = \"default\"\nmeasure = { flush = false }\n");
+	experiment_free(e);
+	e = parse_ok(HEAD WL MODE "[[modes]]\nname = \"aa\"\ntuner = \"vendor\"\n"
+		     "aa_of = \"default\"\nmeasure = { flush = true }\n");
+	experiment_free(e);
+}
+END_TEST
+
 START_TEST(test_mode_workloads)
 {
 	struct experiment *e = parse_ok(HEAD WLXY MODE MODE_B "workloads = [\"gemm-y\"]\n");
@@ -1029,6 +1077,7 @@ static Suite *experiment_suite(void)
 	tcase_add_test(tc, test_err_tuner);
 	tcase_add_test(tc, test_err_mode_list);
 	tcase_add_test(tc, test_command_mode);
+	tcase_add_test(tc, test_mode_measure);
 	tcase_add_test(tc, test_mode_workloads);
 	tcase_add_test(tc, test_mode_workloads_models);
 	suite_add_tcase(s, tc);
