@@ -67,11 +67,13 @@ static size_t add_mode(struct analysis *a, const char *name, size_t *cap)
 		size_t n = *cap ? 2 * *cap : 8;
 		a->modes = xrealloc(a->modes, n * sizeof(*a->modes));
 		a->aa_of = xrealloc(a->aa_of, n * sizeof(*a->aa_of));
+		a->measure = xrealloc(a->measure, n * sizeof(*a->measure));
 		a->only = xrealloc(a->only, n * sizeof(*a->only));
 		*cap = n;
 	}
 	a->modes[a->nmodes] = xstrdup(name);
 	a->aa_of[a->nmodes] = NULL;
+	a->measure[a->nmodes] = NULL;
 	a->only[a->nmodes] = NULL;
 	return a->nmodes++;
 }
@@ -150,6 +152,7 @@ static void from_experiment(struct analysis *a, size_t *cap)
 			size_t k = add_mode(a, e->modes[m].name, cap);
 			if (e->modes[m].aa_of)
 				a->aa_of[k] = xstrdup(e->modes[m].aa_of);
+			a->measure[k] = experiment_mode_measure_text(&e->modes[m]);
 			if (e->modes[m].workloads) {
 				const struct mode *md = &e->modes[m];
 				a->only[k] = xcalloc(md->nworkloads + 1, sizeof(*a->only[k]));
@@ -602,6 +605,8 @@ void analysis_free(struct analysis *a)
 		free(a->modes[i]);
 		if (a->aa_of)
 			free(a->aa_of[i]);
+		if (a->measure)
+			free(a->measure[i]);
 		for (char **w = a->only ? a->only[i] : NULL; w && *w; w++)
 			free(*w);
 		if (a->only)
@@ -615,6 +620,7 @@ void analysis_free(struct analysis *a)
 	free(a->detail);
 	free(a->modes);
 	free(a->aa_of);
+	free(a->measure);
 	free(a->only);
 	for (size_t c = 0; c < a->ncells; c++) {
 		free(a->cells[c].name);

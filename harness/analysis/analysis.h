@@ -48,6 +48,8 @@ struct analysis {
 	struct rec_meta meta;
 	char **modes;            /* experiment order (else first appearance) */
 	char **aa_of;            /* per mode: the mode it is an A/A copy of, or NULL */
+	char **measure;          /* per mode: its [modes.measure] as text (heap), or NULL: it
+				    measures by the run's [measure] */
 	char ***only;            /* per mode: the only workloads the recorded experiment's
 				    `workloads` lets it run (a NULL-terminated heap vector), or
 				    NULL: every workload (analysis_runs) */

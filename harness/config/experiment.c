@@ -247,6 +247,32 @@ void experiment_mode_measure(struct measure_settings *ms, const struct mode *m)
 		ms->threads = o->threads;
 }
 
+char *experiment_mode_measure_text(const struct mode *m)
+{
+	if (!m->measure_set)
+		return NULL;
+	const struct measure_settings *o = &m->measure;
+	struct sbuf sb;
+	sbuf_init(&sb);
+	for (unsigned k = 0; measure_keys[k]; k++) {
+		if (!(m->measure_set & 1u << k))
+			continue;
+		sbuf_addf(&sb, "%s%s = ", sb.len ? ", " : "", measure_keys[k]);
+		switch (k) { /* measure_keys' order */
+		case 0: sbuf_addf(&sb, "%g s", o->warmup_s); break;
+		case 1: sbuf_addf(&sb, "%" PRId64, o->warmup_count); break;
+		case 2: sbuf_addf(&sb, "%" PRId64, o->min_samples); break;
+		case 3: sbuf_addf(&sb, "%" PRId64, o->max_samples); break;
+		case 4: sbuf_addf(&sb, "%g s", o->max_time_s); break;
+		case 5: sbuf_addf(&sb, "%g", o->target_rel_precision); break;
+		case 6: sbuf_adds(&sb, o->flush ? "true" : "false"); break;
+		case 7: sbuf_addf(&sb, "%" PRId64, o->trial_samples); break;
+		default: sbuf_addf(&sb, "%" PRId64, o->threads); break;
+		}
+	}
+	return sbuf_detach(&sb);
+}
+
 void experiment_apply_on(struct experiment *e, const char *backend)
 {
 	for (size_t i = 0; i < e->non; i++) {

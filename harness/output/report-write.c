@@ -342,6 +342,17 @@ static void write_md(const struct report *r, FILE *f)
 			   "faster); NOT paired (the data has no blocks): Mann-Whitney tests, no exact CIs, "
 			   "geometric means without CIs\n",
 			a->modes[r->baseline]);
+	/* modes with their own [modes.measure]: their ratios mix tuning and measurement */
+	size_t own = 0;
+	for (size_t m = 0; m < a->nmodes; m++) {
+		if (!a->measure[m])
+			continue;
+		fprintf(f, "%s`%s` (%s)", own++ ? "; " : "- measured otherwise ([modes.measure]): ",
+			a->modes[m], a->measure[m]);
+	}
+	if (own)
+		fputs("; a ratio between modes that measure differently includes that difference\n",
+		      f);
 	fprintf(f, "- decisions: alpha %.3g, Holm across %zu comparisons; equivalence margin +-%.2f%% (%s); "
 		   "CIs %.0f%% percentile bootstrap %s, %zu resamples, seed %llu\n\n",
 		r->o.alpha, r->ncmp, 100 * r->margin, r->margin_source, 100 * r->o.conf,
@@ -536,8 +547,9 @@ static json_t *build_json(const struct report *r)
 			if (a->failed[k].count[m])
 				jw_set(fail, a->failed[k].status,
 				       json_integer((json_int_t)a->failed[k].count[m]));
-		json_array_append_new(modes, json_pack("{s:o, s:o, s:I, s:I, s:o}", "name", jw_str(a->modes[m]),
+		json_array_append_new(modes, json_pack("{s:o, s:o, s:o, s:I, s:I, s:o}", "name", jw_str(a->modes[m]),
 						       "aa_of", jw_str(a->aa_of[m]),
+						       "measure", jw_str(a->measure[m]),
 						       "units_ok", (json_int_t)a->units_ok[m], "units",
 						       (json_int_t)a->units_all[m], "failed", fail));
 	}

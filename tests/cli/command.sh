@@ -211,6 +211,12 @@ with h5py.File(sys.argv[1], "r") as f:
 got = sorted((u["mode"], int(u["sample_count"])) for u in units)
 assert got == [("cpu3", 3)] * 2 + [("py", 4)] * 2 + [("py6", 6)] * 2, got
 PYEOF
+# the report says which modes measure otherwise, as they are written (md header, JSON modes)
+expect_status 0 h report mm.h5 &&
+	expect_grep '^- measured otherwise \(\[modes\.measure\]\): `py6` \(min_samples = 6, max_samples = 6\); `cpu3` \(warmup_time = 0 s, warmup_count = 1, min_samples = 3, max_samples = 3\); a ratio between modes that measure differently includes that difference$' "$SCRATCH/out" &&
+	h report -f json mm.h5 >mm.json 2>/dev/null &&
+	$PY -c 'import json, sys; m = {x["name"]: x["measure"] for x in json.load(open("mm.json"))["modes"]}; sys.exit(m != {"py": None, "py6": "min_samples = 6, max_samples = 6", "cpu3": "warmup_time = 0 s, warmup_count = 1, min_samples = 3, max_samples = 3"})' &&
+	pass "the report names the modes that measure otherwise, md and JSON" || fail "report of [modes.measure]"
 
 # ---- the program: gone or changed mid-run stops the run, unit not run, nothing lost ------
 # A run records each command file's SHA-256 (mode_backends' command_sha256) and checks it
