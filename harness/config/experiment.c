@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -222,52 +223,52 @@ static int parse_on(struct tc_parser *p, const struct tc_field *f, struct experi
 	return 0;
 }
 
+/* Each measure_keys[k]'s field of struct measure_settings and its kind: 'd' a double ('s':
+ * seconds), 'i' an int64_t, 'b' an int (a bool), in measure_keys' order. */
+static const struct {
+	size_t off;
+	char kind;
+} measure_fields[] = {
+	{ offsetof(struct measure_settings, warmup_s), 's' },
+	{ offsetof(struct measure_settings, warmup_count), 'i' },
+	{ offsetof(struct measure_settings, min_samples), 'i' },
+	{ offsetof(struct measure_settings, max_samples), 'i' },
+	{ offsetof(struct measure_settings, max_time_s), 's' },
+	{ offsetof(struct measure_settings, target_rel_precision), 'd' },
+	{ offsetof(struct measure_settings, flush), 'b' },
+	{ offsetof(struct measure_settings, trial_samples), 'i' },
+	{ offsetof(struct measure_settings, threads), 'i' },
+};
+_Static_assert(ARRAY_SIZE(measure_fields) == ARRAY_SIZE(measure_keys) - 1,
+	       "measure_fields follows measure_keys, one entry a key");
+
 void experiment_mode_measure(struct measure_settings *ms, const struct mode *m)
 {
-	unsigned s = m->measure_set;
-	const struct measure_settings *o = &m->measure;
-	/* bit k is measure_keys[k] */
-	if (s & 1u << 0)
-		ms->warmup_s = o->warmup_s;
-	if (s & 1u << 1)
-		ms->warmup_count = o->warmup_count;
-	if (s & 1u << 2)
-		ms->min_samples = o->min_samples;
-	if (s & 1u << 3)
-		ms->max_samples = o->max_samples;
-	if (s & 1u << 4)
-		ms->max_time_s = o->max_time_s;
-	if (s & 1u << 5)
-		ms->target_rel_precision = o->target_rel_precision;
-	if (s & 1u << 6)
-		ms->flush = o->flush;
-	if (s & 1u << 7)
-		ms->trial_samples = o->trial_samples;
-	if (s & 1u << 8)
-		ms->threads = o->threads;
+	for (size_t k = 0; k < ARRAY_SIZE(measure_fields); k++) {
+		if (!(m->measure_set & 1u << k))
+			continue;
+		size_t n = measure_fields[k].kind == 'b' ? sizeof(int) : 8; /* double, int64_t */
+		memcpy((char *)ms + measure_fields[k].off,
+		       (const char *)&m->measure + measure_fields[k].off, n);
+	}
 }
 
 char *experiment_mode_measure_text(const struct mode *m)
 {
 	if (!m->measure_set)
 		return NULL;
-	const struct measure_settings *o = &m->measure;
 	struct sbuf sb;
 	sbuf_init(&sb);
-	for (unsigned k = 0; measure_keys[k]; k++) {
+	for (size_t k = 0; k < ARRAY_SIZE(measure_fields); k++) {
 		if (!(m->measure_set & 1u << k))
 			continue;
+		const char *v = (const char *)&m->measure + measure_fields[k].off;
 		sbuf_addf(&sb, "%s%s = ", sb.len ? ", " : "", measure_keys[k]);
-		switch (k) { /* measure_keys' order */
-		case 0: sbuf_addf(&sb, "%g s", o->warmup_s); break;
-		case 1: sbuf_addf(&sb, "%" PRId64, o->warmup_count); break;
-		case 2: sbuf_addf(&sb, "%" PRId64, o->min_samples); break;
-		case 3: sbuf_addf(&sb, "%" PRId64, o->max_samples); break;
-		case 4: sbuf_addf(&sb, "%g s", o->max_time_s); break;
-		case 5: sbuf_addf(&sb, "%g", o->target_rel_precision); break;
-		case 6: sbuf_adds(&sb, o->flush ? "true" : "false"); break;
-		case 7: sbuf_addf(&sb, "%" PRId64, o->trial_samples); break;
-		default: sbuf_addf(&sb, "%" PRId64, o->threads); break;
+		switch (measure_fields[k].kind) {
+		case 's': sbuf_addf(&sb, "%g s", *(const double *)(const void *)v); break;
+		case 'd': sbuf_addf(&sb, "%g", *(const double *)(const void *)v); break;
+		case 'b': sbuf_adds(&sb, *(const int *)(const void *)v ? "true" : "false"); break;
+		default: sbuf_addf(&sb, "%" PRId64, *(const int64_t *)(const void *)v); break;
 		}
 	}
 	return sbuf_detach(&sb);

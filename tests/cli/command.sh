@@ -176,19 +176,15 @@ PYEOF
 # ---- [modes.measure]: a mode's own measure keys, for its units alone ---------------------
 # over [measure] for the unit specification an external unit reads (py6) and for the
 # harness's own worker (cpu3): each unit's sample count is its mode's
-cat >mm.toml <<'EOF'
-schema = 1
-name = "mm"
-repeats = 2
-seed = 7
-unit_timeout = 60
-[measure]
-min_samples = 4
-max_samples = 4
-[[workloads]]
-name = "w1"
-op = "sgemm"
-shape = { m = 8, n = 8, k = 8 }
+# small NAME REPEATS [KEY = VALUE]: the head of the small experiments below (4 samples a
+# cell, one tiny workload), their modes appended
+small() {
+	printf 'schema = 1\nname = "%s"\nrepeats = %s\nseed = 7\nunit_timeout = 60\n%s\n' "$1" "$2" "${3:-}"
+	printf '[measure]\nmin_samples = 4\nmax_samples = 4\n'
+	printf '[[workloads]]\nname = "w1"\nop = "sgemm"\nshape = { m = 8, n = 8, k = 8 }\n'
+}
+small mm 2 >mm.toml
+cat >>mm.toml <<'EOF'
 [[modes]]
 name = "py"
 command = ["python3", "fake_worker.py"]
@@ -224,20 +220,8 @@ expect_status 0 h report mm.h5 &&
 # lease) turned every unit left into a recorded 'failed' one in seconds; a changed one ran
 # on, the units of one run measuring two programs.
 mkdir -p prog
-cat >prog.toml <<'EOF'
-schema = 1
-name = "prog"
-repeats = 3
-seed = 5
-order = "sequential"
-unit_timeout = 60
-[measure]
-min_samples = 4
-max_samples = 4
-[[workloads]]
-name = "w1"
-op = "sgemm"
-shape = { m = 8, n = 8, k = 8 }
+small prog 3 'order = "sequential"' >prog.toml
+cat >>prog.toml <<'EOF'
 [[modes]]
 name = "py"
 command = ["python3", "prog/fake_worker.py"]
