@@ -59,6 +59,7 @@ void check_repeats(struct audit *au, struct ctx *c);
 void check_aa(struct audit *au, struct ctx *c);
 void check_clocks(struct audit *au, struct ctx *c, int gpu);
 void check_drift(struct audit *au, struct ctx *c);
+void check_measure(struct audit *au, struct ctx *c);
 void check_failures(struct audit *au, struct ctx *c);
 void check_op_e2e(struct audit *au, struct ctx *c);
 void check_hypotheses(struct audit *au, struct ctx *c);

@@ -344,6 +344,36 @@ void check_drift(struct audit *au, struct ctx *c)
 			      r->o.alpha, k->status == AUDIT_WARN ? "; but see the order" : "");
 }
 
+/* ---- measurement settings ------------------------------------------------------------- */
+
+/* Modes with their own [modes.measure] (the recorded experiment's): a ratio between modes
+ * that measure by different settings holds that difference too, which is the point of a
+ * pair built to compare a condition and a confound anywhere else.  PASS when every mode
+ * measures by the run's settings; WARN naming each mode that does not; imported data
+ * records no experiment (PASS, said so). */
+void check_measure(struct audit *au, struct ctx *c)
+{
+	const struct analysis *a = c->an;
+	struct audit_check *k = check_add(au, "measure", "modes measured alike");
+	size_t own = 0;
+	for (size_t m = 0; m < a->nmodes; m++) {
+		if (!a->measure || !a->measure[m])
+			continue;
+		own++;
+		check_raise(k, AUDIT_WARN);
+		check_mode(k, a->modes[m]);
+		check_ev(k, "'%s' measures by its own [modes.measure]: %s", a->modes[m],
+			 a->measure[m]);
+	}
+	if (own)
+		check_summary(k, "%zu of %zu mode(s) measure by settings of their own: their ratios "
+				 "to the other modes include the difference in measurement", own,
+			      a->nmodes);
+	else
+		check_summary(k, imported(c) ? "not recorded (imported data)"
+					     : "every mode measured by the run's [measure]");
+}
+
 /* ---- failed units --------------------------------------------------------------------- */
 
 /* Failed and timed-out units, and whether they fall evenly across modes: Pearson's

@@ -665,6 +665,7 @@ int audit_build(const struct analysis *an, const struct report *rep, struct audi
 	if (audit_gpu_checks(au, path))
 		goto done;
 	check_drift(au, &c);
+	check_measure(au, &c);
 	check_devices(au, &c);
 	check_failures(au, &c);
 	check_op_e2e(au, &c);

@@ -35,10 +35,11 @@ check_audit clean.json backend WARN '"cpu" in c["summary"]' && pass "clean: auto
 check_audit clean.json repeats FAIL '"2/2^n" in " ".join(c["evidence"]) and "0.5" in c["summary"]' && pass "clean: 2 repeats cannot reach alpha: FAIL" || fail "clean: repeats"
 check_audit clean.json clocks WARN '"not recorded by this backend" in c["summary"]' && pass "clean: clocks not recorded: WARN" || fail "clean: clocks"
 check_audit clean.json aa-control WARN && pass "clean: no A/A control: WARN" || fail "clean: aa-control"
+check_audit clean.json measure PASS '"every mode measured by the run" in c["summary"]' && pass "clean: modes measured alike: PASS" || fail "clean: measure"
 $PY -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["result"] == "FAIL" and sum(d["counts"].values()) == len(d["checks"]) == 11, d["counts"]
+assert d["result"] == "FAIL" and sum(d["counts"].values()) == len(d["checks"]) == 12, d["counts"]
 assert d["settings"]["baseline"] == "default" and d["run"]["blocks"] == 2
 ' clean.json && pass "the JSON's result, counts and settings" || fail "audit JSON header"
 expect_status 1 h audit clean.h5 && expect_grep '^\| cache isolation \(cold units start cold\) \| PASS \|' "$SCRATCH/out" &&

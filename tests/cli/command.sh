@@ -213,6 +213,13 @@ expect_status 0 h report mm.h5 &&
 	h report -f json mm.h5 >mm.json 2>/dev/null &&
 	$PY -c 'import json, sys; m = {x["name"]: x["measure"] for x in json.load(open("mm.json"))["modes"]}; sys.exit(m != {"py": None, "py6": "min_samples = 6, max_samples = 6", "cpu3": "warmup_time = 0 s, warmup_count = 1, min_samples = 3, max_samples = 3"})' &&
 	pass "the report names the modes that measure otherwise, md and JSON" || fail "report of [modes.measure]"
+# and the audit warns of them by name; a run whose modes measure alike passes
+h audit mm.h5 >mm-audit.md 2>&1
+grep -q '| modes measured alike | \*\*WARN\*\* | 2 of 3 mode(s) measure by settings of their own' mm-audit.md &&
+	grep -q "^- 'py6' measures by its own \[modes.measure\]: min_samples = 6, max_samples = 6$" mm-audit.md &&
+	grep -q '| modes measured alike | PASS | every mode measured by the run' audit.md &&
+	pass "audit: modes measured otherwise named (WARN); alike, PASS" ||
+	{ fail "audit of [modes.measure]"; grep -i -A3 "measured alike" mm-audit.md audit.md >&2; }
 
 # ---- the program: gone or changed mid-run stops the run, unit not run, nothing lost ------
 # A run records each command file's SHA-256 (mode_backends' command_sha256) and checks it
