@@ -357,7 +357,7 @@ void check_measure(struct audit *au, struct ctx *c)
 	struct audit_check *k = check_add(au, "measure", "modes measured alike");
 	size_t own = 0;
 	for (size_t m = 0; m < a->nmodes; m++) {
-		if (!a->measure || !a->measure[m])
+		if (!a->measure[m])
 			continue;
 		own++;
 		check_raise(k, AUDIT_WARN);

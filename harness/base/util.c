@@ -484,15 +484,21 @@ int util_dir_is_empty(const char *path)
 	return empty;
 }
 
+/* A SHA-256 digest as 64 lowercase hex digits plus NUL. */
+static void sha256_hex_of(const unsigned char md[32], char out[65])
+{
+	for (unsigned i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	out[64] = '\0';
+}
+
 void util_sha256_hex(const void *data, size_t n, char out[65])
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0;
 	if (!EVP_Digest(data, n, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32)
 		die("SHA-256 failed in libcrypto");
-	for (unsigned i = 0; i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
-	out[64] = '\0';
+	sha256_hex_of(md, out);
 }
 
 int util_sha256_file(const char *path, char out[65])
@@ -530,9 +536,7 @@ int util_sha256_file(const char *path, char out[65])
 	if (!EVP_DigestFinal_ex(c, md, &mdlen) || mdlen != 32)
 		die("SHA-256 failed in libcrypto");
 	EVP_MD_CTX_free(c);
-	for (unsigned i = 0; i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
-	out[64] = '\0';
+	sha256_hex_of(md, out);
 	return 0;
 }
 

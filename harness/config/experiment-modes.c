@@ -655,11 +655,7 @@ int exp_check_mode_measure(struct tc_parser *p, const struct tc_field *f,
 		struct measure_settings a = e->measure, b = e->measure;
 		experiment_mode_measure(&a, m);
 		experiment_mode_measure(&b, o);
-		if (a.warmup_s != b.warmup_s || a.warmup_count != b.warmup_count ||
-		    a.min_samples != b.min_samples || a.max_samples != b.max_samples ||
-		    a.max_time_s != b.max_time_s || a.flush != b.flush ||
-		    a.target_rel_precision != b.target_rel_precision ||
-		    a.trial_samples != b.trial_samples || a.threads != b.threads)
+		if (!experiment_measure_equal(&a, &b))
 			return tc_fail(p, mode_key_pos(f, i, m->measure_set ? "measure" : "aa_of"),
 				       "mode '%s' is an A/A copy of '%s' but measures otherwise "
 				       "('measure'): an A/A copy measures as its original",

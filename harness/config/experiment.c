@@ -253,6 +253,17 @@ void experiment_mode_measure(struct measure_settings *ms, const struct mode *m)
 	}
 }
 
+int experiment_measure_equal(const struct measure_settings *a, const struct measure_settings *b)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(measure_fields); k++) {
+		size_t n = measure_fields[k].kind == 'b' ? sizeof(int) : 8; /* double, int64_t */
+		if (memcmp((const char *)a + measure_fields[k].off,
+			   (const char *)b + measure_fields[k].off, n))
+			return 0;
+	}
+	return 1;
+}
+
 char *experiment_mode_measure_text(const struct mode *m)
 {
 	if (!m->measure_set)

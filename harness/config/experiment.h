@@ -180,6 +180,8 @@ int mode_has_workload(const struct mode *m, const char *name);
 void experiment_apply_on(struct experiment *e, const char *backend);
 /* ms with mode m's [modes.measure] keys over it: what m's units measure by. */
 void experiment_mode_measure(struct measure_settings *ms, const struct mode *m);
+/* 1 when a and b set every measure key alike. */
+int experiment_measure_equal(const struct measure_settings *a, const struct measure_settings *b);
 /* m's [modes.measure] as written keys and values, "flush = true, max_samples = 7" (heap), or
  * NULL when it sets none. */
 char *experiment_mode_measure_text(const struct mode *m);

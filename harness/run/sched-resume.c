@@ -33,8 +33,6 @@
 #include "kernels/backend.h"
 #include "stats/stats.h"
 
-static void resume_relocate(struct run *r, struct mode_backend *b, const struct mode *m);
-
 /* A resumed mode's command_sha256 (parallel to its n-element command: 64 hex digits or
  * null each) into b.  -1 reported: a results file that says something else is damaged. */
 static int resume_command_sha256(struct run *r, struct mode_backend *b, json_t *sha, size_t n,
@@ -59,6 +57,51 @@ static int resume_command_sha256(struct run *r, struct mode_backend *b, json_t *
 		b->command_sha256[k] = xstrdup(h);
 	}
 	return 0;
+}
+
+/* A file of a resumed mode's command that is no longer where the run started it, or no
+ * longer the same, may be where the experiment names it from here: in the folder of the
+ * experiment given to --resume, else in the kernel folder (the run moved to another
+ * machine, a bundle unpacked at another path).  Taken only when it has the recorded
+ * SHA-256, and said on stderr; each unit's argv records the path it ran.  Otherwise the
+ * check before each unit stops the run (sched_command_check). */
+static void resume_relocate(struct run *r, struct mode_backend *b, const struct mode *m)
+{
+	size_t nm = 0;
+	while (m->command && m->command[nm])
+		nm++;
+	char *edir = NULL; /* the folder of the experiment given to --resume */
+	if (r->o->experiment) {
+		const char *sl = strrchr(r->o->experiment, '/');
+		edir = sl ? xstrndup(r->o->experiment, (size_t)(sl - r->o->experiment)) : xstrdup(".");
+	}
+	const char *dirs[] = { edir, backend_kernel_dir() };
+	for (size_t k = 0; b->command_sha256 && b->command[k]; k++) {
+		const char *want = b->command_sha256[k];
+		char h[65];
+		if (!want || (util_sha256_file(b->command[k], h) == 0 && !strcmp(h, want)))
+			continue;
+		const char *rel = k < nm ? m->command[k] : NULL; /* as written */
+		if (!rel || !*rel || rel[0] == '/')
+			continue;
+		for (size_t d = 0; d < ARRAY_SIZE(dirs); d++) {
+			if (!dirs[d])
+				continue;
+			char *cand = xasprintf("%s/%s", *dirs[d] ? dirs[d] : "/", rel);
+			char *abs = realpath(cand, NULL);
+			free(cand);
+			if (abs && util_sha256_file(abs, h) == 0 && !strcmp(h, want)) {
+				warning("mode '%s': '%s' is not at '%s' as the run started it, or not the "
+					"same; the same file (SHA-256 %.16s...) is at '%s': this session "
+					"runs that", m->name, rel, b->command[k], want, abs);
+				free(b->command[k]);
+				b->command[k] = abs;
+				break;
+			}
+			free(abs);
+		}
+	}
+	free(edir);
 }
 
 /* A resumed run's modes run on the backends they ran on (mode_backends; older files: the
@@ -118,52 +161,6 @@ static int resume_backends(struct run *r, const struct rec_meta *m)
 done:
 	json_decref(all);
 	return ret;
-}
-
-/* A file of a resumed mode's command that is no longer where the run started it, or no
- * longer the same, may be where the experiment names it from here: in the folder of the
- * experiment given to --resume, else in the kernel folder (the run moved to another
- * machine, a bundle unpacked at another path).  Taken only when it has the recorded
- * SHA-256, and said on stderr; each unit's argv records the path it ran.  Otherwise the
- * check before each unit stops the run (sched_command_check). */
-static void resume_relocate(struct run *r, struct mode_backend *b, const struct mode *m)
-{
-	for (size_t k = 0; b->command_sha256 && b->command[k]; k++) {
-		const char *want = b->command_sha256[k];
-		char h[65];
-		if (!want || (util_sha256_file(b->command[k], h) == 0 && !strcmp(h, want)))
-			continue;
-		size_t nm = 0;
-		while (m->command && m->command[nm])
-			nm++;
-		const char *rel = k < nm ? m->command[k] : NULL; /* as written */
-		if (!rel || !*rel || rel[0] == '/')
-			continue;
-		char *edir = NULL;
-		if (r->o->experiment) {
-			const char *sl = strrchr(r->o->experiment, '/');
-			edir = sl ? xstrndup(r->o->experiment, (size_t)(sl - r->o->experiment))
-				  : xstrdup(".");
-		}
-		const char *dirs[] = { edir, backend_kernel_dir() };
-		for (size_t d = 0; d < ARRAY_SIZE(dirs); d++) {
-			if (!dirs[d])
-				continue;
-			char *cand = xasprintf("%s/%s", *dirs[d] ? dirs[d] : "/", rel);
-			char *abs = realpath(cand, NULL);
-			free(cand);
-			if (abs && util_sha256_file(abs, h) == 0 && !strcmp(h, want)) {
-				warning("mode '%s': '%s' is not at '%s' as the run started it, or not the "
-					"same; the same file (SHA-256 %.16s...) is at '%s': this session "
-					"runs that", m->name, rel, b->command[k], want, abs);
-				free(b->command[k]);
-				b->command[k] = abs;
-				break;
-			}
-			free(abs);
-		}
-		free(edir);
-	}
 }
 
 /* The run folder and results file of --resume ARG: ARG is the results file X.h5 (which
