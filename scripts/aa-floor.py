@@ -2,16 +2,32 @@
 """aa-floor.py: the A/A noise floor of results files with a block-bootstrap CI, for
 docs/BENCHMARKS.md (h5py and numpy only, never the harness's C code).
 
-    /usr/bin/python3 scripts/aa-floor.py [--resamples N] [--seed S] RESULTS.h5...
+    /usr/bin/python3 scripts/aa-floor.py [--resamples N] [--seed S] [--conf C] [--json]
+        RESULTS.h5...
 
 Per file and A/A pair (a mode with aa_of in the recorded experiment): the noise floor as
 harness report defines it (docs/report-format.md): over the cells, the 95th percentile
 (type 7) of |log median over blocks of copy / original unit medians|, as exp(.) - 1; and a
-95% percentile bootstrap CI that resamples whole blocks (the pairs), N times (default 2000)
-from numpy's default_rng(S) (default 20261123).  Also the wall time of the run (first unit
-start to last unit end) and the units' devices."""
+95% percentile bootstrap CI that resamples whole blocks (the pairs), N times (default 2000;
+0: no CI) from numpy's default_rng(S) (default 20261123).  Then the same floor over the op
+cells only and over the e2e cells only (the kind in /cells: "op", "e2e"; an "e2e-part" cell
+is neither), as the report's A/A columns "op cells" and "e2e cells" (JSON noise_floor_op,
+noise_floor_e2e).  With two to four e2e cells their p95 is close to the largest of them.
+
+As the report, a cell counts only when its pairs (the blocks where both modes have a
+positive unit median) could carry a CI at level C (default 0.95, the report's): the exact
+sign / order-statistic CI of a median of n pairs reaches at most 1 - 2 / 2^n
+(stats_ci_short in stats/decide.c), so at 0.95 a cell needs 6 pairs; a floor with no such
+cell is NaN (the report's "-", null).  --conf 0 counts every cell with a pair, as the
+report did until 2026-11-26 and as docs/BENCHMARKS.md's floors of 2026-11-25 were computed.
+
+Also the wall time of the run (first unit start to last unit end) and the units' devices.
+--json prints, instead, one JSON object a line per A/A pair (the floors at full precision,
+null for NaN), for the tests (tests/cli/report.sh)."""
 import argparse
 import datetime
+import json
+import math
 import sys
 import tomllib
 
@@ -27,7 +43,7 @@ def load(path):
     with h5py.File(path, "r") as f:
         units = f["units"][:]
         samples = f["samples"][:]
-        ncells = len(f["cells"])
+        kinds = [s(k) for k in f["cells"]["kind"]]
         exp = None
         for k in f["run"]["files"]:
             d = f["run"]["files"][k]
@@ -38,7 +54,7 @@ def load(path):
         if u["warm"] or s(u["status"]) != "ok":
             continue
         rows = samples[u["sample_first"]:u["sample_first"] + u["sample_count"]]
-        for c in range(ncells):
+        for c in range(len(kinds)):
             v = rows["ns"][rows["cell"] == c]
             if len(v):
                 med[s(u["mode"]), c, int(u["block"])] = float(np.median(v))
@@ -46,39 +62,70 @@ def load(path):
     e = [datetime.datetime.fromisoformat(s(x).rstrip("Z")) for x in units["end_utc"]]
     wall = (max(e) - min(t)).total_seconds()
     devices = sorted({s(d) for d in units["device"]})
-    return exp, med, ncells, sorted({int(b) for b in units["block"]}), wall, devices
+    return exp, med, kinds, sorted({int(b) for b in units["block"]}), wall, devices
 
 
-def floor(med, m, of, ncells, blocks):
+def ci_short(n, conf):
+    """stats_ci_short(n, n, conf, paired): no exact CI of the median of n pairs reaches conf."""
+    return not (1 - 2 / 2.0 ** n >= conf)
+
+
+def floor(med, m, of, cells, blocks, conf):
+    """The noise floor over the cells listed (indices into /cells)."""
     d = []
-    for c in range(ncells):
-        r = [med[m, c, b] / med[of, c, b] for b in blocks if (m, c, b) in med and (of, c, b) in med]
-        if r:
+    for c in cells:
+        r = [med[m, c, b] / med[of, c, b] for b in blocks
+             if (m, c, b) in med and (of, c, b) in med and med[m, c, b] > 0 and med[of, c, b] > 0]
+        if r and not ci_short(len(r), conf):
             d.append(abs(np.log(np.median(r))))
     return float(np.expm1(np.quantile(d, 0.95))) if d else float("nan")
+
+
+def pct(x):
+    return "-" if math.isnan(x) else "%.2f%%" % (100 * x)
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--resamples", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=20261123)
+    ap.add_argument("--conf", type=float, default=0.95)
+    ap.add_argument("--json", action="store_true")
     ap.add_argument("files", nargs="+")
     o = ap.parse_args()
     for path in o.files:
-        exp, med, ncells, blocks, wall, devices = load(path)
+        exp, med, kinds, blocks, wall, devices = load(path)
+        every = list(range(len(kinds)))
+        ops = [c for c in every if kinds[c] == "op"]
+        e2e = [c for c in every if kinds[c] == "e2e"]
         for mode in exp["modes"]:
             if "aa_of" not in mode:
                 continue
             m, of = mode["name"], mode["aa_of"]
-            est = floor(med, m, of, ncells, blocks)
-            rng = np.random.default_rng(o.seed)
-            boot = [floor(med, m, of, ncells, list(rng.choice(blocks, len(blocks))))
-                    for _ in range(o.resamples)]
-            lo, hi = np.quantile(boot, [0.025, 0.975])
-            print("%s: %s vs %s: noise floor %.2f%% [%.2f%%, %.2f%%] (%d blocks, %d cells, "
-                  "%d resamples); units' span %.1f s; devices %s"
-                  % (path, m, of, 100 * est, 100 * lo, 100 * hi, len(blocks), ncells,
-                     o.resamples, wall, ",".join(d or "(none)" for d in devices)))
+            est = floor(med, m, of, every, blocks, o.conf)
+            est_op = floor(med, m, of, ops, blocks, o.conf)
+            est_e2e = floor(med, m, of, e2e, blocks, o.conf)
+            lo = hi = float("nan")
+            if o.resamples > 0:
+                rng = np.random.default_rng(o.seed)
+                boot = [floor(med, m, of, every, list(rng.choice(blocks, len(blocks))), o.conf)
+                        for _ in range(o.resamples)]
+                lo, hi = (float(x) for x in np.quantile(boot, [0.025, 0.975]))
+            if o.json:
+                def j(x):
+                    return None if math.isnan(x) else x
+                print(json.dumps({"file": path, "mode": m, "copy_of": of, "noise_floor": j(est),
+                                  "ci": [j(lo), j(hi)], "noise_floor_op": j(est_op),
+                                  "noise_floor_e2e": j(est_e2e), "blocks": len(blocks),
+                                  "cells": len(every), "op_cells": len(ops),
+                                  "e2e_cells": len(e2e)}))
+                continue
+            print("%s: %s vs %s: noise floor %s [%s, %s] (%d blocks, %d cells, %d resamples); "
+                  "op cells %s (%d cells), e2e cells %s (%d cells); units' span %.1f s; "
+                  "devices %s"
+                  % (path, m, of, pct(est), pct(lo), pct(hi), len(blocks), len(every),
+                     o.resamples, pct(est_op), len(ops), pct(est_e2e), len(e2e), wall,
+                     ",".join(d or "(none)" for d in devices)))
 
 
 if __name__ == "__main__":

@@ -13,12 +13,13 @@ void report_reseed(gsl_rng *rng, uint64_t seed, const char *a, const char *b, co
 /* Append a warning (formatted) to r->warnings. */
 void report_warn(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The A/A noise floor of mode m against of over the blocks whose device is d (analysis.h's
- * block_device; ALL_DEVICES: every block): the 95th percentile (type 7) over the cells of
- * |log r_c|, r_c the median over those blocks of copy / original, as exp(.) - 1, over the
- * cells with pairs enough for a CI at the report's level (stats_ci_short: 6 at 95%); NAN
- * when no cell has them. */
+ * block_device; ALL_DEVICES: every block) and the cells of kind (an_cell's kind, "op" or
+ * "e2e", compared whole: "e2e" is not "e2e-part"; NULL: every cell; borrowed): the 95th
+ * percentile (type 7) over those cells of |log r_c|, r_c the median over those blocks of
+ * copy / original, as exp(.) - 1, over the cells with pairs enough for a CI at the report's
+ * level (stats_ci_short: 6 at 95%); NAN when no cell has them. */
 #define ALL_DEVICES (-3L)
-double report_aa_floor(const struct report *r, size_t m, size_t of, long d);
+double report_aa_floor(const struct report *r, size_t m, size_t of, long d, const char *kind);
 /* Mode m's drift over the blocks whose device is d (ALL_DEVICES: every block) into *out
  * (its points heap, freed by report_free); flagged at the report's alpha (a device's
  * drift needs 5 points too: report-devices.c). */

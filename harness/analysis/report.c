@@ -164,8 +164,10 @@ static void holm(struct report *r, struct rep_cmp *cmp, size_t n)
 /* The A/A noise floor: over the cells, the 95th percentile (type 7) of |log r_c|, where r_c
  * is the cell's A/A ratio estimate (median over blocks of copy / original).  It is the
  * relative difference an identical configuration shows in 95% of cells, reported as
- * exp(.) - 1, and is the default equivalence margin. */
-double report_aa_floor(const struct report *r, size_t m, size_t of, long dev)
+ * exp(.) - 1, and over every cell it is the default equivalence margin.  With kind, only
+ * the cells of that kind count: the floor of the op cells, or of the e2e cells, whose
+ * target is set apart (with two to four e2e cells the p95 is near their largest). */
+double report_aa_floor(const struct report *r, size_t m, size_t of, long dev, const char *kind)
 {
 	const struct analysis *a = r->a;
 	double *ratio = xmalloc((a->nblocks + 1) * sizeof(*ratio));
@@ -174,6 +176,8 @@ double report_aa_floor(const struct report *r, size_t m, size_t of, long dev)
 	double floor = NAN;
 	size_t nd = 0;
 	for (size_t c = 0; c < a->ncells; c++) {
+		if (kind && strcmp(a->cells[c].kind, kind) != 0)
+			continue;
 		size_t n = 0;
 		for (size_t b = 0; b < a->nblocks; b++) {
 			if (dev != ALL_DEVICES && a->block_device[b] != dev)
@@ -214,7 +218,9 @@ static void aa_noise(struct report *r)
 		memset(q, 0, sizeof(*q));
 		q->mode = m;
 		q->of = (size_t)of;
-		q->noise_floor = report_aa_floor(r, m, (size_t)of, ALL_DEVICES);
+		q->noise_floor = report_aa_floor(r, m, (size_t)of, ALL_DEVICES, NULL);
+		q->noise_floor_op = report_aa_floor(r, m, (size_t)of, ALL_DEVICES, "op");
+		q->noise_floor_e2e = report_aa_floor(r, m, (size_t)of, ALL_DEVICES, "e2e");
 	}
 }
 

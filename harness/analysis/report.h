@@ -77,7 +77,11 @@ struct rep_drift {
 struct rep_aa {
 	size_t mode, of;
 	size_t cells, false_positives;  /* FASTER/SLOWER verdicts between identical configurations */
-	double noise_floor;             /* 95th percentile of |log ratio| over cells and blocks */
+	double noise_floor;             /* 95th percentile of |log ratio| over cells and blocks;
+					   the margin's source (report_aa_floor) */
+	double noise_floor_op;          /* the same over the op cells only; NAN: none counts */
+	double noise_floor_e2e;         /* the same over the e2e cells only (kind "e2e", not
+					   "e2e-part"); NAN: none counts */
 };
 
 /* The device as a stratum (report-devices.c), only for runs whose units ran on two or more

@@ -1,4 +1,5 @@
-/* report-write.c: a built report as markdown, JSON or CSV (report.h); formatting only */
+/* report-write.c: a built report as markdown, JSON or CSV (report.h; the CSV's rows are
+ * report-csv.c's); formatting only */
 #include "config.h"
 
 #include <math.h>
@@ -407,13 +408,14 @@ static void write_md(const struct report *r, FILE *f)
 	if (!r->naa)
 		fprintf(f, "No A/A mode (`aa_of`) in this run: the false-positive rate of this design is unknown.\n");
 	else {
-		fprintf(f, "| mode | copy of | cells | false FASTER/SLOWER | rate | noise floor (p95 of abs log ratio) |\n|---|---|---|---|---|---|\n");
+		fprintf(f, "| mode | copy of | cells | false FASTER/SLOWER | rate | noise floor (p95 of abs log ratio) | op cells | e2e cells |\n|---|---|---|---|---|---|---|---|\n");
 		for (size_t i = 0; i < r->naa; i++) {
 			const struct rep_aa *q = &r->aa[i];
-			fprintf(f, "| %s | %s | %zu | %zu | %s | %s |\n", a->modes[q->mode], a->modes[q->of],
+			fprintf(f, "| %s | %s | %zu | %zu | %s | %s | %s | %s |\n", a->modes[q->mode], a->modes[q->of],
 				q->cells, q->false_positives,
 				num(b1, 32, '1', q->cells ? 100.0 * (double)q->false_positives / (double)q->cells : NAN),
-				num(b2, 32, '2', 100 * q->noise_floor));
+				num(b2, 32, '2', 100 * q->noise_floor), num(b3, 32, '2', 100 * q->noise_floor_op),
+				num(b4, 32, '2', 100 * q->noise_floor_e2e));
 		}
 	}
 
@@ -600,11 +602,12 @@ static json_t *build_json(const struct report *r)
 		for (size_t k = 0; k < r->naacmp; k++)
 			if (r->aacmp[k].mode == q->mode)
 				json_array_append_new(cm, jcmp(r, &r->aacmp[k]));
-		json_array_append_new(aa, json_pack("{s:o, s:o, s:I, s:I, s:o, s:o, s:o}", "mode", jw_str(a->modes[q->mode]),
+		json_array_append_new(aa, json_pack("{s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o}", "mode", jw_str(a->modes[q->mode]),
 			"copy_of", jw_str(a->modes[q->of]), "cells", (json_int_t)q->cells, "false_positives",
 			(json_int_t)q->false_positives, "rate",
 			jw_num(q->cells ? (double)q->false_positives / (double)q->cells : NAN),
-			"noise_floor", jw_num(q->noise_floor), "comparisons", cm));
+			"noise_floor", jw_num(q->noise_floor), "noise_floor_op", jw_num(q->noise_floor_op),
+			"noise_floor_e2e", jw_num(q->noise_floor_e2e), "comparisons", cm));
 	}
 	json_object_set_new(root, "aa", aa);
 	json_t *dr = json_array();
@@ -704,85 +707,6 @@ static json_t *build_json(const struct report *r)
 	return root;
 }
 
-/* ---- CSV (the comparisons table) ----------------------------------------------------- */
-
-static void csv_num(FILE *f, double v)
-{
-	if (isnan(v))
-		fputs(",", f);
-	else
-		fprintf(f, ",%.9g", v);
-}
-
-/* The composition columns of a comparisons row: filled on the row of a workload's e2e cell
- * (its mode against the baseline), empty elsewhere; ends the row. */
-static void csv_composition(const struct report *r, const struct rep_cmp *x, FILE *f)
-{
-	const struct rep_comp *c = NULL;
-	for (size_t i = 0; i < r->ncomp && !c; i++)
-		if (r->comp[i].e2e == x->cell && r->comp[i].mode == x->mode && x->ref == r->baseline &&
-		    r->comp[i].ok)
-			c = &r->comp[i];
-	if (!c) {
-		fputs(",,,,,,,,,,,,,\n", f);
-		return;
-	}
-	const struct rep_est *e[] = { &c->pred, &c->inter, &c->cov_base, &c->cov_mode };
-	for (size_t k = 0; k < ARRAY_SIZE(e); k++) {
-		csv_num(f, e[k]->est);
-		csv_num(f, e[k]->lo);
-		csv_num(f, e[k]->hi);
-		if (k == 1)
-			fprintf(f, ",%s", rep_compose_name(c->verdict));
-	}
-	fputc('\n', f);
-}
-
-static void write_csv(const struct report *r, FILE *f)
-{
-	const struct analysis *a = r->a;
-	fputs("cell,kind,workload,mode,baseline,n,ratio,ci_lo,ci_hi,hl_ratio,exact_ci_lo,exact_ci_hi,"
-	      "exact_ci_coverage,p_signed_rank,p_holm,p_sign,iqr_overlap,spread_ratio,mde,"
-	      "blocks_needed,verdict,pred_ratio,pred_ci_lo,pred_ci_hi,interaction,interaction_ci_lo,"
-	      "interaction_ci_hi,composition,coverage,coverage_ci_lo,coverage_ci_hi,coverage_mode,"
-	      "coverage_mode_ci_lo,coverage_mode_ci_hi\n", f);
-	for (size_t i = 0; i < r->ncmp; i++) {
-		const struct rep_cmp *x = &r->cmp[i];
-		const struct stats_comparison *c = &x->c;
-		util_csv_field(f, a->cells[x->cell].name);
-		fputc(',', f);
-		util_csv_field(f, a->cells[x->cell].kind);
-		fputc(',', f);
-		util_csv_field(f, a->cells[x->cell].workload);
-		fputc(',', f);
-		util_csv_field(f, a->modes[x->mode]);
-		fputc(',', f);
-		util_csv_field(f, a->modes[x->ref]);
-		if (!x->ok) {
-			fputs(",0,,,,,,,,,,,,,,,NOT-COMPARED", f);
-			csv_composition(r, x, f);
-			continue;
-		}
-		fprintf(f, ",%zu", c->n);
-		csv_num(f, c->ratio);
-		csv_num(f, c->lo);
-		csv_num(f, c->hi);
-		csv_num(f, c->hl_ratio);
-		csv_num(f, c->os_lo);
-		csv_num(f, c->os_hi);
-		csv_num(f, c->os_coverage);
-		csv_num(f, c->p);
-		csv_num(f, c->p_holm);
-		csv_num(f, c->p_sign);
-		fprintf(f, ",%d", x->iqr_overlap);
-		csv_num(f, x->spread_ratio);
-		csv_num(f, c->mde);
-		csv_num(f, c->blocks_needed);
-		fprintf(f, ",%s", stats_verdict_name(c->verdict));
-		csv_composition(r, x, f);
-	}
-}
-
 int report_write(const struct report *r, enum report_format fmt, FILE *f)
 {
 	if (fmt == REPORT_JSON) {
@@ -790,7 +714,7 @@ int report_write(const struct report *r, enum report_format fmt, FILE *f)
 			    "report"))
 			return -1;
 	} else if (fmt == REPORT_CSV) {
-		write_csv(r, f);
+		report_write_csv(r, f);
 	} else if (fmt == REPORT_HTML) {
 		return error("the HTML report is written by html_write (html.h), not report_write");
 	} else {

@@ -19,6 +19,8 @@ enum report_format { REPORT_MD = 0, REPORT_JSON, REPORT_CSV, REPORT_HTML };
 /* report-write.c: REPORT_MD, REPORT_JSON or REPORT_CSV (REPORT_HTML is html.h's: reported
  * and -1 here). */
 int report_write(const struct report *r, enum report_format fmt, FILE *out);
+/* report-csv.c: REPORT_CSV's rows, for report_write, which checks out for write errors. */
+void report_write_csv(const struct report *r, FILE *out);
 /* compare-write.c: REPORT_MD, REPORT_JSON or REPORT_CSV. */
 int run_compare_write(const struct run_compare *rc, enum report_format fmt, FILE *out);
 /* hyp-write.c: REPORT_MD or REPORT_JSON. */

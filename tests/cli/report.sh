@@ -1,7 +1,8 @@
 # tests/cli/report.sh: `harness report` and `harness compare` on data with known effects
 # (tests/data/report/synthetic.csv, made by make-synthetic.py), each number re-derived
-# independently with numpy and SciPy from the CSV itself; on a real tiny run; and the A/A
-# noise floor's limits (tests/data/report/aa-floor.toml).
+# independently with numpy and SciPy from the CSV itself; on a real tiny run; the A/A
+# noise floor's limits (tests/data/report/aa-floor.toml) and its op and e2e floors
+# (tests/data/report/aa-kinds.toml, against scripts/aa-floor.py).
 . "$top_srcdir/tests/setup"
 PY=/usr/bin/python3
 $PY -c 'import h5py, scipy, numpy' 2>/dev/null || skip "h5py, numpy and scipy for /usr/bin/python3 are needed (Debian: python3-h5py python3-scipy)"
@@ -275,5 +276,55 @@ PYEOF
 	expect_grep "no noise floor \\(no cell has pairs enough for a CI\\)" "$SCRATCH/out" &&
 		! grep -qiw "nan" "$SCRATCH/out" && pass "the audit prints no NaN for a missing floor" ||
 		fail "the audit of a 3-block run"
+	# the floor per kind of cell (tests/data/report/aa-kinds.toml: the copy's forwards 4% off,
+	# its op cells not): the JSON's three floors equal scripts/aa-floor.py's (numpy, from the
+	# same files, the cells' kind from /cells), on that run and on the two above (op cells
+	# only; with 3 blocks no cell counts, which the script must know too); the margin is still
+	# the floor over every cell
+	cp "$DATA/report/aa-kinds.toml" .
+	expect_status 0 h run -q -o kinds.h5 aa-kinds.toml >/dev/null &&
+		pass "an A/A run with op and e2e cells, the copy's forwards 4% off"
+	expect_status 0 h report -f json kinds.h5 && cp "$SCRATCH/out" kinds.json
+	expect_status 0 h report kinds.h5 && cp "$SCRATCH/out" kinds.md
+	expect_status 0 h report aa6.h5 && cp "$SCRATCH/out" aa6.md
+	$PY "$top_srcdir/scripts/aa-floor.py" --json --resamples 0 kinds.h5 aa6.h5 aa3.h5 \
+		>kinds-ref.jsonl || fail "scripts/aa-floor.py on the A/A runs"
+	$PY - kinds-ref.jsonl <<'PYEOF' && pass "the A/A floors of the op and the e2e cells equal scripts/aa-floor.py's, in the JSON and the table" || fail "A/A floor per kind"
+import json, math, sys
+def same(a, b):
+    return a is None and b is None or (a is not None and b is not None and math.isclose(a, b, rel_tol=1e-9))
+def pct(x):
+    return "-" if x is None else "%.2f%%" % (100 * x)
+for line in open(sys.argv[1]):
+    ref = json.loads(line)
+    stem = ref["file"][:-len(".h5")]
+    rep = json.load(open(stem + ".json"))
+    (q,) = rep["aa"]
+    for k in ("noise_floor", "noise_floor_op", "noise_floor_e2e"):
+        assert same(q[k], ref[k]), (stem, k, q[k], ref[k])
+    if stem == "aa3":
+        assert q["noise_floor_op"] is None and q["noise_floor_e2e"] is None, q
+        continue
+    # the markdown table: the two columns after the floor over every cell
+    md = open(stem + ".md").read().splitlines()
+    head = "| mode | copy of | cells | false FASTER/SLOWER | rate | noise floor (p95 of abs log ratio) | op cells | e2e cells |"
+    assert head in md and "|---|---|---|---|---|---|---|---|" in md, stem
+    row = "| %s | %s | %d | %d | %.1f%% | %s | %s | %s |" % (q["mode"], q["copy_of"], q["cells"],
+        q["false_positives"], 100 * q["rate"], pct(q["noise_floor"]), pct(q["noise_floor_op"]),
+        pct(q["noise_floor_e2e"]))
+    assert row in md, (stem, row)
+    if stem == "aa6":                     # one op cell, no e2e cell: no e2e floor
+        assert same(q["noise_floor_op"], q["noise_floor"]) and q["noise_floor_e2e"] is None, q
+        continue
+    op, e2e, every = q["noise_floor_op"], q["noise_floor_e2e"], q["noise_floor"]
+    assert ref["op_cells"] == 3 and ref["e2e_cells"] == 3, ref
+    assert 0.03 < e2e < 0.05 and op < 0.02, (op, e2e)
+    assert op < every < e2e, (op, every, e2e)  # the six cells' p95 lies between the kinds'
+    s = rep["settings"]
+    assert s["margin_source"] == "aa-noise-floor" and math.isclose(s["margin"], every, rel_tol=1e-12), s
+PYEOF
+	expect_status 0 h report -f html kinds.h5 &&
+		expect_grep '<th>noise floor \(p95 of \|log ratio\|\)</th><th>op cells</th><th>e2e cells</th>' "$SCRATCH/out" &&
+		pass "the html A/A table has the op and e2e columns"
 fi
 finish

@@ -5,6 +5,10 @@ set by its mode's options (the unit specification):
   scale  = a factor on its (synthetic, seeded) sample times
   mode_scale = {mode = factor}: a further factor for the units of that mode (an A/A copy,
            which takes its original's options, made to differ from it)
+  e2e    = true: each workload also gets a forward, a cell "W/e2e" of kind e2e (after the op
+           cells, so theirs keep their ids)
+  e2e_scale = {mode = factor}: a further factor on the e2e cells' times for the units of that
+           mode (an A/A copy off in its forwards only)
   config = the configuration it says it chose ("tile=8")
   configs = "a|b|...": instead, configs[block % n]
   slow   = a config whose samples are 1.5 times slower
@@ -82,6 +86,11 @@ cells = []
 for w in spec["workloads"]:
     cells.append(u.cell(w["name"] + "/fake", kind="op", workload=w["name"], op="fake",
                         shape="n=%d" % w.get("batch", 1)))
+nops = len(cells)
+if opt.get("e2e"):
+    for w in spec["workloads"]:
+        cells.append(u.cell(w["name"] + "/e2e", kind="e2e", workload=w["name"], op="e2e",
+                            shape="batch=%d" % w.get("batch", 1)))
 if behave == "malformed":
     os.write(3, b'{"type":"samples","cell":0,"first":0,"ns":[1,2,3]}\nthis is not json\n')
     sys.exit(0)
@@ -93,13 +102,15 @@ for c in cells:
     u.trial(c, cfg, ns=[rng.randint(900, 1100) for _ in range(2)], compile_ns=1000)
     if opt.get("choose", True):
         u.choice(c, cfg, "tuned")
-        if opt.get("runtime"):
+        if opt.get("runtime") and c < nops:
             u.info({"runtime.%s/fake" % spec["workloads"][c]["name"]:
                     "k_same=XBLOCK: 64, num_warps: 4;k_tile=XBLOCK: %s, num_warps: 4%s"
                     % (cfg.split("=")[-1],
                        ";k_two=XBLOCK: 8|XBLOCK: 16" if cfg == "tile=8" else "")})
     n = int(spec["measure"]["min_samples"])
     base = 10000.0 * scale * (1 + c) * (1.5 if cfg == opt.get("slow") else 1.0)
+    if c >= nops:
+        base *= float(opt.get("e2e_scale", {}).get(spec["mode"], 1.0))
     u.samples(c, [int(base * rng.uniform(0.98, 1.02)) for _ in range(n)],
               clock_mhz=[1980.0] * n, throttle=[0] * n, launches=[1] * n,
               clock_reasons=[0x4 if i == 0 else 0 for i in range(n)])
