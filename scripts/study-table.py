@@ -4,9 +4,9 @@ verify and audit of one results file (their JSON; nothing recomputed here), as i
 of the seed study: per model and mode the median e2e latency, the ratio to the baseline with
 its 95% CI and verdict (with too few blocks for any distribution-free 95% CI, as in a
 part-run, the exact CI and its coverage instead), the setup time and the spread across
-units; per workload and mode
-the op-cell verdict counts and geometric mean; the Pareto fronts of the e2e cells; the
-hypotheses' verdicts; the audit's findings; and, for a part-run, the progress.
+units; per workload and mode the op-cell verdict counts and geometric mean; the Pareto
+fronts of the e2e cells; the hypotheses' verdicts with the margin each was decided at; the
+audit's findings; and, for a part-run, the progress.
 
     /usr/bin/python3 scripts/study-table.py [--harness PATH] RESULTS.h5
 
@@ -130,10 +130,15 @@ def spread_rule(rep):
 def hyp_table(ver):
     if ver is None:
         return ["(none: harness verify decided nothing on this file; its message is on stderr)"]
-    out = ["| hypothesis | primary | verdict | deciding numbers |", "|---|---|---|---|"]
+    # the margin beside the verdict: a SAME or a "within the margin" claim says no more than
+    # its margin, and one taken from a between-process A/A floor can be 30% (torch-resnet)
+    out = ["| hypothesis | primary | verdict | margin (min effect) | deciding numbers |",
+           "|---|---|---|---|---|"]
     for h in ver.get("hypotheses", []):
-        out.append("| %s | %s | %s | %s |" % (h["id"], "yes" if h.get("primary") else "no",
-                                              h["verdict"], h.get("deciding", "")))
+        me = h.get("min_effect")
+        margin = "-" if me is None else "+-%.2f%% (%s)" % (100 * me, h.get("min_effect_source", "?"))
+        out.append("| %s | %s | %s | %s | %s |" % (h["id"], "yes" if h.get("primary") else "no",
+                                                   h["verdict"], margin, h.get("deciding", "")))
     return out
 
 

@@ -101,6 +101,31 @@ for l in lines[start:]:
     n += 1
 assert n > 0
 PYEOF
+# the hypotheses' table: one row per hypothesis verify decided, its verdict and its margin
+# (min effect and where it came from) as verify's JSON gives them
+cp "$DATA/run/mode-workloads.toml" "$DATA/run/mode-workloads-hyp.toml" .
+expect_status 0 h run -q -o mw.h5 mode-workloads.toml >/dev/null &&
+	expect_status 0 $PY "$top_srcdir/scripts/study-table.py" --harness "$HARNESS" mw.h5 &&
+	cp "$SCRATCH/out" mw.md && { h verify -f json mw.h5 >v.json 2>/dev/null; true; } &&
+	$PY - mw.md v.json <<'PYEOF' && pass "hypotheses: verdict and margin of each, as verify's" || fail "hypotheses table"
+import json, sys
+lines = open(sys.argv[1]).read().split("\n")
+hyp = json.load(open(sys.argv[2]))["hypotheses"]
+start = lines.index("Hypotheses:") + 2
+assert lines[start].startswith("| hypothesis | primary | verdict | margin (min effect) |"), lines[start]
+rows = []
+for l in lines[start + 2:]:
+    if not l.startswith("| "):
+        break
+    rows.append([x.strip() for x in l.strip("|").split("|")])
+assert len(rows) == len(hyp) > 0, (len(rows), len(hyp))
+for r, h in zip(rows, hyp):
+    assert r[0] == h["id"] and r[2] == h["verdict"], (r, h["id"], h["verdict"])
+    me = h["min_effect"]
+    want = "-" if me is None else "+-%.2f%% (%s)" % (100 * me, h["min_effect_source"])
+    assert r[3] == want, (r[3], want)
+assert any(r[3] != "-" for r in rows), rows
+PYEOF
 echo "not hdf5" > bogus.h5
 expect_status 2 $PY "$top_srcdir/scripts/study-table.py" --harness "$HARNESS" bogus.h5 &&
 	expect_grep "bogus.h5" "$SCRATCH/err" && pass "a file that is not a results file: exit 2, the harness's message"
