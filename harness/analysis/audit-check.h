@@ -12,6 +12,8 @@
 #include "harness/analysis/report.h"
 #include "harness/record/recorder.h"
 
+struct hyp_set;
+
 /* What every check reads.  Everything is owned here and released by ctx_release. */
 struct ctx {
 	const struct analysis *an;    /* borrowed from the caller */
@@ -25,6 +27,8 @@ struct ctx {
 	int64_t *ch_unit;             /* rows of /choices */
 	struct rec_choice *ch;
 	size_t nch;
+	struct hyp_set *hyps;         /* the recorded hypothesis files, loaded once (owned) */
+	int hyps_bad;                 /* 1: one does not parse (reported when loading) */
 };
 
 
@@ -57,6 +61,7 @@ static inline int imported(const struct ctx *c)
 void check_baseline(struct audit *au, struct ctx *c);
 void check_repeats(struct audit *au, struct ctx *c);
 void check_aa(struct audit *au, struct ctx *c);
+void check_margin(struct audit *au, struct ctx *c);
 void check_clocks(struct audit *au, struct ctx *c, int gpu);
 void check_drift(struct audit *au, struct ctx *c);
 void check_measure(struct audit *au, struct ctx *c);

@@ -1,6 +1,6 @@
 /* audit-checks.c: the audit's checks of the results (audit.h, docs/audit.md): the strongest
- * mode, repeats, the A/A control, machine state and drift, failed units, per-op versus e2e
- * and the hypotheses' integrity */
+ * mode, repeats, the A/A control, the margin against the claimed effects, machine state and
+ * drift, failed units, per-op versus e2e and the hypotheses' integrity */
 #include "config.h"
 
 #include <math.h>
@@ -265,6 +265,57 @@ void check_aa(struct audit *au, struct ctx *c)
 						  "more often than alpha allows" :
 			 k->status == AUDIT_WARN ? "an A/A control is present but its evidence is weak" :
 						   "A/A control present; false-positive rate within alpha");
+}
+
+/* The margin against the effects claimed: a SAME verdict says only that the two modes are
+ * within the margin of each other, so a margin wider than the smallest effect a hypothesis
+ * names for itself (min_effect in its file) makes differences of the size the claims are
+ * about read SAME.  WARN then, naming that hypothesis and the ones decided at the margin
+ * (no min_effect of their own); PASS otherwise, or with no hypothesis naming an effect.
+ * The margin from a between-process A/A floor can be 30% (torch-resnet's part-run). */
+void check_margin(struct audit *au, struct ctx *c)
+{
+	const struct report *r = c->rep;
+	struct audit_check *k = check_add(au, "margin", "the equivalence margin against the effects claimed");
+	size_t same = 0, nok = 0;
+	for (size_t i = 0; i < r->ncmp; i++)
+		if (r->cmp[i].ok) {
+			nok++;
+			same += r->cmp[i].c.verdict == VERDICT_SAME;
+		}
+	check_ev(k, "margin +-%.2f%% (%s); %zu of %zu comparisons SAME at it", 100 * r->margin,
+		 r->margin_source, same, nok);
+	const struct hyp_set *set = c->hyps;
+	const struct hypothesis *least = NULL;
+	if (set) {
+		for (size_t i = 0; i < set->n; i++)
+			for (size_t j = 0; j < set->e[i].file->nh; j++) {
+				const struct hypothesis *h = &set->e[i].file->h[j];
+				if (!isnan(h->min_effect) && (!least || h->min_effect < least->min_effect))
+					least = h;
+			}
+	}
+	if (!least) {
+		check_summary(k, "margin +-%.2f%% (%s); no hypothesis names an effect of its own "
+				 "to set it against", 100 * r->margin, r->margin_source);
+	} else if (r->margin > least->min_effect) {
+		check_raise(k, AUDIT_WARN);
+		check_ev(k, "the smallest effect a hypothesis names: %.2f%% ('%s')",
+			 100 * least->min_effect, least->id);
+		for (size_t i = 0; i < set->n; i++)
+			for (size_t j = 0; j < set->e[i].file->nh; j++)
+				if (isnan(set->e[i].file->h[j].min_effect))
+					check_ev(k, "  '%s' is decided at the margin (no min_effect)",
+						 set->e[i].file->h[j].id);
+		check_summary(k, "the margin +-%.2f%% (%s) is wider than the %.2f%% that '%s' names: "
+				 "a difference of that size reads SAME, so a SAME here says only "
+				 "'within +-%.2f%%'", 100 * r->margin, r->margin_source,
+			      100 * least->min_effect, least->id, 100 * r->margin);
+	} else {
+		check_summary(k, "margin +-%.2f%% (%s), within the smallest effect a hypothesis "
+				 "names (%.2f%%, '%s')", 100 * r->margin, r->margin_source,
+			      100 * least->min_effect, least->id);
+	}
 }
 
 /* ---- machine state and drift --------------------------------------------------------- */
@@ -565,8 +616,8 @@ void check_hypotheses(struct audit *au, struct ctx *c)
 		check_summary(k, "no hypothesis file recorded: nothing was pre-registered");
 		return;
 	}
-	struct hyp_set *set = NULL;
-	if (hyp_set_load(c->an->path, m, NULL, 0, &set)) {
+	const struct hyp_set *set = c->hyps;
+	if (c->hyps_bad) {
 		check_raise(k, AUDIT_WARN);
 		check_ev(k, "statuses not evaluated: a recorded hypothesis file does not parse");
 	} else {
@@ -586,5 +637,4 @@ void check_hypotheses(struct audit *au, struct ctx *c)
 		check_summary(k, "%zu hypothesis file(s) recorded; statuses not evaluated", n);
 	else
 		check_summary(k, "%zu of %zu hypothesis file(s) PRE-REGISTERED", prereg, n);
-	hyp_set_free(set);
 }

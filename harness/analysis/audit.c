@@ -14,6 +14,7 @@
 #include "harness/analysis/analysis.h"
 #include "harness/analysis/audit.h"
 #include "harness/analysis/audit-gpu.h"
+#include "harness/analysis/hypothesis.h"
 #include "harness/analysis/audit-check.h"
 #include "harness/record/recorder.h"
 #include "harness/analysis/report.h"
@@ -617,6 +618,7 @@ static void ctx_release(struct ctx *c)
 	rec_choices_free(c->ch_unit, c->ch, c->nch);
 	rec_cells_free(c->cells, c->ncells);
 	rec_units_free(c->units, c->nunits);
+	hyp_set_free(c->hyps);
 }
 
 int audit_build(const struct analysis *an, const struct report *rep, struct audit **out)
@@ -652,12 +654,14 @@ int audit_build(const struct analysis *an, const struct report *rep, struct audi
 	au->margin = c.rep->margin;
 	au->margin_source = c.rep->margin_source;
 
+	c.hyps_bad = hyp_set_load(path, &c.an->meta, NULL, 0, &c.hyps) != 0;
 	check_identity(au, &c);
 	check_backend(au, &c);
 	check_cache(au, &c);
 	check_baseline(au, &c);
 	check_repeats(au, &c);
 	check_aa(au, &c);
+	check_margin(au, &c);
 	int gpu = audit_gpu_recorded(path);
 	if (gpu < 0)
 		goto done;

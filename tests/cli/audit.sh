@@ -35,11 +35,12 @@ check_audit clean.json backend WARN '"cpu" in c["summary"]' && pass "clean: auto
 check_audit clean.json repeats FAIL '"2/2^n" in " ".join(c["evidence"]) and "0.5" in c["summary"]' && pass "clean: 2 repeats cannot reach alpha: FAIL" || fail "clean: repeats"
 check_audit clean.json clocks WARN '"not recorded by this backend" in c["summary"]' && pass "clean: clocks not recorded: WARN" || fail "clean: clocks"
 check_audit clean.json aa-control WARN && pass "clean: no A/A control: WARN" || fail "clean: aa-control"
+check_audit clean.json margin PASS '"no hypothesis names an effect" in c["summary"]' && pass "clean: no hypothesis, the margin check PASS" || fail "clean: margin"
 check_audit clean.json measure PASS '"every mode measured by the run" in c["summary"]' && pass "clean: modes measured alike: PASS" || fail "clean: measure"
 $PY -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["result"] == "FAIL" and sum(d["counts"].values()) == len(d["checks"]) == 12, d["counts"]
+assert d["result"] == "FAIL" and sum(d["counts"].values()) == len(d["checks"]) == 13, d["counts"]
 assert d["settings"]["baseline"] == "default" and d["run"]["blocks"] == 2
 ' clean.json && pass "the JSON's result, counts and settings" || fail "audit JSON header"
 expect_status 1 h audit clean.h5 && expect_grep '^\| cache isolation \(cold units start cold\) \| PASS \|' "$SCRATCH/out" &&
@@ -178,4 +179,19 @@ PYEOF
 expect_status 1 h audit -f json aa-21.h5
 check_audit "$SCRATCH/out" identity WARN '"undecided" in c["summary"]' &&
 	pass "two units against one: identity WARN (undecided)" || fail "A/A pair with different configs, two units against one"
+
+# the margin against the effects claimed: aa-kinds.toml's copy is 4% off in its forwards, so
+# the margin (its A/A noise floor) is about 4%, wider than the 3% a hypothesis names: WARN,
+# naming it and the hypothesis decided at the margin; with 5% named instead, PASS
+cp "$DATA/report/aa-kinds.toml" "$DATA/command/fake_worker.py" "$DATA/audit/margin-hyp.toml" .
+sed 's/^unit_timeout = 60$/unit_timeout = 60\nhypotheses = ["margin-hyp.toml"]/' aa-kinds.toml > margin.toml
+expect_status 0 h run -q -o margin.h5 margin.toml >/dev/null || fail "the margin run"
+expect_status 1 h audit -f json margin.h5
+check_audit "$SCRATCH/out" margin WARN 'd["settings"]["margin_source"] == "aa-noise-floor" and 0.03 < d["settings"]["margin"] < 0.05 and "wider than the 3.00% that \x27tight\x27 names" in c["summary"] and any("\x27aa-same\x27 is decided at the margin" in e for e in c["evidence"])' &&
+	pass "a margin wider than a named effect: margin WARN, naming both hypotheses" || fail "margin check, 3%"
+sed -i 's/^min_effect = 0.03$/min_effect = 0.05/' margin-hyp.toml
+expect_status 0 h run -q -o margin5.h5 margin.toml >/dev/null || fail "the margin run, 5%"
+expect_status 1 h audit -f json margin5.h5
+check_audit "$SCRATCH/out" margin PASS '"within the smallest effect a hypothesis names (5.00%" in c["summary"]' &&
+	pass "a margin within the named effect: margin PASS" || fail "margin check, 5%"
 finish
