@@ -15,7 +15,7 @@
 #include "kernels/backend.h"
 
 enum { OPT_RESUME = 256, OPT_BACKEND, OPT_RESULTS_DIR, OPT_PREREG, OPT_JOBS, OPT_GPUS,
-       OPT_MAX_TIME, OPT_SHARD, OPT_ESTIMATES, OPT_REPEATS };
+       OPT_MAX_TIME, OPT_SHARD, OPT_ESTIMATES, OPT_REPEATS, OPT_SHARE_SPLIT };
 
 static const struct cmd_opt run_opts[] = {
 	{ "resume", OPT_RESUME, 1 },
@@ -30,6 +30,7 @@ static const struct cmd_opt run_opts[] = {
 	{ "estimates", OPT_ESTIMATES, 1 },
 	{ "shard", OPT_SHARD, 1 },
 	{ "repeats", OPT_REPEATS, 1 },
+	{ "share-split-blocks", OPT_SHARE_SPLIT, 0 },
 	{ NULL, 0, 0 },
 };
 
@@ -43,6 +44,7 @@ static int run_exec(const struct cmd_args *a)
 		.quiet = cmd_args_count(a, 'q') > 0,
 		.require_preregistered = cmd_args_count(a, OPT_PREREG) > 0,
 		.gpus = cmd_args_value(a, OPT_GPUS),
+		.share_split = cmd_args_count(a, OPT_SHARE_SPLIT) > 0,
 		.argc = a->argc, /* the whole command line, for the results file */
 		.argv = a->argv,
 	};
@@ -68,6 +70,9 @@ static int run_exec(const struct cmd_args *a)
 	const char *rep = cmd_args_value(a, OPT_REPEATS);
 	if (rep && parse_i64(rep, 1, INT32_MAX, &o.repeats))
 		return cmd_usage_error(a->entry, "--repeats: '%s' is not a number of blocks", rep);
+	if (o.share_split && !o.resume)
+		return cmd_usage_error(a->entry, "--share-split-blocks: only with --resume (a new run "
+						 "has no block that ran on another device)");
 	if (rep && !o.resume)
 		return cmd_usage_error(a->entry, "--repeats extends a recorded run's plan: give "
 						 "--resume FILE (a new run takes its repeats from "
@@ -148,6 +153,8 @@ const struct cmd_entry cmd_run_entry = {
 		"  --shard K/N          only the blocks with block mod N == K (harness slurm)\n"
 		"  --repeats N          with --resume: extend the plan to N blocks, the recorded\n"
 		"                       blocks unchanged (the file says it was extended)\n"
+		"  --share-split-blocks with --resume and slots: a slot with no block left takes\n"
+		"                       units of a block that already ran on another device\n"
 		"  --require-preregistered\n"
 		"                       refuse to start unless every hypothesis file the\n"
 		"                       experiment attaches is committed and clean in git\n"

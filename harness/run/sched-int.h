@@ -91,6 +91,9 @@ struct run {
 	char *mine;               /* per plan id: 1 when it is this run's (its shard's) */
 	long *pin;                /* per plan id, or NULL: the slot its block must run on (a block
 				   * resumed after part of it ran on that slot's device), -1 any */
+	char *shared;             /* per plan id, or NULL: 1 when its block's units may run on
+				   * several slots (--share-split-blocks: part of the block ran on
+				   * a device no slot of this session has, or on two devices) */
 	struct estimate *est;
 	size_t nest, est_cap;
 	int notes_off;            /* a running note could not be written: no more this session */

@@ -257,6 +257,39 @@ static void resume_pins(struct run *r, const struct rec_unit *units, size_t nuni
 	}
 }
 
+/* --share-split-blocks: a block whose recorded units ran on two devices, or on one that no
+ * slot of this session has, has its pairs mixing devices already (the audit's block-devices
+ * check FAILs it either way), so nothing is lost when its remaining units run on several
+ * slots side by side; r->shared marks them.  A block that ran on one device this session
+ * has a slot for keeps it (r->pin) and is not shared.  -1 reported: no slots to share. */
+static int resume_shared(struct run *r, const struct rec_unit *units, size_t nunits)
+{
+	if (!r->o->share_split)
+		return 0;
+	if (r->slots.n < 2)
+		return error("--share-split-blocks: only with two slots or more (--jobs, --gpus, or "
+			     "the experiment's [run] jobs or gpus)");
+	r->shared = xcalloc(r->nplan + 1, 1);
+	for (size_t u = 0; u < nunits; u++) {
+		const char *d = units[u].device;
+		if (!d || !*d || units[u].id < 0 || (size_t)units[u].id >= r->nplan)
+			continue;
+		int64_t b = r->plan[units[u].id].block;
+		int here = 0, other = 0;
+		for (size_t s = 0; s < r->slots.n; s++)
+			here |= !strcmp(r->slots.s[s].device, d);
+		for (size_t v = 0; v < nunits && !other; v++)
+			other = units[v].id >= 0 && (size_t)units[v].id < r->nplan &&
+				r->plan[units[v].id].block == b && units[v].device &&
+				strcmp(units[v].device, d) != 0;
+		if (!here || other)
+			for (size_t i = 0; i < r->nplan; i++)
+				if (r->plan[i].block == b)
+					r->shared[i] = 1;
+	}
+	return 0;
+}
+
 /* The journal's running notes: a unit the last session left running without recording it
  * (the machine taken back, the harness killed) ran at least its note's wall time, which
  * --max-time's estimate for its mode, workload and kind counts from now on (so a unit longer
@@ -462,6 +495,10 @@ int sched_start_resume(struct run *r, int *usage, int *complete)
 	if (resume_running_notes(r))
 		goto done;
 	resume_pins(r, units, nunits);
+	if (resume_shared(r, units, nunits)) {
+		*usage = 1;
+		goto done;
+	}
 	if (r->nplan > jn && resume_extend(r, was, ndone, jn))
 		goto done;
 	m = rec_journal_meta(r->jr);

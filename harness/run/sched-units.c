@@ -525,6 +525,53 @@ static int slot_start_next(struct run *r, struct slot_run *s)
 	return 0;
 }
 
+/* --share-split-blocks: give slot s, which has no block left, units of another slot's
+ * block that r->shared marks (its pairs already mix devices): of the units no slot has
+ * started, the group, a cold unit with the warm probe planned right after it or a unit
+ * alone, that --max-time's estimates make longest (the last of equals), so the run's end
+ * is not one slot working through a long block alone.  The owner goes on in planned order
+ * without them; a probe whose cold unit the owner started stays with it.  Only a group that
+ * fits the --max-time budget is taken.  1 when s got units, 0 when there are none to take. */
+static int steal_units(struct run *r, struct slot_run *sl, size_t n, struct slot_run *s)
+{
+	struct slot_run *from = NULL;
+	size_t at = 0, len = 0;
+	int64_t best = -1;
+	for (size_t k = 0; r->shared && k < n; k++) {
+		struct slot_run *t = &sl[k];
+		if (t == s || t->next >= t->nqueue || !r->shared[t->queue[t->next]])
+			continue;
+		for (size_t i = t->next, g; i < t->nqueue; i += g) {
+			const struct rec_plan *p = &r->plan[t->queue[i]];
+			const struct rec_plan *probe =
+				i + 1 < t->nqueue ? &r->plan[t->queue[i + 1]] : NULL;
+			g = probe && probe->warm && probe->warm_of == p->id ? 2 : 1;
+			if (p->warm && i > 0 && r->plan[t->queue[i - 1]].id == p->warm_of)
+				continue; /* the owner's cold unit ran or runs: its probe is the owner's */
+			if (past_budget(r, p, probe))
+				continue;
+			int64_t e = estimate_ns(r, p), pe = g == 2 ? estimate_ns(r, probe) : 0;
+			int64_t est = (e > 0 ? e : 0) + (pe > 0 ? pe : 0);
+			if (est >= best) {
+				best = est;
+				from = t;
+				at = i;
+				len = g;
+			}
+		}
+	}
+	if (!from)
+		return 0;
+	memcpy(s->queue, from->queue + at, len * sizeof(*s->queue));
+	memmove(from->queue + at, from->queue + at + len,
+		(from->nqueue - at - len) * sizeof(*from->queue));
+	from->nqueue -= len;
+	s->nqueue = len;
+	s->next = 0;
+	s->block = from->block;
+	return 1;
+}
+
 /* Every second of a running unit, its running note in the journal (its wall time so far):
  * what a session that ends without recording it leaves for the next to estimate from.  A
  * note that cannot be written is reported and the run goes on without notes. */
@@ -549,7 +596,9 @@ static void note_running(struct run *r, struct slot_run *s)
  * the others the same way.  A slot whose block's next unit cannot finish within --max-time
  * leaves that block's rest for --resume and takes a block not yet dealt, and so on until it
  * finds a unit that fits or no block is left; the other slots go on meanwhile (a long unit
- * waiting in one block idles no GPU while units elsewhere fit).  Returns 0 (*failed,
+ * waiting in one block idles no GPU while units elsewhere fit).  With --share-split-blocks
+ * a slot with no block left takes units of a block whose pairs already mix devices from the
+ * slot working through it (steal_units).  Returns 0 (*failed,
  * *time_limit say how it ended) or -1 reported. */
 int sched_run_slots(struct run *r, const volatile sig_atomic_t *stop, int *failed,
 		    int *time_limit)
@@ -580,8 +629,10 @@ int sched_run_slots(struct run *r, const volatile sig_atomic_t *stop, int *faile
 			if (s->running || s->dealt_out)
 				continue;
 			while (!s->running && !halt) {
-				if (s->next >= s->nqueue && !deal_block(r, s, dealt)) {
-					s->dealt_out = 1;
+				if (s->next >= s->nqueue && !deal_block(r, s, dealt) &&
+				    !steal_units(r, sl, n, s)) {
+					/* sharing: another slot's block may still have units to take */
+					s->dealt_out = !r->shared;
 					break;
 				}
 				int st = slot_start_next(r, s);

@@ -481,6 +481,7 @@ done:
 	free(r.est);
 	free(r.mine);
 	free(r.pin);
+	free(r.shared);
 	slots_release(&r.slots);
 	if (r.exp)
 		sched_free_backends(&r);

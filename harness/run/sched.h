@@ -33,6 +33,9 @@ struct sched_opts {
 	int64_t shard_k, shard_n; /* --shard k/n: only blocks with block % n == k (n 0: all) */
 	int64_t repeats;          /* --repeats N with --resume: extend the plan to N blocks, the
 				   * recorded ones unchanged (0: as recorded) */
+	int share_split;          /* --share-split-blocks with --resume: a slot with no block left
+				   * takes units of another slot's block that already ran on a
+				   * device other than that slot's (sched-units.c, steal_units) */
 	int argc;                 /* the harness's own argv, recorded */
 	char **argv;
 };

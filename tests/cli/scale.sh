@@ -321,6 +321,49 @@ PY
 		pass "--resume --jobs 1 after --jobs 2: the blocks split across devices are flagged"
 fi
 
+# ---- --resume --share-split-blocks: a slot with no block left takes units of a block
+# whose pairs already mix devices.  share.toml: slow.toml's units (each samples for its whole
+# max_time) in 2 blocks of 5 modes, run whole with --jobs 1 (one slot on every core: a device
+# --jobs 2 has no slot for); then block 0 loses its last unit and block 1 all but its first
+# from the journal, so the resume deals block 0 (one unit) to one slot and block 1 (four)
+# to the other.  Shared, block 1's four run on both slots; not shared, on one.
+expect_status 2 h run -q --share-split-blocks exp.toml && expect_grep "only with --resume" err &&
+	pass "--share-split-blocks without --resume: a usage error"
+if [ "$ncpu" -ge 2 ]; then
+	sed -e 's/^repeats = 4/repeats = 2/' slow.toml >share.toml
+	printf '\n[[modes]]\nname = "v3"\ntuner = "vendor"\n\n[[modes]]\nname = "v4"\ntuner = "vendor"\n' >>share.toml
+	for arm in shared alone; do
+		expect_status 0 h run -q --jobs 1 -o "sh-$arm.h5" share.toml || cat err >&2
+		$PY - "sh-$arm/journal" >"cut-$arm.txt" <<'PY' || fail "cut the journal of sh-$arm"
+import glob, os, sys, h5py
+files = {}
+for p in glob.glob(sys.argv[1] + "/unit-*.h5"):
+    with h5py.File(p, "r") as f:
+        u = f["units"][0]
+        files[int(u["block"]), int(u["position"])] = (p, int(u["id"]))
+assert len(files) == 10, sorted(files)
+for b, k in [(0, 4), (1, 1), (1, 2), (1, 3), (1, 4)]:
+    os.remove(files[b, k][0])
+print(" ".join(str(files[1, k][1]) for k in (1, 2, 3, 4)))
+PY
+	done
+	expect_status 2 h run -q --resume sh-alone.h5 --share-split-blocks &&
+		expect_grep "only with two slots or more" err &&
+		pass "--share-split-blocks without slots: refused, saying why"
+	expect_status 0 h run -q --resume sh-shared.h5 --jobs 2 --share-split-blocks || cat err >&2
+	expect_status 0 h run -q --resume sh-alone.h5 --jobs 2 || cat err >&2
+	# the devices block 1's four resumed units ran on, and that every unit is recorded once
+	devs() { units "$1" id device | awk -v ids=" $(cat "$2") " 'index(ids, " " $1 " ") { print $2 }' | sort -u | wc -l; }
+	[ "$(units sh-shared.h5 id | wc -l)" -eq 10 ] && [ "$(units sh-shared.h5 id | sort -u | wc -l)" -eq 10 ] &&
+		[ "$(units sh-shared.h5 status | grep -c '^ok$')" -eq 10 ] &&
+		[ "$(devs sh-shared.h5 cut-shared.txt)" -eq 2 ] &&
+		pass "--share-split-blocks: the split block's four units ran on both slots, each once" ||
+		fail "--share-split-blocks: block 1's units on $(devs sh-shared.h5 cut-shared.txt) device(s); $(units sh-shared.h5 id block position device | tr '\n' ';')"
+	[ "$(units sh-alone.h5 id | wc -l)" -eq 10 ] && [ "$(devs sh-alone.h5 cut-alone.txt)" -eq 1 ] &&
+		pass "without it: the split block's four units on one slot" ||
+		fail "without --share-split-blocks: block 1's units on $(devs sh-alone.h5 cut-alone.txt) devices"
+fi
+
 # ---- harness slurm --local: 3 tasks, merged; equal to the plan run in one process
 expect_status 2 h slurm --tasks 0 exp.toml && pass "slurm --tasks 0: a usage error"
 expect_status 2 h slurm --time forever exp.toml && pass "slurm --time forever: a usage error"
