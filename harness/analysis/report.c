@@ -625,6 +625,7 @@ int report_build(const struct analysis *a, const struct report_opts *o, struct r
 	drift(r);
 	report_devices(r);
 	report_composition(r, rng);
+	report_host_bound(r);
 	report_choices(r);
 	report_progress(r);
 	sample_size_warnings(r);

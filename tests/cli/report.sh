@@ -327,4 +327,22 @@ PYEOF
 		expect_grep '<th>noise floor \(p95 of \|log ratio\|\)</th><th>op cells</th><th>e2e cells</th>' "$SCRATCH/out" &&
 		pass "the html A/A table has the op and e2e columns"
 fi
+
+# a forward launched op by op that takes 1.25x its graph forward's time or more under the
+# baseline is warned about (it times the host); imported data with both e2e cells per
+# workload: in "slow" the stream forward is 1.5x the graph's, in "fast" 1.1x
+$PY - >hb.csv <<'PYEOF'
+print("cell,mode,block,value,unit,kind")
+for b in range(6):
+    for mode, f in (("base", 1.0), ("other", 0.97 + 0.01 * b)):
+        for w, k in (("slow", 1.5), ("fast", 1.1)):
+            g = 1000 * f * (1 + 0.002 * b)
+            print("%s/e2e-graph:launch=graph,%s,%d,%.3f,us,e2e" % (w, mode, b, g))
+            print("%s/e2e,%s,%d,%.3f,us,e2e" % (w, mode, b, g * k * (1 + 0.001 * b)))
+PYEOF
+expect_status 0 h import --csv hb.csv -o hb.h5 && expect_status 0 h report hb.h5 &&
+	expect_grep "^- 'slow/e2e' takes 1\.50x the time of 'slow/e2e-graph:launch=graph' under 'base' \(median over 6 blocks\): launched op by op" "$SCRATCH/out" &&
+	! grep -q "'fast/e2e' takes" "$SCRATCH/out" &&
+	pass "a stream forward at 1.5x its graph forward is warned about as host-bound, one at 1.1x is not" ||
+	fail "host-bound warning"
 finish
