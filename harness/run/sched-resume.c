@@ -270,23 +270,31 @@ static int resume_shared(struct run *r, const struct rec_unit *units, size_t nun
 		return error("--share-split-blocks: only with two slots or more (--jobs, --gpus, or "
 			     "the experiment's [run] jobs or gpus)");
 	r->shared = xcalloc(r->nplan + 1, 1);
+	/* per plan id of a block's first recorded unit: that unit's device (borrowed), and
+	 * whether the block is shared */
+	const char **dev = xcalloc(r->nplan + 1, sizeof(*dev));
+	char *split = xcalloc(r->nplan + 1, 1);
+	size_t *first = xcalloc(r->nplan + 1, sizeof(*first));
+	for (size_t i = 0; i < r->nplan; i++) /* the plan lists each block's units together */
+		first[i] = i && r->plan[i - 1].block == r->plan[i].block ? first[i - 1] : i;
 	for (size_t u = 0; u < nunits; u++) {
 		const char *d = units[u].device;
 		if (!d || !*d || units[u].id < 0 || (size_t)units[u].id >= r->nplan)
 			continue;
-		int64_t b = r->plan[units[u].id].block;
-		int here = 0, other = 0;
-		for (size_t s = 0; s < r->slots.n; s++)
-			here |= !strcmp(r->slots.s[s].device, d);
-		for (size_t v = 0; v < nunits && !other; v++)
-			other = units[v].id >= 0 && (size_t)units[v].id < r->nplan &&
-				r->plan[units[v].id].block == b && units[v].device &&
-				strcmp(units[v].device, d) != 0;
-		if (!here || other)
-			for (size_t i = 0; i < r->nplan; i++)
-				if (r->plan[i].block == b)
-					r->shared[i] = 1;
+		size_t f = first[units[u].id];
+		int here = 0;
+		for (size_t k = 0; k < r->slots.n; k++)
+			here |= !strcmp(r->slots.s[k].device, d);
+		if (!here || (dev[f] && strcmp(dev[f], d)))
+			split[f] = 1;
+		if (!dev[f])
+			dev[f] = d;
 	}
+	for (size_t i = 0; i < r->nplan; i++)
+		r->shared[i] = split[first[i]];
+	free(dev);
+	free(split);
+	free(first);
 	return 0;
 }
 
