@@ -56,7 +56,7 @@ def load(path):
         units = f["units"][:]
         choices = f["choices"][:]
         samples = f["samples"][:]
-        exp = backend = None
+        exp = None
         for k in f["run"]["files"]:
             d = f["run"]["files"][k]
             if s(d.attrs["role"]) == "experiment":
@@ -67,7 +67,7 @@ def load(path):
     return exp, backend, cells, units, choices, samples
 
 
-def modal_configs(mode, units, choices, cells):
+def modal_configs(mode, units, choices):
     """Per cell index: the config mode chose most often over its cold ok units (ties: the
     first seen), and how many units chose something else."""
     ids = {int(u["id"]) for u in units
@@ -165,8 +165,8 @@ def main():
     w = o.workload or (e2e[0] if e2e else None)
     if w is None or w not in {c["workload"] for c in cells}:
         fail("'%s' has no workload '%s' with cells" % (o.results, w))
-    mc, mids = modal_configs(o.mode, units, choices, cells)
-    bc, bids = modal_configs(base, units, choices, cells)
+    mc, mids = modal_configs(o.mode, units, choices)
+    bc, bids = modal_configs(base, units, choices)
     mt = median_times(mids, units, samples, len(cells))
     bt = median_times(bids, units, samples, len(cells))
     ops = [i for i, c in enumerate(cells) if c["workload"] == w and c["kind"] == "op"]

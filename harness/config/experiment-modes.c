@@ -621,7 +621,7 @@ static int same_workloads(const struct experiment *e, const struct mode *a, cons
 static int mode_measure_bounds(struct tc_parser *p, const struct tc_field *f, size_t i,
 			       const struct mode *m, struct measure_settings s, const char *whose)
 {
-	experiment_mode_measure(&s, m);
+	s = experiment_mode_measure(s, m);
 	if (s.min_samples <= s.max_samples)
 		return 0;
 	return tc_fail(p, mode_key_pos(f, i, "measure"), "mode '%s': with its 'measure' over %s, "
@@ -652,9 +652,8 @@ int exp_check_mode_measure(struct tc_parser *p, const struct tc_field *f,
 		const struct mode *o = m->aa_of ? experiment_mode(e, m->aa_of) : NULL;
 		if (!o || (p->flags & EXPERIMENT_PAST_RUN))
 			continue;
-		struct measure_settings a = e->measure, b = e->measure;
-		experiment_mode_measure(&a, m);
-		experiment_mode_measure(&b, o);
+		struct measure_settings a = experiment_mode_measure(e->measure, m);
+		struct measure_settings b = experiment_mode_measure(e->measure, o);
 		if (!experiment_measure_equal(&a, &b))
 			return tc_fail(p, mode_key_pos(f, i, m->measure_set ? "measure" : "aa_of"),
 				       "mode '%s' is an A/A copy of '%s' but measures otherwise "

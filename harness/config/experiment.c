@@ -242,25 +242,27 @@ static const struct {
 _Static_assert(ARRAY_SIZE(measure_fields) == ARRAY_SIZE(measure_keys) - 1,
 	       "measure_fields follows measure_keys, one entry a key");
 
-void experiment_mode_measure(struct measure_settings *ms, const struct mode *m)
+/* The bytes of measure_fields[k]'s field. */
+static size_t measure_field_size(size_t k)
 {
-	for (size_t k = 0; k < ARRAY_SIZE(measure_fields); k++) {
-		if (!(m->measure_set & 1u << k))
-			continue;
-		size_t n = measure_fields[k].kind == 'b' ? sizeof(int) : 8; /* double, int64_t */
-		memcpy((char *)ms + measure_fields[k].off,
-		       (const char *)&m->measure + measure_fields[k].off, n);
-	}
+	return measure_fields[k].kind == 'b' ? sizeof(int) : 8; /* else a double or an int64_t */
+}
+
+struct measure_settings experiment_mode_measure(struct measure_settings base, const struct mode *m)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(measure_fields); k++)
+		if (m->measure_set & 1u << k)
+			memcpy((char *)&base + measure_fields[k].off,
+			       (const char *)&m->measure + measure_fields[k].off, measure_field_size(k));
+	return base;
 }
 
 int experiment_measure_equal(const struct measure_settings *a, const struct measure_settings *b)
 {
-	for (size_t k = 0; k < ARRAY_SIZE(measure_fields); k++) {
-		size_t n = measure_fields[k].kind == 'b' ? sizeof(int) : 8; /* double, int64_t */
+	for (size_t k = 0; k < ARRAY_SIZE(measure_fields); k++)
 		if (memcmp((const char *)a + measure_fields[k].off,
-			   (const char *)b + measure_fields[k].off, n))
+			   (const char *)b + measure_fields[k].off, measure_field_size(k)))
 			return 0;
-	}
 	return 1;
 }
 

@@ -178,8 +178,8 @@ int mode_has_workload(const struct mode *m, const char *name);
 /* Use e's [on.backend] settings (repeats, measure), when it has a table for backend: for a
  * run whose modes all run there (the scheduler) and in each of its units (the worker). */
 void experiment_apply_on(struct experiment *e, const char *backend);
-/* ms with mode m's [modes.measure] keys over it: what m's units measure by. */
-void experiment_mode_measure(struct measure_settings *ms, const struct mode *m);
+/* base with mode m's [modes.measure] keys over it: what m's units measure by. */
+struct measure_settings experiment_mode_measure(struct measure_settings base, const struct mode *m);
 /* 1 when a and b set every measure key alike. */
 int experiment_measure_equal(const struct measure_settings *a, const struct measure_settings *b);
 /* m's [modes.measure] as written keys and values, "flush = true, max_samples = 7" (heap), or

@@ -51,11 +51,9 @@ static char *unit_var_value(const struct unit_var *v, const struct experiment *e
 	case UNIT_VAR_CACHE:
 		return *v->sub ? xasprintf("%s/%s", cache_dir, v->sub) : xstrdup(cache_dir);
 	case UNIT_VAR_THREADS: {
-		struct measure_settings ms = e->measure; /* with the mode's [modes.measure] */
-		const struct mode *m = experiment_mode(e, mode);
-		if (m)
-			experiment_mode_measure(&ms, m);
-		return xasprintf("%" PRId64, ms.threads);
+		const struct mode *m = experiment_mode(e, mode); /* its [modes.measure] over */
+		return xasprintf("%" PRId64, (m ? experiment_mode_measure(e->measure, m)
+						 : e->measure).threads);
 	}
 	case UNIT_VAR_RECORD_FD:
 		return xasprintf("%d", PROTO_FD);

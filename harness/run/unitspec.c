@@ -64,9 +64,8 @@ static json_t *workload_json(const struct workload *w)
 char *unitspec_json(const struct experiment *e, const struct mode *m,
 		    const struct unitspec_unit *u)
 {
-	struct measure_settings msv = e->measure; /* the run's, with the mode's keys over it */
-	experiment_mode_measure(&msv, m);
-	const struct measure_settings *ms = &msv;
+	/* the run's, with the mode's keys over it */
+	const struct measure_settings msv = experiment_mode_measure(e->measure, m), *ms = &msv;
 	json_t *root = json_object();
 	json_object_set_new(root, "spec", json_integer(UNITSPEC_VERSION));
 	json_object_set_new(root, "protocol", json_integer(PROTO_VERSION));

@@ -483,7 +483,7 @@ int worker_main(const struct worker_args *a)
 	w.bops = backend_find(a->backend);
 	experiment_apply_on(exp, a->backend); /* its [on.BACKEND] measure settings */
 	/* and its mode's [modes.measure] over them: this unit's from here on */
-	experiment_mode_measure(&exp->measure, w.mode);
+	exp->measure = experiment_mode_measure(exp->measure, w.mode);
 	if (!w.tuner || !w.bops) {
 		error("unknown %s '%s'", w.tuner ? "backend" : "tuner",
 		      w.tuner ? a->backend : w.mode->tuner);

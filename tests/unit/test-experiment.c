@@ -907,9 +907,8 @@ START_TEST(test_mode_measure)
 					"tuner = \"vendor\"\nmeasure = { flush = true, "
 					"max_samples = 7 }\n"
 					"[measure]\nmin_samples = 5\nmax_samples = 9\nflush = false\n");
-	struct measure_settings a = e->measure, b = e->measure;
-	experiment_mode_measure(&a, &e->modes[0]);
-	experiment_mode_measure(&b, &e->modes[1]);
+	struct measure_settings a = experiment_mode_measure(e->measure, &e->modes[0]);
+	struct measure_settings b = experiment_mode_measure(e->measure, &e->modes[1]);
 	ck_assert_int_eq(e->modes[0].measure_set, 0);
 	ck_assert_int_eq(a.flush, 0);
 	ck_assert_int_eq(a.max_samples, 9);
