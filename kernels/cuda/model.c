@@ -19,211 +19,14 @@
  * relative norm of the difference over a bound per dtype (cu_model_tolerance); a forward
  * that misses it, or is not finite, fails the e2e cell and with it the unit.
  *
- * The model's construction (cuda_model_build) needs no device (unit tests). */
+ * The model's construction (cuda_model_build) is model-build.c's, and needs no device. */
 #include "config.h"
 #include "kernels/cuda/backend-int.h"
-
-#include "kernels/catalog.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define FC_OUT 1000
-
-/* ---- construction (no device) ---------------------------------------------------------- */
-
-struct builder {
-	struct cuda_model *m;
-	int64_t h;   /* current spatial size (square) */
-	int64_t ch;  /* current channels */
-	int cur;     /* slot holding the current activation */
-	char *err;   /* first error */
-};
-
-/* A shape of op through the workload parser (the same checks as an op workload). */
-static int shape_of(struct builder *bd, const char *op, const char *const *names,
-		    const int64_t *v, size_t n, int64_t batch, struct cuda_shape *s)
-{
-	struct shape_dim d[8];
-	for (size_t i = 0; i < n; i++)
-		d[i] = (struct shape_dim){ (char *)names[i], v[i] };
-	int tf32 = bd->m->tf32 && (!strcmp(op, "gemm") || !strncmp(op, "conv2d", 6));
-	struct workload w = { .kind = WORKLOAD_OP, .op = (char *)op, .shape = d, .nshape = n,
-			      .batch = batch, .dtype = (char *)cuda_dtype_name(bd->m->dtype),
-			      .tf32 = tf32 };
-	char *cause = NULL;
-	if (cuda_shape_from_workload(s, &w, &cause)) {
-		if (!bd->err)
-			bd->err = cause;
-		else
-			free(cause);
-		return -1;
-	}
-	return 0;
-}
-
-static struct cuda_model_step *add_step(struct builder *bd, const struct cuda_shape *s, int in,
-					int out, int res)
-{
-	struct cuda_model *m = bd->m;
-	struct cuda_sizes z;
-	XGROW(m->steps, m->cap, m->nsteps + 1);
-	struct cuda_model_step *st = &m->steps[m->nsteps++];
-	memset(st, 0, sizeof(*st));
-	st->shape = *s;
-	st->in = in, st->out = out, st->res = res;
-	cuda_shape_sizes(s, &z);
-	if (in != CUDA_MODEL_INPUT && z.in0 > m->slot_elems)
-		m->slot_elems = z.in0;
-	if (z.out > m->slot_elems)
-		m->slot_elems = z.out;
-	if (cuda_conv_is(s->op)) {
-		st->nparam = z.in1;   /* K x R x R x C weights, then K biases */
-		st->fan_in = (double)s->k;
-	} else if (s->op == CU_GEMM) {
-		st->nparam = z.in1 + (size_t)s->n; /* N x K weights, then the fc's N biases */
-		st->fan_in = (double)s->k;
-		st->fc_bias = 1;
-	}
-	return st;
-}
-
-static int64_t conv(struct builder *bd, const char *op, int64_t c, int64_t h, int64_t k,
-		    int64_t r, int64_t stride, int64_t pad, int in, int out, int res)
-{
-	static const char *const f[] = { "c", "h", "w", "k", "r", "stride", "pad" };
-	const int64_t v[] = { c, h, h, k, r, stride, pad };
-	struct cuda_shape s;
-	if (bd->err || shape_of(bd, op, f, v, 7, bd->m->batch, &s))
-		return 1;
-	add_step(bd, &s, in, out, res);
-	return s.oh;
-}
-
-/* A free activation slot for a block's scratch (bit i of used: slot i). */
-static int slot(unsigned *used)
-{
-	return catalog_free_slot(used, CUDA_MODEL_SLOTS);
-}
-
-/* torchvision BasicBlock: conv3x3(stride) bn relu, conv3x3 bn, + identity or downsample
- * (conv1x1(stride) bn), relu. */
-static void basic_block(struct builder *bd, int64_t planes, int64_t stride)
-{
-	unsigned used = 1u << bd->cur;
-	int a = slot(&used), b = slot(&used), ds = slot(&used);
-	int64_t h = bd->h, res = bd->cur;
-	int64_t oh = conv(bd, "conv2d_bias_relu", bd->ch, h, planes, 3, stride, 1, bd->cur, a, -1);
-	if (stride != 1 || bd->ch != planes) {
-		conv(bd, "conv2d_bias", bd->ch, h, planes, 1, stride, 0, bd->cur, ds, -1);
-		res = ds;
-	}
-	conv(bd, "conv2d_bias_relu_add", planes, oh, planes, 3, 1, 1, a, b, (int)res);
-	bd->cur = b, bd->ch = planes, bd->h = oh;
-}
-
-/* torchvision Bottleneck (v1.5): conv1x1 bn relu, conv3x3(stride) bn relu, conv1x1
- * (4 x planes) bn, + identity or downsample (conv1x1(stride) bn), relu. */
-static void bottleneck(struct builder *bd, int64_t planes, int64_t stride)
-{
-	unsigned used = 1u << bd->cur;
-	int a = slot(&used), b = slot(&used), c = slot(&used);
-	int ds = slot(&used);
-	int64_t h = bd->h, out = 4 * planes, res = bd->cur;
-	conv(bd, "conv2d_bias_relu", bd->ch, h, planes, 1, 1, 0, bd->cur, a, -1);
-	int64_t oh = conv(bd, "conv2d_bias_relu", planes, h, planes, 3, stride, 1, a, b, -1);
-	if (stride != 1 || bd->ch != out) {
-		conv(bd, "conv2d_bias", bd->ch, h, out, 1, stride, 0, bd->cur, ds, -1);
-		res = ds;
-	}
-	conv(bd, "conv2d_bias_relu_add", planes, oh, out, 1, 1, 0, b, c, (int)res);
-	bd->cur = c, bd->ch = out, bd->h = oh;
-}
-
-int cuda_model_build(const char *name, int64_t batch, int64_t resolution, enum cuda_dtype t,
-		     int tf32, struct cuda_model **out, char **cause)
-{
-	const struct catalog_resnet *arch = catalog_resnet(name, batch, resolution, cause);
-	if (!arch)
-		return -1;
-	if (tf32 && t != CU_F32) {
-		*cause = xstrdup("'tf32 = true' is for float32 only");
-		return -1;
-	}
-	struct cuda_model *m = xcalloc(1, sizeof(*m));
-	struct builder bd = { .m = m, .h = resolution, .ch = 3 };
-	m->batch = batch, m->resolution = resolution, m->dtype = t, m->tf32 = tf32;
-	m->input_elems = (size_t)(batch * resolution * resolution * 3);
-
-	/* stem: conv1 7x7/2 pad 3, bn, relu; maxpool 3x3/2 pad 1 */
-	bd.h = conv(&bd, "conv2d_bias_relu", 3, resolution, 64, 7, 2, 3, CUDA_MODEL_INPUT, 0, -1);
-	bd.ch = 64;
-	static const char *const pf[] = { "c", "h", "w", "r", "stride", "pad" };
-	const int64_t pool[] = { 64, bd.h, bd.h, 3, 2, 1 };
-	struct cuda_shape s;
-	if (!bd.err && !shape_of(&bd, "maxpool", pf, pool, 6, batch, &s)) {
-		add_step(&bd, &s, 0, 1, -1);
-		bd.h = s.oh;
-	}
-	bd.cur = 1;
-	for (int layer = 0; layer < 4 && !bd.err; layer++) {
-		int64_t planes = (int64_t)64 << layer;
-		for (int b = 0; b < arch->blocks[layer]; b++) {
-			int64_t stride = layer > 0 && b == 0 ? 2 : 1;
-			if (arch->bottleneck)
-				bottleneck(&bd, planes, stride);
-			else
-				basic_block(&bd, planes, stride);
-		}
-	}
-	/* global average pool NHWC -> N x C, then fc (gemm: logits = pooled W^T) + bias */
-	unsigned used = 1u << bd.cur;
-	int pooled = slot(&used), logits = slot(&used);
-	static const char *const af[] = { "c", "h", "w" }, *const gf[] = { "m", "n", "k" };
-	const int64_t avg[] = { bd.ch, bd.h, bd.h }, fc[] = { batch, FC_OUT, bd.ch };
-	if (!bd.err && !shape_of(&bd, "avgpool", af, avg, 3, batch, &s))
-		add_step(&bd, &s, bd.cur, pooled, -1);
-	if (!bd.err && !shape_of(&bd, "gemm", gf, fc, 3, 1, &s))
-		add_step(&bd, &s, pooled, logits, -1);
-	m->out_slot = logits;
-	m->nout = (size_t)(batch * FC_OUT);
-	if (bd.err) {
-		*cause = xasprintf("%s at resolution %" PRId64 ": %s", name, resolution, bd.err);
-		free(bd.err);
-		cuda_model_free(m);
-		return -1;
-	}
-	*out = m;
-	return 0;
-}
-
-void cuda_model_free(struct cuda_model *m)
-{
-	if (!m)
-		return;
-	free(m->steps);
-	free(m);
-}
-
-double cuda_model_flops(const struct cuda_model *m)
-{
-	double f = 0;
-	for (size_t i = 0; i < m->nsteps; i++)
-		f += cuda_shape_flops(&m->steps[i].shape) +
-		     (m->steps[i].fc_bias ? (double)(m->steps[i].shape.m * m->steps[i].shape.n) : 0);
-	return f;
-}
-
-double cu_model_tolerance(enum cuda_dtype t, int tf32)
-{
-	if (t == CU_F16)
-		return CU_MODEL_TOL_F16;
-	if (t == CU_BF16)
-		return CU_MODEL_TOL_BF16;
-	return tf32 ? CU_MODEL_TOL_TF32 : CU_MODEL_TOL_F32;
-}
 
 /* ---- cells ------------------------------------------------------------------------------ */
 
@@ -400,26 +203,28 @@ done:
 
 /* ---- the forward ------------------------------------------------------------------------ */
 
-/* One step on the model's buffers: the op cell's buffers pointed at them for the launch. */
+/* One step on the model's buffers: the op cell's buffers pointed at them for the launch, the
+ * output into y (NULL: the step's slot). */
 static int run_step(struct backend *b, struct cu_e2e *e, size_t i, const struct config *cfg,
-		    struct cu_module *mod, char **cause)
+		    struct cu_module *mod, void *y, char **cause)
 {
 	const struct cuda_model *m = e->m;
 	const struct cuda_model_step *st = &m->steps[i];
 	struct cu_cell *c = b->cells[st->cell];
 	void *in[3], *out = c->d_out;
+	if (!y)
+		y = e->d_slot[st->out];
 	memcpy(in, c->d_in, sizeof(in));
 	c->d_in[0] = st->in == CUDA_MODEL_INPUT ? e->d_input : e->d_slot[st->in];
 	c->d_in[1] = e->d_param[i];
 	c->d_in[2] = st->res >= 0 ? e->d_slot[st->res] : NULL;
-	c->d_out = e->d_slot[st->out];
+	c->d_out = y;
 	int rc = cu_cell_run(b, c, cfg, mod, cause);
 	memcpy(c->d_in, in, sizeof(in));
 	c->d_out = out;
 	if (rc || !st->fc_bias)
 		return rc;
 	/* the fc's bias, in place on the logits */
-	void *y = e->d_slot[st->out];
 	const void *bias = (const char *)e->d_param[i] +
 			   (size_t)(st->shape.n * st->shape.k) * cuda_dtype_size(m->dtype);
 	long long total = (long long)(st->shape.m * st->shape.n);
@@ -447,7 +252,8 @@ static int forward(struct backend *b, struct cu_e2e *e, struct cu_module **vmod,
 			continue;
 		if (ev && CUDA_CHECK(RT, cudaEventRecord(ev[i], b->stream), cause))
 			return -1;
-		if (run_step(b, e, i, vmod ? &vendor : &c->cur, vmod ? vmod[i] : c->mod, cause))
+		if (run_step(b, e, i, vmod ? &vendor : &c->cur, vmod ? vmod[i] : c->mod, NULL,
+			     cause))
 			return -1;
 	}
 	if (ev && CUDA_CHECK(RT, cudaEventRecord(ev[e->m->nsteps], b->stream), cause))
@@ -472,31 +278,40 @@ static int logits(struct backend *b, struct cu_e2e *e, double *out, char **cause
 /* The vendor forward's logits, once per model: each op cell's first vendor candidate (its
  * module compiled or loaded like any config's; the vendor conv module also gives the fc's
  * bias kernel). */
-static int vendor_forward(struct backend *b, struct cu_e2e *e, char **cause)
+static int vendor_modules(struct backend *b, struct cu_e2e *e, struct cu_module **vmod,
+			  char **cause)
 {
 	static const struct config vendor = { .vendor = 1, .vendor_idx = 0 };
 	const struct cuda_model *m = e->m;
-	struct cu_module **vmod = xcalloc(m->nsteps, sizeof(*vmod));
-	int ret = -1;
 	for (size_t i = 0; i < m->nsteps; i++) {
 		struct cu_cell *c = b->cells[m->steps[i].cell];
 		if (c->sctx.shape.op == CU_GEMM)
 			continue; /* cuBLASLt: no module */
 		struct prepare_result res = { 0 };
 		if (cu_get_module(b, c, &vendor, &vmod[i], &res, cause))
-			goto done;
+			return -1;
 		if (res.status != PREPARE_OK) {
 			*cause = xasprintf("the vendor config of '%s' does not build: %s", c->pub.name,
 					   res.detail ? res.detail : "compile error");
 			prepare_result_release(&res);
-			goto done;
+			return -1;
 		}
 		prepare_result_release(&res);
 		if (!e->bias_k && cuda_conv_is(c->sctx.shape.op) &&
 		    CUDA_CHECK(RT, cudaLibraryGetKernel(&e->bias_k, vmod[i]->lib, "conv_epilogue"),
 			       cause))
-			goto done;
+			return -1;
 	}
+	return 0;
+}
+
+static int vendor_forward(struct backend *b, struct cu_e2e *e, char **cause)
+{
+	const struct cuda_model *m = e->m;
+	struct cu_module **vmod = xcalloc(m->nsteps, sizeof(*vmod));
+	int ret = -1;
+	if (vendor_modules(b, e, vmod, cause))
+		goto done;
 	e->ref = xmalloc(m->nout * sizeof(*e->ref));
 	if (forward(b, e, vmod, NULL, cause) || logits(b, e, e->ref, cause))
 		goto done;
@@ -522,6 +337,77 @@ static double rel_error(const double *y, const double *ref, size_t n, size_t *ba
 	return den > 0 ? sqrt(num / den) : sqrt(num);
 }
 
+/* Where a wrong forward goes wrong: the vendor forward again, step by step, each step first
+ * run on its current config into a scratch buffer poisoned with NaN, on the same (vendor)
+ * inputs, and compared with the vendor step's output.  "; first off: ..." naming the first
+ * step over its op cell's bound (cuda_tolerance), else the step the furthest off, into
+ * *where (heap); 0, or -1 on an error. */
+static int localize(struct backend *b, struct cu_e2e *e, char **where, char **cause)
+{
+	static const struct config vendor = { .vendor = 1, .vendor_idx = 0 };
+	const struct cuda_model *m = e->m;
+	size_t es = cuda_dtype_size(m->dtype), worst = SIZE_MAX, first = SIZE_MAX;
+	double worst_err = -1, first_err = 0;
+	struct cu_module **vmod = xcalloc(m->nsteps, sizeof(*vmod));
+	void *scratch = NULL, *h_cur = xmalloc(m->slot_elems * es);
+	void *h_ven = xmalloc(m->slot_elems * es);
+	double *yc = NULL, *yv = NULL;
+	const char *fault = getenv("HARNESS_CUDA_MODEL_FAULT");
+	int ret = -1;
+	if (vendor_modules(b, e, vmod, cause) ||
+	    CUDA_CHECK(RT, cudaMalloc(&scratch, m->slot_elems * es), cause))
+		goto done;
+	for (size_t i = 0; i < m->nsteps && first == SIZE_MAX; i++) {
+		const struct cuda_model_step *st = &m->steps[i];
+		struct cu_cell *c = b->cells[st->cell];
+		struct cuda_sizes z;
+		cuda_shape_sizes(&st->shape, &z);
+		size_t bad;
+		/* the fault of forward() (cuda-model.sh): the current maxpool writes nothing */
+		int skip = fault && !strcmp(fault, "1") && st->shape.op == CU_MAXPOOL;
+		if (CUDA_CHECK(RT, cudaMemsetAsync(scratch, 0xff, z.out * es, b->stream), cause) ||
+		    (!skip && run_step(b, e, i, &c->cur, c->mod, scratch, cause)) ||
+		    run_step(b, e, i, &vendor, vmod[i], NULL, cause) ||
+		    CUDA_CHECK(RT, cudaMemcpyAsync(h_cur, scratch, z.out * es,
+						   cudaMemcpyDeviceToHost, b->stream), cause) ||
+		    CUDA_CHECK(RT, cudaMemcpyAsync(h_ven, e->d_slot[st->out], z.out * es,
+						   cudaMemcpyDeviceToHost, b->stream), cause) ||
+		    CUDA_CHECK(RT, cudaStreamSynchronize(b->stream), cause))
+			goto done;
+		yc = xrealloc(yc, z.out * sizeof(*yc));
+		yv = xrealloc(yv, z.out * sizeof(*yv));
+		for (size_t j = 0; j < z.out; j++) {
+			yc[j] = cuda_elem_get(h_cur, m->dtype, j);
+			yv[j] = cuda_elem_get(h_ven, m->dtype, j);
+		}
+		double err = rel_error(yc, yv, z.out, &bad);
+		if (!(err <= cuda_tolerance(&st->shape)))
+			first = i, first_err = err;
+		if (err > worst_err)
+			worst = i, worst_err = err;
+	}
+	size_t i = first != SIZE_MAX ? first : worst;
+	if (i != SIZE_MAX) {
+		struct cu_cell *c = b->cells[m->steps[i].cell];
+		struct sbuf cfg;
+		sbuf_init(&cfg);
+		config_format(&c->space, &c->cur, &cfg);
+		*where = xasprintf("; %s: step %zu of %zu, '%s' on '%s', %.3g off the vendor "
+				   "config's output on the same inputs (the op's bound %.0e)",
+				   first != SIZE_MAX ? "first off" : "none over its op's bound, the "
+				   "furthest off", i + 1, m->nsteps, c->pub.name, cfg.buf,
+				   first != SIZE_MAX ? first_err : worst_err,
+				   cuda_tolerance(&m->steps[i].shape));
+		sbuf_release(&cfg);
+	}
+	ret = 0;
+done:
+	if (scratch)
+		cudaFree(scratch);
+	free(vmod), free(h_cur), free(h_ven), free(yc), free(yv);
+	return ret;
+}
+
 /* The forward on the current configs (or the graph's replay) against the vendor forward:
  * every activation is poisoned with NaN first, so a step that writes nothing fails. */
 static int check(struct backend *b, struct cu_cell *c, struct cu_e2e *e, int graph,
@@ -545,18 +431,25 @@ static int check(struct backend *b, struct cu_cell *c, struct cu_e2e *e, int gra
 		goto done;
 	double tol = cu_model_tolerance(m->dtype, m->tf32);
 	c->e2e->err = res->max_rel_err = rel_error(y, e->ref, m->nout, &bad);
-	if (bad != SIZE_MAX) {
-		res->status = PREPARE_INCORRECT;
-		res->detail = xasprintf("the %s forward's logit %zu of %zu is not finite (%g)",
-					graph ? "graph's" : "stream", bad, m->nout, y[bad]);
-	} else if (!(res->max_rel_err <= tol)) {
-		res->status = PREPARE_INCORRECT;
+	if (bad == SIZE_MAX && res->max_rel_err <= tol) {
+		ret = 0;
+		goto done;
+	}
+	char *where = NULL;
+	if (localize(b, e, &where, cause))
+		goto done;
+	res->status = PREPARE_INCORRECT;
+	if (bad != SIZE_MAX)
+		res->detail = xasprintf("the %s forward's logit %zu of %zu is not finite (%g)%s",
+					graph ? "graph's" : "stream", bad, m->nout, y[bad],
+					where ? where : "");
+	else
 		res->detail = xasprintf("the %s forward's logits are off the vendor forward's by "
 					"%.3g (relative norm over %zu logits), over the %s bound "
-					"%.0e", graph ? "graph's" : "stream", res->max_rel_err,
-					m->nout,
-					m->tf32 ? "tf32" : cuda_dtype_name(m->dtype), tol);
-	}
+					"%.0e%s", graph ? "graph's" : "stream", res->max_rel_err,
+					m->nout, m->tf32 ? "tf32" : cuda_dtype_name(m->dtype), tol,
+					where ? where : "");
+	free(where);
 	ret = 0;
 done:
 	free(y);

@@ -5,7 +5,8 @@
 # mode's forwards with stream-K convolutions, stream-k.lut.toml), the op cells
 # counted as the forward uses them, and the forward itemised (e2e_part lines).  Then the
 # same forward with its maxpool left out (HARNESS_CUDA_MODEL_FAULT=1) must fail its unit as
-# incorrect (its NaN-poisoned activations reach the logits): a wrong forward is never timed.  Skips (77) with the
+# incorrect (its NaN-poisoned activations reach the logits), its message naming the maxpool
+# as the first step off the vendor's: a wrong forward is never timed.  Skips (77) with the
 # reason where there is no CUDA backend or device; `make check-gpu` cannot skip it.
 . "$top_srcdir/tests/setup"
 . "$top_srcdir/tests/setup-cuda"
@@ -97,4 +98,9 @@ PYEOF
 grep -Eq "off the vendor forward's|forward's logit [0-9]+ of [0-9]+ is not finite" "$SCRATCH/ferr" "$SCRATCH/fmsg" &&
 	pass "a wrong forward fails its unit" ||
 	fail "the fault run's failure does not name the vendor forward: $(cat "$SCRATCH/fmsg")"
+# and it says where: the forward redone step by step on the vendor's inputs finds the maxpool
+# that wrote nothing as the first step off
+grep -Eq "first off: step [0-9]+ of [0-9]+, '[^']*maxpool[^']*' on " "$SCRATCH/fmsg" &&
+	pass "the wrong forward's message names its first wrong step, the maxpool" ||
+	fail "the fault run's message does not name the maxpool as the first step off: $(cat "$SCRATCH/fmsg")"
 finish
