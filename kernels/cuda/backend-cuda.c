@@ -545,6 +545,22 @@ static int cu_conv_im2col(struct backend *b, char **cause)
 	return 0;
 }
 
+/* HARNESS_CUDA_DNN_API: "legacy" (the default: cudnn.c) or "graph" (cudnn-graph.c; what each
+ * costs: docs/kernels.md, "Convolutions").  0, or -1 with *cause. */
+static int cu_dnn_api(struct backend *b, char **cause)
+{
+	const char *v = getenv("HARNESS_CUDA_DNN_API");
+	if (!v || !*v || !strcmp(v, "legacy"))
+		b->dnn_graph = 0;
+	else if (!strcmp(v, "graph"))
+		b->dnn_graph = 1;
+	else {
+		*cause = xasprintf("HARNESS_CUDA_DNN_API='%s': expected legacy or graph", v);
+		return -1;
+	}
+	return 0;
+}
+
 static struct backend *cu_open(const struct backend_ctx *ctx, char **cause)
 {
 	struct backend *b = xcalloc(1, sizeof(*b));
@@ -592,7 +608,7 @@ static struct backend *cu_open(const struct backend_ctx *ctx, char **cause)
 	/* the flush buffer: twice the L2, allocated once, outside every timed region */
 	b->flush_len = 2 * (size_t)(l2 > 0 ? l2 : 64 << 20);
 	if (CUDA_CHECK(RT, cudaMalloc(&b->flush, b->flush_len), cause) ||
-	    cu_placement(b, ctx, cause) || cu_conv_im2col(b, cause))
+	    cu_placement(b, ctx, cause) || cu_conv_im2col(b, cause) || cu_dnn_api(b, cause))
 		goto fail;
 	b->nvml = cuda_nvml_open(b->pci, &b->nvml_why);
 	struct sbuf st;
@@ -627,7 +643,8 @@ static void cu_describe(const struct backend *b, struct sbuf *out)
 	sbuf_addf(out, "nvrtc_fast_compile=%s\ncheck_dir=%s\n",
 		  b->fast_compile ? b->fast_compile : "0", b->check_dir);
 	sbuf_addf(out, "batch_threshold_ns=%d\n", BATCH_THRESHOLD_NS);
-	sbuf_addf(out, "conv_im2col=%d\n", b->conv_im2col);
+	sbuf_addf(out, "conv_im2col=%d\ncudnn_api=%s\n", b->conv_im2col,
+		  b->dnn_graph ? "graph" : "legacy");
 	cu_ahead_describe(b, out);
 	sbuf_addf(out, "timer=cuda events on a dedicated non-blocking stream\n");
 	sbuf_addf(out, "op_timing=%s\n", b->op_graph ? "graph (each config's launches replayed "

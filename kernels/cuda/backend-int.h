@@ -76,8 +76,10 @@ struct cu_refmod {
 	cudaKernel_t k[REF_NKERNELS];
 };
 
-struct cu_dnn;      /* cudnn.c: the cuDNN handle and its workspace */
-struct cu_dnn_cell; /* cudnn.c: a conv cell's descriptors and cuDNN's algorithms */
+struct cu_dnn;       /* cudnn.c: the cuDNN handle and its workspace (legacy API) */
+struct cu_dnn_cell;  /* cudnn.c: a conv cell's descriptors and cuDNN's algorithms */
+struct cu_dnng;      /* cudnn-graph.c: the cuDNN handle (graph API) */
+struct cu_dnng_cell; /* cudnn-graph.c: a conv cell's graphs, engine configs and plans */
 
 struct cu_cell {
 	struct cell pub;
@@ -106,7 +108,8 @@ struct cu_cell {
 	 * g1 itself when that is 1), or graph 0: launches on the stream */
 	int graph;
 	cudaGraphExec_t g1, gn;
-	struct cu_dnn_cell *dnn;             /* conv cells: cuDNN (cudnn.c) */
+	struct cu_dnn_cell *dnn;             /* conv cells: cuDNN's legacy API (cudnn.c) */
+	struct cu_dnng_cell *dnng;           /* or its graph API (cudnn-graph.c) */
 	struct cu_e2e *e2e;                  /* e2e cells: the model's forward (model.c) */
 };
 
@@ -132,6 +135,7 @@ struct backend {
 	int placement_random;    /* HARNESS_CUDA_PLACEMENT: 1 random (default), 0 fixed */
 	int conv_im2col;         /* HARNESS_CUDA_CONV_IM2COL: 1 (default) conv.cu's wgmma path
 				  * reads X by TMA's im2col mode where it can, 0 it gathers */
+	int dnn_graph;           /* HARNESS_CUDA_DNN_API: 0 legacy (default), 1 graph */
 	unsigned flush_gen;
 	struct cuda_nvml *nvml;
 	char *nvml_why;
@@ -162,6 +166,7 @@ struct backend {
 	size_t ncells, cap;
 	int64_t compiles, cache_hits, compile_ns;
 	struct cu_dnn *dnn;                  /* NULL until the first conv cell */
+	struct cu_dnng *dnng;                /* the same, HARNESS_CUDA_DNN_API=graph */
 	int op_graph;                        /* op cells timed by graph replay (replay.c) */
 	int64_t graph_configs, stream_configs; /* configs timed each way */
 	char *stream_why;                    /* the first capture that failed, or NULL */
@@ -312,17 +317,27 @@ int cu_conv_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
 /* Bytes of workspace config cfg needs at shape s on a device of sms SMs: split-K's partials,
  * or stream-K's slots (a tile's fp32 accumulators a block). */
 size_t cu_conv_ws_bytes(const struct cuda_shape *s, const struct config *cfg, int64_t sms);
-/* cuDNN: descriptors of conv cell c and its algorithms as vendor candidates
- * ("vendor:algo=A,math=M", cudnnGetConvolutionForwardAlgorithm_v7's order, so the first is
- * the heuristic's choice). */
+/* cuDNN: descriptors of conv cell c and its vendor candidates.  The legacy API (cudnn.c, the
+ * default): the algorithms cudnnGetConvolutionForwardAlgorithm_v7 ranks, "vendor:algo=A,math=M"
+ * in its order, so the first is the heuristic's choice.  With b->dnn_graph, the graph API
+ * (cudnn-graph.c): the engine configs its heuristic ranks, "vendor:engine=E,rank=R,fused=F". */
 int cu_dnn_cell_init(struct backend *b, struct cu_cell *c, char **cause);
-int cu_dnn_launch(struct backend *b, struct cu_cell *c, size_t algo, const struct cu_conv_io *io,
+/* Enqueue candidate k of cell c on io (module m: conv.cu's epilogue where cuDNN does not fuse
+ * the op's); the graph API builds k's plan on first use (-1 with *cause when it cannot). */
+int cu_dnn_launch(struct backend *b, struct cu_cell *c, size_t k, const struct cu_conv_io *io,
 		  struct cu_module *m, char **cause);
-/* 1 when algorithm algo of cell c ran as one fused cuDNN call, 0 when as the convolution
- * and conv.cu's epilogue, -1 when it has not run yet. */
-int cu_dnn_fused(const struct cu_cell *c, size_t algo);
+/* 1 when candidate k of cell c ran as one fused cuDNN call, 0 when as the convolution and
+ * conv.cu's epilogue, -1 when it has not run yet. */
+int cu_dnn_fused(const struct cu_cell *c, size_t k);
 void cu_dnn_cell_free(struct cu_cell *c);
 void cu_dnn_close(struct backend *b);
+/* cudnn-graph.c, the same for the graph API (called by cudnn.c's functions above) */
+int cu_dnng_cell_init(struct backend *b, struct cu_cell *c, char **cause);
+int cu_dnng_launch(struct backend *b, struct cu_cell *c, size_t k, const struct cu_conv_io *io,
+		   struct cu_module *m, char **cause);
+int cu_dnng_fused(const struct cu_cell *c, size_t k);
+void cu_dnng_cell_free(struct cu_cell *c);
+void cu_dnng_close(struct backend *b);
 
 /* ---- models (model.c) ------------------------------------------------------------------ */
 

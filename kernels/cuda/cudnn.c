@@ -1,4 +1,5 @@
-/* cudnn.c: cuDNN as the vendor path of the conv ops (docs/kernels.md, "Convolutions"): one
+/* cudnn.c: cuDNN as the vendor path of the conv ops (docs/kernels.md, "Convolutions"), by its
+ * legacy API, the default (HARNESS_CUDA_DNN_API=graph sends every call to cudnn-graph.c): one
  * handle per backend on the backend's stream, NHWC tensor and KRSC filter descriptors per
  * conv cell, the algorithms cudnnGetConvolutionForwardAlgorithm_v7 ranks (its heuristic, no
  * benchmarking: what Inductor's default dispatch gets) as the cell's vendor candidates in
@@ -70,6 +71,7 @@ static int dnn_open(struct backend *b, char **cause)
 
 void cu_dnn_close(struct backend *b)
 {
+	cu_dnng_close(b);
 	if (!b->dnn)
 		return;
 	if (b->dnn->ws)
@@ -84,6 +86,7 @@ void cu_dnn_close(struct backend *b)
 
 void cu_dnn_cell_free(struct cu_cell *c)
 {
+	cu_dnng_cell_free(c);
 	struct cu_dnn_cell *d = c->dnn;
 	if (!d)
 		return;
@@ -105,6 +108,8 @@ void cu_dnn_cell_free(struct cu_cell *c)
 
 int cu_dnn_cell_init(struct backend *b, struct cu_cell *c, char **cause)
 {
+	if (b->dnn_graph)
+		return cu_dnng_cell_init(b, c, cause);
 	const struct cuda_shape *s = &c->sctx.shape;
 	cudnnDataType_t t = dnn_type(s->dtype);
 	int n = 0, on = 0, oc = 0, oh = 0, ow = 0;
@@ -206,6 +211,8 @@ static int run_epilogue(struct backend *b, struct cu_dnn_cell *d, const struct c
 int cu_dnn_launch(struct backend *b, struct cu_cell *c, size_t algo, const struct cu_conv_io *io,
 		  struct cu_module *m, char **cause)
 {
+	if (b->dnn_graph)
+		return cu_dnng_launch(b, c, algo, io, m, cause);
 	const struct cuda_shape *s = &c->sctx.shape;
 	struct cu_dnn_cell *d = c->dnn;
 	struct cu_dnn *h = b->dnn;
@@ -252,6 +259,8 @@ int cu_dnn_launch(struct backend *b, struct cu_cell *c, size_t algo, const struc
 
 int cu_dnn_fused(const struct cu_cell *c, size_t algo)
 {
+	if (c->dnng)
+		return cu_dnng_fused(c, algo);
 	if (!c->dnn || algo >= c->dnn->nperf || !c->dnn->fused[algo])
 		return -1;
 	return c->dnn->fused[algo] > 0;

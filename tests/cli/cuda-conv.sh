@@ -6,7 +6,10 @@
 # templates/reference.cu) and here also on the host, where a disagreement beyond 1e-12 fails
 # the unit (HARNESS_CUDA_REF_VERIFY=1; kernels/cuda/reference.c).  Every unit must end ok,
 # every unit record its cells' GPU references as verified, the exhaustive units build im2col
-# maps (TMA's im2col mode reads X for the i2c-* workloads), every cuDNN algorithm be recorded as vendor:algo=A,math=M, and the exhaustive search must have checked
+# maps (TMA's im2col mode reads X for the i2c-* workloads), every cuDNN algorithm be recorded
+# as vendor:algo=A,math=M, the vendor-graph units (HARNESS_CUDA_DNN_API=graph) say so and
+# record cuDNN's graph-API engine configs as vendor:engine=E,rank=R,fused=F (some of them the
+# fused graph), and the exhaustive search must have checked
 # its grid points correct (an incorrect conv.cu config fails this test), stream-K's among
 # them; compiling ahead must
 # say its mode and keep its counts (the unit's compile_ns the sum of its trials', every queued
@@ -45,6 +48,14 @@ c.check(ex and all(int(info(u).get("cuda_conv_im2col_maps", 0)) > 0 for u in ex)
 c.check(all(verified(u) > 0 for u in units), "every unit's GPU reference agreed with the host's: " + ", ".join("%s:%d" % (s(u["mode"]), verified(u)) for u in units))
 vb = [t for t in trials if s(t["config"]).startswith("vendor:algo=")]
 c.check(len(vb) > 0 and all(",math=" in s(t["config"]) for t in vb), "cuDNN algorithms are recorded as vendor:algo=A,math=M trials")
+# the graph API's mode: its units say so, their trials are engine configs, some fused
+mode = {row: s(u["mode"]) for row, u in enumerate(units)}  # trials.unit: a row of /units
+g = [u for u in units if s(u["mode"]) == "vendor-graph"]
+c.check(g and all(info(u).get("cudnn_api") == "graph" for u in g), "the vendor-graph units ran cuDNN's graph API: " + ", ".join(info(u).get("cudnn_api", "none") for u in g))
+c.check(all(info(u).get("cudnn_api") == "legacy" for u in units if s(u["mode"]) != "vendor-graph"), "every other unit ran the legacy API")
+gb = [s(t["config"]) for t in trials if mode[int(t["unit"])] == "vendor-graph" and s(t["config"]).startswith("vendor:")]
+c.check(gb and all(v.startswith("vendor:engine=") and ",rank=" in v and ",fused=" in v for v in gb), "the graph API's candidates are recorded as vendor:engine=E,rank=R,fused=F trials: %s" % sorted(set(gb))[:4])
+c.check(any(v.endswith(",fused=1") for v in gb), "some graph-API engine config ran the fused graph")
 grid = [t for t in trials if not s(t["config"]).startswith("vendor")]
 bad = [s(t["config"]) for t in grid if s(t["status"]) != "ok"]
 c.check(len(grid) >= 50, "the exhaustive walk checked %d conv.cu configs" % len(grid))

@@ -27,7 +27,7 @@ with h5py.File(sys.argv[1], "r") as f:
     ch = table(f, "choices")
 def s(v):
     return v.decode() if isinstance(v, bytes) else v
-c.check(len(units) == 5 and all(s(u["status"]) == "ok" for u in units),
+c.check(len(units) == 6 and all(s(u["status"]) == "ok" for u in units),
         "every unit ok: " + ", ".join("%s:%s" % (s(u["mode"]), s(u["status"])) for u in units))
 names = [s(x["name"]) for x in cells]
 bounds = {"r18-f16": 3e-2, "r50-tf32": 1e-2, "r18-bf16": 1e-1}
@@ -54,6 +54,10 @@ for u in units:
             "compiled + %d dropped, %d taken" % (s(u["mode"]), q, n, x, t))
     c.check(int(u["compiles"]) >= n, "%s: the unit's %d compiles count the queue's %d"
             % (s(u["mode"]), int(u["compiles"]), n))
+# the vendor-graph mode ran cuDNN's graph API (its forwards checked like every mode's above)
+vg = [u for u in units if s(u["mode"]) == "vendor-graph"]
+c.check(vg and all("cudnn_api=graph" in s(u["info"]).splitlines() for u in vg),
+        "the vendor-graph units ran cuDNN's graph API")
 # the stream-k mode's forwards ran stream-K convolutions (checked against the vendor's above)
 sk = [u for u in units if s(u["mode"]) == "stream-k"]
 for w in bounds:
