@@ -403,6 +403,78 @@ static void check_op_timing(struct audit *au, const struct rec_unit *u, char **i
 	}
 }
 
+/* The CUDA backend's settings that change what a unit measures, as its info records them
+ * (docs/harness.1's backend knobs; placement by its first word, the pad differing by unit). */
+static const char *const settings_keys[] = { "cudnn_api", "conv_im2col", "nvrtc_fast_compile",
+					     "placement" };
+
+/* Unit i's settings as "key=value, ..." into buf (the keys it records; "" with none). */
+static void unit_settings(const char *info, char *buf, size_t size)
+{
+	char v[256];
+	size_t n = 0;
+	buf[0] = '\0';
+	for (size_t k = 0; k < ARRAY_SIZE(settings_keys) && n < size; k++) {
+		if (!*rec_info_get(info, settings_keys[k], v, sizeof(v)))
+			continue;
+		v[strcspn(v, " ")] = '\0';
+		n += (size_t)snprintf(buf + n, size - n, "%s%s=%s", n ? ", " : "", settings_keys[k], v);
+	}
+}
+
+/* Whether every mode ran with the baseline's backend settings: a mode whose units ran with
+ * others (a knob in its [modes.environment], or passed to some units only) compares the
+ * settings as well as its tuner with the baseline; by design only in an A/B of a setting. */
+static void check_settings(struct audit *au, const struct rec_unit *u, char **info, size_t nu)
+{
+	struct audit_check *k = add(au, "gpu-settings", "the backend's settings alike in every mode");
+	char (*set)[512] = xcalloc(nu, sizeof(*set));
+	size_t rec = 0, odd = 0;
+	const char *ref = NULL; /* the baseline's first unit's settings, else the first unit's */
+	int ref_base = 0;
+	for (size_t i = 0; i < nu; i++) {
+		unit_settings(info[i], set[i], sizeof(set[i]));
+		if (!set[i][0])
+			continue;
+		rec++;
+		int base = au->baseline && !strcmp(u[i].mode, au->baseline);
+		if (!ref || (base && !ref_base))
+			ref = set[i], ref_base = base;
+	}
+	for (size_t i = 0; ref && i < nu; i++) {
+		if (!set[i][0] || !strcmp(set[i], ref))
+			continue;
+		/* once per mode and settings */
+		int seen = 0;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(u[j].mode, u[i].mode) && !strcmp(set[j], set[i]);
+		if (seen)
+			continue;
+		size_t n = 0;
+		for (size_t j = i; j < nu; j++)
+			n += !strcmp(u[j].mode, u[i].mode) && !strcmp(set[j], set[i]);
+		odd++;
+		raise_to(k, AUDIT_WARN);
+		name_mode(k, u[i].mode);
+		name_unit(k, u[i].id);
+		ev(k, "'%s': %zu unit(s) ran with %s, where the %s ran with %s (unit %lld first)",
+		   u[i].mode, n, set[i], ref_base ? "baseline" : "first unit", ref,
+		   (long long)u[i].id);
+	}
+	if (!rec) {
+		raise_to(k, AUDIT_WARN);
+		summary(k, "not evaluated: no unit records the backend's settings (results from "
+			   "before they were recorded)");
+	} else if (odd) {
+		summary(k, "%zu mode/settings pair(s) differ from the %s's (%s): their ratios compare "
+			   "the settings as well as the tuners, which only an A/B of a setting intends",
+			odd, ref_base ? "baseline" : "first unit", ref);
+	} else {
+		summary(k, "every unit of every mode ran with %s (%zu unit(s))", ref, rec);
+	}
+	free(set);
+}
+
 /* 1 when some unit recorded a GPU's state (gpu_open_ lines, whatever its backend) or the
  * GPU it ran on (gpu_uuid, the torch worker's units before it wrote the state). */
 static int gpu_state_recorded(char **info, size_t n)
@@ -450,8 +522,10 @@ int audit_gpu_checks(struct audit *au, const char *path)
 		if (check_clocks_throttle(au, r, u, nu))
 			goto done;
 		check_state(au, u, info, nu);
-		if (au->backend && strstr(au->backend, "cuda"))
+		if (au->backend && strstr(au->backend, "cuda")) {
 			check_op_timing(au, u, info, nu);
+			check_settings(au, u, info, nu);
+		}
 	}
 	ret = 0;
 done:

@@ -40,7 +40,8 @@ static char *data_path(const char *name)
 	return xasprintf("%s/tests/data/%s", top ? top : HARNESS_ABS_SRCDIR, name);
 }
 
-/* An empty audit of a run with this backend (gpu-op-timing is the CUDA backend's only). */
+/* An empty audit of a run with this backend (gpu-op-timing and gpu-settings are the CUDA
+ * backend's only). */
 static struct audit *audit_for(const char *backend)
 {
 	struct audit *a = xcalloc(1, sizeof(*a));
@@ -48,13 +49,17 @@ static struct audit *audit_for(const char *backend)
 	return a;
 }
 
+/* The baseline of the next audit_rewritten (NULL: none; the settings check then compares
+ * with the first unit). */
+static const char *rewrite_baseline;
+
 START_TEST(test_h100_run)
 {
 	struct audit *a = audit_for("cuda");
 	char *p = data_path("cuda/gpu-aa-h100.h5");
 	ck_assert_int_eq(audit_gpu_checks(a, p), 0);
 	show(a);
-	ck_assert_uint_eq(a->nchecks, 6);
+	ck_assert_uint_eq(a->nchecks, 7);
 	/* recorded before graph replay: how the op cells were timed is not said */
 	ck_assert_int_eq(find(a, "gpu-op-timing")->status, AUDIT_WARN);
 	ck_assert_ptr_nonnull(strstr(find(a, "gpu-op-timing")->summary, "not recorded"));
@@ -137,6 +142,8 @@ static int audit_rewritten(const char *src, const char *script, const char *what
 	}
 	ck_assert_int_eq(st.code, 0);
 	*out = audit_for(backend);
+	if (rewrite_baseline)
+		(*out)->baseline = xstrdup(rewrite_baseline);
 	ck_assert_int_eq(audit_gpu_checks(*out, dst), 0);
 	show(*out);
 	ran = 1;
@@ -170,7 +177,10 @@ START_TEST(test_h100_replay_run)
 	char *p = data_path("cuda/gpu-aa-h100-replay.h5");
 	ck_assert_int_eq(audit_gpu_checks(a, p), 0);
 	show(a);
-	ck_assert_uint_eq(a->nchecks, 6);
+	ck_assert_uint_eq(a->nchecks, 7);
+	/* recorded before the backend's settings were */
+	ck_assert_int_eq(find(a, "gpu-settings")->status, AUDIT_WARN);
+	ck_assert_ptr_nonnull(strstr(find(a, "gpu-settings")->summary, "not evaluated"));
 	const struct audit_check *t = find(a, "gpu-op-timing");
 	ck_assert_int_eq(t->status, AUDIT_PASS);
 	ck_assert_ptr_nonnull(strstr(t->summary, "in 20 unit(s) was timed by CUDA-graph replay"));
@@ -221,6 +231,54 @@ START_TEST(test_op_timing_stream)
 	ck_assert_ptr_nonnull(strstr(t->evidence[0], "on purpose"));
 	ck_assert_ptr_nonnull(strstr(t->evidence[1], "2 of "));
 	ck_assert_ptr_nonnull(strstr(t->evidence[1], "g/gemm: the launches cannot be captured"));
+	audit_free(a);
+}
+END_TEST
+
+/* The same file with the backend's settings recorded in every unit: all alike, then mode
+ * 'b' on cuDNN's graph API (as a [modes.environment] knob would run it). */
+#define PY_SETTINGS(b_api)                                                                 \
+	PY_READ_INFO                                                                       \
+	"modes = [x.decode() for x in u['mode']]\n"                                        \
+	"info = [x + 'cudnn_api=%s\\nconv_im2col=1\\nplacement=random pad=%d MiB\\n'"       \
+	" % ('" b_api "' if m == 'b' else 'legacy', 2 * i) for i, (x, m) in"                   \
+	" enumerate(zip(info, modes))]\n"                                                   \
+	PY_WRITE_INFO
+static const char py_settings_same[] = PY_SETTINGS("legacy");
+static const char py_settings_b[] = PY_SETTINGS("graph");
+
+START_TEST(test_settings)
+{
+	struct audit *a;
+	rewrite_baseline = "a";
+	int ran = audit_rewritten("cuda/gpu-aa-h100-replay.h5", py_settings_same, "settings",
+				  "cuda", &a);
+	rewrite_baseline = NULL;
+	if (!ran)
+		return;
+	/* the pad differs by unit and is not a setting: its first word is */
+	const struct audit_check *t = find(a, "gpu-settings");
+	ck_assert_int_eq(t->status, AUDIT_PASS);
+	ck_assert_str_eq(t->summary, "every unit of every mode ran with cudnn_api=legacy, "
+				     "conv_im2col=1, placement=random (20 unit(s))");
+	audit_free(a);
+
+	rewrite_baseline = "a";
+	ran = audit_rewritten("cuda/gpu-aa-h100-replay.h5", py_settings_b, "settings", "cuda", &a);
+	rewrite_baseline = NULL;
+	ck_assert_int_eq(ran, 1);
+	t = find(a, "gpu-settings");
+	ck_assert_int_eq(t->status, AUDIT_WARN);
+	ck_assert_ptr_nonnull(strstr(t->summary, "1 mode/settings pair(s) differ from the "
+					       "baseline's (cudnn_api=legacy, conv_im2col=1, "
+					       "placement=random)"));
+	ck_assert_uint_eq(t->nevidence, 1);
+	ck_assert_str_eq(t->evidence[0], "'b': 10 unit(s) ran with cudnn_api=graph, conv_im2col=1, "
+					 "placement=random, where the baseline ran with "
+					 "cudnn_api=legacy, conv_im2col=1, placement=random (unit 1 "
+					 "first)");
+	ck_assert_uint_eq(t->nmodes, 1);
+	ck_assert_str_eq(t->modes[0], "b");
 	audit_free(a);
 }
 END_TEST
@@ -323,6 +381,7 @@ int main(void)
 	tcase_add_test(tc, test_h100_reasons);
 	tcase_add_test(tc, test_h100_replay_run);
 	tcase_add_test(tc, test_op_timing_stream);
+	tcase_add_test(tc, test_settings);
 	tcase_add_test(tc, test_worker_run);
 	tcase_add_test(tc, test_two_cards_temperature);
 	tcase_add_test(tc, test_cpu_run);
