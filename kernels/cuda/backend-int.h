@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include <cublasLt.h>
+#include <cudnn.h>
 #include <cuda_runtime_api.h>
 
 #include "kernels/cuda/cuda.h"
@@ -76,9 +77,8 @@ struct cu_refmod {
 	cudaKernel_t k[REF_NKERNELS];
 };
 
-struct cu_dnn;       /* cudnn.c: the cuDNN handle and its workspace (legacy API) */
+struct cu_dnn;       /* cudnn.c: the cuDNN handle (both APIs) and the legacy API's workspace */
 struct cu_dnn_cell;  /* cudnn.c: a conv cell's descriptors and cuDNN's algorithms */
-struct cu_dnng;      /* cudnn-graph.c: the cuDNN handle (graph API) */
 struct cu_dnng_cell; /* cudnn-graph.c: a conv cell's graphs, engine configs and plans */
 
 struct cu_cell {
@@ -166,7 +166,6 @@ struct backend {
 	size_t ncells, cap;
 	int64_t compiles, cache_hits, compile_ns;
 	struct cu_dnn *dnn;                  /* NULL until the first conv cell */
-	struct cu_dnng *dnng;                /* the same, HARNESS_CUDA_DNN_API=graph */
 	int op_graph;                        /* op cells timed by graph replay (replay.c) */
 	int64_t graph_configs, stream_configs; /* configs timed each way */
 	char *stream_why;                    /* the first capture that failed, or NULL */
@@ -331,13 +330,20 @@ int cu_dnn_launch(struct backend *b, struct cu_cell *c, size_t k, const struct c
 int cu_dnn_fused(const struct cu_cell *c, size_t k);
 void cu_dnn_cell_free(struct cu_cell *c);
 void cu_dnn_close(struct backend *b);
+/* The backend's cuDNN handle on its stream, made on first use (both APIs share it; closed by
+ * cu_dnn_close, after the cells). */
+int cu_dnn_handle(struct backend *b, cudnnHandle_t *out, char **cause);
+/* conv.cu's conv_epilogue (module m) on io->y in place: what cuDNN did not fuse of cell shape
+ * s's op.  *k caches the kernel of module *kmod (the caller's, per cell). */
+int cu_dnn_epilogue(struct backend *b, cudaKernel_t *k, const struct cu_module **kmod,
+		    const struct cuda_shape *s, const struct cu_conv_io *io, struct cu_module *m,
+		    char **cause);
 /* cudnn-graph.c, the same for the graph API (called by cudnn.c's functions above) */
 int cu_dnng_cell_init(struct backend *b, struct cu_cell *c, char **cause);
 int cu_dnng_launch(struct backend *b, struct cu_cell *c, size_t k, const struct cu_conv_io *io,
 		   struct cu_module *m, char **cause);
 int cu_dnng_fused(const struct cu_cell *c, size_t k);
 void cu_dnng_cell_free(struct cu_cell *c);
-void cu_dnng_close(struct backend *b);
 
 /* ---- models (model.c) ------------------------------------------------------------------ */
 

@@ -24,9 +24,6 @@
 
 typedef cudnnBackendDescriptor_t dnn_desc;
 
-struct cu_dnng {
-	cudnnHandle_t h;
-};
 
 /* the tensors' unique ids in every graph and variant pack */
 enum { UID_X = 1, UID_W, UID_Y, UID_BIAS, UID_RES, UID_V0 };
@@ -55,6 +52,7 @@ struct dnn_vp {
 };
 
 struct cu_dnng_cell {
+	cudnnHandle_t h;   /* the backend's (cu_dnn_handle), borrowed */
 	dnn_desc *owned;   /* every descriptor made for the cell, destroyed at free */
 	size_t nowned, owncap;
 	dnn_desc cfg[SPACE_MAX_VENDORS];
@@ -71,31 +69,6 @@ struct cu_dnng_cell {
 static cudnnDataType_t dnn_type(enum cuda_dtype t)
 {
 	return t == CU_F16 ? CUDNN_DATA_HALF : t == CU_BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
-}
-
-static int dnng_open(struct backend *b, char **cause)
-{
-	if (b->dnng)
-		return 0;
-	struct cu_dnng *d = xcalloc(1, sizeof(*d));
-	if (CUDA_CHECK(DNN, cudnnCreate(&d->h), cause) ||
-	    CUDA_CHECK(DNN, cudnnSetStream(d->h, b->stream), cause)) {
-		if (d->h)
-			cudnnDestroy(d->h);
-		free(d);
-		return -1;
-	}
-	b->dnng = d;
-	return 0;
-}
-
-void cu_dnng_close(struct backend *b)
-{
-	if (!b->dnng)
-		return;
-	cudnnDestroy(b->dnng->h);
-	free(b->dnng);
-	b->dnng = NULL;
 }
 
 void cu_dnng_cell_free(struct cu_cell *c)
@@ -173,8 +146,8 @@ static int mk_pointwise(struct cu_dnng_cell *d, dnn_desc *op, cudnnPointwiseMode
 
 /* The operation graph of cell c: the convolution, and with epilogue set the op's bias,
  * residual and ReLU after it. */
-static int mk_graph(struct backend *b, struct cu_dnng_cell *d, const struct cuda_shape *s,
-		    int epilogue, dnn_desc *graph, char **cause)
+static int mk_graph(struct cu_dnng_cell *d, const struct cuda_shape *s, int epilogue,
+		    dnn_desc *graph, char **cause)
 {
 	cudnnDataType_t t = dnn_type(s->dtype), f = CUDNN_DATA_FLOAT;
 	int epi = epilogue ? cuda_conv_epi(s->op) : 0;
@@ -245,7 +218,7 @@ static int mk_graph(struct backend *b, struct cu_dnng_cell *d, const struct cuda
 	if (mk(d, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, graph, cause) ||
 	    SET(*graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
 		(int64_t)nops, ops) ||
-	    SET(*graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &b->dnng->h) ||
+	    SET(*graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &d->h) ||
 	    CUDA_CHECK(DNN, cudnnBackendFinalize(*graph), cause))
 		return -1;
 	return 0;
@@ -332,7 +305,7 @@ static int heuristic(struct cu_dnng_cell *d, const struct cuda_shape *s, dnn_des
 
 /* Build candidate k's execution plan once; 1 when cuDNN cannot (the candidate is unusable
  * here, *cause says why), -1 on an error. */
-static int build_plan(struct backend *b, struct cu_cell *c, size_t k, char **cause)
+static int build_plan(struct cu_cell *c, size_t k, char **cause)
 {
 	struct cu_dnng_cell *d = c->dnng;
 	struct dnn_plan *p = &d->plan[k];
@@ -341,7 +314,7 @@ static int build_plan(struct backend *b, struct cu_cell *c, size_t k, char **cau
 	dnn_desc plan;
 	int64_t t0 = util_now_ns(), n = 0;
 	if (mk(d, CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan, cause) ||
-	    SET(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &b->dnng->h) ||
+	    SET(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &d->h) ||
 	    SET(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
 		&d->cfg[k]))
 		return -1;
@@ -364,8 +337,7 @@ static int build_plan(struct backend *b, struct cu_cell *c, size_t k, char **cau
 /* Append graph's candidates: mode A's configs, else the fallback list's.  The first list
  * (first set) starts at the first config whose plan builds, so candidate 0, the heuristic's
  * choice, always runs. */
-static int candidates(struct backend *b, struct cu_cell *c, dnn_desc graph, int fused,
-		      int first, char **cause)
+static int candidates(struct cu_cell *c, dnn_desc graph, int fused, int first, char **cause)
 {
 	struct cu_dnng_cell *d = c->dnng;
 	const cudnnBackendHeurMode_t modes[2] = { CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK };
@@ -378,7 +350,7 @@ static int candidates(struct backend *b, struct cu_cell *c, dnn_desc graph, int 
 			return 0;
 		for (size_t k = start; first && k < d->nplan; k++) {
 			char *why = NULL;
-			int rc = build_plan(b, c, k, &why);
+			int rc = build_plan(c, k, &why);
 			free(why);
 			if (rc < 0)
 				return -1;
@@ -398,10 +370,10 @@ int cu_dnng_cell_init(struct backend *b, struct cu_cell *c, char **cause)
 {
 	const struct cuda_shape *s = &c->sctx.shape;
 	int64_t t0 = util_now_ns();
-	if (dnng_open(b, cause))
-		return -1;
 	struct cu_dnng_cell *d = xcalloc(1, sizeof(*d));
 	c->dnng = d;
+	if (cu_dnn_handle(b, &d->h, cause))
+		return -1;
 	int64_t off = s->kout * s->k * (int64_t)cuda_dtype_size(s->dtype);
 	d->bias_align = off & -off;
 	if (d->bias_align > 16)
@@ -409,10 +381,10 @@ int cu_dnng_cell_init(struct backend *b, struct cu_cell *c, char **cause)
 	/* the fused graph's candidates, then the convolution's alone (for an op with an
 	 * epilogue); the first list the one that has a usable plan */
 	dnn_desc fused, plain;
-	if (mk_graph(b, d, s, 1, &fused, cause) || candidates(b, c, fused, 1, 1, cause))
+	if (mk_graph(d, s, 1, &fused, cause) || candidates(c, fused, 1, 1, cause))
 		return -1;
 	if (s->op != CU_CONV &&
-	    (mk_graph(b, d, s, 0, &plain, cause) || candidates(b, c, plain, 0, !d->nplan, cause)))
+	    (mk_graph(d, s, 0, &plain, cause) || candidates(c, plain, 0, !d->nplan, cause)))
 		return -1;
 	c->space.nvendors = 0;
 	for (size_t k = 0; k < d->nplan; k++) {
@@ -430,30 +402,6 @@ int cu_dnng_cell_init(struct backend *b, struct cu_cell *c, char **cause)
 		return -1;
 	}
 	return 0;
-}
-
-static int64_t cdiv(int64_t a, int64_t b)
-{
-	return (a + b - 1) / b;
-}
-
-/* conv.cu's conv_epilogue on y in place. */
-static int run_epilogue(struct backend *b, struct cu_dnng_cell *d, const struct cuda_shape *s,
-			const struct cu_conv_io *io, struct cu_module *m, char **cause)
-{
-	if (d->epi_mod != m) {
-		if (CUDA_CHECK(RT, cudaLibraryGetKernel(&d->epi, m->lib, "conv_epilogue"), cause))
-			return -1;
-		d->epi_mod = m;
-	}
-	long long total = (long long)(s->m * s->kout);
-	int K = (int)s->kout, epi = cuda_conv_epi(s->op);
-	const void *res = io->res ? io->res : io->x;
-	void *args[] = { (void *)&io->y, (void *)&io->bias, (void *)&res, &total, &K, &epi };
-	int64_t grid = cdiv(total, 256), cap = (int64_t)b->di.sms * 16;
-	dim3 g = { (unsigned)(grid < cap ? grid : cap), 1, 1 }, bl = { 256, 1, 1 };
-	return CUDA_CHECK(RT, cudaLaunchKernel((const void *)d->epi, g, bl, args, 0, b->stream),
-			  cause);
 }
 
 /* The variant pack of plan k on these buffers, made once per set (a forward's layers each
@@ -509,7 +457,6 @@ int cu_dnng_launch(struct backend *b, struct cu_cell *c, size_t k, const struct 
 {
 	const struct cuda_shape *s = &c->sctx.shape;
 	struct cu_dnng_cell *d = c->dnng;
-	struct cu_dnng *h = b->dnng;
 	if (!d || k >= d->nplan) {
 		*cause = xasprintf("cell '%s' has no cuDNN engine config %zu", c->pub.name, k);
 		return -1;
@@ -523,18 +470,18 @@ int cu_dnng_launch(struct backend *b, struct cu_cell *c, size_t k, const struct 
 	if (!p->plan) {
 		/* a candidate first tried: its build is the cell's set-up time too */
 		int64_t before = d->build_ns;
-		int rc = build_plan(b, c, k, cause);
+		int rc = build_plan(c, k, cause);
 		b->t_dnn_ns += d->build_ns - before;
 		if (rc)
 			return -1;
 	}
 	dnn_desc vp;
 	if (variant_pack(d, s->op, k, io, p->ws_buf, &vp, cause) ||
-	    CUDA_CHECK(DNN, cudnnBackendExecute(h->h, p->plan, vp), cause))
+	    CUDA_CHECK(DNN, cudnnBackendExecute(d->h, p->plan, vp), cause))
 		return -1;
 	if (p->fused || s->op == CU_CONV)
 		return 0;
-	return run_epilogue(b, d, s, io, m, cause);
+	return cu_dnn_epilogue(b, &d->epi, &d->epi_mod, s, io, m, cause);
 }
 
 int cu_dnng_fused(const struct cu_cell *c, size_t k)

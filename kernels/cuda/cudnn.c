@@ -69,9 +69,16 @@ static int dnn_open(struct backend *b, char **cause)
 	return 0;
 }
 
+int cu_dnn_handle(struct backend *b, cudnnHandle_t *out, char **cause)
+{
+	if (dnn_open(b, cause))
+		return -1;
+	*out = b->dnn->h;
+	return 0;
+}
+
 void cu_dnn_close(struct backend *b)
 {
-	cu_dnng_close(b);
 	if (!b->dnn)
 		return;
 	if (b->dnn->ws)
@@ -189,14 +196,14 @@ static int64_t cdiv(int64_t a, int64_t b)
 	return (a + b - 1) / b;
 }
 
-/* conv.cu's conv_epilogue on y in place. */
-static int run_epilogue(struct backend *b, struct cu_dnn_cell *d, const struct cuda_shape *s,
-			const struct cu_conv_io *io, struct cu_module *m, char **cause)
+int cu_dnn_epilogue(struct backend *b, cudaKernel_t *k, const struct cu_module **kmod,
+		    const struct cuda_shape *s, const struct cu_conv_io *io, struct cu_module *m,
+		    char **cause)
 {
-	if (d->epi_mod != m) {
-		if (CUDA_CHECK(RT, cudaLibraryGetKernel(&d->epi, m->lib, "conv_epilogue"), cause))
+	if (*kmod != m) {
+		if (CUDA_CHECK(RT, cudaLibraryGetKernel(k, m->lib, "conv_epilogue"), cause))
 			return -1;
-		d->epi_mod = m;
+		*kmod = m;
 	}
 	long long total = (long long)(s->m * s->kout);
 	int K = (int)s->kout, epi = cuda_conv_epi(s->op);
@@ -204,7 +211,7 @@ static int run_epilogue(struct backend *b, struct cu_dnn_cell *d, const struct c
 	void *args[] = { (void *)&io->y, (void *)&io->bias, (void *)&res, &total, &K, &epi };
 	int64_t grid = cdiv(total, 256), cap = (int64_t)b->di.sms * 16;
 	dim3 g = { (unsigned)(grid < cap ? grid : cap), 1, 1 }, bl = { 256, 1, 1 };
-	return CUDA_CHECK(RT, cudaLaunchKernel((const void *)d->epi, g, bl, args, 0, b->stream),
+	return CUDA_CHECK(RT, cudaLaunchKernel((const void *)*k, g, bl, args, 0, b->stream),
 			  cause);
 }
 
@@ -254,7 +261,7 @@ int cu_dnn_launch(struct backend *b, struct cu_cell *c, size_t algo, const struc
 		return -1;
 	if (s->op == CU_CONV)
 		return 0;
-	return run_epilogue(b, d, s, io, m, cause);
+	return cu_dnn_epilogue(b, &d->epi, &d->epi_mod, s, io, m, cause);
 }
 
 int cu_dnn_fused(const struct cu_cell *c, size_t algo)
