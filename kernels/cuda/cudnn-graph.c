@@ -24,7 +24,6 @@
 
 typedef cudnnBackendDescriptor_t dnn_desc;
 
-
 /* the tensors' unique ids in every graph and variant pack */
 enum { UID_X = 1, UID_W, UID_Y, UID_BIAS, UID_RES, UID_V0 };
 #define DNN_VPS 12 /* variant packs cached a cell: its own buffers and a forward's layers */
@@ -39,7 +38,7 @@ struct dnn_plan {
 	/* its own workspace (NULL when it needs none), freed with the cell: a plan shares none
 	 * with another (docs/kernels.md says why) */
 	void *ws_buf;
-	int failed;        /* its plan did not build: the cause is in *why */
+	int failed;        /* its plan did not build (its first launch said why) */
 	int64_t engine;    /* cuDNN's global engine index */
 	int rank;          /* its place in the heuristic's list */
 	int fused;         /* 1: its graph holds the op's epilogue; 0: conv_epilogue follows */
