@@ -21,6 +21,7 @@ extern const char *const cu_template_names[CU_NTEMPLATES];
 
 #define RT CUDA_LIB_RT
 #define LT CUDA_LIB_CUBLAS
+#define DNN CUDA_LIB_CUDNN
 
 /* A cell whose single launch takes less than this is timed as a batch of back-to-back
  * launches per warm sample (launches recorded per sample): event resolution is about 0.5 us
@@ -330,6 +331,11 @@ int cu_dnn_launch(struct backend *b, struct cu_cell *c, size_t k, const struct c
 int cu_dnn_fused(const struct cu_cell *c, size_t k);
 void cu_dnn_cell_free(struct cu_cell *c);
 void cu_dnn_close(struct backend *b);
+/* cuDNN's data type for dtype t (both APIs). */
+static inline cudnnDataType_t cu_dnn_type(enum cuda_dtype t)
+{
+	return t == CU_F16 ? CUDNN_DATA_HALF : t == CU_BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
+}
 /* The backend's cuDNN handle on its stream, made on first use (both APIs share it; closed by
  * cu_dnn_close, after the cells). */
 int cu_dnn_handle(struct backend *b, cudnnHandle_t *out, char **cause);

@@ -20,8 +20,6 @@
 
 #include <cudnn.h>
 
-#define DNN CUDA_LIB_CUDNN
-
 typedef cudnnBackendDescriptor_t dnn_desc;
 
 /* the tensors' unique ids in every graph and variant pack */
@@ -34,7 +32,6 @@ _Static_assert(2 * DNN_CANDIDATES <= SPACE_MAX_VENDORS, "candidates are vendor p
 
 struct dnn_plan {
 	dnn_desc plan;     /* NULL until built */
-	int64_t ws;
 	/* its own workspace (NULL when it needs none), freed with the cell: a plan shares none
 	 * with another (docs/kernels.md says why) */
 	void *ws_buf;
@@ -64,11 +61,6 @@ struct cu_dnng_cell {
 	cudaKernel_t epi;  /* conv_epilogue of epi_mod, looked up once */
 	const struct cu_module *epi_mod;
 };
-
-static cudnnDataType_t dnn_type(enum cuda_dtype t)
-{
-	return t == CU_F16 ? CUDNN_DATA_HALF : t == CU_BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
-}
 
 void cu_dnng_cell_free(struct cu_cell *c)
 {
@@ -148,7 +140,7 @@ static int mk_pointwise(struct cu_dnng_cell *d, dnn_desc *op, cudnnPointwiseMode
 static int mk_graph(struct cu_dnng_cell *d, const struct cuda_shape *s, int epilogue,
 		    dnn_desc *graph, char **cause)
 {
-	cudnnDataType_t t = dnn_type(s->dtype), f = CUDNN_DATA_FLOAT;
+	cudnnDataType_t t = cu_dnn_type(s->dtype), f = CUDNN_DATA_FLOAT;
 	int epi = epilogue ? cuda_conv_epi(s->op) : 0;
 	int64_t uid = UID_V0;
 	dnn_desc x, w, y, conv, ops[4], acc;
@@ -311,7 +303,7 @@ static int build_plan(struct cu_cell *c, size_t k, char **cause)
 	if (p->plan)
 		return 0;
 	dnn_desc plan;
-	int64_t t0 = util_now_ns(), n = 0;
+	int64_t t0 = util_now_ns(), n = 0, ws = 0;
 	if (mk(d, CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan, cause) ||
 	    SET(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &d->h) ||
 	    SET(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
@@ -326,8 +318,8 @@ static int build_plan(struct cu_cell *c, size_t k, char **cause)
 		return 1;
 	}
 	if (CUDA_CHECK(DNN, cudnnBackendGetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
-						     CUDNN_TYPE_INT64, 1, &n, &p->ws), cause) ||
-	    (p->ws > 0 && CUDA_CHECK(RT, cudaMalloc(&p->ws_buf, (size_t)p->ws), cause)))
+						     CUDNN_TYPE_INT64, 1, &n, &ws), cause) ||
+	    (ws > 0 && CUDA_CHECK(RT, cudaMalloc(&p->ws_buf, (size_t)ws), cause)))
 		return -1;
 	p->plan = plan;
 	return 0;

@@ -15,8 +15,6 @@
 
 #include <cudnn.h>
 
-#define DNN CUDA_LIB_CUDNN
-
 struct cu_dnn {
 	cudnnHandle_t h;
 	void *ws;
@@ -38,11 +36,6 @@ struct cu_dnn_cell {
 	cudaKernel_t epi;               /* conv_epilogue of epi_mod, looked up once */
 	const struct cu_module *epi_mod;
 };
-
-static cudnnDataType_t dnn_type(enum cuda_dtype t)
-{
-	return t == CU_F16 ? CUDNN_DATA_HALF : t == CU_BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
-}
 
 /* The math the cell's dtype allows: tensor cores for 16-bit types, TF32 only when the
  * workload asked for it, plain FMA otherwise. */
@@ -118,7 +111,7 @@ int cu_dnn_cell_init(struct backend *b, struct cu_cell *c, char **cause)
 	if (b->dnn_graph)
 		return cu_dnng_cell_init(b, c, cause);
 	const struct cuda_shape *s = &c->sctx.shape;
-	cudnnDataType_t t = dnn_type(s->dtype);
+	cudnnDataType_t t = cu_dnn_type(s->dtype);
 	int n = 0, on = 0, oc = 0, oh = 0, ow = 0;
 	int64_t t0 = util_now_ns();
 	if (dnn_open(b, cause))
