@@ -351,7 +351,8 @@ static int localize(struct backend *b, struct cu_e2e *e, char **where, char **ca
 	struct cu_module **vmod = xcalloc(m->nsteps, sizeof(*vmod));
 	void *scratch = NULL, *h_cur = xmalloc(m->slot_elems * es);
 	void *h_ven = xmalloc(m->slot_elems * es);
-	double *yc = NULL, *yv = NULL;
+	double *yc = xmalloc(m->slot_elems * sizeof(*yc));
+	double *yv = xmalloc(m->slot_elems * sizeof(*yv));
 	const char *fault = getenv("HARNESS_CUDA_MODEL_FAULT");
 	int ret = -1;
 	if (vendor_modules(b, e, vmod, cause) ||
@@ -374,8 +375,6 @@ static int localize(struct backend *b, struct cu_e2e *e, char **where, char **ca
 						   cudaMemcpyDeviceToHost, b->stream), cause) ||
 		    CUDA_CHECK(RT, cudaStreamSynchronize(b->stream), cause))
 			goto done;
-		yc = xrealloc(yc, z.out * sizeof(*yc));
-		yv = xrealloc(yv, z.out * sizeof(*yv));
 		for (size_t j = 0; j < z.out; j++) {
 			yc[j] = cuda_elem_get(h_cur, m->dtype, j);
 			yv[j] = cuda_elem_get(h_ven, m->dtype, j);
