@@ -70,5 +70,8 @@ void check_op_e2e(struct audit *au, struct ctx *c);
 void check_hypotheses(struct audit *au, struct ctx *c);
 /* audit-devices.c: units that record a device (--jobs, --gpus, merged shards) only. */
 void check_devices(struct audit *au, struct ctx *c);
+/* audit-host.c: other work on the host's CPUs while the units ran (units that record it
+ * only); -1 when the file cannot be read (reported). */
+int audit_host_check(struct audit *au, const char *path);
 
 #endif

@@ -671,6 +671,8 @@ int audit_build(const struct analysis *an, const struct report *rep, struct audi
 	check_drift(au, &c);
 	check_measure(au, &c);
 	check_devices(au, &c);
+	if (audit_host_check(au, path))
+		goto done;
 	check_failures(au, &c);
 	check_op_e2e(au, &c);
 	check_hypotheses(au, &c);

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -397,9 +398,12 @@ done:
 	return ret;
 }
 
-static void fill_status(int status, struct spawn_status *st)
+static void fill_status(int status, const struct rusage *ru, struct spawn_status *st)
 {
 	memset(st, 0, sizeof(*st));
+	st->cpu_ns = ru ? ((int64_t)ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000000000 +
+				  ((int64_t)ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) * 1000
+			: -1;
 	if (WIFEXITED(status)) {
 		st->exited = 1;
 		st->code = WEXITSTATUS(status);
@@ -410,7 +414,7 @@ static void fill_status(int status, struct spawn_status *st)
 	}
 }
 
-/* waitpid() with the given options, retried on EINTR.  1 reaped, 0 still running, -1. */
+/* wait4() with the given options, retried on EINTR.  1 reaped, 0 still running, -1. */
 static int reap(struct spawn *sp, struct spawn_status *st, int options)
 {
 	if (sp->pid <= 0)
@@ -418,8 +422,9 @@ static int reap(struct spawn *sp, struct spawn_status *st, int options)
 	if (sp->reaped)
 		return error("child %ld was already waited for", (long)sp->pid);
 	int status;
+	struct rusage ru;
 	pid_t r;
-	while ((r = waitpid(sp->pid, &status, options)) < 0 && errno == EINTR)
+	while ((r = wait4(sp->pid, &status, options, &ru)) < 0 && errno == EINTR)
 		;
 	if (r < 0)
 		return error_errno("cannot wait for child %ld ('%s')", (long)sp->pid,
@@ -427,7 +432,7 @@ static int reap(struct spawn *sp, struct spawn_status *st, int options)
 	if (r == 0)
 		return 0;
 	sp->reaped = 1;
-	fill_status(status, st);
+	fill_status(status, &ru, st);
 	return 1;
 }
 

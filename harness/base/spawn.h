@@ -15,6 +15,7 @@
 #define HARNESS_SPAWN_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "harness/base/util.h"
@@ -24,6 +25,8 @@ struct spawn_status {
 	int code;      /* exit code, or 128 + signal when killed by one */
 	int signaled;  /* 1: ended by signal sig */
 	int sig;
+	int64_t cpu_ns; /* user + system CPU time of the child and of the descendants it
+			 * waited for (wait4's rusage); -1: not known */
 };
 
 struct spawn {

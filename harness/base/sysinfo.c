@@ -99,3 +99,25 @@ long sysinfo_llc_bytes(void)
 	}
 	return best_size;
 }
+
+int sysinfo_cpu_sample(struct sysinfo_cpu *c)
+{
+	char buf[512];
+	long long v[8] = { 0 };
+	/* cpu  user nice system idle iowait irq softirq steal (guest time is inside user) */
+	if (sysinfo_read_small("/proc/stat", buf, sizeof(buf)) < 0 ||
+	    sscanf(buf, "cpu %lld %lld %lld %lld %lld %lld %lld %lld", &v[0], &v[1], &v[2],
+		   &v[3], &v[4], &v[5], &v[6], &v[7]) < 4)
+		return -1;
+	c->busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+	c->total = c->busy + v[3] + v[4];
+	return 0;
+}
+
+double sysinfo_cpu_busy(const struct sysinfo_cpu *a, const struct sysinfo_cpu *b, long ncpu)
+{
+	long long dt = b->total - a->total;
+	if (dt <= 0 || ncpu <= 0)
+		return -1;
+	return (double)(b->busy - a->busy) / (double)dt * (double)ncpu;
+}

@@ -16,4 +16,15 @@ ssize_t sysinfo_read_small(const char *path, char *buf, size_t size);
  * /sys/devices/system/cpu/cpu0/cache/index<N>/{level,size}; 0 when unknown. */
 long sysinfo_llc_bytes(void);
 
+/* The host's CPU time so far, from /proc/stat's first line, in clock ticks: busy (user,
+ * nice, system, irq, softirq, steal) and total (those and idle, iowait).  Returns 0, or -1
+ * where it cannot be read (unknown, not reported). */
+struct sysinfo_cpu {
+	long long busy, total;
+};
+int sysinfo_cpu_sample(struct sysinfo_cpu *c);
+/* The average number of the host's ncpu CPUs busy between samples a and b (any process);
+ * -1 when no time passed between them. */
+double sysinfo_cpu_busy(const struct sysinfo_cpu *a, const struct sysinfo_cpu *b, long ncpu);
+
 #endif

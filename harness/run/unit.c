@@ -155,6 +155,7 @@ int unit_start(const struct unit_spec *s, struct progress *prog, struct rec_unit
 	j->sp.record_pipe = 1;
 	j->sp.new_pgroup = 1;
 	progress_unit_start(prog, s->id, s->mode, s->workload, s->block, s->warm);
+	j->cpu0_ok = !sysinfo_cpu_sample(&j->cpu0);
 	j->t0 = util_now_ns();
 	int64_t budget = util_s_to_ns(s->timeout_s);
 	j->deadline = budget > INT64_MAX - j->t0 ? INT64_MAX : j->t0 + budget;
@@ -166,6 +167,22 @@ int unit_start(const struct unit_spec *s, struct progress *prog, struct rec_unit
 	x->pid = j->sp.pid;
 	j->started = 1;
 	return 0;
+}
+
+/* The host's CPU note (unit.h), appended to u's info. */
+static void note_host(struct rec_unit_data *u, const struct sysinfo_cpu *a,
+		      const struct sysinfo_cpu *b, long ncpu, int64_t cpu_ns, int64_t wall_ns)
+{
+	double busy = sysinfo_cpu_busy(a, b, ncpu);
+	if (busy < 0 || cpu_ns < 0 || wall_ns <= 0)
+		return;
+	const char *old = u->info ? u->info : "";
+	size_t n = strlen(old);
+	char *info = xasprintf("%s%shost_cpus=%ld\nhost_busy_cpus=%.3f\nhost_unit_cpus=%.3f\n", old,
+			       n && old[n - 1] != '\n' ? "\n" : "", ncpu, busy,
+			       (double)cpu_ns / (double)wall_ns);
+	free(u->info);
+	u->info = info;
 }
 
 int unit_finish(struct unit_job *j, int failed)
@@ -181,6 +198,10 @@ int unit_finish(struct unit_job *j, int failed)
 	}
 	proto_in_end(&j->in);
 	x->wall_ns = util_now_ns() - j->t0;
+	struct sysinfo_cpu cpu1;
+	if (s->note_host && j->cpu0_ok && !sysinfo_cpu_sample(&cpu1))
+		note_host(j->u, &j->cpu0, &cpu1, sysconf(_SC_NPROCESSORS_ONLN), j->st.cpu_ns,
+			  x->wall_ns);
 	util_utc_now(t);
 	x->end_utc = xstrdup(t);
 	x->exit_code = j->st.code;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "harness/base/spawn.h"
+#include "harness/base/sysinfo.h"
 #include "harness/record/proto.h"
 #include "harness/record/recorder.h"
 #include "harness/run/progress.h"
@@ -55,7 +56,19 @@ struct unit_spec {
 	int command;                /* an external command unit: what it expects to do is the
 				     * mode's `expects`, whatever its setup record says */
 	unsigned expects;           /* MODE_EXPECTS_* (command units) */
+	int note_host;              /* append the host's CPU note to its info (below); not for
+				     * `harness selftest-unit`, which judges what the worker
+				     * itself sent */
 };
+
+/* The host's CPU note, what the harness adds to a unit's info when it ends
+ * (docs/results-format.md, `info`): host_cpus (the host's online CPUs), host_busy_cpus (how
+ * many of them were busy on average while the unit ran, any process's work) and
+ * host_unit_cpus (the unit's own CPU time over its wall time: its process and the
+ * descendants it waited for).  The difference is other work on the host: contention that
+ * host-bound cells (a stream-launched forward, CPU ops) time as well (the audit's
+ * host-load check).  Nothing is added where /proc/stat or the unit's CPU time cannot be
+ * read. */
 
 /* Run one unit.  Its records go into *u (initialised by the caller, whose u->unit already
  * holds the plan's fields); this fills u->unit's pid, times, exit code, signal, status,
@@ -80,6 +93,8 @@ struct unit_job {
 	struct spawn_status st;
 	int64_t t0, deadline, kill_at;
 	int open, timed_out, stopped, started;
+	struct sysinfo_cpu cpu0;   /* the host's CPU time when it started ... */
+	int cpu0_ok;               /* ... where /proc/stat could be read */
 };
 int unit_start(const struct unit_spec *s, struct progress *prog, struct rec_unit_data *u,
 	       struct unit_job *j);

@@ -1,0 +1,128 @@
+/* audit-host.c: the audit's host-load check: other work on the host's CPUs while the units
+ * ran, from what the harness added to each unit's info (unit.h, "the host's CPU note").
+ * Files from before those were recorded have no such check. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/analysis/audit-check.h"
+#include "harness/base/util.h"
+#include "stats/stats.h"
+
+/* A unit is loaded when other work kept at least this share of the host's CPUs busy on
+ * average while it ran, and at least one CPU: a host-bound cell (one thread launching a
+ * forward, a CPU op) then competes for its core or its caches. */
+#define HOST_LOADED_SHARE 0.25
+
+static double info_num(const char *info, const char *key)
+{
+	char buf[64];
+	double v;
+	if (!*rec_info_get(info, key, buf, sizeof(buf)) || parse_double(buf, -1e300, 1e300, &v))
+		return NAN;
+	return v;
+}
+
+int audit_host_check(struct audit *au, const char *path)
+{
+	struct rec *r = NULL;
+	struct rec_unit *u = NULL;
+	char **info = NULL;
+	size_t nu = 0, ni = 0;
+	int ret = -1;
+	double *other = NULL, *work = NULL, *cpus = NULL;
+
+	if (rec_open(path, 0, &r) || rec_read_units(r, &u, &nu) ||
+	    rec_read_unit_infos(r, &info, &ni))
+		goto done;
+	if (ni != nu) {
+		error("'%s': %zu unit infos for %zu units", path, ni, nu);
+		goto done;
+	}
+	other = xcalloc(nu + 1, sizeof(*other));
+	cpus = xcalloc(nu + 1, sizeof(*cpus));
+	work = xcalloc(nu + 1, sizeof(*work));
+	size_t known = 0;
+	for (size_t i = 0; i < nu; i++) {
+		double busy = info_num(info[i], "host_busy_cpus");
+		double own = info_num(info[i], "host_unit_cpus");
+		cpus[i] = info_num(info[i], "host_cpus");
+		other[i] = NAN;
+		if (isnan(busy) || isnan(own) || !(cpus[i] > 0))
+			continue;
+		other[i] = busy > own ? busy - own : 0;
+		known++;
+	}
+	ret = 0;
+	if (!known)
+		goto done;
+
+	struct audit_check *k = check_add(au, "host-load", "the host's CPUs free of other work");
+	size_t loaded = 0, worst = 0;
+	for (size_t i = 0; i < nu; i++) {
+		if (isnan(other[i]))
+			continue;
+		if (isnan(other[worst]) || other[i] > other[worst])
+			worst = i;
+		if (other[i] >= fmax(1.0, HOST_LOADED_SHARE * cpus[i])) {
+			loaded++;
+			check_unit(k, u[i].id);
+		}
+	}
+	/* per mode: the median and the most, and how many of its units were loaded */
+	for (size_t i = 0; i < nu; i++) {
+		int seen = 0;
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(u[j].mode, u[i].mode))
+				seen = 1;
+		if (seen)
+			continue;
+		size_t n = 0, nl = 0, most = i;
+		double *x = xcalloc(nu, sizeof(*x));
+		for (size_t j = i; j < nu; j++) {
+			if (strcmp(u[j].mode, u[i].mode) || isnan(other[j]))
+				continue;
+			x[n++] = other[j];
+			if (isnan(other[most]) || other[j] > other[most])
+				most = j;
+			if (other[j] >= fmax(1.0, HOST_LOADED_SHARE * cpus[j]))
+				nl++;
+		}
+		if (n) {
+			struct stats_summary s;
+			stats_summarize(x, 1, n, work, &s);
+			check_ev(k, "'%s': other work kept %.2f of the host's %.0f CPUs busy "
+				    "(median over %zu unit%s; the most %.2f, unit %lld); %zu loaded",
+				 u[i].mode, s.median, cpus[most], n, n == 1 ? "" : "s", other[most],
+				 (long long)u[most].id, nl);
+			if (nl)
+				check_mode(k, u[i].mode);
+		}
+		free(x);
+	}
+	double bar = fmax(1.0, HOST_LOADED_SHARE * cpus[worst]);
+	if (loaded) {
+		check_raise(k, AUDIT_WARN);
+		check_summary(k, "%zu of %zu units ran while other work kept %.2f or more of the "
+				 "host's %.0f CPUs busy (the most %.2f, unit %lld): host-bound cells "
+				 "(a stream-launched forward, CPU ops) time that contention too",
+			      loaded, known, bar, cpus[worst], other[worst], (long long)u[worst].id);
+	} else {
+		check_summary(k, "other work kept at most %.2f of the host's %.0f CPUs busy while a "
+				 "unit ran (unit %lld), under %.2f in every unit",
+			      other[worst], cpus[worst], (long long)u[worst].id, bar);
+	}
+done:
+	if (r && rec_close(r))
+		ret = -1;
+	rec_units_free(u, nu);
+	for (size_t i = 0; info && i < ni; i++)
+		free(info[i]);
+	free(info);
+	free(other);
+	free(cpus);
+	free(work);
+	return ret;
+}

@@ -1,0 +1,67 @@
+# tests/cli/host-load.sh: the harness's note of the host's CPUs in each unit's info
+# (host_cpus, host_busy_cpus, host_unit_cpus: unit.h, "the host's CPU note") and the audit's
+# host-load check on it.  Every unit records the three, in range (busy and own CPUs within
+# the host's, the unit's own work inside the host's busy time up to rounding); with a busy
+# loop on every CPU while the units run, the check WARNs and names the units and the mode;
+# a file from before the note has no such check.
+. "$top_srcdir/tests/setup"
+PY=/usr/bin/python3
+$PY -c 'import h5py' 2>/dev/null || skip "h5py for /usr/bin/python3 is not installed (Debian: python3-h5py)"
+export PYTHONPATH="$top_srcdir/tests/cli"
+cp "$DATA/run/resume.toml" exp.toml
+ncpu=$(getconf _NPROCESSORS_ONLN)
+
+expect_status 0 h run -q -o quiet.h5 exp.toml || finish
+$PY - quiet.h5 "$ncpu" <<'PYEOF' && pass "every unit notes the host's CPUs, in range" || fail "host notes"
+import sys, h5py
+from h5util import table
+ncpu = int(sys.argv[2])
+with h5py.File(sys.argv[1], "r") as f:
+    units = table(f, "units")
+assert len(units) == 12, len(units)
+for u in units:
+    info = u["info"].decode() if isinstance(u["info"], bytes) else u["info"]
+    kv = dict(l.split("=", 1) for l in info.splitlines() if "=" in l)
+    cpus, busy, own = int(kv["host_cpus"]), float(kv["host_busy_cpus"]), float(kv["host_unit_cpus"])
+    assert cpus == ncpu, (cpus, ncpu)
+    assert 0 <= busy <= cpus + 0.05 and 0 <= own <= cpus + 0.05, (busy, own)
+    # the unit's own CPU time is part of the host's busy time (ticks against rusage: slack)
+    assert own <= busy + 0.15, (u["id"], own, busy)
+    assert own > 0.05, (u["id"], own)  # it measured a GEMM on a CPU core
+PYEOF
+
+if [ "$ncpu" -lt 2 ]; then
+	echo "note: one CPU: the loaded host is not planted (a busy loop would be the only other work)"
+else
+	pids=
+	for _ in $(seq 1 "$ncpu"); do
+		sh -c 'while :; do :; done' &
+		pids="$pids $!"
+	done
+	h run -q -o busy.h5 exp.toml >/dev/null 2>&1
+	rc=$?
+	# shellcheck disable=SC2086 # one pid per word
+	kill $pids
+	wait 2>/dev/null
+	[ $rc -eq 0 ] || fail "the run beside the busy loops exited $rc"
+	h audit -f json busy.h5 >busy.json 2>/dev/null
+	$PY - busy.json <<'PYEOF' && pass "busy loops on every CPU: host-load WARN naming every mode and their units" || fail "host-load WARN"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = {k["id"]: k for k in d["checks"]}["host-load"]
+ok = (c["status"] == "WARN" and set(c["modes"]) == {"again", "default", "heuristic"}
+      and len(c["units"]) >= 6 and "time that contention too" in c["summary"])
+if not ok:
+    print(c, file=sys.stderr)
+sys.exit(0 if ok else 1)
+PYEOF
+fi
+
+# a results file from before the note (the v1 golden run) has no host-load check
+h audit -f json "$DATA/v1/v1.h5" >old.json 2>/dev/null
+$PY -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if "host-load" not in [k["id"] for k in d["checks"]] else 1)' old.json &&
+	pass "a file without the note: no host-load check" || fail "host-load on a file without the note"
+finish
