@@ -70,6 +70,12 @@ void check_op_e2e(struct audit *au, struct ctx *c);
 void check_hypotheses(struct audit *au, struct ctx *c);
 /* audit-devices.c: units that record a device (--jobs, --gpus, merged shards) only. */
 void check_devices(struct audit *au, struct ctx *c);
+/* audit-gpu.c: the units and their info strings of a results file (reported, -1, on a file
+ * that cannot be read; nothing to free then), freed by audit_infos_free(u, info, n, n); and
+ * one number of a unit's info, NaN when it has none. */
+int audit_read_infos(const char *path, struct rec_unit **u, char ***info, size_t *n);
+void audit_infos_free(struct rec_unit *u, char **info, size_t nu, size_t ni);
+double audit_info_num(const char *info, const char *key);
 /* audit-host.c: other work on the host's CPUs while the units ran (units that record it
  * only); -1 when the file cannot be read (reported). */
 int audit_host_check(struct audit *au, const char *path);

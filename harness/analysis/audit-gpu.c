@@ -1,6 +1,7 @@
 /* audit-gpu.c: the audit's GPU checks (see audit-gpu.h; the rules in docs/audit.md) */
 #include "config.h"
 #include "harness/analysis/audit-gpu.h"
+#include "harness/analysis/audit-check.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -63,13 +64,48 @@ static void name_unit(struct audit_check *k, int64_t id)
 	k->units[k->nunits++] = id;
 }
 
-static double info_num(const char *info, const char *key)
+double audit_info_num(const char *info, const char *key)
 {
 	char buf[64];
 	double v;
 	if (!*rec_info_get(info, key, buf, sizeof(buf)) || parse_double(buf, -1e300, 1e300, &v))
 		return NAN;
 	return v;
+}
+
+int audit_read_infos(const char *path, struct rec_unit **u, char ***info, size_t *n)
+{
+	struct rec *r = NULL;
+	size_t ni = 0;
+	int ret = -1;
+	*u = NULL;
+	*info = NULL;
+	*n = 0;
+	if (rec_open(path, 0, &r) || rec_read_units(r, u, n) || rec_read_unit_infos(r, info, &ni))
+		goto done;
+	if (ni != *n) {
+		error("'%s': %zu unit infos for %zu units", path, ni, *n);
+		goto done;
+	}
+	ret = 0;
+done:
+	if (r && rec_close(r))
+		ret = -1;
+	if (ret) {
+		audit_infos_free(*u, *info, *n, ni);
+		*u = NULL;
+		*info = NULL;
+		*n = 0;
+	}
+	return ret;
+}
+
+void audit_infos_free(struct rec_unit *u, char **info, size_t nu, size_t ni)
+{
+	rec_units_free(u, nu);
+	for (size_t i = 0; info && i < ni; i++)
+		free(info[i]);
+	free(info);
 }
 
 static int dcmp(const void *a, const void *b)
@@ -252,7 +288,7 @@ static void check_state(struct audit *au, const struct rec_unit *u, char **info,
 			static const char *const keys[] = { "gpu_open_temperature_c",
 							    "gpu_close_temperature_c" };
 			for (int j = 0; j < 2; j++) {
-				double t = info_num(info[i], keys[j]);
+				double t = audit_info_num(info[i], keys[j]);
 				if (isnan(t))
 					continue;
 				if (t < tlo)
@@ -288,8 +324,8 @@ static void check_state(struct audit *au, const struct rec_unit *u, char **info,
 	k = add(au, "gpu-exclusive", "no other process on the GPU");
 	size_t busy = 0, read = 0;
 	for (size_t i = 0; i < nu; i++) {
-		double o = info_num(info[i], "gpu_open_other_process_count");
-		double c = info_num(info[i], "gpu_close_other_process_count");
+		double o = audit_info_num(info[i], "gpu_open_other_process_count");
+		double c = audit_info_num(info[i], "gpu_close_other_process_count");
 		read += !isnan(o) || !isnan(c);
 		if ((o > 0) || (c > 0)) {
 			busy++;
@@ -365,8 +401,8 @@ static void check_op_timing(struct audit *au, const struct rec_unit *u, char **i
 	struct audit_check *k = add(au, "gpu-op-timing", "op cells timed on the GPU, not the host");
 	size_t rec = 0, chose = 0, fell = 0;
 	for (size_t i = 0; i < nu; i++) {
-		double g = info_num(info[i], "op_timing_graph_configs");
-		double st = info_num(info[i], "op_timing_stream_configs");
+		double g = audit_info_num(info[i], "op_timing_graph_configs");
+		double st = audit_info_num(info[i], "op_timing_stream_configs");
 		if (isnan(g) && isnan(st))
 			continue;
 		rec++;
@@ -488,17 +524,13 @@ static int gpu_state_recorded(char **info, size_t n)
 
 int audit_gpu_recorded(const char *path)
 {
-	struct rec *r = NULL;
-	char **info = NULL;
-	size_t ni = 0;
-	int ret = -1;
-	if (!rec_open(path, 0, &r) && !rec_read_unit_infos(r, &info, &ni))
-		ret = gpu_state_recorded(info, ni);
-	if (r && rec_close(r))
-		ret = -1;
-	for (size_t i = 0; info && i < ni; i++)
-		free(info[i]);
-	free(info);
+	struct rec_unit *u;
+	char **info;
+	size_t n;
+	if (audit_read_infos(path, &u, &info, &n))
+		return -1;
+	int ret = gpu_state_recorded(info, n);
+	audit_infos_free(u, info, n, n);
 	return ret;
 }
 

@@ -16,46 +16,29 @@
  * forward, a CPU op) then competes for its core or its caches. */
 #define HOST_LOADED_SHARE 0.25
 
-static double info_num(const char *info, const char *key)
-{
-	char buf[64];
-	double v;
-	if (!*rec_info_get(info, key, buf, sizeof(buf)) || parse_double(buf, -1e300, 1e300, &v))
-		return NAN;
-	return v;
-}
-
 int audit_host_check(struct audit *au, const char *path)
 {
-	struct rec *r = NULL;
 	struct rec_unit *u = NULL;
 	char **info = NULL;
-	size_t nu = 0, ni = 0;
-	int ret = -1;
+	size_t nu = 0;
 	double *other = NULL, *work = NULL, *cpus = NULL;
 
-	if (rec_open(path, 0, &r) || rec_read_units(r, &u, &nu) ||
-	    rec_read_unit_infos(r, &info, &ni))
-		goto done;
-	if (ni != nu) {
-		error("'%s': %zu unit infos for %zu units", path, ni, nu);
-		goto done;
-	}
+	if (audit_read_infos(path, &u, &info, &nu))
+		return -1;
 	other = xcalloc(nu + 1, sizeof(*other));
 	cpus = xcalloc(nu + 1, sizeof(*cpus));
 	work = xcalloc(nu + 1, sizeof(*work));
 	size_t known = 0;
 	for (size_t i = 0; i < nu; i++) {
-		double busy = info_num(info[i], "host_busy_cpus");
-		double own = info_num(info[i], "host_unit_cpus");
-		cpus[i] = info_num(info[i], "host_cpus");
+		double busy = audit_info_num(info[i], "host_busy_cpus");
+		double own = audit_info_num(info[i], "host_unit_cpus");
+		cpus[i] = audit_info_num(info[i], "host_cpus");
 		other[i] = NAN;
 		if (isnan(busy) || isnan(own) || !(cpus[i] > 0))
 			continue;
 		other[i] = busy > own ? busy - own : 0;
 		known++;
 	}
-	ret = 0;
 	if (!known)
 		goto done;
 
@@ -115,14 +98,9 @@ int audit_host_check(struct audit *au, const char *path)
 			      other[worst], cpus[worst], (long long)u[worst].id, bar);
 	}
 done:
-	if (r && rec_close(r))
-		ret = -1;
-	rec_units_free(u, nu);
-	for (size_t i = 0; info && i < ni; i++)
-		free(info[i]);
-	free(info);
+	audit_infos_free(u, info, nu, nu);
 	free(other);
 	free(cpus);
 	free(work);
-	return ret;
+	return 0;
 }
