@@ -16,18 +16,27 @@
  * forward, a CPU op) then competes for its core or its caches. */
 #define HOST_LOADED_SHARE 0.25
 
+/* The other work, in CPUs, at and above which a unit on a host of cpus CPUs is loaded. */
+static double loaded_bar(double cpus)
+{
+	return fmax(1.0, HOST_LOADED_SHARE * cpus);
+}
+
 int audit_host_check(struct audit *au, const char *path)
 {
 	struct rec_unit *u = NULL;
 	char **info = NULL;
 	size_t nu = 0;
-	double *other = NULL, *work = NULL, *cpus = NULL;
+	double *other = NULL, *work = NULL, *cpus = NULL, *x = NULL;
+	char *loaded_at = NULL;
 
 	if (audit_read_infos(path, &u, &info, &nu))
 		return -1;
 	other = xcalloc(nu + 1, sizeof(*other));
 	cpus = xcalloc(nu + 1, sizeof(*cpus));
 	work = xcalloc(nu + 1, sizeof(*work));
+	x = xcalloc(nu + 1, sizeof(*x));
+	loaded_at = xcalloc(nu + 1, 1);
 	size_t known = 0;
 	for (size_t i = 0; i < nu; i++) {
 		double busy = audit_info_num(info[i], "host_busy_cpus");
@@ -49,7 +58,8 @@ int audit_host_check(struct audit *au, const char *path)
 			continue;
 		if (isnan(other[worst]) || other[i] > other[worst])
 			worst = i;
-		if (other[i] >= fmax(1.0, HOST_LOADED_SHARE * cpus[i])) {
+		if (other[i] >= loaded_bar(cpus[i])) {
+			loaded_at[i] = 1;
 			loaded++;
 			check_unit(k, u[i].id);
 		}
@@ -63,15 +73,13 @@ int audit_host_check(struct audit *au, const char *path)
 		if (seen)
 			continue;
 		size_t n = 0, nl = 0, most = i;
-		double *x = xcalloc(nu, sizeof(*x));
 		for (size_t j = i; j < nu; j++) {
 			if (strcmp(u[j].mode, u[i].mode) || isnan(other[j]))
 				continue;
 			x[n++] = other[j];
 			if (isnan(other[most]) || other[j] > other[most])
 				most = j;
-			if (other[j] >= fmax(1.0, HOST_LOADED_SHARE * cpus[j]))
-				nl++;
+			nl += loaded_at[j];
 		}
 		if (n) {
 			struct stats_summary s;
@@ -83,9 +91,8 @@ int audit_host_check(struct audit *au, const char *path)
 			if (nl)
 				check_mode(k, u[i].mode);
 		}
-		free(x);
 	}
-	double bar = fmax(1.0, HOST_LOADED_SHARE * cpus[worst]);
+	double bar = loaded_bar(cpus[worst]);
 	if (loaded) {
 		check_raise(k, AUDIT_WARN);
 		check_summary(k, "%zu of %zu units ran while other work kept %.2f or more of the "
@@ -102,5 +109,7 @@ done:
 	free(other);
 	free(cpus);
 	free(work);
+	free(x);
+	free(loaded_at);
 	return 0;
 }
