@@ -173,6 +173,7 @@ static int record_skipped(struct run *r, const struct rec_plan *p, const char *c
 	r->nfailed++;
 	int rc = rec_journal_write_unit(r->jr, &u);
 	if (rc == 0) {
+		rec_journal_clear_running(r->jr, p->id); /* the note of the session that lost it */
 		r->done[p->id] = 1;
 		progress_unit_end(&r->prog, p->mode, u.unit.status);
 		rc = maybe_assemble(r);

@@ -96,7 +96,11 @@ print(w["warm_of"], w["id"], o)')
 EOF2
 coldpid=$($PY -c 'import h5py,sys; from h5util import table; print([u["pid"] for u in table(h5py.File("c.h5","r"),"units") if u["id"]=='"$cold"'][0])')
 rm -rf c/cache "c/journal/unit-$(printf %04d "$warm").h5" "c/journal/unit-$(printf %04d "$other").h5" c.h5
+# the lost session's note that the probe was running goes with the probe's 'skipped' record
+echo 5000000000 > "c/journal/running-$(printf %04d "$warm")"
 expect_status 1 h run -q --resume c.h5 && expect_grep "unit $warm \\(warm probe of exhaustive\\) skipped" "$SCRATCH/err"
+[ ! -e "c/journal/running-$(printf %04d "$warm")" ] && pass "the skipped probe's running note is removed" ||
+	fail "the skipped probe's running note is left in the journal"
 $PY - "$cold" "$warm" "$coldpid" "$other" <<'PYEOF' && pass "deleted cache/: cold unit re-run in a new cache dir, warm probe 'skipped', nothing else re-run" || fail "deleted cache/ handling"
 import sys, os, h5py
 from h5util import table
