@@ -19,6 +19,9 @@ or the N whose count x |M's op time - B's| is largest (--top).  DIR gets:
   search) and `only-K` per swapped cell, on the backend the run resolved; its description
   and a comment list which cell each `only-K` swaps.
 
+--repeats N gives the experiment N blocks instead of the run's (the top level's repeats and
+those of every [on.BACKEND] table that sets its own).
+
 Then `harness run DIR/ablation.toml` and `harness report`: each `only-K`'s composition row
 is one layer's predicted against measured e2e ratio, so its interaction is that layer's in
 situ; `all` against the product of the `only-K` ratios says whether the layers' effects add
@@ -210,8 +213,11 @@ def main():
                         % (w, o.mode, base, os.path.basename(o.results)))
     if backend and "," not in backend:
         e["backend"] = backend
-    if o.repeats > 0:
+    if o.repeats > 0:  # the top level's and every backend's own ([on.cuda] repeats = 8)
         e["repeats"] = o.repeats
+        for v in (e.get("on") or {}).values():
+            if isinstance(v, dict) and "repeats" in v:
+                v["repeats"] = o.repeats
     wl = [x for x in exp["workloads"] if x.get("name", x.get("model", x.get("op"))) == w]
     if not wl:
         fail("the recorded experiment has no workload named '%s'" % w)

@@ -79,6 +79,9 @@ expect_status 2 $PY "$AB" m.h5 --mode nosuch -o bad && expect_grep "has no mode 
 	pass "an unknown mode: exit 2, the modes listed"
 expect_status 2 $PY "$AB" m.h5 --mode default -o bad && expect_grep "both 'default'" "$SCRATCH/err" &&
 	pass "the mode is the baseline: exit 2"
+expect_status 0 $PY "$AB" m.h5 --mode heuristic --top 1 --repeats 3 -o abl3 &&
+	$PY -c 'import sys, tomllib; e = tomllib.load(open("abl3/ablation.toml", "rb")); sys.exit(not (e["repeats"] == 3 and e["on"]["cpu"]["repeats"] == 3))' &&
+	pass "--repeats sets the top level's and each backend's own repeats" || fail "--repeats left a backend's repeats as recorded"
 echo "not a folder" >afile
 expect_status 2 $PY "$AB" m.h5 --mode heuristic -o afile && expect_grep "cannot make 'afile/tables'" "$SCRATCH/err" &&
 	pass "an output that is a file: exit 2 naming it"
