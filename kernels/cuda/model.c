@@ -597,8 +597,53 @@ int cu_model_sample(struct backend *b, struct cu_cell *c, int flush, struct samp
 	return 0;
 }
 
+/* The captured forward's shape: its nodes, its kernel nodes, its edges and of them the
+ * programmatic ones (a kernel launched with programmatic dependent launch may start before
+ * the one it depends on has finished: `to` waits at its griddepcontrol.wait, the edge's
+ * port says from where, the trigger or the launch's completion).  A forward of a library's
+ * kernels that chain this way overlaps each kernel's start with the last one's tail, and a
+ * kernel that does not (the harness's templates) breaks the chain on both sides: one
+ * candidate cause of op-cell wins that do not compose (docs/BENCHMARKS.md, 2026-11-27). */
+static void graph_shape(cudaGraph_t g, const char *name, struct sbuf *out)
+{
+	size_t nn = 0, ne = 0, kernels = 0, prog = 0, launch = 0;
+	if (cudaGraphGetNodes(g, NULL, &nn) != cudaSuccess ||
+	    cudaGraphGetEdges(g, NULL, NULL, NULL, &ne) != cudaSuccess) {
+		cudaGetLastError();
+		return;
+	}
+	cudaGraphNode_t *nodes = xcalloc(nn + 1, sizeof(*nodes));
+	cudaGraphNode_t *from = xcalloc(ne + 1, sizeof(*from)), *to = xcalloc(ne + 1, sizeof(*to));
+	cudaGraphEdgeData *ed = xcalloc(ne + 1, sizeof(*ed));
+	if (cudaGraphGetNodes(g, nodes, &nn) != cudaSuccess ||
+	    cudaGraphGetEdges(g, from, to, ed, &ne) != cudaSuccess) {
+		cudaGetLastError();
+		goto done;
+	}
+	for (size_t i = 0; i < nn; i++) {
+		enum cudaGraphNodeType t;
+		if (cudaGraphNodeGetType(nodes[i], &t) == cudaSuccess && t == cudaGraphNodeTypeKernel)
+			kernels++;
+	}
+	for (size_t i = 0; i < ne; i++)
+		if (ed[i].type == cudaGraphDependencyTypeProgrammatic) {
+			prog++;
+			launch += ed[i].from_port == cudaGraphKernelNodePortLaunchCompletion;
+		}
+	sbuf_addf(out,
+		  "e2e_%s_graph_nodes=%zu\ne2e_%s_graph_kernels=%zu\ne2e_%s_graph_edges=%zu\n"
+		  "e2e_%s_graph_programmatic_edges=%zu\ne2e_%s_graph_launch_completion_edges=%zu\n",
+		  name, nn, name, kernels, name, ne, name, prog, name, launch);
+done:
+	free(nodes);
+	free(from);
+	free(to);
+	free(ed);
+}
+
 /* Per checked stream e2e cell: each op kind's event-timed share of the forward (the median
- * of 5 itemised forwards, per step), the fc's bias inside op_gemm, and their sum. */
+ * of 5 itemised forwards, per step), the fc's bias inside op_gemm, and their sum; per
+ * checked graph cell, its graph's shape (graph_shape). */
 void cu_model_describe(const struct backend *b, struct sbuf *out)
 {
 	for (size_t i = 0; i < b->ncells; i++) {
@@ -622,8 +667,11 @@ void cu_model_describe(const struct backend *b, struct sbuf *out)
 		sbuf_addf(out, "e2e_%s_steps=%zu\ne2e_%s_rel_err=%.3g\n", c->pub.name,
 			  e->m->nsteps, c->pub.name, e->err);
 		if (i + 1 < b->ncells && b->cells[i + 1]->e2e && b->cells[i + 1]->e2e->graph &&
-		    b->cells[i + 1]->e2e->ok)
-			sbuf_addf(out, "e2e_%s_rel_err=%.3g\n", b->cells[i + 1]->pub.name,
-				  b->cells[i + 1]->e2e->err);
+		    b->cells[i + 1]->e2e->ok) {
+			const struct cu_cell *gc = b->cells[i + 1];
+			sbuf_addf(out, "e2e_%s_rel_err=%.3g\n", gc->pub.name, gc->e2e->err);
+			if (gc->e2e->g)
+				graph_shape(gc->e2e->g, gc->pub.name, out);
+		}
 	}
 }

@@ -3,7 +3,8 @@
 # workload (stream launches and the CUDA graph) checked against the vendor forward within
 # the dtype's bound (the unit's info records each relative error) and timed (the stream-k
 # mode's forwards with stream-K convolutions, stream-k.lut.toml), the op cells
-# counted as the forward uses them, and the forward itemised (e2e_part lines).  Then the
+# counted as the forward uses them, the forward itemised (e2e_part lines) and its captured
+# graph's shape recorded (a chain of at least a kernel a step).  Then the
 # same forward with its maxpool left out (HARNESS_CUDA_MODEL_FAULT=1) must fail its unit as
 # incorrect (its NaN-poisoned activations reach the logits), its message naming the maxpool
 # as the first step off the vendor's: a wrong forward is never timed.  Skips (77) with the
@@ -43,6 +44,15 @@ for u in units:
             k = "e2e_%s_rel_err" % e
             c.check(k in info and float(info[k]) <= b,
                     "%s: %s = %s within %g" % (s(u["mode"]), k, info.get(k), b))
+        # the captured forward's shape: one stream's launches, so a chain (an edge fewer than
+        # nodes), at least a kernel a step; its programmatic edges counted (0 on the legacy API)
+        g = "e2e_%s/e2e-graph_graph_" % w
+        nn, nk, ne, npe = (int(info.get(g + k, -1)) for k in ("nodes", "kernels", "edges", "programmatic_edges"))
+        steps = int(info.get("e2e_%s/e2e_steps" % w, 0))
+        c.check(steps > 0 and nk >= steps and nn >= nk and ne == nn - 1 and npe >= 0 and
+                (npe == 0 or "cudnn_api=graph" in s(u["info"]).splitlines()),
+                "%s: %s's graph: %d nodes, %d kernels for %d steps, %d edges, %d programmatic"
+                % (s(u["mode"]), w, nn, nk, steps, ne, npe))
         c.check("e2e_part.%s/e2e.op_conv2d_bias_relu_add_ns" % w in info and
                 "e2e_part.%s/e2e.forward_ns" % w in info, "%s: %s's forward itemised" % (s(u["mode"]), w))
     # every mode's tuner has a plan, and the worker queued all of its cells' before tuning
