@@ -1,6 +1,7 @@
 /* spawn.c: the one place that starts processes: fork + execve with built argv and env */
 #include "config.h"
 #include "harness/base/spawn.h"
+#include "harness/base/sysinfo.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -404,6 +405,10 @@ static void fill_status(int status, const struct rusage *ru, struct spawn_status
 	st->cpu_ns = ru ? ((int64_t)ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000000000 +
 				  ((int64_t)ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) * 1000
 			: -1;
+	st->vcsw = ru ? ru->ru_nvcsw : -1;
+	st->ivcsw = ru ? ru->ru_nivcsw : -1;
+	st->migrations = -1;
+	st->last_cpu = -1;
 	if (WIFEXITED(status)) {
 		st->exited = 1;
 		st->code = WEXITSTATUS(status);
@@ -424,6 +429,17 @@ static int reap(struct spawn *sp, struct spawn_status *st, int options)
 	int status;
 	struct rusage ru;
 	pid_t r;
+	/* An exited child is a zombie until reaped: read what the scheduler kept of it first
+	 * (left waitable by WNOWAIT), then reap it. */
+	long long migrations = -1;
+	int last_cpu = -1;
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	while ((r = waitid(P_PID, (id_t)sp->pid, &si, WEXITED | WNOWAIT | options)) < 0 &&
+	       errno == EINTR)
+		;
+	if (r == 0 && si.si_pid == sp->pid)
+		sysinfo_proc_sched(sp->pid, &migrations, &last_cpu);
 	while ((r = wait4(sp->pid, &status, options, &ru)) < 0 && errno == EINTR)
 		;
 	if (r < 0)
@@ -433,6 +449,8 @@ static int reap(struct spawn *sp, struct spawn_status *st, int options)
 		return 0;
 	sp->reaped = 1;
 	fill_status(status, &ru, st);
+	st->migrations = migrations;
+	st->last_cpu = last_cpu;
 	return 1;
 }
 

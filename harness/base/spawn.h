@@ -27,6 +27,10 @@ struct spawn_status {
 	int sig;
 	int64_t cpu_ns; /* user + system CPU time of the child and of the descendants it
 			 * waited for (wait4's rusage); -1: not known */
+	int64_t vcsw, ivcsw;  /* their voluntary and involuntary context switches (rusage);
+			       * -1: not known */
+	long long migrations; /* the child's main thread's moves between CPUs, and the CPU it */
+	int last_cpu;         /* last ran on, read before reaping (sysinfo_proc_sched); -1 */
 };
 
 struct spawn {

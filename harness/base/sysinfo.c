@@ -121,3 +121,29 @@ double sysinfo_cpu_busy(const struct sysinfo_cpu *a, const struct sysinfo_cpu *b
 		return -1;
 	return (double)(b->busy - a->busy) / (double)dt * (double)ncpu;
 }
+
+void sysinfo_proc_sched(pid_t pid, long long *migrations, int *last_cpu)
+{
+	char path[64], buf[4096];
+	*migrations = -1;
+	*last_cpu = -1;
+	snprintf(path, sizeof(path), "/proc/%ld/sched", (long)pid);
+	if (sysinfo_read_small(path, buf, sizeof(buf)) > 0) {
+		const char *m = strstr(buf, "se.nr_migrations");
+		const char *colon = m ? strchr(m, ':') : NULL;
+		long long v;
+		if (colon && sscanf(colon + 1, "%lld", &v) == 1 && v >= 0)
+			*migrations = v;
+	}
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if (sysinfo_read_small(path, buf, sizeof(buf)) > 0) {
+		/* after the command's closing parenthesis: field 3 (the state) onwards */
+		const char *f = strrchr(buf, ')');
+		int field = 2, cpu;
+		for (f = f ? f + 1 : NULL; f && *f && field < 39; f++)
+			if (*f == ' ')
+				field++;
+		if (f && field == 39 && sscanf(f, "%d", &cpu) == 1 && cpu >= 0)
+			*last_cpu = cpu;
+	}
+}

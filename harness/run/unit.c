@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,18 +172,29 @@ int unit_start(const struct unit_spec *s, struct progress *prog, struct rec_unit
 
 /* The host's CPU note (unit.h), appended to u's info. */
 static void note_host(struct rec_unit_data *u, const struct sysinfo_cpu *a,
-		      const struct sysinfo_cpu *b, long ncpu, int64_t cpu_ns, int64_t wall_ns)
+		      const struct sysinfo_cpu *b, long ncpu, const struct spawn_status *st,
+		      int64_t wall_ns)
 {
 	double busy = sysinfo_cpu_busy(a, b, ncpu);
-	if (busy < 0 || cpu_ns < 0 || wall_ns <= 0)
+	if (busy < 0 || st->cpu_ns < 0 || wall_ns <= 0)
 		return;
 	const char *old = u->info ? u->info : "";
 	size_t n = strlen(old);
-	char *info = xasprintf("%s%shost_cpus=%ld\nhost_busy_cpus=%.3f\nhost_unit_cpus=%.3f\n", old,
-			       n && old[n - 1] != '\n' ? "\n" : "", ncpu, busy,
-			       (double)cpu_ns / (double)wall_ns);
+	struct sbuf sb;
+	sbuf_init(&sb);
+	sbuf_addf(&sb, "%s%shost_cpus=%ld\nhost_busy_cpus=%.3f\nhost_unit_cpus=%.3f\n", old,
+		  n && old[n - 1] != '\n' ? "\n" : "", ncpu, busy,
+		  (double)st->cpu_ns / (double)wall_ns);
+	if (st->vcsw >= 0 && st->ivcsw >= 0)
+		sbuf_addf(&sb, "host_unit_voluntary_switches=%" PRId64
+			       "\nhost_unit_involuntary_switches=%" PRId64 "\n",
+			  st->vcsw, st->ivcsw);
+	if (st->migrations >= 0)
+		sbuf_addf(&sb, "host_unit_migrations=%lld\n", st->migrations);
+	if (st->last_cpu >= 0)
+		sbuf_addf(&sb, "host_unit_last_cpu=%d\n", st->last_cpu);
 	free(u->info);
-	u->info = info;
+	u->info = sbuf_detach(&sb);
 }
 
 int unit_finish(struct unit_job *j, int failed)
@@ -200,7 +212,7 @@ int unit_finish(struct unit_job *j, int failed)
 	x->wall_ns = util_now_ns() - j->t0;
 	struct sysinfo_cpu cpu1;
 	if (s->note_host && j->cpu0_ok && !sysinfo_cpu_sample(&cpu1))
-		note_host(j->u, &j->cpu0, &cpu1, sysconf(_SC_NPROCESSORS_ONLN), j->st.cpu_ns,
+		note_host(j->u, &j->cpu0, &cpu1, sysconf(_SC_NPROCESSORS_ONLN), &j->st,
 			  x->wall_ns);
 	util_utc_now(t);
 	x->end_utc = xstrdup(t);

@@ -68,7 +68,12 @@ struct unit_spec {
  * descendants it waited for).  The difference is other work on the host: contention that
  * host-bound cells (a stream-launched forward, CPU ops) time as well (the audit's
  * host-load check).  Nothing is added where /proc/stat or the unit's CPU time cannot be
- * read. */
+ * read.  Then, each where known: host_unit_voluntary_switches and
+ * host_unit_involuntary_switches (the unit's context switches, rusage: an involuntary one is
+ * the scheduler preempting it), host_unit_migrations (its main thread's moves between CPUs)
+ * and host_unit_last_cpu (the CPU it ran on last), read from /proc before it is reaped:
+ * which CPU a host-bound unit ran on, and how often it moved, are candidate causes of a
+ * process that is slow for its whole life. */
 
 /* Run one unit.  Its records go into *u (initialised by the caller, whose u->unit already
  * holds the plan's fields); this fills u->unit's pid, times, exit code, signal, status,

@@ -1,6 +1,7 @@
 # tests/cli/host-load.sh: the harness's note of the host's CPUs in each unit's info
-# (host_cpus, host_busy_cpus, host_unit_cpus: unit.h, "the host's CPU note") and the audit's
-# host-load check on it.  Every unit records the three, in range (busy and own CPUs within
+# (host_cpus, host_busy_cpus, host_unit_cpus and the unit's context switches, CPU moves and
+# last CPU: unit.h, "the host's CPU note") and the audit's host-load check on it.  Every unit
+# records them, in range (busy and own CPUs within
 # the host's, the unit's own work inside the host's busy time up to rounding); with a busy
 # loop on every CPU while the units run, the check WARNs and names the units and the mode;
 # a file from before the note has no such check.
@@ -12,10 +13,13 @@ cp "$DATA/run/resume.toml" exp.toml
 ncpu=$(getconf _NPROCESSORS_ONLN)
 
 expect_status 0 h run -q -o quiet.h5 exp.toml || finish
-$PY - quiet.h5 "$ncpu" <<'PYEOF' && pass "every unit notes the host's CPUs, in range" || fail "host notes"
+sched=0
+[ -r /proc/self/sched ] && grep -q nr_migrations /proc/self/sched && sched=1
+[ $sched = 1 ] || echo "note: no /proc/PID/sched (a kernel without scheduler statistics): host_unit_migrations is not expected"
+$PY - quiet.h5 "$ncpu" "$sched" <<'PYEOF' && pass "every unit notes the host's CPUs, in range, and its switches, moves and last CPU" || fail "host notes"
 import sys, h5py
 from h5util import table
-ncpu = int(sys.argv[2])
+ncpu, sched = int(sys.argv[2]), sys.argv[3] == "1"
 with h5py.File(sys.argv[1], "r") as f:
     units = table(f, "units")
 assert len(units) == 12, len(units)
@@ -28,6 +32,14 @@ for u in units:
     # the unit's own CPU time is part of the host's busy time (ticks against rusage: slack)
     assert own <= busy + 0.15, (u["id"], own, busy)
     assert own > 0.05, (u["id"], own)  # it measured a GEMM on a CPU core
+    # its context switches (rusage) and, where /proc keeps them, its moves and last CPU
+    assert int(kv["host_unit_voluntary_switches"]) >= 0, kv
+    assert int(kv["host_unit_involuntary_switches"]) >= 0, kv
+    assert 0 <= int(kv["host_unit_last_cpu"]) < ncpu, kv
+    if sched:
+        assert int(kv["host_unit_migrations"]) >= 0, kv
+    else:
+        assert "host_unit_migrations" not in kv, kv
 PYEOF
 
 if [ "$ncpu" -lt 2 ]; then

@@ -1,5 +1,6 @@
 /* test-spawn.c: unit tests for spawn.h (exit codes, signals, exec errors, PATH, env,
- * redirections, record pipe, descriptor hygiene, process groups) and envcap.h */
+ * redirections, record pipe, descriptor hygiene, process groups, what the scheduler kept of
+ * a reaped child) and envcap.h */
 #include "config.h"
 
 #include <check.h>
@@ -678,6 +679,47 @@ START_TEST(test_llc)
 }
 END_TEST
 
+/* What the scheduler kept of a reaped child: its context switches (rusage) and, read from
+ * /proc before reaping, its moves between CPUs and its last CPU; by spawn_wait and by
+ * spawn_poll alike.  The child blocks in wait for its own child (sleep): a voluntary
+ * switch. */
+START_TEST(test_sched_note)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	char buf[4096];
+	int sched = sysinfo_read_small("/proc/self/sched", buf, sizeof(buf)) > 0 &&
+		    strstr(buf, "se.nr_migrations");
+	long long mig;
+	int cpu;
+	sysinfo_proc_sched(getpid(), &mig, &cpu);
+	ck_assert(cpu >= 0 && cpu < ncpu);
+	ck_assert(sched ? mig >= 0 : mig == -1);
+	for (int poll = 0; poll < 2; poll++) {
+		struct spawn sp;
+		struct spawn_status st;
+		spawn_init(&sp);
+		sp.argv = ARGV("/bin/sh", "-c", "i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done; sleep 0.05");
+		sp.env = ARGV("PATH=/bin:/usr/bin");
+		ck_assert_int_eq(spawn_start(&sp), 0);
+		if (poll) {
+			int r;
+			while ((r = spawn_poll(&sp, &st)) == 0)
+				usleep(10000);
+			ck_assert_int_eq(r, 1);
+		} else {
+			ck_assert_int_eq(spawn_wait(&sp, &st), 0);
+		}
+		spawn_release(&sp);
+		ck_assert_int_eq(st.code, 0);
+		ck_assert_int_gt(st.cpu_ns, 0);
+		ck_assert_int_ge(st.vcsw, 1);
+		ck_assert_int_ge(st.ivcsw, 0);
+		ck_assert(st.last_cpu >= 0 && st.last_cpu < ncpu);
+		ck_assert(sched ? st.migrations >= 0 : st.migrations == -1);
+	}
+}
+END_TEST
+
 static Suite *spawn_suite(void)
 {
 	Suite *s = suite_create("spawn");
@@ -700,6 +742,7 @@ static Suite *spawn_suite(void)
 	tcase_add_test(tc, test_signals_reset);
 	tcase_add_test(tc, test_wait_errors);
 	tcase_add_test(tc, test_capture_large);
+	tcase_add_test(tc, test_sched_note);
 	suite_add_tcase(s, tc);
 
 	TCase *te = tcase_create("envcap");
