@@ -429,16 +429,12 @@ static int reap(struct spawn *sp, struct spawn_status *st, int options)
 	int status;
 	struct rusage ru;
 	pid_t r;
-	/* An exited child is a zombie until reaped: read what the scheduler kept of it first
-	 * (left waitable by WNOWAIT), then reap it. */
+	/* A poll reads what the scheduler says of the child first: still running, or exited
+	 * and a zombie until the wait4 below reaps it, /proc holds its latest (a child that
+	 * exits between the two keeps the last poll's).  A blocking wait reads nothing. */
 	long long migrations = -1;
 	int last_cpu = -1;
-	siginfo_t si;
-	memset(&si, 0, sizeof(si));
-	while ((r = waitid(P_PID, (id_t)sp->pid, &si, WEXITED | WNOWAIT | options)) < 0 &&
-	       errno == EINTR)
-		;
-	if (r == 0 && si.si_pid == sp->pid)
+	if (options & WNOHANG)
 		sysinfo_proc_sched(sp->pid, &migrations, &last_cpu);
 	while ((r = wait4(sp->pid, &status, options, &ru)) < 0 && errno == EINTR)
 		;

@@ -30,7 +30,9 @@ struct spawn_status {
 	int64_t vcsw, ivcsw;  /* their voluntary and involuntary context switches (rusage);
 			       * -1: not known */
 	long long migrations; /* the child's main thread's moves between CPUs, and the CPU it */
-	int last_cpu;         /* last ran on, read before reaping (sysinfo_proc_sched); -1 */
+	int last_cpu;         /* last ran on, read by spawn_poll before it reaps (the value of
+			       * its last poll: sysinfo_proc_sched); -1 from spawn_wait or
+			       * where /proc cannot tell */
 };
 
 struct spawn {

@@ -27,8 +27,8 @@ int sysinfo_cpu_sample(struct sysinfo_cpu *c);
  * -1 when no time passed between them. */
 double sysinfo_cpu_busy(const struct sysinfo_cpu *a, const struct sysinfo_cpu *b, long ncpu);
 
-/* Process pid's main thread as the scheduler saw it (readable until the process is reaped,
- * a zombie's included): its moves between CPUs (/proc/PID/sched's se.nr_migrations: Linux
+/* Process pid's main thread as the scheduler sees it (readable while it runs and, a zombie,
+ * until it is reaped): its moves between CPUs (/proc/PID/sched's se.nr_migrations: Linux
  * with scheduler statistics) and the CPU it last ran on (/proc/PID/stat's 39th field).
  * Either is -1 where it cannot be read. */
 void sysinfo_proc_sched(pid_t pid, long long *migrations, int *last_cpu);
