@@ -602,8 +602,9 @@ int cu_model_sample(struct backend *b, struct cu_cell *c, int flush, struct samp
  * the one it depends on has finished: `to` waits at its griddepcontrol.wait, the edge's
  * port says from where, the trigger or the launch's completion).  A forward of a library's
  * kernels that chain this way overlaps each kernel's start with the last one's tail, and a
- * kernel that does not (the harness's templates) breaks the chain on both sides: one
- * candidate cause of op-cell wins that do not compose (docs/BENCHMARKS.md, 2026-11-27). */
+ * kernel that does not (the harness's templates) breaks the chain on both sides.  Measured
+ * (docs/BENCHMARKS.md, 2026-11-27): cuDNN's graph API chains some of its kernels, its legacy
+ * API none, so on the legacy path this is not why op-cell wins fail to compose. */
 static void graph_shape(cudaGraph_t g, const char *name, struct sbuf *out)
 {
 	size_t nn = 0, ne = 0, kernels = 0, prog = 0, launch = 0;
