@@ -429,12 +429,13 @@ static int reap(struct spawn *sp, struct spawn_status *st, int options)
 	int status;
 	struct rusage ru;
 	pid_t r;
-	/* A poll reads what the scheduler says of the child first: still running, or exited
-	 * and a zombie until the wait4 below reaps it, /proc holds its latest (a child that
-	 * exits between the two keeps the last poll's).  A blocking wait reads nothing. */
+	/* A poll asked to (note_sched) reads what the scheduler says of the child first: still
+	 * running, or exited and a zombie until the wait4 below reaps it, /proc holds its
+	 * latest (a child that exits between the two keeps the last poll's).  A blocking wait
+	 * reads nothing. */
 	long long migrations = -1;
 	int last_cpu = -1;
-	if (options & WNOHANG)
+	if ((options & WNOHANG) && sp->note_sched)
 		sysinfo_proc_sched(sp->pid, &migrations, &last_cpu);
 	while ((r = wait4(sp->pid, &status, options, &ru)) < 0 && errno == EINTR)
 		;

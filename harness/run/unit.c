@@ -114,6 +114,7 @@ int unit_step(struct unit_job *j, int stop, int wait_ms)
 			}
 		}
 	}
+	j->sp.note_sched = !j->open; /* its records are in: it is ending (unit.h, the CPU note) */
 	int done = spawn_poll(&j->sp, &j->st);
 	if (done < 0)
 		return -1;

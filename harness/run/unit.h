@@ -71,9 +71,10 @@ struct unit_spec {
  * read.  Then, each where known: host_unit_voluntary_switches and
  * host_unit_involuntary_switches (the unit's context switches, rusage: an involuntary one is
  * the scheduler preempting it), host_unit_migrations (its main thread's moves between CPUs)
- * and host_unit_last_cpu (the CPU it ran on last), read from /proc at each poll until it is
- * reaped (the last poll's): which CPU a host-bound unit ran on, and how often it moved, are
- * candidate causes of a process that is slow for its whole life. */
+ * and host_unit_last_cpu (the CPU it ran on last), read from /proc at the polls after its
+ * record pipe closed, until it is reaped (never while it measures; absent where a
+ * grandchild holds the pipe open to the end): which CPU a host-bound unit ran on, and how
+ * often it moved, are candidate causes of a process that is slow for its whole life. */
 
 /* Run one unit.  Its records go into *u (initialised by the caller, whose u->unit already
  * holds the plan's fields); this fills u->unit's pid, times, exit code, signal, status,

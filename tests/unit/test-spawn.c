@@ -680,8 +680,9 @@ START_TEST(test_llc)
 END_TEST
 
 /* What the scheduler kept of a reaped child: its context switches (rusage), by spawn_wait
- * and spawn_poll alike, and, read from /proc by spawn_poll before it reaps, its moves
- * between CPUs and its last CPU (spawn_wait: -1, nothing read).  The child blocks in wait
+ * and spawn_poll alike, and, read from /proc by spawn_poll before it reaps when note_sched
+ * is set, its moves between CPUs and its last CPU (-1, nothing read, from spawn_wait or a
+ * poll without it).  The child blocks in wait
  * for its own child (sleep): a voluntary switch. */
 START_TEST(test_sched_note)
 {
@@ -694,12 +695,15 @@ START_TEST(test_sched_note)
 	sysinfo_proc_sched(getpid(), &mig, &cpu);
 	ck_assert(cpu >= 0 && cpu < ncpu);
 	ck_assert(sched ? mig >= 0 : mig == -1);
-	for (int poll = 0; poll < 2; poll++) {
+	/* v 0: spawn_wait; 1: spawn_poll without note_sched; 2: with it */
+	for (int v = 0; v < 3; v++) {
+		int poll = v > 0;
 		struct spawn sp;
 		struct spawn_status st;
 		spawn_init(&sp);
 		sp.argv = ARGV("/bin/sh", "-c", "i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done; sleep 0.05");
 		sp.env = ARGV("PATH=/bin:/usr/bin");
+		sp.note_sched = v != 1; /* spawn_wait reads nothing all the same */
 		ck_assert_int_eq(spawn_start(&sp), 0);
 		if (poll) {
 			int r;
@@ -714,7 +718,7 @@ START_TEST(test_sched_note)
 		ck_assert_int_gt(st.cpu_ns, 0);
 		ck_assert_int_ge(st.vcsw, 1);
 		ck_assert_int_ge(st.ivcsw, 0);
-		if (poll) {
+		if (v == 2) {
 			ck_assert(st.last_cpu >= 0 && st.last_cpu < ncpu);
 			ck_assert(sched ? st.migrations >= 0 : st.migrations == -1);
 		} else {
