@@ -154,6 +154,19 @@ static char *restricted_modes(const struct experiment *e)
 	return sbuf_detach(&sb);
 }
 
+/* "; on cuda: 100 repeats" for each [on.BACKEND] table that sets repeats, or "" (heap): a
+ * run resolved to that backend runs that many blocks, not the top-level count. */
+static char *backend_repeats(const struct experiment *e)
+{
+	struct sbuf sb;
+	sbuf_init(&sb);
+	for (size_t i = 0; i < e->non; i++)
+		if (e->on[i].has_repeats)
+			sbuf_addf(&sb, "; on %s: %" PRId64 " repeats", e->on[i].backend,
+				  e->on[i].repeats);
+	return sbuf_detach(&sb);
+}
+
 /* Load each file in turn (schema, ranges, catalog, tuners, and every hypothesis file it
  * names, parsed: cmd_load_experiment); print one "ok" line per valid file on stdout.  The
  * first invalid file's error goes to stderr and ends the command with EXIT_USAGE: nothing
@@ -166,10 +179,12 @@ static int check_exec(const struct cmd_args *a)
 		if (cmd_load_experiment(path, &e))
 			return EXIT_USAGE;
 		char *only = restricted_modes(e);
-		printf("'%s': ok (%zu modes, %zu workloads, %" PRId64 " repeats%s%s)\n", path,
+		char *on = backend_repeats(e);
+		printf("'%s': ok (%zu modes, %zu workloads, %" PRId64 " repeats%s%s%s)\n", path,
 		       e->nmodes, e->nworkloads, e->repeats,
 		       e->unit_scope == UNIT_SCOPE_WORKLOAD ? ", a unit per mode and workload" : "",
-		       only);
+		       on, only);
+		free(on);
 		free(only);
 		experiment_free(e);
 		/* keep the ok lines in step with a later file's error on stderr */

@@ -38,7 +38,7 @@ ngood=0
 for f in experiments/good-*.toml; do
 	ngood=$((ngood + 1))
 	expect_status 0 h check "$f" || continue
-	ok_line="^'$f': ok \([0-9]+ modes, [0-9]+ workloads, [0-9]+ repeats(, [^;)]+)?(; mode '[^']+' runs only '[^)]+)*\)\$"
+	ok_line="^'$f': ok \([0-9]+ modes, [0-9]+ workloads, [0-9]+ repeats(, [^;)]+)?(; on [a-z0-9]+: [0-9]+ repeats)*(; mode '[^']+' runs only '[^)]+)*\)\$"
 	expect_grep "$ok_line" "$OUT" || continue
 	if [ "$(wc -l <"$OUT")" -ne 1 ]; then
 		fail "$f: more than the ok line on stdout"
@@ -57,6 +57,12 @@ fi
 if expect_status 0 h check experiments/good-full.toml; then
 	expect_grep "^'experiments/good-full.toml': ok \(4 modes, 3 workloads, 4 repeats\)\$" \
 		"$OUT"
+fi
+
+# [on.BACKEND] repeats are named: a run on that backend runs that many blocks, not the
+# top level's (a 100-block [on.cuda] once hid behind "10 repeats").
+if expect_status 0 h check experiments/good-on-repeats.toml; then
+	expect_grep "^'experiments/good-on-repeats.toml': ok \(1 modes, 1 workloads, 10 repeats; on cpu: 3 repeats; on cuda: 100 repeats\)\$" "$OUT"
 fi
 
 # A mode's `workloads` are named on its ok line.
