@@ -117,7 +117,8 @@ static void add_field_values(const struct space_field *f, struct sbuf *sb)
 		sbuf_addf(sb, "%s%" PRId64, i ? ", " : "", f->values[i]);
 }
 
-/* Parse "NAME=VALUE,..." (every field exactly once, any order) or "vendor".  Messages name
+/* Parse "NAME=VALUE,..." (every field exactly once, any order), "vendor:P=V,..." (a vendor
+ * candidate as config_format writes it) or bare "vendor" (candidate 0).  Messages name
  * the offending item; the caller adds where the text came from. */
 int config_parse(const struct space *s, const char *text, struct config *out, char **cause)
 {
@@ -146,6 +147,14 @@ int config_parse(const struct space *s, const char *text, struct config *out, ch
 				ret = 0;
 				goto done;
 			}
+		}
+		/* Bare "vendor": the library's own choice (candidate 0, what the vendor tuner
+		 * runs), whatever its parameters on this machine: a hand-written table's way to
+		 * say "cuDNN's heuristic here" without naming an algorithm. */
+		if (!strcmp(text, "vendor")) {
+			space_vendor_point(s, 0, out);
+			ret = 0;
+			goto done;
 		}
 		sbuf_addf(&sb, "'%s' is not a vendor candidate of the '%s' space (candidates: ", text,
 			  s->op);

@@ -674,6 +674,11 @@ START_TEST(test_vendor_params)
 	ck_assert(back.vendor && back.vendor_idx == 1 && config_equal(&s, &back, &c));
 	ck_assert_int_eq(config_parse(&s, "vendor:algo=6", &back, &cause), 0);
 	ck_assert(!config_equal(&s, &back, &c));
+	/* bare "vendor" is the library's own choice, candidate 0, whatever its parameters */
+	ck_assert_int_eq(config_parse(&s, "vendor", &back, &cause), 0);
+	ck_assert(back.vendor && back.vendor_idx == 0);
+	ck_assert_int_eq(config_parse(&s, "vendor:", &back, &cause), -1);
+	free(cause);
 	ck_assert_int_eq(config_parse(&s, "vendor:algo=7", &back, &cause), -1);
 	ck_assert_str_eq(cause, "'vendor:algo=7' is not a vendor candidate of the 'toy' space "
 				"(candidates: vendor:algo=6, vendor:algo=11,split=2)");
