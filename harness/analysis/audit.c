@@ -673,6 +673,8 @@ int audit_build(const struct analysis *an, const struct report *rep, struct audi
 	check_devices(au, &c);
 	if (audit_host_check(au, path))
 		goto done;
+	if (audit_tuner_check(au, path))
+		goto done;
 	check_failures(au, &c);
 	check_op_e2e(au, &c);
 	check_hypotheses(au, &c);

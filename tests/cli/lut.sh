@@ -47,6 +47,28 @@ for mode in ("lut", "lut-exact"):
     print("ok:", mode, nt)
 PYEOF
 
+# the audit's tuner-fallback check: cells that fell back from the table WARN, with counts per
+# mode; a mode that fell back in most of its cells FAILs (it ran the heuristic)
+tf='^\| tuners used what they were given \(tables, models\) \|'
+sed 's/table = "lut.toml", match = "exact"/table = "lut.toml"/' lut.exp.toml >near.exp.toml
+expect_status 0 h run near.exp.toml -o n.h5 && h audit n.h5 >audit.md
+expect_grep "$tf \*\*WARN\*\* \| 2 of 6 op-cell notes fell back \(in 2 modes\)" audit.md && \
+	expect_grep "^- 'lut': 1 of 3 op-cell notes over 1 unit fell back; the first \(unit [0-9]+\): br/bias_relu:c=8,hw=256: lut: fell back to the heuristic: stale entry" audit.md && \
+	expect_grep "^- 'lut-exact': 1 of 3 op-cell notes over 1 unit fell back; the first" audit.md && \
+	pass "audit: cells that fell back from the table WARN"
+h audit r.h5 >audit-r.md
+expect_grep "$tf \*\*FAIL\*\* \| 1 mode fell back in most of its op cells" audit-r.md && \
+	expect_grep "^- 'lut-exact': 2 of 3 op-cell notes over 1 unit fell back \(most cells" audit-r.md && \
+	pass "audit: a mode that fell back in most cells FAILs"
+sed -n '/^\[\[entries\]\]/,$p' lut.toml | sed -n '/op = "bias_relu"/,$p' | \
+	sed '1i [[entries]]' >stale.toml
+sed 's/table = "lut.toml", match = "exact"/table = "stale.toml", match = "exact"/' lut.exp.toml \
+	>stale.exp.toml
+expect_status 0 h run stale.exp.toml -o s.h5 && h audit s.h5 >audit-s.md
+expect_grep "$tf \*\*FAIL\*\* \| 1 mode fell back in most of its op cells: .*; 4 of 6 notes in all" audit-s.md && \
+	expect_grep "^- 'lut-exact': 3 of 3 op-cell notes over 1 unit fell back \(most cells" audit-s.md && \
+	pass "audit: a mode that fell back everywhere FAILs"
+
 # errors in a table at check: file:line:col
 bad() { # NAME TABLE-TEXT WANT-REGEX
 	printf '%s\n' "$2" > "bad-$1.toml"

@@ -912,6 +912,27 @@ START_TEST(test_lut)
 	ck_assert_uint_eq(y.ntried, 2);
 	ck_assert_msg(strstr(r.note, "failed: incorrect"), "%s", r.note);
 	y.cost = convex_cost;
+	/* config "vendor" where the vendor's candidates carry parameters (cuDNN's
+	 * "vendor:algo=1,math=1"): the library's own choice, candidate 0, from the table */
+	y.s.nvendors = 2;
+	y.s.vendors[0].nparams = 1;
+	y.s.vendors[0].params[0] = (struct vendor_param){ "algo", 1 };
+	y.s.vendors[1].nparams = 1;
+	y.s.vendors[1].params[0] = (struct vendor_param){ "algo", 0 };
+	e[1].config = "vendor";
+	r = tune_lut(&y, &l, "n=1024");
+	ck_assert_int_eq(r.reason, TUNE_RULE);
+	ck_assert(r.best.vendor && r.best.vendor_idx == 0);
+	ck_assert_msg(strstr(r.note, "exact entry 't.toml':8:10"), "%s", r.note);
+	e[1].config = "vendor:algo=0";
+	r = tune_lut(&y, &l, "n=1024");
+	ck_assert(r.best.vendor && r.best.vendor_idx == 1);
+	e[1].config = "vendor:algo=7"; /* not offered here: stale, the heuristic */
+	r = tune_lut(&y, &l, "n=1024");
+	ck_assert(config_equal(&y.s, &r.best, &y.start));
+	ck_assert_msg(strstr(r.note, "stale entry 't.toml':8:10: 'vendor:algo=7' is not a vendor "
+				     "candidate"), "%s", r.note);
+	y.s.nvendors = 0;
 	/* no entry for the op; an unusable table; no table */
 	struct tuner_cell other = { .name = "x", .op = "other", .shape = "n=64" };
 	struct tuner_args a = { .space = &y.s, .cell = &other, .seed = 1, .lut = &l };
