@@ -14,14 +14,16 @@
 #   options     passed to `harness run` (--gpus, --max-time, --share-split-blocks, ...)
 #
 # Environment: HARNESS, the harness to run (default .gpu-lead/bundle/run.sh); POLL, the seconds
-# a call waits for the run (default 540); OUT, where a call leaves chunk.tgz (default .); STATE,
-# the machine's own folder for the run (default /tmp/lease-chunk).
+# a call waits for the run (default 540); PACK_EVERY, the seconds between packs of chunk.tgz
+# while it waits (default 30); OUT, where a call leaves chunk.tgz (default .); STATE, the
+# machine's own folder for the run (default /tmp/lease-chunk).
 #
 # The first call on a machine copies RUN/'s journal, logs and experiment.toml into STATE (the
 # checkout is replaced at every call, so the run must not write into it) and starts the run
 # there, detached; every call then waits up to POLL seconds or until the run exits, and packs
 # the run's journal/ and logs/ (never its caches) into $OUT/chunk.tgz, paths relative to RUN/'s
-# parent.  Unpack it over the checkout's copy and commit.  The last line printed is
+# parent: at its start, every PACK_EVERY seconds and at its end, so a call cut off at its
+# time limit still leaves its last pack.  Unpack it over the checkout's copy and commit.  The last line printed is
 # "lease-chunk: running (N units in the journal)" or "lease-chunk: exited RC (N units ...)".
 # Exit status: 0, or 2 for bad arguments.
 set -u
@@ -64,15 +66,29 @@ if [ ! -e "$state/started" ]; then
 		echo $? >"'"$state"'/rc"' "$harness" "$@" </dev/null >/dev/null 2>&1 &
 fi
 
+# Pack the journal and logs into $OUT/chunk.tgz (whole or not at all: written aside, then
+# renamed).  Done at the call's start, every PACK_EVERY seconds while it waits and at its end,
+# so that a call killed at its time limit still brings back what had been recorded by its
+# last pack.
+pack() {
+	local dirs=$name/journal
+	[ -d "$state/$name/logs" ] && dirs="$dirs $name/logs"
+	# shellcheck disable=SC2086 # two folder names
+	tar czf "$out/chunk.tgz.part" -C "$state" --exclude=lock $dirs 2>/dev/null &&
+		mv -f "$out/chunk.tgz.part" "$out/chunk.tgz"
+}
+pack
 end=$((SECONDS + ${POLL:-540}))
+next=$((SECONDS + ${PACK_EVERY:-30}))
 while [ $SECONDS -lt $end ] && [ ! -e "$state/rc" ]; do
 	sleep 2
+	if [ $SECONDS -ge $next ]; then
+		pack
+		next=$((SECONDS + ${PACK_EVERY:-30}))
+	fi
 done
 units=$(ls "$state/$name/journal" 2>/dev/null | grep -c '^unit-')
-dirs=$name/journal
-[ -d "$state/$name/logs" ] && dirs="$dirs $name/logs"
-# shellcheck disable=SC2086 # two folder names
-tar czf "$out/chunk.tgz" -C "$state" --exclude=lock $dirs 2>/dev/null
+pack
 tail -3 "$state/run.err" 2>/dev/null
 if [ -e "$state/rc" ]; then
 	echo "lease-chunk: exited $(cat "$state/rc") ($units units in the journal)"

@@ -41,6 +41,15 @@ for f in repo/r/journal/unit-*.h5; do cmp -s "$f" "back/r/journal/$(basename "$f
 	fail "the resumed journal changed a recorded unit or lacks a missing one"
 [ -e repo/r/journal/lock ] && fail "the chunk wrote into the checkout's copy"
 
+# a call cut off at its time limit while it waits still leaves chunk.tgz: packed at its start
+# (a run that never ends: its state has started, no rc)
+mkdir -p "$SCRATCH/st4/r/journal" o4
+touch "$SCRATCH/st4/started" "$SCRATCH/st4/r/journal/unit-0000.h5"
+POLL=60 PACK_EVERY=1 STATE="$SCRATCH/st4" OUT=o4 timeout -s KILL 3 bash "$S" runs/r.h5 exp.toml \
+	>c4.out 2>&1
+tar tzf o4/chunk.tgz 2>/dev/null | grep -q '^r/journal/unit-0000.h5$' && [ ! -e o4/chunk.tgz.part ] &&
+	pass "a call killed while it waits leaves its last pack" || fail "no chunk.tgz from a killed call"
+
 expect_status 2 bash "$S" exp.toml && grep -q "usage" "$SCRATCH/err" && pass "one argument: usage, exit 2"
 expect_status 2 bash "$S" runs/r exp.toml && grep -q "not a results file" "$SCRATCH/err" &&
 	pass "a run name without .h5: exit 2"
