@@ -5,6 +5,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,4 +148,29 @@ void sysinfo_proc_sched(pid_t pid, long long *migrations, int *last_cpu)
 		if (f && field == 39 && sscanf(f, "%d", &cpu) == 1 && cpu >= 0)
 			*last_cpu = cpu;
 	}
+}
+
+void sysinfo_spin(int reps, struct sysinfo_spin *out)
+{
+	/* an xorshift-multiply chain: each step needs the last, so the time is the core's
+	 * latency for it, not a compiler's or a memory system's choice */
+	volatile uint64_t seed = 0x9e3779b97f4a7c15u;
+	out->ns = -1;
+	for (int r = 0; r < reps; r++) {
+		uint64_t x = seed;
+		int64_t t0 = util_now_ns();
+		for (int i = 0; i < (1 << 20); i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			x *= 0x2545f4914f6cdd1du;
+		}
+		int64_t dt = util_now_ns() - t0;
+		seed = x; /* keeps the chain */
+		if (out->ns < 0 || dt < out->ns)
+			out->ns = dt;
+	}
+	out->cpu = sched_getcpu();
+	if (out->cpu < 0)
+		out->cpu = -1;
 }

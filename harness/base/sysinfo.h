@@ -33,4 +33,15 @@ double sysinfo_cpu_busy(const struct sysinfo_cpu *a, const struct sysinfo_cpu *b
  * Either is -1 where it cannot be read. */
 void sysinfo_proc_sched(pid_t pid, long long *migrations, int *last_cpu);
 
+/* How fast this thread's CPU runs host code now: the least time in ns, over reps tries, of a
+ * fixed chain of 2^20 dependent integer steps (no memory traffic, no system call), and the
+ * CPU the thread was on at the end (-1 unknown).  About 1-3 ms a try on a current core; a
+ * core shared with a busy SMT sibling, or clocked down, takes longer.  For a unit slow for
+ * its whole life: is its core slow, or its code? */
+struct sysinfo_spin {
+	long long ns;
+	int cpu;
+};
+void sysinfo_spin(int reps, struct sysinfo_spin *out);
+
 #endif

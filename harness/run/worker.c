@@ -10,6 +10,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "harness/base/sysinfo.h"
 #include "harness/config/experiment.h"
 #include "harness/record/proto.h"
 #include "harness/record/recorder.h"
@@ -18,6 +19,10 @@
 #include "kernels/tune.h"
 #include "kernels/tuner.h"
 #include "stats/stats.h"
+
+/* Tries of the host-speed probe before and after the measurement (sysinfo_spin): about
+ * 1-3 ms each, the least of them kept. */
+#define SPIN_REPS 5
 
 /* Setup-time accounting for the unit (all ns). */
 struct setup {
@@ -585,21 +590,34 @@ int worker_main(const struct worker_args *a)
 		prepare_result_release(&res);
 	}
 
+	/* The core's speed for host code, just before and just after the timed regions (never
+	 * inside them): a slow process's core, or its code (sysinfo.h)? */
 	t_checked = util_now_ns();
+	struct sysinfo_spin spin0, spin1;
+	sysinfo_spin(SPIN_REPS, &spin0);
+	int64_t t_measure0 = util_now_ns();
 
 	/* Measurement. */
 	for (size_t i = 0; i < ncells && !strcmp(w.verdict, REC_STATUS_OK); i++)
 		if (measure_cell(&w, i))
 			goto done;
 	t_measured = util_now_ns();
+	sysinfo_spin(SPIN_REPS, &spin1);
 
 	/* Where the unit's own time went, for the overhead accounting (docs/BENCHMARKS.md). */
 	char *phases = xasprintf("phase_start_ns=%" PRId64 "\nphase_tune_ns=%" PRId64
 				 "\nphase_e2e_check_ns=%" PRId64 "\nphase_measure_ns=%" PRId64 "\n",
 				 t0 - t_start, t_tuned - t0, t_checked - t_tuned,
-				 t_measured - t_checked);
+				 t_measured - t_measure0);
 	r = proto_info(&w.out, phases);
 	free(phases);
+	if (!r) {
+		char *spin = xasprintf("host_spin_ns_before=%lld\nhost_spin_cpu_before=%d\n"
+				       "host_spin_ns_after=%lld\nhost_spin_cpu_after=%d\n",
+				       spin0.ns, spin0.cpu, spin1.ns, spin1.cpu);
+		r = proto_info(&w.out, spin);
+		free(spin);
+	}
 	if (!r && w.setup.duels) {
 		char *duels = xasprintf("accept_duels=%" PRId64 "\naccept_duels_won=%" PRId64
 					"\naccept_duel_ns=%" PRId64 "\n", w.setup.duels,

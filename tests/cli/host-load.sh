@@ -40,6 +40,10 @@ for u in units:
         assert int(kv["host_unit_migrations"]) >= 0, kv
     else:
         assert "host_unit_migrations" not in kv, kv
+    # the worker's host-speed probe before and after its timed regions, and where it ran
+    for when in ("before", "after"):
+        assert 0 < int(kv["host_spin_ns_" + when]) < 10**9, kv
+        assert 0 <= int(kv["host_spin_cpu_" + when]) < ncpu, kv
 PYEOF
 
 if [ "$ncpu" -lt 2 ]; then

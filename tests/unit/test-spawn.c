@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -679,6 +680,35 @@ START_TEST(test_llc)
 }
 END_TEST
 
+/* The host-speed probe: a positive time, the least of its tries (so no more than one try
+ * alone), and this thread's CPU. */
+START_TEST(test_spin)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct sysinfo_spin one, five;
+	sysinfo_spin(1, &one);
+	sysinfo_spin(5, &five);
+	ck_assert_int_gt(one.ns, 0);
+	ck_assert_int_gt(five.ns, 0);
+	ck_assert_int_lt(five.ns, 1000000000LL);
+	ck_assert(one.cpu >= 0 && one.cpu < ncpu);
+	ck_assert(five.cpu >= 0 && five.cpu < ncpu);
+	/* pinned to one CPU, the probe says that CPU */
+	cpu_set_t set, old;
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(old), &old), 0);
+	int last = -1;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &old))
+			last = c;
+	CPU_ZERO(&set);
+	CPU_SET(last, &set);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(set), &set), 0);
+	sysinfo_spin(1, &one);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(old), &old), 0);
+	ck_assert_int_eq(one.cpu, last);
+}
+END_TEST
+
 /* What the scheduler kept of a reaped child: its context switches (rusage), by spawn_wait
  * and spawn_poll alike, and, read from /proc by spawn_poll before it reaps when note_sched
  * is set, its moves between CPUs and its last CPU (-1, nothing read, from spawn_wait or a
@@ -751,6 +781,7 @@ static Suite *spawn_suite(void)
 	tcase_add_test(tc, test_wait_errors);
 	tcase_add_test(tc, test_capture_large);
 	tcase_add_test(tc, test_sched_note);
+	tcase_add_test(tc, test_spin);
 	suite_add_tcase(s, tc);
 
 	TCase *te = tcase_create("envcap");
