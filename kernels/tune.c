@@ -258,7 +258,7 @@ int tune_cell(const struct tuner_ops *ops, const struct tuner_args *a, int64_t t
 		      : ops->flags & TUNER_COMPILES ? TUNE_RULE
 						    : TUNE_VENDOR;
 	if (ops->note)
-		ops->note(t, out->note, sizeof(out->note));
+		out->fell_back = ops->note(t, out->note, sizeof(out->note)) == 1;
 	if (ops->best(t, &out->best)) {
 		if (a->space->has_vendor) {
 			space_vendor_point(a->space, 0, &out->best);

@@ -64,6 +64,7 @@ struct tune_result {
 	/* accept = "paired" (docs/kernels.md): duels run, won, and what they cost */
 	int64_t duels, duels_won, duel_ns;
 	char note[512];        /* the tuner's note (tuner_ops.note), or "" */
+	int fell_back;         /* 1: the note says the tuner fell back (tuner_ops.note's return) */
 };
 
 /* Tune one cell: ops->alloc with a (its space, cell, options, seed), m->ahead with the

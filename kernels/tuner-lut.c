@@ -233,14 +233,17 @@ static int lut_best(struct tuner *t, struct config *out)
 	return 0;
 }
 
-static void lut_note(const struct tuner *t, char *out, size_t size)
+static int lut_note(const struct tuner *t, char *out, size_t size)
 {
-	if (t->have_best && t->best_from_table)
+	if (t->have_best && t->best_from_table) {
 		snprintf(out, size, "lut: %s", t->found);
-	else if (t->have_best)
+		return 0;
+	}
+	if (t->have_best)
 		snprintf(out, size, "lut: fell back to the heuristic: %s", t->why);
 	else
 		snprintf(out, size, "lut: nothing usable: %s", t->why);
+	return 1;
 }
 
 static void lut_free(struct tuner *t)

@@ -40,6 +40,7 @@ struct tuner {
 	struct config best;
 	double best_ns;
 	char note[448];
+	int fell_back;        /* 1: no fitted model (the estimate's or the heuristic's order) */
 };
 
 /* train: a results file's path or a non-empty list of them. */
@@ -234,6 +235,7 @@ static struct tuner *model_alloc(const struct tuner_args *a, char **cause)
 		 * indices */
 		struct config h;
 		int have_h = !tuner_start_point(s, &h);
+		t->fell_back = 1;
 		size_t nest = 0;
 		double lo = INFINITY, hi = -INFINITY;
 		dist = xcalloc(grid ? grid : 1, sizeof(*dist));
@@ -319,9 +321,10 @@ static int model_best(struct tuner *t, struct config *out)
 	return 0;
 }
 
-static void model_note(const struct tuner *t, char *out, size_t size)
+static int model_note(const struct tuner *t, char *out, size_t size)
 {
 	snprintf(out, size, "%s", t->note);
+	return t->fell_back;
 }
 
 static void model_free(struct tuner *t)

@@ -144,8 +144,10 @@ struct tuner_ops {
 	void (*free)(struct tuner *t);
 	/* Optional (NULL: nothing to say): after tuning, a one-line note on how the choice was
 	 * made, for the record (the "lut" tuner: the entry used, or why it fell back), written
-	 * into out (size bytes, NUL-terminated); "" for nothing. */
-	void (*note)(const struct tuner *t, char *out, size_t size);
+	 * into out (size bytes, NUL-terminated); "" for nothing.  Returns 1 when the choice is
+	 * the tuner's fallback rather than what it was given (a table without a usable entry,
+	 * no fitted model: the audit's tuner-fallback check), else 0. */
+	int (*note)(const struct tuner *t, char *out, size_t size);
 };
 
 /* NULL when unknown. */

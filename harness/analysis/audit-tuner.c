@@ -1,8 +1,9 @@
 /* audit-tuner.c: the audit's tuner-fallback check: did the tuners that answer from something
- * given to them (a lookup table, a trained model) use it, or fall back?  It reads the
- * `tuner_note=CELL: NOTE` lines a unit's worker adds to its info (harness/run/worker.c), one
- * per op cell whose tuner said how it chose.  Files whose units record no such note (runs of
- * tuners that give none) have no such check. */
+ * given to them (a lookup table, a trained model) use it, or fall back?  It reads what a
+ * unit's worker adds to its info (harness/run/worker.c): a `tuner_note=CELL: NOTE` line per
+ * op cell whose tuner said how it chose, followed by `tuner_fallback=CELL` where the tuner
+ * says that choice is its fallback (tuner_ops.note's return).  Files whose units record no
+ * note (runs of tuners that give none) have no such check. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -11,24 +12,7 @@
 #include "harness/analysis/audit-check.h"
 #include "harness/base/util.h"
 
-/* What a note says after "TUNER: " when the tuner did not use what it was given: the lookup
- * table's fallbacks (kernels/tuner-lut.c, lut_note) and the model's (kernels/tuner-model.c). */
-static const char *const fallback_starts[] = { "fell back", "nothing usable", "no fitted model",
-					       "no model", NULL };
-
-static int is_fallback(const char *note)
-{
-	const char *p = strstr(note, ": ");
-	if (!p)
-		return 0;
-	p += 2;
-	for (size_t i = 0; fallback_starts[i]; i++)
-		if (!strncmp(p, fallback_starts[i], strlen(fallback_starts[i])))
-			return 1;
-	return 0;
-}
-
-/* Per unit: the notes and fallbacks counted, the first fallback's line (heap, or NULL). */
+/* Per unit: the notes and fallbacks counted, the first fallback's note line (heap, or NULL). */
 struct unit_notes {
 	size_t notes, fallbacks;
 	char *first;
@@ -36,21 +20,20 @@ struct unit_notes {
 
 static void count_notes(const char *info, struct unit_notes *n)
 {
-	static const char key[] = "tuner_note=";
+	static const char note_key[] = "tuner_note=", fb_key[] = "tuner_fallback=";
+	const char *last_note = NULL; /* the latest note line: a fallback line follows its note */
+	size_t last_len = 0;
 	for (const char *l = info; l && *l;) {
 		const char *end = strchr(l, '\n');
 		size_t len = end ? (size_t)(end - l) : strlen(l);
-		if (len > sizeof(key) - 1 && !strncmp(l, key, sizeof(key) - 1)) {
-			/* "CELL: TUNER: NOTE": a cell name holds no ": " */
-			char *line = xstrndup(l + sizeof(key) - 1, len - (sizeof(key) - 1));
-			const char *note = strstr(line, ": ");
+		if (!strncmp(l, note_key, sizeof(note_key) - 1)) {
 			n->notes++;
-			if (note && is_fallback(note + 2)) {
-				n->fallbacks++;
-				if (!n->first)
-					n->first = xstrdup(line);
-			}
-			free(line);
+			last_note = l + sizeof(note_key) - 1;
+			last_len = len - (sizeof(note_key) - 1);
+		} else if (!strncmp(l, fb_key, sizeof(fb_key) - 1)) {
+			n->fallbacks++;
+			if (!n->first && last_note)
+				n->first = xstrndup(last_note, last_len);
 		}
 		l = end ? end + 1 : NULL;
 	}

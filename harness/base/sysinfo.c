@@ -170,7 +170,5 @@ void sysinfo_spin(int reps, struct sysinfo_spin *out)
 		if (out->ns < 0 || dt < out->ns)
 			out->ns = dt;
 	}
-	out->cpu = sched_getcpu();
-	if (out->cpu < 0)
-		out->cpu = -1;
+	out->cpu = sched_getcpu(); /* -1 where it cannot tell */
 }

@@ -320,11 +320,15 @@ static int tune_one(struct wk *w, size_t i)
 		return 0;
 	}
 	if (tr.note[0]) {
-		/* how the tuner chose (a lookup table's entry, or why it fell back) */
-		char *note = xasprintf("tuner_note=%s: %s\n", cell->name, tr.note);
-		for (char *q = note; q[0] && q[1]; q++)
+		/* how the tuner chose (a lookup table's entry, or why it fell back), on one line;
+		 * and, where the tuner says the choice is its fallback, the cell on a line of its
+		 * own (the audit's tuner-fallback check) */
+		for (char *q = tr.note; *q; q++)
 			if (*q == '\n')
 				*q = ' ';
+		char *note = xasprintf("tuner_note=%s: %s\n%s%s%s", cell->name, tr.note,
+				       tr.fell_back ? "tuner_fallback=" : "",
+				       tr.fell_back ? cell->name : "", tr.fell_back ? "\n" : "");
 		int r = proto_info(&w->out, note);
 		free(note);
 		if (r)

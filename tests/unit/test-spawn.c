@@ -680,8 +680,8 @@ START_TEST(test_llc)
 }
 END_TEST
 
-/* The host-speed probe: a positive time, the least of its tries (so no more than one try
- * alone), and this thread's CPU. */
+/* The host-speed probe: a positive time under a second, from one try and from five, and
+ * this thread's CPU, the one it is pinned to when pinned. */
 START_TEST(test_spin)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);

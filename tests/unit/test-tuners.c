@@ -870,6 +870,7 @@ START_TEST(test_lut)
 	ck_assert(config_equal(&y.s, &r.best, &want));
 	ck_assert_uint_eq(y.ntried, 1);
 	ck_assert_msg(strstr(r.note, "exact entry 't.toml':8:10"), "%s", r.note);
+	ck_assert_int_eq(r.fell_back, 0);
 	/* nearest: |log2 100 - log2 64| = 0.64 < |log2 1024 - log2 100| = 3.36 */
 	r = tune_lut(&y, &l, "n=100");
 	want = pt3(4, 2, 5);
@@ -885,6 +886,7 @@ START_TEST(test_lut)
 	ck_assert(config_equal(&y.s, &r.best, &y.start));
 	ck_assert_msg(strstr(r.note, "fell back to the heuristic: 't.toml' has no exact entry"),
 		      "%s", r.note);
+	ck_assert_int_eq(r.fell_back, 1);
 	/* max_distance: 0.64 > 0.5 */
 	opts_clear();
 	opt_float("max_distance", 0.5);
@@ -948,6 +950,7 @@ START_TEST(test_lut)
 	r = tune_lut(&y, NULL, "n=64");
 	ck_assert(config_equal(&y.s, &r.best, &y.start));
 	ck_assert_msg(strstr(r.note, "no table was given"), "%s", r.note);
+	ck_assert_int_eq(r.fell_back, 1);
 	/* options */
 	opts_clear();
 	opt_string("match", "closest");
@@ -1042,6 +1045,7 @@ START_TEST(test_model_topk)
 	ck_assert_int_eq(r.ntrials, 2);
 	ck_assert(config_equal(&y.s, &r.best, &opt));
 	ck_assert(config_equal(&y.s, &y.tried[0], &opt)); /* ranked first */
+	ck_assert_int_eq(r.fell_back, 0); /* a fitted model: what it was given */
 	ck_assert_msg(strstr(r.note, "least squares on 80 trials of op 'synth' from 1 file(s), "
 			     "8 features, R^2 1.000; the top 2 of 280"), "%s", r.note);
 	/* deterministic */
@@ -1054,6 +1058,7 @@ START_TEST(test_model_topk)
 	ck_assert_int_eq(r.ntrials, 3);
 	ck_assert(config_equal(&y.s, &y.tried[0], &y.start));
 	ck_assert_msg(strstr(r.note, "no model (no training data; the backend has no estimate)"), "%s", r.note);
+	ck_assert_int_eq(r.fell_back, 1);
 	tr.error = xstrdup("cannot read 'x.h5'");
 	r = tune_model(&y, &tr);
 	ck_assert(config_equal(&y.s, &y.tried[0], &y.start));
@@ -1075,6 +1080,7 @@ START_TEST(test_model_topk)
 	ck_assert_int_eq(r.ntrials, 2);
 	ck_assert(config_equal(&y.s, &y.tried[0], &opt));
 	ck_assert(config_equal(&y.s, &r.best, &opt));
+	ck_assert_int_eq(r.fell_back, 1);
 	ck_assert_msg(strstr(r.note, "no fitted model (no training data): the backend's roofline "
 			     "estimate ranks the 280 valid points (1000 to "), "%s", r.note);
 	nan_at = &opt;
