@@ -66,15 +66,17 @@ static int64_t cdiv(int64_t a, int64_t b)
 
 /* gemm.cu's fields over values that suit an implicit GEMM whose m (pixels) is large and
  * whose n (channels) is 64 to 2048: tiles of 64 to 256 pixels and 32 to 256 channels,
- * k steps of 32 or 64, 4 or 8 warps, 3 or 4 stages, SPLIT_K up to 4 (for layer 4's 7x7
+ * k steps of 32 or 64, 4, 8 or 12 warps, 3 or 4 stages, SPLIT_K up to 4 (for layer 4's 7x7
  * maps), GROUP_M 8; and conv.cu's STREAM_K: 0 (whole tiles), 1 or 2 (stream-K over one or
- * two blocks an SM, as they fit): 864 points, of which conv_valid keeps 34 to 88 at a
+ * two blocks an SM, as they fit): 1728 points, of which conv_valid keeps 36 to 96 at a
  * ResNet-50 layer in 16 bits on sm_90a without stream-K, and the stream-K ones where the
- * tiles leave SMs idle (docs/kernels.md). */
+ * tiles leave SMs idle (docs/kernels.md).  192 pixels go with 12 warps alone (wgmma's three
+ * consumer warpgroups): 131 tiles for 132 SMs at the 28 x 28 layers, where 128 and 256
+ * leave a quarter of the last wave idle. */
 void cuda_conv_fields(struct space *sp, enum cuda_op op)
 {
-	static const int64_t bm[] = { 64, 128, 256 }, bn[] = { 32, 64, 128, 256 };
-	static const int64_t bk[] = { 32, 64 }, warps[] = { 4, 8 }, stages[] = { 3, 4 };
+	static const int64_t bm[] = { 64, 128, 192, 256 }, bn[] = { 32, 64, 128, 256 };
+	static const int64_t bk[] = { 32, 64 }, warps[] = { 4, 8, 12 }, stages[] = { 3, 4 };
 	static const int64_t split[] = { 1, 2, 4 }, group[] = { 8 }, sk[] = { 0, 1, 2 };
 	const int64_t *const v[] = { bm, bn, bk, warps, stages, split, group };
 	const size_t n[] = { ARRAY_SIZE(bm), ARRAY_SIZE(bn), ARRAY_SIZE(bk), ARRAY_SIZE(warps),

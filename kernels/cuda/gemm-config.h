@@ -20,25 +20,30 @@ struct cuda_gemm_config {
  * docs/BENCHMARKS.md), WARPS 4 or 8 (1 or 2 consumer
  * warpgroups; the block gets one more, the producer), BLOCK_M 64 or 128 rows per consumer
  * warpgroup, BLOCK_N 64, 128 or 256, BLOCK_K a multiple of 128 bytes (one swizzle atom: 64
- * 16-bit or 32 tf32 elements). Every other config takes mma.sync (or FFMA). */
+ * 16-bit or 32 tf32 elements); or WARPS 12, three consumer warpgroups of 64 rows (BLOCK_M
+ * 192) and BLOCK_N 64 or 128 (CUDA_WGMMA_WARPS3_MAX_N: what their register budget holds).
+ * Every other config takes mma.sync (or FFMA). */
+#define CUDA_WGMMA_WARPS3_MAX_N 128
 static inline int cuda_gemm_use_wgmma(const struct cuda_gemm_config *c, int sm90a)
 {
 	int wg = c->warps / 4;
 	if (!sm90a || (c->elem_bytes != 2 && !(c->elem_bytes == 4 && c->tf32)) ||
-	    (c->warps != 4 && c->warps != 8))
+	    (c->warps != 4 && c->warps != 8 && c->warps != 12))
 		return 0;
-	if (c->block_m % (64 * wg) != 0 || c->block_m / (64 * wg) > 2)
+	if (c->block_m % (64 * wg) != 0 || c->block_m / (64 * wg) > (wg == 3 ? 1 : 2))
 		return 0;
 	if (c->block_n != 64 && c->block_n != 128 && c->block_n != 256)
+		return 0;
+	if (wg == 3 && c->block_n > CUDA_WGMMA_WARPS3_MAX_N)
 		return 0;
 	return c->block_k % (128 / c->elem_bytes) == 0;
 }
 
 /* The smallest BLOCK_M the wgmma path takes with warps WARPS: 64 rows a consumer warpgroup
- * (0 when warps is not 4 or 8). */
+ * (0 when warps is not 4, 8 or 12). */
 static inline int cuda_gemm_wgmma_min_m(int warps)
 {
-	return warps == 4 || warps == 8 ? 64 * (warps / 4) : 0;
+	return warps == 4 || warps == 8 || warps == 12 ? 64 * (warps / 4) : 0;
 }
 
 /* Threads of a block of config c: 32 * WARPS, plus the producer warpgroup on wgmma. */
@@ -90,8 +95,13 @@ static inline long cuda_gemm_config_check(const struct cuda_gemm_config *c, long
 
 	if (c->elem_bytes != 2 && c->elem_bytes != 4)
 		return *why = "element size must be 2 or 4 bytes", -1;
-	if (c->warps != 1 && c->warps != 2 && c->warps != 4 && c->warps != 8 && c->warps != 16)
-		return *why = "WARPS must be 1, 2, 4, 8 or 16", -1;
+	if (c->warps == 12 && !c->wgmma)
+		return *why = "WARPS 12 (three consumer warpgroups) needs the wgmma path: sm_90a, "
+			      "16-bit or TF32, BLOCK_M 192, BLOCK_N 64 or 128",
+		       -1;
+	if (c->warps != 1 && c->warps != 2 && c->warps != 4 && c->warps != 8 && c->warps != 12 &&
+	    c->warps != 16)
+		return *why = "WARPS must be 1, 2, 4, 8 or 16 (12 on wgmma)", -1;
 	if (c->wgmma) {
 		int wg = c->warps / 4;
 		if (!sm90a)
@@ -101,12 +111,14 @@ static inline long cuda_gemm_config_check(const struct cuda_gemm_config *c, long
 		if (c->block_k % (128 / c->elem_bytes) != 0)
 			return *why = "WGMMA: BLOCK_K must be a multiple of 128 bytes (64, tf32: 32)",
 			       -1;
-		if (c->warps != 4 && c->warps != 8)
-			return *why = "WGMMA: WARPS must be 4 or 8", -1;
+		if (c->warps != 4 && c->warps != 8 && c->warps != 12)
+			return *why = "WGMMA: WARPS must be 4, 8 or 12", -1;
 		if (c->block_n != 64 && c->block_n != 128 && c->block_n != 256)
 			return *why = "WGMMA: BLOCK_N must be 64, 128 or 256", -1;
-		if (c->block_m % (64 * wg) != 0 || c->block_m / (64 * wg) > 2)
-			return *why = "WGMMA: BLOCK_M must be 64 or 128 per warpgroup", -1;
+		if (c->block_m % (64 * wg) != 0 || c->block_m / (64 * wg) > (wg == 3 ? 1 : 2))
+			return *why = "WGMMA: BLOCK_M must be 64 or 128 per warpgroup (64 of 3)", -1;
+		if (wg == 3 && c->block_n > CUDA_WGMMA_WARPS3_MAX_N)
+			return *why = "WGMMA: three warpgroups take BLOCK_N 64 or 128 (registers)", -1;
 	}
 	warps_m = cuda_gemm_warps_m(c);
 	if (warps_m < 1 || c->warps % warps_m != 0)
@@ -119,7 +131,8 @@ static inline long cuda_gemm_config_check(const struct cuda_gemm_config *c, long
 		return *why = "SPLIT_K and GROUP_M must be >= 1", -1;
 	if (c->block_k % (16 / c->elem_bytes) != 0 || c->block_k % kstep != 0)
 		return *why = "BLOCK_K must be a multiple of 16 bytes and of the mma k", -1;
-	if (c->block_m % warps_m != 0 || c->block_n % (c->warps / warps_m) != 0)
+	/* (on wgmma a consumer warpgroup takes whole m64 slabs: checked above) */
+	if (!c->wgmma && (c->block_m % warps_m != 0 || c->block_n % (c->warps / warps_m) != 0))
 		return *why = "the warps must split the tile evenly", -1;
 	wm = c->block_m / warps_m;
 	wn = c->block_n / (c->warps / warps_m);

@@ -21,7 +21,7 @@
 #include "kernels/cuda/backend-int.h"
 #include "kernels/cuda/gemm-config.h"
 
-#define GEMM_MAPS 16 /* every (BLOCK_M, BLOCK_N) pair of the GEMM or conv space on wgmma: 9 */
+#define GEMM_MAPS 16 /* every (BLOCK_M, BLOCK_N) pair of the GEMM or conv space on wgmma: 11 */
 
 typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
 				    const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,

@@ -815,6 +815,98 @@ START_TEST(test_conv_stream_k)
 }
 END_TEST
 
+/* Three consumer warpgroups (WARPS 12, BLOCK_M 192: templates/wgmma.cuh): on the wgmma path
+ * alone, 64 rows a warpgroup, BLOCK_N 64 or 128; valid where they fit, with -DWARPS=12 and
+ * -DWGMMA=1 in the module's options; never off sm_90a or on FFMA; redundant where 128 rows
+ * cover m; the local searches' pow2 steps never reach them (as Inductor's cannot). */
+START_TEST(test_conv_three_warpgroups)
+{
+	struct cuda_space_ctx x;
+	struct space sp;
+	struct config c;
+	struct cuda_gemm_config g;
+	const char *why = NULL;
+	char *opts[CUDA_MAX_OPTS];
+	/* ResNet-50's 128 -> 128 3x3 at 28x28: m 25088, 131 tiles of 192 rows on 132 SMs */
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 128, 28, 28, 128, 3, 1, 1);
+	cuda_space_init(&sp, &x);
+	sp.heuristic(&sp, &c);
+	c.val[0] = 192, c.val[1] = 128, c.val[2] = 64, c.val[3] = 12, c.val[4] = 4, c.val[5] = 1;
+	c.val[7] = 0;
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	cuda_gemm_config_get(&x, &c, &g);
+	ck_assert_int_eq(g.wgmma, 1);
+	ck_assert_int_eq(cuda_gemm_threads(&g), 512);
+	size_t n = cuda_config_options(&sp, &c, "sm_90a", opts);
+	ck_assert(has_opt(opts, n, "-DWGMMA=1"));
+	ck_assert(has_opt(opts, n, "-DWARPS=12"));
+	ck_assert(has_opt(opts, n, "-DBLOCK_M=192"));
+	for (size_t k = 0; k < n; k++)
+		free(opts[k]);
+	c.val[1] = 64; /* 192 x 64 too */
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	/* 192 x 256: three warpgroups' 128 accumulators a thread in 128 registers */
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 128, 28, 28, 512, 1, 1, 0);
+	cuda_space_init(&sp, &x);
+	c.val[1] = 256;
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why, "WARPS 12 (three consumer warpgroups) needs the wgmma path: sm_90a, "
+			      "16-bit or TF32, BLOCK_M 192, BLOCK_N 64 or 128");
+	/* 12 warps on other tiles; 192 rows on 4 or 8 warps (mma.sync, a side over 128) */
+	c.val[1] = 128, c.val[0] = 128;
+	ck_assert(!space_check(&sp, &c, &why));
+	c.val[0] = 192, c.val[3] = 8;
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why, "pruned: an mma.sync tile side of 256 (never the fastest at a "
+			      "ResNet-50 layer)");
+	/* off the wgmma path: FFMA float32, and sm_80 */
+	conv_ctx(&x, "conv2d_bias_relu", "float32", 0, 32, 128, 28, 28, 128, 3, 1, 1);
+	cuda_space_init(&sp, &x);
+	c.val[0] = 192, c.val[1] = 128, c.val[2] = 32, c.val[3] = 12;
+	ck_assert(!space_check(&sp, &c, &why));
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 128, 28, 28, 128, 3, 1, 1);
+	snprintf(x.dev.arch, sizeof(x.dev.arch), "sm_80");
+	cuda_space_init(&sp, &x);
+	c.val[2] = 64;
+	ck_assert(!space_check(&sp, &c, &why));
+	/* TF32 takes them (BLOCK_K 32: the 128-byte atom) */
+	conv_ctx(&x, "conv2d_bias_relu", "float32", 1, 32, 128, 28, 28, 128, 3, 1, 1);
+	cuda_space_init(&sp, &x);
+	c.val[2] = 32;
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	/* redundant where 128 rows cover m (batch 1, 7x7: m 49) */
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 1, 512, 7, 7, 512, 3, 1, 1);
+	cuda_space_init(&sp, &x);
+	c.val[2] = 64;
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why, "redundant: a smaller BLOCK_M covers m");
+	/* every 16-bit ResNet-50 layer has some of them; a pow2 step from 128 or 256 rows (or 8
+	 * warps) never lands on them */
+	for (size_t i = 0; i < ARRAY_SIZE(r50_convs); i++) {
+		const int64_t *v = r50_convs[i];
+		size_t three = 0;
+		conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, v[0], v[1], v[1], v[2], v[3],
+			 v[4], v[5]);
+		cuda_space_init(&sp, &x);
+		for (size_t p = 0; p < space_grid_size(&sp); p++) {
+			if (space_grid_point(&sp, p, &c) || !space_contains(&sp, &c))
+				continue;
+			cuda_gemm_config_get(&x, &c, &g);
+			three += g.warps == 12;
+			ck_assert(g.warps != 12 || (g.wgmma && g.block_m == 192));
+		}
+		ck_assert_msg(three >= 2, "shape %zu: %zu points of three warpgroups", i, three);
+	}
+	int64_t nb[8];
+	size_t k = space_neighbour_values(&sp, 0, 128, 1, 0, 0, nb);
+	for (size_t j = 0; j < k; j++)
+		ck_assert_int_ne(nb[j], 192);
+	k = space_neighbour_values(&sp, 3, 8, 1, 0, 0, nb);
+	for (size_t j = 0; j < k; j++)
+		ck_assert_int_ne(nb[j], 12);
+}
+END_TEST
+
 /* conv.cu takes the wgmma path exactly where gemm.cu does (the same derivation from the
  * fields): its NVRTC options say -DWGMMA=1 then, never off sm_90a, never for the vendor's
  * epilogue module; and 16-bit ResNet-50 layers have wgmma points in their space. */
@@ -1286,6 +1378,7 @@ static Suite *cuda_suite(int with_templates)
 	tcase_add_test(tc, test_maxpool_idx_fill);
 	tcase_add_test(tc, test_conv);
 	tcase_add_test(tc, test_conv_wgmma_derived);
+	tcase_add_test(tc, test_conv_three_warpgroups);
 	tcase_add_test(tc, test_conv_stream_k);
 	tcase_add_test(tc, test_nvrtc_error);
 	tcase_add_test(tc, test_available);

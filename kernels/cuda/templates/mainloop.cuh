@@ -83,8 +83,9 @@
 #define WM (BLOCK_M / WARPS_M)          /* the warp's tile */
 #define WN (BLOCK_N / WARPS_N)
 
-static_assert(WARPS == 1 || WARPS == 2 || WARPS == 4 || WARPS == 8 || WARPS == 16,
-	      "WARPS must be 1, 2, 4, 8 or 16");
+static_assert(WARPS == 1 || WARPS == 2 || WARPS == 4 || WARPS == 8 || WARPS == 16 ||
+		      (WGMMA && WARPS == 12),
+	      "WARPS must be 1, 2, 4, 8 or 16 (12: wgmma's three consumer warpgroups)");
 static_assert(WARPS % WARPS_M == 0, "WARPS_M must divide WARPS");
 static_assert(STAGES >= 2 && STAGES <= 8, "STAGES must be 2..8");
 static_assert(SPLIT_K >= 1 && GROUP_M >= 1, "SPLIT_K and GROUP_M must be >= 1");

@@ -10,9 +10,11 @@
  * kernels/cuda/nvrtc.c splices this file in place of its include line.
  *
  * The kernel's design:
- * * Warp-specialized: warpgroup 0 is the producer, warpgroups 1..NC the consumers. Consumer
- * warpgroup g owns rows [g * BLOCK_M / NC, (g + 1) * BLOCK_M / NC) of the tile as MW m64
- * slabs, each times the whole BLOCK_N: one wgmma.m64nBLOCK_Nk16 (TF32: k8) per slab and k
+ * * Warp-specialized: warpgroup 0 is the producer, warpgroups 1..NC (NC 1 to 3) the
+ * consumers. Consumer warpgroup g owns rows [g * BLOCK_M / NC, (g + 1) * BLOCK_M / NC) of
+ * the tile as MW m64 slabs (MW 1 or 2; 1 with three consumers, tiles of 192 rows: at
+ * ResNet's 28 x 28 layers, batch 32, the 25088 pixels make 131 such tiles for 132 SMs,
+ * where tiles of 128 or 256 rows leave a quarter of the last wave idle), each times the whole BLOCK_N: one wgmma.m64nBLOCK_Nk16 (TF32: k8) per slab and k
  * step, A and B straight from shared memory. Tiles are stored K-major with the 128-byte
  * swizzle (16-byte chunk c of row r at r * 128 + ((c ^ (r % 8)) * 16), 1024-byte aligned
  * atoms of 128 bytes of k x the tile's rows, BLOCK_K / AW atoms a stage); the k-th step
@@ -48,10 +50,14 @@
 #endif
 static_assert(BLOCK_K % (128 / (int)sizeof(elem_t)) == 0,
 	      "WGMMA: BLOCK_K must be a multiple of 128 bytes of elements (swizzle atoms)");
-static_assert(WARPS == 4 || WARPS == 8, "WGMMA: WARPS must be 4 or 8 (1 or 2 warpgroups)");
+static_assert(WARPS == 4 || WARPS == 8 || WARPS == 12,
+	      "WGMMA: WARPS must be 4, 8 or 12 (1, 2 or 3 warpgroups)");
 static_assert(BLOCK_N == 64 || BLOCK_N == 128 || BLOCK_N == 256, "WGMMA: BLOCK_N 64, 128, 256");
-static_assert(BLOCK_M % (64 * (WARPS / 4)) == 0 && BLOCK_M / (64 * (WARPS / 4)) <= 2,
-	      "WGMMA: BLOCK_M must be 64 or 128 per warpgroup");
+static_assert(BLOCK_M % (64 * (WARPS / 4)) == 0 &&
+		      BLOCK_M / (64 * (WARPS / 4)) <= (WARPS == 12 ? 1 : 2),
+	      "WGMMA: BLOCK_M must be 64 or 128 per warpgroup (64 with three)");
+static_assert(WARPS != 12 || BLOCK_N <= 128,
+	      "WGMMA: three consumer warpgroups take BLOCK_N 64 or 128 (their registers)");
 
 #define ES ((int)sizeof(elem_t))       /* element bytes: 2, or 4 for tf32 */
 #define AW (128 / ES)                 /* elements across one 128-byte swizzle atom */
@@ -272,17 +278,27 @@ static __device__ __forceinline__ void tma_load(unsigned dst, const tmap_t *map,
  * take what setmaxnreg.dec gave back (else it waits for ever): the consumers' gain times
  * 256 must not exceed the producer's loss times 128.  The producer gives back to 40 and the
  * consumers take 232 (128 * 128 = 64 * 256); a producer that gathers (WG_PRODUCER_LOADS)
- * keeps 96 for its addresses and the consumers take 200 (72 * 128 >= 32 * 256).  With one
- * consumer warpgroup (256 threads) the cap is already 255: no reallocation. */
+ * keeps 96 for its addresses and the consumers take 200 (72 * 128 >= 32 * 256).  With
+ * three (512 threads) the cap is 128 and the consumers, 64 x BLOCK_N each (at most 64
+ * accumulators a thread), take 152 from a producer at 56 (72 * 128 = 24 * 384), or 136 from
+ * one that gathers at 96 (32 * 128 >= 8 * 384).  With one consumer warpgroup (256 threads)
+ * the cap is already 255: no reallocation.  Each is a multiple of 8, as setmaxnreg needs. */
 #if NC == 2 && WG_PRODUCER_LOADS
 #define REG_PRODUCER 96
 #define REG_CONSUMER 200
 #elif NC == 2
 #define REG_PRODUCER 40
 #define REG_CONSUMER 232
+#elif NC == 3 && WG_PRODUCER_LOADS
+#define REG_PRODUCER 96
+#define REG_CONSUMER 136
+#elif NC == 3
+#define REG_PRODUCER 56
+#define REG_CONSUMER 152
 #endif
 #ifdef REG_PRODUCER
-static_assert((168 - REG_PRODUCER) * 128 >= (REG_CONSUMER - 168) * 256,
+#define REG_CAP (65536 / THREADS_WG / 8 * 8) /* the launch's registers a thread, one block */
+static_assert((REG_CAP - REG_PRODUCER) * 128 >= (REG_CONSUMER - REG_CAP) * 128 * NC,
 	      "setmaxnreg: the consumers cannot take more than the producer gives back");
 #endif
 
