@@ -74,8 +74,10 @@ pack() {
 	local dirs=$name/journal
 	[ -d "$state/$name/logs" ] && dirs="$dirs $name/logs"
 	# shellcheck disable=SC2086 # two folder names
-	tar czf "$out/chunk.tgz.part" -C "$state" --exclude=lock $dirs 2>/dev/null &&
-		mv -f "$out/chunk.tgz.part" "$out/chunk.tgz"
+	# tar's status 1: a file changed while it was read (a unit's log being written): the
+	# pack is still whole, that file as it was then
+	tar czf "$out/chunk.tgz.part" -C "$state" --exclude=lock $dirs 2>/dev/null
+	[ $? -le 1 ] && mv -f "$out/chunk.tgz.part" "$out/chunk.tgz"
 }
 pack
 end=$((SECONDS + ${POLL:-540}))
