@@ -3,6 +3,7 @@
 #include "harness/base/sysinfo.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -171,4 +172,70 @@ void sysinfo_spin(int reps, struct sysinfo_spin *out)
 			out->ns = dt;
 	}
 	out->cpu = sched_getcpu(); /* -1 where it cannot tell */
+}
+
+int sysinfo_cpu_node(int cpu)
+{
+	char path[64];
+	if (cpu < 0)
+		return -1;
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", cpu);
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	int node = -1;
+	const struct dirent *e;
+	while ((e = readdir(d))) {
+		char *end;
+		if (strncmp(e->d_name, "node", 4) || !isdigit((unsigned char)e->d_name[4]))
+			continue;
+		long k = strtol(e->d_name + 4, &end, 10);
+		if (!*end && k >= 0 && k < 1 << 16) {
+			node = (int)k;
+			break;
+		}
+	}
+	closedir(d);
+	return node;
+}
+
+int sysinfo_pci_node(const char *bus_id)
+{
+	unsigned dom, bus, dev, fn;
+	char path[96], buf[32], tail;
+	if (!bus_id || sscanf(bus_id, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) != 4 ||
+	    dom > 0xffff || bus > 0xff || dev > 0x1f || fn > 7)
+		return -1;
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%04x:%02x:%02x.%x/numa_node", dom,
+		 bus, dev, fn);
+	int node;
+	if (sysinfo_read_small(path, buf, sizeof(buf)) <= 0 || sscanf(buf, "%d", &node) != 1 ||
+	    node < 0)
+		return -1; /* -1 in the file: the platform gives the device no node */
+	return node;
+}
+
+int sysinfo_numa_pages(long long *pages, int n)
+{
+	FILE *f = fopen("/proc/self/numa_maps", "re");
+	if (!f)
+		return -1;
+	for (int k = 0; k < n; k++)
+		pages[k] = 0;
+	int seen = 0;
+	char line[4096];
+	while (fgets(line, sizeof(line), f)) {
+		/* "ADDR POLICY [file=...] ... N0=12 N1=3 kernelpagesize_kB=4": the N<k>= words */
+		for (const char *w = strstr(line, " N"); w; w = strstr(w + 1, " N")) {
+			int k;
+			long long v;
+			if (sscanf(w + 2, "%d=%lld", &k, &v) == 2 && k >= 0 && k < n && v >= 0) {
+				pages[k] += v;
+				if (k + 1 > seen)
+					seen = k + 1;
+			}
+		}
+	}
+	fclose(f);
+	return seen;
 }

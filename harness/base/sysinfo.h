@@ -44,4 +44,17 @@ struct sysinfo_spin {
 };
 void sysinfo_spin(int reps, struct sysinfo_spin *out);
 
+/* NUMA placement, for the same question (which memory a host-bound process's calls reach):
+ * the node of CPU cpu (its /sys/devices/system/cpu/cpuN/nodeK entry), -1 where unknown
+ * (no such CPU, a kernel without NUMA in sysfs). */
+int sysinfo_cpu_node(int cpu);
+/* The node of the PCI device bus_id ("0000:1B:00.0" or NVML's "00000000:1B:00.0", either
+ * case; /sys/bus/pci/devices/<id>/numa_node), -1 where unknown or the platform says none. */
+int sysinfo_pci_node(const char *bus_id);
+/* This process's pages by the node they sit on: the N<k>=<pages> counts of
+ * /proc/self/numa_maps summed over its mappings, into pages[k] for k < n (zeroed first).
+ * Returns the number of nodes seen (the highest + 1, at most n), or -1 where the file
+ * cannot be read (a kernel without NUMA support). */
+int sysinfo_numa_pages(long long *pages, int n);
+
 #endif

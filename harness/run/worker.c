@@ -20,6 +20,28 @@
 #include "kernels/tuner.h"
 #include "stats/stats.h"
 
+/* Where this process sits for NUMA, after its measurement (never inside it): the nodes of
+ * the probe's CPUs before and after, and its pages by node (sysinfo.h).  A host-bound unit
+ * whose memory sits on another node than its CPU pays for every call's memory traffic. */
+static int numa_note(struct proto_out *out, int cpu_before, int cpu_after)
+{
+	long long pages[64];
+	int n = sysinfo_numa_pages(pages, 64);
+	struct sbuf sb;
+	sbuf_init(&sb);
+	sbuf_addf(&sb, "host_numa_node_before=%d\nhost_numa_node_after=%d\n",
+		  sysinfo_cpu_node(cpu_before), sysinfo_cpu_node(cpu_after));
+	if (n > 0) {
+		sbuf_adds(&sb, "host_numa_pages=");
+		for (int k = 0; k < n; k++)
+			sbuf_addf(&sb, "%s%d:%lld", k ? "," : "", k, pages[k]);
+		sbuf_adds(&sb, "\n");
+	}
+	int r = proto_info(out, sb.buf);
+	sbuf_release(&sb);
+	return r;
+}
+
 /* Tries of the host-speed probe before and after the measurement (sysinfo_spin): about
  * 1-3 ms each, the least of them kept. */
 #define SPIN_REPS 5
@@ -622,6 +644,8 @@ int worker_main(const struct worker_args *a)
 		r = proto_info(&w.out, spin);
 		free(spin);
 	}
+	if (!r)
+		r = numa_note(&w.out, spin0.cpu, spin1.cpu);
 	if (!r && w.setup.duels) {
 		char *duels = xasprintf("accept_duels=%" PRId64 "\naccept_duels_won=%" PRId64
 					"\naccept_duel_ns=%" PRId64 "\n", w.setup.duels,

@@ -5,6 +5,7 @@
  * short cells batched), the SM clock and throttle flag read through NVML (docs/kernels.md) */
 #include "config.h"
 #include "kernels/cuda/backend-int.h"
+#include "harness/base/sysinfo.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -632,6 +633,8 @@ static void cu_describe(const struct backend *b, struct sbuf *out)
 	sbuf_addf(out, "kernel_dir=%s\n", b->kernel_dir);
 	sbuf_addf(out, "device_name=%s\n", b->prop.name);
 	sbuf_addf(out, "device_pci_bus_id=%s\n", b->pci);
+	/* the GPU's NUMA node (-1: unknown), beside the host notes' (host_numa_*) */
+	sbuf_addf(out, "device_numa_node=%d\n", sysinfo_pci_node(b->pci));
 	sbuf_addf(out, "compute_capability=%d.%d\n", b->di.cc_major, b->di.cc_minor);
 	sbuf_addf(out, "nvrtc_arch=%s\n", b->di.arch);
 	sbuf_addf(out, "sms=%d\n", b->di.sms);

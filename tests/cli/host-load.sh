@@ -1,6 +1,7 @@
 # tests/cli/host-load.sh: the harness's note of the host's CPUs in each unit's info
 # (host_cpus, host_busy_cpus, host_unit_cpus and the unit's context switches, CPU moves and
-# last CPU: unit.h, "the host's CPU note") and the audit's host-load check on it.  Every unit
+# last CPU: unit.h, "the host's CPU note"; the worker's host-speed probe and NUMA notes) and
+# the audit's host-load check on it.  Every unit
 # records them, in range (busy and own CPUs within
 # the host's, the unit's own work inside the host's busy time up to rounding); with a busy
 # loop on every CPU while the units run, the check WARNs and names the units and the mode;
@@ -17,9 +18,16 @@ sched=0
 [ -r /proc/self/sched ] && grep -q nr_migrations /proc/self/sched && sched=1
 [ $sched = 1 ] || echo "note: no /proc/PID/sched (a kernel without scheduler statistics): host_unit_migrations is not expected"
 $PY - quiet.h5 "$ncpu" "$sched" <<'PYEOF' && pass "every unit notes the host's CPUs, in range, and its switches, moves and last CPU" || fail "host notes"
-import sys, h5py
+import glob, os, re, sys, h5py
 from h5util import table
 ncpu, sched = int(sys.argv[2]), sys.argv[3] == "1"
+# each CPU's NUMA node from sysfs, independently of the harness (empty: no NUMA in sysfs)
+numa_cpu = {}
+for d in glob.glob("/sys/devices/system/cpu/cpu[0-9]*"):
+    nodes = [e for e in os.listdir(d) if re.fullmatch(r"node[0-9]+", e)]
+    if nodes:
+        numa_cpu[int(d.rsplit("cpu", 1)[1])] = int(nodes[0][4:])
+numa_maps = os.access("/proc/self/numa_maps", os.R_OK)
 with h5py.File(sys.argv[1], "r") as f:
     units = table(f, "units")
 assert len(units) == 12, len(units)
@@ -44,6 +52,17 @@ for u in units:
     for when in ("before", "after"):
         assert 0 < int(kv["host_spin_ns_" + when]) < 10**9, kv
         assert 0 <= int(kv["host_spin_cpu_" + when]) < ncpu, kv
+    # and where it sat for NUMA: the nodes of those CPUs (sysfs) and its pages by node
+    # (/proc/self/numa_maps), where this kernel has them
+    for when in ("before", "after"):
+        node = int(kv["host_numa_node_" + when])
+        assert node == (numa_cpu[int(kv["host_spin_cpu_" + when])] if numa_cpu else -1), kv
+    if numa_maps:
+        pages = [int(p.split(":")[1]) for p in kv["host_numa_pages"].split(",")]
+        assert [int(p.split(":")[0]) for p in kv["host_numa_pages"].split(",")] == list(range(len(pages))), kv
+        assert sum(pages) > 0 and min(pages) >= 0, kv
+    else:
+        assert "host_numa_pages" not in kv, kv
 PYEOF
 
 if [ "$ncpu" -lt 2 ]; then

@@ -709,6 +709,48 @@ START_TEST(test_spin)
 }
 END_TEST
 
+/* NUMA placement (sysinfo.h): a CPU's node as sysfs lists it (checked against the
+ * cpuN/nodeK entry itself), -1 for a CPU that is not there; a PCI device's node, -1 for a
+ * malformed or absent bus id; this process's pages by node, more than none where
+ * /proc/self/numa_maps can be read, nodes past n left out. */
+START_TEST(test_numa)
+{
+	int cpu = sched_getcpu();
+	ck_assert_int_ge(cpu, 0);
+	int node = sysinfo_cpu_node(cpu);
+	char path[96];
+	if (node >= 0) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/node%d", cpu, node);
+		ck_assert_int_eq(access(path, F_OK), 0);
+	} else {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/node0", cpu);
+		ck_assert_int_ne(access(path, F_OK), 0);
+	}
+	ck_assert_int_eq(sysinfo_cpu_node(1 << 20), -1);
+	ck_assert_int_eq(sysinfo_cpu_node(-1), -1);
+	ck_assert_int_eq(sysinfo_pci_node(NULL), -1);
+	ck_assert_int_eq(sysinfo_pci_node("not a bus id"), -1);
+	ck_assert_int_eq(sysinfo_pci_node("0000:1B:00.0 trailing"), -1);
+	ck_assert_int_eq(sysinfo_pci_node("ffff:ff:1f.7"), -1); /* no such device */
+	long long pages[64], one[1];
+	int n = sysinfo_numa_pages(pages, 64);
+	if (access("/proc/self/numa_maps", R_OK) == 0) {
+		ck_assert_int_ge(n, 1);
+		long long sum = 0;
+		for (int k = 0; k < n; k++) {
+			ck_assert_int_ge(pages[k], 0);
+			sum += pages[k];
+		}
+		ck_assert_int_gt(sum, 0);
+		int m = sysinfo_numa_pages(one, 1); /* node 0 alone: 1, or 0 with none there */
+		ck_assert(m == 0 || m == 1);
+		ck_assert_int_ge(one[0], 0); /* (the counts move between reads) */
+	} else {
+		ck_assert_int_eq(n, -1);
+	}
+}
+END_TEST
+
 /* What the scheduler kept of a reaped child: its context switches (rusage), by spawn_wait
  * and spawn_poll alike, and, read from /proc by spawn_poll before it reaps when note_sched
  * is set, its moves between CPUs and its last CPU (-1, nothing read, from spawn_wait or a
@@ -782,6 +824,7 @@ static Suite *spawn_suite(void)
 	tcase_add_test(tc, test_capture_large);
 	tcase_add_test(tc, test_sched_note);
 	tcase_add_test(tc, test_spin);
+	tcase_add_test(tc, test_numa);
 	suite_add_tcase(s, tc);
 
 	TCase *te = tcase_create("envcap");
