@@ -19,7 +19,10 @@
 # machine's own folder for the run (default /tmp/lease-chunk).
 #
 # The first call on a machine copies RUN/'s journal, logs and experiment.toml into STATE (the
-# checkout is replaced at every call, so the run must not write into it) and starts the run
+# checkout is replaced at every call, so the run must not write into it; a bundle inside the
+# checkout is replaced too, and a run of the harness's own backends, whose units start the
+# harness binary, belongs in a copy outside it: a command mode's files are checked before
+# each unit starts, and one found gone stops the run, failing no unit) and starts the run
 # there, detached; every call then waits up to POLL seconds or until the run exits, and packs
 # the run's journal/ and logs/ (never its caches) into $OUT/chunk.tgz, paths relative to RUN/'s
 # parent: at its start, every PACK_EVERY seconds and at its end, so a call cut off at its
