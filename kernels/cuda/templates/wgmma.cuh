@@ -14,8 +14,9 @@
  * consumers. Consumer warpgroup g owns rows [g * BLOCK_M / NC, (g + 1) * BLOCK_M / NC) of
  * the tile as MW m64 slabs (MW 1 or 2; 1 with three consumers, tiles of 192 rows: at
  * ResNet's 28 x 28 layers, batch 32, the 25088 pixels make 131 such tiles for 132 SMs,
- * where tiles of 128 or 256 rows leave a quarter of the last wave idle), each times the whole BLOCK_N: one wgmma.m64nBLOCK_Nk16 (TF32: k8) per slab and k
- * step, A and B straight from shared memory. Tiles are stored K-major with the 128-byte
+ * where tiles of 128 or 256 rows leave a quarter of the last wave idle), each times the
+ * whole BLOCK_N: one wgmma.m64nBLOCK_Nk16 (TF32: k8) per slab and k step, A and B straight
+ * from shared memory. Tiles are stored K-major with the 128-byte
  * swizzle (16-byte chunk c of row r at r * 128 + ((c ^ (r % 8)) * 16), 1024-byte aligned
  * atoms of 128 bytes of k x the tile's rows, BLOCK_K / AW atoms a stage); the k-th step
  * starts in atom k / 4, 32 * (k % 4) bytes in.
