@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -732,6 +733,27 @@ START_TEST(test_numa)
 	ck_assert_int_eq(sysinfo_pci_node("not a bus id"), -1);
 	ck_assert_int_eq(sysinfo_pci_node("0000:1B:00.0 trailing"), -1);
 	ck_assert_int_eq(sysinfo_pci_node("ffff:ff:1f.7"), -1); /* no such device */
+	/* every PCI device this machine lists: its numa_node file, read here, by the bus id in
+	 * sysfs's spelling, in upper case (CUDA's) and with NVML's 8-digit domain */
+	DIR *d = opendir("/sys/bus/pci/devices");
+	const struct dirent *e;
+	while (d && (e = readdir(d))) {
+		unsigned dom, bus, dev, fn;
+		char buf[32], id[32], file[320];
+		if (sscanf(e->d_name, "%4x:%2x:%2x.%1x", &dom, &bus, &dev, &fn) != 4)
+			continue;
+		snprintf(file, sizeof(file), "/sys/bus/pci/devices/%s/numa_node", e->d_name);
+		int want = -1;
+		if (sysinfo_read_small(file, buf, sizeof(buf)) > 0 && atoi(buf) >= 0)
+			want = atoi(buf);
+		ck_assert_int_eq(sysinfo_pci_node(e->d_name), want);
+		snprintf(id, sizeof(id), "%04X:%02X:%02X.%X", dom, bus, dev, fn);
+		ck_assert_int_eq(sysinfo_pci_node(id), want);
+		snprintf(id, sizeof(id), "%08X:%02X:%02X.%X", dom, bus, dev, fn);
+		ck_assert_int_eq(sysinfo_pci_node(id), want);
+	}
+	if (d)
+		closedir(d);
 	long long pages[64], one[1];
 	int n = sysinfo_numa_pages(pages, 64);
 	if (access("/proc/self/numa_maps", R_OK) == 0) {
