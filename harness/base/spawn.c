@@ -407,6 +407,8 @@ static void fill_status(int status, const struct rusage *ru, struct spawn_status
 			: -1;
 	st->vcsw = ru ? ru->ru_nvcsw : -1;
 	st->ivcsw = ru ? ru->ru_nivcsw : -1;
+	st->minflt = ru ? ru->ru_minflt : -1;
+	st->majflt = ru ? ru->ru_majflt : -1;
 	st->migrations = -1;
 	st->last_cpu = -1;
 	if (WIFEXITED(status)) {

@@ -29,6 +29,7 @@ struct spawn_status {
 			 * waited for (wait4's rusage); -1: not known */
 	int64_t vcsw, ivcsw;  /* their voluntary and involuntary context switches (rusage);
 			       * -1: not known */
+	int64_t minflt, majflt; /* their minor and major page faults (rusage); -1: not known */
 	long long migrations; /* the child's main thread's moves between CPUs, and the CPU it */
 	int last_cpu;         /* last ran on, read by spawn_poll before it reaps when
 			       * note_sched is set (the last such poll's: sysinfo_proc_sched);

@@ -190,6 +190,9 @@ static void note_host(struct rec_unit_data *u, const struct sysinfo_cpu *a,
 		sbuf_addf(&sb, "host_unit_voluntary_switches=%" PRId64
 			       "\nhost_unit_involuntary_switches=%" PRId64 "\n",
 			  st->vcsw, st->ivcsw);
+	if (st->minflt >= 0 && st->majflt >= 0)
+		sbuf_addf(&sb, "host_unit_minor_faults=%" PRId64 "\nhost_unit_major_faults=%" PRId64
+			       "\n", st->minflt, st->majflt);
 	if (st->migrations >= 0)
 		sbuf_addf(&sb, "host_unit_migrations=%lld\n", st->migrations);
 	if (st->last_cpu >= 0)

@@ -70,7 +70,8 @@ struct unit_spec {
  * host-load check).  Nothing is added where /proc/stat or the unit's CPU time cannot be
  * read.  Then, each where known: host_unit_voluntary_switches and
  * host_unit_involuntary_switches (the unit's context switches, rusage: an involuntary one is
- * the scheduler preempting it), host_unit_migrations (its main thread's moves between CPUs)
+ * the scheduler preempting it), host_unit_minor_faults and host_unit_major_faults (its page
+ * faults, the same rusage), host_unit_migrations (its main thread's moves between CPUs)
  * and host_unit_last_cpu (the CPU it ran on last), read from /proc at the polls after its
  * record pipe closed, until it is reaped (never while it measures; absent where a
  * grandchild holds the pipe open to the end): which CPU a host-bound unit ran on, and how

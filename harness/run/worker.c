@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "harness/base/sysinfo.h"
@@ -621,6 +622,10 @@ int worker_main(const struct worker_args *a)
 	t_checked = util_now_ns();
 	struct sysinfo_spin spin0, spin1;
 	sysinfo_spin(SPIN_REPS, &spin0);
+	/* and its page faults over the timed regions (all its threads', the driver's too): a
+	 * library that maps and unmaps memory on every call pays for it there */
+	struct rusage ru0, ru1;
+	int ru_ok = !getrusage(RUSAGE_SELF, &ru0);
 	int64_t t_measure0 = util_now_ns();
 
 	/* Measurement. */
@@ -628,6 +633,7 @@ int worker_main(const struct worker_args *a)
 		if (measure_cell(&w, i))
 			goto done;
 	t_measured = util_now_ns();
+	ru_ok = ru_ok && !getrusage(RUSAGE_SELF, &ru1);
 	sysinfo_spin(SPIN_REPS, &spin1);
 
 	/* Where the unit's own time went, for the overhead accounting (docs/BENCHMARKS.md). */
@@ -643,6 +649,13 @@ int worker_main(const struct worker_args *a)
 				       spin0.ns, spin0.cpu, spin1.ns, spin1.cpu);
 		r = proto_info(&w.out, spin);
 		free(spin);
+	}
+	if (!r && ru_ok) {
+		char *faults = xasprintf("host_measure_minor_faults=%ld\n"
+					 "host_measure_major_faults=%ld\n",
+					 ru1.ru_minflt - ru0.ru_minflt, ru1.ru_majflt - ru0.ru_majflt);
+		r = proto_info(&w.out, faults);
+		free(faults);
 	}
 	if (!r)
 		r = numa_note(&w.out, spin0.cpu, spin1.cpu);

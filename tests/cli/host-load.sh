@@ -1,6 +1,7 @@
 # tests/cli/host-load.sh: the harness's note of the host's CPUs in each unit's info
-# (host_cpus, host_busy_cpus, host_unit_cpus and the unit's context switches, CPU moves and
-# last CPU: unit.h, "the host's CPU note"; the worker's host-speed probe and NUMA notes) and
+# (host_cpus, host_busy_cpus, host_unit_cpus and the unit's context switches, page faults,
+# CPU moves and last CPU: unit.h, "the host's CPU note"; the worker's host-speed probe, page
+# faults while it measures and NUMA notes) and
 # the audit's host-load check on it.  Every unit
 # records them, in range (busy and own CPUs within
 # the host's, the unit's own work inside the host's busy time up to rounding); with a busy
@@ -43,6 +44,11 @@ for u in units:
     # its context switches (rusage) and, where /proc keeps them, its moves and last CPU
     assert int(kv["host_unit_voluntary_switches"]) >= 0, kv
     assert int(kv["host_unit_involuntary_switches"]) >= 0, kv
+    # its page faults (rusage): exec alone maps pages in; the worker's own count over its
+    # timed regions is part of the unit's
+    for kind in ("minor", "major"):
+        assert 0 <= int(kv["host_measure_%s_faults" % kind]) <= int(kv["host_unit_%s_faults" % kind]), kv
+    assert int(kv["host_unit_minor_faults"]) > 0, kv
     assert 0 <= int(kv["host_unit_last_cpu"]) < ncpu, kv
     if sched:
         assert int(kv["host_unit_migrations"]) >= 0, kv

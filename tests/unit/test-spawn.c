@@ -812,6 +812,8 @@ START_TEST(test_sched_note)
 		ck_assert_int_gt(st.cpu_ns, 0);
 		ck_assert_int_ge(st.vcsw, 1);
 		ck_assert_int_ge(st.ivcsw, 0);
+		ck_assert_int_ge(st.minflt, 1); /* exec maps the shell's pages in */
+		ck_assert_int_ge(st.majflt, 0);
 		if (v == 2) {
 			ck_assert(st.last_cpu >= 0 && st.last_cpu < ncpu);
 			ck_assert(sched ? st.migrations >= 0 : st.migrations == -1);
