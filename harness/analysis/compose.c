@@ -26,44 +26,56 @@ const char *rep_compose_name(enum rep_compose v)
 	return v == COMPOSE_YES ? "composes" : v == COMPOSE_NO ? "does not compose" : "undecided";
 }
 
-/* A forward launched op by op waits on the host (each launch, each library call's own host
- * work) wherever that outlasts the GPU's work; one graph of the same forward does not.  Per
- * workload with a graph e2e cell (analysis_workload_e2e) and another e2e cell, under the
- * baseline: the median over blocks of the other cell's unit median over the graph cell's;
- * HOST_BOUND_RATIO or more warns that the cell times the host as much as the GPU (the CUDA
+double report_host_bound_ratio(const struct report *r, size_t c, size_t *graph,
+			       size_t *nblocks)
+{
+	const struct analysis *a = r->a;
+	if (strcmp(a->cells[c].kind, "e2e") || strstr(a->cells[c].shape, "launch=graph"))
+		return NAN;
+	for (size_t g = 0; g < a->ncells; g++) {
+		if (g == c || strcmp(a->cells[g].kind, "e2e") ||
+		    strcmp(a->cells[g].workload, a->cells[c].workload) ||
+		    !strstr(a->cells[g].shape, "launch=graph"))
+			continue;
+		double *x = xmalloc((a->nblocks + 1) * sizeof(*x));
+		double *w = xmalloc((a->nblocks + 1) * sizeof(*w));
+		size_t n = 0;
+		for (size_t b = 0; b < a->nblocks; b++) {
+			double s = an_med(a, r->baseline, c, b), t = an_med(a, r->baseline, g, b);
+			if (!isnan(s) && !isnan(t) && s > 0 && t > 0)
+				x[n++] = s / t;
+		}
+		double q = n ? stats_median(x, 1, n, w) : NAN;
+		free(x);
+		free(w);
+		if (!isnan(q)) {
+			*graph = g;
+			if (nblocks)
+				*nblocks = n;
+			return q;
+		}
+	}
+	return NAN;
+}
+
+/* The report's warning for each e2e cell report_host_bound_ratio finds host-bound (the CUDA
  * backend's stream forward: legacy cuDNN calls of about 100 us of host time each). */
 void report_host_bound(struct report *r)
 {
 	const struct analysis *a = r->a;
-	double *x = xmalloc((a->nblocks + 1) * sizeof(*x)), *w = xmalloc((a->nblocks + 1) * sizeof(*w));
-	for (size_t g = 0; g < a->ncells; g++) {
-		if (strcmp(a->cells[g].kind, "e2e") || !strstr(a->cells[g].shape, "launch=graph"))
-			continue;
-		for (size_t c = 0; c < a->ncells; c++) {
-			if (c == g || strcmp(a->cells[c].kind, "e2e") ||
-			    strcmp(a->cells[c].workload, a->cells[g].workload) ||
-			    strstr(a->cells[c].shape, "launch=graph"))
-				continue;
-			size_t n = 0;
-			for (size_t b = 0; b < a->nblocks; b++) {
-				double s = an_med(a, r->baseline, c, b), t = an_med(a, r->baseline, g, b);
-				if (!isnan(s) && !isnan(t) && s > 0 && t > 0)
-					x[n++] = s / t;
-			}
-			double q = n ? stats_median(x, 1, n, w) : NAN;
-			if (!isnan(q) && q >= HOST_BOUND_RATIO)
-				report_warn(r, "'%s' takes %.2fx the time of '%s' under '%s' (median over "
-					    "%zu blocks): launched op by op, the forward waits on the host, "
-					    "so '%s' times the host's launch and library work as much as "
-					    "the GPU; its ratios between modes and its A/A noise floor say "
-					    "as much about the host as about the kernels, and '%s' is the "
-					    "cell for the GPU's work", a->cells[c].name, q,
-					    a->cells[g].name, a->modes[r->baseline], n, a->cells[c].name,
-					    a->cells[g].name);
-		}
+	for (size_t c = 0; c < a->ncells; c++) {
+		size_t g = 0, n = 0;
+		double q = report_host_bound_ratio(r, c, &g, &n);
+		if (!isnan(q) && q >= REP_HOST_BOUND)
+			report_warn(r, "'%s' takes %.2fx the time of '%s' under '%s' (median "
+				    "over %zu blocks): launched op by op, the forward waits on "
+				    "the host, so '%s' times the host's launch and library work "
+				    "as much as the GPU; its ratios between modes and its A/A "
+				    "noise floor say as much about the host as about the kernels, "
+				    "and '%s' is the cell for the GPU's work", a->cells[c].name, q,
+				    a->cells[g].name, a->modes[r->baseline], n, a->cells[c].name,
+				    a->cells[g].name);
 	}
-	free(x);
-	free(w);
 }
 
 /* The five per-block quantities of one block (docs/report-format.md):

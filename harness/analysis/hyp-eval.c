@@ -251,6 +251,7 @@ static void result_release(struct hyp_result *res)
 	}
 	free(res->t);
 	free(res->deciding);
+	free(res->hb);
 }
 
 void hyp_eval_free(struct hyp_eval *e)
@@ -404,6 +405,16 @@ static int build_targets(const struct report *rep,
 						       "scope has %zu cell(s)", h->id, h->at_least,
 				   nc);
 	}
+	/* the host-bound e2e cells of its scope (a composition takes each workload's graph
+	 * cell itself) */
+	for (size_t i = 0; i < nc && h->aggregate != HYP_AGG_COMPOSITION; i++) {
+		size_t g = 0;
+		double q = report_host_bound_ratio(r, cells[i], &g, NULL);
+		if (!isnan(q) && q >= REP_HOST_BOUND) {
+			res->hb = xrealloc(res->hb, (res->nhb + 1) * sizeof(*res->hb));
+			res->hb[res->nhb++] = (struct hyp_host_bound){ cells[i], g, q };
+		}
+	}
 	/* each mode on the cells of the workloads it and the baseline run; a mode that runs
 	 * none of them is not part of the hypothesis */
 	size_t *mine = xcalloc(nc + 1, sizeof(*mine)), kept = 0;
@@ -431,7 +442,8 @@ static int build_targets(const struct report *rep,
 
 /* Decide each target, then the hypothesis: per mode by the aggregate, across modes (and
  * across the workloads of op-vs-e2e) every one must hold. */
-static void decide(struct hyp_result *res, const struct hyp_entry *en)
+static void decide(struct hyp_result *res, const struct hyp_entry *en,
+		   const struct analysis *a)
 {
 	const struct hypothesis *h = res->h;
 	for (size_t i = 0; i < res->nt; i++) {
@@ -492,6 +504,12 @@ static void decide(struct hyp_result *res, const struct hyp_entry *en)
 	}
 	if (more)
 		sbuf_addf(&sb, "; and %zu more", more);
+	for (size_t i = 0; i < res->nhb; i++)
+		sbuf_addf(&sb, "%s'%s' %.2fx '%s'%s", i ? ", " : "; host-bound: ",
+			  a->cells[res->hb[i].cell].name, res->hb[i].ratio,
+			  a->cells[res->hb[i].graph].name,
+			  i + 1 < res->nhb ? "" : " (launched op by op, they time the host's "
+						  "launch and library work as well as the GPU's)");
 	res->deciding = sbuf_detach(&sb);
 }
 
@@ -568,7 +586,7 @@ int hyp_evaluate(const struct report *rep, const struct hyp_set *s, struct hyp_e
 	}
 	e->family = nfam;
 	for (size_t i = 0; i < e->nr; i++) {
-		decide(&e->r[i], e->r[i].entry);
+		decide(&e->r[i], e->r[i].entry, a);
 		if (e->r[i].h->primary && e->r[i].verdict == HYP_FALSIFIED &&
 		    e->r[i].entry->status == HYP_PREREGISTERED)
 			e->prereg_primary_falsified = 1;

@@ -79,6 +79,13 @@ struct hyp_target {
 	enum hyp_verdict result;
 };
 
+/* An e2e cell launched op by op that takes REP_HOST_BOUND or more times its workload's
+ * graph e2e cell under the hypothesis's baseline (report_host_bound_ratio). */
+struct hyp_host_bound {
+	size_t cell, graph;                 /* the analysis's cells */
+	double ratio;
+};
+
 struct hyp_result {
 	const struct hyp_entry *entry;      /* borrowed from the set */
 	const struct hypothesis *h;         /* borrowed */
@@ -94,7 +101,11 @@ struct hyp_result {
 	size_t nt;
 	enum hyp_verdict verdict;
 	int exploratory;                    /* the file is not PRE-REGISTERED */
-	char *deciding;                     /* the numbers that decided it, one line */
+	char *deciding;                     /* the numbers that decided it, one line (with the
+					     * host-bound cells below named at its end) */
+	struct hyp_host_bound *hb;          /* the e2e cells of its scope that time the host as
+					     * much as the GPU (report.h, REP_HOST_BOUND) */
+	size_t nhb;
 	double mde;                         /* largest over the deciding targets, NAN if none */
 	double repeats;                     /* blocks that would decide it, NAN if unknown */
 };

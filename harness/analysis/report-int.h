@@ -30,9 +30,8 @@ void report_devices_free(struct report *r);
 /* Per-op versus end to end (compose.c): r->comp, r->tau and their warnings; needs the
  * aggregates. */
 void report_composition(struct report *r, gsl_rng *rng);
-/* A workload's e2e cell launched op by op that takes HOST_BOUND_RATIO times its one-graph
+/* A workload's e2e cell launched op by op that takes REP_HOST_BOUND times its one-graph
  * e2e cell's time or more under the baseline (compose.c): a warning each. */
-#define HOST_BOUND_RATIO 1.25
 void report_host_bound(struct report *r);
 /* Where a mode's units chose differently (report-choices.c): r->choices. */
 void report_choices(struct report *r);

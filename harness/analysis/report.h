@@ -224,6 +224,17 @@ struct report {
 int report_build(const struct analysis *a, const struct report_opts *o, struct report **out);
 void report_free(struct report *r);
 
+/* A forward launched op by op waits on the host wherever its launches and library calls
+ * outlast the GPU's work; one graph of the same forward does not (compose.c).  For e2e cell
+ * c not launched as a graph, in a workload that has a graph e2e cell (shape launch=graph):
+ * the median over blocks of c's unit median over the graph cell's under r's baseline, and
+ * the graph cell in *graph, the blocks behind it in *nblocks (NULL: not wanted).  NAN (the
+ * outputs untouched) for any other cell, or without a block that has both.  REP_HOST_BOUND
+ * or more: c times the host as much as the GPU. */
+#define REP_HOST_BOUND 1.25
+double report_host_bound_ratio(const struct report *r, size_t c, size_t *graph,
+			       size_t *nblocks);
+
 /* ---- `harness compare`: the same cells and modes across two runs, unpaired ---------- */
 struct cmp_row {
 	char *cell, *mode;

@@ -119,6 +119,16 @@ static json_t *json_eval(const struct hyp_eval *e)
 		json_object_set_new(o, "corroborate", jw_str(r->corroborate));
 		json_object_set_new(o, "falsify", jw_str(r->falsify));
 		json_object_set_new(o, "deciding", jw_str(r->deciding));
+		json_t *hb = json_array();
+		for (size_t k = 0; k < r->nhb; k++) {
+			const struct an_cell *hc = &e->a->cells[r->hb[k].cell],
+					     *hg = &e->a->cells[r->hb[k].graph];
+			json_array_append_new(hb, json_pack("{s:o, s:o, s:o}", "cell",
+							    jw_str(hc->name), "graph",
+							    jw_str(hg->name), "ratio",
+							    jw_num(r->hb[k].ratio)));
+		}
+		json_object_set_new(o, "host_bound", hb);
 		json_object_set_new(o, "mde", jw_num(r->mde));
 		json_object_set_new(o, "repeats_to_decide", jw_num(r->repeats));
 		json_t *ts = json_array();

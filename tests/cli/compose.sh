@@ -124,6 +124,29 @@ agg = [a for a in r["aggregates"] if a["scope"] == "w" and a["mode"] == "fast"][
 assert agg["e2e_ratio"] == graph["ratio"] and abs(agg["e2e_ratio"] - 0.8) < 0.01, (agg, graph)
 PYEOF
 
+# a hypothesis whose scope holds the stream forward says so: the host-bound cell, its ratio
+# to the graph forward (computed here from the CSV), and none where only the graph cell is
+printf 'schema = 1\n[[hypotheses]]\nid = "both"\nclaim = "x"\nmode = "fast"\nscope = "e2e"\naggregate = "geomean"\nprediction = "not-faster"\nmin_effect = 0.03\n[[hypotheses]]\nid = "graph"\nclaim = "x"\nmode = "fast"\ncells = ["w/e2e:launch=graph"]\nprediction = "not-faster"\nmin_effect = 0.03\n' >hb.toml
+expect_status 0 h verify -f json --hypotheses hb.toml g.h5 && cp "$SCRATCH/out" hb.json &&
+expect_status 0 h verify --hypotheses hb.toml g.h5 &&
+expect_grep "^\| both .*; host-bound: 'w/e2e' [0-9.]+x 'w/e2e:launch=graph' \(launched op by op" "$SCRATCH/out" &&
+$PY - "$DATA/compose/graph.csv" hb.json <<'PYEOF' && pass "a hypothesis on the stream forward names it host-bound, with its ratio to the graph forward" || fail "host-bound hypothesis"
+import csv, json, statistics, sys
+from collections import defaultdict
+v = defaultdict(list)
+for row in csv.DictReader(open(sys.argv[1])):
+    if row["mode"] == "base":
+        v[(row["cell"], int(row["block"]))].append(float(row["value"]))
+blocks = sorted({b for _, b in v})
+ratio = statistics.median(statistics.median(v[("w/e2e", b)]) / statistics.median(v[("w/e2e:launch=graph", b)])
+                          for b in blocks)
+hs = {h["id"]: h for h in json.load(open(sys.argv[2]))["hypotheses"]}
+hb = hs["both"]["host_bound"]
+assert len(hb) == 1 and hb[0]["cell"] == "w/e2e" and hb[0]["graph"] == "w/e2e:launch=graph", hb
+assert abs(hb[0]["ratio"] - ratio) < 1e-9 * ratio and ratio > 1.25, (hb, ratio)
+assert hs["graph"]["host_bound"] == [] and "host-bound" not in hs["graph"]["deciding"], hs["graph"]
+PYEOF
+
 # the figure: measured against predicted, with the identity line
 if command -v gnuplot >/dev/null 2>&1; then
 	expect_status 0 h plot -f svg -o figs c.h5 && [ -s figs/composition.svg ] &&
