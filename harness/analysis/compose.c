@@ -32,30 +32,29 @@ double report_host_bound_ratio(const struct report *r, size_t c, size_t *graph,
 	const struct analysis *a = r->a;
 	if (strcmp(a->cells[c].kind, "e2e") || strstr(a->cells[c].shape, "launch=graph"))
 		return NAN;
-	for (size_t g = 0; g < a->ncells; g++) {
+	double q = NAN;
+	double *x = xmalloc((a->nblocks + 1) * sizeof(*x)), *w = xmalloc((a->nblocks + 1) * sizeof(*w));
+	for (size_t g = 0; g < a->ncells && isnan(q); g++) {
 		if (g == c || strcmp(a->cells[g].kind, "e2e") ||
 		    strcmp(a->cells[g].workload, a->cells[c].workload) ||
 		    !strstr(a->cells[g].shape, "launch=graph"))
 			continue;
-		double *x = xmalloc((a->nblocks + 1) * sizeof(*x));
-		double *w = xmalloc((a->nblocks + 1) * sizeof(*w));
 		size_t n = 0;
 		for (size_t b = 0; b < a->nblocks; b++) {
 			double s = an_med(a, r->baseline, c, b), t = an_med(a, r->baseline, g, b);
 			if (!isnan(s) && !isnan(t) && s > 0 && t > 0)
 				x[n++] = s / t;
 		}
-		double q = n ? stats_median(x, 1, n, w) : NAN;
-		free(x);
-		free(w);
-		if (!isnan(q)) {
+		if (n) {
+			q = stats_median(x, 1, n, w);
 			*graph = g;
 			if (nblocks)
 				*nblocks = n;
-			return q;
 		}
 	}
-	return NAN;
+	free(x);
+	free(w);
+	return q;
 }
 
 /* The report's warning for each e2e cell report_host_bound_ratio finds host-bound (the CUDA
