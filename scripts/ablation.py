@@ -87,14 +87,18 @@ def modal_configs(mode, units, choices):
 
 
 def median_times(ids, units, samples, ncells):
-    """Per cell: the median over units (ids) of each unit's median sample, in ns."""
+    """Per cell: the median over units (ids) of each unit's median sample, in ns, a sample
+    being one execution's time as the harness reads it (kernels/sample.h's sample_exec_ns: a
+    sample of L > 1 launches is its ns / L, rounded half away from zero)."""
     per = collections.defaultdict(list)
     for u in units:
         if int(u["id"]) not in ids:
             continue
         rows = samples[u["sample_first"]:u["sample_first"] + u["sample_count"]]
         for c in range(ncells):
-            v = rows["ns"][rows["cell"] == c]
+            one = "launches" not in rows.dtype.names  # layout 1: one launch a sample
+            v = [int(x["ns"]) if one or x["launches"] <= 1
+                 else math.floor(x["ns"] / x["launches"] + 0.5) for x in rows[rows["cell"] == c]]
             if len(v):
                 per[c].append(float(statistics.median(v)))
     return {c: statistics.median(v) for c, v in per.items()}

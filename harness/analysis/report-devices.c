@@ -29,7 +29,7 @@ void report_devices(struct report *r)
 		v->aa_floor = xcalloc(r->naa + 1, sizeof(*v->aa_floor));
 		for (size_t i = 0; i < r->naa; i++)
 			v->aa_floor[i] = report_aa_floor(r, r->aa[i].mode, r->aa[i].of, (long)d,
-							 NULL);
+							 NULL, 0);
 		v->drift = xcalloc(a->nmodes, sizeof(*v->drift));
 		for (size_t m = 0; m < a->nmodes; m++) {
 			report_drift_mode(r, m, (long)d, &v->drift[m]);

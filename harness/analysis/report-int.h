@@ -17,9 +17,11 @@ void report_warn(struct report *r, const char *fmt, ...) __attribute__((format(p
  * "e2e", compared whole: "e2e" is not "e2e-part"; NULL: every cell; borrowed): the 95th
  * percentile (type 7) over those cells of |log r_c|, r_c the median over those blocks of
  * copy / original, as exp(.) - 1, over the cells with pairs enough for a CI at the report's
- * level (stats_ci_short: 6 at 95%); NAN when no cell has them. */
+ * level (stats_ci_short: 6 at 95%); NAN when no cell has them.  With no_host_bound, the
+ * cells report_host_bound_ratio finds host-bound (REP_HOST_BOUND or more) are left out too. */
 #define ALL_DEVICES (-3L)
-double report_aa_floor(const struct report *r, size_t m, size_t of, long d, const char *kind);
+double report_aa_floor(const struct report *r, size_t m, size_t of, long d, const char *kind,
+		       int no_host_bound);
 /* Mode m's drift over the blocks whose device is d (ALL_DEVICES: every block) into *out
  * (its points heap, freed by report_free); flagged at the report's alpha (a device's
  * drift needs 5 points too: report-devices.c). */

@@ -167,7 +167,8 @@ static void holm(struct report *r, struct rep_cmp *cmp, size_t n)
  * exp(.) - 1, and over every cell it is the default equivalence margin.  With kind, only
  * the cells of that kind count: the floor of the op cells, or of the e2e cells, whose
  * target is set apart (with two to four e2e cells the p95 is near their largest). */
-double report_aa_floor(const struct report *r, size_t m, size_t of, long dev, const char *kind)
+double report_aa_floor(const struct report *r, size_t m, size_t of, long dev, const char *kind,
+		       int no_host_bound)
 {
 	const struct analysis *a = r->a;
 	double *ratio = xmalloc((a->nblocks + 1) * sizeof(*ratio));
@@ -177,6 +178,9 @@ double report_aa_floor(const struct report *r, size_t m, size_t of, long dev, co
 	size_t nd = 0;
 	for (size_t c = 0; c < a->ncells; c++) {
 		if (kind && strcmp(a->cells[c].kind, kind) != 0)
+			continue;
+		size_t g;
+		if (no_host_bound && report_host_bound_ratio(r, c, &g, NULL) >= REP_HOST_BOUND)
 			continue;
 		size_t n = 0;
 		for (size_t b = 0; b < a->nblocks; b++) {
@@ -218,9 +222,10 @@ static void aa_noise(struct report *r)
 		memset(q, 0, sizeof(*q));
 		q->mode = m;
 		q->of = (size_t)of;
-		q->noise_floor = report_aa_floor(r, m, (size_t)of, ALL_DEVICES, NULL);
-		q->noise_floor_op = report_aa_floor(r, m, (size_t)of, ALL_DEVICES, "op");
-		q->noise_floor_e2e = report_aa_floor(r, m, (size_t)of, ALL_DEVICES, "e2e");
+		q->noise_floor = report_aa_floor(r, m, (size_t)of, ALL_DEVICES, NULL, 0);
+		q->noise_floor_op = report_aa_floor(r, m, (size_t)of, ALL_DEVICES, "op", 0);
+		q->noise_floor_e2e = report_aa_floor(r, m, (size_t)of, ALL_DEVICES, "e2e", 0);
+		q->noise_floor_e2e_nhb = report_aa_floor(r, m, (size_t)of, ALL_DEVICES, "e2e", 1);
 	}
 }
 

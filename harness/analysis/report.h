@@ -82,6 +82,10 @@ struct rep_aa {
 	double noise_floor_op;          /* the same over the op cells only; NAN: none counts */
 	double noise_floor_e2e;         /* the same over the e2e cells only (kind "e2e", not
 					   "e2e-part"); NAN: none counts */
+	double noise_floor_e2e_nhb;     /* the same over the e2e cells that are not host-bound
+					   (report_host_bound_ratio below REP_HOST_BOUND, or no
+					   graph cell to judge by): the forwards that time the
+					   device's work; NAN: none counts */
 };
 
 /* The device as a stratum (report-devices.c), only for runs whose units ran on two or more

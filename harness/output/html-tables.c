@@ -229,7 +229,8 @@ void html_write_aa_drift_tau(const struct report *r, FILE *f, const struct plot_
 	} else {
 		fputs("<table id=\"aa-table\">\n<thead><tr><th>mode</th><th>copy of</th><th>cells</th>"
 		      "<th>false FASTER/SLOWER</th><th>rate</th><th>noise floor (p95 of |log ratio|)</th>"
-		      "<th>op cells</th><th>e2e cells</th></tr></thead>\n<tbody>\n", f);
+		      "<th>op cells</th><th>e2e cells</th><th>e2e cells not host-bound</th></tr></thead>\n"
+		      "<tbody>\n", f);
 		for (size_t i = 0; i < r->naa; i++) {
 			const struct rep_aa *q = &r->aa[i];
 			fputs("<tr>", f);
@@ -241,6 +242,7 @@ void html_write_aa_drift_tau(const struct report *r, FILE *f, const struct plot_
 			html_td_num(f, '2', 100 * q->noise_floor);
 			html_td_num(f, '2', 100 * q->noise_floor_op);
 			html_td_num(f, '2', 100 * q->noise_floor_e2e);
+			html_td_num(f, '2', 100 * q->noise_floor_e2e_nhb);
 			fputs("</tr>\n", f);
 		}
 		fputs("</tbody>\n</table>\n", f);

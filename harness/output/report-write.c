@@ -408,14 +408,15 @@ static void write_md(const struct report *r, FILE *f)
 	if (!r->naa)
 		fprintf(f, "No A/A mode (`aa_of`) in this run: the false-positive rate of this design is unknown.\n");
 	else {
-		fprintf(f, "| mode | copy of | cells | false FASTER/SLOWER | rate | noise floor (p95 of abs log ratio) | op cells | e2e cells |\n|---|---|---|---|---|---|---|---|\n");
+		fprintf(f, "| mode | copy of | cells | false FASTER/SLOWER | rate | noise floor (p95 of abs log ratio) | op cells | e2e cells | e2e cells not host-bound |\n|---|---|---|---|---|---|---|---|---|\n");
 		for (size_t i = 0; i < r->naa; i++) {
 			const struct rep_aa *q = &r->aa[i];
-			fprintf(f, "| %s | %s | %zu | %zu | %s | %s | %s | %s |\n", a->modes[q->mode], a->modes[q->of],
+			fprintf(f, "| %s | %s | %zu | %zu | %s | %s | %s | %s | %s |\n", a->modes[q->mode], a->modes[q->of],
 				q->cells, q->false_positives,
 				num(b1, 32, '1', q->cells ? 100.0 * (double)q->false_positives / (double)q->cells : NAN),
 				num(b2, 32, '2', 100 * q->noise_floor), num(b3, 32, '2', 100 * q->noise_floor_op),
-				num(b4, 32, '2', 100 * q->noise_floor_e2e));
+				num(b4, 32, '2', 100 * q->noise_floor_e2e),
+				num(b5, 32, '2', 100 * q->noise_floor_e2e_nhb));
 		}
 	}
 
@@ -602,12 +603,13 @@ static json_t *build_json(const struct report *r)
 		for (size_t k = 0; k < r->naacmp; k++)
 			if (r->aacmp[k].mode == q->mode)
 				json_array_append_new(cm, jcmp(r, &r->aacmp[k]));
-		json_array_append_new(aa, json_pack("{s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o}", "mode", jw_str(a->modes[q->mode]),
+		json_array_append_new(aa, json_pack("{s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "mode", jw_str(a->modes[q->mode]),
 			"copy_of", jw_str(a->modes[q->of]), "cells", (json_int_t)q->cells, "false_positives",
 			(json_int_t)q->false_positives, "rate",
 			jw_num(q->cells ? (double)q->false_positives / (double)q->cells : NAN),
 			"noise_floor", jw_num(q->noise_floor), "noise_floor_op", jw_num(q->noise_floor_op),
-			"noise_floor_e2e", jw_num(q->noise_floor_e2e), "comparisons", cm));
+			"noise_floor_e2e", jw_num(q->noise_floor_e2e), "noise_floor_e2e_not_host_bound",
+			jw_num(q->noise_floor_e2e_nhb), "comparisons", cm));
 	}
 	json_object_set_new(root, "aa", aa);
 	json_t *dr = json_array();

@@ -9,6 +9,11 @@ set by its mode's options (the unit specification):
            cells, so theirs keep their ids)
   e2e_scale = {mode = factor}: a further factor on the e2e cells' times for the units of that
            mode (an A/A copy off in its forwards only)
+  graph  = true (with e2e): each workload also gets its forward as one graph, as the CUDA
+           backend records it: a cell "W/e2e:launch=graph" (kind e2e, shape launch=graph) at
+           half the time of "W/e2e", which then reads host-bound; e2e_scale leaves it alone
+  launches = {mode = L}: the units of that mode record each sample as L launches (its ns
+           the sum of L executions' times, as graph-timed cells do); the harness reads ns / L
   config = the configuration it says it chose ("tile=8")
   configs = "a|b|...": instead, configs[block % n]
   slow   = a config whose samples are 1.5 times slower
@@ -91,6 +96,11 @@ if opt.get("e2e"):
     for w in spec["workloads"]:
         cells.append(u.cell(w["name"] + "/e2e", kind="e2e", workload=w["name"], op="e2e",
                             shape="batch=%d" % w.get("batch", 1)))
+nstream = len(cells)
+if opt.get("e2e") and opt.get("graph"):
+    for w in spec["workloads"]:
+        cells.append(u.cell(w["name"] + "/e2e:launch=graph", kind="e2e", workload=w["name"],
+                            op="e2e", shape="launch=graph"))
 if behave == "malformed":
     os.write(3, b'{"type":"samples","cell":0,"first":0,"ns":[1,2,3]}\nthis is not json\n')
     sys.exit(0)
@@ -109,10 +119,13 @@ for c in cells:
                        ";k_two=XBLOCK: 8|XBLOCK: 16" if cfg == "tile=8" else "")})
     n = int(spec["measure"]["min_samples"])
     base = 10000.0 * scale * (1 + c) * (1.5 if cfg == opt.get("slow") else 1.0)
-    if c >= nops:
+    if c >= nstream:  # a graph forward: half its workload's stream forward, never scaled
+        base = 10000.0 * scale * (1 + c - (nstream - nops)) / 2
+    elif c >= nops:
         base *= float(opt.get("e2e_scale", {}).get(spec["mode"], 1.0))
-    u.samples(c, [int(base * rng.uniform(0.98, 1.02)) for _ in range(n)],
-              clock_mhz=[1980.0] * n, throttle=[0] * n, launches=[1] * n,
+    nl = int(opt.get("launches", {}).get(spec["mode"], 1))
+    u.samples(c, [nl * int(base * rng.uniform(0.98, 1.02)) for _ in range(n)],
+              clock_mhz=[1980.0] * n, throttle=[0] * n, launches=[nl] * n,
               clock_reasons=[0x4 if i == 0 else 0 for i in range(n)])
     u.measure(c, stop="max-samples", warmup_n=1, warmup_ns=1000)
 per_wl = opt.get("compile_s", {})
