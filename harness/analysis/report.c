@@ -166,7 +166,9 @@ static void holm(struct report *r, struct rep_cmp *cmp, size_t n)
  * relative difference an identical configuration shows in 95% of cells, reported as
  * exp(.) - 1, and over every cell it is the default equivalence margin.  With kind, only
  * the cells of that kind count: the floor of the op cells, or of the e2e cells, whose
- * target is set apart (with two to four e2e cells the p95 is near their largest). */
+ * target is set apart (with two to four e2e cells the p95 is near their largest); with
+ * no_host_bound, not the forwards that time the host (report_host_bound_ratio), so that
+ * the e2e floor of the CUDA backend's graph forwards is seen apart from its stream ones'. */
 double report_aa_floor(const struct report *r, size_t m, size_t of, long dev, const char *kind,
 		       int no_host_bound)
 {
