@@ -95,8 +95,8 @@ def median_times(ids, units, samples, ncells):
         if int(u["id"]) not in ids:
             continue
         rows = samples[u["sample_first"]:u["sample_first"] + u["sample_count"]]
+        one = "launches" not in rows.dtype.names  # layout 1: one launch a sample
         for c in range(ncells):
-            one = "launches" not in rows.dtype.names  # layout 1: one launch a sample
             v = [int(x["ns"]) if one or x["launches"] <= 1
                  else math.floor(x["ns"] / x["launches"] + 0.5) for x in rows[rows["cell"] == c]]
             if len(v):

@@ -47,7 +47,8 @@ double report_host_bound_ratio(const struct report *r, size_t c, size_t *graph,
 		}
 		if (n) {
 			q = stats_median(x, 1, n, w);
-			*graph = g;
+			if (graph)
+				*graph = g;
 			if (nblocks)
 				*nblocks = n;
 		}

@@ -181,8 +181,7 @@ double report_aa_floor(const struct report *r, size_t m, size_t of, long dev, co
 	for (size_t c = 0; c < a->ncells; c++) {
 		if (kind && strcmp(a->cells[c].kind, kind) != 0)
 			continue;
-		size_t g;
-		if (no_host_bound && report_host_bound_ratio(r, c, &g, NULL) >= REP_HOST_BOUND)
+		if (no_host_bound && report_host_bound_ratio(r, c, NULL, NULL) >= REP_HOST_BOUND)
 			continue;
 		size_t n = 0;
 		for (size_t b = 0; b < a->nblocks; b++) {

@@ -232,7 +232,7 @@ void report_free(struct report *r);
  * outlast the GPU's work; one graph of the same forward does not (compose.c).  For e2e cell
  * c not launched as a graph, in a workload that has a graph e2e cell (shape launch=graph):
  * the median over blocks of c's unit median over the graph cell's under r's baseline, and
- * the graph cell in *graph, the blocks behind it in *nblocks (NULL: not wanted).  NAN (the
+ * the graph cell in *graph, the blocks behind it in *nblocks (either NULL: not wanted).  NAN (the
  * outputs untouched) for any other cell, or without a block that has both.  REP_HOST_BOUND
  * or more: c times the host as much as the GPU. */
 #define REP_HOST_BOUND 1.25
