@@ -771,26 +771,60 @@ def op_function(run):
     return ns["op_cell"]
 
 
-BUSY_CYCLES = 200000  # ~100 us at 1.98 GHz: torch.cuda._sleep before an op cell's sample
+BUSY_CYCLES = 200000  # the least spin before an op cell's sample: ~100 us at 1.98 GHz
+BUSY_MAX_CYCLES = 40000000  # the most: ~20 ms at 1.98 GHz
+BUSY_HOST_FACTOR = 3  # the spin: this many times the warm-up's 90th-percentile host call
+BUSY_CLOCK_MHZ = 2000.0  # the SM clock assumed where none is read (above the H100's 1980)
+
+
+def busy_cycles(host_ns, clock_mhz, least=BUSY_CYCLES, most=BUSY_MAX_CYCLES):
+    """The GPU spin (torch.cuda._sleep cycles) before an op cell's sample: BUSY_HOST_FACTOR
+    times the 90th percentile (nearest rank) of the warm-up's host calls (host_ns: each
+    call's time from its start to its return, while the GPU runs ahead), in cycles of
+    clock_mhz (BUSY_CLOCK_MHZ when None or not positive; a slower clock only lengthens the
+    spin), within [least, most].  Long enough that the call's kernels are queued before the
+    spin ends, in a process whose Python and launch path is slow too (docs/torch-worker.md,
+    "Timing")."""
+    if not clock_mhz or not clock_mhz > 0:
+        clock_mhz = BUSY_CLOCK_MHZ
+    if not host_ns:
+        return least
+    h = sorted(host_ns)
+    p90 = h[min(len(h) - 1, max(0, -(-9 * len(h) // 10) - 1))]
+    return int(max(least, min(most, BUSY_HOST_FACTOR * p90 * clock_mhz / 1e3)))
 
 
 def measure(torch, fn, ms, flush, clock, busy=0):
     """Warm-up by count and time, then samples of one call each timed with CUDA events
     (the L2 flushed before each sample when `flush` is a buffer), the SM clock after each.
-    busy > 0: the GPU spins that many cycles (torch.cuda._sleep) before the start event,
-    so the call's kernels are queued while it spins and the events time the device's work
-    rather than the Python and launch overhead between them (op cells; an e2e sample keeps
-    that overhead: it is part of a forward's latency).
-    Returns (ns, clocks, throttles, clock_reasons, stop, warmup_n, warmup_ns)."""
+    busy > 0: the GPU spins before the start event (torch.cuda._sleep), so the call's
+    kernels are queued while it spins and the events time the device's work rather than the
+    Python and launch overhead between them (op cells; an e2e sample keeps that overhead: it
+    is part of a forward's latency).  The spin is busy_cycles(the warm-up calls' host times,
+    the SM clock), at least busy cycles; each sample's host time (from the spin's launch to
+    the call's return) is kept, and a sample whose host time outlasts the spin is late (its
+    events timed host work too).
+    Returns (ns, clocks, throttles, clock_reasons, stop, warmup_n, warmup_ns, spin): spin
+    None without busy, else {"cycles", "spin_ns", "host_ns": [per sample], "late"}."""
     n_w, w0 = 0, time.monotonic_ns()
+    host = []
     while n_w < ms.get("warmup_count", 0) or \
             time.monotonic_ns() - w0 < ms.get("warmup_s", 0) * 1e9:
+        h0 = time.perf_counter_ns()
         fn()
+        host.append(time.perf_counter_ns() - h0)
         n_w += 1
         if n_w % 8 == 0:
             torch.cuda.synchronize()
     torch.cuda.synchronize()
     warm_ns = time.monotonic_ns() - w0
+    spin = None
+    if busy:
+        mhz = clock.read()[0]
+        cycles = busy_cycles(host[-64:], mhz, least=busy)
+        spin = {"cycles": cycles, "host_ns": [], "late": 0,
+                "spin_ns": int(cycles * 1e3 / (mhz if mhz and mhz > 0 else BUSY_CLOCK_MHZ))}
+        busy = cycles
     ns, clocks, thr, reasons = [], [], [], []
     a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     s0 = time.monotonic_ns()
@@ -801,10 +835,15 @@ def measure(torch, fn, ms, flush, clock, busy=0):
             break
         if flush is not None:
             flush.add_(1)
+        h0 = time.perf_counter_ns()
         if busy:
             torch.cuda._sleep(busy)
         a.record()
         fn()
+        if spin is not None:
+            h = time.perf_counter_ns() - h0
+            spin["host_ns"].append(h)
+            spin["late"] += h > spin["spin_ns"]
         b.record()
         b.synchronize()
         ns.append(max(0, int(round(a.elapsed_time(b) * 1e6))))
@@ -812,7 +851,15 @@ def measure(torch, fn, ms, flush, clock, busy=0):
         clocks.append(c)
         thr.append(t)
         reasons.append(r)
-    return ns, clocks, thr, reasons, stop, n_w, warm_ns
+    return ns, clocks, thr, reasons, stop, n_w, warm_ns, spin
+
+
+def spin_note(spin):
+    """The `spin.<cell>` note of an op cell's samples (docs/torch-worker.md, "Timing")."""
+    h = sorted(spin["host_ns"]) or [0]
+    return "busy_cycles=%d spin_us=%.1f host_us_p50=%.1f host_us_max=%.1f late=%d of %d" % (
+        spin["cycles"], spin["spin_ns"] / 1e3, h[(len(h) - 1) // 2] / 1e3, h[-1] / 1e3,
+        spin["late"], len(spin["host_ns"]))
 
 
 def run(spec, u):  # pragma: no cover - needs PyTorch and a GPU
@@ -860,7 +907,8 @@ def run(spec, u):  # pragma: no cover - needs PyTorch and a GPU
                  "torch_compile_mode": cfg["torch_mode"], "clock_source": clock.source,
                  "benchmark_hooks": ",".join(bench.hooked), "code_hook": sink.hooked,
                  "warm": spec.get("warm", False),
-                 "op_sample_busy_cycles": BUSY_CYCLES, "dynamic": False})
+                 "op_sample_busy_cycles_least": BUSY_CYCLES,
+                 "op_sample_busy_host_factor": BUSY_HOST_FACTOR, "dynamic": False})
     try:
         import triton
         info["triton"] = triton.__version__
@@ -890,7 +938,8 @@ def run(spec, u):  # pragma: no cover - needs PyTorch and a GPU
             fn()
             torch.cuda.synchronize()
             first = time.monotonic_ns() - t0
-            ns, clocks, thr, reasons, stop, n_w, warm_ns = measure(torch, fn, ms, flush, clock, busy)
+            ns, clocks, thr, reasons, stop, n_w, warm_ns, spin = measure(torch, fn, ms, flush,
+                                                                         clock, busy)
         tm1 = time_metrics(dutils)
         d = {k: tm1[k] - tm0.get(k, 0.0) for k in tm1 if tm1[k] - tm0.get(k, 0.0) > 0}
         total = d.get("_compile.compile_inner", 0.0)
@@ -906,6 +955,8 @@ def run(spec, u):  # pragma: no cover - needs PyTorch and a GPU
         notes["cell.%s" % label] = "first_call_ms=%.1f bench_calls=%d bench_ms=%.1f %s" % (
             first / 1e6, bench.calls - b0, (bench.ns - b0n) / 1e6,
             " ".join("%s=%.3fs" % kv for kv in sorted(d.items())))
+        if spin is not None:
+            notes["spin.%s" % label] = spin_note(spin)
         if cfg["compile"] and rt:
             notes["runtime.%s" % label] = ";".join("%s=%s" % kv for kv in sorted(rt.items()))
         for i, wsrc in enumerate(wrappers):

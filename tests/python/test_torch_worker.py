@@ -265,6 +265,119 @@ class TestRecords(unittest.TestCase):
         self.assertEqual((recs[6]["config"], recs[6]["reason"]), ("eager", "vendor"))
 
 
+class FakeGpu:
+    """A stand-in for the host's clock and torch's CUDA stream, for measure(): a virtual host
+    clock (worker.time is swapped for this object: sleep() advances it, every read adds
+    1 us of host work), and one in-order queue on it.  torch.cuda._sleep(cycles) busies the
+    queue cycles / mhz, an event takes the queue's time when the queue reaches it, and
+    launch(ns) (the op) starts when both the queue is free and the host has queued it.  A
+    call whose host work outlasts the spin makes the events time that work too, as on a
+    GPU; nothing depends on the test machine's speed."""
+
+    def __init__(self, mhz=1980.0):
+        self.mhz, self.free, self.t = mhz, 0, 10 ** 9
+
+    def perf_counter_ns(self):
+        self.t += 1000
+        return self.t
+
+    monotonic_ns = perf_counter_ns
+
+    def sleep(self, s):
+        self.t += int(s * 1e9)
+
+    def enqueue(self, ns):
+        self.free = max(self.free, self.t) + ns
+        return self.free
+
+    def torch(self):
+        gpu = self
+
+        class Event:
+            def __init__(self, enable_timing=False):
+                self.t = None
+
+            def record(self):
+                self.t = max(gpu.free, gpu.t)
+
+            def synchronize(self):
+                pass
+
+            def elapsed_time(self, other):
+                return (other.t - self.t) / 1e6
+
+        cuda = types.SimpleNamespace(Event=Event, synchronize=lambda: None,
+                                     _sleep=lambda cycles: gpu.enqueue(int(cycles * 1e3 / gpu.mhz)))
+        return types.SimpleNamespace(cuda=cuda)
+
+
+class TestSpin(unittest.TestCase):
+    MS = {"warmup_count": 20, "warmup_s": 0, "min_samples": 15, "max_samples": 15, "max_time_s": 5}
+
+    def clock(self, mhz=1980.0):
+        return types.SimpleNamespace(read=lambda: (mhz, 0, 0))
+
+    def setUp(self):
+        self.gpu = FakeGpu()
+        self.real_time, worker.time = worker.time, self.gpu
+
+    def tearDown(self):
+        worker.time = self.real_time
+
+    def test_busy_cycles(self):
+        """3x the 90th percentile of the warm-up's host calls, in cycles, within the bounds."""
+        self.assertEqual(worker.busy_cycles([], 1980.0), worker.BUSY_CYCLES)
+        self.assertEqual(worker.busy_cycles([10000] * 9, 1980.0), worker.BUSY_CYCLES)  # 59400 < least
+        self.assertEqual(worker.busy_cycles(list(range(1, 11)), 1000.0, least=0), 27)  # p90 = 9 ns
+        # one slow call in ten is the p90 of 10 (nearest rank 9 of 10 is the 9th smallest)
+        self.assertEqual(worker.busy_cycles([100000] * 9 + [10 ** 7], 1000.0, least=0), 300000)
+        self.assertEqual(worker.busy_cycles([400000] * 5, 2000.0), 2400000)  # 1.2 ms at 2 GHz
+        self.assertEqual(worker.busy_cycles([400000] * 5, None), worker.busy_cycles([400000] * 5, 2000.0))
+        self.assertEqual(worker.busy_cycles([10 ** 10], 1980.0), worker.BUSY_MAX_CYCLES)
+
+    def test_a_slow_host_call_does_not_reach_the_events(self):
+        """An op of 10 us of device time behind 400 us of host work per call: the fixed
+        spin of ~100 us would let the events time ~300 us of the host's; the spin measure()
+        sizes from the warm-up covers it, every sample reads the 10 us, none is late."""
+        gpu = self.gpu
+
+        def fn():
+            gpu.sleep(0.0004)
+            gpu.enqueue(10000)
+        ns, _, _, _, _, n_w, _, spin = worker.measure(gpu.torch(), fn, self.MS, None, self.clock(),
+                                                      worker.BUSY_CYCLES)
+        self.assertEqual(n_w, 20)
+        self.assertGreaterEqual(spin["spin_ns"], 3 * 400000)
+        self.assertEqual(spin["late"], 0, spin)
+        self.assertEqual(len(spin["host_ns"]), 15)
+        self.assertTrue(all(abs(x - 10000) < 2000 for x in ns), ns)
+        note = worker.spin_note(spin)
+        self.assertRegex(note, r"^busy_cycles=\d+ spin_us=\d+\.\d host_us_p50=\d+\.\d "
+                               r"host_us_max=\d+\.\d late=0 of 15$")
+
+    def test_late_samples_are_counted(self):
+        """Host work that grows after the warm-up outlasts the spin: those samples are late,
+        and their times hold the host's excess, as the note then says."""
+        gpu = self.gpu
+        calls = [0]
+
+        def fn():
+            calls[0] += 1
+            gpu.sleep(0.0002 if calls[0] <= 20 else 0.003)
+            gpu.enqueue(10000)
+        ns, _, _, _, _, _, _, spin = worker.measure(gpu.torch(), fn, self.MS, None, self.clock(),
+                                                    worker.BUSY_CYCLES)
+        self.assertEqual(spin["late"], 15, spin)
+        self.assertTrue(all(x > 1000000 for x in ns), ns)  # the excess over the spin, ~2 ms
+        self.assertRegex(worker.spin_note(spin), r"late=15 of 15$")
+
+    def test_no_spin_without_busy(self):
+        """An e2e cell's samples (busy 0) keep the host's overhead and carry no spin note."""
+        gpu = self.gpu
+        out = worker.measure(gpu.torch(), lambda: gpu.enqueue(10000), self.MS, None, self.clock())
+        self.assertIsNone(out[-1])
+
+
 class TestGpuState(unittest.TestCase):
     def test_state_keys(self):
         """The GPU state as info keys the audit reads (docs/record-protocol.md, "GPU state"):
