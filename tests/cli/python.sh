@@ -14,7 +14,7 @@ else
 	fail "python unit tests"; cat "$SCRATCH/out" >&2
 fi
 # the shipped torch experiments name the worker where harness check finds it
-for e in torch-tiny torch-resnet torch-plant-leak torch-plant-eager; do
+for e in torch-tiny torch-resnet torch-controls torch-plant-leak torch-plant-eager; do
 	expect_status 0 h check "$top_srcdir/experiments/$e.toml" && pass "experiments/$e.toml checks"
 done
 # a model outside the harness's catalog is a command mode's business, and only its
