@@ -82,5 +82,8 @@ int audit_host_check(struct audit *au, const char *path);
 /* audit-tuner.c: tuners that fell back from their table or model (units whose info records
  * tuner notes only); -1 when the file cannot be read (reported). */
 int audit_tuner_check(struct audit *au, const char *path);
+/* audit-spin.c: op-cell samples late behind their GPU spin (units whose info records spin
+ * notes, or a fixed spin, only); -1 when the file cannot be read (reported). */
+int audit_spin_check(struct audit *au, const struct ctx *c, const char *path);
 
 #endif

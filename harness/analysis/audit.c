@@ -675,6 +675,8 @@ int audit_build(const struct analysis *an, const struct report *rep, struct audi
 		goto done;
 	if (audit_tuner_check(au, path))
 		goto done;
+	if (audit_spin_check(au, &c, path))
+		goto done;
 	check_failures(au, &c);
 	check_op_e2e(au, &c);
 	check_hypotheses(au, &c);

@@ -14,6 +14,11 @@ set by its mode's options (the unit specification):
            half the time of "W/e2e", which then reads host-bound; e2e_scale leaves it alone
   launches = {mode = L}: the units of that mode record each sample as L launches (its ns
            the sum of L executions' times, as graph-timed cells do); the harness reads ns / L
+  spin   = {mode = L}: the units of that mode say each op cell's samples started behind a GPU
+           spin, L of them late (info "spin.<cell>", as the torch worker records it; the
+           audit's op-spin check reads it)
+  spin_fixed = true: say the op cells were timed behind a fixed spin and record no host
+           time (info "op_sample_busy_cycles", as the torch worker did before its spin notes)
   config = the configuration it says it chose ("tile=8")
   configs = "a|b|...": instead, configs[block % n]
   slow   = a config whose samples are 1.5 times slower
@@ -73,6 +78,8 @@ def gpu_state(prefix):
 
 
 gpu_state("gpu_open_")
+if opt.get("spin_fixed"):
+    u.info({"op_sample_busy_cycles": 200000})
 
 rng = random.Random(spec["seed"] * 1000003 + spec["unit"])
 scale = float(opt.get("scale", 1.0)) * float(opt.get("mode_scale", {}).get(spec["mode"], 1.0))
@@ -128,6 +135,9 @@ for c in cells:
               clock_mhz=[1980.0] * n, throttle=[0] * n, launches=[nl] * n,
               clock_reasons=[0x4 if i == 0 else 0 for i in range(n)])
     u.measure(c, stop="max-samples", warmup_n=1, warmup_ns=1000)
+    if c < nops and spec["mode"] in opt.get("spin", {}):
+        u.info({"spin.%s/fake" % spec["workloads"][c]["name"]: "busy_cycles=200000 spin_us=101.0 host_us_p50=40.0 "
+                "host_us_max=90.0 late=%d of %d" % (min(n, int(opt["spin"][spec["mode"]])), n)})
 per_wl = opt.get("compile_s", {})
 compile_ns = sum(int(per_wl.get(w["name"], 0) * 1e9) for w in spec["workloads"]) or 5000
 u.setup(compile_ns=compile_ns * compiles, compiles=compiles, cache_hits=hits,
