@@ -8,9 +8,11 @@ units; per workload and mode the op-cell verdict counts and geometric mean; the 
 fronts of the e2e cells; the hypotheses' verdicts with the margin each was decided at; the
 audit's findings; and, for a part-run, the progress.
 
-    /usr/bin/python3 scripts/study-table.py [--harness PATH] RESULTS.h5
+    /usr/bin/python3 scripts/study-table.py [--harness PATH] [--repo DIR] RESULTS.h5
 
-The harness is PATH, else $HARNESS, else `harness` on PATH.  Markdown on stdout; exit 2 when
+The harness is PATH, else $HARNESS, else `harness` on PATH.  --repo DIR goes to verify and
+audit (a run from a bundle: its hypothesis files looked up in DIR's history).  A verdict on
+a file that is not PRE-REGISTERED reads "(exploratory: STATUS)".  Markdown on stdout; exit 2 when
 report or audit fails (its stderr is passed on); a file with no hypotheses gets none."""
 import argparse
 import json
@@ -137,8 +139,11 @@ def hyp_table(ver):
     for h in ver.get("hypotheses", []):
         me = h.get("min_effect")
         margin = "-" if me is None else "+-%.2f%% (%s)" % (100 * me, h.get("min_effect_source", "?"))
+        verdict = h["verdict"]
+        if h.get("exploratory"):
+            verdict += " (exploratory: %s)" % h.get("status", "?")
         out.append("| %s | %s | %s | %s | %s |" % (h["id"], "yes" if h.get("primary") else "no",
-                                                   h["verdict"], margin, h.get("deciding", "")))
+                                                   verdict, margin, h.get("deciding", "")))
     return out
 
 
@@ -152,11 +157,13 @@ def audit_table(aud):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--harness", default=os.environ.get("HARNESS", "harness"))
+    ap.add_argument("--repo", help="a git repository for verify and audit (--repo)")
     ap.add_argument("results")
     a = ap.parse_args()
+    repo = ["--repo", a.repo] if a.repo else []
     rep = run_json(a.harness, ["report", "--format", "json", a.results])
-    ver = run_json(a.harness, ["verify", "--format", "json", a.results], optional=True)
-    aud = run_json(a.harness, ["audit", "--format", "json", a.results])
+    ver = run_json(a.harness, ["verify", "--format", "json"] + repo + [a.results], optional=True)
+    aud = run_json(a.harness, ["audit", "--format", "json"] + repo + [a.results])
     run = rep["run"]
     lines = ["%s: %d blocks, %d warm probes, %d samples; baseline %s, margin +-%.2f%% (%s)" % (
         run["experiment_name"], run["blocks"], run["warm_units"], run["samples"],

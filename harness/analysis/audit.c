@@ -654,7 +654,7 @@ int audit_build(const struct analysis *an, const struct report *rep, struct audi
 	au->margin = c.rep->margin;
 	au->margin_source = c.rep->margin_source;
 
-	c.hyps_bad = hyp_set_load(path, &c.an->meta, NULL, 0, &c.hyps) != 0;
+	c.hyps_bad = hyp_set_load(path, &c.an->meta, NULL, 0, c.rep->o.repo, &c.hyps) != 0;
 	check_identity(au, &c);
 	check_backend(au, &c);
 	check_cache(au, &c);

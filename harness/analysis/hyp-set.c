@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "harness/base/util.h"
 #include "harness/config/hypothesis.h"
@@ -104,8 +105,63 @@ done:
 	e->why = why;
 }
 
+/* "YYYY-MM-DDTHH:MM:SSZ" (the recorder's start_utc) as seconds since the epoch; -1 when it
+ * is not one. */
+static long long utc_seconds(const char *s)
+{
+	struct tm tm = { 0 };
+	int n = 0;
+	if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+			 &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6 || s[n])
+		return -1;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	return (long long)timegm(&tm);
+}
+
+/* A file not committed where the run started (a bundle, a copy) is PRE-REGISTERED after
+ * all when repo holds its recorded bytes in a commit older than the run's start: the
+ * claims were fixed in that history before the data existed.  Otherwise it stays
+ * UNCOMMITTED, and the reason says what repo holds. */
+static void lookup_in_repo(const struct rec_meta *meta, const struct rec_file *rf,
+			   const char *repo, struct hyp_entry *e)
+{
+	struct hyp_git_origin g;
+	int rc = hyp_git_first_commit(repo, rf->text, rf->len, &g);
+	long long start = utc_seconds(rec_meta_get(meta, "start_utc"));
+	char *why = NULL;
+	if (rc < 0) {
+		why = xasprintf("%s; '%s' is no git repository that could be read", e->why, repo);
+	} else if (rc > 0) {
+		why = xasprintf("%s; no commit of '%s' holds its bytes (blob %.12s)", e->why, repo,
+				g.blob);
+	} else if (start < 0) {
+		why = xasprintf("%s; commit %.12s of '%s' holds its bytes at '%s', but the run "
+				"records no start time to compare with", e->why, g.commit, repo, g.path);
+	} else {
+		char at[32];
+		time_t tt = (time_t)g.time;
+		struct tm tm;
+		strftime(at, sizeof(at), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&tt, &tm));
+		if (g.time <= start) {
+			e->status = HYP_PREREGISTERED;
+			why = xasprintf("not committed where the run started (%s), but commit %.12s "
+					"of '%s' put these bytes (blob %.12s) at '%s' on %s, before "
+					"the run started (%s)", e->why, g.commit, repo, g.blob, g.path,
+					at, rec_meta_get(meta, "start_utc"));
+		} else {
+			why = xasprintf("%s; commit %.12s of '%s' first holds its bytes at '%s' on %s, "
+					"after the run started (%s)", e->why, g.commit, repo, g.path, at,
+					rec_meta_get(meta, "start_utc"));
+		}
+	}
+	hyp_git_origin_release(&g);
+	free(e->why);
+	e->why = why;
+}
+
 int hyp_set_load(const char *results_path, const struct rec_meta *meta,
-		 const char *const *extra, size_t nextra, struct hyp_set **out)
+		 const char *const *extra, size_t nextra, const char *repo, struct hyp_set **out)
 {
 	struct hyp_set *s = xcalloc(1, sizeof(*s));
 	*out = NULL;
@@ -134,6 +190,8 @@ int hyp_set_load(const char *results_path, const struct rec_meta *meta,
 		} else {
 			e->status = HYP_UNCOMMITTED;
 			e->why = xstrdup(hyp_git_state_why(hyp_meta_get(meta, index, "git_state")));
+			if (repo)
+				lookup_in_repo(meta, rf, repo, e);
 		}
 		/* the recorded bytes must be the bytes whose hash was recorded */
 		if (strcmp(rf->sha256, e->file->sha256)) {

@@ -41,10 +41,13 @@ struct hyp_set {
 };
 /* The hypothesis files recorded in meta (from their recorded bytes, with their status from
  * the captured git state and the bytes now on disk), then each of extra[] (POST-HOC, unless
- * its bytes equal a recorded file's: then it is that file and adds nothing).  results_path
- * is for messages.  Reports and returns -1 when a file does not parse. */
+ * its bytes equal a recorded file's: then it is that file and adds nothing).  repo (NULL:
+ * none): a git repository in which a file that was not committed where the run started
+ * (a run from a bundle or a copy) is looked up by its recorded bytes; a commit that holds
+ * them from before the run's start makes it PRE-REGISTERED (docs/hypothesis-format.md).
+ * results_path is for messages.  Reports and returns -1 when a file does not parse. */
 int hyp_set_load(const char *results_path, const struct rec_meta *meta,
-		 const char *const *extra, size_t nextra, struct hyp_set **out);
+		 const char *const *extra, size_t nextra, const char *repo, struct hyp_set **out);
 void hyp_set_free(struct hyp_set *s);
 
 /* ---- evaluation ---------------------------------------------------------------------- */

@@ -27,6 +27,7 @@ void report_opts_init(struct report_opts *o)
 	o->nboot = 10000;
 	o->seed = 20261121;
 	o->coverage_min = 0.5;
+	o->repo = NULL;
 }
 
 void report_warn(struct report *r, const char *fmt, ...)

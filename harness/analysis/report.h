@@ -21,6 +21,8 @@ struct report_opts {
 	uint64_t seed;         /* bootstrap seed, recorded in the report */
 	double coverage_min;   /* 0.5: op cells covering less of the forward than this (the CI's
 	                          upper end) make "low coverage" the explanation (compose.c) */
+	const char *repo;      /* NULL; borrowed: where hypothesis files not committed at run
+	                          start are looked up (hyp_set_load; verify, audit, report --repo) */
 };
 void report_opts_init(struct report_opts *o);
 

@@ -20,6 +20,7 @@ enum { AUDIT_EXIT_FAIL = EXIT_RUN_FAILED };
 static const struct cmd_opt audit_opts[] = {
 	{ "format", OPT_FORMAT, 1 },
 	CMD_STATS_OPTS,
+	CMD_REPO_OPT,
 	{ NULL, 0, 0 },
 };
 
@@ -73,6 +74,9 @@ const struct cmd_entry cmd_audit_entry = {
 		"                       experiment's, else the A/A noise floor, else 0.01)\n"
 		"  --resamples N        bootstrap resamples (default 10000)\n"
 		"  --seed S             bootstrap seed (default 20261121)\n"
+		"  --repo DIR           a git repository in which a hypothesis file that was not\n"
+		"                       committed where the run started (a bundle) is looked up by\n"
+		"                       its bytes: committed there before the run, PRE-REGISTERED\n"
 		"  -h, --help           this text\n"
 		"exit status: 0 no check FAILs, 1 some check FAILs, 2 bad input\n",
 	.opts = audit_opts,

@@ -20,6 +20,7 @@ enum { OPT_FORMAT = 'f' };
 static const struct cmd_opt report_opts[] = {
 	{ "format", OPT_FORMAT, 1 },
 	CMD_STATS_OPTS,
+	CMD_REPO_OPT,
 	{ NULL, 0, 0 },
 };
 
@@ -69,7 +70,7 @@ static int write_html(const struct analysis *an, const struct report *r,
 	if (html_figures_draw(r, src, &figs, &dir))
 		goto done;
 	p.figs = dir ? &figs : NULL;
-	if (p.nhyp_files && !hyp_set_load(an->path, &an->meta, NULL, 0, &set) &&
+	if (p.nhyp_files && !hyp_set_load(an->path, &an->meta, NULL, 0, r->o.repo, &set) &&
 	    !hyp_evaluate(r, set, &e)) {
 		p.hyp_set = set;
 		p.hyp = e;
@@ -125,6 +126,9 @@ const struct cmd_entry cmd_report_entry = {
 		"                       experiment's, else the A/A noise floor, else 0.01)\n"
 		"  --resamples N        bootstrap resamples (default 10000)\n"
 		"  --seed S             bootstrap seed (default 20261121; recorded in the report)\n"
+		"  --repo DIR           a git repository in which a hypothesis file that was not\n"
+		"                       committed where the run started (a bundle) is looked up by\n"
+		"                       its bytes: committed there before the run, PRE-REGISTERED\n"
 		"  -h, --help           this text\n",
 	.opts = report_opts,
 	.min_args = 1,

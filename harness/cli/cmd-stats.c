@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "harness/analysis/analysis.h"
 #include "harness/analysis/report.h"
@@ -27,6 +28,10 @@ int cmd_stats_opts(const struct cmd_args *a, struct report_opts *o)
 	}
 	if ((v = cmd_args_value(a, CMD_OPT_SEED)) && parse_u64(v, &o->seed))
 		return cmd_usage_error(a->entry, "--seed must be a non-negative integer, not '%s'", v);
+	struct stat st;
+	if ((v = cmd_args_value(a, CMD_OPT_REPO)) && (stat(v, &st) || !S_ISDIR(st.st_mode)))
+		return cmd_usage_error(a->entry, "--repo must be a folder (a git repository), not '%s'", v);
+	o->repo = v;
 	return 0;
 }
 

@@ -16,6 +16,7 @@ enum { OPT_FORMAT = 'f', OPT_HYPOTHESES = CMD_OPT_OWN };
 static const struct cmd_opt verify_opts[] = {
 	{ "format", OPT_FORMAT, 1 },
 	CMD_STATS_OPTS,
+	CMD_REPO_OPT,
 	{ "hypotheses", OPT_HYPOTHESES, 1 },
 	{ NULL, 0, 0 },
 };
@@ -41,7 +42,7 @@ static int verify_exec(const struct cmd_args *a)
 	struct hyp_eval *e = NULL;
 	rc = EXIT_USAGE;
 	if (analysis_load(a->pos[0], &an) ||
-	    hyp_set_load(a->pos[0], &an->meta, extra, nextra, &s))
+	    hyp_set_load(a->pos[0], &an->meta, extra, nextra, o.repo, &s))
 		goto done;
 	if (s->n == 0) {
 		error("'%s' records no hypothesis file; attach one with --hypotheses FILE",
@@ -83,6 +84,9 @@ const struct cmd_entry cmd_verify_entry = {
 		"                       experiment's margin, else the A/A noise floor, else 0.01)\n"
 		"  --resamples N        bootstrap resamples (default 10000)\n"
 		"  --seed S             bootstrap seed (default 20261121)\n"
+		"  --repo DIR           a git repository in which a hypothesis file that was not\n"
+		"                       committed where the run started (a bundle) is looked up by\n"
+		"                       its bytes: committed there before the run, PRE-REGISTERED\n"
 		"  -h, --help           this text\n"
 		"exit status: 0 no pre-registered primary hypothesis was falsified; 3 one was;\n"
 		"2 bad input\n",

@@ -47,12 +47,16 @@ enum {
 	CMD_OPT_MARGIN,
 	CMD_OPT_NBOOT,
 	CMD_OPT_SEED,
+	CMD_OPT_REPO,
 	CMD_OPT_OWN
 };
 #define CMD_STATS_OPTS                                                                  \
 	{ "baseline", CMD_OPT_BASELINE, 1 }, { "alpha", CMD_OPT_ALPHA, 1 },                \
 		{ "margin", CMD_OPT_MARGIN, 1 }, { "resamples", CMD_OPT_NBOOT, 1 },         \
 		{ "seed", CMD_OPT_SEED, 1 }
+/* --repo DIR, for the commands that judge hypothesis files (verify, audit, report): read by
+ * cmd_stats_opts into report_opts.repo. */
+#define CMD_REPO_OPT { "repo", CMD_OPT_REPO, 1 }
 
 /* One option a command accepts.  key: the short option character, or a value >= 256 for a
  * long-only option.  name: the long name without "--" (NULL: short only). */

@@ -100,6 +100,71 @@ int hyp_git_blob_at(const char *dir, const char *rev, const char *relpath, char 
 	return rc;
 }
 
+int hyp_git_first_commit(const char *dir, const void *bytes, size_t len,
+			 struct hyp_git_origin *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct sbuf o;
+	sbuf_init(&o);
+	const char *a_fmt[] = { "rev-parse", "--show-object-format", NULL };
+	int rc = run_git(dir, a_fmt, &o);
+	if (rc)
+		goto done;
+	char blob[65];
+	if (hyp_git_blob_id(first_line(&o), bytes, len, blob)) {
+		rc = -1;
+		goto done;
+	}
+	out->blob = xstrdup(blob);
+	char *find = xasprintf("--find-object=%s", blob);
+	/* oldest first: each commit's line "C<TAB>hash<TAB>unix time", then its raw diff lines
+	 * ":mode mode old new status<TAB>path" of the paths whose blob is this one */
+	const char *a_log[] = { "log", "--all", "--reverse", "--format=C%x09%H%x09%ct", "--raw",
+				"--no-abbrev", "--no-renames", find, NULL };
+	rc = run_git(dir, a_log, &o);
+	free(find);
+	if (rc)
+		goto done;
+	rc = 1;
+	char *commit = NULL, *when = NULL;
+	for (char *l = o.buf; l && *l && rc == 1;) {
+		char *nl = strchr(l, '\n');
+		if (nl)
+			*nl = '\0';
+		if (!strncmp(l, "C\t", 2)) {
+			commit = l + 2;
+			when = strchr(commit, '\t');
+			if (when)
+				*when++ = '\0';
+		} else if (*l == ':' && commit && when) {
+			/* ":100644 100644 OLD NEW A\tpath": the commit added these bytes at path */
+			char *tab = strchr(l, '\t');
+			char *f[5] = { 0 };
+			char *save = NULL, *tok = strtok_r(l + 1, " \t", &save);
+			for (int i = 0; i < 5 && tok; i++, tok = strtok_r(NULL, " \t", &save))
+				f[i] = tok;
+			if (tab && f[3] && !strcmp(f[3], blob) && f[4] && *f[4] != 'D') {
+				out->commit = xstrdup(commit);
+				out->time = strtoll(when, NULL, 10);
+				out->path = xstrdup(tab + 1);
+				rc = 0;
+			}
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+done:
+	sbuf_release(&o);
+	return rc;
+}
+
+void hyp_git_origin_release(struct hyp_git_origin *g)
+{
+	free(g->blob);
+	free(g->commit);
+	free(g->path);
+	memset(g, 0, sizeof(*g));
+}
+
 /* The state is decided from the bytes themselves, never from git's index flags: the blob id
  * of the recorded bytes is computed here and compared with the blob HEAD holds at the file's
  * path (`git rev-parse HEAD:<path>`), so `git update-index --assume-unchanged` or

@@ -150,6 +150,20 @@ int hyp_git_blob_id(const char *format, const void *bytes, size_t len, char out[
  * there is none (no such commit or path, or dir is not in a repository), -1 when git could
  * not be run. */
 int hyp_git_blob_at(const char *dir, const char *rev, const char *relpath, char **blob);
+/* Where some bytes first entered a repository's history: the oldest commit (over all refs)
+ * whose diff adds them as a blob at some path. */
+struct hyp_git_origin {
+	char *blob;          /* the bytes' blob id in the repository's object format */
+	char *commit;        /* the commit (NULL when none) */
+	long long time;      /* its committer time, seconds since the epoch */
+	char *path;          /* the path it added them at */
+};
+/* Look bytes up in the repository that holds dir (git log --all --find-object, through
+ * spawn.h): 0 and *out filled, 1 when no commit holds them (out->blob is still set), -1
+ * when git could not be run or dir is in no repository.  hyp_git_origin_release frees. */
+int hyp_git_first_commit(const char *dir, const void *bytes, size_t len,
+			 struct hyp_git_origin *out);
+void hyp_git_origin_release(struct hyp_git_origin *g);
 /* Why a state is not pre-registered, in words ("it had uncommitted changes at run
  * start"); NULL state: none was recorded. */
 const char *hyp_git_state_why(const char *state);

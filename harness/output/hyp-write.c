@@ -206,7 +206,7 @@ int hyp_evaluate_run(const char *results_path, FILE *out)
 	report_opts_init(&o);
 	if (analysis_load(results_path, &a))
 		goto done;
-	if (hyp_set_load(results_path, &a->meta, NULL, 0, &s))
+	if (hyp_set_load(results_path, &a->meta, NULL, 0, NULL, &s))
 		goto done;
 	if (s->n == 0) {
 		ret = 0;

@@ -101,7 +101,8 @@ for l in lines[start:]:
     n += 1
 assert n > 0
 PYEOF
-# the hypotheses' table: one row per hypothesis verify decided, its verdict and its margin
+# the hypotheses' table: one row per hypothesis verify decided, its verdict (exploratory, with
+# the file's status, where verify says so: this run's file is not committed) and its margin
 # (min effect and where it came from) as verify's JSON gives them
 cp "$DATA/run/mode-workloads.toml" "$DATA/run/mode-workloads-hyp.toml" .
 expect_status 0 h run -q -o mw.h5 mode-workloads.toml >/dev/null &&
@@ -120,7 +121,8 @@ for l in lines[start + 2:]:
     rows.append([x.strip() for x in l.strip("|").split("|")])
 assert len(rows) == len(hyp) > 0, (len(rows), len(hyp))
 for r, h in zip(rows, hyp):
-    assert r[0] == h["id"] and r[2] == h["verdict"], (r, h["id"], h["verdict"])
+    want = h["verdict"] + (" (exploratory: %s)" % h["status"] if h["exploratory"] else "")
+    assert r[0] == h["id"] and r[2] == want, (r, h["id"], want)
     me = h["min_effect"]
     want = "-" if me is None else "+-%.2f%% (%s)" % (100 * me, h["min_effect_source"])
     assert r[3] == want, (r[3], want)

@@ -141,6 +141,32 @@ expect_status 0 h run -q --require-preregistered -o clean.h5 repo/exp.toml && pa
 expect_grep '^\| repo/run-h.toml \| PRE-REGISTERED \| .*the recorded bytes are the blob commit [0-9a-f]{12} holds \(checked now\)' <(h verify clean.h5) &&
 	pass "verify re-checks the recorded bytes against the recorded commit"
 
+# a run from a copy outside the repository (a bundle on a lent machine): UNCOMMITTED where it
+# ran; --repo finds its bytes in a commit from before the run: PRE-REGISTERED, exit 3.  Bytes
+# first committed after the run started, or never, stay UNCOMMITTED and say so.
+mkdir bundle && cp repo/exp.toml repo/run-h.toml bundle/ || fail "the bundle"
+expect_status 0 h run -q -o bun.h5 bundle/exp.toml && pass "a run from a copy outside the repository"
+expect_status 0 h verify bun.h5 && expect_grep '^\| bundle/run-h.toml \| UNCOMMITTED \|' "$SCRATCH/out" &&
+	pass "a copy outside the repository: UNCOMMITTED, exit 0"
+expect_status 3 h verify --repo repo bun.h5 &&
+	expect_grep '^\| bundle/run-h.toml \| PRE-REGISTERED \| [0-9a-f]{12} \| not committed where the run started \(.*\), but commit [0-9a-f]{12} of .repo. put these bytes \(blob [0-9a-f]{12}\) at .run-h.toml. on 2026-01-02T03:04:05Z, before the run started' "$SCRATCH/out" &&
+	expect_grep '^\| doomed \| yes \| PRE-REGISTERED \| \*\*FALSIFIED\*\* \| default \|' "$SCRATCH/out" &&
+	pass "verify --repo: committed before the run, PRE-REGISTERED, exit 3"
+expect_status 1 h audit --repo repo bun.h5 && expect_grep '^\| hypothesis integrity \| PASS \|' "$SCRATCH/out" &&
+	pass "audit --repo: the hypothesis-integrity check PASSes"
+echo "# edited in the bundle" >> bundle/run-h.toml
+expect_status 0 h run -q -o bun2.h5 bundle/exp.toml || fail "the run with edited bytes"
+expect_status 0 h verify --repo repo bun2.h5 &&
+	expect_grep '^\| bundle/run-h.toml \| UNCOMMITTED \| .*; no commit of .repo. holds its bytes \(blob [0-9a-f]{12}\)' "$SCRATCH/out" &&
+	pass "verify --repo: bytes in no commit stay UNCOMMITTED"
+cp bundle/run-h.toml repo/late.toml && (cd repo && git add late.toml &&
+	GIT_COMMITTER_DATE=2099-01-01T00:00:00Z git commit -q -m "after the run") || fail "git commit"
+expect_status 0 h verify --repo repo bun2.h5 &&
+	expect_grep '^\| bundle/run-h.toml \| UNCOMMITTED \| .*; commit [0-9a-f]{12} of .repo. first holds its bytes at .late.toml. on 2099-01-01T00:00:00Z, after the run started' "$SCRATCH/out" &&
+	pass "verify --repo: bytes committed after the run started stay UNCOMMITTED"
+expect_status 2 h verify --repo no-such-dir bun.h5 && expect_grep "\-\-repo must be a folder" "$SCRATCH/err" &&
+	pass "verify --repo: not a folder, exit 2"
+
 # git's index flags cannot forge pre-registration (issue 9, item 7): an edited file hidden
 # from `git status` by assume-unchanged or skip-worktree is judged on its bytes
 for flag in --assume-unchanged --skip-worktree; do

@@ -281,7 +281,7 @@ START_TEST(test_evaluate_synthetic)
 	ck_assert_int_eq(analysis_load(path, &a), 0);
 	const char *extra[] = { HARNESS_ABS_SRCDIR "/tests/data/hypotheses/synthetic.toml" };
 	struct hyp_set *s = NULL;
-	ck_assert_int_eq(hyp_set_load(path, &a->meta, extra, 1, &s), 0);
+	ck_assert_int_eq(hyp_set_load(path, &a->meta, extra, 1, NULL, &s), 0);
 	ck_assert_uint_eq(s->n, 1);
 	ck_assert_int_eq(s->e[0].status, HYP_POSTHOC);
 	struct report_opts o;
@@ -362,7 +362,7 @@ static void eval_err(const struct analysis *a, const char *text, const char *wan
 	ck_assert_int_eq(util_write_file(hp, text, strlen(text), 0644), 0);
 	struct hyp_set *s = NULL;
 	const char *extra[] = { hp };
-	ck_assert_int_eq(hyp_set_load(a->path, &a->meta, extra, 1, &s), 0);
+	ck_assert_int_eq(hyp_set_load(a->path, &a->meta, extra, 1, NULL, &s), 0);
 	struct report_opts o;
 	report_opts_init(&o);
 	o.baseline = "base";
@@ -624,7 +624,7 @@ START_TEST(test_capture_git_forgery)
 			want = "MODIFIED", why = "not the recorded bytes'";
 		}
 		struct hyp_set *set = NULL;
-		ck_assert_int_eq(hyp_set_load("r.h5", &m, NULL, 0, &set), 0);
+		ck_assert_int_eq(hyp_set_load("r.h5", &m, NULL, 0, NULL, &set), 0);
 		ck_assert_str_eq(hyp_status_name(set->e[0].status), want);
 		ck_assert_msg(strstr(set->e[0].why, why) != NULL, "case %d: why is '%s'", c, set->e[0].why);
 		hyp_set_free(set);
@@ -665,7 +665,7 @@ START_TEST(test_statuses)
 	ck_assert_int_eq(util_write_file(p3, t3, strlen(t3), 0644), 0);
 	const char *extra[] = { p3, p0 };
 	struct hyp_set *s = NULL;
-	ck_assert_int_eq(hyp_set_load("r.h5", &m, extra, 2, &s), 0);
+	ck_assert_int_eq(hyp_set_load("r.h5", &m, extra, 2, NULL, &s), 0);
 	ck_assert_uint_eq(s->n, 4); /* p0 given again adds nothing */
 	ck_assert_int_eq(s->e[0].status, HYP_PREREGISTERED);
 	ck_assert_msg(strstr(s->e[0].why, "commit 0123456789ab, 2026-01-02T03:04:05") != NULL, "missing text");
@@ -682,7 +682,7 @@ START_TEST(test_statuses)
 	/* a recorded file that no longer parses is an error naming the results file */
 	rec_meta_add_file(&m, "hypothesis", "z.toml", "schema = 1\nx = 1\n", 17);
 	testutil_stderr_begin();
-	int rc = hyp_set_load("r.h5", &m, NULL, 0, &s);
+	int rc = hyp_set_load("r.h5", &m, NULL, 0, NULL, &s);
 	char *err = testutil_stderr_end();
 	ck_assert_int_eq(rc, -1);
 	ck_assert_msg(strstr(err, "'z.toml':2:1: unknown key 'x' (as recorded in 'r.h5')") != NULL, "missing text");
