@@ -1,8 +1,11 @@
-"""torch-spin-check.py: the op-cell spin on the GPU (docs/torch-worker.md, "Timing"); run from
-the checkout's root on a machine with PyTorch and a GPU:  python3 scripts/torch-spin-check.py.  An op (ReLU over 32x512x7x7, eager, and the
-same compiled by torch.compile) behind D us of injected host work per call; measure() with
-the fixed spin of the study (BUSY_HOST_FACTOR 0: BUSY_CYCLES alone) and with the spin it now
-sizes from the warm-up.  Prints one line per case: median ns, spin, host p50, late."""
+"""torch-spin-check.py: the op-cell spin on the GPU (docs/torch-worker.md, "Timing").  An op
+(ReLU over 32x512x7x7, eager, and the same compiled by torch.compile) behind D us of injected
+host work per call; the worker's measure() with the fixed spin of torch-resnet
+(BUSY_HOST_FACTOR 0: BUSY_CYCLES alone) and with the spin it now sizes from the warm-up.
+Prints one line per case: median, p90, the spin note (spin, host p50, late samples).  From
+the checkout's root on a machine with PyTorch and a GPU:
+
+    python3 scripts/torch-spin-check.py"""
 import os, sys, time, statistics
 sys.path.insert(0, "kernels/python"); sys.path.insert(0, "kernels/torch")
 import worker

@@ -31,19 +31,15 @@ struct spin_note {
 	size_t late, samples;
 };
 
-/* The spin notes of one unit's info, appended to *n (grown as needed); *fixed: set when the
- * info records a fixed spin (op_sample_busy_cycles=) instead.  A spin line that cannot be
- * read (no "late=L of S") counts as none. */
-static void read_notes(const char *info, struct spin_note **n, size_t *nn, size_t *cap,
-		       int *fixed)
+/* The spin notes of one unit's info, appended to *n (grown as needed).  A spin line that
+ * cannot be read (no "late=L of S") counts as none. */
+static void read_notes(const char *info, struct spin_note **n, size_t *nn, size_t *cap)
 {
-	static const char key[] = "spin.", fixed_key[] = "op_sample_busy_cycles=";
+	static const char key[] = "spin.";
 	for (const char *l = info; l && *l;) {
 		const char *end = strchr(l, '\n');
 		size_t len = end ? (size_t)(end - l) : strlen(l);
 		char *line = xstrndup(l, len);
-		if (!strncmp(line, fixed_key, sizeof(fixed_key) - 1))
-			*fixed = 1;
 		const char *late = strstr(line, " late=");
 		/* The cell ends at the '=' that starts the note's first field (KEY=VALUE): the
 		 * second-to-last '=' of the line's first word. */
@@ -87,7 +83,8 @@ int audit_spin_check(struct audit *au, const struct ctx *c, const char *path)
 	struct spin_note *notes = NULL;
 	size_t nn = 0, cap = 0, fixed_units = 0, noted_units = 0;
 	size_t *first = xcalloc(nu + 1, sizeof(*first));
-	int *fixed = xcalloc(nu + 1, sizeof(*fixed));
+	/* [unit]: the fixed spin's cycles of a unit that recorded no notes (NaN: none) */
+	double *fixed = xcalloc(nu + 1, sizeof(*fixed));
 	/* A fixed spin counts only in units that measured an op cell (their choices say). */
 	char *has_op = xcalloc(nu + 1, 1);
 	for (size_t i = 0; i < c->nch; i++) {
@@ -98,12 +95,11 @@ int audit_spin_check(struct audit *au, const struct ctx *c, const char *path)
 	}
 	for (size_t i = 0; i < nu; i++) {
 		first[i] = nn;
-		read_notes(info[i], &notes, &nn, &cap, &fixed[i]);
-		fixed[i] = fixed[i] && has_op[i];
-		if (nn > first[i])
-			noted_units++;
-		else if (fixed[i])
-			fixed_units++;
+		read_notes(info[i], &notes, &nn, &cap);
+		fixed[i] = nn == first[i] && has_op[i] ? audit_info_num(info[i], "op_sample_busy_cycles")
+						       : NAN;
+		noted_units += nn > first[i];
+		fixed_units += !isnan(fixed[i]);
 	}
 	first[nu] = nn;
 	if (!noted_units && !fixed_units)
@@ -166,14 +162,13 @@ int audit_spin_check(struct audit *au, const struct ctx *c, const char *path)
 		/* the first such unit's spin, for the evidence */
 		double cycles = NAN;
 		for (size_t i = 0; i < nu && isnan(cycles); i++)
-			if (fixed[i] && first[i + 1] == first[i])
-				cycles = audit_info_num(info[i], "op_sample_busy_cycles");
+			cycles = fixed[i];
 		check_ev(k, "%zu unit%s timed op cells behind a fixed spin (%.0f cycles) and recorded "
 			    "no sample's host time: whether their samples timed host work cannot be "
 			    "told from the file (docs/torch-worker.md, \"Timing\")",
 			 fixed_units, fixed_units == 1 ? "" : "s", cycles);
 		for (size_t i = 0; i < nu; i++)
-			if (fixed[i] && first[i + 1] == first[i])
+			if (!isnan(fixed[i]))
 				check_unit(k, u[i].id);
 	}
 	if (fail_cells) {
@@ -200,9 +195,6 @@ int audit_spin_check(struct audit *au, const struct ctx *c, const char *path)
 				 "samples", noted_units, noted_units == 1 ? "" : "s",
 			      100 * SPIN_LATE_WARN);
 	}
-	if ((fail_cells || warn_cells) && fixed_units)
-		check_ev(k, "(and the %zu unit%s with a fixed spin above)", fixed_units,
-			 fixed_units == 1 ? "" : "s");
 done:
 	for (size_t x = 0; x < nn; x++)
 		free(notes[x].cell);

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "harness/base/util.h"
 #include "harness/config/hypothesis.h"
@@ -105,20 +104,6 @@ done:
 	e->why = why;
 }
 
-/* "YYYY-MM-DDTHH:MM:SSZ" (the recorder's start_utc) as seconds since the epoch; -1 when it
- * is not one. */
-static long long utc_seconds(const char *s)
-{
-	struct tm tm = { 0 };
-	int n = 0;
-	if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-			 &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6 || s[n])
-		return -1;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	return (long long)timegm(&tm);
-}
-
 /* A file not committed where the run started (a bundle, a copy) is PRE-REGISTERED after
  * all when repo holds its recorded bytes in a commit older than the run's start: the
  * claims were fixed in that history before the data existed.  Otherwise it stays
@@ -128,7 +113,8 @@ static void lookup_in_repo(const struct rec_meta *meta, const struct rec_file *r
 {
 	struct hyp_git_origin g;
 	int rc = hyp_git_first_commit(repo, rf->text, rf->len, &g);
-	long long start = utc_seconds(rec_meta_get(meta, "start_utc"));
+	const char *started = rec_meta_get(meta, "start_utc");
+	int64_t start = util_utc_parse(started);
 	char *why = NULL;
 	if (rc < 0) {
 		why = xasprintf("%s; '%s' is no git repository that could be read", e->why, repo);
@@ -140,19 +126,17 @@ static void lookup_in_repo(const struct rec_meta *meta, const struct rec_file *r
 				"records no start time to compare with", e->why, g.commit, repo, g.path);
 	} else {
 		char at[32];
-		time_t tt = (time_t)g.time;
-		struct tm tm;
-		strftime(at, sizeof(at), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&tt, &tm));
+		util_utc_format(g.time, at);
 		if (g.time <= start) {
 			e->status = HYP_PREREGISTERED;
 			why = xasprintf("not committed where the run started (%s), but commit %.12s "
 					"of '%s' put these bytes (blob %.12s) at '%s' on %s, before "
 					"the run started (%s)", e->why, g.commit, repo, g.blob, g.path,
-					at, rec_meta_get(meta, "start_utc"));
+					at, started);
 		} else {
 			why = xasprintf("%s; commit %.12s of '%s' first holds its bytes at '%s' on %s, "
 					"after the run started (%s)", e->why, g.commit, repo, g.path, at,
-					rec_meta_get(meta, "start_utc"));
+					started);
 		}
 	}
 	hyp_git_origin_release(&g);

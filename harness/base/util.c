@@ -555,9 +555,27 @@ static void utc_tm(struct tm *tm)
 
 void util_utc_now(char out[32])
 {
+	util_utc_format((int64_t)time(NULL), out);
+}
+
+void util_utc_format(int64_t t, char out[32])
+{
+	time_t tt = (time_t)t;
 	struct tm tm;
-	utc_tm(&tm);
+	gmtime_r(&tt, &tm);
 	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int64_t util_utc_parse(const char *s)
+{
+	struct tm tm = { 0 };
+	int n = 0;
+	if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+			 &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6 || s[n])
+		return -1;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	return (int64_t)timegm(&tm);
 }
 
 void util_utc_stamp(char out[32])

@@ -104,10 +104,14 @@ void util_sha256_hex(const void *data, size_t n, char out[65]);
  * file was for. */
 int util_sha256_file(const char *path, char out[65]);
 
-/* Time.  util_now_ns(): CLOCK_MONOTONIC in ns.  util_utc_now(): "YYYY-MM-DDTHH:MM:SSZ".
+/* Time.  util_now_ns(): CLOCK_MONOTONIC in ns.  util_utc_now(): "YYYY-MM-DDTHH:MM:SSZ"
+ * (the recorder's start_utc and end_utc), util_utc_format() the same of t seconds since the
+ * epoch, util_utc_parse() the inverse (-1 for a string not of that form).
  * util_utc_stamp(): "YYYYMMDDTHHMMSSZ" for file names. */
 int64_t util_now_ns(void);
 void util_utc_now(char out[32]);
+void util_utc_format(int64_t t, char out[32]);
+int64_t util_utc_parse(const char *s);
 void util_utc_stamp(char out[32]);
 
 /* Where installed data lives (kernel templates, plot templates): $envvar when set, else the

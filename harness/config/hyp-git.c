@@ -107,7 +107,7 @@ int hyp_git_first_commit(const char *dir, const void *bytes, size_t len,
 	struct sbuf o;
 	sbuf_init(&o);
 	const char *a_fmt[] = { "rev-parse", "--show-object-format", NULL };
-	int rc = run_git(dir, a_fmt, &o);
+	int rc = run_git(dir, a_fmt, &o) ? -1 : 0; /* git failed, or dir is in no repository */
 	if (rc)
 		goto done;
 	char blob[65];
@@ -121,7 +121,7 @@ int hyp_git_first_commit(const char *dir, const void *bytes, size_t len,
 	 * ":mode mode old new status<TAB>path" of the paths whose blob is this one */
 	const char *a_log[] = { "log", "--all", "--reverse", "--format=C%x09%H%x09%ct", "--raw",
 				"--no-abbrev", "--no-renames", find, NULL };
-	rc = run_git(dir, a_log, &o);
+	rc = run_git(dir, a_log, &o) ? -1 : 0;
 	free(find);
 	if (rc)
 		goto done;
@@ -145,7 +145,7 @@ int hyp_git_first_commit(const char *dir, const void *bytes, size_t len,
 				f[i] = tok;
 			if (tab && f[3] && !strcmp(f[3], blob) && f[4] && *f[4] != 'D') {
 				out->commit = xstrdup(commit);
-				out->time = strtoll(when, NULL, 10);
+				out->time = (int64_t)strtoll(when, NULL, 10);
 				out->path = xstrdup(tab + 1);
 				rc = 0;
 			}

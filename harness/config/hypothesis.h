@@ -12,6 +12,7 @@
 #define HARNESS_CONFIG_HYPOTHESIS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "harness/base/util.h"
 #include "harness/config/toml-bridge.h"
@@ -155,7 +156,7 @@ int hyp_git_blob_at(const char *dir, const char *rev, const char *relpath, char 
 struct hyp_git_origin {
 	char *blob;          /* the bytes' blob id in the repository's object format */
 	char *commit;        /* the commit (NULL when none) */
-	long long time;      /* its committer time, seconds since the epoch */
+	int64_t time;        /* its committer time, seconds since the epoch */
 	char *path;          /* the path it added them at */
 };
 /* Look bytes up in the repository that holds dir (git log --all --find-object, through

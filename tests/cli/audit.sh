@@ -200,24 +200,23 @@ check_audit "$SCRATCH/out" margin PASS '"within the smallest effect a hypothesis
 # worker's spin = {mode = L}: L of the 9 samples of each op cell late).  None late: PASS;
 # 2 of 9 in base-aa: WARN naming it; 5 of 9: FAIL; a fixed spin with no notes: WARN; no spin
 # at all: no such check.
-spin_run() { # NAME OPTIONS: a 2-block run of aa-kinds.toml with OPTIONS added to both modes
-	sed -e 's/^repeats = 6$/repeats = 2/' -e "s/e2e = true, e2e_scale/e2e = true, $2, e2e_scale/" \
-		aa-kinds.toml > "$1.toml"
-	expect_status 0 h run -q -o "$1.h5" "$1.toml" >/dev/null || fail "the $1 run"
-	expect_status 1 h audit -f json "$1.h5" # 2 blocks cannot reach alpha: repeats FAILs
+spin_case() { # OPTIONS STATUS CONDITION WHAT: a 2-block run of aa-kinds.toml with OPTIONS
+	# added to both modes, whose op-spin check must be STATUS with CONDITION (check_audit)
+	sed -e 's/^repeats = 6$/repeats = 2/' -e "s/e2e = true, e2e_scale/e2e = true, $1, e2e_scale/" \
+		aa-kinds.toml > spin.toml
+	rm -rf spin.h5 spin
+	expect_status 0 h run -q -o spin.h5 spin.toml >/dev/null &&
+		expect_status 1 h audit -f json spin.h5 && # 2 blocks cannot reach alpha: repeats FAILs
+		check_audit "$SCRATCH/out" op-spin "$2" "$3" && pass "$4" || fail "op-spin: $4"
 }
-spin_run spin0 'spin = { base = 0, base-aa = 0 }'
-check_audit "$SCRATCH/out" op-spin PASS '"every op cell of 4 units" in c["summary"] and any("\x27base-aa\x27: 0 of 54 op samples late" in e for e in c["evidence"])' &&
-	pass "no late op samples: op-spin PASS" || fail "op-spin, none late"
-spin_run spin2 'spin = { base = 0, base-aa = 2 }'
-check_audit "$SCRATCH/out" op-spin WARN 'c["modes"] == ["base-aa"] and "6 unit-cells were late in more than 10%" in c["summary"] and any("\x27base-aa\x27: 12 of 54 op samples late (22.2%)" in e and "in 10-50%: 6" in e for e in c["evidence"])' &&
-	pass "2 of 9 late in one mode: op-spin WARN naming it" || fail "op-spin, 2 of 9"
-spin_run spin5 'spin = { base = 5, base-aa = 0 }'
-check_audit "$SCRATCH/out" op-spin FAIL 'c["modes"] == ["base"] and "6 unit-cells were late in 50% or more" in c["summary"] and len(c["units"]) == 2 and len(c["cells"]) == 3' &&
-	pass "5 of 9 late: op-spin FAIL, its units and cells named" || fail "op-spin, 5 of 9"
-spin_run spinfix 'spin_fixed = true'
-check_audit "$SCRATCH/out" op-spin WARN '"4 units recorded no host time" in c["summary"] and any("fixed spin (200000 cycles)" in e for e in c["evidence"])' &&
-	pass "a fixed spin without host times: op-spin WARN" || fail "op-spin, fixed spin"
+spin_case 'spin = { base = 0, base-aa = 0 }' PASS '"every op cell of 4 units" in c["summary"] and any("\x27base-aa\x27: 0 of 54 op samples late" in e for e in c["evidence"])' \
+	"no late op samples: op-spin PASS"
+spin_case 'spin = { base = 0, base-aa = 2 }' WARN 'c["modes"] == ["base-aa"] and "6 unit-cells were late in more than 10%" in c["summary"] and any("\x27base-aa\x27: 12 of 54 op samples late (22.2%)" in e and "in 10-50%: 6" in e for e in c["evidence"])' \
+	"2 of 9 late in one mode: op-spin WARN naming it"
+spin_case 'spin = { base = 5, base-aa = 0 }' FAIL 'c["modes"] == ["base"] and "6 unit-cells were late in 50% or more" in c["summary"] and len(c["units"]) == 2 and len(c["cells"]) == 3' \
+	"5 of 9 late: op-spin FAIL, its units and cells named"
+spin_case 'spin_fixed = true' WARN '"4 units recorded no host time" in c["summary"] and any("fixed spin (200000 cycles)" in e for e in c["evidence"])' \
+	"a fixed spin without host times: op-spin WARN"
 expect_status 1 h audit -f json margin5.h5
 $PY -c 'import json, sys; sys.exit(any(k["id"] == "op-spin" for k in json.load(open(sys.argv[1]))["checks"]))' "$SCRATCH/out" &&
 	pass "no spin recorded: no op-spin check" || fail "an op-spin check without spin notes"

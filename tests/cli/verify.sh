@@ -164,6 +164,10 @@ cp bundle/run-h.toml repo/late.toml && (cd repo && git add late.toml &&
 expect_status 0 h verify --repo repo bun2.h5 &&
 	expect_grep '^\| bundle/run-h.toml \| UNCOMMITTED \| .*; commit [0-9a-f]{12} of .repo. first holds its bytes at .late.toml. on 2099-01-01T00:00:00Z, after the run started' "$SCRATCH/out" &&
 	pass "verify --repo: bytes committed after the run started stay UNCOMMITTED"
+mkdir not-a-repo
+expect_status 0 h verify --repo not-a-repo bun2.h5 &&
+	expect_grep '^\| bundle/run-h.toml \| UNCOMMITTED \| .*; .not-a-repo. is no git repository that could be read' "$SCRATCH/out" &&
+	pass "verify --repo: a folder that is no repository says so, and the file stays UNCOMMITTED"
 expect_status 2 h verify --repo no-such-dir bun.h5 && expect_grep "\-\-repo must be a folder" "$SCRATCH/err" &&
 	pass "verify --repo: not a folder, exit 2"
 

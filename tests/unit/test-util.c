@@ -70,6 +70,23 @@ START_TEST(edit_distance)
 }
 END_TEST
 
+/* The recorder's UTC form both ways; 1795727290 is Python's calendar.timegm of the same. */
+START_TEST(utc_format_and_parse)
+{
+	char s[32], r[32];
+	ck_assert_int_eq(util_utc_parse("2026-11-26T21:08:10Z"), 1795727290);
+	util_utc_format(1795727290, s);
+	ck_assert_str_eq(s, "2026-11-26T21:08:10Z");
+	util_utc_now(s); /* now, back and forth */
+	util_utc_format(util_utc_parse(s), r);
+	ck_assert_str_eq(r, s);
+	ck_assert_int_gt(util_utc_parse(s), 1795727290);
+	ck_assert_int_eq(util_utc_parse("2026-11-26 21:08:10"), -1);
+	ck_assert_int_eq(util_utc_parse("2026-11-26T21:08:10Z trailing"), -1);
+	ck_assert_int_eq(util_utc_parse(NULL), -1);
+}
+END_TEST
+
 START_TEST(files_and_dirs)
 {
 	char tmpl[] = "/tmp/test-util.XXXXXX";
@@ -240,6 +257,7 @@ int main(void)
 	tcase_add_test(tc, parse_numbers);
 	tcase_add_test(tc, sbuf_and_json);
 	tcase_add_test(tc, edit_distance);
+	tcase_add_test(tc, utc_format_and_parse);
 	tcase_add_test(tc, files_and_dirs);
 	tcase_add_test(tc, read_input_refuses_non_files);
 	tcase_add_test(tc, utf8_validation);
