@@ -530,20 +530,31 @@ static int cu_placement(struct backend *b, const struct backend_ctx *ctx, char *
 	return 0;
 }
 
-/* HARNESS_CUDA_CONV_IM2COL: 1 (the default) or 0 (conv.cu's producer gathers X: the A/B of
- * docs/BENCHMARKS.md, 2026-11-26 fifth session).  0, or -1 with *cause. */
-static int cu_conv_im2col(struct backend *b, char **cause)
+/* A backend switch read from environment variable name: 1 (the default, also when unset or
+ * empty) or 0 into *out.  0, or -1 with *cause. */
+static int cu_switch(const char *name, int *out, char **cause)
 {
-	const char *v = getenv("HARNESS_CUDA_CONV_IM2COL");
+	const char *v = getenv(name);
 	if (!v || !*v || !strcmp(v, "1"))
-		b->conv_im2col = 1;
+		*out = 1;
 	else if (!strcmp(v, "0"))
-		b->conv_im2col = 0;
+		*out = 0;
 	else {
-		*cause = xasprintf("HARNESS_CUDA_CONV_IM2COL='%s': expected 1 or 0", v);
+		*cause = xasprintf("%s='%s': expected 1 or 0", name, v);
 		return -1;
 	}
 	return 0;
+}
+
+/* HARNESS_CUDA_CONV_IM2COL 0: conv.cu's producer gathers X where TMA's im2col mode would
+ * read it (the A/B of docs/BENCHMARKS.md, 2026-11-26 fifth session).
+ * HARNESS_CUDA_CONV_S2D 0: a stride-2 convolution over few channels (the stem) takes the
+ * element gather rather than space-to-depth (cuda_conv_s2d; the A/B of 2026-11-27, seventh
+ * session).  Both default to 1.  0, or -1 with *cause. */
+static int cu_conv_switches(struct backend *b, char **cause)
+{
+	return cu_switch("HARNESS_CUDA_CONV_IM2COL", &b->conv_im2col, cause) ||
+	       cu_switch("HARNESS_CUDA_CONV_S2D", &b->conv_s2d, cause) ? -1 : 0;
 }
 
 /* HARNESS_CUDA_DNN_API: "legacy" (the default: cudnn.c) or "graph" (cudnn-graph.c; what each
@@ -609,7 +620,7 @@ static struct backend *cu_open(const struct backend_ctx *ctx, char **cause)
 	/* the flush buffer: twice the L2, allocated once, outside every timed region */
 	b->flush_len = 2 * (size_t)(l2 > 0 ? l2 : 64 << 20);
 	if (CUDA_CHECK(RT, cudaMalloc(&b->flush, b->flush_len), cause) ||
-	    cu_placement(b, ctx, cause) || cu_conv_im2col(b, cause) || cu_dnn_api(b, cause))
+	    cu_placement(b, ctx, cause) || cu_conv_switches(b, cause) || cu_dnn_api(b, cause))
 		goto fail;
 	b->nvml = cuda_nvml_open(b->pci, &b->nvml_why);
 	struct sbuf st;
@@ -646,8 +657,8 @@ static void cu_describe(const struct backend *b, struct sbuf *out)
 	sbuf_addf(out, "nvrtc_fast_compile=%s\ncheck_dir=%s\n",
 		  b->fast_compile ? b->fast_compile : "0", b->check_dir);
 	sbuf_addf(out, "batch_threshold_ns=%d\n", BATCH_THRESHOLD_NS);
-	sbuf_addf(out, "conv_im2col=%d\ncudnn_api=%s\n", b->conv_im2col,
-		  b->dnn_graph ? "graph" : "legacy");
+	sbuf_addf(out, "conv_im2col=%d\nconv_s2d=%d\ncudnn_api=%s\n", b->conv_im2col,
+		  b->conv_s2d, b->dnn_graph ? "graph" : "legacy");
 	cu_ahead_describe(b, out);
 	sbuf_addf(out, "timer=cuda events on a dedicated non-blocking stream\n");
 	sbuf_addf(out, "op_timing=%s\n", b->op_graph ? "graph (each config's launches replayed "
@@ -679,6 +690,7 @@ static void cu_describe_end(const struct backend *b, struct sbuf *out)
 	if (b->ref_verified)
 		sbuf_addf(out, "cuda_ref_verified_cells=%" PRId64 "\n", b->ref_verified);
 	sbuf_addf(out, "cuda_conv_im2col_maps=%" PRId64 "\n", b->im2col_maps);
+	sbuf_addf(out, "cuda_conv_s2d_launches=%" PRId64 "\n", b->s2d_launches);
 	cuda_loaded_libraries(out);
 }
 

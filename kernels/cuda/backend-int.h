@@ -49,7 +49,8 @@ struct cu_module {
 	const char *kname;   /* the op's first kernel (static), with hash the module's identity */
 	const char *tmpl;
 	cudaLibrary_t lib;
-	cudaKernel_t k[2];   /* the op's kernel and its finishing kernel (split-K, sum_dim0) */
+	cudaKernel_t k[3];   /* the op's kernel, its finishing kernel (split-K, sum_dim0) and
+			      * its pre-pass (conv.cu's conv_s2d) */
 	size_t smem_set;     /* dynamic shared memory the first kernel was raised to */
 };
 
@@ -136,6 +137,8 @@ struct backend {
 	int placement_random;    /* HARNESS_CUDA_PLACEMENT: 1 random (default), 0 fixed */
 	int conv_im2col;         /* HARNESS_CUDA_CONV_IM2COL: 1 (default) conv.cu's wgmma path
 				  * reads X by TMA's im2col mode where it can, 0 it gathers */
+	int conv_s2d;            /* HARNESS_CUDA_CONV_S2D: 1 (default) the stem by
+				  * space-to-depth (cuda_conv_s2d), 0 its element gather */
 	int dnn_graph;           /* HARNESS_CUDA_DNN_API: 0 legacy (default), 1 graph */
 	unsigned flush_gen;
 	struct cuda_nvml *nvml;
@@ -163,6 +166,7 @@ struct backend {
 	int64_t ref_compile_ns, ref_ns;      /* the reference kernels' compiles and runs */
 	int64_t ref_verified;                /* cells whose GPU reference matched the host's */
 	int64_t im2col_maps;                 /* im2col maps of X encoded (gemm.c) */
+	int64_t s2d_launches;                /* conv_s2d pre-passes enqueued (conv.c) */
 	struct cu_cell **cells;
 	size_t ncells, cap;
 	int64_t compiles, cache_hits, compile_ns;

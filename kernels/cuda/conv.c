@@ -64,6 +64,45 @@ static int64_t cdiv(int64_t a, int64_t b)
 	return (a + b - 1) / b;
 }
 
+/* Y[p, q] sums X[2p - pad + i, 2q - pad + j] over the r x r taps.  With e = pad % 2 zero taps
+ * put before the window (so it starts at the even 2p - (pad + e)) and zero taps after it up
+ * to an even r + e, tap i = 2a + b reads X row 2(p - (pad + e) / 2 + a) + b: row
+ * p - (pad + e) / 2 + a, sub-row b, of X by 2 x 2 blocks.  So the stride-2 window of r taps
+ * over C channels is a stride-1 window of ceil((r + e) / 2) taps over 4C, each block's
+ * channels ordered (b, d, c) with d the sub-column, and its weights the r x r ones shifted by
+ * e and cut the same way (conv.cu's conv_s2d makes both).  What it buys: each 16-byte chunk
+ * of a row of A is contiguous in the rearranged X, so the gather is one cp.async a chunk, at
+ * the price of the zero taps and the padding of 4C to whole chunks in k (the stem: 256
+ * against 147 in 16 bits, 192 in 32). */
+int cuda_conv_s2d(const struct cuda_shape *s, struct cuda_shape *t)
+{
+	int64_t epc = 16 / (int64_t)cuda_dtype_size(s->dtype);
+	if (!cuda_conv_is(s->op) || s->stride != 2 || s->c % epc == 0)
+		return 0;
+	int64_t e = s->pad % 2, r2 = (s->r + e + 1) / 2, c2 = cdiv(4 * s->c, epc) * epc;
+	if (r2 * r2 * c2 > 2 * s->k ||
+	    s->batch * cdiv(s->h, 2) * cdiv(s->w, 2) * c2 > INT32_MAX || /* conv_s2d's int */
+	    s->kout * r2 * r2 * c2 > INT32_MAX)                          /* indices */
+		return 0;
+	*t = *s;
+	t->c = c2;
+	t->h = cdiv(s->h, 2);
+	t->w = cdiv(s->w, 2);
+	t->r = r2;
+	t->stride = 1;
+	t->pad = (s->pad + e) / 2;
+	t->k = r2 * r2 * c2;
+	return 1;
+}
+
+size_t cuda_conv_s2d_bytes(const struct cuda_shape *t, size_t *w_off)
+{
+	size_t es = cuda_dtype_size(t->dtype);
+	size_t z = (size_t)(t->batch * t->h * t->w * t->c) * es;
+	*w_off = (z + 255) & ~(size_t)255;
+	return *w_off + (((size_t)(t->kout * t->k) * es + 255) & ~(size_t)255);
+}
+
 /* gemm.cu's fields over values that suit an implicit GEMM whose m (pixels) is large and
  * whose n (channels) is 64 to 2048: tiles of 64 to 256 pixels and 32 to 256 channels,
  * k steps of 32 or 64, 4, 8 or 12 warps, 3 or 4 stages, SPLIT_K up to 4 (for layer 4's 7x7
@@ -134,7 +173,8 @@ static int conv_is_gemm(const struct cuda_shape *s)
 static int conv_valid(const struct space *sp, const struct config *c, const char **why)
 {
 	const struct cuda_space_ctx *x = sp->ctx;
-	const struct cuda_shape *s = &x->shape;
+	struct cuda_shape s2d; /* the rules judge the implicit GEMM conv.cu runs */
+	const struct cuda_shape *s = cuda_conv_s2d(&x->shape, &s2d) ? &s2d : &x->shape;
 	const char *no = NULL, *rule = NULL;
 	struct cuda_gemm_config g;
 	cuda_gemm_config_get(x, c, &g);
@@ -190,7 +230,8 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 static void conv_heuristic(const struct space *sp, struct config *c)
 {
 	const struct cuda_space_ctx *x = sp->ctx;
-	const struct cuda_shape *s = &x->shape;
+	struct cuda_shape s2d;
+	const struct cuda_shape *s = cuda_conv_s2d(&x->shape, &s2d) ? &s2d : &x->shape;
 	int mma = s->dtype != CU_F32 || s->tf32;
 	memset(c, 0, sizeof(*c));
 	c->val[F_BM] = space_field_pick(&sp->fields[F_BM], mma ? 128 : 64, s->m);
@@ -294,12 +335,54 @@ static int conv_im2col_ok(const struct backend *b, const struct cuda_shape *s,
 	       lo >= -128 && lo <= 127 && hi >= -128 && hi <= 127;
 }
 
+/* conv.cu's conv_s2d (module m): X and the weights of io rearranged for shape t (the
+ * cuda_conv_s2d of the cell's shape s) into the front of io's workspace; *out = io on them,
+ * the workspace after them. */
+static int s2d_launch(struct backend *b, const struct cuda_shape *s, const struct cuda_shape *t,
+		      struct cu_module *m, const struct cu_conv_io *io, struct cu_conv_io *out,
+		      char **cause)
+{
+	size_t w_off, need = cuda_conv_s2d_bytes(t, &w_off);
+	if (!io->ws || io->ws_bytes < need) {
+		*cause = xasprintf("conv: space-to-depth needs %zu bytes of workspace, %zu given",
+				   need, io->ws_bytes);
+		return -1;
+	}
+	int64_t epc = 16 / (int64_t)cuda_dtype_size(s->dtype);
+	int64_t zblocks = cdiv(t->batch * t->h * t->w * (t->c / epc), 256);
+	int64_t wblocks = cdiv(t->kout * t->k, 256);
+	*out = *io;
+	out->x = io->ws;
+	out->w = (char *)io->ws + w_off;
+	out->ws = (float *)((char *)io->ws + need);
+	out->ws_bytes = io->ws_bytes - need;
+	int N = (int)s->batch, H = (int)s->h, W = (int)s->w, C = (int)s->c, K = (int)s->kout;
+	int RS = (int)s->r, pad = (int)s->pad, C2 = (int)t->c, RS2 = (int)t->r, zb = (int)zblocks;
+	void *args[] = { (void *)&io->x, (void *)&io->w, (void *)&out->x, (void *)&out->w,
+			 &N, &H, &W, &C, &K, &RS, &pad, &C2, &RS2, &zb };
+	dim3 grid = { (unsigned)(zblocks + wblocks), 1, 1 }, block = { 256, 1, 1 };
+	b->s2d_launches++;
+	return CUDA_CHECK(RT, cudaLaunchKernel((const void *)m->k[2], grid, block, args, 0,
+					       b->stream), cause);
+}
+
 int cu_conv_launch(struct backend *b, struct cu_cell *c, const struct config *cfg,
 		   struct cu_module *m, const struct cu_conv_io *io, char **cause)
 {
 	const struct cuda_shape *s = &c->sctx.shape;
 	if (cfg->vendor)
 		return cu_dnn_launch(b, c, cfg->vendor_idx, io, m, cause);
+	/* the stem: X and the weights rearranged by space-to-depth, then the stride-1
+	 * convolution over them (s from here on) */
+	struct cuda_shape t;
+	struct cu_conv_io io2;
+	int s2d = b->conv_s2d && cuda_conv_s2d(s, &t);
+	if (s2d) {
+		if (s2d_launch(b, s, &t, m, io, &io2, cause))
+			return -1;
+		s = &t;
+		io = &io2;
+	}
 	struct cuda_gemm_config g;
 	cuda_gemm_config_get(&c->sctx, cfg, &g);
 	size_t smem = (size_t)cuda_gemm_smem_bytes(&g);
@@ -332,9 +415,10 @@ int cu_conv_launch(struct backend *b, struct cu_cell *c, const struct config *cf
 					 .pad = (int)s->pad };
 		struct cu_wgmma_operands op = { .a = io->x, .b = io->w, .m = s->m, .n = s->n,
 						.k = s->k, .lda = s->k, .ldb = s->k,
-						.tma = conv_is_gemm(s),
+						.tma = !s2d && conv_is_gemm(s),
 						.tma_b = 1,
-						.im2col = conv_im2col_ok(b, s, &g) ? &geo : NULL };
+						.im2col = !s2d && conv_im2col_ok(b, s, &g) ? &geo
+											  : NULL };
 		if (cu_wgmma_setup(b, c, m, &g, smem, &op, &w, cause))
 			return -1;
 		int64_t sk = sk_grid(s, cfg, b->prop.multiProcessorCount, w.resident);
@@ -370,11 +454,14 @@ size_t cu_conv_ws_bytes(const struct cuda_shape *s, const struct config *cfg, in
 {
 	if (cfg->vendor)
 		return 0;
+	struct cuda_shape t;
+	size_t w_off, pre = cuda_conv_s2d(s, &t) ? cuda_conv_s2d_bytes(&t, &w_off) : 0;
 	if (cfg->val[F_STREAM_K]) /* a slot a block, at most STREAM_K blocks an SM */
-		return (size_t)(cfg->val[F_STREAM_K] * sms * cfg->val[F_BM] * cfg->val[F_BN]) * 4;
+		return pre +
+		       (size_t)(cfg->val[F_STREAM_K] * sms * cfg->val[F_BM] * cfg->val[F_BN]) * 4;
 	if (cfg->val[F_SPLIT_K] <= 1)
-		return 0;
-	return (size_t)(cfg->val[F_SPLIT_K] * s->m * s->n) * 4;
+		return pre;
+	return pre + (size_t)(cfg->val[F_SPLIT_K] * s->m * s->n) * 4;
 }
 
 int cu_conv_run(struct backend *b, struct cu_cell *c, const struct config *cfg,

@@ -230,6 +230,18 @@ int cuda_conv_is(enum cuda_op op);
  * -1 with *cause when the output would be empty or the sizes too large. */
 int cuda_conv_shape_set(struct cuda_shape *s, int64_t c, int64_t h, int64_t w, int64_t kout,
 			int64_t r, int64_t stride, int64_t pad, char **cause);
+/* Space-to-depth (docs/kernels.md, "The stem by space-to-depth"): when conv shape s has
+ * stride 2 and a C that is no whole number of 16-byte chunks (the 7x7/2 stem's 3 channels),
+ * the same convolution as a stride-1 one over X rearranged by 2 x 2 blocks: 1 and *t the
+ * shape conv.cu runs, N x ceil(H/2) x ceil(W/2) x C2 with C2 = 4C rounded up to whole
+ * chunks, a ceil((r + pad % 2) / 2) window, stride 1, pad (pad + pad % 2) / 2, s's oh, ow
+ * and m; its k is r2 * r2 * C2.  0 where s is not such a shape, where k would more than
+ * double, or where the rearranged buffers outgrow int indices (then the element gather
+ * stays). */
+int cuda_conv_s2d(const struct cuda_shape *s, struct cuda_shape *t);
+/* The pre-pass's buffers at shape s (t its cuda_conv_s2d): X rearranged, then the weights
+ * (K x r2 x r2 x C2), each 256-byte aligned; bytes in all. */
+size_t cuda_conv_s2d_bytes(const struct cuda_shape *t, size_t *w_off);
 /* Buffers: in0 the input N x H x W x C, in1 the weights K x R x R x C then the K biases,
  * in2 the residual (conv2d_bias_relu_add; like out), out N x OH x OW x K. */
 void cuda_conv_sizes(const struct cuda_shape *s, struct cuda_sizes *z);

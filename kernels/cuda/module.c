@@ -72,12 +72,15 @@ done:
 	return ret;
 }
 
-/* The kernels a module of config cfg for shape s has (which 0: the main one, 1: the second
- * or NULL): a vendor conv point's module is conv.cu's epilogue alone (EPILOGUE_ONLY). */
+/* The kernels a module of config cfg for shape s has (which 0: the main one, 1: the second,
+ * 2: the pre-pass, or NULL): a vendor conv point's module is conv.cu's epilogue alone
+ * (EPILOGUE_ONLY). */
 static const char *kernel_names(const struct cuda_shape *s, const struct config *cfg, int which)
 {
 	if (cfg->vendor && cuda_conv_is(s->op))
 		return which ? NULL : "conv_epilogue";
+	if (which == 2)
+		return cuda_conv_is(s->op) ? "conv_s2d" : NULL;
 	switch (s->op) {
 	case CU_GEMM: return which ? "gemm_splitk_reduce" : "gemm";
 	case CU_MAXPOOL: return which ? NULL : "maxpool_fwd";
@@ -88,7 +91,8 @@ static const char *kernel_names(const struct cuda_shape *s, const struct config 
 	case CU_CONV:
 	case CU_CONV_BIAS:
 	case CU_CONV_BIAS_RELU:
-	case CU_CONV_BIAS_RELU_ADD: return which ? "conv_splitk_reduce" : "conv";
+	case CU_CONV_BIAS_RELU_ADD:
+		return which ? "conv_splitk_reduce" : "conv";
 	default: return which ? NULL : "bias_relu";
 	}
 }
@@ -239,7 +243,7 @@ int cu_get_module(struct backend *b, struct cu_cell *cell, const struct config *
 		ret = 0;
 		goto done;
 	}
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 3; k++) {
 		const char *name = kernel_names(s, c, k);
 		if (name && CUDA_CHECK(RT, cudaLibraryGetKernel(&m->k[k], m->lib, name), &why)) {
 			res->status = PREPARE_COMPILE_ERROR;

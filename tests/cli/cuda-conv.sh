@@ -1,5 +1,6 @@
 # tests/cli/cuda-conv.sh: the CUDA convolutions at odd shapes (tests/data/cuda/conv.toml):
-# the 7x7/2 stem with 3 channels, channels not multiples of 8, batch 1, 1x1 stride 2, every
+# the 7x7/2 stem with 3 channels (by space-to-depth, and again on the element gather),
+# channels not multiples of 8, batch 1, 1x1 stride 2, every
 # epilogue and dtype, under vendor (cuDNN's heuristic), vendor-benchmarked (every cuDNN
 # algorithm), heuristic and an exhaustive walk of the whole conv space, each config checked
 # before it is timed against the cell's float64 reference, computed on the GPU (ref_conv in
@@ -45,6 +46,16 @@ def verified(u):
 # its maps, so its configs were checked through it and not through the gather
 ex = [u for u in units if s(u["mode"]) == "exhaustive"]
 c.check(ex and all(int(info(u).get("cuda_conv_im2col_maps", 0)) > 0 for u in ex), "the exhaustive units read X through im2col maps: " + ", ".join(info(u).get("cuda_conv_im2col_maps", "none") for u in ex))
+# space-to-depth (the stem-f16, c12-f16, s2d-* workloads): on by default, its pre-pass ran;
+# exhaustive-gather (HARNESS_CUDA_CONV_S2D=0) walked the same configs on the element gather
+for u in units:
+    on = s(u["mode"]) != "exhaustive-gather"
+    c.check(info(u).get("conv_s2d") == ("1" if on else "0"), "%s: conv_s2d=%s" % (s(u["mode"]), info(u).get("conv_s2d")))
+    n = int(info(u).get("cuda_conv_s2d_launches", -1))
+    if s(u["mode"]) in ("exhaustive", "heuristic"):
+        c.check(n > 0, "%s: %d space-to-depth pre-passes" % (s(u["mode"]), n))
+    elif not on:
+        c.check(n == 0, "exhaustive-gather: %d space-to-depth pre-passes" % n)
 c.check(all(verified(u) > 0 for u in units), "every unit's GPU reference agreed with the host's: " + ", ".join("%s:%d" % (s(u["mode"]), verified(u)) for u in units))
 vb = [t for t in trials if s(t["config"]).startswith("vendor:algo=")]
 c.check(len(vb) > 0 and all(",math=" in s(t["config"]) for t in vb), "cuDNN algorithms are recorded as vendor:algo=A,math=M trials")

@@ -963,6 +963,100 @@ START_TEST(test_conv_wgmma_derived)
 }
 END_TEST
 
+/* Space-to-depth (cuda_conv_s2d): which shapes take it, the shape conv.cu then runs, and
+ * its math: X and the weights rearranged as cuda.h and conv.cu's conv_s2d define it, the
+ * float64 reference of the rewritten stride-1 convolution equals the original's. */
+START_TEST(test_conv_s2d)
+{
+	struct cuda_space_ctx x;
+	struct cuda_shape t;
+	/* ResNet's stem in 16 bits: 3 -> 16 channels, a 4x4 window, pad 2 */
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 3, 224, 224, 64, 7, 2, 3);
+	ck_assert_int_eq(cuda_conv_s2d(&x.shape, &t), 1);
+	ck_assert_int_eq(t.c, 16);
+	ck_assert_int_eq(t.h, 112);
+	ck_assert_int_eq(t.w, 112);
+	ck_assert_int_eq(t.r, 4);
+	ck_assert_int_eq(t.stride, 1);
+	ck_assert_int_eq(t.pad, 2);
+	ck_assert_int_eq(t.k, 256);
+	ck_assert_int_eq(t.oh, 112);
+	ck_assert_int_eq(t.m, x.shape.m);
+	size_t w_off, bytes = cuda_conv_s2d_bytes(&t, &w_off);
+	ck_assert_uint_eq(w_off, (size_t)32 * 112 * 112 * 16 * 2);
+	ck_assert_uint_eq(bytes, w_off + 64 * 256 * 2);
+	/* in TF32, 4-byte elements: 12 channels, k 192 */
+	conv_ctx(&x, "conv2d_bias_relu", "float32", 1, 32, 3, 224, 224, 64, 7, 2, 3);
+	ck_assert_int_eq(cuda_conv_s2d(&x.shape, &t), 1);
+	ck_assert_int_eq(t.c, 12);
+	ck_assert_int_eq(t.k, 192);
+	/* not: stride 1, whole chunks already, or k more than doubled (3x3 over 3 channels:
+	 * 64 against 27) */
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 2, 3, 16, 16, 8, 7, 1, 3);
+	ck_assert_int_eq(cuda_conv_s2d(&x.shape, &t), 0);
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 2, 64, 16, 16, 8, 3, 2, 1);
+	ck_assert_int_eq(cuda_conv_s2d(&x.shape, &t), 0);
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 2, 3, 16, 16, 8, 3, 2, 1);
+	ck_assert_int_eq(cuda_conv_s2d(&x.shape, &t), 0);
+
+	/* the math, in float32: c, h, w, k, r, pad (odd and even pads and sizes) */
+	static const int64_t cases[][6] = {
+		{ 3, 17, 13, 5, 7, 3 }, { 3, 9, 10, 4, 5, 2 }, { 5, 8, 7, 3, 3, 1 }, { 6, 11, 6, 2, 3, 1 },
+	};
+	for (size_t q = 0; q < ARRAY_SIZE(cases); q++) {
+		const int64_t *v = cases[q];
+		conv_ctx(&x, "conv2d_bias_relu_add", "float32", 0, 2, v[0], v[1], v[2], v[3], v[4], 2,
+			 v[5]);
+		const struct cuda_shape *s = &x.shape;
+		ck_assert_msg(cuda_conv_s2d(s, &t) == 1, "case %zu", q);
+		struct cuda_sizes z;
+		cuda_shape_sizes(s, &z);
+		uint64_t rng = 91 + q;
+		float *in[3];
+		size_t nin[3] = { z.in0, z.in1, z.in2 };
+		for (int i = 0; i < 3; i++) {
+			in[i] = xmalloc(nin[i] * 4);
+			cuda_fill_uniform(in[i], CU_F32, nin[i], &rng);
+		}
+		int64_t C = s->c, C2 = t.c, e0 = s->pad % 2;
+		float *zx = xcalloc((size_t)(s->batch * t.h * t.w * C2), 4);
+		float *zw = xcalloc((size_t)(s->kout * t.k + s->kout), 4);
+		for (int64_t n = 0; n < s->batch; n++)
+			for (int64_t y2 = 0; y2 < t.h; y2++)
+				for (int64_t x2 = 0; x2 < t.w; x2++)
+					for (int64_t j = 0; j < 4 * C; j++) {
+						int64_t b = j / C / 2, d = j / C % 2, y = 2 * y2 + b,
+							xx = 2 * x2 + d;
+						if (y < s->h && xx < s->w)
+							zx[((n * t.h + y2) * t.w + x2) * C2 + j] =
+								in[0][((n * s->h + y) * s->w + xx) * C + j % C];
+					}
+		for (int64_t k = 0; k < s->kout; k++) {
+			for (int64_t a = 0; a < t.r; a++)
+				for (int64_t e = 0; e < t.r; e++)
+					for (int64_t j = 0; j < 4 * C; j++) {
+						int64_t ry = 2 * a + j / C / 2 - e0, rx = 2 * e + j / C % 2 - e0;
+						if (ry >= 0 && ry < s->r && rx >= 0 && rx < s->r)
+							zw[k * t.k + (a * t.r + e) * C2 + j] =
+								in[1][k * s->k + (ry * s->r + rx) * C + j % C];
+					}
+			zw[s->kout * t.k + k] = in[1][s->kout * s->k + k]; /* the bias */
+		}
+		double worst = 0;
+		for (size_t o = 0; o < z.out; o++) {
+			double want = cuda_conv_ref_one(s, in[0], in[1], in[2], o);
+			double got = cuda_conv_ref_one(&t, zx, zw, in[2], o);
+			worst = fmax(worst, fabs(want - got));
+		}
+		ck_assert_msg(worst < 1e-12, "case %zu: off by %g", q, worst);
+		free(zx);
+		free(zw);
+		for (int i = 0; i < 3; i++)
+			free(in[i]);
+	}
+}
+END_TEST
+
 /* Conv shapes (output size, the implicit GEMM, the cpu backend's names), spaces (gemm.cu's
  * fields; every ResNet-50 shape has valid points and a valid heuristic), options (the
  * epilogue is an argument: one cubin for the four ops), the float64 reference. */
@@ -1366,6 +1460,7 @@ static Suite *cuda_suite(int with_templates)
 	tcase_add_test(tc, test_maxpool_bwd_ref);
 	tcase_add_test(tc, test_maxpool_idx_fill);
 	tcase_add_test(tc, test_conv);
+	tcase_add_test(tc, test_conv_s2d);
 	tcase_add_test(tc, test_conv_wgmma_derived);
 	tcase_add_test(tc, test_conv_three_warpgroups);
 	tcase_add_test(tc, test_conv_stream_k);

@@ -75,13 +75,18 @@
  *     in place, Y = act(Y + bias + Res): the epilogue after a vendor convolution (cuDNN's
  *     cudnnConvolutionForward when its fused call does not serve the op); grid-stride,
  *     block = 256, any grid.
- *   EPILOGUE_ONLY=1 (the backend's vendor point): conv_epilogue alone, the other two left
+ *   conv_s2d(const T *X, const T *Wt, T *Z, T *W2, int N, int H, int W, int C, int K, int RS,
+ *            int pad, int C2, int RS2, int zblocks)
+ *     the space-to-depth pre-pass of a stride-2 convolution over few channels (below).
+ *   EPILOGUE_ONLY=1 (the backend's vendor point): conv_epilogue alone, the others left
  *     out, so the vendor's module compiles in a tenth of the time (no main loop for ptxas).
  *
  * Gathers: when C % (16 / sizeof(T)) == 0 and X is 16-byte aligned, a 16-byte chunk of A's
  * row never crosses a filter tap, and comes in with one cp.async (zero-filled outside the
- * image: that is the padding); otherwise (the 7x7 stem's C = 3, odd channel counts) element
- * by element, right for any shape.  Each thread owns one chunk column of the tile, so it
+ * image: that is the padding); otherwise (odd channel counts) element by element, right for
+ * any shape.  A stride-2 convolution over such a C (the 7x7 stem's 3 channels) the backend
+ * turns into a stride-1 one over whole chunks first: conv_s2d below, conv.c's
+ * cuda_conv_s2d.  Each thread owns one chunk column of the tile, so it
  * decodes (r, s, c) of its k once per k-tile and (n, p, q) of its rows once per block.
  */
 
@@ -527,6 +532,52 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 		});
 }
 #endif /* WGMMA */
+
+/* The space-to-depth pre-pass (conv.c, cuda_conv_s2d): a stride-2 convolution over C
+ * channels (X N x H x W x C, Wt K x RS x RS x C) rewritten as a stride-1 one conv() runs over
+ * Z (N x ceil(H/2) x ceil(W/2) x C2) and W2 (K x RS2 x RS2 x C2).  Z's channel j < 4C of block
+ * (y2, x2) is X[2 y2 + b, 2 x2 + d, c] with j = (2b + d) C + c, zero outside X and for j >= 4C;
+ * W2[k, a, e, j] is Wt[k, 2a + b - pad % 2, 2e + d - pad % 2, c], zero outside the RS x RS
+ * window.  Blocks [0, zblocks) write Z a 16-byte chunk a thread, the rest W2 an element a
+ * thread.  grid = zblocks + ceil(K RS2 RS2 C2 / 256), block = 256. */
+extern "C" __global__ void __launch_bounds__(256)
+	conv_s2d(const elem_t *__restrict__ X, const elem_t *__restrict__ Wt, elem_t *__restrict__ Z,
+		 elem_t *__restrict__ W2, int N, int H, int W, int C, int K, int RS, int pad, int C2,
+		 int RS2, int zblocks)
+{
+	/* 32-bit index arithmetic throughout (the backend bounds Z's chunks and X below 2^31):
+	 * 64-bit division costs the GPU several times more */
+	const unsigned H2 = (H + 1) / 2, Wd = (W + 1) / 2, CH = C2 / EPC;
+	if ((int)blockIdx.x < zblocks) {
+		const unsigned i = blockIdx.x * 256u + threadIdx.x; /* Z's chunk */
+		if (i >= (unsigned)N * H2 * Wd * CH)
+			return;
+		const unsigned pix = i / CH, ch = i - pix * CH;
+		const unsigned row = pix / Wd, x2 = pix - row * Wd;
+		const unsigned n = row / H2, y2 = row - n * H2;
+		union {
+			elem_t e[EPC];
+			uint4 v;
+		} u;
+#pragma unroll
+		for (int e = 0; e < EPC; ++e) {
+			const int j = (int)ch * EPC + e, bd = j / C, c = j - bd * C;
+			const int y = 2 * (int)y2 + (bd >> 1), x = 2 * (int)x2 + (bd & 1);
+			const bool ok = bd < 4 && y < H && x < W;
+			u.e[e] = ok ? X[(((int)n * H + y) * W + x) * C + c] : (elem_t)0;
+		}
+		*(uint4 *)(Z + (size_t)i * EPC) = u.v;
+		return;
+	}
+	const int i = ((int)blockIdx.x - zblocks) * 256 + (int)threadIdx.x;
+	if (i >= K * RS2 * RS2 * C2)
+		return;
+	const int t = i / C2, j = i - t * C2, bd = j / C, c = j - bd * C;
+	const int ex = t % RS2, ey = t / RS2 % RS2, k = t / (RS2 * RS2);
+	const int ry = 2 * ey + (bd >> 1) - pad % 2, rx = 2 * ex + (bd & 1) - pad % 2;
+	const bool ok = bd < 4 && ry >= 0 && ry < RS && rx >= 0 && rx < RS;
+	W2[i] = ok ? Wt[(k * RS * RS + ry * RS + rx) * C + c] : (elem_t)0;
+}
 
 /* Sum the SPLIT_K partials of each output in a fixed order, then the epilogue. */
 extern "C" __global__ void __launch_bounds__(256)
