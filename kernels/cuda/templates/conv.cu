@@ -254,6 +254,12 @@ static __device__ __forceinline__ bool vec8_ok(const elem_t *Y, const elem_t *Re
 /* ---- the implicit-GEMM kernel -------------------------------------------------------- */
 
 
+/* EPC elements as one 16-byte chunk (the gathers and conv_s2d assemble them one by one). */
+union chunk_u {
+	elem_t e[EPC];
+	uint4 v;
+};
+
 /* One 16-byte chunk of A gathered element by element (C not a multiple of EPC, or X not
  * 16-byte aligned: the stem's C = 3, odd channel counts): the EPC elements from k = gk on,
  * the first at filter tap (sy, sx) and channel c, of the row whose window corner is (y0, x0)
@@ -264,10 +270,7 @@ static __device__ __forceinline__ uint4 gather_chunk(const elem_t *__restrict__ 
 						     int C, int RS, int KK, int gk, int c, int sx,
 						     int sy)
 {
-	union {
-		elem_t e[EPC];
-		uint4 v;
-	} u;
+	chunk_u u;
 #pragma unroll
 	for (int e = 0; e < EPC; ++e) {
 		const bool ok = row_ok && gk + e < KK && (unsigned)(y0 + sy) < (unsigned)H &&
@@ -555,10 +558,7 @@ extern "C" __global__ void __launch_bounds__(256)
 		const unsigned pix = i / CH, ch = i - pix * CH;
 		const unsigned row = pix / Wd, x2 = pix - row * Wd;
 		const unsigned n = row / H2, y2 = row - n * H2;
-		union {
-			elem_t e[EPC];
-			uint4 v;
-		} u;
+		chunk_u u;
 #pragma unroll
 		for (int e = 0; e < EPC; ++e) {
 			const int j = (int)ch * EPC + e, bd = j / C, c = j - bd * C;
