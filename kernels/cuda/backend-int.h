@@ -312,14 +312,16 @@ struct cu_conv_io {
 	size_t ws_bytes;
 };
 /* Enqueue config cfg of conv cell c (module m: conv.cu at cfg; for a vendor config the
- * template at its defaults, whose conv_epilogue finishes what cuDNN cannot fuse). */
+ * template at its defaults, whose conv_epilogue finishes what cuDNN cannot fuse); with
+ * b->conv_s2d, a shape cuda_conv_s2d takes runs conv_s2d into the front of io->ws first. */
 int cu_conv_launch(struct backend *b, struct cu_cell *c, const struct config *cfg,
 		   struct cu_module *m, const struct cu_conv_io *io, char **cause);
 /* The same on the cell's own buffers (split-K workspace grown as needed). */
 int cu_conv_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
 		struct cu_module *m, char **cause);
 /* Bytes of workspace config cfg needs at shape s on a device of sms SMs: split-K's partials,
- * or stream-K's slots (a tile's fp32 accumulators a block). */
+ * or stream-K's slots (a tile's fp32 accumulators a block), after space-to-depth's
+ * rearranged X and weights where cuda_conv_s2d takes the shape. */
 size_t cu_conv_ws_bytes(const struct cuda_shape *s, const struct config *cfg, int64_t sms);
 /* cuDNN: descriptors of conv cell c and its vendor candidates.  The legacy API (cudnn.c, the
  * default): the algorithms cudnnGetConvolutionForwardAlgorithm_v7 ranks, "vendor:algo=A,math=M"
