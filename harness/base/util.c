@@ -547,12 +547,6 @@ int64_t util_now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static void utc_tm(struct tm *tm)
-{
-	time_t t = time(NULL);
-	gmtime_r(&t, tm);
-}
-
 void util_utc_now(char out[32])
 {
 	util_utc_format((int64_t)time(NULL), out);
@@ -580,8 +574,9 @@ int64_t util_utc_parse(const char *s)
 
 void util_utc_stamp(char out[32])
 {
+	time_t t = time(NULL);
 	struct tm tm;
-	utc_tm(&tm);
+	gmtime_r(&t, &tm);
 	strftime(out, 32, "%Y%m%dT%H%M%SZ", &tm);
 }
 

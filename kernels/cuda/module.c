@@ -91,8 +91,7 @@ static const char *kernel_names(const struct cuda_shape *s, const struct config 
 	case CU_CONV:
 	case CU_CONV_BIAS:
 	case CU_CONV_BIAS_RELU:
-	case CU_CONV_BIAS_RELU_ADD:
-		return which ? "conv_splitk_reduce" : "conv";
+	case CU_CONV_BIAS_RELU_ADD: return which ? "conv_splitk_reduce" : "conv";
 	default: return which ? NULL : "bias_relu";
 	}
 }

@@ -86,8 +86,8 @@
  * image: that is the padding); otherwise (odd channel counts) element by element, right for
  * any shape.  A stride-2 convolution over such a C (the 7x7 stem's 3 channels) the backend
  * turns into a stride-1 one over whole chunks first: conv_s2d below, conv.c's
- * cuda_conv_s2d.  Each thread owns one chunk column of the tile, so it
- * decodes (r, s, c) of its k once per k-tile and (n, p, q) of its rows once per block.
+ * cuda_conv_s2d.  Each thread owns one chunk column of the tile, so it decodes (r, s, c)
+ * of its k once per k-tile and (n, p, q) of its rows once per block.
  */
 
 #include "mainloop.cuh"
@@ -261,7 +261,8 @@ union chunk_u {
 };
 
 /* One 16-byte chunk of A gathered element by element (C not a multiple of EPC, or X not
- * 16-byte aligned: the stem's C = 3, odd channel counts): the EPC elements from k = gk on,
+ * 16-byte aligned: odd channel counts, the stem with HARNESS_CUDA_CONV_S2D=0): the EPC
+ * elements from k = gk on,
  * the first at filter tap (sy, sx) and channel c, of the row whose window corner is (y0, x0)
  * and whose corner element is X[off]; zero outside the image, past KK, and for a row that is
  * not (row_ok false: past M).  Both kernels' gathers take it. */
