@@ -691,6 +691,7 @@ static void cu_describe_end(const struct backend *b, struct sbuf *out)
 		sbuf_addf(out, "cuda_ref_verified_cells=%" PRId64 "\n", b->ref_verified);
 	sbuf_addf(out, "cuda_conv_im2col_maps=%" PRId64 "\n", b->im2col_maps);
 	sbuf_addf(out, "cuda_conv_s2d_launches=%" PRId64 "\n", b->s2d_launches);
+	sbuf_addf(out, "cuda_conv_partial_launches=%" PRId64 "\n", b->conv_partials);
 	cuda_loaded_libraries(out);
 }
 

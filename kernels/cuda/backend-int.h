@@ -167,6 +167,8 @@ struct backend {
 	int64_t ref_verified;                /* cells whose GPU reference matched the host's */
 	int64_t im2col_maps;                 /* im2col maps of X encoded (gemm.c) */
 	int64_t s2d_launches;                /* conv_s2d pre-passes enqueued (conv.c) */
+	int64_t conv_partials;               /* template convs at SPLIT_K 1 whose epilogue
+					      * conv_splitk_reduce applied (conv.c, conv_fused) */
 	struct cu_cell **cells;
 	size_t ncells, cap;
 	int64_t compiles, cache_hits, compile_ns;
@@ -304,7 +306,8 @@ double cu_estimate(const struct backend *b, size_t i, const struct config *c);
 /* ---- convolutions (conv.c, cudnn.c) ---------------------------------------------------- */
 
 /* The device buffers of one convolution: x, weights, bias (K elements), residual (NULL
- * unless conv2d_bias_relu_add), y, and the split-K workspace. */
+ * unless conv2d_bias_relu_add), y, and the workspace (conv.c: space-to-depth's buffers,
+ * stream-K's slots, the fp32 partials). */
 struct cu_conv_io {
 	const void *x, *w, *bias, *res;
 	void *y;
@@ -316,13 +319,9 @@ struct cu_conv_io {
  * b->conv_s2d, a shape cuda_conv_s2d takes runs conv_s2d into the front of io->ws first. */
 int cu_conv_launch(struct backend *b, struct cu_cell *c, const struct config *cfg,
 		   struct cu_module *m, const struct cu_conv_io *io, char **cause);
-/* The same on the cell's own buffers (split-K workspace grown as needed). */
+/* The same on the cell's own buffers (the workspace grown as needed). */
 int cu_conv_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
 		struct cu_module *m, char **cause);
-/* Bytes of workspace config cfg needs at shape s on a device of sms SMs: split-K's partials,
- * or stream-K's slots (a tile's fp32 accumulators a block), after space-to-depth's
- * rearranged X and weights where cuda_conv_s2d takes the shape. */
-size_t cu_conv_ws_bytes(const struct cuda_shape *s, const struct config *cfg, int64_t sms);
 /* cuDNN: descriptors of conv cell c and its vendor candidates.  The legacy API (cudnn.c, the
  * default): the algorithms cudnnGetConvolutionForwardAlgorithm_v7 ranks, "vendor:algo=A,math=M"
  * in its order, so the first is the heuristic's choice.  With b->dnn_graph, the graph API

@@ -366,6 +366,34 @@ static int s2d_launch(struct backend *b, const struct cuda_shape *s, const struc
 					       b->stream), cause);
 }
 
+/* Whether conv.cu's kernel at config g may store Y through its fused epilogue, whose wide
+ * accesses it no longer checks (the template's header): 16-bit wgmma writes runs of 8
+ * (out_vec8: K a multiple of 8, Y, Res and bias 16-byte aligned), the TF32 wgmma and mma.sync
+ * kernels pairs (out_pair: K even, Y and Res aligned to two elements), FFMA any element.
+ * Otherwise the kernel writes fp32 partials and conv_splitk_reduce finishes, as at split-K;
+ * b->conv_partials counts those launches.  Only what epi (cuda_conv_epi: bit 0 the bias, bit
+ * 1 the residual) reads is judged. */
+static int conv_fused(const struct cuda_gemm_config *g, int64_t k, int epi,
+		      const struct cu_conv_io *io)
+{
+	uintptr_t y = (uintptr_t)io->y, res = (epi & 2) ? (uintptr_t)io->res : 0;
+	uintptr_t bias = (epi & 1) ? (uintptr_t)io->bias : 0;
+	if (g->split_k > 1)
+		return 0;
+	if (g->wgmma && g->elem_bytes == 2)
+		return k % 8 == 0 && ((y | res | bias) & 15) == 0;
+	if (g->elem_bytes == 2 || g->tf32)
+		return k % 2 == 0 && ((y | res) & (uintptr_t)(2 * g->elem_bytes - 1)) == 0;
+	return 1;
+}
+
+/* Bytes of stream-K's slots for cfg on sms SMs (a tile's fp32 accumulators a block, at most
+ * STREAM_K blocks an SM): the front of the workspace, before any partials. */
+static size_t conv_slot_bytes(const struct config *cfg, int64_t sms)
+{
+	return (size_t)(cfg->val[F_STREAM_K] * sms * cfg->val[F_BM] * cfg->val[F_BN]) * 4;
+}
+
 int cu_conv_launch(struct backend *b, struct cu_cell *c, const struct config *cfg,
 		   struct cu_module *m, const struct cu_conv_io *io, char **cause)
 {
@@ -394,16 +422,26 @@ int cu_conv_launch(struct backend *b, struct cu_cell *c, const struct config *cf
 			return -1;
 		m->smem_set = smem;
 	}
-	if (split > 1 && (!io->ws || io->ws_bytes < (size_t)(split * s->m * s->n) * 4)) {
-		*cause = xasprintf("conv: split-K needs %zu bytes of workspace, %zu given",
-				   (size_t)(split * s->m * s->n) * 4, io->ws_bytes);
-		return -1;
-	}
 	int N = (int)s->batch, H = (int)s->h, W = (int)s->w, C = (int)s->c, K = (int)s->kout;
 	int P = (int)s->oh, Q = (int)s->ow, RS = (int)s->r, st = (int)s->stride;
 	int pad = (int)s->pad, M = (int)s->m, epi = cuda_conv_epi(s->op);
 	const void *res = io->res ? io->res : io->x;
-	float *ws = io->ws;
+	/* the partials (split-K, or the fallback of conv_fused) after stream-K's slots */
+	int fused = conv_fused(&g, s->kout, epi, io);
+	size_t slots = conv_slot_bytes(cfg, b->prop.multiProcessorCount);
+	float *ws = io->ws, *pw = NULL;
+	if (!fused) {
+		size_t need = slots + (size_t)(split * s->m * s->n) * 4;
+		if (!io->ws || io->ws_bytes < need) {
+			*cause = xasprintf("conv: %s needs %zu bytes of workspace, %zu given",
+					   split > 1 ? "split-K" : "the unfused epilogue", need,
+					   io->ws_bytes);
+			return -1;
+		}
+		pw = (float *)((char *)io->ws + slots);
+		if (split == 1)
+			b->conv_partials++;
+	}
 	unsigned *flags = b->d_sk_flags;
 	struct cu_wgmma_launch w = { .grid = cdiv(s->m, cfg->val[F_BM]) * cdiv(s->n, cfg->val[F_BN]) };
 	if (g.wgmma) {
@@ -434,43 +472,28 @@ int cu_conv_launch(struct backend *b, struct cu_cell *c, const struct config *cf
 			w.grid = sk;
 		}
 	}
+	/* mma.sync / FFMA: ws is the partials alone */
 	void *args[] = { (void *)&io->x, (void *)&io->w, (void *)&io->bias, (void *)&res,
-			 (void *)&io->y, &ws, &N, &H, &W, &C, &K, &P, &Q, &RS, &st, &pad, &epi,
-			 (void *)w.ta, (void *)w.tb, &w.use_tma, &flags };
+			 (void *)&io->y, g.wgmma ? (void *)&ws : (void *)&pw, &N, &H, &W, &C, &K,
+			 &P, &Q, &RS, &st, &pad, &epi, (void *)w.ta, (void *)w.tb, &w.use_tma,
+			 &flags, &pw };
 	dim3 grid = { (unsigned)w.grid, 1, (unsigned)split };
 	dim3 block = { (unsigned)cuda_gemm_threads(&g), 1, 1 };
 	if (CUDA_CHECK(RT, cudaLaunchKernel((const void *)m->k[0], grid, block, args, smem,
 					    b->stream), cause))
 		return -1;
-	if (split == 1)
+	if (fused)
 		return 0;
-	void *r[] = { &ws, (void *)&io->bias, (void *)&res, (void *)&io->y, &M, &K, &epi };
+	void *r[] = { &pw, (void *)&io->bias, (void *)&res, (void *)&io->y, &M, &K, &epi };
 	dim3 rg = { (unsigned)cdiv(s->m * s->n, 256), 1, 1 }, rb = { 256, 1, 1 };
 	return CUDA_CHECK(RT, cudaLaunchKernel((const void *)m->k[1], rg, rb, r, 0, b->stream),
 			  cause);
-}
-
-size_t cu_conv_ws_bytes(const struct cuda_shape *s, const struct config *cfg, int64_t sms)
-{
-	if (cfg->vendor)
-		return 0;
-	struct cuda_shape t;
-	size_t w_off, pre = cuda_conv_s2d(s, &t) ? cuda_conv_s2d_bytes(&t, &w_off) : 0;
-	if (cfg->val[F_STREAM_K]) /* a slot a block, at most STREAM_K blocks an SM */
-		return pre +
-		       (size_t)(cfg->val[F_STREAM_K] * sms * cfg->val[F_BM] * cfg->val[F_BN]) * 4;
-	if (cfg->val[F_SPLIT_K] <= 1)
-		return pre;
-	return pre + (size_t)(cfg->val[F_SPLIT_K] * s->m * s->n) * 4;
 }
 
 int cu_conv_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
 		struct cu_module *m, char **cause)
 {
 	const struct cuda_shape *s = &c->sctx.shape;
-	if (cu_ensure_ws(c, cu_conv_ws_bytes(s, cfg, b->prop.multiProcessorCount), cause) ||
-	    (!cfg->vendor && cfg->val[F_STREAM_K] && cu_ensure_sk_flags(b, cause)))
-		return -1;
 	struct cu_conv_io io = {
 		.x = c->d_in[0],
 		.w = c->d_in[1],
@@ -478,8 +501,24 @@ int cu_conv_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
 			(size_t)(s->kout * s->k) * cuda_dtype_size(s->dtype),
 		.res = s->op == CU_CONV_BIAS_RELU_ADD ? c->d_in[2] : NULL,
 		.y = c->d_out,
-		.ws = c->d_ws,
-		.ws_bytes = c->ws_bytes,
 	};
+	/* the workspace: space-to-depth's X and weights where it applies, stream-K's slots,
+	 * the partials where the kernel does not fuse the epilogue (split-K, conv_fused) */
+	size_t need = 0;
+	if (!cfg->vendor) {
+		struct cuda_gemm_config g;
+		struct cuda_shape t;
+		size_t w_off;
+		cuda_gemm_config_get(&c->sctx, cfg, &g);
+		need = cuda_conv_s2d(s, &t) ? cuda_conv_s2d_bytes(&t, &w_off) : 0;
+		need += conv_slot_bytes(cfg, b->prop.multiProcessorCount);
+		if (!conv_fused(&g, s->kout, cuda_conv_epi(s->op), &io))
+			need += (size_t)(cfg->val[F_SPLIT_K] * s->m * s->n) * 4;
+	}
+	if (cu_ensure_ws(c, need, cause) ||
+	    (!cfg->vendor && cfg->val[F_STREAM_K] && cu_ensure_sk_flags(b, cause)))
+		return -1;
+	io.ws = c->d_ws;
+	io.ws_bytes = c->ws_bytes;
 	return cu_conv_launch(b, c, cfg, m, &io, cause);
 }

@@ -1,6 +1,7 @@
 # tests/cli/cuda-conv.sh: the CUDA convolutions at odd shapes (tests/data/cuda/conv.toml):
 # the 7x7/2 stem with 3 channels (by space-to-depth, and again on the element gather),
-# channels not multiples of 8, batch 1, 1x1 stride 2, every
+# channels not multiples of 8 (output channels too: the unfused epilogue), batch 1, 1x1
+# stride 2, every
 # epilogue and dtype, under vendor (cuDNN's heuristic), vendor-benchmarked (every cuDNN
 # algorithm), heuristic and an exhaustive walk of the whole conv space, each config checked
 # before it is timed against the cell's float64 reference, computed on the GPU (ref_conv in
@@ -56,6 +57,15 @@ for u in units:
         c.check(n > 0, "%s: %d space-to-depth pre-passes" % (s(u["mode"]), n))
     elif not on:
         c.check(n == 0, "exhaustive-gather: %d space-to-depth pre-passes" % n)
+# the unfused epilogue (conv.c's conv_fused): odd-bf16's 7 channels out take no wide store,
+# so every exhaustive unit ran template convs at SPLIT_K 1 through fp32 partials and
+# conv_splitk_reduce (checked correct above and below with the rest); the vendor modes none
+for u in units:
+    n = int(info(u).get("cuda_conv_partial_launches", -1))
+    if s(u["mode"]) in ("exhaustive", "exhaustive-gather"):
+        c.check(n > 0, "%s: %d convolutions through the unfused epilogue" % (s(u["mode"]), n))
+    elif s(u["mode"]).startswith("vendor") or s(u["mode"]) == "default":
+        c.check(n == 0, "%s: %d template convolutions, wanted none" % (s(u["mode"]), n))
 c.check(all(verified(u) > 0 for u in units), "every unit's GPU reference agreed with the host's: " + ", ".join("%s:%d" % (s(u["mode"]), verified(u)) for u in units))
 vb = [t for t in trials if s(t["config"]).startswith("vendor:algo=")]
 c.check(len(vb) > 0 and all(",math=" in s(t["config"]) for t in vb), "cuDNN algorithms are recorded as vendor:algo=A,math=M trials")

@@ -3,7 +3,8 @@
 # workload (stream launches and the CUDA graph) checked against the vendor forward within
 # the dtype's bound (the unit's info records each relative error) and timed (the stream-k
 # mode's forwards with stream-K convolutions, stream-k.lut.toml), the op cells
-# counted as the forward uses them, the forward itemised (e2e_part lines) and its captured
+# counted as the forward uses them, every template convolution's epilogue fused, the forward
+# itemised (e2e_part lines) and its captured
 # graph's shape recorded (a chain of at least a kernel a step).  Then the
 # same forward with its maxpool left out (HARNESS_CUDA_MODEL_FAULT=1) must fail its unit as
 # incorrect (its NaN-poisoned activations reach the logits), its message naming the maxpool
@@ -55,6 +56,10 @@ for u in units:
                 % (s(u["mode"]), w, nn, nk, steps, ne, npe))
         c.check("e2e_part.%s/e2e.op_conv2d_bias_relu_add_ns" % w in info and
                 "e2e_part.%s/e2e.forward_ns" % w in info, "%s: %s's forward itemised" % (s(u["mode"]), w))
+    # ResNet's output channels are multiples of 64 and its buffers aligned, so every template
+    # convolution at SPLIT_K 1 stored through its fused epilogue (conv.c's conv_fused)
+    c.check(int(info.get("cuda_conv_partial_launches", -1)) == 0, "%s: %s convolutions through "
+            "the unfused epilogue, wanted none" % (s(u["mode"]), info.get("cuda_conv_partial_launches")))
     # every mode's tuner has a plan, and the worker queued all of its cells' before tuning
     # (harness/run/worker.c, plan_unit): the queue compiled the unit's modules, each once, and
     # the unit's trials took them; nothing compiled twice (compiles counted = the queue's)

@@ -28,13 +28,21 @@
  * Epilogue: a kernel argument, not a macro, so one cubin per config serves all four conv
  *   ops (conv2d, conv2d_bias, conv2d_bias_relu, conv2d_bias_relu_add): epi bit 0 adds
  *   bias[k], bit 1 adds Res (the bottleneck's identity), bit 2 applies ReLU; the branches
- *   are uniform across the grid.  On the 16-bit wgmma path with SPLIT_K 1, K a multiple of 8
- *   and Y, Res and bias 16-byte aligned, each thread writes runs of 8 outputs (wgmma.cuh's
- *   wg_acc_rows8 transposes a warp quad's accumulators; out_vec8): 16-byte loads of bias and
- *   Res and 16-byte stores of Y, both rows' loads before either store.  Measured on an H100
- *   (docs/BENCHMARKS.md, 2026-11-25): over ResNet-50's 24 convolutions the best template went
- *   from 53% to 74% of cuDNN's throughput, the 1x1 convolutions with large outputs from about
- *   half of cuDNN's to par; the two-element stores covered half of each 32-byte sector.
+ *   are uniform across the grid.  On the 16-bit wgmma path each thread writes runs of 8
+ *   outputs (wgmma.cuh's wg_acc_rows8 transposes a warp quad's accumulators; out_vec8):
+ *   16-byte loads of bias and Res and 16-byte stores of Y, both rows' loads before either
+ *   store.  Measured on an H100 (docs/BENCHMARKS.md, 2026-11-25): over ResNet-50's 24
+ *   convolutions the best template went from 53% to 74% of cuDNN's throughput, the 1x1
+ *   convolutions with large outputs from about half of cuDNN's to par; the two-element
+ *   stores covered half of each 32-byte sector.  The TF32 wgmma path and mma.sync store
+ *   pairs (out_pair), FFMA single elements.
+ * The fused epilogue has one form a kernel, with no fallback inside: the backend (conv.c,
+ *   conv_fused) launches it only where its wide accesses are legal (16-bit wgmma: K a
+ *   multiple of 8 and Y, Res and bias 16-byte aligned; pairs: K even and Y and Res aligned
+ *   for two elements).  Anywhere else, as with split-K, the kernel writes its fp32 sums to
+ *   the workspace (out_partial) and conv_splitk_reduce applies the epilogue element by
+ *   element.  The fallbacks inlined at every store site had made a 16-bit module twice the
+ *   machine code, and its compile nearly twice as long (docs/kernels.md, "Compile time").
  * Data type: DTYPE_FLOAT16 / DTYPE_BFLOAT16 (mma.sync m16n8k16, fp32 accumulate),
  *   DTYPE_FLOAT32 with TF32=1 (mma.sync m16n8k8 on operands rounded with cvt.rna.tf32;
  *   wgmma reads them as stored; Y stored rounded to TF32, dtype.cuh),
@@ -61,14 +69,16 @@
  *        int N, int H, int W, int C, int K, int P, int Q, int RS, int stride, int pad, int epi)
  *     grid = (ceil(M / BLOCK_M) * ceil(K / BLOCK_N), 1, SPLIT_K), block = 32 * WARPS,
  *     dynamic shared memory as gemm.cu: STAGES * (BLOCK_M + BLOCK_N) * (BLOCK_K + 16 /
- *     sizeof(T)) * sizeof(T) bytes.  ws: SPLIT_K * M * K floats when SPLIT_K > 1.
- *   WGMMA=1: conv(..., epi, tmA, tmB, use_tma, flags), the maps as gemm.cu's (A: X as M x C,
- *     B: the weights as K x RS*RS*C); use_tma 0 (any maps), 1 (both), 2 (tmB only), 3
- *     (both, tmA X's im2col map);
+ *     sizeof(T)) * sizeof(T) bytes.  ws: NULL (the fused epilogue), or SPLIT_K * M * K
+ *     floats for the partials (SPLIT_K > 1 always; the fallback at SPLIT_K 1).
+ *   WGMMA=1: conv(..., epi, tmA, tmB, use_tma, flags, pw), the maps as gemm.cu's (A: X as
+ *     M x C, B: the weights as K x RS*RS*C); use_tma 0 (any maps), 1 (both), 2 (tmB only),
+ *     3 (both, tmA X's im2col map);
  *     grid = (G, 1, SPLIT_K) for any G >= 1 (persistent, as gemm.cu), block = 32 * WARPS
  *     + 128, dynamic shared memory as gemm.cu's wgmma kernel.  STREAM_K: G no more than
  *     fit at once, ws G * BLOCK_M * BLOCK_N floats, flags G * WARPS / 4 zeroed words (each
- *     launch leaves them zero); otherwise flags is unused.
+ *     launch leaves them zero); otherwise ws and flags are unused.  pw: the partials, as
+ *     the other kernel's ws (NULL: the fused epilogue).
  *   conv_splitk_reduce(const float *ws, const T *bias, const T *Res, T *Y, int M, int K, int epi)
  *     grid = ceil(M * K / 256), block = 256.
  *   conv_epilogue(T *Y, const T *bias, const T *Res, long long total, int K, int epi)
@@ -117,58 +127,57 @@ static __device__ __forceinline__ elem_t epilogue(float v, const elem_t *__restr
 #endif
 #if !EPILOGUE_ONLY /* the vendor point's module needs conv_epilogue alone (see the header) */
 
-/* Outputs (row, col) and (row, col + 1) of the implicit GEMM (col even): into Y through the
- * epilogue, or this split's fp32 partials into Pw; each inside M x K only.  pair: K even and
- * Y and Res aligned for two-element stores and loads (col is even, so a pair never crosses
- * a row); the sums and the rounding are epilogue()'s. */
-[[maybe_unused]] static __device__ __forceinline__ void
-out_pair(elem_t *__restrict__ Y, float *__restrict__ Pw, const elem_t *__restrict__ bias,
-	 const elem_t *__restrict__ Res, int M, int K, int row, int col, float v0, float v1, int epi,
-	 bool pair)
+/* Outputs (row, col) and (row, col + 1) of the implicit GEMM (col even), each inside M x K
+ * only, as fp32 partials into Pw (split-K's, or the fallback's: the backend's rule, header). */
+static __device__ __forceinline__ void out_partial(float *__restrict__ Pw, int M, int K, int row,
+						   int col, float v0, float v1)
 {
 	if (row >= M || col >= K)
 		return;
 	const long long i = (long long)row * K + col;
-	if (SPLIT_K > 1) {
-		Pw[i] = v0;
-		if (col + 1 < K)
-			Pw[i + 1] = v1;
-		return;
-	}
-	if (pair && col + 1 < K) { /* one 2-element load of Res and store of Y */
-		float a = v0, b = v1;
-		if (epi & EPI_BIAS) {
-			a += to_float(bias[col]);
-			b += to_float(bias[col + 1]);
-		}
-#if defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16)
-		if (epi & EPI_RESIDUAL) {
-			const unsigned r = *(const unsigned *)(Res + i);
-			a += to_float((elem_t)(r & 0xffffu));
-			b += to_float((elem_t)(r >> 16));
-		}
-		if (epi & EPI_RELU) {
-			a = a > 0.0f ? a : 0.0f;
-			b = b > 0.0f ? b : 0.0f;
-		}
-		*(unsigned *)(Y + i) = (unsigned)from_float(a) | ((unsigned)from_float(b) << 16);
-#else
-		if (epi & EPI_RESIDUAL) {
-			const float2 r = *(const float2 *)(Res + i);
-			a += r.x;
-			b += r.y;
-		}
-		if (epi & EPI_RELU) {
-			a = a > 0.0f ? a : 0.0f;
-			b = b > 0.0f ? b : 0.0f;
-		}
-		*(float2 *)(Y + i) = make_float2(from_float(a), from_float(b));
-#endif
-		return;
-	}
-	Y[i] = epilogue(v0, bias, Res, i, col, epi);
+	Pw[i] = v0;
 	if (col + 1 < K)
-		Y[i + 1] = epilogue(v1, bias, Res, i + 1, col + 1, epi);
+		Pw[i + 1] = v1;
+}
+
+/* The same two outputs into Y through the epilogue, by one two-element load of Res and store
+ * of Y: the backend launches this only with K even and Y and Res aligned for them (col is
+ * even, so a pair never crosses a row); the sums and the rounding are epilogue()'s. */
+[[maybe_unused]] static __device__ __forceinline__ void
+out_pair(elem_t *__restrict__ Y, const elem_t *__restrict__ bias, const elem_t *__restrict__ Res,
+	 int M, int K, int row, int col, float v0, float v1, int epi)
+{
+	if (row >= M || col >= K)
+		return;
+	const long long i = (long long)row * K + col;
+	float a = v0, b = v1;
+	if (epi & EPI_BIAS) {
+		a += to_float(bias[col]);
+		b += to_float(bias[col + 1]);
+	}
+#if defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16)
+	if (epi & EPI_RESIDUAL) {
+		const unsigned r = *(const unsigned *)(Res + i);
+		a += to_float((elem_t)(r & 0xffffu));
+		b += to_float((elem_t)(r >> 16));
+	}
+	if (epi & EPI_RELU) {
+		a = a > 0.0f ? a : 0.0f;
+		b = b > 0.0f ? b : 0.0f;
+	}
+	*(unsigned *)(Y + i) = (unsigned)from_float(a) | ((unsigned)from_float(b) << 16);
+#else
+	if (epi & EPI_RESIDUAL) {
+		const float2 r = *(const float2 *)(Res + i);
+		a += r.x;
+		b += r.y;
+	}
+	if (epi & EPI_RELU) {
+		a = a > 0.0f ? a : 0.0f;
+		b = b > 0.0f ? b : 0.0f;
+	}
+	*(float2 *)(Y + i) = make_float2(from_float(a), from_float(b));
+#endif
 }
 
 #if WGMMA && (defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16))
@@ -234,22 +243,7 @@ static __device__ __forceinline__ void out_vec8(elem_t *__restrict__ Y,
 		put8(Y, i1, v1, epi);
 }
 
-/* Whether Y, Res and bias take out_vec8's 16-byte accesses (and K runs of 8). */
-static __device__ __forceinline__ bool vec8_ok(const elem_t *Y, const elem_t *Res,
-					       const elem_t *bias, int K)
-{
-	return (K % 8) == 0 && (((unsigned long long)Y | (unsigned long long)Res |
-				 (unsigned long long)bias) & 15) == 0;
-}
 #endif
-
-/* Whether Y and Res take out_pair's two-element stores and loads. */
-[[maybe_unused]] static __device__ __forceinline__ bool pair_ok(const elem_t *Y, const elem_t *Res,
-								int K)
-{
-	return (K % 2) == 0 &&
-	       (((unsigned long long)Y | (unsigned long long)Res) & (2 * sizeof(elem_t) - 1)) == 0;
-}
 
 /* ---- the implicit-GEMM kernel -------------------------------------------------------- */
 
@@ -265,14 +259,16 @@ union chunk_u {
  * elements from k = gk on,
  * the first at filter tap (sy, sx) and channel c, of the row whose window corner is (y0, x0)
  * and whose corner element is X[off]; zero outside the image, past KK, and for a row that is
- * not (row_ok false: past M).  Both kernels' gathers take it. */
+ * not (row_ok false: past M).  Both kernels' gathers take it.  The element loop stays rolled:
+ * unrolled at every chunk site of a tile it was a fifth of a wgmma module's machine code, for
+ * a path no ResNet layer takes. */
 static __device__ __forceinline__ uint4 gather_chunk(const elem_t *__restrict__ X, bool row_ok,
 						     long long off, int y0, int x0, int H, int W,
 						     int C, int RS, int KK, int gk, int c, int sx,
 						     int sy)
 {
 	chunk_u u;
-#pragma unroll
+#pragma unroll 1
 	for (int e = 0; e < EPC; ++e) {
 		const bool ok = row_ok && gk + e < KK && (unsigned)(y0 + sy) < (unsigned)H &&
 				(unsigned)(x0 + sx) < (unsigned)W;
@@ -368,20 +364,23 @@ extern "C" __global__ void __launch_bounds__(THREADS)
 		};
 	});
 
-	/* epilogue: Y directly, or this split's fp32 partial into ws[z][M][K] */
-	float *Pw = SPLIT_K > 1 ? ws + (long long)blockIdx.z * M * K : (float *)0;
+	/* epilogue: Y directly, or (ws not NULL: split-K, or the fallback) this split's fp32
+	 * partial into ws[z][M][K] */
+	float *Pw = ws ? ws + (long long)blockIdx.z * M * K : (float *)0;
 #if USE_MMA
 	const int tid = threadIdx.x;
-	const bool pair = pair_ok(Y, Res, K);
 	acc_pairs<MMA_M, MMA_N, 16>(acc, tile.m0 + warp_m0(), 0, 0, tile.n0 + warp_n0(), tid % 32,
 				    [&](int row, int col, float v0, float v1) {
-					    out_pair(Y, Pw, bias, Res, M, K, row, col, v0, v1, epi,
-						     pair);
+					    if (SPLIT_K > 1 || Pw)
+						    out_partial(Pw, M, K, row, col, v0, v1);
+					    else
+						    out_pair(Y, bias, Res, M, K, row, col, v0, v1,
+							     epi);
 				    });
 #else
 	acc_each(acc, tile.m0, tile.n0, M, K, [&](int row, int col, float v) {
 		long long o = (long long)row * K + col;
-		if (SPLIT_K > 1)
+		if (SPLIT_K > 1 || Pw)
 			Pw[o] = v;
 		else
 			Y[o] = epilogue(v, bias, Res, o, col, epi);
@@ -471,16 +470,13 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 	     const elem_t *__restrict__ bias, const elem_t *__restrict__ Res, elem_t *__restrict__ Y,
 	     float *__restrict__ ws, int N, int H, int W, int C, int K, int P, int Q, int RS,
 	     int stride, int pad, int epi, const __grid_constant__ tmap_t tmA,
-	     const __grid_constant__ tmap_t tmB, int use_tma, unsigned *__restrict__ flags)
+	     const __grid_constant__ tmap_t tmB, int use_tma, unsigned *__restrict__ flags,
+	     float *__restrict__ pw)
 {
 	const int M = N * P * Q, KK = RS * RS * C;
 	const bool vec_a = (C % EPC) == 0 && (((unsigned long long)X) & 15) == 0;
 	const bool vec_b = (KK % EPC) == 0 && (((unsigned long long)Wt) & 15) == 0;
-	const bool pair = pair_ok(Y, Res, K);
-#if defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16)
-	const bool vec8 = vec8_ok(Y, Res, bias, K);
-#endif
-	float *Pw = SPLIT_K > 1 ? ws + (long long)blockIdx.z * M * K : (float *)0;
+	float *Pw = pw ? pw + (long long)blockIdx.z * M * K : (float *)0;
 	const bool im2col = use_tma == 3;
 	wgmma_body(
 		M, K, KK, &tmA, &tmB, im2col ? 1 : use_tma, ws, flags,
@@ -520,19 +516,23 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 			};
 		},
 		[&](const wg_acc_t &acc, const tile_pos &p, int cw) {
-#if defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16)
-			if (SPLIT_K == 1 && vec8) {
-				wg_acc_rows8(acc, p.m0, p.n0, cw,
-					     [&](int row, int col, float(&v0)[8], float(&v1)[8]) {
-						     out_vec8(Y, bias, Res, M, K, row, col, v0, v1,
-							      epi);
+			if (SPLIT_K > 1 || Pw) {
+				wg_acc_pairs(acc, p.m0, p.n0, cw,
+					     [&](int row, int col, float v0, float v1) {
+						     out_partial(Pw, M, K, row, col, v0, v1);
 					     });
 				return;
 			}
-#endif
+#if defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16)
+			wg_acc_rows8(acc, p.m0, p.n0, cw,
+				     [&](int row, int col, float(&v0)[8], float(&v1)[8]) {
+					     out_vec8(Y, bias, Res, M, K, row, col, v0, v1, epi);
+				     });
+#else
 			wg_acc_pairs(acc, p.m0, p.n0, cw, [&](int row, int col, float v0, float v1) {
-				out_pair(Y, Pw, bias, Res, M, K, row, col, v0, v1, epi, pair);
+				out_pair(Y, bias, Res, M, K, row, col, v0, v1, epi);
 			});
+#endif
 		});
 }
 #endif /* WGMMA */
