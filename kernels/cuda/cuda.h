@@ -155,6 +155,11 @@ void cuda_tile_config(const struct cuda_shape *s, const struct config *c,
  * derived from the fields for the cell's device (cuda_gemm_use_wgmma). */
 void cuda_gemm_config_get(const struct cuda_space_ctx *x, const struct config *c,
 			  struct cuda_gemm_config *g);
+/* Whether gemm cell s's module at config g is compiled with WG_TMA_ONLY=1 (wgmma.cuh: the
+ * consumers' cp.async path left out): a wgmma config whose k makes A's and B's rows whole
+ * 16-byte multiples, so the tensor maps serve (the backend's buffers are 16-byte aligned;
+ * a launch whose are not fails instead of falling back). */
+int cuda_gemm_tma_only(const struct cuda_shape *s, const struct cuda_gemm_config *g);
 
 /* ---- the roofline estimate (space.c; backend_ops.estimate, docs/kernels.md) ------------- */
 

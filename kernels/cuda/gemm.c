@@ -316,6 +316,11 @@ int cu_gemm_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
 						.k = K, .lda = lda, .ldb = ldb, .tma = 1 };
 		if (cu_wgmma_setup(b, c, m, &g, smem, &op, &w, cause))
 			return -1;
+		if (w.use_tma != 1 && cuda_gemm_tma_only(s, &g)) {
+			*cause = xasprintf("gemm: the config's module has no cp.async path "
+					   "(WG_TMA_ONLY), and A or B is not 16-byte aligned");
+			return -1;
+		}
 	}
 	void *args[] = { &c->d_in[0], &c->d_in[1], &c->d_out, &ws,	    &M,
 			 &N,	      &K,	   &lda,      &ldb,	    &ldc,

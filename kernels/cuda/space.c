@@ -327,6 +327,11 @@ int cuda_op_space(const char *op, struct space *out)
 	return 0;
 }
 
+int cuda_gemm_tma_only(const struct cuda_shape *s, const struct cuda_gemm_config *g)
+{
+	return g->wgmma && (s->k * (int64_t)cuda_dtype_size(s->dtype)) % 16 == 0;
+}
+
 size_t cuda_config_options(const struct space *sp, const struct config *c, const char *arch,
 			   char **opts)
 {
@@ -347,6 +352,8 @@ size_t cuda_config_options(const struct space *sp, const struct config *c, const
 		cuda_gemm_config_get(&xa, c, &g);
 		if (g.wgmma)
 			opts[n++] = xstrdup("-DWGMMA=1");
+		if (s->op == CU_GEMM && cuda_gemm_tma_only(s, &g))
+			opts[n++] = xstrdup("-DWG_TMA_ONLY=1");
 	}
 	if (s->op == CU_BIAS_RELU || s->op == CU_BIAS_RELU_ADD)
 		opts[n++] = xasprintf("-DRESIDUAL=%d", s->op == CU_BIAS_RELU_ADD);

@@ -346,16 +346,33 @@ START_TEST(test_gemm_wgmma_derived)
 		ck_assert_msg(g.wgmma == cases[i].wgmma, "case %zu", i);
 		size_t n = cuda_config_options(&sp, &c, "sm_90a", opts);
 		ck_assert_int_eq(has_opt(opts, n, "-DWGMMA=1"), cases[i].wgmma);
+		/* k 4096: the tensor maps serve, so a wgmma module leaves the cp.async path out */
+		ck_assert_int_eq(has_opt(opts, n, "-DWG_TMA_ONLY=1"), cases[i].wgmma);
 		for (size_t k = 0; k < n; k++)
 			free(opts[k]);
 		/* never off sm_90a */
 		n = cuda_config_options(&sp, &c, "sm_80", opts);
 		ck_assert(!has_opt(opts, n, "-DWGMMA=1"));
+		ck_assert(!has_opt(opts, n, "-DWG_TMA_ONLY=1"));
 		for (size_t k = 0; k < n; k++)
 			free(opts[k]);
 		snprintf(x.dev.arch, sizeof(x.dev.arch), "sm_80");
 		cuda_gemm_config_get(&x, &c, &g);
 		ck_assert_int_eq(g.wgmma, 0);
+	}
+	/* k whose rows are not 16-byte multiples (4100 float16 elements: 8200 bytes): the same
+	 * wgmma config keeps the cp.async path; a row of whole 16 bytes (4104) drops it */
+	static const int64_t ks[] = { 4100, 4104 };
+	for (size_t i = 0; i < ARRAY_SIZE(ks); i++) {
+		gemm_ctx(&x, 4096, 4096, ks[i], "float16", 0);
+		cuda_space_init(&sp, &x);
+		sp.heuristic(&sp, &c);
+		c.val[0] = 128, c.val[1] = 256, c.val[2] = 64, c.val[3] = 8, c.val[4] = 2;
+		size_t n = cuda_config_options(&sp, &c, "sm_90a", opts);
+		ck_assert(has_opt(opts, n, "-DWGMMA=1"));
+		ck_assert_int_eq(has_opt(opts, n, "-DWG_TMA_ONLY=1"), (int)i);
+		for (size_t k = 0; k < n; k++)
+			free(opts[k]);
 	}
 	/* the wgmma shared memory: STAGES x (BLOCK_M + BLOCK_N) x BLOCK_K x 2 + 2048 */
 	struct cuda_gemm_config w = { 128, 256, 64, 8, 0, 4, 1, 8, 2, 0, 1 };
@@ -451,13 +468,15 @@ START_TEST(test_options_and_keys)
 	cuda_space_init(&sp, &x);
 	sp.heuristic(&sp, &c);
 	size_t n = cuda_config_options(&sp, &c, "sm_90a", opts);
-	ck_assert_uint_eq(n, 5 + 7); /* TF32 on sm_90a takes wgmma: -DWGMMA=1 */
+	/* TF32 on sm_90a takes wgmma: -DWGMMA=1, and k 512 the tensor maps: -DWG_TMA_ONLY=1 */
+	ck_assert_uint_eq(n, 6 + 7);
 	ck_assert_str_eq(opts[0], "--gpu-architecture=sm_90a");
 	ck_assert_str_eq(opts[2], "-DDTYPE_FLOAT32");
 	ck_assert_str_eq(opts[3], "-DTF32=1");
 	ck_assert_str_eq(opts[4], "-DWGMMA=1");
-	ck_assert_str_eq(opts[5], "-DBLOCK_M=64"); /* 16 tiles of 128 x 128 fill few SMs */
-	ck_assert_str_eq(opts[7], "-DBLOCK_K=32");
+	ck_assert_str_eq(opts[5], "-DWG_TMA_ONLY=1");
+	ck_assert_str_eq(opts[6], "-DBLOCK_M=64"); /* 16 tiles of 128 x 128 fill few SMs */
+	ck_assert_str_eq(opts[8], "-DBLOCK_K=32");
 
 	const char *src = "extern \"C\" __global__ void f() {}";
 	cuda_cache_key("gemm.cu", src, strlen(src), opts, n, "13.0", "sm_90a", k1);

@@ -41,7 +41,9 @@
  *     2-D map of the element type (float32 for TF32), box 128 bytes of k x BLOCK_M (B:
  *     BLOCK_N) rows, CU_TENSOR_MAP_SWIZZLE_128B, no interleave, zero OOB fill; used only
  *     when use_tma != 0, which needs A, B 16-byte aligned and lda, ldb multiples of 16
- *     bytes; use_tma = 0 (any maps) takes the cp.async path
+ *     bytes; use_tma = 0 (any maps) takes the cp.async path.  WG_TMA_ONLY=1 (the backend's,
+ *     for a shape whose k takes the maps: cuda_gemm_tma_only) leaves that path out of the
+ *     module, half its machine code; then use_tma must be 1
  *     grid  = (G, 1, SPLIT_K) for any G >= 1 (block b computes tiles b, b + G, ...; the
  *             backend uses min(tiles, blocks resident at once)), block = (32 * WARPS + 128)
  *     dynamic shared memory = STAGES * (BLOCK_M + BLOCK_N) * BLOCK_K * sizeof(T) + 2048

@@ -89,6 +89,12 @@ static_assert(STAGES >= 3, "WG_PRODUCER_LOADS: STAGES must be at least 3");
 #define STREAM_K 0
 #endif
 static_assert(!STREAM_K || SPLIT_K == 1, "STREAM_K needs SPLIT_K 1");
+/* WG_TMA_ONLY (the backend's, default 0): 1, the module is launched with use_tma 1 only, so
+ * the consumers' cp.async path (consumer_cpasync) is left out: it was half of a gemm.cu
+ * module's machine code and compile time, for operands the backend never gives it. */
+#ifndef WG_TMA_ONLY
+#define WG_TMA_ONLY 0
+#endif
 
 static __device__ __forceinline__ unsigned long long wgmma_desc(unsigned addr)
 {
@@ -752,9 +758,9 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 		asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REG_CONSUMER));
 #endif
 		const int cw = wg - 1;
-		if (use_tma || WG_PRODUCER_LOADS)
+		if (use_tma || WG_PRODUCER_LOADS || WG_TMA_ONLY)
 			consumer_tma(M, N, K, sA, sB, bars, cw, sk_ws, sk_flags, store);
-#if !WG_PRODUCER_LOADS
+#if !WG_PRODUCER_LOADS && !WG_TMA_ONLY
 		else
 			consumer_cpasync(M, N, K, sA, sB, cw, sk_ws, sk_flags, load_for, store);
 #endif
