@@ -91,7 +91,8 @@ static_assert(STAGES >= 3, "WG_PRODUCER_LOADS: STAGES must be at least 3");
 static_assert(!STREAM_K || SPLIT_K == 1, "STREAM_K needs SPLIT_K 1");
 /* WG_TMA_ONLY (the backend's, default 0): 1, the module is launched with use_tma 1 only, so
  * the consumers' cp.async path (consumer_cpasync) is left out: it was half of a gemm.cu
- * module's machine code and compile time, for operands the backend never gives it. */
+ * module's machine code and compile time, at shapes whose k the tensor maps serve, where the
+ * backend never takes it (cuda_gemm_tma_only). */
 #ifndef WG_TMA_ONLY
 #define WG_TMA_ONLY 0
 #endif
