@@ -103,6 +103,40 @@ long sysinfo_llc_bytes(void)
 	return best_size;
 }
 
+int sysinfo_cpulist_count(const char *s)
+{
+	int n = 0;
+	for (;;) {
+		char *end;
+		errno = 0;
+		long a = strtol(s, &end, 10), b = a;
+		if (errno || end == s || a < 0 || *s == '-' || *s == '+')
+			return -1;
+		s = end;
+		if (*s == '-') {
+			b = strtol(++s, &end, 10);
+			if (errno || end == s || b < a || *s == '-' || *s == '+')
+				return -1;
+			s = end;
+		}
+		if (b - a >= (1 << 20) - n)
+			return -1;
+		n += (int)(b - a + 1);
+		if (!*s)
+			return n;
+		if (*s++ != ',')
+			return -1;
+	}
+}
+
+int sysinfo_threads_per_core(void)
+{
+	char buf[256];
+	const char *s = read_trimmed(SYS_CPU0 "/topology/thread_siblings_list", buf, sizeof(buf));
+	int n = s ? sysinfo_cpulist_count(s) : -1;
+	return n > 0 ? n : 0;
+}
+
 int sysinfo_cpu_sample(struct sysinfo_cpu *c)
 {
 	char buf[512];

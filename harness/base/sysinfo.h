@@ -16,6 +16,14 @@ ssize_t sysinfo_read_small(const char *path, char *buf, size_t size);
  * /sys/devices/system/cpu/cpu0/cache/index<N>/{level,size}; 0 when unknown. */
 long sysinfo_llc_bytes(void);
 
+/* The CPUs that share cpu0's core (SMT threads: 1 without SMT), counted in
+ * /sys/devices/system/cpu/cpu0/topology/thread_siblings_list ("0,16", "0-1"); 0 when
+ * unknown.  Two hosts with one CPU count differ by it in what parallel work (NVRTC's
+ * compiles) gets done: 16 CPUs are 16 cores or 8. */
+int sysinfo_threads_per_core(void);
+/* The count of CPUs in a Linux CPU list ("0-3,8,10-11"); -1 when s is not one. */
+int sysinfo_cpulist_count(const char *s);
+
 /* The host's CPU time so far, from /proc/stat's first line, in clock ticks: busy (user,
  * nice, system, irq, softirq, steal) and total (those and idle, iowait).  Returns 0, or -1
  * where it cannot be read (unknown, not reported). */

@@ -176,6 +176,8 @@ static void collect_cpu(struct rec_meta *meta)
 	set_owned(meta, "cpu_model", proc_field("/proc/cpuinfo", "model name"));
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	set_owned(meta, "cpu_count", n > 0 ? xasprintf("%ld", n) : NULL);
+	int smt = sysinfo_threads_per_core();
+	set_owned(meta, "cpu_threads_per_core", smt > 0 ? xasprintf("%d", smt) : NULL);
 	set_owned(meta, "cpu_governor", sys_line(SYS_CPU0 "/cpufreq/scaling_governor"));
 
 	/* cpu0's clock when collected: /proc/cpuinfo, else cpufreq (kHz). */

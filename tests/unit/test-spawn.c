@@ -640,8 +640,8 @@ END_TEST
 START_TEST(test_envcap)
 {
 	static const char *const keys[] = {
-		"host", "kernel", "cpu_model", "cpu_count", "cpu_governor", "cpu_mhz",
-		"llc_bytes", "memory_bytes", "libc", "compiler", "gsl", "hdf5",
+		"host", "kernel", "cpu_model", "cpu_count", "cpu_threads_per_core", "cpu_governor",
+		"cpu_mhz", "llc_bytes", "memory_bytes", "libc", "compiler", "gsl", "hdf5",
 		"jansson", "openssl",
 	};
 	struct rec_meta meta;
@@ -678,6 +678,25 @@ START_TEST(test_llc)
 		ck_assert_int_ge(llc, 4096);
 		ck_assert_int_eq(llc % 1024, 0);
 	}
+}
+END_TEST
+
+/* A CPU list's count, and cpu0's SMT threads from it: 1 or more where sysfs says. */
+START_TEST(test_cpulist)
+{
+	ck_assert_int_eq(sysinfo_cpulist_count("0"), 1);
+	ck_assert_int_eq(sysinfo_cpulist_count("0,16"), 2);
+	ck_assert_int_eq(sysinfo_cpulist_count("0-1"), 2);
+	ck_assert_int_eq(sysinfo_cpulist_count("0-3,8,10-11"), 7);
+	static const char *const bad[] = { "", "a", "3-1", "1,", ",1", "-1", "1--2", "1-+2",
+					   "0-2000000000", "1;2" };
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		ck_assert_msg(sysinfo_cpulist_count(bad[i]) == -1, "'%s' counted", bad[i]);
+	int smt = sysinfo_threads_per_core();
+	if (access("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list", R_OK) == 0)
+		ck_assert(smt >= 1 && smt <= sysconf(_SC_NPROCESSORS_ONLN));
+	else
+		ck_assert_int_eq(smt, 0);
 }
 END_TEST
 
@@ -855,6 +874,7 @@ static Suite *spawn_suite(void)
 	tcase_set_timeout(te, 30);
 	tcase_add_test(te, test_envcap);
 	tcase_add_test(te, test_llc);
+	tcase_add_test(te, test_cpulist);
 	suite_add_tcase(s, te);
 	return s;
 }
