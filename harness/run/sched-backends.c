@@ -41,37 +41,53 @@ static const char *requested_backend(const struct run *r, const struct mode *m)
 	return r->o->backend ? r->o->backend : r->exp->backend;
 }
 
-/* Modes whose `only_on` names another backend than they resolved to leave this run: moved
- * past e->nmodes (still owned by the experiment), with their resolutions, saying so on
- * stderr.  The baseline is never left out (the experiment's check). */
-static void leave_out_modes(struct run *r)
+/* Modes with keep[i] 0 leave this run: moved past e->nmodes (still owned by the experiment),
+ * with their resolutions, saying so on stderr.  The baseline is never left out (the
+ * experiment's check). */
+static void leave_out_modes(struct run *r, const char *keep)
 {
 	struct experiment *e = r->exp;
-	size_t keep = 0;
+	size_t n = 0;
 	const char *base = e->modes[e->baseline].name;
 	for (size_t i = 0; i < e->nmodes; i++) {
 		const struct mode *m = &e->modes[i];
-		if (m->only_on && strcmp(m->only_on, r->mb[i].entry->name)) {
-			fprintf(stderr, "harness: mode '%s' is left out of this run: it is only_on "
-				"'%s', and runs on '%s' here\n", m->name, m->only_on,
-				r->mb[i].entry->name);
+		if (!keep[i]) {
+			if (r->mb[i].entry)
+				fprintf(stderr, "harness: mode '%s' is left out of this run: it is "
+					"only_on '%s', and runs on '%s' here\n", m->name, m->only_on,
+					r->mb[i].entry->name);
+			else
+				fprintf(stderr, "harness: mode '%s' is left out of this run, as when it "
+					"started (only_on '%s')\n", m->name,
+					m->only_on ? m->only_on : "");
 			continue;
 		}
-		if (keep != i) { /* rotate mode i down to keep, the left-out ones up */
+		if (n != i) { /* rotate mode i down to n, the left-out ones up */
 			struct mode tm = e->modes[i];
 			struct mode_backend tb = r->mb[i];
-			memmove(&e->modes[keep + 1], &e->modes[keep], (i - keep) * sizeof(*e->modes));
-			memmove(&r->mb[keep + 1], &r->mb[keep], (i - keep) * sizeof(*r->mb));
-			e->modes[keep] = tm;
-			r->mb[keep] = tb;
+			memmove(&e->modes[n + 1], &e->modes[n], (i - n) * sizeof(*e->modes));
+			memmove(&r->mb[n + 1], &r->mb[n], (i - n) * sizeof(*r->mb));
+			e->modes[n] = tm;
+			r->mb[n] = tb;
 		}
-		keep++;
+		n++;
 	}
-	e->nmodes_left_out += e->nmodes - keep;
-	e->nmodes = keep;
+	e->nmodes_left_out += e->nmodes - n;
+	e->nmodes = n;
 	for (size_t i = 0; i < e->nmodes; i++)
 		if (!strcmp(e->modes[i].name, base))
 			e->baseline = i;
+}
+
+void sched_settle_modes(struct run *r, const char *keep)
+{
+	leave_out_modes(r, keep);
+	/* a run whose modes all run on one backend takes its [on.BACKEND] settings */
+	size_t same = 1;
+	for (size_t i = 1; i < r->exp->nmodes; i++)
+		same &= r->mb[i].entry == r->mb[0].entry;
+	if (r->exp->nmodes && same)
+		experiment_apply_on(r->exp, r->mb[0].entry->name);
 }
 
 /* Resolve every mode's backend through the registry (backend_resolve) for the workloads
@@ -81,6 +97,7 @@ int sched_resolve_modes(struct run *r)
 {
 	const struct experiment *e = r->exp;
 	struct workload *mine = xcalloc(e->nworkloads, sizeof(*mine));
+	char *keep = xcalloc(e->nmodes + 1, 1);
 	r->mb = xcalloc(e->nmodes, sizeof(*r->mb));
 	for (size_t i = 0; i < e->nmodes; i++) {
 		const struct mode *m = &e->modes[i];
@@ -98,21 +115,19 @@ int sched_resolve_modes(struct run *r)
 				error("%s", cause);
 			free(cause);
 			free(mine);
+			free(keep);
 			return -1;
 		}
 		if (m->command_argv) {
 			b->command = sched_strv_dup(m->command_argv);
 			sched_command_hash(b);
 		}
+		/* `only_on` another backend than the mode resolved to: it leaves this run */
+		keep[i] = !m->only_on || !strcmp(m->only_on, b->entry->name);
 	}
 	free(mine);
-	leave_out_modes(r);
-	/* a run whose modes all run on one backend takes its [on.BACKEND] settings */
-	size_t same = 1;
-	for (size_t i = 1; i < r->exp->nmodes; i++)
-		same &= r->mb[i].entry == r->mb[0].entry;
-	if (r->exp->nmodes && same)
-		experiment_apply_on(r->exp, r->mb[0].entry->name);
+	sched_settle_modes(r, keep);
+	free(keep);
 	return 0;
 }
 

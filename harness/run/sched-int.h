@@ -139,6 +139,11 @@ char *sched_json_strv(const char *const *v);
 /* Resolve every mode's backend through the registry (backend_resolve); a backend that
  * cannot run is refused before anything is created.  -1 reported. */
 int sched_resolve_modes(struct run *r);
+/* The modes with keep[i] 0 (per experiment mode) leave the run (moved past exp->nmodes,
+ * said on stderr), and a run whose remaining modes all run on one backend takes the
+ * experiment's [on.BACKEND] settings: the one resolution a fresh run (sched_resolve_modes)
+ * and --resume (from the recorded mode_backends) share, so both plan the same units. */
+void sched_settle_modes(struct run *r, const char *keep);
 /* plan_build over the run's experiment and its modes' backends (r->mb): r->plan, r->nplan.
  * 0, or -1 reported. */
 int sched_plan_build(struct run *r);

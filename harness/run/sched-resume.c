@@ -105,7 +105,9 @@ static void resume_relocate(struct run *r, struct mode_backend *b, const struct 
 }
 
 /* A resumed run's modes run on the backends they ran on (mode_backends; older files: the
- * run's one backend), which must still be able to run here.  -1 reported. */
+ * run's one backend), which must still be able to run here; a mode mode_backends does not
+ * list was left out of the run (`only_on`) and stays out; then the run's [on.BACKEND]
+ * settings as when it started (sched_settle_modes).  -1 reported. */
 static int resume_backends(struct run *r, const struct rec_meta *m)
 {
 	const char *mbj = rec_meta_get(m, "mode_backends");
@@ -114,13 +116,22 @@ static int resume_backends(struct run *r, const struct rec_meta *m)
 	const char *run_why = rec_meta_get(m, "backend_reason");
 	json_t *all = mbj ? json_loads(mbj, 0, NULL) : NULL;
 	int ret = -1;
+	if (mbj && !json_is_object(all)) {
+		error("'%s': its mode_backends is not a JSON object; cannot resume it",
+		      r->o->resume);
+		return -1;
+	}
+	char *keep = xcalloc(r->exp->nmodes + 1, 1);
 	r->mb = xcalloc(r->exp->nmodes, sizeof(*r->mb));
 	for (size_t i = 0; i < r->exp->nmodes; i++) {
 		struct mode_backend *b = &r->mb[i];
-		json_t *one = json_object_get(all, r->exp->modes[i].name);
+		const struct mode *md = &r->exp->modes[i];
+		json_t *one = json_object_get(all, md->name);
 		const char *name = json_string_value(json_object_get(one, "backend"));
 		const char *req = json_string_value(json_object_get(one, "requested"));
 		const char *why = json_string_value(json_object_get(one, "reason"));
+		if (all && !one)
+			continue; /* left out when the run started (keep[i] 0, b->entry NULL) */
 		if (!name) {
 			name = run_backend;
 			req = run_req;
@@ -135,6 +146,8 @@ static int resume_backends(struct run *r, const struct rec_meta *m)
 			goto done;
 		}
 		b->entry = e;
+		/* an older file without mode_backends: left out by the same rule as it started */
+		keep[i] = all || !md->only_on || !strcmp(md->only_on, e->name);
 		b->requested = xstrdup(req ? req : name);
 		b->reason = xasprintf("resumed; %s", why ? why : "");
 		if (e->start == BACKEND_START_COMMAND) {
@@ -157,8 +170,10 @@ static int resume_backends(struct run *r, const struct rec_meta *m)
 			resume_relocate(r, b, &r->exp->modes[i]);
 		}
 	}
+	sched_settle_modes(r, keep);
 	ret = 0;
 done:
+	free(keep);
 	json_decref(all);
 	return ret;
 }
@@ -351,6 +366,38 @@ static int resume_extend(struct run *r, int64_t was, size_t ndone, size_t jn)
 	return rc;
 }
 
+/* One unit of a plan in words: "mode 'x', workload 'w', block 2, cold".  Heap. */
+static char *plan_unit_words(const struct rec_plan *p)
+{
+	int wl = p->workload && *p->workload;
+	return xasprintf("mode '%s'%s%s%s, block %" PRId64 ", %s", p->mode,
+			 wl ? ", workload '" : "", wl ? p->workload : "", wl ? "'" : "", p->block,
+			 p->warm ? "warm" : "cold");
+}
+
+/* NULL when the plan rebuilt for a resume (np units) is the journal's (jn units; fewer when
+ * grows: --repeats added blocks after them), else what differs first, in words, naming
+ * both values.  Heap. */
+static char *plan_difference(const struct rec_plan *jp, size_t jn, const struct rec_plan *p,
+			     size_t np, int grows)
+{
+	for (size_t i = 0; i < jn && i < np; i++) {
+		const char *jw = jp[i].workload ? jp[i].workload : "";
+		const char *w = p[i].workload ? p[i].workload : "";
+		if (!strcmp(jp[i].mode, p[i].mode) && jp[i].warm == p[i].warm &&
+		    jp[i].warm_of == p[i].warm_of && jp[i].block == p[i].block && !strcmp(jw, w))
+			continue;
+		char *a = plan_unit_words(&jp[i]), *b = plan_unit_words(&p[i]);
+		char *d = xasprintf("unit %zu: recorded %s; the experiment now plans %s", i, a, b);
+		free(a);
+		free(b);
+		return d;
+	}
+	if (jn == np || (jn < np && grows))
+		return NULL;
+	return xasprintf("%zu units recorded in the plan; the experiment now plans %zu", jn, np);
+}
+
 /* Reopen a run for --resume from its journal.  The experiment is the run folder's copy
  * (or the one given, which must be the same bytes), checked against the recorded SHA-256
  * before anything is written: a refused resume changes nothing.  *complete is set when
@@ -447,16 +494,12 @@ int sched_start_resume(struct run *r, int *usage, int *complete)
 	if (sched_plan_build(r))
 		goto done;
 	const struct rec_plan *jp = rec_journal_plan(r->jr, &jn);
-	int same = jn == r->nplan || (jn < r->nplan && r->exp->repeats > was);
-	for (size_t i = 0; same && i < jn; i++)
-		same = !strcmp(jp[i].mode, r->plan[i].mode) && jp[i].warm == r->plan[i].warm &&
-		       jp[i].warm_of == r->plan[i].warm_of && jp[i].block == r->plan[i].block &&
-		       !strcmp(jp[i].workload ? jp[i].workload : "",
-			       r->plan[i].workload ? r->plan[i].workload : "");
-	if (!same) {
+	char *diff = plan_difference(jp, jn, r->plan, r->nplan, r->exp->repeats > was);
+	if (diff) {
 		*usage = 1;
-		error("'%s': the experiment's plan is not the one the run recorded; refusing to "
-		      "resume", r->o->resume);
+		error("'%s': the experiment's plan is not the one the run recorded (%s); refusing "
+		      "to resume", r->o->resume, diff);
+		free(diff);
 		goto done;
 	}
 	/* The shard it was started as (a resumed task runs the same share of the blocks),
