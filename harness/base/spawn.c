@@ -431,14 +431,26 @@ static int reap(struct spawn *sp, struct spawn_status *st, int options)
 	int status;
 	struct rusage ru;
 	pid_t r;
-	/* A poll asked to (note_sched) reads what the scheduler says of the child first: still
-	 * running, or exited and a zombie until the wait4 below reaps it, /proc holds its
-	 * latest (a child that exits between the two keeps the last poll's).  A blocking wait
-	 * reads nothing. */
+	/* Asked to (note_sched), read what the scheduler says of the child once it has exited
+	 * and before it is reaped: a zombie's /proc/PID/stat and sched still hold its last
+	 * CPU and its moves, for every child whenever it ends (waitid with WNOWAIT leaves it
+	 * waitable).  Nothing is read while it runs. */
 	long long migrations = -1;
 	int last_cpu = -1;
-	if ((options & WNOHANG) && sp->note_sched)
+	if (sp->note_sched) {
+		siginfo_t si;
+		memset(&si, 0, sizeof(si));
+		int w;
+		while ((w = waitid(P_PID, (id_t)sp->pid, &si,
+				   WEXITED | WNOWAIT | (options & WNOHANG))) < 0 && errno == EINTR)
+			;
+		if (w < 0)
+			return error_errno("cannot wait for child %ld ('%s')", (long)sp->pid,
+					   sp->argv && sp->argv[0] ? sp->argv[0] : "?");
+		if (si.si_pid == 0)
+			return 0; /* WNOHANG: still running */
 		sysinfo_proc_sched(sp->pid, &migrations, &last_cpu);
+	}
 	while ((r = wait4(sp->pid, &status, options, &ru)) < 0 && errno == EINTR)
 		;
 	if (r < 0)

@@ -31,9 +31,9 @@ struct spawn_status {
 			       * -1: not known */
 	int64_t minflt, majflt; /* their minor and major page faults (rusage); -1: not known */
 	long long migrations; /* the child's main thread's moves between CPUs, and the CPU it */
-	int last_cpu;         /* last ran on, read by spawn_poll before it reaps when
-			       * note_sched is set (the last such poll's: sysinfo_proc_sched);
-			       * -1 otherwise, from spawn_wait, or where /proc cannot tell */
+	int last_cpu;         /* last ran on, read from /proc while it is a zombie, before it
+			       * is reaped, when note_sched is set (sysinfo_proc_sched); -1
+			       * otherwise, or where /proc cannot tell */
 };
 
 struct spawn {
@@ -49,10 +49,9 @@ struct spawn {
 	int inherit_stderr;       /* 1: the child writes to our stderr (stderr_path ignored) */
 	int record_pipe;          /* 1: the child's fd 3 is the write end of a pipe; read rec_fd */
 	int new_pgroup;           /* 1: the child leads its own process group */
-	int note_sched;           /* 1: spawn_poll reads the child's CPU moves and last CPU
-	                             (spawn_status) before it reaps; set it once the child is
-	                             about to end (its record pipe closed): the /proc reads
-	                             stay off the polls while it works */
+	int note_sched;           /* 1: spawn_poll and spawn_wait read the child's CPU moves
+	                             and last CPU (spawn_status) once it has exited, before
+	                             they reap it (nothing is read while it works) */
 
 	/* Outputs. */
 	pid_t pid;

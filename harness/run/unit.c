@@ -114,7 +114,6 @@ int unit_step(struct unit_job *j, int stop, int wait_ms)
 			}
 		}
 	}
-	j->sp.note_sched = !j->open; /* its records are in: it is ending (unit.h, the CPU note) */
 	int done = spawn_poll(&j->sp, &j->st);
 	if (done < 0)
 		return -1;
@@ -156,6 +155,7 @@ int unit_start(const struct unit_spec *s, struct progress *prog, struct rec_unit
 	j->sp.stderr_path = s->stderr_path;
 	j->sp.record_pipe = 1;
 	j->sp.new_pgroup = 1;
+	j->sp.note_sched = 1; /* read as it ends (unit.h, the CPU note) */
 	progress_unit_start(prog, s->id, s->mode, s->workload, s->block, s->warm);
 	j->cpu0_ok = !sysinfo_cpu_sample(&j->cpu0);
 	j->t0 = util_now_ns();

@@ -72,9 +72,9 @@ struct unit_spec {
  * host_unit_involuntary_switches (the unit's context switches, rusage: an involuntary one is
  * the scheduler preempting it), host_unit_minor_faults and host_unit_major_faults (its page
  * faults, the same rusage), host_unit_migrations (its main thread's moves between CPUs)
- * and host_unit_last_cpu (the CPU it ran on last), read from /proc at the polls after its
- * record pipe closed, until it is reaped (never while it measures; absent where a
- * grandchild holds the pipe open to the end): which CPU a host-bound unit ran on, and how
+ * and host_unit_last_cpu (the CPU it ran on last), read from /proc once it has exited and
+ * before it is reaped, as a zombie (never while it measures; absent only where /proc
+ * cannot tell): which CPU a host-bound unit ran on, and how
  * often it moved, are candidate causes of a process that is slow for its whole life. */
 
 /* Run one unit.  Its records go into *u (initialised by the caller, whose u->unit already

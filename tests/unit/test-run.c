@@ -7,9 +7,12 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "harness/base/util.h"
 #include "harness/record/recorder.h"
+#include "harness/run/progress.h"
 #include "harness/run/unit.h"
 #include "harness/run/unitenv.h"
 #include "harness/run/unitspec.h"
@@ -438,6 +441,46 @@ START_TEST(docs_list_the_table)
 }
 END_TEST
 
+/* The CPU note's last CPU is there for a unit that exits with records still unread: the
+ * step that reads them reaps it in the same call (issue 52: a fast host, a fresh Debian 12
+ * root, missed host_unit_last_cpu when the pipe's EOF and the exit fell in one step). */
+START_TEST(host_note_when_reaped_with_records)
+{
+	char *dir = xstrdup("/tmp/harness-unit.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char *out = xasprintf("%s/out", dir), *err = xasprintf("%s/err", dir);
+	const char *argv[] = { "/bin/sh", "-c", "echo '{\"type\":\"info\"}' >&3", NULL };
+	const char *env[] = { "PATH=/bin:/usr/bin", NULL };
+	struct unit_spec spec = { .id = 0, .mode = "m", .argv = argv, .env = env,
+				  .cache_dir = dir, .stdout_path = out, .stderr_path = err,
+				  .timeout_s = 30, .block = 0, .note_host = 1 };
+	struct progress prog;
+	progress_init(&prog, 1, 0, 1);
+	struct rec_unit_data u;
+	rec_unit_data_init(&u);
+	struct unit_job j;
+	ck_assert_int_eq(unit_start(&spec, &prog, &u, &j), 0);
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	ck_assert_int_eq(waitid(P_PID, (id_t)j.sp.pid, &si, WEXITED | WNOWAIT), 0);
+	/* its record is in the pipe and it is a zombie: one step reads and reaps */
+	ck_assert_int_eq(unit_step(&j, 0, 1000), 1);
+	ck_assert_int_eq(unit_finish(&j, 0), 0);
+	ck_assert_ptr_nonnull(u.info);
+	const char *lc = strstr(u.info, "host_unit_last_cpu=");
+	ck_assert_msg(lc != NULL, "no last CPU in '%s'", u.info);
+	long cpu = strtol(lc + strlen("host_unit_last_cpu="), NULL, 10);
+	ck_assert(cpu >= 0 && cpu < sysconf(_SC_NPROCESSORS_ONLN));
+	rec_unit_data_release(&u);
+	unlink(out);
+	unlink(err);
+	rmdir(dir);
+	free(out);
+	free(err);
+	free(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("run");
@@ -461,6 +504,7 @@ int main(void)
 	tcase_add_test(tc, docs_list_the_table);
 	tcase_add_test(tc, unitspec_says_what_to_measure);
 	tcase_add_test(tc, command_leak_from_counters);
+	tcase_add_test(tc, host_note_when_reaped_with_records);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }

@@ -808,16 +808,25 @@ START_TEST(test_sched_note)
 	sysinfo_proc_sched(getpid(), &mig, &cpu);
 	ck_assert(cpu >= 0 && cpu < ncpu);
 	ck_assert(sched ? mig >= 0 : mig == -1);
-	/* v 0: spawn_wait; 1: spawn_poll without note_sched; 2: with it */
-	for (int v = 0; v < 3; v++) {
+	/* v 0: spawn_wait with note_sched; 1: spawn_poll without it; 2: with it; 3: with it,
+	 * a child that has exited (a zombie) before the first poll: the figures are read from
+	 * the zombie, whenever the child ends (issue 52) */
+	for (int v = 0; v < 4; v++) {
 		int poll = v > 0;
 		struct spawn sp;
 		struct spawn_status st;
 		spawn_init(&sp);
-		sp.argv = ARGV("/bin/sh", "-c", "i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done; sleep 0.05");
+		sp.argv = v == 3 ? ARGV("/bin/sh", "-c", "i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done")
+				 : ARGV("/bin/sh", "-c", "i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done; sleep 0.05");
 		sp.env = ARGV("PATH=/bin:/usr/bin");
-		sp.note_sched = v != 1; /* spawn_wait reads nothing all the same */
+		sp.note_sched = v != 1;
 		ck_assert_int_eq(spawn_start(&sp), 0);
+		if (v == 3) { /* wait until it is a zombie, without reaping it */
+			siginfo_t si;
+			memset(&si, 0, sizeof(si));
+			ck_assert_int_eq(waitid(P_PID, (id_t)sp.pid, &si, WEXITED | WNOWAIT), 0);
+			ck_assert_int_eq(si.si_pid, sp.pid);
+		}
 		if (poll) {
 			int r;
 			while ((r = spawn_poll(&sp, &st)) == 0)
@@ -829,11 +838,11 @@ START_TEST(test_sched_note)
 		spawn_release(&sp);
 		ck_assert_int_eq(st.code, 0);
 		ck_assert_int_gt(st.cpu_ns, 0);
-		ck_assert_int_ge(st.vcsw, 1);
+		ck_assert_int_ge(st.vcsw, v == 3 ? 0 : 1);
 		ck_assert_int_ge(st.ivcsw, 0);
 		ck_assert_int_ge(st.minflt, 1); /* exec maps the shell's pages in */
 		ck_assert_int_ge(st.majflt, 0);
-		if (v == 2) {
+		if (v != 1) {
 			ck_assert(st.last_cpu >= 0 && st.last_cpu < ncpu);
 			ck_assert(sched ? st.migrations >= 0 : st.migrations == -1);
 		} else {
