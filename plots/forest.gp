@@ -19,4 +19,4 @@ if (margin == margin) {
 set arrow 1 from first 1, graph 0 to first 1, graph 1 nohead lc rgb '#444444' dt 2
 plot for [v=0:3] data using ($5 == v ? $2 : NaN):1:3:4 with xerrorbars pt 7 ps 1.1 lw 1.5 lc rgb verdict_colors[v + 1] title verdict_names[v + 1], \
 	data using 2:1:ytic(6) with points ps 0 lc rgb '#ffffffff' notitle, \
-	NaN with boxes fs solid 1.0 fc rgb '#e6f2e6' title sprintf('equivalence margin +-%.2f%%', 100 * margin)
+	NaN with boxes fs solid 1.0 fc rgb '#e6f2e6' title sprintf('SAME band +-%.2f%% (the declared margin, else the median noise floor)', 100 * margin)

@@ -40,8 +40,8 @@ def num(v, fmt):
 def e2e_table(rep):
     base = rep["settings"]["baseline"]
     cmp = {(c["cell"], c["mode"]): c for c in rep["comparisons"]}
-    out = ["| model | mode | median e2e (ms) | ratio to %s [95%% CI] | verdict | setup (s) | "
-           "spread | units |" % base, "|---|---|---|---|---|---|---|---|"]
+    out = ["| model | mode | median e2e (ms) | ratio to %s [%.0f%% CI] | verdict | setup (s) | "
+           "spread | units |" % (base, 100 * rep["settings"]["conf"]), "|---|---|---|---|---|---|---|---|"]
     for cell in rep["cells"]:
         if cell["kind"] != "e2e":
             continue
@@ -50,13 +50,14 @@ def e2e_table(rep):
             c = cmp.get((cell["name"], m["mode"]))
             if m["mode"] == base:
                 ratio, verdict = "baseline", "-"
-            elif c and c.get("compared") and (c.get("exact_ci_coverage") or 1) < 0.95:
-                # too few blocks for any distribution-free 95% CI: the bootstrap's interval
-                # would cover far less than its label, so the exact one with its coverage
+            elif c and c.get("compared") and None in (c.get("ci") or [None]):
+                # no CI from the deciding test (the t test on 1 block; the signed-rank test
+                # below 6): the exact order-statistic one with its coverage, where there is one
                 lo, hi = c.get("exact_ci") or [None, None]
-                ratio = "%.4f (n = %d: no 95%% CI; exact %.0f%% CI [%s, %s])" % (
-                    c["ratio"], c["n"], 100 * c["exact_ci_coverage"], num(lo, "%.4f"),
-                    num(hi, "%.4f"))
+                ratio = "%.4f (n = %d: no CI; exact %s%% CI [%s, %s])" % (
+                    c["ratio"], c["n"], num(100 * c["exact_ci_coverage"]
+                                            if c.get("exact_ci_coverage") is not None else None,
+                                            "%.0f"), num(lo, "%.4f"), num(hi, "%.4f"))
                 verdict = c["verdict"]
             elif c and c.get("compared"):
                 ratio = "%.4f [%s, %s]" % (c["ratio"], num(c["ci"][0], "%.4f"),
@@ -165,10 +166,12 @@ def main():
     ver = run_json(a.harness, ["verify", "--format", "json"] + repo + [a.results], optional=True)
     aud = run_json(a.harness, ["audit", "--format", "json"] + repo + [a.results])
     run = rep["run"]
-    lines = ["%s: %d blocks, %d warm probes, %d samples; baseline %s, margin +-%.2f%% (%s)" % (
+    st = rep["settings"]
+    margin = ("margin +-%.2f%% (%s)" % (100 * st["margin"], st["margin_source"])
+              if st.get("margin") is not None else "each cell against its noise floor")
+    lines = ["%s: %d blocks, %d warm probes, %d samples; baseline %s, %s test, %s" % (
         run["experiment_name"], run["blocks"], run["warm_units"], run["samples"],
-        rep["settings"]["baseline"], 100 * rep["settings"]["margin"],
-        rep["settings"]["margin_source"])]
+        st["baseline"], st.get("test", "signed-rank"), margin)]
     if run.get("repeats_extended"):
         lines.append("plan extended: " + run["repeats_extended"])
     p = rep.get("progress")

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_rng.h>
@@ -28,33 +29,63 @@ const char *stats_verdict_name(enum stats_verdict v)
 	return "INCONCLUSIVE";
 }
 
-/* The four-outcome rule of METHOD.md "Deciding" (equivalence by two one-sided tests,
- * Schuirmann 1987: a (1 - 2a) CI inside the margin is TOST at level a; Lakens 2017).
- *
- *   SAME          lo >= 1 - margin and hi <= 1 + margin (edges included)
- *   FASTER        hi < 1 and p < alpha, and not SAME
- *   SLOWER        lo > 1 and p < alpha, and not SAME
- *   INCONCLUSIVE  anything else, including a NaN bound (no CI: n = 1) or a NaN p
- *
- * A CI can lie inside the margin and exclude 1 at once: a real but negligible effect
- * (Lakens' "statistically different but equivalent").  SAME wins.  The margin is the
- * largest change the experimenter declared to be of no practical interest (set from an A/A
- * control), so a CI that rules out every change beyond it has shown equivalence, and calling
- * it FASTER would claim a speed-up the design itself calls negligible.  That is the
- * conservative reading for a null-result audit: a FASTER or SLOWER verdict always means an
- * effect that may exceed the margin, and a drift or order effect smaller than the margin
- * cannot turn an A/A control into a false FASTER.  The CI and p stay in the comparison, so a
- * report can still say "SAME (0.4% faster, p = 0.002, inside the 2% margin)". */
-enum stats_verdict stats_decide(double lo, double hi, double p, double alpha, double margin)
+const char *stats_test_name(enum stats_test t)
 {
+	return t == STATS_TEST_RANK ? "signed-rank" : "t";
+}
+
+int stats_test_parse(const char *s, enum stats_test *t)
+{
+	if (!strcmp(s, "t"))
+		*t = STATS_TEST_T;
+	else if (!strcmp(s, "signed-rank"))
+		*t = STATS_TEST_RANK;
+	else
+		return -1;
+	return 0;
+}
+
+/* z_{0.975}: the floor is the two-sided 95% range of one pair's log ratio. */
+#define Z975 1.959963984540054
+
+double stats_noise_floor(double s)
+{
+	if (!isfinite(s) || s < 0)
+		return NAN;
+	return fmin(STATS_FLOOR_MAX, fmax(STATS_FLOOR_MIN, expm1(Z975 * s)));
+}
+
+/* 1 when [lo, hi] lies inside [1 - m, 1 + m] (edges included); 0 for a NaN or negative m. */
+static int inside(double lo, double hi, double m)
+{
+	return m >= 0 && lo >= 1 - m && hi <= 1 + m;
+}
+
+/* The rule of stats.h (METHOD.md "Deciding"; equivalence by two one-sided tests, Schuirmann
+ * 1987: a (1 - 2a) CI inside the margin is TOST at level a, so a 95% CI inside it is TOST at
+ * 2.5%; Lakens 2017).  The noise floor comes first: a CI inside it rules out every change
+ * larger than what two processes of the same configuration show, so whatever the test says,
+ * the difference is below what a re-run would reproduce (nvbench's SAME).  The declared margin
+ * comes after the test: a user's "differences under 5% do not matter" does not hide a
+ * detected 3% speed-up, which is reported FASTER with inside_margin set ("FASTER, inside the
+ * declared 5%").  Before 2026-11-28 one run-wide margin (the A/A floor's 95th percentile over
+ * cells) came first for every cell, so the noisiest cells made a 10.8% speed-up read SAME. */
+enum stats_verdict stats_decide(double lo, double hi, double p, double alpha, double floor,
+				double margin, int *inside_margin)
+{
+	if (inside_margin)
+		*inside_margin = 0;
 	if (isnan(lo) || isnan(hi))
 		return VERDICT_INCONCLUSIVE;
-	if (lo >= 1 - margin && hi <= 1 + margin)
+	if (floor > 0 && inside(lo, hi, floor))
 		return VERDICT_SAME;
-	if (hi < 1 && p < alpha)
-		return VERDICT_FASTER;
-	if (lo > 1 && p < alpha)
-		return VERDICT_SLOWER;
+	if (p < alpha && (hi < 1 || lo > 1)) {
+		if (inside_margin)
+			*inside_margin = inside(lo, hi, margin);
+		return hi < 1 ? VERDICT_FASTER : VERDICT_SLOWER;
+	}
+	if (inside(lo, hi, margin))
+		return VERDICT_SAME;
 	return VERDICT_INCONCLUSIVE;
 }
 
@@ -66,6 +97,15 @@ static double z_sum(double alpha, double power)
 	if (!(alpha > 0 && alpha < 1 && power > 0 && power < 1))
 		return NAN;
 	return gsl_cdf_ugaussian_Pinv(1 - alpha / 2) + gsl_cdf_ugaussian_Pinv(power);
+}
+
+/* t_{1-alpha/2, df} + t_{power, df}: the central-t approximation of the paired t test's
+ * power (Julious 2004, "Sample sizes for clinical trials with normal data"). */
+static double t_sum(double alpha, double power, double df)
+{
+	if (!(alpha > 0 && alpha < 1 && power > 0 && power < 1) || !(df > 0))
+		return NAN;
+	return stats_t_quantile(1 - alpha / 2, df) + stats_t_quantile(power, df);
 }
 
 /* sqrt(pi / 3): the rank tests' (signed-rank, Mann-Whitney) asymptotic relative efficiency
@@ -94,57 +134,51 @@ static double mann_whitney_min_n(double alpha)
 	return k;
 }
 
-/* Paired minimum detectable effect by the normal approximation (Lehr 1992; Chow, Shao &
- * Wang, "Sample size calculations in clinical research", §3.1): on the log scale
- *   delta = (z_{1-alpha/2} + z_{power}) * sigma * sqrt(pi/3) / sqrt(n),
- * sigma * sqrt(pi/3) being the signed-rank test's effective standard deviation (ARE 3/pi).
- * Returns the relative change exp(delta) - 1.  NaN when n == 0, sigma is not finite or
+/* The most blocks a planning figure counts to (beyond it: "more than that"). */
+#define BLOCKS_MAX 100000
+
+/* Minimum detectable effect (stats.h).  t: on the log scale
+ *   delta = (t_{1-alpha/2, n-1} + t_{power, n-1}) sigma / sqrt(n),  n >= 2;
+ * signed-rank: the normal approximation (Lehr 1992; Chow, Shao & Wang, "Sample size
+ * calculations in clinical research", §3.1) with the rank test's efficiency,
+ *   delta = (z_{1-alpha/2} + z_{power}) sigma sqrt(pi/3) / sqrt(n).
+ * Returns exp(delta) - 1.  NaN when n (2 for t) is too small, sigma is not finite or
  * negative, or alpha or power is outside (0, 1). */
-double stats_mde(size_t n, double sigma, double alpha, double power)
+double stats_mde(size_t n, double sigma, double alpha, double power, enum stats_test test)
 {
-	double z = z_sum(alpha, power);
-	if (n == 0 || !isfinite(sigma) || sigma < 0 || isnan(z))
+	if (!isfinite(sigma) || sigma < 0 || n == 0)
 		return NAN;
-	return expm1(z * sigma * RANK_ARE_SD_FACTOR / sqrt((double)n));
+	if (test == STATS_TEST_RANK) {
+		double z = z_sum(alpha, power);
+		return isnan(z) ? NAN : expm1(z * sigma * RANK_ARE_SD_FACTOR / sqrt((double)n));
+	}
+	double t = n >= 2 ? t_sum(alpha, power, (double)(n - 1)) : NAN;
+	return isnan(t) ? NAN : expm1(t * sigma / sqrt((double)n));
 }
 
-/* Blocks needed to detect a relative change of margin: the paired formula above solved for
- * n with delta = log(1 + margin),
- *   n = ((z_{1-alpha/2} + z_{power}) * sigma * sqrt(pi/3) / log(1 + margin))^2,
- * rounded up, and never fewer than the pairs whose exact signed-rank p can reach alpha at
- * all (6 at 0.05): the normal approximation would otherwise promise a decision from 2 or 3
- * blocks that the exact test can never give.  NaN when sigma is not finite or negative,
- * margin is not positive, or alpha or power is outside (0, 1). */
-double stats_blocks_needed(double margin, double sigma, double alpha, double power)
+/* Blocks needed to detect a relative change of effect (stats.h): the smallest n >= 2 whose
+ * stats_mde is at most effect (t), or the normal formula solved for n and raised to the
+ * signed-rank test's floor (6 at 0.05).  BLOCKS_MAX when none below it does; NaN when sigma
+ * is not finite or negative, effect is not positive, or alpha or power is outside (0, 1). */
+double stats_blocks_needed(double effect, double sigma, double alpha, double power,
+			   enum stats_test test)
 {
-	double z = z_sum(alpha, power);
-	if (!isfinite(sigma) || sigma < 0 || !(margin > 0) || !isfinite(margin) || isnan(z))
+	if (!isfinite(sigma) || sigma < 0 || !(effect > 0) || !isfinite(effect) ||
+	    isnan(z_sum(alpha, power)))
 		return NAN;
-	double r = z * sigma * RANK_ARE_SD_FACTOR / log1p(margin);
-	return fmax(ceil(r * r), signed_rank_min_n(alpha));
-}
-
-/* Two-sample versions for stats_compare_unpaired (Noether 1987, normal approximation to
- * Mann-Whitney with ARE 3/pi against the t test): with pooled log standard deviation sigma,
- *   delta = (z_{1-alpha/2} + z_{power}) * sigma * sqrt(pi/3) * sqrt(1/nm + 1/nb)
- * and the mde is exp(delta) - 1; units needed PER ARM with equal arms, from
- * delta = log(1 + margin):  k = 2 * ((z_{1-alpha/2} + z_{power}) * sigma * sqrt(pi/3) / delta)^2,
- * rounded up and at least the arm size whose exact Mann-Whitney p can reach alpha. */
-static double mde_unpaired(size_t nm, size_t nb, double sigma, double alpha, double power)
-{
-	double z = z_sum(alpha, power);
-	if (nm == 0 || nb == 0 || !isfinite(sigma) || sigma < 0 || isnan(z))
-		return NAN;
-	return expm1(z * sigma * RANK_ARE_SD_FACTOR * sqrt(1.0 / nm + 1.0 / nb));
-}
-
-static double units_needed_unpaired(double margin, double sigma, double alpha, double power)
-{
-	double z = z_sum(alpha, power);
-	if (!isfinite(sigma) || sigma < 0 || !(margin > 0) || !isfinite(margin) || isnan(z))
-		return NAN;
-	double r = z * sigma * RANK_ARE_SD_FACTOR / log1p(margin);
-	return fmax(ceil(2 * r * r), mann_whitney_min_n(alpha));
+	double d = log1p(effect);
+	if (test == STATS_TEST_RANK) {
+		double r = z_sum(alpha, power) * sigma * RANK_ARE_SD_FACTOR / d;
+		return fmin(BLOCKS_MAX, fmax(ceil(r * r), signed_rank_min_n(alpha)));
+	}
+	if (sigma == 0)
+		return 2;
+	/* the normal formula is a lower bound; the t quantiles only add, so walk up from it */
+	double r = z_sum(alpha, power) * sigma / d;
+	size_t n = (size_t)fmax(2, fmin(BLOCKS_MAX, ceil(r * r)));
+	while (n < BLOCKS_MAX && t_sum(alpha, power, (double)(n - 1)) * sigma / sqrt((double)n) > d)
+		n++;
+	return (double)n;
 }
 
 /* Options shared by both comparisons.  0, or -1 with *cause. */
@@ -165,9 +199,14 @@ static int check_opts(const struct stats_compare_opts *o, const gsl_rng *rng, ch
 				   o->power);
 		return -1;
 	}
-	if (!(o->margin >= 0 && o->margin < 1)) {
+	if (!isnan(o->margin) && !(o->margin >= 0 && o->margin < 1)) {
 		*cause = xasprintf("equivalence margin %g is out of range: it must lie in [0, 1)",
 				   o->margin);
+		return -1;
+	}
+	if (!isnan(o->floor) && !(o->floor >= 0 && o->floor < 1)) {
+		*cause = xasprintf("noise floor %g is out of range: it must lie in [0, 1)",
+				   o->floor);
 		return -1;
 	}
 	if (o->nboot < 1000) {
@@ -201,25 +240,43 @@ int stats_ci_short(size_t n, size_t n_base, double conf, int paired)
 }
 
 enum stats_verdict stats_comparison_decide(const struct stats_comparison *c, double p,
-					   double alpha, double margin)
+					   double alpha)
 {
-	return c->ci_short ? VERDICT_INCONCLUSIVE : stats_decide(c->lo, c->hi, p, alpha, margin);
+	return c->ci_short ? VERDICT_INCONCLUSIVE
+			   : stats_decide(c->lo, c->hi, p, alpha, c->floor, c->margin, NULL);
 }
 
-/* Paired comparison (METHOD.md "Deciding"): the observation of block i is the ratio
- * r_i = mode_i / base_i, so the block effect cancels.
- *   ratio       median of r_i
- *   hl_ratio    exp of the Hodges-Lehmann estimate (median of Walsh averages) of log r_i
- *   lo, hi      percentile bootstrap CI of the median ratio, blocks resampled (boot.c);
- *               NaN when n = 1 (one block says nothing about the spread)
- *   os_*        exact order-statistic CI of the median ratio and its real coverage
- *   p, p_exact  Wilcoxon signed-rank test of log r_i against 0 (all ratios 1: p = 1)
- *   p_sign      sign test of log r_i
- *   sigma_log   sample standard deviation of log r_i (n - 1 denominator; NaN when n < 2)
- *   mde, blocks_needed   stats_mde(n, sigma_log) and stats_blocks_needed(margin, sigma_log)
- *   p_holm = p and verdict = stats_decide(lo, hi, p, alpha, margin), INCONCLUSIVE when
- *   ci_short (fewer than 6 pairs at 95%: stats_ci_short).
- * With n = 1 there is no CI, p = 1 and the verdict is INCONCLUSIVE. */
+/* The effect a comparison's planning figure aims at: the larger of the floor and the
+ * declared margin, else 1%. */
+static double planning_effect(const struct stats_compare_opts *o)
+{
+	double e = fmax(isnan(o->floor) ? 0 : o->floor, isnan(o->margin) ? 0 : o->margin);
+	return e > 0 ? e : 0.01;
+}
+
+/* Decide c at its own p (no family yet). */
+static void decide_alone(struct stats_comparison *c, double alpha)
+{
+	c->p_adj = c->p;
+	c->verdict = c->ci_short ? VERDICT_INCONCLUSIVE
+				 : stats_decide(c->lo, c->hi, c->p, alpha, c->floor, c->margin,
+						&c->inside_margin);
+}
+
+/* Paired comparison (METHOD.md "Deciding"): the observation of block i is the log ratio
+ * d_i = log(mode_i / base_i), so the block effect cancels.  Always computed:
+ *   median_ratio  median of the per-block ratios
+ *   hl_ratio      exp of the Hodges-Lehmann estimate (median of Walsh averages) of d
+ *   os_*          exact order-statistic CI of the median ratio and its real coverage
+ *   p_t, df       Student's one-sample t test of d against 0 (n >= 2)
+ *   p_rank        Wilcoxon signed-rank test of d (all ratios 1: p = 1), p_sign the sign test
+ *   sigma_log     sample standard deviation of d (NaN when n < 2)
+ * Then by opts.test:
+ *   t            ratio = exp(mean d), [lo, hi] = exp of the t CI, p = p_t; ci_short when
+ *                n < 2
+ *   signed-rank  ratio = median_ratio, [lo, hi] = the order-statistic CI, p = p_rank;
+ *                ci_short when fewer than 6 pairs at 95% (stats_ci_short)
+ *   mde, blocks_needed   for that test; the verdict stats_decide at p, unadjusted. */
 int stats_compare_paired(const double *mode, const double *base, size_t n,
 			 const struct stats_compare_opts *o, gsl_rng *rng,
 			 struct stats_comparison *out, char **cause)
@@ -243,12 +300,10 @@ int stats_compare_paired(const double *mode, const double *base, size_t n,
 	for (size_t i = 0; i < n; i++)
 		lr[i] = log(r[i]);
 
-	struct stats_comparison c = { .paired = 1, .n = n, .n_base = n };
-	c.ratio = stats_median(r, 1, n, work);
+	struct stats_comparison c = { .paired = 1, .test = o->test, .n = n, .n_base = n,
+				      .floor = o->floor, .margin = o->margin };
+	c.median_ratio = stats_median(r, 1, n, work);
 	c.hl_ratio = exp(stats_hodges_lehmann_paired(lr, n));
-	c.lo = c.hi = NAN;
-	if (n >= 2 && stats_boot_median_ci(r, n, o->conf, o->nboot, rng, &c.lo, &c.hi, cause) < 0)
-		goto done;
 	c.os_coverage = NAN;
 	stats_median_ci_exact(r, n, o->conf, &c.os_lo, &c.os_hi, &c.os_coverage);
 
@@ -256,14 +311,34 @@ int stats_compare_paired(const double *mode, const double *base, size_t n,
 	if (stats_wilcoxon_signed_rank(lr, n, &w, cause) < 0 ||
 	    stats_sign_test(lr, n, &c.p_sign, cause) < 0)
 		goto done;
-	c.p = n >= 2 ? w.p : 1;
-	c.p_exact = w.exact;
+	c.p_rank = n >= 2 ? w.p : 1;
+	c.p_rank_exact = w.exact;
 	c.sigma_log = n >= 2 ? gsl_stats_sd(lr, 1, n) : NAN;
-	c.mde = stats_mde(n, c.sigma_log, o->alpha, o->power);
-	c.blocks_needed = stats_blocks_needed(o->margin, c.sigma_log, o->alpha, o->power);
-	c.p_holm = c.p;
-	c.ci_short = stats_ci_short(n, n, o->conf, 1);
-	c.verdict = stats_comparison_decide(&c, c.p, o->alpha, o->margin);
+	c.p_t = c.df = NAN;
+	struct stats_ttest t = { 0 };
+	if (n >= 2) {
+		if (stats_t_test(lr, n, o->conf, &t, cause) < 0)
+			goto done;
+		c.p_t = t.p;
+		c.df = t.df;
+	}
+	if (o->test == STATS_TEST_RANK) {
+		c.ratio = c.median_ratio;
+		c.lo = n >= 2 ? c.os_lo : NAN; /* one ratio is no interval */
+		c.hi = n >= 2 ? c.os_hi : NAN;
+		c.p = c.p_rank;
+		c.ci_short = stats_ci_short(n, n, o->conf, 1);
+	} else {
+		c.ratio = exp(n >= 2 ? t.est : lr[0]);
+		c.lo = n >= 2 ? exp(t.lo) : NAN;
+		c.hi = n >= 2 ? exp(t.hi) : NAN;
+		c.p = n >= 2 ? c.p_t : 1;
+		c.ci_short = n < 2;
+	}
+	c.mde = stats_mde(n, c.sigma_log, o->alpha, o->power, o->test);
+	c.blocks_needed = stats_blocks_needed(planning_effect(o), c.sigma_log, o->alpha, o->power,
+					      o->test);
+	decide_alone(&c, o->alpha);
 	*out = c;
 	ret = 0;
 done:
@@ -297,22 +372,53 @@ static void boot_ratio_of_medians(const double *x, size_t nx, const double *y, s
 	free(rx);
 }
 
-/* Unpaired comparison of two independent samples of units (no blocks):
- *   ratio       median(mode) / median(base)
- *   hl_ratio    exp of the two-sample Hodges-Lehmann shift of the logs (median of
- *               log mode_i - log base_j)
- *   lo, hi      two-sample percentile bootstrap CI of the ratio of medians; NaN unless
- *               both samples have at least 2 units (one unit carries no spread)
- *   p, p_exact  Mann-Whitney U of the logs
- *   p_sign, os_lo, os_hi, os_coverage   NaN (no pairs)
- *   sigma_log   pooled standard deviation of the logs,
- *               sqrt(((nm - 1) s_m^2 + (nb - 1) s_b^2) / (nm + nb - 2)); NaN when nm + nb < 3
- *   mde         exp((z_{1-alpha/2} + z_{power}) sigma_log sqrt(pi/3) sqrt(1/nm + 1/nb)) - 1
- *   blocks_needed   units needed per arm (equal arms) to detect margin (see
- *               units_needed_unpaired), at least the arm size whose exact Mann-Whitney p
- *               can reach alpha (4 at 0.05)
- *   p_holm = p and verdict = stats_decide(lo, hi, p, alpha, margin), INCONCLUSIVE when
- *   ci_short (fewer than 4 and 4 units at 95%: stats_ci_short). */
+/* Two-sample planning figures: with pooled log standard deviation sigma, the t test's
+ *   delta = (t_{1-alpha/2, df} + t_{power, df}) sigma sqrt(1/nm + 1/nb),  df = nm + nb - 2,
+ * the rank test's (Noether 1987) the same with z quantiles and sqrt(pi/3); the units needed
+ * PER ARM with equal arms, k, from delta = log(1 + effect) with 1/nm + 1/nb = 2/k (the
+ * smallest such k for t; the formula raised to the arm size whose exact Mann-Whitney p can
+ * reach alpha for the rank test). */
+static double mde_unpaired(size_t nm, size_t nb, double sigma, double alpha, double power,
+			   enum stats_test test)
+{
+	if (nm == 0 || nb == 0 || !isfinite(sigma) || sigma < 0)
+		return NAN;
+	double k = test == STATS_TEST_RANK ? z_sum(alpha, power) * RANK_ARE_SD_FACTOR
+					   : t_sum(alpha, power, (double)(nm + nb) - 2);
+	return isnan(k) ? NAN : expm1(k * sigma * sqrt(1.0 / nm + 1.0 / nb));
+}
+
+static double units_needed_unpaired(double effect, double sigma, double alpha, double power,
+				    enum stats_test test)
+{
+	if (!isfinite(sigma) || sigma < 0 || !(effect > 0) || !isfinite(effect) ||
+	    isnan(z_sum(alpha, power)))
+		return NAN;
+	double d = log1p(effect);
+	if (test == STATS_TEST_RANK) {
+		double r = z_sum(alpha, power) * sigma * RANK_ARE_SD_FACTOR / d;
+		return fmin(BLOCKS_MAX, fmax(ceil(2 * r * r), mann_whitney_min_n(alpha)));
+	}
+	size_t k = 2;
+	while (k < BLOCKS_MAX &&
+	       t_sum(alpha, power, 2.0 * (double)k - 2) * sigma * sqrt(2.0 / (double)k) > d)
+		k++;
+	return (double)k;
+}
+
+/* Unpaired comparison of two independent samples of units (no blocks).  Always computed:
+ *   median_ratio  median(mode) / median(base)
+ *   hl_ratio      exp of the two-sample Hodges-Lehmann shift of the logs
+ *   p_t, df       Welch's t test of the logs (both samples with 2 or more units)
+ *   p_rank        Mann-Whitney U of the logs; p_sign, os_* NaN (no pairs)
+ *   sigma_log     pooled standard deviation of the logs; NaN when nm + nb < 3
+ * Then by opts.test:
+ *   t            ratio = exp(mean log mode - mean log base), [lo, hi] the Welch CI, p = p_t;
+ *                ci_short unless both have 2 or more units
+ *   signed-rank  (Mann-Whitney) ratio = median_ratio, [lo, hi] the two-sample percentile
+ *                bootstrap of the ratio of medians, p = p_rank; ci_short below 4 and 4
+ *                units at 95% (stats_ci_short)
+ *   mde, blocks_needed (units per arm)   for that test; the verdict at p, unadjusted. */
 int stats_compare_unpaired(const double *mode, size_t nm, const double *base, size_t nb,
 			   const struct stats_compare_opts *o, gsl_rng *rng,
 			   struct stats_comparison *out, char **cause)
@@ -335,24 +441,23 @@ int stats_compare_unpaired(const double *mode, size_t nm, const double *base, si
 	for (size_t i = 0; i < nb; i++)
 		lb[i] = log(base[i]);
 
-	struct stats_comparison c = { .paired = 0, .n = nm, .n_base = nb };
-	c.ratio = stats_median(mode, 1, nm, work) / stats_median(base, 1, nb, work);
-	if (!(isfinite(c.ratio) && c.ratio > 0)) {
+	struct stats_comparison c = { .paired = 0, .test = o->test, .n = nm, .n_base = nb,
+				      .floor = o->floor, .margin = o->margin };
+	c.median_ratio = stats_median(mode, 1, nm, work) / stats_median(base, 1, nb, work);
+	double gm = exp(gsl_stats_mean(lm, 1, nm) - gsl_stats_mean(lb, 1, nb));
+	if (!(isfinite(c.median_ratio) && c.median_ratio > 0 && isfinite(gm) && gm > 0)) {
 		*cause = xasprintf("ratio of medians is %g: the values span too wide a range",
-				   c.ratio);
+				   c.median_ratio);
 		goto done;
 	}
 	c.hl_ratio = exp(stats_hodges_lehmann_2(lm, nm, lb, nb));
-	c.lo = c.hi = NAN;
-	if (nm >= 2 && nb >= 2)
-		boot_ratio_of_medians(mode, nm, base, nb, o->conf, o->nboot, rng, &c.lo, &c.hi);
 	c.os_lo = c.os_hi = c.os_coverage = c.p_sign = NAN;
 
 	struct stats_mwu u;
 	if (stats_mann_whitney(lm, nm, lb, nb, &u, cause) < 0)
 		goto done;
-	c.p = u.p;
-	c.p_exact = u.exact;
+	c.p_rank = u.p;
+	c.p_rank_exact = u.exact;
 	c.sigma_log = NAN;
 	if (nm + nb >= 3) {
 		double ss = 0;
@@ -362,11 +467,36 @@ int stats_compare_unpaired(const double *mode, size_t nm, const double *base, si
 			ss += (nb - 1) * gsl_stats_variance(lb, 1, nb);
 		c.sigma_log = sqrt(ss / (double)(nm + nb - 2));
 	}
-	c.mde = mde_unpaired(nm, nb, c.sigma_log, o->alpha, o->power);
-	c.blocks_needed = units_needed_unpaired(o->margin, c.sigma_log, o->alpha, o->power);
-	c.p_holm = c.p;
-	c.ci_short = stats_ci_short(nm, nb, o->conf, 0);
-	c.verdict = stats_comparison_decide(&c, c.p, o->alpha, o->margin);
+	c.p_t = c.df = NAN;
+	struct stats_ttest t = { 0 };
+	int have_t = nm >= 2 && nb >= 2;
+	if (have_t) {
+		if (stats_welch_test(lm, nm, lb, nb, o->conf, &t, cause) < 0)
+			goto done;
+		c.p_t = t.p;
+		c.df = t.df;
+	}
+	c.lo = c.hi = NAN;
+	if (o->test == STATS_TEST_RANK) {
+		c.ratio = c.median_ratio;
+		if (nm >= 2 && nb >= 2)
+			boot_ratio_of_medians(mode, nm, base, nb, o->conf, o->nboot, rng, &c.lo,
+					      &c.hi);
+		c.p = c.p_rank;
+		c.ci_short = stats_ci_short(nm, nb, o->conf, 0);
+	} else {
+		c.ratio = gm;
+		if (have_t) {
+			c.lo = exp(t.lo);
+			c.hi = exp(t.hi);
+		}
+		c.p = have_t ? c.p_t : 1;
+		c.ci_short = !have_t;
+	}
+	c.mde = mde_unpaired(nm, nb, c.sigma_log, o->alpha, o->power, o->test);
+	c.blocks_needed = units_needed_unpaired(planning_effect(o), c.sigma_log, o->alpha,
+						o->power, o->test);
+	decide_alone(&c, o->alpha);
 	*out = c;
 	ret = 0;
 done:
@@ -376,23 +506,95 @@ done:
 	return ret;
 }
 
-/* After Holm's adjustment across a report (stats_holm), the verdict uses the adjusted p,
- * and the blocks needed to detect the margin are at least those whose exact test can reach
- * alpha after the adjustment.  Holm's adjusted p of any comparison is at least family x the
- * family's smallest p (the first step of the step-down is in every maximum), and no exact
- * p at n blocks is below the most extreme ordering's (paired 2 / 2^n, unpaired 2 / C(2k, k)),
- * so with family comparisons nothing is FASTER or SLOWER before that floor reaches alpha /
- * family: 13 blocks for 196 comparisons at 0.05, whatever the effect size. */
-void stats_comparison_redecide(struct stats_comparison *c, double p_holm, double alpha,
-			       double margin, size_t family)
+/* After the family's adjustment (stats_holm, stats_bh, stats_by), the verdict uses the
+ * adjusted p.  For the signed-rank test the blocks needed are at least those whose exact test
+ * can reach alpha after the adjustment: Holm's adjusted p of any comparison is at least
+ * family x the family's smallest p, BH's of the smallest is family x it, and no exact p at n
+ * blocks is below the most extreme ordering's (paired 2 / 2^n, unpaired 2 / C(2k, k)), so
+ * with family comparisons the smallest p decides nothing before that floor reaches alpha /
+ * family: 13 blocks for 196 comparisons at 0.05, whatever the effect size.  The t test has
+ * no such floor. */
+void stats_comparison_redecide(struct stats_comparison *c, double p_adj, double alpha,
+			       size_t family)
 {
-	c->p_holm = p_holm;
-	c->verdict = stats_comparison_decide(c, p_holm, alpha, margin);
-	if (family > 1 && !isnan(c->blocks_needed)) {
+	c->p_adj = p_adj;
+	c->verdict = c->ci_short ? VERDICT_INCONCLUSIVE
+				 : stats_decide(c->lo, c->hi, p_adj, alpha, c->floor, c->margin,
+						&c->inside_margin);
+	if (c->test == STATS_TEST_RANK && family > 1 && !isnan(c->blocks_needed)) {
 		double a = alpha / (double)family;
 		c->blocks_needed = fmax(c->blocks_needed, c->paired ? signed_rank_min_n(a)
 								    : mann_whitney_min_n(a));
 	}
+}
+
+const char *stats_spending_name(enum stats_spending s)
+{
+	return s == STATS_SPEND_OBF ? "obrien-fleming" : "pocock";
+}
+
+int stats_spending_parse(const char *s, enum stats_spending *out)
+{
+	if (!strcmp(s, "pocock"))
+		*out = STATS_SPEND_POCOCK;
+	else if (!strcmp(s, "obrien-fleming"))
+		*out = STATS_SPEND_OBF;
+	else
+		return -1;
+	return 0;
+}
+
+/* The spending function g(t) of stats.h at information fraction t in [0, 1]. */
+static double spend(double alpha, double t, enum stats_spending s)
+{
+	if (t <= 0)
+		return 0;
+	if (t >= 1)
+		return alpha;
+	if (s == STATS_SPEND_OBF)
+		return 2 - 2 * gsl_cdf_ugaussian_P(gsl_cdf_ugaussian_Pinv(1 - alpha / 2) / sqrt(t));
+	return alpha * log1p((M_E - 1) * t);
+}
+
+double stats_seq_alpha(double alpha, size_t prev, size_t n, size_t n_max,
+		       enum stats_spending spending)
+{
+	if (!(alpha > 0 && alpha < 1) || !(prev < n && n <= n_max))
+		return NAN;
+	return spend(alpha, (double)n / (double)n_max, spending) -
+	       spend(alpha, (double)prev / (double)n_max, spending);
+}
+
+/* stats.h: only complete blocks, so that every g_b averages the same cells (a block that
+ * lost a cell would otherwise move its mean by that cell's level). */
+void stats_geomean_t(const double *logr, size_t nblocks, size_t ncells, double conf,
+		     double *est, double *lo, double *hi, double *p, size_t *ncomplete)
+{
+	double *g = xmalloc((nblocks ? nblocks : 1) * sizeof(*g));
+	size_t n = 0;
+	for (size_t b = 0; b < nblocks && ncells; b++) {
+		double sum = 0;
+		size_t k = 0;
+		for (size_t c = 0; c < ncells; c++)
+			if (isfinite(logr[b * ncells + c])) {
+				sum += logr[b * ncells + c];
+				k++;
+			}
+		if (k == ncells)
+			g[n++] = sum / (double)ncells;
+	}
+	*ncomplete = n;
+	*est = n ? exp(gsl_stats_mean(g, 1, n)) : NAN;
+	*lo = *hi = *p = NAN;
+	struct stats_ttest t;
+	char *cause = NULL;
+	if (n >= 2 && stats_t_test(g, n, conf, &t, &cause) == 0) {
+		*lo = exp(t.lo);
+		*hi = exp(t.hi);
+		*p = t.p;
+	}
+	free(cause);
+	free(g);
 }
 
 /* Pareto front by pairwise dominance (O(n^2 k) calls of cmp): b dominates a when

@@ -354,37 +354,3 @@ int stats_median_ci_exact(const double *x, size_t n, double conf, double *lo, do
 	free(s);
 	return short_of_conf;
 }
-
-/* Holm (1979) step-down adjustment: with the p sorted ascending, p_(1) <= ... <= p_(n),
- *     adj_(i) = min(1, max_{j <= i} (n - j + 1) p_(j)),
- * written back in the original order (R's p.adjust(p, "holm")).  NaN p stay NaN and, as
- * in R's default, still count in n (conservative: a comparison was made). */
-void stats_holm(const double *p, size_t n, double *adj)
-{
-	if (n == 0)
-		return;
-	double *v = xmalloc(n * sizeof(*v));
-	size_t *where = xmalloc(n * sizeof(*where));
-	size_t *perm = xmalloc(n * sizeof(*perm));
-	size_t m = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (isnan(p[i])) {
-			adj[i] = NAN;
-			continue;
-		}
-		v[m] = p[i];
-		where[m] = i;
-		m++;
-	}
-	if (m > 0)
-		gsl_sort_index(perm, v, 1, m);
-	double run = 0;
-	for (size_t j = 0; j < m; j++) {
-		double a = fmin(1, (double)(n - j) * v[perm[j]]);
-		run = fmax(run, a);
-		adj[where[perm[j]]] = run;
-	}
-	free(perm);
-	free(where);
-	free(v);
-}

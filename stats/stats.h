@@ -8,10 +8,13 @@
  *   summary.c  medians, quartiles, the median's standard error, where the variance of
  *              unit medians lives (within units or between processes)
  *   rank.c     Wilcoxon signed-rank, sign test, Mann-Whitney U, Hodges-Lehmann,
- *              exact order-statistic CI of the median, Holm
+ *              exact order-statistic CI of the median
+ *   ttest.c    Student's paired and Welch's two-sample t tests and their CIs
+ *   multi.c    multiple comparisons: Holm, Benjamini-Hochberg, Benjamini-Yekutieli
  *   corr.c     Spearman rho, Kendall tau-b
  *   boot.c     bootstrap CIs (percentile) of a median and of a block geometric mean
- *   decide.c   equivalence, verdicts, minimum detectable effect, repeats needed, Pareto */
+ *   decide.c   noise floors, equivalence, verdicts, minimum detectable effect, repeats
+ *              needed, group-sequential levels, Pareto */
 #ifndef HARNESS_STATS_H
 #define HARNESS_STATS_H
 
@@ -130,8 +133,6 @@ int stats_median_ci_exact(const double *x, size_t n, double conf, double *lo, do
  * scratch.  Returns the tie term, the sum over tie groups of t^3 - t (0 without ties). */
 double stats_midranks(const double *v, size_t n, size_t *perm, double *rank);
 
-/* Holm's step-down adjustment of n p-values (Holm 1979): adj[i] is monotone and <= 1. */
-void stats_holm(const double *p, size_t n, double *adj);
 
 /* ---- corr.c -------------------------------------------------------------------------- */
 
@@ -163,24 +164,98 @@ int stats_boot_geomean(const double *logr, size_t nblocks, size_t ncells, double
  * blocks stats_boot_geomean resamples. */
 size_t stats_blocks_with_data(const double *logr, size_t nblocks, size_t ncells);
 
+/* ---- multi.c ------------------------------------------------------------------------ */
+
+/* Adjusted p-values of a family of n tests, each written back in the input's order, monotone
+ * in p and at most 1; a NaN p stays NaN and counts in n (a comparison was made).
+ *   stats_holm  Holm's step-down (1979): family-wise error control under any dependence
+ *               (R's p.adjust "holm")
+ *   stats_bh    Benjamini & Hochberg's step-up (1995): false-discovery rate, valid for
+ *               independent or positively dependent tests ("BH", statsmodels "fdr_bh")
+ *   stats_by    Benjamini & Yekutieli (2001): the same scaled by sum_{k<=n} 1/k, valid under
+ *               any dependence ("BY", "fdr_by") */
+void stats_holm(const double *p, size_t n, double *adj);
+void stats_bh(const double *p, size_t n, double *adj);
+void stats_by(const double *p, size_t n, double *adj);
+
+/* ---- ttest.c ------------------------------------------------------------------------ */
+
+/* A t test's result: est is the mean (one sample) or the difference of the means (Welch),
+ * se its standard error, t = est / se on df degrees of freedom, p two-sided, [lo, hi] the
+ * CI at the level asked for, est -/+ t_{(1+conf)/2, df} se.  sd is the sample standard
+ * deviation (one sample) or the pooled one (Welch).  With se = 0 (no scatter) the CI is the
+ * point, t is 0 or +-inf and p is 1 when est == 0, else 0. */
+struct stats_ttest {
+	size_t n, n2;     /* values (one sample), or of x and y (Welch) */
+	double est, sd, se, t, df, p, lo, hi;
+};
+/* Student's one-sample t test of d against 0 (a paired test on differences; SciPy
+ * ttest_1samp(d, 0) and its confidence_interval(conf)).  n >= 2; -1 and *cause on bad input
+ * (NaN, inf, n < 2, conf outside (0, 1)). */
+int stats_t_test(const double *d, size_t n, double conf, struct stats_ttest *out, char **cause);
+/* Welch's two-sample t test of mean(x) - mean(y) with Welch-Satterthwaite degrees of
+ * freedom (SciPy ttest_ind(x, y, equal_var=False)).  nx, ny >= 2. */
+int stats_welch_test(const double *x, size_t nx, const double *y, size_t ny, double conf,
+		     struct stats_ttest *out, char **cause);
+/* The p-quantile of Student's t on df degrees of freedom (GSL); NaN outside (0, 1). */
+double stats_t_quantile(double p, double df);
+
 /* ---- decide.c ------------------------------------------------------------------------ */
 
 enum stats_verdict { VERDICT_FASTER = 0, VERDICT_SLOWER, VERDICT_SAME, VERDICT_INCONCLUSIVE };
 const char *stats_verdict_name(enum stats_verdict v); /* "FASTER", "SLOWER", "SAME", "INCONCLUSIVE" */
 
-/* The verdict on a ratio mode/baseline (< 1: the mode is faster) with CI [lo, hi] and
- * (Holm-adjusted) p: FASTER when hi < 1 and p < alpha; SLOWER when lo > 1 and p < alpha;
- * SAME when [lo, hi] lies inside [1 - margin, 1 + margin] (equivalence by two one-sided
- * tests at the CI's level); otherwise INCONCLUSIVE. */
-enum stats_verdict stats_decide(double lo, double hi, double p, double alpha, double margin);
+/* The test that decides a comparison (docs/report-format.md, "Verdicts"):
+ *   STATS_TEST_T     Student's paired t test on the log ratios of unit medians (Welch's on
+ *                    the logs when unpaired), the t CI of their mean: the ratio is the
+ *                    geometric mean of the per-block ratios.  Its power grows with the
+ *                    effect over the between-process noise, not with 2^n.
+ *   STATS_TEST_RANK  the exact Wilcoxon signed-rank test (Mann-Whitney unpaired) and the
+ *                    distribution-free order-statistic CI of the median ratio (percentile
+ *                    bootstrap unpaired): no normality, but p >= 2 / 2^n and no CI below
+ *                    6 pairs at 95%. */
+enum stats_test { STATS_TEST_T = 0, STATS_TEST_RANK };
+const char *stats_test_name(enum stats_test t);  /* "t", "signed-rank" */
+int stats_test_parse(const char *s, enum stats_test *t); /* "t", "signed-rank": 0, else -1 */
 
-/* Minimum detectable effect (as a relative change of the ratio) of a paired design with n
- * blocks whose log ratios have standard deviation sigma, at two-sided alpha and the given
- * power, by the normal approximation (z_{1-alpha/2} + z_{power}) * sigma / sqrt(n), with
- * the signed-rank test's asymptotic relative efficiency 3/pi against the t test.  And the
- * number of blocks needed to detect margin.  NaN when sigma is not finite. */
-double stats_mde(size_t n, double sigma, double alpha, double power);
-double stats_blocks_needed(double margin, double sigma, double alpha, double power);
+/* A cell's noise floor: the relative difference two processes show in 95% of single pairs,
+ * exp(z_{0.975} s) - 1, where s is the standard deviation of their log ratio over blocks (an
+ * A/A pair's; else the median over the cell's comparisons of theirs: report.c).  Clamped to
+ * [STATS_FLOOR_MIN, STATS_FLOOR_MAX]; NaN when s is (fewer than 3 blocks: no estimate).  It
+ * is the margin SAME is judged against. */
+#define STATS_FLOOR_MIN 0.005 /* nvbench's comparator's 0.5%: below it clocks and placement
+			       * differ between processes whatever the noise estimate says */
+#define STATS_FLOOR_MAX 0.05  /* the seed study's 5%: a noisier cell shows equivalence only
+			       * within 5%, never within its own (large) noise */
+double stats_noise_floor(double s);
+
+/* The verdict on a ratio mode/baseline (< 1: the mode is faster) with CI [lo, hi] and
+ * (adjusted) p, in order:
+ *   SAME          the CI lies inside [1 - floor, 1 + floor], the cell's noise floor (a
+ *                 difference, detected or not, smaller than two processes of one
+ *                 configuration show)
+ *   FASTER        hi < 1 and p < alpha
+ *   SLOWER        lo > 1 and p < alpha (*inside_margin = 1 when the CI also lies inside the
+ *                 declared margin [1 - margin, 1 + margin]: detected, and smaller than the
+ *                 user said matters; inside_margin may be NULL)
+ *   SAME          the CI lies inside the declared margin
+ *   INCONCLUSIVE  anything else, a NaN bound or p included.
+ * floor or margin NaN (or 0 for the floor): that rule does not apply.  So a clearly detected
+ * difference larger than the cell's noise is never SAME, and SAME means a CI inside a margin
+ * and nothing else. */
+enum stats_verdict stats_decide(double lo, double hi, double p, double alpha, double floor,
+				double margin, int *inside_margin);
+
+/* Minimum detectable effect (a relative change of the ratio) at two-sided alpha and the
+ * given power, of a paired design of n blocks whose log ratios have standard deviation
+ * sigma: for the t test (t_{1-alpha/2, n-1} + t_{power, n-1}) sigma / sqrt(n) (the central-t
+ * approximation to the noncentral power; Julious 2004), for the signed-rank test the normal
+ * approximation with its asymptotic relative efficiency 3/pi.  And the blocks needed to
+ * detect a relative change of effect (the smallest such n; for the signed-rank test at least
+ * the pairs whose exact p can reach alpha at all, 6 at 0.05).  NaN when sigma is not finite. */
+double stats_mde(size_t n, double sigma, double alpha, double power, enum stats_test test);
+double stats_blocks_needed(double effect, double sigma, double alpha, double power,
+			   enum stats_test test);
 
 /* One comparison of a mode against the baseline in one cell.  Inputs are per-unit medians
  * (the unit is the replicate).  Paired: mode[i] and base[i] come from block i, and the
@@ -188,38 +263,53 @@ double stats_blocks_needed(double margin, double sigma, double alpha, double pow
 struct stats_compare_opts {
 	double conf;    /* CI level, 0.95 */
 	double alpha;   /* test level, 0.05 */
-	double margin;  /* equivalence margin: SAME needs the CI inside [1 - margin, 1 + margin] */
+	double floor;   /* the cell's noise floor (stats_noise_floor), NaN: none */
+	double margin;  /* the declared practical margin, NaN: none */
 	double power;   /* for the minimum detectable effect, 0.8 */
-	size_t nboot;   /* bootstrap resamples, >= 10000 */
+	size_t nboot;   /* bootstrap resamples (the rank test's unpaired CI), >= 1000 */
+	enum stats_test test;
 };
 struct stats_comparison {
 	int paired;
+	enum stats_test test;/* the test that decides (opts.test) */
 	size_t n, n_base;    /* pairs (paired), or mode and baseline units (unpaired) */
-	double ratio;        /* paired: median of per-block ratios; unpaired: median(mode) / median(base) */
+	double ratio;        /* t: the geometric mean of the per-block ratios (paired), the ratio of
+			      * geometric means (unpaired); signed-rank: the median per-block ratio
+			      * (paired), the ratio of medians (unpaired) */
+	double lo, hi;       /* the deciding CI of ratio: t: exp of the t CI of the mean log ratio;
+			      * signed-rank: the exact order-statistic CI (paired), the percentile
+			      * bootstrap of the ratio of medians (unpaired); NaN: none */
+	double median_ratio; /* the median per-block ratio (paired), ratio of medians (unpaired) */
 	double hl_ratio;     /* exp(Hodges-Lehmann estimate of the log-ratio shift) */
-	double lo, hi;       /* bootstrap percentile CI of ratio (blocks resampled when paired) */
-	double os_lo, os_hi; /* paired: exact order-statistic CI of the median ratio; NaN when unpaired */
+	double os_lo, os_hi; /* paired: exact order-statistic CI of the median ratio; NaN unpaired */
 	double os_coverage;  /* its real coverage (below conf when n < 6 at 95%) */
-	double p;            /* two-sided: Wilcoxon signed-rank on log ratios (paired), Mann-Whitney on logs (unpaired) */
-	int p_exact;
+	double p;            /* the deciding test's two-sided p (p_t or p_rank) */
+	double p_t;          /* paired t on log ratios (Welch on logs unpaired); NaN when n < 2 */
+	double df;           /* its degrees of freedom */
+	double p_rank;       /* Wilcoxon signed-rank (paired), Mann-Whitney (unpaired) */
+	int p_rank_exact;
 	double p_sign;       /* paired: sign test; NaN when unpaired */
-	double p_holm;       /* Holm-adjusted p, set by the caller across a report (initially p) */
-	double sigma_log;    /* standard deviation of the log ratios (paired) or pooled of log values */
+	double p_adj;        /* p adjusted within its family, set by the caller (initially p) */
+	double sigma_log;    /* standard deviation of the log ratios (paired) or pooled of the logs */
+	double floor, margin;/* opts.floor and opts.margin, which the verdict used */
 	double mde;          /* minimum detectable relative effect at opts.power for this n */
-	double blocks_needed;/* repeats that would detect opts.margin */
-	int ci_short;        /* too few for any distribution-free CI at conf (stats_ci_short) */
-	enum stats_verdict verdict; /* from lo, hi and p_holm; INCONCLUSIVE when ci_short */
+	double blocks_needed;/* blocks (units per arm unpaired) that would detect the larger of
+			      * floor and margin (1% when neither) */
+	int ci_short;        /* no CI at conf: t with n < 2 (per arm unpaired); signed-rank with
+			      * too few for any distribution-free CI (stats_ci_short) */
+	int inside_margin;   /* FASTER/SLOWER with the CI inside the declared margin */
+	enum stats_verdict verdict;
 };
 /* 1 when n pairs (paired) or n and n_base units (unpaired) are too few for any
  * distribution-free CI of conf's coverage: the order-statistic CI of a median covers at
  * most 1 - 2^(1-n) (6 pairs for 95%), the Mann-Whitney CI of a shift at most
  * 1 - 2 / C(n + n_base, n) (4 and 4 units for 95%).  There, a percentile bootstrap CI covers
- * less than it says, and no verdict rests on it, SAME included (METHOD.md "Small samples"). */
+ * less than it says, and no rank verdict rests on it (METHOD.md "Small samples"). */
 int stats_ci_short(size_t n, size_t n_base, double conf, int paired);
-/* stats_decide(c->lo, c->hi, p, alpha, margin), or INCONCLUSIVE where c->ci_short: a
- * comparison decided again at another p or margin (Holm, the report's Pareto). */
+/* stats_decide(c->lo, c->hi, p, alpha, c->floor, c->margin), or INCONCLUSIVE where
+ * c->ci_short. */
 enum stats_verdict stats_comparison_decide(const struct stats_comparison *c, double p,
-					   double alpha, double margin);
+					   double alpha);
 /* Fill *out; -1 and *cause on bad input (n < 1, NaN, inf, values <= 0). */
 int stats_compare_paired(const double *mode, const double *base, size_t n,
 			 const struct stats_compare_opts *o, gsl_rng *rng,
@@ -227,10 +317,39 @@ int stats_compare_paired(const double *mode, const double *base, size_t n,
 int stats_compare_unpaired(const double *mode, size_t nm, const double *base, size_t nb,
 			   const struct stats_compare_opts *o, gsl_rng *rng,
 			   struct stats_comparison *out, char **cause);
-/* Re-decide after Holm across family comparisons: sets p_holm and verdict, and raises
- * blocks_needed to the repeats whose exact test can reach alpha / family at all. */
-void stats_comparison_redecide(struct stats_comparison *c, double p_holm, double alpha,
-			       double margin, size_t family);
+/* Re-decide at the family's adjusted p (stats_holm, stats_bh, stats_by over family tests):
+ * sets p_adj and verdict; for the signed-rank test, raises blocks_needed to the pairs whose
+ * exact p can reach alpha / family at all. */
+void stats_comparison_redecide(struct stats_comparison *c, double p_adj, double alpha,
+			       size_t family);
+
+/* Group-sequential looks (docs/report-format.md, "Blocks until decided"): a design that
+ * looks at the data after n_1 < n_2 < ... blocks, up to n_max, and stops once decided, tests
+ * at look k at level alpha_k = g(n_k / n_max) - g(n_{k-1} / n_max) and builds its CIs at
+ * level 1 - alpha_k, where g is an alpha-spending function of Lan & DeMets (1983), g(0) = 0
+ * and g(1) = alpha:
+ *   STATS_SPEND_POCOCK  g(t) = alpha ln(1 + (e - 1) t)           (Pocock-type: spends
+ *                       evenly, so a large effect stops early)
+ *   STATS_SPEND_OBF     g(t) = 2 - 2 Phi(z_{1-alpha/2} / sqrt(t)) (O'Brien-Fleming-type:
+ *                       spends little early, keeps nearly all of alpha for the last look)
+ * The looks' levels sum to at most alpha, so by the union bound the chance of any false
+ * decision over all looks is at most alpha, whatever the looks' correlation (conservative:
+ * the exact boundaries of Armitage, McPherson & Rowe spend less).  Returns alpha_k for a
+ * look at n blocks after one at prev (0: the first), NaN unless 0 <= prev < n <= n_max and
+ * alpha is in (0, 1). */
+enum stats_spending { STATS_SPEND_POCOCK = 0, STATS_SPEND_OBF };
+const char *stats_spending_name(enum stats_spending s); /* "pocock", "obrien-fleming" */
+int stats_spending_parse(const char *s, enum stats_spending *out);
+double stats_seq_alpha(double alpha, size_t prev, size_t n, size_t n_max,
+		       enum stats_spending spending);
+
+/* The geometric mean over cells of a mode's ratios with a t CI over blocks: logr is an
+ * nblocks x ncells matrix of log ratios (NaN where missing).  The blocks with every cell
+ * (complete) give g_b = the mean over cells of block b's log ratios; est = exp(mean g_b),
+ * [lo, hi] = exp of the t CI of that mean at conf, p its two-sided t test against 0,
+ * *ncomplete the blocks used.  NaN est with none; NaN CI and p with fewer than 2. */
+void stats_geomean_t(const double *logr, size_t nblocks, size_t ncells, double conf,
+		     double *est, double *lo, double *hi, double *p, size_t *ncomplete);
 
 /* Pareto front over n points and k objectives.  cmp(a, b, j, ctx) compares points a and b on
  * objective j: -1 when a is better, 0 when they are equivalent, +1 when a is worse (so a

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_statistics_double.h>
 
 #include "harness/analysis/audit-check.h"
 #include "harness/analysis/hypothesis.h"
@@ -41,9 +42,10 @@ void check_baseline(struct audit *au, struct ctx *c)
 			check_mode(k, a->modes[x->mode]);
 			check_cell(k, a->cells[x->cell].name);
 			check_ev(k, "'%s' is FASTER than '%s' in %s%s: ratio %.4f, CI [%.4f, %.4f], "
-				    "Holm p %.3g", a->modes[x->mode], a->modes[r->baseline],
-				 a->cells[x->cell].name, e2e ? " (end to end)" : "", x->c.ratio, x->c.lo,
-				 x->c.hi, x->c.p_holm);
+				    "adjusted p %.3g (%s in family '%s')", a->modes[x->mode],
+				 a->modes[r->baseline], a->cells[x->cell].name,
+				 e2e ? " (end to end)" : "", x->c.ratio, x->c.lo, x->c.hi, x->c.p_adj,
+				 rep_adjust_name(r->o.adjust), x->family);
 		}
 	}
 	if (faster) {
@@ -114,9 +116,27 @@ static void spread_level(struct audit_check *k, const struct report *r)
 	free(share);
 }
 
-/* Enough repeats?  FAIL when no comparison can reach alpha (the smallest exact p, 2/2^n
- * paired), or when none can survive Holm (m times that floor); WARN when the median minimum
- * detectable effect (80% power) exceeds the equivalence margin. */
+/* The smallest adjusted p a family of nok comparisons whose smallest raw p is floor can give:
+ * Holm's first step multiplies it by nok, BH's leaves it (every p at the floor: n p / n), BY
+ * scales that by sum_{k<=nok} 1/k. */
+static double adjusted_floor(enum rep_adjust m, double floor, size_t nok)
+{
+	if (m == REP_ADJUST_HOLM)
+		return (double)nok * floor;
+	if (m == REP_ADJUST_BY) {
+		double c = 0;
+		for (size_t k = 1; k <= nok; k++)
+			c += 1.0 / (double)k;
+		return c * floor;
+	}
+	return floor;
+}
+
+/* Enough repeats?  FAIL when no comparison can reach alpha (a rank test's smallest exact p,
+ * 2/2^n paired; a t test without a CI), or when none can survive its family's adjustment;
+ * WARN when the median comparison's minimum detectable effect (80% power) exceeds the effect
+ * it is judged against (its noise floor, or the declared margin when larger): a null result
+ * there is INCONCLUSIVE, not SAME. */
 void check_repeats(struct audit *au, struct ctx *c)
 {
 	const struct report *r = c->rep;
@@ -125,85 +145,114 @@ void check_repeats(struct audit *au, struct ctx *c)
 	double floor = family_floor(r->cmp, r->ncmp, &nok);
 	size_t maxn = 0;
 	double *mde = xcalloc(r->ncmp + 1, sizeof(*mde)), *need = xcalloc(r->ncmp + 1, sizeof(*need));
+	double *over = xcalloc(r->ncmp + 1, sizeof(*over));
 	size_t nm = 0, nn = 0;
 	for (size_t i = 0; i < r->ncmp; i++) {
+		const struct stats_comparison *x = &r->cmp[i].c;
 		if (!r->cmp[i].ok)
 			continue;
-		if (r->cmp[i].c.n > maxn)
-			maxn = r->cmp[i].c.n;
-		if (!isnan(r->cmp[i].c.mde))
-			mde[nm++] = r->cmp[i].c.mde;
-		if (!isnan(r->cmp[i].c.blocks_needed))
-			need[nn++] = r->cmp[i].c.blocks_needed;
+		if (x->n > maxn)
+			maxn = x->n;
+		if (!strcmp(r->cmp[i].family, "aa"))
+			continue;
+		double effect = fmax(isnan(x->floor) ? 0 : x->floor, isnan(x->margin) ? 0 : x->margin);
+		if (!isnan(x->mde) && effect > 0) {
+			mde[nm] = x->mde;
+			over[nm++] = x->mde / effect;
+		}
+		if (!isnan(x->blocks_needed))
+			need[nn++] = x->blocks_needed;
 	}
 	if (!nok) {
 		check_raise(k, AUDIT_FAIL);
 		check_summary(k, "no comparison with the baseline could be made");
 		goto done;
 	}
-	const char *test = c->an->paired ? "exact two-sided signed-rank p with n pairs is 2/2^n"
-					 : "exact two-sided Mann-Whitney p is 2/C(n1+n2, n1)";
-	check_ev(k, "%zu comparisons with the baseline, up to %zu %s each; the smallest %s: %.4g",
-		 nok, maxn, c->an->paired ? "pairs" : "units", test, floor);
+	const char *test = r->o.test == STATS_TEST_T
+				   ? "t test's smallest p: none below it from 2 pairs on"
+			   : c->an->paired ? "exact two-sided signed-rank p with n pairs is 2/2^n"
+					   : "exact two-sided Mann-Whitney p is 2/C(n1+n2, n1)";
+	check_ev(k, "%zu comparisons with the baseline, up to %zu %s each, decided by the %s "
+		    "test; the %s: %.4g", nok, maxn, c->an->paired ? "pairs" : "units",
+		 stats_test_name(r->o.test), test, floor);
+	double adj = adjusted_floor(r->o.adjust, floor, nok);
 	if (floor > r->o.alpha) {
 		check_raise(k, AUDIT_FAIL);
-		check_summary(k, "with n = %zu no rank test can reach alpha %.3g (smallest p %.4g): "
-				 "nothing can be FASTER or SLOWER", maxn, r->o.alpha, floor);
-	} else if ((double)nok * floor > r->o.alpha) {
+		check_summary(k, "with n = %zu no %s test can reach alpha %.3g (smallest p %.4g): "
+				 "nothing can be FASTER or SLOWER", maxn, stats_test_name(r->o.test),
+			      r->o.alpha, floor);
+	} else if (adj > r->o.alpha) {
 		check_raise(k, AUDIT_FAIL);
-		check_summary(k, "with n = %zu and Holm over %zu comparisons the smallest adjusted p "
-				 "is %.4g > alpha %.3g: nothing can be FASTER or SLOWER", maxn, nok,
-			      (double)nok * floor, r->o.alpha);
+		check_summary(k, "with n = %zu and %s over %zu comparisons the smallest adjusted p "
+				 "is %.4g > alpha %.3g: nothing can be FASTER or SLOWER", maxn,
+			      rep_adjust_name(r->o.adjust), nok, adj, r->o.alpha);
 	}
 	size_t short_ci = 0;
 	for (size_t i = 0; i < r->ncmp; i++)
 		short_ci += r->cmp[i].ok && r->cmp[i].c.ci_short;
 	if (short_ci) {
 		check_raise(k, AUDIT_FAIL);
-		check_ev(k, "%zu of %zu comparisons have too few %s for any distribution-free CI at "
-			    "%.0f%% (paired: 6 at 95%%; [min, max] of n ratios covers 1 - 2^(1-n)): "
-			    "no verdict there, SAME included", short_ci, nok,
-			 c->an->paired ? "pairs" : "units", 100 * r->o.conf);
+		check_ev(k, "%zu of %zu comparisons have too few %s for a CI at %.0f%% (%s): no "
+			    "verdict there, SAME included", short_ci, nok,
+			 c->an->paired ? "pairs" : "units", 100 * r->o.conf,
+			 r->o.test == STATS_TEST_T ? "the t test needs 2"
+						   : "paired: 6 at 95%; [min, max] of n ratios "
+						     "covers 1 - 2^(1-n)");
 		if (!k->summary)
 			check_summary(k, "%zu of %zu comparisons have too few %s for a CI at %.0f%%: "
 					 "no verdict there, SAME included", short_ci, nok,
 				      c->an->paired ? "pairs" : "units", 100 * r->o.conf);
 	}
-	/* blocks appended after the run started (harness run --resume --repeats) */
+	/* blocks appended after the run started (harness run --resume --repeats), unless by a
+	 * sequential design whose levels account for its looks */
 	const char *ext = meta(c, "repeats_extended");
-	if (*ext) {
+	if (*ext && !*meta(c, "sequential")) {
 		check_raise(k, AUDIT_WARN);
 		check_ev(k, "the plan was extended: %s; blocks added once results could be seen "
 			    "let a run stop when a test happens to pass (optional stopping), unless "
 			    "the number was fixed without looking", ext);
+	} else if (*ext) {
+		check_ev(k, "the plan grew by a sequential design (%s): %s; its looks' levels "
+			    "keep the error rates under optional stopping", meta(c, "sequential"),
+			 ext);
 	}
 	if (nm) {
 		qsort(mde, nm, sizeof(*mde), dbl_cmp);
+		qsort(over, nm, sizeof(*over), dbl_cmp);
 		double med = nm % 2 ? mde[nm / 2] : (mde[nm / 2 - 1] + mde[nm / 2]) / 2;
+		double med_over = nm % 2 ? over[nm / 2] : (over[nm / 2 - 1] + over[nm / 2]) / 2;
 		check_ev(k, "minimum detectable effect at 80%% power: median %.2f%% (range %.2f%% to "
-			    "%.2f%%) against the margin +-%.2f%% (%s)", 100 * med, 100 * mde[0],
-			 100 * mde[nm - 1], 100 * r->margin, r->margin_source);
+			    "%.2f%%); over the effect each is judged against (its noise floor, or "
+			    "the declared margin when larger): median %.2f", 100 * med, 100 * mde[0],
+			 100 * mde[nm - 1], med_over);
 		if (nn) {
 			qsort(need, nn, sizeof(*need), dbl_cmp);
-			check_ev(k, "blocks that would detect the margin: median %.0f, most %.0f",
+			check_ev(k, "blocks that would detect it: median %.0f, most %.0f",
 				 nn % 2 ? need[nn / 2] : (need[nn / 2 - 1] + need[nn / 2]) / 2,
 				 need[nn - 1]);
 		}
-		if (med > r->margin) {
+		if (med_over > 1) {
 			check_raise(k, AUDIT_WARN);
 			if (k->status == AUDIT_WARN)
-				check_summary(k, "the median minimum detectable effect %.2f%% exceeds the "
-						 "margin %.2f%%: a null result here is INCONCLUSIVE, not SAME",
-					      100 * med, 100 * r->margin);
+				check_summary(k, "the median comparison's minimum detectable effect is "
+						 "%.2f times the effect it is judged against: a null "
+						 "result here is INCONCLUSIVE, not SAME", med_over);
 		}
+	}
+	if (!nm && k->status == AUDIT_PASS) {
+		check_raise(k, AUDIT_WARN);
+		check_summary(k, "no comparison has a noise floor to judge its power against (a "
+				 "floor needs 3 blocks): a null result here cannot read SAME");
 	}
 	spread_level(k, r);
 	if (k->status == AUDIT_PASS)
-		check_summary(k, "n = %zu can reach alpha (smallest p %.4g) and detect the margin "
-				 "+-%.2f%%", maxn, floor, 100 * r->margin);
+		check_summary(k, "n = %zu can reach alpha after %s (smallest adjusted p %.4g) and "
+				 "the median comparison detects its noise floor", maxn,
+			      rep_adjust_name(r->o.adjust), adj);
 done:
 	free(mde);
 	free(need);
+	free(over);
 }
 
 /* ---- A/A control ---------------------------------------------------------------------- */
@@ -229,7 +278,7 @@ void check_aa(struct audit *au, struct ctx *c)
 		const struct rep_aa *q = &r->aa[i];
 		const char *m = a->modes[q->mode], *of = a->modes[q->of];
 		double rate = q->cells ? (double)q->false_positives / (double)q->cells : NAN;
-		char fl[96] = "no noise floor (no cell has pairs enough for a CI)";
+		char fl[96] = "no noise floor (no cell has 3 pairs)";
 		if (!isnan(q->noise_floor))
 			snprintf(fl, sizeof(fl), "noise floor %.2f%%", 100 * q->noise_floor);
 		check_ev(k, "'%s' (A/A of '%s'): %zu of %zu cells FASTER/SLOWER (rate %.3f), %s", m,
@@ -241,50 +290,66 @@ void check_aa(struct audit *au, struct ctx *c)
 		} else if (rate > r->o.alpha) {
 			double tail = gsl_cdf_binomial_Q((unsigned)q->false_positives - 1, r->o.alpha,
 							 (unsigned)q->cells);
-			check_raise(k, tail < r->o.alpha ? AUDIT_FAIL : AUDIT_WARN);
+			/* the tail is computed, and one false positive in one cell is alpha
+			 * exactly (0.04999... in floating point): below alpha only by more than
+			 * rounding */
+			int anti = tail < r->o.alpha * (1 - 1e-9);
+			check_raise(k, anti ? AUDIT_FAIL : AUDIT_WARN);
 			check_mode(k, m);
 			check_ev(k, "  rate above alpha %.3g; P(>= %zu false positives in %zu cells at "
 				    "rate alpha) = %.3g%s", r->o.alpha, q->false_positives, q->cells, tail,
-				 tail < r->o.alpha ? ": the tests are anti-conservative here" :
-						     ": too few cells to call it more than chance");
+				 anti ? ": the tests are anti-conservative here" :
+					": too few cells to call it more than chance");
 		} else if (floor > r->o.alpha) {
 			check_raise(k, AUDIT_WARN);
 			check_ev(k, "  uninformative: at this n no A/A test can reach alpha (smallest p "
 				    "%.4g), so a rate of 0 says nothing", floor);
-		}
-		if (!strcmp(r->margin_source, "option") || !strcmp(r->margin_source, "experiment")) {
-			if (!isnan(q->noise_floor) && q->noise_floor > r->margin) {
-				check_raise(k, AUDIT_WARN);
-				check_ev(k, "  the margin +-%.2f%% (%s) is tighter than the A/A noise floor "
-					    "%.2f%%: SAME at this margin is not supported", 100 * r->margin,
-					 r->margin_source, 100 * q->noise_floor);
-			}
+		} else if (isnan(q->noise_floor)) {
+			check_raise(k, AUDIT_WARN);
+			check_ev(k, "  no cell has the 3 pairs a noise floor needs: no cell's SAME can "
+				    "rest on this control");
 		}
 	}
+	check_ev(k, "the A/A comparisons are a family of their own (%s, %zu comparisons), apart "
+		    "from every real claim", rep_adjust_name(r->o.adjust), nok);
 	check_summary(k, k->status == AUDIT_FAIL ? "the A/A control differs from its original "
 						  "more often than alpha allows" :
 			 k->status == AUDIT_WARN ? "an A/A control is present but its evidence is weak" :
 						   "A/A control present; false-positive rate within alpha");
 }
 
-/* The margin against the effects claimed: a SAME verdict says only that the two modes are
- * within the margin of each other, so a margin wider than the smallest effect a hypothesis
- * names for itself (min_effect in its file) makes differences of the size the claims are
- * about read SAME.  WARN then, naming that hypothesis and the ones decided at the margin
- * (no min_effect of their own); PASS otherwise, or with no hypothesis naming an effect.
- * The margin from a between-process A/A floor can be 30% (torch-resnet's part-run). */
+/* The noise floors and the declared margin against the effects claimed: a SAME verdict says
+ * only that the CI lies inside the cell's noise floor (or the declared margin), so floors
+ * wider than the smallest effect a hypothesis names for itself (min_effect in its file) make
+ * differences of the size the claims are about read SAME in those cells.  WARN then, naming
+ * that hypothesis and the cells; PASS otherwise, or with no hypothesis naming an effect. */
 void check_margin(struct audit *au, struct ctx *c)
 {
+	const struct analysis *a = c->an;
 	const struct report *r = c->rep;
-	struct audit_check *k = check_add(au, "margin", "the equivalence margin against the effects claimed");
-	size_t same = 0, nok = 0;
+	struct audit_check *k = check_add(au, "margin", "the noise floors and margin against the effects claimed");
+	size_t same = 0, nok = 0, nf = 0;
+	double *fl = xcalloc(a->ncells + 1, sizeof(*fl)), *w = xcalloc(a->ncells + 1, sizeof(*w));
 	for (size_t i = 0; i < r->ncmp; i++)
 		if (r->cmp[i].ok) {
 			nok++;
 			same += r->cmp[i].c.verdict == VERDICT_SAME;
 		}
-	check_ev(k, "margin +-%.2f%% (%s); %zu of %zu comparisons SAME at it", 100 * r->margin,
-		 r->margin_source, same, nok);
+	for (size_t i = 0; i < a->ncells; i++)
+		if (!isnan(r->floor[i]))
+			fl[nf++] = r->floor[i];
+	double med = nf ? stats_median(fl, 1, nf, w) : NAN;
+	if (nf)
+		check_ev(k, "cell noise floors: median %.2f%% over %zu cells (from %.2f%% to "
+			    "%.2f%%; clamped to [%.1f%%, %.0f%%])", 100 * med, nf,
+			 100 * gsl_stats_min(fl, 1, nf), 100 * gsl_stats_max(fl, 1, nf),
+			 100 * STATS_FLOOR_MIN, 100 * STATS_FLOOR_MAX);
+	else
+		check_ev(k, "no cell has a noise floor (fewer than 3 pairs or units)");
+	if (!isnan(r->margin))
+		check_ev(k, "declared margin +-%.2f%% (%s): a detected difference inside it stays "
+			    "FASTER or SLOWER, marked so", 100 * r->margin, r->margin_source);
+	check_ev(k, "%zu of %zu comparisons SAME", same, nok);
 	const struct hyp_set *set = c->hyps;
 	const struct hypothesis *least = NULL;
 	if (set) {
@@ -295,27 +360,31 @@ void check_margin(struct audit *au, struct ctx *c)
 					least = h;
 			}
 	}
-	if (!least) {
-		check_summary(k, "margin +-%.2f%% (%s); no hypothesis names an effect of its own "
-				 "to set it against", 100 * r->margin, r->margin_source);
-	} else if (r->margin > least->min_effect) {
+	size_t wider = 0;
+	for (size_t i = 0; least && i < a->ncells; i++)
+		if (r->floor[i] > least->min_effect) {
+			wider++;
+			check_cell(k, a->cells[i].name);
+		}
+	if (!nf) {
 		check_raise(k, AUDIT_WARN);
-		check_ev(k, "the smallest effect a hypothesis names: %.2f%% ('%s')",
-			 100 * least->min_effect, least->id);
-		for (size_t i = 0; i < set->n; i++)
-			for (size_t j = 0; j < set->e[i].file->nh; j++)
-				if (isnan(set->e[i].file->h[j].min_effect))
-					check_ev(k, "  '%s' is decided at the margin (no min_effect)",
-						 set->e[i].file->h[j].id);
-		check_summary(k, "the margin +-%.2f%% (%s) is wider than the %.2f%% that '%s' names: "
-				 "a difference of that size reads SAME, so a SAME here says only "
-				 "'within +-%.2f%%'", 100 * r->margin, r->margin_source,
-			      100 * least->min_effect, least->id, 100 * r->margin);
+		check_summary(k, "no cell has a noise floor (fewer than 3 pairs or units): SAME can "
+				 "come only from a declared margin");
+	} else if (!least) {
+		check_summary(k, "median cell noise floor %.2f%%; no hypothesis names an effect of "
+				 "its own to set it against", 100 * med);
+	} else if (wider) {
+		check_raise(k, AUDIT_WARN);
+		check_summary(k, "%zu cell(s) have a noise floor wider than the %.2f%% that '%s' "
+				 "names: a difference of that size reads SAME there, so a SAME there "
+				 "says only 'within its floor'", wider, 100 * least->min_effect,
+			      least->id);
 	} else {
-		check_summary(k, "margin +-%.2f%% (%s), within the smallest effect a hypothesis "
-				 "names (%.2f%%, '%s')", 100 * r->margin, r->margin_source,
-			      100 * least->min_effect, least->id);
+		check_summary(k, "every cell's noise floor is within the smallest effect a "
+				 "hypothesis names (%.2f%%, '%s')", 100 * least->min_effect, least->id);
 	}
+	free(fl);
+	free(w);
 }
 
 /* ---- machine state and drift --------------------------------------------------------- */

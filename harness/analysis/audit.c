@@ -97,12 +97,15 @@ static int is_ok(const struct rec_unit *u)
 	return u->status && !strcmp(u->status, REC_STATUS_OK);
 }
 
-/* The smallest two-sided p an exact rank test can give for one comparison: all n signs
- * alike for the paired Wilcoxon signed-rank test, 2 / 2^n; complete separation for the
- * Mann-Whitney test of n and n_base units, 2 / C(n + n_base, n).  Ties only raise it. */
+/* The smallest two-sided p a comparison's test can give: the t test, none (0) once it has a
+ * CI (2 pairs, or 2 units a side); an exact rank test, all n signs alike for the paired
+ * Wilcoxon signed-rank test, 2 / 2^n, complete separation for the Mann-Whitney test of n
+ * and n_base units, 2 / C(n + n_base, n).  Ties only raise it. */
 static double p_floor(const struct stats_comparison *s)
 {
 	double p;
+	if (s->test == STATS_TEST_T)
+		return s->ci_short ? 1 : 0;
 	if (s->paired)
 		p = 2.0 * pow(0.5, (double)s->n);
 	else
@@ -159,8 +162,8 @@ static const struct rep_cmp *find_cmp(const struct report *r, size_t x, size_t r
 enum cfg_state { CFG_NONE = 0, CFG_ONE, CFG_MIXED };
 
 /* Identity probes: two modes whose cold ok units all chose the same config in every op cell
- * and whose timings no cell tells apart (no FASTER or SLOWER between them) measure the same
- * thing: FAIL, unless one is declared an A/A copy of the other.  A declared A/A pair that
+ * and whose timings no cell tells apart (no FASTER or SLOWER between them beyond the cell's
+ * noise floor) measure the same thing: FAIL, unless one is declared an A/A copy of the other.  A declared A/A pair that
  * chose different configs FAILs where some differing cell has two units or more on each side
  * and no op cell shows either side's choice varying between its units; otherwise a mode's own
  * variation between processes (a tuner that measures: Inductor's launch-time autotuning
@@ -281,7 +284,11 @@ static void check_identity(struct audit *au, struct ctx *c)
 				if (!q || !q->ok)
 					continue;
 				ncmp++;
-				if (decisive(q->c.verdict)) {
+				/* told apart: a detected difference beyond the cell's noise floor (the
+				 * documented least without one: two blocks carry no floor, and a t test
+				 * on them detects an order effect of a few tenths of a percent) */
+				double fl = isnan(q->c.floor) ? STATS_FLOOR_MIN : q->c.floor;
+				if (decisive(q->c.verdict) && fabs(log(q->c.ratio)) > log1p(fl)) {
 					dec++;
 					check_cell(k, a->cells[j].name);
 				}

@@ -1,6 +1,7 @@
 /* compare.c: the same (mode, cell) across two runs, unpaired (two machines, two days, two
- * harness versions): Mann-Whitney on log unit medians, bootstrap CI of the ratio of medians,
- * Holm across the rows (see report.h) */
+ * harness versions): Welch's t test on the log unit medians (or Mann-Whitney with
+ * --test signed-rank), each row judged against its noise floor in run A, the rows one family
+ * (see report.h) */
 #include "config.h"
 
 #include <math.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include <gsl/gsl_rng.h>
+#include <gsl/gsl_statistics_double.h>
 
 #include "harness/analysis/report.h"
 #include "harness/base/util.h"
@@ -19,7 +21,7 @@ int run_compare_build(const struct analysis *a, const struct analysis *b,
 	rc->a = a;
 	rc->b = b;
 	rc->o = *o;
-	rc->margin = !isnan(o->margin) ? o->margin : !isnan(a->margin) ? a->margin : 0.01;
+	rc->margin = !isnan(o->margin) ? o->margin : a->margin; /* NAN: none declared */
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	if (!rng) {
 		free(rc);
@@ -30,7 +32,7 @@ int run_compare_build(const struct analysis *a, const struct analysis *b,
 	double *xa = xmalloc(nmax * sizeof(*xa)), *xb = xmalloc(nmax * sizeof(*xb));
 	double *w = xmalloc(nmax * sizeof(*w));
 	struct stats_compare_opts co = { .conf = o->conf, .alpha = o->alpha, .margin = rc->margin,
-					 .power = o->power, .nboot = o->nboot };
+					 .power = o->power, .nboot = o->nboot, .test = o->test };
 	for (size_t m = 0; m < a->nmodes; m++) {
 		long mb = analysis_mode(b, a->modes[m]);
 		for (size_t c = 0; c < a->ncells; c++) {
@@ -48,6 +50,11 @@ int run_compare_build(const struct analysis *a, const struct analysis *b,
 			row->nb = analysis_column(b, (size_t)mb, (size_t)cb, xb);
 			row->med_a = row->na ? stats_median(xa, 1, row->na, w) : NAN;
 			row->med_b = row->nb ? stats_median(xb, 1, row->nb, w) : NAN;
+			/* the row's noise floor: two processes of run A (stats_noise_floor) */
+			for (size_t i = 0; i < row->na; i++)
+				w[i] = log(xa[i]);
+			co.floor = row->na >= 3 ? stats_noise_floor(M_SQRT2 * gsl_stats_sd(w, 1, row->na))
+					       : NAN;
 			char *cause = NULL;
 			if (!row->na || !row->nb)
 				snprintf(row->note, sizeof(row->note), "no ok units in %s",
@@ -64,19 +71,18 @@ int run_compare_build(const struct analysis *a, const struct analysis *b,
 		for (size_t c = 0; c < b->ncells; c++)
 			if (analysis_mode(a, b->modes[m]) < 0 || analysis_cell(a, b->cells[c].name) < 0)
 				rc->only_b++;
-	/* Holm across the rows */
+	/* the rows are one family, adjusted by the report's method (default BH) */
 	double *p = xmalloc((rc->nrows + 1) * sizeof(*p)), *adj = xmalloc((rc->nrows + 1) * sizeof(*adj));
 	size_t k = 0;
 	for (size_t i = 0; i < rc->nrows; i++)
 		if (rc->rows[i].ok)
 			p[k++] = rc->rows[i].c.p;
-	stats_holm(p, k, adj);
+	rep_adjust_p(o->adjust, p, k, adj);
 	size_t nfam = k;
 	k = 0;
 	for (size_t i = 0; i < rc->nrows; i++)
 		if (rc->rows[i].ok)
-			stats_comparison_redecide(&rc->rows[i].c, adj[k++], o->alpha, rc->margin,
-						  nfam);
+			stats_comparison_redecide(&rc->rows[i].c, adj[k++], o->alpha, nfam);
 	free(p);
 	free(adj);
 	free(xa);

@@ -124,9 +124,12 @@ static double column_median(const double *q, const size_t *idx, size_t n, size_t
 	return gsl_stats_median_from_sorted_data(work, 1, n);
 }
 
-/* Point estimates and block-bootstrap percentile CIs (Efron & Tibshirani 1993, ch. 13) of
- * the five medians: each resample draws n blocks with replacement and takes every
- * statistic over the same drawn blocks, so they stay paired. */
+/* Point estimates and CIs of the five per-block quantities.  The t test (the report's
+ * default): the geometric mean over blocks and exp of the t CI of the mean log (every
+ * quantity is positive), as the comparisons' ratios.  The signed-rank test: medians over
+ * blocks and block-bootstrap percentile CIs (Efron & Tibshirani 1993, ch. 13), each
+ * resample drawing n blocks with replacement and taking every statistic over the same drawn
+ * blocks, so they stay paired. */
 static void estimate(const struct report *r, const double *q, size_t n, gsl_rng *rng,
 		     struct rep_est *out[NQ])
 {
@@ -138,7 +141,20 @@ static void estimate(const struct report *r, const double *q, size_t n, gsl_rng 
 		out[j]->est = column_median(q, NULL, n, j, work);
 		out[j]->lo = out[j]->hi = NAN;
 	}
-	if (r->a->paired && n >= 2 && nboot) {
+	if (r->o.test == STATS_TEST_T) {
+		for (size_t j = 0; j < NQ; j++) {
+			for (size_t i = 0; i < n; i++)
+				work[i] = log(q[i * NQ + j]);
+			struct stats_ttest t;
+			char *cause = NULL;
+			out[j]->est = exp(gsl_stats_mean(work, 1, n));
+			if (r->a->paired && n >= 2 && !stats_t_test(work, n, r->o.conf, &t, &cause)) {
+				out[j]->lo = exp(t.lo);
+				out[j]->hi = exp(t.hi);
+			}
+			free(cause);
+		}
+	} else if (r->a->paired && n >= 2 && nboot) {
 		for (size_t t = 0; t < nboot; t++) {
 			for (size_t i = 0; i < n; i++)
 				idx[i] = gsl_rng_uniform_int(rng, n);
@@ -216,13 +232,15 @@ static void compose_one(struct report *r, const char *workload, size_t m, size_t
 	}
 	report_reseed(rng, r->o.seed, workload, a->modes[m], "composition");
 	estimate(r, q, n, rng, est);
-	/* too few blocks for a CI at the report's level: no CIs, undecided (stats_ci_short) */
-	if (stats_ci_short(n, n, r->o.conf, 1)) {
+	/* the interaction's margin: the declared one, else the e2e cell's noise floor, else 1% */
+	c->margin = !isnan(r->margin) ? r->margin : !isnan(r->floor[e2e]) ? r->floor[e2e] : 0.01;
+	/* too few blocks for a CI at the report's level: no CIs, undecided (report_ci_short) */
+	if (report_ci_short(r, n)) {
 		for (size_t j = 0; j < NQ; j++)
 			est[j]->lo = est[j]->hi = NAN;
 		c->verdict = COMPOSE_UNDECIDED;
 	} else {
-		c->verdict = decide(&c->inter, r->margin);
+		c->verdict = decide(&c->inter, c->margin);
 	}
 	c->ok = 1;
 	free(q);
@@ -276,15 +294,24 @@ static void explain(struct report *r, struct rep_tau *t)
 				   "%.3f [%.3f, %.3f], outside the margin of %.2f%%); the baseline's "
 				   "op cells cover %.1f%% of the forward%s",
 				   a->modes[bad->mode], bad->meas.est, bad->pred.est, bad->inter.est,
-				   bad->inter.lo, bad->inter.hi, 100 * r->margin, 100 * cov,
+				   bad->inter.lo, bad->inter.hi, 100 * bad->margin, 100 * cov,
 				   low ? ", too little to tell an interaction from time outside them"
 				       : "");
+	}
+	/* the widest margin the workload's compositions were judged against */
+	double margin = NAN;
+	for (size_t i = 0; i < r->ncomp; i++)
+		if (!strcmp(r->comp[i].workload, t->workload) && r->comp[i].ok &&
+		    !(r->comp[i].margin <= margin))
+			margin = r->comp[i].margin;
+	if (bad) {
+		/* said above */
 	} else if (composes == ok || (!isnan(t->tau_pred) && t->tau_pred >= 0.5)) {
 		t->explanation = low ? "low coverage" : "weighting";
 		t->why = xasprintf("weighted by count x time the op cells predict the e2e ratios "
 				   "(%zu of %zu modes compose within %.2f%%, predicted-vs-measured tau "
 				   "%.2f); the baseline's op cells cover %.1f%% of the forward%s",
-				   composes, ok, 100 * r->margin, t->tau_pred, 100 * cov,
+				   composes, ok, 100 * margin, t->tau_pred, 100 * cov,
 				   low ? ": the time outside them dilutes every per-op difference"
 				       : ": per-op wins on ops that take little of the forward's time "
 					 "do not show end to end");
@@ -292,7 +319,7 @@ static void explain(struct report *r, struct rep_tau *t)
 		t->explanation = "undecided";
 		t->why = xasprintf("no interaction lies outside the margin of %.2f%%, but only %zu "
 				   "of %zu modes compose within it; more blocks would decide",
-				   100 * r->margin, composes, ok);
+				   100 * margin, composes, ok);
 	}
 }
 

@@ -313,13 +313,18 @@ static int build_targets(const struct report *rep,
 	const struct report *r = report_for(rep, base, rc);
 	if (!r)
 		return -1;
-	res->alpha = isnan(h->alpha) ? rep->o.alpha : h->alpha;
+	res->alpha = isnan(h->alpha) ? rep->o.alpha : h->alpha * rep->o.alpha_scale;
+	/* the smallest effect that matters: the hypothesis's, else the declared margin, else
+	 * (set with the cells below) the largest noise floor of its cells */
 	if (!isnan(h->min_effect)) {
 		res->min_effect = h->min_effect;
 		res->min_effect_source = "hypothesis";
-	} else {
+	} else if (!isnan(r->margin)) {
 		res->min_effect = r->margin;
 		res->min_effect_source = r->margin_source;
+	} else {
+		res->min_effect = 0.01;
+		res->min_effect_source = "default";
 	}
 	int with_p = h->aggregate != HYP_AGG_GEOMEAN && h->aggregate != HYP_AGG_COMPOSITION;
 	if (h->ncrit)
@@ -406,13 +411,39 @@ static int build_targets(const struct report *rep,
 				   nc);
 	}
 	/* the host-bound e2e cells of its scope (a composition takes each workload's graph
-	 * cell itself) */
-	for (size_t i = 0; i < nc && h->aggregate != HYP_AGG_COMPOSITION; i++) {
+	 * cell itself).  A primary hypothesis whose cells come from its scope (not named in
+	 * `cells`) is not decided on them: they leave its scope, said in its deciding numbers
+	 * (docs/hypothesis-format.md, "Host-bound cells"). */
+	size_t kept_cells = 0;
+	for (size_t i = 0; i < nc; i++) {
 		size_t g = 0;
-		double q = report_host_bound_ratio(r, cells[i], &g, NULL);
-		if (!isnan(q) && q >= REP_HOST_BOUND) {
+		double q = h->aggregate == HYP_AGG_COMPOSITION
+				   ? NAN
+				   : report_host_bound_ratio(r, cells[i], &g, NULL);
+		int hb = !isnan(q) && q >= REP_HOST_BOUND;
+		int leave = hb && h->primary && h->scope != HYP_SCOPE_CELLS;
+		if (hb) {
 			res->hb = xrealloc(res->hb, (res->nhb + 1) * sizeof(*res->hb));
-			res->hb[res->nhb++] = (struct hyp_host_bound){ cells[i], g, q };
+			res->hb[res->nhb++] = (struct hyp_host_bound){ cells[i], g, q, leave };
+		}
+		if (!leave)
+			cells[kept_cells++] = cells[i];
+	}
+	if (kept_cells < nc && !kept_cells)
+		warning("hypothesis '%s': every cell of its scope is host-bound, and a primary "
+			"hypothesis is not decided on such cells: name them in `cells` to claim "
+			"something of the host's launches, or the graph cells to claim something of "
+			"the GPU's work", h->id);
+	nc = kept_cells;
+	/* without a declared effect: the largest noise floor of its cells */
+	if (!strcmp(res->min_effect_source, "default")) {
+		double fl = NAN;
+		for (size_t i = 0; i < nc; i++)
+			if (!isnan(r->floor[cells[i]]) && !(r->floor[cells[i]] <= fl))
+				fl = r->floor[cells[i]];
+		if (!isnan(fl)) {
+			res->min_effect = fl;
+			res->min_effect_source = "noise-floor";
 		}
 	}
 	/* each mode on the cells of the workloads it and the baseline run; a mode that runs
@@ -451,9 +482,11 @@ static void decide(struct hyp_result *res, const struct hyp_entry *en,
 		if (t->ci_short)
 			t->verdict = VERDICT_INCONCLUSIVE;
 		else if (t->kind == HYP_T_CELL)
-			t->verdict = stats_decide(t->lo, t->hi, t->p, res->alpha, res->min_effect);
+			t->verdict = stats_decide(t->lo, t->hi, t->p, res->alpha, t->floor,
+						  res->min_effect, NULL);
 		else if (t->kind == HYP_T_GEOMEAN || t->kind == HYP_T_COMP)
-			t->verdict = stats_decide(t->lo, t->hi, 0, res->alpha, res->min_effect);
+			t->verdict = stats_decide(t->lo, t->hi, 0, res->alpha, NAN, res->min_effect,
+						  NULL);
 		if (!t->ok)
 			t->result = HYP_INCONCLUSIVE;
 		else if (hyp_expr_holds(res->fx, res->crit, t))
@@ -484,7 +517,10 @@ static void decide(struct hyp_result *res, const struct hyp_entry *en,
 	struct sbuf sb;
 	sbuf_init(&sb);
 	size_t shown = 0, more = 0;
-	res->mde = res->repeats = NAN;
+	res->mde = res->repeats = res->repeats_fixed = NAN;
+	for (size_t i = 0; i < res->nt; i++)
+		if (!isnan(res->t[i].repeats_fixed) && !(res->t[i].repeats_fixed <= res->repeats_fixed))
+			res->repeats_fixed = res->t[i].repeats_fixed;
 	for (size_t i = 0; i < res->nt; i++) {
 		const struct hyp_target *t = &res->t[i];
 		if (t->result != res->verdict)
@@ -505,9 +541,9 @@ static void decide(struct hyp_result *res, const struct hyp_entry *en,
 	if (more)
 		sbuf_addf(&sb, "; and %zu more", more);
 	for (size_t i = 0; i < res->nhb; i++)
-		sbuf_addf(&sb, "%s'%s' %.2fx '%s'%s", i ? ", " : "; host-bound: ",
+		sbuf_addf(&sb, "%s'%s' %.2fx '%s'%s%s", i ? ", " : "; host-bound: ",
 			  a->cells[res->hb[i].cell].name, res->hb[i].ratio,
-			  a->cells[res->hb[i].graph].name,
+			  a->cells[res->hb[i].graph].name, res->hb[i].left_out ? " (left out)" : "",
 			  i + 1 < res->nhb ? "" : " (launched op by op, they time the host's "
 						  "launch and library work as well as the GPU's)");
 	res->deciding = sbuf_detach(&sb);

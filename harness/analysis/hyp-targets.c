@@ -26,7 +26,7 @@ struct hyp_target *hyp_target_new(struct hyp_result *res, enum hyp_target_kind k
 	t->ratio = t->hl_ratio = t->lo = t->hi = t->tau = t->p_raw = t->p = NAN;
 	t->tau_pred = t->p_pred = t->pred = t->pred_lo = t->pred_hi = t->e2e_lo = t->e2e_hi = NAN;
 	t->inter = t->cov = t->cov_lo = t->cov_hi = t->cov_mode = t->geomean = NAN;
-	t->mde = t->repeats = t->spread = NAN;
+	t->mde = t->repeats = t->repeats_fixed = t->spread = t->floor = NAN;
 	t->verdict = VERDICT_INCONCLUSIVE;
 	t->result = HYP_INCONCLUSIVE;
 	return t;
@@ -55,29 +55,36 @@ void hyp_target_cell(struct hyp_result *res, const struct report *r, size_t m, s
 	t->lo = x->c.lo;
 	t->hi = x->c.hi;
 	t->p_raw = t->p = x->c.p;
+	t->floor = x->c.floor;
 	t->mde = x->c.mde;
-	if (res->min_effect > 0)
+	if (res->min_effect > 0) {
 		t->repeats = ceil(stats_blocks_needed(res->min_effect, x->c.sigma_log, res->alpha,
-						      r->o.power));
+						      r->o.power, r->o.test));
+		t->repeats_fixed = ceil(stats_blocks_needed(res->min_effect, x->c.sigma_log,
+							    res->alpha / r->o.alpha_scale,
+							    r->o.power, r->o.test));
+	}
 }
 
 /* The blocks that would detect min_effect with a geomean target's statistic: its block
- * standard deviation read off its CI (normal approximation, the CI narrowing as 1/sqrt of
- * the blocks: sigma = sqrt(n) (log hi - log lo) / (2 z)), then stats_blocks_needed as for a
- * cell (at least the 6 blocks any CI at 95% needs).  A planning figure: the bootstrap CI is
- * not normal at a few blocks. */
+ * standard deviation read off its t CI (sigma = sqrt(n) (log hi - log lo) / (2 t_{(1+conf)/2,
+ * n-1})), then stats_blocks_needed as for a cell. */
 static void geomean_repeats(struct hyp_target *t, double lo, double hi,
 			    const struct hyp_result *res, const struct report *r)
 {
-	if (!(res->min_effect > 0) || t->nblocks < 2 || !(lo > 0) || !(hi > lo))
+	if (!(res->min_effect > 0) || t->nblocks < 2 || !(lo > 0) || !(hi >= lo))
 		return;
-	double z = gsl_cdf_ugaussian_Pinv(1 - (1 - r->o.conf) / 2);
-	double sigma = sqrt((double)t->nblocks) * (log(hi) - log(lo)) / (2 * z);
-	t->repeats = ceil(stats_blocks_needed(res->min_effect, sigma, res->alpha, r->o.power));
+	double q = stats_t_quantile((1 + r->o.conf) / 2, (double)t->nblocks - 1);
+	double sigma = sqrt((double)t->nblocks) * (log(hi) - log(lo)) / (2 * q);
+	t->repeats = ceil(stats_blocks_needed(res->min_effect, sigma, res->alpha, r->o.power,
+					      STATS_TEST_T));
+	t->repeats_fixed = ceil(stats_blocks_needed(res->min_effect, sigma,
+						    res->alpha / r->o.alpha_scale, r->o.power,
+						    STATS_TEST_T));
 }
 
 /* The geometric mean of mode m's ratios over cells: the report's aggregate when cells are
- * exactly the op cells of one of its scopes, else stats_boot_geomean over the blocks. */
+ * exactly the op cells of one of its scopes, else stats_geomean_t over the blocks. */
 void hyp_target_geomean(struct hyp_result *res, const struct report *r, size_t m,
 			const size_t *cells, size_t ncells, gsl_rng *rng)
 {
@@ -120,8 +127,8 @@ void hyp_target_geomean(struct hyp_result *res, const struct report *r, size_t m
 			t->lo = ag->lo;
 			t->hi = ag->hi;
 			t->nblocks = ag->nblocks;
-			t->ci_short = stats_ci_short(t->nblocks, t->nblocks, r->o.conf, 1);
-			geomean_repeats(t, ag->boot_lo, ag->boot_hi, res, r);
+			t->ci_short = t->nblocks < 2;
+			geomean_repeats(t, ag->lo, ag->hi, res, r);
 			return;
 		}
 	}
@@ -136,16 +143,15 @@ void hyp_target_geomean(struct hyp_result *res, const struct report *r, size_t m
 			double x = an_med(a, m, cells[k], b), y = an_med(a, r->baseline, cells[k], b);
 			logr[b * ncells + k] = x > 0 && y > 0 ? log(x / y) : NAN;
 		}
-	char *cause = NULL;
-	if (stats_boot_geomean(logr, a->nblocks, ncells, r->o.conf, r->o.nboot, rng, &t->ratio,
-			       &t->lo, &t->hi, &cause)) {
-		snprintf(t->note, sizeof(t->note), "%s", cause);
-		free(cause);
-		t->ratio = t->lo = t->hi = NAN;
+	double p;
+	stats_geomean_t(logr, a->nblocks, ncells, r->o.conf, &t->ratio, &t->lo, &t->hi, &p,
+			&t->nblocks);
+	if (isnan(t->ratio)) {
+		snprintf(t->note, sizeof(t->note), "no block has every one of its %zu cells",
+			 ncells);
 	} else {
 		t->ok = 1;
-		t->nblocks = stats_blocks_with_data(logr, a->nblocks, ncells);
-		t->ci_short = stats_ci_short(t->nblocks, t->nblocks, r->o.conf, 1);
+		t->ci_short = t->nblocks < 2;
 		geomean_repeats(t, t->lo, t->hi, res, r);
 	}
 	free(logr);
@@ -171,7 +177,7 @@ void hyp_target_comp(struct hyp_result *res, const struct report *r,
 		}
 		t->ok = 1;
 		t->n = t->nblocks = c->n;
-		t->ci_short = stats_ci_short(c->n, c->n, r->o.conf, 1);
+		t->ci_short = report_ci_short(r, c->n);
 		t->ratio = c->meas.est, t->e2e_lo = c->meas.lo, t->e2e_hi = c->meas.hi;
 		t->pred = c->pred.est, t->pred_lo = c->pred.lo, t->pred_hi = c->pred.hi;
 		t->inter = c->inter.est, t->lo = c->inter.lo, t->hi = c->inter.hi;

@@ -75,10 +75,13 @@ struct hyp_target {
 	 * ratio, lo and hi the interaction's CI */
 	double pred, pred_lo, pred_hi, e2e_lo, e2e_hi, inter, cov, cov_lo, cov_hi, cov_mode,
 		geomean;
+	double floor;               /* cell: the cell's noise floor (report.h), NAN otherwise */
 	double p_raw, p;            /* p: Holm-adjusted within the primaries' family, else p_raw */
 	int in_family;              /* 1: p is Holm-adjusted */
 	double mde, repeats;        /* minimum detectable effect; blocks to detect min_effect */
-	enum stats_verdict verdict; /* stats_decide(lo, hi, p, alpha, min_effect) */
+	double repeats_fixed;       /* blocks a fixed design needs to detect min_effect at the
+				     * total alpha (a sequential run's, not its last look's) */
+	enum stats_verdict verdict; /* stats_decide(lo, hi, p, alpha, floor, min_effect) */
 	enum hyp_verdict result;
 };
 
@@ -87,6 +90,8 @@ struct hyp_target {
 struct hyp_host_bound {
 	size_t cell, graph;                 /* the analysis's cells */
 	double ratio;
+	int left_out;                       /* 1: a primary hypothesis's scope held it, and it
+					     * was left out of the decision */
 };
 
 struct hyp_result {
@@ -111,6 +116,10 @@ struct hyp_result {
 	size_t nhb;
 	double mde;                         /* largest over the deciding targets, NAN if none */
 	double repeats;                     /* blocks that would decide it, NAN if unknown */
+	double repeats_fixed;               /* a fixed design's blocks to detect min_effect at
+					     * the total alpha with 80% power, the largest over
+					     * its targets (a sequential run's cost against it),
+					     * NAN if unknown */
 };
 
 struct hyp_eval {

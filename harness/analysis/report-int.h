@@ -10,14 +10,12 @@
 
 /* Seed rng from the report seed and the names a bootstrap concerns (FNV-1a). */
 void report_reseed(gsl_rng *rng, uint64_t seed, const char *a, const char *b, const char *c);
-/* Append a warning (formatted) to r->warnings. */
-void report_warn(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The A/A noise floor of mode m against of over the blocks whose device is d (analysis.h's
  * block_device; ALL_DEVICES: every block) and the cells of kind (an_cell's kind, "op" or
  * "e2e", compared whole: "e2e" is not "e2e-part"; NULL: every cell; borrowed): the 95th
  * percentile (type 7) over those cells of |log r_c|, r_c the median over those blocks of
- * copy / original, as exp(.) - 1, over the cells with pairs enough for a CI at the report's
- * level (stats_ci_short: 6 at 95%); NAN when no cell has them.  With no_host_bound, the
+ * copy / original, as exp(.) - 1, over the cells with 3 pairs or more; NAN when no cell has
+ * them.  With no_host_bound, the
  * cells report_host_bound_ratio finds host-bound (REP_HOST_BOUND or more) are left out too. */
 #define ALL_DEVICES (-3L)
 double report_aa_floor(const struct report *r, size_t m, size_t of, long d, const char *kind,

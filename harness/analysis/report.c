@@ -17,11 +17,54 @@
 #include "harness/analysis/report-int.h"
 #include "harness/base/util.h"
 
+const char *rep_adjust_name(enum rep_adjust a)
+{
+	return a == REP_ADJUST_BY ? "by" : a == REP_ADJUST_HOLM ? "holm" : "bh";
+}
+
+int rep_adjust_parse(const char *s, enum rep_adjust *a)
+{
+	if (!strcmp(s, "bh"))
+		*a = REP_ADJUST_BH;
+	else if (!strcmp(s, "by"))
+		*a = REP_ADJUST_BY;
+	else if (!strcmp(s, "holm"))
+		*a = REP_ADJUST_HOLM;
+	else
+		return -1;
+	return 0;
+}
+
+void rep_adjust_p(enum rep_adjust a, const double *p, size_t n, double *adj)
+{
+	if (a == REP_ADJUST_BY)
+		stats_by(p, n, adj);
+	else if (a == REP_ADJUST_HOLM)
+		stats_holm(p, n, adj);
+	else
+		stats_bh(p, n, adj);
+}
+
+const char *rep_floor_src_name(enum rep_floor_src s)
+{
+	return s == REP_FLOOR_AA ? "aa" : s == REP_FLOOR_PAIRS ? "comparisons" : "none";
+}
+
+int report_ci_short(const struct report *r, size_t n)
+{
+	return r->o.test == STATS_TEST_T ? n < 2 : stats_ci_short(n, n, r->o.conf, 1);
+}
+
 void report_opts_init(struct report_opts *o)
 {
 	o->baseline = NULL;
 	o->alpha = 0.05;
 	o->margin = NAN;
+	o->alpha_given = 0;
+	o->alpha_scale = 1;
+	o->test = STATS_TEST_T;
+	o->adjust = REP_ADJUST_BH;
+	o->family_workload = 0;
 	o->conf = 0.95;
 	o->power = 0.8;
 	o->nboot = 10000;
@@ -111,8 +154,9 @@ static void compare(struct report *r, size_t m, size_t ref, size_t c, gsl_rng *r
 	out->ref = ref;
 	out->cell = c;
 	struct stats_compare_opts co = { .conf = r->o.conf, .alpha = r->o.alpha,
-					 .margin = r->margin, .power = r->o.power,
-					 .nboot = r->o.nboot };
+					 .floor = r->floor[c], .margin = r->margin,
+					 .power = r->o.power, .nboot = r->o.nboot,
+					 .test = r->o.test };
 	char *cause = NULL;
 	report_reseed(rng, r->o.seed, a->cells[c].name, a->modes[m], a->modes[ref]);
 	if (!a->paired) {
@@ -144,22 +188,108 @@ static void compare(struct report *r, size_t m, size_t ref, size_t c, gsl_rng *r
 	free(xr);
 }
 
-/* Holm across a family of comparisons, then re-decide each. */
-static void holm(struct report *r, struct rep_cmp *cmp, size_t n)
+/* The families of the comparisons (docs/report-format.md, "Families"): each row of cmp
+ * (n rows) gets its family's name in ->family, the adjusted p of its family's method
+ * (r->o.adjust) and the verdict at it.  A/A copies (against their original or the baseline)
+ * form the family "aa", apart from every real claim; the other rows one family per run
+ * ("run") or per workload (the cell's workload name, family_workload).  The pre-registered
+ * primary hypotheses are a family of their own, Holm-adjusted by verify (hyp-eval.c). */
+static void adjust_families(struct report *r, struct rep_cmp *cmp, size_t n, int all_aa)
 {
+	const struct analysis *a = r->a;
+	for (size_t i = 0; i < n; i++)
+		cmp[i].family = all_aa || a->aa_of[cmp[i].mode] ? "aa"
+				: r->o.family_workload ? a->cells[cmp[i].cell].workload
+						       : "run";
 	double *p = xmalloc((n ? n : 1) * sizeof(*p)), *adj = xmalloc((n ? n : 1) * sizeof(*adj));
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (cmp[i].ok)
-			p[k++] = cmp[i].c.p;
-	stats_holm(p, k, adj);
-	size_t family = k;
-	k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (cmp[i].ok)
-			stats_comparison_redecide(&cmp[i].c, adj[k++], r->o.alpha, r->margin, family);
+	size_t *idx = xmalloc((n ? n : 1) * sizeof(*idx));
+	char *done = xcalloc(n + 1, 1);
+	for (size_t i = 0; i < n; i++) {
+		if (done[i])
+			continue;
+		size_t k = 0;
+		for (size_t j = i; j < n; j++)
+			if (!done[j] && !strcmp(cmp[j].family, cmp[i].family)) {
+				done[j] = 1;
+				if (cmp[j].ok) {
+					idx[k] = j;
+					p[k++] = cmp[j].c.p;
+				}
+			}
+		rep_adjust_p(r->o.adjust, p, k, adj);
+		for (size_t j = 0; j < k; j++) {
+			cmp[idx[j]].family_size = k;
+			stats_comparison_redecide(&cmp[idx[j]].c, adj[j], r->o.alpha, k);
+		}
+	}
+	free(done);
+	free(idx);
 	free(p);
 	free(adj);
+}
+
+/* The standard deviation of log(an_med(m) / an_med(ref)) over the blocks where both have a
+ * unit median in cell c, into *s; 1 when there were 3 or more, else 0.  x holds nblocks. */
+static int pair_sd(const struct analysis *a, size_t m, size_t ref, size_t c, double *x,
+		   double *s)
+{
+	size_t n = 0;
+	for (size_t b = 0; b < a->nblocks; b++) {
+		double u = an_med(a, m, c, b), v = an_med(a, ref, c, b);
+		if (u > 0 && v > 0)
+			x[n++] = log(u / v);
+	}
+	if (n < 3)
+		return 0;
+	*s = gsl_stats_sd(x, 1, n);
+	return 1;
+}
+
+/* Each cell's noise floor (report.h, stats_noise_floor): s, the standard deviation of the
+ * log ratio of two processes over the blocks where both have a unit median, each from 3
+ * blocks or more: of the first A/A pair whose original is the baseline (else the first A/A
+ * pair), two processes of one configuration; without one, the median over the cell's
+ * comparisons with the baseline (the A/A copies apart) of theirs.  Both are paired by
+ * block, so a block effect (drift, a slow stretch of the machine) cancels in them, as in the
+ * test.  Until 2026-11-28 (first version of this rule) the fallback was sqrt(2) times the
+ * standard deviation of the baseline's log unit medians, which holds the block effects: with
+ * blocks 1% apart a 2% speed-up measured to +-0.03% read SAME (tests/bench/sim-verdicts.py). */
+static void cell_floors(struct report *r)
+{
+	const struct analysis *a = r->a;
+	size_t nb = a->nblocks;
+	r->floor = xcalloc(a->ncells + 1, sizeof(*r->floor));
+	r->floor_s = xcalloc(a->ncells + 1, sizeof(*r->floor_s));
+	r->floor_src = xcalloc(a->ncells + 1, sizeof(*r->floor_src));
+	long aa = -1, of = -1;
+	for (size_t m = 0; m < a->nmodes; m++) {
+		long o = a->aa_of[m] ? analysis_mode(a, a->aa_of[m]) : -1;
+		if (o >= 0 && (aa < 0 || ((size_t)o == r->baseline && (size_t)of != r->baseline))) {
+			aa = (long)m;
+			of = o;
+		}
+	}
+	double *x = xmalloc((nb + 1) * sizeof(*x)), *sd = xmalloc((a->nmodes + 1) * sizeof(*sd));
+	double *w = xmalloc((a->nmodes + 1) * sizeof(*w));
+	for (size_t c = 0; c < a->ncells; c++) {
+		double s = NAN;
+		if (aa >= 0 && pair_sd(a, (size_t)aa, (size_t)of, c, x, &s)) {
+			r->floor_src[c] = REP_FLOOR_AA;
+		} else {
+			size_t k = 0;
+			for (size_t m = 0; m < a->nmodes; m++)
+				if (m != r->baseline && !a->aa_of[m] &&
+				    pair_sd(a, m, r->baseline, c, x, &sd[k]))
+					k++;
+			s = k ? stats_median(sd, 1, k, w) : NAN;
+			r->floor_src[c] = k ? REP_FLOOR_PAIRS : REP_FLOOR_NONE;
+		}
+		r->floor_s[c] = s;
+		r->floor[c] = stats_noise_floor(s);
+	}
+	free(x);
+	free(sd);
+	free(w);
 }
 
 /* The A/A noise floor: over the cells, the 95th percentile (type 7) of |log r_c|, where r_c
@@ -192,10 +322,10 @@ double report_aa_floor(const struct report *r, size_t m, size_t of, long dev, co
 			if (!isnan(x) && !isnan(y) && x > 0 && y > 0)
 				ratio[n++] = x / y;
 		}
-		/* a cell counts once its pairs could carry a CI at the report's level: a floor
-		 * from one or two between-process ratios would set the margin from noise itself
-		 * (torch-resnet part-run: 110% from a cell with one pair) */
-		if (n && !stats_ci_short(n, n, r->o.conf, 1))
+		/* a cell counts from 3 pairs, as a cell's own floor (cell_floors): a floor from
+		 * one or two between-process ratios is noise itself (torch-resnet part-run: 110%
+		 * from a cell with one pair) */
+		if (n >= 3)
 			d[nd++] = fabs(log(stats_median(ratio, 1, n, w)));
 	}
 	if (nd) {
@@ -231,6 +361,8 @@ static void aa_noise(struct report *r)
 	}
 }
 
+/* The declared practical margin: --margin, else the experiment's `margin`, else none (each
+ * cell is judged against its own noise floor alone). */
 static void choose_margin(struct report *r)
 {
 	if (!isnan(r->o.margin)) {
@@ -240,27 +372,8 @@ static void choose_margin(struct report *r)
 		r->margin = r->a->margin;
 		r->margin_source = "experiment";
 	} else {
-		double floor = NAN;
-		for (size_t i = 0; i < r->naa; i++)
-			if (!isnan(r->aa[i].noise_floor) && (isnan(floor) || r->aa[i].noise_floor > floor))
-				floor = r->aa[i].noise_floor;
-		if (!isnan(floor) && floor >= 1) {
-			/* SAME needs a CI inside [1 - margin, 1 + margin]: a floor of 100% or more
-			 * admits no such interval, and the decision rule refuses it */
-			report_warn(r, "the A/A noise floor is %.2f%%, 100%% or more: copies of one "
-				    "configuration differ by 2x or more, so no equivalence margin can "
-				    "come from it; the margin is the default 1%% (no SAME verdict is "
-				    "likely), set one with --margin or the experiment's margin",
-				    100 * floor);
-			r->margin = 0.01;
-			r->margin_source = "default";
-		} else if (!isnan(floor) && floor > 0) {
-			r->margin = floor;
-			r->margin_source = "aa-noise-floor";
-		} else {
-			r->margin = 0.01;
-			r->margin_source = "default";
-		}
+		r->margin = NAN;
+		r->margin_source = "none";
 	}
 }
 
@@ -328,8 +441,7 @@ static void pareto(struct report *r, gsl_rng *rng)
 				if (!x.ok)
 					continue;
 				enum stats_verdict v =
-					with_base ? stats_comparison_decide(&x.c, x.c.p, r->o.alpha,
-									    r->margin)
+					with_base ? stats_comparison_decide(&x.c, x.c.p, r->o.alpha)
 						  : x.c.verdict;
 				if (modes[i] == r->baseline) /* x is other against the baseline */
 					v = v == VERDICT_FASTER   ? VERDICT_SLOWER
@@ -401,8 +513,7 @@ static int aggregates(struct report *r, gsl_rng *rng)
 			memset(g, 0, sizeof(*g));
 			g->scope = xstrdup(scopes[s]);
 			g->mode = m;
-			g->geomean = g->lo = g->hi = g->e2e_ratio = NAN;
-			g->boot_lo = g->boot_hi = NAN;
+			g->geomean = g->lo = g->hi = g->p = g->e2e_ratio = NAN;
 			g->e2e_verdict = VERDICT_INCONCLUSIVE;
 			int all = !strcmp(scopes[s], "all");
 			size_t ncol = 0, nsr = 0;
@@ -465,22 +576,12 @@ static int aggregates(struct report *r, gsl_rng *rng)
 				for (size_t b = 0; b < nb; b++)
 					for (size_t k = 0; k < ncol; k++)
 						mat[b * ncol + k] = logr[b * a->ncells + k];
-				char *cause = NULL;
-				g->nblocks = stats_blocks_with_data(mat, nb, ncol);
-				report_reseed(rng, r->o.seed, scopes[s], a->modes[m], "geomean");
-				if (stats_boot_geomean(mat, nb, ncol, r->o.conf, r->o.nboot, rng, &g->geomean,
-						       &g->lo, &g->hi, &cause)) {
-					report_warn(r, "geometric mean of '%s' in '%s' not computed: %s",
-					     a->modes[m], scopes[s], cause);
-					free(cause);
-				}
-				/* a bootstrap over fewer blocks than a distribution-free CI needs
-				 * covers far less than its label (52% at 2 blocks, 76% at 3:
-				 * scripts/boot-coverage.py): no CI, as for every verdict */
-				g->boot_lo = g->lo;
-				g->boot_hi = g->hi;
-				if (stats_ci_short(g->nblocks, g->nblocks, r->o.conf, 1))
-					g->lo = g->hi = NAN;
+				stats_geomean_t(mat, nb, ncol, r->o.conf, &g->geomean, &g->lo, &g->hi,
+						&g->p, &g->nblocks);
+				if (isnan(g->geomean))
+					report_warn(r, "geometric mean of '%s' in '%s' not computed: no "
+						    "block has every one of its %zu op cells", a->modes[m],
+						    scopes[s], ncol);
 				free(mat);
 			}
 		}
@@ -546,13 +647,17 @@ static void sample_size_warnings(struct report *r)
 {
 	const struct analysis *a = r->a;
 	size_t nb = a->nblocks;
-	if (nb < 6)
+	if (r->o.test == STATS_TEST_RANK && nb < 6)
 		report_warn(r, "%zu blocks: the exact signed-rank test cannot reach p < %.3g below 6 pairs "
 			"(smallest two-sided p with %zu pairs: %.4g), and no verdict, SAME included, "
-			"rests on a CI from fewer than 6, and geometric means and compositions "
-			"show no CI; add repeats (a recorded run: harness run --resume FILE "
-			"--repeats N)",
+			"rests on a CI from fewer than 6; add repeats (a recorded run: harness run "
+			"--resume FILE --repeats N) or decide by the t test (--test t)",
 		     nb, r->o.alpha, nb, nb ? 2.0 / pow(2.0, (double)nb) : 1.0);
+	else if (a->paired && nb < 3)
+		report_warn(r, "%zu block(s): a t test on %zu pair(s) has %s degree of freedom, so its "
+			    "CIs are %s; add repeats (a recorded run: harness run --resume FILE "
+			    "--repeats N)", nb, nb, nb == 2 ? "one" : "no",
+			    nb == 2 ? "12.7 standard errors wide each way" : "not there at all");
 	for (size_t k = 0; k < a->nfailed; k++)
 		for (size_t m = 0; m < a->nmodes; m++)
 			if (a->failed[k].count[m])
@@ -601,26 +706,42 @@ int report_build(const struct analysis *a, const struct report_opts *o, struct r
 
 	for (size_t i = 0; i < a->nwarnings; i++)
 		report_warn(r, "%s", a->warnings[i]);
+	/* a sequential run is read at the level of the look it stopped at (sequential.h) */
+	const char *sa = rec_meta_get(&a->meta, "sequential_alpha");
+	const char *st = rec_meta_get(&a->meta, "sequential_alpha_total");
+	double lvl, tot = 0.05;
+	if (!o->alpha_given && sa && *sa && !parse_double(sa, 1e-300, 0.5, &lvl)) {
+		if (st && *st)
+			parse_double(st, 1e-9, 0.5, &tot);
+		r->o.alpha = lvl;
+		r->o.conf = 1 - lvl;
+		r->o.alpha_scale = lvl / tot;
+	}
 	summarize(r);
 	aa_noise(r);
 	choose_margin(r);
+	cell_floors(r);
 
-	/* every mode against the baseline, per cell; Holm across all of them */
+	/* every mode against the baseline, per cell, adjusted within its family */
 	r->cmp = xcalloc(a->nmodes * a->ncells, sizeof(*r->cmp));
 	for (size_t c = 0; c < a->ncells; c++)
 		for (size_t m = 0; m < a->nmodes; m++)
 			if (m != r->baseline)
 				compare(r, m, r->baseline, c, rng, &r->cmp[r->ncmp++]);
-	holm(r, r->cmp, r->ncmp);
+	adjust_families(r, r->cmp, r->ncmp, 0);
 
-	/* A/A copies against their originals: the false-positive rate of this design */
+	/* A/A copies against their originals: the false-positive rate of this design, in a
+	 * family of their own */
 	for (size_t i = 0; i < r->naa; i++) {
 		struct rep_aa *q = &r->aa[i];
-		size_t start = r->naacmp;
 		r->aacmp = xrealloc(r->aacmp, (r->naacmp + a->ncells) * sizeof(*r->aacmp));
 		for (size_t c = 0; c < a->ncells; c++)
 			compare(r, q->mode, q->of, c, rng, &r->aacmp[r->naacmp++]);
-		for (size_t k = start; k < r->naacmp; k++)
+	}
+	adjust_families(r, r->aacmp, r->naacmp, 1);
+	for (size_t i = 0, start = 0; i < r->naa; i++, start += a->ncells) {
+		struct rep_aa *q = &r->aa[i];
+		for (size_t k = start; k < start + a->ncells; k++)
 			if (r->aacmp[k].ok) {
 				q->cells++;
 				q->false_positives += r->aacmp[k].c.verdict == VERDICT_FASTER ||
@@ -646,6 +767,9 @@ void report_free(struct report *r)
 	if (!r)
 		return;
 	free(r->sum);
+	free(r->floor);
+	free(r->floor_s);
+	free(r->floor_src);
 	free(r->cmp);
 	free(r->aacmp);
 	for (size_t i = 0; i < r->nagg; i++)

@@ -11,10 +11,27 @@
 #include "harness/analysis/analysis.h"
 #include "stats/stats.h"
 
+/* How the per-cell verdicts of a family are adjusted for multiplicity (docs/report-format.md,
+ * "Families"): Benjamini-Hochberg's false-discovery rate (the default: exploratory cells),
+ * Benjamini-Yekutieli's (any dependence between cells) or Holm's family-wise error. */
+enum rep_adjust { REP_ADJUST_BH = 0, REP_ADJUST_BY, REP_ADJUST_HOLM };
+const char *rep_adjust_name(enum rep_adjust a);          /* "bh", "by", "holm" */
+int rep_adjust_parse(const char *s, enum rep_adjust *a); /* 0, or -1: not one of those */
+/* Adjust the n p-values p into adj by method a (stats_bh, stats_by, stats_holm). */
+void rep_adjust_p(enum rep_adjust a, const double *p, size_t n, double *adj);
+
 struct report_opts {
 	const char *baseline;  /* NULL: the experiment's */
-	double alpha;          /* 0.05 */
-	double margin;         /* NAN: the experiment's, else the A/A noise floor, else 0.01 */
+	double alpha;          /* 0.05; a sequential run's (sequential.h) stopping look's level
+				  unless alpha_given */
+	int alpha_given;       /* 1: alpha (and conf, alpha_scale) as set, whatever the run */
+	double alpha_scale;    /* 1: hypotheses with an alpha of their own are tested at it
+				  times this (a sequential look's share of the total) */
+	double margin;         /* the declared practical margin; NAN: the experiment's, else none
+				  (each cell is judged against its own noise floor) */
+	enum stats_test test;  /* the deciding test: STATS_TEST_T */
+	enum rep_adjust adjust;/* the per-cell families' adjustment: REP_ADJUST_BH */
+	int family_workload;   /* 1: one family per workload; 0: one per run */
 	double conf;           /* 0.95 */
 	double power;          /* 0.8 */
 	size_t nboot;          /* 10000 */
@@ -43,7 +60,12 @@ struct rep_cmp {
 	size_t mode, ref, cell;
 	int ok;                      /* 0: could not compare (too few pairs); why in note */
 	char note[96];
-	struct stats_comparison c;
+	struct stats_comparison c;   /* c.floor is the cell's noise floor, c.p_adj the p adjusted
+				      * within the family */
+	const char *family;          /* borrowed: "aa" (an A/A copy against its original, or
+				      * against the baseline), "run", or the cell's workload
+				      * (report_opts.family_workload) */
+	size_t family_size;          /* comparisons in that family */
 	int iqr_overlap;             /* the seed study's criterion: the IQRs of unit medians overlap */
 	double spread_ratio;         /* spread(mode) / spread(ref) */
 };
@@ -53,12 +75,10 @@ struct rep_agg {
 	char *scope;                 /* workload name, or "all" */
 	size_t mode;
 	size_t ncells;               /* op cells in the geometric mean */
-	double geomean, lo, hi;      /* block-bootstrap CI; NAN when not computable, or when
-				      * the blocks are too few for any CI at the level
-				      * (stats_ci_short) */
-	double boot_lo, boot_hi;     /* the bootstrap's interval whatever the blocks: a planning
-				      * figure (verify's repeats to decide), never shown as a CI */
-	size_t nblocks;              /* blocks with a value, those the CI resamples */
+	double geomean, lo, hi;      /* stats_geomean_t over the complete blocks (t CI); NAN
+				      * when not computable (lo, hi: fewer than 2 blocks) */
+	double p;                    /* its t test against 1, NAN with the CI */
+	size_t nblocks;              /* complete blocks (every op cell of both modes) */
 	double e2e_ratio;            /* the workload's e2e cell ratio, NAN when none */
 	enum stats_verdict e2e_verdict;
 	int has_e2e;
@@ -178,7 +198,9 @@ struct rep_comp {
 	char note[96];
 	double geomean;                 /* the unweighted op-cell geomean (rep_agg), for contrast */
 	struct rep_est pred, meas, inter, cov_base, cov_mode;
-	enum rep_compose verdict;       /* interaction against the margin */
+	double margin;                  /* the interaction's: the declared margin, else the e2e
+					   cell's noise floor, else 1% */
+	enum rep_compose verdict;       /* interaction against that margin */
 };
 
 struct rep_tau {
@@ -192,14 +214,24 @@ struct rep_tau {
 	char *why;                      /* one line of evidence for it (heap), or NULL */
 };
 
+/* Where a cell's noise floor comes from (report.c, stats_noise_floor). */
+enum rep_floor_src { REP_FLOOR_NONE = 0, REP_FLOOR_AA, REP_FLOOR_PAIRS };
+const char *rep_floor_src_name(enum rep_floor_src s); /* "none", "aa", "comparisons" */
+
 struct report {
 	const struct analysis *a;       /* borrowed */
-	struct report_opts o;
+	struct report_opts o;           /* as used: a sequential run's level in alpha, conf and
+					   alpha_scale unless alpha_given */
 	size_t baseline;
-	double margin;
-	const char *margin_source;      /* "option", "experiment", "aa-noise-floor", "default" */
+	double margin;                  /* the declared practical margin, NAN: none */
+	const char *margin_source;      /* "option", "experiment", "none" */
+	double *floor;                  /* per cell: its noise floor (stats_noise_floor), NAN:
+					   no estimate (fewer than 3 pairs or units) */
+	double *floor_s;                /* per cell: the standard deviation of one pair's log
+					   ratio it comes from (before the clamp), NAN: none */
+	enum rep_floor_src *floor_src;  /* per cell */
 	struct rep_summary *sum;        /* [mode * ncells + cell] */
-	struct rep_cmp *cmp;            /* vs baseline, Holm across all of them */
+	struct rep_cmp *cmp;            /* vs baseline, adjusted within their families */
 	size_t ncmp;
 	struct rep_cmp *aacmp;          /* A/A copies vs their originals */
 	size_t naacmp;
@@ -225,6 +257,15 @@ struct report {
 	char **warnings;
 	size_t nwarnings;
 };
+
+/* 1 when n blocks carry no CI for r's test: fewer than 2 for the t test, fewer than a
+ * distribution-free CI at the report's level needs for the signed-rank test
+ * (stats_ci_short: 6 at 95%). */
+int report_ci_short(const struct report *r, size_t n);
+
+/* Append a warning (formatted) to r->warnings: the report's own, and what a caller adds
+ * (harness report adds the audit's findings, cmd-report.c). */
+void report_warn(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Compute everything; reports and returns -1 (unknown baseline, bad options). */
 int report_build(const struct analysis *a, const struct report_opts *o, struct report **out);

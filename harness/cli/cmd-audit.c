@@ -69,9 +69,10 @@ const struct cmd_entry cmd_audit_entry = {
 	.help = "options:\n"
 		"  -f, --format FMT     md (default) or json\n"
 		"  --baseline MODE      the declared baseline (default: the experiment's)\n"
-		"  --alpha A            test level (default 0.05)\n"
-		"  --margin M           equivalence margin, e.g. 0.02 for +-2% (default: the\n"
-		"                       experiment's, else the A/A noise floor, else 0.01)\n"
+		"  --alpha A            test level (default 0.05; a sequential run's last look's)\n"
+		"  --margin M           a declared practical margin, e.g. 0.02 for +-2% (default:\n"
+		"                       the experiment's, else none: each cell's noise floor)\n"
+		CMD_DECIDE_HELP
 		"  --resamples N        bootstrap resamples (default 10000)\n"
 		"  --seed S             bootstrap seed (default 20261121)\n"
 		"  --repo DIR           a git repository in which a hypothesis file that was not\n"

@@ -1,4 +1,5 @@
-/* cmd-check.c: `harness check FILE...`: validate experiment files without running anything */
+/* cmd-check.c: `harness check FILE...`: validate experiment files without running anything,
+ * and say what each design can decide (design.h) */
 #include "config.h"
 
 #include <inttypes.h>
@@ -6,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <math.h>
+
+#include "harness/analysis/design.h"
 #include "harness/base/util.h"
 #include "harness/cli/cmd.h"
 #include "harness/config/experiment.h"
@@ -171,8 +175,23 @@ static char *backend_repeats(const struct experiment *e)
  * names, parsed: cmd_load_experiment); print one "ok" line per valid file on stdout.  The
  * first invalid file's error goes to stderr and ends the command with EXIT_USAGE: nothing
  * was run or written. */
+enum { OPT_PRIOR = 256, OPT_AA_FLOOR, OPT_DESIGN };
+
+static const struct cmd_opt check_opts[] = {
+	{ "prior", OPT_PRIOR, 1 },
+	{ "aa-floor", OPT_AA_FLOOR, 1 },
+	{ "design", OPT_DESIGN, 0 },
+	{ NULL, 0, 0 },
+};
+
 static int check_exec(const struct cmd_args *a)
 {
+	struct design_prior dp = { .results = cmd_args_value(a, OPT_PRIOR), .aa_floor = NAN };
+	const char *fl = cmd_args_value(a, OPT_AA_FLOOR);
+	if (fl && (parse_double(fl, 0, 0.5, &dp.aa_floor) || !(dp.aa_floor > 0)))
+		return cmd_usage_error(a->entry, "--aa-floor must be a relative noise floor in "
+						 "(0, 0.5), e.g. 0.01 for 1%%, not '%s'", fl);
+	int undecidable = 0;
 	for (int i = 0; i < a->npos; i++) {
 		const char *path = a->pos[i];
 		struct experiment *e = NULL;
@@ -186,22 +205,40 @@ static int check_exec(const struct cmd_args *a)
 		       on, only);
 		free(on);
 		free(only);
+		int und = 0;
+		int say = dp.results || !isnan(dp.aa_floor) || cmd_args_count(a, OPT_DESIGN);
+		int bad = design_assess(e, &dp, say ? stdout : NULL, &und);
+		undecidable |= und;
 		experiment_free(e);
+		if (bad)
+			return EXIT_USAGE;
 		/* keep the ok lines in step with a later file's error on stderr */
 		if (fflush(stdout) != 0) {
 			error_errno("cannot write to standard output");
 			return EXIT_RUN_FAILED;
 		}
 	}
+	(void)undecidable; /* said as warnings: a design that cannot decide is still valid */
 	return EXIT_OK;
 }
 
 const struct cmd_entry cmd_check_entry = {
 	.name = "check",
-	.usage = "check FILE...",
-	.summary = "validate experiment files without running anything",
-	.help = "  -h, --help   show this help\n",
-	.opts = NULL,
+	.usage = "check [options] FILE...",
+	.summary = "validate experiment files and say what their designs can decide",
+	.help = "options:\n"
+		"  --design             say what each design can decide (its blocks, the test,\n"
+		"                       its sequential looks); a design that cannot decide is\n"
+		"                       always warned of\n"
+		"  --prior RESULTS.h5   an earlier run of the experiment: each comparison's\n"
+		"                       minimum detectable effect at the design's blocks, and the\n"
+		"                       blocks each primary hypothesis needs at its spread\n"
+		"  --aa-floor F         assume an A/A noise floor F (0.01 = 1%) in every cell: the\n"
+		"                       minimum detectable effect and the blocks SAME needs\n"
+		"  -h, --help           this text\n"
+		"exit status: 0 valid (a design that cannot decide is warned of on stderr),\n"
+		"             2 invalid\n",
+	.opts = check_opts,
 	.min_args = 1,
 	.max_args = -1,
 	.flags = 0,

@@ -42,8 +42,10 @@ const struct cmd_entry cmd_compare_entry = {
 	.summary = "the same cells and modes across two runs (unpaired): B against A",
 	.help = "options:\n"
 		"  -f, --format FMT     md (default), json or csv\n"
-		"  --alpha A            test level, Holm-adjusted across the rows (default 0.05)\n"
-		"  --margin M           equivalence margin (default: A's experiment's, else 0.01)\n"
+		"  --alpha A            test level, adjusted across the rows (default 0.05)\n"
+		"  --margin M           a declared practical margin (default: A's experiment's,\n"
+		"                       else none: each row's noise floor in A)\n"
+		CMD_DECIDE_HELP
 		"  --resamples N        bootstrap resamples (default 10000)\n"
 		"  --seed S             bootstrap seed (default 20261121)\n"
 		"  -h, --help           this text\n",

@@ -93,7 +93,8 @@ const struct cmd_entry cmd_plot_entry = {
 		"                       first e2e cell, else the first cell)\n"
 		"  --baseline MODE      compare against MODE (default: the experiment's baseline)\n"
 		"  --alpha A            test level, as for report (default 0.05)\n"
-		"  --margin M           equivalence margin, as for report\n"
+		"  --margin M           a declared practical margin, as for report\n"
+		CMD_DECIDE_HELP
 		"  --resamples N        bootstrap resamples (default 10000)\n"
 		"  --seed S             bootstrap seed (default 20261121)\n"
 		"  -h, --help           this text\n"

@@ -99,6 +99,19 @@ static int report_exec(const struct cmd_args *a)
 	struct plot_src *src = NULL;
 	if ((rc = cmd_load_report(a->pos[0], &o, &an, &r)))
 		return rc;
+	/* the Warnings say what the audit says: each check that does not PASS (the HTML page
+	 * has the audit whole) */
+	struct audit *au = NULL;
+	if (fmt != REPORT_HTML) {
+		if (audit_build(an, r, &au))
+			report_warn(r, "the audit could not be built on this file (see above)");
+		for (size_t i = 0; au && i < au->nchecks; i++)
+			if (au->checks[i].status != AUDIT_PASS)
+				report_warn(r, "audit %s '%s': %s",
+					    audit_status_name(au->checks[i].status), au->checks[i].id,
+					    au->checks[i].summary ? au->checks[i].summary : "");
+		audit_free(au);
+	}
 	/* the page's figures read what the report does not: before anything is written, so
 	 * that a damaged results file is a bad input (2) for every format */
 	if (fmt == REPORT_HTML && plot_src_read(r, NULL, &src))
@@ -121,9 +134,10 @@ const struct cmd_entry cmd_report_entry = {
 		"  -f, --format FMT     md (default), json, csv (the comparisons table) or html\n"
 		"                       (one self-contained file with the figures, docs/plots.md)\n"
 		"  --baseline MODE      compare against MODE (default: the experiment's baseline)\n"
-		"  --alpha A            test level, Holm-adjusted across the report (default 0.05)\n"
-		"  --margin M           equivalence margin, e.g. 0.02 for +-2% (default: the\n"
-		"                       experiment's, else the A/A noise floor, else 0.01)\n"
+		"  --alpha A            test level (default 0.05; a sequential run's last look's)\n"
+		"  --margin M           a declared practical margin, e.g. 0.02 for +-2% (default:\n"
+		"                       the experiment's, else none: each cell's noise floor)\n"
+		CMD_DECIDE_HELP
 		"  --resamples N        bootstrap resamples (default 10000)\n"
 		"  --seed S             bootstrap seed (default 20261121; recorded in the report)\n"
 		"  --repo DIR           a git repository in which a hypothesis file that was not\n"

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness/analysis/sequential.h"
 #include "harness/base/util.h"
 #include "harness/cli/cmd.h"
 #include "harness/config/experiment.h"
@@ -15,7 +16,8 @@
 #include "kernels/backend.h"
 
 enum { OPT_RESUME = 256, OPT_BACKEND, OPT_RESULTS_DIR, OPT_PREREG, OPT_JOBS, OPT_GPUS,
-       OPT_MAX_TIME, OPT_SHARD, OPT_ESTIMATES, OPT_REPEATS, OPT_SHARE_SPLIT };
+       OPT_MAX_TIME, OPT_SHARD, OPT_ESTIMATES, OPT_REPEATS, OPT_SHARE_SPLIT, OPT_UNTIL_DECIDED,
+       OPT_UNTIL };
 
 static const struct cmd_opt run_opts[] = {
 	{ "resume", OPT_RESUME, 1 },
@@ -31,8 +33,105 @@ static const struct cmd_opt run_opts[] = {
 	{ "shard", OPT_SHARD, 1 },
 	{ "repeats", OPT_REPEATS, 1 },
 	{ "share-split-blocks", OPT_SHARE_SPLIT, 0 },
+	{ "until-decided", OPT_UNTIL_DECIDED, 1 },
+	{ "until", OPT_UNTIL, 1 },
 	{ NULL, 0, 0 },
 };
+
+/* 1 when path (a results file, or NULL) records a sequential design still going: its
+ * sessions print no closing summary. */
+static int seq_resumed(const char *path)
+{
+	struct rec *f = NULL;
+	struct rec_meta m;
+	rec_meta_init(&m);
+	int on = 0;
+	if (path && access(path, F_OK) == 0 && rec_open(path, 0, &f) == 0 &&
+	    rec_read_meta(f, &m) == 0) {
+		const char *s = rec_meta_get(&m, "sequential"), *st = rec_meta_get(&m, "sequential_stopped");
+		on = s && *s && !(st && *st);
+	}
+	rec_close(f);
+	rec_meta_release(&m);
+	return on;
+}
+
+/* The sequential design's loop (sequential.h): while the run is sequential and every unit
+ * of its plan is recorded ok, look; record the look; stop when decided, at max_repeats or
+ * when --max-time's budget is spent, else resume with one block more.  o is the first
+ * session's options (a new run or --resume); res holds the last session's result.  Returns
+ * the last session's outcome, or SCHED_ERROR (reported). */
+static enum sched_outcome run_sequential(struct sched_opts *o, struct sched_result *res)
+{
+	int64_t t0 = util_now_ns();
+	double budget = o->max_time_s;
+	o->no_summary |= o->until_max > 0 || seq_resumed(o->resume);
+	enum sched_outcome out = sched_run(o, res);
+	while (out == SCHED_ALL_OK && res->results_path) {
+		struct rec *f = NULL;
+		struct rec_meta m;
+		rec_meta_init(&m);
+		struct seq_design d;
+		int bad = rec_open(res->results_path, 0, &f) || rec_read_meta(f, &m) ||
+			  seq_design_read(&m, res->results_path, &d);
+		rec_close(f);
+		if (bad) {
+			rec_meta_release(&m);
+			return SCHED_ERROR;
+		}
+		if (!d.on || *d.stopped) { /* not sequential, or its design has ended */
+			rec_meta_release(&m);
+			break;
+		}
+		struct seq_look l;
+		if (seq_look(res->results_path, &d, &l)) {
+			rec_meta_release(&m);
+			return SCHED_ERROR;
+		}
+		double spent = (double)(util_now_ns() - t0) / 1e9;
+		const char *stop = l.done ? "decided" : l.blocks >= d.max_repeats ? "max_repeats" : "";
+		/* --max-time ends this session, not the design: a lease spent goes on with
+		 * --resume, as a fixed run does */
+		int out_of_time = !*stop && budget > 0 && spent >= budget;
+		char *looks = seq_looks_append(rec_meta_get(&m, "sequential_looks"), &l);
+		char lvl[40];
+		snprintf(lvl, sizeof(lvl), "%.17g", l.alpha);
+		const char *kv[] = { "sequential_looks", looks, "sequential_alpha", lvl,
+				     "sequential_stopped", stop };
+		int rc = sched_record_meta(res->results_path, kv, ARRAY_SIZE(kv) / 2);
+		free(looks);
+		rec_meta_release(&m);
+		if (!o->quiet)
+			fprintf(stderr, "harness: look %zu after %" PRId64 " blocks at level %.4g: "
+					"%zu of %zu primary hypotheses decided%s%s%s; %zu of %zu cells; "
+					"%s\n", d.nlooks + 1, l.blocks, l.alpha, l.decided, l.primary,
+				*l.undecided ? " (undecided: " : "", l.undecided,
+				*l.undecided ? ")" : "", l.cells_decided, l.cells,
+				!strcmp(stop, "decided") ? "decided: the run stops"
+				: !strcmp(stop, "max_repeats") ? "max_repeats reached: the run stops undecided"
+				: out_of_time ? "--max-time spent: resume it for the next block"
+					      : "one block more");
+		seq_look_release(&l);
+		if (rc)
+			return SCHED_ERROR;
+		if (*stop)
+			break;
+		if (out_of_time)
+			return SCHED_TIME_LIMIT;
+		/* one block more, as a resumed session of the same run */
+		char *path = xstrdup(res->results_path);
+		struct sched_opts next = { .resume = path, .quiet = o->quiet, .no_summary = 1,
+					   .jobs = o->jobs,
+					   .gpus = o->gpus, .repeats = l.blocks + 1,
+					   .argc = o->argc, .argv = o->argv };
+		if (budget > 0)
+			next.max_time_s = budget - spent;
+		sched_result_release(res);
+		out = sched_run(&next, res);
+		free(path);
+	}
+	return out;
+}
 
 static int run_exec(const struct cmd_args *a)
 {
@@ -77,6 +176,21 @@ static int run_exec(const struct cmd_args *a)
 		return cmd_usage_error(a->entry, "--repeats extends a recorded run's plan: give "
 						 "--resume FILE (a new run takes its repeats from "
 						 "the experiment)");
+	const char *ud = cmd_args_value(a, OPT_UNTIL_DECIDED), *until = cmd_args_value(a, OPT_UNTIL);
+	if (ud && parse_i64(ud, 2, 10000, &o.until_max))
+		return cmd_usage_error(a->entry, "--until-decided: '%s' is not a number of blocks "
+						 "(2 to 10000), the most the run may take", ud);
+	if (until && strcmp(until, "primary") && strcmp(until, "cells"))
+		return cmd_usage_error(a->entry, "--until: '%s' is not primary or cells", until);
+	if (until && !ud)
+		return cmd_usage_error(a->entry, "--until only qualifies --until-decided N");
+	o.until_cells = until && !strcmp(until, "cells");
+	if (ud && o.resume)
+		return cmd_usage_error(a->entry, "--until-decided designs a new run; a resumed run "
+						 "continues the design it recorded");
+	if (ud && o.shard_n)
+		return cmd_usage_error(a->entry, "--until-decided looks at the whole run: not with "
+						 "--shard");
 	const char *est = cmd_args_value(a, OPT_ESTIMATES);
 	if (est && !mt)
 		return cmd_usage_error(a->entry, "--estimates only informs --max-time: give both");
@@ -97,6 +211,7 @@ static int run_exec(const struct cmd_args *a)
 		struct experiment *e = NULL;
 		if (cmd_load_experiment(o.experiment, &e))
 			return EXIT_USAGE;
+		o.no_summary = e->seq.on;
 		experiment_free(e);
 	}
 	/* --estimates: read now, so that an unreadable file stops the run before it starts */
@@ -112,7 +227,7 @@ static int run_exec(const struct cmd_args *a)
 		o.est_units = eu;
 	}
 	struct sched_result res;
-	enum sched_outcome out = sched_run(&o, &res);
+	enum sched_outcome out = run_sequential(&o, &res);
 	rec_units_free(eu, o.nest_units);
 	int ret = out == SCHED_ALL_OK        ? EXIT_OK
 		  : out == SCHED_REFUSED     ? EXIT_USAGE
@@ -155,6 +270,12 @@ const struct cmd_entry cmd_run_entry = {
 		"                       blocks unchanged (the file says it was extended)\n"
 		"  --share-split-blocks with --resume and slots: a slot with no block left takes\n"
 		"                       units of a block that already ran on another device\n"
+		"  --until-decided N    a sequential design: after the experiment's repeats, look\n"
+		"                       after each block (alpha spent over the looks) and add one\n"
+		"                       until every primary hypothesis is decided, or N blocks\n"
+		"                       (the experiment's [sequential] says the same)\n"
+		"  --until primary|cells  with --until-decided: wait for every cell's comparison\n"
+		"                       with the baseline too (cells)\n"
 		"  --require-preregistered\n"
 		"                       refuse to start unless every hypothesis file the\n"
 		"                       experiment attaches is committed and clean in git\n"

@@ -48,12 +48,23 @@ enum {
 	CMD_OPT_NBOOT,
 	CMD_OPT_SEED,
 	CMD_OPT_REPO,
+	CMD_OPT_TEST,
+	CMD_OPT_ADJUST,
+	CMD_OPT_FAMILY,
 	CMD_OPT_OWN
 };
 #define CMD_STATS_OPTS                                                                  \
 	{ "baseline", CMD_OPT_BASELINE, 1 }, { "alpha", CMD_OPT_ALPHA, 1 },                \
 		{ "margin", CMD_OPT_MARGIN, 1 }, { "resamples", CMD_OPT_NBOOT, 1 },         \
-		{ "seed", CMD_OPT_SEED, 1 }
+		{ "seed", CMD_OPT_SEED, 1 }, { "test", CMD_OPT_TEST, 1 },                   \
+		{ "adjust", CMD_OPT_ADJUST, 1 }, { "family", CMD_OPT_FAMILY, 1 }
+/* The help lines of the deciding options of CMD_STATS_OPTS (--test, --adjust, --family),
+ * for each command's help text. */
+#define CMD_DECIDE_HELP                                                                   \
+	"  --test T             the deciding test: t (the paired t test on log ratios, the\n" \
+	"                       default) or signed-rank (exact; its p >= 2/2^n)\n"          \
+	"  --adjust A           the per-cell families' adjustment: bh (default), by, holm\n" \
+	"  --family F           one family of cells per run (default) or per workload\n"
 /* --repo DIR, for the commands that judge hypothesis files (verify, audit, report): read by
  * cmd_stats_opts into report_opts.repo. */
 #define CMD_REPO_OPT { "repo", CMD_OPT_REPO, 1 }

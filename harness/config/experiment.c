@@ -34,10 +34,14 @@ const char *const exp_fault_names[] = { "none", "crash", "hang", "exit", "bad-re
 /* The keys each table may hold, for unknown-key messages and did-you-mean. */
 static const char *const root_keys[] = {
 	"schema", "name", "description", "backend", "repeats", "seed", "order", "unit_scope",
-	"unit_timeout", "margin", "hypotheses", "measure", "run", "environment", "workloads", "modes", "on", NULL
+	"unit_timeout", "margin", "hypotheses", "measure", "run", "sequential", "environment",
+	"workloads", "modes", "on", NULL
 };
 static const char *const run_keys[] = { "jobs", "gpus", NULL };
-static const char *const on_keys[] = { "repeats", "measure", NULL };
+static const char *const on_keys[] = { "repeats", "max_repeats", "measure", NULL };
+static const char *const seq_keys[] = { "max_repeats", "spending", "until", NULL };
+static const char *const spending_names[] = { "pocock", "obrien-fleming", NULL };
+static const char *const until_names[] = { "primary", "cells", NULL };
 static const char *const measure_keys[] = {
 	"warmup_time", "warmup_count", "min_samples", "max_samples", "max_time",
 	"target_precision", "flush", "trial_samples", "threads", NULL
@@ -179,6 +183,64 @@ static int parse_run(struct tc_parser *p, const struct tc_field *f, struct run_s
 	return 0;
 }
 
+/* [sequential]: max_repeats (required), spending, until. */
+static int parse_sequential(struct tc_parser *p, const struct tc_field *f, struct seq_settings *q)
+{
+	if (tc_want_kind(p, f, TB_TABLE))
+		return -1;
+	q->on = 1;
+	int have_max = 0;
+	for (size_t i = 0; i < tb_node_len(f->v); i++) {
+		struct tc_field g = tc_field_at(f->v, i);
+		int r, k = 0;
+		if (!strcmp(g.key, "max_repeats")) {
+			r = exp_get_int(p, &g, 2, MAX_REPEATS, &q->max_repeats);
+			q->line = g.key_pos.line;
+			q->col = g.key_pos.col;
+			have_max = 1;
+		} else if (!strcmp(g.key, "spending")) {
+			r = exp_get_enum(p, &g, spending_names, &k);
+			q->spending = k;
+		} else if (!strcmp(g.key, "until")) {
+			r = exp_get_enum(p, &g, until_names, &k);
+			q->until_cells = k;
+		} else {
+			r = tc_unknown_key(p, &g, seq_keys, " in [sequential]");
+		}
+		if (r)
+			return -1;
+	}
+	if (!have_max)
+		return tc_fail(p, f->pos, "[sequential] needs 'max_repeats', the most blocks the run "
+			    "may take (the budget its looks' levels are spent over)");
+	return 0;
+}
+
+/* max_repeats at least the repeats it starts from, for the run's own settings and each
+ * [on.BACKEND]'s (its own, or the experiment's, of either). */
+static int check_sequential(struct tc_parser *p, const struct experiment *e)
+{
+	if (!e->seq.on)
+		return 0;
+	struct tb_pos at = { e->seq.line, e->seq.col };
+	if (e->seq.max_repeats < e->repeats)
+		return tc_fail(p, at, "'max_repeats' (%" PRId64 ") is below 'repeats' (%" PRId64
+			    "): the first look is after 'repeats' blocks", e->seq.max_repeats,
+			    e->repeats);
+	for (size_t i = 0; i < e->non; i++) {
+		const struct backend_settings *o = &e->on[i];
+		int64_t r = o->has_repeats ? o->repeats : e->repeats;
+		int64_t m = o->has_max_repeats ? o->max_repeats : e->seq.max_repeats;
+		struct tb_pos here = o->has_repeats ? (struct tb_pos){ o->repeats_line, o->repeats_col }
+						    : at;
+		if (m < r)
+			return tc_fail(p, here, "[on.%s]: 'repeats' (%" PRId64 ") is above the "
+				    "'max_repeats' (%" PRId64 ") of a run on '%s': the first look is "
+				    "after 'repeats' blocks", o->backend, r, m, o->backend);
+	}
+	return 0;
+}
+
 /* [on.BACKEND] tables, after the rest of the root (their [measure] keys go over the
  * experiment's [measure], wherever that is written). */
 static int parse_on(struct tc_parser *p, const struct tc_field *f, struct experiment *e)
@@ -211,6 +273,14 @@ static int parse_on(struct tc_parser *p, const struct tc_field *f, struct experi
 			if (!strcmp(g.key, "repeats")) {
 				r = exp_get_int(p, &g, 1, MAX_REPEATS, &o->repeats);
 				o->has_repeats = 1;
+				o->repeats_line = g.key_pos.line;
+				o->repeats_col = g.key_pos.col;
+			} else if (!strcmp(g.key, "max_repeats")) {
+				r = exp_get_int(p, &g, 2, MAX_REPEATS, &o->max_repeats);
+				o->has_max_repeats = 1;
+				if (!r && !e->seq.on)
+					r = tc_fail(p, g.key_pos, "'max_repeats' in [on.%s] needs a "
+						    "[sequential] table", o->backend);
 			} else if (!strcmp(g.key, "measure")) {
 				r = exp_parse_measure(p, &g, &o->measure, NULL);
 			} else {
@@ -292,8 +362,13 @@ void experiment_apply_on(struct experiment *e, const char *backend)
 	for (size_t i = 0; i < e->non; i++) {
 		if (strcmp(e->on[i].backend, backend))
 			continue;
-		if (e->on[i].has_repeats)
+		if (e->on[i].has_repeats) {
 			e->repeats = e->on[i].repeats;
+			e->repeats_line = e->on[i].repeats_line;
+			e->repeats_col = e->on[i].repeats_col;
+		}
+		if (e->on[i].has_max_repeats)
+			e->seq.max_repeats = e->on[i].max_repeats;
 		e->measure = e->on[i].measure;
 	}
 }
@@ -447,6 +522,8 @@ static int parse_root(struct tc_parser *p, const struct tb_node *root, struct ex
 			r = exp_get_backend(p, &g, &e->backend);
 		} else if (!strcmp(g.key, "repeats")) {
 			r = exp_get_int(p, &g, 1, MAX_REPEATS, &e->repeats);
+			e->repeats_line = g.key_pos.line;
+			e->repeats_col = g.key_pos.col;
 		} else if (!strcmp(g.key, "seed")) {
 			r = exp_get_int(p, &g, 0, INT64_MAX, &seed);
 			e->seed = (uint64_t)seed;
@@ -469,6 +546,8 @@ static int parse_root(struct tc_parser *p, const struct tb_node *root, struct ex
 			r = exp_parse_measure(p, &g, &e->measure, NULL);
 		} else if (!strcmp(g.key, "run")) {
 			r = parse_run(p, &g, &e->run);
+		} else if (!strcmp(g.key, "sequential")) {
+			r = parse_sequential(p, &g, &e->seq);
 		} else if (!strcmp(g.key, "environment")) {
 			r = parse_environment(p, &g, e);
 		} else if (!strcmp(g.key, "workloads")) {
@@ -495,6 +574,8 @@ static int parse_root(struct tc_parser *p, const struct tb_node *root, struct ex
 	if (exp_check_mode_workloads(p, &modes, e) || exp_check_models(p, e))
 		return -1;
 	if (on.key && parse_on(p, &on, e))
+		return -1;
+	if (check_sequential(p, e))
 		return -1;
 	if (exp_check_mode_measure(p, &modes, e))
 		return -1;

@@ -48,12 +48,27 @@ struct run_settings {
 				   * heap, or NULL unset */
 };
 
+/* [sequential]: blocks added one at a time after the experiment's repeats until what is
+ * asked is decided or max_repeats blocks are spent (docs/experiment-format.md; the looks'
+ * levels by alpha spending, stats_seq_alpha; harness run --until-decided gives the same). */
+struct seq_settings {
+	int on;                   /* the table is there */
+	int64_t max_repeats;      /* the budget in blocks, >= repeats */
+	int spending;             /* enum stats_spending (stats.h): "pocock" (default) */
+	int until_cells;          /* 0: every primary hypothesis decided; 1: and every cell's
+				   * comparison with the baseline (not INCONCLUSIVE) */
+	int line, col;            /* where max_repeats is written (for messages) */
+};
+
 /* `[on.BACKEND]`: what a run whose modes all run on BACKEND uses instead of the
- * experiment's own repeats and [measure] (experiment_apply_on). */
+ * experiment's own repeats, max_repeats and [measure] (experiment_apply_on). */
 struct backend_settings {
 	char *backend;            /* a registry name (built here or not), never "auto" */
 	int has_repeats;
 	int64_t repeats;
+	int repeats_line, repeats_col;
+	int has_max_repeats;
+	int64_t max_repeats;      /* [sequential]'s max_repeats on this backend */
 	struct measure_settings measure; /* the experiment's [measure] with this table's
 					  * [on.BACKEND.measure] keys over it */
 };
@@ -113,6 +128,8 @@ struct experiment {
 	char *backend;         /* "auto" or a backend registry name (kernels/backend.h) that this
 				* build has; the default of modes that name none */
 	int64_t repeats;       /* blocks; >= 1 */
+	int repeats_line, repeats_col; /* where `repeats` is written (0: not written, the
+				* default); after experiment_apply_on, the [on.BACKEND]'s */
 	uint64_t seed;
 	enum order_kind order;
 	enum unit_scope unit_scope; /* `unit_scope`: "mode" (default) or "workload" */
@@ -120,6 +137,7 @@ struct experiment {
 	double margin;         /* equivalence margin for verdicts (0.02 = +-2%); NAN when unset */
 	struct measure_settings measure;
 	struct run_settings run;
+	struct seq_settings seq;
 	struct workload *workloads;
 	size_t nworkloads;
 	struct mode *modes;

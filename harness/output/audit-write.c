@@ -55,9 +55,11 @@ static void md_text(FILE *f, const char *s)
 static void audit_md(const struct audit *a, FILE *f)
 {
 	fprintf(f, "# Audit of %s\n\n", a->path);
+	char mb[48] = "none declared (each cell's noise floor)";
+	if (!isnan(a->margin))
+		snprintf(mb, sizeof(mb), "+-%.2f%% (%s)", 100 * a->margin, a->margin_source);
 	fprintf(f, "experiment '%s', backend '%s', %zu blocks; baseline '%s', alpha %.3g, margin "
-		   "+-%.2f%% (%s)\n\n", a->experiment_name, a->backend, a->blocks, a->baseline,
-		a->alpha, 100 * a->margin, a->margin_source);
+		   "%s\n\n", a->experiment_name, a->backend, a->blocks, a->baseline, a->alpha, mb);
 	fprintf(f, "**%s**: %zu FAIL, %zu WARN, %zu PASS\n\n", audit_status_name(audit_worst(a)),
 		a->counts[AUDIT_FAIL], a->counts[AUDIT_WARN], a->counts[AUDIT_PASS]);
 	fprintf(f, "| check | status | finding |\n|---|---|---|\n");

@@ -25,34 +25,45 @@ int run_compare_write(const struct run_compare *rc, enum report_format fmt, FILE
 				json_object_set_new(o, "hl_ratio", jw_num(r->c.hl_ratio));
 				json_object_set_new(o, "ci", json_pack("[o, o]", jw_num(r->c.lo), jw_num(r->c.hi)));
 				json_object_set_new(o, "p_mann_whitney", jw_num(r->c.p));
-				json_object_set_new(o, "p_holm", jw_num(r->c.p_holm));
+				json_object_set_new(o, "p_adj", jw_num(r->c.p_adj));
+				json_object_set_new(o, "noise_floor", jw_num(r->c.floor));
 				json_object_set_new(o, "verdict", json_string(stats_verdict_name(r->c.verdict)));
 			} else {
 				json_object_set_new(o, "why", jw_str(r->note));
 			}
 			json_array_append_new(rows, o);
 		}
-		json_t *root = json_pack("{s:s, s:i, s:o, s:o, s:f, s:f, s:I, s:I, s:I, s:o}", "format",
-					 "harness-compare", "version", 1, "a", jw_str(rc->a->path), "b",
-					 jw_str(rc->b->path),
-					 "alpha", rc->o.alpha, "margin", rc->margin, "nboot",
+		json_t *root = json_pack("{s:s, s:i, s:o, s:o, s:f, s:o, s:s, s:s, s:I, s:I, s:I, s:o}",
+					 "format", "harness-compare", "version", 1, "a",
+					 jw_str(rc->a->path), "b", jw_str(rc->b->path), "alpha",
+					 rc->o.alpha, "margin", jw_num(rc->margin), "test",
+					 stats_test_name(rc->o.test), "multiplicity",
+					 rep_adjust_name(rc->o.adjust), "nboot",
 					 (json_int_t)rc->o.nboot, "only_in_a", (json_int_t)rc->only_a,
 					 "only_in_b", (json_int_t)rc->only_b, "rows", rows);
 		return jw_dump(root, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER, "comparison");
 	}
-	if (fmt == REPORT_MD)
+	if (fmt == REPORT_MD) {
+		char mb[32] = "none";
+		if (!isnan(rc->margin))
+			snprintf(mb, sizeof(mb), "+-%.2f%%", 100 * rc->margin);
 		fprintf(f, "# Compare: B = `%s` against A = `%s`\n\n"
-			   "Unpaired (different runs share no blocks): ratio = median(B) / median(A) of unit "
-			   "medians, %.0f%% bootstrap CI (%zu resamples, seed %llu), Mann-Whitney on log unit "
-			   "medians, Holm across %zu rows, alpha %.3g, equivalence margin +-%.2f%%. "
+			   "Unpaired (different runs share no blocks): %s, %.0f%% CI, p adjusted by %s "
+			   "across %zu rows, alpha %.3g; SAME when the CI lies inside the row's noise floor "
+			   "(two of run A's processes) or the declared margin (%s). "
 			   "(mode, cell) pairs only in A: %zu, only in B: %zu.\n\n"
-			   "| cell | mode | units A | units B | median A (us) | median B (us) | ratio B/A | 95%% CI | p | p Holm | verdict |\n"
+			   "| cell | mode | units A | units B | median A (us) | median B (us) | ratio B/A | 95%% CI | p | p adj | verdict |\n"
 			   "|---|---|---|---|---|---|---|---|---|---|---|\n",
-			rc->b->path, rc->a->path, 100 * rc->o.conf, rc->o.nboot,
-			(unsigned long long)rc->o.seed, rc->nrows, rc->o.alpha, 100 * rc->margin,
+			rc->b->path, rc->a->path,
+			rc->o.test == STATS_TEST_T
+				? "ratio = geometric mean(B) / geometric mean(A) of unit medians, Welch's t "
+				  "test on their logs"
+				: "ratio = median(B) / median(A) of unit medians, bootstrap CI, "
+				  "Mann-Whitney on their logs",
+			100 * rc->o.conf, rep_adjust_name(rc->o.adjust), rc->nrows, rc->o.alpha, mb,
 			rc->only_a, rc->only_b);
-	else
-		fputs("cell,mode,units_a,units_b,median_a_ns,median_b_ns,ratio_b_over_a,ci_lo,ci_hi,p,p_holm,verdict\n", f);
+	} else
+		fputs("cell,mode,units_a,units_b,median_a_ns,median_b_ns,ratio_b_over_a,ci_lo,ci_hi,p,p_adj,verdict\n", f);
 	for (size_t i = 0; i < rc->nrows; i++) {
 		const struct cmp_row *r = &rc->rows[i];
 		if (fmt == REPORT_MD) {
@@ -62,7 +73,7 @@ int run_compare_write(const struct run_compare *rc, enum report_format fmt, FILE
 			else
 				fprintf(f, "| %s | %s | %zu | %zu | %.3f | %.3f | %.4f | [%.4f, %.4f] | %.3g | %.3g | **%s** |\n",
 					r->cell, r->mode, r->na, r->nb, r->med_a / 1e3, r->med_b / 1e3,
-					r->c.ratio, r->c.lo, r->c.hi, r->c.p, r->c.p_holm,
+					r->c.ratio, r->c.lo, r->c.hi, r->c.p, r->c.p_adj,
 					stats_verdict_name(r->c.verdict));
 		} else {
 			util_csv_field(f, r->cell);
@@ -71,7 +82,7 @@ int run_compare_write(const struct run_compare *rc, enum report_format fmt, FILE
 			if (r->ok)
 				fprintf(f, ",%zu,%zu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%s\n", r->na,
 					r->nb, r->med_a, r->med_b, r->c.ratio, r->c.lo, r->c.hi, r->c.p,
-					r->c.p_holm, stats_verdict_name(r->c.verdict));
+					r->c.p_adj, stats_verdict_name(r->c.verdict));
 			else
 				fprintf(f, ",%zu,%zu,,,,,,,,NOT-COMPARED\n", r->na, r->nb);
 		}

@@ -25,9 +25,9 @@ void html_write_verdicts(const struct report *r, FILE *f)
 	      "<col class=\"w-mode\"><col class=\"w-n\"><col><col class=\"w-ci\"><col><col class=\"w-ci\">"
 	      "<col><col><col><col class=\"w-n\"><col class=\"w-verdict\"><col class=\"w-decide\"></colgroup>\n"
 	      "<thead><tr><th>cell</th><th>mode</th>"
-	      "<th>n</th><th>ratio</th><th>95% CI</th><th>HL ratio</th><th>exact CI (coverage)</th>"
-	      "<th>p</th><th>p Holm</th><th>p sign</th><th>IQR overlap</th><th>verdict</th>"
-	      "<th>to decide</th></tr></thead>\n<tbody>\n", f);
+	      "<th>n</th><th>ratio</th><th>CI</th><th>p</th><th>p adj (family)</th>"
+	      "<th>noise floor</th><th>median ratio, exact CI (coverage)</th><th>p signed-rank</th>"
+	      "<th>IQR overlap</th><th>verdict</th><th>to decide</th></tr></thead>\n<tbody>\n", f);
 	for (size_t i = 0; i < r->ncmp; i++) {
 		const struct rep_cmp *x = &r->cmp[i];
 		const struct stats_comparison *c = &x->c;
@@ -49,17 +49,22 @@ void html_write_verdicts(const struct report *r, FILE *f)
 		fprintf(f, "<td class=\"num\">%zu</td>", c->n);
 		html_td_num(f, 'r', c->ratio);
 		html_td_ci(f, c->lo, c->hi);
-		html_td_num(f, 'r', c->hl_ratio);
-		fprintf(f, "<td class=\"num\">[%s, %s] (%s)</td>", html_num(b1, 48, 'r', c->os_lo),
-			html_num(b2, 48, 'r', c->os_hi), html_num(b3, 48, '1', 100 * c->os_coverage));
 		html_td_num(f, 'p', c->p);
-		html_td_num(f, 'p', c->p_holm);
-		html_td_num(f, 'p', c->p_sign);
+		fprintf(f, "<td class=\"num\">%s (", html_num(b1, 48, 'p', c->p_adj));
+		html_esc(f, x->family);
+		fprintf(f, ", %zu)</td>", x->family_size);
+		html_td_num(f, '2', 100 * c->floor);
+		fprintf(f, "<td class=\"num\">%s [%s, %s] (%s)</td>",
+			html_num(b4, 48, 'r', c->median_ratio), html_num(b1, 48, 'r', c->os_lo),
+			html_num(b2, 48, 'r', c->os_hi), html_num(b3, 48, '1', 100 * c->os_coverage));
+		html_td_num(f, 'p', c->p_rank);
 		html_td(f, x->iqr_overlap ? "yes" : "no");
 		fprintf(f, "<td class=\"verdict\">%s</td><td>", v);
 		if (c->verdict == VERDICT_INCONCLUSIVE)
-			fprintf(f, "MDE %s; blocks for the margin: %s", html_num(b1, 48, '1', 100 * c->mde),
+			fprintf(f, "MDE %s; blocks for the floor: %s", html_num(b1, 48, '1', 100 * c->mde),
 				html_num(b4, 48, 'n', ceil(c->blocks_needed)));
+		else if (c->inside_margin)
+			fprintf(f, "inside the declared &plusmn;%s", html_num(b1, 48, '2', 100 * c->margin));
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody>\n</table>\n</details>\n", f);
@@ -74,7 +79,7 @@ void html_write_aggregates(const struct report *r, FILE *f)
 		   "Pareto-equivalent-or-better than the baseline, median spread ratio</summary>\n",
 		r->nagg);
 	fputs("<table id=\"aggregate-table\" class=\"wide\">\n<thead><tr><th>scope</th><th>mode</th>"
-	      "<th>op cells</th><th>geomean</th><th>95% CI</th><th>e2e ratio</th><th>e2e verdict</th>"
+	      "<th>op cells</th><th>geomean</th><th>CI</th><th>e2e ratio</th><th>e2e verdict</th>"
 	      "<th>faster</th><th>slower</th><th>same</th><th>inconclusive</th>"
 	      "<th>Pareto eq-or-better</th><th>spread ratio</th></tr></thead>\n<tbody>\n", f);
 	for (size_t g = 0; g < r->nagg; g++) {
@@ -135,9 +140,9 @@ static void write_composition(const struct report *r, FILE *f)
 	if (!r->ncomp)
 		return;
 	fputs("<table id=\"composition\">\n<thead><tr><th>workload</th><th>mode</th><th>blocks</th>"
-	      "<th>unweighted op geomean</th><th>predicted e2e ratio</th><th>95% CI</th>"
-	      "<th>measured e2e ratio</th><th>95% CI</th><th>interaction</th><th>95% CI</th>"
-	      "<th>verdict</th><th>coverage</th><th>95% CI</th></tr></thead>\n<tbody>\n", f);
+	      "<th>unweighted op geomean</th><th>predicted e2e ratio</th><th>CI</th>"
+	      "<th>measured e2e ratio</th><th>CI</th><th>interaction</th><th>CI</th>"
+	      "<th>verdict</th><th>coverage</th><th>CI</th></tr></thead>\n<tbody>\n", f);
 	for (size_t i = 0; i < r->ncomp; i++) {
 		const struct rep_comp *c = &r->comp[i];
 		fputs("<tr>", f);

@@ -246,8 +246,8 @@ static void summary_answer(const struct report *r, FILE *f)
 {
 	const struct analysis *a = r->a;
 	fputs("<h2>Answer</h2>\n<table id=\"answer-table\" class=\"answer\">\n<thead><tr><th>mode</th>"
-	      "<th>scope</th><th>e2e ratio [95% CI]</th><th>e2e verdict</th>"
-	      "<th>per-op geomean [95% CI]</th><th>faster / slower / same / inconclusive</th>"
+	      "<th>scope</th><th>e2e ratio [CI]</th><th>e2e verdict</th>"
+	      "<th>per-op geomean [CI]</th><th>faster / slower / same / inconclusive</th>"
 	      "</tr></thead>\n<tbody>\n", f);
 	for (size_t m = 0; m < a->nmodes; m++)
 		for (size_t g = 0; g < r->nagg; g++) {
@@ -382,14 +382,22 @@ static void write_run(const struct report *r, FILE *f)
 	html_esc(f, a->modes[r->baseline]);
 	fprintf(f, "</code>; %s</li>\n",
 		a->paired ? "ratio = mode / baseline per block (&lt; 1: the mode is faster); paired "
-			    "by block: signed-rank tests"
-			  : "ratio = median(mode) / median(baseline) (&lt; 1: the mode is faster); NOT "
-			    "paired (the data has no blocks): Mann-Whitney tests");
-	fprintf(f, "<li>decisions: alpha %.3g, Holm across %zu comparisons; equivalence margin "
-		   "&plusmn;%.2f%% (", r->o.alpha, r->ncmp, 100 * r->margin);
-	html_esc(f, r->margin_source);
-	fprintf(f, "); CIs %.0f%% percentile bootstrap, %zu resamples, seed %llu</li>\n</ul>\n</section>\n",
-		100 * r->o.conf, r->o.nboot, (unsigned long long)r->o.seed);
+			    "by block"
+			  : "ratio = mode / baseline over each mode's units (&lt; 1: the mode is "
+			    "faster); NOT paired (the data has no blocks)");
+	fprintf(f, "<li>decisions: %s test, %.0f%% CIs, alpha %.3g, p adjusted by %s within each "
+		   "family (per %s; the A/A copies apart); SAME when the CI lies inside the cell's "
+		   "noise floor or the declared margin (",
+		r->o.test == STATS_TEST_T ? "t" : "signed-rank", 100 * r->o.conf, r->o.alpha,
+		rep_adjust_name(r->o.adjust), r->o.family_workload ? "workload" : "run");
+	if (isnan(r->margin))
+		fputs("none", f);
+	else {
+		fprintf(f, "&plusmn;%.2f%%, ", 100 * r->margin);
+		html_esc(f, r->margin_source);
+	}
+	fprintf(f, "); compositions' bootstrap %zu resamples, seed %llu</li>\n</ul>\n</section>\n",
+		r->o.nboot, (unsigned long long)r->o.seed);
 }
 
 /* The pre-registered hypotheses' verdicts (as `harness verify` decides them with the

@@ -7,6 +7,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
 
 #include "harness/analysis/hypothesis.h"
 #include "harness/base/util.h"
@@ -33,6 +36,81 @@ static void md_text(FILE *out, const char *s)
 		else
 			fputc(*s, out);
 	}
+}
+
+/* A sequential run (harness/analysis/sequential.h): its looks, and what each primary
+ * hypothesis's decision cost against a fixed design of the same error rate (alpha, 80% power
+ * to detect its min_effect at the spread this run measured): blocks, and unit time at this
+ * run's time per block. */
+static void write_md_sequential(const struct hyp_eval *e, FILE *out)
+{
+	const char *sp = rec_meta_get(&e->a->meta, "sequential");
+	const char *lj = rec_meta_get(&e->a->meta, "sequential_looks");
+	if (!sp || !*sp)
+		return;
+	json_t *looks = lj && *lj ? json_loads(lj, 0, NULL) : NULL;
+	size_t n = json_array_size(looks);
+	const char *stop = rec_meta_get(&e->a->meta, "sequential_stopped");
+	const char *mx = rec_meta_get(&e->a->meta, "sequential_max_repeats");
+	fprintf(out, "\n### Sequential design\n\n%s spending of alpha over at most %s blocks, "
+		     "until %s; %zu look(s); %s.\n\n"
+		     "| look | blocks | level | primary decided | cells decided | unit time (s) |\n"
+		     "|---|---|---|---|---|---|\n",
+		sp, mx ? mx : "?", rec_meta_get(&e->a->meta, "sequential_until"), n,
+		!stop || !*stop ? "not ended (resume it)"
+		: !strcmp(stop, "decided") ? "stopped: decided"
+					   : "stopped undecided: max_repeats spent");
+	double unit_s = 0, blocks = 0;
+	for (size_t k = 0; k < n; k++) {
+		json_t *l = json_array_get(looks, k);
+		blocks = json_number_value(json_object_get(l, "blocks"));
+		unit_s = json_number_value(json_object_get(l, "unit_s"));
+		fprintf(out, "| %zu | %.0f | %.4g | %.0f of %.0f | %.0f of %.0f | %.1f |\n", k + 1,
+			blocks, json_number_value(json_object_get(l, "alpha")),
+			json_number_value(json_object_get(l, "primary_decided")),
+			json_number_value(json_object_get(l, "primary")),
+			json_number_value(json_object_get(l, "cells_decided")),
+			json_number_value(json_object_get(l, "cells")), unit_s);
+	}
+	fprintf(out, "\nEach primary hypothesis against a fixed design of the same error rate "
+		     "(total alpha, 80%% power to detect its min_effect at the spread measured here; "
+		     "unit time at %.1f s a block):\n\n"
+		     "| id | verdict | decided at look | blocks used | unit time (s) | fixed design: "
+		     "blocks | unit time (s) |\n|---|---|---|---|---|---|---|\n",
+		     blocks > 0 ? unit_s / blocks : NAN);
+	for (size_t i = 0; i < e->nr; i++) {
+		const struct hyp_result *r = &e->r[i];
+		if (!r->h->primary)
+			continue;
+		/* the first look from which it was never undecided again */
+		size_t first = 0;
+		for (size_t k = 0; k < n; k++) {
+			const char *u = json_string_value(
+				json_object_get(json_array_get(looks, k), "undecided"));
+			int undecided = 0;
+			for (const char *p = u ? u : ""; p && *p; p = strchr(p, ','), p = p ? p + 2 : p)
+				undecided |= !strncmp(p, r->h->id, strlen(r->h->id)) &&
+					     (p[strlen(r->h->id)] == ',' || !p[strlen(r->h->id)]);
+			if (undecided)
+				first = 0;
+			else if (!first)
+				first = k + 1;
+		}
+		json_t *fl = first ? json_array_get(looks, first - 1) : NULL;
+		double b = fl ? json_number_value(json_object_get(fl, "blocks")) : NAN;
+		double s = fl ? json_number_value(json_object_get(fl, "unit_s")) : NAN;
+		fprintf(out, "| %s | %s | ", r->h->id, hyp_verdict_name(r->verdict));
+		if (first)
+			fprintf(out, "%zu | %.0f | %.1f | ", first, b, s);
+		else
+			fprintf(out, "- | - | - | ");
+		if (isfinite(r->repeats_fixed) && blocks > 0)
+			fprintf(out, "%.0f | %.1f |\n", r->repeats_fixed,
+				r->repeats_fixed * unit_s / blocks);
+		else
+			fprintf(out, "- | - |\n");
+	}
+	json_decref(looks);
 }
 
 static void write_md(const struct hyp_eval *e, FILE *out)
@@ -67,6 +145,7 @@ static void write_md(const struct hyp_eval *e, FILE *out)
 			fprintf(out, "- |\n");
 	}
 	fprintf(out, "\nHolm family: %zu p-value(s) of the primary hypotheses.\n", e->family);
+	write_md_sequential(e, out);
 	if (e->prereg_primary_falsified)
 		fprintf(out, "\n**A pre-registered primary hypothesis was FALSIFIED.**\n");
 }
@@ -123,10 +202,11 @@ static json_t *json_eval(const struct hyp_eval *e)
 		for (size_t k = 0; k < r->nhb; k++) {
 			const struct an_cell *hc = &e->a->cells[r->hb[k].cell],
 					     *hg = &e->a->cells[r->hb[k].graph];
-			json_array_append_new(hb, json_pack("{s:o, s:o, s:o}", "cell",
+			json_array_append_new(hb, json_pack("{s:o, s:o, s:o, s:b}", "cell",
 							    jw_str(hc->name), "graph",
 							    jw_str(hg->name), "ratio",
-							    jw_num(r->hb[k].ratio)));
+							    jw_num(r->hb[k].ratio), "left_out",
+							    r->hb[k].left_out));
 		}
 		json_object_set_new(o, "host_bound", hb);
 		json_object_set_new(o, "mde", jw_num(r->mde));
@@ -141,6 +221,8 @@ static json_t *json_eval(const struct hyp_eval *e)
 			if (!t->ok)
 				json_object_set_new(x, "why", jw_str(t->note));
 			json_object_set_new(x, "n", json_integer((json_int_t)t->n));
+			json_object_set_new(x, "blocks", json_integer((json_int_t)t->nblocks));
+			json_object_set_new(x, "noise_floor", jw_num(t->floor));
 			json_object_set_new(x, "ratio", jw_num(t->ratio));
 			json_object_set_new(x, "hl_ratio", jw_num(t->hl_ratio));
 			json_object_set_new(x, "ci", json_pack("[o, o]", jw_num(t->lo), jw_num(t->hi)));

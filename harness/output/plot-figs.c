@@ -51,7 +51,19 @@ int fig_forest(struct gp *g)
 			 a->modes[r->baseline], a->paired ? "paired by block" : "unpaired"))
 		return -1;
 	sbuf_addf(&g->script, "nrows = %zu\n", rows);
-	gp_setnum(&g->script, "margin", r->margin);
+	/* the band: the declared margin, else the median of the cells' noise floors */
+	double band = r->margin;
+	if (isnan(band)) {
+		double *fl = xcalloc(a->ncells + 1, sizeof(*fl)), *w = xcalloc(a->ncells + 1, sizeof(*w));
+		size_t nf = 0;
+		for (size_t c = 0; c < a->ncells; c++)
+			if (!isnan(r->floor[c]))
+				fl[nf++] = r->floor[c];
+		band = nf ? stats_median(fl, 1, nf, w) : NAN;
+		free(fl);
+		free(w);
+	}
+	gp_setnum(&g->script, "margin", band);
 	sbuf_adds(&g->script, "array verdict_names[4] = ['FASTER', 'SLOWER', 'SAME', 'INCONCLUSIVE']\n");
 	return figure_end(g, "forest");
 }

@@ -45,8 +45,8 @@ void report_write_csv(const struct report *r, FILE *f)
 {
 	const struct analysis *a = r->a;
 	fputs("cell,kind,workload,mode,baseline,n,ratio,ci_lo,ci_hi,hl_ratio,exact_ci_lo,exact_ci_hi,"
-	      "exact_ci_coverage,p_signed_rank,p_holm,p_sign,iqr_overlap,spread_ratio,mde,"
-	      "blocks_needed,verdict,pred_ratio,pred_ci_lo,pred_ci_hi,interaction,interaction_ci_lo,"
+	      "exact_ci_coverage,p,p_adj,p_sign,iqr_overlap,spread_ratio,mde,"
+	      "blocks_needed,verdict,test,family,noise_floor,median_ratio,p_signed_rank,pred_ratio,pred_ci_lo,pred_ci_hi,interaction,interaction_ci_lo,"
 	      "interaction_ci_hi,composition,coverage,coverage_ci_lo,coverage_ci_hi,coverage_mode,"
 	      "coverage_mode_ci_lo,coverage_mode_ci_hi\n", f);
 	for (size_t i = 0; i < r->ncmp; i++) {
@@ -62,7 +62,7 @@ void report_write_csv(const struct report *r, FILE *f)
 		fputc(',', f);
 		util_csv_field(f, a->modes[x->ref]);
 		if (!x->ok) {
-			fputs(",0,,,,,,,,,,,,,,,NOT-COMPARED", f);
+			fputs(",0,,,,,,,,,,,,,,,NOT-COMPARED,,,,,", f);
 			csv_composition(r, x, f);
 			continue;
 		}
@@ -75,13 +75,17 @@ void report_write_csv(const struct report *r, FILE *f)
 		csv_num(f, c->os_hi);
 		csv_num(f, c->os_coverage);
 		csv_num(f, c->p);
-		csv_num(f, c->p_holm);
+		csv_num(f, c->p_adj);
 		csv_num(f, c->p_sign);
 		fprintf(f, ",%d", x->iqr_overlap);
 		csv_num(f, x->spread_ratio);
 		csv_num(f, c->mde);
 		csv_num(f, c->blocks_needed);
-		fprintf(f, ",%s", stats_verdict_name(c->verdict));
+		fprintf(f, ",%s,%s,", stats_verdict_name(c->verdict), stats_test_name(c->test));
+		util_csv_field(f, x->family);
+		csv_num(f, c->floor);
+		csv_num(f, c->median_ratio);
+		csv_num(f, c->p_rank);
 		csv_composition(r, x, f);
 	}
 }

@@ -45,26 +45,30 @@ static const char *num(char *buf, size_t n, char style, double v)
 static void md_cmp_row(const struct report *r, const struct rep_cmp *x, FILE *f)
 {
 	const struct analysis *a = r->a;
-	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32], b8[32], b9[32], b10[32];
+	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32], b8[32], b9[32], b10[32],
+		b11[32];
 	if (!x->ok) {
-		fprintf(f, "| %s | %s | - | - | - | - | - | - | - | - | - | not compared: %s | - |\n",
+		fprintf(f, "| %s | %s | - | - | - | - | - | - | - | - | - | - | - | not compared: %s | - |\n",
 			a->cells[x->cell].name, a->modes[x->mode], x->note);
 		return;
 	}
 	const struct stats_comparison *c = &x->c;
 	char extra[96] = "";
 	if (c->verdict == VERDICT_INCONCLUSIVE)
-		snprintf(extra, sizeof(extra), "MDE %s; blocks for the margin: %s",
+		snprintf(extra, sizeof(extra), "MDE %s; blocks for the floor: %s",
 			 num(b9, sizeof(b9), '1', 100 * c->mde),
 			 num(b10, sizeof(b10), 'n', ceil(c->blocks_needed)));
-	fprintf(f, "| %s | %s | %zu | %s | [%s, %s] | %s | [%s, %s] (%s) | %s | %s | %s | %s | **%s** | %s |\n",
+	else if (c->inside_margin)
+		snprintf(extra, sizeof(extra), "inside the declared +-%s",
+			 num(b9, sizeof(b9), '2', 100 * c->margin));
+	fprintf(f, "| %s | %s | %zu | %s | [%s, %s] | %s | %s | %s (%zu) | %s | %s | [%s, %s] (%s) | %s | %s | **%s** | %s |\n",
 		a->cells[x->cell].name, a->modes[x->mode], c->n, num(b1, 32, 'r', c->ratio),
-		num(b2, 32, 'r', c->lo), num(b3, 32, 'r', c->hi),
-		num(b4, 32, 'r', c->hl_ratio), num(b5, 32, 'r', c->os_lo),
-		num(b6, 32, 'r', c->os_hi), num(b7, 32, '1', 100 * c->os_coverage),
-		num(b8, 32, 'p', c->p), num(b9, 32, 'p', c->p_holm),
-		num(b10, 32, 'p', c->p_sign), x->iqr_overlap ? "yes" : "no",
-		stats_verdict_name(c->verdict), extra);
+		num(b2, 32, 'r', c->lo), num(b3, 32, 'r', c->hi), num(b8, 32, 'p', c->p),
+		num(b9, 32, 'p', c->p_adj), x->family, x->family_size,
+		num(b11, 32, '2', 100 * c->floor), num(b4, 32, 'r', c->median_ratio),
+		num(b5, 32, 'r', c->os_lo), num(b6, 32, 'r', c->os_hi),
+		num(b7, 32, '1', 100 * c->os_coverage), num(b10, 32, 'p', c->p_rank),
+		x->iqr_overlap ? "yes" : "no", stats_verdict_name(c->verdict), extra);
 }
 
 /* "x [lo, hi]" of an estimate in style st ('r' ratio, '1' percent). */
@@ -126,11 +130,15 @@ static void write_md_composition(const struct report *r, FILE *f)
 	} else {
 		fprintf(f, "Per block: predicted = (baseline e2e + sum over op cells of count x (mode - baseline)) / "
 			   "baseline e2e (the time outside the op cells held fixed); measured = mode e2e / baseline e2e; "
-			   "interaction = measured / predicted (composes: CI inside +-%.2f%%); coverage = sum of count x op "
-			   "time / e2e time. Medians over blocks, %.0f%% block-bootstrap CIs (none from blocks too few "
-			   "for a distribution-free CI at that level: 6 at 95%%). The unweighted geomean of "
-			   "op-cell ratios is shown for contrast: it weights a 1 us op like a 1 ms one.\n\n",
-			100 * r->margin, 100 * r->o.conf);
+			   "interaction = measured / predicted (composes: CI inside the declared margin, else inside the "
+			   "e2e cell's noise floor); coverage = sum of count x op time / e2e time. %s, %.0f%% CIs. The "
+			   "unweighted geomean of op-cell ratios is shown for contrast: it weights a 1 us op like a 1 ms "
+			   "one.\n\n",
+			r->o.test == STATS_TEST_T ? "Geometric means over blocks with t CIs of their logs"
+						  : "Medians over blocks, block-bootstrap CIs (none from "
+						    "blocks too few for a distribution-free CI at that level: "
+						    "6 at 95%)",
+			100 * r->o.conf);
 		fprintf(f, "| workload | mode | blocks | op cells | unweighted op geomean | predicted e2e ratio | measured e2e ratio | "
 			   "interaction | verdict | coverage (baseline) | coverage (mode) |\n"
 			   "|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -331,12 +339,19 @@ static void write_md(const struct report *r, FILE *f)
 	fprintf(f, "- design: %zu blocks, order %s, seed %s; %zu of %zu cold units ok; %zu warm probes; %lld samples\n",
 		a->nblocks, *meta(r, "order") ? meta(r, "order") : "-", *meta(r, "seed") ? meta(r, "seed") : "-",
 		units_ok, units_all, a->warm_units, (long long)a->nsamples);
-	if (*meta(r, "repeats_extended"))
+	if (*meta(r, "sequential"))
+		fprintf(f, "- sequential design (%s spending, at most %s blocks, until %s): %s; every "
+			   "test and CI here at its last look's level, alpha %.4g (docs/report-format.md, "
+			   "\"Blocks until decided\")\n", meta(r, "sequential"),
+			meta(r, "sequential_max_repeats"), meta(r, "sequential_until"),
+			*meta(r, "sequential_stopped") ? meta(r, "sequential_stopped") : "going on",
+			r->o.alpha);
+	else if (*meta(r, "repeats_extended"))
 		fprintf(f, "- plan extended: %s (`harness run --resume --repeats`; the audit's repeats "
 			   "check weighs it)\n", meta(r, "repeats_extended"));
 	if (a->paired)
 		fprintf(f, "- baseline: `%s`; ratio = mode / baseline per block (< 1: the mode is faster); "
-			   "paired by block: signed-rank tests\n",
+			   "paired by block\n",
 			a->modes[r->baseline]);
 	else
 		fprintf(f, "- baseline: `%s`; ratio = median(mode) / median(baseline) (< 1: the mode is "
@@ -354,24 +369,33 @@ static void write_md(const struct report *r, FILE *f)
 	if (own)
 		fputs("; a ratio between modes that measure differently includes that difference\n",
 		      f);
-	fprintf(f, "- decisions: alpha %.3g, Holm across %zu comparisons; equivalence margin +-%.2f%% (%s); "
-		   "CIs %.0f%% percentile bootstrap %s, %zu resamples, seed %llu\n\n",
-		r->o.alpha, r->ncmp, 100 * r->margin, r->margin_source, 100 * r->o.conf,
-		a->paired ? "over blocks" : "of each mode's units", r->o.nboot,
-		(unsigned long long)r->o.seed);
+	char mb[48] = "none";
+	if (!isnan(r->margin))
+		snprintf(mb, sizeof(mb), "+-%.2f%% (%s)", 100 * r->margin, r->margin_source);
+	fprintf(f, "- decisions: %s test, %.0f%% CIs, alpha %.3g, p adjusted by %s within each family "
+		   "(per %s; the A/A copies apart); SAME when the CI lies inside the cell's noise floor "
+		   "(two processes' 95%% range, clamped to [%.1f%%, %.0f%%]) or the declared margin: %s; "
+		   "bootstrap (compositions) %zu resamples, seed %llu\n\n",
+		r->o.test == STATS_TEST_T ? (a->paired ? "paired t on log ratios" : "Welch t on logs")
+					   : (a->paired ? "exact signed-rank" : "Mann-Whitney"),
+		100 * r->o.conf, r->o.alpha, rep_adjust_name(r->o.adjust),
+		r->o.family_workload ? "workload" : "run", 100 * STATS_FLOOR_MIN,
+		100 * STATS_FLOOR_MAX, mb, r->o.nboot, (unsigned long long)r->o.seed);
 
 	write_md_progress(r, f);
 	fprintf(f, "## Verdicts against the baseline\n\n"
-		   "| cell | mode | n | ratio | 95%% CI | HL ratio | exact CI (coverage) | p | p Holm | p sign | IQR overlap | verdict | to decide |\n"
-		   "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+		   "ratio and CI: the deciding test's (t: the geometric mean of the per-block ratios); "
+		   "family (size) its multiplicity family; floor: the cell's noise floor; median ratio "
+		   "and its exact distribution-free CI, and the signed-rank p, beside it.\n\n"
+		   "| cell | mode | n | ratio | CI | p | p adj | family | floor | median ratio | exact CI (coverage) | p signed-rank | IQR overlap | verdict | to decide |\n"
+		   "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (size_t i = 0; i < r->ncmp; i++)
 		md_cmp_row(r, &r->cmp[i], f);
 
 	fprintf(f, "\n## Per model and overall\n\n"
-		   "Geometric mean of op-cell ratios (block-bootstrap CI; none from blocks too few for a "
-		   "distribution-free CI at its level: 6 at 95%%), the e2e cell, verdict counts over all cells, "
+		   "Geometric mean of op-cell ratios (t CI over the blocks with every op cell), the e2e cell, verdict counts over all cells, "
 		   "cells where the mode is Pareto-equivalent-or-better than the baseline, median spread ratio.\n\n"
-		   "| scope | mode | op cells | geomean | 95%% CI | e2e ratio | e2e verdict | faster | slower | same | inconclusive | Pareto eq-or-better | spread ratio |\n"
+		   "| scope | mode | op cells | geomean | CI | e2e ratio | e2e verdict | faster | slower | same | inconclusive | Pareto eq-or-better | spread ratio |\n"
 		   "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (size_t g = 0; g < r->nagg; g++) {
 		const struct rep_agg *x = &r->agg[g];
@@ -403,6 +427,18 @@ static void write_md(const struct report *r, FILE *f)
 				num(b6, 32, 'u', s->setup.median),
 				s->n ? (r->front[m * a->ncells + c] ? "yes" : "no") : "-");
 		}
+
+	fprintf(f, "\n## Noise floors\n\n"
+		   "Per cell: s, the standard deviation of the log ratio of two processes of one "
+		   "configuration over blocks (the A/A pair's; else the median over the cell's "
+		   "comparisons of theirs), and the floor exp(1.96 s) - 1 clamped to [%.1f%%, %.0f%%]: SAME "
+		   "needs the CI inside it.\n\n"
+		   "| cell | from | s (log) | floor |\n|---|---|---|---|\n",
+		100 * STATS_FLOOR_MIN, 100 * STATS_FLOOR_MAX);
+	for (size_t c = 0; c < a->ncells; c++)
+		fprintf(f, "| %s | %s | %s | %s |\n", a->cells[c].name,
+			rep_floor_src_name(r->floor_src[c]), num(b1, 32, 'p', r->floor_s[c]),
+			num(b2, 32, '2', 100 * r->floor[c]));
 
 	fprintf(f, "\n## A/A control\n\n");
 	if (!r->naa)
@@ -457,9 +493,19 @@ static json_t *jcmp(const struct report *r, const struct rep_cmp *x)
 	json_object_set_new(o, "ci", json_pack("[o, o]", jw_num(c->lo), jw_num(c->hi)));
 	json_object_set_new(o, "exact_ci", json_pack("[o, o]", jw_num(c->os_lo), jw_num(c->os_hi)));
 	json_object_set_new(o, "exact_ci_coverage", jw_num(c->os_coverage));
-	json_object_set_new(o, "p_signed_rank", jw_num(c->p));
-	json_object_set_new(o, "p_exact", json_boolean(c->p_exact));
-	json_object_set_new(o, "p_holm", jw_num(c->p_holm));
+	json_object_set_new(o, "test", json_string(stats_test_name(c->test)));
+	json_object_set_new(o, "p", jw_num(c->p));
+	json_object_set_new(o, "p_adj", jw_num(c->p_adj));
+	json_object_set_new(o, "family", jw_str(x->family));
+	json_object_set_new(o, "family_size", json_integer((json_int_t)x->family_size));
+	json_object_set_new(o, "noise_floor", jw_num(c->floor));
+	json_object_set_new(o, "margin", jw_num(c->margin));
+	json_object_set_new(o, "inside_margin", json_boolean(c->inside_margin));
+	json_object_set_new(o, "median_ratio", jw_num(c->median_ratio));
+	json_object_set_new(o, "p_t", jw_num(c->p_t));
+	json_object_set_new(o, "df", jw_num(c->df));
+	json_object_set_new(o, "p_signed_rank", jw_num(c->p_rank));
+	json_object_set_new(o, "p_signed_rank_exact", json_boolean(c->p_rank_exact));
 	json_object_set_new(o, "p_sign", jw_num(c->p_sign));
 	json_object_set_new(o, "sigma_log", jw_num(c->sigma_log));
 	json_object_set_new(o, "mde", jw_num(c->mde));
@@ -523,7 +569,7 @@ static json_t *build_json(const struct report *r)
 	const struct analysis *a = r->a;
 	json_t *root = json_object();
 	json_object_set_new(root, "format", json_string("harness-report"));
-	json_object_set_new(root, "version", json_integer(1));
+	json_object_set_new(root, "version", json_integer(2)); /* 2: 2026-11-28, the t test */
 	json_t *run = json_object();
 	static const char *const keys[] = { "experiment_name", "experiment_sha256", "harness_version",
 					    "git_commit", "backend", "order", "seed", "start_utc",
@@ -537,11 +583,15 @@ static json_t *build_json(const struct report *r)
 	json_object_set_new(run, "paired", json_boolean(a->paired));
 	json_object_set_new(root, "run", run);
 	json_object_set_new(root, "settings",
-			    json_pack("{s:o, s:f, s:f, s:s, s:f, s:f, s:I, s:I, s:s}", "baseline",
-				      jw_str(a->modes[r->baseline]), "alpha", r->o.alpha, "margin", r->margin,
-				      "margin_source", r->margin_source, "conf", r->o.conf, "power",
-				      r->o.power, "nboot", (json_int_t)r->o.nboot, "seed",
-				      (json_int_t)r->o.seed, "multiplicity", "holm"));
+			    json_pack("{s:o, s:f, s:o, s:s, s:f, s:f, s:I, s:I, s:s, s:s, s:s, s:f, s:f}",
+				      "baseline", jw_str(a->modes[r->baseline]), "alpha", r->o.alpha,
+				      "margin", jw_num(r->margin), "margin_source", r->margin_source,
+				      "conf", r->o.conf, "power", r->o.power, "nboot",
+				      (json_int_t)r->o.nboot, "seed", (json_int_t)r->o.seed, "test",
+				      stats_test_name(r->o.test), "multiplicity",
+				      rep_adjust_name(r->o.adjust), "family",
+				      r->o.family_workload ? "workload" : "run", "floor_min",
+				      STATS_FLOOR_MIN, "floor_max", STATS_FLOOR_MAX));
 	json_object_set_new(json_object_get(root, "settings"), "coverage_min", json_real(r->o.coverage_min));
 	json_t *modes = json_array();
 	for (size_t m = 0; m < a->nmodes; m++) {
@@ -574,9 +624,14 @@ static json_t *build_json(const struct report *r)
 							     jsummary(&s->setup), "pareto_front",
 							     s->n && r->front[m * a->ncells + c]));
 		}
-		json_array_append_new(cells, json_pack("{s:o, s:o, s:o, s:o}", "name", jw_str(a->cells[c].name),
-						       "kind", jw_str(a->cells[c].kind), "workload",
-						       jw_str(a->cells[c].workload), "modes", per));
+		json_array_append_new(cells, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:s}", "name",
+						       jw_str(a->cells[c].name), "kind",
+						       jw_str(a->cells[c].kind), "workload",
+						       jw_str(a->cells[c].workload), "modes", per,
+						       "noise_floor", jw_num(r->floor[c]),
+						       "noise_floor_sd_log", jw_num(r->floor_s[c]),
+						       "noise_floor_source",
+						       rep_floor_src_name(r->floor_src[c])));
 	}
 	json_object_set_new(root, "cells", cells);
 	json_t *cmps = json_array();
@@ -647,6 +702,7 @@ static json_t *build_json(const struct report *r)
 			json_object_set_new(o, est[k].kci, json_pack("[o, o]", jw_num(est[k].e->lo),
 								     jw_num(est[k].e->hi)));
 		}
+		json_object_set_new(o, "margin", c->ok ? jw_num(c->margin) : json_null());
 		json_object_set_new(o, "verdict", c->ok ? json_string(rep_compose_name(c->verdict)) : json_null());
 		if (!c->ok)
 			json_object_set_new(o, "why", jw_str(c->note));

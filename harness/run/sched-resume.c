@@ -586,3 +586,17 @@ done:
 	rec_units_free(units, nunits);
 	return ret;
 }
+
+int sched_record_meta(const char *h5path, const char *const *kv, size_t n)
+{
+	struct run r = { 0 };
+	resume_paths(&r, h5path);
+	int rc = rec_journal_open(r.dir, &r.jr) || rec_journal_set_meta(r.jr, kv, n) ||
+			 sched_assemble(&r)
+		 ? -1
+		 : 0;
+	rec_journal_close(r.jr);
+	free(r.h5path);
+	free(r.dir);
+	return rc;
+}

@@ -223,6 +223,20 @@ static int write_meta(struct run *r, struct rec_meta *m)
 	rec_meta_set(m, "unit_scope", unit_scope_name(r->exp->unit_scope));
 	snprintf(num, sizeof(num), "%" PRId64, r->exp->repeats);
 	rec_meta_set(m, "repeats", num);
+	/* A sequential design (the experiment's [sequential], or --until-decided), before the
+	 * first sample; its looks are appended as they happen (cmd-run.c) */
+	if (r->exp->seq.on || r->o->until_max) {
+		int64_t mx = r->o->until_max ? r->o->until_max : r->exp->seq.max_repeats;
+		int cells = r->o->until_max ? r->o->until_cells : r->exp->seq.until_cells;
+		rec_meta_set(m, "sequential", stats_spending_name((enum stats_spending)r->exp->seq.spending));
+		snprintf(num, sizeof(num), "%" PRId64, mx);
+		rec_meta_set(m, "sequential_max_repeats", num);
+		rec_meta_set(m, "sequential_until", cells ? "cells" : "primary");
+		rec_meta_set(m, "sequential_alpha_total", "0.05");
+		rec_meta_set(m, "sequential_looks", "[]");
+		rec_meta_set(m, "sequential_alpha", "");
+		rec_meta_set(m, "sequential_stopped", "");
+	}
 	rec_meta_set(m, "start_utc", t);
 	rec_meta_set(m, "end_utc", "");
 	rec_meta_set(m, "status", "running");
@@ -367,7 +381,8 @@ enum sched_outcome sched_run(const struct sched_opts *o, struct sched_result *re
 			if (!o->quiet)
 				fprintf(stderr, "harness: '%s' is complete: every unit is recorded; "
 						"nothing to do\n", r.h5path);
-			print_summary(&r);
+			if (!o->no_summary)
+				print_summary(&r);
 			ret = r.nfailed ? SCHED_UNIT_FAILED : SCHED_ALL_OK;
 			goto done;
 		}
@@ -383,6 +398,25 @@ enum sched_outcome sched_run(const struct sched_opts *o, struct sched_result *re
 		if (o->shard_n > 0 && (o->shard_k < 0 || o->shard_k >= o->shard_n)) {
 			error("--shard %" PRId64 "/%" PRId64 ": the task must be 0 to %" PRId64,
 			      o->shard_k, o->shard_n, o->shard_n - 1);
+			ret = SCHED_REFUSED;
+			goto done;
+		}
+		/* say it before the first unit when the design cannot decide (harness check
+		 * says more: design.h) */
+		if (r.exp->repeats < 2 && !r.exp->seq.on && !o->until_max) {
+			if (r.exp->repeats_line)
+				warning("'%s':%d:%d: repeats = 1: one block carries no CI and no test, "
+					"so nothing this run records can be decided; 2 blocks or more "
+					"can ('harness check' says what the design can decide)",
+					r.exp->path, r.exp->repeats_line, r.exp->repeats_col);
+			else
+				warning("'%s': 1 block (repeats not written): nothing this run records "
+					"can be decided; 2 blocks or more can", r.exp->path);
+		}
+		if (o->until_max && o->until_max < r.exp->repeats) {
+			error("--until-decided %" PRId64 ": below the %" PRId64 " blocks the run "
+			      "starts with (the first look is after them)", o->until_max,
+			      r.exp->repeats);
 			ret = SCHED_REFUSED;
 			goto done;
 		}
@@ -449,7 +483,8 @@ enum sched_outcome sched_run(const struct sched_opts *o, struct sched_result *re
 				"--resume %s'\n",
 			o->max_time_s, r.h5path, r.h5path);
 	}
-	print_summary(&r);
+	if (!o->no_summary)
+		print_summary(&r);
 	ret = stop_signal ? SCHED_INTERRUPTED
 	      : failed_infra ? SCHED_ERROR
 	      : time_limit ? SCHED_TIME_LIMIT

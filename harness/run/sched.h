@@ -20,6 +20,8 @@ struct sched_opts {
 	const char *results_dir;  /* where new runs go (default "results") */
 	const char *output;       /* exact results file path for a new run, or NULL */
 	int quiet;
+	int no_summary;           /* no closing summary on stdout (a sequential design's
+				   * sessions: the CLI says what the looks decided) */
 	int require_preregistered; /* refuse unless every hypothesis file is committed and clean */
 	int jobs;                 /* --jobs N: N units at once, each on its share of the cores
 				   * (0: one at a time, not pinned) */
@@ -33,6 +35,9 @@ struct sched_opts {
 	int64_t shard_k, shard_n; /* --shard k/n: only blocks with block % n == k (n 0: all) */
 	int64_t repeats;          /* --repeats N with --resume: extend the plan to N blocks, the
 				   * recorded ones unchanged (0: as recorded) */
+	int64_t until_max;        /* --until-decided N (new run): a sequential design up to N
+				   * blocks, over the experiment's [sequential] (0: none given) */
+	int until_cells;          /* --until cells: the design waits for every cell too */
 	int share_split;          /* --share-split-blocks with --resume: a slot with no block left
 				   * takes units of another slot's block that already ran on a
 				   * device other than that slot's (sched-units.c, steal_units) */
@@ -62,6 +67,12 @@ struct sched_result {
  * stderr. */
 enum sched_outcome sched_run(const struct sched_opts *o, struct sched_result *res);
 void sched_result_release(struct sched_result *res);
+
+/* Set metadata keys (kv: n key/value pairs) of the run whose results file is h5path, in
+ * its journal, and assemble the results file anew: what the CLI records between the
+ * scheduler's sessions (a sequential design's looks).  The run must not be running.  0, or
+ * -1 reported. */
+int sched_record_meta(const char *h5path, const char *const *kv, size_t n);
 
 /* The submission record of harness slurm: what a new run of o->experiment records before
  * its first unit (metadata, the experiment and hypothesis files with their git state, the

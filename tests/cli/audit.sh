@@ -26,26 +26,26 @@ PYEOF
 # 1. a clean tiny run: no leak, the tuner active, the backend as recorded
 cp "$DATA/audit/clean.toml" clean.toml
 expect_status 0 h run -q -o clean.h5 clean.toml || fail "the clean run"
-expect_status 1 h audit -f json clean.h5 && pass "clean run: exit 1 (2 repeats cannot reach alpha)"
+expect_status 0 h audit -f json clean.h5 && pass "clean run: exit 0 (nothing FAILs: the t test decides from 2 blocks)"
 cp "$SCRATCH/out" clean.json
 check_audit clean.json cache-isolation PASS 'c["units"] == []' && pass "clean: cache isolation PASS" || fail "clean: cache isolation"
 check_audit clean.json identity PASS && pass "clean: identity probes PASS" || fail "clean: identity probes"
 check_audit clean.json failures PASS && pass "clean: failures PASS" || fail "clean: failures"
 check_audit clean.json backend WARN '"cpu" in c["summary"]' && pass "clean: auto resolved to cpu is WARN" || fail "clean: backend"
-check_audit clean.json repeats FAIL '"2/2^n" in " ".join(c["evidence"]) and "0.5" in c["summary"]' && pass "clean: 2 repeats cannot reach alpha: FAIL" || fail "clean: repeats"
+check_audit clean.json repeats WARN '"decided by the t test" in " ".join(c["evidence"]) and "a floor needs 3 blocks" in c["summary"]' && pass "clean: 2 repeats decide by the t test but have no noise floor: WARN" || fail "clean: repeats"
 check_audit clean.json clocks WARN '"not recorded by this backend" in c["summary"]' && pass "clean: clocks not recorded: WARN" || fail "clean: clocks"
 check_audit clean.json aa-control WARN && pass "clean: no A/A control: WARN" || fail "clean: aa-control"
-check_audit clean.json margin PASS '"no hypothesis names an effect" in c["summary"]' && pass "clean: no hypothesis, the margin check PASS" || fail "clean: margin"
+check_audit clean.json margin WARN '"no cell has a noise floor" in c["summary"]' && pass "clean: 2 blocks give no noise floor, the margin check WARNs" || fail "clean: margin"
 check_audit clean.json measure PASS '"every mode measured by the run" in c["summary"]' && pass "clean: modes measured alike: PASS" || fail "clean: measure"
 $PY -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["result"] == "FAIL" and sum(d["counts"].values()) == len(d["checks"]) == 14, d["counts"]
+assert d["result"] == "WARN" and sum(d["counts"].values()) == len(d["checks"]) == 14, d["counts"]
 assert "host-load" in [k["id"] for k in d["checks"]]
 assert d["settings"]["baseline"] == "default" and d["run"]["blocks"] == 2
 ' clean.json && pass "the JSON's result, counts and settings" || fail "audit JSON header"
-expect_status 1 h audit clean.h5 && expect_grep '^\| cache isolation \(cold units start cold\) \| PASS \|' "$SCRATCH/out" &&
-	expect_grep '^## enough repeats: FAIL' "$SCRATCH/out" && pass "markdown audit"
+expect_status 0 h audit clean.h5 && expect_grep '^\| cache isolation \(cold units start cold\) \| PASS \|' "$SCRATCH/out" &&
+	expect_grep '^## enough repeats: WARN' "$SCRATCH/out" && pass "markdown audit"
 
 # 2. a planted cache leak: every unit shares one kernel cache, so the second exhaustive
 # cold unit compiles nothing
@@ -76,8 +76,8 @@ expect_status 0 h run -q -o aa.h5 aa.toml || fail "the A/A run"
 h audit -f json aa.h5 > aa.json 2>"$SCRATCH/err"
 check_audit aa.json identity PASS 'any("A/A" in e for e in c["evidence"])' &&
 	pass "declared A/A copy: identity probe PASS" || fail "A/A copy flagged"
-check_audit aa.json aa-control WARN '"says nothing" in " ".join(c["evidence"])' &&
-	pass "an A/A rate of 0 at n = 2 is called uninformative" || fail "aa-control at n = 2"
+check_audit aa.json aa-control WARN '"no cell has the 3 pairs a noise floor needs" in " ".join(c["evidence"])' &&
+	pass "an A/A control of 2 blocks gives no noise floor: WARN" || fail "aa-control at n = 2"
 
 # 4. the baseline is not the strongest mode: 'fast' is 0.80x of 'base'
 expect_status 0 h import --csv "$DATA/report/synthetic.csv" -o syn.h5
@@ -182,19 +182,19 @@ check_audit "$SCRATCH/out" identity WARN '"undecided" in c["summary"]' &&
 	pass "two units against one: identity WARN (undecided)" || fail "A/A pair with different configs, two units against one"
 
 # the margin against the effects claimed: aa-kinds.toml's copy is 4% off in its forwards, so
-# the margin (its A/A noise floor) is about 4%, wider than the 3% a hypothesis names: WARN,
-# naming it and the hypothesis decided at the margin; with 5% named instead, PASS
+# the cells' noise floors (at least 0.5%) are wider than the 0.3% a hypothesis names: WARN,
+# naming it; with 5% named instead (no floor exceeds the 5% clamp), PASS
 cp "$DATA/report/aa-kinds.toml" "$DATA/command/fake_worker.py" "$DATA/audit/margin-hyp.toml" .
 sed 's/^unit_timeout = 60$/unit_timeout = 60\nhypotheses = ["margin-hyp.toml"]/' aa-kinds.toml > margin.toml
 expect_status 0 h run -q -o margin.h5 margin.toml >/dev/null || fail "the margin run"
-expect_status 1 h audit -f json margin.h5
-check_audit "$SCRATCH/out" margin WARN 'd["settings"]["margin_source"] == "aa-noise-floor" and 0.03 < d["settings"]["margin"] < 0.05 and "wider than the 3.00% that \x27tight\x27 names" in c["summary"] and any("\x27aa-same\x27 is decided at the margin" in e for e in c["evidence"])' &&
-	pass "a margin wider than a named effect: margin WARN, naming both hypotheses" || fail "margin check, 3%"
-sed -i 's/^min_effect = 0.03$/min_effect = 0.05/' margin-hyp.toml
+h audit -f json margin.h5 >"$SCRATCH/out" 2>"$SCRATCH/err"
+check_audit "$SCRATCH/out" margin WARN 'd["settings"]["margin_source"] == "none" and "wider than the 0.30% that \x27tight\x27 names" in c["summary"] and len(c["cells"]) == 6' &&
+	pass "noise floors wider than a named effect: margin WARN, naming the hypothesis and the cells" || fail "margin check, 0.3%"
+sed -i 's/^min_effect = 0.003$/min_effect = 0.05/' margin-hyp.toml
 expect_status 0 h run -q -o margin5.h5 margin.toml >/dev/null || fail "the margin run, 5%"
-expect_status 1 h audit -f json margin5.h5
+h audit -f json margin5.h5 >"$SCRATCH/out" 2>"$SCRATCH/err"
 check_audit "$SCRATCH/out" margin PASS '"within the smallest effect a hypothesis names (5.00%" in c["summary"]' &&
-	pass "a margin within the named effect: margin PASS" || fail "margin check, 5%"
+	pass "floors within the named effect: margin PASS" || fail "margin check, 5%"
 
 # op-spin: op cells timed behind a GPU spin, read from the units' spin notes (the fake
 # worker's spin = {mode = L}: L of the 9 samples of each op cell late).  None late: PASS;
@@ -206,7 +206,7 @@ spin_case() { # OPTIONS STATUS CONDITION WHAT: a 2-block run of aa-kinds.toml wi
 		aa-kinds.toml > spin.toml
 	rm -rf spin.h5 spin
 	expect_status 0 h run -q -o spin.h5 spin.toml >/dev/null &&
-		expect_status 1 h audit -f json spin.h5 && # 2 blocks cannot reach alpha: repeats FAILs
+		{ h audit -f json spin.h5 >"$SCRATCH/out" 2>"$SCRATCH/err"; true; } &&
 		check_audit "$SCRATCH/out" op-spin "$2" "$3" && pass "$4" || fail "op-spin: $4"
 }
 spin_case 'spin = { base = 0, base-aa = 0 }' PASS '"every op cell of 4 units" in c["summary"] and any("\x27base-aa\x27: 0 of 54 op samples late" in e for e in c["evidence"])' \
@@ -217,7 +217,7 @@ spin_case 'spin = { base = 5, base-aa = 0 }' FAIL 'c["modes"] == ["base"] and "6
 	"5 of 9 late: op-spin FAIL, its units and cells named"
 spin_case 'spin_fixed = true' WARN '"4 units recorded no host time" in c["summary"] and any("fixed spin (200000 cycles)" in e for e in c["evidence"])' \
 	"a fixed spin without host times: op-spin WARN"
-expect_status 1 h audit -f json margin5.h5
+h audit -f json margin5.h5 >"$SCRATCH/out" 2>"$SCRATCH/err"
 $PY -c 'import json, sys; sys.exit(any(k["id"] == "op-spin" for k in json.load(open(sys.argv[1]))["checks"]))' "$SCRATCH/out" &&
 	pass "no spin recorded: no op-spin check" || fail "an op-spin check without spin notes"
 finish

@@ -88,13 +88,13 @@ fi
 
 # Usage: -h on stdout with 0, no file is a usage error on stderr with 2.
 if expect_status 0 h check -h; then
-	expect_grep '^usage: harness check FILE\.\.\.$' "$OUT"
+	expect_grep '^usage: harness check \[options\] FILE\.\.\.$' "$OUT"
 fi
 if expect_status 0 h check --help; then
-	expect_grep '^usage: harness check FILE\.\.\.$' "$OUT"
+	expect_grep '^usage: harness check \[options\] FILE\.\.\.$' "$OUT"
 fi
 if expect_status 2 h check; then
-	expect_grep '^usage: harness check FILE\.\.\.$' "$ERR"
+	expect_grep '^usage: harness check \[options\] FILE\.\.\.$' "$ERR"
 fi
 expect_status 2 h check --no-such-option experiments/good-minimal.toml
 
@@ -133,6 +133,29 @@ if expect_status 0 h check tau.toml; then
 		[ "$(grep -c warning "$ERR")" -eq 1 ] && pass "a tau criterion without its p is warned of, once, at its line" ||
 		fail "the tau-alone warning: $(cat "$ERR")"
 fi
+
+# What a design can decide (issue 44; design.h): one block is warned of at its 'repeats'
+# line:col, and check stays 0 (the file is valid); --design says the blocks, the test and a
+# sequential design's looks; --aa-floor the minimum detectable effect at an assumed floor.
+sed 's/^repeats = 4$/repeats = 1/' experiments/good-sequential.toml | sed '/^\[sequential\]/,$d' > one.toml
+if expect_status 0 h check one.toml; then
+	expect_grep "^harness: warning: 'one.toml': 1 block \('repeats' at 'one.toml':4:1\) cannot decide anything" "$ERR" &&
+		pass "one block: warned of at its repeats line:col"
+fi
+if expect_status 0 h check --design experiments/good-sequential.toml; then
+	expect_grep "4 blocks \('repeats' at 'experiments/good-sequential.toml':4:1\): the paired t test decides from 2 blocks" "$OUT" &&
+		expect_grep "could not reach p < 0.05 with 4 \(smallest p 0.125; 6 blocks can\)" "$OUT" &&
+		expect_grep "sequential \(obrien-fleming\): a look after 4 blocks, then after each block to at most 12 until every primary hypothesis and every cell is decided" "$OUT" &&
+		expect_grep "on cpu: sequential \(obrien-fleming\): a look after 5 blocks, .* to at most 10" "$OUT" &&
+		pass "--design: the blocks, the tests and the sequential looks, per backend"
+fi
+if expect_status 0 h check --aa-floor 0.01 experiments/good-minimal.toml; then
+	expect_grep "with an A/A noise floor of 1.00% in every cell: at 5 blocks the minimum detectable effect is 0.85%" "$OUT" &&
+		expect_grep "a null result can read SAME from 4 blocks" "$OUT" &&
+		pass "--aa-floor: the minimum detectable effect at the design's blocks"
+fi
+expect_status 2 h check --aa-floor 2 experiments/good-minimal.toml && expect_grep "aa-floor must be" "$ERR"
+expect_status 2 h check --prior no-such.h5 experiments/good-minimal.toml && expect_grep "no-such.h5" "$ERR"
 
 # The experiments shipped with the project are valid; those of the cuda backend, in a build
 # without it, are refused for exactly that reason.

@@ -25,7 +25,7 @@ units = {}
 for r in rows:
     units.setdefault((r["mode"], r["cell"], int(r["block"])), []).append(float(r["value"]))
 med = {k: float(np.median(v)) for k, v in units.items()}
-c.check(rep["format"] == "harness-report" and rep["version"] == 1, "report format and version")
+c.check(rep["format"] == "harness-report" and rep["version"] == 2, "report format and version")
 c.check(rep["settings"]["baseline"] == "base" and rep["settings"]["margin"] == 0.02 and rep["settings"]["margin_source"] == "option", "baseline and margin as asked")
 cmps = rep["comparisons"]
 c.check(len(cmps) == 9, "3 modes x 3 cells compared against the baseline (%d)" % len(cmps))
@@ -38,25 +38,33 @@ for x in cmps:
     logr = np.log(ratio)
     c.check(x["verdict"] == want[mode], "%s %s: %s (wanted %s)" % (mode, cell, x["verdict"], want[mode]))
     c.check(x["n"] == 12, "%s %s: 12 pairs" % (mode, cell))
-    c.check(math.isclose(x["ratio"], float(np.median(ratio)), rel_tol=1e-9), "%s %s: median ratio %.6f = numpy's" % (mode, cell, x["ratio"]))
+    # the t test decides: the geometric mean of the per-block ratios, SciPy's t test and CI
+    c.check(x["test"] == "t", "%s %s: decided by the t test" % (mode, cell))
+    c.check(math.isclose(x["ratio"], math.exp(float(np.mean(logr))), rel_tol=1e-9), "%s %s: ratio %.6f = exp(mean log ratio)" % (mode, cell, x["ratio"]))
+    c.check(math.isclose(x["median_ratio"], float(np.median(ratio)), rel_tol=1e-9), "%s %s: median ratio %.6f = numpy's" % (mode, cell, x["median_ratio"]))
+    t = stats.ttest_1samp(logr, 0)
+    ci = t.confidence_interval(0.95)
+    c.check(math.isclose(x["p"], t.pvalue, rel_tol=1e-9, abs_tol=1e-300), "%s %s: t test p %.6g = SciPy's %.6g" % (mode, cell, x["p"], t.pvalue))
+    c.check(math.isclose(x["ci"][0], math.exp(ci.low), rel_tol=1e-9) and math.isclose(x["ci"][1], math.exp(ci.high), rel_tol=1e-9), "%s %s: CI = exp(SciPy's t CI)" % (mode, cell))
     walsh = [(logr[i] + logr[j]) / 2 for i in range(len(logr)) for j in range(i, len(logr))]
     c.check(math.isclose(x["hl_ratio"], math.exp(float(np.median(walsh))), rel_tol=1e-9), "%s %s: Hodges-Lehmann = numpy's" % (mode, cell))
     p = stats.wilcoxon(logr, method="exact").pvalue
-    c.check(x["p_exact"] and math.isclose(x["p_signed_rank"], p, rel_tol=1e-9), "%s %s: signed-rank p %.6g = SciPy's %.6g" % (mode, cell, x["p_signed_rank"], p))
+    c.check(x["p_signed_rank_exact"] and math.isclose(x["p_signed_rank"], p, rel_tol=1e-9), "%s %s: signed-rank p %.6g = SciPy's %.6g" % (mode, cell, x["p_signed_rank"], p))
     k = int((logr > 0).sum())
     ps_ = stats.binomtest(k, len(logr), 0.5).pvalue
     c.check(math.isclose(x["p_sign"], ps_, rel_tol=1e-9), "%s %s: sign-test p = SciPy's" % (mode, cell))
     lo, hi = x["ci"]
     c.check(lo <= x["ratio"] <= hi, "%s %s: the CI holds the estimate" % (mode, cell))
-    ps.append((x["p_signed_rank"], x["p_holm"]))
-# Holm across the 9: recompute
+    c.check(x["family"] == "run" and x["family_size"] == 9, "%s %s: in the run's family of 9" % (mode, cell))
+    ps.append((x["p"], x["p_adj"]))
+# Benjamini-Hochberg across the run's 9: recompute (step-up from the largest)
 raw = sorted(p for p, _ in ps)
 n = len(raw)
-adj, run = [], 0.0
-for i, p in enumerate(raw):
-    run = max(run, min(1.0, (n - i) * p))
-    adj.append(run)
-c.check(sorted(h for _, h in ps) == sorted(adj) or all(math.isclose(a, b, rel_tol=1e-9) for a, b in zip(sorted(h for _, h in ps), adj)), "Holm-adjusted p values match a recomputation")
+adj, run = [0.0] * n, 1.0
+for i in range(n - 1, -1, -1):
+    run = min(run, n * raw[i] / (i + 1))
+    adj[i] = min(1.0, run)
+c.check(all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-300) for a, b in zip(sorted(h for _, h in ps), adj)), "BH-adjusted p values match a recomputation")
 agg = {(a["scope"], a["mode"]): a for a in rep["aggregates"]}
 c.check(agg[("net", "fast")]["verdicts"]["FASTER"] == 3 and agg[("all", "same")]["verdicts"]["SAME"] == 3, "aggregates count verdicts")
 g = agg[("net", "fast")]
@@ -107,7 +115,7 @@ expect_grep '<th>between processes</th>' "$SCRATCH/out"
 expect_status 0 h report --baseline base syn.h5 && pass "markdown report"
 expect_grep '^## Verdicts against the baseline' "$SCRATCH/out"
 expect_grep '\| net/e2e \| fast \| 12 \| .*\*\*FASTER\*\*' "$SCRATCH/out"
-expect_grep 'margin \+-1\.00% \(default\)' "$SCRATCH/out"
+expect_grep 'or the declared margin: none;' "$SCRATCH/out"
 expect_status 0 h report --baseline base -f csv syn.h5 && pass "csv report"
 $PY -c '
 import csv, sys
@@ -140,8 +148,12 @@ for x in rep["comparisons"]:
     method = "exact" if len(set(a + b)) == len(a + b) else "asymptotic"
     p = stats.mannwhitneyu(a, b, alternative="two-sided", method=method).pvalue
     c.check(math.isclose(x["p_signed_rank"], p, rel_tol=1e-9), "%s %s: Mann-Whitney p %.6g = SciPy's %.6g" % (x["mode"], x["cell"], x["p_signed_rank"], p))
+    w = stats.ttest_ind(a, b, equal_var=False)
+    c.check(math.isclose(x["p"], w.pvalue, rel_tol=1e-9, abs_tol=1e-300), "%s %s: Welch p %.6g = SciPy's %.6g" % (x["mode"], x["cell"], x["p"], w.pvalue))
+    r = math.exp(float(np.mean(a)) - float(np.mean(b)))
+    c.check(math.isclose(x["ratio"], r, rel_tol=1e-9), "%s %s: ratio of geometric means" % (x["mode"], x["cell"]))
     r = float(np.median(np.exp(a))) / float(np.median(np.exp(b)))
-    c.check(math.isclose(x["ratio"], r, rel_tol=1e-9), "%s %s: ratio of medians" % (x["mode"], x["cell"]))
+    c.check(math.isclose(x["median_ratio"], r, rel_tol=1e-9), "%s %s: ratio of medians" % (x["mode"], x["cell"]))
     c.check(x["p_sign"] is None and x["exact_ci"] == [None, None], "%s %s: no paired-only statistics" % (x["mode"], x["cell"]))
     if x["mode"] == "fast":
         c.check(x["verdict"] == "FASTER", "%s %s: FASTER unpaired too" % (x["mode"], x["cell"]))
@@ -240,42 +252,43 @@ assert r["settings"]["baseline"] == "first" and r["aa"] == [], (r["settings"], r
 PYEOF
 expect_grep "the recorded experiment does not parse" "$SCRATCH/err"
 # the A/A noise floor's limits (tests/data/report/aa-floor.toml): a copy 150% off over 6
-# blocks is no margin (the default 1% and a warning); over 3 blocks no cell can carry a 95%
-# CI, so there is no floor (null) and no warning
+# blocks is a failed control (SLOWER in the A/A family), whatever its run-level floor says,
+# and its cell floor comes from the pair's spread, not its offset; over 2 blocks no cell has
+# the 3 pairs a floor needs (null, said in words), while the t CI of a geometric mean exists
 if command -v python3 >/dev/null; then
 	cp "$DATA/report/aa-floor.toml" "$DATA/command/fake_worker.py" .
-	sed 's/^repeats = 6$/repeats = 3/' aa-floor.toml > aa-short.toml
+	sed 's/^repeats = 6$/repeats = 2/' aa-floor.toml > aa-short.toml
 	expect_status 0 h run -q -o aa6.h5 aa-floor.toml >/dev/null &&
 		expect_status 0 h run -q -o aa3.h5 aa-short.toml >/dev/null &&
-		pass "A/A runs with a copy 150% off, 6 and 3 blocks"
+		pass "A/A runs with a copy 150% off, 6 and 2 blocks"
 	expect_status 0 h report -f json aa6.h5 && cp "$SCRATCH/out" aa6.json
 	expect_status 0 h report -f json aa3.h5 && cp "$SCRATCH/out" aa3.json
-	$PY - aa6.json aa3.json <<'PYEOF' && pass "a floor of 100% or more is no margin; too few blocks give no floor and no geomean CI" || fail "A/A floor limits"
+	$PY - aa6.json aa3.json <<'PYEOF' && pass "a copy 150% off is a failed A/A control; too few blocks give no floor, the t CI stays" || fail "A/A floor limits"
 import json, math, sys
-six, three = (json.load(open(p)) for p in sys.argv[1:3])
+six, two = (json.load(open(p)) for p in sys.argv[1:3])
 f6 = six["aa"][0]["noise_floor"]
 assert f6 is not None and math.isclose(f6, 1.5, rel_tol=0.05), f6
-assert six["settings"]["margin"] == 0.01 and six["settings"]["margin_source"] == "default", six["settings"]
-w = [x for x in six["warnings"] if "A/A noise floor" in x and "100% or more" in x]
-assert len(w) == 1, six["warnings"]
-# every comparison was decided under that margin (none lost to an invalid one)
-assert six["aa"][0]["cells"] == 1 and all(x["compared"] and x["verdict"] for x in six["comparisons"]), six["aa"]
-assert three["aa"][0]["noise_floor"] is None, three["aa"]
-assert three["settings"]["margin_source"] == "default", three["settings"]
-assert not [x for x in three["warnings"] if "A/A noise floor" in x], three["warnings"]
-# the geometric mean's block bootstrap: a CI from 6 blocks, none from 3 (it would cover far
-# less than 95%: scripts/boot-coverage.py)
+assert six["settings"]["margin"] is None and six["settings"]["margin_source"] == "none", six["settings"]
+# the copy differs from its original in every block: SLOWER in the A/A family
+aa = [x for x in six["comparisons"] if x["mode"] == "base-aa"]
+assert aa and all(x["family"] == "aa" and x["verdict"] == "SLOWER" for x in aa), aa
+assert six["aa"][0]["false_positives"] == six["aa"][0]["cells"] == 1, six["aa"]
+# the cell's floor: from the pairs' spread (every pair 2.5x apart: their scatter is small),
+# within the documented clamp
+(cell,) = six["cells"]
+assert cell["noise_floor_source"] == "aa" and 0.005 <= cell["noise_floor"] <= 0.05, cell
+assert two["aa"][0]["noise_floor"] is None and two["cells"][0]["noise_floor"] is None, two["aa"]
+assert two["settings"]["margin_source"] == "none", two["settings"]
 g6 = [a for a in six["aggregates"] if a["mode"] == "base-aa"]
-g3 = [a for a in three["aggregates"] if a["mode"] == "base-aa"]
+g2 = [a for a in two["aggregates"] if a["mode"] == "base-aa"]
 assert g6 and all(a["geomean"] is not None and None not in a["ci"] for a in g6), g6
-assert g3 and all(a["geomean"] is not None and a["ci"] == [None, None] for a in g3), g3
+assert g2 and all(a["geomean"] is not None and None not in a["ci"] for a in g2), g2
 PYEOF
-	expect_status 0 h report aa6.h5 && expect_grep "no equivalence margin can come from it" "$SCRATCH/out"
-	# the audit of the 3-block run: no floor and no CI, said in words, never as a NaN
+	# the audit of the 2-block run: no floor, said in words, never as a NaN
 	h audit aa3.h5 >"$SCRATCH/out" 2>&1
-	expect_grep "no noise floor \\(no cell has pairs enough for a CI\\)" "$SCRATCH/out" &&
+	expect_grep "no noise floor \\(no cell has 3 pairs\\)" "$SCRATCH/out" &&
 		! grep -qiw "nan" "$SCRATCH/out" && pass "the audit prints no NaN for a missing floor" ||
-		fail "the audit of a 3-block run"
+		fail "the audit of a 2-block run"
 	# the floor per kind of cell (tests/data/report/aa-kinds.toml: the copy's forwards 4% off,
 	# its op cells not): the JSON's three floors equal scripts/aa-floor.py's (numpy, from the
 	# same files, the cells' kind from /cells), on that run and on the two above (op cells
@@ -302,7 +315,7 @@ for line in open(sys.argv[1]):
     (q,) = rep["aa"]
     for k in ("noise_floor", "noise_floor_op", "noise_floor_e2e", "noise_floor_e2e_not_host_bound"):
         assert same(q[k], ref[k]), (stem, k, q[k], ref[k])
-    if stem == "aa3":
+    if stem == "aa3":  # 2 blocks: no cell has 3 pairs
         assert q["noise_floor_op"] is None and q["noise_floor_e2e"] is None, q
         continue
     # the markdown table: the three columns after the floor over every cell (with no graph
@@ -323,7 +336,9 @@ for line in open(sys.argv[1]):
     assert 0.03 < e2e < 0.05 and op < 0.02, (op, e2e)
     assert op < every < e2e, (op, every, e2e)  # the six cells' p95 lies between the kinds'
     s = rep["settings"]
-    assert s["margin_source"] == "aa-noise-floor" and math.isclose(s["margin"], every, rel_tol=1e-12), s
+    assert s["margin_source"] == "none" and s["margin"] is None, s
+    # each cell is judged against its own floor, from the A/A pair's spread
+    assert all(c["noise_floor_source"] == "aa" and c["noise_floor"] is not None for c in rep["cells"]), rep["cells"]
 PYEOF
 	expect_status 0 h report -f html kinds.h5 &&
 		expect_grep '<th>noise floor \(p95 of \|log ratio\|\)</th><th>op cells</th><th>e2e cells</th><th>e2e cells not host-bound</th>' "$SCRATCH/out" &&

@@ -1,14 +1,17 @@
 #!/usr/bin/python3
-"""make-reference.py: reference values for stats/rank.c, stats/corr.c and stats_median.
+"""make-reference.py: reference values for stats/rank.c, stats/ttest.c, stats/multi.c,
+stats/corr.c and stats_median.
 
 Writes tests/data/stats/*.csv next to this script (format in README.md).  Run with
-Debian 12's /usr/bin/python3 (SciPy 1.10, NumPy 1.24):
+Debian 12's /usr/bin/python3 (SciPy 1.10, NumPy 1.24, and python3-statsmodels 0.13):
 
     /usr/bin/python3 tests/data/stats/make-reference.py
 
-The output is deterministic: every random input comes from one
-numpy.random.default_rng(20261121) drawn in a fixed order, and the numbers are written with
-repr() (the shortest string that reads back as the same double).
+The output is deterministic: every random input of the rank, correlation, median and Holm
+files comes from one numpy.random.default_rng(20261121) drawn in a fixed order, those of
+ttest, welch, bh and by from a second one, default_rng(20261128) (so that adding them left
+the older files' bytes alone), and the numbers are written with repr() (the shortest string
+that reads back as the same double).
 
 Sources of the expected values, chosen to be independent of the C code:
   wilcoxon     scipy.stats.wilcoxon(method="exact") without ties or zeros and with <= 50
@@ -28,8 +31,19 @@ Sources of the expected values, chosen to be independent of the C code:
                and statistics.median.
   median_ci    the pair (x_(k), x_(n+1-k)) with the largest k whose coverage
                1 - 2 scipy.stats.binom.cdf(k - 1, n, 0.5) is >= conf.
-  holm         computed directly (statsmodels is not installed) and checked against a case
-               worked by hand.
+  holm         computed directly, checked against a case worked by hand and against
+               statsmodels.stats.multitest.multipletests(method="holm") (equal to the last
+               bit; a NaN, which counts in n, is a p of 1 there).
+  bh, by       statsmodels.stats.multitest.multipletests(method="fdr_bh" / "fdr_by"),
+               checked against a case worked by hand and the step-up computed directly
+               (no NaN inputs: statsmodels has no NaN rule; test-stats checks it).
+  ttest        scipy.stats.ttest_1samp(d, 0) and its confidence_interval(conf); sd and se
+               from numpy.std(ddof=1).  No constant inputs (SciPy gives NaN there).
+  welch        scipy.stats.ttest_ind(x, y, equal_var=False) for t and p; the
+               Welch-Satterthwaite df computed here (SciPy 1.10 does not return it; its p is
+               asserted equal to 2 t.sf(|t|, df)); the CI est -/+ t.ppf((1 + conf)/2, df) se.
+               SciPy 1.10's t.ppf is good to about 2e-9 relative, so CI bounds (and p) are
+               compared to 1e-6.
   spearman     rho: scipy.stats.spearmanr.  p: for n <= 10 the exact permutation p,
                scipy.stats.permutation_test(permutation_type="pairings",
                n_resamples=inf) of rho computed by rankdata and corrcoef (every pairing;
@@ -51,6 +65,8 @@ from fractions import Fraction
 import numpy as np
 import scipy
 import scipy.stats as st
+import statsmodels
+from statsmodels.stats.multitest import multipletests
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 rng = np.random.default_rng(20261121)
@@ -70,11 +86,12 @@ def lst(values):
     return ";".join(num(v) for v in values)
 
 
-def write(name, header, rows):
+def write(name, header, rows, more_versions=""):
+    """more_versions: "; statsmodels X" for a file whose values come from it too."""
     path = os.path.join(HERE, name + ".csv")
     with open(path, "w") as f:
-        f.write("# %s.csv: made by make-reference.py (SciPy %s; NumPy %s); do not edit\n"
-                % (name, scipy.__version__, np.__version__))
+        f.write("# %s.csv: made by make-reference.py (SciPy %s; NumPy %s%s); do not edit\n"
+                % (name, scipy.__version__, np.__version__, more_versions))
         for line in header:
             f.write("# " + line + "\n")
         f.write("# name,params,x,y,expected\n")
@@ -88,17 +105,20 @@ def write(name, header, rows):
 
 # ---- inputs -------------------------------------------------------------------------
 
-def sample(n, loc=0.0, scale=1.0, digits=6):
-    """n high-entropy values, rounded so that they print short; never accidentally tied."""
+def sample(n, loc=0.0, scale=1.0, digits=6, gen=None):
+    """n high-entropy values, rounded so that they print short; never accidentally tied.
+    gen: the generator to draw from (default rng)."""
+    gen = rng if gen is None else gen
     while True:
-        v = np.round(rng.normal(loc, scale, n), digits)
+        v = np.round(gen.normal(loc, scale, n), digits)
         if len(set(v.tolist())) == n and 0.0 not in v.tolist():
             return [float(a) for a in v]
 
 
-def pick(n, pool):
+def pick(n, pool, gen=None):
     """n values drawn from pool (ties on purpose)."""
-    return [float(pool[i]) for i in rng.integers(0, len(pool), n)]
+    gen = rng if gen is None else gen
+    return [float(pool[i]) for i in gen.integers(0, len(pool), n)]
 
 
 def with_signs(mags):
@@ -388,7 +408,8 @@ def make_median_ci():
 # ---- holm ---------------------------------------------------------------------------
 
 def holm(p):
-    """R's p.adjust(p, "holm"): NaN stays NaN and counts in n."""
+    """R's p.adjust(p, "holm", n = length(p)): NaN stays NaN and counts in n.  (R's default
+    n is evaluated after the NA are dropped, so there they do not count.)"""
     n = len(p)
     idx = sorted((i for i in range(n) if not math.isnan(p[i])), key=lambda i: p[i])
     adj = [math.nan] * n
@@ -416,6 +437,12 @@ def make_holm():
         ("n40_random", [float(v) for v in np.round(rng.beta(0.4, 3.0, 40), 7)]),
     ]
     rows = [(name, [], p, [], holm(p)) for name, p in cases]
+    for name, _, p, _, adj in rows:
+        # statsmodels knows no NaN: one counted in n is a p of 1 there (it sorts last and
+        # changes no other adjusted p)
+        sm = multipletests([1.0 if math.isnan(v) else v for v in p], method="holm")[1]
+        for a, b in zip(adj, sm):
+            assert math.isnan(a) or a == b, (name, adj, list(sm))
     write("holm", ["stats_holm(x): expected adj (one per input; 1e-9)"], rows)
 
 
@@ -622,6 +649,166 @@ def make_vc():
                  "errors): n; between; within; process; share (1e-9)"], rows)
 
 
+# ---- t tests (ttest.c) --------------------------------------------------------------
+# The new files draw from their own generator, so that the files above keep their bytes.
+rng_t = np.random.default_rng(20261128)
+
+
+def ttest_ref(d, conf):
+    """stats_t_test: est; sd; se; t; df; p; lo; hi from scipy.stats.ttest_1samp(d, 0) and
+    its confidence_interval(conf); sd and se from numpy.std(ddof=1)."""
+    d = np.asarray(d)
+    n = len(d)
+    sd = float(np.std(d, ddof=1))
+    assert sd > 0, d  # SciPy has no p without scatter (the C code's is documented)
+    res = st.ttest_1samp(d, 0.0)
+    ci = res.confidence_interval(conf)
+    est = float(np.mean(d))
+    lo, hi = float(ci.low), float(ci.high)
+    assert res.df == n - 1
+    # no bound within rounding of 0, where a relative tolerance would mean nothing
+    assert min(abs(lo), abs(hi)) > 1e-6 * (hi - lo), (lo, hi)
+    return [est, sd, sd / math.sqrt(n), float(res.statistic), float(res.df),
+            float(res.pvalue), lo, hi]
+
+
+def make_ttest():
+    g = rng_t
+    cases = [
+        ("n2", 0.95, [0.0213, -0.0087]),
+        ("n2_same_sign", 0.95, [0.0213, 0.0319]),
+        ("n3", 0.95, [-0.0412, -0.0287, -0.0535]),
+        ("n3_conf90", 0.9, [0.913, 2.207, 1.461]),
+        ("n5_random", 0.95, sample(5, -0.03, 0.02, 6, g)),
+        ("n8_random_conf99", 0.99, sample(8, 0.015, 0.01, 6, g)),
+        ("n10_random", 0.95, sample(10, -0.0383, 0.0127, 6, g)),
+        ("n10_null", 0.95, sample(10, 0.0, 0.03, 6, g)),
+        ("n12_conf80", 0.8, sample(12, 0.004, 0.01, 6, g)),
+        ("n20_random", 0.95, sample(20, 0.02, 0.05, 6, g)),
+        ("n20_strong", 0.95, sample(20, -0.0513, 0.001, 7, g)),
+        ("n30_conf999", 0.999, sample(30, 0.01, 0.02, 6, g)),
+        ("n50_conf50", 0.5, sample(50, -0.002, 0.01, 6, g)),
+        ("n200_random", 0.95, sample(200, 0.001, 0.02, 6, g)),
+        ("n7_ties", 0.95, pick(7, [-0.0125, 0.0031, 0.0208, 0.0347], g)),
+        ("n16_ties", 0.9, pick(16, [-0.02, -0.005, 0.01, 0.025], g)),
+        ("n40_ties_zeros", 0.95, pick(32, [-0.0161, 0.0094, 0.0273], g) + [0.0] * 8),
+        ("n4_two_values", 0.95, [1.25, -0.75, 1.25, 1.25]),
+        ("n6_large_scale", 0.95, sample(6, 2385.0, 104.7, 3, g)),
+    ]
+    rows = [(name, [conf], d, [], ttest_ref(d, conf)) for name, conf, d in cases]
+    write("ttest", [
+        "stats_t_test(x conf=params): expected est;sd;se;t;df;p;lo;hi",
+        "scipy.stats.ttest_1samp(x 0) and .confidence_interval(conf); numpy.std(ddof=1)",
+        "est sd se t df: 1e-9; p lo hi: 1e-6 (t distribution: GSL against SciPy)",
+    ], rows)
+
+
+def welch_ref(x, y, conf):
+    """stats_welch_test: est; sd (pooled); se; t; df; p; lo; hi.  t and p from
+    scipy.stats.ttest_ind(equal_var=False); df Welch-Satterthwaite (SciPy 1.10 does not
+    return it; its p is checked against this df); the CI est -/+ t.ppf((1 + conf) / 2, df) se."""
+    x, y = np.asarray(x), np.asarray(y)
+    nx, ny = len(x), len(y)
+    sx2, sy2 = float(np.var(x, ddof=1)), float(np.var(y, ddof=1))
+    vx, vy = sx2 / nx, sy2 / ny
+    assert vx + vy > 0
+    df = (vx + vy) ** 2 / (vx * vx / (nx - 1) + vy * vy / (ny - 1))
+    se = math.sqrt(vx + vy)
+    est = float(np.mean(x) - np.mean(y))
+    with warnings.catch_warnings():
+        # a constant sample: SciPy warns of precision loss in its variance, which is 0
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = st.ttest_ind(x, y, equal_var=False)
+    assert abs(float(res.statistic) - est / se) <= 1e-12 * abs(est / se)
+    p = float(res.pvalue)
+    assert abs(2 * st.t.sf(abs(est / se), df) - p) <= 1e-12 * p, (p, df)
+    q = float(st.t.ppf((1 + conf) / 2, df))
+    lo, hi = est - q * se, est + q * se
+    assert min(abs(lo), abs(hi)) > 1e-6 * (hi - lo), (lo, hi)
+    sd = math.sqrt(((nx - 1) * sx2 + (ny - 1) * sy2) / (nx + ny - 2))
+    return [est, sd, se, float(res.statistic), df, p, lo, hi]
+
+
+def make_welch():
+    g = rng_t
+    cases = [
+        ("n2_2", 0.95, [0.4132, 0.4871], [0.5213, 0.5022]),
+        ("n2_5", 0.95, [0.4132, 0.4871], [0.5213, 0.5022, 0.4917, 0.5386, 0.5101]),
+        ("n3_3", 0.95, [0.4912, 0.4691, 0.5139], [0.5312, 0.5507, 0.5247]),
+        ("n5_8_unequal", 0.95, sample(5, 0.0, 0.05, 6, g), sample(8, 0.04, 0.01, 6, g)),
+        ("n8_11_conf90", 0.9, sample(8, 0.49, 0.015, 6, g), sample(11, 0.54, 0.015, 6, g)),
+        ("n10_10_null", 0.95, sample(10, 0.0, 0.03, 6, g), sample(10, 0.0, 0.03, 6, g)),
+        ("n20_7_conf99", 0.99, sample(20, 1.2, 0.2, 6, g), sample(7, 1.0, 0.6, 6, g)),
+        ("n6_6_ties", 0.95, pick(6, [0.5, 0.52, 0.55], g), pick(6, [0.52, 0.55, 0.58], g)),
+        ("n15_12_ties", 0.8, pick(15, [-0.02, 0.0, 0.01, 0.03], g),
+         pick(12, [0.01, 0.03, 0.05], g)),
+        ("n50_60_conf999", 0.999, sample(50, 0.0, 1.0, 6, g), sample(60, 0.7, 2.5, 6, g)),
+        ("n200_150", 0.95, sample(200, 7.3, 0.4, 6, g), sample(150, 7.21, 0.5, 6, g)),
+        ("n4_30_one_constant", 0.95, [2.385] * 4, sample(30, 2.3, 0.1, 6, g)),
+    ]
+    rows = [(name, [conf], x, y, welch_ref(x, y, conf)) for name, conf, x, y in cases]
+    write("welch", [
+        "stats_welch_test(x y conf=params): expected est;sd;se;t;df;p;lo;hi (est = mean x - "
+        "mean y; sd pooled)",
+        "t p: scipy.stats.ttest_ind(x y equal_var=False); df: Welch-Satterthwaite; "
+        "lo hi: est -/+ scipy.stats.t.ppf((1 + conf)/2 df) se",
+        "est sd se t df: 1e-9; p lo hi: 1e-6 (t distribution: GSL against SciPy)",
+    ], rows)
+
+
+# ---- false-discovery rates (multi.c) ------------------------------------------------
+
+def step_up(p, c):
+    """Plain Python BH (c = 1) / BY (c = sum 1/k): min(1, min_{j >= i} c n p_(j) / j)."""
+    n = len(p)
+    idx = sorted(range(n), key=lambda i: p[i])
+    adj = [0.0] * n
+    run = 1.0
+    for j in range(n - 1, -1, -1):
+        run = min(run, c * n * p[idx[j]] / (j + 1))
+        adj[idx[j]] = run
+    return adj
+
+
+def make_fdr():
+    g = rng_t
+    cases = [
+        ("n1", [0.0317]),
+        ("n2", [0.0213, 0.0481]),
+        ("hand", [0.01, 0.04, 0.03, 0.005]),
+        ("monotone", [0.0107, 0.0113, 0.0391, 0.2178]),
+        ("step_up_pulls_down", [0.0091, 0.0412, 0.0436, 0.0447, 0.0458]),
+        ("ties", [0.0207, 0.0207, 0.0031, 0.0207]),
+        ("capped", [0.4137, 0.8861, 0.0042, 0.6629, 0.2517]),
+        ("zero_and_one", [0.0, 1.0, 0.0213, 0.3358]),
+        ("all_ones", [1.0, 1.0, 1.0]),
+        ("n12_random", [float(v) for v in np.round(g.uniform(0, 0.2, 12), 6)]),
+        ("n40_random", [float(v) for v in np.round(g.beta(0.4, 3.0, 40), 7)]),
+        ("n196_random", [float(v) for v in np.round(g.beta(0.3, 2.0, 196), 8)]),
+    ]
+    # worked by hand: sorted 0.005 (x4/1 = 0.02), 0.01 (x4/2 = 0.02), 0.03 (x4/3 = 0.04),
+    # 0.04 (x4/4 = 0.04); BY multiplies by 1 + 1/2 + 1/3 + 1/4 = 25/12
+    want = [0.02, 0.04, 0.04, 0.02]
+    bh_hand = multipletests(cases[2][1], method="fdr_bh")[1]
+    by_hand = multipletests(cases[2][1], method="fdr_by")[1]
+    assert all(abs(a - b) < 1e-15 for a, b in zip(bh_hand, want)), bh_hand
+    assert all(abs(a - b * 25 / 12) < 1e-15 for a, b in zip(by_hand, want)), by_hand
+    for method, name in (("fdr_bh", "bh"), ("fdr_by", "by")):
+        rows = []
+        for case, p in cases:
+            adj = [float(v) for v in multipletests(p, method=method)[1]]
+            c = 1.0 if name == "bh" else sum(1.0 / k for k in range(1, len(p) + 1))
+            direct = step_up(p, c)
+            assert all(abs(a - min(1.0, b)) <= 1e-13 * max(a, 1e-300)
+                       for a, b in zip(adj, direct)), (case, adj, direct)
+            rows.append((case, [], p, [], adj))
+        write(name, [
+            "stats_%s(x): expected adj (one per input; 1e-9)" % name,
+            "statsmodels.stats.multitest.multipletests(x method=%s), checked against the "
+            "step-up computed directly" % method,
+        ], rows, "; statsmodels %s" % statsmodels.__version__)
+
+
 def main():
     make_wilcoxon()
     make_sign()
@@ -633,6 +820,9 @@ def main():
     make_median()
     make_median_se()
     make_vc()
+    make_ttest()
+    make_welch()
+    make_fdr()
 
 
 if __name__ == "__main__":
