@@ -31,18 +31,33 @@ const char *stats_verdict_name(enum stats_verdict v)
 
 const char *stats_test_name(enum stats_test t)
 {
-	return t == STATS_TEST_RANK ? "signed-rank" : "t";
+	return t == STATS_TEST_RANK ? "signed-rank" : t == STATS_TEST_T ? "t" : "trimmed-t";
 }
 
 int stats_test_parse(const char *s, enum stats_test *t)
 {
-	if (!strcmp(s, "t"))
+	if (!strcmp(s, "trimmed-t"))
+		*t = STATS_TEST_TRIMMED;
+	else if (!strcmp(s, "t"))
 		*t = STATS_TEST_T;
 	else if (!strcmp(s, "signed-rank"))
 		*t = STATS_TEST_RANK;
 	else
 		return -1;
 	return 0;
+}
+
+double stats_test_trim(enum stats_test t)
+{
+	return t == STATS_TEST_TRIMMED ? STATS_TRIM : 0;
+}
+
+double stats_t_df(size_t n, double trim)
+{
+	size_t g = (size_t)floor(trim * (double)n);
+	if (n >= 2 && n - 2 * g < 2)
+		g = (n - 2) / 2;
+	return (double)n - 2 * (double)g - 1;
 }
 
 /* z_{0.975}: the floor is the two-sided 95% range of one pair's log ratio. */
@@ -152,8 +167,9 @@ double stats_mde(size_t n, double sigma, double alpha, double power, enum stats_
 		double z = z_sum(alpha, power);
 		return isnan(z) ? NAN : expm1(z * sigma * RANK_ARE_SD_FACTOR / sqrt((double)n));
 	}
-	double t = n >= 2 ? t_sum(alpha, power, (double)(n - 1)) : NAN;
-	return isnan(t) ? NAN : expm1(t * sigma / sqrt((double)n));
+	double trim = stats_test_trim(test), k = trim > 0 ? STATS_TRIM_SD_FACTOR : 1;
+	double t = n >= 2 ? t_sum(alpha, power, stats_t_df(n, trim)) : NAN;
+	return isnan(t) ? NAN : expm1(t * k * sigma / sqrt((double)n));
 }
 
 /* Blocks needed to detect a relative change of effect (stats.h): the smallest n >= 2 whose
@@ -174,9 +190,11 @@ double stats_blocks_needed(double effect, double sigma, double alpha, double pow
 	if (sigma == 0)
 		return 2;
 	/* the normal formula is a lower bound; the t quantiles only add, so walk up from it */
-	double r = z_sum(alpha, power) * sigma / d;
+	double trim = stats_test_trim(test), k = trim > 0 ? STATS_TRIM_SD_FACTOR : 1;
+	double r = z_sum(alpha, power) * k * sigma / d;
 	size_t n = (size_t)fmax(2, fmin(BLOCKS_MAX, ceil(r * r)));
-	while (n < BLOCKS_MAX && t_sum(alpha, power, (double)(n - 1)) * sigma / sqrt((double)n) > d)
+	while (n < BLOCKS_MAX &&
+	       t_sum(alpha, power, stats_t_df(n, trim)) * k * sigma / sqrt((double)n) > d)
 		n++;
 	return (double)n;
 }
@@ -321,6 +339,9 @@ int stats_compare_paired(const double *mode, const double *base, size_t n,
 			goto done;
 		c.p_t = t.p;
 		c.df = t.df;
+		if (o->test == STATS_TEST_TRIMMED &&
+		    stats_trimmed_t_test(lr, n, STATS_TRIM, o->conf, &t, cause) < 0)
+			goto done;
 	}
 	if (o->test == STATS_TEST_RANK) {
 		c.ratio = c.median_ratio;
@@ -332,7 +353,8 @@ int stats_compare_paired(const double *mode, const double *base, size_t n,
 		c.ratio = exp(n >= 2 ? t.est : lr[0]);
 		c.lo = n >= 2 ? exp(t.lo) : NAN;
 		c.hi = n >= 2 ? exp(t.hi) : NAN;
-		c.p = n >= 2 ? c.p_t : 1;
+		c.p = n >= 2 ? t.p : 1;
+		c.df = n >= 2 ? t.df : NAN;
 		c.ci_short = n < 2;
 	}
 	c.mde = stats_mde(n, c.sigma_log, o->alpha, o->power, o->test);
@@ -384,7 +406,8 @@ static double mde_unpaired(size_t nm, size_t nb, double sigma, double alpha, dou
 	if (nm == 0 || nb == 0 || !isfinite(sigma) || sigma < 0)
 		return NAN;
 	double k = test == STATS_TEST_RANK ? z_sum(alpha, power) * RANK_ARE_SD_FACTOR
-					   : t_sum(alpha, power, (double)(nm + nb) - 2);
+		   : t_sum(alpha, power, (double)(nm + nb) - 2) *
+			     (test == STATS_TEST_TRIMMED ? STATS_TRIM_SD_FACTOR : 1);
 	return isnan(k) ? NAN : expm1(k * sigma * sqrt(1.0 / nm + 1.0 / nb));
 }
 
@@ -399,9 +422,10 @@ static double units_needed_unpaired(double effect, double sigma, double alpha, d
 		double r = z_sum(alpha, power) * sigma * RANK_ARE_SD_FACTOR / d;
 		return fmin(BLOCKS_MAX, fmax(ceil(2 * r * r), mann_whitney_min_n(alpha)));
 	}
+	double f = test == STATS_TEST_TRIMMED ? STATS_TRIM_SD_FACTOR : 1;
 	size_t k = 2;
 	while (k < BLOCKS_MAX &&
-	       t_sum(alpha, power, 2.0 * (double)k - 2) * sigma * sqrt(2.0 / (double)k) > d)
+	       t_sum(alpha, power, 2.0 * (double)k - 2) * f * sigma * sqrt(2.0 / (double)k) > d)
 		k++;
 	return (double)k;
 }
@@ -474,6 +498,9 @@ int stats_compare_unpaired(const double *mode, size_t nm, const double *base, si
 		if (stats_welch_test(lm, nm, lb, nb, o->conf, &t, cause) < 0)
 			goto done;
 		c.p_t = t.p;
+		if (o->test == STATS_TEST_TRIMMED &&
+		    stats_yuen_test(lm, nm, lb, nb, STATS_TRIM, o->conf, &t, cause) < 0)
+			goto done;
 		c.df = t.df;
 	}
 	c.lo = c.hi = NAN;
@@ -485,12 +512,12 @@ int stats_compare_unpaired(const double *mode, size_t nm, const double *base, si
 		c.p = c.p_rank;
 		c.ci_short = stats_ci_short(nm, nb, o->conf, 0);
 	} else {
-		c.ratio = gm;
+		c.ratio = have_t ? exp(t.est) : gm;
 		if (have_t) {
 			c.lo = exp(t.lo);
 			c.hi = exp(t.hi);
 		}
-		c.p = have_t ? c.p_t : 1;
+		c.p = have_t ? t.p : 1;
 		c.ci_short = !have_t;
 	}
 	c.mde = mde_unpaired(nm, nb, c.sigma_log, o->alpha, o->power, o->test);
@@ -567,8 +594,9 @@ double stats_seq_alpha(double alpha, size_t prev, size_t n, size_t n_max,
 
 /* stats.h: only complete blocks, so that every g_b averages the same cells (a block that
  * lost a cell would otherwise move its mean by that cell's level). */
-void stats_geomean_t(const double *logr, size_t nblocks, size_t ncells, double conf,
-		     double *est, double *lo, double *hi, double *p, size_t *ncomplete)
+void stats_geomean_t(const double *logr, size_t nblocks, size_t ncells, double trim,
+		     double conf, double *est, double *lo, double *hi, double *p,
+		     size_t *ncomplete)
 {
 	double *g = xmalloc((nblocks ? nblocks : 1) * sizeof(*g));
 	size_t n = 0;
@@ -588,7 +616,8 @@ void stats_geomean_t(const double *logr, size_t nblocks, size_t ncells, double c
 	*lo = *hi = *p = NAN;
 	struct stats_ttest t;
 	char *cause = NULL;
-	if (n >= 2 && stats_t_test(g, n, conf, &t, &cause) == 0) {
+	if (n >= 2 && stats_trimmed_t_test(g, n, trim, conf, &t, &cause) == 0) {
+		*est = exp(t.est);
 		*lo = exp(t.lo);
 		*hi = exp(t.hi);
 		*p = t.p;

@@ -197,6 +197,17 @@ int stats_t_test(const double *d, size_t n, double conf, struct stats_ttest *out
  * freedom (SciPy ttest_ind(x, y, equal_var=False)).  nx, ny >= 2. */
 int stats_welch_test(const double *x, size_t nx, const double *y, size_t ny, double conf,
 		     struct stats_ttest *out, char **cause);
+/* The trimmed t test (Tukey & McLaughlin 1963; Wilcox's trimci): of d against 0, its mean
+ * trimmed by g = floor(trim n) values at each end (est), the winsorized standard deviation
+ * (sd) over (1 - 2 trim) sqrt(n) as its standard error, on n - 2g - 1 degrees of freedom; and
+ * Yuen's two-sample form (Yuen 1974; SciPy ttest_ind(x, y, equal_var=False, trim=trim)).
+ * trim in [0, 0.5): 0 is Student's (Welch's); at least 2 values are always kept.  A trimmed
+ * mean is robust to the process that runs 30% slow for its whole life: one such block in
+ * six moves it by nothing, a mean by a sixth of it. */
+int stats_trimmed_t_test(const double *d, size_t n, double trim, double conf,
+			 struct stats_ttest *out, char **cause);
+int stats_yuen_test(const double *x, size_t nx, const double *y, size_t ny, double trim,
+		    double conf, struct stats_ttest *out, char **cause);
 /* The p-quantile of Student's t on df degrees of freedom (GSL); NaN outside (0, 1). */
 double stats_t_quantile(double p, double df);
 
@@ -206,17 +217,31 @@ enum stats_verdict { VERDICT_FASTER = 0, VERDICT_SLOWER, VERDICT_SAME, VERDICT_I
 const char *stats_verdict_name(enum stats_verdict v); /* "FASTER", "SLOWER", "SAME", "INCONCLUSIVE" */
 
 /* The test that decides a comparison (docs/report-format.md, "Verdicts"):
- *   STATS_TEST_T     Student's paired t test on the log ratios of unit medians (Welch's on
- *                    the logs when unpaired), the t CI of their mean: the ratio is the
- *                    geometric mean of the per-block ratios.  Its power grows with the
- *                    effect over the between-process noise, not with 2^n.
+ *   STATS_TEST_TRIMMED  the paired trimmed t test on the log ratios of unit medians (20% cut
+ *                    from each end, STATS_TRIM; Yuen's on the logs when unpaired) and its CI:
+ *                    the ratio is exp of the trimmed mean of the log ratios.  The default:
+ *                    a block that one slow process (or a noisy neighbour's minute) put off
+ *                    moves it little; below 5 blocks nothing is cut and it is Student's.
+ *   STATS_TEST_T     Student's paired t test on the log ratios (Welch's unpaired), the t CI
+ *                    of their mean: the ratio is the geometric mean of the per-block ratios.
  *   STATS_TEST_RANK  the exact Wilcoxon signed-rank test (Mann-Whitney unpaired) and the
  *                    distribution-free order-statistic CI of the median ratio (percentile
  *                    bootstrap unpaired): no normality, but p >= 2 / 2^n and no CI below
- *                    6 pairs at 95%. */
-enum stats_test { STATS_TEST_T = 0, STATS_TEST_RANK };
-const char *stats_test_name(enum stats_test t);  /* "t", "signed-rank" */
-int stats_test_parse(const char *s, enum stats_test *t); /* "t", "signed-rank": 0, else -1 */
+ *                    6 pairs at 95%.
+ * The t tests' power grows with the effect over the between-process noise, not with 2^n. */
+enum stats_test { STATS_TEST_TRIMMED = 0, STATS_TEST_T, STATS_TEST_RANK };
+#define STATS_TRIM 0.2 /* the share cut from each end by STATS_TEST_TRIMMED (Wilcox's 20%) */
+/* sqrt(1 / 0.94): the 20%-trimmed mean's asymptotic efficiency against the mean on normal
+ * data is about 0.94 (Wilcox 2012, 3.3), so the planning figures of STATS_TEST_TRIMMED
+ * (stats_mde, stats_blocks_needed) inflate sigma by this. */
+#define STATS_TRIM_SD_FACTOR 1.0314212462587933
+/* The degrees of freedom of a t-family test of n paired values at trim: n - 2g - 1, g =
+ * floor(trim n) (at least 2 values kept; stats_trimmed_t_test). */
+double stats_t_df(size_t n, double trim);
+const char *stats_test_name(enum stats_test t);  /* "trimmed-t", "t", "signed-rank" */
+int stats_test_parse(const char *s, enum stats_test *t); /* those names: 0, else -1 */
+/* The trim of a t-family test (STATS_TRIM for STATS_TEST_TRIMMED, 0 for STATS_TEST_T). */
+double stats_test_trim(enum stats_test t);
 
 /* A cell's noise floor: the relative difference two processes show in 95% of single pairs,
  * exp(z_{0.975} s) - 1, where s is the standard deviation of their log ratio over blocks (an
@@ -273,19 +298,22 @@ struct stats_comparison {
 	int paired;
 	enum stats_test test;/* the test that decides (opts.test) */
 	size_t n, n_base;    /* pairs (paired), or mode and baseline units (unpaired) */
-	double ratio;        /* t: the geometric mean of the per-block ratios (paired), the ratio of
-			      * geometric means (unpaired); signed-rank: the median per-block ratio
-			      * (paired), the ratio of medians (unpaired) */
-	double lo, hi;       /* the deciding CI of ratio: t: exp of the t CI of the mean log ratio;
-			      * signed-rank: the exact order-statistic CI (paired), the percentile
-			      * bootstrap of the ratio of medians (unpaired); NaN: none */
+	double ratio;        /* trimmed-t (t): exp of the trimmed (plain) mean of the per-block log
+			      * ratios (paired), of the difference of the logs' means (unpaired);
+			      * signed-rank: the median per-block ratio (paired), the ratio of
+			      * medians (unpaired) */
+	double lo, hi;       /* the deciding CI of ratio: trimmed-t, t: exp of the t CI; signed-rank:
+			      * the exact order-statistic CI (paired), the percentile bootstrap of
+			      * the ratio of medians (unpaired); NaN: none */
 	double median_ratio; /* the median per-block ratio (paired), ratio of medians (unpaired) */
 	double hl_ratio;     /* exp(Hodges-Lehmann estimate of the log-ratio shift) */
 	double os_lo, os_hi; /* paired: exact order-statistic CI of the median ratio; NaN unpaired */
 	double os_coverage;  /* its real coverage (below conf when n < 6 at 95%) */
-	double p;            /* the deciding test's two-sided p (p_t or p_rank) */
-	double p_t;          /* paired t on log ratios (Welch on logs unpaired); NaN when n < 2 */
-	double df;           /* its degrees of freedom */
+	double p;            /* the deciding test's two-sided p */
+	double p_t;          /* Student's paired t on log ratios (Welch on logs unpaired), whatever
+			      * decides; NaN when n < 2 */
+	double df;           /* the deciding t-family test's degrees of freedom (signed-rank: those
+			      * of p_t's); NaN when n < 2 */
 	double p_rank;       /* Wilcoxon signed-rank (paired), Mann-Whitney (unpaired) */
 	int p_rank_exact;
 	double p_sign;       /* paired: sign test; NaN when unpaired */
@@ -345,11 +373,13 @@ double stats_seq_alpha(double alpha, size_t prev, size_t n, size_t n_max,
 
 /* The geometric mean over cells of a mode's ratios with a t CI over blocks: logr is an
  * nblocks x ncells matrix of log ratios (NaN where missing).  The blocks with every cell
- * (complete) give g_b = the mean over cells of block b's log ratios; est = exp(mean g_b),
- * [lo, hi] = exp of the t CI of that mean at conf, p its two-sided t test against 0,
- * *ncomplete the blocks used.  NaN est with none; NaN CI and p with fewer than 2. */
-void stats_geomean_t(const double *logr, size_t nblocks, size_t ncells, double conf,
-		     double *est, double *lo, double *hi, double *p, size_t *ncomplete);
+ * (complete) give g_b = the mean over cells of block b's log ratios; est = exp of their
+ * (trimmed, by trim: stats_trimmed_t_test) mean, [lo, hi] = exp of its t CI at conf, p its
+ * two-sided test against 0, *ncomplete the blocks used.  NaN est with none; NaN CI and p
+ * with fewer than 2. */
+void stats_geomean_t(const double *logr, size_t nblocks, size_t ncells, double trim,
+		     double conf, double *est, double *lo, double *hi, double *p,
+		     size_t *ncomplete);
 
 /* Pareto front over n points and k objectives.  cmp(a, b, j, ctx) compares points a and b on
  * objective j: -1 when a is better, 0 when they are equivalent, +1 when a is worse (so a

@@ -168,7 +168,7 @@ void check_repeats(struct audit *au, struct ctx *c)
 		check_summary(k, "no comparison with the baseline could be made");
 		goto done;
 	}
-	const char *test = r->o.test == STATS_TEST_T
+	const char *test = r->o.test != STATS_TEST_RANK
 				   ? "t test's smallest p: none below it from 2 pairs on"
 			   : c->an->paired ? "exact two-sided signed-rank p with n pairs is 2/2^n"
 					   : "exact two-sided Mann-Whitney p is 2/C(n1+n2, n1)";
@@ -195,7 +195,7 @@ void check_repeats(struct audit *au, struct ctx *c)
 		check_ev(k, "%zu of %zu comparisons have too few %s for a CI at %.0f%% (%s): no "
 			    "verdict there, SAME included", short_ci, nok,
 			 c->an->paired ? "pairs" : "units", 100 * r->o.conf,
-			 r->o.test == STATS_TEST_T ? "the t test needs 2"
+			 r->o.test != STATS_TEST_RANK ? "the t test needs 2"
 						   : "paired: 6 at 95%; [min, max] of n ratios "
 						     "covers 1 - 2^(1-n)");
 		if (!k->summary)

@@ -124,9 +124,11 @@ static double column_median(const double *q, const size_t *idx, size_t n, size_t
 	return gsl_stats_median_from_sorted_data(work, 1, n);
 }
 
-/* Point estimates and CIs of the five per-block quantities.  The t test (the report's
- * default): the geometric mean over blocks and exp of the t CI of the mean log (every
- * quantity is positive), as the comparisons' ratios.  The signed-rank test: medians over
+/* Point estimates and CIs of the five per-block quantities.  The t tests (trimmed-t, the
+ * report's default, and t): the geometric mean over blocks and exp of Student's t CI of the
+ * mean log (every quantity is positive).  Untrimmed under trimmed-t too: the quantities are
+ * tied (interaction = e2e / predicted, block by block), and only the plain mean of logs
+ * keeps the tie in the estimates; a trimmed mean of each would cut different blocks.  The signed-rank test: medians over
  * blocks and block-bootstrap percentile CIs (Efron & Tibshirani 1993, ch. 13), each
  * resample drawing n blocks with replacement and taking every statistic over the same drawn
  * blocks, so they stay paired. */
@@ -141,14 +143,16 @@ static void estimate(const struct report *r, const double *q, size_t n, gsl_rng 
 		out[j]->est = column_median(q, NULL, n, j, work);
 		out[j]->lo = out[j]->hi = NAN;
 	}
-	if (r->o.test == STATS_TEST_T) {
+	if (r->o.test != STATS_TEST_RANK) {
 		for (size_t j = 0; j < NQ; j++) {
 			for (size_t i = 0; i < n; i++)
 				work[i] = log(q[i * NQ + j]);
 			struct stats_ttest t;
 			char *cause = NULL;
 			out[j]->est = exp(gsl_stats_mean(work, 1, n));
-			if (r->a->paired && n >= 2 && !stats_t_test(work, n, r->o.conf, &t, &cause)) {
+			if (r->a->paired && n >= 2 &&
+			    !stats_t_test(work, n, r->o.conf, &t, &cause)) {
+				out[j]->est = exp(t.est);
 				out[j]->lo = exp(t.lo);
 				out[j]->hi = exp(t.hi);
 			}

@@ -46,7 +46,8 @@ static void say_design(const struct experiment *e, const char *on, int64_t n, in
 		return;
 	fprintf(out, "'%s': %s%s%s%" PRId64 " block%s (%s): ", e->path, on ? "on " : "",
 		on ? on : "", on ? ": " : "", n, n == 1 ? "" : "s", w);
-	fprintf(out, "the paired t test decides from 2 blocks, with no floor on its p");
+	fprintf(out, "the paired trimmed t test decides from 2 blocks (Student's t below 5), "
+		     "with no floor on its p");
 	if (n < 6)
 		fprintf(out, "; the exact signed-rank test (--test signed-rank) could not reach "
 			     "p < %.2g with %" PRId64 " (smallest p %.4g; 6 blocks can)", ALPHA, n,
@@ -131,9 +132,9 @@ static int assess_prior(const struct experiment *e, const char *path, FILE *out,
 		if (!x->ok || !strcmp(x->family, "aa") || !isfinite(x->c.sigma_log))
 			continue;
 		double eff = fmax(isnan(x->c.floor) ? 0 : x->c.floor, isnan(r->margin) ? 0 : r->margin);
-		mde[nm] = stats_mde((size_t)n, x->c.sigma_log, ALPHA, POWER, STATS_TEST_T);
+		mde[nm] = stats_mde((size_t)n, x->c.sigma_log, ALPHA, POWER, STATS_TEST_TRIMMED);
 		need[nm] = eff > 0 ? stats_blocks_needed(eff, x->c.sigma_log, ALPHA, POWER,
-							 STATS_TEST_T)
+							 STATS_TEST_TRIMMED)
 				   : NAN;
 		over += eff > 0 && mde[nm] > eff;
 		nm++;
@@ -205,8 +206,8 @@ static void assess_floor(const struct experiment *e, double f, FILE *out)
 	fprintf(out, "'%s': with an A/A noise floor of %.2f%% in every cell: at %" PRId64 " blocks "
 		     "the minimum detectable effect is %.2f%% (80%% power), the floor needs %.0f "
 		     "blocks to detect; a null result can read SAME from %zu blocks\n",
-		e->path, 100 * f, n, 100 * stats_mde((size_t)n, s, ALPHA, POWER, STATS_TEST_T),
-		stats_blocks_needed(f, s, ALPHA, POWER, STATS_TEST_T), same);
+		e->path, 100 * f, n, 100 * stats_mde((size_t)n, s, ALPHA, POWER, STATS_TEST_TRIMMED),
+		stats_blocks_needed(f, s, ALPHA, POWER, STATS_TEST_TRIMMED), same);
 }
 
 int design_assess(const struct experiment *e, const struct design_prior *p, FILE *out,

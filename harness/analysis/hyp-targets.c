@@ -68,19 +68,22 @@ void hyp_target_cell(struct hyp_result *res, const struct report *r, size_t m, s
 
 /* The blocks that would detect min_effect with a geomean target's statistic: its block
  * standard deviation read off its t CI (sigma = sqrt(n) (log hi - log lo) / (2 t_{(1+conf)/2,
- * n-1})), then stats_blocks_needed as for a cell. */
+ * df}), df the test's, over STATS_TRIM_SD_FACTOR under the trimmed t: the sigma the planning
+ * formulas inflate again), then stats_blocks_needed as for a cell. */
 static void geomean_repeats(struct hyp_target *t, double lo, double hi,
 			    const struct hyp_result *res, const struct report *r)
 {
 	if (!(res->min_effect > 0) || t->nblocks < 2 || !(lo > 0) || !(hi >= lo))
 		return;
-	double q = stats_t_quantile((1 + r->o.conf) / 2, (double)t->nblocks - 1);
-	double sigma = sqrt((double)t->nblocks) * (log(hi) - log(lo)) / (2 * q);
+	enum stats_test test = r->o.test == STATS_TEST_RANK ? STATS_TEST_T : r->o.test;
+	double trim = stats_test_trim(test);
+	double q = stats_t_quantile((1 + r->o.conf) / 2, stats_t_df(t->nblocks, trim));
+	double sigma = sqrt((double)t->nblocks) * (log(hi) - log(lo)) / (2 * q) /
+		       (trim > 0 ? STATS_TRIM_SD_FACTOR : 1);
 	t->repeats = ceil(stats_blocks_needed(res->min_effect, sigma, res->alpha, r->o.power,
-					      STATS_TEST_T));
+					      test));
 	t->repeats_fixed = ceil(stats_blocks_needed(res->min_effect, sigma,
-						    res->alpha / r->o.alpha_scale, r->o.power,
-						    STATS_TEST_T));
+						    res->alpha / r->o.alpha_scale, r->o.power, test));
 }
 
 /* The geometric mean of mode m's ratios over cells: the report's aggregate when cells are
@@ -144,8 +147,8 @@ void hyp_target_geomean(struct hyp_result *res, const struct report *r, size_t m
 			logr[b * ncells + k] = x > 0 && y > 0 ? log(x / y) : NAN;
 		}
 	double p;
-	stats_geomean_t(logr, a->nblocks, ncells, r->o.conf, &t->ratio, &t->lo, &t->hi, &p,
-			&t->nblocks);
+	stats_geomean_t(logr, a->nblocks, ncells, stats_test_trim(r->o.test), r->o.conf, &t->ratio,
+			&t->lo, &t->hi, &p, &t->nblocks);
 	if (isnan(t->ratio)) {
 		snprintf(t->note, sizeof(t->note), "no block has every one of its %zu cells",
 			 ncells);

@@ -52,7 +52,7 @@ const char *rep_floor_src_name(enum rep_floor_src s)
 
 int report_ci_short(const struct report *r, size_t n)
 {
-	return r->o.test == STATS_TEST_T ? n < 2 : stats_ci_short(n, n, r->o.conf, 1);
+	return r->o.test != STATS_TEST_RANK ? n < 2 : stats_ci_short(n, n, r->o.conf, 1);
 }
 
 void report_opts_init(struct report_opts *o)
@@ -62,7 +62,7 @@ void report_opts_init(struct report_opts *o)
 	o->margin = NAN;
 	o->alpha_given = 0;
 	o->alpha_scale = 1;
-	o->test = STATS_TEST_T;
+	o->test = STATS_TEST_TRIMMED;
 	o->adjust = REP_ADJUST_BH;
 	o->family_workload = 0;
 	o->conf = 0.95;
@@ -576,8 +576,8 @@ static int aggregates(struct report *r, gsl_rng *rng)
 				for (size_t b = 0; b < nb; b++)
 					for (size_t k = 0; k < ncol; k++)
 						mat[b * ncol + k] = logr[b * a->ncells + k];
-				stats_geomean_t(mat, nb, ncol, r->o.conf, &g->geomean, &g->lo, &g->hi,
-						&g->p, &g->nblocks);
+				stats_geomean_t(mat, nb, ncol, stats_test_trim(r->o.test), r->o.conf,
+						&g->geomean, &g->lo, &g->hi, &g->p, &g->nblocks);
 				if (isnan(g->geomean))
 					report_warn(r, "geometric mean of '%s' in '%s' not computed: no "
 						    "block has every one of its %zu op cells", a->modes[m],

@@ -61,8 +61,8 @@ enum {
 /* The help lines of the deciding options of CMD_STATS_OPTS (--test, --adjust, --family),
  * for each command's help text. */
 #define CMD_DECIDE_HELP                                                                   \
-	"  --test T             the deciding test: t (the paired t test on log ratios, the\n" \
-	"                       default) or signed-rank (exact; its p >= 2/2^n)\n"          \
+	"  --test T             the deciding test on log ratios: trimmed-t (20% cut from\n" \
+	"                       each end, the default), t, or signed-rank (p >= 2/2^n)\n"   \
 	"  --adjust A           the per-cell families' adjustment: bh (default), by, holm\n" \
 	"  --family F           one family of cells per run (default) or per workload\n"
 /* --repo DIR, for the commands that judge hypothesis files (verify, audit, report): read by

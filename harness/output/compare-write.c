@@ -55,7 +55,10 @@ int run_compare_write(const struct run_compare *rc, enum report_format fmt, FILE
 			   "| cell | mode | units A | units B | median A (us) | median B (us) | ratio B/A | 95%% CI | p | p adj | verdict |\n"
 			   "|---|---|---|---|---|---|---|---|---|---|---|\n",
 			rc->b->path, rc->a->path,
-			rc->o.test == STATS_TEST_T
+			rc->o.test == STATS_TEST_TRIMMED
+				? "ratio = exp of the difference of the 20%-trimmed means of log unit medians, "
+				  "Yuen's test on them"
+			: rc->o.test == STATS_TEST_T
 				? "ratio = geometric mean(B) / geometric mean(A) of unit medians, Welch's t "
 				  "test on their logs"
 				: "ratio = median(B) / median(A) of unit medians, bootstrap CI, "

@@ -388,7 +388,7 @@ static void write_run(const struct report *r, FILE *f)
 	fprintf(f, "<li>decisions: %s test, %.0f%% CIs, alpha %.3g, p adjusted by %s within each "
 		   "family (per %s; the A/A copies apart); SAME when the CI lies inside the cell's "
 		   "noise floor or the declared margin (",
-		r->o.test == STATS_TEST_T ? "t" : "signed-rank", 100 * r->o.conf, r->o.alpha,
+		stats_test_name(r->o.test), 100 * r->o.conf, r->o.alpha,
 		rep_adjust_name(r->o.adjust), r->o.family_workload ? "workload" : "run");
 	if (isnan(r->margin))
 		fputs("none", f);

@@ -134,7 +134,7 @@ static void write_md_composition(const struct report *r, FILE *f)
 			   "e2e cell's noise floor); coverage = sum of count x op time / e2e time. %s, %.0f%% CIs. The "
 			   "unweighted geomean of op-cell ratios is shown for contrast: it weights a 1 us op like a 1 ms "
 			   "one.\n\n",
-			r->o.test == STATS_TEST_T ? "Geometric means over blocks with t CIs of their logs"
+			r->o.test != STATS_TEST_RANK ? "Geometric means (20%-trimmed with the trimmed t test) over blocks with t CIs of their logs"
 						  : "Medians over blocks, block-bootstrap CIs (none from "
 						    "blocks too few for a distribution-free CI at that level: "
 						    "6 at 95%)",
@@ -372,12 +372,16 @@ static void write_md(const struct report *r, FILE *f)
 	char mb[48] = "none";
 	if (!isnan(r->margin))
 		snprintf(mb, sizeof(mb), "+-%.2f%% (%s)", 100 * r->margin, r->margin_source);
-	fprintf(f, "- decisions: %s test, %.0f%% CIs, alpha %.3g, p adjusted by %s within each family "
+	fprintf(f, "- decisions: %s, %.0f%% CIs, alpha %.3g, p adjusted by %s within each family "
 		   "(per %s; the A/A copies apart); SAME when the CI lies inside the cell's noise floor "
 		   "(two processes' 95%% range, clamped to [%.1f%%, %.0f%%]) or the declared margin: %s; "
 		   "bootstrap (compositions) %zu resamples, seed %llu\n\n",
-		r->o.test == STATS_TEST_T ? (a->paired ? "paired t on log ratios" : "Welch t on logs")
-					   : (a->paired ? "exact signed-rank" : "Mann-Whitney"),
+		r->o.test == STATS_TEST_TRIMMED
+			? (a->paired ? "20%-trimmed t test on paired log ratios (Student's below 5 blocks)"
+				     : "Yuen's 20%-trimmed t test on logs")
+		: r->o.test == STATS_TEST_T ? (a->paired ? "t test on paired log ratios"
+							 : "Welch's t test on logs")
+					    : (a->paired ? "exact signed-rank test" : "Mann-Whitney test"),
 		100 * r->o.conf, r->o.alpha, rep_adjust_name(r->o.adjust),
 		r->o.family_workload ? "workload" : "run", 100 * STATS_FLOOR_MIN,
 		100 * STATS_FLOOR_MAX, mb, r->o.nboot, (unsigned long long)r->o.seed);
@@ -569,7 +573,7 @@ static json_t *build_json(const struct report *r)
 	const struct analysis *a = r->a;
 	json_t *root = json_object();
 	json_object_set_new(root, "format", json_string("harness-report"));
-	json_object_set_new(root, "version", json_integer(2)); /* 2: 2026-11-28, the t test */
+	json_object_set_new(root, "version", json_integer(2)); /* 2: 2026-11-28, the trimmed t test */
 	json_t *run = json_object();
 	static const char *const keys[] = { "experiment_name", "experiment_sha256", "harness_version",
 					    "git_commit", "backend", "order", "seed", "start_utc",

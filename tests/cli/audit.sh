@@ -32,7 +32,7 @@ check_audit clean.json cache-isolation PASS 'c["units"] == []' && pass "clean: c
 check_audit clean.json identity PASS && pass "clean: identity probes PASS" || fail "clean: identity probes"
 check_audit clean.json failures PASS && pass "clean: failures PASS" || fail "clean: failures"
 check_audit clean.json backend WARN '"cpu" in c["summary"]' && pass "clean: auto resolved to cpu is WARN" || fail "clean: backend"
-check_audit clean.json repeats WARN '"decided by the t test" in " ".join(c["evidence"]) and "a floor needs 3 blocks" in c["summary"]' && pass "clean: 2 repeats decide by the t test but have no noise floor: WARN" || fail "clean: repeats"
+check_audit clean.json repeats WARN '"decided by the trimmed-t test" in " ".join(c["evidence"]) and "a floor needs 3 blocks" in c["summary"]' && pass "clean: 2 repeats decide by the t test but have no noise floor: WARN" || fail "clean: repeats"
 check_audit clean.json clocks WARN '"not recorded by this backend" in c["summary"]' && pass "clean: clocks not recorded: WARN" || fail "clean: clocks"
 check_audit clean.json aa-control WARN && pass "clean: no A/A control: WARN" || fail "clean: aa-control"
 check_audit clean.json margin WARN '"no cell has a noise floor" in c["summary"]' && pass "clean: 2 blocks give no noise floor, the margin check WARNs" || fail "clean: margin"

@@ -303,6 +303,56 @@ START_TEST(ref_ttest)
 }
 END_TEST
 
+START_TEST(ref_trimmed)
+{
+	struct ref_file f;
+	ref_load(&f, "trimmed.csv");
+	for (size_t i = 0; i < f.n; i++) {
+		const struct ref_case *c = &f.c[i];
+		const double *w = want(&f, c, 8);
+		ck_assert_uint_eq(c->n[F_PARAMS], 2);
+		struct stats_ttest t;
+		char *cause = NULL;
+		ck_assert_int_eq(stats_trimmed_t_test(c->v[F_X], c->n[F_X], c->v[F_PARAMS][0],
+						      c->v[F_PARAMS][1], &t, &cause), 0);
+		ck_assert_uint_eq(t.n, c->n[F_X]);
+		expect_ttest(&f, c, "", &t, w);
+	}
+	ref_finish(&f);
+	/* where nothing is cut (trim 0, or 4 values at 20%) it is Student's test */
+	double d[] = { 0.0213, -0.0087, 0.0319, 0.0114, 0.0027 };
+	for (size_t k = 0; k < 2; k++) {
+		size_t n = k ? 4 : 5;
+		struct stats_ttest a, b;
+		char *cause = NULL;
+		ck_assert_int_eq(stats_trimmed_t_test(d, n, k ? 0.2 : 0, 0.95, &a, &cause), 0);
+		ck_assert_int_eq(stats_t_test(d, n, 0.95, &b, &cause), 0);
+		ck_assert(a.est == b.est && a.df == b.df);
+		ck_assert(fabs(a.se - b.se) <= 1e-14 * b.se && fabs(a.p - b.p) <= 1e-14 &&
+			  fabs(a.lo - b.lo) <= 1e-14 * fabs(b.lo));
+	}
+}
+END_TEST
+
+START_TEST(ref_yuen)
+{
+	struct ref_file f;
+	ref_load(&f, "yuen.csv");
+	for (size_t i = 0; i < f.n; i++) {
+		const struct ref_case *c = &f.c[i];
+		const double *w = want(&f, c, 8);
+		ck_assert_uint_eq(c->n[F_PARAMS], 2);
+		struct stats_ttest t;
+		char *cause = NULL;
+		ck_assert_int_eq(stats_yuen_test(c->v[F_X], c->n[F_X], c->v[F_Y], c->n[F_Y],
+						 c->v[F_PARAMS][0], c->v[F_PARAMS][1], &t, &cause),
+				 0);
+		expect_ttest(&f, c, "", &t, w);
+	}
+	ref_finish(&f);
+}
+END_TEST
+
 START_TEST(ref_welch)
 {
 	struct ref_file f;
@@ -798,6 +848,8 @@ int main(void)
 	tcase_add_test(ref, ref_by);
 	tcase_add_test(ref, ref_ttest);
 	tcase_add_test(ref, ref_welch);
+	tcase_add_test(ref, ref_trimmed);
+	tcase_add_test(ref, ref_yuen);
 	tcase_add_test(ref, ref_spearman);
 	tcase_add_test(ref, ref_kendall);
 	tcase_add_test(ref, ref_median);

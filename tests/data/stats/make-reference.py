@@ -65,6 +65,7 @@ from fractions import Fraction
 import numpy as np
 import scipy
 import scipy.stats as st
+from scipy.stats import mstats
 import statsmodels
 from statsmodels.stats.multitest import multipletests
 
@@ -809,6 +810,110 @@ def make_fdr():
         ], rows, "; statsmodels %s" % statsmodels.__version__)
 
 
+# ---- trimmed t tests (ttest.c) -------------------------------------------------------
+# Their own generator again, so that every file above keeps its bytes.
+rng_tr = np.random.default_rng(20261129)
+
+
+def trimmed_ref(d, trim, conf):
+    """stats_trimmed_t_test: est; sd; se; t; df; p; lo; hi.  est = scipy.stats.trim_mean,
+    sd = the standard deviation of scipy.stats.mstats.winsorize's sample, se = Tukey and
+    McLaughlin's sqrt((n - 1) sd^2 / (h (h - 1))) with h = n - 2g kept, g = floor(trim n),
+    df = h - 1; t = est / se; p and the CI from scipy.stats.t.  Where nothing is cut the
+    result must be scipy.stats.ttest_1samp's, which is checked."""
+    d = np.asarray(d, dtype=float)
+    n = len(d)
+    g = int(math.floor(trim * n))
+    h = n - 2 * g
+    est = float(st.trim_mean(d, trim))
+    # scipy's winsorize cuts int(trim n) from each end, as the C code: the same g
+    sd = float(np.std(np.asarray(mstats.winsorize(d, limits=(trim, trim))), ddof=1))
+    se = math.sqrt((n - 1) * sd * sd / (h * (h - 1)))
+    df = h - 1
+    t = est / se
+    p = float(2 * st.t.sf(abs(t), df))
+    if g == 0:
+        res = st.ttest_1samp(d, 0.0)
+        assert abs(float(res.statistic) - t) <= 1e-10 * abs(t), (res, t)
+        assert abs(float(res.pvalue) - p) <= 1e-10, (res, p)
+    q = float(st.t.ppf((1 + conf) / 2, df))
+    lo, hi = est - q * se, est + q * se
+    assert min(abs(lo), abs(hi)) > 1e-6 * (hi - lo), (lo, hi)
+    return [est, sd, se, t, float(df), p, lo, hi]
+
+
+def make_trimmed():
+    g = rng_tr
+    slow = lambda n, k: sample(n - k, 0.003, 0.004, 6, g) + sample(k, -0.25, 0.02, 6, g)
+    cases = [
+        ("n5_trim20", 0.2, 0.95, sample(5, -0.03, 0.02, 6, g)),
+        ("n6_one_slow_block", 0.2, 0.95, slow(6, 1)),
+        ("n8_two_slow_blocks", 0.2, 0.95, slow(8, 2)),
+        ("n10_trim20_conf99", 0.2, 0.99, sample(10, 0.015, 0.01, 6, g)),
+        ("n10_trim10", 0.1, 0.95, sample(10, -0.0383, 0.0127, 6, g)),
+        ("n12_trim25", 0.25, 0.9, sample(12, 0.004, 0.01, 6, g)),
+        ("n20_trim20", 0.2, 0.95, sample(20, 0.02, 0.05, 6, g)),
+        ("n20_heavy", 0.2, 0.95, slow(20, 4)),
+        ("n40_trim20_conf999", 0.2, 0.999, sample(40, 0.01, 0.02, 6, g)),
+        ("n7_ties", 0.2, 0.95, pick(7, [-0.0125, 0.0031, 0.0208, 0.0347], g)),
+        ("n4_no_cut", 0.2, 0.95, [0.0213, -0.0087, 0.0319, 0.0114]),
+        ("n9_trim0", 0.0, 0.95, sample(9, 0.01, 0.02, 6, g)),
+    ]
+    rows = [(name, [trim, conf], d, [], trimmed_ref(d, trim, conf))
+            for name, trim, conf, d in cases]
+    write("trimmed", [
+        "stats_trimmed_t_test(x trim=params[0] conf=params[1]): expected est;sd;se;t;df;p;lo;hi",
+        "scipy.stats.trim_mean, scipy.stats.mstats.winsorize; se Tukey-McLaughlin "
+        "sqrt((n-1) sw^2 / (h (h-1))), df h - 1, h = n - 2 floor(trim n) (ttest_1samp where "
+        "g = 0); p lo hi from scipy.stats.t",
+        "est sd se t df: 1e-9; p lo hi: 1e-6 (t distribution: GSL against SciPy)",
+    ], rows)
+
+
+def yuen_ref(x, y, trim, conf):
+    """stats_yuen_test: est; sd (pooled winsorized); se; t; df; p; lo; hi.  t and p from
+    scipy.stats.ttest_ind(x, y, equal_var=False, trim=trim) (Yuen's test); est the
+    difference of scipy.stats.trim_mean; se and df from the winsorized variances."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    nx, ny = len(x), len(y)
+    hx, hy = nx - 2 * int(math.floor(trim * nx)), ny - 2 * int(math.floor(trim * ny))
+    wx = float(np.var(np.asarray(mstats.winsorize(x, limits=(trim, trim))), ddof=1))
+    wy = float(np.var(np.asarray(mstats.winsorize(y, limits=(trim, trim))), ddof=1))
+    dx, dy = (nx - 1) * wx / (hx * (hx - 1)), (ny - 1) * wy / (hy * (hy - 1))
+    se = math.sqrt(dx + dy)
+    df = (dx + dy) ** 2 / (dx * dx / (hx - 1) + dy * dy / (hy - 1))
+    est = float(st.trim_mean(x, trim) - st.trim_mean(y, trim))
+    res = st.ttest_ind(x, y, equal_var=False, trim=trim)
+    assert abs(float(res.statistic) - est / se) <= 1e-10 * abs(est / se), (res, est / se)
+    p = float(res.pvalue)
+    q = float(st.t.ppf((1 + conf) / 2, df))
+    lo, hi = est - q * se, est + q * se
+    sd = math.sqrt(((nx - 1) * wx + (ny - 1) * wy) / (nx + ny - 2))
+    return [est, sd, se, float(res.statistic), df, p, lo, hi]
+
+
+def make_yuen():
+    g = rng_tr
+    cases = [
+        ("n5_8", 0.2, 0.95, sample(5, 0.0, 0.05, 6, g), sample(8, 0.04, 0.01, 6, g)),
+        ("n10_10_null", 0.2, 0.95, sample(10, 0.0, 0.03, 6, g), sample(10, 0.0, 0.03, 6, g)),
+        ("n12_9_conf90", 0.2, 0.9, sample(12, 0.49, 0.015, 6, g), sample(9, 0.54, 0.015, 6, g)),
+        ("n20_15_trim10", 0.1, 0.95, sample(20, 1.2, 0.2, 6, g), sample(15, 1.0, 0.6, 6, g)),
+        ("n30_40_conf99", 0.2, 0.99, sample(30, 7.3, 0.4, 6, g), sample(40, 7.21, 0.5, 6, g)),
+        ("n8_8_slow", 0.2, 0.95, sample(6, 0.0, 0.01, 6, g) + [0.31, 0.27],
+         sample(8, -0.05, 0.01, 6, g)),
+    ]
+    rows = [(name, [trim, conf], x, y, yuen_ref(x, y, trim, conf))
+            for name, trim, conf, x, y in cases]
+    write("yuen", [
+        "stats_yuen_test(x y trim=params[0] conf=params[1]): expected est;sd;se;t;df;p;lo;hi "
+        "(est = trimmed mean x - trimmed mean y)",
+        "t p: scipy.stats.ttest_ind(x y equal_var=False trim=trim); se df from the "
+        "winsorized variances (scipy.stats.mstats.winsorize); lo hi from scipy.stats.t",
+        "est sd se t df: 1e-9; p lo hi: 1e-6 (t distribution: GSL against SciPy)",
+    ], rows)
+
+
 def main():
     make_wilcoxon()
     make_sign()
@@ -823,6 +928,8 @@ def main():
     make_ttest()
     make_welch()
     make_fdr()
+    make_trimmed()
+    make_yuen()
 
 
 if __name__ == "__main__":
