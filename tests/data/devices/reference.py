@@ -11,10 +11,9 @@ Definitions (docs/report-format.md, "devices"):
     units name two are split and belong to no device;
   unit median: the median of a cold ok unit's samples of a cell; its run position the
     unit's row in /units;
-  A/A noise floor on device d: over the cells with at least MIN_PAIRS pairs on d (fewer
-    cannot carry a distribution-free 95% CI: the smallest two-sided level over n pairs is
-    1 - 2 / 2^n), the 95th percentile (numpy's default, Hyndman-Fan type 7) of
-    |log median_b(copy_b / original_b)| over d's blocks, as exp - 1;
+  A/A noise floor on device d: over the cells with at least MIN_PAIRS pairs on d (a floor
+    from one or two between-process ratios is noise itself), the 95th percentile (numpy's
+    default, Hyndman-Fan type 7) of |log median_b(copy_b / original_b)| over d's blocks, as exp - 1;
   drift of mode m on d: Spearman's rho (scipy.stats.spearmanr) of run position against the
     unit's level, exp(mean over cells of log(unit median / the mode's median over all
     blocks)), with the exact permutation p for n <= 10 (scipy.stats.permutation_test over
@@ -32,7 +31,7 @@ import numpy as np
 from scipy import stats
 
 
-MIN_PAIRS = 6  # the least n with 1 - 2 / 2^n >= 0.95
+MIN_PAIRS = 3  # as the report's cell floors (docs/report-format.md, "A/A control")
 
 
 def exact_spearman_p(x, y):
