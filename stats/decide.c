@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sf_gamma.h>
 #include <gsl/gsl_sort.h>
@@ -590,6 +591,107 @@ double stats_seq_alpha(double alpha, size_t prev, size_t n, size_t n_max,
 		return NAN;
 	return spend(alpha, (double)n / (double)n_max, spending) -
 	       spend(alpha, (double)prev / (double)n_max, spending);
+}
+
+/* stats.h, stats_seq_level: the exact boundaries of Armitage, McPherson & Rowe (1969) by
+ * the numerical integration of Jennison & Turnbull (2000, ch. 19), on the score scale
+ * S_j = Z_j sqrt(n_j): S_1 ~ N(0, n_1) and S_j - S_{j-1} ~ N(0, n_j - n_{j-1}) independent.
+ * f holds the sub-density of S_j on the continuation region (-b_j, b_j) (paths that crossed
+ * no earlier boundary) at np points; look j + 1's exit probability is
+ *   int f(u) [Q((b - u) / s) + Q((b + u) / s)] du,  s = sqrt(n_{j+1} - n_j),
+ * solved for b by bisection (it falls as b grows), and the next sub-density is f convolved
+ * with N(0, s^2) on (-b, b).  Simpson's rule, the grid at most a 24th of the narrowest
+ * normal it integrates against (Simpson error about 1e-8 relative). */
+#define SEQ_GRID_MIN 101
+#define SEQ_GRID_MAX 4001
+
+static size_t seq_grid(double b, double s)
+{
+	double want = ceil(2 * b / (s / 24));
+	size_t np = want > SEQ_GRID_MAX ? SEQ_GRID_MAX : (size_t)fmax(want, SEQ_GRID_MIN);
+	return np | 1; /* odd, for Simpson's rule */
+}
+
+/* Simpson's weight of point i of np over a step h */
+static double simpson(size_t i, size_t np, double h)
+{
+	if (i == 0 || i == np - 1)
+		return h / 3;
+	return (i & 1 ? 4 : 2) * h / 3;
+}
+
+static double seq_exit(const double *x, const double *fw, size_t np, double b, double s)
+{
+	double e = 0;
+	for (size_t i = 0; i < np; i++)
+		e += fw[i] * (gsl_cdf_ugaussian_Q((b - x[i]) / s) + gsl_cdf_ugaussian_Q((b + x[i]) / s));
+	return e;
+}
+
+double stats_seq_level(double alpha, const size_t *looks, size_t k, size_t n_max,
+		       enum stats_spending spending)
+{
+	if (!k || !looks || !(alpha > 0 && alpha < 1) || !looks[0] || looks[k - 1] > n_max)
+		return NAN;
+	for (size_t j = 1; j < k; j++)
+		if (looks[j] <= looks[j - 1])
+			return NAN;
+	double a = stats_seq_alpha(alpha, 0, looks[0], n_max, spending);
+	if (k == 1)
+		return a;
+	/* look 1: S_1 ~ N(0, n_1) on (-b, b), b = z_{1 - a/2} sqrt(n_1) */
+	double sd1 = sqrt((double)looks[0]);
+	double b = gsl_cdf_ugaussian_Qinv(a / 2) * sd1;
+	size_t np = seq_grid(b, fmin(sd1, sqrt((double)(looks[1] - looks[0]))));
+	double *x = xmalloc(SEQ_GRID_MAX * sizeof(*x)), *fw = xmalloc(SEQ_GRID_MAX * sizeof(*fw));
+	double *y = xmalloc(SEQ_GRID_MAX * sizeof(*y)), *gw = xmalloc(SEQ_GRID_MAX * sizeof(*gw));
+	double h = 2 * b / (double)(np - 1);
+	for (size_t i = 0; i < np; i++) {
+		x[i] = -b + h * (double)i;
+		fw[i] = simpson(i, np, h) * gsl_ran_gaussian_pdf(x[i], sd1); /* weight x density */
+	}
+	double level = NAN;
+	for (size_t j = 1; j < k; j++) {
+		a = stats_seq_alpha(alpha, looks[j - 1], looks[j], n_max, spending);
+		double s = sqrt((double)(looks[j] - looks[j - 1])), sdj = sqrt((double)looks[j]);
+		/* the standardised boundary c in [0, 40]: exit(0) is the mass still going on
+		 * (at least 1 - alpha > a), exit(40 sqrt(n_j)) is nothing */
+		double lo = 0, hi = 40;
+		for (int it = 0; it < 200 && hi - lo > 1e-13 * hi; it++) {
+			double mid = (lo + hi) / 2;
+			if (seq_exit(x, fw, np, mid * sdj, s) > a)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		double c = (lo + hi) / 2;
+		level = 2 * gsl_cdf_ugaussian_Q(c);
+		if (j == k - 1)
+			break;
+		/* the sub-density of S_j on (-c sqrt(n_j), c sqrt(n_j)) */
+		double bj = c * sdj;
+		size_t nq = seq_grid(bj, fmin(s, sqrt((double)(looks[j + 1] - looks[j]))));
+		double hq = 2 * bj / (double)(nq - 1);
+		for (size_t m = 0; m < nq; m++) {
+			y[m] = -bj + hq * (double)m;
+			double g = 0;
+			for (size_t i = 0; i < np; i++)
+				g += fw[i] * gsl_ran_gaussian_pdf(y[m] - x[i], s);
+			gw[m] = simpson(m, nq, hq) * g;
+		}
+		double *t = x;
+		x = y;
+		y = t;
+		t = fw;
+		fw = gw;
+		gw = t;
+		np = nq;
+	}
+	free(x);
+	free(fw);
+	free(y);
+	free(gw);
+	return level;
 }
 
 /* stats.h: only complete blocks, so that every g_b averages the same cells (a block that

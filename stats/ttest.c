@@ -60,6 +60,20 @@ int stats_t_test(const double *d, size_t n, double conf, struct stats_ttest *out
 	return 0;
 }
 
+/* Both samples finite: 0, else -1 and *cause (heap) naming the sample, x or y. */
+static int two_finite(const double *x, size_t nx, const double *y, size_t ny, char **cause)
+{
+	char *c = NULL;
+	const char *which = stats_check_finite(x, nx, 0, &c) ? "x"
+			    : stats_check_finite(y, ny, 0, &c) ? "y"
+								: NULL;
+	if (!which)
+		return 0;
+	*cause = xasprintf("%s: %s", which, c);
+	free(c);
+	return -1;
+}
+
 int stats_welch_test(const double *x, size_t nx, const double *y, size_t ny, double conf,
 		     struct stats_ttest *out, char **cause)
 {
@@ -72,15 +86,8 @@ int stats_welch_test(const double *x, size_t nx, const double *y, size_t ny, dou
 		*cause = xasprintf("confidence level %g is out of range (0, 1)", conf);
 		return -1;
 	}
-	char *c = NULL;
-	const char *which = stats_check_finite(x, nx, 0, &c) ? "x"
-			    : stats_check_finite(y, ny, 0, &c) ? "y"
-								: NULL;
-	if (which) {
-		*cause = xasprintf("%s: %s", which, c);
-		free(c);
+	if (two_finite(x, nx, y, ny, cause))
 		return -1;
-	}
 	out->n = nx;
 	out->n2 = ny;
 	double mx = gsl_stats_mean(x, 1, nx), my = gsl_stats_mean(y, 1, ny);
@@ -145,6 +152,8 @@ int stats_trimmed_t_test(const double *d, size_t n, double trim, double conf,
 	size_t g = (size_t)floor(trim * (double)n);
 	if (n - 2 * g < 2)
 		g = (n - 2) / 2;
+	if (g == 0) /* nothing cut: Student's test, to the last bit */
+		return stats_t_test(d, n, conf, out, cause);
 	double *s = xmalloc(n * sizeof(*s)), tm, wv;
 	trim_stats(d, n, g, s, &tm, &wv);
 	free(s);
@@ -173,15 +182,8 @@ int stats_yuen_test(const double *x, size_t nx, const double *y, size_t ny, doub
 				   trim, conf);
 		return -1;
 	}
-	char *c = NULL;
-	const char *which = stats_check_finite(x, nx, 0, &c) ? "x"
-			    : stats_check_finite(y, ny, 0, &c) ? "y"
-								: NULL;
-	if (which) {
-		*cause = xasprintf("%s: %s", which, c);
-		free(c);
+	if (two_finite(x, nx, y, ny, cause))
 		return -1;
-	}
 	size_t gx = (size_t)floor(trim * (double)nx), gy = (size_t)floor(trim * (double)ny);
 	if (nx - 2 * gx < 2)
 		gx = (nx - 2) / 2;

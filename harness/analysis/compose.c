@@ -124,14 +124,14 @@ static double column_median(const double *q, const size_t *idx, size_t n, size_t
 	return gsl_stats_median_from_sorted_data(work, 1, n);
 }
 
-/* Point estimates and CIs of the five per-block quantities.  The t tests (trimmed-t, the
- * report's default, and t): the geometric mean over blocks and exp of Student's t CI of the
+/* Point estimates and CIs of the five per-block quantities.  The t tests (t, the report's
+ * default, and trimmed-t): the geometric mean over blocks and exp of Student's t CI of the
  * mean log (every quantity is positive).  Untrimmed under trimmed-t too: the quantities are
  * tied (interaction = e2e / predicted, block by block), and only the plain mean of logs
- * keeps the tie in the estimates; a trimmed mean of each would cut different blocks.  The signed-rank test: medians over
- * blocks and block-bootstrap percentile CIs (Efron & Tibshirani 1993, ch. 13), each
- * resample drawing n blocks with replacement and taking every statistic over the same drawn
- * blocks, so they stay paired. */
+ * keeps the tie in the estimates; a trimmed mean of each would cut different blocks.  The
+ * signed-rank test: medians over blocks and block-bootstrap percentile CIs (Efron &
+ * Tibshirani 1993, ch. 13), each resample drawing n blocks with replacement and taking every
+ * statistic over the same drawn blocks, so they stay paired. */
 static void estimate(const struct report *r, const double *q, size_t n, gsl_rng *rng,
 		     struct rep_est *out[NQ])
 {

@@ -62,7 +62,7 @@ void report_opts_init(struct report_opts *o)
 	o->margin = NAN;
 	o->alpha_given = 0;
 	o->alpha_scale = 1;
-	o->test = STATS_TEST_TRIMMED;
+	o->test = STATS_TEST_T;
 	o->adjust = REP_ADJUST_BH;
 	o->family_workload = 0;
 	o->conf = 0.95;

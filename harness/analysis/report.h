@@ -29,7 +29,7 @@ struct report_opts {
 				  times this (a sequential look's share of the total) */
 	double margin;         /* the declared practical margin; NAN: the experiment's, else none
 				  (each cell is judged against its own noise floor) */
-	enum stats_test test;  /* the deciding test: STATS_TEST_TRIMMED */
+	enum stats_test test;  /* the deciding test: STATS_TEST_T */
 	enum rep_adjust adjust;/* the per-cell families' adjustment: REP_ADJUST_BH */
 	int family_workload;   /* 1: one family per workload; 0: one per run */
 	double conf;           /* 0.95 */

@@ -42,12 +42,28 @@ int seq_design_read(const struct rec_meta *m, const char *path, struct seq_desig
 		return error("'%s': its sequential_looks is not a JSON array", path);
 	}
 	d->nlooks = json_array_size(j);
-	if (d->nlooks) {
-		json_t *b = json_object_get(json_array_get(j, d->nlooks - 1), "blocks");
-		d->last_blocks = json_is_integer(b) ? (int64_t)json_integer_value(b) : 0;
+	d->look_blocks = xcalloc(d->nlooks + 1, sizeof(*d->look_blocks));
+	for (size_t i = 0; i < d->nlooks; i++) {
+		json_t *b = json_object_get(json_array_get(j, i), "blocks");
+		json_int_t v = json_is_integer(b) ? json_integer_value(b) : 0;
+		if (v < 1 || v > d->max_repeats || (i && (size_t)v <= d->look_blocks[i - 1])) {
+			json_decref(j);
+			seq_design_release(d);
+			return error("'%s': its sequential_looks is damaged: look %zu's blocks are "
+				     "not a count above the last look's and at most %" PRId64, path,
+				     i + 1, d->max_repeats);
+		}
+		d->look_blocks[i] = (size_t)v;
 	}
+	d->last_blocks = d->nlooks ? (int64_t)d->look_blocks[d->nlooks - 1] : 0;
 	json_decref(j);
 	return 0;
+}
+
+void seq_design_release(struct seq_design *d)
+{
+	free(d->look_blocks);
+	d->look_blocks = NULL;
 }
 
 /* The recorded units' wall time, seconds (0 when the file cannot tell). */
@@ -76,8 +92,16 @@ int seq_look(const char *path, const struct seq_design *d, struct seq_look *out)
 	if (analysis_load(path, &a))
 		goto done;
 	out->blocks = (int64_t)a->nblocks;
-	out->alpha = stats_seq_alpha(d->alpha, (size_t)d->last_blocks, a->nblocks,
+	out->spent = stats_seq_alpha(d->alpha, (size_t)d->last_blocks, a->nblocks,
 				     (size_t)d->max_repeats, d->spending);
+	size_t *looks = xmalloc((d->nlooks + 1) * sizeof(*looks));
+	for (size_t i = 0; i < d->nlooks; i++)
+		looks[i] = d->look_blocks[i];
+	looks[d->nlooks] = a->nblocks;
+	out->alpha = isnan(out->spent) ? NAN
+				       : stats_seq_level(d->alpha, looks, d->nlooks + 1,
+							 (size_t)d->max_repeats, d->spending);
+	free(looks);
 	if (isnan(out->alpha)) {
 		error("'%s': a look after %zu blocks follows one after %" PRId64 " of at most %"
 		      PRId64 ": no level to spend", path, a->nblocks, d->last_blocks,
@@ -139,8 +163,9 @@ char *seq_looks_append(const char *looks, const struct seq_look *l)
 		json_decref(j);
 		j = json_array();
 	}
-	json_array_append_new(j, json_pack("{s:I, s:f, s:I, s:I, s:I, s:I, s:b, s:f, s:s}", "blocks",
-					   (json_int_t)l->blocks, "alpha", l->alpha, "primary",
+	json_array_append_new(j, json_pack("{s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:b, s:f, s:s}",
+					   "blocks", (json_int_t)l->blocks, "alpha", l->alpha,
+					   "spent", l->spent, "primary",
 					   (json_int_t)l->primary, "primary_decided",
 					   (json_int_t)l->decided, "cells", (json_int_t)l->cells,
 					   "cells_decided", (json_int_t)l->cells_decided, "done",

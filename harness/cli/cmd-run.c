@@ -80,16 +80,21 @@ static enum sched_outcome run_sequential(struct sched_opts *o, struct sched_resu
 			return SCHED_ERROR;
 		}
 		if (!d.on || *d.stopped) { /* not sequential, or its design has ended */
+			seq_design_release(&d);
 			rec_meta_release(&m);
 			break;
 		}
 		struct seq_look l;
-		if (seq_look(res->results_path, &d, &l)) {
+		int look_bad = seq_look(res->results_path, &d, &l);
+		size_t nlooks = d.nlooks;
+		int64_t max_repeats = d.max_repeats;
+		seq_design_release(&d);
+		if (look_bad) {
 			rec_meta_release(&m);
 			return SCHED_ERROR;
 		}
 		double spent = (double)(util_now_ns() - t0) / 1e9;
-		const char *stop = l.done ? "decided" : l.blocks >= d.max_repeats ? "max_repeats" : "";
+		const char *stop = l.done ? "decided" : l.blocks >= max_repeats ? "max_repeats" : "";
 		/* --max-time ends this session, not the design: a lease spent goes on with
 		 * --resume, as a fixed run does */
 		int out_of_time = !*stop && budget > 0 && spent >= budget;
@@ -104,7 +109,7 @@ static enum sched_outcome run_sequential(struct sched_opts *o, struct sched_resu
 		if (!o->quiet)
 			fprintf(stderr, "harness: look %zu after %" PRId64 " blocks at level %.4g: "
 					"%zu of %zu primary hypotheses decided%s%s%s; %zu of %zu cells; "
-					"%s\n", d.nlooks + 1, l.blocks, l.alpha, l.decided, l.primary,
+					"%s\n", nlooks + 1, l.blocks, l.alpha, l.decided, l.primary,
 				*l.undecided ? " (undecided: " : "", l.undecided,
 				*l.undecided ? ")" : "", l.cells_decided, l.cells,
 				!strcmp(stop, "decided") ? "decided: the run stops"

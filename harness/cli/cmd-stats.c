@@ -32,7 +32,7 @@ int cmd_stats_opts(const struct cmd_args *a, struct report_opts *o)
 	if ((v = cmd_args_value(a, CMD_OPT_SEED)) && parse_u64(v, &o->seed))
 		return cmd_usage_error(a->entry, "--seed must be a non-negative integer, not '%s'", v);
 	if ((v = cmd_args_value(a, CMD_OPT_TEST)) && stats_test_parse(v, &o->test))
-		return cmd_usage_error(a->entry, "--test must be trimmed-t, t or signed-rank, not '%s'", v);
+		return cmd_usage_error(a->entry, "--test must be t, trimmed-t or signed-rank, not '%s'", v);
 	if ((v = cmd_args_value(a, CMD_OPT_ADJUST)) && rep_adjust_parse(v, &o->adjust))
 		return cmd_usage_error(a->entry, "--adjust must be bh, by or holm, not '%s'", v);
 	if ((v = cmd_args_value(a, CMD_OPT_FAMILY))) {

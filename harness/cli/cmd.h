@@ -61,8 +61,9 @@ enum {
 /* The help lines of the deciding options of CMD_STATS_OPTS (--test, --adjust, --family),
  * for each command's help text. */
 #define CMD_DECIDE_HELP                                                                   \
-	"  --test T             the deciding test on log ratios: trimmed-t (20% cut from\n" \
-	"                       each end, the default), t, or signed-rank (p >= 2/2^n)\n"   \
+	"  --test T             the deciding test on log ratios: t (Student's, the\n"       \
+	"                       default), trimmed-t (20% cut from each end), or\n"         \
+	"                       signed-rank (p >= 2/2^n)\n"                                \
 	"  --adjust A           the per-cell families' adjustment: bh (default), by, holm\n" \
 	"  --family F           one family of cells per run (default) or per workload\n"
 /* --repo DIR, for the commands that judge hypothesis files (verify, audit, report): read by

@@ -54,8 +54,8 @@ static void write_md_sequential(const struct hyp_eval *e, FILE *out)
 	const char *mx = rec_meta_get(&e->a->meta, "sequential_max_repeats");
 	fprintf(out, "\n### Sequential design\n\n%s spending of alpha over at most %s blocks, "
 		     "until %s; %zu look(s); %s.\n\n"
-		     "| look | blocks | level | primary decided | cells decided | unit time (s) |\n"
-		     "|---|---|---|---|---|---|\n",
+		     "| look | blocks | level | alpha spent | primary decided | cells decided | "
+		     "unit time (s) |\n|---|---|---|---|---|---|---|\n",
 		sp, mx ? mx : "?", rec_meta_get(&e->a->meta, "sequential_until"), n,
 		!stop || !*stop ? "not ended (resume it)"
 		: !strcmp(stop, "decided") ? "stopped: decided"
@@ -65,8 +65,12 @@ static void write_md_sequential(const struct hyp_eval *e, FILE *out)
 		json_t *l = json_array_get(looks, k);
 		blocks = json_number_value(json_object_get(l, "blocks"));
 		unit_s = json_number_value(json_object_get(l, "unit_s"));
-		fprintf(out, "| %zu | %.0f | %.4g | %.0f of %.0f | %.0f of %.0f | %.1f |\n", k + 1,
-			blocks, json_number_value(json_object_get(l, "alpha")),
+		json_t *sp_k = json_object_get(l, "spent"); /* absent before 2026-11-29 */
+		char spent[32] = "-";
+		if (json_is_number(sp_k))
+			snprintf(spent, sizeof(spent), "%.4g", json_number_value(sp_k));
+		fprintf(out, "| %zu | %.0f | %.4g | %s | %.0f of %.0f | %.0f of %.0f | %.1f |\n",
+			k + 1, blocks, json_number_value(json_object_get(l, "alpha")), spent,
 			json_number_value(json_object_get(l, "primary_decided")),
 			json_number_value(json_object_get(l, "primary")),
 			json_number_value(json_object_get(l, "cells_decided")),

@@ -379,7 +379,7 @@ static void write_md(const struct report *r, FILE *f)
 		r->o.test == STATS_TEST_TRIMMED
 			? (a->paired ? "20%-trimmed t test on paired log ratios (Student's below 5 blocks)"
 				     : "Yuen's 20%-trimmed t test on logs")
-		: r->o.test == STATS_TEST_T ? (a->paired ? "t test on paired log ratios"
+		: r->o.test == STATS_TEST_T ? (a->paired ? "Student's paired t test on log ratios"
 							 : "Welch's t test on logs")
 					    : (a->paired ? "exact signed-rank test" : "Mann-Whitney test"),
 		100 * r->o.conf, r->o.alpha, rep_adjust_name(r->o.adjust),
@@ -573,7 +573,7 @@ static json_t *build_json(const struct report *r)
 	const struct analysis *a = r->a;
 	json_t *root = json_object();
 	json_object_set_new(root, "format", json_string("harness-report"));
-	json_object_set_new(root, "version", json_integer(2)); /* 2: 2026-11-28, the trimmed t test */
+	json_object_set_new(root, "version", json_integer(2)); /* 2: 2026-11-28, the t tests decide */
 	json_t *run = json_object();
 	static const char *const keys[] = { "experiment_name", "experiment_sha256", "harness_version",
 					    "git_commit", "backend", "order", "seed", "start_utc",

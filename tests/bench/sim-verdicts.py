@@ -24,8 +24,8 @@ for one process in five (slow for its whole life, on every mode, the baseline in
 block ~ lognormal(block_sigma, 1% by default), shared by the block's units; each sample is
 the unit's level times lognormal(0.05%) within-unit noise.  Effects: 1.0 (null), 0.95, 0.90.
 Then `harness import` and `harness report -f json --family workload` (each replication a
-family of one, so its verdict is that of a single comparison; the default test, the 20%
-trimmed t), the same with `--test t` (Student's paired t) and, for N = 6 and 10,
+family of one, so its verdict is that of a single comparison; the default test, Student's
+paired t), the same with `--test trimmed-t` (the 20%-trimmed t) and, for N = 6 and 10,
 `--test signed-rank`; and `harness verify --hypotheses` with one (non-primary,
 raw p) hypothesis per replication, "mode is faster by 3% or more" (prediction faster,
 min_effect 0.03): the fixed-N design's decision on the sequential part's hypothesis.
@@ -205,9 +205,9 @@ def fixed_config(h, work, seed, noise, effect, n, reps, hyp_path, block_sigma, r
     res["settings"] = {k: rep["settings"].get(k) for k in
                        ("test", "alpha", "conf", "multiplicity", "family", "margin_source")}
     res["default"] = summarize_cmp(cmps, effect)
-    rs = json.loads(h("report", "-f", "json", "--family", "workload", "--test", "t",
+    rs = json.loads(h("report", "-f", "json", "--family", "workload", "--test", "trimmed-t",
                       h5).stdout)
-    res["student"] = summarize_cmp([c for c in rs["comparisons"] if c["mode"] == "mode" and
+    res["trimmed"] = summarize_cmp([c for c in rs["comparisons"] if c["mode"] == "mode" and
                                     c["reference"] == "base"], effect)
     if rank:
         rr = json.loads(h("report", "-f", "json", "--family", "workload", "--test",
@@ -353,7 +353,7 @@ def tables(res):
           r["block_sigma"] == res["params"]["block_sigma"]]
     key = lambda r: (list(NOISES).index(r["noise"]), r["n_blocks"])  # noqa: E731
     for test, label in (("default", "%s (the default)" % res["fixed"][0]["settings"]["test"]),
-                        ("student", "--test t, Student's paired t (contrast)"),
+                        ("trimmed", "--test trimmed-t, the 20%-trimmed t (contrast)"),
                         ("signed_rank", "--test signed-rank (contrast)")):
         rows = [r for r in fx if test in r]
         if not rows:

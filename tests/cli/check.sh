@@ -143,16 +143,17 @@ if expect_status 0 h check one.toml; then
 		pass "one block: warned of at its repeats line:col"
 fi
 if expect_status 0 h check --design experiments/good-sequential.toml; then
-	expect_grep "4 blocks \('repeats' at 'experiments/good-sequential.toml':4:1\): the paired trimmed t test decides from 2 blocks" "$OUT" &&
+	expect_grep "4 blocks \('repeats' at 'experiments/good-sequential.toml':4:1\): the paired t test decides from 2 blocks" "$OUT" &&
 		expect_grep "could not reach p < 0.05 with 4 \(smallest p 0.125; 6 blocks can\)" "$OUT" &&
 		expect_grep "sequential \(obrien-fleming\): a look after 4 blocks, then after each block to at most 12 until every primary hypothesis and every cell is decided" "$OUT" &&
 		expect_grep "on cpu: sequential \(obrien-fleming\): a look after 5 blocks, .* to at most 10" "$OUT" &&
+		expect_grep "^'experiments/good-sequential.toml': looks below 5 blocks test t statistics of 2 or 3 degrees of freedom .* 5.7-5.9%" "$OUT" &&
+		! grep -q "on cpu: looks below 5 blocks" "$OUT" &&
 		pass "--design: the blocks, the tests and the sequential looks, per backend"
 fi
-# the minimum detectable effect of the 20%-trimmed t test at 5 blocks (1 cut from each end:
-# 2 degrees of freedom), SciPy's t quantiles, sigma from the floor (exp(1.96 sigma) = 1.01),
-# inflated by the trimmed mean's asymptotic efficiency (0.94) as the C code documents
-MDE=$(/usr/bin/python3 -c 'import math; from scipy.stats import t; s = math.log(1.01) / t.ppf(0.975, 1e9) / math.sqrt(0.94); print("%.2f" % (100 * math.expm1((t.ppf(0.975, 2) + t.ppf(0.8, 2)) * s / math.sqrt(5))))' 2>/dev/null) || MDE="[0-9.]+"
+# the minimum detectable effect of Student's paired t test (the design's) at 5 blocks (4
+# degrees of freedom), SciPy's t quantiles, sigma from the floor (exp(1.96 sigma) = 1.01)
+MDE=$(/usr/bin/python3 -c 'import math; from scipy.stats import t; s = math.log(1.01) / t.ppf(0.975, 1e9); print("%.2f" % (100 * math.expm1((t.ppf(0.975, 4) + t.ppf(0.8, 4)) * s / math.sqrt(5))))' 2>/dev/null) || MDE="[0-9.]+"
 if expect_status 0 h check --aa-floor 0.01 experiments/good-minimal.toml; then
 	expect_grep "with an A/A noise floor of 1.00% in every cell: at 5 blocks the minimum detectable effect is $MDE%" "$OUT" &&
 		expect_grep "a null result can read SAME from 4 blocks" "$OUT" &&

@@ -10,7 +10,21 @@ export PYTHONPATH="$top_srcdir/tests/cli"
 SYN="$DATA/report/synthetic.csv"
 
 expect_status 0 h import --csv "$SYN" -o syn.h5 && pass "import the synthetic raw timings"
+# Student's paired t decides by default: its p is p_t, the one checked against SciPy's
+# ttest_1samp below, on n - 1 degrees of freedom
 expect_status 0 h report --baseline base --margin 0.02 -f json syn.h5 && pass "report --format json"
+$PY - "$SCRATCH/out" <<'PYEOF' && pass "the default: Student's paired t" || fail "the default test"
+import json, math, sys
+from h5util import Checker
+c = Checker("report")
+for x in json.load(open(sys.argv[1]))["comparisons"]:
+    c.check(x["test"] == "t", "%s %s: decided by Student's t" % (x["mode"], x["cell"]))
+    c.check(x["df"] == x["n"] - 1, "%s %s: n - 1 degrees of freedom" % (x["mode"], x["cell"]))
+    c.check(math.isclose(x["p"], x["p_t"], rel_tol=1e-12, abs_tol=1e-300), "%s %s: p is Student's" % (x["mode"], x["cell"]))
+sys.exit(1 if c.fails else 0)
+PYEOF
+# the 20%-trimmed t test on request (--test trimmed-t), every number against SciPy
+expect_status 0 h report --baseline base --margin 0.02 --test trimmed-t -f json syn.h5 && pass "report --test trimmed-t --format json"
 cp "$SCRATCH/out" r.json
 $PY - "$SYN" r.json <<'PYEOF' || fail "report numbers"
 import csv, json, math, sys
@@ -136,7 +150,10 @@ assert {r["verdict"] for r in rows if r["mode"] == "fast"} == {"FASTER"}
 # without blocks ('repeat' instead of 'block') nothing is paired: Mann-Whitney, SciPy's p
 sed 's/^cell,mode,block,value,unit$/cell,mode,repeat,value,unit/' "$SYN" > unpaired.csv
 expect_status 0 h import --csv unpaired.csv -o unpaired.h5
-expect_status 0 h report --baseline base --margin 0.02 -f json unpaired.h5 && pass "report on unpaired data"
+expect_status 0 h report --baseline base --margin 0.02 -f json unpaired.h5 &&
+	$PY -c 'import json, sys; sys.exit(any(x["test"] != "t" or x["p"] != x["p_t"] for x in json.load(open(sys.argv[1]))["comparisons"] if "p" in x))' "$SCRATCH/out" &&
+	pass "unpaired data: Welch's t decides by default"
+expect_status 0 h report --baseline base --margin 0.02 --test trimmed-t -f json unpaired.h5 && pass "report on unpaired data (--test trimmed-t)"
 $PY - unpaired.csv "$SCRATCH/out" <<'PYEOF' || fail "unpaired report numbers"
 import csv, json, math, sys
 import numpy as np

@@ -1,8 +1,9 @@
 # tests/cli/sequential.sh: blocks until decided (issue 44; docs/report-format.md, "Blocks until
 # decided").  With the fake worker (a mode 40% faster, A/A copies alike): a primary claim the
 # data decide stops at the first look after `repeats` blocks; one they can never decide runs
-# to max_repeats, each look at its alpha-spending level, the levels summing to at most alpha,
-# and every later reading (report, verify) at the last look's level; the experiment's
+# to max_repeats, each look spending its alpha-spending increment (summing to alpha) at its
+# exact group-sequential boundary's level, and every later reading (report, verify) at the
+# last look's level; the experiment's
 # [sequential] table does what --until-decided does; --until cells waits for the cells; a
 # run killed between looks resumes its design; the audit does not call the design's
 # extension optional stopping; bad uses are refused before anything is written.
@@ -91,11 +92,12 @@ expect_status 0 h run -q -o d.h5 --until-decided 8 decides-exp.toml &&
 	pass "decided at the first look, after the experiment's 3 blocks" ||
 	fail "decides: stopped '$(meta d.h5 sequential_stopped)' after $(meta d.h5 repeats) blocks"
 
-# 2. never decided: looks after 3, 4, 5 and 6 blocks, stopped at max_repeats; the levels are
-# stats_seq_alpha's (Pocock-type over 6 blocks), sum to alpha, and the report and verify read
-# the run at the last look's level
+# 2. never decided: looks after 3, 4, 5 and 6 blocks, stopped at max_repeats; each spends
+# stats_seq_alpha's increment (Pocock-type over 6 blocks; they sum to alpha) and is tested at
+# its exact boundary's level, SciPy's in tests/data/stats/seqbounds.csv; the report and verify
+# read the run at the last look's level
 expect_status 0 h run -q -o n.h5 --until-decided 6 never-exp.toml && pass "a claim no data decide: the run ends"
-$PY - n.h5 <<'PYEOF' && pass "looks after 3, 4, 5, 6 blocks at Pocock levels summing to 0.05; stopped at max_repeats" || fail "the looks of an undecided run"
+$PY - n.h5 "$top_srcdir/tests/data/stats/seqbounds.csv" <<'PYEOF' && pass "looks after 3, 4, 5, 6 blocks spending Pocock's increments (0.05 in all) at the exact boundaries' levels; stopped at max_repeats" || fail "the looks of an undecided run"
 import json, math, sys, h5py
 from h5util import meta
 m = meta(h5py.File(sys.argv[1], "r"))
@@ -103,10 +105,15 @@ looks = json.loads(m["sequential_looks"])
 assert [l["blocks"] for l in looks] == [3, 4, 5, 6], looks
 assert m["sequential_stopped"] == "max_repeats" and m["sequential"] == "pocock", m
 g = lambda t: 0.05 * math.log(1 + (math.e - 1) * t)
-want = [g(3 / 6), g(4 / 6) - g(3 / 6), g(5 / 6) - g(4 / 6), g(1) - g(5 / 6)]
-assert all(math.isclose(l["alpha"], w, rel_tol=1e-9) for l, w in zip(looks, want)), (looks, want)
-assert math.isclose(sum(l["alpha"] for l in looks), 0.05, rel_tol=1e-9)
-assert math.isclose(float(m["sequential_alpha"]), want[-1], rel_tol=1e-12), m["sequential_alpha"]
+spent = [g(3 / 6), g(4 / 6) - g(3 / 6), g(5 / 6) - g(4 / 6), g(1) - g(5 / 6)]
+assert all(math.isclose(l["spent"], w, rel_tol=1e-9) for l, w in zip(looks, spent)), (looks, spent)
+assert math.isclose(sum(l["spent"] for l in looks), 0.05, rel_tol=1e-9)
+row = [l for l in open(sys.argv[2]) if l.startswith("pocock_3to6_of_6,")][0].split(",")
+assert [float(v) for v in row[2].split(";")] == [3, 4, 5, 6], row
+want = [float(v) for v in row[4].split(";")]
+assert all(math.isclose(l["alpha"], w, rel_tol=1e-6) for l, w in zip(looks, want)), (looks, want)
+assert looks[0]["alpha"] == looks[0]["spent"] and all(l["alpha"] > l["spent"] for l in looks[1:])
+assert math.isclose(float(m["sequential_alpha"]), looks[-1]["alpha"], rel_tol=1e-12), m["sequential_alpha"]
 assert all(not l["done"] and l["primary"] == 1 and l["primary_decided"] == 0 for l in looks), looks
 assert "4 -> 5 blocks" in m["repeats_extended"] and m["repeats"] == "6", m["repeats_extended"]
 PYEOF
@@ -165,4 +172,18 @@ expect_status 2 h run -o r1.h5 --until-decided 2 never-exp.toml &&
 expect_status 2 h run --until cells never-exp.toml && expect_grep "only qualifies --until-decided" "$SCRATCH/err"
 expect_status 2 h run --resume n.h5 --until-decided 9 && expect_grep "continues the design it recorded" "$SCRATCH/err"
 expect_status 2 h run --until-decided 1 never-exp.toml && expect_grep "not a number of blocks" "$SCRATCH/err"
+
+# 7. recorded looks whose blocks do not increase: a damaged file, named (status 1, as any
+# failure of a run), not a level made up
+cp n.h5 bad.h5 && cp -r n bad
+$PY - bad.h5 <<'PYEOF'
+import json, sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r+") as f:
+    looks = json.loads(f["run"].attrs["sequential_looks"])
+    looks[2]["blocks"] = 3
+    f["run"].attrs["sequential_looks"] = np.bytes_(json.dumps(looks))
+PYEOF
+expect_status 1 h run -q --resume bad.h5 &&
+	expect_grep "'bad.h5': its sequential_looks is damaged: look 3's blocks are not a count above the last look's" "$SCRATCH/err" &&
+	pass "damaged looks: refused, naming the file and the look"
 finish

@@ -353,6 +353,47 @@ START_TEST(ref_yuen)
 }
 END_TEST
 
+/* Exact group-sequential levels (stats_seq_level) against SciPy's multivariate normal
+ * probabilities: every prefix of each case's looks.  The first look's level is its increment
+ * itself; every later one is above its increment (the looks are correlated) and below alpha. */
+START_TEST(ref_seqbounds)
+{
+	struct ref_file f;
+	ref_load(&f, "seqbounds.csv");
+	for (size_t i = 0; i < f.n; i++) {
+		const struct ref_case *c = &f.c[i];
+		size_t k = c->n[F_X];
+		const double *w = want(&f, c, k);
+		ck_assert_uint_eq(c->n[F_PARAMS], 3);
+		double alpha = c->v[F_PARAMS][0];
+		enum stats_spending sp = c->v[F_PARAMS][1] > 0.5 ? STATS_SPEND_OBF : STATS_SPEND_POCOCK;
+		size_t n_max = (size_t)c->v[F_PARAMS][2];
+		size_t *looks = xmalloc(k * sizeof(*looks));
+		for (size_t j = 0; j < k; j++)
+			looks[j] = (size_t)c->v[F_X][j];
+		for (size_t j = 0; j < k; j++) {
+			char what[48];
+			snprintf(what, sizeof(what), "level of look %zu", j + 1);
+			double l = stats_seq_level(alpha, looks, j + 1, n_max, sp);
+			expect(&f, c, what, l, w[j], 1e-6);
+			double inc = stats_seq_alpha(alpha, j ? looks[j - 1] : 0, looks[j], n_max, sp);
+			if (j == 0)
+				ck_assert(l == inc);
+			else
+				ck_assert(l > inc && l < alpha);
+		}
+		free(looks);
+	}
+	ref_finish(&f);
+	/* NaN where the looks are not a design */
+	size_t bad[][3] = { { 5, 5, 7 }, { 0, 3, 4 }, { 5, 6, 9 } };
+	for (size_t i = 0; i < 3; i++)
+		ck_assert(isnan(stats_seq_level(0.05, bad[i], 3, 8, STATS_SPEND_POCOCK)));
+	ck_assert(isnan(stats_seq_level(0.05, bad[0], 0, 8, STATS_SPEND_POCOCK)));
+	ck_assert(isnan(stats_seq_level(0, (size_t[]){ 3 }, 1, 8, STATS_SPEND_POCOCK)));
+}
+END_TEST
+
 START_TEST(ref_welch)
 {
 	struct ref_file f;
@@ -850,6 +891,7 @@ int main(void)
 	tcase_add_test(ref, ref_welch);
 	tcase_add_test(ref, ref_trimmed);
 	tcase_add_test(ref, ref_yuen);
+	tcase_add_test(ref, ref_seqbounds);
 	tcase_add_test(ref, ref_spearman);
 	tcase_add_test(ref, ref_kendall);
 	tcase_add_test(ref, ref_median);

@@ -93,14 +93,11 @@ def derive(path):
                 pred = (eb + sm - sb) / eb
                 q.append((pred, em / eb, em / eb / pred, sb / eb, sm / em))
             q = np.array(q)
-            # the report's unweighted geomean under its default test: exp of the 20%-trimmed
-            # mean over blocks of each block's mean log ratio over the cells, every block
-            # complete (stats_geomean_t)
-            geo = float(np.exp(stats.trim_mean(
-                [np.mean([np.log(med[(m, c, b)] / med[("base", c, b)]) for c in ops])
-                 for b in range(NBLOCKS)], 0.2)))
-            # composition: geometric means over blocks under the t tests, untrimmed
-            # (docs/report-format.md)
+            # the report's unweighted geomean: exp(mean over blocks and cells of the log
+            # ratio), every block complete (stats_geomean_t)
+            geo = float(np.exp(np.mean([np.log(med[(m, c, b)] / med[("base", c, b)])
+                                        for b in range(NBLOCKS) for c in ops])))
+            # the report's t test: geometric means over blocks (docs/report-format.md)
             est = np.exp(np.mean(np.log(q), axis=0))
             ref["composition"].append({
                 "workload": w, "mode": m, "n": NBLOCKS, "geomean_unweighted": geo,
