@@ -9,7 +9,9 @@ of stats_seq_level (here from make-reference.py's seq_levels_grid, which tests/u
 holds equal to the C code), or the union bound's increments alpha_k the harness used until
 2026-11-29.  Tests: Student's paired t and the 20%-trimmed t (Tukey-McLaughlin, h - 1 df;
 Student's below 5 blocks), each look with its own degrees of freedom, as the harness does.
-First each test at one look (alpha 0.05), then the designs.  Data: per block the log ratio of two processes, d = e_mode - e_base, with e ~ normal(0, 1%)
+First each test at one look (alpha 0.05), then the designs, then (a prototype of the next
+step) Student's t at levels calibrated on simulated paths of the t statistics themselves.
+Data: per block the log ratio of two processes, d = e_mode - e_base, with e ~ normal(0, 1%)
 ("normal"), or each process slow by 30% with probability 1/5 ("mixture", the harness's
 planted mixture of tests/bench/sim-verdicts.py).  Prints markdown; R replications each.
 
@@ -104,6 +106,46 @@ def main():
                 print("| %d..%d of %d | %s | %s | %s | %s | %.4f |" % (
                     looks[0], looks[-1], n_max, model, name, cell(hit_u), cell(hit_e),
                     exact[-1]))
+    # the next step, not in the harness yet: levels calibrated for Student's t statistics
+    # themselves.  Under normality the t sequence's joint law has no unknown parameter, so
+    # paths simulated with one seed fix each look's level: the largest lambda_k with at most
+    # alpha_k of the paths rejecting first at look k.  Checked on fresh paths.
+    print()
+    print("| looks | data | Student's t at calibrated levels: false positives | calibrated "
+          "levels | exact boundaries' levels |")
+    print("|---|---|---|---|---|")
+    cal = np.random.default_rng(a.seed + 1)
+    for looks, n_max in designs:
+        lam = calibrate(student_p, looks, n_max, a.reps, cal)
+        exact = mr.seq_levels_grid(0.05, looks, n_max, False)
+        for model in ("normal", "mixture"):
+            d = data(model, a.reps, n_max, rng)
+            hit = np.zeros(a.reps, dtype=bool)
+            for k, n in enumerate(looks):
+                hit |= student_p(d[:, :n]) < lam[k]
+            lo, hi = stats.binomtest(int(hit.sum()), a.reps).proportion_ci(method="exact")
+            print("| %d..%d of %d | %s | %.2f%% [%.2f, %.2f] | %s | %s |" % (
+                looks[0], looks[-1], n_max, model, 100 * hit.mean(), 100 * lo, 100 * hi,
+                ", ".join("%.4f" % x for x in lam[:3]) + (", ..." if len(lam) > 3 else ""),
+                ", ".join("%.4f" % x for x in exact[:3]) + (", ..." if len(exact) > 3 else "")))
+
+
+def calibrate(fn, looks, n_max, reps, rng):
+    """Each look's level: among the normal paths no earlier look rejected, the p-value below
+    which alpha_k of all paths fall (Pocock spending, alpha 0.05)."""
+    d = data("normal", reps, n_max, rng)
+    alive = np.ones(reps, dtype=bool)
+    lam, prev = [], 0
+    for n in looks:
+        inc = mr.spend(0.05, n / n_max, False) - mr.spend(0.05, prev / n_max, False)
+        prev = n
+        p = fn(d[:, :n])
+        q = np.sort(p[alive])
+        k = int(math.floor(inc * reps))
+        lk = float(q[k - 1]) if k >= 1 else 0.0
+        lam.append(lk)
+        alive &= ~(p <= lk)
+    return lam
 
 
 if __name__ == "__main__":
