@@ -153,6 +153,21 @@ static double mann_whitney_min_n(double alpha)
 /* The most blocks a planning figure counts to (beyond it: "more than that"). */
 #define BLOCKS_MAX 100000
 
+double stats_test_sd_factor(enum stats_test t)
+{
+	return t == STATS_TEST_RANK ? RANK_ARE_SD_FACTOR
+	       : t == STATS_TEST_TRIMMED ? STATS_TRIM_SD_FACTOR
+					 : 1;
+}
+
+/* The arguments every blocks-needed figure shares are usable: sigma finite and not
+ * negative, effect positive and finite, alpha and power inside (0, 1). */
+static int needed_args_ok(double effect, double sigma, double alpha, double power)
+{
+	return isfinite(sigma) && sigma >= 0 && effect > 0 && isfinite(effect) &&
+	       !isnan(z_sum(alpha, power));
+}
+
 /* Minimum detectable effect (stats.h).  t: on the log scale
  *   delta = (t_{1-alpha/2, n-1} + t_{power, n-1}) sigma / sqrt(n),  n >= 2;
  * signed-rank: the normal approximation (Lehr 1992; Chow, Shao & Wang, "Sample size
@@ -164,13 +179,10 @@ double stats_mde(size_t n, double sigma, double alpha, double power, enum stats_
 {
 	if (!isfinite(sigma) || sigma < 0 || n == 0)
 		return NAN;
-	if (test == STATS_TEST_RANK) {
-		double z = z_sum(alpha, power);
-		return isnan(z) ? NAN : expm1(z * sigma * RANK_ARE_SD_FACTOR / sqrt((double)n));
-	}
-	double trim = stats_test_trim(test), k = trim > 0 ? STATS_TRIM_SD_FACTOR : 1;
-	double t = n >= 2 ? t_sum(alpha, power, stats_t_df(n, trim)) : NAN;
-	return isnan(t) ? NAN : expm1(t * k * sigma / sqrt((double)n));
+	double q = test == STATS_TEST_RANK ? z_sum(alpha, power)
+		   : n >= 2 ? t_sum(alpha, power, stats_t_df(n, stats_test_trim(test)))
+			    : NAN;
+	return isnan(q) ? NAN : expm1(q * stats_test_sd_factor(test) * sigma / sqrt((double)n));
 }
 
 /* Blocks needed to detect a relative change of effect (stats.h): the smallest n >= 2 whose
@@ -180,19 +192,16 @@ double stats_mde(size_t n, double sigma, double alpha, double power, enum stats_
 double stats_blocks_needed(double effect, double sigma, double alpha, double power,
 			   enum stats_test test)
 {
-	if (!isfinite(sigma) || sigma < 0 || !(effect > 0) || !isfinite(effect) ||
-	    isnan(z_sum(alpha, power)))
+	if (!needed_args_ok(effect, sigma, alpha, power))
 		return NAN;
-	double d = log1p(effect);
-	if (test == STATS_TEST_RANK) {
-		double r = z_sum(alpha, power) * sigma * RANK_ARE_SD_FACTOR / d;
+	double d = log1p(effect), k = stats_test_sd_factor(test);
+	double r = z_sum(alpha, power) * k * sigma / d;
+	if (test == STATS_TEST_RANK)
 		return fmin(BLOCKS_MAX, fmax(ceil(r * r), signed_rank_min_n(alpha)));
-	}
 	if (sigma == 0)
 		return 2;
 	/* the normal formula is a lower bound; the t quantiles only add, so walk up from it */
-	double trim = stats_test_trim(test), k = trim > 0 ? STATS_TRIM_SD_FACTOR : 1;
-	double r = z_sum(alpha, power) * k * sigma / d;
+	double trim = stats_test_trim(test);
 	size_t n = (size_t)fmax(2, fmin(BLOCKS_MAX, ceil(r * r)));
 	while (n < BLOCKS_MAX &&
 	       t_sum(alpha, power, stats_t_df(n, trim)) * k * sigma / sqrt((double)n) > d)
@@ -406,24 +415,22 @@ static double mde_unpaired(size_t nm, size_t nb, double sigma, double alpha, dou
 {
 	if (nm == 0 || nb == 0 || !isfinite(sigma) || sigma < 0)
 		return NAN;
-	double k = test == STATS_TEST_RANK ? z_sum(alpha, power) * RANK_ARE_SD_FACTOR
-		   : t_sum(alpha, power, (double)(nm + nb) - 2) *
-			     (test == STATS_TEST_TRIMMED ? STATS_TRIM_SD_FACTOR : 1);
-	return isnan(k) ? NAN : expm1(k * sigma * sqrt(1.0 / nm + 1.0 / nb));
+	double q = test == STATS_TEST_RANK ? z_sum(alpha, power)
+					   : t_sum(alpha, power, (double)(nm + nb) - 2);
+	return isnan(q) ? NAN
+			: expm1(q * stats_test_sd_factor(test) * sigma * sqrt(1.0 / nm + 1.0 / nb));
 }
 
 static double units_needed_unpaired(double effect, double sigma, double alpha, double power,
 				    enum stats_test test)
 {
-	if (!isfinite(sigma) || sigma < 0 || !(effect > 0) || !isfinite(effect) ||
-	    isnan(z_sum(alpha, power)))
+	if (!needed_args_ok(effect, sigma, alpha, power))
 		return NAN;
-	double d = log1p(effect);
+	double d = log1p(effect), f = stats_test_sd_factor(test);
 	if (test == STATS_TEST_RANK) {
-		double r = z_sum(alpha, power) * sigma * RANK_ARE_SD_FACTOR / d;
+		double r = z_sum(alpha, power) * sigma * f / d;
 		return fmin(BLOCKS_MAX, fmax(ceil(2 * r * r), mann_whitney_min_n(alpha)));
 	}
-	double f = test == STATS_TEST_TRIMMED ? STATS_TRIM_SD_FACTOR : 1;
 	size_t k = 2;
 	while (k < BLOCKS_MAX &&
 	       t_sum(alpha, power, 2.0 * (double)k - 2) * f * sigma * sqrt(2.0 / (double)k) > d)

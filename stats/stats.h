@@ -239,6 +239,10 @@ enum stats_test { STATS_TEST_T = 0, STATS_TEST_TRIMMED, STATS_TEST_RANK };
  * data is about 0.94 (Wilcox 2012, 3.3), so the planning figures of STATS_TEST_TRIMMED
  * (stats_mde, stats_blocks_needed) inflate sigma by this. */
 #define STATS_TRIM_SD_FACTOR 1.0314212462587933
+/* The factor the planning figures (stats_mde, stats_blocks_needed) inflate sigma by for a
+ * test, its efficiency against Student's t on normal data: STATS_TRIM_SD_FACTOR for the
+ * trimmed t, sqrt(pi/3) for the rank tests (3/pi, Hodges & Lehmann 1956), 1 for Student's. */
+double stats_test_sd_factor(enum stats_test t);
 /* The degrees of freedom of a t-family test of n paired values at trim: n - 2g - 1, g =
  * floor(trim n) (at least 2 values kept; stats_trimmed_t_test). */
 double stats_t_df(size_t n, double trim);

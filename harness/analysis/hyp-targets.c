@@ -68,7 +68,7 @@ void hyp_target_cell(struct hyp_result *res, const struct report *r, size_t m, s
 
 /* The blocks that would detect min_effect with a geomean target's statistic: its block
  * standard deviation read off its t CI (sigma = sqrt(n) (log hi - log lo) / (2 t_{(1+conf)/2,
- * df}), df the test's, over STATS_TRIM_SD_FACTOR under the trimmed t: the sigma the planning
+ * df}), df the test's, over stats_test_sd_factor (the trimmed t's 1.03): the sigma the planning
  * formulas inflate again), then stats_blocks_needed as for a cell. */
 static void geomean_repeats(struct hyp_target *t, double lo, double hi,
 			    const struct hyp_result *res, const struct report *r)
@@ -79,7 +79,7 @@ static void geomean_repeats(struct hyp_target *t, double lo, double hi,
 	double trim = stats_test_trim(test);
 	double q = stats_t_quantile((1 + r->o.conf) / 2, stats_t_df(t->nblocks, trim));
 	double sigma = sqrt((double)t->nblocks) * (log(hi) - log(lo)) / (2 * q) /
-		       (trim > 0 ? STATS_TRIM_SD_FACTOR : 1);
+		       stats_test_sd_factor(test);
 	t->repeats = ceil(stats_blocks_needed(res->min_effect, sigma, res->alpha, r->o.power,
 					      test));
 	t->repeats_fixed = ceil(stats_blocks_needed(res->min_effect, sigma,

@@ -42,7 +42,7 @@ int seq_design_read(const struct rec_meta *m, const char *path, struct seq_desig
 		return error("'%s': its sequential_looks is not a JSON array", path);
 	}
 	d->nlooks = json_array_size(j);
-	d->look_blocks = xcalloc(d->nlooks + 1, sizeof(*d->look_blocks));
+	d->look_blocks = xcalloc(d->nlooks + 1, sizeof(*d->look_blocks)); /* + 1: never 0 */
 	for (size_t i = 0; i < d->nlooks; i++) {
 		json_t *b = json_object_get(json_array_get(j, i), "blocks");
 		json_int_t v = json_is_integer(b) ? json_integer_value(b) : 0;
@@ -55,7 +55,6 @@ int seq_design_read(const struct rec_meta *m, const char *path, struct seq_desig
 		}
 		d->look_blocks[i] = (size_t)v;
 	}
-	d->last_blocks = d->nlooks ? (int64_t)d->look_blocks[d->nlooks - 1] : 0;
 	json_decref(j);
 	return 0;
 }
@@ -92,20 +91,19 @@ int seq_look(const char *path, const struct seq_design *d, struct seq_look *out)
 	if (analysis_load(path, &a))
 		goto done;
 	out->blocks = (int64_t)a->nblocks;
-	out->spent = stats_seq_alpha(d->alpha, (size_t)d->last_blocks, a->nblocks,
-				     (size_t)d->max_repeats, d->spending);
+	size_t last = d->nlooks ? d->look_blocks[d->nlooks - 1] : 0;
+	out->spent = stats_seq_alpha(d->alpha, last, a->nblocks, (size_t)d->max_repeats,
+				     d->spending);
 	size_t *looks = xmalloc((d->nlooks + 1) * sizeof(*looks));
-	for (size_t i = 0; i < d->nlooks; i++)
-		looks[i] = d->look_blocks[i];
+	memcpy(looks, d->look_blocks, d->nlooks * sizeof(*looks));
 	looks[d->nlooks] = a->nblocks;
 	out->alpha = isnan(out->spent) ? NAN
 				       : stats_seq_level(d->alpha, looks, d->nlooks + 1,
 							 (size_t)d->max_repeats, d->spending);
 	free(looks);
 	if (isnan(out->alpha)) {
-		error("'%s': a look after %zu blocks follows one after %" PRId64 " of at most %"
-		      PRId64 ": no level to spend", path, a->nblocks, d->last_blocks,
-		      d->max_repeats);
+		error("'%s': a look after %zu blocks follows one after %zu of at most %" PRId64
+		      ": no level to spend", path, a->nblocks, last, d->max_repeats);
 		goto done;
 	}
 	struct report_opts o;

@@ -28,7 +28,6 @@ struct seq_design {
 	size_t nlooks;                 /* looks recorded so far */
 	size_t *look_blocks;           /* heap (seq_design_release): each recorded look's
 				        * blocks, nlooks of them, increasing */
-	int64_t last_blocks;           /* the blocks of the last look (0: none yet) */
 	const char *stopped;           /* borrowed from the meta: "" (going on), "decided",
 				        * "max_repeats" */
 };

@@ -49,8 +49,9 @@ struct run_settings {
 };
 
 /* [sequential]: blocks added one at a time after the experiment's repeats until what is
- * asked is decided or max_repeats blocks are spent (docs/experiment-format.md; the looks'
- * levels by alpha spending, stats_seq_alpha; harness run --until-decided gives the same). */
+ * asked is decided or max_repeats blocks are spent (docs/experiment-format.md; each look's
+ * level the exact boundary of the alpha spending gives it, stats_seq_level; harness run
+ * --until-decided gives the same). */
 struct seq_settings {
 	int on;                   /* the table is there */
 	int64_t max_repeats;      /* the budget in blocks, >= repeats */
