@@ -3,6 +3,7 @@
 #include "stats/stats.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -699,6 +700,132 @@ double stats_seq_level(double alpha, const size_t *looks, size_t k, size_t n_max
 	free(y);
 	free(gw);
 	return level;
+}
+
+/* stats.h, stats_seq_levels_t: Student's t statistics of STATS_SEQ_T_PATHS simulated
+ * normal paths (the law of the t sequence has no unknown parameter under the null, so one
+ * seeded simulation fixes the levels).  Blocks are drawn in block-major order, path after
+ * path, so the draws of the first n blocks, and with them the levels of the looks up to n,
+ * do not depend on later looks: a look recomputed after more looks gets the level it had. */
+static double nth_largest_pair(double *v, size_t n, size_t m, double *next)
+{
+	/* v[0..n) rearranged; the m-th largest (1-based) returned and the (m + 1)-th in *next,
+	 * 0 < m < n: Hoare's selection of index n - m (everything before it is no larger),
+	 * then the largest before it */
+	ptrdiff_t want = (ptrdiff_t)(n - m), lo = 0, hi = (ptrdiff_t)n - 1;
+	while (lo < hi) {
+		double piv = v[lo + (hi - lo) / 2];
+		ptrdiff_t i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < piv)
+				i++;
+			while (v[j] > piv)
+				j--;
+			if (i <= j) {
+				double t = v[i];
+				v[i++] = v[j];
+				v[j--] = t;
+			}
+		}
+		if (want <= j)
+			hi = j;
+		else if (want >= i)
+			lo = i;
+		else
+			break;
+	}
+	double below = -INFINITY;
+	for (ptrdiff_t i = 0; i < want; i++)
+		below = fmax(below, v[i]);
+	*next = below;
+	return v[want];
+}
+
+int stats_seq_levels_t(double alpha, const size_t *looks, size_t k, size_t n_max,
+		       enum stats_spending spending, double *levels)
+{
+	if (!k || !looks || !(alpha > 0 && alpha < 1) || !looks[0] || looks[k - 1] > n_max)
+		return -1;
+	for (size_t j = 1; j < k; j++)
+		if (looks[j] <= looks[j - 1])
+			return -1;
+	const size_t R = STATS_SEQ_T_PATHS;
+	double *sum = xcalloc(R, sizeof(*sum)), *ss = xcalloc(R, sizeof(*ss));
+	double *at = xmalloc(R * sizeof(*at));
+	unsigned char *out = xcalloc(R, 1); /* rejected at an earlier look */
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, STATS_SEQ_T_SEED);
+	size_t j = 0, prev = 0;
+	for (size_t n = 1; n <= looks[k - 1]; n++) {
+		for (size_t r = 0; r < R; r++) {
+			double x = gsl_ran_gaussian_ziggurat(rng, 1);
+			sum[r] += x;
+			ss[r] += x * x;
+		}
+		if (n != looks[j])
+			continue;
+		double inc = stats_seq_alpha(alpha, prev, n, n_max, spending), c;
+		prev = n;
+		if (n < 2) {
+			levels[j++] = inc; /* no t statistic: nothing rejects, the increment is lost */
+			continue;
+		}
+		double df = (double)(n - 1);
+		size_t alive = 0;
+		for (size_t r = 0; r < R; r++) {
+			if (out[r])
+				continue;
+			double mean = sum[r] / (double)n;
+			double var = fmax(ss[r] - mean * sum[r], 0) / df;
+			at[alive++] = fabs(mean) / sqrt(var / (double)n);
+		}
+		if (j == 0) {
+			c = gsl_cdf_tdist_Qinv(inc / 2, df); /* the first look's law is known */
+			levels[j] = inc;
+		} else {
+			/* m of the R paths may reject first here: the threshold midway between the
+			 * m-th and (m + 1)-th largest |t| still going on */
+			size_t m = (size_t)floor(inc * (double)R + 1e-9);
+			if (m == 0 || m >= alive) {
+				double mx = 0;
+				for (size_t i = 0; i < alive; i++)
+					mx = fmax(mx, at[i]);
+				c = m ? 0 : mx * (1 + 1e-9);
+			} else {
+				double next, mth = nth_largest_pair(at, alive, m, &next);
+				c = (mth + next) / 2;
+			}
+			levels[j] = 2 * gsl_cdf_tdist_Q(c, df);
+		}
+		for (size_t r = 0; r < R; r++) {
+			if (out[r])
+				continue;
+			double mean = sum[r] / (double)n;
+			double var = fmax(ss[r] - mean * sum[r], 0) / df;
+			if (fabs(mean) / sqrt(var / (double)n) > c)
+				out[r] = 1;
+		}
+		if (++j == k)
+			break;
+	}
+	gsl_rng_free(rng);
+	free(sum);
+	free(ss);
+	free(at);
+	free(out);
+	return 0;
+}
+
+double stats_seq_level_t(double alpha, const size_t *looks, size_t k, size_t n_max,
+			 enum stats_spending spending)
+{
+	if (!k)
+		return NAN;
+	double *lv = xmalloc(k * sizeof(*lv)), l = NAN;
+	if (stats_seq_levels_t(alpha, looks, k, n_max, spending, lv) == 0)
+		l = lv[k - 1];
+	free(lv);
+	return l;
 }
 
 /* stats.h: only complete blocks, so that every g_b averages the same cells (a block that

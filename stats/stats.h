@@ -375,7 +375,7 @@ const char *stats_spending_name(enum stats_spending s); /* "pocock", "obrien-fle
 int stats_spending_parse(const char *s, enum stats_spending *out);
 double stats_seq_alpha(double alpha, size_t prev, size_t n, size_t n_max,
 		       enum stats_spending spending);
-/* The nominal two-sided level look k tests at and builds its CIs at (1 - level): the
+/* The nominal two-sided level of look k for normal statistics of known variance: the
  * exact group-sequential boundary (Armitage, McPherson & Rowe 1969; Lan & DeMets 1983) of
  * the looks at looks[0] < ... < looks[k - 1] <= n_max blocks, c_k such that under the null
  * P(|Z_j| < c_j for j < k, |Z_k| >= c_k) = alpha_k, Z_j the standardised statistic at look j
@@ -383,13 +383,36 @@ double stats_seq_alpha(double alpha, size_t prev, size_t n, size_t n_max,
  * 2 (1 - Phi(c_k)).  The chance of a false decision at any look is then alpha exactly for
  * normal statistics with known variance, not the union bound's sum of increments: looks at
  * 5, 6 and 7 of 7 blocks test at 0.0400, 0.0217 and 0.0192 where the increments are 0.0400,
- * 0.0052 and 0.0047.  A look's t test takes its level with its own degrees of freedom (the
- * usual small-sample use of the boundaries; tests/bench/seq-levels.py measures its error
- * rates: 4.9-5.9% at alpha 0.05, above it with many looks at 2-4 degrees of freedom).
- * Numerical integration (Jennison & Turnbull 2000, ch. 19), about 1e-8 relative.
+ * 0.0052 and 0.0047.  The harness's looks tested at these levels from 2026-11-29 until
+ * stats_seq_levels_t below replaced them: a t test at them, on its own degrees of freedom,
+ * rejects a true null in 4.9-5.9% of normal runs (tests/bench/seq-levels.py).  Numerical
+ * integration (Jennison & Turnbull 2000, ch. 19), about 1e-8 relative.
  * NaN unless k >= 1, 0 < looks[0] < ... <= n_max and 0 < alpha < 1. */
 double stats_seq_level(double alpha, const size_t *looks, size_t k, size_t n_max,
 		       enum stats_spending spending);
+
+/* The levels the harness's looks test at: calibrated for Student's t statistics, which
+ * the boundaries above are not (a look's t with few degrees of freedom has heavier tails
+ * than its z: looks from 3 blocks reject a true null in up to 5.9% of runs at their exact
+ * levels, tests/bench/seq-levels.py).  Under the null and normal data the sequence of t
+ * statistics at the looks has a law free of the unknown variance, so STATS_SEQ_T_PATHS
+ * paths simulated from seed STATS_SEQ_T_SEED fix every level: the first look's level is its
+ * increment alpha_1 exactly (its t has a known law); look j's threshold on |t| is the one
+ * that exactly floor(alpha_j R) of the R paths cross first there, and its level the t
+ * distribution's two-sided p at it (n_j - 1 degrees of freedom).  The chance of a false
+ * decision at some look is then alpha up to the simulation's error (sqrt(alpha / R), 0.04
+ * points at alpha 0.05) for Student's t on normal data; a look at 1 block has no t and
+ * spends nothing (its level is its increment).  A level depends only on the looks up to
+ * it, so the levels of a run's looks never change as looks are added.  About 0.02 s per
+ * 1000 paths and block looked at.  stats_seq_levels_t fills levels[0..k) (0), -1 unless
+ * k >= 1, 0 < looks[0] < ... <= n_max and 0 < alpha < 1; stats_seq_level_t returns the
+ * last (NaN on bad input). */
+#define STATS_SEQ_T_PATHS 400000
+#define STATS_SEQ_T_SEED 20261129UL
+int stats_seq_levels_t(double alpha, const size_t *looks, size_t k, size_t n_max,
+		       enum stats_spending spending, double *levels);
+double stats_seq_level_t(double alpha, const size_t *looks, size_t k, size_t n_max,
+			 enum stats_spending spending);
 
 /* The geometric mean over cells of a mode's ratios with a t CI over blocks: logr is an
  * nblocks x ncells matrix of log ratios (NaN where missing).  The blocks with every cell

@@ -59,22 +59,25 @@ static void say_design(const struct experiment *e, const char *on, int64_t n, in
 		fprintf(out, "; with 2 blocks the t CI is 12.7 standard errors wide each way");
 	fputc('\n', out);
 	if (max > 0) {
-		/* the levels of the exact boundaries, looks at n, n + 1, ..., max (up to
-		 * SEQ_CHECK_LOOKS of them: each costs a numerical integration) */
+		/* the levels of the looks at n, n + 1, ..., max (up to SEQ_CHECK_LOOKS of them:
+		 * each block costs a simulation step) */
 		enum stats_spending sp = (enum stats_spending)e->seq.spending;
 		size_t k = (size_t)(max - n + 1);
-		double first = stats_seq_level(ALPHA, (size_t[]){ (size_t)n }, 1, (size_t)max, sp);
+		double first = stats_seq_alpha(ALPHA, 0, (size_t)n, (size_t)max, sp);
 		double last = NAN;
 		if (k <= SEQ_CHECK_LOOKS) {
 			size_t *looks = xmalloc(k * sizeof(*looks));
+			double *lv = xmalloc(k * sizeof(*lv));
 			for (size_t i = 0; i < k; i++)
 				looks[i] = (size_t)n + i;
-			last = stats_seq_level(ALPHA, looks, k, (size_t)max, sp);
+			if (stats_seq_levels_t(ALPHA, looks, k, (size_t)max, sp, lv) == 0)
+				last = lv[k - 1];
 			free(looks);
+			free(lv);
 		}
 		fprintf(out, "'%s': %s%s%ssequential (%s): a look after %" PRId64 " blocks, then "
-			     "after each block to at most %" PRId64 " until %s; exact boundaries, "
-			     "the first look at level %.4g",
+			     "after each block to at most %" PRId64 " until %s; levels calibrated "
+			     "for Student's t, the first look at %.4g",
 			e->path, on ? "on " : "", on ? on : "", on ? ": " : "",
 			stats_spending_name(sp), n, max,
 			e->seq.until_cells ? "every primary hypothesis and every cell is decided"
@@ -85,15 +88,6 @@ static void say_design(const struct experiment *e, const char *on, int64_t n, in
 		else if (k > 1)
 			fprintf(out, ", the last at %.4g", last);
 		fprintf(out, "; %.2g spent over them in all\n", ALPHA);
-		/* tests/bench/seq-levels.py: t tests at the boundaries' nominal levels, normal
-		 * data; looks from 3 blocks 5.7% (3 to 8) and 5.9% (3 to 20), from 5 blocks 4.9%
-		 * (5 to 7) to 5.4% (5 to 12) */
-		if (n < 5 && k > 1)
-			fprintf(out, "'%s': %s%s%slooks below 5 blocks test t statistics of 2 or 3 "
-				     "degrees of freedom at levels worked out for a known variance: "
-				     "measured, such designs reject a true null in about 5.7-5.9%% of "
-				     "runs, not 5%%; a first look at 5 blocks or more keeps it near 5%%\n",
-				e->path, on ? "on " : "", on ? on : "", on ? ": " : "");
 	}
 }
 

@@ -98,8 +98,8 @@ int seq_look(const char *path, const struct seq_design *d, struct seq_look *out)
 	memcpy(looks, d->look_blocks, d->nlooks * sizeof(*looks));
 	looks[d->nlooks] = a->nblocks;
 	out->alpha = isnan(out->spent) ? NAN
-				       : stats_seq_level(d->alpha, looks, d->nlooks + 1,
-							 (size_t)d->max_repeats, d->spending);
+				       : stats_seq_level_t(d->alpha, looks, d->nlooks + 1,
+							   (size_t)d->max_repeats, d->spending);
 	free(looks);
 	if (isnan(out->alpha)) {
 		error("'%s': a look after %zu blocks follows one after %zu of at most %" PRId64

@@ -2,13 +2,16 @@
  * "Blocks until decided"; the experiment's [sequential], harness run --until-decided).
  * The design is recorded in the run's metadata before the first sample (sched.c:
  * sequential, sequential_max_repeats, sequential_until); after each session of the
- * scheduler the CLI takes a look (seq_look) at the level of the exact group-sequential
- * boundary alpha spending gives it (stats_seq_level: the looks so far and this one),
- * records it (sequential_looks, sequential_alpha) and either stops or asks for one more
- * block.  Every verdict read from the run afterwards (report, verify, audit) is taken at
- * the level of the look it stopped at (report_build), so no claim of the run is wrong with
- * probability above alpha, however the stopping time fell (for normal statistics; the t
- * tests' rates are measured by tests/bench/seq-levels.py: 4.9-5.9%). */
+ * scheduler the CLI takes a look (seq_look) at the level alpha spending gives it, calibrated
+ * for Student's t statistics (stats_seq_level_t: the looks so far and this one), records it
+ * (sequential_looks, sequential_alpha) and either stops or asks for one more block.  Every
+ * verdict read from the run afterwards (report, verify, audit) is taken at the level of the
+ * look it stopped at (report_build), so no claim of the run is wrong with probability above
+ * alpha, however the stopping time fell (for Student's t on normal data, up to the
+ * calibration's simulation error; tests/bench/seq-levels.py measures 4.9-5.1%).  Runs
+ * recorded before 2026-11-29 keep the levels they recorded (the exact z boundaries,
+ * stats_seq_level, or the union bound's increments before that).
+ */
 #ifndef HARNESS_SEQUENTIAL_H
 #define HARNESS_SEQUENTIAL_H
 
@@ -40,7 +43,7 @@ void seq_design_release(struct seq_design *d);
 /* One look. */
 struct seq_look {
 	int64_t blocks;                /* complete blocks looked at */
-	double alpha;                  /* its level, stats_seq_level */
+	double alpha;                  /* its level, stats_seq_level_t */
 	double spent;                  /* the alpha it spends, stats_seq_alpha */
 	size_t primary, decided;       /* primary hypotheses of the run; of them decided */
 	size_t cells, cells_decided;   /* comparisons with the baseline (A/A copies apart); of
@@ -51,7 +54,7 @@ struct seq_look {
 				        * ("a, b"), "" when none */
 };
 /* Look at the run at path (every unit of its plan recorded) under design d: its complete
- * blocks n, the level stats_seq_level of d's looks and one at n, and
+ * blocks n, the level stats_seq_level_t of d's looks and one at n, and
  * its report and hypotheses' verdicts at that level.  0 and *out (release with
  * seq_look_release), or -1 reported. */
 int seq_look(const char *path, const struct seq_design *d, struct seq_look *out);

@@ -50,8 +50,8 @@ struct run_settings {
 
 /* [sequential]: blocks added one at a time after the experiment's repeats until what is
  * asked is decided or max_repeats blocks are spent (docs/experiment-format.md; each look's
- * level the exact boundary of the alpha spending gives it, stats_seq_level; harness run
- * --until-decided gives the same). */
+ * level the one alpha spending gives it, calibrated for Student's t, stats_seq_levels_t;
+ * harness run --until-decided gives the same). */
 struct seq_settings {
 	int on;                   /* the table is there */
 	int64_t max_repeats;      /* the budget in blocks, >= repeats */

@@ -9,8 +9,10 @@ of stats_seq_level (here from make-reference.py's seq_levels_grid, which tests/u
 holds equal to the C code), or the union bound's increments alpha_k the harness used until
 2026-11-29.  Tests: Student's paired t and the 20%-trimmed t (Tukey-McLaughlin, h - 1 df;
 Student's below 5 blocks), each look with its own degrees of freedom, as the harness does.
-First each test at one look (alpha 0.05), then the designs, then (a prototype of the next
-step) Student's t at levels calibrated on simulated paths of the t statistics themselves.
+First each test at one look (alpha 0.05), then the designs, then Student's t at levels
+calibrated on simulated paths of the t statistics themselves (the harness's levels since
+2026-11-29, stats_seq_levels_t; here by the same definition on numpy's paths, the first
+look's level its increment, checked on fresh paths).
 Data: per block the log ratio of two processes, d = e_mode - e_base, with e ~ normal(0, 1%)
 ("normal"), or each process slow by 30% with probability 1/5 ("mixture", the harness's
 planted mixture of tests/bench/sim-verdicts.py).  Prints markdown; R replications each.
@@ -106,10 +108,10 @@ def main():
                 print("| %d..%d of %d | %s | %s | %s | %s | %.4f |" % (
                     looks[0], looks[-1], n_max, model, name, cell(hit_u), cell(hit_e),
                     exact[-1]))
-    # the next step, not in the harness yet: levels calibrated for Student's t statistics
-    # themselves.  Under normality the t sequence's joint law has no unknown parameter, so
-    # paths simulated with one seed fix each look's level: the largest lambda_k with at most
-    # alpha_k of the paths rejecting first at look k.  Checked on fresh paths.
+    # levels calibrated for Student's t statistics themselves (stats_seq_levels_t).  Under
+    # normality the t sequence's joint law has no unknown parameter, so paths simulated with
+    # one seed fix each look's level: the largest lambda_k with at most alpha_k of the paths
+    # rejecting first at look k.  Checked on fresh paths.
     print()
     print("| looks | data | Student's t at calibrated levels: false positives | calibrated "
           "levels | exact boundaries' levels |")
@@ -132,7 +134,8 @@ def main():
 
 def calibrate(fn, looks, n_max, reps, rng):
     """Each look's level: among the normal paths no earlier look rejected, the p-value below
-    which alpha_k of all paths fall (Pocock spending, alpha 0.05)."""
+    which alpha_k of all paths fall (Pocock spending, alpha 0.05); the first look's is
+    alpha_1 itself, as in stats_seq_levels_t."""
     d = data("normal", reps, n_max, rng)
     alive = np.ones(reps, dtype=bool)
     lam, prev = [], 0
@@ -143,6 +146,8 @@ def calibrate(fn, looks, n_max, reps, rng):
         q = np.sort(p[alive])
         k = int(math.floor(inc * reps))
         lk = float(q[k - 1]) if k >= 1 else 0.0
+        if not lam:
+            lk = inc
         lam.append(lk)
         alive &= ~(p <= lk)
     return lam

@@ -352,7 +352,8 @@ def tables(res):
     fx = [r for r in res["fixed"] if r["n_blocks"] in NS_MAIN and
           r["block_sigma"] == res["params"]["block_sigma"]]
     key = lambda r: (list(NOISES).index(r["noise"]), r["n_blocks"])  # noqa: E731
-    for test, label in (("default", "%s (the default)" % res["fixed"][0]["settings"]["test"]),
+    default = res["fixed"][0]["settings"]["test"] if res["fixed"] else "-"  # --no-fixed
+    for test, label in (("default", "%s (the default)" % default),
                         ("trimmed", "--test trimmed-t, the 20%-trimmed t (contrast)"),
                         ("signed_rank", "--test signed-rank (contrast)")):
         rows = [r for r in fx if test in r]

@@ -394,6 +394,56 @@ START_TEST(ref_seqbounds)
 }
 END_TEST
 
+/* Levels calibrated for Student's t (stats_seq_levels_t) against a separate simulation
+ * (numpy's generator, ten times the paths): each level within its tolerance (y: five
+ * standard errors of the C code's estimate); the first look's level is its increment.  A
+ * level depends only on the looks up to it: every prefix gives the same levels. */
+START_TEST(ref_seqbounds_t)
+{
+	struct ref_file f;
+	ref_load(&f, "seqbounds-t.csv");
+	for (size_t i = 0; i < f.n; i++) {
+		const struct ref_case *c = &f.c[i];
+		size_t k = c->n[F_X];
+		const double *w = want(&f, c, k);
+		ck_assert_uint_eq(c->n[F_PARAMS], 3);
+		ck_assert_uint_eq(c->n[F_Y], k);
+		double alpha = c->v[F_PARAMS][0];
+		enum stats_spending sp = c->v[F_PARAMS][1] > 0.5 ? STATS_SPEND_OBF : STATS_SPEND_POCOCK;
+		size_t n_max = (size_t)c->v[F_PARAMS][2];
+		size_t *looks = xmalloc(k * sizeof(*looks));
+		double *lv = xmalloc(k * sizeof(*lv));
+		for (size_t j = 0; j < k; j++)
+			looks[j] = (size_t)c->v[F_X][j];
+		ck_assert_int_eq(stats_seq_levels_t(alpha, looks, k, n_max, sp, lv), 0);
+		for (size_t j = 0; j < k; j++) {
+			char what[48];
+			snprintf(what, sizeof(what), "level of look %zu", j + 1);
+			expect(&f, c, what, lv[j], w[j], c->v[F_Y][j]);
+			if (j == 0)
+				ck_assert(lv[0] == stats_seq_alpha(alpha, 0, looks[0], n_max, sp));
+		}
+		size_t pre = k > 2 ? k / 2 : 1;
+		ck_assert(stats_seq_level_t(alpha, looks, pre, n_max, sp) == lv[pre - 1]);
+		free(looks);
+		free(lv);
+	}
+	ref_finish(&f);
+	double lv[3];
+	ck_assert_int_eq(stats_seq_levels_t(0.05, (size_t[]){ 5, 5, 7 }, 3, 8, STATS_SPEND_POCOCK,
+					    lv), -1);
+	ck_assert_int_eq(stats_seq_levels_t(0.05, (size_t[]){ 5, 6, 9 }, 3, 8, STATS_SPEND_POCOCK,
+					    lv), -1);
+	ck_assert(isnan(stats_seq_level_t(0.05, (size_t[]){ 3 }, 0, 8, STATS_SPEND_POCOCK)));
+	ck_assert(isnan(stats_seq_level_t(1, (size_t[]){ 3 }, 1, 8, STATS_SPEND_POCOCK)));
+	/* a look at 1 block has no t: it rejects nothing and its level is its increment */
+	ck_assert_int_eq(stats_seq_levels_t(0.05, (size_t[]){ 1, 4 }, 2, 8, STATS_SPEND_POCOCK,
+					    lv), 0);
+	ck_assert(lv[0] == stats_seq_alpha(0.05, 0, 1, 8, STATS_SPEND_POCOCK));
+	ck_assert(lv[1] > stats_seq_alpha(0.05, 1, 4, 8, STATS_SPEND_POCOCK) && lv[1] < 0.05);
+}
+END_TEST
+
 START_TEST(ref_welch)
 {
 	struct ref_file f;
@@ -892,6 +942,7 @@ int main(void)
 	tcase_add_test(ref, ref_trimmed);
 	tcase_add_test(ref, ref_yuen);
 	tcase_add_test(ref, ref_seqbounds);
+	tcase_add_test(ref, ref_seqbounds_t);
 	tcase_add_test(ref, ref_spearman);
 	tcase_add_test(ref, ref_kendall);
 	tcase_add_test(ref, ref_median);

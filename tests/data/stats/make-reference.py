@@ -1015,6 +1015,97 @@ def seq_two_looks_quad(alpha, n1, n2, n_max, obf):
                                                 xtol=1e-13)))
 
 
+def seq_levels_t_sim(alpha, looks, n_max, obf, reps, seed, paths_c):
+    """The levels of stats_seq_levels_t, by the same definition on a separate simulation
+    (numpy's PCG64 from seed, reps paths, not GSL's): the first look's level is its
+    increment; look k's threshold on |t| the midpoint of the m-th and (m + 1)-th largest
+    |t| among paths no earlier look rejected, m = floor(alpha_k reps), its level
+    2 t.sf(c, n_k - 1).  Also each level's standard error in a simulation of paths_c paths
+    (the C code's): the threshold's sqrt(a (1 - a) / paths_c) / g(c), g the density of
+    |t| over the paths still going on at c (counted in a window of +-2%), carried to the
+    level by its derivative 2 t.pdf(c, n_k - 1)."""
+    gen = np.random.default_rng(seed)
+    s = np.zeros(reps)
+    ss = np.zeros(reps)
+    alive = np.ones(reps, dtype=bool)
+    levels, ses, prev, k = [], [], 0, 0
+    for n in range(1, looks[-1] + 1):
+        x = gen.standard_normal(reps)
+        s += x
+        ss += x * x
+        if n != looks[k]:
+            continue
+        a = spend(alpha, n / n_max, obf) - spend(alpha, prev / n_max, obf)
+        prev = n
+        df = n - 1
+        mean = s / n
+        t = np.abs(mean) / np.sqrt((ss - mean * s) / df / n)
+        if k == 0:
+            c = float(st.t.isf(a / 2, df))
+            levels.append(a)
+            ses.append(0.0)
+        else:
+            m = int(math.floor(a * reps + 1e-9))
+            v = np.sort(t[alive])[::-1]
+            c = float((v[m - 1] + v[m]) / 2)
+            lv = 2 * float(st.t.sf(c, df))
+            g = np.count_nonzero(alive & (t > 0.98 * c) & (t < 1.02 * c)) / (reps * 0.04 * c)
+            se_c = math.sqrt(a * (1 - a) / paths_c) / g
+            levels.append(lv)
+            ses.append(2 * float(st.t.pdf(c, df)) * se_c)
+        alive &= ~(t > c)
+        k += 1
+    return levels, ses
+
+
+def make_seqbounds_t():
+    """Reference levels of stats_seq_levels_t: 4,000,000 paths here against the C code's
+    400,000 (STATS_SEQ_T_PATHS); the tolerance of each level (y) is 5 standard errors of the
+    C code's estimate (seq_levels_t_sim), relative; asserted that Student's t at these
+    levels rejects a true null in alpha (what the looks spend) of fresh normal paths, within
+    the binomial 99% CI."""
+    cases = [
+        ("pocock_5to7_of_7", 0.05, 0, 7, [5, 6, 7]),
+        ("pocock_5to8_of_8", 0.05, 0, 8, [5, 6, 7, 8]),  # experiments/resnet.toml, CPU
+        ("pocock_5to12_of_12", 0.05, 0, 12, list(range(5, 13))),
+        ("pocock_3to6_of_6", 0.05, 0, 6, [3, 4, 5, 6]),  # tests/cli/sequential.sh
+        ("pocock_3to20_of_20", 0.05, 0, 20, list(range(3, 21))),
+        ("obf_4_8_12_16", 0.05, 1, 16, [4, 8, 12, 16]),
+        ("pocock_a01_3_4_of_20", 0.01, 0, 20, [3, 4]),
+    ]
+    reps, paths_c = 4000000, 400000
+    rows = []
+    check = np.random.default_rng(20261130)
+    for i, (name, alpha, obf, n_max, looks) in enumerate(cases):
+        lv, se = seq_levels_t_sim(alpha, looks, n_max, bool(obf), reps, 20261129 + i, paths_c)
+        # fresh paths: the false-positive rate of Student's t at these levels
+        fresh, hit = 1000000, None
+        d = check.standard_normal((looks[-1], fresh))
+        cs, s2 = np.cumsum(d, axis=0), np.cumsum(d * d, axis=0)
+        hit = np.zeros(fresh, dtype=bool)
+        for n, l in zip(looks, lv):
+            mean = cs[n - 1] / n
+            t = np.abs(mean) / np.sqrt((s2[n - 1] - mean * cs[n - 1]) / (n - 1) / n)
+            hit |= 2 * st.t.sf(t, n - 1) < l
+        lo, hi = st.binomtest(int(hit.sum()), fresh).proportion_ci(0.99, method="exact")
+        spent = spend(alpha, looks[-1] / n_max, bool(obf))
+        assert lo <= spent <= hi, (name, hit.mean(), lo, hi)
+        tol = [max(5 * e / l, 1e-6) for e, l in zip(se, lv)]
+        rows.append((name, [alpha, obf, n_max], looks, [float("%.3g" % x) for x in tol],
+                     [float("%.10g" % v) for v in lv]))
+    write("seqbounds-t", [
+        "stats_seq_levels_t(alpha=params[0] spending=params[1] (0 pocock 1 obrien-fleming) "
+        "n_max=params[2] looks=x): expected the level of each look, within the relative "
+        "tolerance y of each",
+        "simulated here with numpy's PCG64, 4,000,000 paths (the C code draws its 400,000 "
+        "with GSL's MT19937): the same definition, not the same numbers; y = 5 standard "
+        "errors of the C code's estimate, relative; the first look's level is exact (1e-6)",
+        "asserted: Student's t at these levels rejects a true null in the alpha the looks "
+        "spend of 1,000,000 "
+        "fresh normal paths (inside the exact binomial 99% CI)",
+    ], rows)
+
+
 def make_seqbounds():
     cases = [
         ("pocock_first_look_only", 0.05, 0, 20, [3]),
@@ -1063,6 +1154,7 @@ def main():
     make_trimmed()
     make_yuen()
     make_seqbounds()
+    make_seqbounds_t()
 
 
 if __name__ == "__main__":
