@@ -428,6 +428,19 @@ int util_write_file(const char *path, const void *data, size_t len, mode_t mode)
 	return util_write_atomic(path, data, len, mode, 0);
 }
 
+void util_boot_id(char *buf, size_t n)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	char tmp[64];
+	if (f && fgets(tmp, sizeof(tmp), f)) {
+		tmp[strcspn(tmp, "\n")] = '\0';
+		if (*tmp && n)
+			snprintf(buf, n, "%s", tmp);
+	}
+	if (f)
+		fclose(f);
+}
+
 int util_mkdir_p(const char *path, mode_t mode)
 {
 	char *p = xstrdup(path);

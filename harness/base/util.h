@@ -80,6 +80,9 @@ int util_write_atomic(const char *path, const void *data, size_t len, mode_t mod
 		      unsigned flags);
 int util_write_file(const char *path, const void *data, size_t len, mode_t mode);
 int util_mkdir_p(const char *path, mode_t mode);
+/* This boot's id (/proc/sys/kernel/random/boot_id) into buf; buf unchanged when it cannot
+ * be read. */
+void util_boot_id(char *buf, size_t n);
 /* Removes a directory tree; reports and returns -1 on failure. */
 int util_rm_rf(const char *path);
 /* 1 when path names an existing directory with no entries, 0 when it has entries, -1 on error. */

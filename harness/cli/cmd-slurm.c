@@ -3,6 +3,7 @@
  * asked, or run here as local processes (--local); `harness merge` makes one file of them */
 #include "config.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -43,6 +44,22 @@ static void add_quoted(struct sbuf *sb, const char *s)
 			sbuf_addf(sb, "%c", *s);
 	}
 	sbuf_adds(sb, "'");
+}
+
+/* A value written into an #SBATCH line.  sbatch reads those lines itself, not bash: a line
+ * break would end the directive and start a command of the script, a quote or a space
+ * would be split by sbatch's own word rules, and % is a Slurm file pattern.  So only these
+ * bytes pass; anything else is refused (reported, -1), never escaped. */
+static int sbatch_safe(const char *what, const char *v)
+{
+	for (const char *p = v; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("_./:,+=@-", *p))
+			return error("%s cannot be written into an #SBATCH line of job.sbatch: its "
+				     "byte 0x%02x at offset %td is not one of A-Z a-z 0-9 _ . / : , + "
+				     "= @ - (sbatch reads those lines itself: a line break there would "
+				     "start a command of the script)",
+				     what, (unsigned char)*p, p - v);
+	return 0;
 }
 
 /* What a task is given of the environment (as a unit is, plus Slurm's configuration). */
@@ -220,6 +237,9 @@ static int slurm_exec(const struct cmd_args *a)
 						 "per GPU, or --jobs units on its cores; choose one");
 	j.partition = cmd_args_value(a, OPT_PARTITION);
 	j.time = cmd_args_value(a, OPT_TIME);
+	if ((j.partition && sbatch_safe("--partition", j.partition)) ||
+	    (j.time && sbatch_safe("--time", j.time)))
+		return EXIT_USAGE;
 	if (j.time) {
 		double s;
 		if (sched_parse_duration(j.time, 1, &s) || s <= 0)
@@ -248,6 +268,10 @@ static int slurm_exec(const struct cmd_args *a)
 	}
 	self[sl] = '\0';
 	j.name = e->name;
+	if (sbatch_safe("the experiment's name", e->name)) {
+		ret = EXIT_USAGE;
+		goto done;
+	}
 	j.harness = xstrdup(self);
 	j.sha256 = xstrdup(e->sha256);
 	j.experiment = realpath(a->pos[0], NULL);
@@ -273,11 +297,18 @@ static int slurm_exec(const struct cmd_args *a)
 		goto done;
 	}
 	j.run = realpath(rel, NULL);
-	free(rel);
 	if (!j.run) {
 		error_errno("cannot resolve the run folder");
+		free(rel);
 		goto done;
 	}
+	if (sbatch_safe("the run folder's path", j.run)) {
+		rmdir(rel); /* made just now, empty */
+		free(rel);
+		ret = EXIT_USAGE;
+		goto done;
+	}
+	free(rel);
 	/* The submission record first: the experiment, hypotheses and git state now. */
 	sub = xasprintf("%s/submission.h5", j.run);
 	struct sched_opts so = { .experiment = a->pos[0], .quiet = 1, .argc = a->argc,

@@ -357,7 +357,10 @@ void rec_signals_restore(const sigset_t *old)
 	sigprocmask(SIG_SETMASK, old, NULL);
 }
 
-/* Take the writer's lock on fd; reports and returns -1 when another process holds it. */
+/* Take the writer's lock on fd (an open file description lock: the kernel drops it when its
+ * holder dies, so a lock is never stale); then write "pid N boot B" into the file, so that
+ * a process refused can name the holder.  Reports and returns -1 when another process holds
+ * it. */
 int rec_writer_lock(int fd, const char *path)
 {
 #ifdef F_OFD_SETLK
@@ -366,10 +369,25 @@ int rec_writer_lock(int fd, const char *path)
 	fl.l_type = F_WRLCK;
 	fl.l_whence = SEEK_SET;
 	if (fcntl(fd, F_OFD_SETLK, &fl) < 0) {
-		if (errno == EAGAIN || errno == EACCES)
-			return error("'%s': is being written by another process", path);
-		return error_errno("'%s': cannot lock", path);
+		if (errno != EAGAIN && errno != EACCES)
+			return error_errno("'%s': cannot lock", path);
+		char who[128] = "";
+		ssize_t n = pread(fd, who, sizeof(who) - 1, 0);
+		who[n > 0 ? n : 0] = '\0';
+		who[strcspn(who, "\n")] = '\0';
+		long pid = 0;
+		if (sscanf(who, "pid %ld", &pid) == 1 && pid > 0)
+			return error("'%s': is being written by another process (pid %ld); one "
+				     "writer at a time", path, pid);
+		return error("'%s': is being written by another process; one writer at a time",
+			     path);
 	}
+	char boot[64] = "unknown";
+	util_boot_id(boot, sizeof(boot));
+	char line[160];
+	int len = snprintf(line, sizeof(line), "pid %ld boot %s\n", (long)getpid(), boot);
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, line, (size_t)len, 0) != len)
+		return error_errno("'%s': cannot write its lock", path);
 #endif
 	return 0;
 }

@@ -244,6 +244,13 @@ int rec_write_results(const char *path, int excl, const struct rec_meta *meta,
  * starts.  A journal file is a results file (same layout) with a root attribute `journal`
  * ("run" or "unit").  One process at a time holds a journal (a lock on journal/lock). */
 struct rec_journal;
+/* Make the run folder rundir (its parent must exist) and take its writer's lock
+ * (rundir/lock) before anything is written there: only one process can, so two runs started
+ * together on one output never share a folder.  The lock is the kernel's (it dies with its
+ * holder, never stale) and names its holder's pid and boot for a process it refuses.  The
+ * lock fd into *fd (close it to release), or -1 reported: the folder exists already, or
+ * cannot be made. */
+int rec_run_dir_create(const char *rundir, int *fd);
 /* Make RUNDIR/journal (must not exist) and its run.h5.  Reports and returns -1. */
 int rec_journal_create(const char *rundir, const struct rec_meta *meta,
 		       const struct rec_plan *plan, size_t nplan, struct rec_journal **out);

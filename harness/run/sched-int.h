@@ -75,6 +75,7 @@ struct run {
 	struct mode_backend *mb;  /* per experiment mode */
 	char *h5path, *dir, *exp_copy;
 	struct rec_journal *jr;   /* the run's write-ahead journal (dir/journal) */
+	int dir_lock;             /* a new run's lock on dir (rec_run_dir_create), or -1 */
 	int64_t session_ns;       /* when this session started (util_now_ns) */
 	int64_t assemble_ns;      /* time spent assembling the results file so far */
 	struct rec_plan *plan;

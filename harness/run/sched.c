@@ -324,6 +324,17 @@ static int start_new(struct run *r)
 	}
 	if (!r->o->output && util_mkdir_p(rd, 0755))
 		goto done;
+	/* the folder and its lock before anything is written: a second run started together
+	 * on the same output stops here */
+	char *parent = xstrdup(r->dir), *slash = strrchr(parent, '/');
+	int pk = 0;
+	if (slash && slash != parent) {
+		*slash = '\0';
+		pk = util_mkdir_p(parent, 0755);
+	}
+	free(parent);
+	if (pk || rec_run_dir_create(r->dir, &r->dir_lock))
+		goto done;
 	char *sub = xasprintf("%s/logs", r->dir);
 	int mk = util_mkdir_p(sub, 0755);
 	free(sub);
@@ -353,7 +364,7 @@ done:
 
 enum sched_outcome sched_run(const struct sched_opts *o, struct sched_result *res)
 {
-	struct run r = { .o = o };
+	struct run r = { .o = o, .dir_lock = -1 };
 	enum sched_outcome ret = SCHED_ERROR;
 	int usage = 0, complete = 0;
 	struct sigaction sa = { .sa_handler = on_stop }, old_int, old_term;
@@ -492,6 +503,8 @@ enum sched_outcome sched_run(const struct sched_opts *o, struct sched_result *re
 done:
 	rec_journal_close(r.jr);
 	r.jr = NULL;
+	if (r.dir_lock >= 0)
+		close(r.dir_lock);
 	if (r.h5path && access(r.h5path, F_OK) == 0) {
 		res->results_path = r.h5path;
 		r.h5path = NULL;

@@ -367,6 +367,18 @@ fi
 # ---- harness slurm --local: 3 tasks, merged; equal to the plan run in one process
 expect_status 2 h slurm --tasks 0 exp.toml && pass "slurm --tasks 0: a usage error"
 expect_status 2 h slurm --time forever exp.toml && pass "slurm --time forever: a usage error"
+# hostile values for the #SBATCH lines (issue 45, item 6): refused, nothing written
+expect_status 2 h slurm --partition "$(printf 'gpu\ntouch pwned')" -o hp exp.toml &&
+	expect_grep "^harness: --partition cannot be written into an #SBATCH line of job.sbatch: its byte 0x0a at offset 3" "$SCRATCH/err" &&
+	[ ! -e hp ] && pass "slurm: a partition with a line break is refused before anything is written"
+expect_status 2 h slurm --partition "gpu'\$(id)" -o hq exp.toml && [ ! -e hq ] &&
+	pass "slurm: a partition with a quote and \$( is refused"
+expect_status 2 h slurm -o "$(printf 'bad\ntouch pwned')" exp.toml &&
+	expect_grep "^harness: the run folder's path cannot be written into an #SBATCH line" "$SCRATCH/err" &&
+	[ "$(ls | grep -c '^bad')" = 0 ] && pass "slurm: a run folder whose path holds a line break is refused and not left behind"
+sed 's/^name = .*/name = "x\\ntouch pwned"/' exp.toml > hostile-name.toml
+expect_status 2 h slurm hostile-name.toml && pass "slurm: an experiment name with a line break is refused (by the experiment's own rules)"
+[ ! -e pwned ] || fail "a hostile value ran a command"
 expect_status 0 h slurm --tasks 3 --time 10:00 -o sl exp.toml &&
 	expect_grep "^#SBATCH --array=0-2$" sl/job.sbatch && expect_grep "^#SBATCH --time=10:00$" sl/job.sbatch &&
 	expect_grep "--max-time 540" sl/job.sbatch && [ -s sl/submission.h5 ] &&
