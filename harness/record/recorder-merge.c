@@ -207,6 +207,21 @@ int rec_merge(const char *const *args, size_t n, const char *submission, const c
 			      sh[0].arg, sub_path);
 			goto done;
 		}
+		/* A submission record stands for what was fixed before the data existed: one
+		 * written after a shard started could carry hypotheses edited after its results
+		 * were seen, and would read PRE-REGISTERED (issue 45). */
+		const char *when = get(&sub, "start_utc");
+		for (size_t i = 0; i < n; i++) {
+			const char *s0 = get(&sh[i].meta, "start_utc");
+			if (!*when || (*s0 && strcmp(when, s0) > 0)) {
+				error("'%s' was written at %s, after shard '%s' started (%s): a "
+				      "submission record made once data existed cannot vouch for what "
+				      "was registered before it; merge without it (--submission of the "
+				      "record written when the job was submitted)",
+				      sub_path, *when ? when : "(no time recorded)", sh[i].arg, s0);
+				goto done;
+			}
+		}
 		have_sub = 1;
 	}
 	bad = 0;

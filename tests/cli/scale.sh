@@ -425,6 +425,13 @@ expect_status 0 h merge loc/shard-0.h5 loc/shard-2.h5 -o part.h5 && expect_grep 
 	$PY -c 'import h5py,sys; sys.exit(h5py.File("part.h5","r")["run"].attrs["status"] != b"incomplete")' &&
 	pass "merge: a missing shard warned about, status incomplete"
 expect_status 2 h merge loc/shard-0.h5 -o merged.h5 && expect_grep "already exists" err && pass "merge: never replaces a file"
+# a submission record written after the shards started is refused (issue 45, item 5): it
+# could carry hypotheses edited once results were seen
+sleep 1
+expect_status 0 h slurm --tasks 3 -o late exp.toml &&
+	expect_status 2 h merge --submission late/submission.h5 loc/shard-*.h5 -o late-merged.h5 &&
+	expect_grep "late/submission.h5' was written at .*, after shard 'loc/shard-0.h5' started" "$SCRATCH/err" &&
+	[ ! -e late-merged.h5 ] && pass "merge refuses a submission record written after a shard started"
 # a task's experiment changed after submission: the task refuses
 echo "# changed" >>exp.toml
 (cd sl && SLURM_ARRAY_TASK_ID=0 bash job.sbatch >out 2>err); st=$?
