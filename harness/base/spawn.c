@@ -531,3 +531,54 @@ int spawn_run(struct spawn *sp, struct sbuf *out, struct spawn_status *st)
 		ret = -1;
 	return ret;
 }
+
+int spawn_call(int (*fn)(void *arg, int fd), void *arg, size_t cap, struct sbuf *out,
+	       struct spawn_status *st)
+{
+	int fds[2];
+	memset(st, 0, sizeof(*st));
+	if (pipe(fds) < 0)
+		return error_errno("cannot make a pipe");
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return error_errno("cannot fork");
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		_exit(fn(arg, fds[1]));
+	}
+	close(fds[1]);
+	char buf[4096];
+	ssize_t n;
+	while ((n = read(fds[0], buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		sbuf_add(out, buf, (size_t)n);
+		if (out->len > cap) { /* keep the last cap bytes */
+			memmove(out->buf, out->buf + out->len - cap, cap);
+			out->len = cap;
+			out->buf[cap] = '\0';
+		}
+	}
+	close(fds[0]);
+	int ws = 0;
+	while (waitpid(pid, &ws, 0) < 0)
+		if (errno != EINTR)
+			return error_errno("cannot wait for process %ld", (long)pid);
+	st->exited = WIFEXITED(ws);
+	st->signaled = WIFSIGNALED(ws);
+	st->sig = st->signaled ? WTERMSIG(ws) : 0;
+	st->code = st->exited ? WEXITSTATUS(ws) : 128 + st->sig;
+	st->cpu_ns = st->vcsw = st->ivcsw = st->minflt = st->majflt = -1;
+	st->migrations = -1;
+	st->last_cpu = -1;
+	return 0;
+}
+

@@ -77,5 +77,12 @@ void spawn_release(struct spawn *sp);
 /* Start, collect stdout into *out (when out != NULL; capture_stdout is set for you), wait.
  * Returns 0 and *st, or -1 reported. */
 int spawn_run(struct spawn *sp, struct sbuf *out, struct spawn_status *st);
+/* Call fn(arg, fd) in a forked child (no exec) that then _exits with fn's return value, for
+ * work that might crash the process (a library reading a damaged file): fd is a pipe to the
+ * parent, whose bytes go into *out (sbuf; what came last is kept when more than cap bytes
+ * come).  Returns 0 and *st once the child has ended (exited or killed), -1 reported when
+ * no child could be made. */
+int spawn_call(int (*fn)(void *arg, int fd), void *arg, size_t cap, struct sbuf *out,
+	       struct spawn_status *st);
 
 #endif

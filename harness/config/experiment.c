@@ -34,10 +34,11 @@ const char *const exp_fault_names[] = { "none", "crash", "hang", "exit", "bad-re
 /* The keys each table may hold, for unknown-key messages and did-you-mean. */
 static const char *const root_keys[] = {
 	"schema", "name", "description", "backend", "repeats", "seed", "order", "unit_scope",
-	"unit_timeout", "margin", "hypotheses", "measure", "run", "sequential", "environment",
+	"unit_timeout", "margin", "hypotheses", "measure", "run", "limits", "sequential", "environment",
 	"workloads", "modes", "on", NULL
 };
 static const char *const run_keys[] = { "jobs", "gpus", NULL };
+static const char *const limit_keys[] = { "samples", "info_bytes", "output_bytes", NULL };
 static const char *const on_keys[] = { "repeats", "max_repeats", "measure", NULL };
 static const char *const seq_keys[] = { "max_repeats", "spending", "until", NULL };
 static const char *const spending_names[] = { "pocock", "obrien-fleming", NULL };
@@ -113,6 +114,25 @@ int exp_parse_measure(struct tc_parser *p, const struct tc_field *f, struct meas
 				    "), not %" PRId64, m->min_samples, m->max_samples);
 		return tc_fail(p, min_f.pos, "'min_samples' must be <= max_samples (%" PRId64
 			    "), not %" PRId64, m->max_samples, m->min_samples);
+	}
+	return 0;
+}
+
+/* [limits]: samples, info_bytes, output_bytes, each a positive integer. */
+static int parse_limits(struct tc_parser *p, const struct tc_field *f, struct limit_settings *l)
+{
+	if (tc_want_kind(p, f, TB_TABLE))
+		return -1;
+	for (size_t i = 0; i < tb_node_len(f->v); i++) {
+		struct tc_field g = tc_field_at(f->v, i);
+		int64_t *dst = !strcmp(g.key, "samples")	? &l->samples
+			       : !strcmp(g.key, "info_bytes")	? &l->info_bytes
+			       : !strcmp(g.key, "output_bytes") ? &l->output_bytes
+								: NULL;
+		if (!dst)
+			return tc_unknown_key(p, &g, limit_keys, " in [limits]");
+		if (exp_get_int(p, &g, 1, INT64_MAX / 2, dst))
+			return -1;
 	}
 	return 0;
 }
@@ -546,6 +566,8 @@ static int parse_root(struct tc_parser *p, const struct tb_node *root, struct ex
 			r = exp_parse_measure(p, &g, &e->measure, NULL);
 		} else if (!strcmp(g.key, "run")) {
 			r = parse_run(p, &g, &e->run);
+		} else if (!strcmp(g.key, "limits")) {
+			r = parse_limits(p, &g, &e->limits);
 		} else if (!strcmp(g.key, "sequential")) {
 			r = parse_sequential(p, &g, &e->seq);
 		} else if (!strcmp(g.key, "environment")) {

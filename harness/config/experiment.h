@@ -48,6 +48,14 @@ struct run_settings {
 				   * heap, or NULL unset */
 };
 
+/* [limits]: what one unit may send (docs/experiment-format.md; harness/record/proto.h's
+ * defaults where unset). */
+struct limit_settings {
+	int64_t samples;          /* 0: PROTO_LIMIT_SAMPLES */
+	int64_t info_bytes;       /* 0: PROTO_LIMIT_INFO */
+	int64_t output_bytes;     /* 0: PROTO_LIMIT_OUTPUT */
+};
+
 /* [sequential]: blocks added one at a time after the experiment's repeats until what is
  * asked is decided or max_repeats blocks are spent (docs/experiment-format.md; each look's
  * level the one alpha spending gives it, calibrated for Student's t, stats_seq_levels_t;
@@ -139,6 +147,7 @@ struct experiment {
 	struct measure_settings measure;
 	struct run_settings run;
 	struct seq_settings seq;
+	struct limit_settings limits;
 	struct workload *workloads;
 	size_t nworkloads;
 	struct mode *modes;

@@ -247,6 +247,8 @@ void proto_in_init(struct proto_in *in, struct rec_unit_data *u)
 {
 	memset(in, 0, sizeof(*in));
 	in->u = u;
+	in->lim = (struct proto_limits){ PROTO_LIMIT_SAMPLES, PROTO_LIMIT_INFO,
+					 PROTO_LIMIT_OUTPUT };
 	sbuf_init(&in->partial);
 }
 
@@ -466,6 +468,12 @@ static int parse_samples(struct proto_in *in, json_t *o)
 	rsn = xmalloc((n ? n : 1) * sizeof(*rsn));
 	if (parse_sample_extras(in, o, n, clock, thr, lau, rsn, &any))
 		goto done;
+	if ((int64_t)(u->nsamples + u->ntsamples + n) > in->lim.samples) {
+		in->over_limit = !in->error;
+		fail(in, "more than %" PRId64 " samples (the experiment's [limits] samples)",
+		     in->lim.samples);
+		goto done;
+	}
 	size_t old_cap = u->samples_cap;
 	if (u->nsamples + n > u->samples_cap) {
 		size_t cap = u->samples_cap ? u->samples_cap : 1024;
@@ -551,6 +559,12 @@ static int parse_trial_samples(struct proto_in *in, json_t *o, int64_t trial, in
 	rsn = xmalloc((n ? n : 1) * sizeof(*rsn));
 	if (parse_sample_extras(in, o, n, clock, thr, lau, rsn, &any))
 		goto done;
+	if ((int64_t)(u->nsamples + u->ntsamples + n) > in->lim.samples) {
+		in->over_limit = !in->error;
+		fail(in, "more than %" PRId64 " samples (the experiment's [limits] samples)",
+		     in->lim.samples);
+		goto done;
+	}
 	XGROW(u->tsamples, u->tsamples_cap, u->ntsamples + n);
 	for (size_t i = 0; i < n; i++)
 		u->tsamples[u->ntsamples++] = (struct rec_trial_sample){
@@ -699,7 +713,15 @@ static int parse_line(struct proto_in *in, const char *line, size_t len)
 		char *text = NULL;
 		if (get_str(in, o, "text", &text))
 			goto done;
-		/* several info records concatenate */
+		/* several info records concatenate, up to the limit */
+		size_t have = in->u->info ? strlen(in->u->info) : 0;
+		if ((int64_t)(have + strlen(text)) > in->lim.info_bytes) {
+			free(text);
+			in->over_limit = !in->error;
+			fail(in, "info records of more than %" PRId64 " bytes (the experiment's "
+				 "[limits] info_bytes)", in->lim.info_bytes);
+			goto done;
+		}
 		if (in->u->info) {
 			char *both = xasprintf("%s%s", in->u->info, text);
 			free(in->u->info);
@@ -740,6 +762,12 @@ int proto_in_feed(struct proto_in *in, const char *buf, size_t n)
 {
 	if (in->error)
 		return -1;
+	in->bytes += (int64_t)n;
+	if (in->bytes > in->lim.output_bytes) {
+		in->over_limit = 1;
+		return fail(in, "more than %" PRId64 " bytes of records (the experiment's [limits] "
+			    "output_bytes)", in->lim.output_bytes);
+	}
 	size_t start = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (buf[i] != '\n')

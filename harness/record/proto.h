@@ -48,8 +48,24 @@ int proto_done(struct proto_out *o, const char *status, const char *message);
 int proto_garbage(struct proto_out *o);
 
 /* ---- the scheduler's side --------------------------------------------------------- */
+/* What one unit may send (docs/experiment-format.md, [limits]; issue 45): samples (its
+ * cells' and its trials' together), info text, and bytes on the record pipe in all.  A unit
+ * past any of them has a protocol error (its records are dropped from there on, so the
+ * harness's memory stays bounded), is killed, and is recorded bad-output with the reason. */
+struct proto_limits {
+	int64_t samples;          /* PROTO_LIMIT_SAMPLES by default */
+	int64_t info_bytes;       /* PROTO_LIMIT_INFO */
+	int64_t output_bytes;     /* PROTO_LIMIT_OUTPUT */
+};
+#define PROTO_LIMIT_SAMPLES 20000000LL          /* about 0.9 GB held: 44 bytes a sample */
+#define PROTO_LIMIT_INFO (1024LL * 1024)        /* 1 MiB */
+#define PROTO_LIMIT_OUTPUT (4096LL * 1024 * 1024) /* 4 GiB */
+
 struct proto_in {
 	struct rec_unit_data *u;  /* borrowed: records are added to it */
+	struct proto_limits lim;  /* proto_in_init's defaults; the caller may lower or raise */
+	int64_t bytes;            /* fed so far */
+	int over_limit;           /* the error is a limit passed: the unit is to be killed */
 	struct sbuf partial;      /* an incomplete last line */
 	int64_t line;             /* lines parsed so far */
 	int saw_hello, saw_done;

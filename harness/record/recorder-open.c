@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "harness/base/spawn.h"
 #include "harness/base/util.h"
 
 void rec_free_names(char **names, size_t n)
@@ -76,9 +76,12 @@ static void probe_note(const char *what)
 		_exit(3);
 }
 
-static void __attribute__((noreturn)) probe_child(const char *path)
+/* spawn_call's child: 0 read whole, 2 an error (reported), killed by the damage. */
+static int probe_child(void *arg, int fd)
 {
+	const char *path = arg;
 	struct rec *r = NULL;
+	probe_fd = fd;
 	int bad = rec_open(path, 0, &r) < 0;
 	if (!bad) {
 		struct rec_meta m;
@@ -98,63 +101,36 @@ static void __attribute__((noreturn)) probe_child(const char *path)
 		if (!bad)
 			rec_free_rows(tb, rows, n);
 	}
-	_exit(bad ? 2 : 0);
+	return bad ? 2 : 0;
 }
 
 static int probe_v1(const char *path)
 {
-	int fds[2];
-	if (pipe(fds) < 0)
-		return error_errno("'%s': cannot check it (pipe)", path);
-	fflush(stdout);
-	fflush(stderr);
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return error_errno("'%s': cannot check it (fork)", path);
-	}
-	if (pid == 0) {
-		close(fds[0]);
-		probe_fd = fds[1];
-		probe_child(path);
-	}
-	close(fds[1]);
-	char buf[512], last[512] = "";
-	size_t have = 0;
-	ssize_t got;
-	while ((got = read(fds[0], buf + have, sizeof(buf) - 1 - have)) > 0 ||
-	       (got < 0 && errno == EINTR)) {
-		if (got < 0)
-			continue;
-		have += (size_t)got;
-		buf[have] = '\0';
-		char *nl;
-		while ((nl = strchr(buf, '\n'))) {
-			*nl = '\0';
-			snprintf(last, sizeof(last), "%s", buf);
-			memmove(buf, nl + 1, strlen(nl + 1) + 1);
-			have = strlen(buf);
-		}
-		if (have >= sizeof(buf) - 1)
-			have = 0; /* a name longer than the buffer: drop it */
-	}
-	close(fds[0]);
-	int st = 0;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return error_errno("'%s': cannot check it (waitpid)", path);
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+	struct sbuf notes;
+	struct spawn_status st;
+	sbuf_init(&notes);
+	sbuf_adds(&notes, "");
+	int rc = spawn_call(probe_child, (void *)path, 4096, &notes, &st);
+	if (rc == 0 && st.exited && st.code == 0) {
+		sbuf_release(&notes);
 		return 0;
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 2)
-		return -1; /* reported by the child */
-	if (WIFSIGNALED(st))
-		return error("'%s': damaged: reading %s killed the reader (signal %d, %s); a "
-			     "version 1 file holds variable-length strings, which libhdf5 follows "
-			     "without checking them, so nothing of this file is read",
-			     path, *last ? last : "it", WTERMSIG(st), strsignal(WTERMSIG(st)));
-	return error("'%s': cannot check it: its reader exited %d", path,
-		     WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	}
+	if (rc == 0 && st.exited && st.code == 2)
+		rc = -1; /* reported by the child */
+	else if (rc == 0 && st.signaled) {
+		/* the last name noted: what it was reading */
+		while (notes.len && notes.buf[notes.len - 1] == '\n')
+			notes.buf[--notes.len] = '\0';
+		const char *last = strrchr(notes.buf, '\n') ? strrchr(notes.buf, '\n') + 1 : notes.buf;
+		rc = error("'%s': damaged: reading %s killed the reader (signal %d, %s); a version "
+			   "1 file holds variable-length strings, which libhdf5 follows without "
+			   "checking them, so nothing of this file is read",
+			   path, *last ? last : "it", st.sig, strsignal(st.sig));
+	} else if (rc == 0) {
+		rc = error("'%s': cannot check it: its reader exited %d", path, st.code);
+	}
+	sbuf_release(&notes);
+	return rc;
 }
 
 int rec_open(const char *path, int writable, struct rec **out)

@@ -320,7 +320,8 @@ static int unit_prepare(struct run *r, struct slot_run *s, const struct rec_plan
 				      .timeout_s = mode_timeout(r->exp, m), .block = p->block,
 				      .workload = p->workload,
 				      .warm = p->warm, .command = r->mb[mi].command != NULL,
-				      .expects = m->expects, .note_host = 1 };
+				      .expects = m->expects, .limits = r->exp->limits,
+				      .note_host = 1 };
 	ret = 0;
 done:
 	free(cause);

@@ -23,6 +23,10 @@ const char *unit_status(const struct unit_exit *x, char **message)
 {
 	static const char *const known[] = { REC_STATUS_OK, REC_STATUS_COMPILE_ERROR,
 					     REC_STATUS_INCORRECT, REC_STATUS_FAILED };
+	if (x->over_limit && x->stream_error) {
+		*message = xasprintf("%s; killed", x->stream_error);
+		return REC_STATUS_BAD_OUTPUT;
+	}
 	if (x->timed_out) {
 		*message = xasprintf("no result within %.0f s; killed", x->timeout_s);
 		return REC_STATUS_TIMEOUT;
@@ -109,7 +113,12 @@ int unit_step(struct unit_job *j, int stop, int wait_ms)
 			if (n == 0) {
 				j->open = 0;
 			} else if (n > 0) {
-				proto_in_feed(&j->in, buf, (size_t)n);
+				if (proto_in_feed(&j->in, buf, (size_t)n) < 0 && j->in.over_limit &&
+				    j->kill_at != INT64_MAX) {
+					/* past its limits: nothing more of it is kept */
+					spawn_kill_group(&j->sp, SIGKILL);
+					j->kill_at = INT64_MAX;
+				}
 				progress_tick(j->prog, j->spec->mode, last_cell(j->in.u));
 			}
 		}
@@ -145,6 +154,12 @@ int unit_start(const struct unit_spec *s, struct progress *prog, struct rec_unit
 	j->u = u;
 	j->open = 1;
 	proto_in_init(&j->in, u);
+	if (s->limits.samples)
+		j->in.lim.samples = s->limits.samples;
+	if (s->limits.info_bytes)
+		j->in.lim.info_bytes = s->limits.info_bytes;
+	if (s->limits.output_bytes)
+		j->in.lim.output_bytes = s->limits.output_bytes;
 	spawn_init(&j->sp);
 	util_utc_now(t);
 	x->start_utc = xstrdup(t);
@@ -228,7 +243,8 @@ int unit_finish(struct unit_job *j, int failed)
 	}
 	struct unit_exit ux = { .timed_out = j->timed_out, .timeout_s = s->timeout_s,
 				.signaled = j->st.signaled, .sig = j->st.sig, .code = j->st.code,
-				.stream_error = j->in.error, .saw_done = j->in.saw_done,
+				.stream_error = j->in.error, .over_limit = j->in.over_limit,
+				.saw_done = j->in.saw_done,
 				.done_status = j->in.done_status, .done_message = j->in.done_message };
 	char *msg = NULL;
 	x->status = xstrdup(unit_status(&ux, &msg));

@@ -10,6 +10,7 @@
 
 #include "harness/base/spawn.h"
 #include "harness/base/sysinfo.h"
+#include "harness/config/experiment.h"
 #include "harness/record/proto.h"
 #include "harness/record/recorder.h"
 #include "harness/run/progress.h"
@@ -21,6 +22,7 @@ struct unit_exit {
 	int signaled, sig;         /* it died of signal sig */
 	int code;                  /* its exit status (when not signaled) */
 	const char *stream_error;  /* the first malformed record, or NULL */
+	int over_limit;            /* killed for sending more than its [limits]: bad-output */
 	int saw_done;              /* it sent a 'done' record ... */
 	const char *done_status;   /* ... with this status (borrowed) ... */
 	const char *done_message;  /* ... and message (may be NULL) */
@@ -56,6 +58,7 @@ struct unit_spec {
 	int command;                /* an external command unit: what it expects to do is the
 				     * mode's `expects`, whatever its setup record says */
 	unsigned expects;           /* MODE_EXPECTS_* (command units) */
+	struct limit_settings limits; /* what it may send (0s: the defaults) */
 	int note_host;              /* append the host's CPU note to its info (below); not for
 				     * `harness selftest-unit`, which judges what the worker
 				     * itself sent */

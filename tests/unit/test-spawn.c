@@ -733,6 +733,42 @@ END_TEST
  * cpuN/nodeK entry itself), -1 for a CPU that is not there; a PCI device's node, -1 for a
  * malformed or absent bus id; this process's pages by node, more than none where
  * /proc/self/numa_maps can be read, nodes past n left out. */
+/* spawn_call: a child's bytes and exit come back; one killed by a signal is reported as
+ * such (the v1 reader's probe relies on it); only the last cap bytes are kept. */
+static int call_ok(void *arg, int fd)
+{
+	const char *msg = arg;
+	return write(fd, msg, strlen(msg)) == (ssize_t)strlen(msg) ? 5 : 1;
+}
+
+static int call_crash(void *arg, int fd)
+{
+	(void)arg;
+	if (write(fd, "a\nreading /units\n", 17) != 17)
+		return 1;
+	raise(SIGSEGV);
+	return 0;
+}
+
+START_TEST(test_spawn_call)
+{
+	struct sbuf out;
+	struct spawn_status st;
+	sbuf_init(&out);
+	ck_assert_int_eq(spawn_call(call_ok, "hello", 4096, &out, &st), 0);
+	ck_assert(st.exited && !st.signaled && st.code == 5);
+	ck_assert_str_eq(out.buf, "hello");
+	sbuf_reset(&out);
+	ck_assert_int_eq(spawn_call(call_ok, "0123456789", 4, &out, &st), 0);
+	ck_assert_str_eq(out.buf, "6789");
+	sbuf_reset(&out);
+	ck_assert_int_eq(spawn_call(call_crash, NULL, 4096, &out, &st), 0);
+	ck_assert(!st.exited && st.signaled && st.sig == SIGSEGV && st.code == 128 + SIGSEGV);
+	ck_assert_str_eq(out.buf, "a\nreading /units\n");
+	sbuf_release(&out);
+}
+END_TEST
+
 START_TEST(test_numa)
 {
 	int cpu = sched_getcpu();
@@ -877,6 +913,7 @@ static Suite *spawn_suite(void)
 	tcase_add_test(tc, test_sched_note);
 	tcase_add_test(tc, test_spin);
 	tcase_add_test(tc, test_numa);
+	tcase_add_test(tc, test_spawn_call);
 	suite_add_tcase(s, tc);
 
 	TCase *te = tcase_create("envcap");
