@@ -11,7 +11,7 @@ PACKAGES="
 	build-essential autoconf automake libtool pkg-config
 	libtomlplusplus-dev libgsl-dev libhdf5-dev hdf5-tools libcsv-dev
 	libssl-dev libjansson-dev libopenblas-dev
-	check valgrind git
+	check valgrind git procps
 	gnuplot-nox chromium
 	python3-numpy python3-scipy python3-h5py python3-pandas
 	slurm-wlm munge

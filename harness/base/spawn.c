@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,6 +41,7 @@ struct child_plan {
 	int first_closed;                /* close every fd from here up, but err_fd */
 	long open_max;                   /* loop bound when close_range() is unavailable */
 	int new_pgroup;
+	pid_t die_with;                  /* > 0: SIGKILL when this process (the parent) dies */
 };
 
 void spawn_init(struct spawn *sp)
@@ -239,6 +241,10 @@ static void __attribute__((noreturn)) child_exec(const struct child_plan *cp)
 
 	if (cp->new_pgroup && setpgid(0, 0) < 0)
 		child_fail(cp, STAGE_SETUP);
+	/* die with the parent; it may have died already, before the request took hold */
+	if (cp->die_with > 0 &&
+	    (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != cp->die_with))
+		child_fail(cp, STAGE_SETUP);
 
 	/* Sources are all above 3, so no dup2 clobbers a later one; dup2 clears CLOEXEC. */
 	const int src[4] = { cp->fd_in, cp->fd_out, cp->fd_err, cp->fd_rec };
@@ -334,6 +340,7 @@ int spawn_start(struct spawn *sp)
 		.first_closed = sp->record_pipe ? 4 : 3,
 		.open_max = sysconf(_SC_OPEN_MAX),
 		.new_pgroup = sp->new_pgroup,
+		.die_with = sp->die_with_parent ? getpid() : 0,
 	};
 	if (cp.open_max < 0)
 		cp.open_max = 1024;

@@ -49,6 +49,9 @@ struct spawn {
 	int inherit_stderr;       /* 1: the child writes to our stderr (stderr_path ignored) */
 	int record_pipe;          /* 1: the child's fd 3 is the write end of a pipe; read rec_fd */
 	int new_pgroup;           /* 1: the child leads its own process group */
+	int die_with_parent;      /* 1: the child is killed (SIGKILL) when this process dies,
+	                             however it dies (PR_SET_PDEATHSIG; the caller must spawn
+	                             from the thread that lives as long as the process) */
 	int note_sched;           /* 1: spawn_poll and spawn_wait read the child's CPU moves
 	                             and last CPU (spawn_status) once it has exited, before
 	                             they reap it (nothing is read while it works) */

@@ -170,6 +170,8 @@ int unit_start(const struct unit_spec *s, struct progress *prog, struct rec_unit
 	j->sp.stderr_path = s->stderr_path;
 	j->sp.record_pipe = 1;
 	j->sp.new_pgroup = 1;
+	j->sp.die_with_parent = 1; /* a unit never outlives the harness (the scheduler is one
+				    * thread, so the parent thread is the process) */
 	j->sp.note_sched = 1; /* read as it ends (unit.h, the CPU note) */
 	progress_unit_start(prog, s->id, s->mode, s->workload, s->block, s->warm);
 	j->cpu0_ok = !sysinfo_cpu_sample(&j->cpu0);
@@ -228,6 +230,8 @@ int unit_finish(struct unit_job *j, int failed)
 		goto done;
 	}
 	proto_in_end(&j->in);
+	/* what the unit left running in its process group goes with it */
+	spawn_kill_group(&j->sp, SIGKILL);
 	x->wall_ns = util_now_ns() - j->t0;
 	struct sysinfo_cpu cpu1;
 	if (s->note_host && j->cpu0_ok && !sysinfo_cpu_sample(&cpu1))
