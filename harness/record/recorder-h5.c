@@ -176,7 +176,8 @@ hid_t rec_h5_image_create(const char *path, struct rec_image *im)
 	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), fcpl = -1, f = -1;
 	H5FD_file_image_callbacks_t cb = { img_malloc, img_memcpy, img_realloc, img_free,
 					   img_udata_copy, img_udata_free, im };
-	memset(im, 0, sizeof(*im));
+	im->buf = NULL; /* before and ctx stay as the caller set them */
+	im->cap = 0;
 	rec_h5_init();
 	if (fapl < 0 || H5Pset_fapl_core(fapl, (size_t)4 << 20, 0) < 0 ||
 	    H5Pset_file_image_callbacks(fapl, &cb) < 0 ||
@@ -223,6 +224,8 @@ int rec_h5_image_write(hid_t file, struct rec_image *im, const char *path, int e
 		      (unsigned long long)eof, im->cap);
 		goto done;
 	}
+	if (im->before && im->before(im->ctx, im->buf, (size_t)eof))
+		goto done;
 	rc = rec_write_atomic(path, im->buf, (size_t)eof, excl);
 done:
 	free(im->buf);

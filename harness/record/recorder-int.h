@@ -206,6 +206,10 @@ hid_t rec_h5_fapl_read(void);
 struct rec_image {
 	void *buf;   /* heap, or NULL */
 	size_t cap;  /* its allocated size */
+	/* called with the finished image before it is written (NULL: none); non-zero stops
+	 * the write (reported by it) */
+	int (*before)(void *ctx, const void *data, size_t len);
+	void *ctx;
 };
 hid_t rec_h5_image_create(const char *path, struct rec_image *im);
 int rec_h5_image_write(hid_t file, struct rec_image *im, const char *path, int excl);
@@ -237,6 +241,12 @@ int rec_table_count(struct rec *r, const struct table *tb, size_t *n);
 /* ---- writing (recorder-write.c) */
 int rec_build_file(const char *path, int excl, const char *journal, const struct rec_meta *meta,
 		   const struct rec_plan *plan, size_t nplan, const struct rec_unit_source *src);
+/* The same, calling before(ctx, image, len) with the finished file's bytes just before
+ * they are written (the journal records a unit file's digest first). */
+int rec_build_file_hook(const char *path, int excl, const char *journal,
+			const struct rec_meta *meta, const struct rec_plan *plan, size_t nplan,
+			const struct rec_unit_source *src,
+			int (*before)(void *ctx, const void *data, size_t len), void *ctx);
 
 /* ---- reading (recorder-read.c) */
 void rec_meta_push(struct rec_meta *m, char *key, char *value);

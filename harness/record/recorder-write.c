@@ -401,11 +401,19 @@ static int source_get(const struct rec_unit_source *src, size_t i, int headers,
 int rec_build_file(const char *path, int excl, const char *journal, const struct rec_meta *meta,
 		   const struct rec_plan *plan, size_t nplan, const struct rec_unit_source *src)
 {
+	return rec_build_file_hook(path, excl, journal, meta, plan, nplan, src, NULL, NULL);
+}
+
+int rec_build_file_hook(const char *path, int excl, const char *journal,
+			const struct rec_meta *meta, const struct rec_plan *plan, size_t nplan,
+			const struct rec_unit_source *src,
+			int (*before)(void *ctx, const void *data, size_t len), void *ctx)
+{
 	struct build b;
 	struct rec_unit_data scratch;
 	const struct rec_unit_data *u;
 	hid_t file = -1, dplan = -1;
-	struct rec_image im = { NULL, 0 };
+	struct rec_image im = { NULL, 0, before, ctx };
 	int rc = -1;
 	size_t nunits = src ? src->n : 0;
 
