@@ -449,7 +449,11 @@ START_TEST(host_note_when_reaped_with_records)
 	char *dir = xstrdup("/tmp/harness-unit.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	char *out = xasprintf("%s/out", dir), *err = xasprintf("%s/err", dir);
-	const char *argv[] = { "/bin/sh", "-c", "echo '{\"type\":\"info\"}' >&3", NULL };
+	/* 50 ms first: /proc/stat counts in clock ticks, and a unit that ends inside one tick
+	 * leaves the host's counters where they were (no busy figure, no note: the test failed
+	 * so once on a fresh Debian 12 root) */
+	const char *argv[] = { "/bin/sh", "-c", "sleep 0.05; echo '{\"type\":\"info\"}' >&3",
+			       NULL };
 	const char *env[] = { "PATH=/bin:/usr/bin", NULL };
 	struct unit_spec spec = { .id = 0, .mode = "m", .argv = argv, .env = env,
 				  .cache_dir = dir, .stdout_path = out, .stderr_path = err,
