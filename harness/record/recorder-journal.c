@@ -453,7 +453,8 @@ static int digest_append(const char *dir, int64_t id, const char *hex)
 {
 	char *path = xasprintf("%s/%s", dir, DIGESTS_FILE);
 	char line[96];
-	int n = snprintf(line, sizeof(line), "%04" PRId64 " %s\n", id, hex), rc = -1;
+	/* a leading line break too: a line torn by a crash never runs into this one */
+	int n = snprintf(line, sizeof(line), "\n%04" PRId64 " %s\n", id, hex), rc = -1;
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0 || write(fd, line, (size_t)n) != n || fsync(fd) < 0)
 		error_errno("cannot write '%s'", path);
