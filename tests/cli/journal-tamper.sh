@@ -10,7 +10,7 @@
 PY=/usr/bin/python3
 $PY -c 'import h5py' 2>/dev/null || skip "h5py for /usr/bin/python3 is not installed (Debian: python3-h5py)"
 export PYTHONPATH="$top_srcdir/tests/cli"
-cp "$DATA/writer/tamper.sh" "$DATA/writer/tamper.toml" .
+cp "$DATA/writer/tamper.sh" "$DATA/writer/tamper.toml" "$DATA/writer/slow.sh" .
 
 for how in copy scale; do
 	sed "s/\"tamper.sh\", \"copy\"/\"tamper.sh\", \"$how\"/" tamper.toml > $how.toml
