@@ -248,6 +248,22 @@ int rec_build_file_hook(const char *path, int excl, const char *journal,
 			const struct rec_unit_source *src,
 			int (*before)(void *ctx, const void *data, size_t len), void *ctx);
 
+/* ---- journal/digests (recorder-digests.c) */
+/* The journal folder dir and a unit id: rec_digest_before appends the SHA-256 of the bytes
+ * about to be written as that unit's file (rec_build_file_hook's before; reported, -1). */
+struct rec_digest_ctx {
+	const char *dir;
+	int64_t id;
+};
+int rec_digest_before(void *ctx, const void *data, size_t len);
+/* The digests of journal folder dir per plan id (nplan; NULL where none; the last line for
+ * an id counts), or NULL when it has none (a journal from before them).  rec_digests_free. */
+char **rec_digests_load(const char *dir, size_t nplan);
+void rec_digests_free(char **d, size_t nplan);
+/* 0 when path's bytes have unit id's digest in d (or d is NULL), else -1 and the reason in
+ * *why (static text; nothing reported). */
+int rec_digest_check(char **d, int64_t id, const char *path, const char **why);
+
 /* ---- reading (recorder-read.c) */
 void rec_meta_push(struct rec_meta *m, char *key, char *value);
 int rec_read_all(struct rec *r, const struct table *tb, void **rows, size_t *n);

@@ -20,7 +20,6 @@
 #define JOURNAL_DIR "journal"
 #define RUN_FILE "run.h5"
 #define LOCK_FILE "lock"
-#define DIGESTS_FILE "digests"
 
 struct rec_journal {
 	char *dir;          /* RUNDIR/journal */
@@ -441,98 +440,6 @@ static int one_unit_get(void *ctx, size_t i, int headers, struct rec_unit_data *
 	return 0;
 }
 
-/* ---- digests --------------------------------------------------------------------------- */
-
-/* journal/digests: one line "NNNN SHA256" per unit file, appended by the harness just
- * before it writes the file (the SHA-256 of the file's bytes).  Assembly and --resume
- * check every unit file against it: a unit file copied over another, or rewritten (by a
- * unit: the code under test runs as the same user), no longer matches.  A journal from
- * before the digests (no file) is read as before.  The last line for an id counts (a unit
- * whose write did not complete runs again and is digested again). */
-static int digest_append(const char *dir, int64_t id, const char *hex)
-{
-	char *path = xasprintf("%s/%s", dir, DIGESTS_FILE);
-	char line[96];
-	/* a leading line break too: a line torn by a crash never runs into this one */
-	int n = snprintf(line, sizeof(line), "\n%04" PRId64 " %s\n", id, hex), rc = -1;
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0 || write(fd, line, (size_t)n) != n || fsync(fd) < 0)
-		error_errno("cannot write '%s'", path);
-	else
-		rc = 0;
-	if (fd >= 0)
-		close(fd);
-	free(path);
-	return rc;
-}
-
-struct digest_ctx {
-	const char *dir;
-	int64_t id;
-};
-
-static int digest_before(void *ctx, const void *data, size_t len)
-{
-	const struct digest_ctx *c = ctx;
-	char hex[65];
-	util_sha256_hex(data, len, hex);
-	return digest_append(c->dir, c->id, hex);
-}
-
-/* The digests of dir's journal, per plan id (nplan of them; NULL where none), or NULL (no
- * digests file: an older journal).  Heap: digests_free. */
-static char **digests_load(const char *dir, size_t nplan)
-{
-	char *path = xasprintf("%s/%s", dir, DIGESTS_FILE);
-	FILE *f = fopen(path, "re");
-	free(path);
-	if (!f)
-		return NULL;
-	char **d = xcalloc(nplan ? nplan : 1, sizeof(*d));
-	char line[160];
-	while (fgets(line, sizeof(line), f)) {
-		long long id;
-		char hex[80];
-		if (sscanf(line, "%lld %79s", &id, hex) == 2 && id >= 0 && (size_t)id < nplan &&
-		    strlen(hex) == 64) {
-			free(d[id]);
-			d[id] = xstrdup(hex); /* the last line for an id counts: a unit run again */
-		}
-	}
-	fclose(f);
-	return d;
-}
-
-static void digests_free(char **d, size_t nplan)
-{
-	for (size_t i = 0; d && i < nplan; i++)
-		free(d[i]);
-	free(d);
-}
-
-/* 0 when path's bytes have the digest recorded for it (or there are no digests), else -1
- * with the reason in *why (static). */
-static int digest_check(char **d, int64_t id, const char *path, const char **why)
-{
-	char hex[65];
-	if (!d)
-		return 0;
-	if (!d[id]) {
-		*why = "the harness recorded no digest for it (it did not write this file)";
-		return -1;
-	}
-	if (util_sha256_file(path, hex) < 0) {
-		*why = "its bytes cannot be read";
-		return -1;
-	}
-	if (strcmp(hex, d[id])) {
-		*why = "its bytes differ from what the harness wrote (SHA-256 recorded in "
-		       "journal/digests): changed after it was recorded";
-		return -1;
-	}
-	return 0;
-}
-
 int rec_journal_write_unit(struct rec_journal *j, const struct rec_unit_data *u)
 {
 	char *path = unit_path(j->dir, u->unit.id);
@@ -546,8 +453,8 @@ int rec_journal_write_unit(struct rec_journal *j, const struct rec_unit_data *u)
 	}
 	/* the digest first, from the bytes about to be written: a crash between the two
 	 * leaves a digest without its file (the unit runs again), never a file without one */
-	struct digest_ctx dc = { j->dir, u->unit.id };
-	if (rec_build_file_hook(path, 0, "unit", NULL, NULL, 0, &src, digest_before, &dc) < 0)
+	struct rec_digest_ctx dc = { j->dir, u->unit.id };
+	if (rec_build_file_hook(path, 0, "unit", NULL, NULL, 0, &src, rec_digest_before, &dc) < 0)
 		goto done;
 	if (unit_file_read(path, u->unit.id, 0, &back) < 0 || unit_verify(path, &back, u) < 0) {
 		error("'%s': the unit did not verify after writing; removed", path);
@@ -627,13 +534,13 @@ int rec_journal_scan(struct rec_journal *j, struct rec_unit **units, size_t *n)
 	if (list_units(j->dir, 1, &ids, &nids) < 0)
 		return -1;
 	*units = xcalloc(nids ? nids : 1, sizeof(**units));
-	char **dg = digests_load(j->dir, j->nplan);
+	char **dg = rec_digests_load(j->dir, j->nplan);
 	for (size_t i = 0; i < nids; i++) {
 		char *path = unit_path(j->dir, ids[i]);
 		struct rec_unit_data u;
 		const char *why = NULL;
 		rec_unit_data_init(&u);
-		int ok = (size_t)ids[i] < j->nplan && digest_check(dg, ids[i], path, &why) == 0 &&
+		int ok = (size_t)ids[i] < j->nplan && rec_digest_check(dg, ids[i], path, &why) == 0 &&
 			 unit_file_read(path, ids[i], 0, &u) == 0 &&
 			 unit_verify(path, &u, NULL) == 0;
 		if (ok && strcmp(u.unit.mode, j->plan[ids[i]].mode)) {
@@ -652,7 +559,7 @@ int rec_journal_scan(struct rec_journal *j, struct rec_unit **units, size_t *n)
 		rec_unit_data_release(&u);
 		free(path);
 	}
-	digests_free(dg, j->nplan);
+	rec_digests_free(dg, j->nplan);
 	free(ids);
 	return 0;
 }
@@ -803,7 +710,7 @@ int rec_assemble_ex(const char *const *rundirs, size_t n, const struct rec_assem
 		int64_t *ids = NULL;
 		size_t nids = 0;
 		int l = list_units(dir, 0, &ids, &nids);
-		char **dg = l == 0 ? digests_load(dir, nplan) : NULL;
+		char **dg = l == 0 ? rec_digests_load(dir, nplan) : NULL;
 		for (size_t i = 0; l == 0 && i < nids; i++) {
 			if (ids[i] < 0 || (size_t)ids[i] >= nplan) {
 				l = error("'%s': unit %" PRId64 " is not in the plan (%zu units)", dir,
@@ -823,13 +730,13 @@ int rec_assemble_ex(const char *const *rundirs, size_t n, const struct rec_assem
 			files.id[files.n] = ids[i];
 			files.path[files.n++] = unit_path(dir, ids[i]);
 			const char *why = NULL;
-			if (digest_check(dg, ids[i], files.path[files.n - 1], &why) < 0) {
+			if (rec_digest_check(dg, ids[i], files.path[files.n - 1], &why) < 0) {
 				l = error("'%s': %s; not assembled (harness run --resume runs the "
 					  "unit again)", files.path[files.n - 1], why);
 				break;
 			}
 		}
-		digests_free(dg, nplan);
+		rec_digests_free(dg, nplan);
 		free(ids);
 		free(dir);
 		if (l < 0)

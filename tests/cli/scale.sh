@@ -291,6 +291,7 @@ for p in files:
 assert len(devs) == 2, devs
 (d0, s0), (d1, s1) = sorted(devs.items())
 other = {d0: (d1,) + s1, d1: (d0,) + s0}
+import hashlib, os
 for p in files:
     with h5py.File(p, "r+") as f:
         u = f["units"][:]
@@ -298,6 +299,10 @@ for p in files:
             u["device"][i], u["slot"][i], u["cpus"][i] = other[u["device"][i]]
         f["units"][...] = u
         print(u["block"][0], u["device"][0].decode())
+    # as if the harness had written it so: its digest too (journal/digests, the last line
+    # for a unit counts), else --resume would take the edit for tampering and run it again
+    with open(os.path.join(sys.argv[1], "digests"), "a") as d:
+        d.write("\n%s %s\n" % (os.path.basename(p)[5:-3], hashlib.sha256(open(p, "rb").read()).hexdigest()))
 PY
 	partial=$(part_way pin.h5)
 	[ -n "$partial" ] && pass "--jobs 2 --max-time 1: blocks $partial stopped part-way"
