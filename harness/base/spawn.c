@@ -543,7 +543,7 @@ int spawn_call(int (*fn)(void *arg, int fd), void *arg, size_t cap, struct sbuf 
 	       struct spawn_status *st)
 {
 	int fds[2];
-	memset(st, 0, sizeof(*st));
+	memset(st, 0, sizeof(*st)); /* filled once it ends */
 	if (pipe(fds) < 0)
 		return error_errno("cannot make a pipe");
 	fflush(stdout);
@@ -576,16 +576,11 @@ int spawn_call(int (*fn)(void *arg, int fd), void *arg, size_t cap, struct sbuf 
 	}
 	close(fds[0]);
 	int ws = 0;
-	while (waitpid(pid, &ws, 0) < 0)
+	struct rusage ru;
+	while (wait4(pid, &ws, 0, &ru) < 0)
 		if (errno != EINTR)
 			return error_errno("cannot wait for process %ld", (long)pid);
-	st->exited = WIFEXITED(ws);
-	st->signaled = WIFSIGNALED(ws);
-	st->sig = st->signaled ? WTERMSIG(ws) : 0;
-	st->code = st->exited ? WEXITSTATUS(ws) : 128 + st->sig;
-	st->cpu_ns = st->vcsw = st->ivcsw = st->minflt = st->majflt = -1;
-	st->migrations = -1;
-	st->last_cpu = -1;
+	fill_status(ws, &ru, st);
 	return 0;
 }
 

@@ -275,6 +275,18 @@ static int fail(struct proto_in *in, const char *fmt, ...)
 	return -1;
 }
 
+/* -1 (a protocol error, the unit to be killed) when n more samples would pass the unit's
+ * [limits] samples (its cells' and trials' together). */
+static int over_samples(struct proto_in *in, size_t n)
+{
+	const struct rec_unit_data *u = in->u;
+	if ((int64_t)(u->nsamples + u->ntsamples + n) <= in->lim.samples)
+		return 0;
+	in->over_limit = !in->error;
+	return fail(in, "more than %" PRId64 " samples (the experiment's [limits] samples)",
+		    in->lim.samples);
+}
+
 /* Field getters: each records a protocol error naming the field when it is missing or of
  * the wrong type. */
 static int get_int(struct proto_in *in, json_t *o, const char *k, int64_t *out)
@@ -468,12 +480,8 @@ static int parse_samples(struct proto_in *in, json_t *o)
 	rsn = xmalloc((n ? n : 1) * sizeof(*rsn));
 	if (parse_sample_extras(in, o, n, clock, thr, lau, rsn, &any))
 		goto done;
-	if ((int64_t)(u->nsamples + u->ntsamples + n) > in->lim.samples) {
-		in->over_limit = !in->error;
-		fail(in, "more than %" PRId64 " samples (the experiment's [limits] samples)",
-		     in->lim.samples);
+	if (over_samples(in, n))
 		goto done;
-	}
 	size_t old_cap = u->samples_cap;
 	if (u->nsamples + n > u->samples_cap) {
 		size_t cap = u->samples_cap ? u->samples_cap : 1024;
@@ -559,12 +567,8 @@ static int parse_trial_samples(struct proto_in *in, json_t *o, int64_t trial, in
 	rsn = xmalloc((n ? n : 1) * sizeof(*rsn));
 	if (parse_sample_extras(in, o, n, clock, thr, lau, rsn, &any))
 		goto done;
-	if ((int64_t)(u->nsamples + u->ntsamples + n) > in->lim.samples) {
-		in->over_limit = !in->error;
-		fail(in, "more than %" PRId64 " samples (the experiment's [limits] samples)",
-		     in->lim.samples);
+	if (over_samples(in, n))
 		goto done;
-	}
 	XGROW(u->tsamples, u->tsamples_cap, u->ntsamples + n);
 	for (size_t i = 0; i < n; i++)
 		u->tsamples[u->ntsamples++] = (struct rec_trial_sample){
