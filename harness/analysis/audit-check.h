@@ -79,6 +79,9 @@ double audit_info_num(const char *info, const char *key);
 /* audit-host.c: other work on the host's CPUs while the units ran (units that record it
  * only); -1 when the file cannot be read (reported). */
 int audit_host_check(struct audit *au, const char *path);
+/* audit-isolation.c: whether the units ran where they could not reach the record (units
+ * that record their sandbox only); -1 when the file cannot be read (reported). */
+int audit_isolation_check(struct audit *au, const char *path);
 /* audit-tuner.c: tuners that fell back from their table or model (units whose info records
  * tuner notes only); -1 when the file cannot be read (reported). */
 int audit_tuner_check(struct audit *au, const char *path);

@@ -682,6 +682,8 @@ int audit_build(const struct analysis *an, const struct report *rep, struct audi
 	check_devices(au, &c);
 	if (audit_host_check(au, path))
 		goto done;
+	if (audit_isolation_check(au, path))
+		goto done;
 	if (audit_tuner_check(au, path))
 		goto done;
 	if (audit_spin_check(au, &c, path))

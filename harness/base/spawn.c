@@ -6,12 +6,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,12 +26,23 @@
 /* PATH used when neither the child's env nor our own environment has one (as execvp). */
 #define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
 
-/* What the child sends back on the exec-error pipe when it cannot exec. */
-enum child_stage { STAGE_EXEC, STAGE_CHDIR, STAGE_SETUP };
+/* What the child sends back on the exec-error pipe: with a sandbox, first what held of it
+ * (STAGE_REPORT); then, when it cannot exec, why.  STAGE_SANDBOX: its namespaces were
+ * unusable (the user namespace's id maps refused), try fewer. */
+enum child_stage { STAGE_EXEC, STAGE_CHDIR, STAGE_SETUP, STAGE_SANDBOX, STAGE_REPORT };
 struct child_err {
 	int stage;
 	int err;
+	unsigned held;
+	int why[SANDBOX_NSTEPS];
 };
+
+/* The namespaces a sandboxed child is cloned with, most first; a level the kernel refuses
+ * (errno in level_err) is not tried again by this process. */
+static const int ns_levels[] = { CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID,
+				 CLONE_NEWNS | CLONE_NEWPID, 0 };
+static int ns_level;
+static int level_err[ARRAY_SIZE(ns_levels)];
 
 /* Everything the child needs, prepared in the parent so the child never allocates. */
 struct child_plan {
@@ -42,6 +56,11 @@ struct child_plan {
 	long open_max;                   /* loop bound when close_range() is unavailable */
 	int new_pgroup;
 	pid_t die_with;                  /* > 0: SIGKILL when this process (the parent) dies */
+	const struct sandbox_plan *sbp;  /* NULL: no sandbox */
+	int ns_flags;                    /* the namespaces it was cloned into */
+	int relay_fd;                    /* its PID namespace's init's end of the relay pipe
+					  * (> 3, CLOEXEC), or -1 */
+	int note_sched;                  /* the init reads the program's CPU moves (spawn.h) */
 };
 
 void spawn_init(struct spawn *sp)
@@ -50,6 +69,7 @@ void spawn_init(struct spawn *sp)
 	sp->pid = -1;
 	sp->out_fd = -1;
 	sp->rec_fd = -1;
+	sp->relay_fd = -1;
 }
 
 static void close_fd(int *fd)
@@ -200,14 +220,30 @@ static void report_child_err(const struct spawn *sp, const struct child_err *e)
 
 /* The child after fork: async-signal-safe calls only (no malloc, no stdio), then execve.
  * Any failure goes back to the parent through cp->err_fd as a struct child_err. */
-static void __attribute__((noreturn)) child_fail(const struct child_plan *cp, int stage)
+static void child_send(const struct child_plan *cp, const struct child_err *e)
 {
-	struct child_err e = { stage, errno };
 	ssize_t n;
 	do
-		n = write(cp->err_fd, &e, sizeof(e));
+		n = write(cp->err_fd, e, sizeof(*e));
 	while (n < 0 && errno == EINTR);
+}
+
+static void __attribute__((noreturn)) child_fail(const struct child_plan *cp, int stage)
+{
+	struct child_err e = { .stage = stage, .err = errno };
+	child_send(cp, &e);
 	_exit(127);
+}
+
+/* Did the parent die before PR_SET_PDEATHSIG took hold?  In a PID namespace of its own
+ * the child's parent is outside it (getppid() is 0): there, the parent is gone when no
+ * one holds the exec-error pipe's read end (the child closed its copy in close_from). */
+static int parent_gone(const struct child_plan *cp)
+{
+	if (!(cp->ns_flags & CLONE_NEWPID))
+		return getppid() != cp->die_with;
+	struct pollfd pf = { .fd = cp->err_fd, .events = POLLOUT };
+	return poll(&pf, 1, 0) == 1 && (pf.revents & POLLERR);
 }
 
 static void close_from(const struct child_plan *cp)
@@ -227,6 +263,65 @@ static void close_from(const struct child_plan *cp)
 			close((int)fd);
 }
 
+/* What a PID namespace's init sends back once the program it ran has ended: its wait
+ * status and, read before it was reaped, its CPU moves and last CPU (spawn_status). */
+struct relay {
+	int status;
+	long long migrations;
+	int last_cpu;
+};
+
+/* The init of a sandboxed child's PID namespace: it keeps nothing of the child's but the
+ * relay pipe, reaps what is left to it, and once the program (unit) has ended sends its
+ * status through the pipe and exits, which kills whatever still runs in the namespace.
+ * own_proc: /proc is the namespace's, where unit's pid means the same. */
+static void __attribute__((noreturn)) init_wait(const struct child_plan *cp, pid_t unit,
+						int own_proc)
+{
+	int keep = cp->relay_fd; /* > 3 */
+#ifdef HAVE_CLOSE_RANGE_FN
+	if (close_range(0, (unsigned)keep - 1, 0) < 0 || close_range((unsigned)keep + 1, ~0U, 0) < 0)
+#endif
+		for (long fd = 0; fd < cp->open_max; fd++)
+			if (fd != keep)
+				close((int)fd);
+	struct relay r = { .status = 127 << 8, .migrations = -1, .last_cpu = -1 };
+	/* every signal is blocked here (spawn_start): the ones a unit may be sent are taken
+	 * with sigwaitinfo and passed on to its process group, as if sent to it */
+	static const int passed[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	for (size_t i = 0; i < ARRAY_SIZE(passed); i++)
+		sigaddset(&set, passed[i]);
+	for (;;) {
+		siginfo_t si;
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 && errno != EINTR)
+			break; /* no child left: cannot happen while the unit lives */
+		if (si.si_pid > 0) {
+			if (si.si_pid == unit && own_proc && cp->note_sched)
+				sysinfo_proc_sched(unit, &r.migrations, &r.last_cpu);
+			int st = 0;
+			while (waitpid(si.si_pid, &st, 0) < 0 && errno == EINTR)
+				;
+			if (si.si_pid == unit) {
+				r.status = st;
+				break;
+			}
+			continue;
+		}
+		int sig = sigwaitinfo(&set, &si);
+		if (sig > 0 && sig != SIGCHLD)
+			kill(cp->new_pgroup ? -unit : unit, sig);
+	}
+	ssize_t n;
+	do
+		n = write(cp->relay_fd, &r, sizeof(r));
+	while (n < 0 && errno == EINTR);
+	_exit(0);
+}
+
 static void __attribute__((noreturn)) child_exec(const struct child_plan *cp)
 {
 	/* Handlers and ignored signals of the parent must not leak into the child; all
@@ -239,12 +334,32 @@ static void __attribute__((noreturn)) child_exec(const struct child_plan *cp)
 		if (sig != SIGKILL && sig != SIGSTOP)
 			sigaction(sig, &sa, NULL); /* fails harmlessly for reserved numbers */
 
+	/* die with the parent; it may have died already (checked below, once the pipes
+	 * are in place) */
+	if (cp->die_with > 0 && prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		child_fail(cp, STAGE_SETUP);
+	struct child_err rep = { .stage = STAGE_REPORT };
+	if (cp->sbp && sandbox_enter(cp->sbp, cp->ns_flags, &rep.held, rep.why) < 0)
+		child_fail(cp, STAGE_SANDBOX);
 	if (cp->new_pgroup && setpgid(0, 0) < 0)
 		child_fail(cp, STAGE_SETUP);
-	/* die with the parent; it may have died already, before the request took hold */
-	if (cp->die_with > 0 &&
-	    (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != cp->die_with))
-		child_fail(cp, STAGE_SETUP);
+	if (cp->ns_flags & CLONE_NEWPID) {
+		/* This process is its PID namespace's init, which the kernel shields from
+		 * signals it has no handler for: it stays as init (init_wait) and the program
+		 * runs as its child, leading a process group of its own, where its signals
+		 * behave as anywhere. */
+		pid_t unit = (pid_t)syscall(SYS_clone, (unsigned long)SIGCHLD, NULL, NULL, NULL,
+					    NULL); /* not fork(): this process is a raw clone
+						    * of a parent that may have threads, and
+						    * glibc's fork would take their locks */
+		if (unit < 0)
+			child_fail(cp, STAGE_SETUP);
+		if (unit > 0)
+			init_wait(cp, unit, rep.held & (1u << SANDBOX_PROC));
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
+		    (cp->new_pgroup && setpgid(0, 0) < 0))
+			child_fail(cp, STAGE_SETUP);
+	}
 
 	/* Sources are all above 3, so no dup2 clobbers a later one; dup2 clears CLOEXEC. */
 	const int src[4] = { cp->fd_in, cp->fd_out, cp->fd_err, cp->fd_rec };
@@ -258,6 +373,10 @@ static void __attribute__((noreturn)) child_exec(const struct child_plan *cp)
 			fcntl(2, F_SETFD, fl & ~FD_CLOEXEC);
 	}
 	close_from(cp);
+	if (cp->die_with > 0 && parent_gone(cp))
+		_exit(127);
+	if (cp->sbp)
+		child_send(cp, &rep);
 
 	if (cp->dir && chdir(cp->dir) < 0)
 		child_fail(cp, STAGE_CHDIR);
@@ -268,6 +387,57 @@ static void __attribute__((noreturn)) child_exec(const struct child_plan *cp)
 
 	execve(cp->path, cp->argv, cp->envp);
 	child_fail(cp, STAGE_EXEC);
+}
+
+/* fork(), or with a sandbox clone() into the most namespaces the kernel grants (ns_levels;
+ * a refusal is remembered).  The child runs child_exec and never returns. */
+static pid_t new_child(struct child_plan *cp)
+{
+	for (;;) {
+		cp->ns_flags = cp->sbp ? ns_levels[ns_level] : 0;
+		pid_t pid = cp->ns_flags ? (pid_t)syscall(SYS_clone,
+							  (unsigned long)cp->ns_flags | SIGCHLD,
+							  NULL, NULL, NULL, NULL)
+					 : fork();
+		if (pid == 0)
+			child_exec(cp);
+		if (pid > 0 || !cp->ns_flags)
+			return pid;
+		if (errno != EPERM && errno != EINVAL && errno != ENOSPC && errno != EUSERS &&
+		    errno != ENOSYS && errno != EACCES)
+			return -1;
+		level_err[ns_level++] = errno;
+	}
+}
+
+/* One message from the child's exec-error pipe: 1 read, 0 at EOF (it exec'd). */
+static int read_child_err(int fd, struct child_err *ce)
+{
+	size_t got = 0;
+	while (got < sizeof(*ce)) {
+		ssize_t n = read(fd, (char *)ce + got, sizeof(*ce) - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	return got == sizeof(*ce);
+}
+
+/* What held of the sandbox, from the child's report; a step of a namespace the kernel
+ * refused to make did not hold, for the reason it gave. */
+static void note_sandbox(struct sandbox *sb, int ns_flags, const struct child_err *ce)
+{
+	sb->held = ce->held;
+	memcpy(sb->why, ce->why, sizeof(sb->why));
+	if (!(ns_flags & CLONE_NEWUSER))
+		sb->why[SANDBOX_USER] = level_err[0];
+	if (!(ns_flags & CLONE_NEWPID)) {
+		sb->why[SANDBOX_PID] = level_err[1];
+		sb->why[SANDBOX_MOUNT] = level_err[1];
+		sb->why[SANDBOX_PROC] = level_err[1];
+	}
 }
 
 /* Start the child (see spawn.h).  The fds for the child are opened here, before fork, so
@@ -281,12 +451,14 @@ int spawn_start(struct spawn *sp)
 	char **argv = NULL, **envp = NULL;
 	int fd_in = -1, fd_out = -1, fd_err = -1;
 	int out_pipe[2] = { -1, -1 }, rec_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 };
-	int masked = 0;
+	int relay_pipe[2] = { -1, -1 };
+	int masked = 0, retry = 0;
 	sigset_t all, old;
 
 	sp->pid = -1;
 	sp->out_fd = -1;
 	sp->rec_fd = -1;
+	sp->relay_fd = -1;
 	sp->reaped = 0;
 	if (!sp->argv || !sp->argv[0])
 		return error("cannot run an empty command");
@@ -327,6 +499,9 @@ int spawn_start(struct spawn *sp)
 	if (pipe_high(err_pipe) < 0)
 		goto done;
 
+	struct sandbox_plan sbp;
+	if (sp->sandbox && (sandbox_prepare(sp->sandbox, &sbp) || pipe_high(relay_pipe)))
+		goto done;
 	struct child_plan cp = {
 		.path = path,
 		.argv = argv,
@@ -341,6 +516,9 @@ int spawn_start(struct spawn *sp)
 		.open_max = sysconf(_SC_OPEN_MAX),
 		.new_pgroup = sp->new_pgroup,
 		.die_with = sp->die_with_parent ? getpid() : 0,
+		.sbp = sp->sandbox ? &sbp : NULL,
+		.relay_fd = relay_pipe[1],
+		.note_sched = sp->note_sched,
 	};
 	if (cp.open_max < 0)
 		cp.open_max = 1024;
@@ -350,9 +528,7 @@ int spawn_start(struct spawn *sp)
 	sigfillset(&all);
 	if (pthread_sigmask(SIG_SETMASK, &all, &old) == 0)
 		masked = 1;
-	pid_t pid = fork();
-	if (pid == 0)
-		child_exec(&cp);
+	pid_t pid = new_child(&cp);
 	int fork_errno = errno;
 	if (masked)
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -362,24 +538,28 @@ int spawn_start(struct spawn *sp)
 		goto done;
 	}
 
-	/* Parent: drop the child's ends, then wait for exec (EOF) or its error. */
+	/* Parent: drop the child's ends, then wait for exec (EOF) or its error, after what
+	 * held of its sandbox. */
 	close_fd(&err_pipe[1]);
 	close_fd(&out_pipe[1]);
 	close_fd(&rec_pipe[1]);
+	close_fd(&relay_pipe[1]);
+	if (!(cp.ns_flags & CLONE_NEWPID))
+		close_fd(&relay_pipe[0]); /* no init to relay */
 	struct child_err ce;
-	size_t got = 0;
-	while (got < sizeof(ce)) {
-		ssize_t n = read(err_pipe[0], (char *)&ce + got, sizeof(ce) - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	if (got == sizeof(ce)) {
+	int got;
+	while ((got = read_child_err(err_pipe[0], &ce)) && ce.stage == STAGE_REPORT)
+		note_sandbox(sp->sandbox, cp.ns_flags, &ce);
+	if (got) {
 		int status;
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
+		if (ce.stage == STAGE_SANDBOX && ns_level + 1 < (int)ARRAY_SIZE(ns_levels)) {
+			/* namespaces made but unusable: from scratch with fewer */
+			level_err[ns_level++] = ce.err;
+			retry = 1;
+			goto done;
+		}
 		report_child_err(sp, &ce);
 		goto done;
 	}
@@ -389,8 +569,12 @@ int spawn_start(struct spawn *sp)
 	out_pipe[0] = -1;
 	sp->rec_fd = rec_pipe[0];
 	rec_pipe[0] = -1;
+	sp->relay_fd = relay_pipe[0];
+	relay_pipe[0] = -1;
 	ret = 0;
 done:
+	close_fd(&relay_pipe[0]);
+	close_fd(&relay_pipe[1]);
 	close_fd(&err_pipe[0]);
 	close_fd(&err_pipe[1]);
 	close_fd(&rec_pipe[0]);
@@ -403,7 +587,7 @@ done:
 	free(envp);
 	free(argv);
 	free(path);
-	return ret;
+	return retry ? spawn_start(sp) : ret;
 }
 
 static void fill_status(int status, const struct rusage *ru, struct spawn_status *st)
@@ -466,6 +650,19 @@ static int reap(struct spawn *sp, struct spawn_status *st, int options)
 	if (r == 0)
 		return 0;
 	sp->reaped = 1;
+	/* A PID namespace's init relays the program's own status (once it has ended: it
+	 * exits right after; nothing comes when it was killed) */
+	struct relay rl;
+	ssize_t n = 0;
+	if (sp->relay_fd >= 0)
+		while ((n = read(sp->relay_fd, &rl, sizeof(rl))) < 0 && errno == EINTR)
+			;
+	close_fd(&sp->relay_fd);
+	if (n == (ssize_t)sizeof(rl)) {
+		status = rl.status;
+		migrations = rl.migrations;
+		last_cpu = rl.last_cpu;
+	}
 	fill_status(status, &ru, st);
 	st->migrations = migrations;
 	st->last_cpu = last_cpu;
@@ -504,6 +701,7 @@ void spawn_release(struct spawn *sp)
 {
 	close_fd(&sp->out_fd);
 	close_fd(&sp->rec_fd);
+	close_fd(&sp->relay_fd);
 }
 
 /* Start, read stdout to EOF into *out, wait.  A record pipe cannot be drained here (the

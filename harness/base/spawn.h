@@ -10,6 +10,10 @@
  *      struct spawn_status; spawn_kill_group() signals its process group;
  *   4. spawn_release(&sp) closes what is still open.
  * spawn_run() does 2 and 3 for a child whose output goes to files or is captured whole.
+ * With a sandbox (sandbox.h) the child is cloned into new namespaces; with a PID namespace it
+ * stays there as init and the program runs as its child (passing on SIGTERM, SIGINT, SIGHUP,
+ * SIGQUIT, SIGUSR1, SIGUSR2 to its process group, relaying its status to spawn_wait/poll):
+ * spawn's pid is the init's, and everything in the namespace dies when it ends.
  * Nothing else in the program calls fork, exec*, system or popen. */
 #ifndef HARNESS_SPAWN_H
 #define HARNESS_SPAWN_H
@@ -18,6 +22,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "harness/base/sandbox.h"
 #include "harness/base/util.h"
 
 struct spawn_status {
@@ -52,6 +57,8 @@ struct spawn {
 	int die_with_parent;      /* 1: the child is killed (SIGKILL) when this process dies,
 	                             however it dies (PR_SET_PDEATHSIG; the caller must spawn
 	                             from the thread that lives as long as the process) */
+	struct sandbox *sandbox;  /* NULL, or the namespaces to run it in (sandbox.h; borrowed):
+	                             spawn_start fills its held and why */
 	int note_sched;           /* 1: spawn_poll and spawn_wait read the child's CPU moves
 	                             and last CPU (spawn_status) once it has exited, before
 	                             they reap it (nothing is read while it works) */
@@ -60,6 +67,8 @@ struct spawn {
 	pid_t pid;
 	int out_fd;               /* -1 unless capture_stdout */
 	int rec_fd;               /* -1 unless record_pipe */
+	int relay_fd;             /* with a PID namespace, its init's pipe: the status of the
+	                             program it ran (read when it is reaped), else -1 */
 	int reaped;
 };
 

@@ -47,7 +47,7 @@ static const char *const measure_keys[] = {
 	"warmup_time", "warmup_count", "min_samples", "max_samples", "max_time",
 	"target_precision", "flush", "trial_samples", "threads", NULL
 };
-static const char *const environment_keys[] = { "pass", "set", NULL };
+static const char *const environment_keys[] = { "pass", "set", "sandbox", NULL };
 
 const char *order_kind_name(enum order_kind k)
 {
@@ -460,6 +460,11 @@ static int parse_environment(struct tc_parser *p, const struct tc_field *f, stru
 		} else if (!strcmp(g.key, "set")) {
 			if (exp_get_env_table(p, &g, &e->env_set, &e->nenv_set))
 				return -1;
+		} else if (!strcmp(g.key, "sandbox")) {
+			int on;
+			if (exp_get_bool(p, &g, &on))
+				return -1;
+			e->no_sandbox = !on;
 		} else {
 			return tc_unknown_key(p, &g, environment_keys, " in [environment]");
 		}

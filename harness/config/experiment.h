@@ -163,6 +163,8 @@ struct experiment {
 	size_t nenv_pass;
 	struct env_var *env_set; /* [environment] set: NAME = "value" given to every unit */
 	size_t nenv_set;
+	int no_sandbox;        /* [environment] sandbox = false: units run outside the sandbox
+				* (sandbox.h; the audit's isolation check WARNs) */
 
 	char *path;            /* the file it was loaded from */
 	char *text;            /* the file verbatim (NUL-terminated), len text_len */

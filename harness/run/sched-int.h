@@ -54,6 +54,7 @@ struct slot_run {
 	struct unit_job job;
 	char **env, **argv;           /* heap, for spec */
 	char *cache, *out_log, *err_log;
+	char *protect;            /* the results folder, read-only to its unit (sandbox.h) */
 };
 
 /* Wall time of recorded units per (mode, workload, warm), whatever their status (a unit that

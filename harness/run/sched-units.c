@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "harness/base/git-version.h"
+#include "harness/base/sandbox.h"
 #include "harness/base/util.h"
 #include "kernels/sample.h"
 #include "harness/config/experiment.h"
@@ -192,8 +193,9 @@ static void slot_clear(struct slot_run *s)
 	free(s->cache);
 	free(s->out_log);
 	free(s->err_log);
+	free(s->protect);
 	s->env = s->argv = NULL;
-	s->cache = s->out_log = s->err_log = NULL;
+	s->cache = s->out_log = s->err_log = s->protect = NULL;
 	s->p = NULL;
 	s->running = 0;
 }
@@ -261,6 +263,13 @@ static int unit_prepare(struct run *r, struct slot_run *s, const struct rec_plan
 	}
 	free(tmp);
 
+	/* the results folder: the run folder (journal, logs, the other units' caches) and
+	 * the results file beside it; r->dir is absolute (sched_make_dir_absolute) */
+	s->protect = xstrndup(r->dir, (size_t)(strrchr(r->dir, '/') - r->dir));
+	if (!*s->protect) {
+		free(s->protect);
+		s->protect = xstrdup("/");
+	}
 	s->out_log = xasprintf("%s/logs/u%04" PRId64 ".out", r->dir, p->id);
 	s->err_log = xasprintf("%s/logs/u%04" PRId64 ".err", r->dir, p->id);
 	/* /proc/self/exe, not the path: every unit runs the very binary that started the run,
@@ -317,6 +326,8 @@ static int unit_prepare(struct run *r, struct slot_run *s, const struct rec_plan
 				      .argv = (const char *const *)s->argv,
 				      .env = (const char *const *)s->env, .cache_dir = s->cache,
 				      .stdout_path = s->out_log, .stderr_path = s->err_log,
+				      .protect_dir = s->protect,
+				      .no_sandbox = r->exp->no_sandbox,
 				      .timeout_s = mode_timeout(r->exp, m), .block = p->block,
 				      .workload = p->workload,
 				      .warm = p->warm, .command = r->mb[mi].command != NULL,
@@ -613,6 +624,9 @@ int sched_run_slots(struct run *r, const volatile sig_atomic_t *stop, int *faile
 		if (j - i > maxq)
 			maxq = j - i;
 	}
+	/* where a unit's sandbox lacks its own /proc, the harness's environment and memory are
+	 * still closed to it (sandbox.h) */
+	sandbox_hide_self();
 	struct slot_run *sl = xcalloc(n, sizeof(*sl));
 	for (size_t k = 0; k < n; k++) {
 		sl[k].index = r->slots.n ? r->slots.order[k] : 0;

@@ -173,6 +173,11 @@ int unit_start(const struct unit_spec *s, struct progress *prog, struct rec_unit
 	j->sp.die_with_parent = 1; /* a unit never outlives the harness (the scheduler is one
 				    * thread, so the parent thread is the process) */
 	j->sp.note_sched = 1; /* read as it ends (unit.h, the CPU note) */
+	if (s->protect_dir && !s->no_sandbox) {
+		j->sb.protect = s->protect_dir;
+		j->sb.writable = s->cache_dir;
+		j->sp.sandbox = &j->sb;
+	}
 	progress_unit_start(prog, s->id, s->mode, s->workload, s->block, s->warm);
 	j->cpu0_ok = !sysinfo_cpu_sample(&j->cpu0);
 	j->t0 = util_now_ns();
@@ -218,6 +223,24 @@ static void note_host(struct rec_unit_data *u, const struct sysinfo_cpu *a,
 	u->info = sbuf_detach(&sb);
 }
 
+/* What held of its sandbox (unit.h), appended to u's info. */
+static void note_isolation(struct rec_unit_data *u, const struct sandbox *sb, int off)
+{
+	const char *old = u->info ? u->info : "";
+	size_t n = strlen(old);
+	char *held = off ? xstrdup("none") : sandbox_held(sb);
+	char *refused = off ? xstrdup("all (the experiment's [environment] sandbox = false)")
+			    : sandbox_refused(sb);
+	char *info = xasprintf("%s%shost_unit_isolation=%s\n%s%s%s", old,
+			       n && old[n - 1] != '\n' ? "\n" : "", held,
+			       *refused ? "host_unit_isolation_refused=" : "", refused,
+			       *refused ? "\n" : "");
+	free(held);
+	free(refused);
+	free(u->info);
+	u->info = info;
+}
+
 int unit_finish(struct unit_job *j, int failed)
 {
 	struct rec_unit *x = &j->u->unit;
@@ -237,6 +260,8 @@ int unit_finish(struct unit_job *j, int failed)
 	if (s->note_host && j->cpu0_ok && !sysinfo_cpu_sample(&cpu1))
 		note_host(j->u, &j->cpu0, &cpu1, sysconf(_SC_NPROCESSORS_ONLN), &j->st,
 			  x->wall_ns);
+	if (s->protect_dir)
+		note_isolation(j->u, &j->sb, s->no_sandbox);
 	util_utc_now(t);
 	x->end_utc = xstrdup(t);
 	x->exit_code = j->st.code;

@@ -51,6 +51,10 @@ struct unit_spec {
 	const char *const *env;     /* unitenv_env */
 	const char *cache_dir;      /* its working directory */
 	const char *stdout_path, *stderr_path;
+	const char *protect_dir;    /* NULL, or the folder it runs sandboxed from (sandbox.h:
+				     * read-only but for cache_dir); what held goes into its
+				     * info as host_unit_isolation (below) */
+	int no_sandbox;             /* the experiment turned the sandbox off: recorded so */
 	double timeout_s;           /* SIGTERM at the deadline, SIGKILL a grace period later */
 	int64_t block;              /* for the progress line */
 	const char *workload;       /* for the progress line: its one workload, or NULL */
@@ -103,6 +107,7 @@ struct unit_job {
 	struct spawn_status st;
 	int64_t t0, deadline, kill_at;
 	int open, timed_out, stopped, started;
+	struct sandbox sb;         /* its sandbox, when spec->protect_dir is set */
 	struct sysinfo_cpu cpu0;   /* the host's CPU time when it started ... */
 	int cpu0_ok;               /* ... where /proc/stat could be read */
 };
