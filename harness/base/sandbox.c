@@ -91,6 +91,11 @@ int sandbox_prepare(const struct sandbox *sb, struct sandbox_plan *p)
 			return -1;
 		p->has_writable = 1;
 	}
+	if (sb->shared) {
+		if (resolve(sb->shared, p->shared))
+			return -1;
+		p->has_shared = 1;
+	}
 	struct statvfs v;
 	if (statvfs(p->protect, &v) < 0)
 		return error_errno("cannot read the mount of '%s'", p->protect);
@@ -102,7 +107,7 @@ int sandbox_prepare(const struct sandbox *sb, struct sandbox_plan *p)
 	for (size_t i = 0; i < ARRAY_SIZE(keep); i++)
 		if (v.f_flag & keep[i].st)
 			p->keep_flags |= keep[i].ms;
-	p->shared = any_shared_mount();
+	p->propagates = any_shared_mount();
 	snprintf(p->uid_map, sizeof(p->uid_map), "%lu %lu 1\n", (unsigned long)geteuid(),
 		 (unsigned long)geteuid());
 	snprintf(p->gid_map, sizeof(p->gid_map), "%lu %lu 1\n", (unsigned long)getegid(),
@@ -128,12 +133,14 @@ static int write_file(const char *path, const char *s)
 	return 0;
 }
 
-/* protect read-only but for writable: writable is bound onto itself first, so that the
- * recursive bind of protect carries it as a mount of its own, which stays writable when
- * protect's is made read-only. */
+/* protect read-only but for writable and shared: they are bound onto themselves first, so
+ * that the recursive bind of protect carries them as mounts of their own, which stay
+ * writable when protect's is made read-only. */
 static int protect_mount(const struct sandbox_plan *p)
 {
 	if (p->has_writable && mount(p->writable, p->writable, NULL, MS_BIND | MS_REC, NULL) < 0)
+		return -1;
+	if (p->has_shared && mount(p->shared, p->shared, NULL, MS_BIND | MS_REC, NULL) < 0)
 		return -1;
 	if (mount(p->protect, p->protect, NULL, MS_BIND | MS_REC, NULL) < 0)
 		return -1;
@@ -185,7 +192,7 @@ int sandbox_enter(const struct sandbox_plan *p, int flags, unsigned *held, int *
 		 * user namespace's mounts never propagate back). */
 		int priv = mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
 		int err = errno;
-		if (priv < 0 && p->shared && !(flags & CLONE_NEWUSER)) {
+		if (priv < 0 && p->propagates && !(flags & CLONE_NEWUSER)) {
 			why[SANDBOX_MOUNT] = err;
 			why[SANDBOX_PROC] = err;
 		} else {

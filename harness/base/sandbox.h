@@ -28,7 +28,9 @@ enum sandbox_step { SANDBOX_USER, SANDBOX_PID, SANDBOX_MOUNT, SANDBOX_PROC, SAND
 
 struct sandbox {
 	const char *protect;       /* a folder the child may read but not write (borrowed) */
-	const char *writable;      /* inside it, the one folder it may write, or NULL */
+	const char *writable;      /* inside it, the folder it may write, or NULL */
+	const char *shared;        /* inside it, one more it may write (a run's check folder,
+				    * for the harness's own worker), or NULL */
 	unsigned held;             /* out: bit 1u << step for each step that held */
 	int why[SANDBOX_NSTEPS];   /* out: for each step that did not, its errno (0: not asked) */
 };
@@ -48,9 +50,10 @@ void sandbox_hide_self(void);
 /* For spawn.c.  Everything the child needs, prepared in the parent (the child allocates
  * nothing and calls only async-signal-safe functions). */
 struct sandbox_plan {
-	char protect[PATH_MAX], writable[PATH_MAX]; /* absolute, symlinks resolved */
-	int has_writable;
-	int shared;                /* some mount propagates to other namespaces (shared:): bind
+	char protect[PATH_MAX], writable[PATH_MAX], shared[PATH_MAX]; /* absolute, symlinks
+									* resolved */
+	int has_writable, has_shared;
+	int propagates;            /* some mount propagates to other namespaces (shared:): bind
 				    * mounts only where "/" can be made private first */
 	unsigned long keep_flags;  /* protect's mount's flags (nosuid, nodev, ...), kept when it
 				    * is made read-only: a user namespace may not clear them */

@@ -55,6 +55,7 @@ struct slot_run {
 	char **env, **argv;           /* heap, for spec */
 	char *cache, *out_log, *err_log;
 	char *protect;            /* the results folder, read-only to its unit (sandbox.h) */
+	char *check;              /* the run's check folder, writable to an own-worker unit */
 };
 
 /* Wall time of recorded units per (mode, workload, warm), whatever their status (a unit that

@@ -194,8 +194,9 @@ static void slot_clear(struct slot_run *s)
 	free(s->out_log);
 	free(s->err_log);
 	free(s->protect);
+	free(s->check);
 	s->env = s->argv = NULL;
-	s->cache = s->out_log = s->err_log = s->protect = NULL;
+	s->cache = s->out_log = s->err_log = s->protect = s->check = NULL;
 	s->p = NULL;
 	s->running = 0;
 }
@@ -302,6 +303,16 @@ static int unit_prepare(struct run *r, struct slot_run *s, const struct rec_plan
 	if (s->def && r->slots.gpus)
 		unitenv_set(&s->env, "CUDA_VISIBLE_DEVICES", s->def->device);
 
+	if (!r->mb[mi].command) {
+		/* the harness's own worker shares the run's check folder (HARNESS_CHECK_DIR:
+		 * the CUDA backend's reference); external command units may not write it */
+		s->check = xasprintf("%s/cache/check", r->dir);
+		if (mkdir(s->check, 0700) < 0 && errno != EEXIST) {
+			error_errno("cannot create '%s'", s->check);
+			goto done;
+		}
+	}
+
 	struct rec_unit *x = &s->u.unit;
 	x->id = p->id;
 	x->mode = xstrdup(p->mode);
@@ -326,7 +337,7 @@ static int unit_prepare(struct run *r, struct slot_run *s, const struct rec_plan
 				      .argv = (const char *const *)s->argv,
 				      .env = (const char *const *)s->env, .cache_dir = s->cache,
 				      .stdout_path = s->out_log, .stderr_path = s->err_log,
-				      .protect_dir = s->protect,
+				      .protect_dir = s->protect, .check_dir = s->check,
 				      .no_sandbox = r->exp->no_sandbox,
 				      .timeout_s = mode_timeout(r->exp, m), .block = p->block,
 				      .workload = p->workload,

@@ -176,6 +176,7 @@ int unit_start(const struct unit_spec *s, struct progress *prog, struct rec_unit
 	if (s->protect_dir && !s->no_sandbox) {
 		j->sb.protect = s->protect_dir;
 		j->sb.writable = s->cache_dir;
+		j->sb.shared = s->check_dir;
 		j->sp.sandbox = &j->sb;
 	}
 	progress_unit_start(prog, s->id, s->mode, s->workload, s->block, s->warm);

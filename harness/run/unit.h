@@ -52,8 +52,10 @@ struct unit_spec {
 	const char *cache_dir;      /* its working directory */
 	const char *stdout_path, *stderr_path;
 	const char *protect_dir;    /* NULL, or the folder it runs sandboxed from (sandbox.h:
-				     * read-only but for cache_dir); what held goes into its
-				     * info as host_unit_isolation (below) */
+				     * read-only but for cache_dir and check_dir); what held
+				     * goes into its info as host_unit_isolation (below) */
+	const char *check_dir;      /* NULL, or the run's check folder, writable to it (the
+				     * harness's own worker: docs/audit.md, "The check folder") */
 	int no_sandbox;             /* the experiment turned the sandbox off: recorded so */
 	double timeout_s;           /* SIGTERM at the deadline, SIGKILL a grace period later */
 	int64_t block;              /* for the progress line */

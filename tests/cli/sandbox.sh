@@ -36,6 +36,7 @@ for id in 0 1 2 3; do
 	grep -q "^own-cache: yes" $log || fail "unit $id could not write its own cache folder"
 	if has "$held" mount; then
 		grep -q "^journal-write: no" $log && grep -q "^results-write: no" $log &&
+			grep -q "^check-write: no" $log &&
 			grep -q "^journal-write-after: no" $log &&
 			[ ! -e res/h/journal/evil ] && [ ! -e res/evil-results ] ||
 			fail "unit $id: 'mount' held, yet it wrote the journal or the results folder"

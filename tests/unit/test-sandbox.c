@@ -23,16 +23,18 @@
 
 static const char *const sh_env[] = { "PATH=/usr/bin:/bin", NULL };
 
-/* Run sh -c script sandboxed in protect (writable: protect/w), as the scheduler does (its
- * own group, dies with us); *sb gets what held.  Returns its status. */
+/* Run sh -c script sandboxed in protect (writable: protect/w and protect/s), as the scheduler
+ * does (its own group, dies with us); *sb gets what held.  Returns its status. */
 static struct spawn_status run_in(struct sandbox *sb, const char *script, int term_after_ms)
 {
-	char *protect = testutil_path("p"), *w = testutil_path("p/w");
+	char *protect = testutil_path("p"), *w = testutil_path("p/w"), *sh = testutil_path("p/s");
 	mkdir(protect, 0755);
 	mkdir(w, 0700);
+	mkdir(sh, 0700);
 	memset(sb, 0, sizeof(*sb));
 	sb->protect = protect;
 	sb->writable = w;
+	sb->shared = sh;
 	struct spawn sp;
 	struct spawn_status st;
 	spawn_init(&sp);
@@ -53,6 +55,7 @@ static struct spawn_status run_in(struct sandbox *sb, const char *script, int te
 	spawn_release(&sp);
 	free(protect);
 	free(w);
+	free(sh);
 	return st;
 }
 
@@ -85,12 +88,12 @@ START_TEST(test_steps_do_what_they_say)
 {
 	struct sandbox sb;
 	char *script = xasprintf(
-		": > %s/p/w/mine || exit 10; "
+		": > %s/p/w/mine || exit 10; (: > %s/p/s/ours) || exit 11; "
 		"if (: > %s/p/theirs) 2>/dev/null; then m=0; else m=1; fi; "
 		"n=$(ls /proc | grep -c '^[0-9]'); "
 		"c=$(awk '/^CapEff/ {print $2}' /proc/self/status); "
 		"echo \"$m $n $$ $c\" > %s/p/w/seen",
-		testutil_scratch, testutil_scratch, testutil_scratch);
+		testutil_scratch, testutil_scratch, testutil_scratch, testutil_scratch);
 	struct spawn_status st = run_in(&sb, script, 0);
 	ck_assert_msg(st.exited && st.code == 0, "status %d", st.code);
 	char *seen_path = testutil_path("p/w/seen"), *seen;
