@@ -1,7 +1,10 @@
 /* cmd-verify.c: `harness verify RESULTS.h5`: the verdicts of the hypotheses recorded in a
- * run (from their recorded bytes) and of any attached now with --hypotheses */
+ * run (from their recorded bytes) and of any attached now with --hypotheses, once the
+ * results file is re-checked against its journal (rec_recheck); --record: that check
+ * alone, said in full */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "harness/analysis/analysis.h"
@@ -10,16 +13,47 @@
 #include "harness/analysis/report.h"
 #include "harness/base/util.h"
 #include "harness/output/write.h"
+#include "harness/record/recorder.h"
 
-enum { OPT_FORMAT = 'f', OPT_HYPOTHESES = CMD_OPT_OWN };
+enum { OPT_FORMAT = 'f', OPT_HYPOTHESES = CMD_OPT_OWN, OPT_RECORD };
 
 static const struct cmd_opt verify_opts[] = {
 	{ "format", OPT_FORMAT, 1 },
 	CMD_STATS_OPTS,
 	CMD_REPO_OPT,
 	{ "hypotheses", OPT_HYPOTHESES, 1 },
+	{ "record", OPT_RECORD, 0 },
 	{ NULL, 0, 0 },
 };
+
+/* The results file against its journal: 0 when nothing differs (said in full when loud),
+ * EXIT_USAGE when something does or the file cannot be read (reported). */
+static int recheck(const char *path, int loud)
+{
+	struct rec_recheck c;
+	if (rec_recheck(path, &c))
+		return EXIT_USAGE;
+	int rc = EXIT_OK;
+	if (c.bad) {
+		error("'%s': %zu of %zu units differ from the journal they were recorded in; the "
+		      "first: %s", path, c.bad, c.units, c.first_bad);
+		rc = EXIT_USAGE;
+	}
+	if (loud) {
+		printf("# The record of '%s' against its journal\n\n", path);
+		printf("%zu of %zu units re-checked: their journal file has the SHA-256 the harness "
+		       "recorded as it wrote it (journal/digests), and the results file holds the "
+		       "same unit row, info and samples.\n", c.matched, c.units);
+		if (c.bad)
+			printf("\n**%zu differ**; the first: %s.\n", c.bad, c.first_bad);
+		if (c.no_journal)
+			printf("\n%zu could not be re-checked (the first: %s): a results file away "
+			       "from its run folder, or from a harness before the digests "
+			       "(2026-11-28).\n", c.no_journal, c.first_missing);
+	}
+	rec_recheck_release(&c);
+	return rc;
+}
 
 static int verify_exec(const struct cmd_args *a)
 {
@@ -31,6 +65,10 @@ static int verify_exec(const struct cmd_args *a)
 	if (fmt != REPORT_MD && fmt != REPORT_JSON)
 		return cmd_usage_error(a->entry, "--format must be md or json, not '%s'",
 				       cmd_args_value(a, OPT_FORMAT));
+	if (cmd_args_count(a, OPT_RECORD))
+		return recheck(a->pos[0], 1);
+	if ((rc = recheck(a->pos[0], 0)))
+		return rc;
 	size_t nextra = 0;
 	const char **extra = xcalloc(a->nopts + 1, sizeof(*extra));
 	for (size_t i = 0; i < a->nopts; i++)
@@ -77,6 +115,9 @@ const struct cmd_entry cmd_verify_entry = {
 	.help = "options:\n"
 		"  --hypotheses FILE    also evaluate FILE (repeatable); POST-HOC unless its bytes\n"
 		"                       equal a file recorded in the run\n"
+		"  --record             only re-check the results file against the journal it\n"
+		"                       was assembled from, and say so (every verify does, and\n"
+		"                       refuses a file that differs)\n"
 		"  -f, --format FMT     md (default) or json\n"
 		"  --baseline MODE      for hypotheses that name no baseline (default: the run's)\n"
 		"  --alpha A            for hypotheses that set no alpha (default 0.05; a\n"
@@ -92,7 +133,7 @@ const struct cmd_entry cmd_verify_entry = {
 		"                       its bytes: committed there before the run, PRE-REGISTERED\n"
 		"  -h, --help           this text\n"
 		"exit status: 0 no pre-registered primary hypothesis was falsified; 3 one was;\n"
-		"2 bad input\n",
+		"2 bad input (a results file that differs from its journal included)\n",
 	.opts = verify_opts,
 	.min_args = 1,
 	.max_args = 1,

@@ -10,6 +10,7 @@
 
 #include <hdf5.h>
 
+#include "harness/base/util.h"
 #include "harness/record/recorder.h"
 
 /*
@@ -222,6 +223,27 @@ void rec_signals_hold(sigset_t *old);
 void rec_signals_restore(const sigset_t *old);
 int rec_writer_lock(int fd, const char *path);
 
+/* ---- long strings (recorder-long.c) */
+/* A string of this many bytes or more (its NUL included) is cut in its table's row, at a
+ * UTF-8 character boundary, and stored whole in /long_strings and /long_bytes. */
+#define REC_STR_INLINE 65536
+struct long_row;
+struct rec_spill {
+	struct long_row *rows;
+	size_t n, cap;
+	struct sbuf bytes;       /* init with sbuf_init */
+};
+extern const struct table rec_t_long_strings;
+/* Note rows [first, first + n) of tb's string values that are too long (sp NULL: none). */
+void rec_spill_note(struct rec_spill *sp, const struct table *tb, const void *rows,
+		    size_t first, size_t n);
+/* Write /long_strings and /long_bytes when sp noted any.  Reports and returns -1. */
+int rec_spill_write(hid_t file, const char *path, const struct rec_spill *sp, int compress);
+void rec_spill_release(struct rec_spill *sp);
+/* Put the whole of each long string of tb's n memory rows (as read) in place of its cut
+ * (nothing when the file has no /long_strings).  Reports and returns -1 (damage). */
+int rec_spill_apply(struct rec *r, const struct table *tb, void *rows, size_t n);
+
 /* ---- tables (recorder-tables.c) */
 void rec_widths_init(const struct table *tb, struct rec_widths *w);
 void rec_widths_add(const struct table *tb, struct rec_widths *w, const void *rows, size_t n);
@@ -229,7 +251,7 @@ void rec_widths_max(const struct table *tb, struct rec_widths *w, const struct r
 hid_t rec_table_make(hid_t file, const char *path, const struct table *tb,
 		     const struct rec_widths *w, size_t nrows, int compress);
 int rec_table_put(hid_t d, const char *path, const struct table *tb, const struct rec_widths *w,
-		  const void *rows, size_t first, size_t n);
+		  const void *rows, size_t first, size_t n, struct rec_spill *sp);
 hid_t rec_table_open(struct rec *r, const struct table *tb);
 int rec_table_rows(struct rec *r, hid_t d, const struct table *tb, size_t *n);
 int rec_table_read(struct rec *r, hid_t d, const struct table *tb, const struct table *layout,

@@ -182,6 +182,11 @@ int rec_read_all(struct rec *r, const struct table *tb, void **rows, size_t *n)
 		goto done;
 	}
 	rec_rows_fill_strings(tb, *rows, count, 1);
+	if (rec_spill_apply(r, tb, *rows, count) < 0) {
+		rec_free_rows(tb, *rows, count);
+		*rows = NULL;
+		goto done;
+	}
 	*n = count;
 	rc = 0;
 done:

@@ -206,7 +206,7 @@ const struct table rec_t_space_vendors = TABLE("/space_vendors", 14, space_vendo
 					       space_vendor_fields, 256, SAMPLES_DEFLATE);
 const struct table rec_t_space_invalid = TABLE("/space_invalid", 15, space_invalid_row,
 					       space_invalid_fields, 1024, SAMPLES_DEFLATE);
-#define NSLOTS 16
+#define NSLOTS 17
 
 const struct table *const rec_all_tables[REC_NTABLES] = {
 	&rec_t_plan, &rec_t_units, &rec_t_cells, &rec_t_trials, &rec_t_choices, &rec_t_measures, &rec_t_samples,
@@ -240,7 +240,9 @@ void rec_widths_add(const struct table *tb, struct rec_widths *w, const void *ro
 		for (size_t i = 0; i < n; i++) {
 			const char *s = *(char *const *)((const char *)rows + i * tb->row_size +
 							  tb->fields[k].offset);
-			size_t l = s ? strlen(s) + 1 : 1;
+			size_t l = s ? strnlen(s, REC_STR_INLINE) + 1 : 1;
+			if (l > REC_STR_INLINE)
+				l = REC_STR_INLINE; /* the rest in /long_strings */
 			if (l > w->w[k])
 				w->w[k] = l;
 		}
@@ -310,8 +312,12 @@ static void pack_rows(const struct table *tb, const struct rec_widths *w, const 
 			case K_FLAG: { int v; memcpy(&v, f, sizeof(v)); *dst = (char)(int8_t)v; break; }
 			case K_STR: {
 				const char *s = *(char *const *)f;
+				size_t len = s ? strnlen(s, w->w[k] - 1) : 0;
+				/* cut (a long string): not inside a UTF-8 character */
+				while (len && s[len] && ((unsigned char)s[len] & 0xC0) == 0x80)
+					len--;
 				if (s)
-					memcpy(dst, s, strnlen(s, w->w[k] - 1));
+					memcpy(dst, s, len);
 				break;
 			}
 			case K_FIX: memcpy(dst, f, strnlen(f, w->w[k] - 1)); break;
@@ -406,9 +412,9 @@ hid_t rec_table_make(hid_t file, const char *path, const struct table *tb,
 }
 
 /* Write n memory rows into rows [first, first + n) of d (made by rec_table_make with widths
- * w).  Reports and returns -1. */
+ * w); strings too long for a row are noted in sp (rec_spill_note).  Reports and returns -1. */
 int rec_table_put(hid_t d, const char *path, const struct table *tb, const struct rec_widths *w,
-		  const void *rows, size_t first, size_t n)
+		  const void *rows, size_t first, size_t n, struct rec_spill *sp)
 {
 	hid_t mtype = -1, fspace = -1, mspace = -1;
 	char *buf = NULL;
@@ -423,6 +429,7 @@ int rec_table_put(hid_t d, const char *path, const struct table *tb, const struc
 		goto done;
 	buf = xcalloc(n, row);
 	pack_rows(tb, w, rows, n, row, buf);
+	rec_spill_note(sp, tb, rows, first, n);
 	fspace = H5Dget_space(d);
 	mspace = H5Screate_simple(1, &count, NULL);
 	if (fspace < 0 || mspace < 0 ||

@@ -221,6 +221,7 @@ struct build {
 	struct rec_widths w[T_N], wcells;
 	size_t rows[T_N];   /* pass 1: totals; pass 2: rows written so far */
 	hid_t d[T_N];
+	struct rec_spill spill; /* the strings too long for their rows (recorder-long.c) */
 };
 
 struct fill_spec {
@@ -276,7 +277,7 @@ static int build_unit(struct build *b, const struct rec_unit_data *u, int64_t un
 			f->fill((char *)rows + i * f->size, i, u, unit, map);
 		if (pass2) {
 			int w = rec_table_put(b->d[f->table], b->path, tb, &b->w[f->table], rows,
-					      b->rows[f->table], n);
+					      b->rows[f->table], n, &b->spill);
 			free(rows);
 			if (w < 0)
 				goto done;
@@ -303,7 +304,7 @@ static int build_unit(struct build *b, const struct rec_unit_data *u, int64_t un
 								     : -1;
 		}
 		int w = rec_table_put(b->d[T_SAMPLES], b->path, &rec_t_samples, &b->w[T_SAMPLES], s,
-				      sample_first, u->nsamples);
+				      sample_first, u->nsamples, NULL);
 		free(s);
 		if (w < 0)
 			goto done;
@@ -318,7 +319,7 @@ static int build_unit(struct build *b, const struct rec_unit_data *u, int64_t un
 	rec_rows_fill_strings(&rec_t_units, &ur, 1, 0);
 	if (pass2) {
 		if (rec_table_put(b->d[T_UNITS], b->path, &rec_t_units, &b->w[T_UNITS], &ur,
-				  (size_t)unit, 1) < 0)
+				  (size_t)unit, 1, &b->spill) < 0)
 			goto done;
 	} else {
 		rec_widths_add(&rec_t_units, &b->w[T_UNITS], &ur, 1);
@@ -418,6 +419,7 @@ int rec_build_file_hook(const char *path, int excl, const char *journal,
 	size_t nunits = src ? src->n : 0;
 
 	memset(&b, 0, sizeof(b));
+	sbuf_init(&b.spill.bytes);
 	b.path = path;
 	for (size_t k = 0; k < T_N; k++) {
 		b.d[k] = -1;
@@ -462,7 +464,8 @@ int rec_build_file_hook(const char *path, int excl, const char *journal,
 	 * every assembly, where deflate cost more than it saved (docs/BENCHMARKS.md). */
 	int compress = !journal || strcmp(journal, "unit");
 	dplan = rec_table_make(file, path, &rec_t_plan, &wp, nplan, compress);
-	int pw = dplan < 0 ? -1 : rec_table_put(dplan, path, &rec_t_plan, &wp, prow, 0, nplan);
+	int pw = dplan < 0 ? -1 : rec_table_put(dplan, path, &rec_t_plan, &wp, prow, 0, nplan,
+							   &b.spill);
 	free(prow);
 	if (dplan >= 0 && H5Dclose(dplan) < 0)
 		pw = rec_h5_error(path, "cannot write %s", rec_t_plan.name);
@@ -472,7 +475,7 @@ int rec_build_file_hook(const char *path, int excl, const char *journal,
 	/* the cells */
 	hid_t dc = rec_table_make(file, path, &rec_t_cells, &b.wcells, b.cells.n, compress);
 	int cw = dc < 0 ? -1 : rec_table_put(dc, path, &rec_t_cells, &b.wcells, b.cells.cells, 0,
-					      b.cells.n);
+					      b.cells.n, &b.spill);
 	rec_h5_close(dc);
 	if (cw < 0)
 		goto done;
@@ -502,6 +505,8 @@ int rec_build_file_hook(const char *path, int excl, const char *journal,
 			goto done;
 		}
 	}
+	if (rec_spill_write(file, path, &b.spill, compress) < 0)
+		goto done;
 	rc = rec_h5_image_write(file, &im, path, excl);
 	file = -1;
 done:
@@ -512,6 +517,7 @@ done:
 	rec_h5_close(file);
 	free(im.buf);
 	cell_index_release(&b.cells);
+	rec_spill_release(&b.spill);
 	return rc;
 }
 

@@ -310,6 +310,24 @@ struct rec_assemble_opts {
 int rec_assemble_ex(const char *const *rundirs, size_t n, const struct rec_assemble_opts *o,
 		    const char *out);
 
+/* Re-check a results file against the journal it was assembled from (harness verify): for
+ * each unit, its journal file (journal/unit-NNNN.h5 in the run folder its logs name, beside
+ * the results file; a merged file's units each in their shard's) must have the SHA-256 the
+ * harness appended to journal/digests as it wrote it, and hold the same unit row (identity,
+ * status, setup counters and times), info and samples (cell, time, launches, clocks,
+ * throttle flags) as the results file.  *out counts them; first_bad and first_missing
+ * (heap, NULL when none) say the first of each kind.  A version 1 file has no journal to
+ * check against: all zero.  Reports and returns -1 when the results file cannot be read. */
+struct rec_recheck {
+	size_t units;        /* the results file's units */
+	size_t matched;      /* their journal file has its recorded digest and the same record */
+	size_t no_journal;   /* their journal file, or its digests, is not there */
+	size_t bad;          /* a digest or a record that differs, or a journal file unreadable */
+	char *first_bad, *first_missing;
+};
+int rec_recheck(const char *results, struct rec_recheck *out);
+void rec_recheck_release(struct rec_recheck *c);
+
 /* Merge the shards of one plan (harness merge): args are shard results files (X.h5, whose
  * run folder X holds the journal) or run folders.  Every shard must have the first's
  * experiment SHA-256, seed and plan, and the same shard count (meta "shard", k/n) with a

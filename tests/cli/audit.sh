@@ -40,18 +40,19 @@ check_audit clean.json measure PASS '"every mode measured by the run" in c["summ
 $PY -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["result"] == "WARN" and sum(d["counts"].values()) == len(d["checks"]) == 14, d["counts"]
-assert "host-load" in [k["id"] for k in d["checks"]]
+assert d["result"] == "WARN" and sum(d["counts"].values()) == len(d["checks"]) == 15, d["counts"]
+assert "host-load" in [k["id"] for k in d["checks"]] and "isolation" in [k["id"] for k in d["checks"]]
 assert d["settings"]["baseline"] == "default" and d["run"]["blocks"] == 2
 ' clean.json && pass "the JSON's result, counts and settings" || fail "audit JSON header"
 expect_status 0 h audit clean.h5 && expect_grep '^\| cache isolation \(cold units start cold\) \| PASS \|' "$SCRATCH/out" &&
 	expect_grep '^## enough repeats: WARN' "$SCRATCH/out" && pass "markdown audit"
 
 # 2. a planted cache leak: every unit shares one kernel cache, so the second exhaustive
-# cold unit compiles nothing
+# cold unit compiles nothing (the results in r/: the shared cache beside them, not in the
+# results folder, which the sandbox makes read-only to units)
 { cat "$DATA/audit/clean.toml"; printf '\n[environment]\nset = { HARNESS_KERNEL_CACHE_DIR = "%s/shared" }\n' "$SCRATCH"; } > leak.toml
-expect_status 0 h run -q -o leak.h5 leak.toml || fail "the leaking run"
-expect_status 1 h audit -f json leak.h5 && cp "$SCRATCH/out" leak.json
+expect_status 0 h run -q -o r/leak.h5 leak.toml || fail "the leaking run"
+expect_status 1 h audit -f json r/leak.h5 && cp "$SCRATCH/out" leak.json
 # the leak is real: the second exhaustive cold unit compiled nothing and hit the cache
 LEAK=$($PY -c '
 import h5py, sys
@@ -59,7 +60,7 @@ u = h5py.File(sys.argv[1], "r")["units"][:]
 ex = [r for r in u if r["mode"] == b"exhaustive" and not r["warm"]]
 assert ex[0]["compiles"] > 0 and ex[1]["compiles"] == 0 and ex[1]["cache_hits"] > 0, ex
 print(int(ex[1]["id"]))
-' leak.h5) && pass "the planted leak is real: unit $LEAK compiled nothing" || fail "the shared cache did not leak"
+' r/leak.h5) && pass "the planted leak is real: unit $LEAK compiled nothing" || fail "the shared cache did not leak"
 check_audit leak.json cache-isolation FAIL "c[\"units\"] == [$LEAK] and c[\"modes\"] == [\"exhaustive\"] and any(\"unit $LEAK \" in e and \"compiled 0\" in e for e in c[\"evidence\"])" &&
 	pass "planted cache leak: FAIL naming unit $LEAK" || fail "planted cache leak not caught"
 check_audit leak.json cache-isolation FAIL 'any("HARNESS_KERNEL_CACHE_DIR=" in e and "/shared" in e for e in c["evidence"])' &&

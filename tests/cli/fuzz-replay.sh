@@ -24,20 +24,23 @@ h import --csv "$top_srcdir/tests/data/report/synthetic.csv" -o "$SCRATCH/h5/goo
 	fail "import of the synthetic CSV failed"
 # Byte-flipped copies: layout 2 holds no variable-length data (libhdf5 1.10's global-heap
 # reader crashed on those), its metadata is checksummed and its tables Fletcher32'd.
+# The same for tests/data/v2/long.h5, whose long info lies in /long_strings and /long_bytes.
 flips=12
+cp "$top_srcdir/tests/data/v2/long.h5" "$SCRATCH/h5/long.h5"
 /usr/bin/python3 - "$SCRATCH/h5" "$flips" <<'PYEOF'
 import os, random, sys
 d = sys.argv[1]
-data = open(os.path.join(d, "good.h5"), "rb").read()
 rng = random.Random(20261123)
-for i, frac in enumerate([0.1, 0.5, 0.9, 0.99]):
-    open(os.path.join(d, "trunc%d.h5" % i), "wb").write(data[: int(len(data) * frac)])
-for i in range(int(sys.argv[2])):
-    b = bytearray(data)
-    for _ in range(8):
-        p = rng.randrange(len(b))
-        b[p] = rng.randrange(256)
-    open(os.path.join(d, "flip%02d.h5" % i), "wb").write(bytes(b))
+for name in ("good", "long"):
+    data = open(os.path.join(d, name + ".h5"), "rb").read()
+    for i, frac in enumerate([0.1, 0.5, 0.9, 0.99]):
+        open(os.path.join(d, "%s-trunc%d.h5" % (name, i)), "wb").write(data[: int(len(data) * frac)])
+    for i in range(int(sys.argv[2])):
+        b = bytearray(data)
+        for _ in range(8):
+            p = rng.randrange(len(b))
+            b[p] = rng.randrange(256)
+        open(os.path.join(d, "%s-flip%02d.h5" % (name, i)), "wb").write(bytes(b))
 PYEOF
 replay results "$SCRATCH/h5" "$C/results"
 finish

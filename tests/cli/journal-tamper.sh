@@ -30,4 +30,32 @@ ns = sorted(set(int(v) for v in f["samples"]["ns"]))
 assert ns == [19900, 20050, 20100, 20200, 20300], ns
 PYEOF
 done
+
+# verify re-checks a results file against its journal: the completed copy.h5 holds what its
+# journal files (each with its recorded SHA-256) hold; rescaled afterwards through h5py, it
+# does not, and verify says which unit and what, and refuses it (exit 2)
+expect_status 0 h verify --record copy.h5 &&
+	expect_grep "^6 of 6 units re-checked" "$SCRATCH/out" &&
+	pass "verify --record: 6 of 6 units as their journal files hold them"
+cp copy.h5 moved.h5 && mkdir away && mv moved.h5 away/
+expect_status 0 h verify --record away/moved.h5 &&
+	expect_grep "^0 of 6 units re-checked" "$SCRATCH/out" &&
+	expect_grep "^6 could not be re-checked \(the first: 'away/copy/journal/unit-0000.h5' is not there\)" "$SCRATCH/out" &&
+	pass "verify --record: a results file away from its run folder cannot be re-checked, and says so"
+$PY - copy.h5 <<'PYEOF'
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as f:
+    s = f["samples"][:]
+    u = f["units"][:]
+    first = int(u[0]["sample_first"]); n = int(u[0]["sample_count"])
+    s["ns"][first:first + n] *= 3
+    f["samples"][:] = s
+PYEOF
+expect_status 2 h verify --record copy.h5 &&
+	expect_grep "1 of 6 units differ from the journal they were recorded in; the first: unit [0-9] \(row 0\): its samples in the results file differ from its journal file" "$SCRATCH/err" &&
+	expect_grep "^\*\*1 differ\*\*" "$SCRATCH/out" &&
+	pass "verify --record: samples rescaled in the results file are found, naming the unit"
+expect_status 2 h verify copy.h5 &&
+	expect_grep "differ from the journal they were recorded in" "$SCRATCH/err" &&
+	pass "verify refuses a results file that differs from its journal (exit 2)"
 finish

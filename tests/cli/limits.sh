@@ -40,6 +40,30 @@ assert b"more than 50000 bytes of records (the experiment's [limits] output_byte
 assert u["ok"]["status"] == b"ok"
 PYEOF
 
+# a long info within the limits: stored whole beside /units (/long_strings, /long_bytes), its
+# /units row cut at 64 KiB, so one long value does not widen every row
+cp "$DATA/limits/big.toml" .
+expect_status 0 h run -q -o g.h5 big.toml &&
+	$PY - g.h5 <<'PYEOF' && pass "a 3 MiB info: its row cut at 64 KiB, the whole of it in /long_bytes, the file small" || fail "the long info"
+import os, sys, h5py
+f = h5py.File(sys.argv[1], "r")
+u = f["units"][:]
+assert f["units"].dtype["info"].itemsize == 65536, f["units"].dtype["info"].itemsize
+assert all(x["status"] == b"ok" for x in u), [x["status"] for x in u]
+ls = f["long_strings"][:]
+lb = f["long_bytes"][:].tobytes()
+big = [i for i, x in enumerate(u) if x["mode"] == b"info"]
+assert sorted(int(r["row"]) for r in ls) == sorted(big) and all(r["table"] == b"/units" and r["field"] == b"info" for r in ls), ls
+for r in ls:
+    whole = lb[int(r["first"]):int(r["first"]) + int(r["bytes"])].decode()
+    cut = u[int(r["row"])]["info"]
+    assert whole.startswith(cut.decode()) and len(cut) <= 65535, len(cut)
+    assert "\nbig_tail=\u00e9\n" in whole and len(whole) > 3 * 2**20, len(whole)
+assert os.path.getsize(sys.argv[1]) < 2 << 20, os.path.getsize(sys.argv[1])
+PYEOF
+expect_status 0 h verify --record g.h5 && expect_grep "^6 of 6 units re-checked" "$SCRATCH/out" &&
+	pass "the harness reads the long infos back whole, as the journal has them"
+
 sed 's/^samples = 100000$/samples = 0/' flood.toml > bad.toml
 expect_status 2 h check bad.toml && expect_grep "'bad.toml':11:11: " "$SCRATCH/err" &&
 	pass "[limits] samples = 0: refused at its line:col"

@@ -47,8 +47,9 @@ seed() {
 			[ -f "$c" ] || continue
 			"$top_builddir/harness/harness" import --csv "$c" --unit us -o "$d/$(basename "$c" .csv).h5" >/dev/null 2>&1 || true
 		done
-		# a version 1 file too: its variable-length strings are read in a child first
-		cp "$src"/tests/data/v1/v1.h5 "$d"/ ;;
+		# a version 1 file too: its variable-length strings are read in a child first;
+		# and one with a long string (/long_strings, /long_bytes)
+		cp "$src"/tests/data/v1/v1.h5 "$src"/tests/data/v2/long.h5 "$d"/ ;;
 	esac
 	cp "$src/tests/fuzz/crashes/$1"/* "$d"/ 2>/dev/null || true
 }
