@@ -11,8 +11,6 @@ PY=/usr/bin/python3
 $PY -c 'import h5py' 2>/dev/null || skip "h5py for /usr/bin/python3 is not installed (Debian: python3-h5py)"
 cp "$DATA/writer/hostile.sh" "$DATA/writer/hostile.toml" "$DATA/writer/slow.sh" \
 	"$DATA/writer/tamper.sh" "$DATA/writer/tamper.toml" .
-# processes whose command line holds $1, zombies apart
-alive() { ps -eo stat=,args= | grep -v '^Z' | grep -v grep | grep -c -- "$1"; }
 held_of() { # RESULTS UNIT: the steps that held for the unit
 	$PY -c '
 import sys, h5py
@@ -91,14 +89,11 @@ PYEOF
 fi
 
 # kill -9 of the harness while a unit's orphan lives: the orphan dies too (PID namespace)
-SLOW_S=30 $HARNESS run -q -o k.h5 hostile.toml >k.out 2>k.err & hp=$!
-for _ in $(seq 1 100); do [ "$(alive hs-orphan-marker)" -gt 0 ] && break; sleep 0.1; done
-[ "$(alive hs-orphan-marker)" -gt 0 ] || fail "the hostile unit's orphan did not start"
-kill -9 $hp
-wait $hp 2>/dev/null
-for _ in $(seq 1 50); do [ "$(alive hs-orphan-marker)" = 0 ] && break; sleep 0.1; done
+SLOW_S=30 kill_harness_while hs-orphan-marker run -q -o k.h5 hostile.toml
+st=$?
+[ $st = 2 ] && fail "the hostile unit's orphan did not start"
 if has "$held" pid; then
-	[ "$(alive hs-orphan-marker)" = 0 ] && [ "$(alive 'slow.sh')" = 0 ] &&
+	[ $st = 0 ] && [ "$(alive 'slow.sh')" = 0 ] &&
 		pass "kill -9 of the harness: its unit and the unit's orphan died with it" ||
 		fail "a unit's orphan outlived the harness"
 fi
