@@ -1,5 +1,5 @@
 /* audit-check.h: what the audit's checks share (audit.c, audit-checks.c); private to the
- * audit, not part of audit.h's interface.  A check adds itself with check_add() and only
+ * audit, not part of audit.h's interface.  A check adds itself with audit_add() and only
  * ever raises its status; its strings are owned by the audit (audit_free). */
 #ifndef HARNESS_AUDIT_CHECK_H
 #define HARNESS_AUDIT_CHECK_H
@@ -32,18 +32,18 @@ struct ctx {
 };
 
 
-struct audit_check *check_add(struct audit *a, const char *id, const char *title);
+struct audit_check *audit_add(struct audit *a, const char *id, const char *title);
 /* Raise the check's status to at least s (findings only ever make it worse). */
-void check_raise(struct audit_check *k, enum audit_status s);
-void check_summary(struct audit_check *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void check_ev(struct audit_check *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void audit_raise(struct audit_check *k, enum audit_status s);
+void audit_summary(struct audit_check *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void audit_ev(struct audit_check *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Name a mode, a cell or a unit in the check's findings (each at most once). */
-void check_mode(struct audit_check *k, const char *m);
-void check_cell(struct audit_check *k, const char *c);
-void check_unit(struct audit_check *k, int64_t id);
+void audit_mode(struct audit_check *k, const char *m);
+void audit_cell(struct audit_check *k, const char *c);
+void audit_unit(struct audit_check *k, int64_t id);
 /* The smallest p floor over the ok comparisons of a family (1 when none is ok); *nok: how
  * many are ok. */
-double family_floor(const struct rep_cmp *cmp, size_t n, size_t *nok);
+double audit_family_floor(const struct rep_cmp *cmp, size_t n, size_t *nok);
 
 static inline const char *meta(const struct ctx *c, const char *key)
 {
@@ -58,18 +58,18 @@ static inline int imported(const struct ctx *c)
 }
 
 /* The checks of audit-checks.c, in the audit's order after those of audit.c. */
-void check_baseline(struct audit *au, struct ctx *c);
-void check_repeats(struct audit *au, struct ctx *c);
-void check_aa(struct audit *au, struct ctx *c);
-void check_margin(struct audit *au, struct ctx *c);
-void check_clocks(struct audit *au, struct ctx *c, int gpu);
-void check_drift(struct audit *au, struct ctx *c);
-void check_measure(struct audit *au, struct ctx *c);
-void check_failures(struct audit *au, struct ctx *c);
-void check_op_e2e(struct audit *au, struct ctx *c);
-void check_hypotheses(struct audit *au, struct ctx *c);
+void audit_baseline(struct audit *au, struct ctx *c);
+void audit_repeats(struct audit *au, struct ctx *c);
+void audit_aa(struct audit *au, struct ctx *c);
+void audit_margin(struct audit *au, struct ctx *c);
+void audit_clocks(struct audit *au, struct ctx *c, int gpu);
+void audit_drift(struct audit *au, struct ctx *c);
+void audit_measure(struct audit *au, struct ctx *c);
+void audit_failures(struct audit *au, struct ctx *c);
+void audit_op_e2e(struct audit *au, struct ctx *c);
+void audit_hypotheses(struct audit *au, struct ctx *c);
 /* audit-devices.c: units that record a device (--jobs, --gpus, merged shards) only. */
-void check_devices(struct audit *au, struct ctx *c);
+void audit_devices(struct audit *au, struct ctx *c);
 /* audit-gpu.c: the units and their info strings of a results file (reported, -1, on a file
  * that cannot be read; nothing to free then), freed by audit_infos_free(u, info, n, n); and
  * one number of a unit's info, NaN when it has none. */

@@ -13,7 +13,7 @@
 #include "stats/stats.h"
 
 /* Device checks, only for files whose units record a device. */
-void check_devices(struct audit *au, struct ctx *c)
+void audit_devices(struct audit *au, struct ctx *c)
 {
 	const struct analysis *a = c->an;
 	size_t nd = a->ndevices;
@@ -21,7 +21,7 @@ void check_devices(struct audit *au, struct ctx *c)
 		return;
 
 	/* Every block on one device: its pairs then compare units of one device. */
-	struct audit_check *k = check_add(au, "block-devices", "every block on one device");
+	struct audit_check *k = audit_add(au, "block-devices", "every block on one device");
 	size_t split = 0;
 	for (size_t b = 0; b < a->nblocks; b++) {
 		if (a->block_device[b] != AN_SPLIT)
@@ -42,16 +42,16 @@ void check_devices(struct audit *au, struct ctx *c)
 				sbuf_addf(&sb, "%s %zu unit(s) on '%s' (unit %lld first)",
 					  sb.len ? "," : "", n, a->devices[d], (long long)first);
 		}
-		check_ev(k, "block %lld is split across devices:%s", (long long)a->blocks[b], sb.buf);
+		audit_ev(k, "block %lld is split across devices:%s", (long long)a->blocks[b], sb.buf);
 		sbuf_release(&sb);
 	}
 	if (split) {
-		check_raise(k, AUDIT_FAIL);
-		check_summary(k, "%zu of %zu blocks ran on more than one device: their paired "
+		audit_raise(k, AUDIT_FAIL);
+		audit_summary(k, "%zu of %zu blocks ran on more than one device: their paired "
 				 "ratios mix devices (a block resumed on another slot or machine?)",
 			      split, a->nblocks);
 	} else {
-		check_summary(k, "each of %zu blocks ran on one device (%zu device%s)", a->nblocks,
+		audit_summary(k, "each of %zu blocks ran on one device (%zu device%s)", a->nblocks,
 			      nd, nd == 1 ? "" : "s");
 	}
 
@@ -62,7 +62,7 @@ void check_devices(struct audit *au, struct ctx *c)
 	 * alike. */
 	if (nd < 2)
 		return;
-	k = check_add(au, "devices", "devices alike in level (baseline, per device)");
+	k = audit_add(au, "devices", "devices alike in level (baseline, per device)");
 	size_t m = c->rep->baseline, flagged = 0;
 	struct an_level *lev = xcalloc(nd, sizeof(*lev));
 	for (size_t ci = 0; ci < a->ncells; ci++) {
@@ -76,7 +76,7 @@ void check_devices(struct audit *au, struct ctx *c)
 					  sb.len ? "; " : "", a->devices[d], exp(lev[d].level) / 1e3,
 					  lev[d].n, 100 * (exp(lev[d].spread) - 1));
 		}
-		check_ev(k, "%s: %s", a->cells[ci].name, sb.buf);
+		audit_ev(k, "%s: %s", a->cells[ci].name, sb.buf);
 		sbuf_release(&sb);
 		for (size_t d1 = 0; d1 < nd; d1++)
 			for (size_t d2 = d1 + 1; d2 < nd; d2++) {
@@ -84,19 +84,19 @@ void check_devices(struct audit *au, struct ctx *c)
 				if (!analysis_levels_differ(&lev[d1], &lev[d2], &diff, &two_se))
 					continue;
 				flagged++;
-				check_cell(k, a->cells[ci].name);
-				check_ev(k, "  '%s' and '%s' differ by %.1f%%, beyond the noise floor "
+				audit_cell(k, a->cells[ci].name);
+				audit_ev(k, "  '%s' and '%s' differ by %.1f%%, beyond the noise floor "
 					    "(2 SE = %.1f%%)", a->devices[d1], a->devices[d2],
 					 100 * (exp(diff) - 1), 100 * (exp(two_se) - 1));
 			}
 	}
 	if (flagged) {
-		check_raise(k, AUDIT_WARN);
-		check_summary(k, "the devices differ in level beyond the noise floor in %zu "
+		audit_raise(k, AUDIT_WARN);
+		audit_summary(k, "the devices differ in level beyond the noise floor in %zu "
 				 "comparison%s: keep them as a stratum (pairs stay within a device)",
 			      flagged, flagged == 1 ? "" : "s");
 	} else {
-		check_summary(k, "%zu devices alike in the baseline's level as far as the noise "
+		audit_summary(k, "%zu devices alike in the baseline's level as far as the noise "
 				 "floor tells", nd);
 	}
 	free(lev);

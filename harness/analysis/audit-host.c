@@ -51,7 +51,7 @@ int audit_host_check(struct audit *au, const char *path)
 	if (!known)
 		goto done;
 
-	struct audit_check *k = check_add(au, "host-load", "the host's CPUs free of other work");
+	struct audit_check *k = audit_add(au, "host-load", "the host's CPUs free of other work");
 	size_t loaded = 0, worst = 0;
 	for (size_t i = 0; i < nu; i++) {
 		if (isnan(other[i]))
@@ -61,7 +61,7 @@ int audit_host_check(struct audit *au, const char *path)
 		if (other[i] >= loaded_bar(cpus[i])) {
 			loaded_at[i] = 1;
 			loaded++;
-			check_unit(k, u[i].id);
+			audit_unit(k, u[i].id);
 		}
 	}
 	/* per mode: the median and the most, and how many of its units were loaded */
@@ -84,23 +84,23 @@ int audit_host_check(struct audit *au, const char *path)
 		if (n) {
 			struct stats_summary s;
 			stats_summarize(x, 1, n, work, &s);
-			check_ev(k, "'%s': other work kept %.2f of the host's %.0f CPUs busy "
+			audit_ev(k, "'%s': other work kept %.2f of the host's %.0f CPUs busy "
 				    "(median over %zu unit%s; the most %.2f, unit %lld); %zu loaded",
 				 u[i].mode, s.median, cpus[most], n, n == 1 ? "" : "s", other[most],
 				 (long long)u[most].id, nl);
 			if (nl)
-				check_mode(k, u[i].mode);
+				audit_mode(k, u[i].mode);
 		}
 	}
 	double bar = loaded_bar(cpus[worst]);
 	if (loaded) {
-		check_raise(k, AUDIT_WARN);
-		check_summary(k, "%zu of %zu units ran while other work kept %.2f or more of the "
+		audit_raise(k, AUDIT_WARN);
+		audit_summary(k, "%zu of %zu units ran while other work kept %.2f or more of the "
 				 "host's %.0f CPUs busy (the most %.2f, unit %lld): host-bound cells "
 				 "(a stream-launched forward, CPU ops) time that contention too",
 			      loaded, known, bar, cpus[worst], other[worst], (long long)u[worst].id);
 	} else {
-		check_summary(k, "other work kept at most %.2f of the host's %.0f CPUs busy while a "
+		audit_summary(k, "other work kept at most %.2f of the host's %.0f CPUs busy while a "
 				 "unit ran (unit %lld), under %.2f in every unit",
 			      other[worst], cpus[worst], (long long)u[worst].id, bar);
 	}

@@ -56,7 +56,7 @@ int audit_isolation_check(struct audit *au, const char *path)
 			known++;
 	if (!known)
 		goto done;
-	k = check_add(au, "isolation", "units sandboxed from the record");
+	k = audit_add(au, "isolation", "units sandboxed from the record");
 	for (size_t i = 0; i < nu; i++) {
 		if (!*rec_info_get(info[i], "host_unit_isolation", held, sizeof(held)))
 			continue;
@@ -66,8 +66,8 @@ int audit_isolation_check(struct audit *au, const char *path)
 				continue;
 			if (!missing[s]++)
 				first[s] = i;
-			check_unit(k, u[i].id);
-			check_mode(k, u[i].mode);
+			audit_unit(k, u[i].id);
+			audit_mode(k, u[i].mode);
 		}
 	}
 	size_t nmiss = 0;
@@ -76,27 +76,27 @@ int audit_isolation_check(struct audit *au, const char *path)
 			continue;
 		nmiss++;
 		rec_info_get(info[first[s]], "host_unit_isolation_refused", why, sizeof(why));
-		check_ev(k, "%zu of %zu units ran without '%s' (unit %lld: %s): such a unit %s",
+		audit_ev(k, "%zu of %zu units ran without '%s' (unit %lld: %s): such a unit %s",
 			 missing[s], known, sandbox_step_name(needed[s].step),
 			 (long long)u[first[s]].id, *why ? why : "no reason recorded",
 			 needed[s].without);
 	}
 	if (known < nu)
-		check_ev(k, "%zu of %zu units record no sandbox (written by a harness from before "
+		audit_ev(k, "%zu of %zu units record no sandbox (written by a harness from before "
 			    "it, merged in)", nu - known, nu);
-	check_ev(k, "a user namespace in %zu of %zu units (without one, the steps need the "
+	audit_ev(k, "a user namespace in %zu of %zu units (without one, the steps need the "
 		    "harness to run as root)", with_user, known);
 	if (nmiss || known < nu) {
-		check_raise(k, AUDIT_WARN);
+		audit_raise(k, AUDIT_WARN);
 		if (nmiss)
-			check_summary(k, "units ran outside part of the sandbox (%zu of its 4 "
+			audit_summary(k, "units ran outside part of the sandbox (%zu of its 4 "
 					 "steps missing in some unit; why, below): the record was "
 					 "within their reach", nmiss);
 		else
-			check_summary(k, "%zu of %zu units record no sandbox: the record may "
+			audit_summary(k, "%zu of %zu units record no sandbox: the record may "
 					 "have been within their reach", nu - known, nu);
 	} else {
-		check_summary(k, "every unit (%zu) ran in a PID namespace of its own, with the "
+		audit_summary(k, "every unit (%zu) ran in a PID namespace of its own, with the "
 				 "results folder read-only, its own /proc and no capabilities",
 			      known);
 	}

@@ -105,7 +105,7 @@ int audit_spin_check(struct audit *au, const struct ctx *c, const char *path)
 	if (!noted_units && !fixed_units)
 		goto done;
 
-	struct audit_check *k = check_add(au, "op-spin",
+	struct audit_check *k = audit_add(au, "op-spin",
 					  "op-cell samples timed the device, not the host");
 	size_t fail_cells = 0, warn_cells = 0;
 	for (size_t i = 0; i < nu; i++) {
@@ -133,7 +133,7 @@ int audit_spin_check(struct audit *au, const struct ctx *c, const char *path)
 				else if (share > SPIN_LATE_WARN)
 					over_warn++;
 				if (share > SPIN_LATE_WARN) {
-					check_cell(k, notes[x].cell);
+					audit_cell(k, notes[x].cell);
 					flagged = 1;
 				}
 				if (share > worst) {
@@ -143,13 +143,13 @@ int audit_spin_check(struct audit *au, const struct ctx *c, const char *path)
 				}
 			}
 			if (flagged)
-				check_unit(k, u[j].id);
+				audit_unit(k, u[j].id);
 		}
 		fail_cells += over_fail;
 		warn_cells += over_warn;
 		if (over_fail || over_warn)
-			check_mode(k, u[i].mode);
-		check_ev(k, "'%s': %zu of %zu op samples late (%.1f%%) over %zu unit-cell%s of %zu "
+			audit_mode(k, u[i].mode);
+		audit_ev(k, "'%s': %zu of %zu op samples late (%.1f%%) over %zu unit-cell%s of %zu "
 			    "unit%s; unit-cells late in %.0f%% or more of their samples: %zu, in "
 			    "%.0f-%.0f%%: %zu; the most: '%s' in unit %lld, %zu of %zu",
 			 u[i].mode, late, samples, samples ? 100.0 * (double)late / (double)samples : 0.0,
@@ -163,35 +163,35 @@ int audit_spin_check(struct audit *au, const struct ctx *c, const char *path)
 		double cycles = NAN;
 		for (size_t i = 0; i < nu && isnan(cycles); i++)
 			cycles = fixed[i];
-		check_ev(k, "%zu unit%s timed op cells behind a fixed spin (%.0f cycles) and recorded "
+		audit_ev(k, "%zu unit%s timed op cells behind a fixed spin (%.0f cycles) and recorded "
 			    "no sample's host time: whether their samples timed host work cannot be "
 			    "told from the file (docs/torch-worker.md, \"Timing\")",
 			 fixed_units, fixed_units == 1 ? "" : "s", cycles);
 		for (size_t i = 0; i < nu; i++)
 			if (!isnan(fixed[i]))
-				check_unit(k, u[i].id);
+				audit_unit(k, u[i].id);
 	}
 	if (fail_cells) {
-		check_raise(k, AUDIT_FAIL);
-		check_summary(k, "%zu unit-cell%s late in %.0f%% or more of %s samples: %s median "
+		audit_raise(k, AUDIT_FAIL);
+		audit_summary(k, "%zu unit-cell%s late in %.0f%% or more of %s samples: %s median "
 				 "may be host time, not the device's", fail_cells,
 			      fail_cells == 1 ? " was" : "s were", 100 * SPIN_LATE_FAIL,
 			      fail_cells == 1 ? "its" : "their", fail_cells == 1 ? "its" : "their");
 	} else if (warn_cells) {
-		check_raise(k, AUDIT_WARN);
-		check_summary(k, "%zu unit-cell%s late in more than %.0f%% of %s samples: %s spread "
+		audit_raise(k, AUDIT_WARN);
+		audit_summary(k, "%zu unit-cell%s late in more than %.0f%% of %s samples: %s spread "
 				 "holds host time (%s medians are still the device's)", warn_cells,
 			      warn_cells == 1 ? " was" : "s were", 100 * SPIN_LATE_WARN,
 			      warn_cells == 1 ? "its" : "their", warn_cells == 1 ? "its" : "their",
 			      warn_cells == 1 ? "its" : "their");
 	} else if (fixed_units) {
-		check_raise(k, AUDIT_WARN);
-		check_summary(k, "%zu unit%s recorded no host time for %s op samples (a fixed spin): "
+		audit_raise(k, AUDIT_WARN);
+		audit_summary(k, "%zu unit%s recorded no host time for %s op samples (a fixed spin): "
 				 "their op cells may time host work",
 			      fixed_units, fixed_units == 1 ? "" : "s",
 			      fixed_units == 1 ? "its" : "their");
 	} else {
-		check_summary(k, "every op cell of %zu unit%s was late in at most %.0f%% of its "
+		audit_summary(k, "every op cell of %zu unit%s was late in at most %.0f%% of its "
 				 "samples", noted_units, noted_units == 1 ? "" : "s",
 			      100 * SPIN_LATE_WARN);
 	}

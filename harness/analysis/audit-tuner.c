@@ -55,7 +55,7 @@ int audit_tuner_check(struct audit *au, const char *path)
 	if (!noted)
 		goto done;
 
-	struct audit_check *k = check_add(au, "tuner-fallback",
+	struct audit_check *k = audit_add(au, "tuner-fallback",
 					  "tuners used what they were given (tables, models)");
 	size_t modes_most = 0, modes_some = 0, fell_total = 0, notes_total = 0;
 	for (size_t i = 0; i < nu; i++) {
@@ -81,38 +81,38 @@ int audit_tuner_check(struct audit *au, const char *path)
 		notes_total += notes;
 		fell_total += fell;
 		if (!fell) {
-			check_ev(k, "'%s': every one of %zu op-cell notes over %zu unit%s used what "
+			audit_ev(k, "'%s': every one of %zu op-cell notes over %zu unit%s used what "
 				    "the tuner was given", u[i].mode, notes, units, units == 1 ? "" : "s");
 			continue;
 		}
 		/* most of its cells: the mode's comparisons are mostly of its fallback */
 		int most = 2 * fell > notes;
-		check_mode(k, u[i].mode);
+		audit_mode(k, u[i].mode);
 		if (most)
 			modes_most++;
 		else
 			modes_some++;
-		check_ev(k, "'%s': %zu of %zu op-cell notes over %zu unit%s fell back%s; the first "
+		audit_ev(k, "'%s': %zu of %zu op-cell notes over %zu unit%s fell back%s; the first "
 			    "(unit %lld): %.400s", u[i].mode, fell, notes, units, units == 1 ? "" : "s",
 			 most ? " (most cells: the mode ran its fallback, not what it names)" : "",
 			 (long long)first_unit, first);
 		for (size_t j = i; j < nu; j++)
 			if (!strcmp(u[j].mode, u[i].mode) && n[j].fallbacks)
-				check_unit(k, u[j].id);
+				audit_unit(k, u[j].id);
 	}
 	if (modes_most) {
-		check_raise(k, AUDIT_FAIL);
-		check_summary(k, "%zu mode%s fell back in most of %s op cells: what ran there is the "
+		audit_raise(k, AUDIT_FAIL);
+		audit_summary(k, "%zu mode%s fell back in most of %s op cells: what ran there is the "
 				 "fallback (the heuristic), not the table or model the mode names; %zu "
 				 "of %zu notes in all fell back", modes_most, modes_most == 1 ? "" : "s",
 			      modes_most == 1 ? "its" : "their", fell_total, notes_total);
 	} else if (modes_some) {
-		check_raise(k, AUDIT_WARN);
-		check_summary(k, "%zu of %zu op-cell notes fell back (in %zu mode%s): those cells "
+		audit_raise(k, AUDIT_WARN);
+		audit_summary(k, "%zu of %zu op-cell notes fell back (in %zu mode%s): those cells "
 				 "ran the fallback, not the table's or model's config", fell_total,
 			      notes_total, modes_some, modes_some == 1 ? "" : "s");
 	} else {
-		check_summary(k, "every one of %zu op-cell notes used what the tuner was given",
+		audit_summary(k, "every one of %zu op-cell notes used what the tuner was given",
 			      notes_total);
 	}
 done:

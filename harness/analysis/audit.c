@@ -28,7 +28,7 @@ const char *audit_status_name(enum audit_status s)
 
 /* ---- building checks ------------------------------------------------------------------ */
 
-struct audit_check *check_add(struct audit *a, const char *id, const char *title)
+struct audit_check *audit_add(struct audit *a, const char *id, const char *title)
 {
 	a->checks = xrealloc(a->checks, (a->nchecks + 1) * sizeof(*a->checks));
 	struct audit_check *k = &a->checks[a->nchecks++];
@@ -39,13 +39,13 @@ struct audit_check *check_add(struct audit *a, const char *id, const char *title
 }
 
 /* Raise the check's status to at least s (findings only ever make it worse). */
-void check_raise(struct audit_check *k, enum audit_status s)
+void audit_raise(struct audit_check *k, enum audit_status s)
 {
 	if (s > k->status)
 		k->status = s;
 }
 
-void check_summary(struct audit_check *k, const char *fmt, ...)
+void audit_summary(struct audit_check *k, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -54,7 +54,7 @@ void check_summary(struct audit_check *k, const char *fmt, ...)
 	va_end(ap);
 }
 
-void check_ev(struct audit_check *k, const char *fmt, ...)
+void audit_ev(struct audit_check *k, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -73,17 +73,17 @@ static void name_add(char ***v, size_t *n, size_t *cap, const char *s)
 	(*v)[(*n)++] = xstrdup(s);
 }
 
-void check_mode(struct audit_check *k, const char *m)
+void audit_mode(struct audit_check *k, const char *m)
 {
 	name_add(&k->modes, &k->nmodes, &k->modes_cap, m);
 }
 
-void check_cell(struct audit_check *k, const char *c)
+void audit_cell(struct audit_check *k, const char *c)
 {
 	name_add(&k->cells, &k->ncells, &k->cells_cap, c);
 }
 
-void check_unit(struct audit_check *k, int64_t id)
+void audit_unit(struct audit_check *k, int64_t id)
 {
 	for (size_t i = 0; i < k->nunits; i++)
 		if (k->units[i] == id)
@@ -114,7 +114,7 @@ static double p_floor(const struct stats_comparison *s)
 }
 
 /* The smallest p floor over the ok comparisons of a family (1 when none is ok). */
-double family_floor(const struct rep_cmp *cmp, size_t n, size_t *nok)
+double audit_family_floor(const struct rep_cmp *cmp, size_t n, size_t *nok)
 {
 	double best = 1;
 	*nok = 0;
@@ -171,7 +171,7 @@ enum cfg_state { CFG_NONE = 0, CFG_ONE, CFG_MIXED };
 static void check_identity(struct audit *au, struct ctx *c)
 {
 	const struct analysis *a = c->an;
-	struct audit_check *k = check_add(au, "identity", "identity probes (is the tuner active?)");
+	struct audit_check *k = audit_add(au, "identity", "identity probes (is the tuner active?)");
 	size_t nm = a->nmodes, nc = c->ncells;
 	const char **cfg = xcalloc(nm * nc + 1, sizeof(*cfg));
 	enum cfg_state *st = xcalloc(nm * nc + 1, sizeof(*st));
@@ -201,8 +201,8 @@ static void check_identity(struct audit *au, struct ctx *c)
 	for (size_t j = 0; j < nc; j++)
 		nop += !strcmp(c->cells[j].kind, "op");
 	if (!used || !nop) {
-		check_raise(k, AUDIT_WARN);
-		check_summary(k, "not evaluated: the file records no chosen configs for op cells%s",
+		audit_raise(k, AUDIT_WARN);
+		audit_summary(k, "not evaluated: the file records no chosen configs for op cells%s",
 			      imported(c) ? " (imported data)" : "");
 		goto done;
 	}
@@ -240,11 +240,11 @@ static void check_identity(struct audit *au, struct ctx *c)
 				int undecided = thin == differ || unknown;
 				aa_thin += undecided;
 				aa_differ += !undecided;
-				check_raise(k, undecided ? AUDIT_WARN : AUDIT_FAIL);
-				check_mode(k, mx);
-				check_mode(k, my);
+				audit_raise(k, undecided ? AUDIT_WARN : AUDIT_FAIL);
+				audit_mode(k, mx);
+				audit_mode(k, my);
 				if (undecided)
-					check_ev(k, "'%s' and '%s' are declared A/A copies (aa_of) and "
+					audit_ev(k, "'%s' and '%s' are declared A/A copies (aa_of) and "
 						    "chose different configs in %zu of %zu op cells, %s: a "
 						    "tuner that measures (Inductor's launch-time autotuning "
 						    "among near-equal configs) picks differently between "
@@ -255,14 +255,14 @@ static void check_identity(struct audit *au, struct ctx *c)
 							   "cells"
 							 : "each from one unit on a side");
 				else
-					check_ev(k, "'%s' and '%s' are declared A/A copies (aa_of) but "
+					audit_ev(k, "'%s' and '%s' are declared A/A copies (aa_of) but "
 						    "chose different configs in %zu of %zu op cells, each "
 						    "side keeping one config over its units: they do not "
 						    "measure the same thing, so their difference is no "
 						    "noise floor",
 						 mx, my, differ, compared);
 			} else if (aa && unknown) {
-				check_ev(k, "'%s' and '%s' (A/A copies): the chosen configs vary between "
+				audit_ev(k, "'%s' and '%s' (A/A copies): the chosen configs vary between "
 					    "units in %zu of %zu op cells, as a measuring tuner's may",
 					 mx, my, unknown, compared);
 			}
@@ -271,7 +271,7 @@ static void check_identity(struct audit *au, struct ctx *c)
 			same++;
 			if (aa) {
 				expected++;
-				check_ev(k, "'%s' and '%s' chose identical configs in all %zu op cells, as "
+				audit_ev(k, "'%s' and '%s' chose identical configs in all %zu op cells, as "
 					    "an A/A copy should (aa_of)", mx, my, compared);
 				continue;
 			}
@@ -292,27 +292,27 @@ static void check_identity(struct audit *au, struct ctx *c)
 				double fl = isnan(q->c.floor) ? STATS_FLOOR_MAX : q->c.floor;
 				if (decisive(q->c.verdict) && fabs(log(q->c.ratio)) > log1p(fl)) {
 					dec++;
-					check_cell(k, a->cells[j].name);
+					audit_cell(k, a->cells[j].name);
 				}
 			}
-			check_mode(k, mx);
-			check_mode(k, my);
+			audit_mode(k, mx);
+			audit_mode(k, my);
 			if (dec) {
-				check_raise(k, AUDIT_WARN);
-				check_ev(k, "'%s' and '%s' chose identical configs in all %zu op cells, "
+				audit_raise(k, AUDIT_WARN);
+				audit_ev(k, "'%s' and '%s' chose identical configs in all %zu op cells, "
 					    "yet %zu of %zu cells differ in time (FASTER/SLOWER): the same "
 					    "kernels timed differently point at the setup (order, state)",
 					 mx, my, compared, dec, ncmp);
 			} else {
-				check_raise(k, AUDIT_FAIL);
-				check_ev(k, "'%s' and '%s' chose identical configs in all %zu op cells "
+				audit_raise(k, AUDIT_FAIL);
+				audit_ev(k, "'%s' and '%s' chose identical configs in all %zu op cells "
 					    "(every unit of each agrees) and none of %zu compared cells tells "
 					    "their timings apart: one tuner is not active, or both measure "
 					    "the same thing; declare aa_of if that is intended",
 					 mx, my, compared, ncmp);
 				for (size_t j = 0, shown = 0; j < nc && shown < 3; j++)
 					if (!strcmp(c->cells[j].kind, "op") && st[x * nc + j] == CFG_ONE) {
-						check_ev(k, "  %s: both '%s'", c->cells[j].name, cfg[x * nc + j]);
+						audit_ev(k, "  %s: both '%s'", c->cells[j].name, cfg[x * nc + j]);
 						shown++;
 					}
 			}
@@ -321,21 +321,21 @@ static void check_identity(struct audit *au, struct ctx *c)
 	const char *more = aa_thin ? "; more declared A/A pairs chose different configs, "
 				     "undecided" : "";
 	if (k->status == AUDIT_FAIL && aa_differ && same == expected)
-		check_summary(k, "%zu declared A/A pair(s) chose different configs%s", aa_differ,
+		audit_summary(k, "%zu declared A/A pair(s) chose different configs%s", aa_differ,
 			      more);
 	else if (k->status == AUDIT_FAIL)
-		check_summary(k, "%zu pair(s) of modes measure identical configs with "
+		audit_summary(k, "%zu pair(s) of modes measure identical configs with "
 				 "indistinguishable timings and are not declared A/A copies%s%s",
 			      same - expected,
 			      aa_differ ? "; declared A/A pairs chose different configs" : "", more);
 	else if (k->status == AUDIT_WARN && aa_thin && same == expected)
-		check_summary(k, "%zu declared A/A pair(s) chose different configs where a mode's "
+		audit_summary(k, "%zu declared A/A pair(s) chose different configs where a mode's "
 				 "own variation between processes is not ruled out: undecided",
 			      aa_thin);
 	else if (k->status == AUDIT_WARN)
-		check_summary(k, "identical configs, but timings that differ%s", more);
+		audit_summary(k, "identical configs, but timings that differ%s", more);
 	else
-		check_summary(k, "%zu pair(s) of modes compared over %zu op cells: every pair "
+		audit_summary(k, "%zu pair(s) of modes compared over %zu op cells: every pair "
 				 "differs in some chosen config%s",
 			      pairs, nop, expected ? " (A/A copies excepted, as declared)" : "");
 done:
@@ -368,15 +368,15 @@ static enum audit_status backend_row_status(const struct backend_row *b)
  * (older files); see backend_row_status. */
 static void check_backend(struct audit *au, struct ctx *c)
 {
-	struct audit_check *k = check_add(au, "backend", "backend honoured");
+	struct audit_check *k = audit_add(au, "backend", "backend honoured");
 	const char *req = meta(c, "backend_requested"), *ran = meta(c, "backend"),
 		   *why = meta(c, "backend_reason");
 	if (imported(c) || (!*req && !*ran)) {
-		check_raise(k, AUDIT_WARN);
-		check_summary(k, "not recorded%s: which backend produced these timings is unknown",
+		audit_raise(k, AUDIT_WARN);
+		audit_summary(k, "not recorded%s: which backend produced these timings is unknown",
 			      imported(c) ? " (imported data)" : "");
 		if (imported(c))
-			check_ev(k, "imported from '%s'", meta(c, "source_path"));
+			audit_ev(k, "imported from '%s'", meta(c, "source_path"));
 		return;
 	}
 	struct backend_row one = { NULL, req, ran, why }, *rows = &one;
@@ -406,39 +406,39 @@ static void check_backend(struct audit *au, struct ctx *c)
 		}
 	}
 	if (n == 1 && !rows[0].mode) {
-		check_ev(k, "requested '%s', ran '%s'%s%s", req, ran, *why ? ": " : "", why);
+		audit_ev(k, "requested '%s', ran '%s'%s%s", req, ran, *why ? ": " : "", why);
 		enum audit_status st = backend_row_status(&one);
-		check_raise(k, st);
+		audit_raise(k, st);
 		if (st == AUDIT_PASS && !strcmp(req, ran))
-			check_summary(k, "'%s' was asked for and ran", ran);
+			audit_summary(k, "'%s' was asked for and ran", ran);
 		else if (st == AUDIT_WARN)
-			check_summary(k, "'auto' resolved to the %s backend (%s)", ran,
+			audit_summary(k, "'auto' resolved to the %s backend (%s)", ran,
 				      *why ? why : "no reason recorded");
 		else if (st == AUDIT_PASS)
-			check_summary(k, "'auto' resolved to '%s'", ran);
+			audit_summary(k, "'auto' resolved to '%s'", ran);
 		else
-			check_summary(k, "'%s' was asked for but '%s' ran: every mode measured a "
+			audit_summary(k, "'%s' was asked for but '%s' ran: every mode measured a "
 					 "substitute", req, ran);
 	} else {
 		size_t nwarn = 0, nfail = 0;
 		for (size_t i = 0; i < n; i++) {
 			enum audit_status st = backend_row_status(&rows[i]);
-			check_ev(k, "mode '%s': requested '%s', ran '%s'%s%s", rows[i].mode,
+			audit_ev(k, "mode '%s': requested '%s', ran '%s'%s%s", rows[i].mode,
 				 rows[i].req, rows[i].ran, *rows[i].why ? ": " : "", rows[i].why);
-			check_raise(k, st);
+			audit_raise(k, st);
 			if (st != AUDIT_PASS)
-				check_mode(k, rows[i].mode);
+				audit_mode(k, rows[i].mode);
 			nwarn += st == AUDIT_WARN;
 			nfail += st == AUDIT_FAIL;
 		}
 		if (nfail)
-			check_summary(k, "%zu of %zu modes asked for a backend by name and measured a "
+			audit_summary(k, "%zu of %zu modes asked for a backend by name and measured a "
 					 "substitute", nfail, n);
 		else if (nwarn)
-			check_summary(k, "%zu of %zu modes asked for 'auto' and fell back from '%s'",
+			audit_summary(k, "%zu of %zu modes asked for 'auto' and fell back from '%s'",
 				      nwarn, n, backend_auto_preferred());
 		else
-			check_summary(k, "every one of %zu modes ran on the backend it asked for", n);
+			audit_summary(k, "every one of %zu modes ran on the backend it asked for", n);
 	}
 	if (rows != &one)
 		free(rows);
@@ -478,7 +478,7 @@ static size_t cache_vars_misplaced(struct audit_check *k, const struct rec_unit 
 			continue;
 		char *want = *v->sub ? xasprintf("%s/%s", u->cache_dir, v->sub) : xstrdup(u->cache_dir);
 		if (strcmp(s, want)) {
-			check_ev(k, "%s: %s='%s', not its cache directory's '%s'", lb, v->name, s, want);
+			audit_ev(k, "%s: %s='%s', not its cache directory's '%s'", lb, v->name, s, want);
 			bad++;
 		}
 		free(want);
@@ -526,8 +526,8 @@ static void shared_cache_env(struct audit_check *k, struct ctx *c)
 	}
 	for (size_t j = 0; j < nv; j++) {
 		if (v[j].n >= 2) {
-			check_raise(k, AUDIT_FAIL);
-			check_ev(k, "%s='%s' in the environment of %zu cold units (first: unit %lld): "
+			audit_raise(k, AUDIT_FAIL);
+			audit_ev(k, "%s='%s' in the environment of %zu cold units (first: unit %lld): "
 				    "one cache shared by units that should each start cold",
 				 v[j].name, v[j].value, v[j].n, (long long)v[j].first);
 		}
@@ -544,12 +544,12 @@ static void shared_cache_env(struct audit_check *k, struct ctx *c)
  * from a cache (reuse inside the unit, or a partial leak). */
 static void check_cache(struct audit *au, struct ctx *c)
 {
-	struct audit_check *k = check_add(au, "cache-isolation", "cache isolation (cold units start cold)");
+	struct audit_check *k = audit_add(au, "cache-isolation", "cache isolation (cold units start cold)");
 	char lb[160];
 	size_t cold = 0, warm = 0, leaks = 0;
 	if (imported(c)) {
-		check_raise(k, AUDIT_WARN);
-		check_summary(k, "not recorded (imported data): whether units started with a fresh "
+		audit_raise(k, AUDIT_WARN);
+		audit_summary(k, "not recorded (imported data): whether units started with a fresh "
 				 "cache is unknown");
 		return;
 	}
@@ -563,24 +563,24 @@ static void check_cache(struct audit *au, struct ctx *c)
 		unit_label(u, lb, sizeof(lb));
 		int bad = 0;
 		if (u->cache_leak) {
-			check_ev(k, "%s: flagged cache_leak: cold, its tuner expects work, and it "
+			audit_ev(k, "%s: flagged cache_leak: cold, its tuner expects work, and it "
 				    "compiled %lld and benchmarked %lld", lb, (long long)u->compiles,
 				 (long long)u->benchmarks);
 			bad = 1;
 		} else if (is_ok(u) && u->expects_work && u->compiles == 0 && u->cache_hits > 0) {
-			check_ev(k, "%s: cold, compiled 0 kernels and took %lld from a cache (%lld "
+			audit_ev(k, "%s: cold, compiled 0 kernels and took %lld from a cache (%lld "
 				    "benchmarks): its kernels were built by another unit", lb,
 				 (long long)u->cache_hits, (long long)u->benchmarks);
 			bad = 1;
 		} else if (u->cache_hits > 0) {
-			check_raise(k, AUDIT_WARN);
-			check_unit(k, u->id);
-			check_mode(k, u->mode);
-			check_ev(k, "%s: cold, compiled %lld kernels and took %lld from a cache", lb,
+			audit_raise(k, AUDIT_WARN);
+			audit_unit(k, u->id);
+			audit_mode(k, u->mode);
+			audit_ev(k, "%s: cold, compiled %lld kernels and took %lld from a cache", lb,
 				 (long long)u->compiles, (long long)u->cache_hits);
 		}
 		if (!u->cache_dir_empty) {
-			check_ev(k, "%s: its cache directory '%s' was not empty at start", lb, u->cache_dir);
+			audit_ev(k, "%s: its cache directory '%s' was not empty at start", lb, u->cache_dir);
 			bad = 1;
 		}
 		if (cache_vars_misplaced(k, u, lb))
@@ -588,7 +588,7 @@ static void check_cache(struct audit *au, struct ctx *c)
 		for (size_t j = 0; j < i; j++) {
 			const struct rec_unit *w = &c->units[j];
 			if (!w->warm && *u->cache_dir && !strcmp(w->cache_dir, u->cache_dir)) {
-				check_ev(k, "%s: shares its cache directory '%s' with unit %lld", lb,
+				audit_ev(k, "%s: shares its cache directory '%s' with unit %lld", lb,
 					 u->cache_dir, (long long)w->id);
 				bad = 1;
 				break;
@@ -596,24 +596,24 @@ static void check_cache(struct audit *au, struct ctx *c)
 		}
 		if (bad) {
 			leaks++;
-			check_raise(k, AUDIT_FAIL);
-			check_unit(k, u->id);
-			check_mode(k, u->mode);
+			audit_raise(k, AUDIT_FAIL);
+			audit_unit(k, u->id);
+			audit_mode(k, u->mode);
 		}
 	}
 	size_t before = k->nevidence;
 	shared_cache_env(k, c);
 	int env_shared = k->nevidence > before;
 	if (k->status == AUDIT_FAIL)
-		check_summary(k, "%zu of %zu cold units did not start cold%s", leaks, cold,
+		audit_summary(k, "%zu of %zu cold units did not start cold%s", leaks, cold,
 			      env_shared ? "; a cache variable is shared across units" : "");
 	else if (k->status == AUDIT_WARN)
-		check_summary(k, "cold units took some kernels from a cache");
+		audit_summary(k, "cold units took some kernels from a cache");
 	else
-		check_summary(k, "%zu cold units: each started with an empty cache of its own and "
+		audit_summary(k, "%zu cold units: each started with an empty cache of its own and "
 				 "did its tuner's work", cold);
 	if (warm)
-		check_ev(k, "%zu warm probe(s) reuse a cold unit's cache on purpose (not checked)", warm);
+		audit_ev(k, "%zu warm probe(s) reuse a cold unit's cache on purpose (not checked)", warm);
 }
 
 /* ---- the audit ------------------------------------------------------------------------ */
@@ -667,19 +667,19 @@ int audit_build(const struct analysis *an, const struct report *rep, struct audi
 	check_identity(au, &c);
 	check_backend(au, &c);
 	check_cache(au, &c);
-	check_baseline(au, &c);
-	check_repeats(au, &c);
-	check_aa(au, &c);
-	check_margin(au, &c);
+	audit_baseline(au, &c);
+	audit_repeats(au, &c);
+	audit_aa(au, &c);
+	audit_margin(au, &c);
 	int gpu = audit_gpu_recorded(path);
 	if (gpu < 0)
 		goto done;
-	check_clocks(au, &c, gpu);
+	audit_clocks(au, &c, gpu);
 	if (audit_gpu_checks(au, path))
 		goto done;
-	check_drift(au, &c);
-	check_measure(au, &c);
-	check_devices(au, &c);
+	audit_drift(au, &c);
+	audit_measure(au, &c);
+	audit_devices(au, &c);
 	if (audit_host_check(au, path))
 		goto done;
 	if (audit_isolation_check(au, path))
@@ -688,9 +688,9 @@ int audit_build(const struct analysis *an, const struct report *rep, struct audi
 		goto done;
 	if (audit_spin_check(au, &c, path))
 		goto done;
-	check_failures(au, &c);
-	check_op_e2e(au, &c);
-	check_hypotheses(au, &c);
+	audit_failures(au, &c);
+	audit_op_e2e(au, &c);
+	audit_hypotheses(au, &c);
 	for (size_t i = 0; i < au->nchecks; i++)
 		au->counts[au->checks[i].status]++;
 	*out = au;
