@@ -50,6 +50,7 @@ struct rec {
 	hid_t file;   /* open read-only */
 	int version;  /* the file's format_version (REC_FORMAT_OLDEST .. REC_FORMAT_VERSION) */
 	uint64_t max_bytes; /* the most bytes of table data the file can hold (see rec_open) */
+	uint64_t file_bytes; /* its size: the most an uncompressed table can hold */
 };
 
 enum field_kind {

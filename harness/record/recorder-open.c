@@ -158,6 +158,7 @@ int rec_open(const char *path, int writable, struct rec **out)
 	/* No table can hold more than deflate can expand the whole file to (unwritten chunks
 	 * read as fill values, so a table's extent alone proves nothing). */
 	r->max_bytes = (uint64_t)st.st_size * REC_INFLATE_MAX + ((uint64_t)1 << 20);
+	r->file_bytes = (uint64_t)st.st_size;
 	htri_t is = H5Fis_hdf5(path);
 	if (is <= 0) {
 		H5Eclear2(H5E_DEFAULT);

@@ -458,23 +458,46 @@ hid_t rec_table_open(struct rec *r, const struct table *tb)
 	return d;
 }
 
+/* The most bytes of data the open dataset d can hold: the file's size, unless a filter
+ * compresses it (deflate, szip, ...: then what rec_open allows for inflation).  Shuffle and
+ * Fletcher32 keep the size.  A damaged table that claims millions of rows is refused before
+ * anything is allocated for them (a 242 KB file once claimed 266 MB that way). */
+static uint64_t data_bound(struct rec *r, hid_t d)
+{
+	hid_t dcpl = H5Dget_create_plist(d);
+	int nf = dcpl < 0 ? -1 : H5Pget_nfilters(dcpl);
+	uint64_t bound = nf < 0 ? r->max_bytes : r->file_bytes;
+	for (int i = 0; i < nf; i++) {
+		unsigned flags = 0;
+		size_t nelem = 0;
+		H5Z_filter_t f = H5Pget_filter2(dcpl, (unsigned)i, &flags, &nelem, NULL, 0, NULL,
+						NULL);
+		if (f != H5Z_FILTER_SHUFFLE && f != H5Z_FILTER_FLETCHER32)
+			bound = r->max_bytes;
+	}
+	rec_h5_close(dcpl);
+	return bound;
+}
+
 /* Rows in the open table d: a one-dimensional dataset.  Reports and returns -1. */
 int rec_table_rows(struct rec *r, hid_t d, const struct table *tb, size_t *n)
 {
-	hid_t space = H5Dget_space(d);
+	hid_t space = H5Dget_space(d), ftype = H5Dget_type(d);
 	hsize_t dims = 0;
+	size_t fsize = ftype < 0 ? 0 : H5Tget_size(ftype);
 	int rc = -1;
 	*n = 0;
 	if (space < 0 || H5Sget_simple_extent_ndims(space) != 1 ||
 	    H5Sget_simple_extent_dims(space, &dims, NULL) < 0)
 		rec_h5_error(r->path, "cannot read %s: not a one-dimensional table", tb->name);
-	else if (dims > r->max_bytes)
+	else if (dims > r->max_bytes || (fsize && dims > data_bound(r, d) / fsize))
 		error("'%s': cannot read %s: it claims %llu rows, more than the file can hold", r->path, tb->name,
 		      (unsigned long long)dims);
 	else {
 		*n = (size_t)dims;
 		rc = 0;
 	}
+	rec_h5_close(ftype);
 	rec_h5_close(space);
 	return rc;
 }
@@ -536,9 +559,14 @@ static int stored_widths(struct rec *r, hid_t ftype, const struct table *tb,
 	return 0;
 }
 
+/* A variable-length string (version 1) can be no longer than the file that holds it (its
+ * global heap is not compressed): a damaged length is refused (NULL: libhdf5's read fails)
+ * before it is allocated.  info: the file's struct rec. */
 static void *h5_vlen_alloc(size_t n, void *info)
 {
-	(void)info;
+	const struct rec *r = info;
+	if (r && n > r->file_bytes + 1)
+		return NULL;
 	return xmalloc(n);
 }
 
@@ -596,7 +624,7 @@ int rec_table_read(struct rec *r, hid_t d, const struct table *tb, const struct 
 	dxpl = H5Pcreate(H5P_DATASET_XFER);
 	if (fspace < 0 || mspace < 0 || dxpl < 0 ||
 	    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &count, NULL) < 0 ||
-	    (any_vlen && H5Pset_vlen_mem_manager(dxpl, h5_vlen_alloc, NULL, h5_vlen_free, NULL) < 0) ||
+	    (any_vlen && H5Pset_vlen_mem_manager(dxpl, h5_vlen_alloc, r, h5_vlen_free, NULL) < 0) ||
 	    H5Dread(d, mtype, mspace, fspace, dxpl, buf) < 0) {
 		rec_h5_error(r->path, "cannot read %s", tb->name);
 		goto done;
