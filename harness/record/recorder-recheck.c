@@ -46,6 +46,14 @@ static void release_samples(struct unit_rec *x)
 	free(x->throttle);
 }
 
+/* rec_read_unit_infos's array (NULL: nothing). */
+static void free_infos(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 #define SAME_I64(f) (a->u->f == b->u->f)
 
 /* What differs between the two records of a unit, or NULL (static text). */
@@ -179,10 +187,7 @@ done:
 	if (jr)
 		rec_close(jr);
 	rec_units_free(ju, nju);
-	if (jinfo)
-		for (size_t k = 0; k < nji; k++)
-			free(jinfo[k]);
-	free(jinfo);
+	free_infos(jinfo, nji);
 	rec_cells_free(jcells, njc);
 	free(path);
 	free(jdir);
@@ -246,10 +251,7 @@ done:
 	if (r && rec_close(r))
 		ret = -1;
 	rec_units_free(units, nu);
-	if (infos)
-		for (size_t i = 0; i < ni; i++)
-			free(infos[i]);
-	free(infos);
+	free_infos(infos, ni);
 	rec_cells_free(cells, nc);
 	rec_plan_free(plan, nplan);
 	free(base);
