@@ -753,6 +753,11 @@ int spawn_call(int (*fn)(void *arg, int fd), void *arg, size_t cap, struct sbuf 
 		return error_errno("cannot fork");
 	}
 	if (pid == 0) {
+		/* a crash here is the answer, not a finding: die of it quietly, whatever
+		 * handlers the parent had (a sanitizer's, a fuzzer's) */
+		static const int deadly[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
+		for (size_t i = 0; i < ARRAY_SIZE(deadly); i++)
+			signal(deadly[i], SIG_DFL);
 		close(fds[0]);
 		_exit(fn(arg, fds[1]));
 	}
