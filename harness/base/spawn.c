@@ -628,7 +628,9 @@ static int reap(struct spawn *sp, struct spawn_status *st, int options)
 	 * waitable).  Nothing is read while it runs. */
 	long long migrations = -1;
 	int last_cpu = -1;
-	if (sp->note_sched) {
+	/* A PID namespace's init reads its program's numbers itself (init_wait); its own
+	 * would be the init's, not the program's. */
+	if (sp->note_sched && sp->relay_fd < 0) {
 		siginfo_t si;
 		memset(&si, 0, sizeof(si));
 		int w;

@@ -99,7 +99,7 @@ int rec_spill_write(hid_t file, const char *path, const struct rec_spill *sp, in
 }
 
 /* Bytes [first, first + n) of /long_bytes as a heap string (d open; size its length). */
-static char *long_read(struct rec *r, hid_t d, hsize_t size, int64_t first, int64_t n)
+static char *long_read(hid_t d, hsize_t size, int64_t first, int64_t n)
 {
 	if (first < 0 || n < 0 || (hsize_t)first > size || (hsize_t)n > size - (hsize_t)first)
 		return NULL;
@@ -112,7 +112,6 @@ static char *long_read(struct rec *r, hid_t d, hsize_t size, int64_t first, int6
 		  H5Dread(d, H5T_NATIVE_UINT8, ms, fs, H5P_DEFAULT, s) >= 0);
 	rec_h5_close(ms);
 	rec_h5_close(fs);
-	(void)r;
 	if (!ok) {
 		free(s);
 		return NULL;
@@ -151,7 +150,7 @@ int rec_spill_apply(struct rec *r, const struct table *tb, void *rows, size_t n)
 		char *s = NULL;
 		if (k == tb->nfields || lr[i].row < 0 || (uint64_t)lr[i].row >= n ||
 		    (uint64_t)lr[i].bytes > r->max_bytes ||
-		    !(s = long_read(r, d, size, lr[i].first, lr[i].bytes))) {
+		    !(s = long_read(d, size, lr[i].first, lr[i].bytes))) {
 			error("'%s': damaged: %s row %zu names no string of %s, or bytes outside %s",
 			      r->path, rec_t_long_strings.name, i, tb->name, LONG_BYTES);
 			goto done;

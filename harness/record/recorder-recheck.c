@@ -113,10 +113,9 @@ static void note(char **first, const char *fmt, ...)
 }
 
 /* Unit row i of the results file (rx) against its journal file. */
-static void recheck_unit(const char *base, struct unit_rec *rx, size_t row, struct rec *r,
-			 char ***dig, char **dig_dir, size_t nplan, struct rec_recheck *out)
+static void recheck_unit(const char *base, struct unit_rec *rx, size_t row, char ***dig,
+			 char **dig_dir, size_t nplan, struct rec_recheck *out)
 {
-	(void)r;
 	const struct rec_unit *u = rx->u;
 	char *rundir = unit_rundir(base, u), *jdir = NULL, *path = NULL;
 	struct rec *jr = NULL;
@@ -237,7 +236,7 @@ int rec_recheck(const char *results, struct rec_recheck *out)
 			if (rx.cell[k] < 0 || (size_t)rx.cell[k] >= nc)
 				in_range = 0;
 		if (in_range)
-			recheck_unit(base, &rx, i, r, &dig, &dig_dir, nplan, out);
+			recheck_unit(base, &rx, i, &dig, &dig_dir, nplan, out);
 		else
 			error("'%s': unit row %zu: a sample's cell is out of range", results, i);
 		release_samples(&rx);

@@ -195,6 +195,22 @@ int unit_start(const struct unit_spec *s, struct progress *prog, struct rec_unit
 }
 
 /* The host's CPU note (unit.h), appended to u's info. */
+/* u's info so far into sb, ending in a newline (nothing when empty): notes go after it. */
+static void info_begin(struct sbuf *sb, const struct rec_unit_data *u)
+{
+	const char *old = u->info ? u->info : "";
+	size_t n = strlen(old);
+	sbuf_init(sb);
+	sbuf_addf(sb, "%s%s", old, n && old[n - 1] != '\n' ? "\n" : "");
+}
+
+/* sb becomes u's info. */
+static void info_end(struct sbuf *sb, struct rec_unit_data *u)
+{
+	free(u->info);
+	u->info = sbuf_detach(sb);
+}
+
 static void note_host(struct rec_unit_data *u, const struct sysinfo_cpu *a,
 		      const struct sysinfo_cpu *b, long ncpu, const struct spawn_status *st,
 		      int64_t wall_ns)
@@ -202,12 +218,9 @@ static void note_host(struct rec_unit_data *u, const struct sysinfo_cpu *a,
 	double busy = sysinfo_cpu_busy(a, b, ncpu);
 	if (busy < 0 || st->cpu_ns < 0 || wall_ns <= 0)
 		return;
-	const char *old = u->info ? u->info : "";
-	size_t n = strlen(old);
 	struct sbuf sb;
-	sbuf_init(&sb);
-	sbuf_addf(&sb, "%s%shost_cpus=%ld\nhost_busy_cpus=%.3f\nhost_unit_cpus=%.3f\n", old,
-		  n && old[n - 1] != '\n' ? "\n" : "", ncpu, busy,
+	info_begin(&sb, u);
+	sbuf_addf(&sb, "host_cpus=%ld\nhost_busy_cpus=%.3f\nhost_unit_cpus=%.3f\n", ncpu, busy,
 		  (double)st->cpu_ns / (double)wall_ns);
 	if (st->vcsw >= 0 && st->ivcsw >= 0)
 		sbuf_addf(&sb, "host_unit_voluntary_switches=%" PRId64
@@ -220,26 +233,23 @@ static void note_host(struct rec_unit_data *u, const struct sysinfo_cpu *a,
 		sbuf_addf(&sb, "host_unit_migrations=%lld\n", st->migrations);
 	if (st->last_cpu >= 0)
 		sbuf_addf(&sb, "host_unit_last_cpu=%d\n", st->last_cpu);
-	free(u->info);
-	u->info = sbuf_detach(&sb);
+	info_end(&sb, u);
 }
 
 /* What held of its sandbox (unit.h), appended to u's info. */
 static void note_isolation(struct rec_unit_data *u, const struct sandbox *sb, int off)
 {
-	const char *old = u->info ? u->info : "";
-	size_t n = strlen(old);
 	char *held = off ? xstrdup("none") : sandbox_held(sb);
 	char *refused = off ? xstrdup("all (the experiment's [environment] sandbox = false)")
 			    : sandbox_refused(sb);
-	char *info = xasprintf("%s%shost_unit_isolation=%s\n%s%s%s", old,
-			       n && old[n - 1] != '\n' ? "\n" : "", held,
-			       *refused ? "host_unit_isolation_refused=" : "", refused,
-			       *refused ? "\n" : "");
+	struct sbuf s;
+	info_begin(&s, u);
+	sbuf_addf(&s, "host_unit_isolation=%s\n", held);
+	if (*refused)
+		sbuf_addf(&s, "host_unit_isolation_refused=%s\n", refused);
+	info_end(&s, u);
 	free(held);
 	free(refused);
-	free(u->info);
-	u->info = info;
 }
 
 int unit_finish(struct unit_job *j, int failed)
