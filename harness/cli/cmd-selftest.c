@@ -1,7 +1,8 @@
 /* cmd-selftest.c: `harness selftest-unit [options] -- CMD [ARG...]`: run an external worker
  * once as a unit of a command mode (the same isolation, specification and record pipe as
  * `harness run`), against a generated specification, and say what it does wrong
- * (docs/record-protocol.md, "Conformance") */
+ * (docs/record-protocol.md, "Conformance"); `harness selftest-unit --tuner NAME` does the
+ * same to the harness's own worker, started and judged like any other unit. */
 #include "config.h"
 
 #include <errno.h>
@@ -24,13 +25,16 @@
 #include "harness/run/unit.h"
 #include "harness/run/unitenv.h"
 #include "harness/run/unitspec.h"
+#include "kernels/tuner.h"
 
-enum { OPT_TIMEOUT = CMD_OPT_OWN, OPT_DIR, OPT_EXPECTS };
+enum { OPT_TIMEOUT = CMD_OPT_OWN, OPT_DIR, OPT_EXPECTS, OPT_TUNER, OPT_BACKEND };
 
 static const struct cmd_opt selftest_opts[] = {
 	{ "timeout", OPT_TIMEOUT, 1 },
 	{ "dir", OPT_DIR, 1 },
 	{ "expects", OPT_EXPECTS, 1 },
+	{ "tuner", OPT_TUNER, 1 },
+	{ "backend", OPT_BACKEND, 1 },
 	{ NULL, 0, 0 },
 };
 
@@ -49,17 +53,33 @@ static void toml_string(struct sbuf *sb, const char *s)
 	sbuf_adds(sb, "\"");
 }
 
-/* The generated experiment: two small op workloads, one command mode running argv. */
-static char *selftest_toml(char **argv, int n, const char *expects, double timeout_s)
+/* The generated experiment: small workloads (an op and a model; the model alone for the
+ * own worker), one mode: a command mode running argv, or (tuner set) one of the harness's
+ * own tuners on backend. */
+static char *selftest_toml(char **argv, int n, const char *expects, double timeout_s,
+			   const char *tuner, const char *backend)
 {
 	struct sbuf sb;
 	sbuf_init(&sb);
 	sbuf_addf(&sb, "schema = 1\nname = \"selftest\"\nrepeats = 1\nseed = 20261123\n"
 		       "unit_timeout = %.17g\n\n[measure]\nwarmup_count = 2\nmin_samples = 5\n"
-		       "max_samples = 20\nmax_time = 0.5\n\n"
-		       "[[workloads]]\nname = \"g\"\nop = \"sgemm\"\nshape = { m = 64, n = 48, k = 32 }\n\n"
-		       "[[workloads]]\nname = \"r18\"\nmodel = \"resnet18\"\nbatch = 2\nresolution = 32\n\n"
-		       "[[modes]]\nname = \"selftest\"\ncommand = [", timeout_s);
+		       "max_samples = 20\nmax_time = 0.5\n\n", timeout_s);
+	/* an external unit gets an op by the CPU catalog's name too; the own worker the model
+	 * alone, which every backend builds (its op cells are the backend's own ops) */
+	if (!tuner)
+		sbuf_adds(&sb, "[[workloads]]\nname = \"g\"\nop = \"sgemm\"\n"
+			       "shape = { m = 64, n = 48, k = 32 }\n\n");
+	sbuf_adds(&sb, "[[workloads]]\nname = \"r18\"\nmodel = \"resnet18\"\nbatch = 2\n"
+		       "resolution = 32\n\n[[modes]]\nname = \"selftest\"\n");
+	if (tuner) {
+		sbuf_adds(&sb, "tuner = ");
+		toml_string(&sb, tuner);
+		sbuf_adds(&sb, "\nbackend = ");
+		toml_string(&sb, backend);
+		sbuf_adds(&sb, "\n");
+		return sbuf_detach(&sb);
+	}
+	sbuf_adds(&sb, "command = [");
 	for (int i = 0; i < n; i++) {
 		sbuf_adds(&sb, i ? ", " : "");
 		toml_string(&sb, argv[i]);
@@ -186,10 +206,21 @@ static int selftest_exec(const struct cmd_args *a)
 	}
 	const char *expects = cmd_args_value(a, OPT_EXPECTS);
 	const char *keep = cmd_args_value(a, OPT_DIR);
-	char *toml = selftest_toml(a->pos, a->npos, expects, timeout_s);
+	const char *tuner = cmd_args_value(a, OPT_TUNER);
+	const char *bname = cmd_args_value(a, OPT_BACKEND);
+	if (!tuner == !a->npos)
+		return cmd_usage_error(a->entry, "name the unit: a command after '--', or the "
+						 "harness's own worker with --tuner NAME");
+	if (!tuner && bname)
+		return cmd_usage_error(a->entry, "--backend is for the harness's own worker (--tuner)");
+	if (tuner && expects)
+		return cmd_usage_error(a->entry, "--expects is for a command: the harness's own "
+						 "worker is held to its tuner's");
+	char *toml = selftest_toml(a->pos, a->npos, expects, timeout_s, tuner,
+				   bname ? bname : "auto");
 	struct experiment *e = NULL;
 	char *cause = NULL, *dir = NULL, *cache = NULL, *out = NULL, *err = NULL, *spec = NULL;
-	char **env = NULL;
+	char **env = NULL, **argv = NULL;
 	struct rec_unit_data u;
 	struct verdict v = { 0 };
 	int rc = EXIT_RUN_FAILED, made = 0;
@@ -201,6 +232,22 @@ static int selftest_exec(const struct cmd_args *a)
 		goto done;
 	}
 	const struct mode *m = &e->modes[0];
+	const struct backend_entry *be = NULL;
+	unsigned expect = m->expects;
+	if (tuner) {
+		/* resolved as a run resolves it: a backend that cannot run here is refused */
+		char *reason = NULL;
+		if (backend_resolve(m->backend, e->workloads, e->nworkloads, &be, &reason, &cause)) {
+			error("%s", cause);
+			goto done;
+		}
+		free(reason);
+		unsigned f = tuner_find(m->tuner)->flags;
+		expect = (f & TUNER_COMPILES ? MODE_EXPECTS_COMPILE : 0) |
+			 (f & TUNER_BENCHMARKS ? MODE_EXPECTS_BENCHMARK : 0);
+	} else {
+		be = backend_entry("command");
+	}
 	if (keep) {
 		if (util_mkdir_p(keep, 0700))
 			goto done;
@@ -214,6 +261,15 @@ static int selftest_exec(const struct cmd_args *a)
 		}
 		made = 1;
 	}
+	/* absolute: the unit runs in its cache directory, and its specification's path and
+	 * HARNESS_UNIT_SPEC must hold from there */
+	char *abs = realpath(dir, NULL);
+	if (!abs) {
+		error_errno("cannot resolve '%s'", dir);
+		goto done;
+	}
+	free(dir);
+	dir = abs;
 	cache = xasprintf("%s/cache-XXXXXX", dir);
 	if (!mkdtemp(cache)) {
 		error_errno("cannot create the cache directory '%s'", cache);
@@ -226,30 +282,46 @@ static int selftest_exec(const struct cmd_args *a)
 		error_errno("cannot create '%s/tmp'", cache);
 		goto done;
 	}
+	/* the own worker's check folder, beside its cache (HARNESS_CHECK_DIR) */
+	char *check = xasprintf("%s/check", dir);
+	mk = mkdir(check, 0700);
+	free(check);
+	if (mk < 0 && errno != EEXIST) {
+		error_errno("cannot create '%s/check'", dir);
+		goto done;
+	}
 	out = xasprintf("%s/unit.out", dir);
 	err = xasprintf("%s/unit.err", dir);
 	spec = unitspec_path(cache, 0);
-	struct unitspec_unit su = { .id = 0, .cache_dir = cache, .timeout_s = timeout_s };
+	struct unitspec_unit su = { .id = 0, .backend = be->name, .cache_dir = cache,
+				    .timeout_s = timeout_s };
 	if (unitspec_write(spec, e, m, &su))
 		goto done;
-	env = unitenv_env(e, cache, 0, m->name);
-	struct unit_spec us = { .id = 0, .mode = m->name,
-				.argv = (const char *const *)m->command_argv,
+	env = unitenv_env(e, m, be->name, cache, 0);
+	struct unitenv_start st = { .self = "/proc/self/exe", .spec = spec,
+				    .command = (const char *const *)m->command_argv };
+	argv = unitenv_argv(be, &st, &cause);
+	if (!argv) {
+		error("%s", cause);
+		goto done;
+	}
+	struct unit_spec us = { .id = 0, .mode = m->name, .argv = (const char *const *)argv,
 				.env = (const char *const *)env, .cache_dir = cache,
 				.stdout_path = out, .stderr_path = err, .timeout_s = timeout_s,
-				.command = 1, .expects = m->expects };
+				.command = !tuner, .expects = m->expects };
 	struct progress prog;
 	progress_init(&prog, 1, 0, 1);
 	volatile sig_atomic_t stop = 0;
 	u.unit.compile_ns = -1; /* stays so without a 'setup' record */
 	u.unit.mode = xstrdup(m->name);
 	u.unit.cache_dir = xstrdup(cache);
-	printf("unit: %s\nspecification: %s\nlogs: %s, %s\n", a->pos[0], spec, out, err);
+	printf("unit: %s%s\nspecification: %s\nlogs: %s, %s\n", tuner ? "the harness's own worker "
+	       "on backend " : a->pos[0], tuner ? be->name : "", spec, out, err);
 	int r = unit_run(&us, &prog, &stop, &u);
 	progress_clear(&prog);
 	if (r < 0)
 		goto done;
-	judge(&u, m->expects, &v);
+	judge(&u, expect, &v);
 	if (v.problems)
 		show_tail(err);
 	printf("%s: %d problem(s)%s\n", v.problems ? "does not conform" : "conforms", v.problems,
@@ -260,6 +332,7 @@ done:
 		rc = EXIT_RUN_FAILED;
 	rec_unit_data_release(&u);
 	unitenv_free(env);
+	unitenv_free(argv);
 	experiment_free(e);
 	free(cause);
 	free(toml);
@@ -273,16 +346,21 @@ done:
 
 const struct cmd_entry cmd_selftest_unit_entry = {
 	.name = "selftest-unit",
-	.usage = "selftest-unit [options] -- CMD [ARG...]",
-	.summary = "run an external worker once as a unit and check it speaks the record protocol",
+	.usage = "selftest-unit [options] -- CMD [ARG...]  |  selftest-unit --tuner NAME "
+		 "[--backend NAME] [options]",
+	.summary = "run a worker (an external one, or the harness's own) once as a unit and check "
+		   "it speaks the record protocol",
 	.help = "options:\n"
+		"  --tuner NAME     check the harness's own worker, tuning with NAME (heuristic,\n"
+		"                   exhaustive, ...), instead of a command\n"
+		"  --backend NAME   its backend (default auto: as a run would resolve it)\n"
 		"  --expects LIST   what a cold unit must do: compile, benchmark or both\n"
 		"                   (compile,benchmark); judged from its 'setup' counters\n"
 		"  --timeout S      kill it after S seconds (default 60)\n"
 		"  --dir DIR        run it in DIR and keep its cache, specification and logs\n"
 		"                   (default: a temporary folder, removed)\n",
 	.opts = selftest_opts,
-	.min_args = 1,
+	.min_args = 0,
 	.max_args = -1,
 	.exec = selftest_exec,
 };

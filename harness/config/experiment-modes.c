@@ -382,7 +382,7 @@ static int load_table(struct tc_parser *p, struct mode *m)
 			  : xstrdup(".");
 	char *full;
 	if (p->flags & EXPERIMENT_NO_FILE_CHECKS)
-		full = xasprintf("%s/tables/%s.toml", dir, m->name);
+		full = experiment_table_path(dir, m->name);
 	else
 		full = o->s[0] == '/' || !slash ? xstrdup(o->s) : xasprintf("%s/%s", dir, o->s);
 	m->lut = xcalloc(1, sizeof(*m->lut));
@@ -417,7 +417,7 @@ static int resolve_train(struct tc_parser *p, struct mode *m)
 		const struct tuner_option *e = o->type == TUNER_OPT_LIST ? &o->items[k] : one[0];
 		char *full;
 		if (p->flags & EXPERIMENT_NO_FILE_CHECKS)
-			full = xasprintf("%s/tables/%s-train-%zu.h5", dir, m->name, k);
+			full = experiment_train_path(dir, m->name, k);
 		else
 			full = e->s[0] == '/' || !slash ? xstrdup(e->s) : xasprintf("%s/%s", dir, e->s);
 		struct stat st;
@@ -727,4 +727,45 @@ int exp_check_mode_workloads(struct tc_parser *p, const struct tc_field *f,
 	}
 	free(names);
 	return ret;
+}
+
+/* ---- lookups --------------------------------------------------------------------------- */
+
+const struct mode *experiment_mode(const struct experiment *e, const char *name)
+{
+	ssize_t i = experiment_mode_index(e, name);
+	return i < 0 ? NULL : &e->modes[i];
+}
+
+ssize_t experiment_mode_index(const struct experiment *e, const char *name)
+{
+	for (size_t i = 0; i < e->nmodes; i++)
+		if (e->modes[i].name && !strcmp(e->modes[i].name, name))
+			return (ssize_t)i;
+	return -1;
+}
+
+double mode_timeout(const struct experiment *e, const struct mode *m)
+{
+	return m->timeout_s > 0 ? m->timeout_s : e->unit_timeout_s;
+}
+
+const char *mode_backend(const struct experiment *e, const struct mode *m)
+{
+	return m->backend ? m->backend : e->backend;
+}
+
+int mode_has_workload(const struct mode *m, const char *name)
+{
+	if (!m->workloads)
+		return 1;
+	for (size_t i = 0; i < m->nworkloads; i++)
+		if (m->workloads[i] && !strcmp(m->workloads[i], name))
+			return 1;
+	return 0;
+}
+
+const struct tuner_option *mode_option(const struct mode *m, const char *key)
+{
+	return tuner_option_find(m->options, m->noptions, key);
 }

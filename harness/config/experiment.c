@@ -377,6 +377,23 @@ char *experiment_mode_measure_text(const struct mode *m)
 	return sbuf_detach(&sb);
 }
 
+char *experiment_measure_text(const struct measure_settings *ms)
+{
+	struct sbuf sb;
+	sbuf_init(&sb);
+	for (size_t k = 0; k < ARRAY_SIZE(measure_fields); k++) {
+		const char *v = (const char *)ms + measure_fields[k].off;
+		sbuf_addf(&sb, "%s%s = ", k ? ", " : "", measure_keys[k]);
+		switch (measure_fields[k].kind) {
+		case 's':
+		case 'd': sbuf_addf(&sb, "%g", *(const double *)(const void *)v); break;
+		case 'b': sbuf_adds(&sb, *(const int *)(const void *)v ? "true" : "false"); break;
+		default: sbuf_addf(&sb, "%" PRId64, *(const int64_t *)(const void *)v); break;
+		}
+	}
+	return sbuf_detach(&sb);
+}
+
 void experiment_apply_on(struct experiment *e, const char *backend)
 {
 	for (size_t i = 0; i < e->non; i++) {
@@ -391,6 +408,16 @@ void experiment_apply_on(struct experiment *e, const char *backend)
 			e->seq.max_repeats = e->on[i].max_repeats;
 		e->measure = e->on[i].measure;
 	}
+}
+
+struct measure_settings experiment_unit_measure(const struct experiment *e, const struct mode *m,
+						const char *backend)
+{
+	struct measure_settings base = e->measure;
+	for (size_t i = 0; backend && i < e->non; i++)
+		if (!strcmp(e->on[i].backend, backend))
+			base = e->on[i].measure;
+	return experiment_mode_measure(base, m);
 }
 
 static int is_env_name(const char *s)
@@ -693,6 +720,18 @@ int experiment_load_flags(const char *path, unsigned flags, struct experiment **
 	return ret;
 }
 
+void workload_release(struct workload *w)
+{
+	free(w->name);
+	free(w->model);
+	free(w->op);
+	for (size_t j = 0; j < w->nshape; j++)
+		free(w->shape[j].name);
+	free(w->shape);
+	free(w->dtype);
+	free(w->backend);
+}
+
 void experiment_free(struct experiment *e)
 {
 	if (!e)
@@ -700,17 +739,8 @@ void experiment_free(struct experiment *e)
 	free(e->name);
 	free(e->description);
 	free(e->backend);
-	for (size_t i = 0; i < e->nworkloads; i++) {
-		struct workload *w = &e->workloads[i];
-		free(w->name);
-		free(w->model);
-		free(w->op);
-		for (size_t j = 0; j < w->nshape; j++)
-			free(w->shape[j].name);
-		free(w->shape);
-		free(w->dtype);
-		free(w->backend);
-	}
+	for (size_t i = 0; i < e->nworkloads; i++)
+		workload_release(&e->workloads[i]);
 	free(e->workloads);
 	for (size_t i = 0; i < e->non; i++)
 		free(e->on[i].backend);
@@ -752,43 +782,4 @@ void experiment_free(struct experiment *e)
 	free(e->path);
 	free(e->text);
 	free(e);
-}
-
-const struct mode *experiment_mode(const struct experiment *e, const char *name)
-{
-	ssize_t i = experiment_mode_index(e, name);
-	return i < 0 ? NULL : &e->modes[i];
-}
-
-ssize_t experiment_mode_index(const struct experiment *e, const char *name)
-{
-	for (size_t i = 0; i < e->nmodes; i++)
-		if (e->modes[i].name && !strcmp(e->modes[i].name, name))
-			return (ssize_t)i;
-	return -1;
-}
-
-double mode_timeout(const struct experiment *e, const struct mode *m)
-{
-	return m->timeout_s > 0 ? m->timeout_s : e->unit_timeout_s;
-}
-
-const char *mode_backend(const struct experiment *e, const struct mode *m)
-{
-	return m->backend ? m->backend : e->backend;
-}
-
-int mode_has_workload(const struct mode *m, const char *name)
-{
-	if (!m->workloads)
-		return 1;
-	for (size_t i = 0; i < m->nworkloads; i++)
-		if (m->workloads[i] && !strcmp(m->workloads[i], name))
-			return 1;
-	return 0;
-}
-
-const struct tuner_option *mode_option(const struct mode *m, const char *key)
-{
-	return tuner_option_find(m->options, m->noptions, key);
 }

@@ -192,6 +192,9 @@ int experiment_parse_flags(const char *path, const char *text, size_t len, unsig
 			   struct experiment **out, char **cause);
 int experiment_load_flags(const char *path, unsigned flags, struct experiment **out);
 void experiment_free(struct experiment *e);
+/* Free the strings and shape a workload owns (w itself is the caller's): a loaded
+ * experiment's, or one read back from a unit specification (unitspec.c). */
+void workload_release(struct workload *w);
 
 /* Lookups; return NULL / -1 when absent. */
 const struct mode *experiment_mode(const struct experiment *e, const char *name);
@@ -206,8 +209,15 @@ const char *mode_backend(const struct experiment *e, const struct mode *m);
 int mode_has_workload(const struct mode *m, const char *name);
 
 /* Use e's [on.backend] settings (repeats, measure), when it has a table for backend: for a
- * run whose modes all run there (the scheduler) and in each of its units (the worker). */
+ * run whose modes all run there (the scheduler). */
 void experiment_apply_on(struct experiment *e, const char *backend);
+/* The measure settings of a unit of mode m on backend (a registry name, "command" too): e's
+ * [on.backend] [measure] when it has that table, else its [measure], with m's
+ * [modes.measure] keys over them.  The one place a unit's settings are composed: the unit
+ * specification (unitspec.c), the unit's thread variables (unitenv.c) and the scheduler's
+ * checks all take them from here. */
+struct measure_settings experiment_unit_measure(const struct experiment *e, const struct mode *m,
+						const char *backend);
 /* base with mode m's [modes.measure] keys over it: what m's units measure by. */
 struct measure_settings experiment_mode_measure(struct measure_settings base, const struct mode *m);
 /* 1 when a and b set every measure key alike. */
@@ -215,5 +225,8 @@ int experiment_measure_equal(const struct measure_settings *a, const struct meas
 /* m's [modes.measure] as written keys and values, "flush = true, max_samples = 7" (heap), or
  * NULL when it sets none. */
 char *experiment_mode_measure_text(const struct mode *m);
+/* Every [measure] key of ms, "warmup_time = 0.05, warmup_count = 3, ...", in the keys'
+ * order, as the file writes them (seconds bare): heap (`harness check --settings`). */
+char *experiment_measure_text(const struct measure_settings *ms);
 
 #endif

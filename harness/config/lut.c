@@ -253,6 +253,16 @@ int lut_read(const char *path, const char *shown, struct tuner_lut *out)
 	return r;
 }
 
+char *experiment_table_path(const char *dir, const char *mode)
+{
+	return xasprintf("%s/tables/%s.toml", dir, mode);
+}
+
+char *experiment_train_path(const char *dir, const char *mode, size_t k)
+{
+	return xasprintf("%s/tables/%s-train-%zu.h5", dir, mode, k);
+}
+
 int experiment_write_tables(const struct experiment *e, const char *dir)
 {
 	int made = 0;
@@ -266,7 +276,7 @@ int experiment_write_tables(const struct experiment *e, const char *dir)
 		if (r)
 			return -1;
 		made = 1;
-		char *path = xasprintf("%s/tables/%s.toml", dir, m->name);
+		char *path = experiment_table_path(dir, m->name);
 		r = util_write_file(path, m->lut->text, m->lut->text_len, 0444);
 		free(path);
 		if (r)
@@ -283,7 +293,7 @@ int experiment_write_tables(const struct experiment *e, const char *dir)
 			made = 1;
 			if (r || util_read_file(m->train[k], &bytes, &len))
 				return -1;
-			char *path = xasprintf("%s/tables/%s-train-%zu.h5", dir, m->name, k);
+			char *path = experiment_train_path(dir, m->name, k);
 			r = util_write_file(path, bytes, len, 0444);
 			free(path);
 			free(bytes);

@@ -20,5 +20,8 @@ int lut_read(const char *path, const char *shown, struct tuner_lut *out);
  * model-topk mode's training files to DIR/tables/MODE-train-K.h5, where a unit (which reads
  * the run folder's copy of the experiment) finds them.  Reports and returns -1 on failure. */
 int experiment_write_tables(const struct experiment *e, const char *dir);
+/* Where they are: DIR/tables/MODE.toml and DIR/tables/MODE-train-K.h5 (heap). */
+char *experiment_table_path(const char *dir, const char *mode);
+char *experiment_train_path(const char *dir, const char *mode, size_t k);
 
 #endif

@@ -273,32 +273,28 @@ static int unit_prepare(struct run *r, struct slot_run *s, const struct rec_plan
 	}
 	s->out_log = xasprintf("%s/logs/u%04" PRId64 ".out", r->dir, p->id);
 	s->err_log = xasprintf("%s/logs/u%04" PRId64 ".err", r->dir, p->id);
+	/* Every unit, the harness's own worker too, is told what to measure by its resolved
+	 * specification (written after the emptiness check above: the file is the harness's,
+	 * not the unit's cache) */
+	const struct mode *m = &r->exp->modes[mi];
+	const char *backend = r->mb[mi].entry->name;
+	char *spec = unitspec_path(s->cache, p->id);
+	struct unitspec_unit su = { .id = p->id, .repeat = p->repeat, .block = p->block,
+				    .warm = p->warm, .backend = backend, .run_dir = r->dir,
+				    .cache_dir = s->cache, .timeout_s = mode_timeout(r->exp, m),
+				    .workload = p->workload };
 	/* /proc/self/exe, not the path: every unit runs the very binary that started the run,
 	 * even if it is rebuilt or replaced meanwhile (the path is in the run metadata). */
-	struct unitenv_start us = { .self = "/proc/self/exe", .experiment = r->exp_copy,
-				    .mode = p->mode, .unit = p->id, .cache_dir = s->cache,
-				    .workload = p->workload,
+	struct unitenv_start us = { .self = "/proc/self/exe", .spec = spec,
 				    .command = (const char *const *)r->mb[mi].command };
 	s->argv = unitenv_argv(r->mb[mi].entry, &us, &cause);
-	if (!s->argv) {
+	int w = s->argv ? unitspec_write(spec, r->exp, m, &su) : -1;
+	free(spec);
+	if (!s->argv)
 		error("mode '%s': %s", p->mode, cause);
+	if (w)
 		goto done;
-	}
-	const struct mode *m = &r->exp->modes[mi];
-	if (r->mb[mi].command) {
-		/* An external unit is told what to measure (after the emptiness check above:
-		 * the file is the harness's, not the unit's cache) */
-		char *spec = unitspec_path(s->cache, p->id);
-		struct unitspec_unit su = { .id = p->id, .repeat = p->repeat, .block = p->block,
-					    .warm = p->warm, .cache_dir = s->cache,
-					    .timeout_s = mode_timeout(r->exp, m),
-					    .workload = p->workload };
-		int w = unitspec_write(spec, r->exp, m, &su);
-		free(spec);
-		if (w)
-			goto done;
-	}
-	s->env = unitenv_env(r->exp, s->cache, p->id, p->mode);
+	s->env = unitenv_env(r->exp, m, backend, s->cache, p->id);
 	/* A GPU slot's unit sees its GPU only, by UUID (over the experiment's own setting). */
 	if (s->def && r->slots.gpus)
 		unitenv_set(&s->env, "CUDA_VISIBLE_DEVICES", s->def->device);

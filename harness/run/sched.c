@@ -183,7 +183,8 @@ int sched_make_slots(struct run *r)
 				r->slots.s[i].gpu_index ? r->slots.s[i].gpu_index : "",
 				r->slots.s[i].gpu_index ? ", " : "", r->slots.s[i].cpus);
 	for (size_t i = 0; r->slots.n && i < r->exp->nmodes; i++) {
-		struct measure_settings ms = experiment_mode_measure(r->exp->measure, &r->exp->modes[i]);
+		struct measure_settings ms = experiment_unit_measure(r->exp, &r->exp->modes[i],
+								     r->mb[i].entry->name);
 		if (ms.threads > 0 && (size_t)ms.threads > (size_t)CPU_COUNT(&r->slots.s[0].set)) {
 			warning("mode '%s': threads = %" PRId64 " but each slot has %d core%s: the "
 				"unit's threads share them", r->exp->modes[i].name, ms.threads,

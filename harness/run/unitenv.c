@@ -45,22 +45,20 @@ static void env_put(struct strv *s, const char *name, const char *value)
 
 /* The value the harness gives unit variable v. */
 static char *unit_var_value(const struct unit_var *v, const struct experiment *e,
-			    const char *cache_dir, int64_t unit, const char *mode)
+			    const struct mode *m, const char *backend, const char *cache_dir,
+			    int64_t unit)
 {
 	switch (v->kind) {
 	case UNIT_VAR_CACHE:
 		return *v->sub ? xasprintf("%s/%s", cache_dir, v->sub) : xstrdup(cache_dir);
-	case UNIT_VAR_THREADS: {
-		const struct mode *m = experiment_mode(e, mode); /* its [modes.measure] over */
-		return xasprintf("%" PRId64, (m ? experiment_mode_measure(e->measure, m)
-						 : e->measure).threads);
-	}
+	case UNIT_VAR_THREADS:
+		return xasprintf("%" PRId64, experiment_unit_measure(e, m, backend).threads);
 	case UNIT_VAR_RECORD_FD:
 		return xasprintf("%d", PROTO_FD);
 	case UNIT_VAR_UNIT:
 		return xasprintf("%" PRId64, unit);
 	case UNIT_VAR_MODE:
-		return xstrdup(mode);
+		return xstrdup(m->name);
 	case UNIT_VAR_CHECK: {
 		/* beside the units' cache directories: <run>/cache/check */
 		const char *slash = strrchr(cache_dir, '/');
@@ -71,8 +69,8 @@ static char *unit_var_value(const struct unit_var *v, const struct experiment *e
 	return xstrdup("");
 }
 
-char **unitenv_env(const struct experiment *e, const char *cache_dir, int64_t unit,
-		   const char *mode)
+char **unitenv_env(const struct experiment *e, const struct mode *m, const char *backend,
+		   const char *cache_dir, int64_t unit)
 {
 	struct strv s = { 0 };
 	XGROW(s.v, s.cap, 1);
@@ -91,12 +89,11 @@ char **unitenv_env(const struct experiment *e, const char *cache_dir, int64_t un
 	}
 	/* Every cache a unit could fill points into its own directory. */
 	for (const struct unit_var *v = backend_unit_vars; v->name; v++) {
-		char *val = unit_var_value(v, e, cache_dir, unit, mode);
+		char *val = unit_var_value(v, e, m, backend, cache_dir, unit);
 		env_put(&s, v->name, val);
 		free(val);
 	}
-	const struct mode *m = experiment_mode(e, mode);
-	int command = m && m->command;
+	int command = m->command != NULL;
 	/* A command unit finds the protocol module (kernels/python/harness_unit.py); the
 	 * experiment may point PYTHONPATH elsewhere. */
 	if (command) {
@@ -110,13 +107,11 @@ char **unitenv_env(const struct experiment *e, const char *cache_dir, int64_t un
 	}
 	for (size_t i = 0; i < e->nenv_set; i++)
 		env_put(&s, e->env_set[i].name, e->env_set[i].value);
-	for (size_t i = 0; m && i < m->nenv; i++)
+	for (size_t i = 0; i < m->nenv; i++)
 		env_put(&s, m->env[i].name, m->env[i].value);
-	if (command) {
-		char *spec = unitspec_path(cache_dir, unit);
-		env_put(&s, "HARNESS_UNIT_SPEC", spec);
-		free(spec);
-	}
+	char *spec = unitspec_path(cache_dir, unit);
+	env_put(&s, "HARNESS_UNIT_SPEC", spec);
+	free(spec);
 	return s.v;
 }
 
@@ -129,20 +124,8 @@ char **unitenv_argv(const struct backend_entry *be, const struct unitenv_start *
 	case BACKEND_START_WORKER:
 		strv_push(&s, xstrdup(st->self));
 		strv_push(&s, xstrdup("__worker"));
-		strv_push(&s, xstrdup("--experiment"));
-		strv_push(&s, xstrdup(st->experiment));
-		strv_push(&s, xstrdup("--mode"));
-		strv_push(&s, xstrdup(st->mode));
-		strv_push(&s, xstrdup("--unit"));
-		strv_push(&s, xasprintf("%" PRId64, st->unit));
-		strv_push(&s, xstrdup("--backend"));
-		strv_push(&s, xstrdup(be->name));
-		strv_push(&s, xstrdup("--cache-dir"));
-		strv_push(&s, xstrdup(st->cache_dir));
-		if (st->workload && *st->workload) {
-			strv_push(&s, xstrdup("--workload"));
-			strv_push(&s, xstrdup(st->workload));
-		}
+		strv_push(&s, xstrdup("--spec"));
+		strv_push(&s, xstrdup(st->spec));
 		return s.v;
 	case BACKEND_START_COMMAND:
 		if (!st->command || !st->command[0])

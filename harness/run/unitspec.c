@@ -1,4 +1,4 @@
-/* unitspec.c: the unit specification of an external command unit, as JSON (see unitspec.h) */
+/* unitspec.c: a unit's specification, as JSON, written and read back (see unitspec.h) */
 #include "config.h"
 #include "harness/run/unitspec.h"
 
@@ -13,8 +13,10 @@
 #include <jansson.h>
 
 #include "harness/base/util.h"
+#include "harness/config/lut.h"
 #include "harness/record/proto.h"
 #include "kernels/backend.h"
+#include "kernels/tuner.h"
 
 static json_t *option_json(const struct tuner_option *o)
 {
@@ -64,14 +66,15 @@ static json_t *workload_json(const struct workload *w)
 char *unitspec_json(const struct experiment *e, const struct mode *m,
 		    const struct unitspec_unit *u)
 {
-	/* the run's, with the mode's keys over it */
-	const struct measure_settings msv = experiment_mode_measure(e->measure, m), *ms = &msv;
+	const struct measure_settings msv = experiment_unit_measure(e, m, u->backend), *ms = &msv;
 	json_t *root = json_object();
 	json_object_set_new(root, "spec", json_integer(UNITSPEC_VERSION));
 	json_object_set_new(root, "protocol", json_integer(PROTO_VERSION));
 	json_object_set_new(root, "record_fd", json_integer(PROTO_FD));
 	json_object_set_new(root, "experiment", json_string(e->name ? e->name : ""));
 	json_object_set_new(root, "mode", json_string(m->name));
+	json_object_set_new(root, "backend", json_string(u->backend));
+	json_object_set_new(root, "tuner", json_string(m->tuner ? m->tuner : ""));
 	json_object_set_new(root, "unit", json_integer((json_int_t)u->id));
 	json_object_set_new(root, "repeat", json_integer((json_int_t)u->repeat));
 	json_object_set_new(root, "block", json_integer((json_int_t)u->block));
@@ -96,7 +99,7 @@ char *unitspec_json(const struct experiment *e, const struct mode *m,
 	json_t *wl = json_array();
 	const char *one = u->workload && *u->workload ? u->workload : NULL;
 	for (size_t i = 0; i < e->nworkloads; i++)
-		if (backend_workload_for(&e->workloads[i], "command") &&
+		if (backend_workload_for(&e->workloads[i], u->backend) &&
 		    mode_has_workload(m, e->workloads[i].name) &&
 		    (!one || !strcmp(e->workloads[i].name, one)))
 			json_array_append_new(wl, workload_json(&e->workloads[i]));
@@ -114,6 +117,19 @@ char *unitspec_json(const struct experiment *e, const struct mode *m,
 	for (size_t i = 0; i < m->noptions; i++)
 		json_object_set_new(opt, m->options[i].key, option_json(&m->options[i]));
 	json_object_set_new(root, "options", opt);
+	/* the tuners' files: the run folder's copies (experiment_write_tables) */
+	char *lut = m->tuner && !strcmp(m->tuner, "lut") && u->run_dir
+			    ? experiment_table_path(u->run_dir, m->name) : NULL;
+	json_object_set_new(root, "lut", lut ? json_string(lut) : json_null());
+	free(lut);
+	json_t *train = json_array();
+	for (size_t k = 0; u->run_dir && k < m->ntrain; k++) {
+		char *t = experiment_train_path(u->run_dir, m->name, k);
+		json_array_append_new(train, json_string(t));
+		free(t);
+	}
+	json_object_set_new(root, "train", train);
+	json_object_set_new(root, "fault", json_string(fault_kind_name(m->fault)));
 	char *s = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
 	json_decref(root);
 	if (!s)
@@ -143,4 +159,235 @@ int unitspec_write(const char *path, const struct experiment *e, const struct mo
 done:
 	free(text);
 	return ret;
+}
+
+/* ---- reading it back (the harness's own worker) ------------------------------------------ */
+
+/* The reader's place: the file, and the key being read ("measure.min_samples"). */
+struct rd {
+	const char *path;
+	int failed;
+};
+
+static json_t *need(struct rd *r, json_t *o, const char *key, int type, int nullable)
+{
+	json_t *v = json_object_get(o, key);
+	if (v && nullable && json_is_null(v))
+		return NULL;
+	int ok = v && (type == JSON_REAL ? json_is_number(v)
+		       : type == JSON_TRUE ? json_is_boolean(v) : json_typeof(v) == type);
+	if (!ok && !r->failed) {
+		error("'%s': %s '%s' (%s%s expected)", r->path, v ? "a wrong type for key" : "no key",
+		      key, type == JSON_STRING ? "a string" : type == JSON_INTEGER ? "an integer"
+		      : type == JSON_REAL ? "a number" : type == JSON_TRUE ? "a boolean"
+		      : type == JSON_ARRAY ? "an array" : "an object", nullable ? " or null" : "");
+		r->failed = 1;
+	}
+	return ok ? v : NULL;
+}
+
+static char *str_of(struct rd *r, json_t *o, const char *key, int nullable)
+{
+	json_t *v = need(r, o, key, JSON_STRING, nullable);
+	return v ? xstrdup(json_string_value(v)) : NULL;
+}
+
+static int64_t int_of(struct rd *r, json_t *o, const char *key)
+{
+	json_t *v = need(r, o, key, JSON_INTEGER, 0);
+	return v ? (int64_t)json_integer_value(v) : 0;
+}
+
+static double num_of(struct rd *r, json_t *o, const char *key)
+{
+	json_t *v = need(r, o, key, JSON_REAL, 0);
+	return v ? json_number_value(v) : 0;
+}
+
+static int bool_of(struct rd *r, json_t *o, const char *key)
+{
+	json_t *v = need(r, o, key, JSON_TRUE, 0);
+	return v && json_is_true(v);
+}
+
+/* An option back from option_json: integers stay integers, reals floats (jansson writes a
+ * real with its point), no line:col (the experiment check has judged them). */
+static void option_read(json_t *v, const char *key, struct tuner_option *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->key = key ? xstrdup(key) : NULL;
+	switch (json_typeof(v)) {
+	case JSON_INTEGER:
+		o->type = TUNER_OPT_INT;
+		o->i = (int64_t)json_integer_value(v);
+		o->f = (double)o->i;
+		break;
+	case JSON_REAL:
+		o->type = TUNER_OPT_FLOAT;
+		o->f = json_real_value(v);
+		break;
+	case JSON_TRUE:
+	case JSON_FALSE:
+		o->type = TUNER_OPT_BOOL;
+		o->i = json_is_true(v);
+		break;
+	case JSON_ARRAY: {
+		o->type = TUNER_OPT_LIST;
+		o->nitems = json_array_size(v);
+		o->items = xcalloc(o->nitems ? o->nitems : 1, sizeof(*o->items));
+		for (size_t i = 0; i < o->nitems; i++)
+			option_read(json_array_get(v, i), NULL, &o->items[i]);
+		break;
+	}
+	case JSON_OBJECT: {
+		o->type = TUNER_OPT_TABLE;
+		o->items = xcalloc(json_object_size(v) ? json_object_size(v) : 1, sizeof(*o->items));
+		const char *k;
+		json_t *x;
+		json_object_foreach(v, k, x)
+			option_read(x, k, &o->items[o->nitems++]);
+		break;
+	}
+	default:
+		o->type = TUNER_OPT_STRING;
+		o->s = xstrdup(json_is_string(v) ? json_string_value(v) : "");
+		break;
+	}
+}
+
+static void workload_read(struct rd *r, json_t *j, struct workload *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->name = str_of(r, j, "name", 0);
+	char *kind = str_of(r, j, "kind", 0);
+	w->kind = kind && !strcmp(kind, "model") ? WORKLOAD_MODEL : WORKLOAD_OP;
+	free(kind);
+	w->batch = int_of(r, j, "batch");
+	w->resolution = int_of(r, j, "resolution");
+	w->dtype = str_of(r, j, "dtype", 0);
+	w->tf32 = bool_of(r, j, "tf32");
+	if (w->kind == WORKLOAD_MODEL) {
+		w->model = str_of(r, j, "model", 0);
+		return;
+	}
+	w->op = str_of(r, j, "op", 0);
+	json_t *sh = need(r, j, "shape", JSON_OBJECT, 0);
+	w->shape = xcalloc(json_object_size(sh) ? json_object_size(sh) : 1, sizeof(*w->shape));
+	const char *k;
+	json_t *x;
+	json_object_foreach(sh, k, x) {
+		w->shape[w->nshape].name = xstrdup(k);
+		w->shape[w->nshape++].value = json_is_integer(x) ? (int64_t)json_integer_value(x) : 0;
+	}
+}
+
+int unitspec_read(const char *path, struct unitspec **out)
+{
+	json_error_t je;
+	*out = NULL;
+	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	if (!root) {
+		error("'%s':%d:%d: %s", path, je.line, je.column, je.text);
+		return -1;
+	}
+	struct rd r = { .path = path };
+	struct unitspec *s = xcalloc(1, sizeof(*s));
+	s->path = xstrdup(path);
+	int64_t version = int_of(&r, root, "spec");
+	if (!r.failed && version != UNITSPEC_VERSION) {
+		error("'%s': specification version %" PRId64 ", this harness reads %d", path, version,
+		      UNITSPEC_VERSION);
+		r.failed = 1;
+	}
+	s->experiment = str_of(&r, root, "experiment", 0);
+	s->mode = str_of(&r, root, "mode", 0);
+	s->backend = str_of(&r, root, "backend", 0);
+	s->tuner = str_of(&r, root, "tuner", 0);
+	s->cache_dir = str_of(&r, root, "cache_dir", 0);
+	s->workload = str_of(&r, root, "workload", 1);
+	s->unit = int_of(&r, root, "unit");
+	s->repeat = int_of(&r, root, "repeat");
+	s->block = int_of(&r, root, "block");
+	s->warm = bool_of(&r, root, "warm");
+	s->seed = (uint64_t)int_of(&r, root, "seed"); /* written as the int64 of its bits */
+	s->timeout_s = num_of(&r, root, "timeout_s");
+	json_t *x, *ex = need(&r, root, "expects", JSON_ARRAY, 0);
+	size_t i;
+	json_array_foreach(ex, i, x) {
+		const char *w = json_string_value(x);
+		s->expects |= w && !strcmp(w, "compile") ? MODE_EXPECTS_COMPILE
+			      : w && !strcmp(w, "benchmark") ? MODE_EXPECTS_BENCHMARK : 0;
+	}
+	json_t *m = need(&r, root, "measure", JSON_OBJECT, 0);
+	if (m) {
+		struct measure_settings *ms = &s->measure;
+		ms->warmup_s = num_of(&r, m, "warmup_s");
+		ms->warmup_count = int_of(&r, m, "warmup_count");
+		ms->min_samples = int_of(&r, m, "min_samples");
+		ms->max_samples = int_of(&r, m, "max_samples");
+		ms->max_time_s = num_of(&r, m, "max_time_s");
+		ms->target_rel_precision = num_of(&r, m, "target_rel_precision");
+		ms->flush = bool_of(&r, m, "flush");
+		ms->trial_samples = int_of(&r, m, "trial_samples");
+		ms->threads = int_of(&r, m, "threads");
+	}
+	json_t *wl = need(&r, root, "workloads", JSON_ARRAY, 0);
+	s->workloads = xcalloc(json_array_size(wl) + 1, sizeof(*s->workloads));
+	json_array_foreach(wl, i, x) {
+		if (!json_is_object(x)) {
+			if (!r.failed)
+				error("'%s': workloads[%zu] is not an object", path, i);
+			r.failed = 1;
+			break;
+		}
+		workload_read(&r, x, &s->workloads[s->nworkloads++]);
+	}
+	json_t *opt = need(&r, root, "options", JSON_OBJECT, 0);
+	s->options = xcalloc(json_object_size(opt) + 1, sizeof(*s->options));
+	const char *key;
+	json_object_foreach(opt, key, x)
+		option_read(x, key, &s->options[s->noptions++]);
+	s->lut = str_of(&r, root, "lut", 1);
+	json_t *tr = need(&r, root, "train", JSON_ARRAY, 0);
+	s->train = xcalloc(json_array_size(tr) + 1, sizeof(*s->train));
+	json_array_foreach(tr, i, x)
+		if (json_is_string(x))
+			s->train[s->ntrain++] = xstrdup(json_string_value(x));
+	char *fault = str_of(&r, root, "fault", 0);
+	s->fault = FAULT_NONE;
+	for (int k = FAULT_NONE; fault && k <= FAULT_BAD_RECORD; k++)
+		if (!strcmp(fault, fault_kind_name((enum fault_kind)k)))
+			s->fault = (enum fault_kind)k;
+	free(fault);
+	json_decref(root);
+	if (r.failed) {
+		unitspec_free(s);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
+void unitspec_free(struct unitspec *s)
+{
+	if (!s)
+		return;
+	free(s->path);
+	free(s->experiment);
+	free(s->mode);
+	free(s->backend);
+	free(s->tuner);
+	free(s->cache_dir);
+	free(s->workload);
+	for (size_t i = 0; i < s->nworkloads; i++)
+		workload_release(&s->workloads[i]);
+	free(s->workloads);
+	for (size_t i = 0; i < s->noptions; i++)
+		tuner_option_release(&s->options[i]);
+	free(s->options);
+	free(s->lut);
+	for (size_t i = 0; i < s->ntrain; i++)
+		free(s->train[i]);
+	free(s->train);
+	free(s);
 }

@@ -12,10 +12,11 @@
 #include <unistd.h>
 
 #include "harness/base/sysinfo.h"
-#include "harness/config/experiment.h"
+#include "harness/config/lut.h"
 #include "harness/record/proto.h"
 #include "harness/record/recorder.h"
 #include "harness/record/train.h"
+#include "harness/run/unitspec.h"
 #include "kernels/backend.h"
 #include "kernels/tune.h"
 #include "kernels/tuner.h"
@@ -59,11 +60,11 @@ struct setup {
 
 struct wk {
 	const struct worker_args *a;
-	const struct experiment *exp;
-	const struct mode *mode;
+	const struct unitspec *spec; /* what to do: backend, tuner, workloads, measure, ... */
 	const struct tuner_ops *tuner;
 	const struct backend_ops *bops;
 	struct backend *b;
+	struct tuner_lut *lut;     /* the lut tuner's table (the run folder's copy), or NULL */
 	struct tuner_train *train; /* model-topk's training data, or NULL */
 	struct proto_out out;
 	struct setup setup;
@@ -99,7 +100,7 @@ static int take_samples(struct wk *w, size_t i, int64_t count, struct sample *s)
 	for (int64_t k = 0; k < count; k++) {
 		char *cause = NULL;
 		s[k] = (struct sample)SAMPLE_INIT;
-		if (w->bops->sample(w->b, i, w->exp->measure.flush, &s[k], &cause)) {
+		if (w->bops->sample(w->b, i, w->spec->measure.flush, &s[k], &cause)) {
 			error("cell '%s': %s", w->bops->cell(w->b, i)->name, cause);
 			free(cause);
 			return -1;
@@ -262,8 +263,8 @@ static void cell_args(struct wk *w, size_t i, struct tuner_cell *id, struct wk_e
 	const struct cell *cell = w->bops->cell(w->b, i);
 	*id = (struct tuner_cell){ .name = cell->name, .op = cell->op, .shape = cell->shape };
 	*ta = (struct tuner_args){ .space = w->bops->space(w->b, i), .cell = id,
-				   .options = w->mode->options, .noptions = w->mode->noptions,
-				   .seed = w->exp->seed ^ (uint64_t)i, .lut = w->mode->lut,
+				   .options = w->spec->options, .noptions = w->spec->noptions,
+				   .seed = w->spec->seed ^ (uint64_t)i, .lut = w->lut,
 				   .train = w->train };
 	*est = (struct wk_estimate){ .ops = w->bops, .b = w->b, .i = i };
 	if (w->bops->estimate) {
@@ -319,7 +320,7 @@ static int tune_one(struct wk *w, size_t i)
 	if (proto_space_of(w, i, s))
 		return -1;
 	int64_t t0 = util_now_ns();
-	if (tune_cell(w->tuner, &ta, w->exp->measure.trial_samples, &m, &tr, &cause)) {
+	if (tune_cell(w->tuner, &ta, w->spec->measure.trial_samples, &m, &tr, &cause)) {
 		error("cell '%s': %s", cell->name, cause);
 		free(cause);
 		return -1;
@@ -387,7 +388,7 @@ static int tune_one(struct wk *w, size_t i)
 /* Measure cell i: warm-up by time and count, then samples until a stop rule fires. */
 static int measure_cell(struct wk *w, size_t i)
 {
-	const struct measure_settings *ms = &w->exp->measure;
+	const struct measure_settings *ms = &w->spec->measure;
 	int64_t t0 = util_now_ns();
 	int64_t warm_n = 0;
 	struct sample one;
@@ -453,7 +454,7 @@ done:
 
 static void inject_fault(struct wk *w)
 {
-	switch (w->mode->fault) {
+	switch (w->spec->fault) {
 	case FAULT_NONE:
 		return;
 	case FAULT_CRASH:
@@ -490,7 +491,7 @@ static int emit_cells(struct wk *w)
 
 int worker_main(const struct worker_args *a)
 {
-	struct experiment *exp = NULL;
+	struct unitspec *spec = NULL;
 	struct wk w = { .a = a, .verdict = REC_STATUS_OK };
 	char *cause = NULL;
 	int ret = 1;
@@ -503,42 +504,32 @@ int worker_main(const struct worker_args *a)
 		return 1;
 	if (proto_out_open(&w.out, a->record_fd))
 		return 1;
-	if (experiment_load_flags(a->experiment, EXPERIMENT_NO_FILE_CHECKS, &exp))
+	if (unitspec_read(a->spec, &spec))
 		goto done;
-	w.exp = exp;
-	w.mode = experiment_mode(exp, a->mode);
-	if (!w.mode) {
-		error("no mode '%s' in '%s'", a->mode, a->experiment);
-		goto done;
-	}
-	w.tuner = tuner_find(w.mode->tuner);
-	w.bops = backend_find(a->backend);
-	experiment_apply_on(exp, a->backend); /* its [on.BACKEND] measure settings */
-	/* and its mode's [modes.measure] over them: this unit's from here on */
-	exp->measure = experiment_mode_measure(exp->measure, w.mode);
+	w.spec = spec;
+	w.tuner = tuner_find(spec->tuner);
+	w.bops = backend_find(spec->backend);
 	if (!w.tuner || !w.bops) {
-		error("unknown %s '%s'", w.tuner ? "backend" : "tuner",
-		      w.tuner ? a->backend : w.mode->tuner);
+		error("'%s': unknown %s '%s'", a->spec, w.tuner ? "backend" : "tuner",
+		      w.tuner ? spec->backend : spec->tuner);
 		goto done;
 	}
-	if (proto_hello(&w.out, a->mode, a->unit, a->backend))
+	if (proto_hello(&w.out, spec->mode, spec->unit, spec->backend))
 		goto done;
 	inject_fault(&w);
 
-	struct backend_ctx ctx = { .cache_dir = a->cache_dir, .kernel_dir = backend_kernel_dir(),
-				   .threads = exp->measure.threads, .seed = exp->seed,
-				   .unit = a->unit };
+	struct backend_ctx ctx = { .cache_dir = spec->cache_dir, .kernel_dir = backend_kernel_dir(),
+				   .threads = spec->measure.threads, .seed = spec->seed,
+				   .unit = spec->unit };
 	w.b = w.bops->open(&ctx, &cause);
 	if (!w.b) {
-		error("cannot open the '%s' backend: %s", a->backend, cause);
+		error("cannot open the '%s' backend: %s", spec->backend, cause);
 		goto done;
 	}
 	size_t added = 0;
-	for (size_t k = 0; k < exp->nworkloads; k++) {
-		const struct workload *wl = &exp->workloads[k];
-		if (!backend_workload_for(wl, a->backend) ||
-		    !mode_has_workload(w.mode, wl->name) ||
-		    (a->workload && strcmp(wl->name, a->workload)))
+	for (size_t k = 0; k < spec->nworkloads; k++) {
+		const struct workload *wl = &spec->workloads[k];
+		if (spec->workload && strcmp(wl->name, spec->workload))
 			continue;
 		if (w.bops->add_workload(w.b, wl, &cause)) {
 			error("workload '%s': %s", wl->name, cause);
@@ -546,37 +537,39 @@ int worker_main(const struct worker_args *a)
 		}
 		added++;
 	}
-	if (a->workload && !added && !mode_has_workload(w.mode, a->workload)) {
-		error("--workload '%s': mode '%s' does not run it (its 'workloads' in '%s')",
-		      a->workload, a->mode, a->experiment);
+	if (!added) {
+		error("'%s': no workload to run%s%s%s on backend '%s'", a->spec,
+		      spec->workload ? " (it names workload '" : "",
+		      spec->workload ? spec->workload : "", spec->workload ? "')" : "", spec->backend);
 		goto done;
 	}
-	if (a->workload && !added) {
-		error("--workload '%s': no such workload for backend '%s' in '%s'", a->workload,
-		      a->backend, a->experiment);
-		goto done;
+	if (spec->lut) {
+		/* the lookup table: one that cannot be read is kept as the table's error, and the
+		 * tuner falls back to the heuristic, saying why */
+		w.lut = xcalloc(1, sizeof(*w.lut));
+		lut_read(spec->lut, spec->lut, w.lut);
 	}
 	struct sbuf info;
 	sbuf_init(&info);
 	w.bops->describe(w.b, &info);
 	int r = proto_info(&w.out, info.buf);
 	sbuf_release(&info);
-	if (!r && w.mode->lut) {
+	if (!r && w.lut) {
 		/* the lookup table's provenance: the run folder's copy, and its SHA-256 */
 		char *lut = xasprintf("lut_table=%s\nlut_sha256=%s\nlut_entries=%zu\n",
-				      w.mode->lut->path, w.mode->lut->sha256, w.mode->lut->n);
+				      w.lut->path, w.lut->sha256, w.lut->n);
 		r = proto_info(&w.out, lut);
 		free(lut);
 	}
-	if (!r && w.mode->ntrain) {
+	if (!r && spec->ntrain) {
 		/* model-topk's training data (the run folder's copies) and its provenance; a
 		 * file that cannot be read leaves the tuner without a model, which it says */
 		struct sbuf prov;
 		sbuf_init(&prov);
 		w.train = xcalloc(1, sizeof(*w.train));
-		for (size_t k = 0; k < w.mode->ntrain && !w.train->error; k++)
-			if (rec_train_read(w.mode->train[k], w.train))
-				w.train->error = xasprintf("cannot read '%s'", w.mode->train[k]);
+		for (size_t k = 0; k < spec->ntrain && !w.train->error; k++)
+			if (rec_train_read(spec->train[k], w.train))
+				w.train->error = xasprintf("cannot read '%s'", spec->train[k]);
 		for (size_t k = 0; k < w.train->nfiles; k++)
 			sbuf_addf(&prov, "model_train_file=%s\nmodel_train_sha256=%s\n"
 				  "model_train_trials=%zu\n", w.train->files[k], w.train->sha256[k],
@@ -704,6 +697,9 @@ done:
 	if (w.train)
 		tuner_train_release(w.train);
 	free(w.train);
-	experiment_free(exp);
+	if (w.lut)
+		tuner_lut_release(w.lut);
+	free(w.lut);
+	unitspec_free(spec);
 	return ret;
 }

@@ -1,21 +1,17 @@
-/* worker.h: the harness's own unit process.  One worker = one mode x one repeat: it opens
- * the backend on the unit's cache directory, tunes every op cell with the mode's tuner
- * (every trial recorded), then measures every cell (warm-up, then samples until a stop rule)
- * and streams it all as protocol records (proto.h) on fd 3.  It never touches the results
- * file.  Started by the scheduler as `harness __worker ...` (cmd-worker.c). */
+/* worker.h: the harness's own unit process.  One worker = one mode x one repeat: it reads
+ * the unit's specification (unitspec.h: backend, tuner, workloads, measure settings, seed,
+ * options; never the experiment file), opens the backend on the unit's cache directory,
+ * tunes every op cell with the tuner (every trial recorded), then measures every cell
+ * (warm-up, then samples until a stop rule) and streams it all as protocol records
+ * (proto.h) on fd 3.  It never touches the results file.  Started by the scheduler as
+ * `harness __worker --spec FILE` (cmd-worker.c). */
 #ifndef HARNESS_WORKER_H
 #define HARNESS_WORKER_H
 
 #include <stdint.h>
 
 struct worker_args {
-	const char *experiment;  /* the run's copy of the experiment file */
-	const char *mode;        /* mode name */
-	int64_t unit;            /* plan id */
-	const char *backend;     /* the backend the scheduler resolved ("cpu") */
-	const char *cache_dir;   /* this unit's cache directory */
-	const char *workload;    /* the one workload to run (unit_scope = "workload"), or NULL:
-				  * every workload of the mode (its `workloads`) for the backend */
+	const char *spec;        /* the unit's specification (HARNESS_UNIT_SPEC) */
 	int record_fd;           /* where records go (PROTO_FD) */
 };
 

@@ -10,7 +10,7 @@ export PYTHONPATH="$top_srcdir/tests/cli"
 
 # check RESULTS SCOPE: plan, units and cells of RESULTS against the experiment's modes:
 # default and heuristic run g, g2, br; exhaustive runs g and br
-check() { $PY - "$@" <<'PYEOF'
+check_run() { $PY - "$@" <<'PYEOF'
 import json, sys, h5py
 from h5util import table, meta, Checker
 c = Checker("mode-workloads " + sys.argv[1])
@@ -53,7 +53,7 @@ expect_status 0 h check mode-workloads.toml &&
 	pass "check names the mode's workloads, and warns of a hypothesis on one it does not run"
 
 expect_status 0 h run -q -o r.h5 mode-workloads.toml && pass "a unit_scope = workload run" || finish
-check r.h5 workload || fail "the run's plan, units and cells"
+check_run r.h5 workload || fail "the run's plan, units and cells"
 expect_grep "^g2/sgemm:m=24,n=16,k=48 +[0-9.]+ +[0-9.]+ +-$" "$SCRATCH/out" &&
 	pass "the closing summary has no g2 value for exhaustive"
 expect_grep "hypothesis 'g2-any': no comparison of mode 'exhaustive' with 'default' in workload 'g2' \(a mode's 'workloads' leaves it out\): the mode is left out of it" "$SCRATCH/err"
@@ -118,19 +118,21 @@ if command -v gnuplot >/dev/null 2>&1; then
 	grep -q "g2/sgemm:m=24,n=16,k=48 | exhaustive" plots/forest.svg && fail "plot: a forest row of exhaustive in g2"
 fi
 
-# a worker asked for a workload its mode does not run fails, naming it
-mkdir -p cx
-h __worker --experiment mode-workloads.toml --mode exhaustive --unit 0 --backend cpu \
-	--cache-dir cx --workload g2 3>/dev/null >"$SCRATCH/out" 2>"$SCRATCH/err"
-rc=$?
-[ $rc -ne 0 ] && grep -q "\-\-workload 'g2': mode 'exhaustive' does not run it" "$SCRATCH/err" &&
-	pass "--workload of a workload the mode does not run fails the unit, naming it" ||
-	fail "--workload g2: exit $rc, $(cat "$SCRATCH/err")"
+# each unit's specification lists only the workloads its mode runs (and its backend has)
+python3 - r/cache/*/harness-unit-*.json <<'PYEOF' && pass "no exhaustive unit is told of g2, no unit of the cuda-only workload" ||
+import json, sys
+specs = [json.load(open(p)) for p in sys.argv[1:]]
+ex = [s for s in specs if s["mode"] == "exhaustive"]
+assert ex and all(s["workload"] != "g2" and "g2" not in [w["name"] for w in s["workloads"]] for s in ex), ex
+assert all(len(s["workloads"]) == 1 and s["workloads"][0]["name"] == s["workload"] for s in specs), specs
+assert all(s["backend"] == "cpu" and "gpu-only" not in [w["name"] for w in s["workloads"]] for s in specs)
+PYEOF
+	fail "the units' specifications"
 
 # unit_scope = "mode": one unit per mode, exhaustive's measures g and br alone
 sed '/^unit_scope/d; /^hypotheses/d' mode-workloads.toml >mode.toml
 expect_status 0 h run -q -o m.h5 mode.toml && pass "a unit_scope = mode run" || finish
-check m.h5 mode || fail "the unit_scope = mode run's plan, units and cells"
+check_run m.h5 mode || fail "the unit_scope = mode run's plan, units and cells"
 
 # a command unit's specification lists its mode's workloads
 cp "$DATA/command/fake_worker.py" "$DATA/command/mode-workloads.toml" .

@@ -36,10 +36,10 @@ nb=$(ls r/journal/unit-*.h5 2>/dev/null | wc -l)
 # no orphan worker outlives the harness (PDEATHSIG: the kernel kills it; give a busy machine
 # up to 10 s to deliver and reap)
 for _ in $(seq 1 100); do
-	pgrep -f "__worker --experiment $SCRATCH/r/" >/dev/null || break
+	pgrep -f "__worker --spec $SCRATCH/r/" >/dev/null || break
 	sleep 0.1
 done
-pgrep -f "__worker --experiment $SCRATCH/r/" >/dev/null && fail "a worker outlived the killed harness"
+pgrep -f "__worker --spec $SCRATCH/r/" >/dev/null && fail "a worker outlived the killed harness"
 # killed before the results file was (re)assembled: it may be missing altogether
 rm -f r.h5
 

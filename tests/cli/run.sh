@@ -65,7 +65,10 @@ for u in cold:
     c.check(env.get("HARNESS_CACHE_DIR") == u["cache_dir"] and env.get("HOME") == u["cache_dir"], "unit %d env points caches at its dir" % u["id"])
     c.check("PLANTED_SECRET" not in env, "unit %d env is allowlisted (no PLANTED_SECRET)" % u["id"])
     argv = json.loads(u["argv_json"])
-    c.check(argv[0] == "/proc/self/exe" and argv[1] == "__worker" and u["mode"] in argv, "unit %d argv recorded (the scheduler's own binary)" % u["id"])
+    spec_path = os.path.join(u["cache_dir"], "harness-unit-%04d.json" % u["id"])
+    c.check(argv == ["/proc/self/exe", "__worker", "--spec", spec_path] and env.get("HARNESS_UNIT_SPEC") == spec_path, "unit %d argv recorded (the scheduler's own binary, its specification)" % u["id"])
+    spec = json.load(open(spec_path))
+    c.check(spec["mode"] == u["mode"] and spec["unit"] == u["id"] and spec["backend"] == "cpu" and spec["warm"] == bool(u["warm"]), "unit %d's specification names its mode, unit and backend" % u["id"])
     c.check(os.path.exists(os.path.join(os.path.dirname(path), u["stderr_log"])), "unit %d stderr log kept" % u["id"])
 names = sorted(x["name"] for x in cells)
 c.check(len(names) == 2 and any(n.startswith("g/sgemm") for n in names) and any(n.startswith("br/bias_relu") for n in names), "two op cells: %s" % names)
@@ -123,7 +126,8 @@ c.check(m["backend_requested"] == "cpu" and m["backend"] == "cpu", "run-level ba
 c.check(m.get("openblas") not in (None, "", "unknown"), "the cpu backend's describe_build recorded openblas")
 for u in units:
     argv = json.loads(u["argv_json"])
-    c.check(argv[1] == "__worker" and argv[argv.index("--backend") + 1] == "cpu", "unit %d started as the registry says" % u["id"])
+    spec = json.load(open(argv[argv.index("--spec") + 1]))
+    c.check(argv[1] == "__worker" and spec["backend"] == "cpu" and spec["tuner"] == ("vendor" if u["mode"] == "default" else u["mode"]), "unit %d started as the registry says (its spec: backend %s, tuner %s)" % (u["id"], spec["backend"], spec["tuner"]))
 c.exit()
 PYEOF
 h audit -f json permode.h5 >"$SCRATCH/out" 2>"$SCRATCH/err"

@@ -28,14 +28,16 @@ c = u.cell("x/y")
 u.samples(c, [1200, 1300])
 u.measure(c)
 u.setup()
-u.done()' && pass "a unit that compiles nothing when compile is expected does not conform"
+u.done()' && pass "a unit that compiles nothing when compile is expected does not conform" ||
+	fail "a unit that compiles nothing when compile is expected does not conform"
 expect_grep "PROBLEM: expects compile: it recorded 0 compiles" "$SCRATCH/out"
 expect_status 1 h selftest-unit -- python3 -c '
 import harness_unit as hu
 u = hu.Unit(hu.read_spec())
 c = u.cell("x/y")
 u.samples(c, [1200, 1300])
-u.done()' && pass "a unit without setup or measure records does not conform"
+u.done()' && pass "a unit without setup or measure records does not conform" ||
+	fail "a unit without setup or measure records does not conform"
 expect_grep "PROBLEM: no 'setup' record" "$SCRATCH/out"
 expect_grep "PROBLEM: cell 'x/y' has no 'measure' record" "$SCRATCH/out"
 # --dir keeps the unit's folder: its specification is the documented JSON
@@ -50,5 +52,22 @@ assert s["workloads"][1]["model"] == "resnet18" and s["record_fd"] == 3, s' "$sp
 grep -q '^HARNESS_UNIT_SPEC=.*/harness-unit-0000.json$' kept/unit.out && pass "HARNESS_UNIT_SPEC names it" ||
 	fail "HARNESS_UNIT_SPEC in the unit's environment"
 expect_status 2 h selftest-unit && pass "no command is a usage error"
+expect_status 2 h selftest-unit --tuner heuristic -- true && pass "a command and --tuner is a usage error"
+expect_status 2 h selftest-unit --backend cpu -- true && pass "--backend without --tuner is a usage error"
+
+# the harness's own worker is checked like any other unit: from its specification alone
+expect_status 0 h selftest-unit --tuner heuristic --backend cpu --dir own &&
+	expect_grep "^unit: the harness's own worker on backend cpu$" "$SCRATCH/out" &&
+	expect_grep "^ok: expects compile: it recorded [1-9][0-9]* compiles" "$SCRATCH/out" &&
+	expect_grep "^conforms: 0 problem" "$SCRATCH/out" && pass "the own worker (heuristic on cpu) conforms" ||
+	fail "the own worker"
+python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["backend"] == "cpu" and s["tuner"] == "heuristic" and s["fault"] == "none" and s["lut"] is None, s' \
+	own/cache-*/harness-unit-0000.json && pass "its specification names backend and tuner" ||
+	fail "the own worker's specification"
+expect_status 2 h selftest-unit --tuner nosuch && expect_grep "nosuch" "$SCRATCH/err" && pass "an unknown tuner is refused" ||
+	fail "an unknown tuner"
 expect_status 2 h selftest-unit --timeout -3 -- true && pass "a bad --timeout is a usage error"
 finish

@@ -220,7 +220,8 @@ START_TEST(mode_workloads_units)
 
 	/* an external unit's specification lists the mode's workloads (those for "command") */
 	wl[2].backend = NULL;
-	struct unitspec_unit u = { .id = 3, .cache_dir = "/nonexistent", .timeout_s = 60 };
+	struct unitspec_unit u = { .id = 3, .backend = "command", .cache_dir = "/nonexistent",
+				   .timeout_s = 60 };
 	char *js = unitspec_json(&xp, &modes[2], &u);
 	ck_assert_ptr_nonnull(strstr(js, "\"name\": \"r18\""));
 	ck_assert_ptr_nonnull(strstr(js, "\"name\": \"gpu-only\""));
@@ -339,7 +340,8 @@ START_TEST(unit_environment)
 	xp.env_set = set;
 	xp.nenv_set = 1;
 	xp.measure.threads = 3;
-	char **env = unitenv_env(&xp, "/tmp/c/u0007-abc", 7, "beam");
+	struct mode beam = { .name = "beam" };
+	char **env = unitenv_env(&xp, &beam, "cpu", "/tmp/c/u0007-abc", 7);
 	struct sbuf all;
 	sbuf_init(&all);
 	for (char **e = env; *e; e++)

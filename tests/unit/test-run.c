@@ -18,6 +18,7 @@
 #include "harness/run/unitspec.h"
 #include <jansson.h>
 #include "kernels/backend.h"
+#include "kernels/tuner.h"
 #include "tests/unit/testutil.h"
 
 /* ---- the status ladder ------------------------------------------------------------- */
@@ -234,8 +235,8 @@ END_TEST
 
 START_TEST(argv_from_registry)
 {
-	struct unitenv_start s = { .self = "/proc/self/exe", .experiment = "/r/x/experiment.toml",
-				   .mode = "tuned", .unit = 42, .cache_dir = "/r/x/cache/u0042-a" };
+	struct unitenv_start s = { .self = "/proc/self/exe",
+				   .spec = "/r/x/cache/u0042-a/harness-unit-0042.json" };
 	char *cause = NULL;
 	char **argv = unitenv_argv(backend_entry("cpu"), &s, &cause);
 	ck_assert_ptr_nonnull(argv);
@@ -243,8 +244,8 @@ START_TEST(argv_from_registry)
 	sbuf_init(&sb);
 	for (char **a = argv; *a; a++)
 		sbuf_addf(&sb, "%s%s", a == argv ? "" : " ", *a);
-	ck_assert_str_eq(sb.buf, "/proc/self/exe __worker --experiment /r/x/experiment.toml "
-				 "--mode tuned --unit 42 --backend cpu --cache-dir /r/x/cache/u0042-a");
+	ck_assert_str_eq(sb.buf, "/proc/self/exe __worker --spec "
+				 "/r/x/cache/u0042-a/harness-unit-0042.json");
 	sbuf_release(&sb);
 	unitenv_free(argv);
 
@@ -288,7 +289,7 @@ START_TEST(unitspec_says_what_to_measure)
 	xp.nworkloads = 1;
 	xp.measure.min_samples = 7;
 	const char *const cells[] = { "g/sgemm:m=32,k=40", NULL };
-	struct unitspec_unit u = { .id = 9, .repeat = 2, .block = 2, .warm = 1,
+	struct unitspec_unit u = { .id = 9, .repeat = 2, .block = 2, .warm = 1, .backend = "command",
 				   .cache_dir = "/c/u0008-x", .timeout_s = 30, .cells = cells };
 	char *text = unitspec_json(&xp, &m, &u);
 	json_t *j = json_loads(text, 0, NULL);
@@ -313,6 +314,97 @@ START_TEST(unitspec_says_what_to_measure)
 			 "g/sgemm:m=32,k=40");
 	json_decref(j);
 	free(text);
+}
+END_TEST
+
+/* The harness's own worker reads its unit back from the specification alone: what it reads
+ * is what the scheduler resolved (backend, tuner, workloads, options, the seed's 64 bits,
+ * the tables' run-folder copies, the fault), and its measure settings are composed once:
+ * [on.BACKEND] over [measure], the mode's keys over those. */
+START_TEST(unitspec_round_trip)
+{
+	struct workload w[2] = {
+		{ .name = "g", .kind = WORKLOAD_OP, .op = "sgemm", .batch = 1, .resolution = 224 },
+		{ .name = "r", .kind = WORKLOAD_MODEL, .model = "resnet18", .batch = 2,
+		  .resolution = 32, .dtype = "float16", .tf32 = 1 },
+	};
+	struct shape_dim dims[] = { { "m", 32 }, { "n", 8 }, { "k", 40 } };
+	w[0].shape = dims;
+	w[0].nshape = 3;
+	struct tuner_option li[] = { { .type = TUNER_OPT_INT, .i = 2, .f = 2 },
+				     { .type = TUNER_OPT_INT, .i = 4, .f = 4 } };
+	struct tuner_option ti[] = { { .key = "bm", .type = TUNER_OPT_LIST, .items = li, .nitems = 2 } };
+	struct tuner_option opts[] = {
+		{ .key = "values", .type = TUNER_OPT_TABLE, .items = ti, .nitems = 1 },
+		{ .key = "threshold", .type = TUNER_OPT_FLOAT, .f = 2.0 },
+		{ .key = "include_vendor", .type = TUNER_OPT_BOOL, .i = 1 },
+		{ .key = "name", .type = TUNER_OPT_STRING, .s = "x \"y\"" },
+	};
+	char *train[] = { "/anywhere/a.h5", "/anywhere/b.h5" };
+	struct mode m = { .name = "mt", .tuner = "model-topk", .options = opts, .noptions = 4,
+			  .fault = FAULT_HANG, .train = train, .ntrain = 2 };
+	m.measure.min_samples = 11;
+	m.measure_set = 1u << 2; /* min_samples (measure_keys order) */
+	struct experiment xp;
+	memset(&xp, 0, sizeof(xp));
+	xp.name = "x";
+	xp.seed = 0xfedcba9876543210ull;
+	xp.workloads = w;
+	xp.nworkloads = 2;
+	xp.measure = (struct measure_settings){ .warmup_s = 0.1, .min_samples = 5, .max_samples = 50,
+						.max_time_s = 1, .target_rel_precision = 0.01,
+						.flush = 1, .trial_samples = 3, .threads = 1 };
+	struct backend_settings on = { .backend = "cpu", .measure = xp.measure };
+	on.measure.threads = 6;
+	on.measure.flush = 0;
+	xp.on = &on;
+	xp.non = 1;
+	ck_assert_int_eq(experiment_unit_measure(&xp, &m, "cpu").threads, 6);
+	ck_assert_int_eq(experiment_unit_measure(&xp, &m, "cpu").min_samples, 11);
+	ck_assert_int_eq(experiment_unit_measure(&xp, &m, "cuda").threads, 1);
+	struct unitspec_unit u = { .id = 12, .repeat = 3, .block = 3, .backend = "cpu",
+				   .run_dir = "/r/x", .cache_dir = testutil_scratch, .timeout_s = 9.5,
+				   .workload = "r" };
+	char *path = unitspec_path(testutil_scratch, 12);
+	ck_assert_int_eq(unitspec_write(path, &xp, &m, &u), 0);
+	struct unitspec *s = NULL;
+	ck_assert_int_eq(unitspec_read(path, &s), 0);
+	ck_assert_str_eq(s->mode, "mt");
+	ck_assert_str_eq(s->backend, "cpu");
+	ck_assert_str_eq(s->tuner, "model-topk");
+	ck_assert_str_eq(s->workload, "r");
+	ck_assert_int_eq(s->unit, 12);
+	ck_assert(s->seed == 0xfedcba9876543210ull);
+	ck_assert(s->fault == FAULT_HANG);
+	ck_assert_double_eq(s->timeout_s, 9.5);
+	struct measure_settings want = experiment_unit_measure(&xp, &m, "cpu");
+	ck_assert(experiment_measure_equal(&s->measure, &want));
+	ck_assert_double_eq(s->measure.warmup_s, 0.1);
+	ck_assert_uint_eq(s->nworkloads, 1); /* unit_scope = "workload": its one */
+	ck_assert_str_eq(s->workloads[0].model, "resnet18");
+	ck_assert_str_eq(s->workloads[0].dtype, "float16");
+	ck_assert_int_eq(s->workloads[0].tf32, 1);
+	ck_assert_int_eq(s->workloads[0].batch, 2);
+	ck_assert(tuner_options_equal(s->options, s->noptions, opts, 4));
+	ck_assert_int_eq(s->options[1].type, TUNER_OPT_FLOAT); /* 2.0 stays a float */
+	ck_assert_ptr_null(s->lut);
+	ck_assert_uint_eq(s->ntrain, 2);
+	ck_assert_str_eq(s->train[1], "/r/x/tables/mt-train-1.h5");
+	unitspec_free(s);
+	/* every workload when the unit runs them all, with the op's shape in order */
+	u.workload = NULL;
+	m.tuner = "lut";
+	m.ntrain = 0;
+	ck_assert_int_eq(unitspec_write(path, &xp, &m, &u), 0);
+	ck_assert_int_eq(unitspec_read(path, &s), 0);
+	ck_assert_uint_eq(s->nworkloads, 2);
+	ck_assert_ptr_null(s->workload);
+	ck_assert_uint_eq(s->workloads[0].nshape, 3);
+	ck_assert_str_eq(s->workloads[0].shape[2].name, "k");
+	ck_assert_int_eq(s->workloads[0].shape[2].value, 40);
+	ck_assert_str_eq(s->lut, "/r/x/tables/mt.toml");
+	unitspec_free(s);
+	free(path);
 }
 END_TEST
 
@@ -348,7 +440,8 @@ START_TEST(env_follows_the_table)
 	struct experiment xp;
 	memset(&xp, 0, sizeof(xp));
 	xp.measure.threads = 5;
-	char **env = unitenv_env(&xp, "/c/u0003-q", 3, "vendor");
+	struct mode vendor = { .name = "vendor" };
+	char **env = unitenv_env(&xp, &vendor, "cpu", "/c/u0003-q", 3);
 	for (const struct unit_var *v = backend_unit_vars; v->name; v++) {
 		size_t l = strlen(v->name), seen = 0;
 		const char *val = NULL;
@@ -509,6 +602,11 @@ int main(void)
 	tcase_add_test(tc, unitspec_says_what_to_measure);
 	tcase_add_test(tc, command_leak_from_counters);
 	tcase_add_test(tc, host_note_when_reaped_with_records);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("spec");
+	testutil_name = "test-run";
+	tcase_add_checked_fixture(tc, testutil_scratch_setup, testutil_scratch_teardown);
+	tcase_add_test(tc, unitspec_round_trip);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }
