@@ -3,7 +3,8 @@
  * hypothesis CORROBORATED, FALSIFIED or INCONCLUSIVE on a run's report (hyp-eval.c).
  * Reading the files is the configuration layer's (harness/config/hypothesis.h), their git
  * state in a results file the record layer's (harness/record/prereg.h), and writing the
- * verdicts the output layer's (harness/output/write.h: hyp_eval_write, hyp_evaluate_run).
+ * verdicts the output layer's (harness/output/write.h: hyp_eval_write); `harness run`'s
+ * closing verdicts are built by its caller (cmd-run.c) and written the same way.
  *
  * `harness verify` (cmd-verify.c): analysis_load(), hyp_set_load(), report_build(),
  * hyp_evaluate(), hyp_eval_write().

@@ -14,6 +14,7 @@
 #include "harness/cli/cmd.h"
 #include "harness/config/experiment.h"
 #include "harness/config/hypothesis.h"
+#include "harness/record/proto.h"
 
 /* "'a', 'b'": the experiment's mode names (workloads: 0) or workload names (1). */
 static char *name_list(const struct experiment *e, int workloads)
@@ -171,16 +172,43 @@ static char *backend_repeats(const struct experiment *e)
 	return sbuf_detach(&sb);
 }
 
+/* What each unit of e will be given, as the unit specification says it (unitspec.h): each
+ * mode's measure settings (experiment_unit_measure: the one place they are composed) on
+ * its requested backend and on each backend e has an [on.BACKEND] table for, and the
+ * limits on what one unit may send (the defaults resolved). */
+static void print_settings(const struct experiment *e)
+{
+	for (size_t i = 0; i < e->nmodes; i++) {
+		const struct mode *m = &e->modes[i];
+		for (size_t k = 0; k <= e->non; k++) {
+			const char *b = k < e->non ? e->on[k].backend : NULL;
+			if (b && m->only_on && strcmp(m->only_on, b))
+				continue;
+			struct measure_settings ms = experiment_unit_measure(e, m, b);
+			char *t = experiment_measure_text(&ms);
+			printf("  mode '%s', %s%s%s: %s\n", m->name, b ? "[on." : "[measure]",
+			       b ? b : "", b ? "]" : "", t);
+			free(t);
+		}
+	}
+	const struct limit_settings *l = &e->limits;
+	printf("  limits: samples = %" PRId64 ", info_bytes = %" PRId64 ", output_bytes = %" PRId64
+	       "\n", l->samples ? l->samples : (int64_t)PROTO_LIMIT_SAMPLES,
+	       l->info_bytes ? l->info_bytes : (int64_t)PROTO_LIMIT_INFO,
+	       l->output_bytes ? l->output_bytes : (int64_t)PROTO_LIMIT_OUTPUT);
+}
+
 /* Load each file in turn (schema, ranges, catalog, tuners, and every hypothesis file it
  * names, parsed: cmd_load_experiment); print one "ok" line per valid file on stdout.  The
  * first invalid file's error goes to stderr and ends the command with EXIT_USAGE: nothing
  * was run or written. */
-enum { OPT_PRIOR = 256, OPT_AA_FLOOR, OPT_DESIGN };
+enum { OPT_PRIOR = 256, OPT_AA_FLOOR, OPT_DESIGN, OPT_SETTINGS };
 
 static const struct cmd_opt check_opts[] = {
 	{ "prior", OPT_PRIOR, 1 },
 	{ "aa-floor", OPT_AA_FLOOR, 1 },
 	{ "design", OPT_DESIGN, 0 },
+	{ "settings", OPT_SETTINGS, 0 },
 	{ NULL, 0, 0 },
 };
 
@@ -205,6 +233,8 @@ static int check_exec(const struct cmd_args *a)
 		       on, only);
 		free(on);
 		free(only);
+		if (cmd_args_count(a, OPT_SETTINGS))
+			print_settings(e);
 		int und = 0;
 		int say = dp.results || !isnan(dp.aa_floor) || cmd_args_count(a, OPT_DESIGN);
 		int bad = design_assess(e, &dp, say ? stdout : NULL, &und);
@@ -235,6 +265,8 @@ const struct cmd_entry cmd_check_entry = {
 		"                       blocks each primary hypothesis needs at its spread\n"
 		"  --aa-floor F         assume an A/A noise floor F (0.01 = 1%) in every cell: the\n"
 		"                       minimum detectable effect and the blocks SAME needs\n"
+		"  --settings           each mode's measure settings as its units get them (per\n"
+		"                       backend with an [on.BACKEND] table), and the unit limits\n"
 		"  -h, --help           this text\n"
 		"exit status: 0 valid (a design that cannot decide is warned of on stderr),\n"
 		"             2 invalid\n",

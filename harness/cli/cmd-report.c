@@ -9,6 +9,7 @@
 #include "harness/analysis/analysis.h"
 #include "harness/analysis/audit.h"
 #include "harness/analysis/hypothesis.h"
+#include "harness/analysis/replay.h"
 #include "harness/analysis/report.h"
 #include "harness/base/util.h"
 #include "harness/cli/cmd.h"
@@ -59,6 +60,7 @@ static int write_html(const struct analysis *an, const struct report *r,
 	struct audit *au = NULL;
 	struct hyp_set *set = NULL;
 	struct hyp_eval *e = NULL;
+	struct replay *rp = NULL;
 	struct plot_set figs;
 	char *dir = NULL;
 	int rc = -1;
@@ -77,11 +79,22 @@ static int write_html(const struct analysis *an, const struct report *r,
 	}
 	if (!audit_build(an, r, &au))
 		p.audit = au;
+	/* random, coordinate-descent and beam replayed on the unit with the most recorded
+	 * trials (budget 20 trials or the largest cell's valid points, 10 seeds): how the
+	 * search tuners would have done on this run's own measurements (docs/replay.md) */
+	if (replay_has_source(an->path)) {
+		static char *tuners[] = { "random", "coordinate-descent", "beam" };
+		struct replay_opts ro = { .tuners = tuners, .ntuners = 3, .budget_trials = 20,
+					  .seeds = 10, .unit = -1 };
+		p.replay_failed = replay_run(an->path, &ro, &rp) != 0;
+		p.replay = rp;
+	}
 	rc = html_write(&p, stdout);
 done:
 	if (html_figures_release(&figs, dir))
 		rc = -1;
 	audit_free(au);
+	replay_free(rp);
 	hyp_eval_free(e);
 	hyp_set_free(set);
 	return rc;

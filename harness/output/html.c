@@ -510,7 +510,8 @@ int html_write(const struct html_parts *p, FILE *f)
 	fputs("</div>\n</section>\n", f);
 	html_write_aa_drift_tau(r, f, set, &bad);
 	html_write_choices(r, f);
-	replay_html(r->a->path, f); /* tuners replayed on the recorded trials (docs/replay.md) */
+	/* tuners replayed on the recorded trials (docs/replay.md) */
+	replay_html(p->replay, p->replay_failed, f);
 	fputs("<section id=\"warnings\">\n<h2>Warnings</h2>\n<ul class=\"warnings\">\n", f);
 	if (!r->nwarnings)
 		fputs("<li class=\"none\">None.</li>\n", f);

@@ -15,6 +15,7 @@
 
 #include "harness/analysis/audit.h"
 #include "harness/analysis/hypothesis.h"
+#include "harness/analysis/replay.h"
 #include "harness/analysis/report.h"
 #include "harness/output/plot.h"
 
@@ -26,6 +27,9 @@ struct html_parts {
 	const struct hyp_set *hyp_set; /* with hyp: the files and their verdicts; both NULL */
 	const struct hyp_eval *hyp;    /* with nhyp_files > 0: they could not be evaluated */
 	const struct plot_set *figs;   /* NULL: no figures (gnuplot missing; the page says so) */
+	const struct replay *replay;   /* tuners replayed on the recorded trials, or NULL: none
+					* (replay_failed: the replay failed; the page says so) */
+	int replay_failed;
 };
 
 /* Write the page to out.  Returns 0, or reports and returns -1 (a figure that cannot be

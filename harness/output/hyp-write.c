@@ -280,31 +280,3 @@ int hyp_eval_write(const struct hyp_eval *e, enum report_format fmt, FILE *out)
 		return error_errno("cannot write the hypotheses' verdicts");
 	return 0;
 }
-
-int hyp_evaluate_run(const char *results_path, FILE *out)
-{
-	struct analysis *a = NULL;
-	struct hyp_set *s = NULL;
-	struct hyp_eval *e = NULL;
-	struct report *r = NULL;
-	struct report_opts o;
-	int ret = -1;
-	report_opts_init(&o);
-	if (analysis_load(results_path, &a))
-		goto done;
-	if (hyp_set_load(results_path, &a->meta, NULL, 0, NULL, &s))
-		goto done;
-	if (s->n == 0) {
-		ret = 0;
-		goto done;
-	}
-	if (report_build(a, &o, &r) || hyp_evaluate(r, s, &e) || hyp_eval_write(e, REPORT_MD, out))
-		goto done;
-	ret = e->prereg_primary_falsified;
-done:
-	hyp_eval_free(e);
-	hyp_set_free(s);
-	report_free(r);
-	analysis_free(a);
-	return ret;
-}

@@ -123,37 +123,12 @@ static int cmp_dbl(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-/* 1 when the file has a unit with trials and a recorded space (nothing reported). */
-static int has_replay_source(const char *path)
+void replay_html(const struct replay *r, int failed, FILE *f)
 {
-	struct rec *f = NULL;
-	struct rec_spaces sp;
-	int64_t *tunit = NULL;
-	struct rec_trial *trials = NULL;
-	size_t ntrials = 0;
-	int yes = 0;
-	memset(&sp, 0, sizeof(sp));
-	if (rec_open(path, 0, &f))
-		return 0;
-	if (!rec_read_trials(f, &tunit, &trials, &ntrials) && ntrials &&
-	    !rec_read_spaces(f, &sp) && sp.nspaces)
-		yes = 1;
-	rec_spaces_release(&sp);
-	rec_trials_free(tunit, trials, ntrials);
-	rec_close(f);
-	return yes;
-}
-
-void replay_html(const char *path, FILE *f)
-{
-	static char *tuners[] = { "random", "coordinate-descent", "beam" };
-	struct replay *r = NULL;
-	if (!path || !has_replay_source(path))
+	if (!r && !failed)
 		return;
-	struct replay_opts o = { .tuners = tuners, .ntuners = 3, .budget_trials = 20,
-				 .seeds = 10, .unit = -1 };
 	fputs("<section id=\"replay\">\n<h2>Tuners replayed on the recorded trials</h2>\n", f);
-	if (replay_run(path, &o, &r)) {
+	if (!r) {
 		fputs("<p class=\"note\">The replay failed (see stderr); run <code>harness "
 		      "replay</code> on the file.</p>\n</section>\n", f);
 		return;
@@ -169,11 +144,17 @@ void replay_html(const char *path, FILE *f)
 		r->seeds);
 	double *v = xcalloc(r->nrows + 1, sizeof(*v)), *t = xcalloc(r->nrows + 1, sizeof(*t));
 	double *q = xcalloc(r->nrows + 1, sizeof(*q));
-	for (size_t k = 0; k < o.ntuners; k++) {
-		size_t n = 0, nt = 0;
+	/* the tuners in the order the replay has them (each row's tuner first seen) */
+	for (size_t k = 0; k < r->nrows; k++) {
+		const char *tuner = r->rows[k].tuner;
+		size_t n = 0, nt = 0, seen = 0;
+		for (size_t i = 0; i < k && !seen; i++)
+			seen = !strcmp(r->rows[i].tuner, tuner);
+		if (seen)
+			continue;
 		for (size_t i = 0; i < r->nrows; i++) {
 			const struct replay_row *w = &r->rows[i];
-			if (strcmp(w->tuner, tuners[k]))
+			if (strcmp(w->tuner, tuner))
 				continue;
 			v[n] = w->score_med[r->budget - 1];
 			q[n++] = w->ratio_med;
@@ -185,7 +166,7 @@ void replay_html(const char *path, FILE *f)
 		qsort(v, n, sizeof(*v), cmp_dbl);
 		qsort(q, n, sizeof(*q), cmp_dbl);
 		qsort(t, nt, sizeof(*t), cmp_dbl);
-		fprintf(f, "<tr><td>%s</td><td>%zu</td><td>%.3f</td><td>%zu</td><td>", tuners[k], n,
+		fprintf(f, "<tr><td>%s</td><td>%zu</td><td>%.3f</td><td>%zu</td><td>", tuner, n,
 			n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2, nt);
 		if (nt)
 			fprintf(f, "%g", nt % 2 ? t[nt / 2] : (t[nt / 2 - 1] + t[nt / 2]) / 2);
@@ -197,7 +178,6 @@ void replay_html(const char *path, FILE *f)
 	free(v);
 	free(t);
 	free(q);
-	replay_free(r);
 }
 
 int replay_write(const struct replay *r, enum report_format fmt, FILE *out)

@@ -16,12 +16,11 @@ int replay_write(const struct replay *r, enum report_format fmt, FILE *out);
  * 0, or -1 reported (gnuplot missing or failing, a bad name); out is replaced only whole. */
 int replay_plot(const struct replay *r, const char *out);
 
-/* The HTML report's replay section (<section id="replay">), for the results file at path:
- * random, coordinate-descent and beam replayed on the unit with the most recorded trials
- * (budget: the largest cell's valid points, at most 20; 10 seeds), each tuner's median
- * score at the budget over cells and the trials it needs to reach 0.95.  Nothing when the
- * file has no unit with a recorded space and trials (an imported file, a run of vendor
- * tuners).  A replay that fails (a damaged file) is said in the section. */
-void replay_html(const char *path, FILE *f);
+/* The HTML report's replay section (<section id="replay">) from a replay the caller ran
+ * (cmd-report.c: random, coordinate-descent and beam on the unit with the most recorded
+ * trials): each tuner's median score at the budget over cells, in the replay's tuner
+ * order, and the trials it needs to reach 0.95.  r NULL: nothing, or (failed) a note that
+ * the replay failed.  Computes nothing but the medians of what it shows. */
+void replay_html(const struct replay *r, int failed, FILE *f);
 
 #endif

@@ -25,12 +25,6 @@ void report_write_csv(const struct report *r, FILE *out);
 int run_compare_write(const struct run_compare *rc, enum report_format fmt, FILE *out);
 /* hyp-write.c: REPORT_MD or REPORT_JSON. */
 int hyp_eval_write(const struct hyp_eval *e, enum report_format fmt, FILE *out);
-/* hyp-write.c, for the end of `harness run`: evaluate the hypotheses recorded in
- * results_path with the default options (analysis_load, hyp_set_load, report_build,
- * hyp_evaluate) and print the markdown verdicts to out.  Prints nothing when the run has
- * no hypothesis files.  Returns 1 when a pre-registered primary hypothesis was FALSIFIED,
- * 0 otherwise, -1 on an error (reported). */
-int hyp_evaluate_run(const char *results_path, FILE *out);
 
 /* audit-write.c */
 enum audit_format { AUDIT_MD = 0, AUDIT_JSON };
