@@ -1,7 +1,7 @@
 #!/bin/bash
 # lease-chunk.sh: one chunk of a long run on a lent machine whose calls last minutes, while
 # the run takes hours: the run goes on in the background between calls, and each call brings
-# back its journal (results/torch-resnet/README.md; docs/torch-worker.md).
+# back its journal (docs/studies/torch-resnet.md; docs/torch-worker.md).
 #
 # Usage, from the checkout's root on the lent machine, once per call:
 #

@@ -43,7 +43,8 @@ same_out "audit RESULTS.h5 -f json" \
 same_out "show: -- before the file" h show syn.h5 :: h show -- syn.h5
 same_out "help COMMAND" h help report :: h help -- report
 
-expect_status 0 h export syn.h5 --csv csvout && [ -f csvout/samples.csv ] && pass "export RESULTS.h5 --csv DIR"
+expect_status 0 h export syn.h5 --csv csvout && [ -f csvout/samples.csv ] && pass "export RESULTS.h5 --csv DIR" ||
+	fail "export RESULTS.h5 --csv DIR"
 if command -v gnuplot >/dev/null 2>&1; then
 	expect_status 0 h plot syn.h5 --baseline base -f svg -o plots && [ -s plots/forest.svg ] &&
 		pass "plot RESULTS.h5 --format svg -o DIR"
@@ -55,7 +56,8 @@ same_out "POSIXLY_CORRECT does not change the parse" \
 
 # -h after a positional: the usage on stdout, exit 0, nothing run
 expect_status 0 h report nosuch.h5 -h && expect_grep '^usage: harness report' "$SCRATCH/out" &&
-	[ ! -s "$SCRATCH/err" ] && pass "report FILE -h: usage on stdout, exit 0"
+	[ ! -s "$SCRATCH/err" ] && pass "report FILE -h: usage on stdout, exit 0" ||
+	fail "report FILE -h: usage on stdout, exit 0"
 expect_status 0 h check nosuch.toml --help && expect_grep '^usage: harness check' "$SCRATCH/out" &&
 	pass "check FILE --help"
 

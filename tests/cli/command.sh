@@ -160,7 +160,7 @@ kill -9 "$pid"
 wait "$pid" 2>/dev/null
 mkdir elsewhere
 # the run folder's experiment copy lies away from fake_worker.py: only the recorded argv works
-(cd elsewhere && expect_status 0 h run -q --resume ../r.h5) && pass "--resume of a killed command run"
+check "--resume of a killed command run" '(cd elsewhere && expect_status 0 h run -q --resume ../r.h5)'
 $PY - r.h5 <<'PYEOF' || fail "resumed command run"
 import sys, h5py
 from h5util import table, Checker

@@ -23,7 +23,8 @@ for name, n in cells.items():
 assert len(cells) == 12, cells
 PYEOF
 
-expect_status 0 h report -f json c.h5 && cp "$SCRATCH/out" r.json && pass "report --format json"
+expect_status 0 h report -f json c.h5 && cp "$SCRATCH/out" r.json && pass "report --format json" ||
+	fail "report --format json"
 $PY - r.json "$REF" <<'PYEOF' || fail "composition numbers"
 import json, math, sys
 from h5util import Checker

@@ -94,7 +94,8 @@ if mount -t tmpfs -o size=1m tmpfs mnt 2>mount.err; then
 	dd if=/dev/zero of=mnt/fill bs=1k count="$free_kb" 2>/dev/null
 	expect_status 1 h import --csv "$DATA/report/synthetic.csv" -o mnt/imp.h5 &&
 		expect_grep "cannot write 'mnt/imp.h5'" "$SCRATCH/err" &&
-		[ -z "$(ls mnt | grep imp)" ] && pass "import onto a full tmpfs: exit 1, nothing left"
+		[ -z "$(ls mnt | grep imp)" ] && pass "import onto a full tmpfs: exit 1, nothing left" ||
+	fail "import onto a full tmpfs: exit 1, nothing left"
 	umount mnt
 else
 	echo "note: tmpfs checks skipped: mount failed ($(cat mount.err)); the LD_PRELOAD ones ran"

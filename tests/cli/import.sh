@@ -204,7 +204,7 @@ if [ -f "$SO" ] && [ "${HARNESS_VALGRIND:-0}" != 1 ]; then
 		>/dev/null 2>term.err
 	st=$?
 	[ $st -eq 143 ] || fail "SIGTERM inside the write: exit $st, not 143"
-	nothing_left term.h5 && pass "SIGTERM inside the write leaves nothing behind"
+	check "SIGTERM inside the write leaves nothing behind" 'nothing_left term.h5'
 	grep -q "^harness: interrupted; 'term.h5' was not written\$" term.err ||
 		fail "SIGTERM inside the write: stderr is $(cat term.err)"
 else
@@ -247,7 +247,7 @@ if [ $st -eq 143 ] && [ -f big.h5 ] && [ ! -s big.err ]; then
 	h show big.h5 >/dev/null 2>&1 && [ ! -e "$1" ] && pass "SIGTERM after the file was complete: the whole file" ||
 		fail "exit 143 with an incomplete big.h5"
 elif [ $st -eq 143 ]; then
-	nothing_left big.h5 && pass "SIGTERM while writing leaves nothing behind"
+	check "SIGTERM while writing leaves nothing behind" 'nothing_left big.h5'
 	grep -q "^harness: interrupted; 'big.h5' was not written\$" big.err ||
 		fail "SIGTERM while writing: stderr is $(cat big.err)"
 elif [ $st -eq 0 ]; then

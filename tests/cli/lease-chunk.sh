@@ -1,5 +1,5 @@
 # tests/cli/lease-chunk.sh: scripts/lease-chunk.sh, a long run in chunks across calls on a
-# lent machine (results/torch-resnet/README.md): a first call starts the run detached and
+# lent machine (docs/studies/torch-resnet.md): a first call starts the run detached and
 # returns while it runs; a later call waits for it and packs its journal (every unit, no
 # cache); that journal, unpacked elsewhere with units missing, is resumed by a fresh machine
 # state and only the missing units run (the recorded ones byte for byte kept); bad
@@ -50,7 +50,8 @@ POLL=60 PACK_EVERY=1 STATE="$SCRATCH/st4" OUT=o4 timeout -s KILL 3 bash "$S" run
 tar tzf o4/chunk.tgz 2>/dev/null | grep -q '^r/journal/unit-0000.h5$' && [ ! -e o4/chunk.tgz.part ] &&
 	pass "a call killed while it waits leaves its last pack" || fail "no chunk.tgz from a killed call"
 
-expect_status 2 bash "$S" exp.toml && grep -q "usage" "$SCRATCH/err" && pass "one argument: usage, exit 2"
+expect_status 2 bash "$S" exp.toml && grep -q "usage" "$SCRATCH/err" && pass "one argument: usage, exit 2" ||
+	fail "one argument: usage, exit 2"
 expect_status 2 bash "$S" runs/r exp.toml && grep -q "not a results file" "$SCRATCH/err" &&
 	pass "a run name without .h5: exit 2"
 expect_status 2 bash "$S" runs/r.h5 missing.toml && grep -q "missing.toml': no such" "$SCRATCH/err" &&

@@ -1,7 +1,7 @@
 # tests/cli/lint.sh: project rules a compiler does not check (STYLE.md): every include looks
 # down the layers (harness/README.md), only harness/base/spawn.c starts processes, banned
 # unbounded libc calls appear nowhere, every source file starts with a one-line purpose comment
-# and none is over 800 lines.
+# and none is over 800 lines; every CLI check can fail.
 . "$top_srcdir/tests/setup"
 cd "$top_srcdir"
 src=$(find harness stats kernels -name '*.c' -o -name '*.cc' | sort)
@@ -26,6 +26,11 @@ bad=$(echo "$out" | grep '^spawn ')
 [ -z "$bad" ] && pass "only harness/base/spawn.c starts processes" || fail "process creation outside spawn.c: $bad"
 bad=$(echo "$out" | grep '^banned ')
 [ -z "$bad" ] && pass "no banned libc calls" || fail "banned calls: $bad"
+# a CLI check must be able to fail: `COND && pass` with no failing branch is refused
+bad=$(/usr/bin/python3 tests/lint/silent-pass.py tests/cli/*.sh)
+[ -z "$bad" ] && pass "every CLI check can fail (tests/lint/silent-pass.py)" ||
+	fail "checks that cannot fail (write them 'check DESC COND', tests/setup):
+$bad"
 for f in $src $hdr; do
 	head -1 "$f" | grep -q '^/\*' || fail "$f does not start with a purpose comment"
 done

@@ -41,7 +41,8 @@ while IFS="$(printf '\t')" read -r name min max opts; do
 	done
 	printf '%s\t%s\n' "$name" "$ok" >>formats.txt
 done <table.tsv
-grep -q '^report	.*html' formats.txt && pass "report --format accepts html (from its message)"
+grep -q '^report	.*html' formats.txt && pass "report --format accepts html (from its message)" ||
+	fail "report --format accepts html (from its message)"
 
 $PY - "$top_srcdir" table.tsv formats.txt "$PASSTHROUGH" <<'PYEOF' || fail "docs/harness.1 against the code"
 import os, re, sys

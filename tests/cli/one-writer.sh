@@ -34,7 +34,7 @@ want = hashlib.sha256(open(sys.argv[3], "rb").read()).hexdigest()
 assert m["experiment_sha256"] == copy == want, (m["experiment_sha256"], copy, want)
 PYEOF
 done
-[ $ok = 1 ] && pass "two runs started together on one output: one runs, the other is refused; the folder holds the winner's experiment"
+check "two runs started together on one output: one runs, the other is refused; the folder holds the winner's experiment" '[ $ok = 1 ]'
 
 # 2. --resume while the run is in progress: refused, naming the holder
 rm -rf R R.h5

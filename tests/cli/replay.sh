@@ -54,9 +54,11 @@ for r in rep["rows"]:
     assert r["chosen_over_best_median"] >= 1 - 1e-12
 PYEOF
 expect_status 0 h replay r.h5 --tuners random --budget 5 --seeds 3 -f csv && \
-	grep -q '^tuner,cell,budget,score_median' "$SCRATCH/out" && pass "csv"
+	grep -q '^tuner,cell,budget,score_median' "$SCRATCH/out" && pass "csv" ||
+	fail "csv"
 expect_status 0 h replay r.h5 --tuners random --budget 5 --seeds 3 --noise && \
-	grep -q 'noise resampled' "$SCRATCH/out" && pass "md with noise"
+	grep -q 'noise resampled' "$SCRATCH/out" && pass "md with noise" ||
+	fail "md with noise"
 # a mode's own options (mode:MODE) equal the same options given inline; options change moves
 expect_status 0 h replay r.h5 --tuners mode:random,random:max_trials=6,coordinate-descent:threshold=0.5 \
 	--budget 20 --seeds 2 -f json -o opts.json && pass "tuners with options"
@@ -78,7 +80,8 @@ expect_status 0 h replay r.h5 --tuners random --budget 0.000001s --seeds 2 -f js
 import json; r = json.load(open('sec.json'))
 assert r['budget_seconds'] == 1e-06, r['budget_seconds']
 assert all(w['trials_used_median'] == 1 for w in r['rows']), [w['trials_used_median'] for w in r['rows']]
-" && pass "a seconds budget stops after the trial that crosses it"
+" && pass "a seconds budget stops after the trial that crosses it" ||
+	fail "a seconds budget stops after the trial that crosses it"
 expect_status 2 h replay r.h5 --tuners coordinate-descent:threshold=2 --budget 5 && \
 	expect_grep "'coordinate-descent:threshold=2': 1:20: 'threshold' must be a number" \
 	"$SCRATCH/err" && pass "a bad option names its column"
@@ -97,7 +100,8 @@ if command -v gnuplot >/dev/null 2>&1; then
 		fail "no whole curves.svg naming both tuners"
 	expect_status 1 env HARNESS_GNUPLOT=/nonexistent/gnuplot $HARNESS_CMD replay r.h5 \
 		--tuners random --budget 3 --plot c.png && [ ! -e c.png ] && \
-		expect_grep "gnuplot not found" "$SCRATCH/err" && pass "gnuplot missing: no figure"
+		expect_grep "gnuplot not found" "$SCRATCH/err" && pass "gnuplot missing: no figure" ||
+	fail "gnuplot missing: no figure"
 	expect_status 0 h report -f html r.h5 && expect_grep '<section id="replay">' "$SCRATCH/out" && \
 		[ "$(grep -c '^<tr><td>\(random\|coordinate-descent\|beam\)</td><td>2</td>' "$SCRATCH/out")" = 3 ] && \
 		pass "the HTML report's replay section" || fail "no replay section with three tuners"
@@ -108,7 +112,8 @@ expect_status 0 h replay r.h5 --tuners model-topk:train=r.h5:k=3 --budget 5 --se
 	-f json -o mt.json && $PY -c "
 import json; r = json.load(open('mt.json'))
 assert all(w['trials_used_median'] <= 3 and w['chosen_over_best_median'] >= 1 for w in r['rows'])
-" && pass "replay model-topk"
+" && pass "replay model-topk" ||
+	fail "replay model-topk"
 python3 - "$DATA/run/replay.toml" <<'PYEOF' > model.toml
 import sys
 s = open(sys.argv[1]).read().split("[[modes]]")[0].replace('"clireplay"', '"climodel"')

@@ -20,7 +20,8 @@ plan() { units "$1" id block position mode warm status; }
 # ---- refused before anything is written
 expect_status 2 h run -q --jobs $((ncpu + 1)) -o no.h5 exp.toml &&
 	expect_grep "--jobs: $((ncpu + 1)) slots, but the harness may use only $ncpu core" err &&
-	[ ! -e no.h5 ] && [ ! -e no ] && pass "--jobs beyond the cores: refused, nothing written"
+	[ ! -e no.h5 ] && [ ! -e no ] && pass "--jobs beyond the cores: refused, nothing written" ||
+	fail "--jobs beyond the cores: refused, nothing written"
 expect_status 2 h run -q --jobs 0 exp.toml && pass "--jobs 0: a usage error"
 expect_status 2 h run -q --jobs 1 --gpus all exp.toml && expect_grep "choose one" err &&
 	pass "--jobs and --gpus together: refused"
@@ -52,7 +53,8 @@ fi
 sed "s/^\\[measure\\]/[run]\\njobs = $((ncpu + 1))\\n\\n[measure]/" exp.toml >runm.toml
 expect_status 2 h run -q -o no.h5 runm.toml &&
 	expect_grep "^harness: \[run\] jobs in 'runm.toml': $((ncpu + 1)) slots, but the harness may use only $ncpu core" err &&
-	[ ! -e no ] && pass "[run] jobs beyond the cores: refused, naming [run], nothing written"
+	[ ! -e no ] && pass "[run] jobs beyond the cores: refused, naming [run], nothing written" ||
+	fail "[run] jobs beyond the cores: refused, naming [run], nothing written"
 sed 's/^\[measure\]/[run]\ngpus = [0, 0]\n\n[measure]/' exp.toml >rung.toml
 expect_status 2 h check rung.toml && expect_grep "^harness: 'rung.toml':[0-9]+:[0-9]+: 'gpus' names GPU 0 twice$" err &&
 	pass "check: [run] gpus = [0, 0] refused at its line and column"
@@ -170,7 +172,8 @@ expect_status 0 h report --format html mt.h5 && expect_grep '<section id="progre
 	fail "report --format html of the part-run"
 expect_status 0 h run -q --resume mt.h5 --max-time 10m && [ "$(plan mt.h5 | wc -l)" -eq 12 ] &&
 	pass "--resume --max-time 10m: the run completes" || fail "resume did not complete: $(plan mt.h5 | wc -l) units"
-[ "$(plan mt.h5 | awk '{print $1}' | sort -n | uniq -d | wc -l)" -eq 0 ] && pass "--max-time then --resume: no unit twice"
+[ "$(plan mt.h5 | awk '{print $1}' | sort -n | uniq -d | wc -l)" -eq 0 ] && pass "--max-time then --resume: no unit twice" ||
+	fail "--max-time then --resume: no unit twice"
 expect_status 0 h report --format json mt.h5 && ! grep -q '"progress"' out && h report mt.h5 >out 2>err &&
 	! grep -q "Progress of the plan" out && pass "the completed run's report has no progress section" ||
 	fail "a complete run's report shows progress"
@@ -305,7 +308,7 @@ for p in files:
         d.write("\n%s %s\n" % (os.path.basename(p)[5:-3], hashlib.sha256(open(p, "rb").read()).hexdigest()))
 PY
 	partial=$(part_way pin.h5)
-	[ -n "$partial" ] && pass "--jobs 2 --max-time 1: blocks $partial stopped part-way"
+	check "--jobs 2 --max-time 1: blocks $partial stopped part-way" '[ -n "$partial" ]'
 	expect_status 0 h run -q --resume pin.h5 --jobs 2 || cat err >&2
 	units pin.h5 block device >pinned.txt
 	[ "$(wc -l <pinned.txt)" -eq 12 ] && [ "$(sort -u pinned.txt | awk '{ print $1 }' | uniq -d | wc -l)" -eq 0 ] &&
@@ -388,7 +391,7 @@ expect_status 0 h slurm --tasks 3 --time 10:00 -o sl exp.toml &&
 	expect_grep "^#SBATCH --array=0-2$" sl/job.sbatch && expect_grep "^#SBATCH --time=10:00$" sl/job.sbatch &&
 	expect_grep "--max-time 540" sl/job.sbatch && [ -s sl/submission.h5 ] &&
 	pass "slurm: batch script and submission record written" || cat err >&2
-[ ! -e sl/shard-0.h5 ] && pass "slurm without --submit/--local runs nothing"
+check "slurm without --submit/--local runs nothing" '[ ! -e sl/shard-0.h5 ]'
 expect_status 0 h slurm --tasks 3 --local -o loc exp.toml || sed 's/^/  | /' loc/local-*.out >&2
 for k in 0 1 2; do [ -s loc/shard-$k.h5 ] || fail "no shard $k"; done
 expect_status 0 h merge loc/shard-*.h5 -o merged.h5 && pass "merge: 3 shards" || cat err >&2
@@ -425,18 +428,21 @@ sed 's/^seed = 31337/seed = 31338/' exp.toml >other.toml
 expect_status 0 h slurm --tasks 3 -o oth other.toml
 (cd oth && SLURM_ARRAY_TASK_ID=1 bash job.sbatch >/dev/null 2>&1)
 expect_status 2 h merge loc/shard-0.h5 oth/shard-1.h5 -o x.h5 && expect_grep "not shards of one plan: their experiments differ" err &&
-	pass "merge: shards of another experiment refused" && [ ! -e x.h5 ] || true
+	[ ! -e x.h5 ] && pass "merge: shards of another experiment refused, nothing written" ||
+	fail "merge: shards of another experiment refused, nothing written"
 expect_status 0 h merge loc/shard-0.h5 loc/shard-2.h5 -o part.h5 && expect_grep "shard 1/3 is not among those merged" err &&
 	$PY -c 'import h5py,sys; sys.exit(h5py.File("part.h5","r")["run"].attrs["status"] != b"incomplete")' &&
 	pass "merge: a missing shard warned about, status incomplete"
-expect_status 2 h merge loc/shard-0.h5 -o merged.h5 && expect_grep "already exists" err && pass "merge: never replaces a file"
+expect_status 2 h merge loc/shard-0.h5 -o merged.h5 && expect_grep "already exists" err && pass "merge: never replaces a file" ||
+	fail "merge: never replaces a file"
 # a submission record written after the shards started is refused (issue 45, item 5): it
 # could carry hypotheses edited once results were seen
 sleep 1
 expect_status 0 h slurm --tasks 3 -o late exp.toml &&
 	expect_status 2 h merge --submission late/submission.h5 loc/shard-*.h5 -o late-merged.h5 &&
 	expect_grep "late/submission.h5' was written at .*, after shard 'loc/shard-0.h5' started" "$SCRATCH/err" &&
-	[ ! -e late-merged.h5 ] && pass "merge refuses a submission record written after a shard started"
+	[ ! -e late-merged.h5 ] && pass "merge refuses a submission record written after a shard started" ||
+	fail "merge refuses a submission record written after a shard started"
 # a task's experiment changed after submission: the task refuses
 echo "# changed" >>exp.toml
 (cd sl && SLURM_ARRAY_TASK_ID=0 bash job.sbatch >out 2>err); st=$?

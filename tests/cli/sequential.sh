@@ -127,7 +127,8 @@ r = json.load(open(sys.argv[1]))
 a = float(meta(h5py.File(sys.argv[2], "r"))["sequential_alpha"])
 s = r["settings"]
 assert abs(s["alpha"] - a) < 1e-12 and abs(s["conf"] - (1 - a)) < 1e-12, s
-' "$SCRATCH/out" n.h5 && pass "the report reads the run at its last look's level"
+' "$SCRATCH/out" n.h5 && pass "the report reads the run at its last look's level" ||
+	fail "the report reads the run at its last look's level"
 expect_status 0 h verify n.h5 && expect_grep "^\| aa-same-exactly \| yes \| .* \*\*INCONCLUSIVE\*\*" "$SCRATCH/out" &&
 	pass "verify: the undecided claim stays INCONCLUSIVE"
 h audit -f json n.h5 >audit.json 2>/dev/null

@@ -1,0 +1,108 @@
+# tests/cli/docs-facts.sh: facts the documentation states that the code decides, read back
+# from the code (issue 46, item 6): the [measure] and [limits] defaults of
+# docs/experiment-format.md against `harness check --settings`; README's Quickstart (two
+# commands, the second the one .ci/run runs); README's word that results/ is ignored by git;
+# docs/BENCHMARKS.md's targets table, whose every row names a command or script that exists.
+. "$top_srcdir/tests/setup"
+
+cat >min.toml <<'EOF2'
+schema = 1
+name = "min"
+[[workloads]]
+op = "sgemm"
+shape = { m = 8, n = 8, k = 8 }
+[[modes]]
+name = "v"
+tuner = "vendor"
+EOF2
+expect_status 0 h check --settings min.toml || finish
+cp "$SCRATCH/out" settings.txt
+check "the [measure] and [limits] defaults in docs/experiment-format.md are the code's" \
+	/usr/bin/python3 - "$top_srcdir/docs/experiment-format.md" settings.txt <<'PYEOF'
+import re, sys
+doc = open(sys.argv[1]).read()
+got = {}
+for line in open(sys.argv[2]):
+    m = re.match(r"\s+(mode '\w+', \[measure\]|limits): (.*)", line)
+    if m:
+        for kv in m.group(2).split(", "):
+            k, v = kv.split(" = ")
+            got[k] = v
+def table(heading):
+    part = doc.split("## `[%s]`" % heading, 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `(\w+)` \| \w+ \| ([^|]*) \|", part, re.M)
+    if not rows:
+        sys.exit("no table under [%s]" % heading)
+    return rows
+bad = []
+for key, default in table("measure") + table("limits"):
+    d = default.strip().strip("`").split(" ")[0].replace(",", "")
+    v = got.get(key)
+    same = v == d if d in ("true", "false") else v is not None and float(v) == float(d)
+    if not same:
+        bad.append("%s: docs say %s, the code %s" % (key, d, v))
+    else:
+        print("ok: %s = %s" % (key, v))
+if bad or len(got) < 12:
+    sys.exit("\n".join(bad) or "too few settings: %s" % got)
+PYEOF
+
+# README's Quickstart: exactly two commands; the second (the whole test suite) is .ci/run's
+check "README's Quickstart holds two commands; .ci/run runs the second" \
+	/usr/bin/python3 - "$top_srcdir/README.md" "$top_srcdir/.ci/run" <<'PYEOF'
+import re, sys
+readme, ci = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+block = readme.split("## Quickstart", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+cmds = [l for l in block.splitlines() if l.strip()]
+assert len(cmds) == 2, cmds
+assert "harness run experiments/resnet.toml" in cmds[0], cmds[0]
+assert cmds[1].replace("./configure", "./configure --enable-werror") in ci, (cmds[1], ci)
+PYEOF
+
+# README: `results/` is where runs go, ignored by git (only its README is tracked)
+if git -C "$top_srcdir" rev-parse --git-dir >/dev/null 2>&1; then
+	grep -q '^| `results/` | where runs are written (ignored by git) |' "$top_srcdir/README.md" ||
+		fail "README no longer says results/ is ignored by git (update this test with it)"
+	tracked=$(git -C "$top_srcdir" ls-files results | tr '\n' ' ')
+	check "results/ holds no tracked run data (git tracks: $tracked)" '[ "$tracked" = "results/README.md " ]'
+else
+	pass "not a git checkout: the results/ claim is checked in one"
+fi
+
+# docs/BENCHMARKS.md: one table of targets; each row's reproduce cell names files that exist
+check "every row of docs/BENCHMARKS.md's targets table names a command or script that exists" \
+	/usr/bin/python3 - "$top_srcdir" <<'PYEOF'
+import os, re, sys
+top = sys.argv[1]
+text = open(os.path.join(top, "docs/BENCHMARKS.md")).read()
+head = "| what | target | latest value | date | machine | commit | reproduce |"
+assert head in text, "no targets table (its header: %s)" % head
+rows = [l for l in text.split(head, 1)[1].splitlines()[1:] if not l.startswith("|---")]
+rows = rows[:next((i for i, l in enumerate(rows) if not l.startswith("|")), len(rows))]
+assert len(rows) >= 8, "only %d rows" % len(rows)
+bad = []
+for r in rows:
+    cells = [c.strip() for c in r.strip("|").split("|")]
+    assert len(cells) == 7, r
+    paths = re.findall(r"`([^`]+)`", cells[6])
+    files = [w for p in paths for w in p.split() if re.match(r"^(scripts|tests|experiments|hypotheses|docs|kernels|\.ci)/", w)]
+    if not files:
+        bad.append("%s: no committed command or script named" % cells[0])
+    for f in files:
+        f = f.rstrip(".,;:)")
+        if not os.path.exists(os.path.join(top, f)):
+            bad.append("%s: %s does not exist" % (cells[0], f))
+    if not re.match(r"20\d\d-\d\d-\d\d", cells[3]):
+        bad.append("%s: no date" % cells[0])
+print("%d rows" % len(rows))
+# README's time for the main job on 2 cores is row 1's latest value, to the minute
+readme = open(os.path.join(top, "README.md")).read()
+said = int(re.search(r"job \(about (\d+) minutes on a 2-core machine", readme).group(1))
+m = re.search(r"(\d+):(\d\d)", [r for r in rows if r.startswith("| 1. ")][0].split("|")[3])
+latest = int(m.group(1)) + int(m.group(2)) / 60
+if abs(said - latest) > 1:
+    bad.append("README says about %d minutes for the main job; row 1 says %.1f" % (said, latest))
+if bad:
+    sys.exit("\n".join(bad))
+PYEOF
+finish

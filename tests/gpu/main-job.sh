@@ -1,0 +1,30 @@
+#!/bin/bash
+# tests/gpu/main-job.sh PHASE [SECONDS]: the main job on one GPU (issue 44), on a lent
+# machine, from the checkout with the bundle at .gpu/bundle.txz (`make bundle`, tar cJf;
+# docs/BENCHMARKS.md).  PHASE "run": unpack the bundle, record the card and host, run
+# experiments/resnet.toml (sequential) within --max-time SECONDS (560); "resume": go on with
+# it.  Then the report, verify, audit and the files back under $OUT.
+set -u
+cd "$(dirname "$0")/.."
+[ -d bundle ] || tar -xJf .gpu/bundle.txz
+B=bundle/run.sh
+R=/root/gpurun
+mkdir -p $R
+q() { nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,power.limit,clocks_event_reasons.active --format=csv,noheader; }
+{ date -u +%FT%TZ; q; nproc; lscpu | grep -E "Model name|Thread|Core|Socket|NUMA node\(s\)"; } > $OUT/host.txt 2>&1
+if [ "$1" = run ]; then
+	/usr/bin/time -v $B run --max-time "${2:-560}" -o $R/resnet.h5 bundle/experiments/resnet.toml > $OUT/run.txt 2>&1
+else
+	/usr/bin/time -v $B run --max-time "${2:-560}" --resume $R/resnet.h5 > $OUT/run.txt 2>&1
+fi
+echo "exit $?" >> $OUT/run.txt
+{ date -u +%FT%TZ; q; } >> $OUT/host.txt 2>&1
+grep -E "^harness: look|exit|Elapsed" $OUT/run.txt
+$B report $R/resnet.h5 > $OUT/report.md 2>&1
+$B verify $R/resnet.h5 > $OUT/verify.md 2>&1
+$B audit $R/resnet.h5 > $OUT/audit.md 2>&1
+{ echo "---- harness show"; $B show $R/resnet.h5; } >> $OUT/run.txt 2>&1
+$B report -f json $R/resnet.h5 > $R/report.json 2>/dev/null && xz -k -c $R/report.json > $OUT/report.json.xz
+xz -k -c $R/resnet.h5 > $R/resnet.h5.xz && split -b 9M $R/resnet.h5.xz $OUT/resnet.h5.xz.; ls -la $OUT
+sed -n '/^| id | primary/,/^Holm/p' $OUT/verify.md | cut -c1-400
+grep -c "FASTER\|SLOWER" $OUT/report.md
