@@ -208,32 +208,6 @@ const char *backend_auto_preferred(void)
 	return best ? best->name : "";
 }
 
-/* The order is the order units have always been given them (recorded env_json). */
-const struct unit_var backend_unit_vars[] = {
-	{ "HOME", UNIT_VAR_CACHE, "" },
-	{ "TMPDIR", UNIT_VAR_CACHE, "tmp" },
-	{ "XDG_CACHE_HOME", UNIT_VAR_CACHE, "" },
-	{ "HARNESS_CACHE_DIR", UNIT_VAR_CACHE, "" },
-	{ "TRITON_CACHE_DIR", UNIT_VAR_CACHE, "triton" },
-	{ "TORCHINDUCTOR_CACHE_DIR", UNIT_VAR_CACHE, "inductor" },
-	{ "CUDA_CACHE_PATH", UNIT_VAR_CACHE, "cuda" },
-	{ "OPENBLAS_NUM_THREADS", UNIT_VAR_THREADS, NULL },
-	{ "OMP_NUM_THREADS", UNIT_VAR_THREADS, NULL },
-	{ "HARNESS_RECORD_FD", UNIT_VAR_RECORD_FD, NULL },
-	{ "HARNESS_UNIT", UNIT_VAR_UNIT, NULL },
-	{ "HARNESS_MODE", UNIT_VAR_MODE, NULL },
-	{ "HARNESS_CHECK_DIR", UNIT_VAR_CHECK, NULL },
-	{ NULL, 0, NULL },
-};
-
-const struct unit_var *backend_unit_var(const char *name)
-{
-	for (const struct unit_var *v = backend_unit_vars; v->name; v++)
-		if (!strcmp(v->name, name))
-			return v;
-	return NULL;
-}
-
 void prepare_result_release(struct prepare_result *r)
 {
 	free(r->detail);

@@ -1,14 +1,15 @@
 /* backend.h: the interface every backend implements (cpu now; cuda and command later), and
  * the one registry of backends: their names, the order `auto` tries them in, whether this
  * build has them and how a unit of a mode on each is started.  Every message, check and
- * audit that names backends derives from the registry; so do the variables the harness
- * sets for every unit (backend_unit_vars).
+ * audit that names backends derives from the registry (the variables the harness sets for
+ * every unit are harness/config/unitenv.c's, beside the code that builds the environment).
  * A backend turns workloads into cells, compiles and checks configs of each op cell into
  * the unit's cache directory, and times one call of a cell.  The worker drives it; the
  * backend never decides what to tune or how many samples to take.
  * To add a backend: implement struct backend_ops in kernels/<name>/, point its entry of
  * backend_registry in backend.c at it, and make available() say honestly why it cannot
- * run.  A new cache variable a framework reads goes in backend_unit_vars (backend.c). */
+ * run.  A new cache variable a framework reads goes in unitenv_vars
+ * (harness/config/unitenv.c). */
 #ifndef HARNESS_BACKEND_H
 #define HARNESS_BACKEND_H
 
@@ -179,28 +180,6 @@ int backend_workload_for(const struct workload *w, const char *backend);
  * resolved to another one fell back (the audit warns). */
 const char *backend_auto_preferred(void);
 
-/* Variables the harness sets for every unit (docs/record-protocol.md), in the order they
- * are set.  An experiment may neither set nor pass them; the audit checks the cache ones.
- * Terminated by an entry with a NULL name. */
-enum unit_var_kind {
-	UNIT_VAR_CACHE = 0,  /* a folder for a cache: <unit cache dir>[/sub] */
-	UNIT_VAR_THREADS,    /* [measure] threads */
-	UNIT_VAR_RECORD_FD,  /* the record pipe's descriptor */
-	UNIT_VAR_UNIT,       /* the unit's plan id */
-	UNIT_VAR_MODE,       /* the unit's mode name */
-	UNIT_VAR_CHECK,      /* the run's check folder, <unit cache dir>/../check: what the
-			      * backend's correctness check compiles for itself (the CUDA
-			      * backend's float64 reference), shared by the run's units; never
-			      * anything a mode chose or tuned (docs/audit.md) */
-};
-struct unit_var {
-	const char *name;
-	enum unit_var_kind kind;
-	const char *sub;     /* UNIT_VAR_CACHE: path under the unit's cache dir, "" for itself */
-};
-extern const struct unit_var backend_unit_vars[];
-/* The entry for name, or NULL when the harness does not set it. */
-const struct unit_var *backend_unit_var(const char *name);
 
 /* The folder of kernel templates: $HARNESS_KERNEL_DIR, else the source tree's kernels/
  * when running from the build tree, else $(pkgdatadir)/kernels.  Borrowed string. */

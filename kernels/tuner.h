@@ -1,7 +1,7 @@
 /* tuner.h: the generic tuner interface.  A tuner proposes configs of a space and reads
  * back the measurement of each; the tuning driver (kernels/tune.h) does the asking and
  * hands each proposal to whatever measures configs (the worker's backend, or recorded
- * trials).  To add a tuner: write kernels/tuner-<name>.c exporting one
+ * trials).  To add a tuner: write kernels/tune/tuner-<name>.c exporting one
  * `const struct tuner_ops tuner_<name>`, add it to the table in tuner.c, document its
  * options in docs/kernels.md and docs/experiment-format.md and test it in
  * tests/unit/test-kernels.c. */

@@ -6,7 +6,7 @@
 #
 #   DIR/bin/harness          the binary, unchanged
 #   DIR/lib/                 the libraries in BUNDLE below, and what they need in turn
-#   DIR/kernels/             kernels/*/templates/, kernels/python/ and kernels/torch/
+#   DIR/kernels/             kernels/*/templates/, kernels/python/
 #                            (HARNESS_KERNEL_DIR)
 #   DIR/experiments/, DIR/hypotheses/, DIR/plots/ (HARNESS_PLOT_DIR)
 #   DIR/run.sh               sets LD_LIBRARY_PATH, HARNESS_KERNEL_DIR and HARNESS_PLOT_DIR,
@@ -109,9 +109,9 @@ chmod 0755 "$dir/bin/harness"
 
 # Kernel templates keep their layout under kernels/ (kernels/cpu/templates/...,
 # kernels/cuda/templates/*.cu and the headers they include, *.cuh).
-# The external units' Python (kernels/python/harness_unit.py, kernels/torch/worker.py) too.
+# The external units' Python (kernels/python/harness_unit.py, kernels/python/torch_worker.py) too.
 (cd "$srcdir" && find kernels \( -path '*/templates/*' -o -path 'kernels/python/*.py' \
-	-o -path 'kernels/torch/*.py' \) -type f) | while read -r f; do
+	\) -type f) | while read -r f; do
 	mkdir -p "$dir/$(dirname "$f")"
 	cp "$srcdir/$f" "$dir/$f"
 done

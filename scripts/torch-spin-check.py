@@ -7,8 +7,8 @@ the checkout's root on a machine with PyTorch and a GPU:
 
     python3 scripts/torch-spin-check.py"""
 import os, sys, time, statistics
-sys.path.insert(0, "kernels/python"); sys.path.insert(0, "kernels/torch")
-import worker
+sys.path.insert(0, "kernels/python")
+import torch_worker as worker
 import torch
 dev = torch.device("cuda", 0)
 x = torch.rand(32, 512, 7, 7, device=dev)

@@ -12,7 +12,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "harness/analysis/audit-check.h"
-#include "harness/analysis/hypothesis.h"
+#include "harness/analysis/hyp.h"
 #include "harness/base/util.h"
 
 /* ---- the strongest mode ---------------------------------------------------------------- */

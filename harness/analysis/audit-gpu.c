@@ -392,7 +392,7 @@ static void check_state(struct audit *au, const struct rec_unit *u, char **info,
 		summary(k, "every block's units ran on one GPU (by UUID)");
 }
 
-/* How the op cells were timed (the CUDA backend's replay.c records it per unit): by graph
+/* How the op cells were timed (the CUDA backend's graph-replay.c records it per unit): by graph
  * replay, the GPU's time; on the stream on purpose (HARNESS_CUDA_OP_TIMING=stream); or on
  * the stream after a capture failed.  A stream-timed op cell includes the host's work. */
 static void check_op_timing(struct audit *au, const struct rec_unit *u, char **info, size_t nu)

@@ -14,11 +14,12 @@
 #include "harness/analysis/analysis.h"
 #include "harness/analysis/audit.h"
 #include "harness/analysis/audit-gpu.h"
-#include "harness/analysis/hypothesis.h"
+#include "harness/analysis/hyp.h"
 #include "harness/analysis/audit-check.h"
 #include "harness/record/recorder.h"
 #include "harness/analysis/report.h"
 #include "harness/base/util.h"
+#include "harness/config/unitenv.h"
 #include "kernels/backend.h"
 
 const char *audit_status_name(enum audit_status s)
@@ -455,14 +456,14 @@ static const char *unit_label(const struct rec_unit *u, char *buf, size_t n)
 }
 
 /* A variable that names a cache: one the harness points into every unit's cache directory
- * (backend_unit_vars), or any other whose name contains CACHE (HARNESS_KERNEL_CACHE_DIR). */
+ * (unitenv_vars), or any other whose name contains CACHE (HARNESS_KERNEL_CACHE_DIR). */
 static int is_cache_var(const char *name)
 {
-	const struct unit_var *v = backend_unit_var(name);
+	const struct unit_var *v = unitenv_var(name);
 	return (v && v->kind == UNIT_VAR_CACHE) || strstr(name, "CACHE");
 }
 
-/* The cache variables of the harness's table (backend_unit_vars) that a cold unit's recorded
+/* The cache variables of the harness's table (unitenv_vars) that a cold unit's recorded
  * environment holds with a value other than its own cache directory (plus the variable's
  * sub-path): one evidence line each; returns how many. */
 static size_t cache_vars_misplaced(struct audit_check *k, const struct rec_unit *u,
@@ -472,7 +473,7 @@ static size_t cache_vars_misplaced(struct audit_check *k, const struct rec_unit 
 		return 0;
 	json_t *env = json_loads(u->env_json, 0, NULL);
 	size_t bad = 0;
-	for (const struct unit_var *v = backend_unit_vars; v->name && json_is_object(env); v++) {
+	for (const struct unit_var *v = unitenv_vars; v->name && json_is_object(env); v++) {
 		const char *s = json_string_value(json_object_get(env, v->name));
 		if (v->kind != UNIT_VAR_CACHE || !s)
 			continue;

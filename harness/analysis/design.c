@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "harness/analysis/analysis.h"
-#include "harness/analysis/hypothesis.h"
+#include "harness/analysis/hyp.h"
 #include "harness/analysis/report.h"
 #include "harness/base/util.h"
 #include "stats/stats.h"

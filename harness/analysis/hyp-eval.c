@@ -2,7 +2,7 @@
  * (hypothesis.h; the rules are docs/hypothesis-format.md's).  The statistics come from
  * report.h and stats.h: this file only picks targets, applies criteria and decides. */
 #include "config.h"
-#include "harness/analysis/hypothesis.h"
+#include "harness/analysis/hyp.h"
 #include "harness/analysis/hyp-int.h"
 
 #include <inttypes.h>

@@ -8,7 +8,7 @@
 
 #include <gsl/gsl_rng.h>
 
-#include "harness/analysis/hypothesis.h"
+#include "harness/analysis/hyp.h"
 #include "harness/analysis/report.h"
 #include "harness/base/util.h"
 

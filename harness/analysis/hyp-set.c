@@ -2,7 +2,7 @@
  * results file, from their recorded bytes, with their pre-registration status, and those
  * attached afterwards (POST-HOC) */
 #include "config.h"
-#include "harness/analysis/hypothesis.h"
+#include "harness/analysis/hyp.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
 #include <jansson.h>
 
 #include "harness/analysis/analysis.h"
-#include "harness/analysis/hypothesis.h"
+#include "harness/analysis/hyp.h"
 #include "harness/analysis/report.h"
 #include "harness/base/util.h"
 

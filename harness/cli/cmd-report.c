@@ -8,7 +8,7 @@
 
 #include "harness/analysis/analysis.h"
 #include "harness/analysis/audit.h"
-#include "harness/analysis/hypothesis.h"
+#include "harness/analysis/hyp.h"
 #include "harness/analysis/replay.h"
 #include "harness/analysis/report.h"
 #include "harness/base/util.h"

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "harness/analysis/analysis.h"
-#include "harness/analysis/hypothesis.h"
+#include "harness/analysis/hyp.h"
 #include "harness/analysis/report.h"
 #include "harness/analysis/sequential.h"
 #include "harness/base/util.h"

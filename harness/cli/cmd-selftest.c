@@ -23,7 +23,7 @@
 #include "harness/record/recorder.h"
 #include "harness/run/progress.h"
 #include "harness/run/unit.h"
-#include "harness/run/unitenv.h"
+#include "harness/config/unitenv.h"
 #include "harness/run/unitspec.h"
 #include "kernels/tuner.h"
 
@@ -297,7 +297,9 @@ static int selftest_exec(const struct cmd_args *a)
 				    .timeout_s = timeout_s };
 	if (unitspec_write(spec, e, m, &su))
 		goto done;
-	env = unitenv_env(e, m, be->name, cache, 0);
+	struct unitenv_unit eu = { .id = 0, .backend = be->name, .cache_dir = cache, .spec = spec,
+				   .record_fd = PROTO_FD };
+	env = unitenv_env(e, m, &eu);
 	struct unitenv_start st = { .self = "/proc/self/exe", .spec = spec,
 				    .command = (const char *const *)m->command_argv };
 	argv = unitenv_argv(be, &st, &cause);

@@ -9,7 +9,7 @@
 
 #include "harness/analysis/analysis.h"
 #include "harness/cli/cmd.h"
-#include "harness/analysis/hypothesis.h"
+#include "harness/analysis/hyp.h"
 #include "harness/analysis/report.h"
 #include "harness/base/util.h"
 #include "harness/output/write.h"

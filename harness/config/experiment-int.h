@@ -61,7 +61,7 @@ int exp_get_string(struct tc_parser *p, const struct tc_field *f, char **out);
 int exp_is_name(const char *s);
 /* A table of NAME = "value" ([environment] set, [modes.environment]) into a new heap array
  * *out of *n variables (those parsed so far when it fails): a name that is not an
- * environment variable's, or one the harness sets for every unit (backend_unit_vars), is
+ * environment variable's, or one the harness sets for every unit (unitenv_vars), is
  * refused at its line and column. */
 int exp_get_env_table(struct tc_parser *p, const struct tc_field *f, struct env_var **out,
 		      size_t *n);

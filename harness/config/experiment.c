@@ -18,6 +18,7 @@
 #include "harness/config/experiment-int.h"
 #include "harness/config/toml-bridge.h"
 #include "harness/config/tomlcheck.h"
+#include "harness/config/unitenv.h"
 #include "kernels/backend.h"
 #include "kernels/catalog.h"
 #include "kernels/tuner.h"
@@ -431,12 +432,12 @@ static int is_env_name(const char *s)
 	return 1;
 }
 
-/* Variables the harness itself sets for every unit (backend_unit_vars, backend.h): an
+/* Variables the harness itself sets for every unit (unitenv_vars, unitenv.h): an
  * experiment may not override them, or pass them through, since that would point a unit's
  * caches outside its own fresh directory (a cache leak by construction). */
 static int is_reserved_env(const char *s)
 {
-	return backend_unit_var(s) != NULL;
+	return unitenv_var(s) != NULL;
 }
 
 int exp_get_env_table(struct tc_parser *p, const struct tc_field *f, struct env_var **out,

@@ -2,7 +2,7 @@
  * configuration layer reads them: the TOML into struct hyp_file (hypothesis.c), the
  * criteria's boolean expressions, and a file's git state at one moment (hyp-git.c), which
  * is what pre-registration is judged on.  Deciding a hypothesis on a run is the analysis
- * layer's (harness/analysis/hypothesis.h); storing the git state in a results file is the
+ * layer's (harness/analysis/hyp.h); storing the git state in a results file is the
  * record layer's (harness/record/prereg.h).
  *
  * Ownership: every struct here owns all it points to; each *_free() and *_release()

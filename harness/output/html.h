@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #include "harness/analysis/audit.h"
-#include "harness/analysis/hypothesis.h"
+#include "harness/analysis/hyp.h"
 #include "harness/analysis/replay.h"
 #include "harness/analysis/report.h"
 #include "harness/output/plot.h"

@@ -1,4 +1,4 @@
-/* hyp-write.c: the hypotheses' verdicts (harness/analysis/hypothesis.h) as markdown and
+/* hyp-write.c: the hypotheses' verdicts (harness/analysis/hyp.h) as markdown and
  * JSON (docs/hypothesis-format.md, "Output"), and the verdict table `harness run` prints */
 #include "config.h"
 #include "harness/output/json.h"
@@ -11,7 +11,7 @@
 
 #include <jansson.h>
 
-#include "harness/analysis/hypothesis.h"
+#include "harness/analysis/hyp.h"
 #include "harness/base/util.h"
 
 /* ---- output ------------------------------------------------------------------------------ */

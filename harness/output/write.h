@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "harness/analysis/audit.h"
-#include "harness/analysis/hypothesis.h"
+#include "harness/analysis/hyp.h"
 #include "harness/analysis/report.h"
 
 enum report_format { REPORT_MD = 0, REPORT_JSON, REPORT_CSV, REPORT_HTML };

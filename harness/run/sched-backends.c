@@ -27,7 +27,7 @@
 #include "harness/run/plan.h"
 #include "harness/run/progress.h"
 #include "harness/run/unit.h"
-#include "harness/run/unitenv.h"
+#include "harness/config/unitenv.h"
 #include "kernels/backend.h"
 #include "stats/stats.h"
 

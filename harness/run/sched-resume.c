@@ -29,7 +29,7 @@
 #include "harness/run/progress.h"
 #include "harness/run/sched-int.h"
 #include "harness/run/unit.h"
-#include "harness/run/unitenv.h"
+#include "harness/config/unitenv.h"
 #include "kernels/backend.h"
 #include "stats/stats.h"
 

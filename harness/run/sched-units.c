@@ -33,7 +33,8 @@
 #include "harness/run/sched.h"
 #include "harness/run/sched-int.h"
 #include "harness/run/unit.h"
-#include "harness/run/unitenv.h"
+#include "harness/config/unitenv.h"
+#include "harness/record/proto.h"
 #include "harness/run/unitspec.h"
 #include "kernels/backend.h"
 #include "stats/stats.h"
@@ -289,12 +290,15 @@ static int unit_prepare(struct run *r, struct slot_run *s, const struct rec_plan
 				    .command = (const char *const *)r->mb[mi].command };
 	s->argv = unitenv_argv(r->mb[mi].entry, &us, &cause);
 	int w = s->argv ? unitspec_write(spec, r->exp, m, &su) : -1;
+	struct unitenv_unit eu = { .id = p->id, .backend = backend, .cache_dir = s->cache,
+				   .spec = spec, .record_fd = PROTO_FD };
+	if (!w)
+		s->env = unitenv_env(r->exp, m, &eu);
 	free(spec);
 	if (!s->argv)
 		error("mode '%s': %s", p->mode, cause);
 	if (w)
 		goto done;
-	s->env = unitenv_env(r->exp, m, backend, s->cache, p->id);
 	/* A GPU slot's unit sees its GPU only, by UUID (over the experiment's own setting). */
 	if (s->def && r->slots.gpus)
 		unitenv_set(&s->env, "CUDA_VISIBLE_DEVICES", s->def->device);

@@ -1,5 +1,5 @@
 /* cpu.h: internals of the CPU backend shared by its files: op shapes, spaces, vendor code
- * and float64 references (ops.c); the run-time compiler and kernel cache (jit.c); the model
+ * and float64 references (ops-cpu.c); the run-time compiler and kernel cache (jit.c); the model
  * builders (models.c); the backend_ops glue (backend-cpu.c).  Nothing outside kernels/cpu/
  * includes this; the rest of the program sees only `backend_cpu` (backend.h). */
 #ifndef HARNESS_KERNELS_CPU_H
@@ -18,7 +18,7 @@
 /* The backend (backend-cpu.c), listed in backend_registry. */
 extern const struct backend_ops backend_cpu;
 
-/* ---- ops and shapes (ops.c) ------------------------------------------------------------ */
+/* ---- ops and shapes (ops-cpu.c) ------------------------------------------------------------ */
 
 enum cpu_op { CPU_SGEMM = 0, CPU_CONV2D, CPU_MAXPOOL, CPU_REDUCE, CPU_BIAS_RELU, CPU_NOPS };
 

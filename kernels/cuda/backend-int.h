@@ -106,7 +106,7 @@ struct cu_cell {
 	struct config cur;
 	struct cu_module *mod;               /* NULL: the cuBLASLt algorithm cur names */
 	int64_t launches;                    /* per warm sample */
-	/* its timing (replay.c): graphs of one launch (cold samples) and of `launches` (warm;
+	/* its timing (graph-replay.c): graphs of one launch (cold samples) and of `launches` (warm;
 	 * g1 itself when that is 1), or graph 0: launches on the stream */
 	int graph;
 	cudaGraphExec_t g1, gn;
@@ -173,7 +173,7 @@ struct backend {
 	size_t ncells, cap;
 	int64_t compiles, cache_hits, compile_ns;
 	struct cu_dnn *dnn;                  /* NULL until the first conv cell */
-	int op_graph;                        /* op cells timed by graph replay (replay.c) */
+	int op_graph;                        /* op cells timed by graph replay (graph-replay.c) */
 	int64_t graph_configs, stream_configs; /* configs timed each way */
 	char *stream_why;                    /* the first capture that failed, or NULL */
 	/* where a unit's set-up goes (describe_end's setup_*_ns): drawing and uploading op
@@ -240,7 +240,7 @@ void cu_compile_counters(const struct backend *b, struct backend_counters *out);
 /* Finish and free the queue and what trials were still owed (close()). */
 void cu_ahead_close(struct backend *b);
 
-/* ---- replay.c ---- */
+/* ---- graph-replay.c ---- */
 /* 1 (graph replay, the default) or 0 (stream launches) from HARNESS_CUDA_OP_TIMING; -1 with
  * *cause for a value that is neither. */
 int cu_replay_mode(char **cause);

@@ -1,6 +1,6 @@
 /* cuda.h: internals of the CUDA backend shared by its files: the one status check every
- * CUDA, NVRTC, cuBLAS, cuDNN and NVML call goes through (check.c); ops and shapes (ops.c),
- * spaces, options and the roofline (space.c), host numerics and the float64 references
+ * CUDA, NVRTC, cuBLAS, cuDNN and NVML call goes through (check.c); ops and shapes (ops-cuda.c),
+ * spaces, options and the roofline (space-cuda.c), host numerics and the float64 references
  * (host.c); the NVRTC compiler, its cubin cache and its thread pool
  * (nvrtc.c); the device's state through NVML and the libraries this process loaded
  * (state.c); the backend_ops glue, launches and timing (backend-cuda.c).  Nothing outside
@@ -41,7 +41,7 @@ static inline int cuda_check(enum cuda_lib lib, int status, const char *expr, co
 #define CUDA_CHECK(lib, call, cause) \
 	cuda_check((lib), (int)(call), #call, __FILE__, __LINE__, (cause))
 
-/* ---- ops, shapes (ops.c), spaces (space.c), host numerics (host.c) ------------------- */
+/* ---- ops, shapes (ops-cuda.c), spaces (space-cuda.c), host numerics (host.c) ------------------- */
 
 enum cuda_op {
 	CU_GEMM = 0,     /* C[m,n] = A[m,k] B[n,k]^T (TN), templates/gemm.cu */
@@ -161,7 +161,7 @@ void cuda_gemm_config_get(const struct cuda_space_ctx *x, const struct config *c
  * a launch whose are not fails instead of falling back). */
 int cuda_gemm_tma_only(const struct cuda_shape *s, const struct cuda_gemm_config *g);
 
-/* ---- the roofline estimate (space.c; backend_ops.estimate, docs/kernels.md) ------------- */
+/* ---- the roofline estimate (space-cuda.c; backend_ops.estimate, docs/kernels.md) ------------- */
 
 /* What the roofline needs of a device: counts and clocks the device reports, and the
  * architecture's throughput per SM per clock (cuda_roofline_rates). */

@@ -339,7 +339,7 @@ int cu_gemm_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
 	return 0;
 }
 
-/* backend_ops.estimate: the roofline (space.c, cuda_estimate_ns) with the device's figures:
+/* backend_ops.estimate: the roofline (space-cuda.c, cuda_estimate_ns) with the device's figures:
  * SMs and bus width from cudaDeviceProp, the SM and memory clocks from their attributes
  * (CUDA 13's cudaDeviceProp has no clocks), the per-clock rates by compute capability. */
 double cu_estimate(const struct backend *b, size_t i, const struct config *c)

@@ -297,7 +297,7 @@ c.exit()
 PYEOF
 cp fake_worker.py prog/ # removed by mv.h5's unit 0
 # the same through the kernel folder: a command path found there when the run started (a
-# bundle's kernels/torch/worker.py), resumed with the kernel folder at another path
+# bundle's kernels/python/torch_worker.py), resumed with the kernel folder at another path
 mkdir -p k1/kw k2/kw
 cp -r "$top_srcdir/kernels/python" k1/ && cp -r "$top_srcdir/kernels/python" k2/ # harness_unit.py, on the units' PYTHONPATH
 cp fake_worker.py k1/kw/

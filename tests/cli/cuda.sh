@@ -56,7 +56,7 @@ bad = [t for t in trials if s(t["status"]) not in ("ok", "compile-error", "incor
 c.check(not bad, "trial statuses are known")
 vb = [t for t in trials if s(t["config"]).startswith("vendor:algo=")]
 c.check(len(vb) > 0, "cuBLASLt algorithms are recorded as vendor:algo=... trials")
-# op cells are timed by CUDA-graph replay (kernels/cuda/replay.c): every config of every op,
+# op cells are timed by CUDA-graph replay (kernels/cuda/graph-replay.c): every config of every op,
 # the vendor paths included, must capture, so no unit falls back to the stream
 def info(u, key):
     for line in s(u["info"]).splitlines():

@@ -89,7 +89,7 @@ expect_grep "devices alike in level \(baseline, per device\) \| \*\*WARN\*\* \| 
 
 # ---- a live run: --jobs 2 pins each unit to one slot's cores
 if [ "$(nproc)" -ge 2 ]; then
-	cp "$D/worker.py" "$D/devices.toml" .
+	cp "$D/devices_worker.py" "$D/devices.toml" .
 	expect_status 0 h run -q --jobs 2 -o live.h5 devices.toml || cat err >&2
 	$PY "$D/reference.py" live.h5 >live-ref.json
 	expect_status 0 h report --format json live.h5 && cp out live.json

@@ -6,7 +6,7 @@
 . "$top_srcdir/tests/setup"
 PY=/usr/bin/python3
 $PY -c 'import h5py' 2>/dev/null || skip "h5py for /usr/bin/python3 is needed"
-cp "$DATA/launches/worker.py" "$DATA/launches/launches.toml" .
+cp "$DATA/launches/launches_worker.py" "$DATA/launches/launches.toml" .
 expect_status 0 h run --results-dir res launches.toml && pass "run" || finish
 grep -E "^w/planted +[0-9.]+ +[0-9.]+" out >summary.txt
 $PY - summary.txt <<'PY' && pass "the closing summary is per execution" || fail "closing summary: $(cat summary.txt)"

@@ -67,10 +67,19 @@ for path in sys.argv[1:]:
         elif hr > r:
             line = text.count("\n", 0, m.start()) + 1
             print("%s:%d: includes '%s' (%s, above %s)" % (path, line, h, layers[hr], layers[r]))
+        # kernels/ by role: its interfaces at the top, then tune/ (the driver and tuners),
+        # cpu/ and cuda/ (the device backends); a folder includes the interfaces and its
+        # own headers, never another folder's; nothing outside kernels/ includes a folder's
+        elif h.startswith("kernels/") and h.count("/") > 1:
+            sub = h.split("/")[1]
+            own = path.split("/")[1] if path.startswith("kernels/") and path.count("/") > 1 else None
+            if own != sub:
+                line = text.count("\n", 0, m.start()) + 1
+                print("%s:%d: includes '%s', private to kernels/%s/" % (path, line, h, sub))
 PYEOF
 )
 # (issue 8 redrew the last arrows that pointed up: no exceptions are left)
-[ -z "$bad" ] && pass "every include looks down the layers" || fail "includes that go up a layer:
+[ -z "$bad" ] && pass "every include looks down the layers (and kernels/'s folders keep to their own)" || fail "includes that go up a layer or into another kernels/ folder:
 $bad"
 
 # every shipped data file is in Makefile.am, so make dist and make install carry it (a plot

@@ -1,6 +1,6 @@
 # tests/cli/python.sh: the Python parts, with /usr/bin/python3 and the standard library only:
 # kernels/python/harness_unit.py (tests/python/test_harness_unit.py) and the pure parts of
-# the torch.compile worker, kernels/torch/worker.py (tests/python/test_torch_worker.py;
+# the torch.compile worker, kernels/python/torch_worker.py (tests/python/test_torch_worker.py;
 # without PyTorch, its unit fails with "PyTorch not importable: ...").
 . "$top_srcdir/tests/setup"
 export PYTHONDONTWRITEBYTECODE=1
@@ -18,7 +18,7 @@ for e in torch-tiny torch-resnet torch-controls torch-plant-leak torch-plant-eag
 	expect_status 0 h check "$top_srcdir/experiments/$e.toml" && pass "experiments/$e.toml checks"
 done
 # a model outside the harness's catalog is a command mode's business, and only its
-printf 'schema = 1\nname = "m"\n[[workloads]]\nmodel = "mobilenet_v2"\n[[modes]]\nname = "t"\ncommand = ["python3", "torch/worker.py"]\n' >"$SCRATCH/m.toml"
+printf 'schema = 1\nname = "m"\n[[workloads]]\nmodel = "mobilenet_v2"\n[[modes]]\nname = "t"\ncommand = ["python3", "python/torch_worker.py"]\n' >"$SCRATCH/m.toml"
 expect_status 0 h check "$SCRATCH/m.toml" && pass "a torchvision model name with command modes only"
 printf '[[modes]]\nname = "v"\ntuner = "vendor"\n' >>"$SCRATCH/m.toml"
 expect_status 2 h check "$SCRATCH/m.toml" &&

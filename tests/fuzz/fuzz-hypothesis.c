@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "harness/analysis/hypothesis.h"
+#include "harness/analysis/hyp.h"
 #include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

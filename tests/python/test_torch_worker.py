@@ -1,4 +1,4 @@
-"""tests/python/test_torch_worker.py: the pure parts of kernels/torch/worker.py (mode ->
+"""tests/python/test_torch_worker.py: the pure parts of kernels/python/torch_worker.py (mode ->
 Inductor configuration, option overrides, specification parsing, cell names of e2e and op
 cells, choice strings from generated code, the threshold replacement with a stand-in Inductor
 module), and, where PyTorch is not installed (CI, this project's build machine), that a unit
@@ -14,8 +14,7 @@ import unittest
 
 TOP = os.environ.get("top_srcdir", ".")
 sys.path.insert(0, os.path.join(TOP, "kernels", "python"))
-sys.path.insert(0, os.path.join(TOP, "kernels", "torch"))
-import worker  # noqa: E402
+import torch_worker as worker  # noqa: E402
 
 
 def spec(mode="default", options=None, workloads=None):
@@ -437,7 +436,7 @@ class TestWithoutTorch(unittest.TestCase):
                    "PYTHONPATH": os.path.join(TOP, "kernels", "python")}
             # the record pipe on fd 3, as the harness gives it
             proc = subprocess.Popen(["/bin/sh", "-c", 'exec "$0" "$1" 3>&%d %d>&-' % (w, w),
-                                     sys.executable, os.path.join(TOP, "kernels", "torch", "worker.py")],
+                                     sys.executable, os.path.join(TOP, "kernels", "python", "torch_worker.py")],
                                     env=env, pass_fds=(w,), stderr=subprocess.PIPE)
             os.close(w)
             with os.fdopen(r) as f:

@@ -206,7 +206,7 @@ START_TEST(test_gemm_space)
 }
 END_TEST
 
-/* The GEMM space's prunings (kernels/cuda/space.c, gemm_valid): the valid points of the
+/* The GEMM space's prunings (kernels/cuda/space-cuda.c, gemm_valid): the valid points of the
  * shapes that matter, against scripts/gemm-space.py's independent count of the same rules
  * (H100: 132 SMs, 227 KiB of shared memory a block, sm_90a), and what stays reachable. */
 static size_t count_valid(int64_t m, int64_t n, int64_t k, const char *dtype, int tf32)

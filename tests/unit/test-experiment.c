@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "harness/config/experiment.h"
+#include "harness/config/unitenv.h"
 #include "kernels/backend.h"
 #include "harness/config/toml-bridge.h"
 #include "harness/base/util.h"
@@ -413,10 +414,10 @@ START_TEST(test_mode_backend)
 END_TEST
 
 /* [environment] may neither set nor pass a variable the harness sets for every unit:
- * every name of the table (kernels/backend.c) is refused. */
+ * every name of the table (harness/config/unitenv.c) is refused. */
 START_TEST(test_env_reserved_from_table)
 {
-	for (const struct unit_var *v = backend_unit_vars; v->name; v++) {
+	for (const struct unit_var *v = unitenv_vars; v->name; v++) {
 		char *text = xasprintf(HEAD WL MODE "[environment]\nset = { %s = \"/tmp/x\" }\n",
 				       v->name);
 		char *want = xasprintf("'t.toml':10:9: '%s' is set by the harness for every unit (its "

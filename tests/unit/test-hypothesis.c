@@ -12,7 +12,7 @@
 
 #include "harness/analysis/analysis.h"
 #include "harness/record/csvimport.h"
-#include "harness/analysis/hypothesis.h"
+#include "harness/analysis/hyp.h"
 #include "harness/output/write.h"
 #include "harness/record/prereg.h"
 #include "harness/record/recorder.h"

@@ -9,7 +9,7 @@
 
 #include "harness/run/plan.h"
 #include "harness/run/unit.h"
-#include "harness/run/unitenv.h"
+#include "harness/config/unitenv.h"
 #include "harness/run/unitspec.h"
 #include "harness/base/util.h"
 #include "tests/unit/testutil.h"
@@ -341,7 +341,9 @@ START_TEST(unit_environment)
 	xp.nenv_set = 1;
 	xp.measure.threads = 3;
 	struct mode beam = { .name = "beam" };
-	char **env = unitenv_env(&xp, &beam, "cpu", "/tmp/c/u0007-abc", 7);
+	struct unitenv_unit u = { .id = 7, .backend = "cpu", .cache_dir = "/tmp/c/u0007-abc",
+				  .spec = "/tmp/c/u0007-abc/harness-unit-0007.json", .record_fd = 3 };
+	char **env = unitenv_env(&xp, &beam, &u);
 	struct sbuf all;
 	sbuf_init(&all);
 	for (char **e = env; *e; e++)

@@ -14,7 +14,7 @@
 #include "harness/record/recorder.h"
 #include "harness/run/progress.h"
 #include "harness/run/unit.h"
-#include "harness/run/unitenv.h"
+#include "harness/config/unitenv.h"
 #include "harness/run/unitspec.h"
 #include <jansson.h>
 #include "kernels/backend.h"
@@ -441,8 +441,10 @@ START_TEST(env_follows_the_table)
 	memset(&xp, 0, sizeof(xp));
 	xp.measure.threads = 5;
 	struct mode vendor = { .name = "vendor" };
-	char **env = unitenv_env(&xp, &vendor, "cpu", "/c/u0003-q", 3);
-	for (const struct unit_var *v = backend_unit_vars; v->name; v++) {
+	struct unitenv_unit u = { .id = 3, .backend = "cpu", .cache_dir = "/c/u0003-q",
+				  .spec = "/c/u0003-q/harness-unit-0003.json", .record_fd = 3 };
+	char **env = unitenv_env(&xp, &vendor, &u);
+	for (const struct unit_var *v = unitenv_vars; v->name; v++) {
 		size_t l = strlen(v->name), seen = 0;
 		const char *val = NULL;
 		for (char **e = env; *e; e++)
@@ -464,9 +466,9 @@ START_TEST(env_follows_the_table)
 			ck_assert_str_eq(val, "3");
 		if (v->kind == UNIT_VAR_CHECK) /* beside the units' directories, shared */
 			ck_assert_str_eq(val, "/c/check");
-		ck_assert_ptr_eq(backend_unit_var(v->name), v);
+		ck_assert_ptr_eq(unitenv_var(v->name), v);
 	}
-	ck_assert_ptr_null(backend_unit_var("PATH"));
+	ck_assert_ptr_null(unitenv_var("PATH"));
 	unitenv_free(env);
 }
 END_TEST
@@ -502,7 +504,7 @@ START_TEST(docs_list_the_table)
 	char *reserved = doc_section(format, "Neither key may name a variable the harness sets",
 				     "\"cold\"");
 	size_t nvars = 0;
-	for (const struct unit_var *v = backend_unit_vars; v->name; v++, nvars++) {
+	for (const struct unit_var *v = unitenv_vars; v->name; v++, nvars++) {
 		char *quoted = xasprintf("`%s`", v->name);
 		ck_assert_msg(strstr(set, quoted), "docs/record-protocol.md does not list %s", v->name);
 		ck_assert_msg(strstr(reserved, quoted), "docs/experiment-format.md does not list %s",
@@ -520,8 +522,8 @@ START_TEST(docs_list_the_table)
 			for (const char *c = name; *c; c++)
 				upper &= (*c >= 'A' && *c <= 'Z') || *c == '_' || (*c >= '0' && *c <= '9');
 			if (upper)
-				ck_assert_msg(backend_unit_var(name) != NULL, "the docs list %s, which "
-					      "the harness does not set (kernels/backend.c)", name);
+				ck_assert_msg(unitenv_var(name) != NULL, "the docs list %s, which "
+					      "the harness does not set (harness/config/unitenv.c)", name);
 			free(name);
 			p = q + 1;
 		}

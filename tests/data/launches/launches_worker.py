@@ -1,4 +1,4 @@
-"""tests/data/launches/worker.py: an external command unit (kernels/python/harness_unit.py)
+"""tests/data/launches/launches_worker.py: an external command unit (kernels/python/harness_unit.py)
 whose samples each cover `launches` executions (the mode's option, default 1), as a backend
 batching short cells records them: ns is the whole sample's time, launches how many
 executions it covers.  One execution takes the same time in every mode (20 us, 0.5% noise

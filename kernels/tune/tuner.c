@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/tuner-int.h"
+#include "kernels/tune/tuner-int.h"
 
 extern const struct tuner_ops tuner_vendor;
 extern const struct tuner_ops tuner_heuristic;

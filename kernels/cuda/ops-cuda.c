@@ -1,6 +1,6 @@
-/* ops.c: the CUDA backend's ops: names, templates, dtypes, the device's architecture name,
+/* ops-cuda.c: the CUDA backend's ops: names, templates, dtypes, the device's architecture name,
  * and shapes from workloads (sizes, flops, bytes).  The config spaces and the roofline are in
- * space.c, the host numerics and the float64 reference in host.c (docs/kernels.md).  Needs no
+ * space-cuda.c, the host numerics and the float64 reference in host.c (docs/kernels.md).  Needs no
  * device. */
 #include "config.h"
 #include "kernels/cuda/cuda.h"

@@ -23,7 +23,7 @@
  * as in Inductor), check_all_directions (default false), field_order, field_limits, and
  * the common max_trials, max_seconds, accept* (tuner-int.h). */
 #include "config.h"
-#include "kernels/tuner-int.h"
+#include "kernels/tune/tuner-int.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -20,7 +20,7 @@
  * a config to explore (it compares a config met again with its first median), and never
  * chooses a config whose trial was not ok. */
 #include "config.h"
-#include "kernels/tuner-int.h"
+#include "kernels/tune/tuner-int.h"
 
 #include <math.h>
 #include <stdlib.h>

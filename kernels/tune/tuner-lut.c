@@ -15,7 +15,7 @@
  * failing its compile or check.  The tuner never chooses a config that failed its check.
  * Options: table (the file; read by the configuration layer), match, max_distance. */
 #include "config.h"
-#include "kernels/tuner-int.h"
+#include "kernels/tune/tuner-int.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-"""tests/data/devices/worker.py: an external command unit (kernels/python/harness_unit.py)
+"""tests/data/devices/devices_worker.py: an external command unit (kernels/python/harness_unit.py)
 whose timings depend on the device it runs on, for tests/cli/devices.sh.  With harness run
 --jobs 2 each unit is pinned to one slot's cores (sched_setaffinity); a unit whose cores
 exclude core 0 plays the "slow device": its level is 25% higher (option slow = 1.25) and

@@ -17,7 +17,7 @@
  * Options: k (1 to 100000, default 5), train (the files; read by the caller), and the
  * common options. */
 #include "config.h"
-#include "kernels/tuner-int.h"
+#include "kernels/tune/tuner-int.h"
 
 #include <gsl/gsl_matrix.h>
 #include <gsl/gsl_multifit.h>

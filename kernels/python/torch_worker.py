@@ -1,8 +1,8 @@
-"""kernels/torch/worker.py: a torch.compile worker for external command modes (issue 12).
+"""kernels/python/torch_worker.py: a torch.compile worker for external command modes (issue 12).
 
     [[modes]]
     name = "max-autotune"
-    command = ["python3", "torch/worker.py"]      # found in the kernel folder
+    command = ["python3", "python/torch_worker.py"]      # found in the kernel folder
     expects = ["compile", "benchmark"]
     options = { compile = "max-autotune" }
 

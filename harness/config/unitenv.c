@@ -1,6 +1,7 @@
-/* unitenv.c: a unit's argv and environment (see unitenv.h) */
+/* unitenv.c: a unit's argv and environment, and the table of what the harness sets for
+ * every unit (see unitenv.h) */
 #include "config.h"
-#include "harness/run/unitenv.h"
+#include "harness/config/unitenv.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,8 +9,32 @@
 #include <string.h>
 
 #include "harness/base/util.h"
-#include "harness/record/proto.h"
-#include "harness/run/unitspec.h"
+
+/* The order is the order units have always been given them (recorded env_json). */
+const struct unit_var unitenv_vars[] = {
+	{ "HOME", UNIT_VAR_CACHE, "" },
+	{ "TMPDIR", UNIT_VAR_CACHE, "tmp" },
+	{ "XDG_CACHE_HOME", UNIT_VAR_CACHE, "" },
+	{ "HARNESS_CACHE_DIR", UNIT_VAR_CACHE, "" },
+	{ "TRITON_CACHE_DIR", UNIT_VAR_CACHE, "triton" },
+	{ "TORCHINDUCTOR_CACHE_DIR", UNIT_VAR_CACHE, "inductor" },
+	{ "CUDA_CACHE_PATH", UNIT_VAR_CACHE, "cuda" },
+	{ "OPENBLAS_NUM_THREADS", UNIT_VAR_THREADS, NULL },
+	{ "OMP_NUM_THREADS", UNIT_VAR_THREADS, NULL },
+	{ "HARNESS_RECORD_FD", UNIT_VAR_RECORD_FD, NULL },
+	{ "HARNESS_UNIT", UNIT_VAR_UNIT, NULL },
+	{ "HARNESS_MODE", UNIT_VAR_MODE, NULL },
+	{ "HARNESS_CHECK_DIR", UNIT_VAR_CHECK, NULL },
+	{ NULL, 0, NULL },
+};
+
+const struct unit_var *unitenv_var(const char *name)
+{
+	for (const struct unit_var *v = unitenv_vars; v->name; v++)
+		if (!strcmp(v->name, name))
+			return v;
+	return NULL;
+}
 
 const char *const unitenv_allowlist[] = {
 	"PATH", "LANG", "LC_ALL", "TZ", "USER", "LOGNAME", "LD_LIBRARY_PATH",
@@ -45,18 +70,18 @@ static void env_put(struct strv *s, const char *name, const char *value)
 
 /* The value the harness gives unit variable v. */
 static char *unit_var_value(const struct unit_var *v, const struct experiment *e,
-			    const struct mode *m, const char *backend, const char *cache_dir,
-			    int64_t unit)
+			    const struct mode *m, const struct unitenv_unit *u)
 {
+	const char *cache_dir = u->cache_dir;
 	switch (v->kind) {
 	case UNIT_VAR_CACHE:
 		return *v->sub ? xasprintf("%s/%s", cache_dir, v->sub) : xstrdup(cache_dir);
 	case UNIT_VAR_THREADS:
-		return xasprintf("%" PRId64, experiment_unit_measure(e, m, backend).threads);
+		return xasprintf("%" PRId64, experiment_unit_measure(e, m, u->backend).threads);
 	case UNIT_VAR_RECORD_FD:
-		return xasprintf("%d", PROTO_FD);
+		return xasprintf("%d", u->record_fd);
 	case UNIT_VAR_UNIT:
-		return xasprintf("%" PRId64, unit);
+		return xasprintf("%" PRId64, u->id);
 	case UNIT_VAR_MODE:
 		return xstrdup(m->name);
 	case UNIT_VAR_CHECK: {
@@ -69,8 +94,7 @@ static char *unit_var_value(const struct unit_var *v, const struct experiment *e
 	return xstrdup("");
 }
 
-char **unitenv_env(const struct experiment *e, const struct mode *m, const char *backend,
-		   const char *cache_dir, int64_t unit)
+char **unitenv_env(const struct experiment *e, const struct mode *m, const struct unitenv_unit *u)
 {
 	struct strv s = { 0 };
 	XGROW(s.v, s.cap, 1);
@@ -88,8 +112,8 @@ char **unitenv_env(const struct experiment *e, const struct mode *m, const char 
 			env_put(&s, e->env_pass[i], v);
 	}
 	/* Every cache a unit could fill points into its own directory. */
-	for (const struct unit_var *v = backend_unit_vars; v->name; v++) {
-		char *val = unit_var_value(v, e, m, backend, cache_dir, unit);
+	for (const struct unit_var *v = unitenv_vars; v->name; v++) {
+		char *val = unit_var_value(v, e, m, u);
 		env_put(&s, v->name, val);
 		free(val);
 	}
@@ -101,7 +125,7 @@ char **unitenv_env(const struct experiment *e, const struct mode *m, const char 
 		env_put(&s, "PYTHONPATH", py);
 		free(py);
 		/* Python's bytecode cache is a cache too: the unit's own, never the source tree */
-		py = xasprintf("%s/pycache", cache_dir);
+		py = xasprintf("%s/pycache", u->cache_dir);
 		env_put(&s, "PYTHONPYCACHEPREFIX", py);
 		free(py);
 	}
@@ -109,9 +133,7 @@ char **unitenv_env(const struct experiment *e, const struct mode *m, const char 
 		env_put(&s, e->env_set[i].name, e->env_set[i].value);
 	for (size_t i = 0; i < m->nenv; i++)
 		env_put(&s, m->env[i].name, m->env[i].value);
-	char *spec = unitspec_path(cache_dir, unit);
-	env_put(&s, "HARNESS_UNIT_SPEC", spec);
-	free(spec);
+	env_put(&s, "HARNESS_UNIT_SPEC", u->spec);
 	return s.v;
 }
 

@@ -1,4 +1,4 @@
-/* hypothesis.h: the verdicts of pre-registered hypotheses (docs/hypothesis-format.md):
+/* hyp.h: the verdicts of pre-registered hypotheses (docs/hypothesis-format.md):
  * the files of one evaluation with their pre-registration status (hyp-set.c), and each
  * hypothesis CORROBORATED, FALSIFIED or INCONCLUSIVE on a run's report (hyp-eval.c).
  * Reading the files is the configuration layer's (harness/config/hypothesis.h), their git

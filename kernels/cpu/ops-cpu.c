@@ -1,4 +1,4 @@
-/* ops.c: the CPU backend's ops: shapes, config spaces, the vendor path (OpenBLAS and plain
+/* ops-cpu.c: the CPU backend's ops: shapes, config spaces, the vendor path (OpenBLAS and plain
  * C), im2col, and the float64 reference each config is checked against (docs/kernels.md) */
 #include "config.h"
 #include "kernels/cpu/cpu.h"

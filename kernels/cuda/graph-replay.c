@@ -1,4 +1,4 @@
-/* replay.c: how an op cell's current config is timed (backend-int.h).  By default each
+/* graph-replay.c: how an op cell's current config is timed (backend-int.h).  By default each
  * config's launches are captured into CUDA graphs when it is prepared (one launch for cold
  * samples, the warm batch for warm ones) and a sample replays a graph between two events, so
  * it times the GPU's work and not the host's: a legacy cuDNN call costs about 190 us of host

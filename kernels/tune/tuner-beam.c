@@ -17,7 +17,7 @@
  * BEAM=4), min_progress_us (number >= 0, default 0.01: tinygrad's BEAM_MIN_PROGRESS),
  * field_order, field_limits (as coordinate-descent's), and the common options. */
 #include "config.h"
-#include "kernels/tuner-int.h"
+#include "kernels/tune/tuner-int.h"
 
 #include <math.h>
 #include <stdlib.h>

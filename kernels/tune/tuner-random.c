@@ -5,7 +5,7 @@
  * is spent; the lowest median among ok trials wins, ties to the earlier trial.
  * Options: max_trials, max_seconds, accept, accept_repeats, accept_alpha (tuner-int.h). */
 #include "config.h"
-#include "kernels/tuner-int.h"
+#include "kernels/tune/tuner-int.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* replay.c: runs a fuzz target's LLVMFuzzerTestOneInput over files and folders, without
+/* replay-inputs.c: runs a fuzz target's LLVMFuzzerTestOneInput over files and folders, without
  * libFuzzer, so `make check` replays the seed corpus and every input that once crashed
  * (tests/fuzz/crashes/<target>/) under the ordinary build and its sanitizers.
  * Usage: fuzz-<target> PATH...   (folders are read one level deep; exit 0 unless a file

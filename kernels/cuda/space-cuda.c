@@ -1,4 +1,4 @@
-/* space.c: the CUDA backend's config spaces in the templates' vocabulary (Triton's for
+/* space-cuda.c: the CUDA backend's config spaces in the templates' vocabulary (Triton's for
  * GEMM), their validity rules and rule-of-thumb heuristics, the NVRTC options of a config,
  * the correctness bound per dtype, and the roofline estimate model-topk ranks by
  * (docs/kernels.md).  Needs no device. */
