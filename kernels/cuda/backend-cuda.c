@@ -4,7 +4,7 @@
  * samples timed with CUDA events on a dedicated stream (L2 flushed before cold samples,
  * short cells batched), the SM clock and throttle flag read through NVML (docs/kernels.md) */
 #include "config.h"
-#include "kernels/cuda/backend-int.h"
+#include "kernels/cuda/device.h"
 #include "harness/base/sysinfo.h"
 
 #include <inttypes.h>
@@ -19,7 +19,7 @@
 
 /* ---- availability ---------------------------------------------------------------------- */
 
-static int cu_available(char **why)
+static int cuda_available(char **why)
 {
 	int n = 0, drv = 0, rt = 0;
 	cudaError_t e = cudaGetDeviceCount(&n);
@@ -47,7 +47,7 @@ static int cu_available(char **why)
 
 /* ---- cells ----------------------------------------------------------------------------- */
 
-static void free_cell(struct cu_cell *c)
+static void free_cell(struct cuda_cell *c)
 {
 	free(c->pub.name);
 	free(c->pub.workload);
@@ -58,13 +58,13 @@ static void free_cell(struct cu_cell *c)
 		if (c->d_in[i])
 			cudaFree(c->d_in[i]);
 	}
-	cu_replay_release(c);
+	cuda_replay_release(c);
 	free(c->h_out);
 	if (c->d_out)
 		cudaFree(c->d_out);
 	if (c->d_ws)
 		cudaFree(c->d_ws);
-	cu_gemm_release(c);
+	cuda_gemm_release(c);
 	if (c->la)
 		cublasLtMatrixLayoutDestroy(c->la);
 	if (c->lb)
@@ -75,19 +75,19 @@ static void free_cell(struct cu_cell *c)
 		cublasLtMatmulDescDestroy(c->desc);
 	if (c->d_ref)
 		cudaFree(c->d_ref);
-	cu_dnn_cell_free(c);
-	cu_model_cell_free(c);
+	cuda_dnn_cell_free(c);
+	cuda_model_cell_free(c);
 	free(c);
 }
 
 static cudaDataType_t lt_type(enum cuda_dtype t)
 {
-	return t == CU_F16 ? CUDA_R_16F : t == CU_BF16 ? CUDA_R_16BF : CUDA_R_32F;
+	return t == CUDA_F16 ? CUDA_R_16F : t == CUDA_BF16 ? CUDA_R_16BF : CUDA_R_32F;
 }
 
 /* C[m,n] = A[m,k] B[n,k]^T with row-major C is, column-major, C^T (n x m) = B A^T: cuBLASLt's
  * A is our B (k x n, ld k) transposed, its B our A (k x m, ld k), its C n x m with ld n. */
-static int gemm_vendor_init(struct backend *b, struct cu_cell *c, char **cause)
+static int gemm_vendor_init(struct backend *b, struct cuda_cell *c, char **cause)
 {
 	const struct cuda_shape *s = &c->sctx.shape;
 	cudaDataType_t t = lt_type(s->dtype);
@@ -163,7 +163,7 @@ done:
 
 /* Op workloads whose op and shape cuda_shape_from_workload knows; models cuda_model_build
  * builds (model.c). */
-static int cu_supports(const struct workload *w, char **why)
+static int cuda_supports(const struct workload *w, char **why)
 {
 	const char *name = w->name ? w->name : (w->model ? w->model : w->op);
 	struct cuda_shape s;
@@ -191,10 +191,10 @@ static int cu_supports(const struct workload *w, char **why)
 	return 1;
 }
 
-struct cu_cell *cu_op_cell_add(struct backend *b, const char *name, const char *op,
+struct cuda_cell *cuda_op_cell_add(struct backend *b, const char *name, const char *op,
 			       const struct cuda_shape *s, char **cause)
 {
-	struct cu_cell *c = xcalloc(1, sizeof(*c));
+	struct cuda_cell *c = xcalloc(1, sizeof(*c));
 	struct sbuf shape;
 	c->sctx.shape = *s;
 	c->sctx.dev = b->di;
@@ -209,8 +209,8 @@ struct cu_cell *cu_op_cell_add(struct backend *b, const char *name, const char *
 	c->pub.count = 1;
 	c->pub.flops = cuda_shape_flops(&c->sctx.shape);
 	c->launches = 1;
-	if ((c->sctx.shape.op == CU_GEMM && gemm_vendor_init(b, c, cause)) ||
-	    (cuda_conv_is(c->sctx.shape.op) && cu_dnn_cell_init(b, c, cause))) {
+	if ((c->sctx.shape.op == CUDA_GEMM && gemm_vendor_init(b, c, cause)) ||
+	    (cuda_conv_is(c->sctx.shape.op) && cuda_dnn_cell_init(b, c, cause))) {
 		free_cell(c);
 		return NULL;
 	}
@@ -219,13 +219,13 @@ struct cu_cell *cu_op_cell_add(struct backend *b, const char *name, const char *
 	return c;
 }
 
-static int cu_add_workload(struct backend *b, const struct workload *w, char **cause)
+static int cuda_add_workload(struct backend *b, const struct workload *w, char **cause)
 {
 	const char *name = w->name ? w->name : (w->model ? w->model : w->op);
 	struct cuda_shape s;
 	char *why = NULL;
 
-	if (!cu_supports(w, cause))
+	if (!cuda_supports(w, cause))
 		return -1;
 	for (size_t i = 0; i < b->ncells; i++)
 		if (!strcmp(b->cells[i]->pub.workload, name)) {
@@ -233,26 +233,26 @@ static int cu_add_workload(struct backend *b, const struct workload *w, char **c
 			return -1;
 		}
 	if (w->kind == WORKLOAD_MODEL)
-		return cu_model_add(b, w, name, cause);
+		return cuda_model_add(b, w, name, cause);
 	if (cuda_shape_from_workload(&s, w, &why)) {
 		*cause = xasprintf("workload '%s': %s", name, why);
 		free(why);
 		return -1;
 	}
-	return cu_op_cell_add(b, name, w->op, &s, cause) ? 0 : -1;
+	return cuda_op_cell_add(b, name, w->op, &s, cause) ? 0 : -1;
 }
 
-static size_t cu_ncells(const struct backend *b)
+static size_t cuda_ncells(const struct backend *b)
 {
 	return b->ncells;
 }
 
-static const struct cell *cu_cell(const struct backend *b, size_t i)
+static const struct cell *cuda_cell(const struct backend *b, size_t i)
 {
 	return i < b->ncells ? &b->cells[i]->pub : NULL;
 }
 
-static const struct space *cu_space(const struct backend *b, size_t i)
+static const struct space *cuda_space(const struct backend *b, size_t i)
 {
 	return i < b->ncells && !b->cells[i]->e2e ? &b->cells[i]->space : NULL;
 }
@@ -266,7 +266,7 @@ static int64_t cdiv(int64_t a, int64_t b)
 
 /* The field value of config c, or the template's documented default for the memory-bound
  * vendor point (BLOCK 256, VEC 16 bytes, ROWS 8). */
-static int64_t field(const struct cu_cell *c, const struct config *cfg, const char *name)
+static int64_t field(const struct cuda_cell *c, const struct config *cfg, const char *name)
 {
 	for (size_t f = 0; f < c->space.nfields; f++)
 		if (!strcmp(c->space.fields[f].name, name) && !cfg->vendor)
@@ -289,12 +289,12 @@ static int launch_kernel(struct backend *b, cudaKernel_t k, int64_t gx, int64_t 
 
 /* One execution of cell c's current implementation, config cfg and module m (m NULL: the
  * cuBLASLt algorithm cfg names), enqueued on the backend's stream. */
-static int run_once(struct backend *b, struct cu_cell *c, const struct config *cfg,
-		    struct cu_module *m, char **cause)
+static int run_once(struct backend *b, struct cuda_cell *c, const struct config *cfg,
+		    struct cuda_module *m, char **cause)
 {
 	const struct cuda_shape *s = &c->sctx.shape;
 	if (cuda_conv_is(s->op))
-		return cu_conv_run(b, c, cfg, m, cause);
+		return cuda_conv_run(b, c, cfg, m, cause);
 	if (!m) {
 		float alpha = 1.0f, beta = 0.0f;
 		const cublasLtMatmulHeuristicResult_t *h = &c->algos[cfg->vendor_idx];
@@ -307,25 +307,25 @@ static int run_once(struct backend *b, struct cu_cell *c, const struct config *c
 	int64_t rows = field(c, cfg, "ROWS");
 	int nb = (int)s->batch, H = (int)s->h, W = (int)s->w, C = (int)s->c;
 	switch (s->op) {
-	case CU_GEMM:
-		return cu_gemm_run(b, c, cfg, m, cause);
-	case CU_MAXPOOL: {
+	case CUDA_GEMM:
+		return cuda_gemm_run(b, c, cfg, m, cause);
+	case CUDA_MAXPOOL: {
 		void *args[] = { &c->d_in[0], &c->d_out, &nb, &H, &W, &C };
 		return launch_kernel(b, m->k[0], cdiv(s->batch * s->oh * s->ow * cdiv(C, vec), block),
 				     1, 1, block, 0, args, cause);
 	}
-	case CU_MAXPOOL_BWD: {
+	case CUDA_MAXPOOL_BWD: {
 		void *args[] = { &c->d_in[0], &c->d_in[1], &c->d_out, &nb, &H, &W, &C };
 		return launch_kernel(b, m->k[0], cdiv(s->batch * s->oh * s->ow * cdiv(C, vec), block),
 				     1, 1, block, 0, args, cause);
 	}
-	case CU_AVGPOOL: {
+	case CUDA_AVGPOOL: {
 		int HW = H * W;
 		void *args[] = { &c->d_in[0], &c->d_out, &nb, &HW, &C };
 		return launch_kernel(b, m->k[0], cdiv(cdiv(C, vec), block / rows), nb, 1, block, 0,
 				     args, cause);
 	}
-	case CU_SUM: {
+	case CUDA_SUM: {
 		int R = (int)s->rows, S = (int)s->cols, ld = S;
 		if (s->dim) {
 			void *args[] = { &c->d_in[0], &c->d_out, &R, &S, &ld };
@@ -340,7 +340,7 @@ static int run_once(struct backend *b, struct cu_cell *c, const struct config *c
 		splits = splits < 1 ? 1 : splits > most ? (most < 1 ? 1 : most) : splits;
 		if (splits > 65535)
 			splits = 65535;
-		if (splits > 1 && cu_ensure_ws(c, (size_t)(splits * S) * 4, cause))
+		if (splits > 1 && cuda_ensure_ws(c, (size_t)(splits * S) * 4, cause))
 			return -1;
 		float *ws = c->d_ws;
 		int sp = (int)splits;
@@ -355,7 +355,7 @@ static int run_once(struct backend *b, struct cu_cell *c, const struct config *c
 	}
 	default: {
 		long long total = (long long)(s->batch * s->hw * s->c);
-		void *res = s->op == CU_BIAS_RELU_ADD ? c->d_in[2] : c->d_in[0];
+		void *res = s->op == CUDA_BIAS_RELU_ADD ? c->d_in[2] : c->d_in[0];
 		void *args[] = { &c->d_in[0], &c->d_in[1], &res, &c->d_out, &total, &C };
 		int64_t grid = cdiv(total, vec * block), cap = (int64_t)b->di.sms * 32;
 		return launch_kernel(b, m->k[0], grid < cap ? grid : cap, 1, 1, block, 0, args,
@@ -364,8 +364,8 @@ static int run_once(struct backend *b, struct cu_cell *c, const struct config *c
 	}
 }
 
-int cu_cell_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
-		struct cu_module *m, char **cause)
+int cuda_cell_run(struct backend *b, struct cuda_cell *c, const struct config *cfg,
+		struct cuda_module *m, char **cause)
 {
 	return run_once(b, c, cfg, m, cause);
 }
@@ -390,7 +390,7 @@ static int sync_stream(struct backend *b, char **detail, char **cause)
 
 /* ---- prepare and sample ---------------------------------------------------------------- */
 
-static int cu_prepare(struct backend *b, size_t i, const struct config *cfg,
+static int cuda_prepare(struct backend *b, size_t i, const struct config *cfg,
 		      struct prepare_result *res, char **cause)
 {
 	memset(res, 0, sizeof(*res));
@@ -399,14 +399,14 @@ static int cu_prepare(struct backend *b, size_t i, const struct config *cfg,
 		*cause = xasprintf("no cell %zu (there are %zu)", i, b->ncells);
 		return -1;
 	}
-	struct cu_cell *c = b->cells[i];
+	struct cuda_cell *c = b->cells[i];
 	const struct cuda_shape *s = &c->sctx.shape;
 	if (c->e2e) {
 		if (cfg) {
 			*cause = xasprintf("cell '%s' takes no config", c->pub.name);
 			return -1;
 		}
-		return cu_model_prepare(b, c, res, cause);
+		return cuda_model_prepare(b, c, res, cause);
 	}
 	if (!cfg || !space_contains(&c->space, cfg)) {
 		struct sbuf sb;
@@ -419,12 +419,12 @@ static int cu_prepare(struct backend *b, size_t i, const struct config *cfg,
 		return -1;
 	}
 	c->has_impl = 0;
-	cu_replay_release(c);
-	if (!c->has_data && cu_alloc_data(b, c, cause))
+	cuda_replay_release(c);
+	if (!c->has_data && cuda_alloc_data(b, c, cause))
 		return -1;
-	struct cu_module *m = NULL;
-	if (!(cfg->vendor && s->op == CU_GEMM)) {
-		if (cu_get_module(b, c, cfg, &m, res, cause))
+	struct cuda_module *m = NULL;
+	if (!(cfg->vendor && s->op == CUDA_GEMM)) {
+		if (cuda_get_module(b, c, cfg, &m, res, cause))
 			return -1;
 		if (res->status != PREPARE_OK)
 			return 0;
@@ -452,7 +452,7 @@ static int cu_prepare(struct backend *b, size_t i, const struct config *cfg,
 	}
 	size_t bad;
 	double tol = cuda_tolerance(s);
-	if (cu_ref_error(b, c, &res->max_rel_err, &bad, cause))
+	if (cuda_dev_ref_error(b, c, &res->max_rel_err, &bad, cause))
 		return -1;
 	if (bad != SIZE_MAX &&
 	    CUDA_CHECK(RT, cudaMemcpyAsync(c->h_out, (char *)c->d_out + bad * cuda_dtype_size(s->dtype),
@@ -476,31 +476,31 @@ static int cu_prepare(struct backend *b, size_t i, const struct config *cfg,
 	}
 	c->cur = *cfg;
 	c->mod = m;
-	if (cu_replay_prepare(b, c, cause))
+	if (cuda_replay_prepare(b, c, cause))
 		return -1;
 	c->has_impl = 1;
 	return 0;
 }
 
-static int cu_sample(struct backend *b, size_t i, int flush, struct sample *out, char **cause)
+static int cuda_sample(struct backend *b, size_t i, int flush, struct sample *out, char **cause)
 {
 	if (i >= b->ncells) {
 		*cause = xasprintf("no cell %zu (there are %zu)", i, b->ncells);
 		return -1;
 	}
-	struct cu_cell *c = b->cells[i];
+	struct cuda_cell *c = b->cells[i];
 	if (c->e2e)
-		return cu_model_sample(b, c, flush, out, cause);
+		return cuda_model_sample(b, c, flush, out, cause);
 	if (!c->has_impl) {
 		*cause = xasprintf("cell '%s' has no current config", c->pub.name);
 		return -1;
 	}
-	return cu_replay_sample(b, c, flush, out, cause);
+	return cuda_replay_sample(b, c, flush, out, cause);
 }
 
 /* ---- open, describe, close -------------------------------------------------------------- */
 
-static void cu_close(struct backend *b);
+static void cuda_close(struct backend *b);
 
 /* Placement (docs/kernels.md "Placement"): where a unit's buffers land in device memory
  * moves the same kernel by a few percent (the main job on an H100: cuDNN's same algorithm
@@ -512,7 +512,7 @@ static void cu_close(struct backend *b);
  * to unit, so the effect becomes variance between processes, which the paired blocks and
  * the A/A control see, as pyperf and Stabilizer randomise layout for the same reason; fixed:
  * no pad.  0, or -1 with *cause (a bad value, or the pad cannot be allocated). */
-static int cu_placement(struct backend *b, const struct backend_ctx *ctx, char **cause)
+static int cuda_placement(struct backend *b, const struct backend_ctx *ctx, char **cause)
 {
 	const char *v = getenv("HARNESS_CUDA_PLACEMENT");
 	if (!v || !*v || !strcmp(v, "random")) {
@@ -532,7 +532,7 @@ static int cu_placement(struct backend *b, const struct backend_ctx *ctx, char *
 
 /* A backend switch read from environment variable name: 1 (the default, also when unset or
  * empty) or 0 into *out.  0, or -1 with *cause. */
-static int cu_switch(const char *name, int *out, char **cause)
+static int cuda_switch(const char *name, int *out, char **cause)
 {
 	const char *v = getenv(name);
 	if (!v || !*v || !strcmp(v, "1"))
@@ -551,15 +551,15 @@ static int cu_switch(const char *name, int *out, char **cause)
  * HARNESS_CUDA_CONV_S2D 0: a stride-2 convolution over few channels (the stem) takes the
  * element gather rather than space-to-depth (cuda_conv_s2d; the A/B of 2026-11-27, seventh
  * session).  Both default to 1.  0, or -1 with *cause. */
-static int cu_conv_switches(struct backend *b, char **cause)
+static int cuda_conv_switches(struct backend *b, char **cause)
 {
-	return cu_switch("HARNESS_CUDA_CONV_IM2COL", &b->conv_im2col, cause) ||
-	       cu_switch("HARNESS_CUDA_CONV_S2D", &b->conv_s2d, cause) ? -1 : 0;
+	return cuda_switch("HARNESS_CUDA_CONV_IM2COL", &b->conv_im2col, cause) ||
+	       cuda_switch("HARNESS_CUDA_CONV_S2D", &b->conv_s2d, cause) ? -1 : 0;
 }
 
 /* HARNESS_CUDA_DNN_API: "legacy" (the default: cudnn.c) or "graph" (cudnn-graph.c; what each
  * costs: docs/kernels.md, "Convolutions").  0, or -1 with *cause. */
-static int cu_dnn_api(struct backend *b, char **cause)
+static int cuda_dnn_api(struct backend *b, char **cause)
 {
 	const char *v = getenv("HARNESS_CUDA_DNN_API");
 	if (!v || !*v || !strcmp(v, "legacy"))
@@ -573,14 +573,14 @@ static int cu_dnn_api(struct backend *b, char **cause)
 	return 0;
 }
 
-static struct backend *cu_open(const struct backend_ctx *ctx, char **cause)
+static struct backend *cuda_open(const struct backend_ctx *ctx, char **cause)
 {
 	struct backend *b = xcalloc(1, sizeof(*b));
 	char *why = NULL;
 	int l2 = 0, optin = 0;
 
 	for (size_t i = 0; i < ARRAY_SIZE(b->tmpl); i++)
-		b->tmpl[i].name = cu_template_names[i];
+		b->tmpl[i].name = cuda_template_names[i];
 	/* as the cpu backend: a kernel cache shared across units on purpose (docs/audit.md) */
 	/* the check's float64 reference compiles once a run, not once a unit (1.5-1.8 s of
 	 * each cold unit on an H100 host): its cubin is the checker's, the same for every
@@ -591,9 +591,9 @@ static struct backend *cu_open(const struct backend_ctx *ctx, char **cause)
 		goto fail;
 	b->kernel_dir = xstrdup(ctx->kernel_dir ? ctx->kernel_dir : backend_kernel_dir());
 	b->seed = ctx->seed;
-	if ((b->op_graph = cu_replay_mode(cause)) < 0 || cu_ahead_init(b, cause))
+	if ((b->op_graph = cuda_replay_mode(cause)) < 0 || cuda_ahead_init(b, cause))
 		goto fail;
-	if (!cu_available(&why)) {
+	if (!cuda_available(&why)) {
 		*cause = why;
 		goto fail;
 	}
@@ -620,7 +620,7 @@ static struct backend *cu_open(const struct backend_ctx *ctx, char **cause)
 	/* the flush buffer: twice the L2, allocated once, outside every timed region */
 	b->flush_len = 2 * (size_t)(l2 > 0 ? l2 : 64 << 20);
 	if (CUDA_CHECK(RT, cudaMalloc(&b->flush, b->flush_len), cause) ||
-	    cu_placement(b, ctx, cause) || cu_conv_switches(b, cause) || cu_dnn_api(b, cause))
+	    cuda_placement(b, ctx, cause) || cuda_conv_switches(b, cause) || cuda_dnn_api(b, cause))
 		goto fail;
 	b->nvml = cuda_nvml_open(b->pci, &b->nvml_why);
 	struct sbuf st;
@@ -629,16 +629,16 @@ static struct backend *cu_open(const struct backend_ctx *ctx, char **cause)
 	b->state_open = sbuf_detach(&st);
 	return b;
 fail:
-	cu_close(b);
+	cuda_close(b);
 	return NULL;
 }
 
-static void cu_counters(const struct backend *b, struct backend_counters *out)
+static void cuda_counters(const struct backend *b, struct backend_counters *out)
 {
-	cu_compile_counters(b, out);
+	cuda_compile_counters(b, out);
 }
 
-static void cu_describe(const struct backend *b, struct sbuf *out)
+static void cuda_describe(const struct backend *b, struct sbuf *out)
 {
 	sbuf_adds(out, "backend=cuda\n");
 	sbuf_addf(out, "kernel_dir=%s\n", b->kernel_dir);
@@ -659,7 +659,7 @@ static void cu_describe(const struct backend *b, struct sbuf *out)
 	sbuf_addf(out, "batch_threshold_ns=%d\n", BATCH_THRESHOLD_NS);
 	sbuf_addf(out, "conv_im2col=%d\nconv_s2d=%d\ncudnn_api=%s\n", b->conv_im2col,
 		  b->conv_s2d, b->dnn_graph ? "graph" : "legacy");
-	cu_ahead_describe(b, out);
+	cuda_ahead_describe(b, out);
 	sbuf_addf(out, "timer=cuda events on a dedicated non-blocking stream\n");
 	sbuf_addf(out, "op_timing=%s\n", b->op_graph ? "graph (each config's launches replayed "
 		  "from a CUDA graph; stream where a capture fails)" : "stream (HARNESS_CUDA_OP_TIMING)");
@@ -675,12 +675,12 @@ static void cu_describe(const struct backend *b, struct sbuf *out)
 
 /* The device's state at the end of the unit, and the libraries loaded by then (NVRTC's
  * builtins and cuBLASLt's kernels are loaded at first use). */
-static void cu_describe_end(const struct backend *b, struct sbuf *out)
+static void cuda_describe_end(const struct backend *b, struct sbuf *out)
 {
 	cuda_nvml_state(b->nvml, "gpu_close_", out);
-	cu_ahead_describe_end(b, out);
-	cu_model_describe(b, out);
-	cu_replay_describe(b, out);
+	cuda_ahead_describe_end(b, out);
+	cuda_model_describe(b, out);
+	cuda_replay_describe(b, out);
 	for (size_t i = 0; i < ARRAY_SIZE(b->tmpl); i++)
 		if (b->tmpl[i].text)
 			sbuf_addf(out, "template_%s_sha256=%s\n", b->tmpl[i].name, b->tmpl[i].sha256);
@@ -697,12 +697,12 @@ static void cu_describe_end(const struct backend *b, struct sbuf *out)
 
 /* Versions and the device's state once per run, from the scheduler's process (creates no
  * context: NVML and version queries only). */
-static void cu_describe_build(struct sbuf *out)
+static void cuda_describe_build(struct sbuf *out)
 {
 	char *why = NULL;
 	cuda_versions(out);
 	cuda_loaded_libraries(out);
-	if (!cu_available(&why)) {
+	if (!cuda_available(&why)) {
 		sbuf_addf(out, "cuda_unavailable=%s\n", why);
 		free(why);
 		return;
@@ -720,15 +720,15 @@ static void cu_describe_build(struct sbuf *out)
 	cuda_nvml_close(n);
 }
 
-static void cu_close(struct backend *b)
+static void cuda_close(struct backend *b)
 {
 	if (!b)
 		return;
-	cu_ahead_close(b);
+	cuda_ahead_close(b);
 	for (size_t i = 0; i < b->ncells; i++)
 		free_cell(b->cells[i]);
 	free(b->cells);
-	cu_dnn_close(b);
+	cuda_dnn_close(b);
 	for (size_t i = 0; i < b->nmods; i++) {
 		cudaLibraryUnload(b->mods[i]->lib);
 		free(b->mods[i]);
@@ -770,21 +770,21 @@ static void cu_close(struct backend *b)
 
 const struct backend_ops backend_cuda = {
 	.name = "cuda",
-	.available = cu_available,
-	.open = cu_open,
-	.supports = cu_supports,
-	.add_workload = cu_add_workload,
-	.ncells = cu_ncells,
-	.cell = cu_cell,
-	.space = cu_space,
+	.available = cuda_available,
+	.open = cuda_open,
+	.supports = cuda_supports,
+	.add_workload = cuda_add_workload,
+	.ncells = cuda_ncells,
+	.cell = cuda_cell,
+	.space = cuda_space,
 	.op_space = cuda_op_space,
-	.prepare = cu_prepare,
-	.prepare_ahead = cu_prepare_ahead,
-	.sample = cu_sample,
-	.counters = cu_counters,
-	.describe = cu_describe,
-	.describe_end = cu_describe_end,
-	.describe_build = cu_describe_build,
-	.estimate = cu_estimate,
-	.close = cu_close,
+	.prepare = cuda_prepare,
+	.prepare_ahead = cuda_prepare_ahead,
+	.sample = cuda_sample,
+	.counters = cuda_counters,
+	.describe = cuda_describe,
+	.describe_end = cuda_describe_end,
+	.describe_build = cuda_describe_build,
+	.estimate = cuda_estimate,
+	.close = cuda_close,
 };

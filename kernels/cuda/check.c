@@ -2,7 +2,7 @@
  * CUDA runtime, NVRTC, cuBLAS(Lt), cuDNN and NVML status goes through CUDA_CHECK to
  * cuda_fail(), so one breakpoint catches them all */
 #include "config.h"
-#include "kernels/cuda/cuda.h"
+#include "kernels/cuda/ops.h"
 
 #include <stdio.h>
 

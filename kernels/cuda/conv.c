@@ -4,7 +4,7 @@
  * the GPU: ref_conv in templates/reference.cu, reference.c), and the launch of a config
  * (the vendor configs go to cuDNN, cudnn.c).  Everything above the launch needs no device. */
 #include "config.h"
-#include "kernels/cuda/backend-int.h"
+#include "kernels/cuda/device.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -17,8 +17,8 @@ enum { F_BM = 0, F_BN, F_BK, F_WARPS, F_STAGES, F_SPLIT_K, F_GROUP_M, F_STREAM_K
 
 int cuda_conv_is(enum cuda_op op)
 {
-	return op == CU_CONV || op == CU_CONV_BIAS || op == CU_CONV_BIAS_RELU ||
-	       op == CU_CONV_BIAS_RELU_ADD;
+	return op == CUDA_CONV || op == CUDA_CONV_BIAS || op == CUDA_CONV_BIAS_RELU ||
+	       op == CUDA_CONV_BIAS_RELU_ADD;
 }
 
 /* ---- shapes ---------------------------------------------------------------------------- */
@@ -55,7 +55,7 @@ void cuda_conv_sizes(const struct cuda_shape *s, struct cuda_sizes *z)
 {
 	z->in0 = (size_t)(s->batch * s->h * s->w * s->c);
 	z->in1 = (size_t)(s->kout * s->k + s->kout);
-	z->in2 = s->op == CU_CONV_BIAS_RELU_ADD ? (size_t)(s->m * s->kout) : 0;
+	z->in2 = s->op == CUDA_CONV_BIAS_RELU_ADD ? (size_t)(s->m * s->kout) : 0;
 	z->out = (size_t)(s->m * s->kout);
 }
 
@@ -232,11 +232,11 @@ static void conv_heuristic(const struct space *sp, struct config *c)
 	const struct cuda_space_ctx *x = sp->ctx;
 	struct cuda_shape s2d;
 	const struct cuda_shape *s = cuda_conv_s2d(&x->shape, &s2d) ? &s2d : &x->shape;
-	int mma = s->dtype != CU_F32 || s->tf32;
+	int mma = s->dtype != CUDA_F32 || s->tf32;
 	memset(c, 0, sizeof(*c));
 	c->val[F_BM] = space_field_pick(&sp->fields[F_BM], mma ? 128 : 64, s->m);
 	c->val[F_BN] = space_field_pick(&sp->fields[F_BN], mma ? 128 : 64, s->n);
-	c->val[F_BK] = space_field_pick(&sp->fields[F_BK], s->dtype != CU_F32 ? 64 : (mma ? 32 : 16), s->k);
+	c->val[F_BK] = space_field_pick(&sp->fields[F_BK], s->dtype != CUDA_F32 ? 64 : (mma ? 32 : 16), s->k);
 	c->val[F_WARPS] = 4;
 	c->val[F_STAGES] = 3;
 	c->val[F_GROUP_M] = space_field_pick(&sp->fields[F_GROUP_M], 8,
@@ -278,9 +278,9 @@ size_t cuda_conv_options(const struct cuda_shape *s, int vendor, char **opts)
 int cuda_conv_epi(enum cuda_op op)
 {
 	switch (op) {
-	case CU_CONV_BIAS: return 1;
-	case CU_CONV_BIAS_RELU: return 1 | 4;
-	case CU_CONV_BIAS_RELU_ADD: return 1 | 2 | 4;
+	case CUDA_CONV_BIAS: return 1;
+	case CUDA_CONV_BIAS_RELU: return 1 | 4;
+	case CUDA_CONV_BIAS_RELU_ADD: return 1 | 2 | 4;
 	default: return 0;
 	}
 }
@@ -311,12 +311,12 @@ double cuda_conv_ref_one(const struct cuda_shape *s, const void *in0, const void
 				v += cuda_elem_get(in0, t, xi + c) * cuda_elem_get(in1, t, wi + c);
 		}
 	}
-	if (s->op == CU_CONV)
+	if (s->op == CUDA_CONV)
 		return v;
 	v += cuda_elem_get(in1, t, K * kk + k);
-	if (s->op == CU_CONV_BIAS_RELU_ADD)
+	if (s->op == CUDA_CONV_BIAS_RELU_ADD)
 		v += cuda_elem_get(in2, t, o);
-	if (s->op == CU_CONV_BIAS)
+	if (s->op == CUDA_CONV_BIAS)
 		return v;
 	return v > 0 ? v : 0;
 }
@@ -339,7 +339,7 @@ static int conv_im2col_ok(const struct backend *b, const struct cuda_shape *s,
  * cuda_conv_s2d of the cell's shape s) into the front of io's workspace; *out = io on them,
  * the workspace after them. */
 static int s2d_launch(struct backend *b, const struct cuda_shape *s, const struct cuda_shape *t,
-		      struct cu_module *m, const struct cu_conv_io *io, struct cu_conv_io *out,
+		      struct cuda_module *m, const struct cuda_conv_io *io, struct cuda_conv_io *out,
 		      char **cause)
 {
 	size_t w_off, need = cuda_conv_s2d_bytes(t, &w_off);
@@ -374,7 +374,7 @@ static int s2d_launch(struct backend *b, const struct cuda_shape *s, const struc
  * b->conv_partials counts those launches.  Only what epi (cuda_conv_epi: bit 0 the bias, bit
  * 1 the residual) reads is judged. */
 static int conv_fused(const struct cuda_gemm_config *g, int64_t k, int epi,
-		      const struct cu_conv_io *io)
+		      const struct cuda_conv_io *io)
 {
 	uintptr_t y = (uintptr_t)io->y, res = (epi & 2) ? (uintptr_t)io->res : 0;
 	uintptr_t bias = (epi & 1) ? (uintptr_t)io->bias : 0;
@@ -394,16 +394,16 @@ static size_t conv_slot_bytes(const struct config *cfg, int64_t sms)
 	return (size_t)(cfg->val[F_STREAM_K] * sms * cfg->val[F_BM] * cfg->val[F_BN]) * 4;
 }
 
-int cu_conv_launch(struct backend *b, struct cu_cell *c, const struct config *cfg,
-		   struct cu_module *m, const struct cu_conv_io *io, char **cause)
+int cuda_conv_launch(struct backend *b, struct cuda_cell *c, const struct config *cfg,
+		   struct cuda_module *m, const struct cuda_conv_io *io, char **cause)
 {
 	const struct cuda_shape *s = &c->sctx.shape;
 	if (cfg->vendor)
-		return cu_dnn_launch(b, c, cfg->vendor_idx, io, m, cause);
+		return cuda_dnn_launch(b, c, cfg->vendor_idx, io, m, cause);
 	/* the stem: X and the weights rearranged by space-to-depth, then the stride-1
 	 * convolution over them (s from here on) */
 	struct cuda_shape t;
-	struct cu_conv_io io2;
+	struct cuda_conv_io io2;
 	int s2d = b->conv_s2d && cuda_conv_s2d(s, &t);
 	if (s2d) {
 		if (s2d_launch(b, s, &t, m, io, &io2, cause))
@@ -443,21 +443,21 @@ int cu_conv_launch(struct backend *b, struct cu_cell *c, const struct config *cf
 			b->conv_partials++;
 	}
 	unsigned *flags = b->d_sk_flags;
-	struct cu_wgmma_launch w = { .grid = cdiv(s->m, cfg->val[F_BM]) * cdiv(s->n, cfg->val[F_BN]) };
+	struct cuda_wgmma_launch w = { .grid = cdiv(s->m, cfg->val[F_BM]) * cdiv(s->n, cfg->val[F_BN]) };
 	if (g.wgmma) {
 		/* a plain GEMM's operands both by the tensor copy engine; otherwise X by
 		 * its im2col map where conv_im2col_ok, else the weights alone (K x
 		 * RS*RS*C) and the kernel gathers X */
-		struct cu_im2col geo = { .n = s->batch, .h = s->h, .w = s->w, .c = s->c,
+		struct cuda_im2col geo = { .n = s->batch, .h = s->h, .w = s->w, .c = s->c,
 					 .rs = (int)s->r, .stride = (int)s->stride,
 					 .pad = (int)s->pad };
-		struct cu_wgmma_operands op = { .a = io->x, .b = io->w, .m = s->m, .n = s->n,
+		struct cuda_wgmma_operands op = { .a = io->x, .b = io->w, .m = s->m, .n = s->n,
 						.k = s->k, .lda = s->k, .ldb = s->k,
 						.tma = !s2d && conv_is_gemm(s),
 						.tma_b = 1,
 						.im2col = !s2d && conv_im2col_ok(b, s, &g) ? &geo
 											  : NULL };
-		if (cu_wgmma_setup(b, c, m, &g, smem, &op, &w, cause))
+		if (cuda_wgmma_setup(b, c, m, &g, smem, &op, &w, cause))
 			return -1;
 		int64_t sk = sk_grid(s, cfg, b->prop.multiProcessorCount, w.resident);
 		if (sk > 0) {
@@ -490,16 +490,16 @@ int cu_conv_launch(struct backend *b, struct cu_cell *c, const struct config *cf
 			  cause);
 }
 
-int cu_conv_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
-		struct cu_module *m, char **cause)
+int cuda_conv_run(struct backend *b, struct cuda_cell *c, const struct config *cfg,
+		struct cuda_module *m, char **cause)
 {
 	const struct cuda_shape *s = &c->sctx.shape;
-	struct cu_conv_io io = {
+	struct cuda_conv_io io = {
 		.x = c->d_in[0],
 		.w = c->d_in[1],
 		.bias = (const char *)c->d_in[1] +
 			(size_t)(s->kout * s->k) * cuda_dtype_size(s->dtype),
-		.res = s->op == CU_CONV_BIAS_RELU_ADD ? c->d_in[2] : NULL,
+		.res = s->op == CUDA_CONV_BIAS_RELU_ADD ? c->d_in[2] : NULL,
 		.y = c->d_out,
 	};
 	/* the workspace: space-to-depth's X and weights where it applies, stream-K's slots,
@@ -515,10 +515,10 @@ int cu_conv_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
 		if (!conv_fused(&g, s->kout, cuda_conv_epi(s->op), &io))
 			need += (size_t)(cfg->val[F_SPLIT_K] * s->m * s->n) * 4;
 	}
-	if (cu_ensure_ws(c, need, cause) ||
-	    (!cfg->vendor && cfg->val[F_STREAM_K] && cu_ensure_sk_flags(b, cause)))
+	if (cuda_ensure_ws(c, need, cause) ||
+	    (!cfg->vendor && cfg->val[F_STREAM_K] && cuda_ensure_sk_flags(b, cause)))
 		return -1;
 	io.ws = c->d_ws;
 	io.ws_bytes = c->ws_bytes;
-	return cu_conv_launch(b, c, cfg, m, &io, cause);
+	return cuda_conv_launch(b, c, cfg, m, &io, cause);
 }

@@ -11,7 +11,7 @@
  * cached per set of buffers: about 5-13 us of host time a call against the legacy call's
  * 47-185 us (docs/BENCHMARKS.md, 2026-11-26, eighth session). */
 #include "config.h"
-#include "kernels/cuda/backend-int.h"
+#include "kernels/cuda/device.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
@@ -47,8 +47,8 @@ struct dnn_vp {
 	dnn_desc vp;
 };
 
-struct cu_dnng_cell {
-	cudnnHandle_t h;   /* the backend's (cu_dnn_handle), borrowed */
+struct cuda_dnng_cell {
+	cudnnHandle_t h;   /* the backend's (cuda_dnn_handle), borrowed */
 	dnn_desc *owned;   /* every descriptor made for the cell, destroyed at free */
 	size_t nowned, owncap;
 	dnn_desc cfg[SPACE_MAX_VENDORS];
@@ -59,12 +59,12 @@ struct cu_dnng_cell {
 	struct dnn_vp vps[DNN_VPS];
 	size_t nvps, vpnext;
 	cudaKernel_t epi;  /* conv_epilogue of epi_mod, looked up once */
-	const struct cu_module *epi_mod;
+	const struct cuda_module *epi_mod;
 };
 
-void cu_dnng_cell_free(struct cu_cell *c)
+void cuda_dnng_cell_free(struct cuda_cell *c)
 {
-	struct cu_dnng_cell *d = c->dnng;
+	struct cuda_dnng_cell *d = c->dnng;
 	if (!d)
 		return;
 	for (size_t i = 0; i < d->nvps; i++)
@@ -82,7 +82,7 @@ void cu_dnng_cell_free(struct cu_cell *c)
 
 /* ---- building the graph ---------------------------------------------------------------- */
 
-static int mk(struct cu_dnng_cell *d, cudnnBackendDescriptorType_t type, dnn_desc *out,
+static int mk(struct cuda_dnng_cell *d, cudnnBackendDescriptorType_t type, dnn_desc *out,
 	      char **cause)
 {
 	if (CUDA_CHECK(DNN, cudnnBackendCreateDescriptor(type, out), cause))
@@ -97,7 +97,7 @@ static int mk(struct cu_dnng_cell *d, cudnnBackendDescriptorType_t type, dnn_des
 
 /* A tensor of logical dimensions n, c, h, w laid out NHWC; virtual ones are the epilogue's
  * float intermediates, never in memory. */
-static int mk_tensor(struct cu_dnng_cell *d, dnn_desc *t, int64_t uid, int64_t n, int64_t ch,
+static int mk_tensor(struct cuda_dnng_cell *d, dnn_desc *t, int64_t uid, int64_t n, int64_t ch,
 		     int64_t h, int64_t w, cudnnDataType_t type, bool virt, char **cause)
 {
 	int64_t dim[4] = { n, ch, h, w }, st[4] = { ch * h * w, 1, w * ch, ch }, align = 16;
@@ -114,7 +114,7 @@ static int mk_tensor(struct cu_dnng_cell *d, dnn_desc *t, int64_t uid, int64_t n
 }
 
 /* y = mode(x, b) in float (b NULL for ReLU). */
-static int mk_pointwise(struct cu_dnng_cell *d, dnn_desc *op, cudnnPointwiseMode_t mode,
+static int mk_pointwise(struct cuda_dnng_cell *d, dnn_desc *op, cudnnPointwiseMode_t mode,
 			dnn_desc x, dnn_desc b, dnn_desc y, char **cause)
 {
 	dnn_desc pw;
@@ -137,10 +137,10 @@ static int mk_pointwise(struct cu_dnng_cell *d, dnn_desc *op, cudnnPointwiseMode
 
 /* The operation graph of cell c: the convolution, and with epilogue set the op's bias,
  * residual and ReLU after it. */
-static int mk_graph(struct cu_dnng_cell *d, const struct cuda_shape *s, int epilogue,
+static int mk_graph(struct cuda_dnng_cell *d, const struct cuda_shape *s, int epilogue,
 		    dnn_desc *graph, char **cause)
 {
-	cudnnDataType_t t = cu_dnn_type(s->dtype), f = CUDNN_DATA_FLOAT;
+	cudnnDataType_t t = cuda_dnn_type(s->dtype), f = CUDNN_DATA_FLOAT;
 	int epi = epilogue ? cuda_conv_epi(s->op) : 0;
 	int64_t uid = UID_V0;
 	dnn_desc x, w, y, conv, ops[4], acc;
@@ -243,7 +243,7 @@ static int cfg_allowed(dnn_desc cfg, const struct cuda_shape *s, int64_t *engine
 					  behave) == CUDNN_STATUS_SUCCESS;
 	for (int64_t i = 0; ok && i < nb; i++)
 		*runtime |= behave[i] == CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION;
-	for (int64_t i = 0; ok && i < n && s->dtype == CU_F32; i++)
+	for (int64_t i = 0; ok && i < n && s->dtype == CUDA_F32; i++)
 		ok = notes[i] != CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS &&
 		     (s->tf32 || (notes[i] != CUDNN_NUMERICAL_NOTE_TENSOR_CORE &&
 				  notes[i] != CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION));
@@ -255,7 +255,7 @@ static int cfg_allowed(dnn_desc cfg, const struct cuda_shape *s, int64_t *engine
  * (at most DNN_CANDIDATES, of them one whose plan compiles a kernel: building one took 0.2
  * to 0.9 s on an H100, cuDNN 9.19, against microseconds for a precompiled engine's), each
  * with its rank and engine. */
-static int heuristic(struct cu_dnng_cell *d, const struct cuda_shape *s, dnn_desc graph,
+static int heuristic(struct cuda_dnng_cell *d, const struct cuda_shape *s, dnn_desc graph,
 		     int fused, cudnnBackendHeurMode_t hm, char **cause)
 {
 	dnn_desc heur, all[64];
@@ -296,9 +296,9 @@ static int heuristic(struct cu_dnng_cell *d, const struct cuda_shape *s, dnn_des
 
 /* Build candidate k's execution plan once; 1 when cuDNN cannot (the candidate is unusable
  * here, *cause says why), -1 on an error. */
-static int build_plan(struct cu_cell *c, size_t k, char **cause)
+static int build_plan(struct cuda_cell *c, size_t k, char **cause)
 {
-	struct cu_dnng_cell *d = c->dnng;
+	struct cuda_dnng_cell *d = c->dnng;
 	struct dnn_plan *p = &d->plan[k];
 	if (p->plan)
 		return 0;
@@ -328,9 +328,9 @@ static int build_plan(struct cu_cell *c, size_t k, char **cause)
 /* Append graph's candidates: mode A's configs, else the fallback list's.  The first list
  * (first set) starts at the first config whose plan builds, so candidate 0, the heuristic's
  * choice, always runs. */
-static int candidates(struct cu_cell *c, dnn_desc graph, int fused, int first, char **cause)
+static int candidates(struct cuda_cell *c, dnn_desc graph, int fused, int first, char **cause)
 {
-	struct cu_dnng_cell *d = c->dnng;
+	struct cuda_dnng_cell *d = c->dnng;
 	const cudnnBackendHeurMode_t modes[2] = { CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK };
 	size_t start = d->nplan;
 	for (size_t m = 0; m < ARRAY_SIZE(modes); m++) {
@@ -357,13 +357,13 @@ static int candidates(struct cu_cell *c, dnn_desc graph, int fused, int first, c
 	return 0;
 }
 
-int cu_dnng_cell_init(struct backend *b, struct cu_cell *c, char **cause)
+int cuda_dnng_cell_init(struct backend *b, struct cuda_cell *c, char **cause)
 {
 	const struct cuda_shape *s = &c->sctx.shape;
 	int64_t t0 = util_now_ns();
-	struct cu_dnng_cell *d = xcalloc(1, sizeof(*d));
+	struct cuda_dnng_cell *d = xcalloc(1, sizeof(*d));
 	c->dnng = d;
-	if (cu_dnn_handle(b, &d->h, cause))
+	if (cuda_dnn_handle(b, &d->h, cause))
 		return -1;
 	int64_t off = s->kout * s->k * (int64_t)cuda_dtype_size(s->dtype);
 	d->bias_align = off & -off;
@@ -374,7 +374,7 @@ int cu_dnng_cell_init(struct backend *b, struct cu_cell *c, char **cause)
 	dnn_desc fused, plain;
 	if (mk_graph(d, s, 1, &fused, cause) || candidates(c, fused, 1, 1, cause))
 		return -1;
-	if (s->op != CU_CONV &&
+	if (s->op != CUDA_CONV &&
 	    (mk_graph(d, s, 0, &plain, cause) || candidates(c, plain, 0, !d->nplan, cause)))
 		return -1;
 	c->space.nvendors = 0;
@@ -397,8 +397,8 @@ int cu_dnng_cell_init(struct backend *b, struct cu_cell *c, char **cause)
 
 /* The variant pack of plan k on these buffers, made once per set (a forward's layers each
  * have their own; the cell's sampling reuses one). */
-static int variant_pack(struct cu_dnng_cell *d, enum cuda_op op, size_t k,
-			const struct cu_conv_io *io, void *ws, dnn_desc *out, char **cause)
+static int variant_pack(struct cuda_dnng_cell *d, enum cuda_op op, size_t k,
+			const struct cuda_conv_io *io, void *ws, dnn_desc *out, char **cause)
 {
 	const void *key[6] = { io->x, io->w, io->bias, io->res, io->y, ws };
 	for (size_t i = 0; i < d->nvps; i++)
@@ -443,11 +443,11 @@ static int variant_pack(struct cu_dnng_cell *d, enum cuda_op op, size_t k,
 	return 0;
 }
 
-int cu_dnng_launch(struct backend *b, struct cu_cell *c, size_t k, const struct cu_conv_io *io,
-		  struct cu_module *m, char **cause)
+int cuda_dnng_launch(struct backend *b, struct cuda_cell *c, size_t k, const struct cuda_conv_io *io,
+		  struct cuda_module *m, char **cause)
 {
 	const struct cuda_shape *s = &c->sctx.shape;
-	struct cu_dnng_cell *d = c->dnng;
+	struct cuda_dnng_cell *d = c->dnng;
 	if (!d || k >= d->nplan) {
 		*cause = xasprintf("cell '%s' has no cuDNN engine config %zu", c->pub.name, k);
 		return -1;
@@ -470,12 +470,12 @@ int cu_dnng_launch(struct backend *b, struct cu_cell *c, size_t k, const struct 
 	if (variant_pack(d, s->op, k, io, p->ws_buf, &vp, cause) ||
 	    CUDA_CHECK(DNN, cudnnBackendExecute(d->h, p->plan, vp), cause))
 		return -1;
-	if (p->fused || s->op == CU_CONV)
+	if (p->fused || s->op == CUDA_CONV)
 		return 0;
-	return cu_dnn_epilogue(b, &d->epi, &d->epi_mod, s, io, m, cause);
+	return cuda_dnn_epilogue(b, &d->epi, &d->epi_mod, s, io, m, cause);
 }
 
-int cu_dnng_fused(const struct cu_cell *c, size_t k)
+int cuda_dnng_fused(const struct cuda_cell *c, size_t k)
 {
 	if (!c->dnng || k >= c->dnng->nplan || !c->dnng->plan[k].plan)
 		return -1;

@@ -7,7 +7,7 @@
  * residual and ReLU in one call) where cuDNN serves it for the algorithm, else
  * cudnnConvolutionForward followed by conv.cu's conv_epilogue kernel. */
 #include "config.h"
-#include "kernels/cuda/backend-int.h"
+#include "kernels/cuda/device.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@
 
 #include <cudnn.h>
 
-struct cu_dnn {
+struct cuda_dnn {
 	cudnnHandle_t h;
 	void *ws;
 	size_t ws_len;
@@ -25,7 +25,7 @@ struct cu_dnn {
 	size_t nretired, retcap;
 };
 
-struct cu_dnn_cell {
+struct cuda_dnn_cell {
 	cudnnTensorDescriptor_t x, y, bias;
 	cudnnFilterDescriptor_t w;
 	cudnnConvolutionDescriptor_t conv;
@@ -34,14 +34,14 @@ struct cu_dnn_cell {
 	int fused[SPACE_MAX_VENDORS];   /* 1 fused call works, -1 not supported, 0 untried */
 	size_t nperf;
 	cudaKernel_t epi;               /* conv_epilogue of epi_mod, looked up once */
-	const struct cu_module *epi_mod;
+	const struct cuda_module *epi_mod;
 };
 
 /* The math the cell's dtype allows: tensor cores for 16-bit types, TF32 only when the
  * workload asked for it, plain FMA otherwise. */
 static cudnnMathType_t dnn_math(const struct cuda_shape *s)
 {
-	if (s->dtype != CU_F32)
+	if (s->dtype != CUDA_F32)
 		return CUDNN_TENSOR_OP_MATH;
 	return s->tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
 }
@@ -50,7 +50,7 @@ static int dnn_open(struct backend *b, char **cause)
 {
 	if (b->dnn)
 		return 0;
-	struct cu_dnn *d = xcalloc(1, sizeof(*d));
+	struct cuda_dnn *d = xcalloc(1, sizeof(*d));
 	if (CUDA_CHECK(DNN, cudnnCreate(&d->h), cause) ||
 	    CUDA_CHECK(DNN, cudnnSetStream(d->h, b->stream), cause)) {
 		if (d->h)
@@ -62,7 +62,7 @@ static int dnn_open(struct backend *b, char **cause)
 	return 0;
 }
 
-int cu_dnn_handle(struct backend *b, cudnnHandle_t *out, char **cause)
+int cuda_dnn_handle(struct backend *b, cudnnHandle_t *out, char **cause)
 {
 	if (dnn_open(b, cause))
 		return -1;
@@ -70,7 +70,7 @@ int cu_dnn_handle(struct backend *b, cudnnHandle_t *out, char **cause)
 	return 0;
 }
 
-void cu_dnn_close(struct backend *b)
+void cuda_dnn_close(struct backend *b)
 {
 	if (!b->dnn)
 		return;
@@ -84,10 +84,10 @@ void cu_dnn_close(struct backend *b)
 	b->dnn = NULL;
 }
 
-void cu_dnn_cell_free(struct cu_cell *c)
+void cuda_dnn_cell_free(struct cuda_cell *c)
 {
-	cu_dnng_cell_free(c);
-	struct cu_dnn_cell *d = c->dnn;
+	cuda_dnng_cell_free(c);
+	struct cuda_dnn_cell *d = c->dnn;
 	if (!d)
 		return;
 	if (d->x)
@@ -106,17 +106,17 @@ void cu_dnn_cell_free(struct cu_cell *c)
 	c->dnn = NULL;
 }
 
-int cu_dnn_cell_init(struct backend *b, struct cu_cell *c, char **cause)
+int cuda_dnn_cell_init(struct backend *b, struct cuda_cell *c, char **cause)
 {
 	if (b->dnn_graph)
-		return cu_dnng_cell_init(b, c, cause);
+		return cuda_dnng_cell_init(b, c, cause);
 	const struct cuda_shape *s = &c->sctx.shape;
-	cudnnDataType_t t = cu_dnn_type(s->dtype);
+	cudnnDataType_t t = cuda_dnn_type(s->dtype);
 	int n = 0, on = 0, oc = 0, oh = 0, ow = 0;
 	int64_t t0 = util_now_ns();
 	if (dnn_open(b, cause))
 		return -1;
-	struct cu_dnn_cell *d = xcalloc(1, sizeof(*d));
+	struct cuda_dnn_cell *d = xcalloc(1, sizeof(*d));
 	c->dnn = d;
 	cudnnConvolutionFwdAlgoPerf_t all[CUDNN_CONVOLUTION_FWD_ALGO_COUNT * 2];
 	if (CUDA_CHECK(DNN, cudnnCreateTensorDescriptor(&d->x), cause) ||
@@ -148,7 +148,7 @@ int cu_dnn_cell_init(struct backend *b, struct cu_cell *c, char **cause)
 	    CUDA_CHECK(DNN, cudnnSetTensor4dDescriptor(d->bias, CUDNN_TENSOR_NHWC, t, 1, oc, 1, 1),
 		       cause) ||
 	    CUDA_CHECK(DNN, cudnnSetActivationDescriptor(
-				    d->act, s->op == CU_CONV_BIAS ? CUDNN_ACTIVATION_IDENTITY
+				    d->act, s->op == CUDA_CONV_BIAS ? CUDNN_ACTIVATION_IDENTITY
 								  : CUDNN_ACTIVATION_RELU,
 				    CUDNN_NOT_PROPAGATE_NAN, 0.0), cause) ||
 	    CUDA_CHECK(DNN, cudnnGetConvolutionForwardAlgorithm_v7(
@@ -161,7 +161,7 @@ int cu_dnn_cell_init(struct backend *b, struct cu_cell *c, char **cause)
 	for (int i = 0; i < n && d->nperf < SPACE_MAX_VENDORS; i++) {
 		if (all[i].status != CUDNN_STATUS_SUCCESS)
 			continue;
-		if (s->dtype == CU_F32 && !s->tf32 && all[i].mathType == CUDNN_TENSOR_OP_MATH)
+		if (s->dtype == CUDA_F32 && !s->tf32 && all[i].mathType == CUDNN_TENSOR_OP_MATH)
 			continue;
 		int dup = 0;
 		for (size_t k = 0; k < d->nperf && !dup; k++)
@@ -189,8 +189,8 @@ static int64_t cdiv(int64_t a, int64_t b)
 	return (a + b - 1) / b;
 }
 
-int cu_dnn_epilogue(struct backend *b, cudaKernel_t *k, const struct cu_module **kmod,
-		    const struct cuda_shape *s, const struct cu_conv_io *io, struct cu_module *m,
+int cuda_dnn_epilogue(struct backend *b, cudaKernel_t *k, const struct cuda_module **kmod,
+		    const struct cuda_shape *s, const struct cuda_conv_io *io, struct cuda_module *m,
 		    char **cause)
 {
 	if (*kmod != m) {
@@ -208,14 +208,14 @@ int cu_dnn_epilogue(struct backend *b, cudaKernel_t *k, const struct cu_module *
 			  cause);
 }
 
-int cu_dnn_launch(struct backend *b, struct cu_cell *c, size_t algo, const struct cu_conv_io *io,
-		  struct cu_module *m, char **cause)
+int cuda_dnn_launch(struct backend *b, struct cuda_cell *c, size_t algo, const struct cuda_conv_io *io,
+		  struct cuda_module *m, char **cause)
 {
 	if (b->dnn_graph)
-		return cu_dnng_launch(b, c, algo, io, m, cause);
+		return cuda_dnng_launch(b, c, algo, io, m, cause);
 	const struct cuda_shape *s = &c->sctx.shape;
-	struct cu_dnn_cell *d = c->dnn;
-	struct cu_dnn *h = b->dnn;
+	struct cuda_dnn_cell *d = c->dnn;
+	struct cuda_dnn *h = b->dnn;
 	if (!d || algo >= d->nperf) {
 		*cause = xasprintf("cell '%s' has no cuDNN algorithm %zu", c->pub.name, algo);
 		return -1;
@@ -235,7 +235,7 @@ int cu_dnn_launch(struct backend *b, struct cu_cell *c, size_t algo, const struc
 	float one = 1.0f, zero = 0.0f, alpha2 = io->res ? 1.0f : 0.0f;
 	if (CUDA_CHECK(DNN, cudnnSetConvolutionMathType(d->conv, p->mathType), cause))
 		return -1;
-	if (s->op != CU_CONV && d->fused[algo] >= 0) {
+	if (s->op != CUDA_CONV && d->fused[algo] >= 0) {
 		cudnnStatus_t st = cudnnConvolutionBiasActivationForward(
 			h->h, &one, d->x, io->x, d->w, io->w, d->conv, p->algo, h->ws, p->memory,
 			&alpha2, d->y, io->res ? io->res : io->y, d->bias, io->bias, d->act, d->y,
@@ -252,15 +252,15 @@ int cu_dnn_launch(struct backend *b, struct cu_cell *c, size_t algo, const struc
 						    p->algo, h->ws, p->memory, &zero, d->y,
 						    io->y), cause))
 		return -1;
-	if (s->op == CU_CONV)
+	if (s->op == CUDA_CONV)
 		return 0;
-	return cu_dnn_epilogue(b, &d->epi, &d->epi_mod, s, io, m, cause);
+	return cuda_dnn_epilogue(b, &d->epi, &d->epi_mod, s, io, m, cause);
 }
 
-int cu_dnn_fused(const struct cu_cell *c, size_t algo)
+int cuda_dnn_fused(const struct cuda_cell *c, size_t algo)
 {
 	if (c->dnng)
-		return cu_dnng_fused(c, algo);
+		return cuda_dnng_fused(c, algo);
 	if (!c->dnn || algo >= c->dnn->nperf || !c->dnn->fused[algo])
 		return -1;
 	return c->dnn->fused[algo] > 0;

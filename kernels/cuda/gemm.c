@@ -1,7 +1,7 @@
 /* gemm.c: launches of the GEMM template (templates/gemm.cu) for the CUDA backend: the
  * config's kernel path (gemm-config.h: wgmma on sm_90a, mma.sync or FFMA elsewhere), its
  * dynamic shared memory, the split-K workspace and finishing kernel, and on the wgmma path
- * the tensor maps (TMA descriptors) of A and B and the persistent grid (cu_wgmma_setup,
+ * the tensor maps (TMA descriptors) of A and B and the persistent grid (cuda_wgmma_setup,
  * which conv.c's wgmma launches use too, with the weights as B).
  *
  * Tensor maps are encoded on the host with the driver's cuTensorMapEncodeTiled, obtained
@@ -18,7 +18,7 @@
 
 #include <cuda.h>
 
-#include "kernels/cuda/backend-int.h"
+#include "kernels/cuda/device.h"
 #include "kernels/cuda/gemm-config.h"
 
 #define GEMM_MAPS 16 /* every (BLOCK_M, BLOCK_N) pair of the GEMM or conv space on wgmma: 11 */
@@ -40,16 +40,16 @@ struct gemm_map {
 	int64_t m, n, k, lda, ldb;
 	int bm, bn, dtype, used;
 	int im2col;           /* a is an im2col map of geometry geo */
-	struct cu_im2col geo;
+	struct cuda_im2col geo;
 };
 
 /* Blocks of a module's gemm kernel that fit on the device at once (occupancy x SMs). */
 struct gemm_occ {
-	const struct cu_module *m;
+	const struct cuda_module *m;
 	int resident;
 };
 
-struct cu_gemm_maps {
+struct cuda_gemm_maps {
 	struct gemm_map e[GEMM_MAPS];
 	struct gemm_occ occ[GEMM_MAPS];
 	unsigned next;        /* the entry the next miss replaces, round robin */
@@ -58,7 +58,7 @@ struct cu_gemm_maps {
 	int64_t built;        /* map pairs encoded */
 };
 
-void cu_gemm_release(struct cu_cell *c)
+void cuda_gemm_release(struct cuda_cell *c)
 {
 	free(c->gemm_maps);
 	c->gemm_maps = NULL;
@@ -85,8 +85,8 @@ static int driver_fn(const char *name, void **fn, char **cause)
 /* The tensor map's element type of t (TF32 operands travel as float32). */
 static CUtensorMapDataType map_dtype(enum cuda_dtype t)
 {
-	return t == CU_F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-	       : t == CU_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+	return t == CUDA_F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+	       : t == CUDA_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
 			      : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
 }
 
@@ -119,8 +119,8 @@ static int encode(encode_tiled_fn fn, CUtensorMap *map, enum cuda_dtype t, const
  * a copy, the bounding box of the windows' corners -pad .. pad + 1 - RS from the image's
  * edges (so the walk covers exactly the P x Q corners), elementStrides the stride, 128-byte
  * swizzle (as encode's boxes, so the consumers read both alike), zeros outside the image. */
-static int encode_im2col(struct cu_gemm_maps *mc, CUtensorMap *map, enum cuda_dtype t,
-			 const void *x, const struct cu_im2col *g, int box_pixels, char **cause)
+static int encode_im2col(struct cuda_gemm_maps *mc, CUtensorMap *map, enum cuda_dtype t,
+			 const void *x, const struct cuda_im2col *g, int box_pixels, char **cause)
 {
 	if (!mc->encode_im2col &&
 	    driver_fn("cuTensorMapEncodeIm2col", (void **)&mc->encode_im2col, cause))
@@ -148,7 +148,7 @@ static int encode_im2col(struct cu_gemm_maps *mc, CUtensorMap *map, enum cuda_dt
 	return 0;
 }
 
-static int geo_eq(const struct cu_im2col *a, const struct cu_im2col *b)
+static int geo_eq(const struct cuda_im2col *a, const struct cuda_im2col *b)
 {
 	return a->n == b->n && a->h == b->h && a->w == b->w && a->c == b->c && a->rs == b->rs &&
 	       a->stride == b->stride && a->pad == b->pad;
@@ -158,12 +158,12 @@ static int geo_eq(const struct cu_im2col *a, const struct cu_im2col *b)
  * a zero map; geo non-NULL: pa is a convolution's X and its map the im2col one) and B (pb:
  * n x k, ldb; x BLOCK_N) for cell c under config g: cached, else encoded now into the next
  * entry. */
-static int gemm_maps(struct cu_cell *c, const struct cuda_gemm_config *g, const void *pa,
+static int gemm_maps(struct cuda_cell *c, const struct cuda_gemm_config *g, const void *pa,
 		     const void *pb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
-		     const struct cu_im2col *geo, const struct gemm_map **out, char **cause)
+		     const struct cuda_im2col *geo, const struct gemm_map **out, char **cause)
 {
 	const struct cuda_shape *s = &c->sctx.shape;
-	struct cu_gemm_maps *mc = c->gemm_maps;
+	struct cuda_gemm_maps *mc = c->gemm_maps;
 	for (int i = 0; i < GEMM_MAPS; i++) {
 		const struct gemm_map *e = &mc->e[i];
 		if (e->used && e->pa == pa && e->pb == pb && e->m == m && e->n == n && e->k == k &&
@@ -196,9 +196,9 @@ static int gemm_maps(struct cu_cell *c, const struct cuda_gemm_config *g, const 
 }
 
 /* Cell c's cache, allocated (and the encoder looked up) on first use. */
-static int gemm_cache(struct cu_cell *c, char **cause)
+static int gemm_cache(struct cuda_cell *c, char **cause)
 {
-	struct cu_gemm_maps *mc = c->gemm_maps;
+	struct cuda_gemm_maps *mc = c->gemm_maps;
 	if (!mc) {
 		/* CUtensorMap is 128-byte aligned, so the size is a multiple of 128 */
 		mc = aligned_alloc(128, sizeof(*mc));
@@ -218,10 +218,10 @@ static int gemm_cache(struct cu_cell *c, char **cause)
 }
 
 /* Blocks of module m's gemm kernel (threads, smem) that fit on the device at once. */
-static int gemm_resident(struct backend *b, struct cu_cell *c, struct cu_module *m,
+static int gemm_resident(struct backend *b, struct cuda_cell *c, struct cuda_module *m,
 			 int threads, size_t smem, int *out, char **cause)
 {
-	struct cu_gemm_maps *mc = c->gemm_maps;
+	struct cuda_gemm_maps *mc = c->gemm_maps;
 	int free_slot = -1, per_sm = 0;
 	for (int i = 0; i < GEMM_MAPS; i++) {
 		if (mc->occ[i].m == m) {
@@ -252,9 +252,9 @@ static int aligned16(const void *p, int64_t ld, int elem_bytes)
 	return ((uintptr_t)p % 16) == 0 && (ld * elem_bytes) % 16 == 0;
 }
 
-int cu_wgmma_setup(struct backend *b, struct cu_cell *c, struct cu_module *m,
-		   const struct cuda_gemm_config *g, size_t smem, const struct cu_wgmma_operands *op,
-		   struct cu_wgmma_launch *out, char **cause)
+int cuda_wgmma_setup(struct backend *b, struct cuda_cell *c, struct cuda_module *m,
+		   const struct cuda_gemm_config *g, size_t smem, const struct cuda_wgmma_operands *op,
+		   struct cuda_wgmma_launch *out, char **cause)
 {
 	static const CUtensorMap none; /* the cp.async path reads no map */
 	int64_t tiles = cdiv(op->m, g->block_m) * cdiv(op->n, g->block_n);
@@ -292,8 +292,8 @@ int cu_wgmma_setup(struct backend *b, struct cu_cell *c, struct cu_module *m,
 	return 0;
 }
 
-int cu_gemm_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
-		struct cu_module *m, char **cause)
+int cuda_gemm_run(struct backend *b, struct cuda_cell *c, const struct config *cfg,
+		struct cuda_module *m, char **cause)
 {
 	const struct cuda_shape *s = &c->sctx.shape;
 	struct cuda_gemm_config g;
@@ -306,15 +306,15 @@ int cu_gemm_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
 			return -1;
 		m->smem_set = smem;
 	}
-	if (g.split_k > 1 && cu_ensure_ws(c, (size_t)((int64_t)g.split_k * s->m * s->n) * 4, cause))
+	if (g.split_k > 1 && cuda_ensure_ws(c, (size_t)((int64_t)g.split_k * s->m * s->n) * 4, cause))
 		return -1;
 	float *ws = c->d_ws;
 	int M = (int)s->m, N = (int)s->n, K = (int)s->k, lda = K, ldb = K, ldc = N;
-	struct cu_wgmma_launch w = { .grid = cdiv(M, g.block_m) * cdiv(N, g.block_n) };
+	struct cuda_wgmma_launch w = { .grid = cdiv(M, g.block_m) * cdiv(N, g.block_n) };
 	if (g.wgmma) {
-		struct cu_wgmma_operands op = { .a = c->d_in[0], .b = c->d_in[1], .m = M, .n = N,
+		struct cuda_wgmma_operands op = { .a = c->d_in[0], .b = c->d_in[1], .m = M, .n = N,
 						.k = K, .lda = lda, .ldb = ldb, .tma = 1 };
-		if (cu_wgmma_setup(b, c, m, &g, smem, &op, &w, cause))
+		if (cuda_wgmma_setup(b, c, m, &g, smem, &op, &w, cause))
 			return -1;
 		if (w.use_tma != 1 && cuda_gemm_tma_only(s, &g)) {
 			*cause = xasprintf("gemm: the config's module has no cp.async path "
@@ -342,7 +342,7 @@ int cu_gemm_run(struct backend *b, struct cu_cell *c, const struct config *cfg,
 /* backend_ops.estimate: the roofline (space-cuda.c, cuda_estimate_ns) with the device's figures:
  * SMs and bus width from cudaDeviceProp, the SM and memory clocks from their attributes
  * (CUDA 13's cudaDeviceProp has no clocks), the per-clock rates by compute capability. */
-double cu_estimate(const struct backend *b, size_t i, const struct config *c)
+double cuda_estimate(const struct backend *b, size_t i, const struct config *c)
 {
 	struct cuda_roofline r = { .sms = b->prop.multiProcessorCount };
 	int clk = 0, memclk = 0;

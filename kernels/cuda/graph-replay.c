@@ -1,4 +1,4 @@
-/* graph-replay.c: how an op cell's current config is timed (backend-int.h).  By default each
+/* graph-replay.c: how an op cell's current config is timed (device.h).  By default each
  * config's launches are captured into CUDA graphs when it is prepared (one launch for cold
  * samples, the warm batch for warm ones) and a sample replays a graph between two events, so
  * it times the GPU's work and not the host's: a legacy cuDNN call costs about 190 us of host
@@ -7,7 +7,7 @@
  * asks for it, the launches go on the stream as before; each config's choice is counted and
  * every op cell's is recorded (docs/kernels.md, "Timing"). */
 #include "config.h"
-#include "kernels/cuda/backend-int.h"
+#include "kernels/cuda/device.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -18,7 +18,7 @@
 
 /* The op timing HARNESS_CUDA_OP_TIMING asks for: 1 graph (unset, empty or "graph"), 0
  * stream; -1 with *cause for any other value. */
-int cu_replay_mode(char **cause)
+int cuda_replay_mode(char **cause)
 {
 	const char *v = getenv("HARNESS_CUDA_OP_TIMING");
 	if (!v || !*v || !strcmp(v, "graph"))
@@ -30,7 +30,7 @@ int cu_replay_mode(char **cause)
 	return -1;
 }
 
-void cu_replay_release(struct cu_cell *c)
+void cuda_replay_release(struct cuda_cell *c)
 {
 	if (c->gn && c->gn != c->g1)
 		cudaGraphExecDestroy(c->gn);
@@ -44,7 +44,7 @@ void cu_replay_release(struct cu_cell *c)
  * host-side calls, cuDNN's and cuBLASLt's included, are not stream work), instantiated and
  * uploaded.  0; 1 with *why (heap) when the launches cannot be captured; -1 with *cause
  * when the device fails. */
-static int capture(struct backend *b, struct cu_cell *c, int64_t n, cudaGraphExec_t *out,
+static int capture(struct backend *b, struct cuda_cell *c, int64_t n, cudaGraphExec_t *out,
 		   char **why, char **cause)
 {
 	cudaGraph_t g = NULL;
@@ -55,7 +55,7 @@ static int capture(struct backend *b, struct cu_cell *c, int64_t n, cudaGraphExe
 	if (CUDA_CHECK(RT, cudaStreamBeginCapture(b->stream, cudaStreamCaptureModeRelaxed), cause))
 		return -1;
 	for (int64_t k = 0; k < n && !rc; k++)
-		rc = cu_cell_run(b, c, &c->cur, c->mod, &err);
+		rc = cuda_cell_run(b, c, &c->cur, c->mod, &err);
 	cudaError_t end = cudaStreamEndCapture(b->stream, &g);
 	if (rc || end != cudaSuccess) {
 		if (g)
@@ -79,19 +79,19 @@ static int capture(struct backend *b, struct cu_cell *c, int64_t n, cudaGraphExe
 }
 
 /* Enqueue one sample's work: graph g, or n launches on the stream when g is NULL. */
-static int enqueue(struct backend *b, struct cu_cell *c, cudaGraphExec_t g, int64_t n,
+static int enqueue(struct backend *b, struct cuda_cell *c, cudaGraphExec_t g, int64_t n,
 		   char **cause)
 {
 	if (g)
 		return CUDA_CHECK(RT, cudaGraphLaunch(g, b->stream), cause);
 	for (int64_t k = 0; k < n; k++)
-		if (cu_cell_run(b, c, &c->cur, c->mod, cause))
+		if (cuda_cell_run(b, c, &c->cur, c->mod, cause))
 			return -1;
 	return 0;
 }
 
 /* The event-timed duration of one sample's work after an untimed one, in ns. */
-static int time_work(struct backend *b, struct cu_cell *c, cudaGraphExec_t g, int64_t n,
+static int time_work(struct backend *b, struct cuda_cell *c, cudaGraphExec_t g, int64_t n,
 		     double *ns, char **cause)
 {
 	float ms = 0;
@@ -115,14 +115,14 @@ static int64_t batch_for(double ns)
 	return n > BATCH_MAX ? BATCH_MAX : (int64_t)n;
 }
 
-int cu_replay_prepare(struct backend *b, struct cu_cell *c, char **cause)
+int cuda_replay_prepare(struct backend *b, struct cuda_cell *c, char **cause)
 {
 	char *why = NULL;
 	double ns = 0;
 	int rc;
 
 	int64_t t0 = util_now_ns();
-	cu_replay_release(c);
+	cuda_replay_release(c);
 	if (b->op_graph) {
 		rc = capture(b, c, 1, &c->g1, &why, cause);
 		if (!rc)
@@ -135,7 +135,7 @@ int cu_replay_prepare(struct backend *b, struct cu_cell *c, char **cause)
 				rc = capture(b, c, c->launches, &c->gn, &why, cause);
 		}
 		if (rc < 0) {
-			cu_replay_release(c);
+			cuda_replay_release(c);
 			return -1;
 		}
 		if (!rc) {
@@ -144,7 +144,7 @@ int cu_replay_prepare(struct backend *b, struct cu_cell *c, char **cause)
 			b->t_replay_ns += util_now_ns() - t0;
 			return 0;
 		}
-		cu_replay_release(c); /* rc 1: on the stream instead, the first why kept */
+		cuda_replay_release(c); /* rc 1: on the stream instead, the first why kept */
 		if (!b->stream_why)
 			b->stream_why = xasprintf("%s: %s", c->pub.name, why);
 		free(why);
@@ -157,7 +157,7 @@ int cu_replay_prepare(struct backend *b, struct cu_cell *c, char **cause)
 	return 0;
 }
 
-int cu_replay_sample(struct backend *b, struct cu_cell *c, int flush, struct sample *out,
+int cuda_replay_sample(struct backend *b, struct cuda_cell *c, int flush, struct sample *out,
 		     char **cause)
 {
 	int64_t n = flush ? 1 : c->launches;
@@ -180,7 +180,7 @@ int cu_replay_sample(struct backend *b, struct cu_cell *c, int flush, struct sam
 	return 0;
 }
 
-void cu_replay_describe(const struct backend *b, struct sbuf *out)
+void cuda_replay_describe(const struct backend *b, struct sbuf *out)
 {
 	sbuf_addf(out, "op_timing_graph_configs=%" PRId64 "\nop_timing_stream_configs=%" PRId64
 		  "\n", b->graph_configs, b->stream_configs);
@@ -190,7 +190,7 @@ void cu_replay_describe(const struct backend *b, struct sbuf *out)
 		  PRId64 "\nsetup_model_ns=%" PRId64 "\n", b->t_data_ns, b->t_dnn_ns,
 		  b->t_replay_ns, b->t_model_ns);
 	for (size_t i = 0; i < b->ncells; i++) {
-		const struct cu_cell *c = b->cells[i];
+		const struct cuda_cell *c = b->cells[i];
 		if (!c->e2e && c->has_impl)
 			sbuf_addf(out, "op_timing.%zu=%s launches=%" PRId64 " %s\n", i,
 				  c->graph ? "graph" : "stream", c->launches, c->pub.name);

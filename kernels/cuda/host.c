@@ -2,7 +2,7 @@
  * maxpool_bwd's window positions), and the float64 reference every config is checked
  * against when the GPU reference is off (docs/kernels.md).  Needs no device. */
 #include "config.h"
-#include "kernels/cuda/cuda.h"
+#include "kernels/cuda/ops.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -83,8 +83,8 @@ float cuda_bf16_to_f32(uint16_t h)
 double cuda_elem_get(const void *buf, enum cuda_dtype t, size_t i)
 {
 	switch (t) {
-	case CU_F16: return cuda_f16_to_f32(((const uint16_t *)buf)[i]);
-	case CU_BF16: return cuda_bf16_to_f32(((const uint16_t *)buf)[i]);
+	case CUDA_F16: return cuda_f16_to_f32(((const uint16_t *)buf)[i]);
+	case CUDA_BF16: return cuda_bf16_to_f32(((const uint16_t *)buf)[i]);
 	default: return ((const float *)buf)[i];
 	}
 }
@@ -113,9 +113,9 @@ uint64_t cuda_seed_for(uint64_t seed, const char *name)
 
 void cuda_store_float(void *buf, enum cuda_dtype t, size_t i, float v)
 {
-	if (t == CU_F16)
+	if (t == CUDA_F16)
 		((uint16_t *)buf)[i] = cuda_f32_to_f16(v);
-	else if (t == CU_BF16)
+	else if (t == CUDA_BF16)
 		((uint16_t *)buf)[i] = cuda_f32_to_bf16(v);
 	else
 		((float *)buf)[i] = v;
@@ -146,13 +146,13 @@ static double ref_one(const struct cuda_shape *s, const void *in0, const void *i
 	enum cuda_dtype t = s->dtype;
 	double v = 0;
 	switch (s->op) {
-	case CU_GEMM: {
+	case CUDA_GEMM: {
 		size_t i = o / (size_t)s->n, j = o % (size_t)s->n, k = (size_t)s->k;
 		for (size_t p = 0; p < k; p++)
 			v += cuda_elem_get(in0, t, i * k + p) * cuda_elem_get(in1, t, j * k + p);
 		return v;
 	}
-	case CU_MAXPOOL: {
+	case CUDA_MAXPOOL: {
 		size_t c = o % (size_t)s->c, rest = o / (size_t)s->c;
 		int64_t ox = (int64_t)(rest % (size_t)s->ow), oy = (int64_t)(rest / (size_t)s->ow %
 								       (size_t)s->oh);
@@ -170,13 +170,13 @@ static double ref_one(const struct cuda_shape *s, const void *in0, const void *i
 			}
 		return v;
 	}
-	case CU_AVGPOOL: {
+	case CUDA_AVGPOOL: {
 		size_t c = o % (size_t)s->c, n = o / (size_t)s->c, hw = (size_t)(s->h * s->w);
 		for (size_t p = 0; p < hw; p++)
 			v += cuda_elem_get(in0, t, (n * hw + p) * (size_t)s->c + c);
 		return v / (double)hw;
 	}
-	case CU_SUM:
+	case CUDA_SUM:
 		if (s->dim) {
 			for (int64_t j = 0; j < s->cols; j++)
 				v += cuda_elem_get(in0, t, o * (size_t)s->cols + (size_t)j);
@@ -185,10 +185,10 @@ static double ref_one(const struct cuda_shape *s, const void *in0, const void *i
 				v += cuda_elem_get(in0, t, (size_t)r * (size_t)s->cols + o);
 		}
 		return v;
-	case CU_BIAS_RELU:
-	case CU_BIAS_RELU_ADD:
+	case CUDA_BIAS_RELU:
+	case CUDA_BIAS_RELU_ADD:
 		v = cuda_elem_get(in0, t, o) + cuda_elem_get(in1, t, o % (size_t)s->c);
-		if (s->op == CU_BIAS_RELU_ADD)
+		if (s->op == CUDA_BIAS_RELU_ADD)
 			v += cuda_elem_get(in2, t, o);
 		return v > 0 ? v : 0;
 	default:
@@ -243,13 +243,13 @@ void cuda_ref_compute(const struct cuda_shape *s, const void *in0, const void *i
 	cuda_shape_sizes(s, &z);
 	memset(ref, 0, sizeof(*ref));
 	ref->step = 1;
-	if (s->op == CU_GEMM || cuda_conv_is(s->op)) {
+	if (s->op == CUDA_GEMM || cuda_conv_is(s->op)) {
 		double cost = (double)z.out * (double)s->k;
 		if (cost > (double)CUDA_REF_MAX_MACS)
 			ref->step = (size_t)ceil(cost / (double)CUDA_REF_MAX_MACS) | 1;
 	}
 	ref->n = (z.out + ref->step - 1) / ref->step;
-	if (s->op == CU_MAXPOOL_BWD) {
+	if (s->op == CUDA_MAXPOOL_BWD) {
 		ref->val = xcalloc(z.out ? z.out : 1, sizeof(*ref->val));
 		ref_maxpool_bwd(s, in0, in1, ref->val);
 		return;

@@ -4,7 +4,7 @@
  * and the activation slots it reads and writes; its flops and the e2e check's bound per
  * dtype.  model.c runs them (docs/kernels.md, "Models on the GPU"). */
 #include "config.h"
-#include "kernels/cuda/backend-int.h"
+#include "kernels/cuda/device.h"
 
 #include "kernels/catalog.h"
 
@@ -62,7 +62,7 @@ static struct cuda_model_step *add_step(struct builder *bd, const struct cuda_sh
 	if (cuda_conv_is(s->op)) {
 		st->nparam = z.in1;   /* K x R x R x C weights, then K biases */
 		st->fan_in = (double)s->k;
-	} else if (s->op == CU_GEMM) {
+	} else if (s->op == CUDA_GEMM) {
 		st->nparam = z.in1 + (size_t)s->n; /* N x K weights, then the fc's N biases */
 		st->fan_in = (double)s->k;
 		st->fc_bias = 1;
@@ -128,7 +128,7 @@ int cuda_model_build(const char *name, int64_t batch, int64_t resolution, enum c
 	const struct catalog_resnet *arch = catalog_resnet(name, batch, resolution, cause);
 	if (!arch)
 		return -1;
-	if (tf32 && t != CU_F32) {
+	if (tf32 && t != CUDA_F32) {
 		*cause = xstrdup("'tf32 = true' is for float32 only");
 		return -1;
 	}
@@ -196,12 +196,12 @@ double cuda_model_flops(const struct cuda_model *m)
 	return f;
 }
 
-double cu_model_tolerance(enum cuda_dtype t, int tf32)
+double cuda_model_tolerance(enum cuda_dtype t, int tf32)
 {
-	if (t == CU_F16)
-		return CU_MODEL_TOL_F16;
-	if (t == CU_BF16)
-		return CU_MODEL_TOL_BF16;
-	return tf32 ? CU_MODEL_TOL_TF32 : CU_MODEL_TOL_F32;
+	if (t == CUDA_F16)
+		return CUDA_MODEL_TOL_F16;
+	if (t == CUDA_BF16)
+		return CUDA_MODEL_TOL_BF16;
+	return tf32 ? CUDA_MODEL_TOL_TF32 : CUDA_MODEL_TOL_F32;
 }
 

@@ -8,7 +8,7 @@
  * (or the downsample's output) as its residual.  The fc is a gemm (cuBLASLt as its vendor)
  * and its bias conv.cu's conv_epilogue, outside every op cell (as the cpu's fc bias).
  *
- * Cells (backend-cuda.c makes them through cu_model_add): one op cell per distinct (op,
+ * Cells (backend-cuda.c makes them through cuda_model_add): one op cell per distinct (op,
  * shape) with its count of occurrences in one forward, then two e2e cells: "<w>/e2e" (the
  * forward as plain launches on the backend's stream) and "<w>/e2e-graph" (the same forward
  * captured once into a CUDA graph, outside every timed region, and replayed).  Each forward
@@ -16,12 +16,12 @@
  * cuBLASLt) on the model's own buffers.  The e2e check compares the forward's logits with
  * the vendor forward's (every op on its cell's first vendor candidate: cuDNN's and
  * cuBLASLt's heuristic choice, the memory-bound templates at their defaults), by the
- * relative norm of the difference over a bound per dtype (cu_model_tolerance); a forward
+ * relative norm of the difference over a bound per dtype (cuda_model_tolerance); a forward
  * that misses it, or is not finite, fails the e2e cell and with it the unit.
  *
  * The model's construction (cuda_model_build) is model-build.c's, and needs no device. */
 #include "config.h"
-#include "kernels/cuda/backend-int.h"
+#include "kernels/cuda/device.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -32,9 +32,9 @@
 
 /* The device side of an e2e cell.  The stream cell owns the model and its buffers; the graph
  * cell points at them (shared) and owns only its graph. */
-struct cu_e2e {
+struct cuda_e2e {
 	struct cuda_model *m;
-	struct cu_e2e *shared;       /* the graph cell: the stream cell's e2e; else NULL */
+	struct cuda_e2e *shared;       /* the graph cell: the stream cell's e2e; else NULL */
 	int graph;
 	size_t first_cell;           /* the workload's op cells: [first_cell, e2e cell) */
 	/* device data (stream cell), allocated at the first prepare of either cell */
@@ -53,7 +53,7 @@ struct cu_e2e {
 	int64_t *part_ns;            /* per step, event-timed */
 };
 
-int cu_model_add(struct backend *b, const struct workload *w, const char *name, char **cause)
+int cuda_model_add(struct backend *b, const struct workload *w, const char *name, char **cause)
 {
 	struct cuda_model *m = NULL;
 	int t = cuda_dtype_from_name(w->dtype ? w->dtype : "float32");
@@ -77,7 +77,7 @@ int cu_model_add(struct backend *b, const struct workload *w, const char *name, 
 					 strcmp(b->cells[c]->pub.shape, shape.buf)))
 			c++;
 		if (c == b->ncells) {
-			struct cu_cell *cell = cu_op_cell_add(b, name, op, &st->shape, cause);
+			struct cuda_cell *cell = cuda_op_cell_add(b, name, op, &st->shape, cause);
 			if (!cell) {
 				sbuf_release(&shape);
 				cuda_model_free(m);
@@ -89,7 +89,7 @@ int cu_model_add(struct backend *b, const struct workload *w, const char *name, 
 		st->cell = c;
 	}
 	for (int graph = 0; graph < 2; graph++) {
-		struct cu_cell *e = xcalloc(1, sizeof(*e));
+		struct cuda_cell *e = xcalloc(1, sizeof(*e));
 		e->pub.kind = CELL_E2E;
 		e->pub.workload = xstrdup(name);
 		e->pub.op = xstrdup("e2e");
@@ -115,9 +115,9 @@ int cu_model_add(struct backend *b, const struct workload *w, const char *name, 
 	return 0;
 }
 
-void cu_model_cell_free(struct cu_cell *c)
+void cuda_model_cell_free(struct cuda_cell *c)
 {
-	struct cu_e2e *e = c->e2e;
+	struct cuda_e2e *e = c->e2e;
 	if (!e)
 		return;
 	if (e->ge)
@@ -155,7 +155,7 @@ static uint64_t xorshift(uint64_t *s)
 
 /* Weights He-uniform, U(-sqrt(6 / fan_in), +sqrt(6 / fan_in)), biases U(-0.1, 0.1), the image
  * U(-1, 1), all from the run's seed and the workload's name (as the cpu backend's models). */
-static int alloc_model(struct backend *b, struct cu_e2e *e, uint64_t seed, char **cause)
+static int alloc_model(struct backend *b, struct cuda_e2e *e, uint64_t seed, char **cause)
 {
 	struct cuda_model *m = e->m;
 	size_t es = cuda_dtype_size(m->dtype);
@@ -179,13 +179,13 @@ static int alloc_model(struct backend *b, struct cu_e2e *e, uint64_t seed, char 
 			float v = (float)((j < nw ? a : 0.1) * (2.0 * u - 1.0));
 			cuda_store_float(h, m->dtype, j, m->tf32 ? cuda_tf32_round(v) : v);
 		}
-		if (cu_upload(b, &e->d_param[i], h, st->nparam * es, cause))
+		if (cuda_upload(b, &e->d_param[i], h, st->nparam * es, cause))
 			goto done;
 	}
 	cuda_fill_uniform(h, m->dtype, m->input_elems, &rng);
 	for (size_t j = 0; m->tf32 && j < m->input_elems; j++) /* TF32 operands: wgmma.cuh */
 		((float *)h)[j] = cuda_tf32_round(((float *)h)[j]);
-	if (cu_upload(b, &e->d_input, h, m->input_elems * es, cause))
+	if (cuda_upload(b, &e->d_input, h, m->input_elems * es, cause))
 		goto done;
 	for (int s = 0; s < CUDA_MODEL_SLOTS; s++)
 		if (CUDA_CHECK(RT, cudaMalloc(&e->d_slot[s], m->slot_elems * es), cause) ||
@@ -205,12 +205,12 @@ done:
 
 /* One step on the model's buffers: the op cell's buffers pointed at them for the launch, the
  * output into y (NULL: the step's slot). */
-static int run_step(struct backend *b, struct cu_e2e *e, size_t i, const struct config *cfg,
-		    struct cu_module *mod, void *y, char **cause)
+static int run_step(struct backend *b, struct cuda_e2e *e, size_t i, const struct config *cfg,
+		    struct cuda_module *mod, void *y, char **cause)
 {
 	const struct cuda_model *m = e->m;
 	const struct cuda_model_step *st = &m->steps[i];
-	struct cu_cell *c = b->cells[st->cell];
+	struct cuda_cell *c = b->cells[st->cell];
 	void *in[3], *out = c->d_out;
 	if (!y)
 		y = e->d_slot[st->out];
@@ -219,7 +219,7 @@ static int run_step(struct backend *b, struct cu_e2e *e, size_t i, const struct 
 	c->d_in[1] = e->d_param[i];
 	c->d_in[2] = st->res >= 0 ? e->d_slot[st->res] : NULL;
 	c->d_out = y;
-	int rc = cu_cell_run(b, c, cfg, mod, cause);
+	int rc = cuda_cell_run(b, c, cfg, mod, cause);
 	memcpy(c->d_in, in, sizeof(in));
 	c->d_out = out;
 	if (rc || !st->fc_bias)
@@ -238,7 +238,7 @@ static int run_step(struct backend *b, struct cu_e2e *e, size_t i, const struct 
 /* The whole forward: each step on its op cell's current config, or (vendor) on its first
  * vendor candidate with the modules in vmod.  ev: NULL, or nsteps + 1 events recorded around
  * the steps (the itemised forward). */
-static int forward(struct backend *b, struct cu_e2e *e, struct cu_module **vmod,
+static int forward(struct backend *b, struct cuda_e2e *e, struct cuda_module **vmod,
 		   cudaEvent_t *ev, char **cause)
 {
 	static const struct config vendor = { .vendor = 1, .vendor_idx = 0 };
@@ -247,8 +247,8 @@ static int forward(struct backend *b, struct cu_e2e *e, struct cu_module **vmod,
 	const char *fault = getenv("HARNESS_CUDA_MODEL_FAULT");
 	int skip_pool = !vmod && fault && !strcmp(fault, "1");
 	for (size_t i = 0; i < e->m->nsteps; i++) {
-		struct cu_cell *c = b->cells[e->m->steps[i].cell];
-		if (skip_pool && c->sctx.shape.op == CU_MAXPOOL)
+		struct cuda_cell *c = b->cells[e->m->steps[i].cell];
+		if (skip_pool && c->sctx.shape.op == CUDA_MAXPOOL)
 			continue;
 		if (ev && CUDA_CHECK(RT, cudaEventRecord(ev[i], b->stream), cause))
 			return -1;
@@ -262,7 +262,7 @@ static int forward(struct backend *b, struct cu_e2e *e, struct cu_module **vmod,
 }
 
 /* The logits on the host as float64 (into out, nout of them), after the stream is done. */
-static int logits(struct backend *b, struct cu_e2e *e, double *out, char **cause)
+static int logits(struct backend *b, struct cuda_e2e *e, double *out, char **cause)
 {
 	const struct cuda_model *m = e->m;
 	size_t es = cuda_dtype_size(m->dtype);
@@ -278,17 +278,17 @@ static int logits(struct backend *b, struct cu_e2e *e, double *out, char **cause
 /* The vendor forward's logits, once per model: each op cell's first vendor candidate (its
  * module compiled or loaded like any config's; the vendor conv module also gives the fc's
  * bias kernel). */
-static int vendor_modules(struct backend *b, struct cu_e2e *e, struct cu_module **vmod,
+static int vendor_modules(struct backend *b, struct cuda_e2e *e, struct cuda_module **vmod,
 			  char **cause)
 {
 	static const struct config vendor = { .vendor = 1, .vendor_idx = 0 };
 	const struct cuda_model *m = e->m;
 	for (size_t i = 0; i < m->nsteps; i++) {
-		struct cu_cell *c = b->cells[m->steps[i].cell];
-		if (c->sctx.shape.op == CU_GEMM)
+		struct cuda_cell *c = b->cells[m->steps[i].cell];
+		if (c->sctx.shape.op == CUDA_GEMM)
 			continue; /* cuBLASLt: no module */
 		struct prepare_result res = { 0 };
-		if (cu_get_module(b, c, &vendor, &vmod[i], &res, cause))
+		if (cuda_get_module(b, c, &vendor, &vmod[i], &res, cause))
 			return -1;
 		if (res.status != PREPARE_OK) {
 			*cause = xasprintf("the vendor config of '%s' does not build: %s", c->pub.name,
@@ -305,10 +305,10 @@ static int vendor_modules(struct backend *b, struct cu_e2e *e, struct cu_module 
 	return 0;
 }
 
-static int vendor_forward(struct backend *b, struct cu_e2e *e, char **cause)
+static int vendor_forward(struct backend *b, struct cuda_e2e *e, char **cause)
 {
 	const struct cuda_model *m = e->m;
-	struct cu_module **vmod = xcalloc(m->nsteps, sizeof(*vmod));
+	struct cuda_module **vmod = xcalloc(m->nsteps, sizeof(*vmod));
 	int ret = -1;
 	if (vendor_modules(b, e, vmod, cause))
 		goto done;
@@ -342,13 +342,13 @@ static double rel_error(const double *y, const double *ref, size_t n, size_t *ba
  * inputs, and compared with the vendor step's output.  "; first off: ..." naming the first
  * step over its op cell's bound (cuda_tolerance), else the step the furthest off, into
  * *where (heap); 0, or -1 on an error. */
-static int localize(struct backend *b, struct cu_e2e *e, char **where, char **cause)
+static int localize(struct backend *b, struct cuda_e2e *e, char **where, char **cause)
 {
 	static const struct config vendor = { .vendor = 1, .vendor_idx = 0 };
 	const struct cuda_model *m = e->m;
 	size_t es = cuda_dtype_size(m->dtype), worst = SIZE_MAX, first = SIZE_MAX;
 	double worst_err = -1, first_err = 0;
-	struct cu_module **vmod = xcalloc(m->nsteps, sizeof(*vmod));
+	struct cuda_module **vmod = xcalloc(m->nsteps, sizeof(*vmod));
 	void *scratch = NULL, *h_cur = xmalloc(m->slot_elems * es);
 	void *h_ven = xmalloc(m->slot_elems * es);
 	double *yc = xmalloc(m->slot_elems * sizeof(*yc));
@@ -360,12 +360,12 @@ static int localize(struct backend *b, struct cu_e2e *e, char **where, char **ca
 		goto done;
 	for (size_t i = 0; i < m->nsteps && first == SIZE_MAX; i++) {
 		const struct cuda_model_step *st = &m->steps[i];
-		struct cu_cell *c = b->cells[st->cell];
+		struct cuda_cell *c = b->cells[st->cell];
 		struct cuda_sizes z;
 		cuda_shape_sizes(&st->shape, &z);
 		size_t bad;
 		/* the fault of forward() (cuda-model.sh): the current maxpool writes nothing */
-		int skip = fault && !strcmp(fault, "1") && st->shape.op == CU_MAXPOOL;
+		int skip = fault && !strcmp(fault, "1") && st->shape.op == CUDA_MAXPOOL;
 		if (CUDA_CHECK(RT, cudaMemsetAsync(scratch, 0xff, z.out * es, b->stream), cause) ||
 		    (!skip && run_step(b, e, i, &c->cur, c->mod, scratch, cause)) ||
 		    run_step(b, e, i, &vendor, vmod[i], NULL, cause) ||
@@ -387,7 +387,7 @@ static int localize(struct backend *b, struct cu_e2e *e, char **where, char **ca
 	}
 	size_t i = first != SIZE_MAX ? first : worst;
 	if (i != SIZE_MAX) {
-		struct cu_cell *c = b->cells[m->steps[i].cell];
+		struct cuda_cell *c = b->cells[m->steps[i].cell];
 		struct sbuf cfg;
 		sbuf_init(&cfg);
 		config_format(&c->space, &c->cur, &cfg);
@@ -409,7 +409,7 @@ done:
 
 /* The forward on the current configs (or the graph's replay) against the vendor forward:
  * every activation is poisoned with NaN first, so a step that writes nothing fails. */
-static int check(struct backend *b, struct cu_cell *c, struct cu_e2e *e, int graph,
+static int check(struct backend *b, struct cuda_cell *c, struct cuda_e2e *e, int graph,
 		 struct prepare_result *res, char **cause)
 {
 	const struct cuda_model *m = e->m;
@@ -428,7 +428,7 @@ static int check(struct backend *b, struct cu_cell *c, struct cu_e2e *e, int gra
 		goto done;
 	if (logits(b, e, y, cause))
 		goto done;
-	double tol = cu_model_tolerance(m->dtype, m->tf32);
+	double tol = cuda_model_tolerance(m->dtype, m->tf32);
 	c->e2e->err = res->max_rel_err = rel_error(y, e->ref, m->nout, &bad);
 	if (bad == SIZE_MAX && res->max_rel_err <= tol) {
 		ret = 0;
@@ -458,7 +458,7 @@ done:
 /* The graph cell's graph: the forward on the current configs captured once (relaxed mode:
  * the launches' host-side calls are not stream work), instantiated; the stream forward ran
  * just before, so no workspace grows during the capture. */
-static int capture(struct backend *b, struct cu_e2e *g, struct cu_e2e *e,
+static int capture(struct backend *b, struct cuda_e2e *g, struct cuda_e2e *e,
 		   struct prepare_result *res, char **cause)
 {
 	cudaGraph_t graph = NULL;
@@ -488,7 +488,7 @@ static int capture(struct backend *b, struct cu_e2e *g, struct cu_e2e *e,
 }
 
 /* The itemised forward: each step's time from events around it, the median of 5 forwards. */
-static int itemise(struct backend *b, struct cu_e2e *e, char **cause)
+static int itemise(struct backend *b, struct cuda_e2e *e, char **cause)
 {
 	enum { REPS = 5 };
 	size_t n = e->m->nsteps;
@@ -528,14 +528,14 @@ done:
 	return ret;
 }
 
-int cu_model_prepare(struct backend *b, struct cu_cell *c, struct prepare_result *res,
+int cuda_model_prepare(struct backend *b, struct cuda_cell *c, struct prepare_result *res,
 		     char **cause)
 {
-	struct cu_e2e *e = c->e2e->shared ? c->e2e->shared : c->e2e;
+	struct cuda_e2e *e = c->e2e->shared ? c->e2e->shared : c->e2e;
 	const struct cuda_model *m = e->m;
 	c->e2e->ok = 0;
 	for (size_t i = 0; i < m->nsteps; i++) {
-		const struct cu_cell *oc = b->cells[m->steps[i].cell];
+		const struct cuda_cell *oc = b->cells[m->steps[i].cell];
 		if (!oc->has_impl) {
 			*cause = xasprintf("cell '%s' needs every op cell prepared: '%s' has no "
 					   "current config", c->pub.name, oc->pub.name);
@@ -570,10 +570,10 @@ int cu_model_prepare(struct backend *b, struct cu_cell *c, struct prepare_result
 	return 0;
 }
 
-int cu_model_sample(struct backend *b, struct cu_cell *c, int flush, struct sample *out,
+int cuda_model_sample(struct backend *b, struct cuda_cell *c, int flush, struct sample *out,
 		    char **cause)
 {
-	struct cu_e2e *e = c->e2e->shared ? c->e2e->shared : c->e2e;
+	struct cuda_e2e *e = c->e2e->shared ? c->e2e->shared : c->e2e;
 	float ms = 0;
 	if (!c->e2e->ok) {
 		*cause = xasprintf("cell '%s' was not prepared", c->pub.name);
@@ -645,22 +645,22 @@ done:
 /* Per checked stream e2e cell: each op kind's event-timed share of the forward (the median
  * of 5 itemised forwards, per step), the fc's bias inside op_gemm, and their sum; per
  * checked graph cell, its graph's shape (graph_shape). */
-void cu_model_describe(const struct backend *b, struct sbuf *out)
+void cuda_model_describe(const struct backend *b, struct sbuf *out)
 {
 	for (size_t i = 0; i < b->ncells; i++) {
-		const struct cu_cell *c = b->cells[i];
+		const struct cuda_cell *c = b->cells[i];
 		if (!c->e2e || c->e2e->graph || !c->e2e->ok)
 			continue;
-		const struct cu_e2e *e = c->e2e;
-		int64_t per[CU_NOPS] = { 0 }, total = 0;
-		int used[CU_NOPS] = { 0 };
+		const struct cuda_e2e *e = c->e2e;
+		int64_t per[CUDA_NOPS] = { 0 }, total = 0;
+		int used[CUDA_NOPS] = { 0 };
 		for (size_t k = 0; k < e->m->nsteps; k++) {
 			enum cuda_op op = e->m->steps[k].shape.op;
 			per[op] += e->part_ns[k];
 			used[op] = 1;
 			total += e->part_ns[k];
 		}
-		for (int k = 0; k < CU_NOPS; k++)
+		for (int k = 0; k < CUDA_NOPS; k++)
 			if (used[k])
 				sbuf_addf(out, "e2e_part.%s.op_%s_ns=%" PRId64 "\n", c->pub.name,
 					  cuda_op_name((enum cuda_op)k), per[k]);
@@ -669,7 +669,7 @@ void cu_model_describe(const struct backend *b, struct sbuf *out)
 			  e->m->nsteps, c->pub.name, e->err);
 		if (i + 1 < b->ncells && b->cells[i + 1]->e2e && b->cells[i + 1]->e2e->graph &&
 		    b->cells[i + 1]->e2e->ok) {
-			const struct cu_cell *gc = b->cells[i + 1];
+			const struct cuda_cell *gc = b->cells[i + 1];
 			sbuf_addf(out, "e2e_%s_rel_err=%.3g\n", gc->pub.name, gc->e2e->err);
 			if (gc->e2e->g)
 				graph_shape(gc->e2e->g, gc->pub.name, out);

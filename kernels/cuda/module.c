@@ -1,9 +1,9 @@
 /* module.c: the CUDA backend's templates, its cubin cache in the unit's cache directory
  * (keyed by SHA-256 of template, options, NVRTC version and architecture), loaded modules and
  * compiling a cell's plan ahead on a pool of threads, overlapped with benchmarking
- * (backend-int.h) */
+ * (compile.h) */
 #include "config.h"
-#include "kernels/cuda/backend-int.h"
+#include "kernels/cuda/device.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -17,16 +17,16 @@
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
 
-const char *const cu_template_names[CU_NTEMPLATES] = { "gemm.cu", "maxpool.cu", "avgpool.cu",
+const char *const cuda_template_names[CUDA_NTEMPLATES] = { "gemm.cu", "maxpool.cu", "avgpool.cu",
 					       "reduce.cu", "bias_relu.cu",
 					       "reference.cu", "conv.cu" };
 
 /* ---- templates, the cubin cache, modules --------------------------------------------- */
 
-static struct cu_template *get_template(struct backend *b, const char *name, char **cause)
+static struct cuda_template *get_template(struct backend *b, const char *name, char **cause)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(b->tmpl); i++) {
-		struct cu_template *t = &b->tmpl[i];
+		struct cuda_template *t = &b->tmpl[i];
 		if (strcmp(t->name, name))
 			continue;
 		if (!t->text) {
@@ -82,22 +82,22 @@ static const char *kernel_names(const struct cuda_shape *s, const struct config 
 	if (which == 2)
 		return cuda_conv_is(s->op) ? "conv_s2d" : NULL;
 	switch (s->op) {
-	case CU_GEMM: return which ? "gemm_splitk_reduce" : "gemm";
-	case CU_MAXPOOL: return which ? NULL : "maxpool_fwd";
-	case CU_MAXPOOL_BWD: return which ? NULL : "maxpool_bwd";
-	case CU_AVGPOOL: return which ? NULL : "avgpool_global";
-	case CU_SUM: return s->dim ? (which ? NULL : "sum_dim1")
+	case CUDA_GEMM: return which ? "gemm_splitk_reduce" : "gemm";
+	case CUDA_MAXPOOL: return which ? NULL : "maxpool_fwd";
+	case CUDA_MAXPOOL_BWD: return which ? NULL : "maxpool_bwd";
+	case CUDA_AVGPOOL: return which ? NULL : "avgpool_global";
+	case CUDA_SUM: return s->dim ? (which ? NULL : "sum_dim1")
 				   : (which ? "sum_dim0_finish" : "sum_dim0");
-	case CU_CONV:
-	case CU_CONV_BIAS:
-	case CU_CONV_BIAS_RELU:
-	case CU_CONV_BIAS_RELU_ADD: return which ? "conv_splitk_reduce" : "conv";
+	case CUDA_CONV:
+	case CUDA_CONV_BIAS:
+	case CUDA_CONV_BIAS_RELU:
+	case CUDA_CONV_BIAS_RELU_ADD: return which ? "conv_splitk_reduce" : "conv";
 	default: return which ? NULL : "bias_relu";
 	}
 }
 
 /* A config compiled ahead that trials still owe something: NULL when none. */
-static struct cu_ahead *ahead_find(struct backend *b, const char *hash)
+static struct cuda_ahead *ahead_find(struct backend *b, const char *hash)
 {
 	for (size_t i = 0; i < b->nahead; i++)
 		if (!strcmp(b->ahead[i].hash, hash))
@@ -112,7 +112,7 @@ static void add_made(struct backend *b, const char *hash)
 }
 
 /* The NVRTC options of config c (cuda_config_options), plus --Ofast-compile=LEVEL when
- * HARNESS_CUDA_FAST_COMPILE asks for it (cu_open): the level is part of the cache key. */
+ * HARNESS_CUDA_FAST_COMPILE asks for it (cuda_open): the level is part of the cache key. */
 static size_t config_options(const struct backend *b, const struct space *sp,
 			     const struct config *c, char **opts)
 {
@@ -128,8 +128,8 @@ static size_t config_options(const struct backend *b, const struct space *sp,
  * in res->detail, *out NULL, 0 returned; -1 with *cause only when the cache cannot be
  * written or the device fails.  res->compile_ns: this prepare's own compile, or its wait
  * for the queue, plus (chunked) its share of the batch. */
-int cu_get_module(struct backend *b, struct cu_cell *cell, const struct config *c,
-		      struct cu_module **out, struct prepare_result *res, char **cause)
+int cuda_get_module(struct backend *b, struct cuda_cell *cell, const struct config *c,
+		      struct cuda_module **out, struct prepare_result *res, char **cause)
 {
 	const struct cuda_shape *s = &cell->sctx.shape;
 	char *opts[CUDA_MAX_OPTS];
@@ -138,11 +138,11 @@ int cu_get_module(struct backend *b, struct cu_cell *cell, const struct config *
 	char *cubin_path = NULL, *log_path = NULL, *data = NULL, *detail = NULL;
 	size_t len = 0;
 	struct cuda_compile cc = { 0 };
-	struct cu_module *m = NULL;
+	struct cuda_module *m = NULL;
 	int ret = -1;
 
 	*out = NULL;
-	struct cu_template *t = get_template(b, cuda_op_template(s->op), cause);
+	struct cuda_template *t = get_template(b, cuda_op_template(s->op), cause);
 	if (!t)
 		goto done;
 	cuda_cache_key(t->name, t->text, t->len, opts, nopts, cuda_nvrtc_version(), b->di.arch,
@@ -160,7 +160,7 @@ int cu_get_module(struct backend *b, struct cu_cell *cell, const struct config *
 			       (int)strcspn(t->name, "."), t->name, hash);
 	log_path = xasprintf("%s/cuda-%.*s-%s.log", b->cache_dir, (int)strcspn(t->name, "."),
 			     t->name, hash);
-	struct cu_ahead *a = ahead_find(b, hash);
+	struct cuda_ahead *a = ahead_find(b, hash);
 	if (a) {
 		res->compile_ns = a->ns;
 		a->ns = 0;
@@ -285,18 +285,18 @@ done:
  * wall time; the unit's compile_ns is the sum of those waits and batches and of prepare()'s
  * own compiles, so it is the time the unit spent blocked on the compiler.  The compiler's
  * own wall time, most of it hidden behind benchmarking, is reported apart by describe_end.
- * cu_ahead_init also reads HARNESS_CUDA_FAST_COMPILE, the configs' compile level. */
+ * cuda_ahead_init also reads HARNESS_CUDA_FAST_COMPILE, the configs' compile level. */
 
-int cu_ahead_init(struct backend *b, char **cause)
+int cuda_ahead_init(struct backend *b, char **cause)
 {
 	const char *mode = getenv("HARNESS_CUDA_COMPILE_AHEAD");
 	const char *thr = getenv("HARNESS_CUDA_COMPILE_THREADS");
 	if (!mode || !*mode || !strcmp(mode, "1") || !strcmp(mode, "overlapped")) {
-		b->ahead_mode = CU_AHEAD_OVERLAPPED;
+		b->ahead_mode = CUDA_AHEAD_OVERLAPPED;
 	} else if (!strcmp(mode, "chunked")) {
-		b->ahead_mode = CU_AHEAD_CHUNKED;
+		b->ahead_mode = CUDA_AHEAD_CHUNKED;
 	} else if (!strcmp(mode, "0") || !strcmp(mode, "off")) {
-		b->ahead_mode = CU_AHEAD_OFF;
+		b->ahead_mode = CUDA_AHEAD_OFF;
 	} else {
 		*cause = xasprintf("HARNESS_CUDA_COMPILE_AHEAD='%s': expected overlapped (or 1), "
 				   "chunked, or off (or 0)", mode);
@@ -329,17 +329,17 @@ int cu_ahead_init(struct backend *b, char **cause)
 		}
 		b->ahead_threads = (int)v;
 	}
-	b->ahead_window = b->ahead_mode == CU_AHEAD_OVERLAPPED ? 2 * (size_t)b->ahead_threads : 0;
+	b->ahead_window = b->ahead_mode == CUDA_AHEAD_OVERLAPPED ? 2 * (size_t)b->ahead_threads : 0;
 	if (b->ahead_window && b->ahead_window < 4)
 		b->ahead_window = 4;
 	return 0;
 }
 
-void cu_ahead_describe(const struct backend *b, struct sbuf *out)
+void cuda_ahead_describe(const struct backend *b, struct sbuf *out)
 {
 	static const char *const names[] = { "overlapped", "chunked", "off" };
 	sbuf_addf(out, "compile_ahead=%s\n", names[b->ahead_mode]);
-	if (b->ahead_mode != CU_AHEAD_OFF)
+	if (b->ahead_mode != CUDA_AHEAD_OFF)
 		sbuf_addf(out, "compile_ahead_threads=%d\ncompile_ahead_window=%zu\n",
 			  b->ahead_threads, b->ahead_window);
 }
@@ -379,7 +379,7 @@ static int known_key(struct backend *b, const char *hash)
 	return 0;
 }
 
-void cu_prepare_ahead(struct backend *b, size_t i, const struct config *cs, size_t n)
+void cuda_prepare_ahead(struct backend *b, size_t i, const struct config *cs, size_t n)
 {
 	if (!cs || !n) {
 		/* every plan is over: the configs not started are not needed, and the ones under
@@ -388,11 +388,11 @@ void cu_prepare_ahead(struct backend *b, size_t i, const struct config *cs, size
 			cuda_cq_drain(b->cq);
 		return;
 	}
-	if (i >= b->ncells || b->ahead_mode == CU_AHEAD_OFF)
+	if (i >= b->ncells || b->ahead_mode == CUDA_AHEAD_OFF)
 		return;
-	struct cu_cell *c = b->cells[i];
+	struct cuda_cell *c = b->cells[i];
 	char *cause = NULL;
-	struct cu_template *t = get_template(b, cuda_op_template(c->sctx.shape.op), &cause);
+	struct cuda_template *t = get_template(b, cuda_op_template(c->sctx.shape.op), &cause);
 	if (!t) {
 		free(cause); /* prepare() reports it */
 		return;
@@ -410,7 +410,7 @@ void cu_prepare_ahead(struct backend *b, size_t i, const struct config *cs, size
 	size_t nq = 0;
 	for (size_t k = 0; k < n; k++) {
 		const struct config *cfg = &cs[k];
-		if ((cfg->vendor && c->sctx.shape.op == CU_GEMM) || !space_contains(&c->space, cfg))
+		if ((cfg->vendor && c->sctx.shape.op == CUDA_GEMM) || !space_contains(&c->space, cfg))
 			continue;
 		char **opts = xcalloc(CUDA_MAX_OPTS, sizeof(*opts));
 		size_t no = config_options(b, &c->space, cfg, opts);
@@ -430,14 +430,14 @@ void cu_prepare_ahead(struct backend *b, size_t i, const struct config *cs, size
 			nq++;
 		}
 	}
-	if (b->ahead_mode == CU_AHEAD_CHUNKED && nq) {
+	if (b->ahead_mode == CUDA_AHEAD_CHUNKED && nq) {
 		/* all of it now; the wall time shared out among the configs' trials, the first
 		 * one taking the remainder, so the shares add up to it exactly */
 		int64_t wall = cuda_cq_wait_all(b->cq);
 		b->compile_ns += wall;
 		for (size_t j = 0; j < nq; j++) {
 			XGROW(b->ahead, b->aheadcap, b->nahead + 1);
-			struct cu_ahead *a = &b->ahead[b->nahead++];
+			struct cuda_ahead *a = &b->ahead[b->nahead++];
 			memcpy(a->hash, keys[j], 65);
 			a->ns = wall / (int64_t)nq + (j ? 0 : wall % (int64_t)nq);
 			a->detail = NULL;
@@ -446,18 +446,18 @@ void cu_prepare_ahead(struct backend *b, size_t i, const struct config *cs, size
 	free(keys);
 }
 
-void cu_ahead_finish(const struct backend *b)
+void cuda_ahead_finish(const struct backend *b)
 {
 	if (b->cq)
 		cuda_cq_stop(b->cq);
 }
 
-void cu_ahead_describe_end(const struct backend *b, struct sbuf *out)
+void cuda_ahead_describe_end(const struct backend *b, struct sbuf *out)
 {
 	struct cuda_cq_stats st;
 	if (!b->cq)
 		return;
-	cu_ahead_finish(b);
+	cuda_ahead_finish(b);
 	cuda_cq_stats(b->cq, &st);
 	int64_t hidden = st.busy_ns - st.waited_ns;
 	sbuf_addf(out, "cuda_compile_ahead_queued=%" PRId64 "\ncuda_compile_ahead_compiled=%" PRId64
@@ -468,11 +468,11 @@ void cu_ahead_describe_end(const struct backend *b, struct sbuf *out)
 		  hidden > 0 ? hidden : 0, st.stop_ns);
 }
 
-void cu_compile_counters(const struct backend *b, struct backend_counters *out)
+void cuda_compile_counters(const struct backend *b, struct backend_counters *out)
 {
 	struct cuda_cq_stats st = { 0 };
 	if (b->cq) {
-		cu_ahead_finish(b);
+		cuda_ahead_finish(b);
 		cuda_cq_stats(b->cq, &st);
 	}
 	out->compiles = b->compiles + st.compiled;
@@ -480,7 +480,7 @@ void cu_compile_counters(const struct backend *b, struct backend_counters *out)
 	out->compile_ns = b->compile_ns;
 }
 
-void cu_ahead_close(struct backend *b)
+void cuda_ahead_close(struct backend *b)
 {
 	cuda_cq_close(b->cq); /* first: its threads read the templates and the cache directory */
 	b->cq = NULL;
@@ -493,7 +493,7 @@ void cu_ahead_close(struct backend *b)
 
 /* ---- the check's reference kernels ----------------------------------------------------- */
 
-int cu_ref_module(struct backend *b, enum cuda_dtype t, struct cu_refmod **out, char **cause)
+int cuda_ref_module(struct backend *b, enum cuda_dtype t, struct cuda_refmod **out, char **cause)
 {
 	static const char *const dtype_macro[] = { "-DDTYPE_FLOAT32", "-DDTYPE_FLOAT16",
 						   "-DDTYPE_BFLOAT16" };
@@ -501,7 +501,7 @@ int cu_ref_module(struct backend *b, enum cuda_dtype t, struct cu_refmod **out, 
 							 "ref_maxpool_bwd", "ref_avgpool",
 							 "ref_sum", "ref_bias_relu", "ref_conv",
 							 "ref_error", "ref_fill" };
-	struct cu_refmod *r = &b->ref[t];
+	struct cuda_refmod *r = &b->ref[t];
 	char *opts[3], hash[65];
 	char *path = NULL, *data = NULL;
 	size_t len = 0;
@@ -514,7 +514,7 @@ int cu_ref_module(struct backend *b, enum cuda_dtype t, struct cu_refmod **out, 
 	opts[0] = xasprintf("--gpu-architecture=%s", b->di.arch);
 	opts[1] = xstrdup("-std=c++17");
 	opts[2] = xstrdup(dtype_macro[t]);
-	struct cu_template *tp = get_template(b, "reference.cu", cause);
+	struct cuda_template *tp = get_template(b, "reference.cu", cause);
 	if (!tp)
 		goto done;
 	cuda_cache_key(tp->name, tp->text, tp->len, opts, 3, cuda_nvrtc_version(), b->di.arch, hash);

@@ -2,7 +2,7 @@
  * a pool of threads that compiles many configs at once, one NVRTC program each, and the
  * compile queue that does so in the background (docs/kernels.md "NVRTC and the cubin cache") */
 #include "config.h"
-#include "kernels/cuda/cuda.h"
+#include "kernels/cuda/compile.h"
 
 #include <ctype.h>
 #include <pthread.h>

@@ -3,7 +3,7 @@
  * space-cuda.c, the host numerics and the float64 reference in host.c (docs/kernels.md).  Needs no
  * device. */
 #include "config.h"
-#include "kernels/cuda/cuda.h"
+#include "kernels/cuda/ops.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -12,44 +12,44 @@
 
 /* ---- names ----------------------------------------------------------------------------- */
 
-static const char *const op_names[CU_NOPS] = {
-	[CU_GEMM] = "gemm",
-	[CU_MAXPOOL] = "maxpool",
-	[CU_MAXPOOL_BWD] = "maxpool_bwd",
-	[CU_AVGPOOL] = "avgpool",
-	[CU_SUM] = "sum",
-	[CU_BIAS_RELU] = "bias_relu",
-	[CU_BIAS_RELU_ADD] = "bias_relu_add",
-	[CU_CONV] = "conv2d",
-	[CU_CONV_BIAS] = "conv2d_bias",
-	[CU_CONV_BIAS_RELU] = "conv2d_bias_relu",
-	[CU_CONV_BIAS_RELU_ADD] = "conv2d_bias_relu_add",
+static const char *const op_names[CUDA_NOPS] = {
+	[CUDA_GEMM] = "gemm",
+	[CUDA_MAXPOOL] = "maxpool",
+	[CUDA_MAXPOOL_BWD] = "maxpool_bwd",
+	[CUDA_AVGPOOL] = "avgpool",
+	[CUDA_SUM] = "sum",
+	[CUDA_BIAS_RELU] = "bias_relu",
+	[CUDA_BIAS_RELU_ADD] = "bias_relu_add",
+	[CUDA_CONV] = "conv2d",
+	[CUDA_CONV_BIAS] = "conv2d_bias",
+	[CUDA_CONV_BIAS_RELU] = "conv2d_bias_relu",
+	[CUDA_CONV_BIAS_RELU_ADD] = "conv2d_bias_relu_add",
 };
 
-static const char *const op_templates[CU_NOPS] = {
-	[CU_GEMM] = "gemm.cu",
-	[CU_MAXPOOL] = "maxpool.cu",
-	[CU_MAXPOOL_BWD] = "maxpool.cu",
-	[CU_AVGPOOL] = "avgpool.cu",
-	[CU_SUM] = "reduce.cu",
-	[CU_BIAS_RELU] = "bias_relu.cu",
-	[CU_BIAS_RELU_ADD] = "bias_relu.cu",
-	[CU_CONV] = "conv.cu",
-	[CU_CONV_BIAS] = "conv.cu",
-	[CU_CONV_BIAS_RELU] = "conv.cu",
-	[CU_CONV_BIAS_RELU_ADD] = "conv.cu",
+static const char *const op_templates[CUDA_NOPS] = {
+	[CUDA_GEMM] = "gemm.cu",
+	[CUDA_MAXPOOL] = "maxpool.cu",
+	[CUDA_MAXPOOL_BWD] = "maxpool.cu",
+	[CUDA_AVGPOOL] = "avgpool.cu",
+	[CUDA_SUM] = "reduce.cu",
+	[CUDA_BIAS_RELU] = "bias_relu.cu",
+	[CUDA_BIAS_RELU_ADD] = "bias_relu.cu",
+	[CUDA_CONV] = "conv.cu",
+	[CUDA_CONV_BIAS] = "conv.cu",
+	[CUDA_CONV_BIAS_RELU] = "conv.cu",
+	[CUDA_CONV_BIAS_RELU_ADD] = "conv.cu",
 };
 
 static const char *const dtype_names[] = { "float32", "float16", "bfloat16" };
 
 const char *cuda_op_name(enum cuda_op op)
 {
-	return op < CU_NOPS ? op_names[op] : "unknown";
+	return op < CUDA_NOPS ? op_names[op] : "unknown";
 }
 
 int cuda_op_from_name(const char *name)
 {
-	for (int op = 0; op < CU_NOPS; op++)
+	for (int op = 0; op < CUDA_NOPS; op++)
 		if (!strcmp(op_names[op], name))
 			return op;
 	return -1;
@@ -57,7 +57,7 @@ int cuda_op_from_name(const char *name)
 
 const char *cuda_op_template(enum cuda_op op)
 {
-	return op < CU_NOPS ? op_templates[op] : "unknown";
+	return op < CUDA_NOPS ? op_templates[op] : "unknown";
 }
 
 const char *cuda_dtype_name(enum cuda_dtype t)
@@ -75,7 +75,7 @@ int cuda_dtype_from_name(const char *name)
 
 size_t cuda_dtype_size(enum cuda_dtype t)
 {
-	return t == CU_F32 ? 4 : 2;
+	return t == CUDA_F32 ? 4 : 2;
 }
 
 /* ---- the device ------------------------------------------------------------------------ */
@@ -129,7 +129,7 @@ int cuda_shape_from_workload(struct cuda_shape *s, const struct workload *w, cha
 	if (op < 0) {
 		struct sbuf sb;
 		sbuf_init(&sb);
-		for (int k = 0; k < CU_NOPS; k++)
+		for (int k = 0; k < CUDA_NOPS; k++)
 			sbuf_addf(&sb, "%s%s", k ? ", " : "", op_names[k]);
 		*cause = xasprintf("op '%s' is not one the cuda backend has (%s)", w->op ? w->op : "",
 				   sb.buf);
@@ -145,21 +145,21 @@ int cuda_shape_from_workload(struct cuda_shape *s, const struct workload *w, cha
 	}
 	s->dtype = (enum cuda_dtype)t;
 	s->tf32 = w->tf32 > 0;
-	if (s->tf32 && (s->dtype != CU_F32 || (s->op != CU_GEMM && !cuda_conv_is(s->op)))) {
+	if (s->tf32 && (s->dtype != CUDA_F32 || (s->op != CUDA_GEMM && !cuda_conv_is(s->op)))) {
 		*cause = xstrdup("'tf32 = true' is for float32 gemm and conv workloads only");
 		return -1;
 	}
 	s->batch = w->batch > 0 ? w->batch : 1;
 	switch (s->op) {
-	case CU_GEMM:
+	case CUDA_GEMM:
 		if (get_dim(w, "m", 1, MAX_DIM, &s->m, cause) ||
 		    get_dim(w, "n", 1, MAX_DIM, &s->n, cause) ||
 		    get_dim(w, "k", 1, MAX_DIM, &s->k, cause))
 			return -1;
 		s->batch = 1;
 		break;
-	case CU_MAXPOOL:
-	case CU_MAXPOOL_BWD: {
+	case CUDA_MAXPOOL:
+	case CUDA_MAXPOOL_BWD: {
 		int64_t r, stride, pad;
 		if (get_dim(w, "c", 1, MAX_DIM, &s->c, cause) ||
 		    get_dim(w, "h", 1, MAX_DIM, &s->h, cause) ||
@@ -177,21 +177,21 @@ int cuda_shape_from_workload(struct cuda_shape *s, const struct workload *w, cha
 		s->ow = (s->w - 1) / 2 + 1;
 		break;
 	}
-	case CU_AVGPOOL:
+	case CUDA_AVGPOOL:
 		if (get_dim(w, "c", 1, MAX_DIM, &s->c, cause) ||
 		    get_dim(w, "h", 1, MAX_DIM, &s->h, cause) ||
 		    get_dim(w, "w", 1, MAX_DIM, &s->w, cause))
 			return -1;
 		break;
-	case CU_SUM:
+	case CUDA_SUM:
 		if (get_dim(w, "rows", 1, MAX_DIM, &s->rows, cause) ||
 		    get_dim(w, "cols", 1, MAX_DIM, &s->cols, cause) ||
 		    get_dim(w, "dim", 0, 1, &s->dim, cause))
 			return -1;
 		s->batch = 1;
 		break;
-	case CU_BIAS_RELU:
-	case CU_BIAS_RELU_ADD:
+	case CUDA_BIAS_RELU:
+	case CUDA_BIAS_RELU_ADD:
 		if (get_dim(w, "c", 1, MAX_DIM, &s->c, cause) ||
 		    get_dim(w, "hw", 1, MAX_DIM, &s->hw, cause))
 			return -1;
@@ -210,7 +210,7 @@ int cuda_shape_from_workload(struct cuda_shape *s, const struct workload *w, cha
 	struct cuda_sizes z;
 	cuda_shape_sizes(s, &z);
 	if (z.in0 > (size_t)MAX_ELEMS || z.in1 > (size_t)MAX_ELEMS || z.out > (size_t)MAX_ELEMS ||
-	    (s->op == CU_GEMM && (s->m > INT32_MAX || s->n > INT32_MAX ||
+	    (s->op == CUDA_GEMM && (s->m > INT32_MAX || s->n > INT32_MAX ||
 				  s->m * s->n > INT32_MAX))) {
 		*cause = xstrdup("the shape is too large for the cuda templates (int indices)");
 		return -1;
@@ -221,18 +221,18 @@ int cuda_shape_from_workload(struct cuda_shape *s, const struct workload *w, cha
 void cuda_shape_format(const struct cuda_shape *s, struct sbuf *out)
 {
 	switch (s->op) {
-	case CU_GEMM:
+	case CUDA_GEMM:
 		sbuf_addf(out, "m=%" PRId64 ",n=%" PRId64 ",k=%" PRId64, s->m, s->n, s->k);
 		break;
-	case CU_MAXPOOL:
-	case CU_MAXPOOL_BWD:
+	case CUDA_MAXPOOL:
+	case CUDA_MAXPOOL_BWD:
 		sbuf_addf(out, "c=%" PRId64 ",h=%" PRId64 ",w=%" PRId64 ",r=3,stride=2,pad=1", s->c,
 			  s->h, s->w);
 		break;
-	case CU_AVGPOOL:
+	case CUDA_AVGPOOL:
 		sbuf_addf(out, "c=%" PRId64 ",h=%" PRId64 ",w=%" PRId64, s->c, s->h, s->w);
 		break;
-	case CU_SUM:
+	case CUDA_SUM:
 		sbuf_addf(out, "rows=%" PRId64 ",cols=%" PRId64 ",dim=%" PRId64, s->rows, s->cols,
 			  s->dim);
 		break;
@@ -251,33 +251,33 @@ void cuda_shape_sizes(const struct cuda_shape *s, struct cuda_sizes *z)
 {
 	memset(z, 0, sizeof(*z));
 	switch (s->op) {
-	case CU_GEMM:
+	case CUDA_GEMM:
 		z->in0 = (size_t)(s->m * s->k);
 		z->in1 = (size_t)(s->n * s->k);
 		z->out = (size_t)(s->m * s->n);
 		break;
-	case CU_MAXPOOL:
+	case CUDA_MAXPOOL:
 		z->in0 = (size_t)(s->batch * s->h * s->w * s->c);
 		z->out = (size_t)(s->batch * s->oh * s->ow * s->c);
 		break;
-	case CU_MAXPOOL_BWD: /* in0: the forward's window positions (1 byte each), in1: dy */
+	case CUDA_MAXPOOL_BWD: /* in0: the forward's window positions (1 byte each), in1: dy */
 		z->in0 = (size_t)(s->batch * s->oh * s->ow * s->c);
 		z->in1 = z->in0;
 		z->out = (size_t)(s->batch * s->h * s->w * s->c);
 		break;
-	case CU_AVGPOOL:
+	case CUDA_AVGPOOL:
 		z->in0 = (size_t)(s->batch * s->h * s->w * s->c);
 		z->out = (size_t)(s->batch * s->c);
 		break;
-	case CU_SUM:
+	case CUDA_SUM:
 		z->in0 = (size_t)(s->rows * s->cols);
 		z->out = (size_t)(s->dim ? s->rows : s->cols);
 		break;
-	case CU_BIAS_RELU:
-	case CU_BIAS_RELU_ADD:
+	case CUDA_BIAS_RELU:
+	case CUDA_BIAS_RELU_ADD:
 		z->in0 = (size_t)(s->batch * s->hw * s->c);
 		z->in1 = (size_t)s->c;
-		z->in2 = s->op == CU_BIAS_RELU_ADD ? z->in0 : 0;
+		z->in2 = s->op == CUDA_BIAS_RELU_ADD ? z->in0 : 0;
 		z->out = z->in0;
 		break;
 	default:
@@ -292,9 +292,9 @@ double cuda_shape_flops(const struct cuda_shape *s)
 	struct cuda_sizes z;
 	cuda_shape_sizes(s, &z);
 	switch (s->op) {
-	case CU_GEMM: return 2.0 * (double)s->m * (double)s->n * (double)s->k;
-	case CU_MAXPOOL: return 9.0 * (double)z.out;
-	case CU_MAXPOOL_BWD: return 9.0 * (double)z.in1;
+	case CUDA_GEMM: return 2.0 * (double)s->m * (double)s->n * (double)s->k;
+	case CUDA_MAXPOOL: return 9.0 * (double)z.out;
+	case CUDA_MAXPOOL_BWD: return 9.0 * (double)z.in1;
 	default: /* a conv's implicit GEMM */
 		return cuda_conv_is(s->op) ? 2.0 * (double)s->m * (double)s->n * (double)s->k
 					   : (double)z.in0;
@@ -303,7 +303,7 @@ double cuda_shape_flops(const struct cuda_shape *s)
 
 size_t cuda_input_esize(const struct cuda_shape *s, int i)
 {
-	return s->op == CU_MAXPOOL_BWD && i == 0 ? 1 : cuda_dtype_size(s->dtype);
+	return s->op == CUDA_MAXPOOL_BWD && i == 0 ? 1 : cuda_dtype_size(s->dtype);
 }
 
 double cuda_shape_bytes(const struct cuda_shape *s)

@@ -1,10 +1,10 @@
 /* reference.c: the check's float64 reference on the GPU (templates/reference.cu), computed
  * once per cell from its device inputs, and the relative-norm error of a config's output
- * against it, also on the GPU (backend-int.h).  The host's float64 reference (host.c,
+ * against it, also on the GPU (device.h).  The host's float64 reference (host.c,
  * cuda_ref_compute) stays the one the unit tests check, and HARNESS_CUDA_REF_VERIFY=1 runs
  * it beside this one on every cell (tests/cli/cuda.sh does, on a GPU). */
 #include "config.h"
-#include "kernels/cuda/backend-int.h"
+#include "kernels/cuda/device.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -32,14 +32,14 @@ static int64_t grid_of(const struct backend *b, int64_t n)
 	return g < cap ? g : cap;
 }
 
-int cu_fill_uniform(struct backend *b, enum cuda_dtype t, void *d, size_t n, uint64_t seed,
+int cuda_dev_fill_uniform(struct backend *b, enum cuda_dtype t, void *d, size_t n, uint64_t seed,
 		    int tf32, char **cause)
 {
-	struct cu_refmod *r;
+	struct cuda_refmod *r;
 	long long nn = (long long)n;
 	unsigned long long sd = seed;
 	void *args[] = { &d, &nn, &sd, &tf32 };
-	if (cu_ref_module(b, t, &r, cause))
+	if (cuda_ref_module(b, t, &r, cause))
 		return -1;
 	return launch(b, r->k[REF_FILL], grid_of(b, (int64_t)n), 1, 256, 1, args, cause);
 }
@@ -47,7 +47,7 @@ int cu_fill_uniform(struct backend *b, enum cuda_dtype t, void *d, size_t n, uin
 /* The host reference beside the GPU's: every output the host computes (every step-th of a
  * large GEMM) must agree to 1e-12 in relative norm.  The inputs drawn on the GPU are copied
  * to the host for it. */
-static int verify(struct backend *b, struct cu_cell *c, char **cause)
+static int verify(struct backend *b, struct cuda_cell *c, char **cause)
 {
 	const struct cuda_shape *s = &c->sctx.shape;
 	struct cuda_sizes z;
@@ -91,14 +91,14 @@ done:
 	return ret;
 }
 
-int cu_ref_compute(struct backend *b, struct cu_cell *c, char **cause)
+int cuda_dev_ref_compute(struct backend *b, struct cuda_cell *c, char **cause)
 {
 	const struct cuda_shape *s = &c->sctx.shape;
 	struct cuda_sizes z;
-	struct cu_refmod *r;
+	struct cuda_refmod *r;
 	int64_t t0 = util_now_ns(), c0 = b->ref_compile_ns;
 	cuda_shape_sizes(s, &z);
-	if (cu_ref_module(b, s->dtype, &r, cause))
+	if (cuda_ref_module(b, s->dtype, &r, cause))
 		return -1;
 	if (!b->d_err && CUDA_CHECK(RT, cudaMalloc((void **)&b->d_err, 4 * sizeof(double)), cause))
 		return -1;
@@ -110,44 +110,44 @@ int cu_ref_compute(struct backend *b, struct cu_cell *c, char **cause)
 	void **in = c->d_in;
 	int rc;
 	switch (s->op) {
-	case CU_GEMM: {
+	case CUDA_GEMM: {
 		void *args[] = { &in[0], &in[1], &c->d_ref, &M, &N, &K };
 		rc = launch(b, r->k[REF_GEMM], cdiv(N, 16), cdiv(M, 16), 16, 16, args, cause);
 		break;
 	}
-	case CU_MAXPOOL: {
+	case CUDA_MAXPOOL: {
 		void *args[] = { &in[0], &c->d_ref, &nb, &H, &W, &C };
 		rc = launch(b, r->k[REF_MAXPOOL], grid_of(b, (int64_t)z.out), 1, 256, 1, args, cause);
 		break;
 	}
-	case CU_MAXPOOL_BWD: {
+	case CUDA_MAXPOOL_BWD: {
 		void *args[] = { &in[0], &in[1], &c->d_ref, &nb, &H, &W, &C };
 		rc = launch(b, r->k[REF_MAXPOOL_BWD], grid_of(b, (int64_t)z.out), 1, 256, 1, args,
 			    cause);
 		break;
 	}
-	case CU_AVGPOOL: {
+	case CUDA_AVGPOOL: {
 		int HW = H * W;
 		void *args[] = { &in[0], &c->d_ref, &nb, &HW, &C };
 		rc = launch(b, r->k[REF_AVGPOOL], grid_of(b, (int64_t)z.out), 1, 256, 1, args, cause);
 		break;
 	}
-	case CU_SUM: {
+	case CUDA_SUM: {
 		int R = (int)s->rows, S = (int)s->cols, dim = (int)s->dim;
 		void *args[] = { &in[0], &c->d_ref, &R, &S, &dim };
 		rc = launch(b, r->k[REF_SUM], grid_of(b, (int64_t)z.out), 1, 256, 1, args, cause);
 		break;
 	}
-	case CU_CONV:
-	case CU_CONV_BIAS:
-	case CU_CONV_BIAS_RELU:
-	case CU_CONV_BIAS_RELU_ADD: {
+	case CUDA_CONV:
+	case CUDA_CONV_BIAS:
+	case CUDA_CONV_BIAS_RELU:
+	case CUDA_CONV_BIAS_RELU_ADD: {
 		/* the epilogue from the op itself, not from conv.c's cuda_conv_epi: the check
 		 * shares nothing with what it checks */
 		int ko = (int)s->kout, P = (int)s->oh, Q = (int)s->ow, R = (int)s->r;
 		int st = (int)s->stride, pad = (int)s->pad;
-		int bias = s->op != CU_CONV, add = s->op == CU_CONV_BIAS_RELU_ADD;
-		int relu = s->op == CU_CONV_BIAS_RELU || add;
+		int bias = s->op != CUDA_CONV, add = s->op == CUDA_CONV_BIAS_RELU_ADD;
+		int relu = s->op == CUDA_CONV_BIAS_RELU || add;
 		void *args[] = { &in[0], &in[1], &in[2], &c->d_ref, &nb, &H, &W, &C, &ko, &P, &Q,
 				 &R, &st, &pad, &bias, &add, &relu };
 		int64_t tiles = cdiv(s->m, 16) * cdiv(s->kout, 16), cap = (int64_t)b->di.sms * 32;
@@ -173,11 +173,11 @@ int cu_ref_compute(struct backend *b, struct cu_cell *c, char **cause)
 	return 0;
 }
 
-int cu_ref_error(struct backend *b, struct cu_cell *c, double *err, size_t *bad, char **cause)
+int cuda_dev_ref_error(struct backend *b, struct cuda_cell *c, double *err, size_t *bad, char **cause)
 {
 	const struct cuda_shape *s = &c->sctx.shape;
 	struct cuda_sizes z;
-	struct cu_refmod *r = &b->ref[s->dtype];
+	struct cuda_refmod *r = &b->ref[s->dtype];
 	double h[4];
 	cuda_shape_sizes(s, &z);
 	long long n = (long long)z.out;

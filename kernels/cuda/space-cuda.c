@@ -3,7 +3,7 @@
  * the correctness bound per dtype, and the roofline estimate model-topk ranks by
  * (docs/kernels.md).  Needs no device. */
 #include "config.h"
-#include "kernels/cuda/cuda.h"
+#include "kernels/cuda/ops.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -79,9 +79,9 @@ int cuda_roofline_rates(int major, int minor, struct cuda_roofline *r)
 		if (roofline_rates[i].major != major || roofline_rates[i].minor != minor)
 			continue;
 		r->ffma_flops_clk = roofline_rates[i].ffma;
-		r->tensor_flops_clk[CU_F32] = roofline_rates[i].tf32;
-		r->tensor_flops_clk[CU_F16] = roofline_rates[i].f16;
-		r->tensor_flops_clk[CU_BF16] = roofline_rates[i].bf16;
+		r->tensor_flops_clk[CUDA_F32] = roofline_rates[i].tf32;
+		r->tensor_flops_clk[CUDA_F16] = roofline_rates[i].f16;
+		r->tensor_flops_clk[CUDA_BF16] = roofline_rates[i].bf16;
 		return 0;
 	}
 	return -1;
@@ -98,12 +98,12 @@ double cuda_estimate_ns(const struct cuda_roofline *r, const struct cuda_space_c
 	const struct cuda_shape *s = &x->shape;
 	if (!c || c->vendor || !(r->mem_bytes_ns > 0) || cuda_conv_is(s->op))
 		return NAN; /* no model for the conv ops yet (their implicit GEMM is the next step) */
-	if (s->op != CU_GEMM) /* memory-bound: the bytes it must move, once */
+	if (s->op != CUDA_GEMM) /* memory-bound: the bytes it must move, once */
 		return cuda_shape_bytes(s) / r->mem_bytes_ns;
 	int64_t bm = c->val[G_BM], bn = c->val[G_BN], bk = c->val[G_BK], sk = c->val[G_SPLIT_K];
 	if (bm <= 0 || bn <= 0 || bk <= 0 || sk <= 0 || r->sms <= 0 || !(r->clock_ghz > 0))
 		return NAN;
-	double rate = s->dtype == CU_F32 && !s->tf32 ? r->ffma_flops_clk
+	double rate = s->dtype == CUDA_F32 && !s->tf32 ? r->ffma_flops_clk
 						      : r->tensor_flops_clk[s->dtype];
 	if (!(rate > 0))
 		return NAN;
@@ -142,7 +142,7 @@ static int gemm_valid(const struct space *sp, const struct config *c, const char
 	struct cuda_gemm_config g;
 	cuda_gemm_config_get(x, c, &g);
 	int sm90a = !strcmp(x->dev.arch, "sm_90a");
-	int has_wgmma = sm90a && (s->dtype != CU_F32 || s->tf32);
+	int has_wgmma = sm90a && (s->dtype != CUDA_F32 || s->tf32);
 	int64_t bytes_k = c->val[G_BK] * (int64_t)cuda_dtype_size(s->dtype);
 	int64_t ktiles = (s->k + c->val[G_BK] - 1) / c->val[G_BK];
 	int64_t per = (ktiles + c->val[G_SPLIT_K] - 1) / c->val[G_SPLIT_K];
@@ -207,9 +207,9 @@ static void gemm_heuristic(const struct space *sp, struct config *c)
 {
 	const struct cuda_space_ctx *x = sp->ctx;
 	const struct cuda_shape *s = &x->shape;
-	int mma = s->dtype != CU_F32 || s->tf32;
-	int hopper = (s->dtype != CU_F32 || s->tf32) && !strcmp(x->dev.arch, "sm_90a");
-	int64_t hk = s->dtype == CU_F32 ? 32 : 64; /* one 128-byte swizzle atom */
+	int mma = s->dtype != CUDA_F32 || s->tf32;
+	int hopper = (s->dtype != CUDA_F32 || s->tf32) && !strcmp(x->dev.arch, "sm_90a");
+	int64_t hk = s->dtype == CUDA_F32 ? 32 : 64; /* one 128-byte swizzle atom */
 	memset(c, 0, sizeof(*c));
 	for (int attempt = hopper ? 0 : 1; attempt < 2; attempt++) {
 		if (attempt == 0) {
@@ -227,7 +227,7 @@ static void gemm_heuristic(const struct space *sp, struct config *c)
 				c->val[G_BM] = cuda_gemm_wgmma_min_m((int)c->val[G_WARPS]);
 		} else {
 			gemm_tiles(sp, c, mma ? 128 : 64, mma ? 128 : 64,
-				   s->dtype != CU_F32 ? 64 : (mma ? 32 : 16), 4, 3);
+				   s->dtype != CUDA_F32 ? 64 : (mma ? 32 : 16), 4, 3);
 		}
 		c->val[G_GROUP_M] = space_field_pick(&sp->fields[G_GROUP_M], 8,
 					 (s->m + c->val[G_BM] - 1) / c->val[G_BM]);
@@ -288,7 +288,7 @@ static void fields_of(struct space *sp, enum cuda_op op)
 	}
 	sp->op = cuda_op_name(op);
 	sp->has_vendor = 1;
-	if (op == CU_GEMM) {
+	if (op == CUDA_GEMM) {
 		const int64_t *const v[] = { bm, bm, bk, warps, stages, split, group };
 		const size_t n[] = { ARRAY_SIZE(bm), ARRAY_SIZE(bm), ARRAY_SIZE(bk),
 				     ARRAY_SIZE(warps), ARRAY_SIZE(stages), ARRAY_SIZE(split),
@@ -298,7 +298,7 @@ static void fields_of(struct space *sp, enum cuda_op op)
 	}
 	space_add_field(sp, "BLOCK", block, ARRAY_SIZE(block));
 	space_add_field(sp, "VEC", vec, ARRAY_SIZE(vec));
-	if (op == CU_AVGPOOL || op == CU_SUM)
+	if (op == CUDA_AVGPOOL || op == CUDA_SUM)
 		space_add_field(sp, "ROWS", rows, ARRAY_SIZE(rows));
 	for (size_t f = 0; f < sp->nfields; f++)
 		sp->fields[f].step = SPACE_STEP_POW2; /* every value a power of two */
@@ -313,8 +313,8 @@ void cuda_space_init(struct space *sp, const struct cuda_space_ctx *ctx)
 	memset(sp, 0, sizeof(*sp));
 	fields_of(sp, ctx->shape.op);
 	sp->ctx = ctx;
-	sp->valid = ctx->shape.op == CU_GEMM ? gemm_valid : mem_valid;
-	sp->heuristic = ctx->shape.op == CU_GEMM ? gemm_heuristic : mem_heuristic;
+	sp->valid = ctx->shape.op == CUDA_GEMM ? gemm_valid : mem_valid;
+	sp->heuristic = ctx->shape.op == CUDA_GEMM ? gemm_heuristic : mem_heuristic;
 }
 
 int cuda_op_space(const char *op, struct space *out)
@@ -343,20 +343,20 @@ size_t cuda_config_options(const struct space *sp, const struct config *c, const
 	opts[n++] = xasprintf("--gpu-architecture=%s", arch);
 	opts[n++] = xstrdup("-std=c++17");
 	opts[n++] = xstrdup(dtype_macro[s->dtype]);
-	if (s->op == CU_GEMM && s->tf32)
+	if (s->op == CUDA_GEMM && s->tf32)
 		opts[n++] = xstrdup("-DTF32=1");
-	if ((s->op == CU_GEMM || cuda_conv_is(s->op)) && !c->vendor) {
+	if ((s->op == CUDA_GEMM || cuda_conv_is(s->op)) && !c->vendor) {
 		struct cuda_gemm_config g;
 		struct cuda_space_ctx xa = *x;
 		snprintf(xa.dev.arch, sizeof(xa.dev.arch), "%s", arch);
 		cuda_gemm_config_get(&xa, c, &g);
 		if (g.wgmma)
 			opts[n++] = xstrdup("-DWGMMA=1");
-		if (s->op == CU_GEMM && cuda_gemm_tma_only(s, &g))
+		if (s->op == CUDA_GEMM && cuda_gemm_tma_only(s, &g))
 			opts[n++] = xstrdup("-DWG_TMA_ONLY=1");
 	}
-	if (s->op == CU_BIAS_RELU || s->op == CU_BIAS_RELU_ADD)
-		opts[n++] = xasprintf("-DRESIDUAL=%d", s->op == CU_BIAS_RELU_ADD);
+	if (s->op == CUDA_BIAS_RELU || s->op == CUDA_BIAS_RELU_ADD)
+		opts[n++] = xasprintf("-DRESIDUAL=%d", s->op == CUDA_BIAS_RELU_ADD);
 	if (cuda_conv_is(s->op)) /* TF32; the vendor point: conv_epilogue after cuDNN */
 		n += cuda_conv_options(s, c->vendor, opts + n);
 	if (c->vendor)
@@ -371,7 +371,7 @@ size_t cuda_config_options(const struct space *sp, const struct config *c, const
 
 double cuda_tolerance(const struct cuda_shape *s)
 {
-	if (s->dtype != CU_F32)
+	if (s->dtype != CUDA_F32)
 		return 1e-2;
 	return s->tf32 ? 1e-3 : 1e-5;
 }

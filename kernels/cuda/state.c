@@ -2,7 +2,7 @@
  * (dlopen'ed at run time, never linked; read only, never a setting changed), the CUDA
  * libraries this process actually loaded (dl_iterate_phdr) and their versions */
 #include "config.h"
-#include "kernels/cuda/cuda.h"
+#include "kernels/cuda/device.h"
 
 #include <dlfcn.h>
 #include <link.h>

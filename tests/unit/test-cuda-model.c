@@ -22,7 +22,7 @@ int main(void)
 #include <string.h>
 
 #include "kernels/cpu/cpu.h"
-#include "kernels/cuda/cuda.h"
+#include "kernels/cuda/device.h"
 #include "tests/unit/testutil.h"
 
 static struct cuda_model *build(const char *name, int64_t batch, int64_t res, enum cuda_dtype t,
@@ -38,7 +38,7 @@ static struct cuda_model *build(const char *name, int64_t batch, int64_t res, en
 /* The conv steps of both models against the cpu model's, in order, shape by shape. */
 static void same_convs(const char *name, int64_t batch, int64_t res)
 {
-	struct cuda_model *g = build(name, batch, res, CU_F16, 0);
+	struct cuda_model *g = build(name, batch, res, CUDA_F16, 0);
 	struct cpu_model *c = NULL;
 	char *cause = NULL;
 	ck_assert_int_eq(cpu_model_build(name, batch, res, &c, &cause), 0);
@@ -52,7 +52,7 @@ static void same_convs(const char *name, int64_t batch, int64_t res)
 		ck_assert_msg(gi < g->nsteps, "%s: the cuda model has fewer convs", name);
 		const struct cuda_shape *s = &g->steps[gi].shape;
 		ck_assert_int_eq(s->batch, st->shape.batch);
-		if (s->op == CU_CONV_BIAS && i + 1 < c->nsteps) {
+		if (s->op == CUDA_CONV_BIAS && i + 1 < c->nsteps) {
 			/* the cpu model runs a block's downsample after its last conv, the cuda
 			 * model before it (the last conv takes its output as the residual) */
 			const struct cpu_step *nx = NULL;
@@ -69,7 +69,7 @@ static void same_convs(const char *name, int64_t batch, int64_t res)
 			ck_assert_int_eq(s->stride, nx->shape.stride);
 			ck_assert_int_eq(s->pad, 0);
 			const struct cuda_shape *last = &g->steps[gi + 1].shape;
-			ck_assert_int_eq(last->op, CU_CONV_BIAS_RELU_ADD);
+			ck_assert_int_eq(last->op, CUDA_CONV_BIAS_RELU_ADD);
 			ck_assert_int_eq(last->c, st->shape.c);
 			ck_assert_int_eq(last->h, st->shape.h);
 			ck_assert_int_eq(last->kout, st->shape.kout);
@@ -114,32 +114,32 @@ END_TEST
  * whose residual is the block's input or its downsample's output. */
 START_TEST(test_structure)
 {
-	struct cuda_model *m = build("resnet50", 32, 224, CU_F32, 1);
-	size_t n[CU_NOPS] = { 0 };
+	struct cuda_model *m = build("resnet50", 32, 224, CUDA_F32, 1);
+	size_t n[CUDA_NOPS] = { 0 };
 	for (size_t i = 0; i < m->nsteps; i++) {
 		const struct cuda_model_step *st = &m->steps[i];
 		n[st->shape.op]++;
-		if (st->shape.op == CU_CONV_BIAS_RELU_ADD)
+		if (st->shape.op == CUDA_CONV_BIAS_RELU_ADD)
 			ck_assert_int_ge(st->res, 0);
 		else
 			ck_assert_int_eq(st->res, -1);
-		ck_assert_int_eq(st->shape.tf32, st->shape.op == CU_GEMM || cuda_conv_is(st->shape.op));
+		ck_assert_int_eq(st->shape.tf32, st->shape.op == CUDA_GEMM || cuda_conv_is(st->shape.op));
 		ck_assert_int_ne(st->in, st->out);
 		ck_assert_int_ne(st->res, st->out);
 	}
-	ck_assert_uint_eq(n[CU_CONV_BIAS_RELU], 1 + 2 * 16);  /* stem, two per bottleneck */
-	ck_assert_uint_eq(n[CU_CONV_BIAS_RELU_ADD], 16);      /* one per block */
-	ck_assert_uint_eq(n[CU_CONV_BIAS], 4);                /* a downsample per layer */
-	ck_assert_uint_eq(n[CU_MAXPOOL], 1);
-	ck_assert_uint_eq(n[CU_AVGPOOL], 1);
-	ck_assert_uint_eq(n[CU_GEMM], 1);
+	ck_assert_uint_eq(n[CUDA_CONV_BIAS_RELU], 1 + 2 * 16);  /* stem, two per bottleneck */
+	ck_assert_uint_eq(n[CUDA_CONV_BIAS_RELU_ADD], 16);      /* one per block */
+	ck_assert_uint_eq(n[CUDA_CONV_BIAS], 4);                /* a downsample per layer */
+	ck_assert_uint_eq(n[CUDA_MAXPOOL], 1);
+	ck_assert_uint_eq(n[CUDA_AVGPOOL], 1);
+	ck_assert_uint_eq(n[CUDA_GEMM], 1);
 	/* stem 224 -> 112, maxpool -> 56, layer 4 at 7x7 with 2048 channels, fc 2048 -> 1000 */
 	ck_assert_int_eq(m->steps[0].shape.oh, 112);
 	ck_assert_int_eq(m->steps[0].in, CUDA_MODEL_INPUT);
-	ck_assert_int_eq(m->steps[1].shape.op, CU_MAXPOOL);
+	ck_assert_int_eq(m->steps[1].shape.op, CUDA_MAXPOOL);
 	ck_assert_int_eq(m->steps[1].shape.oh, 56);
 	const struct cuda_model_step *avg = &m->steps[m->nsteps - 2], *fc = &m->steps[m->nsteps - 1];
-	ck_assert_int_eq(avg->shape.op, CU_AVGPOOL);
+	ck_assert_int_eq(avg->shape.op, CUDA_AVGPOOL);
 	ck_assert_int_eq(avg->shape.c, 2048);
 	ck_assert_int_eq(avg->shape.h, 7);
 	ck_assert_int_eq(fc->shape.m, 32);
@@ -158,11 +158,11 @@ START_TEST(test_structure)
 	ck_assert_msg(gflop > 8.0 && gflop < 8.4, "ResNet-50 GFLOP per image %.3f", gflop);
 	cuda_model_free(m);
 
-	m = build("resnet18", 1, 224, CU_F16, 0);
+	m = build("resnet18", 1, 224, CUDA_F16, 0);
 	gflop = cuda_model_flops(m) / 1e9; /* 1.8 GMACs */
 	ck_assert_msg(gflop > 3.5 && gflop < 3.75, "ResNet-18 GFLOP %.3f", gflop);
 	for (size_t i = 0; i < m->nsteps; i++) {
-		ck_assert_int_eq(m->steps[i].shape.dtype, CU_F16);
+		ck_assert_int_eq(m->steps[i].shape.dtype, CUDA_F16);
 		ck_assert_int_eq(m->steps[i].shape.tf32, 0);
 	}
 	cuda_model_free(m);
@@ -177,7 +177,7 @@ START_TEST(test_distinct_shapes)
 		size_t steps, distinct;
 	} want[] = { { "resnet18", 23, 18 }, { "resnet50", 56, 27 } };
 	for (size_t w = 0; w < 2; w++) {
-		struct cuda_model *m = build(want[w].name, 32, 224, CU_F16, 0);
+		struct cuda_model *m = build(want[w].name, 32, 224, CUDA_F16, 0);
 		ck_assert_uint_eq(m->nsteps, want[w].steps);
 		size_t distinct = 0;
 		for (size_t i = 0; i < m->nsteps; i++) {
@@ -205,19 +205,19 @@ START_TEST(test_errors)
 {
 	struct cuda_model *m = NULL;
 	char *cause = NULL;
-	ck_assert_int_eq(cuda_model_build("vgg16", 1, 224, CU_F32, 0, &m, &cause), -1);
+	ck_assert_int_eq(cuda_model_build("vgg16", 1, 224, CUDA_F32, 0, &m, &cause), -1);
 	ck_assert_ptr_nonnull(strstr(cause, "unknown model 'vgg16'"));
 	free(cause);
 	cause = NULL;
-	ck_assert_int_eq(cuda_model_build("resnet18", 0, 224, CU_F32, 0, &m, &cause), -1);
+	ck_assert_int_eq(cuda_model_build("resnet18", 0, 224, CUDA_F32, 0, &m, &cause), -1);
 	ck_assert_ptr_nonnull(strstr(cause, "out of range"));
 	free(cause);
 	cause = NULL;
-	ck_assert_int_eq(cuda_model_build("resnet18", 1, 224, CU_F16, 1, &m, &cause), -1);
+	ck_assert_int_eq(cuda_model_build("resnet18", 1, 224, CUDA_F16, 1, &m, &cause), -1);
 	ck_assert_ptr_nonnull(strstr(cause, "tf32"));
 	free(cause);
 	cause = NULL;
-	ck_assert_int_eq(cuda_model_build("resnet50", 65537, 224, CU_F32, 0, &m, &cause), -1);
+	ck_assert_int_eq(cuda_model_build("resnet50", 65537, 224, CUDA_F32, 0, &m, &cause), -1);
 	ck_assert_ptr_nonnull(strstr(cause, "batch 65537"));
 	free(cause);
 	ck_assert_ptr_null(m);

@@ -28,7 +28,7 @@ int main(void)
 #include <time.h>
 
 #include "kernels/backend.h"
-#include "kernels/cuda/cuda.h"
+#include "kernels/cuda/compile.h"
 #include "kernels/space.h"
 #include "tests/unit/testutil.h"
 
@@ -435,8 +435,8 @@ static int bench(size_t n)
 	}
 	memset(&x, 0, sizeof(x));
 	cuda_devinfo_default(&x.dev);
-	x.shape.op = CU_GEMM;
-	x.shape.dtype = CU_F16;
+	x.shape.op = CUDA_GEMM;
+	x.shape.dtype = CUDA_F16;
 	x.shape.m = x.shape.n = x.shape.k = 4096;
 	x.shape.batch = 1;
 	cuda_space_init(&sp, &x);

@@ -25,7 +25,7 @@ int main(void)
 
 #include "kernels/backend.h"
 #include "kernels/catalog.h"
-#include "kernels/cuda/cuda.h"
+#include "kernels/cuda/compile.h"
 #include "kernels/cuda/gemm-config.h"
 #include "kernels/space.h"
 #include "tests/unit/testutil.h"
@@ -73,7 +73,7 @@ static int64_t val_of(const struct space *sp, const struct config *c, const char
 START_TEST(test_catalog_ops)
 {
 	/* every op the backend has is in the catalog, and its op_space works */
-	for (int op = 0; op < CU_NOPS; op++) {
+	for (int op = 0; op < CUDA_NOPS; op++) {
 		struct space sp;
 		ck_assert_ptr_nonnull(catalog_op(cuda_op_name(op)));
 		ck_assert_int_eq(cuda_op_space(cuda_op_name(op), &sp), 0);
@@ -414,7 +414,7 @@ START_TEST(test_mem_spaces)
 	ck_assert_int_eq(c.val[1], 8);
 	c.val[1] = 16; /* not a value */
 	ck_assert(!space_contains(&sp, &c));
-	x.shape.dtype = CU_F32;
+	x.shape.dtype = CUDA_F32;
 	c.val[1] = 8; /* 8 floats are 32 bytes */
 	ck_assert(!space_check(&sp, &c, &why));
 	ck_assert_ptr_nonnull(strstr(why, "16 bytes"));
@@ -581,7 +581,7 @@ START_TEST(test_template_include)
 	free(cause);
 
 	/* the shipped templates: every include line spliced, each header once */
-	for (int op = 0; have_templates && op < CU_NOPS; op++) {
+	for (int op = 0; have_templates && op < CUDA_NOPS; op++) {
 		ck_assert_msg(!cuda_template_read(tmpl_dir, cuda_op_template(op), &text, &len,
 						  &cause),
 			      "%s", cause ? cause : "");
@@ -636,8 +636,8 @@ START_TEST(test_reference_check)
 	cuda_shape_sizes(&x.shape, &z);
 	uint64_t rng = 2385;
 	float *a = xmalloc(z.in0 * 4), *b = xmalloc(z.in1 * 4), *y = xmalloc(z.out * 4);
-	cuda_fill_uniform(a, CU_F32, z.in0, &rng);
-	cuda_fill_uniform(b, CU_F32, z.in1, &rng);
+	cuda_fill_uniform(a, CUDA_F32, z.in0, &rng);
+	cuda_fill_uniform(b, CUDA_F32, z.in1, &rng);
 	struct cuda_ref ref;
 	cuda_ref_compute(&x.shape, a, b, NULL, &ref);
 	ck_assert_uint_eq(ref.n, z.out);
@@ -648,14 +648,14 @@ START_TEST(test_reference_check)
 		y[i] = (float)s;
 	}
 	size_t bad;
-	double e = cuda_ref_error(&ref, y, CU_F32, z.out, &bad);
+	double e = cuda_ref_error(&ref, y, CUDA_F32, z.out, &bad);
 	ck_assert(e < 1e-7);
 	ck_assert_uint_eq(bad, SIZE_MAX);
 	y[5] *= 1.01f;
-	e = cuda_ref_error(&ref, y, CU_F32, z.out, &bad);
+	e = cuda_ref_error(&ref, y, CUDA_F32, z.out, &bad);
 	ck_assert(e > 1e-5 && e < 1e-2);
 	memset(&y[100], 0xff, 4);
-	ck_assert(isinf(cuda_ref_error(&ref, y, CU_F32, z.out, &bad)));
+	ck_assert(isinf(cuda_ref_error(&ref, y, CUDA_F32, z.out, &bad)));
 	ck_assert_uint_eq(bad, 100);
 	cuda_ref_release(&ref);
 	ck_assert(cuda_tolerance(&x.shape) == 1e-5);
@@ -685,7 +685,7 @@ START_TEST(test_roofline_estimate)
 	ck_assert_int_eq(cuda_roofline_rates(9, 0, &r), 0);
 	ck_assert_int_eq(cuda_roofline_rates(6, 1, &r), -1); /* not in the table: no model */
 	/* H100 SXM5's data sheet peak, dense float16: 989 TFLOP/s */
-	ck_assert_double_eq_tol(r.tensor_flops_clk[CU_F16] * r.sms * r.clock_ghz / 1e3, 989.5,
+	ck_assert_double_eq_tol(r.tensor_flops_clk[CUDA_F16] * r.sms * r.clock_ghz / 1e3, 989.5,
 				0.5);
 	/* compute-bound (FFMA float32) and exact: 132 tiles of 128 x 128 in one wave */
 	double one = est(&r, 128 * 12, 128 * 11, 8192, "float32", 0, 128, 128, 32, 1);
@@ -983,7 +983,7 @@ START_TEST(test_conv_wgmma_derived)
 END_TEST
 
 /* Space-to-depth (cuda_conv_s2d): which shapes take it, the shape conv.cu then runs, and
- * its math: X and the weights rearranged as cuda.h and conv.cu's conv_s2d define it, the
+ * its math: X and the weights rearranged as ops.h and conv.cu's conv_s2d define it, the
  * float64 reference of the rewritten stride-1 convolution equals the original's. */
 START_TEST(test_conv_s2d)
 {
@@ -1035,7 +1035,7 @@ START_TEST(test_conv_s2d)
 		size_t nin[3] = { z.in0, z.in1, z.in2 };
 		for (int i = 0; i < 3; i++) {
 			in[i] = xmalloc(nin[i] * 4);
-			cuda_fill_uniform(in[i], CU_F32, nin[i], &rng);
+			cuda_fill_uniform(in[i], CUDA_F32, nin[i], &rng);
 		}
 		int64_t C = s->c, C2 = t.c, e0 = s->pad % 2;
 		float *zx = xcalloc((size_t)(s->batch * t.h * t.w * C2), 4);
@@ -1125,8 +1125,8 @@ START_TEST(test_conv)
 		free(opts[i]);
 	}
 	ck_assert(tf32);
-	ck_assert_int_eq(cuda_conv_epi(CU_CONV), 0);
-	ck_assert_int_eq(cuda_conv_epi(CU_CONV_BIAS_RELU_ADD), 7);
+	ck_assert_int_eq(cuda_conv_epi(CUDA_CONV), 0);
+	ck_assert_int_eq(cuda_conv_epi(CUDA_CONV_BIAS_RELU_ADD), 7);
 
 	/* bad shapes: a window larger than the padded input; pad >= r; a missing field */
 	static const char *const names[] = { "c", "h", "w", "k", "r", "stride", "pad" };
@@ -1191,7 +1191,7 @@ START_TEST(test_conv)
 	size_t nin[3] = { z.in0, z.in1, z.in2 };
 	for (int i = 0; i < 3; i++) {
 		in[i] = xmalloc(nin[i] * 4);
-		cuda_fill_uniform(in[i], CU_F32, nin[i], &rng);
+		cuda_fill_uniform(in[i], CUDA_F32, nin[i], &rng);
 	}
 	struct cuda_ref ref;
 	cuda_ref_compute(&x.shape, in[0], in[1], in[2], &ref);
@@ -1221,7 +1221,7 @@ START_TEST(test_conv)
 	ck_assert_uint_gt(positive, 0);
 	ck_assert_uint_lt(positive, z.out); /* the ReLU cut something */
 	size_t bad;
-	ck_assert(cuda_ref_error(&ref, y, CU_F32, z.out, &bad) < 1e-7);
+	ck_assert(cuda_ref_error(&ref, y, CUDA_F32, z.out, &bad) < 1e-7);
 	cuda_ref_release(&ref);
 	for (int i = 0; i < 3; i++)
 		free(in[i]);
@@ -1320,19 +1320,19 @@ START_TEST(test_nvrtc_templates)
 {
 	static const char *const archs[] = { "sm_80", "sm_90a" };
 	static const char *const dtypes[] = { "float32", "float16", "bfloat16" };
-	struct cuda_compile jobs[CU_NOPS * 3 * 2 * 2 + 4];
-	char *texts[CU_NOPS];
-	size_t lens[CU_NOPS];
-	struct cuda_space_ctx ctx[CU_NOPS * 3 * 2 * 2];
+	struct cuda_compile jobs[CUDA_NOPS * 3 * 2 * 2 + 4];
+	char *texts[CUDA_NOPS];
+	size_t lens[CUDA_NOPS];
+	struct cuda_space_ctx ctx[CUDA_NOPS * 3 * 2 * 2];
 	size_t n = 0;
 
 	memset(jobs, 0, sizeof(jobs));
-	for (int op = 0; op < CU_NOPS; op++) {
+	for (int op = 0; op < CUDA_NOPS; op++) {
 		char *cause = NULL;
 		ck_assert_msg(!cuda_template_read(tmpl_dir, cuda_op_template(op), &texts[op], &lens[op],
 						  &cause), "%s", cause ? cause : "");
 	}
-	for (int op = 0; op < CU_NOPS; op++)
+	for (int op = 0; op < CUDA_NOPS; op++)
 		for (size_t d = 0; d < 3; d++)
 			for (size_t a = 0; a < 2; a++)
 				for (int vendor = 0; vendor < 2; vendor++) {
@@ -1353,9 +1353,9 @@ START_TEST(test_nvrtc_templates)
 					x->shape.hw = 3136;
 					x->shape.batch = 1;
 					cuda_space_init(&sp, x);
-					if (vendor && op == CU_GEMM) {
+					if (vendor && op == CUDA_GEMM) {
 						/* float32 on TF32 instead (gemm's vendor is cuBLASLt) */
-						if (x->shape.dtype != CU_F32)
+						if (x->shape.dtype != CUDA_F32)
 							continue;
 						x->shape.tf32 = 1;
 						sp.heuristic(&sp, &c);
@@ -1413,7 +1413,7 @@ START_TEST(test_nvrtc_templates)
 		free(jobs[i].opts);
 		cuda_compile_release(&jobs[i]);
 	}
-	for (int op = 0; op < CU_NOPS; op++)
+	for (int op = 0; op < CUDA_NOPS; op++)
 		free(texts[op]);
 	free(rtext);
 }

@@ -1,14 +1,14 @@
-/* cuda.h: internals of the CUDA backend shared by its files: the one status check every
- * CUDA, NVRTC, cuBLAS, cuDNN and NVML call goes through (check.c); ops and shapes (ops-cuda.c),
- * spaces, options and the roofline (space-cuda.c), host numerics and the float64 references
- * (host.c); the NVRTC compiler, its cubin cache and its thread pool
- * (nvrtc.c); the device's state through NVML and the libraries this process loaded
- * (state.c); the backend_ops glue, launches and timing (backend-cuda.c).  Nothing outside
- * kernels/cuda/ includes this; the rest of the program sees only `backend_cuda`.
- * Everything here that needs no device (spaces, cache keys, NVRTC compiles, references)
- * is usable without a GPU, so tests/unit/test-cuda.c runs on every machine with CUDA. */
-#ifndef HARNESS_KERNELS_CUDA_H
-#define HARNESS_KERNELS_CUDA_H
+/* ops.h: what the CUDA backend computes, on the host: the one status check every CUDA,
+ * NVRTC, cuBLAS, cuDNN and NVML call goes through (check.c); ops and shapes (ops-cuda.c),
+ * spaces, options and the roofline (space-cuda.c), host numerics and the float64
+ * references (host.c), convolution geometry (conv.c) and the ResNets as op sequences
+ * (model-build.c).  Needs no device: tests/unit/test-cuda.c runs it on every machine with
+ * CUDA.  One of kernels/cuda/'s three private headers, by concern: ops.h (this), compile.h
+ * (NVRTC, templates, modules), device.h (the device and the backend's state on it).
+ * Nothing outside kernels/cuda/ includes them (tests/cli/lint.sh); the rest of the program
+ * sees only `backend_cuda`. */
+#ifndef HARNESS_KERNELS_CUDA_OPS_H
+#define HARNESS_KERNELS_CUDA_OPS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -44,21 +44,21 @@ static inline int cuda_check(enum cuda_lib lib, int status, const char *expr, co
 /* ---- ops, shapes (ops-cuda.c), spaces (space-cuda.c), host numerics (host.c) ------------------- */
 
 enum cuda_op {
-	CU_GEMM = 0,     /* C[m,n] = A[m,k] B[n,k]^T (TN), templates/gemm.cu */
-	CU_MAXPOOL,      /* 3x3/2 pad 1 max pool forward, NHWC, templates/maxpool.cu */
-	CU_MAXPOOL_BWD,  /* its backward */
-	CU_AVGPOOL,      /* global average pool NHWC -> NC, templates/avgpool.cu */
-	CU_SUM,          /* sum over one dimension of a rows x cols matrix, templates/reduce.cu */
-	CU_BIAS_RELU,    /* y = max(x + bias[c], 0), NHWC, templates/bias_relu.cu */
-	CU_BIAS_RELU_ADD,/* y = max(x + bias[c] + res, 0) */
-	CU_CONV,         /* 2-D convolution NHWC x KRSC, implicit GEMM, templates/conv.cu (conv.c) */
-	CU_CONV_BIAS,    /* the same + bias[k] (batch norm folded) */
-	CU_CONV_BIAS_RELU,     /* + bias, then ReLU */
-	CU_CONV_BIAS_RELU_ADD, /* + bias + residual, then ReLU (a block's last conv) */
-	CU_NOPS
+	CUDA_GEMM = 0,     /* C[m,n] = A[m,k] B[n,k]^T (TN), templates/gemm.cu */
+	CUDA_MAXPOOL,      /* 3x3/2 pad 1 max pool forward, NHWC, templates/maxpool.cu */
+	CUDA_MAXPOOL_BWD,  /* its backward */
+	CUDA_AVGPOOL,      /* global average pool NHWC -> NC, templates/avgpool.cu */
+	CUDA_SUM,          /* sum over one dimension of a rows x cols matrix, templates/reduce.cu */
+	CUDA_BIAS_RELU,    /* y = max(x + bias[c], 0), NHWC, templates/bias_relu.cu */
+	CUDA_BIAS_RELU_ADD,/* y = max(x + bias[c] + res, 0) */
+	CUDA_CONV,         /* 2-D convolution NHWC x KRSC, implicit GEMM, templates/conv.cu (conv.c) */
+	CUDA_CONV_BIAS,    /* the same + bias[k] (batch norm folded) */
+	CUDA_CONV_BIAS_RELU,     /* + bias, then ReLU */
+	CUDA_CONV_BIAS_RELU_ADD, /* + bias + residual, then ReLU (a block's last conv) */
+	CUDA_NOPS
 };
 
-enum cuda_dtype { CU_F32 = 0, CU_F16, CU_BF16 };
+enum cuda_dtype { CUDA_F32 = 0, CUDA_F16, CUDA_BF16 };
 
 const char *cuda_op_name(enum cuda_op op);     /* the catalog name: "gemm", "maxpool", ... */
 int cuda_op_from_name(const char *name);        /* enum cuda_op, or -1 */
@@ -78,7 +78,7 @@ struct cuda_devinfo {
 /* Hopper (sm_90a, 132 SMs, 227 KiB shared memory per block, 50 MiB L2) for tests. */
 void cuda_devinfo_default(struct cuda_devinfo *d);
 /* The placement pad a unit allocates before its cells' buffers under
- * HARNESS_CUDA_PLACEMENT=random (backend-cuda.c, cu_placement): a multiple of 2 MiB (the
+ * HARNESS_CUDA_PLACEMENT=random (backend-cuda.c, cuda_placement): a multiple of 2 MiB (the
  * driver's large page) from 0 to 126 MiB, drawn by GSL's MT19937 from (seed, unit), so the
  * same unit of the same plan gets the same pad. */
 #define CUDA_PLACEMENT_STEP ((size_t)2 << 20)
@@ -172,7 +172,7 @@ struct cuda_roofline {
 				  * MemoryClockRate) x bus width (memoryBusWidth) / 8 */
 	double ffma_flops_clk;   /* FP32 FFMA flops per SM per clock (2 x FP32 lanes) */
 	double tensor_flops_clk[3]; /* dense tensor-core flops per SM per clock by enum
-				  * cuda_dtype, FP32 accumulation (CU_F32: TF32); 0: none */
+				  * cuda_dtype, FP32 accumulation (CUDA_F32: TF32); 0: none */
 };
 /* The architecture's rates for compute capability major.minor into r (sms, clock and
  * bandwidth untouched): 0, or -1 when the table has no entry for it (no model). */
@@ -266,128 +266,6 @@ int cuda_conv_epi(enum cuda_op op);
  * GPU's (ref_conv, templates/reference.cu). */
 double cuda_conv_ref_one(const struct cuda_shape *s, const void *in0, const void *in1,
 			 const void *in2, size_t o);
-
-/* ---- NVRTC, the cubin cache and the compile pool (nvrtc.c) --------------------------- */
-
-/* One compile: what goes in, what comes out.  Thread-safe (NVRTC programs are
- * independent); touches no device. */
-struct cuda_compile {
-	/* in (borrowed) */
-	const char *tmpl_name;   /* "gemm.cu" */
-	const char *source;
-	size_t source_len;
-	char **opts;
-	size_t nopts;
-	/* out (owned; cuda_compile_release frees) */
-	int ok;                  /* 1: cubin holds the machine code */
-	char *cubin;
-	size_t cubin_len;
-	char *log;               /* NVRTC's log, or why NVRTC could not run; NULL when empty */
-	int64_t ns;              /* wall time of the compile */
-};
-void cuda_compile_run(struct cuda_compile *c);
-/* Template name from folder dir as NVRTC compiles it: each line that starts with
- * `#include "H"` (H a plain file name) replaced by dir/H, itself read the same way (nested
- * includes), each header once per template (a later include of it: nothing), so NVRTC needs
- * no include path and a cache key over the text covers every header (docs/kernels.md).
- * 0 and *out (heap, NUL-terminated, *len bytes), or -1 and *cause (heap). */
-int cuda_template_read(const char *dir, const char *name, char **out, size_t *len, char **cause);
-void cuda_compile_release(struct cuda_compile *c);
-
-/* "13.0": the NVRTC this process loaded. */
-const char *cuda_nvrtc_version(void);
-/* SHA-256 (hex) of (template bytes, options, NVRTC version, arch): the cubin's cache key. */
-void cuda_cache_key(const char *tmpl_name, const char *source, size_t len, char *const *opts,
-		    size_t nopts, const char *nvrtc_version, const char *arch, char out[65]);
-
-/* Compile n programs on up to threads threads (0: the online CPUs), results in place. */
-void cuda_compile_many(struct cuda_compile *c, size_t n, int threads);
-/* The CPUs this process may run on (its affinity mask; the online CPUs without one). */
-int cuda_compile_cpus(void);
-
-/* The compile queue: compiles in the background on a pool of threads while its owner does
- * other work (module.c: benchmarks on the GPU), each job under a key (the cubin's cache key).
- * Jobs start in the order added, at most `window` beyond the last one taken (0: no limit),
- * so a search that stops early leaves at most that many compiled in vain.  The owner takes a
- * job's result when it needs it, waiting for exactly that job: until the thread compiling it
- * is done, or compiling it on its own thread when no thread has started it.  Every job is
- * compiled at most once and counted once; its `done` hook runs on the thread that compiled
- * it, right after, and says why the result cannot be used (heap) or NULL.  Thread-safe;
- * touches no device.  Queue state is behind one mutex; the jobs' compiles run outside it. */
-struct cuda_cq;
-typedef char *(*cuda_cq_done_fn)(void *ctx, const char *key, const struct cuda_compile *c);
-struct cuda_cq_stats {
-	int64_t added;       /* jobs queued */
-	int64_t compiled;    /* compiles finished (on the pool or a taker's thread) */
-	int64_t cancelled;   /* jobs dropped before any thread started them */
-	int64_t taken;       /* results handed out */
-	int64_t running, pending; /* now */
-	int64_t busy_ns;     /* wall time during which at least one compile ran (the compiler's) */
-	int64_t compile_ns;  /* the compiles' own wall times, summed (>= busy_ns with threads) */
-	int64_t waited_ns;   /* wall time takers and cuda_cq_wait_all spent waiting, summed */
-	int64_t stop_ns;     /* wall time cuda_cq_drain and cuda_cq_stop waited for compiles
-			      * under way that nobody had asked for */
-};
-/* A queue of `threads` pool threads (0: none; every job is then compiled by its taker).
- * NULL with *cause when no thread can be started. */
-struct cuda_cq *cuda_cq_open(int threads, size_t window, cuda_cq_done_fn done, void *ctx,
-			     char **cause);
-/* Queue job c under key (at most 64 characters); the queue owns c->opts (the array and its strings) from now, and
- * c->source must outlive the queue (or its stop).  0 queued; 1 when key is queued already
- * (c->opts freed, nothing queued). */
-int cuda_cq_add(struct cuda_cq *q, const char *key, struct cuda_compile *c);
-/* 1 when key is queued and not taken (pending, compiling or compiled). */
-int cuda_cq_has(struct cuda_cq *q, const char *key);
-/* The result of key's job, waiting for exactly it: 1 with *out (ok, cubin, log, ns: the
- * caller's; cuda_compile_release frees), *detail (the done hook's, heap, or NULL) and
- * *waited_ns (0 when it was compiled already); 0 when key is not queued, or is being taken
- * by another thread (nothing waited). */
-int cuda_cq_take(struct cuda_cq *q, const char *key, struct cuda_compile *out, char **detail,
-		 int64_t *waited_ns);
-/* Wait until every queued job is compiled, compiling pending ones on this thread too (the
- * window does not apply); returns the wall time waited. */
-int64_t cuda_cq_wait_all(struct cuda_cq *q);
-/* Drop the jobs no thread has started (a new plan replaces the old); the window counts from
- * the next job added.  Returns how many were dropped. */
-size_t cuda_cq_cancel(struct cuda_cq *q);
-/* Cancel, then wait for the compiles under way (their wait counts in stop_ns); the threads
- * stay, for jobs added later.  Returns how many were dropped. */
-size_t cuda_cq_drain(struct cuda_cq *q);
-/* Cancel, wait for the compiles under way and join the threads (idempotent).  Compiled jobs
- * stay takeable; a job added after it is compiled by its taker. */
-void cuda_cq_stop(struct cuda_cq *q);
-void cuda_cq_stats(struct cuda_cq *q, struct cuda_cq_stats *out);
-int cuda_cq_threads(const struct cuda_cq *q);   /* pool threads started at open */
-size_t cuda_cq_window(const struct cuda_cq *q);
-/* Stop and free, with every result not taken. */
-void cuda_cq_close(struct cuda_cq *q);
-
-/* ---- the device's state and the libraries loaded (state.c) --------------------------- */
-
-/* NVML, opened with dlopen("libnvidia-ml.so.1") at run time.  NULL with *why (heap) when
- * the library or the device cannot be opened; the backend then records why and takes no
- * clock readings. */
-struct cuda_nvml;
-struct cuda_nvml *cuda_nvml_open(const char *pci_bus_id, char **why);
-void cuda_nvml_close(struct cuda_nvml *n);
-/* The SM clock now (MHz; NAN when it cannot be read), whether a clock-event reason other
- * than idle is active (1, 0, or -1 unknown), and NVML's reasons bitmask itself (-1 when it
- * cannot be read). */
-void cuda_nvml_sample(struct cuda_nvml *n, double *mhz, int *throttle, int64_t *reasons);
-/* The device's state as "<prefix>key=value" lines: name, uuid, pci, clocks, temperature,
- * power and limit, clock-event reasons, ECC mode and counts, persistence, compute mode,
- * MIG mode, other processes.  Reads only; never changes a setting. */
-void cuda_nvml_state(struct cuda_nvml *n, const char *prefix, struct sbuf *out);
-/* "cuda_lib_<name>=<path>" for every CUDA library this process has loaded (libcudart,
- * libnvrtc, libcublas, libcublasLt, libcudnn*, libcuda, libnvidia-ml), by
- * dl_iterate_phdr. */
-void cuda_loaded_libraries(struct sbuf *out);
-/* The versions of the CUDA runtime, driver, NVRTC, cuBLASLt and cuDNN as key=value
- * lines; touches no device. */
-void cuda_versions(struct sbuf *out);
-/* A combination of libraries that cannot work (cuBLASLt or cuDNN built for another CUDA
- * major version than the runtime loaded): -1 with *cause naming both versions. */
-int cuda_versions_check(char **cause);
 
 /* ---- models (model.c) ------------------------------------------------------------------ */
 
