@@ -2,7 +2,8 @@
 # from the code (issue 46, item 6): the [measure] and [limits] defaults of
 # docs/experiment-format.md against `harness check --settings`; README's Quickstart (two
 # commands, the second the one .ci/run runs); README's word that results/ is ignored by git;
-# docs/BENCHMARKS.md's targets table, whose every row names a command or script that exists.
+# docs/BENCHMARKS.md's targets table, whose every row names a command or script that exists;
+# the layout tables of README.md and harness/README.md; the variables a unit inherits.
 . "$top_srcdir/tests/setup"
 
 cat >min.toml <<'EOF2'
@@ -104,5 +105,36 @@ if abs(said - latest) > 1:
     bad.append("README says about %d minutes for the main job; row 1 says %.1f" % (said, latest))
 if bad:
     sys.exit("\n".join(bad))
+PYEOF
+# File layout: every folder and file README's "Where things live" and the layer table of
+# harness/README.md name exists, and the layer table is the lint's order of layers
+check "README's and harness/README.md's layout tables name what exists, in the lint's layer order" \
+	/usr/bin/python3 - "$top_srcdir" <<'PYEOF'
+import os, re, sys
+top = sys.argv[1]
+readme = open(os.path.join(top, "README.md")).read().split("## Where things live", 1)[1].split("\n## ", 1)[0]
+bad = [p for p in re.findall(r"^\| `([^`]+)` \|", readme, re.M) if not os.path.exists(os.path.join(top, p))]
+layers_doc = re.findall(r"^\| \d+ \| `([^`]+)/` \|", open(os.path.join(top, "harness/README.md")).read(), re.M)
+lint = open(os.path.join(top, "tests/cli/lint.sh")).read()
+layers_lint = re.findall(r'"([a-z/]+)"', lint.split("layers = [", 1)[1].split("]", 1)[0])
+if layers_doc != layers_lint:
+    bad.append("harness/README.md's layers %s, the lint's %s" % (layers_doc, layers_lint))
+bad += [l for l in layers_doc if not os.path.isdir(os.path.join(top, l))]
+if bad:
+    sys.exit("\n".join(bad))
+PYEOF
+
+# docs/record-protocol.md lists the variables a unit inherits: the code's allowlist
+check "the inherited variables docs/record-protocol.md lists are harness/config/unitenv.c's allowlist" \
+	/usr/bin/python3 - "$top_srcdir" <<'PYEOF'
+import os, re, sys
+top = sys.argv[1]
+code = open(os.path.join(top, "harness/config/unitenv.c")).read()
+allow = re.findall(r'"([A-Z_]+)"', code.split("unitenv_allowlist[] = {", 1)[1].split("};", 1)[0])
+doc = open(os.path.join(top, "docs/record-protocol.md")).read()
+m = re.search(r"From the harness's own environment only these pass, when set:\n`([^`]+)`", doc)
+assert m, "the sentence listing them is gone from docs/record-protocol.md"
+listed = m.group(1).split()
+assert listed == allow, (listed, allow)
 PYEOF
 finish
