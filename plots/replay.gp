@@ -1,7 +1,7 @@
 # replay.gp: a replay's normalised best-so-far curves (docs/replay.md), one line per tuner:
-# the median over the op cells of each cell's median score over seeds.  Set by harness
+# the median over the op cells of each cell's mean score over seeds.  Set by harness
 # (harness/output/replay-plot.c): fig_title, data, ntuners, tuner_names[].
-# data: an index block per tuner; columns: trials, median score, first and third quartile
+# data: an index block per tuner; columns: trials, median (over cells) of the mean score, first and third quartile
 # of the cells' scores.
 set title fig_title
 set xlabel 'budget (trials)'

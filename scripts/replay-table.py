@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """replay-table.py: per op kind, the trials each tuner needs to reach 95% of the best (the
-first budget where a cell's median score over seeds reaches 0.95, docs/replay.md), from
+first budget where a cell's mean score over seeds reaches 0.95, docs/replay.md), from
 `harness replay -f json` outputs; a Markdown table on stdout (docs/BENCHMARKS.md).
 
     scripts/replay-table.py rp-r18.json rp-r50.json

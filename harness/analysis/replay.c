@@ -188,6 +188,7 @@ void replay_free(struct replay *r)
 		struct replay_row *w = &r->rows[i];
 		free(w->tuner);
 		free(w->cell);
+		free(w->score_mean);
 		free(w->score_med);
 		free(w->score_lo);
 		free(w->score_hi);
@@ -368,19 +369,31 @@ done:
 /* One tuner on one cell over the seeds: a row. */
 static void replay_cell(struct rcell *rc, const struct rtuner *rt, const struct tuner_cell *id,
 			const struct replay_opts *o, uint64_t base_seed, size_t cell_idx,
-			const double *ok_sorted, size_t nok, struct replay_row *w)
+			const double *ok_sorted, size_t nok, size_t nvalid, struct replay_row *w)
 {
 	size_t B = (size_t)rc->budget, S = o->seeds;
 	double *curves = xcalloc(B * S, sizeof(*curves));
 	double *ratio = xcalloc(S, sizeof(*ratio)), *spent = xcalloc(S, sizeof(*spent));
 	double *col = xcalloc(S, sizeof(*col));
+	w->score_mean = xcalloc(B, sizeof(double));
 	w->score_med = xcalloc(B, sizeof(double));
 	w->score_lo = xcalloc(B, sizeof(double));
 	w->score_hi = xcalloc(B, sizeof(double));
 	w->random_ns = xcalloc(B, sizeof(double));
 	w->best_ns = ok_sorted[0];
+	/* Random search's expectation over what it draws from: every valid grid point, a point
+	 * that is not an ok measurement (failed, or never measured by the source) standing at
+	 * the slowest ok median, as a tuner's curve stands before its first ok trial.  Over the
+	 * ok points alone the baseline was too fast for a space with failures: random scored
+	 * below 0 against itself. */
+	size_t nv = nvalid > nok ? nvalid : nok;
+	double *vals = xmalloc(nv * sizeof(*vals));
+	memcpy(vals, ok_sorted, nok * sizeof(*vals));
+	for (size_t k = nok; k < nv; k++)
+		vals[k] = rc->worst;
 	for (size_t t = 0; t < B; t++)
-		w->random_ns[t] = replay_expected_min(ok_sorted, nok, t + 1);
+		w->random_ns[t] = replay_expected_min(vals, nv, t + 1);
+	free(vals);
 	rc->curve = xcalloc(B, sizeof(double));
 	for (size_t k = 0; k < S; k++) {
 		struct tuner_args a = { .space = &rc->s, .cell = id, .seed = (base_seed + k) ^ cell_idx,
@@ -423,21 +436,29 @@ static void replay_cell(struct rcell *rc, const struct rtuner *rt, const struct 
 			curves[k * B + t] = last;
 		}
 	}
+	/* Over seeds, the mean with Student's t 95% CI: the score is linear in the best-so-far,
+	 * so random search's mean score is 0 in expectation (the median is not: its
+	 * best-so-far is skewed) */
+	double tq = S > 1 ? stats_t_quantile(0.975, (double)(S - 1)) : 0;
 	for (size_t t = 0; t < B; t++) {
-		double R = w->random_ns[t];
+		double R = w->random_ns[t], sum = 0, ss = 0;
 		for (size_t k = 0; k < S; k++) {
 			double v = curves[k * B + t];
 			col[k] = R - w->best_ns > 0 ? (R - v) / (R - w->best_ns) : (v <= w->best_ns);
+			sum += col[k];
 		}
-		double lo, hi, ach;
-		stats_median_ci_exact(col, S, 0.95, &lo, &hi, &ach);
-		w->score_lo[t] = lo;
-		w->score_hi[t] = hi;
+		double mean = sum / (double)S;
+		for (size_t k = 0; k < S; k++)
+			ss += (col[k] - mean) * (col[k] - mean);
+		double half = S > 1 ? tq * sqrt(ss / (double)(S - 1) / (double)S) : 0;
+		w->score_mean[t] = mean;
+		w->score_lo[t] = mean - half;
+		w->score_hi[t] = mean + half;
 		w->score_med[t] = median_of(col, S);
 	}
 	w->to95 = -1;
 	for (size_t t = 0; t < B && w->to95 < 0; t++)
-		if (w->score_med[t] >= 0.95)
+		if (w->score_mean[t] >= 0.95)
 			w->to95 = (int64_t)t + 1;
 	w->ratio_med = median_of(ratio, S);
 	w->trials_med = median_of(spent, S);
@@ -656,7 +677,7 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 			w->nmeasured = nok;
 			rc.unmeasured = 0;
 			rc.budget = r->budget;
-			replay_cell(&rc, &rt[tk], &id, o, base_seed, (size_t)c, ok, nok, w);
+			replay_cell(&rc, &rt[tk], &id, o, base_seed, (size_t)c, ok, nok, nvalid, w);
 		}
 		free(ok);
 		rcell_release(&rc);

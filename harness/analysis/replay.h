@@ -29,12 +29,15 @@ struct replay_row {
 	char *tuner, *cell;
 	size_t nvalid, nmeasured;  /* valid grid points; of them ok and measured */
 	double best_ns;            /* the best known (the source's fastest ok grid point) */
-	double *score_med, *score_lo, *score_hi; /* budget_trials long: normalised best-so-far */
-	double *random_ns;         /* budget_trials long: expected best of random search */
+	/* budget_trials long: the normalised best-so-far over seeds: its mean with Student's t
+	 * 95% CI (score_lo, score_hi), and its median */
+	double *score_mean, *score_lo, *score_hi, *score_med;
+	double *random_ns;         /* budget_trials long: expected best of random search over
+				    * the valid points (a point not ok standing at the slowest) */
 	double ratio_med;          /* true median of the chosen config / best_ns, median over seeds */
 	double trials_med;         /* trials spent, median over seeds */
 	char *config;              /* the config chosen with seed 0 */
-	int64_t to95;              /* first budget where the median score >= 0.95; -1: never */
+	int64_t to95;              /* first budget where the mean score >= 0.95; -1: never */
 	size_t unmeasured;         /* proposals of a config the source never measured (penalty) */
 };
 

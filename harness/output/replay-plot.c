@@ -81,7 +81,7 @@ int replay_plot(const struct replay *r, const char *out)
 		tmp = NULL;
 		goto done;
 	}
-	/* data: per tuner (in the order first met), per budget, the cells' median scores */
+	/* data: per tuner (in the order first met), per budget, the cells' mean scores */
 	const char **names = xcalloc(r->nrows + 1, sizeof(*names));
 	size_t nt = 0;
 	for (size_t i = 0; i < r->nrows; i++) {
@@ -104,8 +104,8 @@ int replay_plot(const struct replay *r, const char *out)
 		for (int64_t b = 0; b < r->budget; b++) {
 			size_t n = 0;
 			for (size_t i = 0; i < r->nrows; i++)
-				if (!strcmp(r->rows[i].tuner, names[k]) && isfinite(r->rows[i].score_med[b]))
-					col[n++] = r->rows[i].score_med[b];
+				if (!strcmp(r->rows[i].tuner, names[k]) && isfinite(r->rows[i].score_mean[b]))
+					col[n++] = r->rows[i].score_mean[b];
 			if (!n)
 				continue;
 			qsort(col, n, sizeof(*col), cmp_d);

@@ -23,8 +23,8 @@ static int write_md(const struct replay *r, FILE *out)
 		snprintf(budget, sizeof(budget), "%" PRId64 " trials", r->budget);
 	fprintf(out, "# Replay of '%s'\n\nSource: unit %" PRId64 " (mode '%s'); budget %s; %zu "
 		"seeds; noise %s.  Score: 0 = the expected best of random search at "
-		"that budget, 1 = the best config known; median over seeds [95%% CI of the "
-		"median].\n\n", r->path, r->unit, r->source_mode, budget, r->seeds,
+		"that budget, 1 = the best config known; mean over seeds [Student's t 95%% "
+		"CI of the mean].\n\n", r->path, r->unit, r->source_mode, budget, r->seeds,
 		r->noise ? "resampled from the recorded samples" : "none");
 	fprintf(out, "| tuner | cell | valid | score at budget | trials to 0.95 | trials used | "
 		"chosen / best | chosen (seed 0) | unmeasured |\n|---|---|---|---|---|---|---|---|---|\n");
@@ -37,7 +37,7 @@ static int write_md(const struct replay *r, FILE *out)
 		else
 			snprintf(to95, sizeof(to95), "never");
 		fprintf(out, "| %s | %s | %zu (%zu ok) | %.3f [%.3f, %.3f] | %s | %.0f | %.4f | `%s` | "
-			"%zu |\n", w->tuner, w->cell, w->nvalid, w->nmeasured, w->score_med[b],
+			"%zu |\n", w->tuner, w->cell, w->nvalid, w->nmeasured, w->score_mean[b],
 			w->score_lo[b], w->score_hi[b], to95, w->trials_med, w->ratio_med,
 			w->config ? w->config : "", w->unmeasured);
 	}
@@ -46,14 +46,14 @@ static int write_md(const struct replay *r, FILE *out)
 
 static int write_csv(const struct replay *r, FILE *out)
 {
-	fprintf(out, "tuner,cell,budget,score_median,score_lo,score_hi,random_expected_ns,"
-		"best_ns\n");
+	fprintf(out, "tuner,cell,budget,score_mean,score_ci_lo,score_ci_hi,score_median,"
+		"random_expected_ns,best_ns\n");
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct replay_row *w = &r->rows[i];
 		for (int64_t t = 0; t < r->budget; t++)
-			fprintf(out, "%s,\"%s\",%" PRId64 ",%.6g,%.6g,%.6g,%.6g,%.6g\n", w->tuner,
-				w->cell, t + 1, w->score_med[t], w->score_lo[t], w->score_hi[t],
-				w->random_ns[t], w->best_ns);
+			fprintf(out, "%s,\"%s\",%" PRId64 ",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n",
+				w->tuner, w->cell, t + 1, w->score_mean[t], w->score_lo[t],
+				w->score_hi[t], w->score_med[t], w->random_ns[t], w->best_ns);
 	}
 	return 0;
 }
@@ -90,9 +90,10 @@ static int write_json(const struct replay *r, FILE *out)
 		jw_set(o, "trials_used_median", jw_num(w->trials_med));
 		jw_set(o, "trials_to_095", w->to95 > 0 ? json_integer(w->to95) : json_null());
 		jw_set(o, "unmeasured", json_integer((json_int_t)w->unmeasured));
-		jw_set(o, "score_median", numv(w->score_med, r->budget));
+		jw_set(o, "score_mean", numv(w->score_mean, r->budget));
 		jw_set(o, "score_ci_lo", numv(w->score_lo, r->budget));
 		jw_set(o, "score_ci_hi", numv(w->score_hi, r->budget));
+		jw_set(o, "score_median", numv(w->score_med, r->budget));
 		jw_set(o, "random_expected_ns", numv(w->random_ns, r->budget));
 		json_array_append_new(rows, o);
 	}
@@ -139,7 +140,7 @@ void replay_html(const struct replay *r, int failed, FILE *f)
 		"expected best of random search at that budget, 1 = the best config known "
 		"(docs/replay.md); <code>harness replay</code> gives every cell, curves and "
 		"figure.</p>\n<table id=\"replay-table\">\n<thead><tr><th>tuner</th><th>cells</th>"
-		"<th>median score at the budget</th><th>cells reaching 0.95</th><th>median trials "
+		"<th>median over cells of the mean score at the budget</th><th>cells reaching 0.95</th><th>median trials "
 		"to 0.95</th><th>median chosen / best</th></tr></thead>\n<tbody>\n", r->budget,
 		r->seeds);
 	double *v = xcalloc(r->nrows + 1, sizeof(*v)), *t = xcalloc(r->nrows + 1, sizeof(*t));
@@ -156,7 +157,7 @@ void replay_html(const struct replay *r, int failed, FILE *f)
 			const struct replay_row *w = &r->rows[i];
 			if (strcmp(w->tuner, tuner))
 				continue;
-			v[n] = w->score_med[r->budget - 1];
+			v[n] = w->score_mean[r->budget - 1];
 			q[n++] = w->ratio_med;
 			if (w->to95 > 0)
 				t[nt++] = (double)w->to95;
