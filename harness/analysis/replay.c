@@ -196,6 +196,9 @@ void replay_free(struct replay *r)
 		free(w->config);
 	}
 	free(r->rows);
+	for (size_t i = 0; i < r->nleft_out; i++)
+		free(r->left_out[i]);
+	free(r->left_out);
 	free(r->path);
 	free(r->source_mode);
 	free(r);
@@ -364,6 +367,22 @@ done:
 	if (ret)
 		rtuner_release(t);
 	return ret;
+}
+
+/* Leave op cell `cell` out of the replay, saying why on stderr and in the replay itself:
+ * a cell that vanished from the table without a word read as "not in the source". */
+static void left_out(struct replay *r, const char *cell, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void left_out(struct replay *r, const char *cell, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *why = xvasprintf(fmt, ap);
+	va_end(ap);
+	r->left_out = xrealloc(r->left_out, (r->nleft_out + 1) * sizeof(*r->left_out));
+	r->left_out[r->nleft_out++] = xasprintf("%s: %s", cell, why);
+	warning("'%s': op cell '%s' left out of the replay: %s", r->path, cell, why);
+	free(why);
 }
 
 /* One tuner on one cell over the seeds: a row. */
@@ -574,32 +593,55 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 		if (sp.space_unit[si] != u)
 			continue;
 		int64_t c = sp.spaces[si].cell;
-		if (c < 0 || (size_t)c >= ncells || sp.spaces[si].grid <= 0 ||
-		    sp.spaces[si].grid > REC_MAX_POINTS)
+		if (c < 0 || (size_t)c >= ncells || sp.spaces[si].grid <= 0)
 			continue;
+		if (sp.spaces[si].grid > REC_MAX_POINTS) {
+			left_out(r, cells[c].name, "its grid of %" PRId64 " points is over the %d "
+				 "whose outcomes a results file records", sp.spaces[si].grid,
+				 REC_MAX_POINTS);
+			continue;
+		}
 		struct rcell rc;
 		memset(&rc, 0, sizeof(rc));
 		rc.s.op = cells[c].op;
 		rc.s.ctx = &rc;
 		rc.s.valid = rcell_valid;
 		rc.s.heuristic = rcell_heuristic;
+		int over = 0; /* a field or value over the space limits: the cell is left out */
 		for (size_t vi = 0; vi < sp.nvalues; vi++) {
 			const struct rec_space_value *v = &sp.values[vi];
-			if (sp.value_unit[vi] != u || v->cell != c || v->field < 0 ||
-			    v->field >= SPACE_MAX_FIELDS)
+			if (sp.value_unit[vi] != u || v->cell != c || v->field < 0)
 				continue;
+			if (v->field >= SPACE_MAX_FIELDS) {
+				over = over ? over : 1;
+				continue;
+			}
 			struct space_field *fd = &rc.s.fields[v->field];
 			if (!rc.names[v->field])
 				rc.names[v->field] = xstrdup(v->name);
 			fd->name = rc.names[v->field];
 			if (fd->nvalues < SPACE_MAX_VALUES)
 				fd->values[fd->nvalues++] = v->value;
+			else
+				over = over ? over : 2 + v->field;
 			if ((size_t)v->field + 1 > rc.s.nfields)
 				rc.s.nfields = (size_t)v->field + 1;
+		}
+		if (over) {
+			if (over == 1)
+				left_out(r, cells[c].name, "its space has more than the %d fields replay "
+					 "can hold", SPACE_MAX_FIELDS);
+			else
+				left_out(r, cells[c].name, "its field '%s' has more than the %d values "
+					 "replay can hold", rc.names[over - 2], SPACE_MAX_VALUES);
+			rcell_release(&rc);
+			continue;
 		}
 		steps_from_backends(&rc.s, rc.s.op);
 		rc.grid = space_grid_size(&rc.s);
 		if (rc.grid != (size_t)sp.spaces[si].grid) {
+			left_out(r, cells[c].name, "its recorded values make %zu points, its recorded "
+				 "grid %" PRId64, rc.grid, sp.spaces[si].grid);
 			rcell_release(&rc);
 			continue;
 		}
@@ -656,6 +698,7 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 		if (!have_start)
 			rc.s.heuristic = NULL; /* the first valid grid point (tuner_start_point) */
 		if (!nok) {
+			left_out(r, cells[c].name, "the source recorded no ok trial of it");
 			free(ok);
 			rcell_release(&rc);
 			continue;

@@ -52,6 +52,10 @@ struct replay {
 	int noise;
 	struct replay_row *rows;
 	size_t nrows;
+	char **left_out;           /* "cell: why" for each op cell of the source with a recorded
+				    * space that could not be replayed (over the space limits, no
+				    * ok trial); each also warned of on stderr */
+	size_t nleft_out;
 };
 
 /* Replay o's tuners on the results file at path.  0 and *out (replay_free), or -1

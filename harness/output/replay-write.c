@@ -41,6 +41,11 @@ static int write_md(const struct replay *r, FILE *out)
 			w->score_lo[b], w->score_hi[b], to95, w->trials_med, w->ratio_med,
 			w->config ? w->config : "", w->unmeasured);
 	}
+	if (r->nleft_out)
+		fprintf(out, "\nLeft out (%zu op cell%s of the source):\n\n", r->nleft_out,
+			r->nleft_out == 1 ? "" : "s");
+	for (size_t i = 0; i < r->nleft_out; i++)
+		fprintf(out, "- %s\n", r->left_out[i]);
 	return 0;
 }
 
@@ -98,6 +103,10 @@ static int write_json(const struct replay *r, FILE *out)
 		json_array_append_new(rows, o);
 	}
 	jw_set(root, "rows", rows);
+	json_t *lo = json_array();
+	for (size_t i = 0; i < r->nleft_out; i++)
+		json_array_append_new(lo, jw_str(r->left_out[i]));
+	jw_set(root, "left_out", lo);
 	return jw_dump(root, out, JSON_INDENT(2), "replay");
 }
 

@@ -96,6 +96,17 @@ half = sum(hi - lo for _, lo, hi in pts) / len(pts) / 2
 print("CIs holding 0: %.3f, average mean score %.4f (CI half-width %.4f)" % (cover, avg, half))
 assert cover >= 0.7 and abs(avg) <= 1.5 * half, (cover, avg, half)
 PYEOF
+# a space over replay's limits is left out loudly: warned of, listed in md and json, never
+# dropped without a word (issue 47: dedispersion's and pnpoly's spaces vanished so)
+mkdir -p big && cp "$DATA/replay/big-space.py" "$DATA/replay/big-space.toml" big/
+(cd big && expect_status 0 h run -q -o b.h5 big-space.toml) &&
+	expect_status 0 h replay big/b.h5 --tuners random --budget 3 --seeds 5 &&
+	expect_grep "^- w/big: its field 'BM' has more than the 16 values replay can hold$" "$SCRATCH/out" &&
+	expect_grep "op cell 'w/big' left out of the replay" "$SCRATCH/err" &&
+	expect_grep '^\| random \| w/small \| 3 \(3 ok\)' "$SCRATCH/out" &&
+	expect_status 0 h replay big/b.h5 --tuners random --budget 3 --seeds 5 -f json &&
+	check "a space over the limits is left out, saying so in md, json and on stderr" \
+		$PY -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["left_out"] == ["w/big: its field '"'"'BM'"'"' has more than the 16 values replay can hold"], r["left_out"]' "$SCRATCH/out"
 # a mode's own options (mode:MODE) equal the same options given inline; options change moves
 expect_status 0 h replay r.h5 --tuners mode:random,random:max_trials=6,coordinate-descent:threshold=0.5 \
 	--budget 20 --seeds 2 -f json -o opts.json && pass "tuners with options"
