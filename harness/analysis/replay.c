@@ -193,6 +193,7 @@ void replay_free(struct replay *r)
 		free(w->score_lo);
 		free(w->score_hi);
 		free(w->random_ns);
+		free(w->seed_best_ns);
 		free(w->config);
 	}
 	free(r->rows);
@@ -475,6 +476,8 @@ static void replay_cell(struct rcell *rc, const struct rtuner *rt, const struct 
 		w->score_hi[t] = mean + half;
 		w->score_med[t] = median_of(col, S);
 	}
+	w->seed_best_ns = curves; /* the per-seed trajectories, kept whole */
+	curves = NULL;
 	w->to95 = -1;
 	for (size_t t = 0; t < B && w->to95 < 0; t++)
 		if (w->score_mean[t] >= 0.95)

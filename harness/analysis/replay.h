@@ -32,6 +32,9 @@ struct replay_row {
 	/* budget_trials long: the normalised best-so-far over seeds: its mean with Student's t
 	 * 95% CI (score_lo, score_hi), and its median */
 	double *score_mean, *score_lo, *score_hi, *score_med;
+	double *seed_best_ns;      /* seeds x budget_trials, seed-major: each seed's best-so-far
+				    * (the recorded median of its best config; the slowest ok
+				    * median before its first ok trial) */
 	double *random_ns;         /* budget_trials long: expected best of random search over
 				    * the valid points (a point not ok standing at the slowest) */
 	double ratio_med;          /* true median of the chosen config / best_ns, median over seeds */

@@ -100,6 +100,11 @@ static int write_json(const struct replay *r, FILE *out)
 		jw_set(o, "score_ci_hi", numv(w->score_hi, r->budget));
 		jw_set(o, "score_median", numv(w->score_med, r->budget));
 		jw_set(o, "random_expected_ns", numv(w->random_ns, r->budget));
+		json_t *seeds = json_array();
+		for (size_t k = 0; k < r->seeds; k++)
+			json_array_append_new(seeds, numv(w->seed_best_ns + k * (size_t)r->budget,
+							 r->budget));
+		jw_set(o, "seed_best_ns", seeds);
 		json_array_append_new(rows, o);
 	}
 	jw_set(root, "rows", rows);

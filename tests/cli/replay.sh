@@ -52,6 +52,14 @@ for r in rep["rows"]:
     assert all(a >= b - 1e-9 for a, b in zip(rnd, rnd[1:])), rnd
     assert rnd[0] >= r["best_ns"]
     assert r["chosen_over_best_median"] >= 1 - 1e-12
+    # each seed's trajectory: never worse with more trials; the mean score is theirs
+    seeds = r["seed_best_ns"]
+    assert len(seeds) == 7 and all(len(c) == 12 for c in seeds)
+    assert all(a >= b for c in seeds for a, b in zip(c, c[1:])), seeds
+    for t in range(12):
+        R, best = rnd[t], r["best_ns"]
+        sc = [(R - c[t]) / (R - best) if R > best else float(c[t] <= best) for c in seeds]
+        assert abs(sum(sc) / 7 - s[t]) < 1e-6 * max(1, abs(s[t])), (t, sum(sc) / 7, s[t])
 PYEOF
 expect_status 0 h replay r.h5 --tuners random --budget 5 --seeds 3 -f csv && \
 	grep -q '^tuner,cell,budget,score_mean,score_ci_lo,score_ci_hi,score_median' "$SCRATCH/out" && pass "csv" ||
