@@ -36,6 +36,7 @@ struct rcell {
 	struct rpoint *pts;      /* per grid point */
 	size_t grid;
 	struct config start;
+	int random_start;        /* --start random: start drawn per seed (replay_cell) */
 	double worst;            /* the slowest ok median: what a failed proposal scores */
 	/* one tuning's bookkeeping */
 	uint64_t noise_rng;
@@ -201,6 +202,7 @@ void replay_free(struct replay *r)
 		free(r->left_out[i]);
 	free(r->left_out);
 	free(r->path);
+	free(r->start);
 	free(r->source_mode);
 	free(r);
 }
@@ -425,6 +427,15 @@ static void replay_cell(struct rcell *rc, const struct rtuner *rt, const struct 
 		char *cause = NULL;
 		rc->noise = o->noise;
 		rc->noise_rng = (base_seed + k) * 0x2545f4914f6cdd1dULL + cell_idx;
+		if (rc->random_start) {
+			/* a valid grid point drawn from the seed (the cell has an ok one) */
+			uint64_t st = (base_seed + k) * 0x9e3779b97f4a7c15ULL ^ (cell_idx + 1);
+			size_t p;
+			do
+				p = (size_t)(rnext(&st) % rc->grid);
+			while (rc->invalid[p]);
+			space_grid_point(&rc->s, p, &rc->start);
+		}
 		rc->obs_best = INFINITY;
 		rc->true_best = NAN;
 		rc->t = 0;
@@ -591,6 +602,7 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 	}
 	r->seeds = o->seeds;
 	r->noise = o->noise;
+	r->start = xstrdup(o->start && *o->start ? o->start : "heuristic");
 	size_t cap = 0;
 	for (size_t si = 0; si < sp.nspaces; si++) {
 		if (sp.space_unit[si] != u)
@@ -689,14 +701,32 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 			p->compile_ns = trials[k].compile_ns;
 			p->bench_ns = trials[k].bench_ns;
 		}
-		/* the start: the heuristic tuner's recorded choice for this cell, if any */
+		/* the start: by default the heuristic tuner's recorded choice for this cell, if
+		 * any; --start first, random or a config */
 		int have_start = 0;
-		for (size_t k = 0; k < nchoices && !have_start; k++) {
+		const char *st = o->start && *o->start ? o->start : "heuristic";
+		for (size_t k = 0; k < nchoices && !have_start && !strcmp(st, "heuristic"); k++) {
 			char *why = NULL;
 			if (choices[k].cell == c && !strcmp(choices[k].reason, "rule") &&
 			    !config_parse(&rc.s, choices[k].config, &rc.start, &why))
 				have_start = 1;
 			free(why);
+		}
+		if (!strcmp(st, "random")) {
+			rc.random_start = have_start = 1;
+		} else if (strcmp(st, "heuristic") && strcmp(st, "first")) {
+			char *why = NULL;
+			size_t idx;
+			if (config_parse(&rc.s, st, &rc.start, &why) ||
+			    space_point_index(&rc.s, &rc.start, &idx) || rc.invalid[idx]) {
+				error("--start '%s': op cell '%s': %s", st, cells[c].name,
+				      why ? why : "not a valid point of its recorded grid");
+				free(why);
+				free(ok);
+				rcell_release(&rc);
+				goto done;
+			}
+			have_start = 1;
 		}
 		if (!have_start)
 			rc.s.heuristic = NULL; /* the first valid grid point (tuner_start_point) */

@@ -22,6 +22,11 @@ struct replay_opts {
 	size_t seeds;           /* >= 1 */
 	long unit;              /* the source unit's plan id; -1: the ok unit with most trials */
 	int noise;              /* 1: each trial's samples redrawn with replacement */
+	/* Where a tuner that starts from a point (coordinate descent, beam) starts: NULL or
+	 * "heuristic" (the heuristic tuner's recorded choice for the cell, else the first valid
+	 * point), "first" (the first valid grid point), "random" (a valid point drawn per seed)
+	 * or a config ("BM=64,BN=128"), which every replayed cell must hold */
+	const char *start;
 };
 
 /* One tuner on one op cell, over seeds. */
@@ -53,6 +58,7 @@ struct replay {
 	int64_t budget_ns;         /* the seconds budget, or 0 */
 	size_t seeds;
 	int noise;
+	char *start;               /* the start as asked ("heuristic" by default) */
 	struct replay_row *rows;
 	size_t nrows;
 	char **left_out;           /* "cell: why" for each op cell of the source with a recorded

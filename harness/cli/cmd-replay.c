@@ -11,12 +11,13 @@
 #include "harness/output/replay-write.h"
 
 enum { OPT_FORMAT = 'f', OPT_OUTPUT = 'o', OPT_TUNERS = 256, OPT_BUDGET, OPT_SEEDS, OPT_UNIT,
-       OPT_NOISE, OPT_PLOT };
+       OPT_NOISE, OPT_PLOT, OPT_START };
 
 static const struct cmd_opt replay_opts_table[] = {
 	{ "format", OPT_FORMAT, 1 }, { "output", OPT_OUTPUT, 1 }, { "tuners", OPT_TUNERS, 1 },
 	{ "budget", OPT_BUDGET, 1 }, { "seeds", OPT_SEEDS, 1 }, { "unit", OPT_UNIT, 1 },
-	{ "noise", OPT_NOISE, 0 }, { "plot", OPT_PLOT, 1 }, { NULL, 0, 0 },
+	{ "noise", OPT_NOISE, 0 }, { "plot", OPT_PLOT, 1 }, { "start", OPT_START, 1 },
+	{ NULL, 0, 0 },
 };
 
 static int replay_exec(const struct cmd_args *a)
@@ -73,6 +74,10 @@ static int replay_exec(const struct cmd_args *a)
 		o.unit = (long)n;
 	}
 	o.noise = cmd_args_count(a, OPT_NOISE) > 0;
+	o.start = cmd_args_value(a, OPT_START);
+	if (o.start && !*o.start)
+		return cmd_usage_error(e, "--start is heuristic, first, random or a config "
+					  "(BM=64,BN=128)");
 	v = cmd_args_value(a, OPT_TUNERS);
 	if (!v || !*v)
 		return cmd_usage_error(e, "--tuners names the tuners to replay (e.g. random,beam)");
@@ -135,6 +140,9 @@ const struct cmd_entry cmd_replay_entry = {
 		"  --unit ID            the unit whose trials stand in for measuring (default: the\n"
 		"                       ok unit with the most trials)\n"
 		"  --noise              redraw each trial's samples with replacement\n"
+		"  --start S            where coordinate descent and beam start: heuristic (the\n"
+		"                       heuristic tuner's recorded choice; default), first (the\n"
+		"                       first valid point), random (drawn per seed) or a config\n"
 		"  --plot FILE          also draw the curves with gnuplot (.png, .svg or .pdf)\n"
 		"  -f, --format FMT     md (default), json or csv\n"
 		"  -o, --output FILE    write there instead of stdout\n"

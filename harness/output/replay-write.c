@@ -22,10 +22,10 @@ static int write_md(const struct replay *r, FILE *out)
 	else
 		snprintf(budget, sizeof(budget), "%" PRId64 " trials", r->budget);
 	fprintf(out, "# Replay of '%s'\n\nSource: unit %" PRId64 " (mode '%s'); budget %s; %zu "
-		"seeds; noise %s.  Score: 0 = the expected best of random search at "
+		"seeds; noise %s; start %s.  Score: 0 = the expected best of random search at "
 		"that budget, 1 = the best config known; mean over seeds [Student's t 95%% "
 		"CI of the mean].\n\n", r->path, r->unit, r->source_mode, budget, r->seeds,
-		r->noise ? "resampled from the recorded samples" : "none");
+		r->noise ? "resampled from the recorded samples" : "none", r->start);
 	fprintf(out, "| tuner | cell | valid | score at budget | trials to 0.95 | trials used | "
 		"chosen / best | chosen (seed 0) | unmeasured |\n|---|---|---|---|---|---|---|---|---|\n");
 	for (size_t i = 0; i < r->nrows; i++) {
@@ -82,6 +82,7 @@ static int write_json(const struct replay *r, FILE *out)
 						       : json_null());
 	jw_set(root, "seeds", json_integer((json_int_t)r->seeds));
 	jw_set(root, "noise", json_boolean(r->noise));
+	jw_set(root, "start", jw_str(r->start));
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct replay_row *w = &r->rows[i];
 		json_t *o = json_object();

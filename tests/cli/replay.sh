@@ -115,6 +115,21 @@ mkdir -p big && cp "$DATA/replay/big-space.py" "$DATA/replay/big-space.toml" big
 	expect_status 0 h replay big/b.h5 --tuners random --budget 3 --seeds 5 -f json &&
 	check "a space over the limits is left out, saying so in md, json and on stderr" \
 		$PY -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["left_out"] == ["w/big: its field '"'"'BM'"'"' has more than the 16 values replay can hold"], r["left_out"]' "$SCRATCH/out"
+# --start: where coordinate descent starts; first: every seed from one point, random: each
+# seed from its own draw; a config that is not a cell's point is refused, naming the cell
+expect_status 0 h replay r.h5 --tuners coordinate-descent --budget 6 --seeds 12 --start first -f json -o st-first.json &&
+	expect_status 0 h replay r.h5 --tuners coordinate-descent --budget 6 --seeds 12 --start random -f json -o st-rand.json &&
+	check "--start first and random: one start for every seed, and one drawn per seed" $PY - st-first.json st-rand.json <<'PYEOF'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["start"] == "first" and b["start"] == "random"
+g = lambda r: [w for w in r["rows"] if w["cell"].startswith("g/")][0]["seed_best_ns"]
+assert len({c[0] for c in g(a)}) == 1, g(a)
+assert len({c[0] for c in g(b)}) > 1, g(b)
+PYEOF
+expect_status 2 h replay r.h5 --tuners coordinate-descent --budget 6 --start nosuch=3 &&
+	check "--start naming no field of a cell is refused, naming the cell and the field" \
+		expect_grep "^harness: --start 'nosuch=3': op cell 'g/sgemm:m=64,n=48,k=72': unknown field 'nosuch'" "$SCRATCH/err"
 # a mode's own options (mode:MODE) equal the same options given inline; options change moves
 expect_status 0 h replay r.h5 --tuners mode:random,random:max_trials=6,coordinate-descent:threshold=0.5 \
 	--budget 20 --seeds 2 -f json -o opts.json && pass "tuners with options"
