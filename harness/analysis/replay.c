@@ -372,8 +372,7 @@ done:
 	return ret;
 }
 
-/* Leave op cell `cell` out of the replay, saying why on stderr and in the replay itself:
- * a cell that vanished from the table without a word read as "not in the source". */
+/* Leave op cell `cell` out of the replay, saying why on stderr and in the replay. */
 static void left_out(struct replay *r, const char *cell, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void left_out(struct replay *r, const char *cell, const char *fmt, ...)
@@ -403,11 +402,8 @@ static void replay_cell(struct rcell *rc, const struct rtuner *rt, const struct 
 	w->score_hi = xcalloc(B, sizeof(double));
 	w->random_ns = xcalloc(B, sizeof(double));
 	w->best_ns = ok_sorted[0];
-	/* Random search's expectation over what it draws from: every valid grid point, a point
-	 * that is not an ok measurement (failed, or never measured by the source) standing at
-	 * the slowest ok median, as a tuner's curve stands before its first ok trial.  Over the
-	 * ok points alone the baseline was too fast for a space with failures: random scored
-	 * below 0 against itself. */
+	/* Random search's expectation over what it draws from: every valid point, one not ok
+	 * (failed, never measured) at the slowest ok median, where a curve starts */
 	size_t nv = nvalid > nok ? nvalid : nok;
 	double *vals = xmalloc(nv * sizeof(*vals));
 	memcpy(vals, ok_sorted, nok * sizeof(*vals));
@@ -428,7 +424,6 @@ static void replay_cell(struct rcell *rc, const struct rtuner *rt, const struct 
 		rc->noise = o->noise;
 		rc->noise_rng = (base_seed + k) * 0x2545f4914f6cdd1dULL + cell_idx;
 		if (rc->random_start) {
-			/* a valid grid point drawn from the seed (the cell has an ok one) */
 			uint64_t st = (base_seed + k) * 0x9e3779b97f4a7c15ULL ^ (cell_idx + 1);
 			size_t p;
 			do
@@ -468,8 +463,7 @@ static void replay_cell(struct rcell *rc, const struct rtuner *rt, const struct 
 		}
 	}
 	/* Over seeds, the mean with Student's t 95% CI: the score is linear in the best-so-far,
-	 * so random search's mean score is 0 in expectation (the median is not: its
-	 * best-so-far is skewed) */
+	 * so random search's mean is 0 in expectation (its skewed median is not) */
 	double tq = S > 1 ? stats_t_quantile(0.975, (double)(S - 1)) : 0;
 	for (size_t t = 0; t < B; t++) {
 		double R = w->random_ns[t], sum = 0, ss = 0;
@@ -701,8 +695,7 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 			p->compile_ns = trials[k].compile_ns;
 			p->bench_ns = trials[k].bench_ns;
 		}
-		/* the start: by default the heuristic tuner's recorded choice for this cell, if
-		 * any; --start first, random or a config */
+		/* the start: the heuristic tuner's recorded choice (default), first, random, a config */
 		int have_start = 0;
 		const char *st = o->start && *o->start ? o->start : "heuristic";
 		for (size_t k = 0; k < nchoices && !have_start && !strcmp(st, "heuristic"); k++) {
@@ -785,24 +778,4 @@ done:
 	if (f && rec_close(f))
 		ret = -1;
 	return ret;
-}
-
-int replay_has_source(const char *path)
-{
-	struct rec *f = NULL;
-	struct rec_spaces sp;
-	int64_t *tunit = NULL;
-	struct rec_trial *trials = NULL;
-	size_t ntrials = 0;
-	int yes = 0;
-	memset(&sp, 0, sizeof(sp));
-	if (rec_open(path, 0, &f))
-		return 0;
-	if (!rec_read_trials(f, &tunit, &trials, &ntrials) && ntrials &&
-	    !rec_read_spaces(f, &sp) && sp.nspaces)
-		yes = 1;
-	rec_spaces_release(&sp);
-	rec_trials_free(tunit, trials, ntrials);
-	rec_close(f);
-	return yes;
 }

@@ -70,9 +70,6 @@ struct replay {
 /* Replay o's tuners on the results file at path.  0 and *out (replay_free), or -1
  * reported (a bad file, no usable unit, an unknown tuner). */
 int replay_run(const char *path, const struct replay_opts *o, struct replay **out);
-/* 1 when the results file at path has a unit with trials and a recorded space to replay
- * (not an imported file, nor a run of vendor tuners only); 0 otherwise.  Reports nothing. */
-int replay_has_source(const char *path);
 void replay_free(struct replay *r);
 
 /* The expected minimum of t draws without replacement from the n values v (sorted

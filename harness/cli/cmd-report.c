@@ -13,6 +13,7 @@
 #include "harness/analysis/report.h"
 #include "harness/base/util.h"
 #include "harness/cli/cmd.h"
+#include "harness/record/recorder.h"
 #include "harness/output/html.h"
 #include "harness/output/write.h"
 
@@ -82,7 +83,7 @@ static int write_html(const struct analysis *an, const struct report *r,
 	/* random, coordinate-descent and beam replayed on the unit with the most recorded
 	 * trials (budget 20 trials or the largest cell's valid points, 10 seeds): how the
 	 * search tuners would have done on this run's own measurements (docs/replay.md) */
-	if (replay_has_source(an->path)) {
+	if (rec_has_tuning(an->path)) {
 		static char *tuners[] = { "random", "coordinate-descent", "beam" };
 		struct replay_opts ro = { .tuners = tuners, .ntuners = 3, .budget_trials = 20,
 					  .seeds = 10, .unit = -1 };

@@ -690,3 +690,23 @@ void rec_spaces_release(struct rec_spaces *s)
 	free(s->invalid);
 	memset(s, 0, sizeof(*s));
 }
+
+int rec_has_tuning(const char *path)
+{
+	struct rec *f = NULL;
+	struct rec_spaces sp;
+	int64_t *tunit = NULL;
+	struct rec_trial *trials = NULL;
+	size_t ntrials = 0;
+	int yes = 0;
+	memset(&sp, 0, sizeof(sp));
+	if (rec_open(path, 0, &f))
+		return 0;
+	if (!rec_read_trials(f, &tunit, &trials, &ntrials) && ntrials &&
+	    !rec_read_spaces(f, &sp) && sp.nspaces)
+		yes = 1;
+	rec_spaces_release(&sp);
+	rec_trials_free(tunit, trials, ntrials);
+	rec_close(f);
+	return yes;
+}

@@ -397,4 +397,9 @@ struct rec_spaces {
 int rec_read_spaces(struct rec *r, struct rec_spaces *out);
 void rec_spaces_release(struct rec_spaces *s);
 
+/* 1 when the results file at path has recorded trials and a recorded config space (what
+ * `harness replay` replays: not an imported file, nor a run of vendor tuners only); 0
+ * otherwise, a file that cannot be read included. */
+int rec_has_tuning(const char *path);
+
 #endif

@@ -20,6 +20,7 @@ extern const struct tuner_ops tuner_beam;
 extern const struct tuner_ops tuner_lut;
 extern const struct tuner_ops tuner_model_topk;
 extern const struct tuner_ops tuner_abduction;
+extern const struct tuner_ops tuner_simulated_annealing;
 
 const struct tuner_ops *const tuner_table[] = {
 	&tuner_vendor,
@@ -32,6 +33,7 @@ const struct tuner_ops *const tuner_table[] = {
 	&tuner_lut,
 	&tuner_model_topk,
 	&tuner_abduction,
+	&tuner_simulated_annealing,
 	NULL,
 };
 

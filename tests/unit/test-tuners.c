@@ -395,6 +395,49 @@ START_TEST(test_convex_optimum)
 }
 END_TEST
 
+/* Simulated annealing (Kernel Tuner's, issue 47) on the convex space's 280 valid points:
+ * with a budget of 100 trials its schedule cools within them, it finds the optimum from
+ * nearly every seed's start, never spends more than the budget, and one seed replays the
+ * same walk. */
+START_TEST(test_annealing)
+{
+	struct synth y;
+	convex_space(&y);
+	struct config opt = pt3(16, 6, 9);
+	int found = 0;
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		opts_clear();
+		opt_int("max_trials", 100);
+		struct tune_result r = tune(&y, "simulated-annealing", opt_store, nopt, seed);
+		ck_assert_int_eq(r.reason, TUNE_TUNED);
+		ck_assert_int_le(r.ntrials, 100);
+		found += config_equal(&y.s, &r.best, &opt);
+	}
+	ck_assert_msg(found >= 18, "simulated annealing found the optimum from %d of 20 seeds",
+		      found);
+	opts_clear();
+	opt_int("max_trials", 40);
+	struct tune_result a = tune(&y, "simulated-annealing", opt_store, nopt, 7);
+	struct tune_result b = tune(&y, "simulated-annealing", opt_store, nopt, 7);
+	ck_assert_int_eq(a.ntrials, b.ntrials);
+	ck_assert(config_equal(&y.s, &a.best, &b.best));
+	/* no budget: it walks until the schedule is cold or every valid point is known */
+	opts_clear();
+	struct tune_result w = tune(&y, "simulated-annealing", opt_store, nopt, 3);
+	ck_assert(config_equal(&y.s, &w.best, &opt));
+	ck_assert_int_le(w.ntrials, 7 * 8 * 5);
+	/* its options are checked like any tuner's */
+	const struct tuner_ops *ops = tuner_find("simulated-annealing");
+	opts_clear();
+	opt_float("alpha", 1.5);
+	struct tuner_check c = { .options = opt_store, .noptions = nopt };
+	char *cause = NULL;
+	ck_assert_int_eq(ops->check_options(&c, &cause), -1);
+	ck_assert_ptr_nonnull(strstr(cause, "alpha"));
+	free(cause);
+}
+END_TEST
+
 START_TEST(test_random_deterministic)
 {
 	struct synth y;
@@ -1219,6 +1262,7 @@ static Suite *tuners_suite(void)
 	tcase_add_test(tc, test_neighbours);
 	tcase_add_test(tc, test_exhaustive_field_values);
 	tcase_add_test(tc, test_convex_optimum);
+	tcase_add_test(tc, test_annealing);
 	tcase_add_test(tc, test_random_deterministic);
 	tcase_add_test(tc, test_cd_field_order_and_limits);
 	tcase_add_test(tc, test_cd_threshold);
