@@ -129,22 +129,16 @@ static void neighbour(struct tuner *t, struct config *c)
 
 static struct tuner *sa_alloc(const struct tuner_args *a, char **cause)
 {
-	const struct space *s = a->space;
-	size_t grid = space_grid_size(s);
-	if (grid > SA_MAX_GRID) {
-		*cause = xasprintf("the '%s' space has %zu grid points; simulated annealing holds "
-				   "at most %zu", s->op, grid, SA_MAX_GRID);
+	size_t n;
+	size_t *valid = tuner_valid_points(a->space, SA_MAX_GRID, "simulated annealing", &n,
+					   cause);
+	if (!valid)
 		return NULL;
-	}
 	struct tuner *t = xcalloc(1, sizeof(*t));
-	t->space = s;
+	t->space = a->space;
 	t->rng = a->seed;
-	t->valid = xmalloc((grid ? grid : 1) * sizeof(*t->valid));
-	for (size_t i = 0; i < grid; i++) {
-		struct config c;
-		if (!space_grid_point(s, i, &c) && space_contains(s, &c))
-			t->valid[t->nvalid++] = i;
-	}
+	t->valid = valid;
+	t->nvalid = n;
 	t->T = t->T_start = tuner_opt_float(a, "T", 1.0);
 	t->T_min = tuner_opt_float(a, "T_min", 0.001);
 	t->alpha = tuner_opt_float(a, "alpha", 0.995);

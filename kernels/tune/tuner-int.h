@@ -80,6 +80,12 @@ void tuner_memo_add(struct tuner_memo *m, const struct space *s, const struct co
 		    const struct trial_result *r);
 void tuner_memo_release(struct tuner_memo *m);
 
+/* ---- the valid points of a space ------------------------------------------------------- */
+/* The grid indices of s's valid points, ascending, into a new heap array (*n of them); NULL
+ * with *cause (heap, naming tuner `who`) when the grid has more than max points. */
+size_t *tuner_valid_points(const struct space *s, size_t max, const char *who, size_t *n,
+			   char **cause);
+
 /* 1 when r is a usable timing (ok, timed, finite median). */
 int tuner_result_ok(const struct trial_result *r);
 

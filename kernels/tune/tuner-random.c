@@ -34,22 +34,15 @@ static int random_check_options(const struct tuner_check *c, char **cause)
 
 static struct tuner *random_alloc(const struct tuner_args *a, char **cause)
 {
-	const struct space *s = a->space;
-	size_t grid = space_grid_size(s);
-	if (grid > RANDOM_MAX_GRID) {
-		*cause = xasprintf("the '%s' space has %zu grid points; random search holds at "
-				   "most %zu", s->op, grid, RANDOM_MAX_GRID);
+	size_t n;
+	size_t *valid = tuner_valid_points(a->space, RANDOM_MAX_GRID, "random search", &n, cause);
+	if (!valid)
 		return NULL;
-	}
 	struct tuner *t = xcalloc(1, sizeof(*t));
-	t->space = s;
+	t->space = a->space;
 	t->rng = a->seed;
-	t->valid = xmalloc((grid ? grid : 1) * sizeof(*t->valid));
-	for (size_t i = 0; i < grid; i++) {
-		struct config c;
-		if (!space_grid_point(s, i, &c) && space_contains(s, &c))
-			t->valid[t->nvalid++] = i;
-	}
+	t->valid = valid;
+	t->nvalid = n;
 	t->best_ns = INFINITY;
 	return t;
 }

@@ -491,6 +491,25 @@ void tuner_memo_release(struct tuner_memo *m)
 	memset(m, 0, sizeof(*m));
 }
 
+size_t *tuner_valid_points(const struct space *s, size_t max, const char *who, size_t *n,
+			   char **cause)
+{
+	size_t grid = space_grid_size(s);
+	*n = 0;
+	if (grid > max) {
+		*cause = xasprintf("the '%s' space has %zu grid points; %s holds at most %zu", s->op,
+				   grid, who, max);
+		return NULL;
+	}
+	size_t *v = xmalloc((grid ? grid : 1) * sizeof(*v));
+	for (size_t i = 0; i < grid; i++) {
+		struct config c;
+		if (!space_grid_point(s, i, &c) && space_contains(s, &c))
+			v[(*n)++] = i;
+	}
+	return v;
+}
+
 int tuner_start_point(const struct space *s, struct config *out)
 {
 	memset(out, 0, sizeof(*out));
