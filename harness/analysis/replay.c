@@ -198,6 +198,7 @@ void replay_free(struct replay *r)
 		free(w->config);
 	}
 	free(r->rows);
+	free(r->agg);
 	for (size_t i = 0; i < r->nleft_out; i++)
 		free(r->left_out[i]);
 	free(r->left_out);
@@ -756,6 +757,7 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 		      path, r->unit);
 		goto done;
 	}
+	replay_aggregate(r);
 	*out = r;
 	r = NULL;
 	ret = 0;

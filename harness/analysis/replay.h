@@ -49,6 +49,14 @@ struct replay_row {
 	size_t unmeasured;         /* proposals of a config the source never measured (penalty) */
 };
 
+/* One tuner over the replay's cells: the mean, standard deviation, least and greatest of its
+ * cells' mean scores at the full budget (replay_aggregate). */
+struct replay_agg {
+	const char *tuner;         /* borrowed from its first row */
+	size_t ncells;
+	double mean, sd, min, max;
+};
+
 struct replay {
 	char *path;
 	int64_t unit;              /* the source unit's plan id */
@@ -61,6 +69,8 @@ struct replay {
 	char *start;               /* the start as asked ("heuristic" by default) */
 	struct replay_row *rows;
 	size_t nrows;
+	struct replay_agg *agg;    /* per tuner over the cells, in the rows' tuner order */
+	size_t nagg;
 	char **left_out;           /* "cell: why" for each op cell of the source with a recorded
 				    * space that could not be replayed (over the space limits, no
 				    * ok trial); each also warned of on stderr */
@@ -71,6 +81,8 @@ struct replay {
  * reported (a bad file, no usable unit, an unknown tuner). */
 int replay_run(const char *path, const struct replay_opts *o, struct replay **out);
 void replay_free(struct replay *r);
+/* Fill r->agg from r's rows (replay_run does; replay-agg.c). */
+void replay_aggregate(struct replay *r);
 
 /* The expected minimum of t draws without replacement from the n values v (sorted
  * ascending): sum_i v_i C(n - i - 1, t - 1) / C(n, t), i 0-based. */

@@ -41,6 +41,11 @@ static int write_md(const struct replay *r, FILE *out)
 			w->score_lo[b], w->score_hi[b], to95, w->trials_med, w->ratio_med,
 			w->config ? w->config : "", w->unmeasured);
 	}
+	fprintf(out, "\nPer tuner over the cells (each cell's mean score at the budget):\n\n"
+		"| tuner | cells | mean | sd | min | max |\n|---|---|---|---|---|---|\n");
+	for (size_t k = 0; k < r->nagg; k++)
+		fprintf(out, "| %s | %zu | %.3f | %.3f | %.3f | %.3f |\n", r->agg[k].tuner,
+			r->agg[k].ncells, r->agg[k].mean, r->agg[k].sd, r->agg[k].min, r->agg[k].max);
 	if (r->nleft_out)
 		fprintf(out, "\nLeft out (%zu op cell%s of the source):\n\n", r->nleft_out,
 			r->nleft_out == 1 ? "" : "s");
@@ -109,6 +114,15 @@ static int write_json(const struct replay *r, FILE *out)
 		json_array_append_new(rows, o);
 	}
 	jw_set(root, "rows", rows);
+	json_t *agg = json_array();
+	for (size_t k = 0; k < r->nagg; k++)
+		json_array_append_new(agg, json_pack("{s:s, s:I, s:o, s:o, s:o, s:o}", "tuner",
+						     r->agg[k].tuner, "cells",
+						     (json_int_t)r->agg[k].ncells, "mean",
+						     jw_num(r->agg[k].mean), "sd", jw_num(r->agg[k].sd),
+						     "min", jw_num(r->agg[k].min), "max",
+						     jw_num(r->agg[k].max)));
+	jw_set(root, "tuners", agg);
 	json_t *lo = json_array();
 	for (size_t i = 0; i < r->nleft_out; i++)
 		json_array_append_new(lo, jw_str(r->left_out[i]));

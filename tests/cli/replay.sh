@@ -60,6 +60,14 @@ for r in rep["rows"]:
         R, best = rnd[t], r["best_ns"]
         sc = [(R - c[t]) / (R - best) if R > best else float(c[t] <= best) for c in seeds]
         assert abs(sum(sc) / 7 - s[t]) < 1e-6 * max(1, abs(s[t])), (t, sum(sc) / 7, s[t])
+# per tuner over the cells: the mean, spread and range of the cells' mean scores at the budget
+import statistics
+assert [a["tuner"] for a in rep["tuners"]] == ["random", "coordinate-descent", "beam"], rep["tuners"]
+for a in rep["tuners"]:
+    v = [r["score_mean"][-1] for r in rep["rows"] if r["tuner"] == a["tuner"]]
+    assert a["cells"] == len(v) == 2
+    assert abs(a["mean"] - statistics.mean(v)) < 1e-9 and abs(a["sd"] - statistics.stdev(v)) < 1e-9
+    assert a["min"] == min(v) and a["max"] == max(v)
 PYEOF
 expect_status 0 h replay r.h5 --tuners random --budget 5 --seeds 3 -f csv && \
 	grep -q '^tuner,cell,budget,score_mean,score_ci_lo,score_ci_hi,score_median' "$SCRATCH/out" && pass "csv" ||
