@@ -69,6 +69,7 @@ struct replay {
 	char *start;               /* the start as asked ("heuristic" by default) */
 	struct replay_row *rows;
 	size_t nrows;
+	size_t nsources;           /* results files merged in (replay_merge); 0: this one alone */
 	struct replay_agg *agg;    /* per tuner over the cells, in the rows' tuner order */
 	size_t nagg;
 	char **left_out;           /* "cell: why" for each op cell of the source with a recorded
@@ -83,6 +84,10 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 void replay_free(struct replay *r);
 /* Fill r->agg from r's rows (replay_run does; replay-agg.c). */
 void replay_aggregate(struct replay *r);
+/* Move from's rows and left-out cells into `into`, each cell named "FILE: cell" (into's own
+ * too, at the first merge), and aggregate again: one table over every file's spaces.  The
+ * budgets must be alike (-1 reported otherwise); from keeps its header (free it). */
+int replay_merge(struct replay *into, struct replay *from);
 
 /* The expected minimum of t draws without replacement from the n values v (sorted
  * ascending): sum_i v_i C(n - i - 1, t - 1) / C(n, t), i 0-based. */

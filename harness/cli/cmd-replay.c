@@ -98,8 +98,21 @@ static int replay_exec(const struct cmd_args *a)
 			goto done;
 		}
 	}
+	if (a->npos > 1 && o.unit >= 0) {
+		rc = cmd_usage_error(e, "--unit picks a unit of one file; several files each "
+					"replay their unit with the most trials");
+		goto done;
+	}
 	if (replay_run(a->pos[0], &o, &r))
 		goto done;
+	/* several files: one table over every file's spaces */
+	for (int k = 1; k < a->npos; k++) {
+		struct replay *more = NULL;
+		int bad = replay_run(a->pos[k], &o, &more) || replay_merge(r, more);
+		replay_free(more);
+		if (bad)
+			goto done;
+	}
 	if (plot && replay_plot(r, plot)) {
 		rc = EXIT_RUN_FAILED;
 		goto done;
@@ -128,7 +141,7 @@ done:
 
 const struct cmd_entry cmd_replay_entry = {
 	.name = "replay",
-	.usage = "replay [options] RESULTS.h5 --tuners T1,T2 --budget N|Ss",
+	.usage = "replay [options] RESULTS.h5... --tuners T1,T2 --budget N|Ss",
 	.summary = "re-run tuners offline on an exhaustive unit's recorded trials",
 	.help = "options:\n"
 		"  --tuners LIST        tuners to replay, comma-separated (required): NAME,\n"
@@ -149,7 +162,7 @@ const struct cmd_entry cmd_replay_entry = {
 		"  -h, --help           this text\n",
 	.opts = replay_opts_table,
 	.min_args = 1,
-	.max_args = 1,
+	.max_args = -1,
 	.flags = 0,
 	.exec = replay_exec,
 };

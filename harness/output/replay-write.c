@@ -21,10 +21,15 @@ static int write_md(const struct replay *r, FILE *out)
 			 "(curves over %" PRId64 " trials)", (double)r->budget_ns / 1e9, r->budget);
 	else
 		snprintf(budget, sizeof(budget), "%" PRId64 " trials", r->budget);
-	fprintf(out, "# Replay of '%s'\n\nSource: unit %" PRId64 " (mode '%s'); budget %s; %zu "
-		"seeds; noise %s; start %s.  Score: 0 = the expected best of random search at "
-		"that budget, 1 = the best config known; mean over seeds [Student's t 95%% "
-		"CI of the mean].\n\n", r->path, r->unit, r->source_mode, budget, r->seeds,
+	if (r->nsources > 1)
+		fprintf(out, "# Replay of %zu results files\n\nSources: each file's unit with the "
+			"most trials (cells named FILE: cell)", r->nsources);
+	else
+		fprintf(out, "# Replay of '%s'\n\nSource: unit %" PRId64 " (mode '%s')", r->path,
+			r->unit, r->source_mode);
+	fprintf(out, "; budget %s; %zu seeds; noise %s; start %s.  Score: 0 = the expected best "
+		"of random search at that budget, 1 = the best config known; mean over seeds "
+		"[Student's t 95%% CI of the mean].\n\n", budget, r->seeds,
 		r->noise ? "resampled from the recorded samples" : "none", r->start);
 	fprintf(out, "| tuner | cell | valid | score at budget | trials to 0.95 | trials used | "
 		"chosen / best | chosen (seed 0) | unmeasured |\n|---|---|---|---|---|---|---|---|---|\n");
@@ -88,6 +93,7 @@ static int write_json(const struct replay *r, FILE *out)
 	jw_set(root, "seeds", json_integer((json_int_t)r->seeds));
 	jw_set(root, "noise", json_boolean(r->noise));
 	jw_set(root, "start", jw_str(r->start));
+	jw_set(root, "results_files", json_integer((json_int_t)(r->nsources ? r->nsources : 1)));
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct replay_row *w = &r->rows[i];
 		json_t *o = json_object();

@@ -112,6 +112,18 @@ half = sum(hi - lo for _, lo, hi in pts) / len(pts) / 2
 print("CIs holding 0: %.3f, average mean score %.4f (CI half-width %.4f)" % (cover, avg, half))
 assert cover >= 0.7 and abs(avg) <= 1.5 * half, (cover, avg, half)
 PYEOF
+# several results files: one table over every file's spaces, cells named by their file
+expect_status 0 h replay r.h5 capped.h5 --tuners random,beam --budget 8 --seeds 5 -f json -o two.json &&
+	check "two files replayed into one table, aggregated over all four cells" $PY - two.json <<'PYEOF'
+import json, sys
+rep = json.load(open(sys.argv[1]))
+assert rep["results_files"] == 2
+cells = sorted({w["cell"] for w in rep["rows"]})
+assert len(cells) == 4 and sum(c.startswith("r.h5: ") for c in cells) == 2 and sum(c.startswith("capped.h5: ") for c in cells) == 2, cells
+assert [a["cells"] for a in rep["tuners"]] == [4, 4], rep["tuners"]
+PYEOF
+expect_status 2 h replay r.h5 capped.h5 --tuners random --budget 8 --unit 0 &&
+	check "--unit with several files is a usage error" expect_grep "unit" "$SCRATCH/err"
 # a space over replay's limits is left out loudly: warned of, listed in md and json, never
 # dropped without a word (issue 47: dedispersion's and pnpoly's spaces vanished so)
 mkdir -p big && cp "$DATA/replay/big-space.py" "$DATA/replay/big-space.toml" big/
