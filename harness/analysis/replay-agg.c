@@ -6,9 +6,10 @@
 #include "harness/analysis/replay.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <gsl/gsl_statistics_double.h>
 
 #include "harness/base/util.h"
 
@@ -16,27 +17,24 @@ void replay_aggregate(struct replay *r)
 {
 	r->agg = xcalloc(r->nrows + 1, sizeof(*r->agg));
 	r->nagg = 0;
+	double *v = xcalloc(r->nrows + 1, sizeof(*v));
 	for (size_t i = 0; i < r->nrows; i++) {
-		size_t k = 0;
-		while (k < r->nagg && strcmp(r->agg[k].tuner, r->rows[i].tuner))
+		const char *tuner = r->rows[i].tuner;
+		size_t k = 0, n = 0;
+		while (k < r->nagg && strcmp(r->agg[k].tuner, tuner))
 			k++;
-		if (k == r->nagg)
-			r->agg[r->nagg++] = (struct replay_agg){ .tuner = r->rows[i].tuner,
-								  .min = INFINITY, .max = -INFINITY };
-		struct replay_agg *a = &r->agg[k];
-		double v = r->rows[i].score_mean[r->budget - 1];
-		a->ncells++;
-		a->mean += v;
-		a->sd += v * v;
-		a->min = v < a->min ? v : a->min;
-		a->max = v > a->max ? v : a->max;
+		if (k < r->nagg)
+			continue; /* this tuner's cells were gathered at its first row */
+		for (size_t j = i; j < r->nrows; j++)
+			if (!strcmp(r->rows[j].tuner, tuner))
+				v[n++] = r->rows[j].score_mean[r->budget - 1];
+		struct replay_agg *a = &r->agg[r->nagg++];
+		*a = (struct replay_agg){ .tuner = tuner, .ncells = n,
+					  .mean = gsl_stats_mean(v, 1, n),
+					  .sd = n > 1 ? gsl_stats_sd(v, 1, n) : 0 };
+		gsl_stats_minmax(&a->min, &a->max, v, 1, n);
 	}
-	for (size_t k = 0; k < r->nagg; k++) {
-		struct replay_agg *a = &r->agg[k];
-		double n = (double)a->ncells, m = a->mean / n;
-		a->sd = a->ncells > 1 ? sqrt(fmax(0, (a->sd - n * m * m) / (n - 1))) : 0;
-		a->mean = m;
-	}
+	free(v);
 }
 
 /* "prefix: text" in place of *s. */

@@ -373,10 +373,11 @@ done:
 	return ret;
 }
 
-/* Leave op cell `cell` out of the replay, saying why on stderr and in the replay. */
-static void left_out(struct replay *r, const char *cell, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void left_out(struct replay *r, const char *cell, const char *fmt, ...)
+/* Leave op cell `cell` out of the replay, saying why in the replay, and on stderr when warn
+ * (recorded data replay cannot use; not a cell without ok trials, which has none). */
+static void left_out(struct replay *r, const char *cell, int warn, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void left_out(struct replay *r, const char *cell, int warn, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -384,7 +385,8 @@ static void left_out(struct replay *r, const char *cell, const char *fmt, ...)
 	va_end(ap);
 	r->left_out = xrealloc(r->left_out, (r->nleft_out + 1) * sizeof(*r->left_out));
 	r->left_out[r->nleft_out++] = xasprintf("%s: %s", cell, why);
-	warning("'%s': op cell '%s' left out of the replay: %s", r->path, cell, why);
+	if (warn)
+		warning("'%s': op cell '%s' left out of the replay: %s", r->path, cell, why);
 	free(why);
 }
 
@@ -463,23 +465,22 @@ static void replay_cell(struct rcell *rc, const struct rtuner *rt, const struct 
 			curves[k * B + t] = last;
 		}
 	}
-	/* Over seeds, the mean with Student's t 95% CI: the score is linear in the best-so-far,
-	 * so random search's mean is 0 in expectation (its skewed median is not) */
-	double tq = S > 1 ? stats_t_quantile(0.975, (double)(S - 1)) : 0;
+	/* Over seeds, the mean with Student's t 95% CI (stats_t_test): the score is linear in
+	 * the best-so-far, so random search's mean is 0 in expectation (its skewed median is
+	 * not).  One seed: the point. */
 	for (size_t t = 0; t < B; t++) {
-		double R = w->random_ns[t], sum = 0, ss = 0;
+		double R = w->random_ns[t];
 		for (size_t k = 0; k < S; k++) {
 			double v = curves[k * B + t];
 			col[k] = R - w->best_ns > 0 ? (R - v) / (R - w->best_ns) : (v <= w->best_ns);
-			sum += col[k];
 		}
-		double mean = sum / (double)S;
-		for (size_t k = 0; k < S; k++)
-			ss += (col[k] - mean) * (col[k] - mean);
-		double half = S > 1 ? tq * sqrt(ss / (double)(S - 1) / (double)S) : 0;
-		w->score_mean[t] = mean;
-		w->score_lo[t] = mean - half;
-		w->score_hi[t] = mean + half;
+		struct stats_ttest tt = { .est = col[0], .lo = col[0], .hi = col[0] };
+		char *why = NULL;
+		if (S > 1 && stats_t_test(col, S, 0.95, &tt, &why))
+			free(why); /* scores are finite: not reached */
+		w->score_mean[t] = tt.est;
+		w->score_lo[t] = tt.lo;
+		w->score_hi[t] = tt.hi;
 		w->score_med[t] = median_of(col, S);
 	}
 	w->seed_best_ns = curves; /* the per-seed trajectories, kept whole */
@@ -606,7 +607,7 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 		if (c < 0 || (size_t)c >= ncells || sp.spaces[si].grid <= 0)
 			continue;
 		if (sp.spaces[si].grid > REC_MAX_POINTS) {
-			left_out(r, cells[c].name, "its grid of %" PRId64 " points is over the %d "
+			left_out(r, cells[c].name, 1, "its grid of %" PRId64 " points is over the %d "
 				 "whose outcomes a results file records", sp.spaces[si].grid,
 				 REC_MAX_POINTS);
 			continue;
@@ -617,13 +618,15 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 		rc.s.ctx = &rc;
 		rc.s.valid = rcell_valid;
 		rc.s.heuristic = rcell_heuristic;
-		int over = 0; /* a field or value over the space limits: the cell is left out */
+		/* a field, or a field's value, over the space limits: the cell is left out */
+		int over_fields = 0;
+		const char *full = NULL; /* the first field with more values than it can hold */
 		for (size_t vi = 0; vi < sp.nvalues; vi++) {
 			const struct rec_space_value *v = &sp.values[vi];
 			if (sp.value_unit[vi] != u || v->cell != c || v->field < 0)
 				continue;
 			if (v->field >= SPACE_MAX_FIELDS) {
-				over = over ? over : 1;
+				over_fields = 1;
 				continue;
 			}
 			struct space_field *fd = &rc.s.fields[v->field];
@@ -632,25 +635,25 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 			fd->name = rc.names[v->field];
 			if (fd->nvalues < SPACE_MAX_VALUES)
 				fd->values[fd->nvalues++] = v->value;
-			else
-				over = over ? over : 2 + v->field;
+			else if (!full)
+				full = fd->name;
 			if ((size_t)v->field + 1 > rc.s.nfields)
 				rc.s.nfields = (size_t)v->field + 1;
 		}
-		if (over) {
-			if (over == 1)
-				left_out(r, cells[c].name, "its space has more than the %d fields replay "
+		if (over_fields || full) {
+			if (over_fields)
+				left_out(r, cells[c].name, 1, "its space has more than the %d fields replay "
 					 "can hold", SPACE_MAX_FIELDS);
 			else
-				left_out(r, cells[c].name, "its field '%s' has more than the %d values "
-					 "replay can hold", rc.names[over - 2], SPACE_MAX_VALUES);
+				left_out(r, cells[c].name, 1, "its field '%s' has more than the %d values "
+					 "replay can hold", full, SPACE_MAX_VALUES);
 			rcell_release(&rc);
 			continue;
 		}
 		steps_from_backends(&rc.s, rc.s.op);
 		rc.grid = space_grid_size(&rc.s);
 		if (rc.grid != (size_t)sp.spaces[si].grid) {
-			left_out(r, cells[c].name, "its recorded values make %zu points, its recorded "
+			left_out(r, cells[c].name, 1, "its recorded values make %zu points, its recorded "
 				 "grid %" PRId64, rc.grid, sp.spaces[si].grid);
 			rcell_release(&rc);
 			continue;
@@ -698,7 +701,7 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 		}
 		/* the start: the heuristic tuner's recorded choice (default), first, random, a config */
 		int have_start = 0;
-		const char *st = o->start && *o->start ? o->start : "heuristic";
+		const char *st = r->start;
 		for (size_t k = 0; k < nchoices && !have_start && !strcmp(st, "heuristic"); k++) {
 			char *why = NULL;
 			if (choices[k].cell == c && !strcmp(choices[k].reason, "rule") &&
@@ -725,7 +728,7 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 		if (!have_start)
 			rc.s.heuristic = NULL; /* the first valid grid point (tuner_start_point) */
 		if (!nok) {
-			left_out(r, cells[c].name, "the source recorded no ok trial of it");
+			left_out(r, cells[c].name, 0, "the source recorded no ok trial of it");
 			free(ok);
 			rcell_release(&rc);
 			continue;

@@ -191,11 +191,10 @@ static void print_settings(const struct experiment *e)
 			free(t);
 		}
 	}
-	const struct limit_settings *l = &e->limits;
+	struct proto_limits l = proto_limits_with(e->limits.samples, e->limits.info_bytes,
+						  e->limits.output_bytes);
 	printf("  limits: samples = %" PRId64 ", info_bytes = %" PRId64 ", output_bytes = %" PRId64
-	       "\n", l->samples ? l->samples : (int64_t)PROTO_LIMIT_SAMPLES,
-	       l->info_bytes ? l->info_bytes : (int64_t)PROTO_LIMIT_INFO,
-	       l->output_bytes ? l->output_bytes : (int64_t)PROTO_LIMIT_OUTPUT);
+	       "\n", l.samples, l.info_bytes, l.output_bytes);
 }
 
 /* Load each file in turn (schema, ranges, catalog, tuners, and every hypothesis file it

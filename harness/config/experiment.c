@@ -357,19 +357,19 @@ int experiment_measure_equal(const struct measure_settings *a, const struct meas
 	return 1;
 }
 
-char *experiment_mode_measure_text(const struct mode *m)
+/* The keys of ms whose bit is in set, "key = value, ...", in the keys' order; seconds
+ * followed by sec (" s" in a report, "" as the file writes them). */
+static char *measure_text(const struct measure_settings *ms, unsigned set, const char *sec)
 {
-	if (!m->measure_set)
-		return NULL;
 	struct sbuf sb;
 	sbuf_init(&sb);
 	for (size_t k = 0; k < ARRAY_SIZE(measure_fields); k++) {
-		if (!(m->measure_set & 1u << k))
+		if (!(set & 1u << k))
 			continue;
-		const char *v = (const char *)&m->measure + measure_fields[k].off;
+		const char *v = (const char *)ms + measure_fields[k].off;
 		sbuf_addf(&sb, "%s%s = ", sb.len ? ", " : "", measure_keys[k]);
 		switch (measure_fields[k].kind) {
-		case 's': sbuf_addf(&sb, "%g s", *(const double *)(const void *)v); break;
+		case 's': sbuf_addf(&sb, "%g%s", *(const double *)(const void *)v, sec); break;
 		case 'd': sbuf_addf(&sb, "%g", *(const double *)(const void *)v); break;
 		case 'b': sbuf_adds(&sb, *(const int *)(const void *)v ? "true" : "false"); break;
 		default: sbuf_addf(&sb, "%" PRId64, *(const int64_t *)(const void *)v); break;
@@ -378,21 +378,14 @@ char *experiment_mode_measure_text(const struct mode *m)
 	return sbuf_detach(&sb);
 }
 
+char *experiment_mode_measure_text(const struct mode *m)
+{
+	return m->measure_set ? measure_text(&m->measure, m->measure_set, " s") : NULL;
+}
+
 char *experiment_measure_text(const struct measure_settings *ms)
 {
-	struct sbuf sb;
-	sbuf_init(&sb);
-	for (size_t k = 0; k < ARRAY_SIZE(measure_fields); k++) {
-		const char *v = (const char *)ms + measure_fields[k].off;
-		sbuf_addf(&sb, "%s%s = ", k ? ", " : "", measure_keys[k]);
-		switch (measure_fields[k].kind) {
-		case 's':
-		case 'd': sbuf_addf(&sb, "%g", *(const double *)(const void *)v); break;
-		case 'b': sbuf_adds(&sb, *(const int *)(const void *)v ? "true" : "false"); break;
-		default: sbuf_addf(&sb, "%" PRId64, *(const int64_t *)(const void *)v); break;
-		}
-	}
-	return sbuf_detach(&sb);
+	return measure_text(ms, ~0u, "");
 }
 
 void experiment_apply_on(struct experiment *e, const char *backend)

@@ -14,12 +14,18 @@
 
 /* ---- parsing ---------------------------------------------------------------------- */
 
+struct proto_limits proto_limits_with(int64_t samples, int64_t info_bytes, int64_t output_bytes)
+{
+	return (struct proto_limits){ samples ? samples : PROTO_LIMIT_SAMPLES,
+				      info_bytes ? info_bytes : PROTO_LIMIT_INFO,
+				      output_bytes ? output_bytes : PROTO_LIMIT_OUTPUT };
+}
+
 void proto_in_init(struct proto_in *in, struct rec_unit_data *u)
 {
 	memset(in, 0, sizeof(*in));
 	in->u = u;
-	in->lim = (struct proto_limits){ PROTO_LIMIT_SAMPLES, PROTO_LIMIT_INFO,
-					 PROTO_LIMIT_OUTPUT };
+	in->lim = proto_limits_with(0, 0, 0);
 	sbuf_init(&in->partial);
 }
 

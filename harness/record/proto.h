@@ -60,6 +60,10 @@ struct proto_limits {
 #define PROTO_LIMIT_SAMPLES 20000000LL          /* about 0.9 GB held: 44 bytes a sample */
 #define PROTO_LIMIT_INFO (1024LL * 1024)        /* 1 MiB */
 #define PROTO_LIMIT_OUTPUT (4096LL * 1024 * 1024) /* 4 GiB */
+/* The defaults with an experiment's [limits] over them: each of samples, info_bytes and
+ * output_bytes that is not 0 replaces its default (the unit's limits, and what `harness
+ * check --settings` shows). */
+struct proto_limits proto_limits_with(int64_t samples, int64_t info_bytes, int64_t output_bytes);
 
 struct proto_in {
 	struct rec_unit_data *u;  /* borrowed: records are added to it */

@@ -288,16 +288,15 @@ static int unit_prepare(struct run *r, struct slot_run *s, const struct rec_plan
 	 * even if it is rebuilt or replaced meanwhile (the path is in the run metadata). */
 	struct unitenv_start us = { .self = "/proc/self/exe", .spec = spec,
 				    .command = (const char *const *)r->mb[mi].command };
-	s->argv = unitenv_argv(r->mb[mi].entry, &us, &cause);
-	int w = s->argv ? unitspec_write(spec, r->exp, m, &su) : -1;
 	struct unitenv_unit eu = { .id = p->id, .backend = backend, .cache_dir = s->cache,
 				   .spec = spec, .record_fd = PROTO_FD };
-	if (!w)
-		s->env = unitenv_env(r->exp, m, &eu);
-	free(spec);
+	s->argv = unitenv_argv(r->mb[mi].entry, &us, &cause);
 	if (!s->argv)
 		error("mode '%s': %s", p->mode, cause);
-	if (w)
+	else if (!unitspec_write(spec, r->exp, m, &su))
+		s->env = unitenv_env(r->exp, m, &eu);
+	free(spec);
+	if (!s->env)
 		goto done;
 	/* A GPU slot's unit sees its GPU only, by UUID (over the experiment's own setting). */
 	if (s->def && r->slots.gpus)

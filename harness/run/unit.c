@@ -154,12 +154,8 @@ int unit_start(const struct unit_spec *s, struct progress *prog, struct rec_unit
 	j->u = u;
 	j->open = 1;
 	proto_in_init(&j->in, u);
-	if (s->limits.samples)
-		j->in.lim.samples = s->limits.samples;
-	if (s->limits.info_bytes)
-		j->in.lim.info_bytes = s->limits.info_bytes;
-	if (s->limits.output_bytes)
-		j->in.lim.output_bytes = s->limits.output_bytes;
+	j->in.lim = proto_limits_with(s->limits.samples, s->limits.info_bytes,
+				      s->limits.output_bytes);
 	spawn_init(&j->sp);
 	util_utc_now(t);
 	x->start_utc = xstrdup(t);

@@ -163,7 +163,7 @@ done:
 
 /* ---- reading it back (the harness's own worker) ------------------------------------------ */
 
-/* The reader's place: the file, and the key being read ("measure.min_samples"). */
+/* The reader: the file (for messages), and whether a key was wrong (the first is reported). */
 struct rd {
 	const char *path;
 	int failed;
@@ -354,10 +354,14 @@ int unitspec_read(const char *path, struct unitspec **out)
 		if (json_is_string(x))
 			s->train[s->ntrain++] = xstrdup(json_string_value(x));
 	char *fault = str_of(&r, root, "fault", 0);
-	s->fault = FAULT_NONE;
-	for (int k = FAULT_NONE; fault && k <= FAULT_BAD_RECORD; k++)
-		if (!strcmp(fault, fault_kind_name((enum fault_kind)k)))
-			s->fault = (enum fault_kind)k;
+	int k = FAULT_NONE;
+	while (fault && k <= FAULT_BAD_RECORD && strcmp(fault, fault_kind_name((enum fault_kind)k)))
+		k++;
+	if (fault && k > FAULT_BAD_RECORD && !r.failed) {
+		error("'%s': fault '%s' is none of the faults this harness injects", path, fault);
+		r.failed = 1;
+	}
+	s->fault = k > FAULT_BAD_RECORD ? FAULT_NONE : (enum fault_kind)k;
 	free(fault);
 	json_decref(root);
 	if (r.failed) {

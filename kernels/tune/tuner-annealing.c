@@ -36,9 +36,10 @@ struct tuner {
 	struct tuner_memo memo; /* every point measured, with its median */
 	struct config pos;      /* where the walk is */
 	double pos_ns;          /* its median; INFINITY when it failed or is not measured */
-	int started;            /* pos was proposed (and observed) */
+	int started;            /* the start was proposed */
 	struct config pending;  /* the proposal awaiting observe() */
 	int have_pending;
+	int pending_start;      /* the pending proposal is the start: its median is pos_ns */
 	double T, T_start, T_min, alpha;
 	int64_t niter, inner;   /* steps per temperature, and this temperature's so far */
 	double max_iter, max_fevals;
@@ -194,7 +195,7 @@ static int sa_next(struct tuner *t, struct config *c)
 		random_point(t, &t->pos);
 		t->started = 1;
 		t->pending = t->pos;
-		t->have_pending = 1;
+		t->have_pending = t->pending_start = 1;
 		*c = t->pos;
 		return 1;
 	}
@@ -224,7 +225,8 @@ static void sa_observe(struct tuner *t, const struct config *c, const struct tri
 		return;
 	t->have_pending = 0;
 	double ns = tuner_result_ok(r) ? r->median_ns : INFINITY;
-	if (t->unique == 1 && t->steps == 0 && config_equal(t->space, c, &t->pos)) {
+	if (t->pending_start) {
+		t->pending_start = 0;
 		t->pos_ns = ns; /* the start's own evaluation */
 		return;
 	}

@@ -76,6 +76,15 @@ echo '{"spec": 1, "experiment": 3}' >cx/bad.json
 expect_status 1 h __worker --spec cx/bad.json 3>/dev/null &&
 	expect_grep "cx/bad.json': a wrong type for key 'experiment' \(a string expected\)" "$SCRATCH/err" &&
 	pass "a specification's key of the wrong type fails the unit, naming the key" || fail "a wrong key type"
+python3 - r/cache/u0000-*/harness-unit-0000.json cx/fault.json <<'PYEOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["fault"], s["cache_dir"] = "nope", "cx"
+json.dump(s, open(sys.argv[2], "w"))
+PYEOF
+expect_status 1 h __worker --spec cx/fault.json 3>/dev/null &&
+	check "a specification's unknown fault fails the unit, naming it" \
+		expect_grep "cx/fault.json': fault 'nope' is none of the faults" "$SCRATCH/err"
 
 # killed mid-run, --resume runs the rest with the same (mode, workload) plan
 $HARNESS run -q -o k.h5 scope.toml >/dev/null 2>&1 &
