@@ -1,4 +1,5 @@
-/* space.c: configuration spaces: grid enumeration, membership, and the text form of a point */
+/* space.c: configuration spaces: grid and listed enumeration, membership, and the text form
+ * of a point */
 #include "config.h"
 #include "kernels/space.h"
 
@@ -36,12 +37,68 @@ int space_grid_point(const struct space *s, size_t idx, struct config *out)
 	return 0;
 }
 
+size_t space_value_index(const struct space_field *f, int64_t v)
+{
+	size_t lo = 0, hi = f->nvalues;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (f->values[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < f->nvalues && f->values[lo] == v ? lo : f->nvalues;
+}
+
 static int value_allowed(const struct space_field *f, int64_t v)
 {
-	for (size_t i = 0; i < f->nvalues; i++)
-		if (f->values[i] == v)
-			return 1;
+	return space_value_index(f, v) < f->nvalues;
+}
+
+/* Grid order of two points of s (values ascending, last field fastest): lexicographic. */
+static int grid_cmp(const struct space *s, const struct config *a, const struct config *b)
+{
+	for (size_t f = 0; f < s->nfields; f++)
+		if (a->val[f] != b->val[f])
+			return a->val[f] < b->val[f] ? -1 : 1;
 	return 0;
+}
+
+size_t space_npoints(const struct space *s)
+{
+	return s->listed ? s->nlisted : space_grid_size(s);
+}
+
+int space_point(const struct space *s, size_t k, struct config *out)
+{
+	if (!s->listed)
+		return space_grid_point(s, k, out);
+	if (k >= s->nlisted)
+		return -1;
+	*out = s->listed[k];
+	return 0;
+}
+
+int space_point_find(const struct space *s, const struct config *c, size_t *k)
+{
+	if (c->vendor || !s->nfields)
+		return -1;
+	if (!s->listed)
+		return space_point_index(s, c, k);
+	size_t lo = 0, hi = s->nlisted;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int r = grid_cmp(s, &s->listed[mid], c);
+		if (!r) {
+			*k = mid;
+			return 0;
+		}
+		if (r < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
 }
 
 size_t space_nvendors(const struct space *s)
@@ -76,6 +133,11 @@ int space_check(const struct space *s, const struct config *c, const char **why)
 			*why = "a value outside its field";
 			return 0;
 		}
+	size_t k;
+	if (s->listed && space_point_find(s, c, &k)) {
+		*why = "not among the space's listed points";
+		return 0;
+	}
 	return s->valid ? s->valid(s, c, why) : 1;
 }
 
@@ -101,8 +163,14 @@ void config_format(const struct space *s, const struct config *c, struct sbuf *o
 		vendor_format(s, c->vendor_idx, out);
 		return;
 	}
-	for (size_t f = 0; f < s->nfields; f++)
-		sbuf_addf(out, "%s%s=%" PRId64, f ? "," : "", s->fields[f].name, c->val[f]);
+	for (size_t f = 0; f < s->nfields; f++) {
+		const struct space_field *fd = &s->fields[f];
+		sbuf_addf(out, "%s%s=", f ? "," : "", fd->name);
+		if (fd->labels && c->val[f] >= 0 && (size_t)c->val[f] < fd->nvalues)
+			sbuf_adds(out, fd->labels[c->val[f]]);
+		else
+			sbuf_addf(out, "%" PRId64, c->val[f]);
+	}
 }
 
 static void add_field_names(const struct space *s, struct sbuf *sb)
@@ -113,8 +181,29 @@ static void add_field_names(const struct space *s, struct sbuf *sb)
 
 static void add_field_values(const struct space_field *f, struct sbuf *sb)
 {
-	for (size_t i = 0; i < f->nvalues; i++)
-		sbuf_addf(sb, "%s%" PRId64, i ? ", " : "", f->values[i]);
+	for (size_t i = 0; i < f->nvalues && i < 32; i++) {
+		sbuf_adds(sb, i ? ", " : "");
+		if (f->labels)
+			sbuf_adds(sb, f->labels[i]);
+		else
+			sbuf_addf(sb, "%" PRId64, f->values[i]);
+	}
+	if (f->nvalues > 32)
+		sbuf_addf(sb, ", ... %zu in all", f->nvalues);
+}
+
+/* The value of field f written text (its label, or an integer): 0 and *v, or -1. */
+static int parse_value(const struct space_field *f, const char *text, int64_t *v)
+{
+	if (f->labels) {
+		for (size_t k = 0; k < f->nvalues; k++)
+			if (!strcmp(f->labels[k], text)) {
+				*v = f->values[k];
+				return 0;
+			}
+		return -1;
+	}
+	return parse_i64(text, INT64_MIN, INT64_MAX, v) || !value_allowed(f, *v) ? -1 : 0;
 }
 
 /* Parse "NAME=VALUE,..." (every field exactly once, any order), "vendor:P=V,..." (a vendor
@@ -195,8 +284,7 @@ int config_parse(const struct space *s, const char *text, struct config *out, ch
 		}
 		seen[f] = 1;
 		int64_t v;
-		if (parse_i64(eq + 1, INT64_MIN, INT64_MAX, &v) ||
-		    !value_allowed(&s->fields[f], v)) {
+		if (parse_value(&s->fields[f], eq + 1, &v)) {
 			sbuf_addf(&sb, "'%s' is not a value of field '%s' (values: ", eq + 1, item);
 			add_field_values(&s->fields[f], &sb);
 			sbuf_adds(&sb, ")");
@@ -209,6 +297,11 @@ int config_parse(const struct space *s, const char *text, struct config *out, ch
 			sbuf_addf(&sb, "field '%s' is missing", s->fields[f].name);
 			goto done;
 		}
+	}
+	size_t k;
+	if (s->listed && space_point_find(s, &c, &k)) {
+		sbuf_addf(&sb, "'%s' is not among the '%s' space's listed points", text, s->op);
+		goto done;
 	}
 	if (s->valid && !s->valid(s, &c, NULL)) {
 		sbuf_addf(&sb, "'%s' is excluded by the '%s' constraint for this shape", text, s->op);
@@ -250,15 +343,23 @@ int space_point_index(const struct space *s, const struct config *c, size_t *idx
 		return -1;
 	for (size_t f = 0; f < s->nfields; f++) {
 		const struct space_field *fd = &s->fields[f];
-		size_t k = 0;
-		while (k < fd->nvalues && fd->values[k] != c->val[f])
-			k++;
-		if (k == fd->nvalues)
+		size_t k = space_value_index(fd, c->val[f]);
+		if (k == fd->nvalues || i > (SIZE_MAX - k) / fd->nvalues)
 			return -1;
 		i = i * fd->nvalues + k;
 	}
 	*idx = i;
 	return 0;
+}
+
+const char *space_kind_name(enum space_kind k)
+{
+	switch (k) {
+	case SPACE_FLOAT: return "float";
+	case SPACE_STRING: return "string";
+	case SPACE_INT: break;
+	}
+	return "int";
 }
 
 const char *space_step_name(enum space_step k)
@@ -329,8 +430,9 @@ size_t space_neighbour_values(const struct space *s, size_t f, int64_t v, int ra
 void space_add_field(struct space *s, const char *name, const int64_t *v, size_t n)
 {
 	struct space_field *f = &s->fields[s->nfields++];
+	memset(f, 0, sizeof(*f));
 	f->name = name;
-	memcpy(f->values, v, n * sizeof(*v));
+	f->values = v;
 	f->nvalues = n;
 }
 

@@ -1,6 +1,7 @@
-/* space.h: a tuning configuration space (named integer fields, their values, a constraint,
- * and the vendor library's candidates) and one point in it.  Backends describe each op's
- * space; tuners walk it without knowing what the fields mean. */
+/* space.h: a tuning configuration space (named fields, their values, a constraint or a list
+ * of the valid points, and the vendor library's candidates) and one point in it.  Backends
+ * describe each op's space; an imported one (a Kernel Tuner cache) lists its points; tuners
+ * walk either without knowing what the fields mean. */
 #ifndef HARNESS_SPACE_H
 #define HARNESS_SPACE_H
 
@@ -9,8 +10,8 @@
 
 #include "harness/base/util.h"
 
-#define SPACE_MAX_FIELDS 8
-#define SPACE_MAX_VALUES 16
+#define SPACE_MAX_FIELDS 32
+#define SPACE_MAX_VALUES 1024
 #define SPACE_MAX_VENDORS 16
 #define SPACE_MAX_VENDOR_PARAMS 4
 
@@ -21,10 +22,18 @@
  * are neither (the CPU backend's tiles {32, 128, 512}, GROUP_M {1, 4, 8}). */
 enum space_step { SPACE_STEP_ORDINAL = 0, SPACE_STEP_POW2, SPACE_STEP_UNIT };
 
+/* What a field's values are: integers (the value itself), or floats and strings as ordinals
+ * 0..n-1 whose text is the field's labels (an imported space's "0.5", "shared"). */
+enum space_kind { SPACE_INT = 0, SPACE_FLOAT, SPACE_STRING };
+
 struct space_field {
 	const char *name;                  /* macro name in the kernel template, e.g. "BM" */
-	int64_t values[SPACE_MAX_VALUES];  /* allowed values, ascending */
+	const int64_t *values;             /* nvalues allowed values, ascending, distinct
+					    * (borrowed: static, or outliving the space) */
 	size_t nvalues;
+	enum space_kind kind;
+	const char *const *labels;         /* SPACE_FLOAT, SPACE_STRING: nvalues texts, the
+					    * k-th for ordinal k (borrowed); NULL for SPACE_INT */
 	enum space_step step;              /* how local searches step along it */
 	int64_t macro_max;                 /* > 0: the template sees min(value, macro_max);
 					    * the values above it pick how the backend launches
@@ -66,10 +75,24 @@ struct space {
 	/* The backend's rule-of-thumb choice for this cell (the heuristic tuner's pick). */
 	void (*heuristic)(const struct space *s, struct config *out);
 	const void *ctx;                   /* the backend's per-cell data (shape) for the two above */
+	/* NULL: the candidates are the grid's points that valid() keeps.  Else the valid points
+	 * themselves, nlisted of them in grid order, distinct (borrowed): a space too large to
+	 * enumerate whose source says which points exist (an imported cache's measured
+	 * configurations; every other grid point is excluded). */
+	const struct config *listed;
+	size_t nlisted;
 };
 
-/* Number of points of the grid (vendor excluded), ignoring the constraint. */
+/* Number of points of the grid (vendor excluded), ignoring the constraint; SIZE_MAX when
+ * it does not fit a size_t. */
 size_t space_grid_size(const struct space *s);
+/* The candidates a tuner enumerates: the listed points when s lists them, else the grid
+ * (space_contains filters it).  Their number, and the k-th (0 or -1 when out of range). */
+size_t space_npoints(const struct space *s);
+int space_point(const struct space *s, size_t k, struct config *out);
+/* The k with space_point(s, k) == c: 0 and *k, or -1 (a vendor point, a value outside its
+ * field, not listed). */
+int space_point_find(const struct space *s, const struct config *c, size_t *k);
 /* The idx-th grid point in mixed-radix order (last field fastest).  0 or -1 when idx is
  * out of range. */
 int space_grid_point(const struct space *s, size_t idx, struct config *out);
@@ -80,7 +103,7 @@ int space_check(const struct space *s, const struct config *c, const char **why)
 /* Vendor candidates of s (0 when it has no vendor path), and the k-th as a config. */
 size_t space_nvendors(const struct space *s);
 void space_vendor_point(const struct space *s, size_t k, struct config *out);
-/* "vendor", "vendor:algo=6" or "BM=32,BN=64,..." appended to out. */
+/* "vendor", "vendor:algo=6" or "BM=32,BN=64,..." (a labelled field's label) appended to out. */
 void config_format(const struct space *s, const struct config *c, struct sbuf *out);
 /* Inverse of config_format; -1 with *cause (heap) when text is not a point of s. */
 int config_parse(const struct space *s, const char *text, struct config *out, char **cause);
@@ -89,11 +112,15 @@ int config_equal(const struct space *s, const struct config *a, const struct con
 /* The index of the field named name, or s->nfields when there is none. */
 size_t space_field_find(const struct space *s, const char *name);
 /* The grid index of c (not vendor; every value allowed; the constraint not consulted):
- * 0 and *idx, or -1. */
+ * 0 and *idx, or -1 (also when the index does not fit a size_t). */
 int space_point_index(const struct space *s, const struct config *c, size_t *idx);
-/* Append a field named name (static or outliving s) with the n ascending values v to s;
- * the caller keeps within SPACE_MAX_FIELDS and SPACE_MAX_VALUES. */
+/* Append an integer field named name with the n ascending values v to s (both borrowed:
+ * static, or outliving s); the caller keeps within SPACE_MAX_FIELDS and SPACE_MAX_VALUES. */
 void space_add_field(struct space *s, const char *name, const int64_t *v, size_t n);
+/* The index of value v in field f (values ascending: a binary search), or f->nvalues. */
+size_t space_value_index(const struct space_field *f, int64_t v);
+/* "int", "float", "string" */
+const char *space_kind_name(enum space_kind k);
 /* 1 when tile value v of field f is redundant for a dimension d: a smaller value of f
  * already covers d, so both give the same single block and a space keeps the smaller. */
 int space_field_redundant(const struct space_field *f, int64_t v, int64_t d);

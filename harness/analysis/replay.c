@@ -1,6 +1,6 @@
 /* replay.c: tuners re-run on one unit's recorded trials (see replay.h) */
 #include "config.h"
-#include "harness/analysis/replay.h"
+#include "harness/analysis/replay-int.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -13,57 +13,9 @@
 #include "harness/record/recorder.h"
 #include "kernels/sample.h"
 #include "harness/record/train.h"
-#include "kernels/backend.h"
 #include "kernels/tune.h"
 #include "kernels/tuner.h"
 #include "stats/stats.h"
-
-/* One recorded grid point. */
-struct rpoint {
-	int measured;
-	enum trial_status status;
-	int64_t *ns;             /* its trial's samples (borrowed from the file's arrays) */
-	size_t n;
-	double median;           /* the recorded median (NaN when not ok) */
-	int64_t compile_ns, bench_ns;
-};
-
-/* One op cell of the source unit, as recorded. */
-struct rcell {
-	struct space s;
-	char *names[SPACE_MAX_FIELDS];
-	unsigned char *invalid;  /* per grid point */
-	struct rpoint *pts;      /* per grid point */
-	size_t grid;
-	struct config start;
-	int random_start;        /* --start random: start drawn per seed (replay_cell) */
-	double worst;            /* the slowest ok median: what a failed proposal scores */
-	/* one tuning's bookkeeping */
-	uint64_t noise_rng;
-	int noise;
-	size_t unmeasured;
-	double obs_best, true_best; /* best observed median so far, and its recorded median */
-	double *curve;              /* true_best after each trial */
-	int64_t budget, t;
-};
-
-static int rcell_valid(const struct space *s, const struct config *c, const char **why)
-{
-	const struct rcell *rc = s->ctx;
-	size_t idx;
-	if (space_point_index(s, c, &idx) || rc->invalid[idx]) {
-		if (why)
-			*why = "excluded when it was recorded";
-		return 0;
-	}
-	return 1;
-}
-
-static void rcell_heuristic(const struct space *s, struct config *c)
-{
-	const struct rcell *rc = s->ctx;
-	*c = rc->start;
-}
 
 /* SplitMix64, for the noise draws. */
 static uint64_t rnext(uint64_t *st)
@@ -79,7 +31,7 @@ static int rcell_trial(void *ctx, const struct config *c, int64_t n, struct tune
 {
 	struct rcell *rc = ctx;
 	size_t idx;
-	if (c->vendor || space_point_index(&rc->s, c, &idx) || !rc->pts[idx].measured) {
+	if (c->vendor || space_point_find(&rc->s, c, &idx) || !rc->pts[idx].measured) {
 		/* the documented penalty: a config the source never measured fails */
 		rc->unmeasured++;
 		out->status = TRIAL_FAILED;
@@ -109,7 +61,7 @@ static int rcell_record(void *ctx, const struct config *c, const struct tune_tri
 {
 	struct rcell *rc = ctx;
 	size_t idx;
-	int at = !c->vendor && !space_point_index(&rc->s, c, &idx);
+	int at = !c->vendor && !space_point_find(&rc->s, c, &idx);
 	if (t->status == TRIAL_OK && !isfinite(median_ns) && !t->nsamples && at &&
 	    rc->pts[idx].measured)
 		median_ns = rc->pts[idx].median;
@@ -151,34 +103,6 @@ static double median_of(double *x, size_t n)
 {
 	qsort(x, n, sizeof(*x), cmp_d);
 	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
-}
-
-static void rcell_release(struct rcell *rc)
-{
-	for (size_t f = 0; f < SPACE_MAX_FIELDS; f++)
-		free(rc->names[f]);
-	free(rc->invalid);
-	free(rc->pts);
-	free(rc->curve);
-}
-
-/* Field steps from the backend's shape-free space for op, when its fields are these. */
-static void steps_from_backends(struct space *s, const char *op)
-{
-	for (size_t b = 0; backend_registry[b].name; b++) {
-		const struct backend_ops *ops = backend_registry[b].ops;
-		struct space ref;
-		if (!ops || !ops->op_space || ops->op_space(op, &ref) || ref.nfields != s->nfields)
-			continue;
-		int same = 1;
-		for (size_t f = 0; f < s->nfields; f++)
-			same &= !strcmp(ref.fields[f].name, s->fields[f].name);
-		if (!same)
-			continue;
-		for (size_t f = 0; f < s->nfields; f++)
-			s->fields[f].step = ref.fields[f].step;
-		return;
-	}
 }
 
 void replay_free(struct replay *r)
@@ -428,11 +352,7 @@ static void replay_cell(struct rcell *rc, const struct rtuner *rt, const struct 
 		rc->noise_rng = (base_seed + k) * 0x2545f4914f6cdd1dULL + cell_idx;
 		if (rc->random_start) {
 			uint64_t st = (base_seed + k) * 0x9e3779b97f4a7c15ULL ^ (cell_idx + 1);
-			size_t p;
-			do
-				p = (size_t)(rnext(&st) % rc->grid);
-			while (rc->invalid[p]);
-			space_grid_point(&rc->s, p, &rc->start);
+			rc->start = rc->points[rnext(&st) % rc->npoints];
 		}
 		rc->obs_best = INFINITY;
 		rc->true_best = NAN;
@@ -440,7 +360,7 @@ static void replay_cell(struct rcell *rc, const struct rtuner *rt, const struct 
 		double ratio_k = NAN;
 		if (!tune_cell(rt->ops, &a, 1, &m, &res, &cause)) {
 			size_t idx;
-			if (!res.best.vendor && !space_point_index(&rc->s, &res.best, &idx) &&
+			if (!res.best.vendor && !space_point_find(&rc->s, &res.best, &idx) &&
 			    rc->pts[idx].measured)
 				ratio_k = rc->pts[idx].median / w->best_ns;
 			if (k == 0) {
@@ -588,156 +508,40 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 	r->budget = o->budget_trials;
 	r->budget_ns = o->budget_ns;
 	if (!r->budget) {
-		/* a seconds budget: curves as long as the largest cell's grid */
+		/* a seconds budget: curves as long as the largest cell's valid points */
 		for (size_t si = 0; si < sp.nspaces; si++)
-			if (sp.space_unit[si] == u && sp.spaces[si].grid > r->budget &&
-			    sp.spaces[si].grid <= REC_MAX_POINTS)
-				r->budget = sp.spaces[si].grid;
+			if (sp.space_unit[si] == u && sp.spaces[si].nvalid > r->budget &&
+			    (sp.spaces[si].listed || sp.spaces[si].grid <= REC_MAX_POINTS))
+				r->budget = sp.spaces[si].nvalid;
 		if (!r->budget)
 			r->budget = 1;
 	}
 	r->seeds = o->seeds;
 	r->noise = o->noise;
 	r->start = xstrdup(o->start && *o->start ? o->start : "heuristic");
+	struct rsource src = { .path = path, .unit = u, .cells = cells, .ncells = ncells,
+			       .tunit = tunit, .trials = trials, .ntrials = ntrials,
+			       .ts_ns = ts_ns, .ts_off = ts_off, .ts_cnt = ts_cnt,
+			       .choices = choices, .nchoices = nchoices, .sp = &sp };
 	size_t cap = 0;
 	for (size_t si = 0; si < sp.nspaces; si++) {
 		if (sp.space_unit[si] != u)
 			continue;
 		int64_t c = sp.spaces[si].cell;
-		if (c < 0 || (size_t)c >= ncells || sp.spaces[si].grid <= 0)
+		if (c < 0 || (size_t)c >= ncells || (sp.spaces[si].grid == 0 && !sp.spaces[si].listed))
 			continue;
-		if (sp.spaces[si].grid > REC_MAX_POINTS) {
-			left_out(r, cells[c].name, 1, "its grid of %" PRId64 " points is over the %d "
-				 "whose outcomes a results file records", sp.spaces[si].grid,
-				 REC_MAX_POINTS);
-			continue;
-		}
 		struct rcell rc;
-		memset(&rc, 0, sizeof(rc));
-		rc.s.op = cells[c].op;
-		rc.s.ctx = &rc;
-		rc.s.valid = rcell_valid;
-		rc.s.heuristic = rcell_heuristic;
-		/* a field, or a field's value, over the space limits: the cell is left out */
-		int over_fields = 0;
-		const char *full = NULL; /* the first field with more values than it can hold */
-		for (size_t vi = 0; vi < sp.nvalues; vi++) {
-			const struct rec_space_value *v = &sp.values[vi];
-			if (sp.value_unit[vi] != u || v->cell != c || v->field < 0)
-				continue;
-			if (v->field >= SPACE_MAX_FIELDS) {
-				over_fields = 1;
-				continue;
-			}
-			struct space_field *fd = &rc.s.fields[v->field];
-			if (!rc.names[v->field])
-				rc.names[v->field] = xstrdup(v->name);
-			fd->name = rc.names[v->field];
-			if (fd->nvalues < SPACE_MAX_VALUES)
-				fd->values[fd->nvalues++] = v->value;
-			else if (!full)
-				full = fd->name;
-			if ((size_t)v->field + 1 > rc.s.nfields)
-				rc.s.nfields = (size_t)v->field + 1;
-		}
-		if (over_fields || full) {
-			if (over_fields)
-				left_out(r, cells[c].name, 1, "its space has more than the %d fields replay "
-					 "can hold", SPACE_MAX_FIELDS);
-			else
-				left_out(r, cells[c].name, 1, "its field '%s' has more than the %d values "
-					 "replay can hold", full, SPACE_MAX_VALUES);
-			rcell_release(&rc);
-			continue;
-		}
-		steps_from_backends(&rc.s, rc.s.op);
-		rc.grid = space_grid_size(&rc.s);
-		if (rc.grid != (size_t)sp.spaces[si].grid) {
-			left_out(r, cells[c].name, 1, "its recorded values make %zu points, its recorded "
-				 "grid %" PRId64, rc.grid, sp.spaces[si].grid);
-			rcell_release(&rc);
-			continue;
-		}
-		rc.invalid = xcalloc(rc.grid, 1);
-		rc.pts = xcalloc(rc.grid, sizeof(*rc.pts));
-		for (size_t k = 0; k < sp.ninvalid; k++)
-			if (sp.invalid_unit[k] == u && sp.invalid[k].cell == c &&
-			    sp.invalid[k].point >= 0 && (size_t)sp.invalid[k].point < rc.grid)
-				rc.invalid[sp.invalid[k].point] = 1;
-		double *ok = xcalloc(rc.grid, sizeof(*ok));
-		size_t nok = 0;
-		for (size_t k = 0; k < ntrials; k++) {
-			struct config cf;
-			char *why = NULL;
-			size_t idx;
-			if (tunit[k] != u || trials[k].cell != c)
-				continue;
-			if (config_parse(&rc.s, trials[k].config, &cf, &why) ||
-			    space_point_index(&rc.s, &cf, &idx)) {
-				free(why);
-				continue; /* vendor points: not part of the grid searched */
-			}
-			struct rpoint *p = &rc.pts[idx];
-			p->measured = 1;
-			p->status = !strcmp(trials[k].status, "ok") ? TRIAL_OK
-				    : !strcmp(trials[k].status, "compile-error") ? TRIAL_COMPILE_ERROR
-				    : !strcmp(trials[k].status, "incorrect") ? TRIAL_INCORRECT
-									      : TRIAL_FAILED;
-			p->ns = ts_ns + ts_off[k];
-			p->n = ts_cnt[k];
-			p->median = NAN;
-			if (p->status == TRIAL_OK && p->n) {
-				struct sample *s = xcalloc(p->n, sizeof(*s));
-				for (size_t j = 0; j < p->n; j++)
-					s[j].ns = p->ns[j];
-				p->median = tune_median_ns(s, p->n);
-				free(s);
-				ok[nok++] = p->median;
-			} else {
-				p->status = p->status == TRIAL_OK ? TRIAL_FAILED : p->status;
-			}
-			p->compile_ns = trials[k].compile_ns;
-			p->bench_ns = trials[k].bench_ns;
-		}
-		/* the start: the heuristic tuner's recorded choice (default), first, random, a config */
-		int have_start = 0;
-		const char *st = r->start;
-		for (size_t k = 0; k < nchoices && !have_start && !strcmp(st, "heuristic"); k++) {
-			char *why = NULL;
-			if (choices[k].cell == c && !strcmp(choices[k].reason, "rule") &&
-			    !config_parse(&rc.s, choices[k].config, &rc.start, &why))
-				have_start = 1;
+		char *why = NULL;
+		int warn = 0, built = rcell_build(&src, si, r->start, &rc, &why, &warn);
+		if (built) {
+			if (built > 0)
+				left_out(r, cells[c].name, warn, "%s", why);
 			free(why);
-		}
-		if (!strcmp(st, "random")) {
-			rc.random_start = have_start = 1;
-		} else if (strcmp(st, "heuristic") && strcmp(st, "first")) {
-			char *why = NULL;
-			size_t idx;
-			if (config_parse(&rc.s, st, &rc.start, &why) ||
-			    space_point_index(&rc.s, &rc.start, &idx) || rc.invalid[idx]) {
-				error("--start '%s': op cell '%s': %s", st, cells[c].name,
-				      why ? why : "not a valid point of its recorded grid");
-				free(why);
-				free(ok);
-				rcell_release(&rc);
-				goto done;
-			}
-			have_start = 1;
-		}
-		if (!have_start)
-			rc.s.heuristic = NULL; /* the first valid grid point (tuner_start_point) */
-		if (!nok) {
-			left_out(r, cells[c].name, 0, "the source recorded no ok trial of it");
-			free(ok);
 			rcell_release(&rc);
+			if (built < 0)
+				goto done;
 			continue;
 		}
-		qsort(ok, nok, sizeof(*ok), cmp_d);
-		rc.worst = ok[nok - 1];
-		size_t nvalid = 0;
-		for (size_t k = 0; k < rc.grid; k++)
-			nvalid += !rc.invalid[k];
 		struct tuner_cell id = { .name = cells[c].name, .op = cells[c].op,
 					 .shape = cells[c].shape };
 		for (size_t tk = 0; tk < o->ntuners; tk++) {
@@ -746,13 +550,13 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 			memset(w, 0, sizeof(*w));
 			w->tuner = xstrdup(rt[tk].label);
 			w->cell = xstrdup(cells[c].name);
-			w->nvalid = nvalid;
-			w->nmeasured = nok;
+			w->nvalid = rc.npoints;
+			w->nmeasured = rc.nok;
 			rc.unmeasured = 0;
 			rc.budget = r->budget;
-			replay_cell(&rc, &rt[tk], &id, o, base_seed, (size_t)c, ok, nok, nvalid, w);
+			replay_cell(&rc, &rt[tk], &id, o, base_seed, (size_t)c, rc.ok, rc.nok,
+				    rc.npoints, w);
 		}
-		free(ok);
 		rcell_release(&rc);
 	}
 	if (!r->nrows) {

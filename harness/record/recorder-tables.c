@@ -149,6 +149,7 @@ static const struct field space_fields[] = {
 	FN(space_row, "cell", s.cell, K_I64),
 	FN(space_row, "grid", s.grid, K_I64),
 	FN(space_row, "nvalid", s.nvalid, K_I64),
+	FO(space_row, "listed", s.listed, K_I64, 0),
 };
 
 static const struct field space_value_fields[] = {
@@ -157,6 +158,8 @@ static const struct field space_value_fields[] = {
 	FN(space_value_row, "field", v.field, K_I32),
 	{ "name", K_FIX, offsetof(struct space_value_row, v.name), REC_NAME_MAX, 0, 0 },
 	FN(space_value_row, "value", v.value, K_I64),
+	FO(space_value_row, "kind", v.kind, K_I32, 0),
+	{ "label", K_FIX, offsetof(struct space_value_row, v.label), REC_TEXT_MAX, 1, 0 },
 };
 
 static const struct field space_vendor_fields[] = {

@@ -146,14 +146,19 @@ struct rec_measure {
 #define REC_MAX_POINTS 65536 /* grids larger than this record no per-point outcomes */
 struct rec_space {
 	int64_t cell;
-	int64_t grid;        /* grid points (vendor candidates excluded) */
+	int64_t grid;        /* grid points (vendor candidates excluded); -1: more than INT64_MAX */
 	int64_t nvalid;      /* of them, allowed by the constraint; -1: grid > REC_MAX_POINTS */
+	int64_t listed;      /* 1: the valid points are exactly the cell's trials' configs (an
+			      * imported cache: every other grid point was excluded at the source,
+			      * and none is listed in /space_invalid); 0 (files before it) */
 };
 struct rec_space_value {  /* one allowed value of one field, fields and values in order */
 	int64_t cell;
 	int32_t field;        /* the field's index in the space */
 	char name[REC_NAME_MAX];
-	int64_t value;
+	int64_t value;        /* the integer; a float or string field's ordinal */
+	int32_t kind;         /* enum space_kind: 0 int (files before it), 1 float, 2 string */
+	char label[REC_TEXT_MAX]; /* a float or string field's value as text; "" for int */
 };
 struct rec_space_vendor { /* one vendor candidate */
 	int64_t cell;

@@ -31,7 +31,7 @@ extern const struct tuner_ops tuner_simulated_annealing;
 struct tuner {
 	const struct space *space;
 	uint64_t rng;
-	size_t *valid;          /* grid indices of the valid points */
+	size_t *valid;          /* space_point indices of the valid points */
 	size_t nvalid;
 	struct tuner_memo memo; /* every point measured, with its median */
 	struct config pos;      /* where the walk is */
@@ -67,7 +67,7 @@ static double uniform01(uint64_t *rng)
 
 static void random_point(struct tuner *t, struct config *c)
 {
-	space_grid_point(t->space, t->valid[tuner_rand_below(&t->rng, t->nvalid)], c);
+	space_point(t->space, t->valid[tuner_rand_below(&t->rng, t->nvalid)], c);
 }
 
 /* The index of value v in field f (the field's values are distinct). */

@@ -20,8 +20,8 @@ struct tuner {
 	int64_t proposed;
 	size_t next_vendor;   /* next vendor candidate to propose */
 	size_t nvendors;      /* candidates to propose (0 when include_vendor is false) */
-	size_t next_idx;      /* next grid index to look at */
-	size_t grid;          /* space_grid_size() */
+	size_t next_idx;      /* next point (space_point) to look at */
+	size_t grid;          /* space_npoints() */
 	/* field_values: per field of the space, the values allowed (nallow[f] == 0: all) */
 	int64_t allow[SPACE_MAX_FIELDS][SPACE_MAX_VALUES];
 	size_t nallow[SPACE_MAX_FIELDS];
@@ -109,7 +109,7 @@ static struct tuner *exhaustive_alloc(const struct tuner_args *a, char **cause)
 			t->allow[f][t->nallow[f]++] = e->items[k].i;
 	}
 	t->nvendors = t->include_vendor ? space_nvendors(a->space) : 0;
-	t->grid = space_grid_size(a->space);
+	t->grid = space_npoints(a->space);
 	t->best_ns = INFINITY;
 	return t;
 }
@@ -129,7 +129,7 @@ static int allowed(const struct tuner *t, const struct config *c)
 	return 1;
 }
 
-/* The vendor candidates first, then the grid in space_grid_point() order, skipping points
+/* The vendor candidates first, then the grid in space_point() order, skipping points
  * the space's constraint excludes and those field_values leaves out. */
 static int exhaustive_next(struct tuner *t, struct config *c)
 {
@@ -141,7 +141,7 @@ static int exhaustive_next(struct tuner *t, struct config *c)
 		return 1;
 	}
 	while (t->next_idx < t->grid) {
-		if (space_grid_point(t->space, t->next_idx++, c))
+		if (space_point(t->space, t->next_idx++, c))
 			break;
 		if (allowed(t, c) && space_contains(t->space, c)) {
 			t->proposed++;

@@ -33,9 +33,9 @@ static struct tuner *heuristic_alloc(const struct tuner_args *a, char **cause)
 		s->heuristic(s, &t->pick);
 		t->have_pick = space_contains(s, &t->pick);
 	}
-	size_t n = space_grid_size(s);
+	size_t n = space_npoints(s);
 	for (size_t i = 0; !t->have_pick && i < n; i++)
-		if (!space_grid_point(s, i, &t->pick) && space_contains(s, &t->pick))
+		if (!space_point(s, i, &t->pick) && space_contains(s, &t->pick))
 			t->have_pick = 1;
 	return t;
 }

@@ -81,8 +81,8 @@ void tuner_memo_add(struct tuner_memo *m, const struct space *s, const struct co
 void tuner_memo_release(struct tuner_memo *m);
 
 /* ---- the valid points of a space ------------------------------------------------------- */
-/* The grid indices of s's valid points, ascending, into a new heap array (*n of them); NULL
- * with *cause (heap, naming tuner `who`) when the grid has more than max points. */
+/* The indices (space_point's k) of s's valid points, ascending, into a new heap array (*n of
+ * them); NULL with *cause (heap, naming tuner `who`) when s has more than max candidates. */
 size_t *tuner_valid_points(const struct space *s, size_t max, const char *who, size_t *n,
 			   char **cause);
 
@@ -90,7 +90,7 @@ size_t *tuner_valid_points(const struct space *s, size_t max, const char *who, s
 int tuner_result_ok(const struct trial_result *r);
 
 /* The heuristic's start point: space->heuristic() when it names a point of the space, else
- * the first valid grid point (the heuristic tuner's rule); -1 when the space has none. */
+ * the first valid point (the heuristic tuner's rule); -1 when the space has none. */
 int tuner_start_point(const struct space *s, struct config *out);
 
 #endif

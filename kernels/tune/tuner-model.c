@@ -34,7 +34,7 @@ extern const struct tuner_ops tuner_model_topk;
 
 struct tuner {
 	const struct space *space;
-	size_t *order;        /* grid indices of the valid points, best predicted first */
+	size_t *order;        /* space_point indices of the valid points, best predicted first */
 	size_t norder, k, next;
 	int have_best;
 	struct config best;
@@ -129,10 +129,10 @@ static int by_key(const void *x, const void *y)
 static struct tuner *model_alloc(const struct tuner_args *a, char **cause)
 {
 	const struct space *s = a->space;
-	size_t grid = space_grid_size(s);
+	size_t grid = space_npoints(s);
 	if (grid > MODEL_MAX_GRID) {
-		*cause = xasprintf("the '%s' space has %zu grid points; model-topk ranks at most %zu",
-				   s->op, grid, MODEL_MAX_GRID);
+		*cause = xasprintf("the '%s' space has %zu candidate points; model-topk ranks at "
+				   "most %zu", s->op, grid, MODEL_MAX_GRID);
 		return NULL;
 	}
 	struct tuner *t = xcalloc(1, sizeof(*t));
@@ -143,7 +143,7 @@ static struct tuner *model_alloc(const struct tuner_args *a, char **cause)
 	double *key = xcalloc(grid ? grid : 1, sizeof(*key)), *dist = NULL; /* owned */
 	for (size_t i = 0; i < grid; i++) {
 		struct config c;
-		if (!space_grid_point(s, i, &c) && space_contains(s, &c))
+		if (!space_point(s, i, &c) && space_contains(s, &c))
 			valid[t->norder++] = i;
 	}
 	t->order = valid;
@@ -157,6 +157,7 @@ static struct tuner *model_alloc(const struct tuner_args *a, char **cause)
 	/* the training rows that fit this cell */
 	struct space free_s = *s; /* the grid without the constraint */
 	free_s.valid = NULL;
+	free_s.listed = NULL;
 	size_t nrows = 0, cap = 0;
 	double *X = NULL, *Y = NULL;
 	const struct tuner_train *tr = a->train;
@@ -211,7 +212,7 @@ static struct tuner *model_alloc(const struct tuner_args *a, char **cause)
 			tss += (Y[i] - mean) * (Y[i] - mean);
 		for (size_t i = 0; i < t->norder; i++) {
 			struct config c;
-			space_grid_point(s, t->order[i], &c);
+			space_point(s, t->order[i], &c);
 			features(s, &c, cvals, (size_t)ns, x);
 			double yhat = 0;
 			for (size_t j = 0; j < p; j++)
@@ -241,7 +242,7 @@ static struct tuner *model_alloc(const struct tuner_args *a, char **cause)
 		dist = xcalloc(grid ? grid : 1, sizeof(*dist));
 		for (size_t i = 0; i < t->norder; i++) {
 			struct config c;
-			space_grid_point(s, t->order[i], &c);
+			space_point(s, t->order[i], &c);
 			double d = 0;
 			for (size_t f = 0; f < s->nfields && have_h; f++) {
 				size_t a_ = 0, b_ = 0;
@@ -300,7 +301,7 @@ static int model_next(struct tuner *t, struct config *c)
 {
 	if (t->next >= t->norder || t->next >= t->k)
 		return 0;
-	space_grid_point(t->space, t->order[t->next++], c);
+	space_point(t->space, t->order[t->next++], c);
 	return 1;
 }
 

@@ -19,7 +19,7 @@ extern const struct tuner_ops tuner_random;
 struct tuner {
 	const struct space *space;
 	uint64_t rng;
-	size_t *valid;      /* grid indices of the valid points; shuffled as they are drawn */
+	size_t *valid;      /* space_point indices of the valid points; shuffled as they are drawn */
 	size_t nvalid, drawn;
 	int have_best;
 	struct config best;
@@ -56,7 +56,7 @@ static int random_next(struct tuner *t, struct config *c)
 	size_t tmp = t->valid[j];
 	t->valid[j] = t->valid[t->drawn];
 	t->valid[t->drawn] = tmp;
-	space_grid_point(t->space, t->valid[t->drawn++], c);
+	space_point(t->space, t->valid[t->drawn++], c);
 	return 1;
 }
 

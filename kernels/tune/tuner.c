@@ -494,17 +494,25 @@ void tuner_memo_release(struct tuner_memo *m)
 size_t *tuner_valid_points(const struct space *s, size_t max, const char *who, size_t *n,
 			   char **cause)
 {
-	size_t grid = space_grid_size(s);
+	size_t np = space_npoints(s);
 	*n = 0;
-	if (grid > max) {
-		*cause = xasprintf("the '%s' space has %zu grid points; %s holds at most %zu", s->op,
-				   grid, who, max);
+	if (np > max) {
+		if (np == SIZE_MAX)
+			*cause = xasprintf("the '%s' space's grid is too large to enumerate (over "
+					   "%zu points); %s holds at most %zu", s->op, SIZE_MAX,
+					   who, max);
+		else
+			*cause = xasprintf("the '%s' space has %zu %s points; %s holds at most %zu",
+					   s->op, np, s->listed ? "listed" : "grid", who, max);
 		return NULL;
 	}
-	size_t *v = xmalloc((grid ? grid : 1) * sizeof(*v));
-	for (size_t i = 0; i < grid; i++) {
+	size_t *v = xmalloc((np ? np : 1) * sizeof(*v));
+	for (size_t i = 0; i < np; i++) {
 		struct config c;
-		if (!space_grid_point(s, i, &c) && space_contains(s, &c))
+		/* a listed point is valid unless the constraint also excludes it */
+		if (space_point(s, i, &c))
+			continue;
+		if (s->listed ? !s->valid || s->valid(s, &c, NULL) : space_contains(s, &c))
 			v[(*n)++] = i;
 	}
 	return v;
@@ -518,9 +526,9 @@ int tuner_start_point(const struct space *s, struct config *out)
 		if (!out->vendor && space_contains(s, out))
 			return 0;
 	}
-	size_t n = space_grid_size(s);
+	size_t n = space_npoints(s);
 	for (size_t i = 0; i < n; i++)
-		if (!space_grid_point(s, i, out) && space_contains(s, out))
+		if (!space_point(s, i, out) && space_contains(s, out))
 			return 0;
 	return -1;
 }

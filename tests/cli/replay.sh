@@ -129,12 +129,12 @@ expect_status 2 h replay r.h5 capped.h5 --tuners random --budget 8 --unit 0 &&
 mkdir -p big && cp "$DATA/replay/big-space.py" "$DATA/replay/big-space.toml" big/
 (cd big && expect_status 0 h run -q -o b.h5 big-space.toml) &&
 	expect_status 0 h replay big/b.h5 --tuners random --budget 3 --seeds 5 &&
-	expect_grep "^- w/big: its field 'BM' has more than the 16 values replay can hold$" "$SCRATCH/out" &&
+	expect_grep "^- w/big: its field 'BM' has more than the 1024 values replay can hold$" "$SCRATCH/out" &&
 	expect_grep "op cell 'w/big' left out of the replay" "$SCRATCH/err" &&
 	expect_grep '^\| random \| w/small \| 3 \(3 ok\)' "$SCRATCH/out" &&
 	expect_status 0 h replay big/b.h5 --tuners random --budget 3 --seeds 5 -f json &&
 	check "a space over the limits is left out, saying so in md, json and on stderr" \
-		$PY -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["left_out"] == ["w/big: its field '"'"'BM'"'"' has more than the 16 values replay can hold"], r["left_out"]' "$SCRATCH/out"
+		$PY -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["left_out"] == ["w/big: its field '"'"'BM'"'"' has more than the 1024 values replay can hold"], r["left_out"]' "$SCRATCH/out"
 # --start: where coordinate descent starts; first: every seed from one point, random: each
 # seed from its own draw; a config that is not a cell's point is refused, naming the cell
 expect_status 0 h replay r.h5 --tuners coordinate-descent --budget 6 --seeds 12 --start first -f json -o st-first.json &&

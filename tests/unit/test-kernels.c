@@ -45,14 +45,12 @@ static void toy_space(struct space *s, int has_vendor)
 	memset(s, 0, sizeof(*s));
 	s->op = "toy";
 	s->nfields = 2;
+	static const int64_t a[] = { 1, 2, 3 }, b[] = { 10, 20 };
 	s->fields[0].name = "A";
-	s->fields[0].values[0] = 1;
-	s->fields[0].values[1] = 2;
-	s->fields[0].values[2] = 3;
+	s->fields[0].values = a;
 	s->fields[0].nvalues = 3;
 	s->fields[1].name = "B";
-	s->fields[1].values[0] = 10;
-	s->fields[1].values[1] = 20;
+	s->fields[1].values = b;
 	s->fields[1].nvalues = 2;
 	s->has_vendor = has_vendor;
 	s->valid = toy_valid;

@@ -1,0 +1,73 @@
+/* replay-int.h: replay's private pieces: one recorded op cell as a space of listed points with
+ * each point's recorded trial (replay-cell.c builds it; replay.c re-runs tuners on it). */
+#ifndef HARNESS_REPLAY_INT_H
+#define HARNESS_REPLAY_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "harness/analysis/replay.h"
+#include "harness/record/recorder.h"
+#include "kernels/space.h"
+#include "kernels/tune.h"
+
+/* One valid point of a recorded cell, with its trial when the source measured it. */
+struct rpoint {
+	int measured;
+	enum trial_status status;
+	int64_t *ns;             /* its trial's samples (borrowed from the file's arrays) */
+	size_t n;
+	double median;           /* the recorded median (NaN when not ok) */
+	int64_t compile_ns, bench_ns;
+};
+
+/* One op cell of the source unit, as recorded: its space lists the valid points (the grid's
+ * less the recorded exclusions, or, for an imported cache, the configurations measured), so a
+ * space of any grid size replays without enumerating its grid. */
+struct rcell {
+	struct space s;
+	char *names[SPACE_MAX_FIELDS];
+	int64_t *vals[SPACE_MAX_FIELDS];  /* each field's values (owned; s borrows them) */
+	char **labels[SPACE_MAX_FIELDS];  /* a float or string field's labels (owned) */
+	struct config *points;   /* the valid points in grid order (s.listed; owned) */
+	struct rpoint *pts;      /* per valid point (owned) */
+	size_t npoints;
+	double *ok;              /* the ok points' medians, ascending (owned) */
+	size_t nok;
+	struct config start;
+	int have_start;          /* start is set: the heuristic's choice or --start's */
+	int random_start;        /* --start random: start drawn per seed (replay_cell) */
+	double worst;            /* the slowest ok median: what a failed proposal scores */
+	/* one tuning's bookkeeping */
+	uint64_t noise_rng;
+	int noise;
+	size_t unmeasured;
+	double obs_best, true_best; /* best observed median so far, and its recorded median */
+	double *curve;              /* true_best after each trial */
+	int64_t budget, t;
+};
+
+/* What a results file holds that rcell_build reads, borrowed. */
+struct rsource {
+	const char *path;
+	int64_t unit;                       /* the source unit's row */
+	const struct rec_cell *cells;
+	size_t ncells;
+	const int64_t *tunit;
+	const struct rec_trial *trials;
+	size_t ntrials;
+	const int64_t *ts_ns;               /* every trial's samples, in trial order */
+	const size_t *ts_off, *ts_cnt;
+	const struct rec_choice *choices;
+	size_t nchoices;
+	const struct rec_spaces *sp;
+};
+
+/* Build the cell of space row si of src into *rc (zeroed here; rcell_release either way):
+ * 0 built, 1 left out (*why, heap: over a limit, nothing ok; *warn 1 when the data cannot be
+ * used rather than holds nothing to replay), -1 reported (--start names no valid point). */
+int rcell_build(const struct rsource *src, size_t si, const char *start, struct rcell *rc,
+		char **why, int *warn);
+void rcell_release(struct rcell *rc);
+
+#endif
