@@ -10,7 +10,7 @@ set -eu
 PACKAGES="
 	build-essential autoconf automake libtool pkg-config
 	libtomlplusplus-dev libgsl-dev libhdf5-dev hdf5-tools libcsv-dev
-	libssl-dev libjansson-dev libopenblas-dev
+	libssl-dev libjansson-dev zlib1g-dev libopenblas-dev
 	check valgrind git procps
 	gnuplot-nox chromium
 	python3-numpy python3-scipy python3-h5py python3-pandas

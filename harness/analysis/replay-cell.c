@@ -220,11 +220,7 @@ static void build_trials(const struct rsource *src, int64_t c, struct rcell *rc)
 		p->n = src->ts_cnt[k];
 		p->median = NAN;
 		if (p->status == TRIAL_OK && p->n) {
-			struct sample *s = xcalloc(p->n, sizeof(*s));
-			for (size_t j = 0; j < p->n; j++)
-				s[j].ns = p->ns[j];
-			p->median = tune_median_ns(s, p->n);
-			free(s);
+			p->median = rcell_objective(rc->objective, p->ns, p->n);
 		} else if (p->status == TRIAL_OK) {
 			p->status = TRIAL_FAILED; /* ok without samples: nothing to score */
 		}
@@ -238,8 +234,26 @@ static void build_trials(const struct rsource *src, int64_t c, struct rcell *rc)
 	qsort(rc->ok, rc->nok, sizeof(*rc->ok), cmp_d);
 }
 
-int rcell_build(const struct rsource *src, size_t si, const char *start, struct rcell *rc,
-		char **why, int *warn)
+double rcell_objective(enum replay_objective k, const int64_t *ns, size_t n)
+{
+	if (!n)
+		return NAN;
+	if (k == REPLAY_MEDIAN) {
+		struct sample *s = xcalloc(n, sizeof(*s));
+		for (size_t j = 0; j < n; j++)
+			s[j].ns = ns[j];
+		double m = tune_median_ns(s, n);
+		free(s);
+		return m;
+	}
+	double v = k == REPLAY_MIN ? (double)ns[0] : 0;
+	for (size_t j = 0; j < n; j++)
+		v = k == REPLAY_MIN ? fmin(v, (double)ns[j]) : v + (double)ns[j] / (double)n;
+	return v;
+}
+
+int rcell_build(const struct rsource *src, size_t si, const char *start,
+		enum replay_objective objective, struct rcell *rc, char **why, int *warn)
 {
 	const struct rec_space *row = &src->sp->spaces[si];
 	const struct rec_cell *cell = &src->cells[row->cell];
@@ -250,6 +264,7 @@ int rcell_build(const struct rsource *src, size_t si, const char *start, struct 
 	rc->s.op = cell->op;
 	rc->s.ctx = rc;
 	rc->s.heuristic = rcell_heuristic;
+	rc->objective = objective;
 	if (!row->listed && (row->grid < 0 || row->grid > REC_MAX_POINTS))
 		return leave(why, warn, 1, xasprintf("its grid of %" PRId64 " points is over the %d "
 						     "whose outcomes a results file records",

@@ -17,7 +17,8 @@ struct rpoint {
 	enum trial_status status;
 	int64_t *ns;             /* its trial's samples (borrowed from the file's arrays) */
 	size_t n;
-	double median;           /* the recorded median (NaN when not ok) */
+	double median;           /* its value by the objective: the samples' median (or mean,
+				    * least); NaN when not ok */
 	int64_t compile_ns, bench_ns;
 };
 
@@ -39,6 +40,7 @@ struct rcell {
 	int random_start;        /* --start random: start drawn per seed (replay_cell) */
 	double worst;            /* the slowest ok median: what a failed proposal scores */
 	/* one tuning's bookkeeping */
+	enum replay_objective objective;
 	uint64_t noise_rng;
 	int noise;
 	size_t unmeasured;
@@ -66,8 +68,10 @@ struct rsource {
 /* Build the cell of space row si of src into *rc (zeroed here; rcell_release either way):
  * 0 built, 1 left out (*why, heap: over a limit, nothing ok; *warn 1 when the data cannot be
  * used rather than holds nothing to replay), -1 reported (--start names no valid point). */
-int rcell_build(const struct rsource *src, size_t si, const char *start, struct rcell *rc,
-		char **why, int *warn);
+int rcell_build(const struct rsource *src, size_t si, const char *start,
+		enum replay_objective objective, struct rcell *rc, char **why, int *warn);
+/* The objective's value of n samples (NaN for none); the median as tune_median_ns has it. */
+double rcell_objective(enum replay_objective k, const int64_t *ns, size_t n);
 void rcell_release(struct rcell *rc);
 
 #endif

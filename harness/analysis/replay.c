@@ -50,6 +50,16 @@ static int rcell_trial(void *ctx, const struct config *c, int64_t n, struct tune
 		out->samples[k].ns = p->ns[j];
 	}
 	out->nsamples = p->n;
+	if (rc->objective != REPLAY_MEDIAN) {
+		/* the tuner sees the objective's value (of the redrawn samples, with --noise)
+		 * as the trial's one sample: the driver's median of it is the value itself */
+		int64_t *ns = xcalloc(p->n, sizeof(*ns));
+		for (size_t k = 0; k < p->n; k++)
+			ns[k] = out->samples[k].ns;
+		out->samples[0].ns = llround(rcell_objective(rc->objective, ns, p->n));
+		out->nsamples = 1;
+		free(ns);
+	}
 	return 0;
 }
 
@@ -73,6 +83,11 @@ static int rcell_record(void *ctx, const struct config *c, const struct tune_tri
 		rc->curve[rc->t] = isfinite(rc->true_best) ? rc->true_best : rc->worst;
 	rc->t++;
 	return 0;
+}
+
+const char *replay_objective_name(enum replay_objective k)
+{
+	return k == REPLAY_MEAN ? "mean" : k == REPLAY_MIN ? "min" : "median";
 }
 
 double replay_expected_min(const double *v, size_t n, size_t t)
@@ -519,6 +534,7 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 	r->seeds = o->seeds;
 	r->noise = o->noise;
 	r->start = xstrdup(o->start && *o->start ? o->start : "heuristic");
+	r->objective = o->objective;
 	struct rsource src = { .path = path, .unit = u, .cells = cells, .ncells = ncells,
 			       .tunit = tunit, .trials = trials, .ntrials = ntrials,
 			       .ts_ns = ts_ns, .ts_off = ts_off, .ts_cnt = ts_cnt,
@@ -532,7 +548,7 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 			continue;
 		struct rcell rc;
 		char *why = NULL;
-		int warn = 0, built = rcell_build(&src, si, r->start, &rc, &why, &warn);
+		int warn = 0, built = rcell_build(&src, si, r->start, o->objective, &rc, &why, &warn);
 		if (built) {
 			if (built > 0)
 				left_out(r, cells[c].name, warn, "%s", why);

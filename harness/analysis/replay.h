@@ -27,13 +27,19 @@ struct replay_opts {
 	 * point), "first" (the first valid grid point), "random" (a valid point drawn per seed)
 	 * or a config ("BM=64,BN=128"), which every replayed cell must hold */
 	const char *start;
+	/* What a config's samples score as, for the tuners and the curves: its median
+	 * (REPLAY_MEDIAN, the default), mean (Kernel Tuner's `time`) or least sample */
+	enum replay_objective { REPLAY_MEDIAN = 0, REPLAY_MEAN, REPLAY_MIN } objective;
 };
+/* "median", "mean", "min" */
+const char *replay_objective_name(enum replay_objective k);
 
 /* One tuner on one op cell, over seeds. */
 struct replay_row {
 	char *tuner, *cell;
 	size_t nvalid, nmeasured;  /* valid grid points; of them ok and measured */
-	double best_ns;            /* the best known (the source's fastest ok grid point) */
+	double best_ns;            /* the best known (the source's fastest ok point, by the
+				    * objective) */
 	/* budget_trials long: the normalised best-so-far over seeds: its mean with Student's t
 	 * 95% CI (score_lo, score_hi), and its median */
 	double *score_mean, *score_lo, *score_hi, *score_med;
@@ -67,6 +73,7 @@ struct replay {
 	size_t seeds;
 	int noise;
 	char *start;               /* the start as asked ("heuristic" by default) */
+	enum replay_objective objective;
 	struct replay_row *rows;
 	size_t nrows;
 	size_t nsources;           /* results files merged in (replay_merge); 0: this one alone */

@@ -11,13 +11,13 @@
 #include "harness/output/replay-write.h"
 
 enum { OPT_FORMAT = 'f', OPT_OUTPUT = 'o', OPT_TUNERS = 256, OPT_BUDGET, OPT_SEEDS, OPT_UNIT,
-       OPT_NOISE, OPT_PLOT, OPT_START };
+       OPT_NOISE, OPT_PLOT, OPT_START, OPT_OBJECTIVE };
 
 static const struct cmd_opt replay_opts_table[] = {
 	{ "format", OPT_FORMAT, 1 }, { "output", OPT_OUTPUT, 1 }, { "tuners", OPT_TUNERS, 1 },
 	{ "budget", OPT_BUDGET, 1 }, { "seeds", OPT_SEEDS, 1 }, { "unit", OPT_UNIT, 1 },
 	{ "noise", OPT_NOISE, 0 }, { "plot", OPT_PLOT, 1 }, { "start", OPT_START, 1 },
-	{ NULL, 0, 0 },
+	{ "objective", OPT_OBJECTIVE, 1 }, { NULL, 0, 0 },
 };
 
 static int replay_exec(const struct cmd_args *a)
@@ -78,6 +78,17 @@ static int replay_exec(const struct cmd_args *a)
 	if (o.start && !*o.start)
 		return cmd_usage_error(e, "--start is heuristic, first, random or a config "
 					  "(BM=64,BN=128)");
+	v = cmd_args_value(a, OPT_OBJECTIVE);
+	if (v) {
+		if (!strcmp(v, "median"))
+			o.objective = REPLAY_MEDIAN;
+		else if (!strcmp(v, "mean"))
+			o.objective = REPLAY_MEAN;
+		else if (!strcmp(v, "min"))
+			o.objective = REPLAY_MIN;
+		else
+			return cmd_usage_error(e, "--objective is median, mean or min, not '%s'", v);
+	}
 	v = cmd_args_value(a, OPT_TUNERS);
 	if (!v || !*v)
 		return cmd_usage_error(e, "--tuners names the tuners to replay (e.g. random,beam)");
@@ -156,6 +167,8 @@ const struct cmd_entry cmd_replay_entry = {
 		"  --start S            where coordinate descent and beam start: heuristic (the\n"
 		"                       heuristic tuner's recorded choice; default), first (the\n"
 		"                       first valid point), random (drawn per seed) or a config\n"
+		"  --objective O        what a config's samples score as: median (default), mean\n"
+		"                       (Kernel Tuner's time) or min\n"
 		"  --plot FILE          also draw the curves with gnuplot (.png, .svg or .pdf)\n"
 		"  -f, --format FMT     md (default), json or csv\n"
 		"  -o, --output FILE    write there instead of stdout\n"

@@ -27,10 +27,11 @@ static int write_md(const struct replay *r, FILE *out)
 	else
 		fprintf(out, "# Replay of '%s'\n\nSource: unit %" PRId64 " (mode '%s')", r->path,
 			r->unit, r->source_mode);
-	fprintf(out, "; budget %s; %zu seeds; noise %s; start %s.  Score: 0 = the expected best "
-		"of random search at that budget, 1 = the best config known; mean over seeds "
-		"[Student's t 95%% CI of the mean].\n\n", budget, r->seeds,
-		r->noise ? "resampled from the recorded samples" : "none", r->start);
+	fprintf(out, "; budget %s; %zu seeds; noise %s; start %s; objective: the samples' %s.  "
+		"Score: 0 = the expected best of random search at that budget, 1 = the best config "
+		"known; mean over seeds [Student's t 95%% CI of the mean].\n\n", budget, r->seeds,
+		r->noise ? "resampled from the recorded samples" : "none", r->start,
+		replay_objective_name(r->objective));
 	fprintf(out, "| tuner | cell | valid | score at budget | trials to 0.95 | trials used | "
 		"chosen / best | chosen (seed 0) | unmeasured |\n|---|---|---|---|---|---|---|---|---|\n");
 	for (size_t i = 0; i < r->nrows; i++) {
@@ -93,6 +94,7 @@ static int write_json(const struct replay *r, FILE *out)
 	jw_set(root, "seeds", json_integer((json_int_t)r->seeds));
 	jw_set(root, "noise", json_boolean(r->noise));
 	jw_set(root, "start", jw_str(r->start));
+	jw_set(root, "objective", jw_str(replay_objective_name(r->objective)));
 	jw_set(root, "results_files", json_integer((json_int_t)(r->nsources ? r->nsources : 1)));
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct replay_row *w = &r->rows[i];
