@@ -1,6 +1,8 @@
 /* tuner-int.h: what the search tuners (random, coordinate-descent, beam, lut, model-topk,
- * abduction) share and nothing else includes: option readers and checkers, the budget
- * options, field order and limits, a seeded generator, and a memo of measured configs. */
+ * abduction, simulated-annealing, genetic-algorithm, pso) share and nothing else includes:
+ * option readers and checkers, the budget options, field order and limits, a seeded
+ * generator, a memo of measured configs, and the valid points as value indices with Kernel
+ * Tuner's neighbour methods over them. */
 #ifndef HARNESS_TUNER_INT_H
 #define HARNESS_TUNER_INT_H
 
@@ -61,6 +63,8 @@ void tuner_field_limits(const struct tuner_args *a, int64_t *limit);
 uint64_t tuner_rand_next(uint64_t *state);
 /* Uniform in [0, n) by rejection (no modulo bias); n > 0. */
 uint64_t tuner_rand_below(uint64_t *state, uint64_t n);
+/* Uniform in [0, 1): the top 53 bits of the next draw. */
+double tuner_rand_unit(uint64_t *state);
 
 /* ---- what was measured, by config ------------------------------------------------------ */
 struct tuner_memo_entry {
@@ -88,6 +92,42 @@ size_t *tuner_valid_points(const struct space *s, size_t max, const char *who, s
 
 /* 1 when r is a usable timing (ok, timed, finite median). */
 int tuner_result_ok(const struct trial_result *r);
+
+/* ---- the valid points as value indices (tuner-points.c) -------------------------------- */
+/* A space's valid points (tuner_valid_points), numbered 0..n-1 in grid order, each with the
+ * index of its value in every field (a config as a vector of value indices: what a
+ * population search recombines).  Owns valid and idx; the space is borrowed. */
+#define TUNER_NO_POINT SIZE_MAX
+struct tuner_points {
+	const struct space *space;
+	size_t *valid;   /* space_point indices of the valid points, ascending */
+	size_t n;
+	size_t nf;       /* the space's fields */
+	uint16_t *idx;   /* n x nf: point i's value index in field f at idx[i * nf + f] */
+};
+/* 0, or -1 with *cause (heap, naming tuner `who`) when s has more than max candidates. */
+int tuner_points_init(struct tuner_points *p, const struct space *s, size_t max, const char *who,
+		      char **cause);
+void tuner_points_release(struct tuner_points *p);
+/* The valid point whose value indices are g (nf of them, each < its field's nvalues): its
+ * number, or TUNER_NO_POINT when that grid point is not valid. */
+size_t tuner_points_find(const struct tuner_points *p, const uint16_t *g);
+/* The same for config c (a vendor point, or one with a value outside its field: none). */
+size_t tuner_points_at(const struct tuner_points *p, const struct config *c);
+/* The config whose value indices are g (valid or not), and point i's config. */
+void tuner_points_config_of(const struct tuner_points *p, const uint16_t *g, struct config *out);
+void tuner_points_config(const struct tuner_points *p, size_t i, struct config *out);
+/* k <= p->n distinct valid points drawn uniformly, in random order, into out (numbers). */
+void tuner_points_sample(const struct tuner_points *p, uint64_t *rng, size_t k, size_t *out);
+/* Kernel Tuner's neighbour methods (its searchspace.py), for a value-index vector g that
+ * need not be valid: STRICTLY_ADJACENT, every field at most one value index away;
+ * ADJACENT, every field the same or at the nearest value index above or below it that
+ * any valid point has in that field; HAMMING, exactly one field different. */
+enum tuner_neighbours { TUNER_STRICTLY_ADJACENT, TUNER_ADJACENT, TUNER_HAMMING };
+/* The valid points that are m-neighbours of g (never g itself), ascending, into *out (heap,
+ * grown as XGROW grows it, *cap its room); their number. */
+size_t tuner_points_neighbours(const struct tuner_points *p, const uint16_t *g,
+			       enum tuner_neighbours m, size_t **out, size_t *cap);
 
 /* The heuristic's start point: space->heuristic() when it names a point of the space, else
  * the first valid point (the heuristic tuner's rule); -1 when the space has none. */

@@ -21,6 +21,8 @@ extern const struct tuner_ops tuner_lut;
 extern const struct tuner_ops tuner_model_topk;
 extern const struct tuner_ops tuner_abduction;
 extern const struct tuner_ops tuner_simulated_annealing;
+extern const struct tuner_ops tuner_genetic_algorithm;
+extern const struct tuner_ops tuner_pso;
 
 const struct tuner_ops *const tuner_table[] = {
 	&tuner_vendor,
@@ -34,6 +36,8 @@ const struct tuner_ops *const tuner_table[] = {
 	&tuner_model_topk,
 	&tuner_abduction,
 	&tuner_simulated_annealing,
+	&tuner_genetic_algorithm,
+	&tuner_pso,
 	NULL,
 };
 
@@ -456,6 +460,11 @@ uint64_t tuner_rand_below(uint64_t *state, uint64_t n)
 		x = tuner_rand_next(state);
 	while (x >= lim);
 	return x % n;
+}
+
+double tuner_rand_unit(uint64_t *state)
+{
+	return (double)(tuner_rand_next(state) >> 11) * (1.0 / 9007199254740992.0);
 }
 
 const struct tuner_memo_entry *tuner_memo_find(const struct tuner_memo *m, const struct space *s,

@@ -635,8 +635,9 @@ START_TEST(test_never_incorrect)
 	convex_space(&y);
 	y.cost = incorrect_opt_cost;
 	struct config opt = pt3(16, 6, 9);
-	const char *tuners[] = { "random", "coordinate-descent", "beam" };
-	for (size_t k = 0; k < 3; k++) {
+	const char *tuners[] = { "random", "coordinate-descent", "beam", "genetic-algorithm",
+				 "pso" };
+	for (size_t k = 0; k < 5; k++) {
 		opts_clear();
 		struct tune_result r = tune(&y, tuners[k], opt_store, nopt, 5);
 		ck_assert_int_eq(r.reason, TUNE_TUNED);
@@ -1255,6 +1256,215 @@ START_TEST(test_abduction_versions)
 }
 END_TEST
 
+
+/* ---- population searches: Kernel Tuner's genetic algorithm and particle swarm --------- */
+
+/* A space that lists its valid points: the convex grid's 109 with 7 <= log2 A + B <= 10
+ * and C = 17 only where A < 8 (the optimum (16, 6, 9) among them), so most children of a
+ * crossover and most snapped positions fall outside it and are repaired. */
+static struct config listed_pts[7 * 8 * 5];
+static void listed_space(struct synth *y)
+{
+	convex_space(y);
+	size_t n = 0;
+	for (size_t k = 0; k < 7 * 8 * 5; k++) {
+		struct config c;
+		space_grid_point(&y->s, k, &c);
+		int la = 0;
+		while ((int64_t)1 << la != c.val[0])
+			la++;
+		if (la + c.val[1] >= 7 && la + c.val[1] <= 10 && (c.val[2] != 17 || la < 3))
+			listed_pts[n++] = c;
+	}
+	y->s.listed = listed_pts;
+	y->s.nlisted = n;
+}
+
+/* The fastest valid point of y, by measuring them all. */
+static struct config scan_best(struct synth *y)
+{
+	struct config b = { 0 };
+	double bt = INFINITY;
+	for (size_t k = 0; k < space_npoints(&y->s); k++) {
+		struct config c;
+		if (space_point(&y->s, k, &c) || !space_contains(&y->s, &c))
+			continue;
+		double t = y->cost(&y->s, &c);
+		if (t < bt) {
+			bt = t;
+			b = c;
+		}
+	}
+	return b;
+}
+
+/* Seeds 1..20 with opt_store's options and a budget of max_trials: how many find opt;
+ * each run tunes and spends no more than the budget (every proposal valid: synth_trial). */
+static int found_of_20(struct synth *y, const char *tuner, int64_t budget,
+		       const struct config *opt)
+{
+	int found = 0;
+	opt_int("max_trials", budget);
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		struct tune_result r = tune(y, tuner, opt_store, nopt, seed);
+		ck_assert_int_eq(r.reason, TUNE_TUNED);
+		ck_assert_int_le(r.ntrials, budget);
+		found += config_equal(&y->s, &r.best, opt);
+	}
+	return found;
+}
+
+/* One seed proposes the same points in the same order again; another seed others. */
+static void replays(struct synth *y, const char *tuner)
+{
+	static struct config first[4096];
+	opts_clear();
+	opt_int("max_trials", 60);
+	struct tune_result a = tune(y, tuner, opt_store, nopt, 7);
+	size_t n = y->ntried;
+	memcpy(first, y->tried, n * sizeof(first[0]));
+	struct tune_result b = tune(y, tuner, opt_store, nopt, 7);
+	ck_assert_uint_eq(y->ntried, n);
+	for (size_t i = 0; i < n; i++)
+		ck_assert(config_equal(&y->s, &first[i], &y->tried[i]));
+	ck_assert(config_equal(&y->s, &a.best, &b.best));
+	tune(y, tuner, opt_store, nopt, 8);
+	size_t same = 0;
+	for (size_t i = 0; i < n && i < y->ntried; i++)
+		same += config_equal(&y->s, &first[i], &y->tried[i]);
+	ck_assert_uint_lt(same, n);
+}
+
+/* The tuner refuses option key = v (opt_store holds it), naming the option. */
+static void refused(const char *tuner, const char *key)
+{
+	struct synth y;
+	convex_space(&y);
+	char *e = check_err(tuner, &y.s);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_msg(strstr(e, key) != NULL, "%s: '%s' not named in: %s", tuner, key, e);
+	free(e);
+}
+
+/* A space of one valid point: one trial, and that point. */
+static void one_point(const char *tuner)
+{
+	static const int64_t kv[] = { 7 };
+	struct synth y;
+	synth_init(&y, flat_cost);
+	add_field(&y.s, "K", SPACE_STEP_UNIT, kv, 1);
+	opts_clear();
+	struct tune_result r = tune(&y, tuner, opt_store, nopt, 1);
+	ck_assert_int_eq(r.ntrials, 1);
+	ck_assert_int_eq(r.best.val[0], 7);
+}
+
+/* Kernel Tuner's genetic algorithm with its defaults (popsize 26, single-point crossover,
+ * mutation 1 in 55): on the convex space's 280 points, 100 trials find the optimum from 18
+ * of 20 seeds (asserted: 15), every crossover from 17 or 18; unbudgeted, Kernel Tuner's
+ * size rule ends it after 82 trials on average (at most 90).  The bumpy space's optimum:
+ * 16 of 20 (13).  The listed space (109 points, repairs): 80 trials, 17 of 20 (14); not
+ * constraint-aware, 11 (7), never proposing a point the space does not list. */
+START_TEST(test_genetic)
+{
+	static const char *const methods[] = { "single_point", "two_point", "uniform",
+					       "disruptive_uniform" };
+	static const int want[] = { 15, 15, 14, 15 };
+	struct synth y;
+	convex_space(&y);
+	struct config opt = pt3(16, 6, 9);
+	for (size_t m = 0; m < 4; m++) {
+		opts_clear();
+		if (m)
+			opt_string("method", methods[m]);
+		int found = found_of_20(&y, "genetic-algorithm", 100, &opt);
+		ck_assert_msg(found >= want[m], "genetic algorithm (%s) found the optimum from %d "
+			      "of 20 seeds", methods[m], found);
+	}
+	opts_clear();
+	struct tune_result w = tune(&y, "genetic-algorithm", opt_store, nopt, 3);
+	ck_assert_int_le(w.ntrials, 140); /* the size rule, well before half the points */
+	replays(&y, "genetic-algorithm");
+	y.cost = bumpy_cost;
+	opt = scan_best(&y);
+	opts_clear();
+	int found = found_of_20(&y, "genetic-algorithm", 100, &opt);
+	ck_assert_msg(found >= 13, "genetic algorithm: the bumpy optimum from %d of 20", found);
+	listed_space(&y);
+	ck_assert_uint_eq(y.s.nlisted, 109);
+	opt = scan_best(&y);
+	ck_assert(config_equal(&y.s, &opt, &(struct config){ .val = { 16, 6, 9 } }));
+	opts_clear();
+	found = found_of_20(&y, "genetic-algorithm", 80, &opt);
+	ck_assert_msg(found >= 14, "genetic algorithm: the listed optimum from %d of 20", found);
+	opts_clear();
+	opt_bool("constraint_aware", 0);
+	found = found_of_20(&y, "genetic-algorithm", 80, &opt);
+	ck_assert_msg(found >= 7, "genetic algorithm, not constraint-aware: %d of 20", found);
+	one_point("genetic-algorithm");
+	opts_clear();
+	opt_int("popsize", 1);
+	refused("genetic-algorithm", "'popsize'");
+	opts_clear();
+	opt_string("method", "three_point");
+	refused("genetic-algorithm", "'method'");
+	opts_clear();
+	opt_int("mutation_chance", 0);
+	refused("genetic-algorithm", "'mutation_chance'");
+	opts_clear();
+	opt_int("pop_size", 10);
+	refused("genetic-algorithm", "'pop_size'");
+}
+END_TEST
+
+/* Kernel Tuner's particle swarm with its defaults (50 particles, w 0.5, c1 3.5, c2 1.0):
+ * on the convex space, 150 trials find the optimum from 20 of 20 seeds (asserted: 17; 100
+ * trials find it from 6: the first iteration alone measures 50 random points); the bumpy
+ * space's optimum with 200 trials: 20 (17); the listed space with 100 trials: 20 (17),
+ * and not constraint-aware 20 (16). */
+START_TEST(test_pso)
+{
+	struct synth y;
+	convex_space(&y);
+	struct config opt = pt3(16, 6, 9);
+	opts_clear();
+	int found = found_of_20(&y, "pso", 150, &opt);
+	ck_assert_msg(found >= 17, "pso found the optimum from %d of 20 seeds", found);
+	opts_clear();
+	struct tune_result w = tune(&y, "pso", opt_store, nopt, 3);
+	ck_assert(config_equal(&y.s, &w.best, &opt));
+	ck_assert_int_le(w.ntrials, 7 * 8 * 5);
+	replays(&y, "pso");
+	y.cost = bumpy_cost;
+	opt = scan_best(&y);
+	opts_clear();
+	found = found_of_20(&y, "pso", 200, &opt);
+	ck_assert_msg(found >= 17, "pso: the bumpy optimum from %d of 20", found);
+	listed_space(&y);
+	opt = scan_best(&y);
+	opts_clear();
+	found = found_of_20(&y, "pso", 100, &opt);
+	ck_assert_msg(found >= 17, "pso: the listed optimum from %d of 20", found);
+	opts_clear();
+	opt_bool("constraint_aware", 0);
+	found = found_of_20(&y, "pso", 100, &opt);
+	ck_assert_msg(found >= 16, "pso, not constraint-aware: %d of 20", found);
+	one_point("pso");
+	opts_clear();
+	opt_float("w", 11);
+	refused("pso", "'w'");
+	opts_clear();
+	opt_float("c1", -1);
+	refused("pso", "'c1'");
+	opts_clear();
+	opt_int("popsize", 0);
+	refused("pso", "'popsize'");
+	opts_clear();
+	opt_string("constraint_aware", "yes");
+	refused("pso", "'constraint_aware'");
+}
+END_TEST
+
 static Suite *tuners_suite(void)
 {
 	Suite *s = suite_create("tuners");
@@ -1263,6 +1473,8 @@ static Suite *tuners_suite(void)
 	tcase_add_test(tc, test_exhaustive_field_values);
 	tcase_add_test(tc, test_convex_optimum);
 	tcase_add_test(tc, test_annealing);
+	tcase_add_test(tc, test_genetic);
+	tcase_add_test(tc, test_pso);
 	tcase_add_test(tc, test_random_deterministic);
 	tcase_add_test(tc, test_cd_field_order_and_limits);
 	tcase_add_test(tc, test_cd_threshold);
