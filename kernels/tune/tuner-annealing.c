@@ -14,6 +14,9 @@
  * Options (Kernel Tuner's defaults): T 1.0, T_min 0.001, alpha 0.995, maxiter 1 (steps per
  * temperature), max_fevals (the schedule's length; default max_trials when set, else
  * max_iter); and max_trials, max_seconds, accept, accept_repeats, accept_alpha (tuner-int.h).
+ * The strictly-adjacent neighbours are the 3^fields - 1 combinations of steps, or, where
+ * there are more combinations than valid points (a space of 20 fields), the valid points
+ * found one value away at most by a scan of them: the same set, in grid order.
  * Departures: the step count that bounds the search counts every step (Kernel Tuner's counts
  * only when verbose), and a point that failed stands at +infinity, as its error value. */
 #include "config.h"
@@ -73,10 +76,8 @@ static void random_point(struct tuner *t, struct config *c)
 /* The index of value v in field f (the field's values are distinct). */
 static size_t value_index(const struct space_field *fd, int64_t v)
 {
-	for (size_t k = 0; k < fd->nvalues; k++)
-		if (fd->values[k] == v)
-			return k;
-	return 0;
+	size_t k = space_value_index(fd, v);
+	return k < fd->nvalues ? k : 0;
 }
 
 /* A random neighbour of t->pos into *c: Hamming (one field changed, to any value) with
@@ -101,8 +102,29 @@ static void neighbour(struct tuner *t, struct config *c)
 			}
 	} else {
 		size_t combos = 1;
-		for (size_t f = 0; f < nf; f++)
+		for (size_t f = 0; f < nf && combos <= t->nvalid; f++)
 			combos *= 3;
+		if (combos > t->nvalid) {
+			/* more combinations than valid points (many fields: 3^20 of them): the
+			 * valid points one field value away at most, found by scanning them */
+			for (size_t i = 0; i < t->nvalid; i++) {
+				struct config x;
+				int near = 1, same = 1;
+				space_point(s, t->valid[i], &x);
+				for (size_t f = 0; f < nf && near; f++) {
+					const struct space_field *fd = &s->fields[f];
+					long d = (long)value_index(fd, x.val[f]) -
+						 (long)value_index(fd, t->pos.val[f]);
+					near = d >= -1 && d <= 1;
+					same &= !d;
+				}
+				if (near && !same) {
+					XGROW(cand, cap, n + 1);
+					cand[n++] = x;
+				}
+			}
+			combos = 0;
+		}
 		for (size_t m = 1; m < combos; m++) { /* m = 0: every field the same */
 			struct config x = t->pos;
 			size_t code = m;

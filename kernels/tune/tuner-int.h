@@ -1,8 +1,8 @@
 /* tuner-int.h: what the search tuners (random, coordinate-descent, beam, lut, model-topk,
- * abduction, simulated-annealing, genetic-algorithm, pso) share and nothing else includes:
- * option readers and checkers, the budget options, field order and limits, a seeded
- * generator, a memo of measured configs, and the valid points as value indices with Kernel
- * Tuner's neighbour methods over them. */
+ * abduction, simulated-annealing, genetic-algorithm, pso, differential-evolution, bayes-opt)
+ * share and nothing else includes: option readers and checkers, the budget options, field
+ * order and limits, a seeded generator, a memo of measured configs, and the valid points as
+ * value indices with Kernel Tuner's neighbour methods over them. */
 #ifndef HARNESS_TUNER_INT_H
 #define HARNESS_TUNER_INT_H
 
@@ -89,6 +89,21 @@ void tuner_memo_release(struct tuner_memo *m);
  * them); NULL with *cause (heap, naming tuner `who`) when s has more than max candidates. */
 size_t *tuner_valid_points(const struct space *s, size_t max, const char *who, size_t *n,
 			   char **cause);
+
+/* The position of c in valid (n ascending space_point indices, tuner_valid_points'), or n
+ * when c is not one of them (not a point of s, or excluded by the constraint). */
+size_t tuner_valid_find(const struct space *s, const size_t *valid, size_t n,
+			const struct config *c);
+/* The value indices (space_value_index) of the n points valid[0..n), point-major: entry
+ * [i * s->nfields + f] is field f's index in point i.  A new heap array (the caller frees);
+ * each index fits 16 bits (SPACE_MAX_VALUES). */
+uint16_t *tuner_value_indices(const struct space *s, const size_t *valid, size_t n);
+/* A Latin hypercube sample of n points over the value indices (scipy's LatinHypercube
+ * integers, scrambled: in each field the n strata of [0, 1) are permuted and a point drawn
+ * uniformly in its stratum, then scaled to the field's nvalues and floored), into out,
+ * point-major like tuner_value_indices (n * s->nfields entries).  The grid's points, not
+ * necessarily valid ones. */
+void tuner_lhs_sample(const struct space *s, size_t n, uint64_t *rng, uint16_t *out);
 
 /* 1 when r is a usable timing (ok, timed, finite median). */
 int tuner_result_ok(const struct trial_result *r);

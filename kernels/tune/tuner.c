@@ -23,6 +23,8 @@ extern const struct tuner_ops tuner_abduction;
 extern const struct tuner_ops tuner_simulated_annealing;
 extern const struct tuner_ops tuner_genetic_algorithm;
 extern const struct tuner_ops tuner_pso;
+extern const struct tuner_ops tuner_differential_evolution;
+extern const struct tuner_ops tuner_bayes_opt;
 
 const struct tuner_ops *const tuner_table[] = {
 	&tuner_vendor,
@@ -38,6 +40,8 @@ const struct tuner_ops *const tuner_table[] = {
 	&tuner_simulated_annealing,
 	&tuner_genetic_algorithm,
 	&tuner_pso,
+	&tuner_differential_evolution,
+	&tuner_bayes_opt,
 	NULL,
 };
 
@@ -525,6 +529,65 @@ size_t *tuner_valid_points(const struct space *s, size_t max, const char *who, s
 			v[(*n)++] = i;
 	}
 	return v;
+}
+
+size_t tuner_valid_find(const struct space *s, const size_t *valid, size_t n,
+			const struct config *c)
+{
+	size_t k;
+	if (space_point_find(s, c, &k))
+		return n;
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (valid[mid] == k)
+			return mid;
+		if (valid[mid] < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return n;
+}
+
+uint16_t *tuner_value_indices(const struct space *s, const size_t *valid, size_t n)
+{
+	size_t nf = s->nfields;
+	uint16_t *x = xmalloc((n * nf + 1) * sizeof(*x));
+	for (size_t i = 0; i < n; i++) {
+		struct config c;
+		if (space_point(s, valid[i], &c))
+			memset(&c, 0, sizeof(c)); /* not reached: valid holds points of s */
+		for (size_t f = 0; f < nf; f++) {
+			size_t k = space_value_index(&s->fields[f], c.val[f]);
+			x[i * nf + f] = (uint16_t)(k < s->fields[f].nvalues ? k : 0);
+		}
+	}
+	return x;
+}
+
+/* McKay, Beckman and Conover's Latin hypercube (Technometrics 21(2), 1979), as scipy.stats.qmc
+ * draws it (scramble=True) and its integers() floors it. */
+void tuner_lhs_sample(const struct space *s, size_t n, uint64_t *rng, uint16_t *out)
+{
+	size_t nf = s->nfields;
+	size_t *perm = xmalloc((n ? n : 1) * sizeof(*perm));
+	for (size_t f = 0; f < nf; f++) {
+		for (size_t i = 0; i < n; i++)
+			perm[i] = i;
+		for (size_t i = n; i > 1; i--) { /* Fisher-Yates */
+			size_t j = (size_t)tuner_rand_below(rng, i), tmp = perm[i - 1];
+			perm[i - 1] = perm[j];
+			perm[j] = tmp;
+		}
+		size_t nv = s->fields[f].nvalues;
+		for (size_t i = 0; i < n; i++) {
+			double u = ((double)perm[i] + tuner_rand_unit(rng)) / (double)n;
+			size_t k = (size_t)(u * (double)nv);
+			out[i * nf + f] = (uint16_t)(k < nv ? k : nv - 1);
+		}
+	}
+	free(perm);
 }
 
 int tuner_start_point(const struct space *s, struct config *out)

@@ -330,13 +330,16 @@ START_TEST(test_tuner_table)
 	size_t n = 0;
 	while (tuner_table[n])
 		n++;
-	ck_assert_uint_eq(n, 13);
+	ck_assert_uint_eq(n, 15);
 	ck_assert_uint_eq(tuner_find("abduction")->flags, TUNER_COMPILES | TUNER_BENCHMARKS);
 	ck_assert_uint_eq(tuner_find("simulated-annealing")->flags,
 			  TUNER_COMPILES | TUNER_BENCHMARKS);
 	ck_assert_uint_eq(tuner_find("genetic-algorithm")->flags,
 			  TUNER_COMPILES | TUNER_BENCHMARKS);
 	ck_assert_uint_eq(tuner_find("pso")->flags, TUNER_COMPILES | TUNER_BENCHMARKS);
+	ck_assert_uint_eq(tuner_find("differential-evolution")->flags,
+			  TUNER_COMPILES | TUNER_BENCHMARKS);
+	ck_assert_uint_eq(tuner_find("bayes-opt")->flags, TUNER_COMPILES | TUNER_BENCHMARKS);
 	ck_assert_uint_eq(tuner_find("model-topk")->flags, TUNER_COMPILES | TUNER_BENCHMARKS);
 	ck_assert_uint_eq(tuner_find("lut")->flags, TUNER_COMPILES);
 	ck_assert_uint_eq(tuner_find("random")->flags, TUNER_COMPILES | TUNER_BENCHMARKS);

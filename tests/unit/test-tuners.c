@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <gsl/gsl_errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1465,6 +1466,268 @@ START_TEST(test_pso)
 }
 END_TEST
 
+/* ---- Kernel Tuner's differential evolution and Bayesian optimisation ---------------------- */
+
+/* The convex space with only the grid points whose value indices sum to no multiple of 3
+ * listed (187 of 280; the optimum's indices (4, 5, 2) are among them). */
+static struct config convex_listed[280];
+static void listed_convex_space(struct synth *y)
+{
+	convex_space(y);
+	size_t n = 0;
+	for (size_t i = 0; i < 280; i++) {
+		struct config c;
+		ck_assert_int_eq(space_grid_point(&y->s, i, &c), 0);
+		size_t sum = 0;
+		for (size_t f = 0; f < 3; f++)
+			sum += space_value_index(&y->s.fields[f], c.val[f]);
+		if (sum % 3)
+			convex_listed[n++] = c;
+	}
+	y->s.listed = convex_listed;
+	y->s.nlisted = n;
+}
+
+/* Tune the convex space (or its listed variant, listed = 1) from seeds 1..20 with a budget
+ * of max_trials and the options already in opt_store: how many seeds chose the optimum, the
+ * mean of the chosen points' costs into *mean; no run spends more than the budget. */
+static int seeds_finding(const char *tuner, int listed, int64_t max_trials, double *mean)
+{
+	struct config opt = pt3(16, 6, 9);
+	struct tuner_option saved[8];
+	size_t nsaved = nopt;
+	memcpy(saved, opt_store, sizeof(saved));
+	int found = 0;
+	double sum = 0;
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		struct synth y;
+		if (listed)
+			listed_convex_space(&y);
+		else
+			convex_space(&y);
+		memcpy(opt_store, saved, sizeof(saved));
+		nopt = nsaved;
+		opt_int("max_trials", max_trials);
+		struct tune_result r = tune(&y, tuner, opt_store, nopt, seed);
+		ck_assert_int_eq(r.reason, TUNE_TUNED);
+		ck_assert_int_le(r.ntrials, max_trials);
+		found += config_equal(&y.s, &r.best, &opt);
+		sum += convex_cost(&y.s, &r.best);
+	}
+	memcpy(opt_store, saved, sizeof(saved));
+	nopt = nsaved;
+	if (mean)
+		*mean = sum / 20;
+	return found;
+}
+
+/* One seed twice with a budget of max_trials: the same proposals in the same order. */
+static void same_walk(const char *tuner, int64_t max_trials, uint64_t seed)
+{
+	static struct config first[4096];
+	struct synth y;
+	convex_space(&y);
+	opts_clear();
+	opt_int("max_trials", max_trials);
+	struct tune_result a = tune(&y, tuner, opt_store, nopt, seed);
+	size_t n = y.ntried;
+	memcpy(first, y.tried, n * sizeof(*first));
+	struct tune_result b = tune(&y, tuner, opt_store, nopt, seed);
+	ck_assert_int_eq(a.ntrials, b.ntrials);
+	ck_assert_uint_eq(n, y.ntried);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_msg(config_equal(&y.s, &first[i], &y.tried[i]), "%s: trial %zu differs",
+			      tuner, i);
+	ck_assert(config_equal(&y.s, &a.best, &b.best));
+}
+
+/* With the optimum excluded by the constraint (never proposed: synth_trial asserts it) or
+ * incorrect, the tuner chooses a runner-up (cost 1023), never the optimum. */
+static void runner_up(const char *tuner, int64_t max_trials)
+{
+	struct config opt = pt3(16, 6, 9);
+	for (int incorrect = 0; incorrect <= 1; incorrect++) {
+		struct synth y;
+		convex_space(&y);
+		if (incorrect)
+			y.cost = incorrect_opt_cost;
+		else
+			y.excl = &opt;
+		opts_clear();
+		opt_int("max_trials", max_trials);
+		struct tune_result r = tune(&y, tuner, opt_store, nopt, 4);
+		ck_assert_int_eq(r.reason, TUNE_TUNED);
+		ck_assert(!config_equal(&y.s, &r.best, &opt));
+		ck_assert_msg(fabs(convex_cost(&y.s, &r.best) - 1023) < 1e-9, "%s chose cost %g",
+			      tuner, convex_cost(&y.s, &r.best));
+	}
+}
+
+/* A space of one point (every field a single value): one trial, and that point chosen. */
+static void one_point_convex(const char *tuner)
+{
+	static const int64_t one[] = { 4 };
+	struct synth y;
+	synth_init(&y, convex_cost);
+	add_field(&y.s, "A", SPACE_STEP_POW2, one, 1);
+	add_field(&y.s, "B", SPACE_STEP_UNIT, unitv, 1);
+	add_field(&y.s, "C", SPACE_STEP_ORDINAL, ordv, 1);
+	opts_clear();
+	struct tune_result r = tune(&y, tuner, opt_store, nopt, 2);
+	ck_assert_int_eq(r.ntrials, 1);
+	ck_assert_int_eq(r.reason, TUNE_TUNED);
+	ck_assert(config_equal(&y.s, &r.best, &y.tried[0]));
+}
+
+/* Differential evolution (Kernel Tuner's diff_evo; popsize 16 x 3 fields = 48) on the convex
+ * space's 280 valid points.  Measured: the optimum from 17 of 20 seeds with 150 trials
+ * (12 with 100, 20 with 200; random search: 13 with 150), 20 of 20 on the listed variant's
+ * 187 points; each of Kernel Tuner's twelve methods from 10 to 20 of 20 with 150 trials;
+ * popsize 16 without the factor: 20 of 20 with 100 trials. */
+START_TEST(test_diffevo)
+{
+	const char *de = "differential-evolution";
+	opts_clear();
+	int found = seeds_finding(de, 0, 150, NULL);
+	ck_assert_msg(found >= 14, "differential evolution found the optimum from %d of 20 seeds",
+		      found);
+	found = seeds_finding(de, 1, 150, NULL); /* listed points: invalid trials repaired */
+	ck_assert_msg(found >= 16, "on the listed space from %d of 20 seeds", found);
+	static const char *const methods[] = {
+		"best1bin", "rand1bin", "best2bin", "rand2bin", "best1exp", "rand1exp",
+		"best2exp", "rand2exp", "currenttobest1bin", "currenttobest1exp",
+		"randtobest1bin", "randtobest1exp",
+	};
+	for (size_t k = 0; k < ARRAY_SIZE(methods); k++) {
+		opts_clear();
+		opt_string("method", methods[k]);
+		found = seeds_finding(de, 0, 150, NULL);
+		ck_assert_msg(found >= 7, "method %s found the optimum from %d of 20 seeds",
+			      methods[k], found);
+	}
+	/* Kernel Tuner's popsize without the factor: 16, and 100 trials are plenty */
+	opts_clear();
+	opt_int("popsize", 16);
+	opt_bool("popsize_times_dimensions", 0);
+	found = seeds_finding(de, 0, 100, NULL);
+	ck_assert_msg(found >= 17, "popsize 16 found the optimum from %d of 20 seeds", found);
+	same_walk(de, 60, 7);
+	runner_up(de, 150);
+	one_point_convex(de);
+	/* no budget: generations until every valid point is known (maxiter = 280) */
+	struct synth y;
+	convex_space(&y);
+	opts_clear();
+	struct tune_result w = tune(&y, de, opt_store, nopt, 3);
+	struct config opt = pt3(16, 6, 9);
+	ck_assert(config_equal(&y.s, &w.best, &opt));
+	ck_assert_int_le(w.ntrials, 7 * 8 * 5);
+	opts_clear();
+	opt_int("maxiter", 1); /* the first population and one generation: at most 2 x 48 */
+	w = tune(&y, de, opt_store, nopt, 3);
+	ck_assert_int_le(w.ntrials, 2 * 48);
+	ck_assert_int_gt(w.ntrials, 48);
+	/* options */
+	opts_clear();
+	opt_string("method", "best3bin");
+	char *err = check_err(de, &y.s);
+	ck_assert_msg(err && strstr(err, "7:3: 'method' must be one of \"best1bin\""), "%s", err);
+	free(err);
+	opts_clear();
+	opt_float("CR", 1.5);
+	err = check_err(de, &y.s);
+	ck_assert_msg(err && strstr(err, "7:3: 'CR' must be a number from 0 to 1"), "%s", err);
+	free(err);
+	opts_clear();
+	opt_int("popsiz", 8);
+	err = check_err(de, &y.s);
+	ck_assert_msg(err && strstr(err, "did you mean 'popsize'"), "%s", err);
+	free(err);
+	opts_clear();
+	opt_float("F", 0.5);
+	opt_int("popsize", 4);
+	ck_assert_ptr_null(check_err(de, &y.s));
+}
+END_TEST
+
+/* Bayesian optimisation (Kernel Tuner's bayes_opt: 20 initial points, Matern 3/2 of
+ * lengthscale 1.5, expected improvement with the contextual-variance factor) on the convex
+ * space.  Measured: the optimum from 17 of 20 seeds with 40 trials (15 with 25 or 30, 20 with
+ * 60; random search: 3 with 40), 20 of 20 on the listed variant, 19 with a random initial
+ * sample, 20 with Matern 5/2 and a fixed factor 0.1, 9 with max_train 10; with 30 trials its
+ * mean chosen cost is 1005.75 ns against random search's 1051.00 (the optimum 1000). */
+START_TEST(test_bayes)
+{
+	const char *bo = "bayes-opt";
+	opts_clear();
+	int found = seeds_finding(bo, 0, 40, NULL);
+	ck_assert_msg(found >= 14, "bayesian optimisation found the optimum from %d of 20 seeds",
+		      found);
+	found = seeds_finding(bo, 1, 40, NULL);
+	ck_assert_msg(found >= 16, "on the listed space from %d of 20 seeds", found);
+	/* a small budget: better than random search's expected best, by more than half its
+	 * excess over the optimum */
+	double bo_mean, rnd_mean;
+	opts_clear();
+	seeds_finding(bo, 0, 30, &bo_mean);
+	seeds_finding("random", 0, 30, &rnd_mean);
+	ck_assert_msg(bo_mean - 1000 < 0.5 * (rnd_mean - 1000),
+		      "30 trials: bayes-opt's mean %g ns, random's %g ns", bo_mean, rnd_mean);
+	/* the other settings run and find good points */
+	opts_clear();
+	opt_string("samplingmethod", "random");
+	found = seeds_finding(bo, 0, 40, NULL);
+	ck_assert_msg(found >= 14, "random initial sample: %d of 20 seeds", found);
+	opts_clear();
+	opt_string("covariancekernel", "matern52");
+	opt_float("explorationfactor", 0.1);
+	found = seeds_finding(bo, 0, 40, NULL);
+	ck_assert_msg(found >= 15, "matern52, explorationfactor 0.1: %d of 20 seeds", found);
+	opts_clear();
+	opt_int("max_train", 10); /* the cap on the training points, met from the 11th ok one */
+	found = seeds_finding(bo, 0, 40, NULL);
+	ck_assert_msg(found >= 5, "max_train 10: %d of 20 seeds", found);
+	same_walk(bo, 30, 7);
+	runner_up(bo, 40);
+	one_point_convex(bo);
+	/* no budget: Kernel Tuner's max_fevals, 100; or the option's */
+	struct synth y;
+	convex_space(&y);
+	opts_clear();
+	struct tune_result w = tune(&y, bo, opt_store, nopt, 3);
+	struct config opt = pt3(16, 6, 9);
+	ck_assert(config_equal(&y.s, &w.best, &opt));
+	ck_assert_int_eq(w.ntrials, 100);
+	opts_clear();
+	opt_int("max_fevals", 23);
+	w = tune(&y, bo, opt_store, nopt, 3);
+	ck_assert_int_eq(w.ntrials, 23);
+	/* options */
+	opts_clear();
+	opt_string("covariancekernel", "matern12");
+	char *err = check_err(bo, &y.s);
+	ck_assert_msg(err && strstr(err, "7:3: 'covariancekernel' must be one of \"matern32\""),
+		      "%s", err);
+	free(err);
+	opts_clear();
+	opt_string("explorationfactor", "cv");
+	err = check_err(bo, &y.s);
+	ck_assert_msg(err && strstr(err, "7:3: 'explorationfactor' must be \"CV\" or a number"),
+		      "%s", err);
+	free(err);
+	opts_clear();
+	opt_int("max_train", 1);
+	err = check_err(bo, &y.s);
+	ck_assert_msg(err && strstr(err, "7:3: 'max_train' must be an integer from 2"), "%s", err);
+	free(err);
+	opts_clear();
+	opt_string("explorationfactor", "CV");
+	opt_string("covariancekernel", "rbf");
+	opt_float("covariancelengthscale", 0.5);
+	ck_assert_ptr_null(check_err(bo, &y.s));
+}
+END_TEST
+
 static Suite *tuners_suite(void)
 {
 	Suite *s = suite_create("tuners");
@@ -1475,6 +1738,8 @@ static Suite *tuners_suite(void)
 	tcase_add_test(tc, test_annealing);
 	tcase_add_test(tc, test_genetic);
 	tcase_add_test(tc, test_pso);
+	tcase_add_test(tc, test_diffevo);
+	tcase_add_test(tc, test_bayes);
 	tcase_add_test(tc, test_random_deterministic);
 	tcase_add_test(tc, test_cd_field_order_and_limits);
 	tcase_add_test(tc, test_cd_threshold);
@@ -1492,5 +1757,6 @@ static Suite *tuners_suite(void)
 
 int main(void)
 {
+	gsl_set_error_handler_off();
 	return testutil_run(tuners_suite());
 }
