@@ -6,12 +6,41 @@
 #include "harness/analysis/replay.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <gsl/gsl_statistics_double.h>
 
 #include "harness/base/util.h"
+
+/* The methodology score over the cells of row i's tuner: the cells' curves averaged point
+ * by point (the package's aggregation: the cells' axes have one length), their mean its
+ * score, the standard deviation of that curve over its points its "error". */
+static void method_aggregate(const struct replay *r, size_t i, struct replay_agg *a)
+{
+	const char *tuner = r->rows[i].tuner;
+	size_t res = 0;
+	double *A = NULL;
+	a->mscore = a->merror = NAN;
+	for (size_t j = i; j < r->nrows; j++) {
+		const struct replay_method *m = &r->rows[j].m;
+		if (strcmp(r->rows[j].tuner, tuner) || !m->ok || (res && m->res != res))
+			continue;
+		if (!res)
+			A = xcalloc((res = m->res), sizeof(*A));
+		for (size_t k = 0; k < res; k++)
+			A[k] += m->curve[k];
+		a->mcells++;
+	}
+	if (!a->mcells)
+		return;
+	for (size_t k = 0; k < res; k++)
+		A[k] /= (double)a->mcells;
+	a->mscore = gsl_stats_mean(A, 1, res);
+	a->merror = sqrt(gsl_stats_variance_with_fixed_mean(A, 1, res, a->mscore));
+	free(A);
+}
 
 void replay_aggregate(struct replay *r)
 {
@@ -33,6 +62,7 @@ void replay_aggregate(struct replay *r)
 					  .mean = gsl_stats_mean(v, 1, n),
 					  .sd = n > 1 ? gsl_stats_sd(v, 1, n) : 0 };
 		gsl_stats_minmax(&a->min, &a->max, v, 1, n);
+		method_aggregate(r, i, a);
 	}
 	free(v);
 }

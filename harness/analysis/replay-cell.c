@@ -220,12 +220,25 @@ static void build_trials(const struct rsource *src, int64_t c, struct rcell *rc)
 		p->n = src->ts_cnt[k];
 		p->median = NAN;
 		if (p->status == TRIAL_OK && p->n) {
-			p->median = rcell_objective(rc->objective, p->ns, p->n);
+			p->median = rc->objective == REPLAY_SOURCE && tr->source_ns > 0
+					    ? tr->source_ns
+					    : rcell_objective(rc->objective == REPLAY_SOURCE
+								      ? REPLAY_MEDIAN
+								      : rc->objective,
+							      p->ns, p->n);
 		} else if (p->status == TRIAL_OK) {
 			p->status = TRIAL_FAILED; /* ok without samples: nothing to score */
 		}
 		p->compile_ns = tr->compile_ns;
 		p->bench_ns = tr->bench_ns;
+		/* the methodology's time of a point: every part known, a missing one 0 */
+		const int64_t part[] = { tr->compile_ns, tr->bench_ns, tr->verify_ns,
+					 tr->overhead_ns };
+		p->time_s = NAN;
+		for (size_t j = 0; j < ARRAY_SIZE(part); j++)
+			if (part[j] >= 0)
+				p->time_s = (isfinite(p->time_s) ? p->time_s : 0) +
+					    (double)part[j] / 1e9;
 	}
 	rc->ok = xcalloc(rc->npoints + 1, sizeof(*rc->ok));
 	for (size_t k = 0; k < rc->npoints; k++)

@@ -18,7 +18,10 @@ struct rpoint {
 	int64_t *ns;             /* its trial's samples (borrowed from the file's arrays) */
 	size_t n;
 	double median;           /* its value by the objective: the samples' median (or mean,
-				    * least); NaN when not ok */
+				    * least, the source's stored value); NaN when not ok */
+	double time_s;           /* what measuring it took, as the methodology charges it:
+				    * compile + benchmark + verification + the source's
+				    * framework and strategy time, in seconds; NaN: none known */
 	int64_t compile_ns, bench_ns;
 };
 
@@ -47,6 +50,22 @@ struct rcell {
 	double obs_best, true_best; /* best observed median so far, and its recorded median */
 	double *curve;              /* true_best after each trial */
 	int64_t budget, t;
+	/* the methodology score's trajectory (replay-method.c), when these are set: after
+	 * each trial the cumulative time charged (a point measured again costs 0) and
+	 * true_best (NaN before the first ok one) */
+	double *tcurve, *fcurve;
+	unsigned char *seen;        /* per point: measured in this tuning */
+	double tcum;
+};
+
+/* One tuner to replay: its ops, options and table, parsed from a --tuners spec. */
+struct rtuner {
+	const struct tuner_ops *ops;
+	struct tuner_option *opts;
+	size_t nopts;
+	struct tuner_lut *lut;
+	struct tuner_train *train;
+	char *label;
 };
 
 /* What a results file holds that rcell_build reads, borrowed. */
@@ -73,5 +92,36 @@ int rcell_build(const struct rsource *src, size_t si, const char *start,
 /* The objective's value of n samples (NaN for none); the median as tune_median_ns has it. */
 double rcell_objective(enum replay_objective k, const int64_t *ns, size_t n);
 void rcell_release(struct rcell *rc);
+/* The measurer's callbacks over rc (replay.c): a trial is the point's recorded one. */
+int rcell_trial(void *ctx, const struct config *c, int64_t n, struct tune_trial *out,
+		char **cause);
+int rcell_record(void *ctx, const struct config *c, const struct tune_trial *t,
+		 double median_ns, char **cause);
+
+/* ---- the methodology score (replay-method.c; docs/replay.md, "The methodology score") */
+
+/* One cell's budget range and random baseline, as autotuning-methodology computes them. */
+struct rmethod {
+	double *asc;               /* the ok points' values, ascending (owned) */
+	size_t n, nall;            /* ok points; points with a known time */
+	double opt, median;
+	double t_med, t_pf;        /* median time of a point; mean time per evaluation */
+	int64_t fevals_start, fevals_end;
+	double time_start, time_end; /* seconds */
+	int64_t budget;            /* ceil(1.1 fevals_end) evaluations, at most the points */
+	size_t res;                /* points on the time axis */
+	double *time_range, *baseline; /* res long (owned) */
+};
+/* Fill *m for rc at the cutoff percentiles p_end, p_start over res time points.  0, or -1
+ * with *why (heap): too few ok points, no times, an empty range. */
+int rmethod_cell(const struct rcell *rc, double p_end, double p_start, size_t res,
+		 struct rmethod *m, char **why);
+void rmethod_release(struct rmethod *m);
+/* The score of the trajectories of nseeds runs (t[k], y[k]: n[k] trials, cumulative seconds
+ * and best-so-far, NaN before the first ok one), pooled as the package pools repeats: the
+ * isotonic fit of the value's rank over time, held after the runs' median stop; its
+ * standardised curve into curve (res long).  0 and *score, or -1 with *why (heap). */
+int rmethod_score(const struct rmethod *m, double *const *t, double *const *y,
+		  const size_t *n, size_t nseeds, double *curve, double *score, char **why);
 
 #endif

@@ -26,7 +26,7 @@ static uint64_t rnext(uint64_t *st)
 	return z ^ (z >> 31);
 }
 
-static int rcell_trial(void *ctx, const struct config *c, int64_t n, struct tune_trial *out,
+int rcell_trial(void *ctx, const struct config *c, int64_t n, struct tune_trial *out,
 		       char **cause)
 {
 	struct rcell *rc = ctx;
@@ -50,7 +50,10 @@ static int rcell_trial(void *ctx, const struct config *c, int64_t n, struct tune
 		out->samples[k].ns = p->ns[j];
 	}
 	out->nsamples = p->n;
-	if (rc->objective != REPLAY_MEDIAN) {
+	if (rc->objective == REPLAY_SOURCE) {
+		out->samples[0].ns = llround(p->median); /* the stored value, as it is */
+		out->nsamples = 1;
+	} else if (rc->objective != REPLAY_MEDIAN) {
 		/* the tuner sees the objective's value (of the redrawn samples, with --noise)
 		 * as the trial's one sample: the driver's median of it is the value itself */
 		int64_t *ns = xcalloc(p->n, sizeof(*ns));
@@ -66,7 +69,7 @@ static int rcell_trial(void *ctx, const struct config *c, int64_t n, struct tune
 /* Best-so-far: the recorded median of the config with the lowest observed median (a tuner
  * that does not benchmark, heuristic or lut, observes none: its ok config counts with its
  * recorded median). */
-static int rcell_record(void *ctx, const struct config *c, const struct tune_trial *t,
+int rcell_record(void *ctx, const struct config *c, const struct tune_trial *t,
 			double median_ns, char **cause)
 {
 	struct rcell *rc = ctx;
@@ -79,15 +82,25 @@ static int rcell_record(void *ctx, const struct config *c, const struct tune_tri
 		rc->obs_best = median_ns;
 		rc->true_best = rc->pts[idx].median;
 	}
-	if (rc->t < rc->budget)
+	if (rc->t < rc->budget && rc->curve)
 		rc->curve[rc->t] = isfinite(rc->true_best) ? rc->true_best : rc->worst;
+	if (rc->t < rc->budget && rc->tcurve) {
+		/* the methodology's clock: a point's recorded time, once */
+		if (at && !rc->seen[idx] && isfinite(rc->pts[idx].time_s)) {
+			rc->tcum += rc->pts[idx].time_s;
+			rc->seen[idx] = 1;
+		}
+		rc->tcurve[rc->t] = rc->tcum;
+		rc->fcurve[rc->t] = rc->true_best;
+	}
 	rc->t++;
 	return 0;
 }
 
 const char *replay_objective_name(enum replay_objective k)
 {
-	return k == REPLAY_MEAN ? "mean" : k == REPLAY_MIN ? "min" : "median";
+	return k == REPLAY_MEAN ? "mean" : k == REPLAY_MIN ? "min" : k == REPLAY_SOURCE ? "source"
+											 : "median";
 }
 
 double replay_expected_min(const double *v, size_t n, size_t t)
@@ -135,6 +148,11 @@ void replay_free(struct replay *r)
 		free(w->random_ns);
 		free(w->seed_best_ns);
 		free(w->config);
+		free(w->m.why);
+		free(w->m.seed_score);
+		free(w->m.curve);
+		free(w->m.baseline);
+		free(w->m.time_range);
 	}
 	free(r->rows);
 	free(r->agg);
@@ -146,16 +164,6 @@ void replay_free(struct replay *r)
 	free(r->source_mode);
 	free(r);
 }
-
-/* One tuner to replay: its ops, options and table, parsed from a --tuners spec. */
-struct rtuner {
-	const struct tuner_ops *ops;
-	struct tuner_option *opts;
-	size_t nopts;
-	struct tuner_lut *lut;
-	struct tuner_train *train;
-	char *label;
-};
 
 static void rtuner_release(struct rtuner *t)
 {
@@ -435,6 +443,94 @@ static void replay_cell(struct rcell *rc, const struct rtuner *rt, const struct 
 	free(col);
 }
 
+/* Autotuning-methodology's score of one tuner on one cell (replay-method.c): each seed run
+ * with the range's budget, its trajectory on the methodology's clock; the pooled score and
+ * each seed's alone. */
+static void method_cell(struct rcell *rc, const struct rmethod *m, const struct rtuner *rt,
+			const struct tuner_cell *id, const struct replay_opts *o,
+			uint64_t base_seed, size_t cell_idx, struct replay_method *w)
+{
+	size_t S = o->seeds, B = (size_t)m->budget;
+	double **t = xcalloc(S, sizeof(*t)), **y = xcalloc(S, sizeof(*y));
+	size_t *n = xcalloc(S, sizeof(*n));
+	w->fevals_start = m->fevals_start;
+	w->fevals_end = m->fevals_end;
+	w->budget = m->budget;
+	w->time_start = m->time_start;
+	w->time_end = m->time_end;
+	w->t_med = m->t_med;
+	w->t_pf = m->t_pf;
+	w->opt = m->opt;
+	w->median = m->median;
+	w->res = m->res;
+	w->curve = xcalloc(m->res, sizeof(double));
+	w->baseline = xmalloc(m->res * sizeof(double));
+	w->time_range = xmalloc(m->res * sizeof(double));
+	memcpy(w->baseline, m->baseline, m->res * sizeof(double));
+	memcpy(w->time_range, m->time_range, m->res * sizeof(double));
+	w->seed_score = xcalloc(S, sizeof(double));
+	rc->seen = xcalloc(rc->npoints + 1, 1);
+	rc->budget = m->budget;
+	for (size_t k = 0; k < S; k++) {
+		struct tuner_args a = { .space = &rc->s, .cell = id, .seed = (base_seed + k) ^ cell_idx,
+					.options = rt->opts, .noptions = rt->nopts, .lut = rt->lut,
+					.train = rt->train, .budget_trials = m->budget };
+		struct tune_measurer ms = { .ctx = rc, .trial = rcell_trial, .record = rcell_record };
+		struct tune_result res;
+		char *cause = NULL;
+		t[k] = rc->tcurve = xcalloc(B, sizeof(double));
+		y[k] = rc->fcurve = xcalloc(B, sizeof(double));
+		memset(rc->seen, 0, rc->npoints + 1);
+		rc->tcum = 0;
+		rc->noise = o->noise;
+		rc->noise_rng = (base_seed + k) * 0x2545f4914f6cdd1dULL + cell_idx;
+		if (rc->random_start) {
+			uint64_t st = (base_seed + k) * 0x9e3779b97f4a7c15ULL ^ (cell_idx + 1);
+			rc->start = rc->points[rnext(&st) % rc->npoints];
+		}
+		rc->obs_best = INFINITY;
+		rc->true_best = NAN;
+		rc->t = 0;
+		tune_cell(rt->ops, &a, 1, &ms, &res, &cause);
+		free(cause);
+		n[k] = (size_t)(rc->t < m->budget ? rc->t : m->budget);
+	}
+	rc->tcurve = rc->fcurve = NULL;
+	free(rc->seen);
+	rc->seen = NULL;
+	char *why = NULL;
+	w->ok = !rmethod_score(m, t, y, n, S, w->curve, &w->score, &why);
+	if (!w->ok)
+		w->why = why;
+	double *one = xcalloc(m->res, sizeof(double)), *fin = xcalloc(S, sizeof(double));
+	size_t nseed = 0;
+	for (size_t k = 0; k < S; k++) {
+		why = NULL;
+		w->seed_score[k] = NAN;
+		if (w->ok && rmethod_score(m, &t[k], &y[k], &n[k], 1, one, &w->seed_score[k], &why))
+			free(why); /* a seed with too few points in range: NaN, out of the spread */
+		else if (w->ok)
+			fin[nseed++] = w->seed_score[k];
+	}
+	struct stats_ttest tt = { .est = NAN, .lo = NAN, .hi = NAN };
+	if (nseed == 1)
+		tt.est = tt.lo = tt.hi = fin[0];
+	else if (nseed > 1 && stats_t_test(fin, nseed, 0.95, &tt, &why))
+		free(why);
+	free(fin);
+	w->seed_mean = tt.est;
+	w->seed_lo = tt.lo;
+	w->seed_hi = tt.hi;
+	free(one);
+	for (size_t k = 0; k < S; k++) {
+		free(t[k]);
+		free(y[k]);
+	}
+	free(t);
+	free(y);
+	free(n);
+}
+
 int replay_run(const char *path, const struct replay_opts *o, struct replay **out)
 {
 	struct rec *f = NULL;
@@ -535,6 +631,10 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 	r->noise = o->noise;
 	r->start = xstrdup(o->start && *o->start ? o->start : "heuristic");
 	r->objective = o->objective;
+	r->methodology = o->methodology;
+	r->p_end = o->p_end;
+	r->p_start = o->p_start;
+	r->res = o->res;
 	struct rsource src = { .path = path, .unit = u, .cells = cells, .ncells = ncells,
 			       .tunit = tunit, .trials = trials, .ntrials = ntrials,
 			       .ts_ns = ts_ns, .ts_off = ts_off, .ts_cnt = ts_cnt,
@@ -560,6 +660,10 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 		}
 		struct tuner_cell id = { .name = cells[c].name, .op = cells[c].op,
 					 .shape = cells[c].shape };
+		struct rmethod m;
+		char *mwhy = NULL;
+		int have_m = o->methodology &&
+			     !rmethod_cell(&rc, o->p_end, o->p_start, o->res, &m, &mwhy);
 		for (size_t tk = 0; tk < o->ntuners; tk++) {
 			XGROW(r->rows, cap, r->nrows + 1);
 			struct replay_row *w = &r->rows[r->nrows++];
@@ -572,7 +676,14 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 			rc.budget = r->budget;
 			replay_cell(&rc, &rt[tk], &id, o, base_seed, (size_t)c, rc.ok, rc.nok,
 				    rc.npoints, w);
+			if (have_m)
+				method_cell(&rc, &m, &rt[tk], &id, o, base_seed, (size_t)c, &w->m);
+			else if (o->methodology)
+				w->m.why = xstrdup(mwhy);
 		}
+		if (have_m)
+			rmethod_release(&m);
+		free(mwhy);
 		rcell_release(&rc);
 	}
 	if (!r->nrows) {

@@ -27,11 +27,19 @@ struct replay_opts {
 	 * point), "first" (the first valid grid point), "random" (a valid point drawn per seed)
 	 * or a config ("BM=64,BN=128"), which every replayed cell must hold */
 	const char *start;
-	/* What a config's samples score as, for the tuners and the curves: its median
-	 * (REPLAY_MEDIAN, the default), mean (Kernel Tuner's `time`) or least sample */
-	enum replay_objective { REPLAY_MEDIAN = 0, REPLAY_MEAN, REPLAY_MIN } objective;
+	/* What a config scores as, for the tuners and the curves: its samples' median
+	 * (REPLAY_MEDIAN, the default), mean or least sample, or the value its source stored
+	 * (REPLAY_SOURCE: an imported cache's `time`, what autotuning-methodology scores; the
+	 * samples' median where a trial has none) */
+	enum replay_objective { REPLAY_MEDIAN = 0, REPLAY_MEAN, REPLAY_MIN, REPLAY_SOURCE }
+		objective;
+	/* --score methodology: autotuning-methodology's score beside harness's own, at the
+	 * cutoff percentiles p_end and p_start (0.96 and 0.5: the paper's) on res time points */
+	int methodology;
+	double p_end, p_start;
+	size_t res;
 };
-/* "median", "mean", "min" */
+/* "median", "mean", "min", "source" */
 const char *replay_objective_name(enum replay_objective k);
 
 /* One tuner on one op cell, over seeds. */
@@ -53,6 +61,20 @@ struct replay_row {
 	char *config;              /* the config chosen with seed 0 */
 	int64_t to95;              /* first budget where the mean score >= 0.95; -1: never */
 	size_t unmeasured;         /* proposals of a config the source never measured (penalty) */
+	/* --score methodology: autotuning-methodology's score (replay-method.c) */
+	struct replay_method {
+		int ok;                  /* 0: not computed (why says why) */
+		char *why;
+		int64_t fevals_start, fevals_end, budget; /* the budget range, and the runs' */
+		double time_start, time_end;  /* seconds */
+		double t_med, t_pf;      /* a point's median time; the mean time per evaluation */
+		double opt, median;      /* of the ok values */
+		double score;            /* seeds pooled, as the package pools repeats */
+		double seed_mean, seed_lo, seed_hi; /* each seed alone: mean, Student's t 95% CI */
+		double *seed_score;      /* seeds long */
+		double *curve, *baseline, *time_range; /* res long: standardised curve, B, seconds */
+		size_t res;
+	} m;
 };
 
 /* One tuner over the replay's cells: the mean, standard deviation, least and greatest of its
@@ -61,6 +83,10 @@ struct replay_agg {
 	const char *tuner;         /* borrowed from its first row */
 	size_t ncells;
 	double mean, sd, min, max;
+	/* --score methodology: the mean over the cells of their scores, and the package's
+	 * "error", the standard deviation over the time axis of the cells' mean curve */
+	size_t mcells;
+	double mscore, merror;
 };
 
 struct replay {
@@ -74,6 +100,9 @@ struct replay {
 	int noise;
 	char *start;               /* the start as asked ("heuristic" by default) */
 	enum replay_objective objective;
+	int methodology;           /* --score methodology: rows' m and agg's mscore are set */
+	double p_end, p_start;
+	size_t res;
 	struct replay_row *rows;
 	size_t nrows;
 	size_t nsources;           /* results files merged in (replay_merge); 0: this one alone */

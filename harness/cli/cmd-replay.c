@@ -11,13 +11,14 @@
 #include "harness/output/replay-write.h"
 
 enum { OPT_FORMAT = 'f', OPT_OUTPUT = 'o', OPT_TUNERS = 256, OPT_BUDGET, OPT_SEEDS, OPT_UNIT,
-       OPT_NOISE, OPT_PLOT, OPT_START, OPT_OBJECTIVE };
+       OPT_NOISE, OPT_PLOT, OPT_START, OPT_OBJECTIVE, OPT_SCORE, OPT_CUTOFF };
 
 static const struct cmd_opt replay_opts_table[] = {
 	{ "format", OPT_FORMAT, 1 }, { "output", OPT_OUTPUT, 1 }, { "tuners", OPT_TUNERS, 1 },
 	{ "budget", OPT_BUDGET, 1 }, { "seeds", OPT_SEEDS, 1 }, { "unit", OPT_UNIT, 1 },
 	{ "noise", OPT_NOISE, 0 }, { "plot", OPT_PLOT, 1 }, { "start", OPT_START, 1 },
-	{ "objective", OPT_OBJECTIVE, 1 }, { NULL, 0, 0 },
+	{ "objective", OPT_OBJECTIVE, 1 }, { "score", OPT_SCORE, 1 }, { "cutoff", OPT_CUTOFF, 1 },
+	{ NULL, 0, 0 },
 };
 
 static int replay_exec(const struct cmd_args *a)
@@ -86,8 +87,33 @@ static int replay_exec(const struct cmd_args *a)
 			o.objective = REPLAY_MEAN;
 		else if (!strcmp(v, "min"))
 			o.objective = REPLAY_MIN;
+		else if (!strcmp(v, "source"))
+			o.objective = REPLAY_SOURCE;
 		else
-			return cmd_usage_error(e, "--objective is median, mean or min, not '%s'", v);
+			return cmd_usage_error(e, "--objective is median, mean, min or source, not "
+					       "'%s'", v);
+	}
+	o.p_end = 0.96;
+	o.p_start = 0.5;
+	o.res = 1000;
+	v = cmd_args_value(a, OPT_SCORE);
+	if (v && strcmp(v, "methodology") && strcmp(v, "harness"))
+		return cmd_usage_error(e, "--score is harness (the default) or methodology, not "
+				       "'%s'", v);
+	o.methodology = v && !strcmp(v, "methodology");
+	v = cmd_args_value(a, OPT_CUTOFF);
+	if (v) {
+		char *end = NULL;
+		double pe = strtod(v, &end), ps = o.p_start;
+		if (end && *end == ',')
+			ps = strtod(end + 1, &end);
+		if (!end || *end || !(pe > 0 && pe <= 1) || !(ps >= 0 && ps < pe))
+			return cmd_usage_error(e, "--cutoff is END[,START]: percentiles with 0 <= "
+					       "START < END <= 1 (0.96,0.5), not '%s'", v);
+		if (!o.methodology)
+			return cmd_usage_error(e, "--cutoff is for --score methodology");
+		o.p_end = pe;
+		o.p_start = ps;
 	}
 	v = cmd_args_value(a, OPT_TUNERS);
 	if (!v || !*v)
@@ -167,8 +193,13 @@ const struct cmd_entry cmd_replay_entry = {
 		"  --start S            where coordinate descent and beam start: heuristic (the\n"
 		"                       heuristic tuner's recorded choice; default), first (the\n"
 		"                       first valid point), random (drawn per seed) or a config\n"
-		"  --objective O        what a config's samples score as: median (default), mean\n"
-		"                       (Kernel Tuner's time) or min\n"
+		"  --objective O        what a config scores as: its samples' median (default),\n"
+		"                       mean or min, or source (the value an imported cache\n"
+		"                       stored: Kernel Tuner's time)\n"
+		"  --score S            harness (default) or methodology: also autotuning-\n"
+		"                       methodology's score (its budget range, random baseline,\n"
+		"                       time axis; docs/replay.md)\n"
+		"  --cutoff END[,START] the methodology's cutoff percentiles (default 0.96,0.5)\n"
 		"  --plot FILE          also draw the curves with gnuplot (.png, .svg or .pdf)\n"
 		"  -f, --format FMT     md (default), json or csv\n"
 		"  -o, --output FILE    write there instead of stdout\n"

@@ -13,6 +13,35 @@
 #include "harness/output/json.h"
 #include "harness/record/recorder.h"
 
+/* Autotuning-methodology's score: per tuner and cell, and over the cells. */
+static void write_method_md(const struct replay *r, FILE *out)
+{
+	fprintf(out, "\nAutotuning-methodology's score (Willemsen et al. 2024; cutoff percentiles "
+		"%.3g and %.3g, %zu points on the time axis; the seeds pooled into one isotonic fit, "
+		"as the package pools repeats, and each seed alone: mean [Student's t 95%% CI]; "
+		"0 = random search, 1 = the optimum throughout, unbounded below):\n\n"
+		"| tuner | cell | range (evaluations) | range (s) | budget | score | seeds alone |\n"
+		"|---|---|---|---|---|---|---|\n", r->p_end, r->p_start, r->res);
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct replay_row *w = &r->rows[i];
+		if (!w->m.ok) {
+			fprintf(out, "| %s | %s | | | | (%s) | |\n", w->tuner, w->cell,
+				w->m.why ? w->m.why : "not computed");
+			continue;
+		}
+		fprintf(out, "| %s | %s | %" PRId64 " to %" PRId64 " | %.4g to %.4g | %" PRId64
+			" | %.3f | %.3f [%.3f, %.3f] |\n", w->tuner, w->cell, w->m.fevals_start,
+			w->m.fevals_end, w->m.time_start, w->m.time_end, w->m.budget, w->m.score,
+			w->m.seed_mean, w->m.seed_lo, w->m.seed_hi);
+	}
+	fprintf(out, "\nPer tuner over the cells (the cells' curves averaged point by point; "
+		"\"error\": their standard deviation over the time axis, as the package prints):"
+		"\n\n| tuner | cells | score | error |\n|---|---|---|---|\n");
+	for (size_t k = 0; k < r->nagg; k++)
+		fprintf(out, "| %s | %zu | %.3f | %.3f |\n", r->agg[k].tuner, r->agg[k].mcells,
+			r->agg[k].mscore, r->agg[k].merror);
+}
+
 static int write_md(const struct replay *r, FILE *out)
 {
 	char budget[96];
@@ -52,6 +81,8 @@ static int write_md(const struct replay *r, FILE *out)
 	for (size_t k = 0; k < r->nagg; k++)
 		fprintf(out, "| %s | %zu | %.3f | %.3f | %.3f | %.3f |\n", r->agg[k].tuner,
 			r->agg[k].ncells, r->agg[k].mean, r->agg[k].sd, r->agg[k].min, r->agg[k].max);
+	if (r->methodology)
+		write_method_md(r, out);
 	if (r->nleft_out)
 		fprintf(out, "\nLeft out (%zu op cell%s of the source):\n\n", r->nleft_out,
 			r->nleft_out == 1 ? "" : "s");
@@ -80,6 +111,32 @@ static json_t *numv(const double *v, int64_t n)
 	for (int64_t i = 0; i < n; i++)
 		json_array_append_new(a, jw_num(v[i]));
 	return a;
+}
+
+/* One row's methodology score in json. */
+static json_t *method_json(const struct replay_method *m, size_t seeds)
+{
+	if (!m->ok)
+		return json_pack("{s:o}", "error", jw_str(m->why ? m->why : "not computed"));
+	json_t *o = json_object();
+	jw_set(o, "fevals_start", json_integer(m->fevals_start));
+	jw_set(o, "fevals_end", json_integer(m->fevals_end));
+	jw_set(o, "time_start_s", jw_num(m->time_start));
+	jw_set(o, "time_end_s", jw_num(m->time_end));
+	jw_set(o, "budget", json_integer(m->budget));
+	jw_set(o, "time_median_s", jw_num(m->t_med));
+	jw_set(o, "time_per_feval_s", jw_num(m->t_pf));
+	jw_set(o, "optimum", jw_num(m->opt));
+	jw_set(o, "median", jw_num(m->median));
+	jw_set(o, "score", jw_num(m->score));
+	jw_set(o, "seed_score_mean", jw_num(m->seed_mean));
+	jw_set(o, "seed_score_ci_lo", jw_num(m->seed_lo));
+	jw_set(o, "seed_score_ci_hi", jw_num(m->seed_hi));
+	jw_set(o, "seed_scores", numv(m->seed_score, (int64_t)seeds));
+	jw_set(o, "time_range_s", numv(m->time_range, (int64_t)m->res));
+	jw_set(o, "baseline", numv(m->baseline, (int64_t)m->res));
+	jw_set(o, "curve", numv(m->curve, (int64_t)m->res));
+	return o;
 }
 
 static int write_json(const struct replay *r, FILE *out)
@@ -119,6 +176,8 @@ static int write_json(const struct replay *r, FILE *out)
 			json_array_append_new(seeds, numv(w->seed_best_ns + k * (size_t)r->budget,
 							 r->budget));
 		jw_set(o, "seed_best_ns", seeds);
+		if (r->methodology)
+			jw_set(o, "methodology", method_json(&w->m, r->seeds));
 		json_array_append_new(rows, o);
 	}
 	jw_set(root, "rows", rows);
@@ -131,6 +190,20 @@ static int write_json(const struct replay *r, FILE *out)
 						     "min", jw_num(r->agg[k].min), "max",
 						     jw_num(r->agg[k].max)));
 	jw_set(root, "tuners", agg);
+	if (r->methodology) {
+		json_t *m = json_pack("{s:o, s:o, s:I}", "cutoff_percentile", jw_num(r->p_end),
+				      "cutoff_percentile_start", jw_num(r->p_start), "resolution",
+				      (json_int_t)r->res);
+		json_t *ta = json_array();
+		for (size_t k = 0; k < r->nagg; k++)
+			json_array_append_new(ta, json_pack("{s:s, s:I, s:o, s:o}", "tuner",
+							    r->agg[k].tuner, "cells",
+							    (json_int_t)r->agg[k].mcells, "score",
+							    jw_num(r->agg[k].mscore), "error",
+							    jw_num(r->agg[k].merror)));
+		jw_set(m, "tuners", ta);
+		jw_set(root, "methodology", m);
+	}
 	json_t *lo = json_array();
 	for (size_t i = 0; i < r->nleft_out; i++)
 		json_array_append_new(lo, jw_str(r->left_out[i]));

@@ -139,6 +139,9 @@ static void build_unit(const struct ci *c, const size_t *by, const char *mode,
 		t->compile_ns = x->compile_ns > 0 ? x->compile_ns : 0;
 		t->bench_ns = x->bench_ns > 0 ? x->bench_ns : 0;
 		t->nsamples = (int64_t)x->n;
+		t->source_ns = isfinite(x->stored_ns) && x->stored_ns > 0 ? x->stored_ns : -1;
+		t->verify_ns = x->verify_ns;
+		t->overhead_ns = x->overhead_ns;
 		t->median_ns = t->min_ns = t->max_ns = NAN;
 		if (x->n) {
 			XGROW(v, vcap, x->n);

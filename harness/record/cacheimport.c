@@ -165,7 +165,7 @@ static int entry_config(struct ci *c, json_t *cfg, int strict, char **why)
 	c->ids = xrealloc(c->ids, c->cap * (c->nfields ? c->nfields : 1) * sizeof(*c->ids));
 	struct ci_entry *e = &c->entries[c->nentries];
 	memset(e, 0, sizeof(*e));
-	e->compile_ns = e->bench_ns = e->verify_ns = -1;
+	e->compile_ns = e->bench_ns = e->verify_ns = e->overhead_ns = -1;
 	e->stored_ns = NAN;
 	e->first = c->nsamples;
 	for (size_t f = 0; f < c->nfields; f++) {
@@ -210,6 +210,13 @@ static int64_t opt_ns(json_t *o, const char *key, double unit_ns)
 {
 	json_t *v = json_object_get(o, key);
 	return json_is_number(v) ? to_ns(json_number_value(v), unit_ns) : -1;
+}
+
+/* The sum of two times of o (either missing counts 0); -1 when both are missing. */
+static int64_t overhead(json_t *o, const char *a, const char *b, double unit_ns)
+{
+	int64_t x = opt_ns(o, a, unit_ns), y = opt_ns(o, b, unit_ns);
+	return x < 0 && y < 0 ? -1 : (x > 0 ? x : 0) + (y > 0 ? y : 0);
 }
 
 /* Kernel Tuner's failure markers in a cache's objective. */
@@ -261,6 +268,7 @@ static int kt_entry(struct ci *c, json_t *v, char **why)
 	e->compile_ns = opt_ns(v, "compile_time", 1e6);
 	e->bench_ns = opt_ns(v, "benchmark_time", 1e6);
 	e->verify_ns = opt_ns(v, "verification_time", 1e6);
+	e->overhead_ns = overhead(v, "framework_time", "strategy_time", 1e6);
 	c->nentries++;
 	return 0;
 }
@@ -326,6 +334,7 @@ static int t4_entry(struct ci *c, json_t *v, double unit_ns, char **why)
 	}
 	e->compile_ns = opt_ns(times, "compilation", unit_ns);
 	e->verify_ns = opt_ns(times, "validation", unit_ns);
+	e->overhead_ns = overhead(times, "framework", "search_algorithm", unit_ns);
 	if (json_is_array(rt))
 		e->bench_ns = -1; /* T4 records no benchmark time apart from the runtimes */
 	c->nentries++;

@@ -68,6 +68,7 @@ struct ci_entry {
 	const char *status;     /* a trial status: "ok", "compile-error", "failed", "invalid",
 				 * "incorrect" (static) */
 	int64_t compile_ns, bench_ns, verify_ns; /* -1: not given */
+	int64_t overhead_ns;    /* framework + strategy time; -1: neither given */
 	double stored_ns;       /* the objective value the source stored; NaN: none */
 	size_t line;            /* where it was in the source */
 };

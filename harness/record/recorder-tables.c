@@ -87,6 +87,9 @@ static const struct field trial_fields[] = {
 	FN(trial_row, "min_ns", t.min_ns, K_F64),
 	FN(trial_row, "max_ns", t.max_ns, K_F64),
 	FN(trial_row, "bench_ns", t.bench_ns, K_I64),
+	FO(trial_row, "source_ns", t.source_ns, K_F64, -1),
+	FO(trial_row, "verify_ns", t.verify_ns, K_I64, -1),
+	FO(trial_row, "overhead_ns", t.overhead_ns, K_I64, -1),
 };
 
 static const struct field choice_fields[] = {

@@ -121,6 +121,11 @@ struct rec_trial {
 	int64_t nsamples;
 	double median_ns, min_ns, max_ns;
 	int64_t bench_ns;    /* time spent benchmarking this trial */
+	/* Files since 2026-11-29, an imported cache's trials (absent: -1): */
+	double source_ns;    /* the objective value the source stored (Kernel Tuner's `time`, T4's
+			      * time measurement), in ns; <= 0: none */
+	int64_t verify_ns;   /* the source's verification time; < 0: none */
+	int64_t overhead_ns; /* the source's framework and strategy time; < 0: none */
 };
 
 struct rec_choice {
