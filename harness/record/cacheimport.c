@@ -574,7 +574,7 @@ int cacheimport(const char *path, const struct cacheimport_opts *o, const char *
 		goto done;
 	}
 	fields_finish(&c);
-	ret = ci_write(&c, o, out, sum) ? 1 : 0;
+	ret = ci_write(&c, o, out, sum); /* 0, 1 (not written) or 2 (bad input) */
 done:
 	jscan_close(s);
 	ci_release(&c);

@@ -85,7 +85,8 @@ struct ci {
 	char *device, *kernel, *problem, *objective, *format_version, *sha256, *time_unit;
 };
 
-/* The checks and the results file (cacheimport-write.c).  0, 1 (reported) */
+/* The checks and the results file (cacheimport-write.c).  0; 1, out not written; 2, a bad
+ * input (the same configuration twice, a parameter name too long); both reported. */
 int ci_write(struct ci *c, const struct cacheimport_opts *o, const char *out,
 	     struct cacheimport_summary *sum);
 

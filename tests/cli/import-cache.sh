@@ -135,12 +135,11 @@ assert [w["valid"] for w in r["rows"]] == [600] * 3 and not r["left_out"], r["le
 assert all(w["unmeasured"] == 0 for w in r["rows"]), [w["unmeasured"] for w in r["rows"]]' big-r.json
 
 # 5. bad caches: file, line and column named, exit 2, nothing written
-bad() { # DESC PATTERN FILE [OPTIONS]: import FILE, expect exit 2 naming PATTERN, no output
-	local desc=$1 pat=$2 file=$3
-	shift 3
-	expect_status 2 h import --kernel-tuner "$file" "$@" -o bad.h5 &&
-		expect_grep "$pat" "$SCRATCH/err" && path_is_missing bad.h5 && pass "$desc"
+bad_import() { # PATTERN FILE: import FILE: exit 2 naming PATTERN, nothing written
+	expect_status 2 h import --kernel-tuner "$2" -o bad.h5 && expect_grep "$1" "$SCRATCH/err" &&
+		path_is_missing bad.h5
 }
+bad() { check "$1" bad_import "$2" "$3"; } # DESC PATTERN FILE
 gzip -dc "$KT" | head -c 200000 > trunc.json
 bad "a truncated cache" "^harness: 'trunc.json':[0-9]+:[0-9]+: (the file ends|.*end of)" trunc.json
 $PY -c '
