@@ -162,6 +162,7 @@ int rmethod_cell(const struct rcell *rc, double p_end, double p_start, size_t re
 	int64_t b = (int64_t)ceil((double)m->fevals_end * 1.1);
 	m->budget = b < (int64_t)ntotal ? b : (int64_t)ntotal;
 	if (!(m->time_end > m->time_start) || m->budget < 1) {
+		/* (the budget range is empty: the package would divide by zero or raise) */
 		*why = xasprintf("an empty budget range (%lld to %lld evaluations)",
 				 (long long)m->fevals_start, (long long)m->fevals_end);
 		return -1;
@@ -195,6 +196,16 @@ int rmethod_cell(const struct rcell *rc, double p_end, double p_start, size_t re
 	free(y);
 	free(kx);
 	free(grid);
+	for (size_t j = 0; j < res; j++)
+		if (!(m->baseline[j] > m->opt)) {
+			/* a small space: random search's baseline reaches the optimum inside the
+			 * range, and the standardised curve divides by zero there (the package's
+			 * v1.1.0 gives NaN, its v1.2.0 raises) */
+			*why = xasprintf("the random baseline reaches the optimum %.0f%% of the way "
+					 "along the time axis (%zu ok points): the score is undefined",
+					 100.0 * (double)j / (double)res, m->n);
+			return -1;
+		}
 	return 0;
 }
 

@@ -681,8 +681,8 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 			else if (o->methodology)
 				w->m.why = xstrdup(mwhy);
 		}
-		if (have_m)
-			rmethod_release(&m);
+		if (o->methodology)
+			rmethod_release(&m); /* filled in part when it failed */
 		free(mwhy);
 		rcell_release(&rc);
 	}
