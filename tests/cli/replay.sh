@@ -9,9 +9,11 @@ $PY -c 'import h5py' 2>/dev/null || skip "h5py for /usr/bin/python3 is needed"
 expect_status 0 h run "$DATA/run/replay.toml" -o r.h5 && pass "a live run of every search tuner"
 
 # mode -> tuner and the budget its options gave it
-for mt in "exhaustive:exhaustive:1000" "cd:coordinate-descent:1000" "random:random:6" \
-	  "beam:beam:1000"; do
-	mode=${mt%%:*}; rest=${mt#*:}; tuner=${rest%%:*}; budget=${rest#*:}
+# (the field's tuners as mode:MODE, their options with them: a schedule reads max_trials)
+for mt in "exhaustive|exhaustive|1000" "cd|coordinate-descent|1000" "random|random|6" \
+	  "beam|beam|1000" "sa|mode:sa|6" "ga|mode:ga|6" "pso|mode:pso|6" "de|mode:de|6" \
+	  "bo|mode:bo|6"; do
+	mode=${mt%%|*}; rest=${mt#*|}; tuner=${rest%%|*}; budget=${rest#*|}
 	unit=$($PY -c "
 import h5py, sys
 u = h5py.File('r.h5')['units']
