@@ -65,6 +65,8 @@ struct tune_result {
 	int64_t duels, duels_won, duel_ns;
 	char note[512];        /* the tuner's note (tuner_ops.note), or "" */
 	int fell_back;         /* 1: the note says the tuner fell back (tuner_ops.note's return) */
+	int failed;            /* 1: tune_cell failed because the tuner did (tuner_ops.error), not
+				* because it could not start or the measurer failed */
 };
 
 /* Tune one cell: ops->alloc with a (its space, cell, options, seed), m->ahead with the
@@ -74,7 +76,8 @@ struct tune_result {
  * faster than the believed incumbent is re-measured against it in accept_repeats paired,
  * interleaved repeats before the tuner is told it is faster (docs/kernels.md).  trial_samples:
  * samples per proposal for a tuner with TUNER_BENCHMARKS.  Returns 0 with *out, or -1 with
- * *cause (heap) when the tuner cannot start or the measurer failed. */
+ * *cause (heap) when the tuner cannot start, the measurer failed or the tuner failed while
+ * tuning (tuner_ops.error; out->failed is then 1). */
 #define TUNE_AHEAD_MAX 4096
 int tune_cell(const struct tuner_ops *ops, const struct tuner_args *a, int64_t trial_samples,
 	      const struct tune_measurer *m, struct tune_result *out, char **cause);

@@ -24,6 +24,7 @@ struct trial_result {
 	const struct sample *samples; /* every sample of the trial, in the order taken */
 	size_t nsamples;              /* 0 when the tuner does not benchmark */
 	double median_ns;             /* of the samples' ns; NaN when nsamples == 0 */
+	int64_t compile_ns;           /* its compiler time (0 on a cache hit or when not known) */
 };
 
 /* Flags: what a cold unit of this tuner is expected to do (a cold unit that did neither
@@ -148,6 +149,12 @@ struct tuner_ops {
 	 * the tuner's fallback rather than what it was given (a table without a usable entry,
 	 * no fitted model: the audit's tuner-fallback check), else 0. */
 	int (*note)(const struct tuner *t, char *out, size_t size);
+	/* Optional (NULL: the tuner cannot fail once started): NULL, or why the tuner failed
+	 * while tuning (a program it talks to died, timed out or broke the protocol: the
+	 * "external" tuner).  A tuner that has failed proposes nothing more (next() returns
+	 * 0); the driver then stops with this as its error (tune_result.failed).  The string
+	 * is t's, valid until free(). */
+	const char *(*error)(const struct tuner *t);
 };
 
 /* NULL when unknown. */

@@ -109,7 +109,8 @@ chmod 0755 "$dir/bin/harness"
 
 # Kernel templates keep their layout under kernels/ (kernels/cpu/templates/...,
 # kernels/cuda/templates/*.cu and the headers they include, *.cuh).
-# The external units' Python (kernels/python/harness_unit.py, kernels/python/torch_worker.py) too.
+# The external units' Python (kernels/python/harness_unit.py, kernels/python/torch_worker.py)
+# and the external tuners' (kernels/python/harness_tuner.py) too.
 (cd "$srcdir" && find kernels \( -path '*/templates/*' -o -path 'kernels/python/*.py' \
 	\) -type f) | while read -r f; do
 	mkdir -p "$dir/$(dirname "$f")"

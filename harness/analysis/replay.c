@@ -337,8 +337,10 @@ static void left_out(struct replay *r, const char *cell, int warn, const char *f
 	free(why);
 }
 
-/* One tuner on one cell over the seeds: a row. */
-static void replay_cell(struct rcell *rc, const struct rtuner *rt, const struct tuner_cell *id,
+/* One tuner on one cell over the seeds: a row.  0, or -1 reported when the tuner itself
+ * failed (tune_result.failed: an external tuner's command died or broke its protocol),
+ * which stops the replay; a tuner that cannot tune the cell only says so in the row. */
+static int replay_cell(struct rcell *rc, const struct rtuner *rt, const struct tuner_cell *id,
 			const struct replay_opts *o, uint64_t base_seed, size_t cell_idx,
 			const double *ok_sorted, size_t nok, size_t nvalid, struct replay_row *w)
 {
@@ -395,6 +397,16 @@ static void replay_cell(struct rcell *rc, const struct rtuner *rt, const struct 
 					config_format(&rc->s, &res.best, &sb);
 				w->config = sbuf_detach(&sb);
 			}
+		} else if (res.failed) {
+			error("--tuners '%s': cell '%s', seed %zu: %s", rt->label, id->name, k, cause);
+			free(cause);
+			free(curves);
+			free(ratio);
+			free(spent);
+			free(col);
+			free(rc->curve);
+			rc->curve = NULL;
+			return -1;
 		} else if (k == 0) {
 			w->config = xasprintf("(error: %s)", cause);
 		}
@@ -441,6 +453,7 @@ static void replay_cell(struct rcell *rc, const struct rtuner *rt, const struct 
 	free(ratio);
 	free(spent);
 	free(col);
+	return 0;
 }
 
 /* Autotuning-methodology's score of one tuner on one cell (replay-method.c): each seed run
@@ -674,8 +687,14 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 			w->nmeasured = rc.nok;
 			rc.unmeasured = 0;
 			rc.budget = r->budget;
-			replay_cell(&rc, &rt[tk], &id, o, base_seed, (size_t)c, rc.ok, rc.nok,
-				    rc.npoints, w);
+			if (replay_cell(&rc, &rt[tk], &id, o, base_seed, (size_t)c, rc.ok, rc.nok,
+					rc.npoints, w)) {
+				if (have_m)
+					rmethod_release(&m);
+				free(mwhy);
+				rcell_release(&rc);
+				goto done;
+			}
 			if (have_m)
 				method_cell(&rc, &m, &rt[tk], &id, o, base_seed, (size_t)c, &w->m);
 			else if (o->methodology)

@@ -67,7 +67,7 @@ void spawn_init(struct spawn *sp)
 {
 	memset(sp, 0, sizeof(*sp));
 	sp->pid = -1;
-	sp->out_fd = -1;
+	sp->in_fd = sp->out_fd = -1;
 	sp->rec_fd = -1;
 	sp->relay_fd = -1;
 }
@@ -451,12 +451,12 @@ int spawn_start(struct spawn *sp)
 	char **argv = NULL, **envp = NULL;
 	int fd_in = -1, fd_out = -1, fd_err = -1;
 	int out_pipe[2] = { -1, -1 }, rec_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 };
-	int relay_pipe[2] = { -1, -1 };
+	int relay_pipe[2] = { -1, -1 }, in_pipe[2] = { -1, -1 };
 	int masked = 0, retry = 0;
 	sigset_t all, old;
 
 	sp->pid = -1;
-	sp->out_fd = -1;
+	sp->in_fd = sp->out_fd = -1;
 	sp->rec_fd = -1;
 	sp->relay_fd = -1;
 	sp->reaped = 0;
@@ -471,7 +471,9 @@ int spawn_start(struct spawn *sp)
 	argv = vec_dup(sp->argv);
 	envp = vec_dup(sp->env); /* NULL env: empty, never ours */
 
-	if ((fd_in = open_high(sp->stdin_path ? sp->stdin_path : "/dev/null", O_RDONLY)) < 0)
+	if (sp->pipe_stdin ? pipe_high(in_pipe) < 0
+			   : (fd_in = open_high(sp->stdin_path ? sp->stdin_path : "/dev/null",
+						O_RDONLY)) < 0)
 		goto done;
 	if (sp->capture_stdout) {
 		if (pipe_high(out_pipe) < 0)
@@ -507,7 +509,7 @@ int spawn_start(struct spawn *sp)
 		.argv = argv,
 		.envp = envp,
 		.dir = sp->dir,
-		.fd_in = fd_in,
+		.fd_in = sp->pipe_stdin ? in_pipe[0] : fd_in,
 		.fd_out = sp->capture_stdout ? out_pipe[1] : fd_out,
 		.fd_err = fd_err,
 		.fd_rec = rec_pipe[1],
@@ -541,6 +543,7 @@ int spawn_start(struct spawn *sp)
 	/* Parent: drop the child's ends, then wait for exec (EOF) or its error, after what
 	 * held of its sandbox. */
 	close_fd(&err_pipe[1]);
+	close_fd(&in_pipe[0]);
 	close_fd(&out_pipe[1]);
 	close_fd(&rec_pipe[1]);
 	close_fd(&relay_pipe[1]);
@@ -565,8 +568,9 @@ int spawn_start(struct spawn *sp)
 	}
 
 	sp->pid = pid;
+	sp->in_fd = in_pipe[1];
 	sp->out_fd = out_pipe[0];
-	out_pipe[0] = -1;
+	in_pipe[1] = out_pipe[0] = -1;
 	sp->rec_fd = rec_pipe[0];
 	rec_pipe[0] = -1;
 	sp->relay_fd = relay_pipe[0];
@@ -581,6 +585,8 @@ done:
 	close_fd(&rec_pipe[1]);
 	close_fd(&out_pipe[0]);
 	close_fd(&out_pipe[1]);
+	close_fd(&in_pipe[0]);
+	close_fd(&in_pipe[1]);
 	close_fd(&fd_err);
 	close_fd(&fd_out);
 	close_fd(&fd_in);
@@ -701,6 +707,7 @@ int spawn_kill_group(struct spawn *sp, int sig)
  * (spawn_wait, or spawn_poll until it returns 1) or it stays a zombie. */
 void spawn_release(struct spawn *sp)
 {
+	close_fd(&sp->in_fd);
 	close_fd(&sp->out_fd);
 	close_fd(&sp->rec_fd);
 	close_fd(&sp->relay_fd);

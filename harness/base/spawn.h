@@ -48,6 +48,7 @@ struct spawn {
 	const char *const *env;   /* NULL-terminated "NAME=value"; NULL means an EMPTY env */
 	const char *dir;          /* working directory or NULL */
 	const char *stdin_path;   /* NULL: /dev/null */
+	int pipe_stdin;           /* 1: a pipe (stdin_path ignored); write it to in_fd */
 	const char *stdout_path;  /* NULL with capture_stdout == 0: /dev/null; else file (truncated) */
 	const char *stderr_path;
 	int capture_stdout;       /* 1: a pipe; read it from out_fd */
@@ -65,6 +66,7 @@ struct spawn {
 
 	/* Outputs. */
 	pid_t pid;
+	int in_fd;                /* -1 unless pipe_stdin: the write end (close-on-exec) */
 	int out_fd;               /* -1 unless capture_stdout */
 	int rec_fd;               /* -1 unless record_pipe */
 	int relay_fd;             /* with a PID namespace, its init's pipe: the status of the

@@ -89,7 +89,13 @@ int exp_parse_workloads(struct tc_parser *p, const struct tc_field *f, struct ex
  * not a command mode to run it. */
 int exp_check_models(struct tc_parser *p, const struct experiment *e);
 int exp_parse_modes(struct tc_parser *p, const struct tc_field *f, struct experiment *e);
+/* Each mode's tuner's check of its options, then the files it names (experiment-tuners.c). */
 int exp_check_tuner_options(struct tc_parser *p, const struct experiment *e);
+/* The folder of the experiment file at path (heap, absolute when it exists). */
+char *exp_experiment_dir(const char *path);
+/* A path as a unit will run it: an absolute path, or one that names an existing file in dir
+ * (the experiment's folder), else in the kernel folder; heap, or NULL when neither has it. */
+char *exp_resolve_in(const char *dir, const char *rel);
 /* Each mode's `workloads` against the experiment's [[workloads]], the baseline's and the A/A
  * copies' rules; f is the [[modes]] field (for the entries' line:col), after both arrays
  * are parsed. */

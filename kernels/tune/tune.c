@@ -240,7 +240,8 @@ int tune_cell(const struct tuner_ops *ops, const struct tuner_args *a, int64_t t
 		}
 		struct trial_result r = { .status = tr.status, .samples = tr.samples,
 					  .nsamples = tr.nsamples,
-					  .median_ns = tune_median_ns(tr.samples, tr.nsamples) };
+					  .median_ns = tune_median_ns(tr.samples, tr.nsamples),
+					  .compile_ns = tr.compile_ns };
 		if (m->record && m->record(m->ctx, &c, &tr, r.median_ns, cause))
 			goto done;
 		if (tr.status == TRIAL_OK &&
@@ -254,6 +255,11 @@ int tune_cell(const struct tuner_ops *ops, const struct tuner_args *a, int64_t t
 	 * are not needed */
 	if (m->ahead && ops->plan)
 		m->ahead(m->ctx, NULL, 0);
+	if (ops->error && ops->error(t)) {
+		*cause = xstrdup(ops->error(t));
+		out->failed = 1;
+		goto done;
+	}
 	out->reason = ops->flags & TUNER_BENCHMARKS ? TUNE_TUNED
 		      : ops->flags & TUNER_COMPILES ? TUNE_RULE
 						    : TUNE_VENDOR;

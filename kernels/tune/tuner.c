@@ -25,6 +25,7 @@ extern const struct tuner_ops tuner_genetic_algorithm;
 extern const struct tuner_ops tuner_pso;
 extern const struct tuner_ops tuner_differential_evolution;
 extern const struct tuner_ops tuner_bayes_opt;
+extern const struct tuner_ops tuner_external;
 
 const struct tuner_ops *const tuner_table[] = {
 	&tuner_vendor,
@@ -42,6 +43,7 @@ const struct tuner_ops *const tuner_table[] = {
 	&tuner_pso,
 	&tuner_differential_evolution,
 	&tuner_bayes_opt,
+	&tuner_external,
 	NULL,
 };
 

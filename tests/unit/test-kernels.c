@@ -330,7 +330,8 @@ START_TEST(test_tuner_table)
 	size_t n = 0;
 	while (tuner_table[n])
 		n++;
-	ck_assert_uint_eq(n, 15);
+	ck_assert_uint_eq(n, 16);
+	ck_assert_uint_eq(tuner_find("external")->flags, TUNER_COMPILES | TUNER_BENCHMARKS);
 	ck_assert_uint_eq(tuner_find("abduction")->flags, TUNER_COMPILES | TUNER_BENCHMARKS);
 	ck_assert_uint_eq(tuner_find("simulated-annealing")->flags,
 			  TUNER_COMPILES | TUNER_BENCHMARKS);

@@ -637,6 +637,32 @@ START_TEST(test_capture_large)
 }
 END_TEST
 
+START_TEST(test_stdin_pipe)
+{
+	/* pipe_stdin: what the parent writes to in_fd is the child's stdin, and closing in_fd
+	 * is its end of file (the external tuner's conversation) */
+	struct spawn sp;
+	struct spawn_status st;
+	char buf[64];
+	size_t got = 0;
+	spawn_init(&sp);
+	sp.argv = ARGV("/bin/cat");
+	sp.pipe_stdin = sp.capture_stdout = 1;
+	ck_assert_int_eq(spawn_start(&sp), 0);
+	ck_assert_int_ge(sp.in_fd, 0);
+	ck_assert_int_eq(write(sp.in_fd, "2.385\n", 6), 6);
+	close(sp.in_fd);
+	sp.in_fd = -1;
+	for (ssize_t n; (n = read(sp.out_fd, buf + got, sizeof(buf) - got)) > 0;)
+		got += (size_t)n;
+	ck_assert_uint_eq(got, 6);
+	ck_assert_mem_eq(buf, "2.385\n", 6);
+	ck_assert_int_eq(spawn_wait(&sp, &st), 0);
+	ck_assert_int_eq(st.exited && st.code == 0, 1);
+	spawn_release(&sp);
+}
+END_TEST
+
 START_TEST(test_envcap)
 {
 	static const char *const keys[] = {
@@ -910,6 +936,7 @@ static Suite *spawn_suite(void)
 	tcase_add_test(tc, test_signals_reset);
 	tcase_add_test(tc, test_wait_errors);
 	tcase_add_test(tc, test_capture_large);
+	tcase_add_test(tc, test_stdin_pipe);
 	tcase_add_test(tc, test_sched_note);
 	tcase_add_test(tc, test_spin);
 	tcase_add_test(tc, test_numa);
