@@ -70,16 +70,13 @@ struct tuner {
 	int64_t maxiter, mutation_chance;
 	enum crossover method;
 	int aware;                  /* constraint_aware */
-	double *ns;                 /* per valid point: its median, INFINITY failed, NAN unmeasured */
+	struct tuner_scores sc;     /* per valid point: its median; the fastest */
 	struct member *pop, *kids;  /* this generation, and the next one being bred */
 	size_t npop;
 	size_t cursor;              /* the members before it are scored */
 	size_t nevaluated;          /* members of the finished generations */
 	int64_t generation;
 	int done;
-	size_t nmeasured;           /* valid points measured */
-	size_t best_at;             /* the fastest ok point (the first of equals), or none */
-	double best_ns;
 	size_t *nbr, nbr_cap;       /* neighbour scratch */
 };
 
@@ -180,11 +177,7 @@ static struct tuner *ga_alloc(const struct tuner_args *a, char **cause)
 	t->popsize = (size_t)popsize;
 	t->pop = xcalloc(t->popsize, sizeof(*t->pop));
 	t->kids = xcalloc(t->popsize, sizeof(*t->kids));
-	t->ns = xmalloc((pts.n ? pts.n : 1) * sizeof(*t->ns));
-	for (size_t i = 0; i < pts.n; i++)
-		t->ns[i] = NAN;
-	t->best_at = TUNER_NO_POINT;
-	t->best_ns = INFINITY;
+	tuner_scores_init(&t->sc, pts.n);
 	if (!pts.n)
 		t->done = 1;
 	else
@@ -365,19 +358,15 @@ static void end_generation(struct tuner *t)
 
 static int ga_next(struct tuner *t, struct config *c)
 {
-	while (!t->done && t->nmeasured < t->pts.n) {
+	while (!t->done && t->sc.nmeasured < t->pts.n) {
 		while (t->cursor < t->npop) {
 			struct member *m = &t->pop[t->cursor];
-			if (m->at == TUNER_NO_POINT) { /* not a valid point: never proposed */
-				m->ns = INFINITY;
-				t->cursor++;
-			} else if (!isnan(t->ns[m->at])) { /* measured: its median again */
-				m->ns = t->ns[m->at];
-				t->cursor++;
-			} else {
+			/* a point measured before scores its median again; one not valid, +inf */
+			if (tuner_scores_pending(&t->sc, m->at, &m->ns)) {
 				tuner_points_config(&t->pts, m->at, c);
 				return 1;
 			}
+			t->cursor++;
 		}
 		end_generation(t);
 	}
@@ -386,29 +375,18 @@ static int ga_next(struct tuner *t, struct config *c)
 
 static void ga_observe(struct tuner *t, const struct config *c, const struct trial_result *r)
 {
-	size_t i = tuner_points_at(&t->pts, c);
-	if (i == TUNER_NO_POINT)
-		return;
-	t->nmeasured += isnan(t->ns[i]);
-	t->ns[i] = tuner_result_ok(r) ? r->median_ns : INFINITY;
-	if (t->ns[i] < t->best_ns) {
-		t->best_ns = t->ns[i];
-		t->best_at = i;
-	}
+	tuner_scores_observe(&t->sc, &t->pts, c, r);
 }
 
 static int ga_best(struct tuner *t, struct config *out)
 {
-	if (t->best_at == TUNER_NO_POINT)
-		return -1;
-	tuner_points_config(&t->pts, t->best_at, out);
-	return 0;
+	return tuner_scores_best(&t->sc, &t->pts, out);
 }
 
 static void ga_free(struct tuner *t)
 {
 	tuner_points_release(&t->pts);
-	free(t->ns);
+	tuner_scores_release(&t->sc);
 	free(t->pop);
 	free(t->kids);
 	free(t->nbr);

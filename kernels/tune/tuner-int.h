@@ -132,6 +132,26 @@ size_t tuner_points_at(const struct tuner_points *p, const struct config *c);
 /* The config whose value indices are g (valid or not), and point i's config. */
 void tuner_points_config_of(const struct tuner_points *p, const uint16_t *g, struct config *out);
 void tuner_points_config(const struct tuner_points *p, size_t i, struct config *out);
+/* What a population search knows of the valid points of p: each one's median (NaN: not
+ * measured; INFINITY: failed), how many are measured, the fastest ok one (the first of
+ * equals).  Owns ns. */
+struct tuner_scores {
+	double *ns;
+	size_t nmeasured;
+	size_t best_at;  /* TUNER_NO_POINT: none ok yet */
+	double best_ns;
+};
+void tuner_scores_init(struct tuner_scores *sc, size_t n);
+void tuner_scores_release(struct tuner_scores *sc);
+/* Record trial r of c (nothing when c is not a valid point of p). */
+void tuner_scores_observe(struct tuner_scores *sc, const struct tuner_points *p,
+			  const struct config *c, const struct trial_result *r);
+/* 1 when point `at` must be measured (a valid point not measured yet); else 0 with *score its
+ * median (INFINITY: failed, or TUNER_NO_POINT: not a valid point, never proposed). */
+int tuner_scores_pending(const struct tuner_scores *sc, size_t at, double *score);
+/* The fastest ok point's config into out: 0, or -1 when none was ok. */
+int tuner_scores_best(const struct tuner_scores *sc, const struct tuner_points *p,
+		      struct config *out);
 /* k <= p->n distinct valid points drawn uniformly, in random order, into out (numbers). */
 void tuner_points_sample(const struct tuner_points *p, uint64_t *rng, size_t k, size_t *out);
 /* Kernel Tuner's neighbour methods (its searchspace.py), for a value-index vector g that

@@ -4,6 +4,7 @@
 #include "config.h"
 #include "kernels/tune/tuner-int.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -172,4 +173,55 @@ size_t tuner_points_neighbours(const struct tuner_points *p, const uint16_t *g,
 			}
 	}
 	return within(p, g, lo, hi, out, cap);
+}
+
+void tuner_scores_init(struct tuner_scores *sc, size_t n)
+{
+	sc->ns = xmalloc((n ? n : 1) * sizeof(*sc->ns));
+	for (size_t i = 0; i < n; i++)
+		sc->ns[i] = NAN;
+	sc->nmeasured = 0;
+	sc->best_at = TUNER_NO_POINT;
+	sc->best_ns = INFINITY;
+}
+
+void tuner_scores_release(struct tuner_scores *sc)
+{
+	free(sc->ns);
+	sc->ns = NULL;
+}
+
+void tuner_scores_observe(struct tuner_scores *sc, const struct tuner_points *p,
+			  const struct config *c, const struct trial_result *r)
+{
+	size_t i = tuner_points_at(p, c);
+	if (i == TUNER_NO_POINT)
+		return;
+	sc->nmeasured += isnan(sc->ns[i]);
+	sc->ns[i] = tuner_result_ok(r) ? r->median_ns : INFINITY;
+	if (sc->ns[i] < sc->best_ns) {
+		sc->best_ns = sc->ns[i];
+		sc->best_at = i;
+	}
+}
+
+int tuner_scores_pending(const struct tuner_scores *sc, size_t at, double *score)
+{
+	if (at == TUNER_NO_POINT) {
+		*score = INFINITY;
+		return 0;
+	}
+	if (isnan(sc->ns[at]))
+		return 1;
+	*score = sc->ns[at];
+	return 0;
+}
+
+int tuner_scores_best(const struct tuner_scores *sc, const struct tuner_points *p,
+		      struct config *out)
+{
+	if (sc->best_at == TUNER_NO_POINT)
+		return -1;
+	tuner_points_config(p, sc->best_at, out);
+	return 0;
 }

@@ -68,13 +68,10 @@ struct tuner {
 	double hi[SPACE_MAX_FIELDS]; /* field f's bounds: [0, hi[f]] */
 	struct particle *swarm;
 	double gbest[SPACE_MAX_FIELDS], gbest_score;
-	double *ns;                 /* per valid point: its median, INFINITY failed, NAN unmeasured */
+	struct tuner_scores sc;     /* per valid point: its median; the fastest */
 	size_t cursor;              /* the particles before it are scored this iteration */
 	int64_t iter;
 	int done;
-	size_t nmeasured;           /* valid points measured */
-	size_t best_at;             /* the fastest ok point (the first of equals), or none */
-	double best_ns;
 	size_t *nbr, nbr_cap;       /* neighbour scratch */
 };
 
@@ -195,11 +192,7 @@ static struct tuner *pso_alloc(const struct tuner_args *a, char **cause)
 		t->hi[f] = t->eps * (double)a->space->fields[f].nvalues;
 	t->swarm = xcalloc(t->np, sizeof(*t->swarm));
 	t->gbest_score = INFINITY;
-	t->ns = xmalloc((pts.n ? pts.n : 1) * sizeof(*t->ns));
-	for (size_t i = 0; i < pts.n; i++)
-		t->ns[i] = NAN;
-	t->best_at = TUNER_NO_POINT;
-	t->best_ns = INFINITY;
+	tuner_scores_init(&t->sc, pts.n);
 	if (!pts.n)
 		t->done = 1;
 	else
@@ -242,19 +235,15 @@ static void end_iteration(struct tuner *t)
 
 static int pso_next(struct tuner *t, struct config *c)
 {
-	while (!t->done && t->nmeasured < t->pts.n) {
+	while (!t->done && t->sc.nmeasured < t->pts.n) {
 		while (t->cursor < t->np) {
 			struct particle *p = &t->swarm[t->cursor];
-			if (p->at == TUNER_NO_POINT) { /* not a valid point: never proposed */
-				p->score = INFINITY;
-				t->cursor++;
-			} else if (!isnan(t->ns[p->at])) { /* measured: its median again */
-				p->score = t->ns[p->at];
-				t->cursor++;
-			} else {
+			/* a point measured before scores its median again; one not valid, +inf */
+			if (tuner_scores_pending(&t->sc, p->at, &p->score)) {
 				tuner_points_config(&t->pts, p->at, c);
 				return 1;
 			}
+			t->cursor++;
 		}
 		end_iteration(t);
 	}
@@ -263,29 +252,18 @@ static int pso_next(struct tuner *t, struct config *c)
 
 static void pso_observe(struct tuner *t, const struct config *c, const struct trial_result *r)
 {
-	size_t i = tuner_points_at(&t->pts, c);
-	if (i == TUNER_NO_POINT)
-		return;
-	t->nmeasured += isnan(t->ns[i]);
-	t->ns[i] = tuner_result_ok(r) ? r->median_ns : INFINITY;
-	if (t->ns[i] < t->best_ns) {
-		t->best_ns = t->ns[i];
-		t->best_at = i;
-	}
+	tuner_scores_observe(&t->sc, &t->pts, c, r);
 }
 
 static int pso_best(struct tuner *t, struct config *out)
 {
-	if (t->best_at == TUNER_NO_POINT)
-		return -1;
-	tuner_points_config(&t->pts, t->best_at, out);
-	return 0;
+	return tuner_scores_best(&t->sc, &t->pts, out);
 }
 
 static void pso_free(struct tuner *t)
 {
 	tuner_points_release(&t->pts);
-	free(t->ns);
+	tuner_scores_release(&t->sc);
 	free(t->swarm);
 	free(t->nbr);
 	free(t);
