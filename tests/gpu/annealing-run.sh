@@ -1,56 +1,7 @@
 #!/bin/bash
-# tests/gpu/annealing-run.sh: the simulated-annealing tuner live on the CUDA backend (issue 47),
-# on a lent GPU machine with the bundle at .gpu/bundle.txz (`make bundle`): a 2048^3 fp16
-# GEMM and a ResNet-50 3x3 convolution, vendor against simulated annealing with 15 trials
-# and exhaustive, 3 blocks; then the report and a replay of random, simulated annealing and
-# coordinate descent on the exhaustive unit.  Files to $OUT.
-set -u
-cd "$(dirname "$0")/../.."
-[ -d bundle ] || tar -xJf .gpu/bundle.txz
-B=$PWD/bundle/run.sh
-R=/root/sarun
-rm -rf $R; mkdir -p $R
-q() { nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,power.limit,clocks_event_reasons.active --format=csv,noheader; }
-{ date -u +%FT%TZ; q; nproc; } > $OUT/host.txt 2>&1
-cat > $R/sa.toml <<'EOS'
-schema = 1
-name = "sa-gpu"
-repeats = 3
-seed = 47
-backend = "cuda"
-[measure]
-warmup_time = 0.002
-min_samples = 10
-max_samples = 100
-max_time = 0.1
-flush = false
-trial_samples = 3
-[[workloads]]
-name = "g"
-op = "gemm"
-shape = { m = 2048, n = 2048, k = 2048 }
-dtype = "float16"
-[[workloads]]
-name = "c3"
-op = "conv2d_bias_relu"
-shape = { c = 128, h = 28, w = 28, k = 128, r = 3, stride = 1, pad = 1 }
-batch = 32
-dtype = "float16"
-[[modes]]
-name = "vendor"
-tuner = "vendor"
-[[modes]]
-name = "sa"
-tuner = "simulated-annealing"
-options = { max_trials = 15 }
-[[modes]]
-name = "exhaustive"
-tuner = "exhaustive"
-EOS
-/usr/bin/time -v $B run -o $R/sa.h5 $R/sa.toml > $OUT/run.txt 2>&1
-echo "exit $?" >> $OUT/run.txt
-$B report $R/sa.h5 > $OUT/report.md 2>&1
-$B audit $R/sa.h5 > $OUT/audit.md 2>&1
-$B replay $R/sa.h5 --tuners random,simulated-annealing,coordinate-descent --budget 15 --seeds 100 > $OUT/replay.md 2>&1
-{ date -u +%FT%TZ; q; } >> $OUT/host.txt 2>&1
-ls -la $OUT
+# tests/gpu/annealing-run.sh: the simulated-annealing tuner live on the CUDA backend (issue 47,
+# stop 56): tests/gpu/tuners-run.sh with simulated annealing alone, 3 blocks, and a replay of
+# random, simulated annealing and coordinate descent on the exhaustive unit.  (Stop 56 ran its
+# own copy of that script, whose mode was named "sa".)  Files to $OUT.
+TUNERS=simulated-annealing BLOCKS=3 REPLAY=random,simulated-annealing,coordinate-descent \
+	exec bash "$(dirname "$0")/tuners-run.sh"

@@ -1,10 +1,11 @@
 #!/bin/bash
-# tests/gpu/tuners-run.sh: the field's tuners live on the CUDA backend (issue 47): genetic
-# algorithm, particle swarm, differential evolution and Bayesian optimisation,
-# on a lent GPU machine with the bundle at .gpu/bundle.txz (`make bundle`): a 2048^3 fp16
-# GEMM and a ResNet-50 3x3 convolution, vendor against each with 15 trials
-# and exhaustive, 2 blocks; then the report, the audit and a replay of every tuner, harness's
-# score and the methodology score, on the exhaustive unit.  Files to $OUT.
+# tests/gpu/tuners-run.sh: the field's tuners live on the CUDA backend (issue 47), on a lent
+# GPU machine with the bundle at .gpu/bundle.txz (`make bundle`): a 2048^3 fp16 GEMM and a
+# ResNet-50 3x3 convolution, vendor, exhaustive and each tuner of TUNERS with 15 trials
+# (default: genetic-algorithm, pso, differential-evolution, bayes-opt: stop 57's run), BLOCKS
+# blocks (2); then the report, the audit and a replay of REPLAY's tuners (harness's score and
+# the methodology's) on the exhaustive unit.  tests/gpu/annealing-run.sh sets them for stop
+# 56's run.  Files to $OUT.
 set -u
 cd "$(dirname "$0")/../.."
 [ -d bundle ] || tar -xJf .gpu/bundle.txz
@@ -13,10 +14,10 @@ R=/root/tunersrun
 rm -rf $R; mkdir -p $R
 q() { nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,power.limit,clocks_event_reasons.active --format=csv,noheader; }
 { date -u +%FT%TZ; q; nproc; } > $OUT/host.txt 2>&1
-cat > $R/t.toml <<'EOS'
+cat > $R/t.toml <<EOS
 schema = 1
 name = "tuners-gpu"
-repeats = 2
+repeats = ${BLOCKS:-2}
 seed = 47
 backend = "cuda"
 [measure]
@@ -41,29 +42,17 @@ dtype = "float16"
 name = "vendor"
 tuner = "vendor"
 [[modes]]
-name = "ga"
-tuner = "genetic-algorithm"
-options = { max_trials = 15 }
-[[modes]]
-name = "pso"
-tuner = "pso"
-options = { max_trials = 15 }
-[[modes]]
-name = "de"
-tuner = "differential-evolution"
-options = { max_trials = 15 }
-[[modes]]
-name = "bo"
-tuner = "bayes-opt"
-options = { max_trials = 15 }
-[[modes]]
 name = "exhaustive"
 tuner = "exhaustive"
 EOS
+for t in ${TUNERS:-genetic-algorithm pso differential-evolution bayes-opt}; do
+	printf '[[modes]]\nname = "%s"\ntuner = "%s"\noptions = { max_trials = 15 }\n' "$t" "$t" >> $R/t.toml
+done
 /usr/bin/time -v $B run -o $R/t.h5 $R/t.toml > $OUT/run.txt 2>&1
 echo "exit $?" >> $OUT/run.txt
 $B report $R/t.h5 > $OUT/report.md 2>&1
 $B audit $R/t.h5 > $OUT/audit.md 2>&1
-$B replay $R/t.h5 --tuners random,simulated-annealing,genetic-algorithm,pso,differential-evolution,bayes-opt,coordinate-descent --budget 15 --seeds 100 --score methodology > $OUT/replay.md 2>&1
+$B replay $R/t.h5 --tuners "${REPLAY:-random,simulated-annealing,genetic-algorithm,pso,differential-evolution,bayes-opt,coordinate-descent}" \
+	--budget 15 --seeds 100 --score methodology > $OUT/replay.md 2>&1
 { date -u +%FT%TZ; q; } >> $OUT/host.txt 2>&1
 ls -la $OUT
