@@ -409,25 +409,41 @@ static int kt_space(struct ci *c, json_t *keys, json_t *params, char **why)
 	return 0;
 }
 
+/* 1 when key was met before in this object (noted in *seen). */
+static int seen_twice(json_t **seen, const char *key)
+{
+	if (json_object_get(*seen, key))
+		return 1;
+	json_object_set_new(*seen, key, json_true());
+	return 0;
+}
+
 /* Read the top-level object of a Kernel Tuner cache or a T4 file into c.  0, or -1
  * reported (path:line:col). */
 static int read_doc(struct jscan *s, struct ci *c, enum cacheimport_format fmt)
 {
 	char kind, *key = NULL, *why = NULL;
-	json_t *keys = NULL, *v = NULL;
+	json_t *keys = NULL, *v = NULL, *seen = json_object();
 	double unit_ns = 1e6; /* T4's default unit, and Kernel Tuner's */
 	size_t line, col;
 	int r, ret = -1;
 
 	if (jscan_enter(s, &kind))
-		return -1;
-	if (kind != '{')
-		return error("'%s':1:1: the file is not a JSON object", jscan_path(s));
+		goto done;
+	if (kind != '{') {
+		error("'%s':1:1: the file is not a JSON object", jscan_path(s));
+		goto done;
+	}
 	while ((r = jscan_key(s, &key)) == 1) {
 		int container = (fmt == CACHE_KERNEL_TUNER && !strcmp(key, "cache")) ||
 				(fmt == CACHE_T4 && !strcmp(key, "results"));
 		if (container) {
 			jscan_where(s, &line, &col);
+			if (seen_twice(&seen, key)) {
+				error("'%s':%zu:%zu: '%s' appears twice in the object", jscan_path(s),
+				      line, col, key);
+				goto done;
+			}
 			if (fmt == CACHE_KERNEL_TUNER && !c->nfields) {
 				error("'%s':%zu:%zu: 'cache' comes before 'tune_params': the space is "
 				      "not known", jscan_path(s), line, col);
@@ -461,6 +477,11 @@ static int read_doc(struct jscan *s, struct ci *c, enum cacheimport_format fmt)
 		} else {
 			if (jscan_value(s, &v, &line, &col))
 				goto done;
+			if (seen_twice(&seen, key)) {
+				error("'%s':%zu:%zu: '%s' appears twice in the object", jscan_path(s),
+				      line, col, key);
+				goto done;
+			}
 			if (fmt == CACHE_KERNEL_TUNER) {
 				if (!strcmp(key, "device_name"))
 					c->device = scalar_text(v);
@@ -511,10 +532,11 @@ done:
 	free(why);
 	json_decref(keys);
 	json_decref(v);
+	json_decref(seen);
 	return ret;
 }
 
-static void ci_release(struct ci *c)
+void ci_release(struct ci *c)
 {
 	for (size_t i = 0; i < c->nfields; i++) {
 		struct ci_field *f = &c->fields[i];
@@ -547,23 +569,22 @@ void cacheimport_summary_release(struct cacheimport_summary *sum)
 	memset(sum, 0, sizeof(*sum));
 }
 
-int cacheimport(const char *path, const struct cacheimport_opts *o, const char *out,
-		struct cacheimport_summary *sum)
+int ci_read(const char *path, enum cacheimport_format fmt, struct ci *c)
 {
-	struct ci c = { .path = path };
 	struct jscan *s = NULL;
 	char sha[65];
-	int ret = 2;
+	int ret = -1;
 
-	memset(sum, 0, sizeof(*sum));
+	memset(c, 0, sizeof(*c));
+	c->path = path;
 	if (util_sha256_file(path, sha)) {
 		error_errno("cannot read '%s'", path);
-		goto done;
+		return -1;
 	}
 	if (jscan_open(path, &s))
-		goto done;
-	c.sha256 = xstrdup(sha);
-	if (read_doc(s, &c, o->format))
+		return -1;
+	c->sha256 = xstrdup(sha);
+	if (read_doc(s, c, fmt))
 		goto done;
 	int end = jscan_at_end(s);
 	if (end <= 0) {
@@ -573,10 +594,22 @@ int cacheimport(const char *path, const struct cacheimport_opts *o, const char *
 			error("'%s':%zu:%zu: text after the JSON object", path, line, col);
 		goto done;
 	}
-	fields_finish(&c);
-	ret = ci_write(&c, o, out, sum); /* 0, 1 (not written) or 2 (bad input) */
+	fields_finish(c);
+	ret = 0;
 done:
 	jscan_close(s);
+	return ret;
+}
+
+int cacheimport(const char *path, const struct cacheimport_opts *o, const char *out,
+		struct cacheimport_summary *sum)
+{
+	struct ci c;
+	int ret = 2;
+
+	memset(sum, 0, sizeof(*sum));
+	if (!ci_read(path, o->format, &c))
+		ret = ci_write(&c, o, out, sum); /* 0, 1 (not written) or 2 (bad input) */
 	ci_release(&c);
 	return ret;
 }

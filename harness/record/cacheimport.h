@@ -85,6 +85,10 @@ struct ci {
 	char *device, *kernel, *problem, *objective, *format_version, *sha256, *time_unit;
 };
 
+/* Read and check path as fmt into *c (ci_release it either way): 0, or -1 reported
+ * (path:line:col).  The whole reading side, nothing written (the fuzz target's). */
+int ci_read(const char *path, enum cacheimport_format fmt, struct ci *c);
+void ci_release(struct ci *c);
 /* The checks and the results file (cacheimport-write.c).  0; 1, out not written; 2, a bad
  * input (the same configuration twice, a parameter name too long); both reported. */
 int ci_write(struct ci *c, const struct cacheimport_opts *o, const char *out,

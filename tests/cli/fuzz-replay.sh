@@ -16,6 +16,7 @@ replay experiment "$top_srcdir/tests/data/experiments" "$top_srcdir/experiments"
 replay hypothesis "$top_srcdir/hypotheses" "$top_srcdir/tests/data/hypotheses" "$C/hypothesis"
 replay csv "$top_srcdir/tests/data/import" "$C/csv"
 replay proto "$top_srcdir/tests/fuzz/seeds/proto" "$C/proto"
+replay cache "$top_srcdir/tests/fuzz/seeds/cache" "$top_srcdir/tests/data/caches" "$C/cache"
 
 # Results files: a real one (imported), and damaged copies of it: truncated at several
 # points and with bytes overwritten across the file.  Reading must never crash.

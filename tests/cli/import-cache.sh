@@ -164,6 +164,8 @@ json.dump({"tune_params_keys": keys, "tune_params": {k: [1] for k in keys}, "cac
 bad "over 32 parameters" "33 tunable parameters; a space holds at most 32" many.json
 printf '{"tune_params": {"a": [1]}, "cache": {"1": {"a": 1, "time": 1.0}, "1b": {"a": 1, "time": 2.0}}}' > dup.json
 bad "a configuration twice" "the configuration of line 1 again" dup.json
+printf '{"tune_params": {"a": [1]}, "tune_params": {"a": [2]}, "cache": {}}' > twice.json
+bad "a key twice (found by fuzzing: the second one leaked the first)" "'tune_params' appears twice in the object" twice.json
 printf '{"tune_params": {"a": [1]}, "cache": {"1": {"a": 1, "time": 1.0}}} x' > trail.json
 bad "text after the cache" "^harness: 'trail.json':1:[0-9]+: text after the JSON object" trail.json
 expect_status 2 h import --kernel-tuner syn.json -o kt.h5 &&

@@ -6,13 +6,14 @@
 # with the fix.  The summary (execs, coverage, crashes per target) goes to stdout.
 #
 # Set by the Makefile: FUZZ_SOURCES (libharness's sources), FUZZ_CPPFLAGS, FUZZ_LIBS,
-# top_srcdir, top_builddir.  Optional: FUZZ_SECONDS, FUZZ_TARGETS (a subset), CC/CXX (clang).
+# top_srcdir, top_builddir.  Optional: FUZZ_SECONDS, FUZZ_ONLY (a subset: "csv cache"),
+# CC/CXX (clang).  (Not FUZZ_TARGETS: the Makefile's own list of the programs has that name.)
 set -eu
 : "${FUZZ_SOURCES:?run through make fuzz}"
 src=$(cd "$top_srcdir" && pwd)
 out="$top_builddir/fuzz-build"
 secs=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-"experiment hypothesis csv proto results"}
+targets=${FUZZ_ONLY:-"experiment hypothesis csv proto results cache"}
 cc=${FUZZ_CC:-clang}
 cxx=${FUZZ_CXX:-clang++}
 command -v "$cc" >/dev/null || { echo "fuzz: '$cc' not found (Debian: apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
@@ -46,6 +47,7 @@ seed() {
 	hypothesis) cp "$src"/hypotheses/*.toml "$src"/tests/data/hypotheses/*.toml "$d"/ ;;
 	csv) cp "$src"/tests/data/import/*.csv "$src"/tests/data/report/*.csv "$d"/ 2>/dev/null || true ;;
 	proto) cp "$src"/tests/fuzz/seeds/proto/* "$d"/ ;;
+	cache) cp "$src"/tests/fuzz/seeds/cache/* "$d"/ ;; # (the .json.gz caches of tests/data are too large to mutate)
 	results)
 		for c in "$src"/tests/data/import/good*.csv "$src"/tests/data/report/*.csv; do
 			[ -f "$c" ] || continue
