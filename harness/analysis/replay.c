@@ -337,6 +337,21 @@ static void left_out(struct replay *r, const char *cell, int warn, const char *f
 	free(why);
 }
 
+/* A tuning of rc begins with seed `seed` (the run's seed + k) of cell row cell_idx: the
+ * noise draws, the start when it is drawn per seed, an empty best-so-far. */
+static void seed_begin(struct rcell *rc, int noise, uint64_t seed, size_t cell_idx)
+{
+	rc->noise = noise;
+	rc->noise_rng = seed * 0x2545f4914f6cdd1dULL + cell_idx;
+	if (rc->random_start) {
+		uint64_t st = seed * 0x9e3779b97f4a7c15ULL ^ (cell_idx + 1);
+		rc->start = rc->points[rnext(&st) % rc->npoints];
+	}
+	rc->obs_best = INFINITY;
+	rc->true_best = NAN;
+	rc->t = 0;
+}
+
 /* One tuner on one cell over the seeds: a row.  0, or -1 reported when the tuner itself
  * failed (tune_result.failed: an external tuner's command died or broke its protocol),
  * which stops the replay; a tuner that cannot tune the cell only says so in the row. */
@@ -373,15 +388,7 @@ static int replay_cell(struct rcell *rc, const struct rtuner *rt, const struct t
 		struct tune_measurer m = { .ctx = rc, .trial = rcell_trial, .record = rcell_record };
 		struct tune_result res;
 		char *cause = NULL;
-		rc->noise = o->noise;
-		rc->noise_rng = (base_seed + k) * 0x2545f4914f6cdd1dULL + cell_idx;
-		if (rc->random_start) {
-			uint64_t st = (base_seed + k) * 0x9e3779b97f4a7c15ULL ^ (cell_idx + 1);
-			rc->start = rc->points[rnext(&st) % rc->npoints];
-		}
-		rc->obs_best = INFINITY;
-		rc->true_best = NAN;
-		rc->t = 0;
+		seed_begin(rc, o->noise, base_seed + k, cell_idx);
 		double ratio_k = NAN;
 		if (!tune_cell(rt->ops, &a, 1, &m, &res, &cause)) {
 			size_t idx;
@@ -495,15 +502,7 @@ static void method_cell(struct rcell *rc, const struct rmethod *m, const struct 
 		y[k] = rc->fcurve = xcalloc(B, sizeof(double));
 		memset(rc->seen, 0, rc->npoints + 1);
 		rc->tcum = 0;
-		rc->noise = o->noise;
-		rc->noise_rng = (base_seed + k) * 0x2545f4914f6cdd1dULL + cell_idx;
-		if (rc->random_start) {
-			uint64_t st = (base_seed + k) * 0x9e3779b97f4a7c15ULL ^ (cell_idx + 1);
-			rc->start = rc->points[rnext(&st) % rc->npoints];
-		}
-		rc->obs_best = INFINITY;
-		rc->true_best = NAN;
-		rc->t = 0;
+		seed_begin(rc, o->noise, base_seed + k, cell_idx);
 		tune_cell(rt->ops, &a, 1, &ms, &res, &cause);
 		free(cause);
 		n[k] = (size_t)(rc->t < m->budget ? rc->t : m->budget);
