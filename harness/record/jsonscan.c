@@ -21,7 +21,7 @@ struct jscan {
 	unsigned char buf[JSCAN_BUF];
 	size_t len, pos;
 	int eof;
-	size_t line, col, offset;
+	size_t line, col;
 	/* per open container: its kind, and whether an item has been read in it */
 	char kind[JSCAN_MAX_DEPTH];
 	int started[JSCAN_MAX_DEPTH];
@@ -67,11 +67,6 @@ void jscan_where(const struct jscan *s, size_t *line, size_t *col)
 	*col = s->col;
 }
 
-size_t jscan_offset(const struct jscan *s)
-{
-	return s->offset;
-}
-
 static int fail(struct jscan *s, const char *what)
 {
 	return error("'%s':%zu:%zu: %s", s->path, s->line, s->col, what);
@@ -104,7 +99,6 @@ static int peek(struct jscan *s)
 static void take(struct jscan *s, int c, int capture)
 {
 	s->pos++;
-	s->offset++;
 	if (c == '\n') {
 		s->line++;
 		s->col = 1;
@@ -227,14 +221,6 @@ int jscan_at_end(struct jscan *s)
 {
 	int c = ws(s);
 	return c == -2 ? -1 : c == -1;
-}
-
-int jscan_skip(struct jscan *s)
-{
-	sbuf_reset(&s->text);
-	int r = capture(s);
-	sbuf_reset(&s->text);
-	return r;
 }
 
 int jscan_enter(struct jscan *s, char *kind)

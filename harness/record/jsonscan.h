@@ -28,15 +28,11 @@ int jscan_item(struct jscan *s);
 /* The value that comes next, parsed by jansson (a new reference in *out), and where it
  * started (1-based).  -1 reported (path:line:col). */
 int jscan_value(struct jscan *s, json_t **out, size_t *line, size_t *col);
-/* Skip the value that comes next.  -1 reported. */
-int jscan_skip(struct jscan *s);
 /* After the document: 1 when only white space is left, 0 when more text follows, -1
  * reported (a read error). */
 int jscan_at_end(struct jscan *s);
 /* Where the reader is (1-based), for the caller's messages. */
 void jscan_where(const struct jscan *s, size_t *line, size_t *col);
 const char *jscan_path(const struct jscan *s);
-/* Bytes of (decompressed) text read so far. */
-size_t jscan_offset(const struct jscan *s);
 
 #endif

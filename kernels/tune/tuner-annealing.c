@@ -257,14 +257,7 @@ static void sa_observe(struct tuner *t, const struct config *c, const struct tri
 
 static int sa_best(struct tuner *t, struct config *out)
 {
-	const struct tuner_memo_entry *b = NULL;
-	for (size_t i = 0; i < t->memo.n; i++)
-		if (t->memo.e[i].ok && (!b || t->memo.e[i].ns < b->ns))
-			b = &t->memo.e[i];
-	if (!b)
-		return -1;
-	*out = b->c;
-	return 0;
+	return tuner_memo_best(&t->memo, out);
 }
 
 static void sa_free(struct tuner *t)

@@ -576,14 +576,7 @@ static void ext_observe(struct tuner *t, const struct config *c, const struct tr
 
 static int ext_best(struct tuner *t, struct config *out)
 {
-	const struct tuner_memo_entry *b = NULL;
-	for (size_t i = 0; i < t->memo.n; i++)
-		if (t->memo.e[i].ok && (!b || t->memo.e[i].ns < b->ns))
-			b = &t->memo.e[i];
-	if (!b)
-		return -1;
-	*out = b->c;
-	return 0;
+	return tuner_memo_best(&t->memo, out);
 }
 
 static const char *ext_error(const struct tuner *t)

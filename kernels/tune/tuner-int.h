@@ -83,6 +83,8 @@ const struct tuner_memo_entry *tuner_memo_find(const struct tuner_memo *m, const
 void tuner_memo_add(struct tuner_memo *m, const struct space *s, const struct config *c,
 		    const struct trial_result *r);
 void tuner_memo_release(struct tuner_memo *m);
+/* The fastest ok config measured (the first of equals) into out: 0, or -1 when none was ok. */
+int tuner_memo_best(const struct tuner_memo *m, struct config *out);
 
 /* ---- the valid points of a space ------------------------------------------------------- */
 /* The indices (space_point's k) of s's valid points, ascending, into a new heap array (*n of

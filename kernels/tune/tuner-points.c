@@ -50,33 +50,14 @@ void tuner_points_config(const struct tuner_points *p, size_t i, struct config *
 size_t tuner_points_find(const struct tuner_points *p, const uint16_t *g)
 {
 	struct config c;
-	size_t k;
 	tuner_points_config_of(p, g, &c);
-	if (space_point_find(p->space, &c, &k))
-		return TUNER_NO_POINT;
-	size_t lo = 0, hi = p->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (p->valid[mid] < k)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < p->n && p->valid[lo] == k ? lo : TUNER_NO_POINT;
+	return tuner_points_at(p, &c);
 }
 
 size_t tuner_points_at(const struct tuner_points *p, const struct config *c)
 {
-	uint16_t g[SPACE_MAX_FIELDS];
-	if (c->vendor)
-		return TUNER_NO_POINT;
-	for (size_t f = 0; f < p->nf; f++) {
-		size_t k = space_value_index(&p->space->fields[f], c->val[f]);
-		if (k >= p->space->fields[f].nvalues)
-			return TUNER_NO_POINT;
-		g[f] = (uint16_t)k;
-	}
-	return tuner_points_find(p, g);
+	size_t i = tuner_valid_find(p->space, p->valid, p->n, c);
+	return i < p->n ? i : TUNER_NO_POINT;
 }
 
 /* A partial Fisher-Yates shuffle of 0..n-1: its first k. */

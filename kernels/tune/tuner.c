@@ -500,6 +500,18 @@ void tuner_memo_add(struct tuner_memo *m, const struct space *s, const struct co
 	e->ns = e->ok ? r->median_ns : INFINITY;
 }
 
+int tuner_memo_best(const struct tuner_memo *m, struct config *out)
+{
+	const struct tuner_memo_entry *b = NULL;
+	for (size_t i = 0; i < m->n; i++)
+		if (m->e[i].ok && (!b || m->e[i].ns < b->ns))
+			b = &m->e[i];
+	if (!b)
+		return -1;
+	*out = b->c;
+	return 0;
+}
+
 void tuner_memo_release(struct tuner_memo *m)
 {
 	free(m->e);
