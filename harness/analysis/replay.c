@@ -472,6 +472,7 @@ static void method_cell(struct rcell *rc, const struct rmethod *m, const struct 
 {
 	size_t S = o->seeds, B = (size_t)m->budget;
 	double **t = xcalloc(S, sizeof(*t)), **y = xcalloc(S, sizeof(*y));
+	char *failed = NULL; /* the first seed's failure (heap; w->why takes it) */
 	size_t *n = xcalloc(S, sizeof(*n));
 	w->fevals_start = m->fevals_start;
 	w->fevals_end = m->fevals_end;
@@ -503,7 +504,8 @@ static void method_cell(struct rcell *rc, const struct rmethod *m, const struct 
 		memset(rc->seen, 0, rc->npoints + 1);
 		rc->tcum = 0;
 		seed_begin(rc, o->noise, base_seed + k, cell_idx);
-		tune_cell(rt->ops, &a, 1, &ms, &res, &cause);
+		if (tune_cell(rt->ops, &a, 1, &ms, &res, &cause) && !failed)
+			failed = xasprintf("seed %zu: %s", k, cause ? cause : "the tuning failed");
 		free(cause);
 		n[k] = (size_t)(rc->t < m->budget ? rc->t : m->budget);
 	}
@@ -511,9 +513,10 @@ static void method_cell(struct rcell *rc, const struct rmethod *m, const struct 
 	free(rc->seen);
 	rc->seen = NULL;
 	char *why = NULL;
-	w->ok = !rmethod_score(m, t, y, n, S, w->curve, &w->score, &why);
+	/* a seed whose tuning failed has no trajectory to score: say why, not "no points" */
+	w->ok = !failed && !rmethod_score(m, t, y, n, S, w->curve, &w->score, &why);
 	if (!w->ok)
-		w->why = why;
+		w->why = failed ? failed : why;
 	double *one = xcalloc(m->res, sizeof(double)), *fin = xcalloc(S, sizeof(double));
 	size_t nseed = 0;
 	for (size_t k = 0; k < S; k++) {
