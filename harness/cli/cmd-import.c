@@ -57,8 +57,8 @@ static int import_cache(const struct cmd_args *a, const char *in, enum cacheimpo
 	if (s.first_checked && (double)s.first_high > 3 * s.first_expected &&
 	    s.first_high * 20 > s.first_checked)
 		warning("'%s': in %zu of %zu configurations the first sample is the largest and "
-			"5%% over the rest's median (about %.0f by chance): warm-up left in the "
-			"samples", in, s.first_high, s.first_checked, s.first_expected);
+			"5%% over the rest's median (at most %.0f by chance, 1 in n samples): warm-up "
+			"left in the samples", in, s.first_high, s.first_checked, s.first_expected);
 	cacheimport_summary_release(&s);
 	return EXIT_OK;
 }

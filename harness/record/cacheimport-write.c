@@ -293,7 +293,7 @@ int ci_write(struct ci *c, const struct cacheimport_opts *o, const char *out,
 	rec_meta_set(&meta, "status", "complete");
 	snprintf(num, sizeof(num), "%zu of %zu", sum->stored_off, sum->stored_checked);
 	rec_meta_set(&meta, "check_stored_time", num);
-	snprintf(num, sizeof(num), "%zu of %zu (%.1f by chance)", sum->first_high,
+	snprintf(num, sizeof(num), "%zu of %zu (at most %.1f by chance)", sum->first_high,
 		 sum->first_checked, sum->first_expected);
 	rec_meta_set(&meta, "check_first_sample", num);
 	struct rec_plan plan = { .id = 0, .mode = (char *)mode, .warm_of = -1,
