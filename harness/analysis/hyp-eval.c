@@ -261,6 +261,7 @@ void hyp_eval_free(struct hyp_eval *e)
 	for (size_t i = 0; i < e->nr; i++)
 		result_release(&e->r[i]);
 	free(e->r);
+	free(e->left_out);
 	free(e);
 }
 
@@ -578,8 +579,10 @@ int hyp_evaluate(const struct report *rep, const struct hyp_set *s, struct hyp_e
 		for (size_t k = 0; k < s->e[i].file->nh; k++) {
 			const struct hypothesis *h = &s->e[i].file->h[k];
 			if (h->only_on && !ran_on(a, h->only_on)) {
-				warning("hypothesis '%s' is only_on '%s': not decided on this run, "
-					"whose modes did not run there", h->id, h->only_on);
+				/* by design, not a fault: the writers list it */
+				e->left_out = xrealloc(e->left_out,
+						       (e->nleft_out + 1) * sizeof(*e->left_out));
+				e->left_out[e->nleft_out++] = h;
 				continue;
 			}
 			e->r = xrealloc(e->r, (e->nr + 1) * sizeof(*e->r));

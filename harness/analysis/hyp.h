@@ -130,6 +130,10 @@ struct hyp_eval {
 	size_t nr;
 	size_t family;                      /* p-values in the primaries' Holm family */
 	int prereg_primary_falsified;       /* 1: exit code 3 */
+	const struct hypothesis **left_out; /* only_on a backend none of the run's modes ran
+					     * on: not decided, listed by the writers (heap
+					     * array, borrowed entries) */
+	size_t nleft_out;
 };
 
 /* Decide every hypothesis of every file in s on the run rep->a, with rep's options: its

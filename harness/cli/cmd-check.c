@@ -37,8 +37,8 @@ static void hyp_tau_alone(const struct hyp_file *f, const struct hypothesis *h,
 			  const struct experiment *e, const char *epath)
 {
 	static const char *const pair[][2] = { { "tau", "p" }, { "tau_pred", "p_pred" } };
-	if (h->aggregate != HYP_AGG_OP_VS_E2E)
-		return;
+	if (h->aggregate != HYP_AGG_OP_VS_E2E || h->superseded_by)
+		return; /* a superseded one says why in its file, beside its replacement */
 	for (size_t q = 0; q < 2; q++) {
 		const struct hyp_criterion *on_tau = NULL;
 		int on_p = 0;

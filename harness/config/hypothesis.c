@@ -29,7 +29,7 @@ static const char *const root_keys[] = { "schema", "description", "hypotheses", 
 static const char *const hyp_keys[] = {
 	"id", "claim", "primary", "mode", "baseline", "scope", "workload", "cells", "aggregate",
 	"at_least", "prediction", "min_effect", "alpha", "criteria", "corroborate", "falsify",
-	"only_on", NULL
+	"only_on", "superseded_by", NULL
 };
 static const char *const crit_keys[] = { "id", "statistic", "op", "value", NULL };
 
@@ -374,6 +374,7 @@ static void hypothesis_release(struct hypothesis *h)
 	free(h->baseline);
 	free(h->workload);
 	free(h->only_on);
+	free(h->superseded_by);
 	for (size_t i = 0; i < h->ncells; i++)
 		free(h->cells[i]);
 	free(h->cells);
@@ -541,6 +542,9 @@ static int parse_hypothesis(struct tc_parser *p, const struct tb_node *t, struct
 				free(h->only_on);
 				h->only_on = xstrdup(backend_choices()[k]);
 			}
+		} else if (!strcmp(g.key, "superseded_by")) {
+			h->superseded_pos = g.pos;
+			r = get_string(p, &g, &h->superseded_by);
 		} else if (!strcmp(g.key, "workload")) {
 			h->workload_pos = g.pos;
 			r = get_string(p, &g, &h->workload);
@@ -598,6 +602,11 @@ static int parse_hypothesis(struct tc_parser *p, const struct tb_node *t, struct
 	if (h->aggregate == HYP_AGG_AT_LEAST && !at_least_f.key)
 		return tc_fail(p, agg_f.pos, "hypothesis '%s': aggregate 'at_least' needs 'at_least = "
 					  "K'", h->id);
+	if (h->superseded_by && h->primary)
+		return tc_fail(p, h->superseded_pos, "hypothesis '%s': a primary hypothesis cannot be "
+						     "superseded (it decides the exit status as "
+						     "registered); register the new claim beside it",
+			    h->id);
 	if (at_least_f.key && h->aggregate != HYP_AGG_AT_LEAST)
 		return tc_fail(p, at_least_f.key_pos, "hypothesis '%s': 'at_least' needs aggregate = "
 						   "\"at_least\"", h->id);
@@ -649,6 +658,28 @@ static int parse_hypothesis(struct tc_parser *p, const struct tb_node *t, struct
 	if (fals_f.key && parse_expr_field(p, &fals_f, h, &h->falsify))
 		return -1;
 	return 0;
+}
+
+/* superseded_by names another hypothesis of the file that is not superseded itself (one
+ * step, no chain): reported at the key's line:col. */
+static void superseded_check(struct tc_parser *p, const struct hyp_file *f,
+			     const struct hypothesis *h)
+{
+	if (!h->superseded_by)
+		return;
+	const struct hypothesis *to = NULL;
+	for (size_t j = 0; j < f->nh && !to; j++)
+		if (f->h[j].id && !strcmp(f->h[j].id, h->superseded_by))
+			to = &f->h[j];
+	if (!to)
+		tc_fail(p, h->superseded_pos, "hypothesis '%s': superseded_by '%s' names no hypothesis "
+					      "of this file", h->id, h->superseded_by);
+	else if (to == h)
+		tc_fail(p, h->superseded_pos, "hypothesis '%s' cannot supersede itself", h->id);
+	else if (to->superseded_by)
+		tc_fail(p, h->superseded_pos, "hypothesis '%s': superseded_by '%s', which is "
+					      "superseded itself (by '%s'): name the newest", h->id,
+		     to->id, to->superseded_by);
 }
 
 int hyp_file_parse(const char *path, const char *text, size_t len, struct hyp_file **out,
@@ -716,6 +747,8 @@ int hyp_file_parse(const char *path, const char *text, size_t len, struct hyp_fi
 					     f->h[j].pos.line);
 		}
 	}
+	for (size_t i = 0; i < f->nh && !p.cause; i++)
+		superseded_check(&p, f, &f->h[i]);
 	tb_doc_free(d);
 	if (p.cause) {
 		*cause = p.cause;

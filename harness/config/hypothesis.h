@@ -73,6 +73,9 @@ struct hypothesis {
 	char *workload;             /* NULL: every workload */
 	char *only_on;              /* decided only on runs whose modes ran on this backend
 				     * ("cuda"); left out of the others; NULL: every run */
+	char *superseded_by;        /* the id of the hypothesis of this file that replaces it
+				     * (registered later, its weakness named in the file); it is
+				     * still decided and reported, marked; never a primary's; NULL */
 	char **cells;               /* HYP_SCOPE_CELLS */
 	size_t ncells;
 	enum hyp_aggregate aggregate;
@@ -84,7 +87,8 @@ struct hypothesis {
 	size_t ncrit;
 	struct hyp_expr *corroborate, *falsify; /* NULL with no explicit criteria */
 	/* where things are written, for the errors found when evaluating */
-	struct tb_pos pos, modes_pos, baseline_pos, cells_pos, workload_pos, at_least_pos;
+	struct tb_pos pos, modes_pos, baseline_pos, cells_pos, workload_pos, at_least_pos,
+		superseded_pos;
 };
 
 struct hyp_file {

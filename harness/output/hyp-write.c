@@ -137,8 +137,11 @@ static void write_md(const struct hyp_eval *e, FILE *out)
 	for (size_t i = 0; i < e->nr; i++) {
 		const struct hyp_result *r = &e->r[i];
 		char b1[32], b2[32];
-		fprintf(out, "| %s | %s | %s | **%s**%s | %s | %s | %g | ", r->h->id,
-			r->h->primary ? "yes" : "no", hyp_status_name(r->entry->status),
+		fprintf(out, "| %s%s%s%s | %s | %s | **%s**%s | %s | %s | %g | ", r->h->id,
+			r->h->superseded_by ? " (superseded by " : "",
+			r->h->superseded_by ? r->h->superseded_by : "",
+			r->h->superseded_by ? ")" : "", r->h->primary ? "yes" : "no",
+			hyp_status_name(r->entry->status),
 			hyp_verdict_name(r->verdict), r->exploratory ? " (exploratory)" : "",
 			r->baseline, pct(b1, sizeof(b1), r->min_effect), r->alpha);
 		md_text(out, r->deciding);
@@ -147,6 +150,14 @@ static void write_md(const struct hyp_eval *e, FILE *out)
 			fprintf(out, "%.0f blocks |\n", r->repeats);
 		else
 			fprintf(out, "- |\n");
+	}
+	if (e->nleft_out) {
+		fprintf(out, "\nNot decided on this run, whose modes did not run on the backend "
+			     "they are for:");
+		for (size_t i = 0; i < e->nleft_out; i++)
+			fprintf(out, "%s %s (only_on %s)", i ? "," : "", e->left_out[i]->id,
+				e->left_out[i]->only_on);
+		fprintf(out, ".\n");
 	}
 	fprintf(out, "\nHolm family: %zu p-value(s) of the primary hypotheses.\n", e->family);
 	write_md_sequential(e, out);
@@ -192,6 +203,8 @@ static json_t *json_eval(const struct hyp_eval *e)
 		json_object_set_new(o, "at_least", h->aggregate == HYP_AGG_AT_LEAST ?
 							   json_integer((json_int_t)h->at_least) :
 							   json_null());
+		if (h->superseded_by) /* only then: files without it read as before */
+			json_object_set_new(o, "superseded_by", jw_str(h->superseded_by));
 		json_object_set_new(o, "alpha", jw_num(r->alpha));
 		json_object_set_new(o, "min_effect", jw_num(r->min_effect));
 		json_object_set_new(o, "min_effect_source", jw_str(r->min_effect_source));
@@ -260,6 +273,14 @@ static json_t *json_eval(const struct hyp_eval *e)
 		json_array_append_new(hs, o);
 	}
 	json_object_set_new(root, "hypotheses", hs);
+	if (e->nleft_out) {
+		json_t *lo = json_array();
+		for (size_t i = 0; i < e->nleft_out; i++)
+			json_array_append_new(lo, json_pack("{s:o, s:s}", "id",
+							    jw_str(e->left_out[i]->id), "only_on",
+							    e->left_out[i]->only_on));
+		json_object_set_new(root, "left_out", lo);
+	}
 	json_object_set_new(root, "holm_family", json_integer((json_int_t)e->family));
 	json_object_set_new(root, "preregistered_primary_falsified",
 			    json_boolean(e->prereg_primary_falsified));

@@ -79,7 +79,9 @@ expect_status 0 h check ok.toml && pass "check accepts only_on and [on.BACKEND]"
 if h run -q --backend cpu -o r.h5 ok.toml >"$SCRATCH/out" 2>"$SCRATCH/err"; then
 	pass "run on the cpu"
 	expect_grep "mode 'vb' is left out of this run: it is only_on 'cuda', and runs on 'cpu' here" "$SCRATCH/err"
-	expect_grep "hypothesis 'gpu-claim' is only_on 'cuda': not decided on this run" "$SCRATCH/err"
+	# left out by design: listed with the verdicts, not a warning on every command
+	check "no warning for the cuda-only hypothesis" '! grep -q "gpu-claim" "$SCRATCH/err"'
+	expect_grep "Not decided on this run.*: gpu-claim \(only_on cuda\)" "$SCRATCH/out"
 	h show r.h5 >show.txt 2>&1
 	expect_grep "^units: 4 recorded, 4 planned" show.txt && pass "[on.cpu] repeats: 2 blocks of 2 modes"
 	grep -q "gpu-only" show.txt && fail "the cuda-only workload has cells on the cpu"
@@ -87,7 +89,13 @@ if h run -q --backend cpu -o r.h5 ok.toml >"$SCRATCH/out" 2>"$SCRATCH/err"; then
 	grep -q "| vb |" report.md && fail "the report shows the left-out mode"
 	h verify r.h5 >verify.md 2>"$SCRATCH/verr"
 	expect_grep "\| spread \|" verify.md && pass "spread_ratio decides a hypothesis"
-	grep -q "gpu-claim" verify.md && fail "the cuda-only hypothesis was decided on a cpu run"
+	grep -q "^| gpu-claim" verify.md && fail "the cuda-only hypothesis was decided on a cpu run"
+	check "verify lists the cuda-only hypothesis as left out" \
+		'grep -q "Not decided on this run.*gpu-claim (only_on cuda)" verify.md'
+	check "and says nothing of it on stderr" '! grep -q "gpu-claim" "$SCRATCH/verr"'
+	h verify --format json r.h5 >verify.json 2>/dev/null
+	check "verify's JSON lists it under left_out" \
+		'python3 -c "import json,sys; d=json.load(open(\"verify.json\")); sys.exit(d[\"left_out\"] != [{\"id\": \"gpu-claim\", \"only_on\": \"cuda\"}])"'
 else
 	fail "the run exited non-zero"; sed 's/^/  stderr: /' "$SCRATCH/err" | tail -20 >&2
 fi

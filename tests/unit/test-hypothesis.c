@@ -112,6 +112,32 @@ START_TEST(test_every_key)
 }
 END_TEST
 
+START_TEST(test_superseded)
+{
+#define SUP_H(id, extra) "[[hypotheses]]\nid = \"" id "\"\nclaim = \"c\"\nmode = \"m\"\n" \
+			 "prediction = \"faster\"\n" extra
+	struct hyp_file *f = parse_ok("schema = 1\n" SUP_H("old", "superseded_by = \"new\"\n")
+				      SUP_H("new", ""));
+	ck_assert_str_eq(f->h[0].superseded_by, "new");
+	ck_assert_ptr_null(f->h[1].superseded_by);
+	hyp_file_free(f);
+	parse_err("schema = 1\n" SUP_H("old", "superseded_by = \"nope\"\n"),
+		  "'h.toml':7:17: hypothesis 'old': superseded_by 'nope' names no hypothesis of "
+		  "this file");
+	parse_err("schema = 1\n" SUP_H("old", "superseded_by = \"old\"\n"),
+		  "'h.toml':7:17: hypothesis 'old' cannot supersede itself");
+	parse_err("schema = 1\n" SUP_H("a", "superseded_by = \"b\"\n")
+		  SUP_H("b", "superseded_by = \"c\"\n") SUP_H("c", ""),
+		  "'h.toml':7:17: hypothesis 'a': superseded_by 'b', which is superseded itself "
+		  "(by 'c'): name the newest");
+	parse_err("schema = 1\n" SUP_H("p", "primary = true\nsuperseded_by = \"q\"\n")
+		  SUP_H("q", ""),
+		  "'h.toml':8:17: hypothesis 'p': a primary hypothesis cannot be superseded (it "
+		  "decides the exit status as registered); register the new claim beside it");
+#undef SUP_H
+}
+END_TEST
+
 START_TEST(test_errors_syntax)
 {
 	/* toml++'s own words, with the file and position in front */
@@ -712,6 +738,7 @@ static Suite *hypothesis_suite(void)
 	Suite *s = suite_create("hypothesis");
 	TCase *tc = tcase_create("parse");
 	tcase_add_test(tc, test_every_key);
+	tcase_add_test(tc, test_superseded);
 	tcase_add_test(tc, test_errors_syntax);
 	tcase_add_test(tc, test_errors_schema);
 	tcase_add_test(tc, test_errors_keys);
