@@ -18,15 +18,18 @@
 /* ---- the strongest mode ---------------------------------------------------------------- */
 
 /* WARN when any mode is FASTER than the declared baseline in any cell (e2e cells first);
- * WARN too when no comparison could reach alpha (the question cannot be decided). */
+ * WARN too when no comparison could reach alpha or none was decided (the question was not
+ * answered).  A PASS says what was shown: how many comparisons were decided SLOWER or SAME,
+ * and, of those left INCONCLUSIVE, the largest speed-up their CIs still allow. */
 void audit_baseline(struct audit *au, struct ctx *c)
 {
 	const struct analysis *a = c->an;
 	const struct report *r = c->rep;
-	struct audit_check *k = audit_add(au, "strongest-baseline", "the baseline is the strongest mode");
-	size_t nok, faster = 0;
+	struct audit_check *k = audit_add(au, "strongest-baseline",
+					  "no mode shown faster than the baseline");
+	size_t nok, faster = 0, undecided = 0;
 	double floor = audit_family_floor(r->cmp, r->ncmp, &nok);
-	const struct rep_cmp *best = NULL;
+	const struct rep_cmp *best = NULL, *open = NULL; /* open: the lowest undecided CI bound */
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < r->ncmp; i++) {
 			const struct rep_cmp *x = &r->cmp[i];
@@ -35,6 +38,11 @@ void audit_baseline(struct audit *au, struct ctx *c)
 				continue;
 			if (!best || x->c.ratio < best->c.ratio)
 				best = x;
+			if (x->c.verdict == VERDICT_INCONCLUSIVE) {
+				undecided++;
+				if (!isnan(x->c.lo) && (!open || x->c.lo < open->c.lo))
+					open = x;
+			}
 			if (x->c.verdict != VERDICT_FASTER)
 				continue;
 			faster++;
@@ -65,17 +73,23 @@ void audit_baseline(struct audit *au, struct ctx *c)
 		audit_raise(k, AUDIT_WARN);
 		audit_summary(k, "undecidable at this n: no comparison can reach alpha %.3g (smallest "
 				 "possible p %.3g)", r->o.alpha, floor);
-		if (best)
-			audit_ev(k, "lowest point estimate: '%s' in %s at %.4f of the baseline",
-				 a->modes[best->mode], a->cells[best->cell].name, best->c.ratio);
+	} else if (undecided == nok) {
+		audit_raise(k, AUDIT_WARN);
+		audit_summary(k, "undecided: none of %zu comparisons with the baseline '%s' was "
+				 "decided, so no mode was shown faster and none was shown not to be",
+			      nok, a->modes[r->baseline]);
 	} else {
-		audit_summary(k, "no mode is FASTER than the baseline '%s' in any of %zu comparisons",
-			      a->modes[r->baseline], nok);
-		if (best)
-			audit_ev(k, "lowest point estimate: '%s' in %s at %.4f (%s)", a->modes[best->mode],
-				 a->cells[best->cell].name, best->c.ratio,
-				 stats_verdict_name(best->c.verdict));
+		audit_summary(k, "no mode is FASTER than the baseline '%s': %zu of %zu comparisons "
+				 "decided SLOWER or SAME, %zu undecided", a->modes[r->baseline],
+			      nok - undecided, nok, undecided);
 	}
+	if (!faster && best && nok)
+		audit_ev(k, "lowest point estimate: '%s' in %s at %.4f (%s)", a->modes[best->mode],
+			 a->cells[best->cell].name, best->c.ratio, stats_verdict_name(best->c.verdict));
+	if (!faster && open && open->c.lo < 1)
+		audit_ev(k, "not ruled out: '%s' in %s (INCONCLUSIVE) could be up to %.1f%% faster "
+			    "(CI [%.4f, %.4f])", a->modes[open->mode], a->cells[open->cell].name,
+			 100 * (1 - open->c.lo), open->c.lo, open->c.hi);
 }
 
 /* ---- repeats -------------------------------------------------------------------------- */

@@ -96,7 +96,13 @@ check_audit syn.json repeats PASS 'any("where the spread lives: in 12 of 12" in 
 	pass "repeats says where the spread lives (between processes: more blocks)" || fail "repeats: where the spread lives"
 check_audit syn.json cache-isolation WARN '"imported" in c["summary"]' && pass "imported data: cache not recorded" || fail "imported cache"
 expect_status 0 h audit --baseline fast -f json syn.h5
-check_audit "$SCRATCH/out" strongest-baseline PASS && pass "baseline 'fast' is the strongest" || fail "strongest baseline PASS"
+check_audit "$SCRATCH/out" strongest-baseline PASS '"decided SLOWER or SAME" in c["summary"]' && pass "baseline 'fast': no mode shown faster, decided comparisons counted" || fail "strongest baseline PASS"
+# every comparison undecided (3 blocks, noisy and alternating): not a PASS
+printf 'cell,mode,block,value,unit\nnet/op,base,0,1200,ns\nnet/op,other,0,1000,ns\nnet/op,base,1,1200,ns\nnet/op,other,1,1500,ns\nnet/op,base,2,1200,ns\nnet/op,other,2,1100,ns\n' >undecided.csv
+expect_status 0 h import --csv undecided.csv -o undecided.h5
+h audit --baseline base -f json undecided.h5 >undecided.json 2>/dev/null
+check_audit undecided.json strongest-baseline WARN '"undecided" in c["summary"] and any("not ruled out" in e for e in c["evidence"])' &&
+	pass "no comparison decided: strongest-baseline WARNs, naming the speed-up not ruled out" || fail "strongest-baseline with nothing decided"
 
 # a recorded hypothesis file: listed with its SHA-256 and its status (hypothesis.h)
 cat > h.toml <<'EOF2'
