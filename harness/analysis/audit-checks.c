@@ -75,9 +75,10 @@ void audit_baseline(struct audit *au, struct ctx *c)
 				 "possible p %.3g)", r->o.alpha, floor);
 	} else if (undecided == nok) {
 		audit_raise(k, AUDIT_WARN);
-		audit_summary(k, "undecided: none of %zu comparisons with the baseline '%s' was "
+		audit_summary(k, "undecided: %s %zu comparison%s with the baseline '%s' %s "
 				 "decided, so no mode was shown faster and none was shown not to be",
-			      nok, a->modes[r->baseline]);
+			      nok == 1 ? "the" : "none of the", nok, nok == 1 ? "" : "s",
+			      a->modes[r->baseline], nok == 1 ? "was not" : "was");
 	} else {
 		audit_summary(k, "no mode is FASTER than the baseline '%s': %zu of %zu comparisons "
 				 "decided SLOWER or SAME, %zu undecided", a->modes[r->baseline],

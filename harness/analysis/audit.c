@@ -735,3 +735,23 @@ enum audit_status audit_worst(const struct audit *a)
 {
 	return a->counts[AUDIT_FAIL] ? AUDIT_FAIL : a->counts[AUDIT_WARN] ? AUDIT_WARN : AUDIT_PASS;
 }
+
+int audit_check_mismeasures(const struct audit_check *k)
+{
+	static const char *const ids[] = { "cache-isolation", "identity", "tuner-fallback",
+					   "backend" };
+	if (k->status != AUDIT_FAIL)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(ids); i++)
+		if (!strcmp(k->id, ids[i]))
+			return 1;
+	return 0;
+}
+
+size_t audit_mismeasures(const struct audit *a)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < a->nchecks; i++)
+		n += (size_t)audit_check_mismeasures(&a->checks[i]);
+	return n;
+}

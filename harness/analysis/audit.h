@@ -53,5 +53,12 @@ int audit_build(const struct analysis *an, const struct report *rep, struct audi
 void audit_free(struct audit *a);
 /* The worst status over the checks. */
 enum audit_status audit_worst(const struct audit *a);
+/* 1 when check k FAILs and its failure means a mode did not measure what it names: a cold
+ * unit that took kernels from a cache (cache-isolation), a tuner that did nothing
+ * (identity) or fell back (tuner-fallback), another backend than the one asked for
+ * (backend).  harness run exits 4 when one does (docs/audit.md). */
+int audit_check_mismeasures(const struct audit_check *k);
+/* How many of a's checks mismeasure (audit_check_mismeasures). */
+size_t audit_mismeasures(const struct audit *a);
 
 #endif

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "harness/analysis/analysis.h"
+#include "harness/analysis/audit.h"
 #include "harness/analysis/hyp.h"
 #include "harness/analysis/report.h"
 #include "harness/analysis/sequential.h"
@@ -141,31 +142,43 @@ static enum sched_outcome run_sequential(struct sched_opts *o, struct sched_resu
 	return out;
 }
 
-/* The run's pre-registered hypotheses evaluated on what it recorded, as Markdown to out:
- * loaded, the report built and the hypotheses decided here, written by the output layer.
- * 1 when a pre-registered primary is falsified, 0 when not (or the run has none), -1
- * reported. */
-static int evaluate_hypotheses(const char *results_path, FILE *out)
+/* What the run found, from what it recorded: its pre-registered hypotheses decided (as
+ * Markdown, when it has any), then the answer per workload and mode, the audit's counts and
+ * the next commands (run_answer_write).  Loaded, the report and the audit built and the
+ * hypotheses decided here; written by the output layer.  *falsified: a pre-registered
+ * primary was FALSIFIED; *mismeasured: audit checks whose FAIL means a mode did not measure
+ * what it names (audit_mismeasures).  0, or -1 reported. */
+static int run_answer(const char *results_path, FILE *out, int *falsified, size_t *mismeasured)
 {
 	struct analysis *a = NULL;
 	struct hyp_set *s = NULL;
 	struct hyp_eval *e = NULL;
 	struct report *r = NULL;
+	struct audit *au = NULL;
 	struct report_opts o;
 	int ret = -1;
+	*falsified = 0;
+	*mismeasured = 0;
 	report_opts_init(&o);
-	if (analysis_load(results_path, &a))
+	if (analysis_load(results_path, &a) || report_build(a, &o, &r))
 		goto done;
 	if (hyp_set_load(results_path, &a->meta, NULL, 0, NULL, &s))
 		goto done;
-	if (s->n == 0) {
-		ret = 0;
-		goto done;
+	if (s->n) {
+		fflush(stdout);
+		fprintf(out, "\n");
+		if (hyp_evaluate(r, s, &e) || hyp_eval_write(e, REPORT_MD, out))
+			goto done;
+		*falsified = e->prereg_primary_falsified;
 	}
-	if (report_build(a, &o, &r) || hyp_evaluate(r, s, &e) || hyp_eval_write(e, REPORT_MD, out))
+	if (audit_build(a, r, &au))
 		goto done;
-	ret = e->prereg_primary_falsified;
+	*mismeasured = audit_mismeasures(au);
+	if (run_answer_write(r, au, out))
+		goto done;
+	ret = 0;
 done:
+	audit_free(au);
 	hyp_eval_free(e);
 	hyp_set_free(s);
 	report_free(r);
@@ -274,13 +287,20 @@ static int run_exec(const struct cmd_args *a)
 		  : out == SCHED_INTERRUPTED ? EXIT_INTERRUPTED
 		  : out == SCHED_TIME_LIMIT  ? EXIT_RESUMABLE
 					     : EXIT_RUN_FAILED;
-	/* The run's pre-registered hypotheses, evaluated on what was just recorded.  A falsified
-	 * hypothesis is a finding, not a failed run: `harness verify` exits 3 for it. */
-	if ((ret == EXIT_OK || ret == EXIT_RUN_FAILED) && res.nhypotheses && res.results_path) {
-		fflush(stdout);
-		printf("\n");
-		if (evaluate_hypotheses(res.results_path, stdout) < 0 && ret == EXIT_OK)
-			ret = EXIT_RUN_FAILED;
+	/* What the run found.  A falsified hypothesis is a finding, not a failed run (`harness
+	 * verify` exits 3 for it); a mode that did not measure what it names is a run that
+	 * cannot answer its question: exit 4.  A shard's file holds a share of the blocks (the
+	 * answer is its merge's), and a sequential run still going answers at its last look. */
+	if ((ret == EXIT_OK || ret == EXIT_RUN_FAILED) && res.results_path && !o.shard_n &&
+	    !seq_resumed(res.results_path)) {
+		int falsified;
+		size_t mism;
+		if (run_answer(res.results_path, stdout, &falsified, &mism) < 0) {
+			if (ret == EXIT_OK)
+				ret = EXIT_RUN_FAILED;
+		} else if (mism && ret == EXIT_OK) {
+			ret = EXIT_MISMEASURED;
+		}
 	}
 	sched_result_release(&res);
 	return ret;
@@ -321,8 +341,10 @@ const struct cmd_entry cmd_run_entry = {
 		"                       experiment attaches is committed and clean in git\n"
 		"  -h, --help           this text\n"
 		"exit status: 0 every unit ok, 1 some unit not ok or the run failed,\n"
-		"             2 bad input (nothing run), 75 --max-time reached (resume it),\n"
-		"             130 interrupted (resume it)\n",
+		"             2 bad input (nothing run), 4 every unit ok but the audit found a\n"
+		"             mode that did not measure what it names (a cache leak, an inactive\n"
+		"             or falling-back tuner, another backend: see harness audit),\n"
+		"             75 --max-time reached (resume it), 130 interrupted (resume it)\n",
 	.opts = run_opts,
 	.min_args = 0,
 	.max_args = 1,

@@ -30,6 +30,8 @@ enum harness_exit {
 	EXIT_RUN_FAILED = 1,   /* the run failed, or output could not be written */
 	EXIT_USAGE = 2,        /* bad command line or bad input file; nothing was run or written */
 	EXIT_FALSIFIED = 3,    /* verify: a pre-registered primary hypothesis was FALSIFIED */
+	EXIT_MISMEASURED = 4,  /* run: every unit ok, but the audit found a mode that did not
+				* measure what it names (audit_mismeasures) */
 	EXIT_RESUMABLE = 75,   /* run --max-time: stopped before a unit that could not finish in
 				* time, what had finished recorded (EX_TEMPFAIL: --resume it) */
 	EXIT_INTERRUPTED = 130 /* stopped by SIGINT/SIGTERM after recording what had finished */

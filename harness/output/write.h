@@ -26,6 +26,12 @@ int run_compare_write(const struct run_compare *rc, enum report_format fmt, FILE
 /* hyp-write.c: REPORT_MD or REPORT_JSON. */
 int hyp_eval_write(const struct hyp_eval *e, enum report_format fmt, FILE *out);
 
+/* answer-write.c: the closing lines of `harness run` (docs/report-format.md, "The answer
+ * after a run"): per workload and mode against the baseline, each e2e cell's ratio, CI and
+ * verdict and the op cells' geometric mean and verdict counts; the audit's counts and the
+ * checks that make the run exit 4 (au may be NULL: not audited); the next commands. */
+int run_answer_write(const struct report *r, const struct audit *au, FILE *out);
+
 /* audit-write.c */
 enum audit_format { AUDIT_MD = 0, AUDIT_JSON };
 int audit_write(const struct audit *a, enum audit_format fmt, FILE *out);

@@ -18,13 +18,6 @@
 #include "harness/run/unit.h"
 #include "kernels/backend.h"
 
-/* Unit medians per (mode, cell), for the closing summary. */
-struct summ {
-	char *mode, *cell;
-	double *med;
-	size_t n, cap;
-};
-
 /* A mode's backend: what it asked for, what runs it and why. */
 struct mode_backend {
 	char *requested;                    /* heap */
@@ -86,8 +79,6 @@ struct run {
 	int *done;        /* per plan id: 1 when recorded */
 	char self[PATH_MAX];
 	struct progress prog;
-	struct summ *summ;
-	size_t nsumm, summ_cap;
 	size_t nfailed;
 	struct slots slots;       /* --jobs / --gpus: n > 0; else none (one unit at a time) */
 	int64_t shard_k, shard_n; /* this run's share of the blocks: block % n == k (n 0: all) */

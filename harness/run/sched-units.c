@@ -74,40 +74,6 @@ static char *json_env(char *const *env)
 
 /* ---- one unit --------------------------------------------------------------------- */
 
-static void summ_add(struct run *r, const char *mode, const char *cell, double med)
-{
-	struct summ *s = NULL;
-	for (size_t i = 0; i < r->nsumm; i++)
-		if (!strcmp(r->summ[i].mode, mode) && !strcmp(r->summ[i].cell, cell))
-			s = &r->summ[i];
-	if (!s) {
-		XGROW(r->summ, r->summ_cap, r->nsumm + 1);
-		s = &r->summ[r->nsumm++];
-		memset(s, 0, sizeof(*s));
-		s->mode = xstrdup(mode);
-		s->cell = xstrdup(cell);
-	}
-	XGROW(s->med, s->cap, s->n + 1);
-	s->med[s->n++] = med;
-}
-
-/* Per-cell medians of an ok cold unit, for the closing summary. */
-static void summ_unit(struct run *r, const struct rec_unit_data *u)
-{
-	if (strcmp(u->unit.status, REC_STATUS_OK) || u->unit.warm)
-		return;
-	double *med = xmalloc((u->ncells ? u->ncells : 1) * sizeof(*med));
-	int64_t *ns = xmalloc((u->nsamples ? u->nsamples : 1) * sizeof(*ns));
-	for (size_t k = 0; k < u->nsamples; k++) /* one execution's time */
-		ns[k] = sample_exec_ns(u->sample_ns[k], u->sample_launches ? u->sample_launches[k] : 1);
-	stats_cell_medians(u->sample_cell, ns, u->nsamples, u->ncells, med);
-	free(ns);
-	for (size_t c = 0; c < u->ncells; c++)
-		if (!isnan(med[c]))
-			summ_add(r, u->unit.mode, u->cells[c].name, med[c]);
-	free(med);
-}
-
 /* An ok unit's samples must all be positive (a unit is ok only if its samples are): one
  * that is not is recorded as bad output. */
 static void check_samples(struct rec_unit_data *u)
@@ -393,7 +359,6 @@ static int unit_complete(struct run *r, struct slot_run *s, int fin)
 	rec_journal_clear_running(r->jr, s->p->id);
 	r->done[s->p->id] = 1;
 	sched_estimate_note(r, x->mode, x->workload, x->warm, x->wall_ns);
-	summ_unit(r, &s->u);
 	progress_unit_end(&r->prog, s->p->mode, x->status);
 	return maybe_assemble(r) ? -1 : 0;
 }

@@ -43,23 +43,8 @@ static void on_stop(int sig)
 
 /* ---- the run ----------------------------------------------------------------------- */
 
-/* Median of a (mode, cell)'s unit medians, or NaN when it has none. */
-static double summ_median(const struct run *r, const char *mode, const char *cell)
-{
-	for (size_t i = 0; i < r->nsumm; i++) {
-		const struct summ *s = &r->summ[i];
-		if (strcmp(s->mode, mode) || strcmp(s->cell, cell))
-			continue;
-		double *w = xmalloc(s->n * sizeof(*w));
-		struct stats_summary ss;
-		stats_summarize(s->med, 1, s->n, w, &ss);
-		free(w);
-		return ss.median;
-	}
-	return NAN;
-}
-
-/* The closing summary on stdout: one row per cell, one column per mode (declared order). */
+/* The closing summary's first lines on stdout: the results file, the backends, the units
+ * (harness run goes on with the answer, built from the file by its caller). */
 static void print_summary(struct run *r)
 {
 	progress_clear(&r->prog);
@@ -84,39 +69,6 @@ static void print_summary(struct run *r)
 		printf("shard: %" PRId64 " of %" PRId64 ": %zu of the plan's %zu units\n", r->shard_k,
 		       r->shard_n, mine, r->nplan);
 	printf("units: %zu recorded of %zu planned, %zu not ok\n", ok, mine, r->nfailed);
-	if (!r->nsumm)
-		return;
-	/* cells in first-seen order */
-	const char **cells = xcalloc(r->nsumm, sizeof(*cells));
-	size_t ncells = 0, width = 4;
-	for (size_t i = 0; i < r->nsumm; i++) {
-		size_t j = 0;
-		while (j < ncells && strcmp(cells[j], r->summ[i].cell))
-			j++;
-		if (j == ncells) {
-			cells[ncells++] = r->summ[i].cell;
-			if (strlen(r->summ[i].cell) > width)
-				width = strlen(r->summ[i].cell);
-		}
-	}
-	printf("\nmedian over this session's cold ok units of each unit's median, in microseconds\n"
-	       "(descriptive only: this version computes no paired tests or verdicts)\n\n%-*s",
-	       (int)width, "cell");
-	for (size_t m = 0; m < r->exp->nmodes; m++)
-		printf(" %12.12s", r->exp->modes[m].name);
-	printf("\n");
-	for (size_t c = 0; c < ncells; c++) {
-		printf("%-*s", (int)width, cells[c]);
-		for (size_t m = 0; m < r->exp->nmodes; m++) {
-			double v = summ_median(r, r->exp->modes[m].name, cells[c]);
-			if (isnan(v))
-				printf(" %12s", "-");
-			else
-				printf(" %12.2f", v / 1e3);
-		}
-		printf("\n");
-	}
-	free(cells);
 }
 
 /* What this session runs on and which share of the plan: "slots" (the slots and the drawn
@@ -516,12 +468,6 @@ done:
 	free(r.cache_of);
 	free(r.done);
 	rec_plan_free(r.plan, r.nplan);
-	for (size_t i = 0; i < r.nsumm; i++) {
-		free(r.summ[i].mode);
-		free(r.summ[i].cell);
-		free(r.summ[i].med);
-	}
-	free(r.summ);
 	for (size_t i = 0; i < r.nest; i++) {
 		free(r.est[i].mode);
 		free(r.est[i].workload);

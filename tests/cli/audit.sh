@@ -51,7 +51,9 @@ expect_status 0 h audit clean.h5 && expect_grep '^\| cache isolation \(cold unit
 # cold unit compiles nothing (the results in r/: the shared cache beside them, not in the
 # results folder, which the sandbox makes read-only to units)
 { cat "$DATA/audit/clean.toml"; printf '\n[environment]\nset = { HARNESS_KERNEL_CACHE_DIR = "%s/shared" }\n' "$SCRATCH"; } > leak.toml
-expect_status 0 h run -q -o r/leak.h5 leak.toml || fail "the leaking run"
+# the run itself says so: every unit ok, but a mode did not measure what it names (exit 4)
+expect_status 4 h run -q -o r/leak.h5 leak.toml || fail "the leaking run"
+expect_grep '^  FAIL cache-isolation \(a mode did not measure what it names: exit status 4\)' "$SCRATCH/out"
 expect_status 1 h audit -f json r/leak.h5
 cp "$SCRATCH/out" leak.json
 # the leak is real: the second exhaustive cold unit compiled nothing and hit the cache
@@ -69,7 +71,8 @@ check_audit leak.json cache-isolation FAIL 'any("HARNESS_KERNEL_CACHE_DIR=" in e
 
 # 3. a planted inactive tuner: "autotune" is the vendor path under another name
 cp "$DATA/audit/inactive.toml" inactive.toml
-expect_status 0 h run -q -o inactive.h5 inactive.toml || fail "the inactive run"
+expect_status 4 h run -q -o inactive.h5 inactive.toml || fail "the inactive run"
+expect_grep '^  FAIL identity \(a mode did not measure' "$SCRATCH/out"
 expect_status 1 h audit -f json inactive.h5
 cp "$SCRATCH/out" inactive.json # kept either way: check_audit below shows the evidence
 check_audit inactive.json identity FAIL 'sorted(c["modes"]) == ["autotune", "default"]' &&
