@@ -26,21 +26,24 @@
 static const struct {
 	const char *kind, *how;
 } figure_how[] = {
-	{ "forest", "Each row is a cell and a mode: the point is the median ratio to the baseline over "
-		    "paired blocks (< 1: faster), the bar its 95% bootstrap CI, the colour the verdict. "
-		    "The shaded band is the equivalence margin: a CI entirely inside it is SAME." },
+	{ "forest", "Each row is a cell and a mode, grouped by workload and sorted by ratio: the point "
+		    "is the ratio to the baseline (< 1: faster; log axis), the bar its 95% CI (none, "
+		    "hollow point: the report gives no CI), the colour the verdict. The shaded band "
+		    "is the equivalence margin: a CI entirely inside it is SAME. The last line says "
+		    "which comparisons are left out." },
 	{ "cell", "Unit medians of one cell, one point per unit (the unit is the replicate), a box "
 		  "per mode (quartiles and median, whiskers to 1.5 IQR). The shaded band is the "
 		  "baseline's IQR, the dashed line its median." },
 	{ "pareto", "Each mode's median latency against its median setup time (compile + tuning + "
-		    "search) in one cell; bars are the IQRs over units. Circled modes are on the cell's "
-		    "Pareto front (latency needs a significant difference, spread and setup time count "
-		    "as equal within 5%)." },
+		    "search) in one cell; bars are the IQRs over units. Circled and joined: the Pareto "
+		    "front of these two axes. An orange diamond: on the report's front over latency "
+		    "(a significant difference), spread and setup (equal within 5%), but dominated on "
+		    "these two axes." },
 	{ "drift", "Each unit's level (geometric mean over cells of its median relative to the "
 		   "mode's median) against its position in the run. A trend means the machine "
 		   "drifted; the legend gives Spearman's rho and its p." },
 	{ "op-e2e", "Per workload and mode: the geometric mean of the op-cell ratios (x) against "
-		    "the end-to-end ratio (y), with 95% CIs. The geometric mean weights every op "
+		    "the end-to-end ratio (y), with 95% CIs (no bar: the report gives none). The geometric mean weights every op "
 		    "cell alike: points off the diagonal may be weighting (see the composition "
 		    "figure), not a failure to compose." },
 	{ "composition", "Per workload and mode: the e2e ratio the op cells predict, each weighted "
