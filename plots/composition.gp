@@ -15,8 +15,8 @@ set border 3
 set xtics nomirror
 set ytics nomirror
 if (strlen(note) > 0) {
-	set label 1 note at graph 0, screen 0.01 left font ',10' tc rgb '#444444'
-	set bmargin 5
+	set label 1 note at character 1, character 1 left tc rgb '#444444'
+	set bmargin 6
 }
 set offsets graph 0.08, graph 0.12, graph 0.08, graph 0.08
 plot for [w=1:nwork] data index (w - 1) using ($8 > 0 && $9 > 0 ? $1 : NaN):4:2:3:5:6 with xyerrorbars pt 7 ps 1.2 lc w title workload_names[w], \

@@ -11,12 +11,12 @@ array verdict_colors[4] = ['#1a9850', '#d73027', '#4575b4', '#888888']
 set title fig_title
 set xlabel 'ratio to the baseline (mode / baseline; < 1: faster), log scale, with its 95% CI'
 if (strlen(note) > 0) {
-	set label 1 note at graph 0, screen 0.01 left font ',10' tc rgb '#444444'
-	set bmargin 5
+	set label 1 note at character 1, character 1 left tc rgb '#444444'
+	set bmargin 6
 }
 set ylabel ''
 set yrange [0.4:nrows + 0.6]
-set ytics scale 0 font ',10'
+set ytics scale 0
 set logscale x
 set xrange [xmin:xmax]
 set xtics () nomirror
