@@ -12,7 +12,7 @@ PACKAGES="
 	libtomlplusplus-dev libgsl-dev libhdf5-dev hdf5-tools libcsv-dev
 	libssl-dev libjansson-dev zlib1g-dev libopenblas-dev
 	check valgrind git procps
-	gnuplot-nox chromium
+	gnuplot-nox chromium poppler-utils
 	python3-numpy python3-scipy python3-h5py python3-pandas
 	slurm-wlm munge
 "

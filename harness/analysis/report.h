@@ -263,6 +263,29 @@ struct report {
  * (stats_ci_short: 6 at 95%). */
 int report_ci_short(const struct report *r, size_t n);
 
+/* ---- what the figures draw (report-figs.c, docs/plots.md) ----------------------------
+ * The output layer computes nothing: what a figure shows beyond the tables is chosen here. */
+
+/* The CI of comparison x at the report's level, as the figures may draw it: 1 with *lo,
+ * *hi when x has one; 0 with both NAN when the report withholds it: not compared, one
+ * block (t: no interval), or too few blocks for a distribution-free CI at the level
+ * (ci_short: the signed-rank test's [min, max] then covers less than the level says). */
+int report_cmp_ci(const struct rep_cmp *x, double *lo, double *hi);
+/* 1 when the default forest plot shows x: compared, and decided (FASTER, SLOWER, SAME) or
+ * in an e2e cell (kind "e2e"). */
+int report_forest_shown(const struct report *r, const struct rep_cmp *x);
+/* The forest plot's rows: indices into r->cmp of the comparisons made (all: every one;
+ * else those report_forest_shown), grouped by workload (in the order of each workload's
+ * first cell) and sorted by ratio within a group, into rows (r->ncmp long, the
+ * caller's); returns how many. */
+size_t report_forest_rows(const struct report *r, int all, size_t *rows);
+/* The Pareto front of exactly what the Pareto figure plots, cell c's median setup time (x)
+ * against its median latency (y), both smaller better: on[m] (nmodes long, the caller's) 1
+ * when mode m has units there and no other mode is at most as large on both and smaller on
+ * one.  r->front is the report's front over three objectives with tolerances (latency
+ * needing a significant difference, spread, setup); a mode on it may be dominated here. */
+void report_front2d(const struct report *r, size_t c, int *on);
+
 /* Append a warning (formatted) to r->warnings: the report's own, and what a caller adds
  * (harness report adds the audit's findings, cmd-report.c). */
 void report_warn(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -12,12 +12,14 @@
 #include "harness/analysis/report.h"
 #include "harness/base/util.h"
 
-enum { OPT_OUTPUT = 'o', OPT_FORMAT = 'f', OPT_CELL = CMD_OPT_OWN };
+enum { OPT_OUTPUT = 'o', OPT_FORMAT = 'f', OPT_CELL = CMD_OPT_OWN, OPT_ALL, OPT_DATA };
 
 static const struct cmd_opt plot_opts[] = {
 	{ "output", OPT_OUTPUT, 1 },
 	{ "format", OPT_FORMAT, 1 },
 	{ "cell", OPT_CELL, 1 },
+	{ "all", OPT_ALL, 0 },
+	{ "data", OPT_DATA, 0 },
 	CMD_STATS_OPTS,
 	{ NULL, 0, 0 },
 };
@@ -41,6 +43,9 @@ static int plot_exec(const struct cmd_args *a)
 	if ((v = cmd_args_value(a, OPT_FORMAT)) && plot_format_parse(v, &po.format))
 		return cmd_usage_error(a->entry, "--format must be png, svg or pdf, not '%s'", v);
 	po.cell = cmd_args_value(a, OPT_CELL);
+	po.all_cells = po.forest_pages = cmd_args_count(a, OPT_ALL) > 0;
+	po.data = cmd_args_count(a, OPT_DATA) > 0;
+	po.index = 1;
 	report_opts_init(&ro);
 	int rc = cmd_stats_opts(a, &ro);
 	if (rc)
@@ -67,6 +72,8 @@ static int plot_exec(const struct cmd_args *a)
 		goto done;
 	for (size_t i = 0; i < set.nfigs; i++)
 		printf("%s\n", set.figs[i].path);
+	for (size_t i = 0; i < set.nfiles; i++)
+		printf("%s\n", set.files[i]);
 	for (size_t i = 0; i < set.nskipped; i++)
 		fprintf(stderr, "harness: not drawn: %s\n", set.skipped[i]);
 	rc = EXIT_OK;
@@ -89,6 +96,15 @@ const struct cmd_entry cmd_plot_entry = {
 		"                       figures are drawn aside and renamed in only when all are\n"
 		"                       whole (a failure leaves DIR as it was)\n"
 		"  -f, --format FMT     png (default, 1200x800), svg (1200x800) or pdf (6x4 in)\n"
+		"  --all                every figure: the cell and Pareto figures of every cell\n"
+		"                       and the forest plot of every comparison, in pages of 40\n"
+		"                       (default: a set of at most 12 figures: the forest plot of\n"
+		"                       the decided and e2e cells, the e2e cells' (at most 3)\n"
+		"                       cell and Pareto figures, drift, op-e2e, composition,\n"
+		"                       cdf, trace); DIR/index.md lists what was drawn and why\n"
+		"                       anything was not\n"
+		"  --data               also write each figure's data (DIR/<figure>.dat) and\n"
+		"                       DIR/figures.gp, the gnuplot script that draws them\n"
 		"  --cell NAME          the cell of the sample-distribution figure (default: the\n"
 		"                       first e2e cell, else the first cell)\n"
 		"  --baseline MODE      compare against MODE (default: the experiment's baseline)\n"

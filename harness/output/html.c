@@ -536,6 +536,7 @@ int html_figures_draw(const struct report *r, const struct plot_src *src, struct
 	*dir = NULL;
 	plot_opts_init(&po);
 	po.format = PLOT_SVG;
+	po.all_cells = 1; /* the page folds every cell's figures under its table */
 	if (!gnuplot) {
 		warning("gnuplot not found in PATH (Debian package gnuplot-nox): the HTML report has "
 			"no figures");

@@ -7,36 +7,71 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/analysis/report.h"
 #include "harness/base/util.h"
 #include "harness/output/plot-int.h"
 #include "stats/stats.h"
 
 /* ---- the figures ------------------------------------------------------------------------ */
 
-/* Forest: every comparison against the baseline, one row each, top to bottom in the
- * report's order.  Columns: row, ratio, lo, hi, verdict (0..3 as enum stats_verdict), label. */
-int fig_forest(struct gp *g)
+/* The ticks of a log ratio axis over [lo, hi]: from a ladder of round ratios, the most
+ * telling first (1, then halves and doubles, ...), each kept when it is at least an eighth
+ * of the axis (in log) from every one kept, so that no two labels run together; written as
+ * the gnuplot array xtic_at[]. */
+static void log_ticks(struct sbuf *s, double lo, double hi)
+{
+	static const double ladder[] = { 1, 0.5, 2, 0.8, 1.25, 0.1, 10, 0.2, 5, 0.9, 1.1, 0.25, 4,
+					 0.67, 1.5, 0.95, 1.05, 0.05, 20, 0.33, 3, 0.98, 1.02,
+					 0.01, 100, 0.99, 1.01, 0.02, 50, 0.001, 1000 };
+	double t[ARRAY_SIZE(ladder)], sep = log(hi / lo) / 8;
+	size_t n = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(ladder); i++) {
+		int ok = ladder[i] >= lo && ladder[i] <= hi;
+		for (size_t j = 0; ok && j < n; j++)
+			ok = fabs(log(ladder[i] / t[j])) >= sep;
+		if (ok)
+			t[n++] = ladder[i];
+	}
+	sbuf_addf(s, "array xtic_at[%zu] = [", n ? n : 1);
+	for (size_t i = 0; i < n; i++)
+		sbuf_addf(s, "%s%g", i ? ", " : "", t[i]);
+	sbuf_adds(s, n ? "]\n" : "1]\n");
+}
+
+/* One forest figure: the comparisons rows[0..n) of r->cmp (report_forest_rows' order) top
+ * to bottom, a header row before each workload.  Columns: y, ratio, CI low, CI high (NaN
+ * where the report gives none, report_cmp_ci), verdict (0..3 as enum stats_verdict; -1 on a
+ * header), "cell | mode" (a header: the workload), has a CI (0/1).  note: the figure's
+ * line on what it leaves out. */
+static int forest_fig(struct gp *g, const size_t *rows, size_t n, const char *slug,
+		      const char *what, const char *note)
 {
 	const struct report *r = g->r;
 	const struct analysis *a = r->a;
-	size_t rows = 0;
-	for (size_t i = 0; i < r->ncmp; i++)
-		rows += r->cmp[i].ok;
-	if (!rows) {
-		plot_skip(g, "forest: no comparison against the baseline could be made");
-		return 0;
-	}
+	size_t ngroups = 0, noci = 0;
+	for (size_t i = 0; i < n; i++)
+		ngroups += !i || strcmp(a->cells[r->cmp[rows[i]].cell].workload,
+					a->cells[r->cmp[rows[i - 1]].cell].workload);
 	char *path;
 	FILE *f = data_open(g, &path);
 	if (!f)
 		return -1;
-	size_t row = rows;
-	for (size_t i = 0; i < r->ncmp; i++) {
-		const struct rep_cmp *x = &r->cmp[i];
-		if (!x->ok)
-			continue;
-		double lo = isnan(x->c.lo) ? x->c.ratio : x->c.lo, hi = isnan(x->c.hi) ? x->c.ratio : x->c.hi;
-		fprintf(f, "%zu", row--);
+	size_t y = n + ngroups;
+	double lo_all = 1, hi_all = 1;
+	for (size_t i = 0; i < n; i++) {
+		const struct rep_cmp *x = &r->cmp[rows[i]];
+		const char *w = a->cells[x->cell].workload;
+		if (!i || strcmp(w, a->cells[r->cmp[rows[i - 1]].cell].workload)) {
+			fprintf(f, "%zu NaN NaN NaN -1 ", y--);
+			char *head = xasprintf("workload %s:", *w ? w : "(none)");
+			data_label(f, head);
+			free(head);
+			fputs(" 0\n", f);
+		}
+		double lo, hi;
+		int ci = report_cmp_ci(x, &lo, &hi);
+		noci += !ci;
+		fprintf(f, "%zu", y--);
 		data_num(f, x->c.ratio);
 		data_num(f, lo);
 		data_num(f, hi);
@@ -44,13 +79,16 @@ int fig_forest(struct gp *g)
 		char *label = xasprintf("%s | %s", a->cells[x->cell].name, a->modes[x->mode]);
 		data_label(f, label);
 		free(label);
-		fputc('\n', f);
+		fprintf(f, " %d\n", ci);
+		lo_all = fmin(lo_all, fmin(x->c.ratio, ci ? lo : x->c.ratio));
+		hi_all = fmax(hi_all, fmax(x->c.ratio, ci ? hi : x->c.ratio));
 	}
-	int h = rows > (PLOT_H - 150) / FOREST_ROW_PX ? (int)rows * FOREST_ROW_PX + 150 : PLOT_H;
-	if (figure_begin(g, f, path, "forest", NULL, h, "Ratio to the baseline '%s' per cell and mode (%s)",
-			 a->modes[r->baseline], a->paired ? "paired by block" : "unpaired"))
+	size_t nrows = n + ngroups;
+	int h = nrows > (PLOT_H - 170) / FOREST_ROW_PX ? (int)nrows * FOREST_ROW_PX + 170 : PLOT_H;
+	if (figure_begin(g, f, path, "forest", slug, h, "Ratio to the baseline '%s' (%s): %s",
+			 a->modes[r->baseline], a->paired ? "paired by block" : "unpaired", what))
 		return -1;
-	sbuf_addf(&g->script, "nrows = %zu\n", rows);
+	sbuf_addf(&g->script, "nrows = %zu\n", nrows);
 	/* the band: the declared margin, else the median of the cells' noise floors */
 	double band = r->margin;
 	if (isnan(band)) {
@@ -64,8 +102,80 @@ int fig_forest(struct gp *g)
 		free(w);
 	}
 	gp_setnum(&g->script, "margin", band);
+	if (!isnan(band)) {
+		lo_all = fmin(lo_all, 1 - band);
+		hi_all = fmax(hi_all, 1 + band);
+	}
+	/* a log axis a little wider than the data, at least 0.9 to 1.1 */
+	double xlo = fmin(lo_all / 1.04, 0.9), xhi = fmax(hi_all * 1.04, 1.1);
+	gp_setnum(&g->script, "xmin", xlo);
+	gp_setnum(&g->script, "xmax", xhi);
+	log_ticks(&g->script, xlo, xhi);
+	char *notes = noci ? xasprintf("%s%s%zu without a 95%% CI (the report gives none): hollow, "
+				       "no bar", note, *note ? "; " : "", noci)
+			   : xstrdup(note);
+	gp_setstr(&g->script, "note", notes);
+	free(notes);
+	sbuf_addf(&g->script, "noci = %zu\n", noci);
 	sbuf_adds(&g->script, "array verdict_names[4] = ['FASTER', 'SLOWER', 'SAME', 'INCONCLUSIVE']\n");
 	return figure_end(g, "forest");
+}
+
+/* Forest: by default the comparisons that decided (FASTER, SLOWER, SAME) and every e2e
+ * cell's (report_forest_rows), saying how many it leaves out; with forest_pages, when it
+ * left some out, every comparison too, FOREST_PAGE_ROWS to a page (forest-all-<k>). */
+int fig_forest(struct gp *g)
+{
+	const struct report *r = g->r;
+	size_t made = 0, notmade = 0;
+	for (size_t i = 0; i < r->ncmp; i++) {
+		made += r->cmp[i].ok;
+		notmade += !r->cmp[i].ok;
+	}
+	if (!made) {
+		plot_skip(g, "forest: no comparison against the baseline could be made");
+		return 0;
+	}
+	size_t *rows = xcalloc(r->ncmp, sizeof(*rows));
+	size_t n = report_forest_rows(r, 0, rows);
+	char *note, *what;
+	if (!n) {
+		n = report_forest_rows(r, 1, rows);
+		what = xstrdup("every comparison (none decided, no e2e cell)");
+		note = xstrdup("");
+	} else {
+		what = xstrdup(n == made ? "every comparison" : "the decided cells and the e2e cells");
+		note = n < made ? xasprintf("%zu of %zu comparisons: %zu INCONCLUSIVE left out (--all "
+					    "draws them)", n, made + notmade, made - n)
+				: xasprintf("%zu of %zu comparisons", n, made + notmade);
+	}
+	if (notmade) {
+		char *t = xasprintf("%s%s%zu not compared", note, *note ? "; " : "", notmade);
+		free(note);
+		note = t;
+	}
+	g->set->forest_left = made - n;
+	int ret = forest_fig(g, rows, n, NULL, what, note);
+	free(note);
+	free(what);
+	if (!ret && g->o->forest_pages && n < made) {
+		n = report_forest_rows(r, 1, rows);
+		size_t pages = (n + FOREST_PAGE_ROWS - 1) / FOREST_PAGE_ROWS;
+		for (size_t p = 0; !ret && p < pages; p++) {
+			size_t first = p * FOREST_PAGE_ROWS;
+			size_t k = n - first < FOREST_PAGE_ROWS ? n - first : FOREST_PAGE_ROWS;
+			char *slug = xasprintf("all-%zu", p + 1);
+			what = xasprintf("every comparison, page %zu of %zu", p + 1, pages);
+			note = xasprintf("rows %zu to %zu of %zu, by workload and ratio", first + 1,
+					 first + k, n);
+			ret = forest_fig(g, rows + first, k, slug, what, note);
+			free(slug);
+			free(what);
+			free(note);
+		}
+	}
+	free(rows);
+	return ret;
 }
 
 /* A deterministic jitter in [-0.18, 0.18) for the i-th point of a strip (golden ratio). */
@@ -138,8 +248,10 @@ static int cmp_front(const void *p, const void *q)
 }
 
 /* Per cell: latency against setup time.  Index 0, a row per mode with units: setup
- * median, q1, q3 (s), latency median, q1, q3 (us), on the front (0/1), mode number,
- * name.  Index 1: the front's points by setup time, to draw it as a line. */
+ * median, q1, q3 (s), latency median, q1, q3 (us), on the plotted front (0/1,
+ * report_front2d), mode number, name, on the report's front over latency, spread and setup
+ * (0/1, r->front).  Index 1: the plotted front's points by setup time, to draw it as a
+ * line. */
 int fig_pareto(struct gp *g, size_t c)
 {
 	const struct report *r = g->r;
@@ -155,25 +267,29 @@ int fig_pareto(struct gp *g, size_t c)
 	FILE *f = data_open(g, &path);
 	if (!f)
 		return -1;
+	int *on = xcalloc(a->nmodes, sizeof(*on));
+	report_front2d(r, c, on);
 	struct front_pt *fr = xcalloc(a->nmodes, sizeof(*fr));
-	size_t nf = 0;
+	size_t nf = 0, hidden = 0;
 	for (size_t m = 0; m < a->nmodes; m++) {
 		const struct rep_summary *s = &r->sum[m * a->ncells + c];
 		if (!s->n)
 			continue;
-		int on = r->front[m * a->ncells + c];
+		int on3 = r->front[m * a->ncells + c];
 		data_num(f, s->setup.median);
 		data_num(f, s->setup.q1);
 		data_num(f, s->setup.q3);
 		data_num(f, s->s.median / 1e3);
 		data_num(f, s->s.q1 / 1e3);
 		data_num(f, s->s.q3 / 1e3);
-		fprintf(f, " %d %zu ", on, m + 1);
+		fprintf(f, " %d %zu ", on[m], m + 1);
 		data_label(f, a->modes[m]);
-		fputc('\n', f);
-		if (on)
+		fprintf(f, " %d\n", on3);
+		hidden += on3 && !on[m];
+		if (on[m])
 			fr[nf++] = (struct front_pt){ s->setup.median, s->s.median / 1e3 };
 	}
+	free(on);
 	qsort(fr, nf, sizeof(*fr), cmp_front);
 	fputs("\n\n", f);
 	for (size_t i = 0; i < nf; i++)
@@ -184,6 +300,7 @@ int fig_pareto(struct gp *g, size_t c)
 	if (figure_begin(g, f, path, "pareto", g->slug[c], PLOT_H,
 			 "%s: latency against setup time (Pareto front circled)", a->cells[c].name))
 		return -1;
+	sbuf_addf(&g->script, "nhidden = %zu\n", hidden);
 	return figure_end(g, "pareto");
 }
 
@@ -248,12 +365,14 @@ int fig_drift(struct gp *g)
 struct xy_row {
 	const char *workload;  /* borrowed */
 	size_t mode;
-	double v[6];           /* x, x lo, x hi, y, y lo, y hi */
+	double v[6];           /* x, x lo, x hi, y, y lo, y hi; a CI the report withholds NAN */
 };
 
 /* A two-ratio figure: an index block per workload of work (in that order), the baseline at
- * (1, 1) and then the workload's rows in their order: six numbers and the mode's name; the
- * template gets nwork and workload_names.  No workload: skipped, saying skip. */
+ * (1, 1) and then the workload's rows in their order: six numbers (a CI the report withholds
+ * NaN), the mode's name, has an x CI, has a y CI (0/1; the baseline 1, 1 with no bar); the
+ * template gets nwork, workload_names and note (how many points have no CI on an axis).  No
+ * workload: skipped, saying skip. */
 static int fig_xy_ratios(struct gp *g, const char *kind, const char *skip, const char *title,
 			 const char **work, size_t nw, const struct xy_row *rows, size_t nrows)
 {
@@ -271,7 +390,7 @@ static int fig_xy_ratios(struct gp *g, const char *kind, const char *skip, const
 			fputs("\n\n", f);
 		fputs("1 1 1 1 1 1 ", f);
 		data_label(f, a->modes[g->r->baseline]);
-		fputc('\n', f);
+		fputs(" 1 1\n", f);
 		for (size_t i = 0; i < nrows; i++) {
 			if (strcmp(rows[i].workload, work[w]))
 				continue;
@@ -279,13 +398,24 @@ static int fig_xy_ratios(struct gp *g, const char *kind, const char *skip, const
 				data_num(f, rows[i].v[k]);
 			fputc(' ', f);
 			data_label(f, a->modes[rows[i].mode]);
-			fputc('\n', f);
+			fprintf(f, " %d %d\n", !isnan(rows[i].v[1]), !isnan(rows[i].v[4]));
 		}
+	}
+	size_t nox = 0, noy = 0;
+	for (size_t i = 0; i < nrows; i++) {
+		nox += isnan(rows[i].v[1]);
+		noy += isnan(rows[i].v[4]);
 	}
 	if (figure_begin(g, f, path, kind, NULL, PLOT_H, "%s", title))
 		return -1;
 	sbuf_addf(&g->script, "nwork = %zu\n", nw);
 	gp_setarr(&g->script, "workload_names", work, nw);
+	char *note = nox || noy ? xasprintf("without a 95%% CI (the report gives none: too few "
+					    "blocks, or no blocks), drawn without a bar: %zu of %zu "
+					    "points on x, %zu on y", nox, nrows, noy)
+				: xstrdup("");
+	gp_setstr(&g->script, "note", note);
+	free(note);
 	return figure_end(g, kind);
 }
 
@@ -314,18 +444,16 @@ int fig_op_e2e(struct gp *g)
 		work_add(work, &nw, x->scope);
 		if (isnan(x->e2e_ratio))
 			continue;
+		/* the CIs the tables print: the aggregate's, and the e2e cell's comparison's */
 		size_t e2e = analysis_workload_e2e(r->a, x->scope);
-		double elo = x->e2e_ratio, ehi = x->e2e_ratio;
+		double elo = NAN, ehi = NAN;
 		for (size_t k = 0; k < r->ncmp; k++)
-			if (r->cmp[k].ok && r->cmp[k].cell == e2e && r->cmp[k].mode == x->mode &&
-			    !isnan(r->cmp[k].c.lo)) {
-				elo = r->cmp[k].c.lo;
-				ehi = r->cmp[k].c.hi;
-			}
+			if (r->cmp[k].cell == e2e && r->cmp[k].mode == x->mode)
+				report_cmp_ci(&r->cmp[k], &elo, &ehi);
+		int ci = !isnan(x->lo) && !isnan(x->hi);
 		rows[nrows++] = (struct xy_row){
 			.workload = x->scope, .mode = x->mode,
-			.v = { x->geomean, isnan(x->lo) ? x->geomean : x->lo,
-			       isnan(x->hi) ? x->geomean : x->hi, x->e2e_ratio, elo, ehi },
+			.v = { x->geomean, ci ? x->lo : NAN, ci ? x->hi : NAN, x->e2e_ratio, elo, ehi },
 		};
 	}
 	int ret = fig_xy_ratios(g, "op-e2e", "no workload has both op cells and an e2e cell",
@@ -355,9 +483,10 @@ int fig_composition(struct gp *g)
 		x->mode = c->mode;
 		const struct rep_est *e[] = { &c->pred, &c->meas };
 		for (size_t k = 0; k < 2; k++) {
+			int ci = !isnan(e[k]->lo) && !isnan(e[k]->hi);
 			x->v[3 * k] = e[k]->est;
-			x->v[3 * k + 1] = isnan(e[k]->lo) ? e[k]->est : e[k]->lo;
-			x->v[3 * k + 2] = isnan(e[k]->hi) ? e[k]->est : e[k]->hi;
+			x->v[3 * k + 1] = ci ? e[k]->lo : NAN;
+			x->v[3 * k + 2] = ci ? e[k]->hi : NAN;
 		}
 	}
 	int ret = fig_xy_ratios(g, "composition", "no workload has op cells with counts and an "

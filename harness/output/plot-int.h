@@ -15,6 +15,8 @@
 #define PLOT_H 800
 #define PLOT_DPI 200
 #define FOREST_ROW_PX 22 /* the forest plot grows beyond PLOT_H by this much a row */
+#define FOREST_PAGE_ROWS 40 /* comparisons on one page of the forest plot's pages */
+#define PLOT_DEFAULT_CELLS 3 /* cells whose cell and Pareto figures the default set draws */
 #define CDF_POINTS 400   /* at most this many points of each unit's CDF (its quantiles) */
 
 /* A line of points: one unit's sample CDF, or one mode's tuning trace. */
@@ -47,7 +49,7 @@ struct gp {
 	char **slug;          /* per cell: its part of figure ids */
 	struct sbuf script;
 	struct plot_set *set;
-	size_t figs_cap, skipped_cap;
+	size_t figs_cap, skipped_cap, files_cap;
 };
 
 /* ---- building the script (plot.c) ---------------------------------------------------- */

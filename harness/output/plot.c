@@ -26,21 +26,24 @@
 static const struct {
 	const char *kind, *how;
 } figure_how[] = {
-	{ "forest", "Each row is a cell and a mode: the point is the median ratio to the baseline over "
-		    "paired blocks (< 1: faster), the bar its 95% bootstrap CI, the colour the verdict. "
-		    "The shaded band is the equivalence margin: a CI entirely inside it is SAME." },
+	{ "forest", "Each row is a cell and a mode, grouped by workload and sorted by ratio: the point "
+		    "is the ratio to the baseline (< 1: faster; log axis), the bar its 95% CI (none, "
+		    "hollow point: the report gives no CI), the colour the verdict. The shaded band "
+		    "is the equivalence margin: a CI entirely inside it is SAME. The last line says "
+		    "which comparisons are left out." },
 	{ "cell", "Unit medians of one cell, one point per unit (the unit is the replicate), a box "
 		  "per mode (quartiles and median, whiskers to 1.5 IQR). The shaded band is the "
 		  "baseline's IQR, the dashed line its median." },
 	{ "pareto", "Each mode's median latency against its median setup time (compile + tuning + "
-		    "search) in one cell; bars are the IQRs over units. Circled modes are on the cell's "
-		    "Pareto front (latency needs a significant difference, spread and setup time count "
-		    "as equal within 5%)." },
+		    "search) in one cell; bars are the IQRs over units. Circled and joined: the Pareto "
+		    "front of these two axes. An orange diamond: on the report's front over latency "
+		    "(a significant difference), spread and setup (equal within 5%), but dominated on "
+		    "these two axes." },
 	{ "drift", "Each unit's level (geometric mean over cells of its median relative to the "
 		   "mode's median) against its position in the run. A trend means the machine "
 		   "drifted; the legend gives Spearman's rho and its p." },
 	{ "op-e2e", "Per workload and mode: the geometric mean of the op-cell ratios (x) against "
-		    "the end-to-end ratio (y), with 95% CIs. The geometric mean weights every op "
+		    "the end-to-end ratio (y), with 95% CIs (no bar: the report gives none). The geometric mean weights every op "
 		    "cell alike: points off the diagonal may be weighting (see the composition "
 		    "figure), not a failure to compose." },
 	{ "composition", "Per workload and mode: the e2e ratio the op cells predict, each weighted "
@@ -67,8 +70,8 @@ static const char *how_of(const char *kind)
 
 void plot_opts_init(struct plot_opts *o)
 {
+	memset(o, 0, sizeof(*o));
 	o->format = PLOT_PNG;
-	o->cell = NULL;
 }
 
 int plot_format_parse(const char *s, enum plot_format *out)
@@ -104,6 +107,9 @@ void plot_set_release(struct plot_set *s)
 	for (size_t i = 0; i < s->nskipped; i++)
 		free(s->skipped[i]);
 	free(s->skipped);
+	for (size_t i = 0; i < s->nfiles; i++)
+		free(s->files[i]);
+	free(s->files);
 	plot_set_init(s);
 }
 
@@ -276,8 +282,16 @@ int figure_begin(struct gp *g, FILE *f, char *path, const char *kind, const char
 	/* names relative to the private folder, gnuplot's working folder */
 	sbuf_addf(s, "set encoding utf8\nset output '%s.%s'\n", fig->id, plot_format_ext(g->o->format));
 	gp_setstr(s, "fig_title", title);
-	gp_setstr(s, "data", strrchr(path, '/') + 1);
+	/* the data file takes the figure's name, <id>.dat, which --data keeps */
+	char *named = xasprintf("%s/%s.dat", g->tmp, fig->id);
+	int bad = rename(path, named);
+	if (bad)
+		error_errno("cannot rename '%s' to '%s'", path, named);
+	free(named);
 	free(path);
+	if (bad)
+		return -1;
+	sbuf_addf(s, "data = '%s.dat'\n", fig->id);
 	sbuf_addf(s, "nmodes = %zu\nbaseline = %zu\n", a->nmodes, g->r->baseline + 1);
 	gp_setarr(s, "mode_names", (const char *const *)a->modes, a->nmodes);
 	return 0;
@@ -437,16 +451,105 @@ static int install_figures(struct gp *g)
 			goto done;
 		}
 	}
+	for (size_t i = 0; i < g->set->nfiles; i++) {
+		struct stat sb;
+		if (!lstat(g->set->files[i], &sb) && S_ISDIR(sb.st_mode)) {
+			error("cannot write '%s': a folder has its name", g->set->files[i]);
+			goto done;
+		}
+	}
 	for (size_t i = 0; i < g->set->nfigs; i++)
 		if (rename(from[i], g->set->figs[i].path)) {
 			error_errno("cannot rename '%s' to '%s'", from[i], g->set->figs[i].path);
 			goto done;
 		}
+	for (size_t i = 0; i < g->set->nfiles; i++) {
+		char *src = xasprintf("%s/%s", g->tmp, strrchr(g->set->files[i], '/') + 1);
+		int bad = rename(src, g->set->files[i]);
+		if (bad)
+			error_errno("cannot rename '%s' to '%s'", src, g->set->files[i]);
+		free(src);
+		if (bad)
+			goto done;
+	}
 	ret = 0;
 done:
 	for (size_t i = 0; i < g->set->nfigs; i++)
 		free(from[i]);
 	free(from);
+	return ret;
+}
+
+/* The cells whose cell and Pareto figures are drawn: every one with o->all_cells, else
+ * the e2e cells (at most PLOT_DEFAULT_CELLS), else the CDF's cell.  Heap, ncells long. */
+static int *pick_cells(const struct report *r, const struct plot_src *src,
+		       const struct plot_opts *o)
+{
+	const struct analysis *a = r->a;
+	int *pick = xcalloc(a->ncells + 1, sizeof(*pick));
+	size_t k = 0;
+	for (size_t c = 0; c < a->ncells; c++) {
+		pick[c] = o->all_cells || (!strcmp(a->cells[c].kind, "e2e") && k < PLOT_DEFAULT_CELLS);
+		k += pick[c];
+	}
+	if (!k && a->ncells)
+		pick[src->cdf_cell] = 1;
+	return pick;
+}
+
+/* Add DIR/<name> to the other files written (its source is g->tmp/<name>). */
+static void plot_file(struct gp *g, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *name = xvasprintf(fmt, ap);
+	va_end(ap);
+	XGROW(g->set->files, g->files_cap, g->set->nfiles + 1);
+	g->set->files[g->set->nfiles++] = xasprintf("%s/%s", g->dir, name);
+	free(name);
+}
+
+/* index.md in the private folder: a line per figure (its file and its title, which says what
+ * it shows), what was not drawn and why, and what the default set left out. */
+static int write_index(struct gp *g)
+{
+	const struct plot_set *set = g->set;
+	const struct analysis *a = g->r->a;
+	struct sbuf s;
+	sbuf_init(&s);
+	sbuf_adds(&s, "# Figures of `");
+	sbuf_adds(&s, a->path);
+	sbuf_addf(&s, "`\n\nDrawn by `harness plot` (docs/plots.md): every ratio is mode / baseline "
+		      "`%s` (< 1: faster). Each figure, with what it shows:\n\n", a->modes[g->r->baseline]);
+	for (size_t i = 0; i < set->nfigs; i++) {
+		const char *file = strrchr(set->figs[i].path, '/') + 1;
+		sbuf_addf(&s, "- [%s](%s): %s\n", file, file, set->figs[i].title);
+	}
+	if (set->nskipped) {
+		sbuf_adds(&s, "\nNot drawn:\n\n");
+		for (size_t i = 0; i < set->nskipped; i++)
+			sbuf_addf(&s, "- %s\n", set->skipped[i]);
+	}
+	if (set->cells_left || (set->forest_left && !g->o->forest_pages)) {
+		sbuf_adds(&s, "\nLeft out of this default set (`harness plot --all` draws them):");
+		if (set->cells_left)
+			sbuf_addf(&s, " the cell and Pareto figures of %zu more cell%s;", set->cells_left,
+				  set->cells_left == 1 ? "" : "s");
+		if (set->forest_left && !g->o->forest_pages)
+			sbuf_addf(&s, " the forest plot of every comparison, in pages (%zu "
+				      "INCONCLUSIVE left out of `forest`);", set->forest_left);
+		s.buf[s.len - 1] = '.';
+		sbuf_adds(&s, "\n");
+	}
+	if (g->o->data)
+		sbuf_adds(&s, "\nData: each figure's `<figure>.dat`; `gnuplot figures.gp` in this "
+			      "folder draws them all again.\n");
+	char *path = xasprintf("%s/index.md", g->tmp);
+	int ret = util_write_file(path, s.buf, s.len, 0644);
+	free(path);
+	sbuf_release(&s);
+	if (!ret)
+		plot_file(g, "index.md");
 	return ret;
 }
 
@@ -456,7 +559,7 @@ int plot_draw(const struct report *r, const struct plot_src *src, const struct p
 	const struct analysis *a = r->a;
 	struct gp g = { .r = r, .src = src, .o = o, .dir = dir, .set = out };
 	char *gnuplot = NULL;
-	int ret = -1;
+	int *pick = NULL, ret = -1;
 	sbuf_init(&g.script);
 
 	if (strpbrk(dir, "\n\r")) {
@@ -482,12 +585,22 @@ int plot_draw(const struct report *r, const struct plot_src *src, const struct p
 			     "the templates in plots/\n");
 	if (fig_forest(&g))
 		goto done;
-	for (size_t c = 0; c < a->ncells; c++)
-		if (fig_cell(&g, c) || fig_pareto(&g, c))
+	pick = pick_cells(r, src, o);
+	for (size_t c = 0; c < a->ncells; c++) {
+		out->cells_left += !pick[c];
+		if (pick[c] && (fig_cell(&g, c) || fig_pareto(&g, c)))
 			goto done;
+	}
 	if (fig_drift(&g) || fig_op_e2e(&g) || fig_composition(&g) || (a->ncells && (fig_cdf(&g) || fig_trace(&g))))
 		goto done;
-	if (run_gnuplot(&g, gnuplot) || install_figures(&g))
+	if (run_gnuplot(&g, gnuplot))
+		goto done;
+	if (o->data) {
+		for (size_t i = 0; i < out->nfigs; i++)
+			plot_file(&g, "%s.dat", out->figs[i].id);
+		plot_file(&g, "figures.gp");
+	}
+	if ((o->index && write_index(&g)) || install_figures(&g))
 		goto done;
 	ret = 0;
 done:
@@ -498,6 +611,7 @@ done:
 		for (size_t c = 0; c < a->ncells; c++)
 			free(g.slug[c]);
 	free(g.slug);
+	free(pick);
 	sbuf_release(&g.script);
 	free(gnuplot);
 	return ret;

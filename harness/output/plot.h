@@ -36,6 +36,14 @@ struct plot_opts {
 	enum plot_format format; /* PLOT_PNG */
 	const char *cell;        /* the CDF's cell (plot_src_read); NULL: the first e2e cell, else
 	                            the first cell */
+	int all_cells;           /* 0: the cell and Pareto figures of the default set's cells only
+	                            (the e2e cells, at most PLOT_DEFAULT_CELLS, else the CDF's
+	                            cell); 1: of every cell */
+	int forest_pages;        /* 1: also the forest plot of every comparison, in pages, when
+	                            the default forest leaves some out */
+	int index;               /* 1: also write DIR/index.md, a line per figure */
+	int data;                /* 1: also write each figure's data, DIR/<id>.dat, and the
+	                            gnuplot script that draws them all, DIR/figures.gp */
 };
 void plot_opts_init(struct plot_opts *o);
 /* "png", "svg", "pdf" -> *out; -1 (not reported) for anything else. */
@@ -58,6 +66,10 @@ struct plot_set {
 	size_t nfigs;
 	char **skipped; /* "op-e2e: no workload has both op cells and an e2e cell" */
 	size_t nskipped;
+	char **files;   /* the other files written: DIR/index.md, data files, the script */
+	size_t nfiles;
+	size_t cells_left;  /* cells whose cell and Pareto figures were left out (all_cells) */
+	size_t forest_left; /* comparisons the forest plot left out (forest_pages draws them) */
 };
 void plot_set_init(struct plot_set *s);
 void plot_set_release(struct plot_set *s);

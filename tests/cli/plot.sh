@@ -12,24 +12,33 @@ SYN="$DATA/report/synthetic.csv"
 expect_status 0 h import --csv "$SYN" -o syn.h5 && pass "import the synthetic raw timings"
 sum_before=$(sha256sum syn.h5)
 
-# the figures every run of this data must give (docs/plots.md: file names)
-FIGS="forest cell-net_sgemm_m_64 cell-net_conv2d_c_8 cell-net_e2e pareto-net_sgemm_m_64
-pareto-net_conv2d_c_8 pareto-net_e2e drift op-e2e composition cdf-net_e2e"
+# the figures every run of this data must give (docs/plots.md: file names): the default set
+# (at most a dozen, and index.md), and with --all every cell's figures and the forest plot's
+# pages of every comparison
+FIGS="forest cell-net_e2e pareto-net_e2e drift op-e2e composition cdf-net_e2e"
+ALLFIGS="$FIGS cell-net_sgemm_m_64 cell-net_conv2d_c_8 pareto-net_sgemm_m_64 pareto-net_conv2d_c_8
+forest-all-1"
 
-# check_figs DIR EXT: every expected figure is in DIR, listed on stdout, valid for its format
+# check_figs DIR EXT [all]: every expected figure is in DIR, listed on stdout, valid for its
+# format; DIR/index.md lists each
 check_figs() {
-	dir=$1 ext=$2
-	for f in $FIGS; do
+	dir=$1 ext=$2 figs=$FIGS want=8
+	[ "${3:-}" = all ] && figs=$ALLFIGS want=13
+	for f in $figs; do
 		[ -s "$dir/$f.$ext" ] || { fail "$ext: $dir/$f.$ext missing or empty"; continue; }
 		grep -qx "$dir/$f.$ext" "$SCRATCH/out" || fail "$ext: '$dir/$f.$ext' not listed on stdout"
+		grep -q "^- \[$f.$ext\]($f.$ext): ." "$dir/index.md" || fail "$ext: $dir/index.md does not list $f.$ext"
 	done
+	grep -qx "$dir/index.md" "$SCRATCH/out" || fail "$ext: index.md not listed on stdout"
 	n=$(ls "$dir" | wc -l)
-	[ "$n" -eq 11 ] || fail "$ext: $n files in $dir, wanted 11"
+	[ "$n" -eq $want ] || fail "$ext: $n files in $dir, wanted $want: $(ls "$dir")"
 	$PY - "$dir" "$ext" <<'PYEOF' || fail "$ext: a figure is not a valid $ext file"
 import os, struct, sys
 import xml.etree.ElementTree as ET
 d, ext = sys.argv[1], sys.argv[2]
 for name in sorted(os.listdir(d)):
+    if name == "index.md":
+        continue
     p = os.path.join(d, name)
     b = open(p, "rb").read()
     if ext == "png":
@@ -52,6 +61,11 @@ check_figs png png
 expect_grep "not drawn: trace" "$SCRATCH/err"
 expect_status 0 h plot --baseline base --format svg -o svg syn.h5 && pass "plot svg"
 check_figs svg svg
+grep -q "the cell and Pareto figures of 2 more cells" svg/index.md &&
+	grep -q "not drawn\|Not drawn" svg/index.md && pass "index.md: what the default set left out, what was not drawn" ||
+	fail "index.md lacks what was left out: $(cat svg/index.md)"
+expect_status 0 h plot --baseline base --all -f svg -o svgall syn.h5 && pass "plot --all"
+check_figs svgall svg all
 expect_status 0 h plot --baseline base -f pdf -o pdf syn.h5 && pass "plot pdf"
 check_figs pdf pdf
 # default folder: the results file's name without .h5, plus -plots
@@ -66,6 +80,9 @@ expect_status 0 h plot --baseline base --cell 'net/sgemm:m=64' -o cellopt syn.h5
 # the forest plot shows the baseline's name and every verdict present in the data
 grep -q "Ratio to the baseline 'base'" svg/forest.svg && grep -q "INCONCLUSIVE" svg/forest.svg &&
 	pass "forest: title and verdict legend" || fail "forest.svg lacks its title or legend"
+grep -q "7 of 9 comparisons: 2 INCONCLUSIVE left out" svg/forest.svg && grep -q "noisy" svgall/forest-all-1.svg &&
+	pass "forest: the default leaves the undecided out and says so; --all's page has them" ||
+	fail "forest: the left-out count or the page of every comparison"
 
 # errors: nothing drawn, a message naming the problem
 expect_status 2 h plot missing.h5 && expect_grep "missing.h5" "$SCRATCH/err" && pass "missing file"
@@ -187,17 +204,18 @@ for mode, f in (("base", 1.0), ("fast", 0.8)):
                 w.writerow([mode, b, cell, "us", "%.3f" % (f * (40 + c) * (1 + 0.013 * ((7 * b + 3 * k) % 5))), "1.5", str(mode == "base").lower()])
 PYEOF
 expect_status 0 h import --csv odd.csv -o odd.h5
-if expect_status 0 h plot -f svg -o oddfigs odd.h5; then
+if expect_status 0 h plot --all -f svg -o oddfigs odd.h5; then
 	[ ! -e pwned ] && [ ! -e pwned2 ] && pass "plot: a cell name runs no gnuplot command" ||
 		fail "plot: a cell name ran a command"
-	n=$(ls oddfigs | wc -l) longest=$(ls oddfigs | awk '{ if (length($0) > m) m = length($0) } END { print m }')
+	n=$(ls oddfigs/*.svg | wc -l) longest=$(ls oddfigs | awk '{ if (length($0) > m) m = length($0) } END { print m }')
 	[ "$n" -eq 13 ] && [ "$longest" -le 80 ] && pass "plot: long cell names give distinct short file names ($n figures, longest $longest bytes)" ||
 		fail "plot: $n figures (wanted 13), longest name $longest bytes: $(ls oddfigs)"
 	$PY - oddfigs <<'PYEOF' && pass "plot: every figure with odd names is valid SVG" || fail "plot: an SVG with odd names does not parse"
 import os, sys
 import xml.etree.ElementTree as ET
 for n in os.listdir(sys.argv[1]):
-    ET.parse(os.path.join(sys.argv[1], n))
+    if n.endswith(".svg"):
+        ET.parse(os.path.join(sys.argv[1], n))
 PYEOF
 fi
 expect_status 0 h report -f html odd.h5 && [ ! -e pwned ] && [ ! -e pwned2 ] &&
@@ -217,7 +235,7 @@ for mode, f in (("base", 1.0), ("mid", 0.9), ("fast", 0.8)):
             for k in range(5):
                 w.writerow([mode, b, cell, "us", "%.3f" % (f * 40 * (1 + 0.01 * ((3 * b + k) % 5))), str(mode == "base").lower()])
 PYEOF
-expect_status 0 h import --csv part.csv -o part.h5 && expect_status 0 h plot -f svg -o partfigs part.h5 &&
+expect_status 0 h import --csv part.csv -o part.h5 && expect_status 0 h plot --all -f svg -o partfigs part.h5 &&
 	[ -s partfigs/cell-net_b.svg ] && expect_status 0 h report -f html part.h5 &&
 	pass "plot, report -f html: a cell with no unit of the baseline (or of another mode) draws" ||
 	fail "a cell without the baseline's units: $(ls partfigs 2>/dev/null)"
@@ -236,7 +254,7 @@ PYEOF
 import os, sys
 import xml.etree.ElementTree as ET
 texts = []
-for n in os.listdir(sys.argv[1]):
+for n in [n for n in os.listdir(sys.argv[1]) if n.endswith(".svg")]:
     texts += [t.text or "" for t in ET.parse(os.path.join(sys.argv[1], n)).iter("{http://www.w3.org/2000/svg}text")]
 assert any("net/e\ufffd2e" in t for t in texts), "no U+FFFD"
 PYEOF
