@@ -126,8 +126,15 @@ static void from_experiment(struct analysis *a, size_t *cap)
 			continue;
 		struct experiment *e = NULL;
 		char *cause = NULL;
-		if (experiment_parse_flags(f->path, f->text, f->len,
-					   EXPERIMENT_NO_FILE_CHECKS | EXPERIMENT_PAST_RUN, &e, &cause)) {
+		struct exp_edits ed; /* the run's -D, --mode, --workload, applied again */
+		int bad = exp_edits_from_json(rec_meta_get(&a->meta, "overrides"),
+					      rec_meta_get(&a->meta, "mode_filter"),
+					      rec_meta_get(&a->meta, "workload_filter"), &ed, &cause) ||
+			  experiment_parse_edits(f->path, f->text, f->len,
+						 EXPERIMENT_NO_FILE_CHECKS | EXPERIMENT_PAST_RUN, &ed,
+						 &e, &cause);
+		exp_edits_release(&ed);
+		if (bad) {
 			char *w = xasprintf("the recorded experiment does not parse (%s): the modes' "
 					    "order, the baseline, the A/A pairs (aa_of) and the margin "
 					    "it declares are not known; modes are taken from the units "

@@ -207,9 +207,16 @@ static int rtuner_parse(const char *spec, const struct rec_meta *meta, struct rt
 			char *cause = NULL;
 			if (strcmp(meta->files[i].role, "experiment"))
 				continue;
-			if (experiment_parse_flags(meta->files[i].path, meta->files[i].text,
-						   meta->files[i].len, EXPERIMENT_NO_FILE_CHECKS |
-						   EXPERIMENT_PAST_RUN, &e, &cause)) {
+			struct exp_edits ed; /* the run's -D, --mode, --workload */
+			int bad = exp_edits_from_json(rec_meta_get(meta, "overrides"),
+						      rec_meta_get(meta, "mode_filter"),
+						      rec_meta_get(meta, "workload_filter"), &ed,
+						      &cause) ||
+				  experiment_parse_edits(meta->files[i].path, meta->files[i].text,
+							 meta->files[i].len, EXPERIMENT_NO_FILE_CHECKS |
+							 EXPERIMENT_PAST_RUN, &ed, &e, &cause);
+			exp_edits_release(&ed);
+			if (bad) {
 				error("--tuners '%s': the recorded experiment does not parse: %s",
 				      spec, cause);
 				free(cause);

@@ -115,12 +115,12 @@ static int hyp_names_exist(const struct hyp_file *f, const struct experiment *e,
 	return rc;
 }
 
-int cmd_load_experiment(const char *path, struct experiment **out)
+int cmd_load_experiment(const char *path, const struct exp_edits *ed, struct experiment **out)
 {
 	struct experiment *e = NULL;
 	int rc = -1;
 	*out = NULL;
-	if (experiment_load(path, &e))
+	if (experiment_load_edits(path, 0, ed, &e))
 		return -1;
 	/* hypothesis paths are relative to the experiment file's folder, as run reads them */
 	const char *slash = strrchr(path, '/');
@@ -201,15 +201,21 @@ static void print_settings(const struct experiment *e)
  * names, parsed: cmd_load_experiment); print one "ok" line per valid file on stdout.  The
  * first invalid file's error goes to stderr and ends the command with EXIT_USAGE: nothing
  * was run or written. */
-enum { OPT_PRIOR = 256, OPT_AA_FLOOR, OPT_DESIGN, OPT_SETTINGS };
+enum { OPT_PRIOR = 256, OPT_AA_FLOOR, OPT_DESIGN, OPT_SETTINGS, OPT_MODE, OPT_WORKLOAD };
 
 static const struct cmd_opt check_opts[] = {
 	{ "prior", OPT_PRIOR, 1 },
 	{ "aa-floor", OPT_AA_FLOOR, 1 },
 	{ "design", OPT_DESIGN, 0 },
 	{ "settings", OPT_SETTINGS, 0 },
+	{ "set", 'D', 1 },
+	{ "mode", OPT_MODE, 1 },
+	{ "workload", OPT_WORKLOAD, 1 },
 	{ NULL, 0, 0 },
 };
+
+static int check_files(const struct cmd_args *a, const struct design_prior *dpp,
+		       const struct exp_edits *ed, int *undecidable);
 
 static int check_exec(const struct cmd_args *a)
 {
@@ -219,10 +225,48 @@ static int check_exec(const struct cmd_args *a)
 		return cmd_usage_error(a->entry, "--aa-floor must be a relative noise floor in "
 						 "(0, 0.5), e.g. 0.01 for 1%%, not '%s'", fl);
 	int undecidable = 0;
+	/* -D, --mode, --workload as run takes them: each file checked with them applied */
+	struct exp_edits ed = { 0 };
+	const struct { int key; char ***v; size_t *n; } all[] = {
+		{ 'D', &ed.sets, &ed.nsets }, { OPT_MODE, &ed.modes, &ed.nmodes },
+		{ OPT_WORKLOAD, &ed.workloads, &ed.nworkloads } };
+	for (size_t k = 0; k < ARRAY_SIZE(all); k++)
+		for (size_t j = 0; j < a->nopts; j++)
+			if (a->opts[j].key == all[k].key) {
+				*all[k].v = xrealloc(*all[k].v, (*all[k].n + 1) * sizeof(char *));
+				(*all[k].v)[(*all[k].n)++] = (char *)a->opts[j].value;
+			}
+	int ret = check_files(a, &dp, &ed, &undecidable);
+	free(ed.sets);
+	free(ed.modes);
+	free(ed.workloads);
+	(void)undecidable; /* said as warnings: a design that cannot decide is still valid */
+	return ret;
+}
+
+/* The names of e's modes and workloads, when they are not just the file's: expanded by
+ * axes, or edited on the command line. */
+static void print_names(const struct experiment *e)
+{
+	if (!e->has_axes && exp_edits_none(&e->edits))
+		return;
+	printf("  modes:");
+	for (size_t m = 0; m < e->nmodes; m++)
+		printf(" %s%s", e->modes[m].name, m == e->baseline ? " (baseline)" : "");
+	printf("\n  workloads:");
+	for (size_t w = 0; w < e->nworkloads; w++)
+		printf(" %s", e->workloads[w].name);
+	printf("\n");
+}
+
+static int check_files(const struct cmd_args *a, const struct design_prior *dpp,
+		       const struct exp_edits *ed, int *undecidable)
+{
+	struct design_prior dp = *dpp;
 	for (int i = 0; i < a->npos; i++) {
 		const char *path = a->pos[i];
 		struct experiment *e = NULL;
-		if (cmd_load_experiment(path, &e))
+		if (cmd_load_experiment(path, ed, &e))
 			return EXIT_USAGE;
 		char *only = restricted_modes(e);
 		char *on = backend_repeats(e);
@@ -232,12 +276,13 @@ static int check_exec(const struct cmd_args *a)
 		       on, only);
 		free(on);
 		free(only);
+		print_names(e);
 		if (cmd_args_count(a, OPT_SETTINGS))
 			print_settings(e);
 		int und = 0;
 		int say = dp.results || !isnan(dp.aa_floor) || cmd_args_count(a, OPT_DESIGN);
 		int bad = design_assess(e, &dp, say ? stdout : NULL, &und);
-		undecidable |= und;
+		*undecidable |= und;
 		experiment_free(e);
 		if (bad)
 			return EXIT_USAGE;
@@ -247,7 +292,6 @@ static int check_exec(const struct cmd_args *a)
 			return EXIT_RUN_FAILED;
 		}
 	}
-	(void)undecidable; /* said as warnings: a design that cannot decide is still valid */
 	return EXIT_OK;
 }
 
@@ -266,6 +310,10 @@ const struct cmd_entry cmd_check_entry = {
 		"                       minimum detectable effect and the blocks SAME needs\n"
 		"  --settings           each mode's measure settings as its units get them (per\n"
 		"                       backend with an [on.BACKEND] table), and the unit limits\n"
+		"  -D, --set KEY=VALUE  check with KEY set to VALUE, as 'run -D' sets it\n"
+		"  --mode NAME          check with only mode NAME, as 'run --mode' plans it\n"
+		"  --workload NAME      check with only workload NAME, as 'run --workload'\n"
+		"  (the modes and workloads are listed when axes expand them or these apply)\n"
 		"  -h, --help           this text\n"
 		"exit status: 0 valid (a design that cannot decide is warned of on stderr),\n"
 		"             2 invalid\n",

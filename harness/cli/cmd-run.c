@@ -21,7 +21,7 @@
 
 enum { OPT_RESUME = 256, OPT_BACKEND, OPT_RESULTS_DIR, OPT_PREREG, OPT_JOBS, OPT_GPUS,
        OPT_MAX_TIME, OPT_SHARD, OPT_ESTIMATES, OPT_REPEATS, OPT_SHARE_SPLIT, OPT_UNTIL_DECIDED,
-       OPT_UNTIL };
+       OPT_UNTIL, OPT_MODE, OPT_WORKLOAD };
 
 static const struct cmd_opt run_opts[] = {
 	{ "resume", OPT_RESUME, 1 },
@@ -39,6 +39,9 @@ static const struct cmd_opt run_opts[] = {
 	{ "share-split-blocks", OPT_SHARE_SPLIT, 0 },
 	{ "until-decided", OPT_UNTIL_DECIDED, 1 },
 	{ "until", OPT_UNTIL, 1 },
+	{ "set", 'D', 1 },
+	{ "mode", OPT_MODE, 1 },
+	{ "workload", OPT_WORKLOAD, 1 },
 	{ NULL, 0, 0 },
 };
 
@@ -186,6 +189,65 @@ done:
 	return ret;
 }
 
+/* The values of every occurrence of option key, in command-line order, appended to *v
+ * (borrowed from argv; *v heap). */
+static void opt_all(const struct cmd_args *a, int key, char ***v, size_t *n)
+{
+	for (size_t i = 0; i < a->nopts; i++)
+		if (a->opts[i].key == key) {
+			*v = xrealloc(*v, (*n + 2) * sizeof(**v));
+			(*v)[(*n)++] = (char *)a->opts[i].value;
+		}
+}
+
+/* Say which modes a --mode filter keeps that it does not name: the baseline, A/A pairs. */
+static void say_kept(const struct experiment *e, const struct exp_edits *ed)
+{
+	for (size_t i = 0; ed->nmodes && i < e->nmodes; i++) {
+		const struct mode *m = &e->modes[i];
+		size_t k = 0;
+		while (k < ed->nmodes && strcmp(ed->modes[k], m->name))
+			k++;
+		if (k < ed->nmodes)
+			continue;
+		if (i == e->baseline)
+			fprintf(stderr, "harness: --mode: also planning '%s', the baseline (every "
+					"comparison is with it)\n", m->name);
+		else if (m->aa_of)
+			fprintf(stderr, "harness: --mode: also planning '%s', the A/A copy of '%s'\n",
+				m->name, m->aa_of);
+		else
+			fprintf(stderr, "harness: --mode: also planning '%s', whose A/A copy is "
+					"planned\n", m->name);
+	}
+}
+
+/* The experiment of a new run with its edits: --repeats N becomes the overrides
+ * repeats=N and, for each [on.BACKEND] table that sets repeats, on.BACKEND.repeats=N (so
+ * that N blocks run whichever backend runs them), appended to ed (heap strings in *own).
+ * Hypothesis files checked too (cmd_load_experiment).  0, or EXIT_USAGE reported. */
+static int load_new(const char *path, const char *rep, struct exp_edits *ed, char ***own,
+		    size_t *nown, struct experiment **out)
+{
+	if (cmd_load_experiment(path, ed, out))
+		return EXIT_USAGE;
+	if (!rep)
+		return 0;
+	const struct experiment *e = *out;
+	for (size_t i = 0; i <= e->non; i++) {
+		if (i < e->non && !e->on[i].has_repeats)
+			continue;
+		char *s = i < e->non ? xasprintf("on.%s.repeats=%s", e->on[i].backend, rep)
+				     : xasprintf("repeats=%s", rep);
+		*own = xrealloc(*own, (*nown + 1) * sizeof(**own));
+		(*own)[(*nown)++] = s;
+		ed->sets = xrealloc(ed->sets, (ed->nsets + 2) * sizeof(*ed->sets));
+		ed->sets[ed->nsets++] = s;
+	}
+	experiment_free(*out);
+	return cmd_load_experiment(path, ed, out) ? EXIT_USAGE : 0;
+}
+
 static int run_exec(const struct cmd_args *a)
 {
 	struct sched_opts o = {
@@ -225,10 +287,6 @@ static int run_exec(const struct cmd_args *a)
 	if (o.share_split && !o.resume)
 		return cmd_usage_error(a->entry, "--share-split-blocks: only with --resume (a new run "
 						 "has no block that ran on another device)");
-	if (rep && !o.resume)
-		return cmd_usage_error(a->entry, "--repeats extends a recorded run's plan: give "
-						 "--resume FILE (a new run takes its repeats from "
-						 "the experiment)");
 	const char *ud = cmd_args_value(a, OPT_UNTIL_DECIDED), *until = cmd_args_value(a, OPT_UNTIL);
 	if (ud && parse_i64(ud, 2, 10000, &o.until_max))
 		return cmd_usage_error(a->entry, "--until-decided: '%s' is not a number of blocks "
@@ -257,16 +315,31 @@ static int run_exec(const struct cmd_args *a)
 	if (o.backend && !backend_is_choice(o.backend))
 		return cmd_usage_error(a->entry, "unknown backend '%s' (%s)", o.backend,
 				       backend_names());
+	/* -D, --mode, --workload: a new run applies them to the experiment and records them;
+	 * --resume applies what the run recorded (sched-resume.c) */
+	struct exp_edits ed = { 0 };
+	char **own = NULL;
+	size_t nown = 0;
+	opt_all(a, 'D', &ed.sets, &ed.nsets);
+	opt_all(a, OPT_MODE, &ed.modes, &ed.nmodes);
+	opt_all(a, OPT_WORKLOAD, &ed.workloads, &ed.nworkloads);
+	o.edits = &ed;
 	/* Hypothesis files are parsed, and the names they use checked, before anything is
 	 * written (sched_run only reads them once the run exists); --resume relies on what
 	 * the run's start checked. */
+	int ret = EXIT_OK;
 	if (!o.resume) {
 		struct experiment *e = NULL;
-		if (cmd_load_experiment(o.experiment, &e))
-			return EXIT_USAGE;
-		o.no_summary = e->seq.on;
+		ret = load_new(o.experiment, rep, &ed, &own, &nown, &e);
+		if (!ret) {
+			o.no_summary = e->seq.on;
+			say_kept(e, &ed);
+		}
 		experiment_free(e);
+		o.repeats = 0; /* a new run's --repeats is the override repeats=N */
 	}
+	if (ret)
+		goto done;
 	/* --estimates: read now, so that an unreadable file stops the run before it starts */
 	struct rec_unit *eu = NULL;
 	if (est) {
@@ -275,14 +348,15 @@ static int run_exec(const struct cmd_args *a)
 		bad |= rec_close(f) < 0;
 		if (bad) {
 			rec_units_free(eu, o.nest_units);
-			return EXIT_USAGE;
+			ret = EXIT_USAGE;
+			goto done;
 		}
 		o.est_units = eu;
 	}
 	struct sched_result res;
 	enum sched_outcome out = run_sequential(&o, &res);
 	rec_units_free(eu, o.nest_units);
-	int ret = out == SCHED_ALL_OK        ? EXIT_OK
+	ret = out == SCHED_ALL_OK        ? EXIT_OK
 		  : out == SCHED_REFUSED     ? EXIT_USAGE
 		  : out == SCHED_INTERRUPTED ? EXIT_INTERRUPTED
 		  : out == SCHED_TIME_LIMIT  ? EXIT_RESUMABLE
@@ -303,6 +377,13 @@ static int run_exec(const struct cmd_args *a)
 		}
 	}
 	sched_result_release(&res);
+done:
+	for (size_t i = 0; i < nown; i++)
+		free(own[i]);
+	free(own);
+	free(ed.sets);
+	free(ed.modes);
+	free(ed.workloads);
 	return ret;
 }
 
@@ -316,7 +397,8 @@ const struct cmd_entry cmd_run_entry = {
 		"  --results-dir DIR    where the run goes (default: results)\n"
 		"  -o, --output FILE    the results file's exact path (its folder: FILE without .h5)\n"
 		"  --resume FILE        run only the units FILE lacks; refuses when the experiment\n"
-		"                       file's SHA-256 differs from the one recorded\n"
+		"                       file's SHA-256 differs from the one recorded; applies the\n"
+		"                       -D, --mode and --workload the run recorded\n"
 		"  -q, --quiet          no progress line\n"
 		"  --jobs N             N units at once, each pinned to its own share of the\n"
 		"                       cores; every unit of a block on one slot, in order\n"
@@ -326,8 +408,16 @@ const struct cmd_entry cmd_run_entry = {
 		"  --estimates FILE     with --max-time: also judge a unit by FILE's recorded\n"
 		"                       units of its mode, workload and kind (an earlier run)\n"
 		"  --shard K/N          only the blocks with block mod N == K (harness slurm)\n"
-		"  --repeats N          with --resume: extend the plan to N blocks, the recorded\n"
+		"  --repeats N          a new run: N blocks (recorded as the override repeats=N);\n"
+		"                       with --resume: extend the plan to N blocks, the recorded\n"
 		"                       blocks unchanged (the file says it was extended)\n"
+		"  -D, --set KEY=VALUE  set KEY of the experiment to VALUE (TOML: a dotted key,\n"
+		"                       a TOML value or a bare word) before it is checked, as if\n"
+		"                       the file said it: -D measure.min_samples=5, -D\n"
+		"                       modes.NAME.options.max_trials=50; repeatable, recorded\n"
+		"  --mode NAME          plan only mode NAME (repeatable), with the baseline and\n"
+		"                       A/A pairs it needs; recorded\n"
+		"  --workload NAME      plan only workload NAME (repeatable); recorded\n"
 		"  --share-split-blocks with --resume and slots: a slot with no block left takes\n"
 		"                       units of a block that already ran on another device\n"
 		"  --until-decided N    a sequential design: after the experiment's repeats, look\n"

@@ -255,7 +255,7 @@ static int slurm_exec(const struct cmd_args *a)
 	if (local && sbatch)
 		return cmd_usage_error(a->entry, "--local runs the tasks here; --submit gives them "
 						 "to Slurm: choose one");
-	if (cmd_load_experiment(a->pos[0], &e))
+	if (cmd_load_experiment(a->pos[0], NULL, &e))
 		return EXIT_USAGE;
 	if ((int64_t)e->repeats < j.tasks)
 		warning("%" PRId64 " tasks for %" PRId64 " blocks: tasks %" PRId64 " and up run "

@@ -140,14 +140,16 @@ int cmd_load_report(const char *path, const struct report_opts *o, struct analys
 int cmd_report_parse_opts(const struct cmd_args *a, struct report_opts *o,
 			  enum report_format *fmt);
 struct experiment;
-/* cmd-check.c: load the experiment file at path (experiment_load: schema, ranges,
+struct exp_edits;
+/* cmd-check.c: load the experiment file at path with the run's edits ed (NULL: none;
+ * experiment_load_edits: schema, ranges,
  * hypothesis paths), read and parse every hypothesis file it names (hyp_file_load) and
  * check the modes, baselines and workloads those name against the experiment, so that
  * `check` and `run` refuse a bad one (not a regular file, too large, not a hypothesis
  * file, a name the experiment lacks: the error names the file, with line:col where there
  * is one) before anything is written.  0 and *out (the caller's, experiment_free), or -1
  * reported with *out NULL. */
-int cmd_load_experiment(const char *path, struct experiment **out);
+int cmd_load_experiment(const char *path, const struct exp_edits *ed, struct experiment **out);
 /* Flush, check and close stdout; on a write error reports it and returns code, or
  * EXIT_RUN_FAILED when code is EXIT_OK.  Called once, by cmd_main, on every exit path. */
 int cmd_finish_stdout(int code);

@@ -109,6 +109,12 @@ int exp_parse_measure(struct tc_parser *p, const struct tc_field *f, struct meas
  * min_samples <= max_samples; an A/A copy measures as its original.  After parse_on. */
 int exp_check_mode_measure(struct tc_parser *p, const struct tc_field *f,
 			   const struct experiment *e);
+/* The run's edits on the parsed document (experiment-edit.c): -D values merged in,
+ * [[modes]] and [[workloads]] entries with `axes` expanded, the --mode and --workload
+ * filters; p->sets is ed's (for the -D messages).  Then the walk reads root as the file. */
+#define MAX_AXES_PRODUCT 1000 /* entries one [[modes]] or [[workloads]] entry expands to */
+int exp_apply_edits(struct tc_parser *p, struct tb_node *root, const struct exp_edits *ed,
+		    int *has_axes);
 /* Free what a command mode holds (command, command_argv, env). */
 void exp_free_mode_command(struct mode *m);
 

@@ -660,6 +660,12 @@ int experiment_parse(const char *path, const char *text, size_t len, struct expe
 int experiment_parse_flags(const char *path, const char *text, size_t len, unsigned flags,
 			   struct experiment **out, char **cause)
 {
+	return experiment_parse_edits(path, text, len, flags, NULL, out, cause);
+}
+
+int experiment_parse_edits(const char *path, const char *text, size_t len, unsigned flags,
+			   const struct exp_edits *ed, struct experiment **out, char **cause)
+{
 	struct tc_parser p = { .path = path, .cause = NULL, .flags = flags };
 	struct experiment *e = xcalloc(1, sizeof(*e));
 	struct tb_doc *doc = NULL;
@@ -674,8 +680,9 @@ int experiment_parse_flags(const char *path, const char *text, size_t len, unsig
 		p.cause = xasprintf("'%s':%s", path, syntax);
 		goto done;
 	}
-	if (parse_root(&p, tb_doc_root(doc), e))
+	if (exp_apply_edits(&p, tb_doc_root_mut(doc), ed, &e->has_axes) || parse_root(&p, tb_doc_root(doc), e))
 		goto done;
+	exp_edits_copy(&e->edits, ed);
 	e->path = xstrdup(path);
 	e->text = xstrndup(text, len);
 	e->text_len = len;
@@ -700,13 +707,19 @@ int experiment_load(const char *path, struct experiment **out)
 
 int experiment_load_flags(const char *path, unsigned flags, struct experiment **out)
 {
+	return experiment_load_edits(path, flags, NULL, out);
+}
+
+int experiment_load_edits(const char *path, unsigned flags, const struct exp_edits *ed,
+			  struct experiment **out)
+{
 	char *text = NULL, *cause = NULL;
 	size_t len = 0;
 
 	*out = NULL;
 	if (util_read_file(path, &text, &len))
 		return -1;
-	int ret = experiment_parse_flags(path, text, len, flags, out, &cause);
+	int ret = experiment_parse_edits(path, text, len, flags, ed, out, &cause);
 	if (ret)
 		error("%s", cause);
 	free(cause);
@@ -773,6 +786,7 @@ void experiment_free(struct experiment *e)
 	}
 	free(e->env_set);
 	free(e->run.gpus);
+	exp_edits_release(&e->edits);
 	free(e->path);
 	free(e->text);
 	free(e);

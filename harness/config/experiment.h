@@ -130,6 +130,35 @@ struct mode {
 #define MODE_EXPECTS_COMPILE 0x1
 #define MODE_EXPECTS_BENCHMARK 0x2
 
+/* What a run applies to its experiment file as it builds it (harness run -D KEY=VALUE,
+ * --mode NAME, --workload NAME; docs/experiment-format.md, "Overrides and filters"): the
+ * file's bytes stay as they are, and every reader of the run (resume, report, verify)
+ * applies the same edits, which the results file records (overrides, mode_filter,
+ * workload_filter).  Each list in command-line order.  Ownership: a caller's instance is
+ * borrowed by the parser; an experiment's own (experiment.edits) is a copy it frees. */
+struct exp_edits {
+	char **sets;           /* "KEY=VALUE", KEY a TOML key (dotted), VALUE a TOML value */
+	size_t nsets;
+	char **modes;          /* --mode: only these modes (with the baseline and A/A pairs) */
+	size_t nmodes;
+	char **workloads;      /* --workload: only these workloads */
+	size_t nworkloads;
+};
+/* 1 when e is NULL or sets nothing. */
+int exp_edits_none(const struct exp_edits *e);
+/* 1 when a and b say the same (NULL as nothing). */
+int exp_edits_equal(const struct exp_edits *a, const struct exp_edits *b);
+void exp_edits_copy(struct exp_edits *dst, const struct exp_edits *src);
+void exp_edits_release(struct exp_edits *e);
+/* One list as the results file records it: a JSON array of strings (heap). */
+char *exp_edits_json(char *const *v, size_t n);
+/* The edits a results file records (its overrides, mode_filter and workload_filter: each a
+ * JSON array of strings, or NULL/"" when absent) into *out (the caller's,
+ * exp_edits_release).  0, or -1 with *cause a heap message (the key that is not an array
+ * of strings). */
+int exp_edits_from_json(const char *sets, const char *modes, const char *workloads,
+			struct exp_edits *out, char **cause);
+
 struct experiment {
 	int64_t schema;        /* schema = 1 */
 	char *name;            /* [A-Za-z0-9._-]+, used in the results file name */
@@ -166,6 +195,8 @@ struct experiment {
 	int no_sandbox;        /* [environment] sandbox = false: units run outside the sandbox
 				* (sandbox.h; the audit's isolation check WARNs) */
 
+	struct exp_edits edits; /* what the command line applied to the file (owned) */
+	int has_axes;          /* some [[modes]] or [[workloads]] entry was expanded by `axes` */
 	char *path;            /* the file it was loaded from */
 	char *text;            /* the file verbatim (NUL-terminated), len text_len */
 	size_t text_len;
@@ -191,6 +222,13 @@ int experiment_load(const char *path, struct experiment **out);
 int experiment_parse_flags(const char *path, const char *text, size_t len, unsigned flags,
 			   struct experiment **out, char **cause);
 int experiment_load_flags(const char *path, unsigned flags, struct experiment **out);
+/* The same with the run's edits (NULL: none) applied to the parsed text before the
+ * experiment is built: -D values first (an error in one names `-D KEY=VALUE`), then the
+ * axes expanded, then the filters.  text, its SHA-256 and path stay the file's. */
+int experiment_parse_edits(const char *path, const char *text, size_t len, unsigned flags,
+			   const struct exp_edits *ed, struct experiment **out, char **cause);
+int experiment_load_edits(const char *path, unsigned flags, const struct exp_edits *ed,
+			  struct experiment **out);
 void experiment_free(struct experiment *e);
 /* Free the strings and shape a workload owns (w itself is the caller's): a loaded
  * experiment's, or one read back from a unit specification (unitspec.c). */

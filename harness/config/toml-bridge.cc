@@ -271,3 +271,122 @@ extern "C" const char *tb_node_datetime(const struct tb_node *n)
 {
 	return n->kind == TB_DATETIME ? n->text.c_str() : nullptr;
 }
+
+/* ---- editing ---------------------------------------------------------------------------- */
+
+extern "C" struct tb_node *tb_doc_root_mut(struct tb_doc *d)
+{
+	return d->root.get();
+}
+
+extern "C" struct tb_node *tb_node_at_mut(struct tb_node *n, size_t i)
+{
+	return i < n->items.size() ? n->items[i].get() : nullptr;
+}
+
+extern "C" struct tb_node *tb_node_get_mut(struct tb_node *t, const char *key)
+{
+	size_t i;
+	return tb_node_get(t, key, &i) ? t->items[i].get() : nullptr;
+}
+
+static std::unique_ptr<tb_node> clone_of(const tb_node &n)
+{
+	auto out = std::make_unique<tb_node>();
+	out->kind = n.kind;
+	out->pos = n.pos;
+	out->text = n.text;
+	out->i = n.i;
+	out->f = n.f;
+	out->b = n.b;
+	out->keys = n.keys;
+	out->key_pos = n.key_pos;
+	for (const auto &c : n.items)
+		out->items.push_back(clone_of(*c));
+	return out;
+}
+
+extern "C" struct tb_node *tb_node_clone(const struct tb_node *n)
+{
+	try {
+		return clone_of(*n).release();
+	} catch (const std::bad_alloc &) {
+		die("out of memory copying TOML");
+	}
+}
+
+extern "C" void tb_node_free(struct tb_node *n)
+{
+	delete n;
+}
+
+extern "C" struct tb_node *tb_node_new(enum tb_kind kind, struct tb_pos pos)
+{
+	try {
+		auto out = std::make_unique<tb_node>();
+		out->kind = kind;
+		out->pos = pos;
+		return out.release();
+	} catch (const std::bad_alloc &) {
+		die("out of memory editing TOML");
+	}
+}
+
+extern "C" struct tb_node *tb_string_new(const char *s, struct tb_pos pos)
+{
+	struct tb_node *n = tb_node_new(TB_STRING, pos);
+	try {
+		n->text = s;
+	} catch (const std::bad_alloc &) {
+		die("out of memory editing TOML");
+	}
+	return n;
+}
+
+extern "C" void tb_table_set(struct tb_node *t, const char *key, struct tb_pos key_pos,
+			     struct tb_node *v)
+{
+	try {
+		std::unique_ptr<tb_node> owned(v);
+		size_t i;
+		if (tb_node_get(t, key, &i)) {
+			t->items[i] = std::move(owned);
+			t->key_pos[i] = key_pos;
+			return;
+		}
+		t->keys.emplace_back(key);
+		t->key_pos.push_back(key_pos);
+		t->items.push_back(std::move(owned));
+	} catch (const std::bad_alloc &) {
+		die("out of memory editing TOML");
+	}
+}
+
+extern "C" void tb_node_remove(struct tb_node *n, size_t i)
+{
+	if (i >= n->items.size())
+		return;
+	n->items.erase(n->items.begin() + static_cast<std::ptrdiff_t>(i));
+	if (n->kind == TB_TABLE) {
+		n->keys.erase(n->keys.begin() + static_cast<std::ptrdiff_t>(i));
+		n->key_pos.erase(n->key_pos.begin() + static_cast<std::ptrdiff_t>(i));
+	}
+}
+
+extern "C" void tb_array_push(struct tb_node *a, struct tb_node *v)
+{
+	try {
+		a->items.emplace_back(v);
+	} catch (const std::bad_alloc &) {
+		die("out of memory editing TOML");
+	}
+}
+
+extern "C" void tb_node_set_pos(struct tb_node *n, struct tb_pos pos)
+{
+	n->pos = pos;
+	for (auto &k : n->key_pos)
+		k = pos;
+	for (auto &c : n->items)
+		tb_node_set_pos(c.get(), pos);
+}

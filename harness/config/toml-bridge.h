@@ -68,6 +68,31 @@ double tb_node_float(const struct tb_node *n);
 int tb_node_bool(const struct tb_node *n);
 const char *tb_node_datetime(const struct tb_node *n);
 
+/* Editing a parsed document (harness run -D, an experiment's axes): what the schema walker
+ * then reads as if the file said it.  A node made or cloned here is the caller's until it
+ * is given to a table or an array (tb_table_set, tb_array_push), which then owns it; the
+ * caller frees one it keeps with tb_node_free().  The _mut accessors are the read
+ * accessors' on a document the caller may change. */
+struct tb_node *tb_doc_root_mut(struct tb_doc *d);
+struct tb_node *tb_node_at_mut(struct tb_node *n, size_t i);
+struct tb_node *tb_node_get_mut(struct tb_node *t, const char *key);
+/* A deep copy of n, positions included. */
+struct tb_node *tb_node_clone(const struct tb_node *n);
+void tb_node_free(struct tb_node *n); /* NULL is fine */
+/* An empty table or array (kind TB_TABLE or TB_ARRAY), or a string (copied), at pos. */
+struct tb_node *tb_node_new(enum tb_kind kind, struct tb_pos pos);
+struct tb_node *tb_string_new(const char *s, struct tb_pos pos);
+/* t[key] = v (t a table; v given away): the value of an existing key is replaced in its
+ * place (the old one freed) and the key then said at key_pos; a new key comes last. */
+void tb_table_set(struct tb_node *t, const char *key, struct tb_pos key_pos, struct tb_node *v);
+/* Remove (and free) the i-th entry of a table or element of an array; nothing when out of
+ * range. */
+void tb_node_remove(struct tb_node *n, size_t i);
+/* Append v (given away) to the array a. */
+void tb_array_push(struct tb_node *a, struct tb_node *v);
+/* Set the position of n, of every node under it and of every key in it to pos. */
+void tb_node_set_pos(struct tb_node *n, struct tb_pos pos);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,6 +18,11 @@ struct tc_field tc_field_at(const struct tb_node *t, size_t i)
 	return f;
 }
 
+struct tb_pos tc_set_pos(size_t k)
+{
+	return (struct tb_pos){ -(int)k - 1, 0 };
+}
+
 int tc_fail(struct tc_parser *p, struct tb_pos pos, const char *fmt, ...)
 {
 	if (p->cause)
@@ -26,7 +31,10 @@ int tc_fail(struct tc_parser *p, struct tb_pos pos, const char *fmt, ...)
 	va_start(ap, fmt);
 	char *msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	p->cause = xasprintf("'%s':%d:%d: %s", p->path, pos.line, pos.col, msg);
+	if (pos.line < 0 && (size_t)-(pos.line + 1) < p->nsets)
+		p->cause = xasprintf("'%s': -D %s: %s", p->path, p->sets[-(pos.line + 1)], msg);
+	else
+		p->cause = xasprintf("'%s':%d:%d: %s", p->path, pos.line, pos.col, msg);
 	free(msg);
 	return -1;
 }

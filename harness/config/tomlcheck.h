@@ -13,6 +13,11 @@ struct tc_parser {
 	const char *path;
 	char *cause;      /* the first error (heap), NULL while there is none */
 	unsigned flags;   /* the walker's own options */
+	/* What the command line set over the file (harness run -D KEY=VALUE, borrowed): a
+	 * node it set is at line -(k + 1), column 0, and an error there names `-D sets[k]`
+	 * instead of a line and column. */
+	const char *const *sets;
+	size_t nsets;
 };
 
 /* One entry of a table: its key, the value, and where each is written. */
@@ -24,6 +29,8 @@ struct tc_field {
 };
 struct tc_field tc_field_at(const struct tb_node *t, size_t i);
 
+/* The position of what the k-th -D set (tc_parser's sets). */
+struct tb_pos tc_set_pos(size_t k);
 /* Record the first error at pos; returns -1 so a check can `return tc_fail(...)`. */
 int tc_fail(struct tc_parser *p, struct tb_pos pos, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -160,6 +160,16 @@ int rec_merge(const char *const *args, size_t n, const char *submission, const c
 			      get(&f->meta, "experiment_sha256"), get(&s->meta, "experiment_sha256"));
 			goto done;
 		}
+		static const char *const edit_keys[] = { "overrides", "mode_filter",
+							 "workload_filter" };
+		for (size_t e = 0; e < ARRAY_SIZE(edit_keys); e++)
+			if (strcmp(get(&s->meta, edit_keys[e]), get(&f->meta, edit_keys[e]))) {
+				error("'%s' and '%s' are not shards of one plan: their %s differ "
+				      "('%s' and '%s'; harness run -D, --mode, --workload)", f->arg,
+				      args[i], edit_keys[e], get(&f->meta, edit_keys[e]),
+				      get(&s->meta, edit_keys[e]));
+				goto done;
+			}
 		if (strcmp(get(&s->meta, "seed"), get(&f->meta, "seed"))) {
 			error("'%s' and '%s' are not shards of one plan: their seeds differ (%s and %s)",
 			      f->arg, args[i], get(&f->meta, "seed"), get(&s->meta, "seed"));

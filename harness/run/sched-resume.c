@@ -443,7 +443,31 @@ int sched_start_resume(struct run *r, int *usage, int *complete)
 	const char *path = r->o->experiment ? r->o->experiment : r->exp_copy;
 	/* Its hypothesis files were recorded when the run started and are not read again:
 	 * the run folder's copy lies away from them. */
-	if (experiment_load_flags(path, EXPERIMENT_NO_FILE_CHECKS, &r->exp))
+	/* the overrides and filters the run recorded, applied again: given anew, they must be
+	 * the same */
+	struct exp_edits ed;
+	char *why = NULL;
+	if (exp_edits_from_json(rec_meta_get(m, "overrides"), rec_meta_get(m, "mode_filter"),
+				rec_meta_get(m, "workload_filter"), &ed, &why)) {
+		error("'%s': %s", r->o->resume, why);
+		free(why);
+		goto done;
+	}
+	if (!exp_edits_none(r->o->edits) && !exp_edits_equal(r->o->edits, &ed)) {
+		char *a = exp_edits_json(ed.sets, ed.nsets), *b = exp_edits_json(ed.modes, ed.nmodes),
+		     *c = exp_edits_json(ed.workloads, ed.nworkloads);
+		error("--resume applies the overrides and filters '%s' recorded (-D %s, --mode %s, "
+		      "--workload %s): give none, or the same in the same order", r->o->resume, a,
+		      b, c);
+		free(a);
+		free(b);
+		free(c);
+		exp_edits_release(&ed);
+		goto done;
+	}
+	int lr = experiment_load_edits(path, EXPERIMENT_NO_FILE_CHECKS, &ed, &r->exp);
+	exp_edits_release(&ed);
+	if (lr)
 		goto done;
 	if (strcmp(sha, r->exp->sha256)) {
 		error("'%s' has changed since the run started (SHA-256 %.12s..., recorded %.12s...); "

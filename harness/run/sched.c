@@ -159,6 +159,21 @@ static int write_meta(struct run *r, struct rec_meta *m)
 	rec_meta_set(m, "experiment_name", r->exp->name);
 	rec_meta_set(m, "experiment_path", r->exp->path);
 	rec_meta_set(m, "experiment_sha256", r->exp->sha256);
+	/* What the command line applied to the file's bytes (-D, --mode, --workload): each
+	 * reader of the run applies them again (experiment_parse_edits) */
+	const struct exp_edits *ed = &r->exp->edits;
+	struct {
+		const char *key;
+		char *const *v;
+		size_t n;
+	} edk[] = { { "overrides", ed->sets, ed->nsets }, { "mode_filter", ed->modes, ed->nmodes },
+		    { "workload_filter", ed->workloads, ed->nworkloads } };
+	for (size_t i = 0; i < ARRAY_SIZE(edk); i++)
+		if (edk[i].n) {
+			char *j = exp_edits_json(edk[i].v, edk[i].n);
+			rec_meta_set(m, edk[i].key, j);
+			free(j);
+		}
 	/* The run's backend as before per-mode backends (the default's request; what ran and
 	 * why when every mode agrees), and every mode's own in mode_backends. */
 	rec_meta_set(m, "backend_requested", r->o->backend ? r->o->backend : r->exp->backend);
@@ -351,7 +366,7 @@ enum sched_outcome sched_run(const struct sched_opts *o, struct sched_result *re
 			goto done;
 		}
 	} else {
-		if (experiment_load(o->experiment, &r.exp)) {
+		if (experiment_load_edits(o->experiment, 0, o->edits, &r.exp)) {
 			ret = SCHED_REFUSED;
 			goto done;
 		}
@@ -574,7 +589,7 @@ int sched_write_submission(const struct sched_opts *o, const char *path)
 		goto done;
 	}
 	r.self[sl] = '\0';
-	if (experiment_load(o->experiment, &r.exp) || sched_resolve_modes(&r)) {
+	if (experiment_load_edits(o->experiment, 0, o->edits, &r.exp) || sched_resolve_modes(&r)) {
 		rc = -2;
 		goto done;
 	}

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 struct rec_unit;
+struct exp_edits;
 
 struct sched_opts {
 	const char *experiment;   /* experiment file (new run); with resume: optional, checked */
@@ -41,6 +42,9 @@ struct sched_opts {
 	int share_split;          /* --share-split-blocks with --resume: a slot with no block left
 				   * takes units of another slot's block that already ran on a
 				   * device other than that slot's (sched-units.c, steal_units) */
+	const struct exp_edits *edits; /* -D, --mode, --workload (new run: applied to the
+				   * experiment and recorded; --resume: the recorded ones are
+				   * applied, and these must be none or the same), or NULL */
 	int argc;                 /* the harness's own argv, recorded */
 	char **argv;
 };

@@ -189,8 +189,9 @@ before=$(state ext/r.h5 ext/r)
 expect_status 2 h run -q --resume ext/r.h5 --repeats 3 && expect_grep "has 4 blocks planned; a plan grows, it never shrinks" err &&
 	[ "$(state ext/r.h5 ext/r)" = "$before" ] && pass "--resume --repeats 3 of a 4-block run: refused, nothing written" ||
 	fail "--repeats 3 shrank or changed the run"
-expect_status 2 h run -q --repeats 6 ext/exp.toml && expect_grep "give --resume FILE" err &&
-	pass "--repeats without --resume: a usage error"
+# a new run's --repeats N is the override repeats=N (tests/cli/overrides.sh); 0 is no number
+expect_status 2 h run -q --repeats 0 ext/exp.toml && expect_grep "is not a number of blocks" err &&
+	pass "--repeats 0 for a new run: a usage error"
 expect_status 0 h run -q --resume ext/r.h5 --repeats 6 &&
 	[ "$(planrows ext/r.h5 | head -12)" = "$(cat ext/plan4.txt)" ] &&
 	[ "$(planrows ext/r.h5)" = "$(planrows ext/six.h5)" ] && [ "$(units ext/r.h5 | wc -w)" -eq 18 ] &&
