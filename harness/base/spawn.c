@@ -366,14 +366,9 @@ static void __attribute__((noreturn)) child_exec(const struct child_plan *cp)
 	for (int fd = 0; fd < 4; fd++)
 		if (src[fd] >= 0 && dup2(src[fd], fd) < 0)
 			child_fail(cp, STAGE_SETUP);
-	for (int fd = 1; fd <= 2; fd++) {
-		/* inherit_stdout, inherit_stderr: make sure ours survives the exec. */
-		if (src[fd] >= 0)
-			continue;
-		int fl = fcntl(fd, F_GETFD);
-		if (fl >= 0 && (fl & FD_CLOEXEC))
+	for (int fd = 1, fl; fd <= 2; fd++) /* inherit_stdout, _stderr: ours kept over exec */
+		if (src[fd] < 0 && (fl = fcntl(fd, F_GETFD)) >= 0 && (fl & FD_CLOEXEC))
 			fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC);
-	}
 	close_from(cp);
 	if (cp->die_with > 0 && parent_gone(cp))
 		_exit(127);
@@ -477,12 +472,11 @@ int spawn_start(struct spawn *sp)
 			   : (fd_in = open_high(sp->stdin_path ? sp->stdin_path : "/dev/null",
 						O_RDONLY)) < 0)
 		goto done;
-	if (sp->inherit_stdout) {
-		/* fd_out stays -1: the child keeps our stdout */
-	} else if (sp->capture_stdout) {
+	if (sp->capture_stdout && !sp->inherit_stdout) {
 		if (pipe_high(out_pipe) < 0)
 			goto done;
-	} else if ((fd_out = open_high(sp->stdout_path ? sp->stdout_path : "/dev/null",
+	} else if (!sp->inherit_stdout &&
+		   (fd_out = open_high(sp->stdout_path ? sp->stdout_path : "/dev/null",
 				       O_WRONLY | O_CREAT | O_TRUNC)) < 0) {
 		goto done;
 	}
@@ -603,15 +597,9 @@ done:
 static void fill_status(int status, const struct rusage *ru, struct spawn_status *st)
 {
 	memset(st, 0, sizeof(*st));
-	st->cpu_ns = ru ? ((int64_t)ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000000000 +
-				  ((int64_t)ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) * 1000
-			: -1;
-	st->user_ns = ru ? (int64_t)ru->ru_utime.tv_sec * 1000000000 +
-				   (int64_t)ru->ru_utime.tv_usec * 1000
-			 : -1;
-	st->sys_ns = ru ? (int64_t)ru->ru_stime.tv_sec * 1000000000 +
-				  (int64_t)ru->ru_stime.tv_usec * 1000
-			: -1;
+	st->user_ns = ru ? ru->ru_utime.tv_sec * 1000000000LL + ru->ru_utime.tv_usec * 1000LL : -1;
+	st->sys_ns = ru ? ru->ru_stime.tv_sec * 1000000000LL + ru->ru_stime.tv_usec * 1000LL : -1;
+	st->cpu_ns = ru ? st->user_ns + st->sys_ns : -1;
 	st->maxrss_kb = ru ? ru->ru_maxrss : -1;
 	st->vcsw = ru ? ru->ru_nvcsw : -1;
 	st->ivcsw = ru ? ru->ru_nivcsw : -1;

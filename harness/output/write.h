@@ -13,6 +13,7 @@
 #include "harness/analysis/audit.h"
 #include "harness/analysis/hyp.h"
 #include "harness/analysis/report.h"
+#include "harness/analysis/timesum.h"
 
 enum report_format { REPORT_MD = 0, REPORT_JSON, REPORT_CSV, REPORT_HTML };
 
@@ -25,6 +26,9 @@ void report_write_csv(const struct report *r, FILE *out);
 int run_compare_write(const struct run_compare *rc, enum report_format fmt, FILE *out);
 /* hyp-write.c: REPORT_MD or REPORT_JSON. */
 int hyp_eval_write(const struct hyp_eval *e, enum report_format fmt, FILE *out);
+
+/* time-write.c: harness time's answer, a table of its commands (docs/harness-time.md). */
+int timesum_write(const struct timesum *s, FILE *out);
 
 /* audit-write.c */
 enum audit_format { AUDIT_MD = 0, AUDIT_JSON };
