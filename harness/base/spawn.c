@@ -366,12 +366,9 @@ static void __attribute__((noreturn)) child_exec(const struct child_plan *cp)
 	for (int fd = 0; fd < 4; fd++)
 		if (src[fd] >= 0 && dup2(src[fd], fd) < 0)
 			child_fail(cp, STAGE_SETUP);
-	if (cp->fd_err < 0) {
-		/* inherit_stderr: make sure our stderr survives the exec. */
-		int fl = fcntl(2, F_GETFD);
-		if (fl >= 0 && (fl & FD_CLOEXEC))
-			fcntl(2, F_SETFD, fl & ~FD_CLOEXEC);
-	}
+	for (int fd = 1, fl; fd <= 2; fd++) /* inherit_stdout, _stderr: ours kept over exec */
+		if (src[fd] < 0 && (fl = fcntl(fd, F_GETFD)) >= 0 && (fl & FD_CLOEXEC))
+			fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC);
 	close_from(cp);
 	if (cp->die_with > 0 && parent_gone(cp))
 		_exit(127);
@@ -475,15 +472,16 @@ int spawn_start(struct spawn *sp)
 			   : (fd_in = open_high(sp->stdin_path ? sp->stdin_path : "/dev/null",
 						O_RDONLY)) < 0)
 		goto done;
-	if (sp->capture_stdout) {
+	if (sp->capture_stdout && !sp->inherit_stdout) {
 		if (pipe_high(out_pipe) < 0)
 			goto done;
-	} else if ((fd_out = open_high(sp->stdout_path ? sp->stdout_path : "/dev/null",
+	} else if (!sp->inherit_stdout &&
+		   (fd_out = open_high(sp->stdout_path ? sp->stdout_path : "/dev/null",
 				       O_WRONLY | O_CREAT | O_TRUNC)) < 0) {
 		goto done;
 	}
 	if (!sp->inherit_stderr) {
-		if (sp->stderr_path && !sp->capture_stdout && sp->stdout_path &&
+		if (sp->stderr_path && !sp->capture_stdout && !sp->inherit_stdout && sp->stdout_path &&
 		    !strcmp(sp->stderr_path, sp->stdout_path)) {
 			/* One file for both: share the open file, as 2>&1 does. */
 			fd_err = fcntl(fd_out, F_DUPFD_CLOEXEC, 4);
@@ -510,7 +508,7 @@ int spawn_start(struct spawn *sp)
 		.envp = envp,
 		.dir = sp->dir,
 		.fd_in = sp->pipe_stdin ? in_pipe[0] : fd_in,
-		.fd_out = sp->capture_stdout ? out_pipe[1] : fd_out,
+		.fd_out = sp->capture_stdout && !sp->inherit_stdout ? out_pipe[1] : fd_out,
 		.fd_err = fd_err,
 		.fd_rec = rec_pipe[1],
 		.err_fd = err_pipe[1],
@@ -599,9 +597,10 @@ done:
 static void fill_status(int status, const struct rusage *ru, struct spawn_status *st)
 {
 	memset(st, 0, sizeof(*st));
-	st->cpu_ns = ru ? ((int64_t)ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000000000 +
-				  ((int64_t)ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) * 1000
-			: -1;
+	st->user_ns = ru ? ru->ru_utime.tv_sec * 1000000000LL + ru->ru_utime.tv_usec * 1000LL : -1;
+	st->sys_ns = ru ? ru->ru_stime.tv_sec * 1000000000LL + ru->ru_stime.tv_usec * 1000LL : -1;
+	st->cpu_ns = ru ? st->user_ns + st->sys_ns : -1;
+	st->maxrss_kb = ru ? ru->ru_maxrss : -1;
 	st->vcsw = ru ? ru->ru_nvcsw : -1;
 	st->ivcsw = ru ? ru->ru_nivcsw : -1;
 	st->minflt = ru ? ru->ru_minflt : -1;

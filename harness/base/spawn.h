@@ -32,6 +32,9 @@ struct spawn_status {
 	int sig;
 	int64_t cpu_ns; /* user + system CPU time of the child and of the descendants it
 			 * waited for (wait4's rusage); -1: not known */
+	int64_t user_ns, sys_ns; /* the same, user and system apart; -1: not known */
+	long maxrss_kb;       /* the largest resident set of the child or of a descendant it
+			       * waited for (rusage ru_maxrss, KiB); -1: not known */
 	int64_t vcsw, ivcsw;  /* their voluntary and involuntary context switches (rusage);
 			       * -1: not known */
 	int64_t minflt, majflt; /* their minor and major page faults (rusage); -1: not known */
@@ -53,6 +56,8 @@ struct spawn {
 	const char *stderr_path;
 	int capture_stdout;       /* 1: a pipe; read it from out_fd */
 	int inherit_stderr;       /* 1: the child writes to our stderr (stderr_path ignored) */
+	int inherit_stdout;       /* 1: the child writes to our stdout (stdout_path and
+	                             capture_stdout ignored) */
 	int record_pipe;          /* 1: the child's fd 3 is the write end of a pipe; read rec_fd */
 	int new_pgroup;           /* 1: the child leads its own process group */
 	int die_with_parent;      /* 1: the child is killed (SIGKILL) when this process dies,

@@ -16,6 +16,7 @@
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_run_entry,
+	&cmd_time_entry,
 	&cmd_check_entry,
 	&cmd_selftest_unit_entry,
 	&cmd_show_entry,

@@ -114,7 +114,7 @@ extern const struct cmd_entry *const cmd_table[]; /* NULL-terminated */
 extern const struct cmd_entry cmd_run_entry, cmd_check_entry, cmd_show_entry, cmd_help_entry,
 	cmd_worker_entry, cmd_report_entry, cmd_compare_entry, cmd_import_entry, cmd_export_entry, cmd_audit_entry, cmd_verify_entry, cmd_plot_entry,
 	cmd_replay_entry, cmd_table_entry, cmd_slurm_entry, cmd_merge_entry,
-	cmd_selftest_unit_entry;
+	cmd_selftest_unit_entry, cmd_time_entry;
 
 /* Look a command up by exact name or unique prefix; reports and returns NULL when none. */
 const struct cmd_entry *cmd_lookup(const char *name);

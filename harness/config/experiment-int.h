@@ -118,4 +118,18 @@ int exp_apply_edits(struct tc_parser *p, struct tb_node *root, const struct exp_
 /* Free what a command mode holds (command, command_argv, env). */
 void exp_free_mode_command(struct mode *m);
 
+/* ---- timing = "process" (experiment-process.c) ---- */
+/* One key of a [[modes]] table if it is `timing` or a process-timing key: 0 parsed, -1
+ * failed, 1 not one of them.  *first gets the position of the first process-timing key
+ * (not `timing`), its key borrowed from the tree, when it has none yet. */
+int exp_parse_mode_process_key(struct tc_parser *p, const struct tc_field *g, struct mode *m,
+			       struct tc_field *first);
+/* After the mode's keys: timing = "process" needs a command and takes neither
+ * [modes.measure] nor `expects`; the process-timing keys need it (first: the first
+ * written, key NULL: none); fills the defaults.  Positions of line 0: key not written. */
+int exp_check_mode_process(struct tc_parser *p, struct mode *m, int has_command,
+			   struct tb_pos timing, const struct tc_field *first, int has_measure,
+			   struct tb_pos measure, int has_expects, struct tb_pos expects);
+void exp_free_mode_process(struct mode *m);
+
 #endif

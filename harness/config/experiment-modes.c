@@ -25,7 +25,8 @@
 
 static const char *const mode_keys[] = {
 	"name", "tuner", "backend", "baseline", "options", "warm_probe", "aa_of", "fault",
-	"command", "expects", "timeout", "environment", "only_on", "workloads", "measure", NULL
+	"command", "expects", "timeout", "environment", "only_on", "workloads", "measure", "timing",
+	"runs", "warmup", "setup", "prepare", "cleanup", "workdir", "ignore_failure", NULL
 };
 static const char *const expects_names[] = { "compile", "benchmark", NULL };
 
@@ -34,7 +35,9 @@ static const char *const expects_names[] = { "compile", "benchmark", NULL };
 /* Where a mode's keys are written, for the checks that span modes. */
 struct mode_pos {
 	struct tb_pos name, baseline, aa_of, command, backend, tuner, expects, env, only_on;
-	int has_command, has_backend, has_tuner, has_expects, has_env;
+	struct tb_pos timing, measure; /* line 0: not written */
+	struct tc_field process;       /* the first process-timing key (key NULL: none) */
+	int has_command, has_backend, has_tuner, has_expects, has_env, has_measure;
 };
 
 /* ---- external command modes ------------------------------------------------------------ */
@@ -254,6 +257,13 @@ static int parse_mode(struct tc_parser *p, const struct tb_node *t, struct mode 
 	for (size_t i = 0; i < tb_node_len(t); i++) {
 		struct tc_field g = tc_field_at(t, i);
 		int r, k = 0;
+		if (!strcmp(g.key, "timing"))
+			mp->timing = g.key_pos;
+		if ((r = exp_parse_mode_process_key(p, &g, m, &mp->process)) <= 0) {
+			if (r)
+				return -1;
+			continue;
+		}
 		if (!strcmp(g.key, "name")) {
 			r = exp_get_name(p, &g, &m->name);
 			mp->name = g.pos;
@@ -297,6 +307,8 @@ static int parse_mode(struct tc_parser *p, const struct tb_node *t, struct mode 
 					    "(leave it out and the mode runs every workload)");
 		} else if (!strcmp(g.key, "measure")) {
 			r = exp_parse_measure(p, &g, &m->measure, &m->measure_set);
+			mp->measure = g.key_pos;
+			mp->has_measure = 1;
 		} else if (!strcmp(g.key, "aa_of")) {
 			r = exp_get_string(p, &g, &m->aa_of);
 			mp->aa_of = g.pos;
@@ -311,6 +323,9 @@ static int parse_mode(struct tc_parser *p, const struct tb_node *t, struct mode 
 	}
 	if (!m->name)
 		return tc_fail(p, tpos, "missing required key 'name'");
+	if (exp_check_mode_process(p, m, mp->has_command, mp->timing, &mp->process,
+				   mp->has_measure, mp->measure, mp->has_expects, mp->expects))
+		return -1;
 	if (mp->has_command) {
 		/* An external command runs its own tuner on its own backend. */
 		if (mp->has_tuner)
@@ -424,6 +439,11 @@ static int check_modes(struct tc_parser *p, struct experiment *e, const struct m
 				 !env_equal(m, o))
 				ret = tc_fail(p, mp[i].aa_of, "mode '%s' is an A/A copy of '%s' but its "
 					   "'command' or 'environment' differs", m->name, o->name);
+			else if (!mode_process_equal(m, o))
+				ret = tc_fail(p, mp[i].aa_of, "mode '%s' is an A/A copy of '%s' but is "
+					   "timed differently ('timing', 'runs', 'warmup', 'setup', "
+					   "'prepare', 'cleanup', 'workdir' or 'ignore_failure')",
+					   m->name, o->name);
 			else if (m->fault != o->fault)
 				ret = tc_fail(p, mp[i].aa_of, "mode '%s' is an A/A copy of '%s' but "
 					   "injects fault '%s', not '%s'", m->name, o->name,

@@ -614,11 +614,16 @@ static int parse_root(struct tc_parser *p, const struct tb_node *root, struct ex
 	}
 	if (!e->name)
 		return tc_fail(p, rpos, "missing required key 'name'");
-	if (!e->workloads)
-		return tc_fail(p, rpos,
-			    "missing required key 'workloads' (add a [[workloads]] table)");
 	if (!e->modes)
 		return tc_fail(p, rpos, "missing required key 'modes' (add a [[modes]] table)");
+	/* a mode that times its command's processes runs no workload: an experiment of those
+	 * alone needs none */
+	size_t timed = 0;
+	for (size_t k = 0; k < e->nmodes; k++)
+		timed += e->modes[k].timing == TIMING_PROCESS;
+	if (!e->workloads && timed < e->nmodes)
+		return tc_fail(p, rpos,
+			    "missing required key 'workloads' (add a [[workloads]] table)");
 	if (exp_check_mode_workloads(p, &modes, e) || exp_check_models(p, e))
 		return -1;
 	if (on.key && parse_on(p, &on, e))
@@ -772,6 +777,7 @@ void experiment_free(struct experiment *e)
 			free(m->train[j]);
 		free(m->train);
 		exp_free_mode_command(m);
+		exp_free_mode_process(m);
 	}
 	free(e->modes);
 	for (size_t i = 0; i < e->nhypotheses; i++)

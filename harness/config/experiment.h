@@ -87,6 +87,25 @@ struct env_var {
 	char *value;
 };
 
+/* How a command mode is timed (`timing`): its program speaks the record protocol and
+ * times itself (the default), or the harness times each process it starts. */
+enum mode_timing { TIMING_PROTOCOL = 0, TIMING_PROCESS };
+const char *mode_timing_name(enum mode_timing t); /* "protocol", "process" */
+
+/* A command mode with timing = "process" (docs/experiment-format.md, "Timing a command"):
+ * per unit, `setup` once, `warmup` untimed runs, then `runs` timed runs of the command, each
+ * after `prepare` (untimed), then `cleanup`.  Owned by its mode. */
+struct mode_process {
+	int64_t runs;          /* `runs`: timed runs per unit (default 10) */
+	int64_t warmup;        /* `warmup`: untimed runs before them (default 0) */
+	char **setup, **prepare, **cleanup; /* argvs (NULL-terminated, heap), or NULL */
+	char *workdir;         /* `workdir`: an absolute folder the command runs in, or NULL:
+				* the unit's cache directory */
+	int ignore_failure;    /* `ignore_failure`: a run that exits non-zero is timed and
+				* counted, not a failed unit */
+};
+#define MODE_PROCESS_DEFAULT_RUNS 10
+
 struct mode {
 	char *name;            /* unique within the experiment */
 	char *tuner;           /* "vendor", "heuristic", "exhaustive", ... (checked by the tuner registry) */
@@ -121,6 +140,8 @@ struct mode {
 				* folder, then the kernel folder (NULL-terminated, heap) */
 	unsigned expects;      /* MODE_EXPECTS_*: what a cold unit must do (the leak check) */
 	double timeout_s;      /* `timeout`: this mode's unit timeout; 0: the experiment's */
+	enum mode_timing timing; /* `timing` (command modes) */
+	struct mode_process process; /* timing = "process": its keys; zero otherwise */
 	struct env_var *env;   /* [modes.environment]: NAME = "value", set after [environment] */
 	size_t nenv;
 	struct measure_settings measure; /* [modes.measure]: the keys it sets (measure_set) go
@@ -238,6 +259,8 @@ void workload_release(struct workload *w);
 const struct mode *experiment_mode(const struct experiment *e, const char *name);
 ssize_t experiment_mode_index(const struct experiment *e, const char *name);
 const struct tuner_option *mode_option(const struct mode *m, const char *key);
+/* 1 when a and b time their commands alike (timing and the process-timing keys). */
+int mode_process_equal(const struct mode *a, const struct mode *b);
 /* The unit timeout of mode m: its own `timeout`, else the experiment's unit_timeout. */
 double mode_timeout(const struct experiment *e, const struct mode *m);
 /* The backend mode m asks for: its own `backend`, else the experiment's (borrowed). */

@@ -142,6 +142,15 @@ char **unitenv_argv(const struct backend_entry *be, const struct unitenv_start *
 {
 	struct strv s = { 0 };
 	*cause = NULL;
+	if (st->timed && be->start == BACKEND_START_COMMAND) {
+		if (!st->command || !st->command[0])
+			goto none;
+		strv_push(&s, xstrdup(st->self));
+		strv_push(&s, xstrdup("__worker"));
+		strv_push(&s, xstrdup("--spec"));
+		strv_push(&s, xstrdup(st->spec));
+		return s.v;
+	}
 	switch (be->start) {
 	case BACKEND_START_WORKER:
 		strv_push(&s, xstrdup(st->self));
@@ -158,6 +167,7 @@ char **unitenv_argv(const struct backend_entry *be, const struct unitenv_start *
 	case BACKEND_START_NONE:
 		break;
 	}
+none:
 	*cause = xasprintf("backend '%s' has no way to start a unit yet%s%s", be->name,
 			   be->missing ? ": " : "", be->missing ? be->missing : "");
 	return NULL;

@@ -60,11 +60,13 @@ struct unitenv_start {
 	const char *self;        /* the harness binary ("/proc/self/exe": the very binary of the run) */
 	const char *spec;        /* the unit's specification (unitspec_path) */
 	const char *const *command; /* BACKEND_START_COMMAND: the mode's argv as run */
+	int timed;               /* 1: a command mode with timing = "process": the harness's
+				  * own worker starts and times the command (timeworker.h) */
 };
 
 /* The argv that starts a unit of a mode on backend be, as the registry says it starts:
  * `SELF __worker --spec FILE` for the harness's own worker, the mode's command as run for
- * an external command mode.  Heap vector of heap strings, NULL-terminated (free with
+ * an external command mode (the own worker again when s->timed: it times the command).  Heap vector of heap strings, NULL-terminated (free with
  * unitenv_free); NULL with *cause (heap) when the backend has no way to start a unit. */
 char **unitenv_argv(const struct backend_entry *be, const struct unitenv_start *s,
 		    char **cause);

@@ -13,6 +13,7 @@
 #include "harness/analysis/audit.h"
 #include "harness/analysis/hyp.h"
 #include "harness/analysis/report.h"
+#include "harness/analysis/timesum.h"
 
 enum report_format { REPORT_MD = 0, REPORT_JSON, REPORT_CSV, REPORT_HTML };
 
@@ -31,6 +32,9 @@ int hyp_eval_write(const struct hyp_eval *e, enum report_format fmt, FILE *out);
  * verdict and the op cells' geometric mean and verdict counts; the audit's counts and the
  * checks that make the run exit 4 (au may be NULL: not audited); the next commands. */
 int run_answer_write(const struct report *r, const struct audit *au, FILE *out);
+
+/* time-write.c: harness time's answer, a table of its commands (docs/harness-time.md). */
+int timesum_write(const struct timesum *s, FILE *out);
 
 /* audit-write.c */
 enum audit_format { AUDIT_MD = 0, AUDIT_JSON };

@@ -83,13 +83,15 @@ void progress_tick(struct progress *p, const char *mode, const char *cell)
 	p->drawn = 1;
 }
 
-void progress_unit_end(struct progress *p, const char *mode, const char *status)
+void progress_unit_end(struct progress *p, const char *mode, const char *status,
+		       const char *message)
 {
 	p->done++;
 	if (p->quiet)
 		return;
 	if (strcmp(status, "ok")) {
 		progress_clear(p);
-		fprintf(stderr, "harness: unit of mode '%s' ended with status '%s'\n", mode, status);
+		fprintf(stderr, "harness: unit of mode '%s' ended with status '%s'%s%s\n", mode,
+			status, message && *message ? ": " : "", message ? message : "");
 	}
 }

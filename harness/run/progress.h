@@ -23,8 +23,9 @@ void progress_unit_start(struct progress *p, int64_t id, const char *mode, const
 			 int64_t block, int warm);
 /* Something happened inside the running unit (terminal mode redraws, rate-limited). */
 void progress_tick(struct progress *p, const char *mode, const char *cell);
-/* A unit finished with status. */
-void progress_unit_end(struct progress *p, const char *mode, const char *status);
+/* A unit finished with status (and why, when it says: message, or NULL / ""). */
+void progress_unit_end(struct progress *p, const char *mode, const char *status,
+		       const char *message);
 /* Clear the redrawn line before other output. */
 void progress_clear(struct progress *p);
 

@@ -143,7 +143,7 @@ static int record_skipped(struct run *r, const struct rec_plan *p, const char *c
 	if (rc == 0) {
 		rec_journal_clear_running(r->jr, p->id); /* the note of the session that lost it */
 		r->done[p->id] = 1;
-		progress_unit_end(&r->prog, p->mode, u.unit.status);
+		progress_unit_end(&r->prog, p->mode, u.unit.status, NULL);
 		rc = maybe_assemble(r);
 	}
 	rec_unit_data_release(&u);
@@ -249,11 +249,13 @@ static int unit_prepare(struct run *r, struct slot_run *s, const struct rec_plan
 	struct unitspec_unit su = { .id = p->id, .repeat = p->repeat, .block = p->block,
 				    .warm = p->warm, .backend = backend, .run_dir = r->dir,
 				    .cache_dir = s->cache, .timeout_s = mode_timeout(r->exp, m),
-				    .workload = p->workload };
+				    .workload = p->workload,
+				    .command = (const char *const *)r->mb[mi].command };
 	/* /proc/self/exe, not the path: every unit runs the very binary that started the run,
 	 * even if it is rebuilt or replaced meanwhile (the path is in the run metadata). */
 	struct unitenv_start us = { .self = "/proc/self/exe", .spec = spec,
-				    .command = (const char *const *)r->mb[mi].command };
+				    .command = (const char *const *)r->mb[mi].command,
+				    .timed = m->timing == TIMING_PROCESS };
 	struct unitenv_unit eu = { .id = p->id, .backend = backend, .cache_dir = s->cache,
 				   .spec = spec, .record_fd = PROTO_FD };
 	s->argv = unitenv_argv(r->mb[mi].entry, &us, &cause);
@@ -359,7 +361,7 @@ static int unit_complete(struct run *r, struct slot_run *s, int fin)
 	rec_journal_clear_running(r->jr, s->p->id);
 	r->done[s->p->id] = 1;
 	sched_estimate_note(r, x->mode, x->workload, x->warm, x->wall_ns);
-	progress_unit_end(&r->prog, s->p->mode, x->status);
+	progress_unit_end(&r->prog, s->p->mode, x->status, x->message);
 	return maybe_assemble(r) ? -1 : 0;
 }
 

@@ -63,6 +63,32 @@ static json_t *workload_json(const struct workload *w)
 	return j;
 }
 
+static json_t *strv_json(const char *const *v)
+{
+	if (!v)
+		return json_null();
+	json_t *a = json_array();
+	for (size_t i = 0; v[i]; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+/* "process": what a process-timed command mode's units run (timeworker.h). */
+static json_t *process_json(const struct mode *m, const char *const *command)
+{
+	const struct mode_process *x = &m->process;
+	json_t *p = json_object();
+	json_object_set_new(p, "command", strv_json(command));
+	json_object_set_new(p, "runs", json_integer((json_int_t)x->runs));
+	json_object_set_new(p, "warmup", json_integer((json_int_t)x->warmup));
+	json_object_set_new(p, "setup", strv_json((const char *const *)x->setup));
+	json_object_set_new(p, "prepare", strv_json((const char *const *)x->prepare));
+	json_object_set_new(p, "cleanup", strv_json((const char *const *)x->cleanup));
+	json_object_set_new(p, "workdir", x->workdir ? json_string(x->workdir) : json_null());
+	json_object_set_new(p, "ignore_failure", json_boolean(x->ignore_failure));
+	return p;
+}
+
 char *unitspec_json(const struct experiment *e, const struct mode *m,
 		    const struct unitspec_unit *u)
 {
@@ -130,6 +156,11 @@ char *unitspec_json(const struct experiment *e, const struct mode *m,
 	}
 	json_object_set_new(root, "train", train);
 	json_object_set_new(root, "fault", json_string(fault_kind_name(m->fault)));
+	json_object_set_new(root, "timing", json_string(mode_timing_name(m->timing)));
+	json_object_set_new(root, "process", m->timing == TIMING_PROCESS
+						     ? process_json(m, u->command ? u->command
+						       : (const char *const *)m->command_argv)
+						     : json_null());
 	char *s = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
 	json_decref(root);
 	if (!s)
@@ -208,6 +239,38 @@ static int bool_of(struct rd *r, json_t *o, const char *key)
 {
 	json_t *v = need(r, o, key, JSON_TRUE, 0);
 	return v && json_is_true(v);
+}
+
+/* An argv (a non-empty array of strings) as a NULL-terminated heap vector; NULL when
+ * nullable and null, or wrong (reported). */
+static char **strv_of(struct rd *r, json_t *o, const char *key, int nullable)
+{
+	json_t *a = need(r, o, key, JSON_ARRAY, nullable), *x;
+	if (!a)
+		return NULL;
+	char **v = xcalloc(json_array_size(a) + 1, sizeof(*v));
+	size_t i, n = 0;
+	json_array_foreach(a, i, x) {
+		if (!json_is_string(x)) {
+			if (!r->failed)
+				error("'%s': %s[%zu] is not a string", r->path, key, i);
+			r->failed = 1;
+			break;
+		}
+		v[n++] = xstrdup(json_string_value(x));
+	}
+	if (!n && !r->failed) {
+		error("'%s': %s is an empty argv", r->path, key);
+		r->failed = 1;
+	}
+	return v;
+}
+
+static void strv_free(char **v)
+{
+	for (char **q = v; q && *q; q++)
+		free(*q);
+	free(v);
 }
 
 /* An option back from option_json: integers stay integers, reals floats (jansson writes a
@@ -363,6 +426,35 @@ int unitspec_read(const char *path, struct unitspec **out)
 	}
 	s->fault = k > FAULT_BAD_RECORD ? FAULT_NONE : (enum fault_kind)k;
 	free(fault);
+	char *timing = str_of(&r, root, "timing", 0);
+	s->timing = timing && !strcmp(timing, "process") ? TIMING_PROCESS : TIMING_PROTOCOL;
+	if (timing && strcmp(timing, "process") && strcmp(timing, "protocol") && !r.failed) {
+		error("'%s': timing '%s' is neither 'protocol' nor 'process'", path, timing);
+		r.failed = 1;
+	}
+	free(timing);
+	json_t *proc = need(&r, root, "process", JSON_OBJECT, 1);
+	if (s->timing == TIMING_PROCESS && !proc && !r.failed) {
+		error("'%s': timing 'process' without a 'process' object", path);
+		r.failed = 1;
+	}
+	if (proc && s->timing == TIMING_PROCESS) {
+		struct mode_process *pr = &s->process;
+		s->command = strv_of(&r, proc, "command", 0);
+		pr->runs = int_of(&r, proc, "runs");
+		pr->warmup = int_of(&r, proc, "warmup");
+		pr->setup = strv_of(&r, proc, "setup", 1);
+		pr->prepare = strv_of(&r, proc, "prepare", 1);
+		pr->cleanup = strv_of(&r, proc, "cleanup", 1);
+		pr->workdir = str_of(&r, proc, "workdir", 1);
+		pr->ignore_failure = bool_of(&r, proc, "ignore_failure");
+		if (!r.failed && (pr->runs < 1 || pr->warmup < 0 || !s->command[0])) {
+			error("'%s': 'process' asks for %" PRId64 " runs, %" PRId64 " warm-up runs "
+			      "of %s", path, pr->runs, pr->warmup,
+			      s->command[0] ? "a command" : "no command");
+			r.failed = 1;
+		}
+	}
 	json_decref(root);
 	if (r.failed) {
 		unitspec_free(s);
@@ -393,5 +485,10 @@ void unitspec_free(struct unitspec *s)
 	for (size_t i = 0; i < s->ntrain; i++)
 		free(s->train[i]);
 	free(s->train);
+	strv_free(s->command);
+	strv_free(s->process.setup);
+	strv_free(s->process.prepare);
+	strv_free(s->process.cleanup);
+	free(s->process.workdir);
 	free(s);
 }

@@ -34,6 +34,8 @@ struct unitspec_unit {
 				    * the mode runs (its `workloads`, those for backend "command") */
 	const char *const *cells;  /* names the harness knows for the mode (NULL-terminated), or
 				    * NULL: unknown (the unit declares its own) */
+	const char *const *command; /* a command mode's argv as run (the run metadata's), or
+				     * NULL: the mode's command_argv */
 };
 
 /* The specification as JSON text: heap, caller frees. */
@@ -65,6 +67,10 @@ struct unitspec {
 	char **train;              /* tuner "model-topk": the run folder's training files */
 	size_t ntrain;
 	enum fault_kind fault;
+	enum mode_timing timing;   /* "timing": how a command mode is timed */
+	char **command;            /* timing = "process": the argv to time (NULL-terminated),
+				    * else NULL */
+	struct mode_process process; /* timing = "process": its keys (owned) */
 };
 
 /* Read and check the specification at path.  0 with *out, or -1 reported (the file, and the

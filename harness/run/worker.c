@@ -16,6 +16,7 @@
 #include "harness/record/proto.h"
 #include "harness/record/recorder.h"
 #include "harness/record/train.h"
+#include "harness/run/timeworker.h"
 #include "harness/run/unitspec.h"
 #include "kernels/backend.h"
 #include "kernels/tune.h"
@@ -506,6 +507,13 @@ int worker_main(const struct worker_args *a)
 		return 1;
 	if (unitspec_read(a->spec, &spec))
 		goto done;
+	if (spec->timing == TIMING_PROCESS) {
+		/* a command mode the harness times itself: its own done record, or none */
+		ret = timeworker_run(spec, &w.out) ? 1 : 0;
+		if (!ret)
+			goto closed;
+		goto done;
+	}
 	w.spec = spec;
 	w.tuner = tuner_find(spec->tuner);
 	w.bops = backend_find(spec->backend);
@@ -688,6 +696,7 @@ int worker_main(const struct worker_args *a)
 done:
 	if (ret && w.out.f)
 		proto_done(&w.out, "failed", cause ? cause : "the worker failed; see its stderr log");
+closed:
 	free(cause);
 	free(w.message);
 	if (w.b)
