@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -22,9 +23,6 @@
 #if defined(__GLIBC__) && defined(CLOSE_RANGE_UNSHARE)
 #define HAVE_CLOSE_RANGE_FN 1
 #endif
-
-/* PATH used when neither the child's env nor our own environment has one (as execvp). */
-#define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
 
 /* What the child sends back on the exec-error pipe: with a sandbox, first what held of it
  * (STAGE_REPORT); then, when it cannot exec, why.  STAGE_SANDBOX: its namespaces were
@@ -119,72 +117,6 @@ static int pipe_high(int p[2])
 		return -1;
 	}
 	return 0;
-}
-
-static const char *env_lookup(const char *const *env, const char *name)
-{
-	size_t n = strlen(name);
-	for (; env && *env; env++)
-		if (!strncmp(*env, name, n) && (*env)[n] == '=')
-			return *env + n + 1;
-	return NULL;
-}
-
-/* A relative program path made absolute against our working directory, so that it names
- * the same file after the child's chdir(dir).  Takes cand; NULL with errno set. */
-static char *absolute(char *cand)
-{
-	if (cand[0] == '/')
-		return cand;
-	char cwd[PATH_MAX];
-	if (!getcwd(cwd, sizeof(cwd))) {
-		int err = errno;
-		free(cand);
-		errno = err;
-		return NULL;
-	}
-	const char *rel = cand;
-	while (rel[0] == '.' && rel[1] == '/')
-		rel += 2;
-	char *abs = xasprintf("%s/%s", strcmp(cwd, "/") ? cwd : "", rel);
-	free(cand);
-	return abs;
-}
-
-/* Resolve argv[0] the way execvp() would, but in the parent and against the child's PATH
- * (the parent's when env has none).  A relative result ("./prog", or found through a
- * relative PATH entry) is taken relative to our working directory, not the child's dir.
- * Returns a heap path or NULL with errno set. */
-char *spawn_find_program(const char *prog, const char *const *env)
-{
-	if (strchr(prog, '/'))
-		return absolute(xstrdup(prog));
-	const char *path = env_lookup(env, "PATH");
-	if (!path)
-		path = getenv("PATH");
-	if (!path)
-		path = DEFAULT_PATH;
-	int err = ENOENT;
-	if (!*prog)
-		goto fail;
-	for (const char *p = path;; p++) {
-		const char *end = strchrnul(p, ':');
-		char *cand = end == p ? xasprintf("./%s", prog)
-				      : xasprintf("%.*s/%s", (int)(end - p), p, prog);
-		struct stat st;
-		if (!stat(cand, &st) && S_ISREG(st.st_mode)) {
-			if (!access(cand, X_OK))
-				return absolute(cand);
-			err = EACCES;
-		}
-		free(cand);
-		if (!*end)
-			break;
-		p = end;
-	}
-fail:
-	errno = err;
-	return NULL;
 }
 
 /* Copy a NULL-terminated vector of borrowed strings into a new array of pointers (the
@@ -441,6 +373,46 @@ static void note_sandbox(struct sandbox *sb, int ns_flags, const struct child_er
  * that a bad path is reported by the parent; every fd we keep is close-on-exec.  Returns
  * only after the child has exec'd (or failed to), so a started child is already in its
  * own process group when new_pgroup is set. */
+/* posix_spawn (glibc: clone with CLONE_VM | CLONE_VFORK), for a child that needs none of
+ * what only our own child code does (spawn.h, light): the parent's address space is not
+ * copied, so the start costs the same however large this process is (a fork of a process
+ * with the CUDA libraries mapped costs milliseconds, which a process's timing would
+ * carry).  Standard output ours, standard error to stderr_path (truncated), descriptors
+ * above 2 closed, default signal dispositions, an empty signal mask, dir as its folder. */
+static int start_light(struct spawn *sp, const char *path, char **argv, char **envp)
+{
+	if (sp->sandbox || sp->pipe_stdin || sp->capture_stdout || sp->record_pipe ||
+	    sp->new_pgroup || sp->die_with_parent || sp->note_sched || !sp->inherit_stdout)
+		return error("internal: a light spawn of '%s' asks for more than it can do", path);
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t none, all;
+	sigemptyset(&none);
+	sigfillset(&all);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&at);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setsigdefault(&at, &all);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	if (!sp->inherit_stderr)
+		posix_spawn_file_actions_addopen(&fa, 2, sp->stderr_path ? sp->stderr_path :
+						 "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (sp->dir)
+		posix_spawn_file_actions_addchdir_np(&fa, sp->dir);
+	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+	int err = posix_spawn(&sp->pid, path, &fa, &at, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	if (err) {
+		sp->pid = -1;
+		errno = err;
+		return error_errno("cannot run '%s'%s%s", sp->argv[0], sp->dir ? " in " : "",
+				   sp->dir ? sp->dir : "");
+	}
+	return 0;
+}
+
 int spawn_start(struct spawn *sp)
 {
 	int ret = -1;
@@ -467,6 +439,10 @@ int spawn_start(struct spawn *sp)
 	}
 	argv = vec_dup(sp->argv);
 	envp = vec_dup(sp->env); /* NULL env: empty, never ours */
+	if (sp->light) {
+		ret = start_light(sp, path, argv, envp);
+		goto done;
+	}
 
 	if (sp->pipe_stdin ? pipe_high(in_pipe) < 0
 			   : (fd_in = open_high(sp->stdin_path ? sp->stdin_path : "/dev/null",

@@ -65,6 +65,10 @@ struct spawn {
 	                             from the thread that lives as long as the process) */
 	struct sandbox *sandbox;  /* NULL, or the namespaces to run it in (sandbox.h; borrowed):
 	                             spawn_start fills its held and why */
+	int light;                /* 1: started by posix_spawn, the parent's memory not
+	                             copied (a start that costs the same for a large parent:
+	                             process timing); only argv, env, dir, stderr_path or
+	                             inherit_stderr, with inherit_stdout set and nothing else */
 	int note_sched;           /* 1: spawn_poll and spawn_wait read the child's CPU moves
 	                             and last CPU (spawn_status) once it has exited, before
 	                             they reap it (nothing is read while it works) */

@@ -86,9 +86,12 @@ static int run_once(struct tw *w, char *const *argv, const char *what, int may_f
 	sp.dir = w->spec->process.workdir;     /* NULL: the unit's cache directory */
 	sp.inherit_stdout = 1;
 	sp.stderr_path = w->err_path;
-	sp.die_with_parent = 1;
-	/* no process group of its own: the unit's deadline signals the unit's group, these
-	 * runs with it */
+	/* posix_spawn: this process's memory (the CUDA libraries mapped, in a CUDA build) is
+	 * not copied, so a run's wall time does not carry the cost of copying it.  No process
+	 * group of its own: the unit's deadline signals the unit's group, these runs with it,
+	 * and the scheduler kills what the group leaves when the unit ends (or the sandbox's
+	 * init does, with its PID namespace) */
+	sp.light = 1;
 	fflush(stdout);
 	int64_t t0 = util_now_ns();
 	int r = spawn_start(&sp);
