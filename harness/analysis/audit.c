@@ -162,6 +162,21 @@ static const struct rep_cmp *find_cmp(const struct report *r, size_t x, size_t r
 
 enum cfg_state { CFG_NONE = 0, CFG_ONE, CFG_MIXED };
 
+/* 1 when no cold ok unit of mode m compiled or benchmarked anything (and it has one). */
+static int mode_idle(const struct ctx *c, const char *m)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->nunits; i++) {
+		const struct rec_unit *u = &c->units[i];
+		if (u->warm || !is_ok(u) || strcmp(u->mode, m))
+			continue;
+		if (u->compiles > 0 || u->benchmarks > 0)
+			return 0;
+		n++;
+	}
+	return n > 0;
+}
+
 /* Identity probes: two modes whose cold ok units all chose the same config in every op cell
  * and whose timings no cell tells apart (no FASTER or SLOWER between them beyond the cell's
  * noise floor) measure the same thing: FAIL, unless one is declared an A/A copy of the other.  A declared A/A pair that
@@ -306,6 +321,11 @@ static void check_identity(struct audit *au, struct ctx *c)
 					 mx, my, compared, dec, ncmp);
 			} else {
 				audit_raise(k, AUDIT_FAIL);
+				int idle = mode_idle(c, mx) && mode_idle(c, my);
+				k->idle_pair |= idle;
+				if (idle)
+					audit_ev(k, "neither '%s' nor '%s' compiled or benchmarked anything "
+						    "in its cold units: both ran the default path", mx, my);
 				audit_ev(k, "'%s' and '%s' chose identical configs in all %zu op cells "
 					    "(every unit of each agrees) and none of %zu compared cells tells "
 					    "their timings apart: one tuner is not active, or both measure "
@@ -740,7 +760,7 @@ int audit_check_mismeasures(const struct audit_check *k)
 {
 	static const char *const ids[] = { "cache-isolation", "identity", "tuner-fallback",
 					   "backend" };
-	if (k->status != AUDIT_FAIL)
+	if (k->status != AUDIT_FAIL || (!strcmp(k->id, "identity") && !k->idle_pair))
 		return 0;
 	for (size_t i = 0; i < ARRAY_SIZE(ids); i++)
 		if (!strcmp(k->id, ids[i]))

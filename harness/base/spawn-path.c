@@ -4,6 +4,7 @@
 #include "harness/base/spawn.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,3 +80,23 @@ fail:
 	return NULL;
 }
 
+
+char *spawn_script_line(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	char buf[256];
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof(buf) - 1)) < 0 && errno == EINTR)
+		;
+	close(fd);
+	if (n < 2 || buf[0] != '#' || buf[1] != '!')
+		return NULL;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	for (char *c = buf; *c; c++) /* one printable line: it goes into a unit's info */
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = ' ';
+	return xstrdup(buf);
+}

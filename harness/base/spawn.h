@@ -87,6 +87,10 @@ struct spawn {
  * env's PATH (the parent's when env has none), and a relative result is made absolute.
  * A new heap path, or NULL with errno set (ENOENT, EACCES).  Nothing is reported. */
 char *spawn_find_program(const char *prog, const char *const *env);
+/* The first line of path when it is a script ("#!/usr/bin/env bash": an interpreter runs it,
+ * as a version manager's shim is run), control characters made blanks; heap, or NULL when
+ * it is not one (a binary) or cannot be read. */
+char *spawn_script_line(const char *path);
 
 void spawn_init(struct spawn *sp);
 int spawn_start(struct spawn *sp);

@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "harness/analysis/design.h"
+#include "harness/base/spawn.h"
 #include "harness/base/util.h"
 #include "harness/cli/cmd.h"
 #include "harness/config/experiment.h"
@@ -115,6 +116,47 @@ static int hyp_names_exist(const struct hyp_file *f, const struct experiment *e,
 	return rc;
 }
 
+/* A command mode's program found through PATH (the mode's environment's, else ours: a
+ * unit inherits it) that is a script: a version manager's shim (pyenv, asdf) picks its
+ * interpreter from HOME and the working folder, which a unit gets of its own, so the unit
+ * may run another interpreter than the one this shell runs (a numpy-less system Python).
+ * Warned, with what it resolved to; a program not found is warned of too (the unit would
+ * fail to start). */
+static void command_programs(const struct experiment *e, const char *path)
+{
+	for (size_t i = 0; i < e->nmodes; i++) {
+		const struct mode *m = &e->modes[i];
+		if (!m->command_argv || !m->command_argv[0] || strchr(m->command_argv[0], '/') ||
+		    m->aa_of)
+			continue;
+		const char *prog = m->command_argv[0], *pathvar = NULL;
+		for (size_t k = 0; k < e->nenv_set; k++)
+			if (!strcmp(e->env_set[k].name, "PATH"))
+				pathvar = e->env_set[k].value;
+		for (size_t k = 0; k < m->nenv; k++)
+			if (!strcmp(m->env[k].name, "PATH"))
+				pathvar = m->env[k].value;
+		char *pv = pathvar ? xasprintf("PATH=%s", pathvar) : NULL;
+		const char *env[] = { pv, NULL };
+		char *found = spawn_find_program(prog, pv ? env : NULL);
+		char *script = found ? spawn_script_line(found) : NULL;
+		if (!found)
+			warning("'%s': mode '%s': its program '%s' is not found in %s: its units "
+				"cannot start", path, m->name, prog,
+				pv ? "the PATH its environment sets" : "PATH");
+		else if (script)
+			warning("'%s': mode '%s': its program '%s' is '%s', a script ('%s'): a version "
+				"manager's shim picks its interpreter from HOME and the working folder, "
+				"and a unit's are its own cache folder, so it may run another "
+				"interpreter than this shell does; name the interpreter by its absolute "
+				"path (e.g. the one 'pyenv which %s' prints)", path, m->name, prog,
+				found, script, prog);
+		free(script);
+		free(found);
+		free(pv);
+	}
+}
+
 int cmd_load_experiment(const char *path, const struct exp_edits *ed, struct experiment **out)
 {
 	struct experiment *e = NULL;
@@ -122,6 +164,7 @@ int cmd_load_experiment(const char *path, const struct exp_edits *ed, struct exp
 	*out = NULL;
 	if (experiment_load_edits(path, 0, ed, &e))
 		return -1;
+	command_programs(e, path);
 	/* hypothesis paths are relative to the experiment file's folder, as run reads them */
 	const char *slash = strrchr(path, '/');
 	char *dir = slash ? xstrndup(path, (size_t)(slash - path) + 1) : xstrdup("");

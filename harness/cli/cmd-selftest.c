@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "harness/base/spawn.h"
 #include "harness/base/util.h"
 #include "harness/cli/cmd.h"
 #include "harness/config/experiment.h"
@@ -27,7 +28,7 @@
 #include "harness/run/unitspec.h"
 #include "kernels/tuner.h"
 
-enum { OPT_TIMEOUT = CMD_OPT_OWN, OPT_DIR, OPT_EXPECTS, OPT_TUNER, OPT_BACKEND };
+enum { OPT_TIMEOUT = CMD_OPT_OWN, OPT_DIR, OPT_EXPECTS, OPT_TUNER, OPT_BACKEND, OPT_WORKLOADS };
 
 static const struct cmd_opt selftest_opts[] = {
 	{ "timeout", OPT_TIMEOUT, 1 },
@@ -35,6 +36,7 @@ static const struct cmd_opt selftest_opts[] = {
 	{ "expects", OPT_EXPECTS, 1 },
 	{ "tuner", OPT_TUNER, 1 },
 	{ "backend", OPT_BACKEND, 1 },
+	{ "workloads", OPT_WORKLOADS, 1 },
 	{ NULL, 0, 0 },
 };
 
@@ -53,11 +55,14 @@ static void toml_string(struct sbuf *sb, const char *s)
 	sbuf_adds(sb, "\"");
 }
 
-/* The generated experiment: small workloads (an op and a model; the model alone for the
- * own worker), one mode: a command mode running argv, or (tuner set) one of the harness's
- * own tuners on backend. */
+/* What the generated experiment asks of the unit: an op workload, a model, or both. */
+enum { SELFTEST_OP = 1, SELFTEST_MODEL = 2 };
+
+/* The generated experiment: small workloads (the kinds in `kinds`: an sgemm op, a resnet18
+ * model; the model alone for the own worker), one mode: a command mode running argv, or
+ * (tuner set) one of the harness's own tuners on backend. */
 static char *selftest_toml(char **argv, int n, const char *expects, double timeout_s,
-			   const char *tuner, const char *backend)
+			   const char *tuner, const char *backend, unsigned kinds)
 {
 	struct sbuf sb;
 	sbuf_init(&sb);
@@ -66,11 +71,13 @@ static char *selftest_toml(char **argv, int n, const char *expects, double timeo
 		       "max_samples = 20\nmax_time = 0.5\n\n", timeout_s);
 	/* an external unit gets an op by the CPU catalog's name too; the own worker the model
 	 * alone, which every backend builds (its op cells are the backend's own ops) */
-	if (!tuner)
+	if (!tuner && (kinds & SELFTEST_OP))
 		sbuf_adds(&sb, "[[workloads]]\nname = \"g\"\nop = \"sgemm\"\n"
 			       "shape = { m = 64, n = 48, k = 32 }\n\n");
-	sbuf_adds(&sb, "[[workloads]]\nname = \"r18\"\nmodel = \"resnet18\"\nbatch = 2\n"
-		       "resolution = 32\n\n[[modes]]\nname = \"selftest\"\n");
+	if (tuner || (kinds & SELFTEST_MODEL))
+		sbuf_adds(&sb, "[[workloads]]\nname = \"r18\"\nmodel = \"resnet18\"\nbatch = 2\n"
+			       "resolution = 32\n\n");
+	sbuf_adds(&sb, "[[modes]]\nname = \"selftest\"\n");
 	if (tuner) {
 		sbuf_adds(&sb, "tuner = ");
 		toml_string(&sb, tuner);
@@ -171,6 +178,27 @@ static void judge(const struct rec_unit_data *u, unsigned expects, struct verdic
 		"no 'info' record: the results will not say which versions ran");
 }
 
+/* The program the unit ran, as its PATH resolved it (what a run records in each unit's
+ * info as host_unit_program; not appended here, where the info judged is the worker's). */
+static void judge_program(const char *const *argv, const char *const *env, struct verdict *v)
+{
+	char *prog = spawn_find_program(argv[0], env);
+	if (!prog)
+		return;
+	char *real = realpath(prog, NULL), *script = spawn_script_line(prog);
+	int other = real && strcmp(real, prog);
+	finding(v, 1, "program: %s%s%s", prog, other ? " -> " : "", other ? real : "");
+	if (script)
+		finding(v, 2, "'%s' is a script ('%s'): a version manager's shim (pyenv, asdf, "
+			"conda's) chooses its interpreter from HOME and the working folder, which "
+			"are the unit's own cache folder, so the unit may run another interpreter "
+			"than your shell does; name the interpreter by its absolute path", prog,
+			script);
+	free(prog);
+	free(real);
+	free(script);
+}
+
 static void show_tail(const char *path)
 {
 	char *text = NULL;
@@ -189,6 +217,24 @@ static void show_tail(const char *path)
 	if (text[len - 1] != '\n')
 		printf("\n");
 	free(text);
+}
+
+/* The command's words as the unit will run them: one that names a file relative to our
+ * working directory (the program when it has a '/'; a later word not starting with '-')
+ * made absolute, since the unit runs in its own cache folder; the others as given (a
+ * program without '/' is searched in PATH when the unit starts).  A heap vector of heap
+ * strings, n long. */
+static char **selftest_argv(char *const *argv, int n)
+{
+	char **out = xcalloc((size_t)n + 1, sizeof(*out));
+	for (int i = 0; i < n; i++) {
+		const char *w = argv[i];
+		char *abs = NULL;
+		if (*w != '/' && (i == 0 ? strchr(w, '/') != NULL : (*w && *w != '-')))
+			abs = realpath(w, NULL);
+		out[i] = abs ? abs : xstrdup(w);
+	}
+	return out;
 }
 
 static int selftest_exec(const struct cmd_args *a)
@@ -216,8 +262,25 @@ static int selftest_exec(const struct cmd_args *a)
 	if (tuner && expects)
 		return cmd_usage_error(a->entry, "--expects is for a command: the harness's own "
 						 "worker is held to its tuner's");
-	char *toml = selftest_toml(a->pos, a->npos, expects, timeout_s, tuner,
-				   bname ? bname : "auto");
+	const char *wl = cmd_args_value(a, OPT_WORKLOADS);
+	unsigned kinds = SELFTEST_OP;
+	if (wl) {
+		if (tuner)
+			return cmd_usage_error(a->entry, "--workloads is for a command: the harness's "
+							 "own worker gets the model, which every "
+							 "backend builds");
+		kinds = !strcmp(wl, "op") ? SELFTEST_OP : !strcmp(wl, "model") ? SELFTEST_MODEL
+			: !strcmp(wl, "both") ? SELFTEST_OP | SELFTEST_MODEL : 0;
+		if (!kinds)
+			return cmd_usage_error(a->entry, "--workloads: '%s' is not op, model or both",
+					       wl);
+	}
+	char **words = selftest_argv(a->pos, a->npos);
+	char *toml = selftest_toml(words, a->npos, expects, timeout_s, tuner,
+				   bname ? bname : "auto", kinds);
+	for (int i = 0; i < a->npos; i++)
+		free(words[i]);
+	free(words);
 	struct experiment *e = NULL;
 	char *cause = NULL, *dir = NULL, *cache = NULL, *out = NULL, *err = NULL, *spec = NULL;
 	char **env = NULL, **argv = NULL;
@@ -324,6 +387,8 @@ static int selftest_exec(const struct cmd_args *a)
 	if (r < 0)
 		goto done;
 	judge(&u, expect, &v);
+	if (!tuner)
+		judge_program((const char *const *)argv, (const char *const *)env, &v);
 	if (v.problems)
 		show_tail(err);
 	printf("%s: %d problem(s)%s\n", v.problems ? "does not conform" : "conforms", v.problems,
@@ -356,11 +421,16 @@ const struct cmd_entry cmd_selftest_unit_entry = {
 		"  --tuner NAME     check the harness's own worker, tuning with NAME (heuristic,\n"
 		"                   exhaustive, ...), instead of a command\n"
 		"  --backend NAME   its backend (default auto: as a run would resolve it)\n"
+		"  --workloads KIND what the command is sent: op (an sgemm, the default), model\n"
+		"                   (resnet18) or both, as the experiment's modes will send it\n"
 		"  --expects LIST   what a cold unit must do: compile, benchmark or both\n"
 		"                   (compile,benchmark); judged from its 'setup' counters\n"
 		"  --timeout S      kill it after S seconds (default 60)\n"
 		"  --dir DIR        run it in DIR and keep its cache, specification and logs\n"
-		"                   (default: a temporary folder, removed)\n",
+		"                   (default: a temporary folder, removed)\n"
+		"A word of CMD that names a file from here (the program when it has a '/', a\n"
+		"later word not starting with '-') is made absolute: the unit runs in its own\n"
+		"cache folder.  The program's path as resolved is printed and recorded.\n",
 	.opts = selftest_opts,
 	.min_args = 0,
 	.max_args = -1,

@@ -61,7 +61,9 @@ void exp_free_mode_command(struct mode *m)
 }
 
 /* A path as the unit will run it: an absolute path, or one that names an existing file in
- * dir (the experiment's folder), else in the kernel folder; NULL when neither has it. */
+ * dir (the experiment's folder), else in the caller's working folder (where a shell would
+ * find it), else in the kernel folder; NULL when none has it.  Absolute either way: a unit
+ * runs in its own cache folder. */
 char *exp_resolve_in(const char *dir, const char *rel)
 {
 	if (rel[0] == '/')
@@ -69,7 +71,7 @@ char *exp_resolve_in(const char *dir, const char *rel)
 	char *a = xasprintf("%s/%s", dir, rel);
 	char *abs = realpath(a, NULL);
 	free(a);
-	if (abs)
+	if (abs || (abs = realpath(rel, NULL)))
 		return abs;
 	a = xasprintf("%s/%s", backend_kernel_dir(), rel);
 	abs = realpath(a, NULL);
@@ -128,8 +130,9 @@ static int parse_command(struct tc_parser *p, const struct tc_field *f, struct m
 			r = exp_resolve_in(dir, a);
 		if (!r && resolve && i == 0 && strchr(a, '/')) {
 			ret = tc_fail(p, tb_node_pos(tb_node_at(f->v, 0)),
-				      "'command' program '%s' not found in the experiment's folder "
-				      "or the kernel folder ($HARNESS_KERNEL_DIR)", a);
+				      "'command' program '%s' not found in the experiment's folder, "
+				      "the working folder or the kernel folder ($HARNESS_KERNEL_DIR)",
+				      a);
 			break;
 		}
 		m->command_argv[i] = r ? r : xstrdup(a);

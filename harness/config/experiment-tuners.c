@@ -161,7 +161,8 @@ static int resolve_external(struct tc_parser *p, struct mode *m)
 		if (!r && i == 0 && strchr(v[i], '/') && !ret)
 			ret = tc_fail(p, (struct tb_pos){ o->line, o->col },
 				      "mode '%s': tuner program '%s' not found in the experiment's "
-				      "folder or the kernel folder ($HARNESS_KERNEL_DIR)", m->name, v[i]);
+				      "folder, the working folder or the kernel folder "
+				      "($HARNESS_KERNEL_DIR)", m->name, v[i]);
 		if (r) {
 			free(v[i]);
 			v[i] = r;

@@ -248,6 +248,30 @@ static void note_isolation(struct rec_unit_data *u, const struct sandbox *sb, in
 	free(refused);
 }
 
+/* The program a command unit ran, appended to u's info: argv[0] as the unit's PATH
+ * resolved it (host_unit_program), the file behind its symbolic links when that differs
+ * (host_unit_program_real: /usr/bin/python3 is python3.11) and a script's "#!" line
+ * (host_unit_program_script: a version manager's shim picks its interpreter from HOME and
+ * the working folder, which are the unit's own). */
+static void note_program(struct rec_unit_data *u, const struct unit_spec *s)
+{
+	char *p = s->argv && s->argv[0] ? spawn_find_program(s->argv[0], s->env) : NULL;
+	if (!p)
+		return;
+	char *real = realpath(p, NULL), *script = spawn_script_line(p);
+	struct sbuf sb;
+	info_begin(&sb, u);
+	sbuf_addf(&sb, "host_unit_program=%s\n", p);
+	if (real && strcmp(real, p))
+		sbuf_addf(&sb, "host_unit_program_real=%s\n", real);
+	if (script)
+		sbuf_addf(&sb, "host_unit_program_script=%s\n", script);
+	info_end(&sb, u);
+	free(p);
+	free(real);
+	free(script);
+}
+
 int unit_finish(struct unit_job *j, int failed)
 {
 	struct rec_unit *x = &j->u->unit;
@@ -269,6 +293,8 @@ int unit_finish(struct unit_job *j, int failed)
 			  x->wall_ns);
 	if (s->protect_dir)
 		note_isolation(j->u, &j->sb, s->no_sandbox);
+	if (s->command && s->note_host)
+		note_program(j->u, s);
 	util_utc_now(t);
 	x->end_utc = xstrdup(t);
 	x->exit_code = j->st.code;

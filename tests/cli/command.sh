@@ -206,6 +206,14 @@ with h5py.File(sys.argv[1], "r") as f:
     units = table(f, "units")
 got = sorted((u["mode"], int(u["sample_count"])) for u in units)
 assert got == [("cpu3", 3)] * 2 + [("py", 4)] * 2 + [("py6", 6)] * 2, got
+# a command unit's info says which program its PATH resolved (host_unit_program, absolute)
+for u in units:
+    info = u["info"].decode() if isinstance(u["info"], bytes) else u["info"]
+    progs = [l.split("=", 1)[1] for l in info.splitlines() if l.startswith("host_unit_program=")]
+    if u["mode"] in ("py", "py6"):
+        assert len(progs) == 1 and progs[0].startswith("/") and "python3" in progs[0], info
+    else:
+        assert not progs, info
 PYEOF
 # the report says which modes measure otherwise, as they are written (md header, JSON modes)
 expect_status 0 h report mm.h5 &&
