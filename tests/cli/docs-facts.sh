@@ -3,7 +3,8 @@
 # docs/experiment-format.md against `harness check --settings`; README's Quickstart (two
 # commands, the second the one .ci/run runs); README's word that results/ is ignored by git;
 # docs/BENCHMARKS.md's targets table, whose every row names a command or script that exists;
-# the layout tables of README.md and harness/README.md; the variables a unit inherits.
+# the layout tables of README.md and harness/README.md; the variables a unit inherits; every
+# time estimate in README.md and experiments/ a measurement with its source (issue 48, item 6).
 . "$top_srcdir/tests/setup"
 
 cat >min.toml <<'EOF2'
@@ -106,6 +107,102 @@ if abs(said - latest) > 1:
 if bad:
     sys.exit("\n".join(bad))
 PYEOF
+# Time estimates (issue 48, item 6): a time README.md or experiments/ states is a measurement
+# with its source, or it is not there. A row of a table in experiments/README.md that gives a
+# time (its "wall time" column, or seconds, minutes, hours in any cell) cites a row of
+# docs/BENCHMARKS.md's table ("row N") or a dated section of docs/benchmarks-archive.md; a
+# sentence of README.md's prose, of experiments/README.md's or of an experiment's comments
+# that says seconds, minutes or hours holds a measured number and such a source. Every row and
+# date cited must exist.
+check "every time estimate in README.md and experiments/ is a measurement that names its source" \
+	/usr/bin/python3 - "$top_srcdir" <<'PYEOF'
+import glob, os, re, sys
+top = sys.argv[1]
+bench = open(os.path.join(top, "docs/BENCHMARKS.md")).read()
+rows = set(re.findall(r"^\| (\d+)\. ", bench, re.M))
+heads = re.findall(r"^## (.*)$", open(os.path.join(top, "docs/benchmarks-archive.md")).read(), re.M)
+WORDS = re.compile(r"\b(seconds|minutes?|hours?)\b", re.I)  # not "a second look"
+NUMBER = re.compile(r"\d[\d,.]*(?:-[\d,.]+)?\s?(?:ms|s|m|min|h|minutes?|seconds?|hours?)\b|\b\d+:\d\d\b")
+ORD = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth"
+DATE = re.compile(r"(20\d\d-\d\d-\d\d)(?:,? \(?((?:%s) session|night|evening|later|stop \d+)\)?)?" % ORD)
+ROWS = re.compile(r"\brows? (\d+)(?:(?:-|,? and |, )(\d{1,3})\b(?!-))?")
+
+def sources(text):
+    """(cited sources that exist, cited sources that do not)"""
+    good, bad = [], []
+    for m in ROWS.finditer(text):
+        for n in filter(None, m.groups()):
+            (good if n in rows else bad).append("row " + n)
+    for m in DATE.finditer(text):
+        date, qual = m.group(1), m.group(2)
+        ok = any(h.startswith(date) and (qual is None or qual in h.split(":", 1)[0]) for h in heads)
+        (good if ok else bad).append(m.group(0))
+    return good, bad
+
+def sentences(text):
+    text = re.sub(r"\s+", " ", text)
+    return [s for s in re.split(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\bcf\.)(?<=[.!?])\s+", text) if s.strip()]
+
+bad = []
+def judge(where, text, need_number=True):
+    good, wrong = sources(text)
+    if wrong:
+        bad.append("%s: cites what does not exist (%s): %s" % (where, ", ".join(wrong), text[:160]))
+    elif not good:
+        bad.append("%s: a time without a source (a row of docs/BENCHMARKS.md or an archive date): %s" % (where, text[:160]))
+    elif need_number and not NUMBER.search(text):
+        bad.append("%s: a time without a measured number: %s" % (where, text[:160]))
+
+def prose(where, text):
+    for s in sentences(text):
+        if WORDS.search(s):
+            judge(where, s)
+
+# README.md: its prose (not code blocks, fenced or indented)
+readme = open(os.path.join(top, "README.md")).read()
+readme = re.sub(r"```.*?```", "", readme, flags=re.S)
+paras = [p for p in re.split(r"\n\s*\n", readme) if not p.startswith("    ") and not p.startswith("|")]
+for p in paras:
+    prose("README.md", p)
+
+# experiments/README.md: its tables row by row, its prose by sentence
+exp = open(os.path.join(top, "experiments/README.md")).read()
+timed = 0
+for p in re.split(r"\n\s*\n", exp):
+    lines = p.strip().splitlines()
+    if not lines or not lines[0].startswith("|"):
+        prose("experiments/README.md", p)
+        continue
+    head = [c.strip() for c in lines[0].strip("|").split("|")]
+    col = next((i for i, c in enumerate(head) if re.search(r"how long|wall time|\btime\b", c)), None)
+    for l in lines[2:]:
+        cells = [c.strip() for c in l.strip("|").split("|")]
+        where = "experiments/README.md, %s" % cells[0]
+        if col is not None and col < len(cells) and cells[col]:
+            timed += 1
+            if not NUMBER.search(cells[col]):
+                bad.append("%s: its time is no measured number: %s" % (where, cells[col]))
+            judge(where, l, need_number=False)
+        elif WORDS.search(l):
+            judge(where, l)
+if timed < 10:
+    bad.append("experiments/README.md: only %d rows of measured times (its table \"How long each experiment takes\")" % timed)
+
+# experiments/*.toml: every comment, block by block
+for f in sorted(glob.glob(os.path.join(top, "experiments", "*.toml"))):
+    block = []
+    for line in open(f).read().splitlines() + [""]:
+        s = line.strip()
+        if s.startswith("#") and s.strip("# "):
+            block.append(s.lstrip("#"))
+        elif block:
+            prose("experiments/" + os.path.basename(f), " ".join(block))
+            block = []
+if bad:
+    sys.exit("\n".join(bad))
+print("%d timed rows in experiments/README.md" % timed)
+PYEOF
+
 # File layout: every folder and file README's "Where things live" and the layer table of
 # harness/README.md name exists, and the layer table is the lint's order of layers
 check "README's and harness/README.md's layout tables name what exists, in the lint's layer order" \
