@@ -188,6 +188,26 @@ void sbuf_addf(struct sbuf *sb, const char *fmt, ...)
 	free(s);
 }
 
+/* A TOML basic string: quoted, with ", \ and control characters escaped (util.h). */
+void sbuf_add_toml_string(struct sbuf *sb, const char *s)
+{
+	sbuf_adds(sb, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			sbuf_addf(sb, "\\%c", c);
+		else if (c == '\n')
+			sbuf_adds(sb, "\\n");
+		else if (c == '\t')
+			sbuf_adds(sb, "\\t");
+		else if (c < 0x20 || c == 0x7f)
+			sbuf_addf(sb, "\\u%04x", c);
+		else
+			sbuf_addf(sb, "%c", c);
+	}
+	sbuf_adds(sb, "\"");
+}
+
 void sbuf_add_json_string(struct sbuf *sb, const char *s)
 {
 	sbuf_add(sb, "\"", 1);

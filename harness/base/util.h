@@ -131,5 +131,8 @@ void util_csv_field(FILE *f, const char *s);
 
 /* Quote a string as a JSON string literal into sb (used in protocol lines and metadata). */
 void sbuf_add_json_string(struct sbuf *sb, const char *s);
+/* s as a TOML basic string: quoted, '"' and '\\' escaped, \n and \t as such, other control
+ * characters as \uXXXX (an experiment written for a run: harness time, selftest-unit). */
+void sbuf_add_toml_string(struct sbuf *sb, const char *s);
 
 #endif

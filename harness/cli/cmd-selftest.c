@@ -40,21 +40,6 @@ static const struct cmd_opt selftest_opts[] = {
 	{ NULL, 0, 0 },
 };
 
-/* s as a TOML basic string (quotes included), into sb. */
-static void toml_string(struct sbuf *sb, const char *s)
-{
-	sbuf_adds(sb, "\"");
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			sbuf_addf(sb, "\\%c", *c);
-		else if (*c < 0x20 || *c == 0x7f)
-			sbuf_addf(sb, "\\u%04x", *c);
-		else
-			sbuf_addf(sb, "%c", *c);
-	}
-	sbuf_adds(sb, "\"");
-}
-
 /* What the generated experiment asks of the unit: an op workload, a model, or both. */
 enum { SELFTEST_OP = 1, SELFTEST_MODEL = 2 };
 
@@ -80,16 +65,16 @@ static char *selftest_toml(char **argv, int n, const char *expects, double timeo
 	sbuf_adds(&sb, "[[modes]]\nname = \"selftest\"\n");
 	if (tuner) {
 		sbuf_adds(&sb, "tuner = ");
-		toml_string(&sb, tuner);
+		sbuf_add_toml_string(&sb, tuner);
 		sbuf_adds(&sb, "\nbackend = ");
-		toml_string(&sb, backend);
+		sbuf_add_toml_string(&sb, backend);
 		sbuf_adds(&sb, "\n");
 		return sbuf_detach(&sb);
 	}
 	sbuf_adds(&sb, "command = [");
 	for (int i = 0; i < n; i++) {
 		sbuf_adds(&sb, i ? ", " : "");
-		toml_string(&sb, argv[i]);
+		sbuf_add_toml_string(&sb, argv[i]);
 	}
 	sbuf_adds(&sb, "]\n");
 	if (expects && *expects) {
@@ -98,7 +83,7 @@ static char *selftest_toml(char **argv, int n, const char *expects, double timeo
 		int k = 0;
 		for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 			sbuf_adds(&sb, k++ ? ", " : "");
-			toml_string(&sb, t);
+			sbuf_add_toml_string(&sb, t);
 		}
 		free(copy);
 		sbuf_adds(&sb, "]\n");

@@ -96,6 +96,8 @@ char *exp_experiment_dir(const char *path);
 /* A path as a unit will run it: an absolute path, or one that names an existing file in dir
  * (the experiment's folder), else in the kernel folder; heap, or NULL when neither has it. */
 char *exp_resolve_in(const char *dir, const char *rel);
+/* 1 when two NULL-terminated string vectors (either may be NULL) hold the same strings. */
+int exp_strv_equal(char *const *a, char *const *b);
 /* Each mode's `workloads` against the experiment's [[workloads]], the baseline's and the A/A
  * copies' rules; f is the [[modes]] field (for the entries' line:col), after both arrays
  * are parsed. */

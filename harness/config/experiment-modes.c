@@ -354,7 +354,7 @@ static int parse_mode(struct tc_parser *p, const struct tb_node *t, struct mode 
 }
 
 
-static int strv_equal(char *const *a, char *const *b)
+int exp_strv_equal(char *const *a, char *const *b)
 {
 	if (!a || !b)
 		return a == b;
@@ -438,7 +438,7 @@ static int check_modes(struct tc_parser *p, struct experiment *e, const struct m
 				ret = tc_fail(p, mp[i].aa_of, "mode '%s' is an A/A copy of '%s' but its "
 					   "options differ: an A/A copy takes exactly its original's "
 					   "options", m->name, o->name);
-			else if (!strv_equal(m->command_argv, o->command_argv) ||
+			else if (!exp_strv_equal(m->command_argv, o->command_argv) ||
 				 !env_equal(m, o))
 				ret = tc_fail(p, mp[i].aa_of, "mode '%s' is an A/A copy of '%s' but its "
 					   "'command' or 'environment' differs", m->name, o->name);

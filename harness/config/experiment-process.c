@@ -121,22 +121,12 @@ int exp_check_mode_process(struct tc_parser *p, struct mode *m, int has_command,
 	return 0;
 }
 
-static int strv_same(char *const *a, char *const *b)
-{
-	if (!a || !b)
-		return a == b;
-	for (; *a && *b; a++, b++)
-		if (strcmp(*a, *b))
-			return 0;
-	return !*a && !*b;
-}
-
 int mode_process_equal(const struct mode *a, const struct mode *b)
 {
 	const struct mode_process *x = &a->process, *y = &b->process;
 	return a->timing == b->timing && x->runs == y->runs && x->warmup == y->warmup &&
-	       x->ignore_failure == y->ignore_failure && strv_same(x->setup, y->setup) &&
-	       strv_same(x->prepare, y->prepare) && strv_same(x->cleanup, y->cleanup) &&
+	       x->ignore_failure == y->ignore_failure && exp_strv_equal(x->setup, y->setup) &&
+	       exp_strv_equal(x->prepare, y->prepare) && exp_strv_equal(x->cleanup, y->cleanup) &&
 	       !strcmp(x->workdir ? x->workdir : "", y->workdir ? y->workdir : "");
 }
 

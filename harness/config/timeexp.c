@@ -38,26 +38,6 @@ char *timeexp_mode_name(const char *line)
 	return sbuf_detach(&sb);
 }
 
-/* A TOML basic string: quoted, with ", \ and control characters escaped. */
-static void add_toml_string(struct sbuf *sb, const char *s)
-{
-	sbuf_adds(sb, "\"");
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			sbuf_addf(sb, "\\%c", c);
-		else if (c == '\n')
-			sbuf_adds(sb, "\\n");
-		else if (c == '\t')
-			sbuf_adds(sb, "\\t");
-		else if (c < 0x20 || c == 0x7f)
-			sbuf_addf(sb, "\\u%04x", c);
-		else
-			sbuf_addf(sb, "%c", c);
-	}
-	sbuf_adds(sb, "\"");
-}
-
 /* command = [...] for one line: ["sh", "-c", LINE], or its blank-separated words (a program
  * with a '/' made absolute against workdir: the experiment's folder is not the caller's). */
 static int add_command(struct sbuf *sb, const struct timeexp *t, const char *line, char **cause)
@@ -65,7 +45,7 @@ static int add_command(struct sbuf *sb, const struct timeexp *t, const char *lin
 	sbuf_adds(sb, "command = [");
 	if (!t->no_shell) {
 		sbuf_adds(sb, "\"sh\", \"-c\", ");
-		add_toml_string(sb, line);
+		sbuf_add_toml_string(sb, line);
 		sbuf_adds(sb, "]\n");
 		return 0;
 	}
@@ -83,7 +63,7 @@ static int add_command(struct sbuf *sb, const struct timeexp *t, const char *lin
 			w = abs;
 		}
 		sbuf_adds(sb, n ? ", " : "");
-		add_toml_string(sb, w);
+		sbuf_add_toml_string(sb, w);
 		free(w);
 		n++;
 		s += len;
@@ -142,10 +122,10 @@ char *timeexp_toml(const struct timeexp *t, char **cause)
 		goto done;
 	sbuf_addf(&sb, "# written by harness time: one command mode per command, each unit timing "
 		  "its command's processes\nschema = 1\nname = ");
-	add_toml_string(&sb, t->name);
+	sbuf_add_toml_string(&sb, t->name);
 	if (t->description) {
 		sbuf_adds(&sb, "\ndescription = ");
-		add_toml_string(&sb, t->description);
+		sbuf_add_toml_string(&sb, t->description);
 	}
 	sbuf_addf(&sb, "\nrepeats = %" PRId64 "\nseed = %" PRIu64 "\norder = \"randomized\"\n",
 		  t->repeats, t->seed);
@@ -155,7 +135,7 @@ char *timeexp_toml(const struct timeexp *t, char **cause)
 		sbuf_addf(&sb, "unit_timeout = %.17g\n", t->timeout_s);
 	for (size_t i = 0; i < t->ncmds; i++) {
 		sbuf_adds(&sb, "\n[[modes]]\nname = ");
-		add_toml_string(&sb, names[i]);
+		sbuf_add_toml_string(&sb, names[i]);
 		sbuf_adds(&sb, "\n");
 		if (i == t->baseline)
 			sbuf_adds(&sb, "baseline = true\n");
@@ -164,14 +144,14 @@ char *timeexp_toml(const struct timeexp *t, char **cause)
 		sbuf_addf(&sb, "timing = \"process\"\nruns = %" PRId64 "\nwarmup = %" PRId64 "\n",
 			  t->runs, t->warmup);
 		sbuf_adds(&sb, "workdir = ");
-		add_toml_string(&sb, t->workdir);
+		sbuf_add_toml_string(&sb, t->workdir);
 		sbuf_adds(&sb, "\n");
 		const char *hk[] = { "setup", "prepare", "cleanup" };
 		const char *hv[] = { t->setup, t->prepare, t->cleanup };
 		for (size_t k = 0; k < 3; k++)
 			if (hv[k]) {
 				sbuf_addf(&sb, "%s = ", hk[k]);
-				add_toml_string(&sb, hv[k]);
+				sbuf_add_toml_string(&sb, hv[k]);
 				sbuf_adds(&sb, "\n");
 			}
 		if (t->ignore_failure)
