@@ -124,3 +124,19 @@ void report_progress_free(struct report *r)
 	free(r->progress.groups);
 	free(r->progress.blocks);
 }
+
+/* The blocks an undecided comparison needs, at the report's alpha and power and its own
+ * spread (sigma_log): to tell its observed effect from none (FASTER or SLOWER), or, when
+ * that is smaller than the cell's floor or the margin, to place it inside them (SAME: the
+ * comparison's blocks_needed); the fewer of the two.  NAN when neither can be said. */
+double report_blocks_to_decide(const struct report *r, const struct rep_cmp *x)
+{
+	const struct stats_comparison *c = &x->c;
+	double effect = isfinite(c->ratio) && c->ratio > 0 ? expm1(fabs(log(c->ratio))) : NAN;
+	double diff = effect > 0 ? stats_blocks_needed(effect, c->sigma_log, r->o.alpha,
+						       r->o.power, c->test) : NAN;
+	double same = c->blocks_needed;
+	if (isnan(diff))
+		return same;
+	return isnan(same) ? diff : fmin(diff, same);
+}

@@ -290,6 +290,11 @@ void report_front2d(const struct report *r, size_t c, int *on);
  * (harness report adds the audit's findings, cmd-report.c). */
 void report_warn(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The blocks an undecided comparison x of r needs (report-progress.c): the fewer of those
+ * that tell its observed effect from none and those that place it inside its floor or the
+ * margin (c.blocks_needed); NAN when neither can be said.  What harness run suggests. */
+double report_blocks_to_decide(const struct report *r, const struct rep_cmp *x);
+
 /* Compute everything; reports and returns -1 (unknown baseline, bad options). */
 int report_build(const struct analysis *a, const struct report_opts *o, struct report **out);
 void report_free(struct report *r);

@@ -45,9 +45,9 @@ static size_t e2e_cells(const struct report *r, const char *w, size_t m, struct 
 	return n;
 }
 
-/* The most blocks an INCONCLUSIVE comparison needs to decide at the larger of its floor and
- * the margin (the report's "blocks for the floor"), over the e2e cells when some are
- * undecided, else over every cell; 0 when none is undecided or none can tell. */
+/* The most blocks an INCONCLUSIVE comparison needs to decide (report_blocks_to_decide: its
+ * observed effect told from none, or placed inside its floor), over the e2e cells when some
+ * are undecided, else over every cell; 0 when none is undecided or none can tell. */
 static double blocks_to_decide(const struct report *r, size_t *undecided)
 {
 	double most[2] = { 0, 0 };
@@ -57,9 +57,10 @@ static double blocks_to_decide(const struct report *r, size_t *undecided)
 		if (!x->ok || x->c.verdict != VERDICT_INCONCLUSIVE)
 			continue;
 		int e2e = !strcmp(r->a->cells[x->cell].kind, "e2e");
+		double need = report_blocks_to_decide(r, x);
 		n[e2e]++;
-		if (isfinite(x->c.blocks_needed) && x->c.blocks_needed > most[e2e])
-			most[e2e] = x->c.blocks_needed;
+		if (isfinite(need) && need > most[e2e])
+			most[e2e] = need;
 	}
 	*undecided = n[0] + n[1];
 	return n[1] ? most[1] : most[0];
@@ -93,11 +94,13 @@ int run_answer_write(const struct report *r, const struct audit *au, FILE *out)
 			fprintf(out, "%s", sb.buf);
 		if (ag->ncells) {
 			char b[96];
-			fprintf(out, "%s%zu op cell%s, geomean %s; %zu faster, %zu slower, %zu same, "
-				     "%zu undecided", ne ? "; " : "", ag->ncells,
+			size_t all_cells = ag->wins + ag->losses + ag->same + ag->inconclusive;
+			fprintf(out, "%s%zu op cell%s, geomean %s; of %zu cell%s: %zu faster, %zu "
+				     "slower, %zu same, %zu undecided", ne ? "; " : "", ag->ncells,
 				ag->ncells == 1 ? "" : "s",
-				ratio_ci(b, sizeof(b), ag->geomean, ag->lo, ag->hi), ag->wins,
-				ag->losses, ag->same, ag->inconclusive);
+				ratio_ci(b, sizeof(b), ag->geomean, ag->lo, ag->hi), all_cells,
+				all_cells == 1 ? "" : "s", ag->wins, ag->losses, ag->same,
+				ag->inconclusive);
 		} else if (!ne) {
 			fprintf(out, "no cell compared");
 		}
@@ -123,9 +126,9 @@ int run_answer_write(const struct report *r, const struct audit *au, FILE *out)
 		     "  harness plot %s      the figures\n", a->path, a->path, a->path);
 	if (undecided && more > (double)a->nblocks && more <= 1000)
 		fprintf(out, "  harness run --resume %s --repeats %.0f    %zu comparison%s undecided: "
-			     "about this many blocks would decide %s at %s noise floor\n",
+			     "about this many blocks would decide %s, at %s spread so far\n",
 			a->path, ceil(more), undecided, undecided == 1 ? "" : "s",
-			undecided == 1 ? "it" : "them", undecided == 1 ? "its" : "their");
+			undecided == 1 ? "it" : "the slowest to decide", undecided == 1 ? "its" : "their");
 	else if (undecided && more > 1000)
 		fprintf(out, "  (%zu comparison%s undecided; more blocks would not decide %s "
 			     "within 1000)\n", undecided, undecided == 1 ? "" : "s",
