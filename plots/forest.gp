@@ -8,12 +8,21 @@
 # 1 SLOWER, 2 SAME, 3 INCONCLUSIVE; -1 a workload's header row), "cell | mode" or
 # "workload:", has a CI (0/1).
 array verdict_colors[4] = ['#1a9850', '#d73027', '#4575b4', '#888888']
-set title fig_title
-set xlabel 'ratio to the baseline (mode / baseline; < 1: faster), log scale, with its 95% CI'
-if (strlen(note) > 0) {
-	set label 1 note at character 1, character 1 left tc rgb '#444444'
-	set bmargin 6
+# the long cell labels push the plot to the right: the title, the key and the note are
+# placed from the canvas's left edge, where they fit, not centred over the plot
+set label 2 fig_title at screen 0, screen 1 offset character 1, character -1 left front
+set tmargin 3
+set xlabel 'mode / baseline (< 1: faster), log scale, 95% CI'
+# the key as a line of coloured words: gnuplot fits a key into the plot's width, which
+# the labels leave narrow
+unset key
+array key_at[4] = [1, 9, 17, 23]
+do for [v=1:4] {
+	set label 2 + v verdict_names[v] at screen 0, screen 0 offset character key_at[v], character 1.2 left tc rgb verdict_colors[v]
 }
+set label 7 sprintf('hollow: no 95%% CI; shaded: SAME band +-%.2f%% (margin, else median floor)', 100 * margin) at screen 0, screen 0 offset character 37, character 1.2 left tc rgb '#444444'
+set label 1 note at screen 0, screen 0 offset character 1, character 3 left tc rgb '#444444'
+set bmargin 7
 set ylabel ''
 set yrange [0.4:nrows + 0.6]
 set ytics scale 0
@@ -25,7 +34,6 @@ do for [i=1:|xtic_at|] {
 }
 set mxtics default
 set grid xtics lc rgb '#dddddd'
-set key tmargin center horizontal box maxrows 2
 set border 3
 if (margin == margin) {
 	set object 1 rect from first 1 - margin, graph 0 to first 1 + margin, graph 1 behind fc rgb '#e6f2e6' fs solid 1.0 noborder
