@@ -321,9 +321,7 @@ static void check_identity(struct audit *au, struct ctx *c)
 					 mx, my, compared, dec, ncmp);
 			} else {
 				audit_raise(k, AUDIT_FAIL);
-				int idle = mode_idle(c, mx) && mode_idle(c, my);
-				k->idle_pair |= idle;
-				if (idle)
+				if (mode_idle(c, mx) && mode_idle(c, my))
 					audit_ev(k, "neither '%s' nor '%s' compiled or benchmarked anything "
 						    "in its cold units: both ran the default path", mx, my);
 				audit_ev(k, "'%s' and '%s' chose identical configs in all %zu op cells "
@@ -758,9 +756,8 @@ enum audit_status audit_worst(const struct audit *a)
 
 int audit_check_mismeasures(const struct audit_check *k)
 {
-	static const char *const ids[] = { "cache-isolation", "identity", "tuner-fallback",
-					   "backend" };
-	if (k->status != AUDIT_FAIL || (!strcmp(k->id, "identity") && !k->idle_pair))
+	static const char *const ids[] = { "cache-isolation", "tuner-fallback", "backend" };
+	if (k->status != AUDIT_FAIL)
 		return 0;
 	for (size_t i = 0; i < ARRAY_SIZE(ids); i++)
 		if (!strcmp(k->id, ids[i]))

@@ -30,9 +30,6 @@ struct audit_check {
 	size_t ncells, cells_cap;
 	int64_t *units;            /* the units they name (plan ids) */
 	size_t nunits, units_cap;
-	int idle_pair;             /* identity: a FAIL pair of which neither mode's cold units
-				      compiled or benchmarked anything (both ran the default
-				      path: an inactive tuner, not two that converged) */
 };
 
 struct audit {
@@ -57,11 +54,12 @@ void audit_free(struct audit *a);
 /* The worst status over the checks. */
 enum audit_status audit_worst(const struct audit *a);
 /* 1 when check k FAILs and its failure means a mode did not measure what it names: a cold
- * unit that took kernels from a cache (cache-isolation), a tuner that did nothing (identity,
- * with an idle pair: two tuners that converged on the same configs are not counted, nor
- * two modes that differ only in a setting with no effect), or fell back (tuner-fallback),
+ * unit that took kernels from a cache or did none of the work its tuner (or a command
+ * mode's `expects`) must do (cache-isolation), a tuner that fell back (tuner-fallback),
  * another backend than the one asked for (backend).  harness run exits 4 when one does
- * (docs/audit.md). */
+ * (docs/audit.md).  Not identity: two modes that chose the same configs with timings alike
+ * may be two tuners that agree, or an A/B of a setting without effect, as well as one that
+ * did nothing; the file cannot tell which was meant, so it is a finding the answer shows. */
 int audit_check_mismeasures(const struct audit_check *k);
 /* How many of a's checks mismeasure (audit_check_mismeasures). */
 size_t audit_mismeasures(const struct audit *a);

@@ -432,8 +432,9 @@ const struct cmd_entry cmd_run_entry = {
 		"  -h, --help           this text\n"
 		"exit status: 0 every unit ok, 1 some unit not ok or the run failed,\n"
 		"             2 bad input (nothing run), 4 every unit ok but the audit found a\n"
-		"             mode that did not measure what it names (a cache leak, an inactive\n"
-		"             or falling-back tuner, another backend: see harness audit),\n"
+		"             mode that did not measure what it names (a cache leak or a cold\n"
+		"             unit that did no work, a tuner that fell back, another backend:\n"
+		"             see harness audit),\n"
 		"             75 --max-time reached (resume it), 130 interrupted (resume it)\n",
 	.opts = run_opts,
 	.min_args = 0,

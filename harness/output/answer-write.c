@@ -41,6 +41,14 @@ static size_t e2e_cells(const struct report *r, const char *w, size_t m, struct 
 				  stats_verdict_name(x->c.verdict));
 		else
 			sbuf_addf(sb, "not compared (%s)", x->note);
+		/* a forward launched op by op that times the host as much as the GPU: its
+		 * verdict is the host's too (report.h, REP_HOST_BOUND) */
+		size_t graph = a->ncells;
+		double hb = report_host_bound_ratio(r, x->cell, &graph, NULL);
+		if (!isnan(hb) && hb >= REP_HOST_BOUND && graph < a->ncells) {
+			const char *g = strrchr(a->cells[graph].name, '/');
+			sbuf_addf(sb, " (host-bound: %.2fx %s)", hb, g ? g + 1 : a->cells[graph].name);
+		}
 	}
 	return n;
 }

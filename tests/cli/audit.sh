@@ -71,8 +71,10 @@ check_audit leak.json cache-isolation FAIL 'any("HARNESS_KERNEL_CACHE_DIR=" in e
 
 # 3. a planted inactive tuner: "autotune" is the vendor path under another name
 cp "$DATA/audit/inactive.toml" inactive.toml
-expect_status 4 h run -q -o inactive.h5 inactive.toml || fail "the inactive run"
-expect_grep '^  FAIL identity \(a mode did not measure' "$SCRATCH/out"
+# the identity FAIL is in the run's closing lines, but leaves its exit status alone: two
+# modes alike may be two tuners that agree (docs/audit.md)
+expect_status 0 h run -q -o inactive.h5 inactive.toml || fail "the inactive run"
+expect_grep '^  FAIL identity: ' "$SCRATCH/out"
 expect_status 1 h audit -f json inactive.h5
 cp "$SCRATCH/out" inactive.json # kept either way: check_audit below shows the evidence
 check_audit inactive.json identity FAIL 'sorted(c["modes"]) == ["autotune", "default"]' &&

@@ -54,8 +54,8 @@ PYEOF
 # mode; a mode that fell back in most of its cells FAILs (it ran the heuristic)
 tf='^\| tuners used what they were given \(tables, models\) \|'
 sed 's/table = "lut.toml", match = "exact"/table = "lut.toml"/' lut.exp.toml >near.exp.toml
-# both modes now choose the same configs everywhere (identity FAIL), but both compiled
-# what their tables gave: two tuners that agree, not an idle one, so the run exits 0
+# both modes now choose the same configs everywhere (identity FAIL, in the closing lines):
+# two tuners that agree, which leaves the exit status alone
 expect_status 0 h run near.exp.toml -o n.h5 && expect_grep '^  FAIL identity: ' "$SCRATCH/out"
 h audit n.h5 >audit.md
 expect_grep "$tf \*\*WARN\*\* \| 2 of 6 op-cell notes fell back \(in 2 modes\)" audit.md && \

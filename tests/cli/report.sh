@@ -382,6 +382,9 @@ PYEOF
 	grep -q 'graph = true' aa-graph.toml || fail "aa-graph.toml not made"
 	expect_status 0 h run -q -o graph.h5 aa-graph.toml >/dev/null &&
 		pass "an A/A run with stream and graph forwards, the copy's samples 3 launches each"
+	# the run's closing answer marks the stream forwards host-bound, naming their graph
+	check "the answer marks a host-bound e2e cell" \
+		grep -Eq '^    base-aa \(A/A copy of base\): e2e [0-9.]+ .* \(host-bound: [0-9.]+x e2e:launch=graph\); e2e:launch=graph [0-9.]+ ' "$SCRATCH/out"
 	expect_status 0 h report -f json graph.h5 && cp "$SCRATCH/out" graph.json
 	expect_status 0 h report graph.h5 && cp "$SCRATCH/out" graph.md
 	$PY "$top_srcdir/scripts/aa-floor.py" --json --resamples 0 graph.h5 >graph-ref.jsonl ||

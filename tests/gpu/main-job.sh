@@ -5,7 +5,7 @@
 # experiments/resnet.toml (sequential) within --max-time SECONDS (560); "resume": go on with
 # it.  Then the report, verify, audit and the files back under $OUT.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 [ -d bundle ] || tar -xJf .gpu/bundle.txz
 B=bundle/run.sh
 R=/root/gpurun

@@ -5,7 +5,7 @@
 # control for the process timing), 3 runs a unit, 4 blocks; then the results file's report
 # and audit, and the card's state before and after, under $OUT.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 [ -d bundle ] || tar -xJf .gpu/bundle.txz
 B=$PWD/bundle/run.sh
 q() { nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,power.limit,clocks_event_reasons.active --format=csv,noheader; }
