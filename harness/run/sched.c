@@ -273,10 +273,22 @@ static int start_new(struct run *r)
 	struct rec_meta m;
 	rec_meta_init(&m);
 	int rc = -1;
-	if (r->o->output)
+	if (r->o->output) {
 		r->h5path = xstrdup(r->o->output);
-	else
+	} else {
+		/* NAME-STAMP.h5, or NAME-STAMP-2.h5, ... when a run of the same name started in
+		 * the same second (harness time, then harness run of the file it wrote) */
 		r->h5path = xasprintf("%s/%s-%s.h5", rd, r->exp->name, stamp);
+		for (int k = 2; k < 100; k++) {
+			char *d = xstrndup(r->h5path, strlen(r->h5path) - 3);
+			int taken = access(r->h5path, F_OK) == 0 || access(d, F_OK) == 0;
+			free(d);
+			if (!taken)
+				break;
+			free(r->h5path);
+			r->h5path = xasprintf("%s/%s-%s-%d.h5", rd, r->exp->name, stamp, k);
+		}
+	}
 	size_t l = strlen(r->h5path);
 	r->dir = l > 3 && !strcmp(r->h5path + l - 3, ".h5") ? xstrndup(r->h5path, l - 3)
 							     : xasprintf("%s.d", r->h5path);
