@@ -19,7 +19,7 @@
 #include "harness/run/sched.h"
 
 enum { OPT_RUNS = CMD_OPT_OWN, OPT_WARMUP, OPT_REPEATS, OPT_SETUP, OPT_PREPARE, OPT_CLEANUP,
-       OPT_RESULTS_DIR, OPT_TIMEOUT };
+       OPT_RESULTS_DIR, OPT_TIMEOUT, OPT_AA };
 
 static const struct cmd_opt time_opts[] = {
 	{ "name", 'n', 1 },
@@ -31,6 +31,7 @@ static const struct cmd_opt time_opts[] = {
 	{ "cleanup", OPT_CLEANUP, 1 },
 	{ "no-shell", 'N', 0 },
 	{ "ignore-failure", 'i', 0 },
+	{ "aa", OPT_AA, 0 },
 	{ "timeout", OPT_TIMEOUT, 1 },
 	{ "results-dir", OPT_RESULTS_DIR, 1 },
 	{ "output", 'o', 1 },
@@ -138,6 +139,7 @@ static int time_exec(const struct cmd_args *a)
 	struct timeexp t = { .name = "time", .ncmds = (size_t)a->npos, .no_shell =
 				     cmd_args_count(a, 'N') > 0,
 			     .ignore_failure = cmd_args_count(a, 'i') > 0, .margin = ro.margin,
+			     .aa = cmd_args_count(a, OPT_AA) > 0,
 			     .setup = cmd_args_value(a, OPT_SETUP),
 			     .prepare = cmd_args_value(a, OPT_PREPARE),
 			     .cleanup = cmd_args_value(a, OPT_CLEANUP),
@@ -213,6 +215,17 @@ static int time_exec(const struct cmd_args *a)
 	const char *out = cmd_args_value(a, 'o');
 	if (out) {
 		h5 = xstrdup(out);
+		/* its folder, as harness run makes it: the experiment is written there first */
+		char *slash = strrchr(h5, '/');
+		if (slash && slash != h5) {
+			char *dir = xstrndup(h5, (size_t)(slash - h5));
+			int bad = util_mkdir_p(dir, 0755);
+			free(dir);
+			if (bad) {
+				rc = EXIT_RUN_FAILED;
+				goto done;
+			}
+		}
 	} else {
 		const char *rd = cmd_args_value(a, OPT_RESULTS_DIR);
 		char stamp[32];
@@ -270,6 +283,9 @@ const struct cmd_entry cmd_time_entry = {
 		"  -N, --no-shell       split each CMD at blanks into a program and its\n"
 		"                       arguments (no quoting) and run it without a shell\n"
 		"  -i, --ignore-failure a run that exits non-zero is timed, not a failed unit\n"
+		"  --aa                 an A/A copy of the baseline (NAME-aa): the same command in\n"
+		"                       the same blocks, so the run has a noise floor and can\n"
+		"                       call a difference SAME\n"
 		"  --timeout DURATION   each unit's deadline (default 10m)\n"
 		"  --results-dir DIR    where the run goes (default: results)\n"
 		"  -o, --output FILE    the results file's exact path; the experiment file is\n"

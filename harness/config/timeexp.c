@@ -38,6 +38,7 @@ char *timeexp_mode_name(const char *line)
 	return sbuf_detach(&sb);
 }
 
+
 /* command = [...] for one line: ["sh", "-c", LINE], or its blank-separated words (a program
  * with a '/' made absolute against workdir: the experiment's folder is not the caller's). */
 static int add_command(struct sbuf *sb, const struct timeexp *t, const char *line, char **cause)
@@ -73,6 +74,41 @@ static int add_command(struct sbuf *sb, const struct timeexp *t, const char *lin
 		*cause = xstrdup("an empty command (with --no-shell, a command is its words)");
 		return -1;
 	}
+	return 0;
+}
+
+/* One [[modes]] entry: command line `line` timed as a process, named name; the baseline,
+ * or the A/A copy of mode aa_of (NULL: none).  0, or -1 with *cause (heap). */
+static int add_mode(struct sbuf *sb, const struct timeexp *t, const char *name,
+		    const char *line, int baseline, const char *aa_of, char **cause)
+{
+	sbuf_adds(sb, "\n[[modes]]\nname = ");
+	sbuf_add_toml_string(sb, name);
+	sbuf_adds(sb, "\n");
+	if (baseline)
+		sbuf_adds(sb, "baseline = true\n");
+	if (aa_of) {
+		sbuf_adds(sb, "aa_of = ");
+		sbuf_add_toml_string(sb, aa_of);
+		sbuf_adds(sb, "\n");
+	}
+	if (add_command(sb, t, line, cause))
+		return -1;
+	sbuf_addf(sb, "timing = \"process\"\nruns = %" PRId64 "\nwarmup = %" PRId64 "\n", t->runs,
+		  t->warmup);
+	sbuf_adds(sb, "workdir = ");
+	sbuf_add_toml_string(sb, t->workdir);
+	sbuf_adds(sb, "\n");
+	const char *hk[] = { "setup", "prepare", "cleanup" };
+	const char *hv[] = { t->setup, t->prepare, t->cleanup };
+	for (size_t k = 0; k < 3; k++)
+		if (hv[k]) {
+			sbuf_addf(sb, "%s = ", hk[k]);
+			sbuf_add_toml_string(sb, hv[k]);
+			sbuf_adds(sb, "\n");
+		}
+	if (t->ignore_failure)
+		sbuf_adds(sb, "ignore_failure = true\n");
 	return 0;
 }
 
@@ -133,29 +169,20 @@ char *timeexp_toml(const struct timeexp *t, char **cause)
 		sbuf_addf(&sb, "margin = %.17g\n", t->margin);
 	if (t->timeout_s > 0)
 		sbuf_addf(&sb, "unit_timeout = %.17g\n", t->timeout_s);
-	for (size_t i = 0; i < t->ncmds; i++) {
-		sbuf_adds(&sb, "\n[[modes]]\nname = ");
-		sbuf_add_toml_string(&sb, names[i]);
-		sbuf_adds(&sb, "\n");
-		if (i == t->baseline)
-			sbuf_adds(&sb, "baseline = true\n");
-		if (add_command(&sb, t, t->cmds[i].line, cause))
+	for (size_t i = 0; i < t->ncmds && !*cause; i++) {
+		if (add_mode(&sb, t, names[i], t->cmds[i].line, i == t->baseline, NULL, cause))
 			goto done;
-		sbuf_addf(&sb, "timing = \"process\"\nruns = %" PRId64 "\nwarmup = %" PRId64 "\n",
-			  t->runs, t->warmup);
-		sbuf_adds(&sb, "workdir = ");
-		sbuf_add_toml_string(&sb, t->workdir);
-		sbuf_adds(&sb, "\n");
-		const char *hk[] = { "setup", "prepare", "cleanup" };
-		const char *hv[] = { t->setup, t->prepare, t->cleanup };
-		for (size_t k = 0; k < 3; k++)
-			if (hv[k]) {
-				sbuf_addf(&sb, "%s = ", hk[k]);
-				sbuf_add_toml_string(&sb, hv[k]);
-				sbuf_adds(&sb, "\n");
-			}
-		if (t->ignore_failure)
-			sbuf_adds(&sb, "ignore_failure = true\n");
+		if (i != t->baseline || !t->aa)
+			continue;
+		/* the baseline's A/A copy: the same command in the same blocks, so the run has a
+		 * noise floor and can call a difference SAME (docs/report-format.md) */
+		char *aa = xasprintf("%.*s-aa", MODE_NAME_MAX - 3, names[i]);
+		for (size_t q = 0; q < t->ncmds && !*cause; q++)
+			if (!strcmp(names[q], aa))
+				*cause = xasprintf("--aa: the A/A copy's name '%s' is a command's", aa);
+		if (!*cause)
+			add_mode(&sb, t, aa, t->cmds[i].line, 0, names[i], cause);
+		free(aa);
 	}
 done:
 	for (size_t i = 0; i < t->ncmds; i++)

@@ -31,6 +31,7 @@ struct timeexp {
 	const char *workdir;     /* absolute: where the commands run, and where a relative
 				  * program of a no_shell line is looked for */
 	int ignore_failure;
+	int aa;                  /* 1: an A/A copy of the baseline ("<name>-aa", aa_of) */
 	double margin;           /* the experiment's margin; NAN: none */
 	double timeout_s;        /* each unit's deadline; 0: the experiment's default */
 };

@@ -61,4 +61,11 @@ expect_status 2 h check bad.toml && check "a relative workdir" grep -q "'bad.tom
 sed -i 's/^timing = "process"$/timing = "protocol"/; s/^workdir = "rel"$/setup = "x"/' bad.toml
 expect_status 2 h check bad.toml && check "a process key on a protocol mode" grep -q "'bad.toml':7:1: mode 'a': 'setup' is for timing = \"process\"" err
 
+# --aa: the baseline's A/A copy, the same command in the same blocks
+expect_status 0 h time -q --aa --runs 2 --repeats 2 -n base -o aa/t.h5 true &&
+	check "--aa writes the copy with aa_of" grep -q '^aa_of = "base"$' aa/t.toml &&
+	check "and the answer has its row" grep -Eq '^base-aa +[0-9.]+ ' "$SCRATCH/out"
+expect_status 2 h time --aa -n x -n x-aa true true &&
+	check "--aa: a copy's name taken by a command" grep -q "the A/A copy's name 'x-aa' is a command's" err
+
 exit $FAILS
