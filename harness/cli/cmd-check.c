@@ -116,12 +116,25 @@ static int hyp_names_exist(const struct hyp_file *f, const struct experiment *e,
 	return rc;
 }
 
-/* A command mode's program found through PATH (the mode's environment's, else ours: a
- * unit inherits it) that is a script: a version manager's shim (pyenv, asdf) picks its
- * interpreter from HOME and the working folder, which a unit gets of its own, so the unit
- * may run another interpreter than the one this shell runs (a numpy-less system Python).
- * Warned, with what it resolved to; a program not found is warned of too (the unit would
- * fail to start). */
+/* The PATH a command mode's units search: its environment's, else the experiment's
+ * [environment] set's, else NULL (ours: a unit inherits it). */
+static const char *mode_path(const struct experiment *e, const struct mode *m)
+{
+	const char *pathvar = NULL;
+	for (size_t k = 0; k < e->nenv_set; k++)
+		if (!strcmp(e->env_set[k].name, "PATH"))
+			pathvar = e->env_set[k].value;
+	for (size_t k = 0; k < m->nenv; k++)
+		if (!strcmp(m->env[k].name, "PATH"))
+			pathvar = m->env[k].value;
+	return pathvar;
+}
+
+/* A command mode's program found through PATH that is a script: a version manager's shim
+ * (pyenv, asdf) picks its interpreter from HOME and the working folder, which a unit gets of
+ * its own, so the unit may run another interpreter than the one this shell runs (a
+ * numpy-less system Python).  Warned once per program, naming its modes, with what it
+ * resolved to; a program not found is warned of too (the units would fail to start). */
 static void command_programs(const struct experiment *e, const char *path)
 {
 	for (size_t i = 0; i < e->nmodes; i++) {
@@ -129,28 +142,36 @@ static void command_programs(const struct experiment *e, const char *path)
 		if (!m->command_argv || !m->command_argv[0] || strchr(m->command_argv[0], '/') ||
 		    m->aa_of)
 			continue;
-		const char *prog = m->command_argv[0], *pathvar = NULL;
-		for (size_t k = 0; k < e->nenv_set; k++)
-			if (!strcmp(e->env_set[k].name, "PATH"))
-				pathvar = e->env_set[k].value;
-		for (size_t k = 0; k < m->nenv; k++)
-			if (!strcmp(m->env[k].name, "PATH"))
-				pathvar = m->env[k].value;
-		char *pv = pathvar ? xasprintf("PATH=%s", pathvar) : NULL;
+		const char *prog = m->command_argv[0], *pathvar = mode_path(e, m);
+		int seen = 0; /* an earlier mode runs the same program through the same PATH */
+		struct sbuf modes;
+		sbuf_init(&modes);
+		for (size_t j = 0; j < e->nmodes; j++) {
+			const struct mode *o = &e->modes[j];
+			const char *op = mode_path(e, o);
+			if (o->aa_of || !o->command_argv || !o->command_argv[0] ||
+			    strcmp(o->command_argv[0], prog) ||
+			    (op != pathvar && (!op || !pathvar || strcmp(op, pathvar))))
+				continue;
+			seen |= j < i;
+			sbuf_addf(&modes, "%s'%s'", modes.len ? ", " : "", o->name);
+		}
+		char *pv = pathvar && !seen ? xasprintf("PATH=%s", pathvar) : NULL;
 		const char *env[] = { pv, NULL };
-		char *found = spawn_find_program(prog, pv ? env : NULL);
+		char *found = seen ? NULL : spawn_find_program(prog, pv ? env : NULL);
 		char *script = found ? spawn_script_line(found) : NULL;
-		if (!found)
-			warning("'%s': mode '%s': its program '%s' is not found in %s: its units "
-				"cannot start", path, m->name, prog,
-				pv ? "the PATH its environment sets" : "PATH");
+		if (!seen && !found)
+			warning("'%s': mode%s %s: the program '%s' is not found in %s: its units "
+				"cannot start", path, strchr(modes.buf, ',') ? "s" : "", modes.buf,
+				prog, pv ? "the PATH its environment sets" : "PATH");
 		else if (script)
-			warning("'%s': mode '%s': its program '%s' is '%s', a script ('%s'): a version "
-				"manager's shim picks its interpreter from HOME and the working folder, "
-				"and a unit's are its own cache folder, so it may run another "
-				"interpreter than this shell does; name the interpreter by its absolute "
-				"path (e.g. the one 'pyenv which %s' prints)", path, m->name, prog,
-				found, script, prog);
+			warning("'%s': mode%s %s: the program '%s' is '%s', a script ('%s'): a "
+				"version manager's shim picks its interpreter from HOME and the "
+				"working folder, and a unit's are its own cache folder, so it may run "
+				"another interpreter than this shell does; name the interpreter by "
+				"its absolute path (e.g. the one 'pyenv which %s' prints)", path,
+				strchr(modes.buf, ',') ? "s" : "", modes.buf, prog, found, script, prog);
+		sbuf_release(&modes);
 		free(script);
 		free(found);
 		free(pv);

@@ -72,7 +72,7 @@ PATH="$SCRATCH/shims:$PATH" $HARNESS_CMD selftest-unit -- python3 "$W/fake_worke
 check "selftest-unit notes a program that is a script" grep -q "^note: '$SCRATCH/shims/python3' is a script ('#!/bin/sh')" shim.out
 printf 'schema = 1\nname = "s"\nrepeats = 2\n[[workloads]]\nname = "g"\nop = "sgemm"\nshape = { m = 8, n = 8, k = 8 }\n[[modes]]\nname = "a"\ncommand = ["python3", "w.py"]\n' >shim.toml
 PATH="$SCRATCH/shims:$PATH" $HARNESS_CMD check shim.toml >/dev/null 2>shim.err
-check "check warns of it" grep -q "mode 'a': its program 'python3' is '$SCRATCH/shims/python3', a script" shim.err
+check "check warns of it" grep -q "mode 'a': the program 'python3' is '$SCRATCH/shims/python3', a script" shim.err
 $HARNESS_CMD check shim.toml >/dev/null 2>plain.err
 check "and not of the system's python3" '! grep -q "a script" plain.err'
 expect_status 2 h selftest-unit && pass "no command is a usage error"
