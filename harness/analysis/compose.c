@@ -59,7 +59,7 @@ double report_host_bound_ratio(const struct report *r, size_t c, size_t *graph,
 }
 
 /* The report's warning for each e2e cell report_host_bound_ratio finds host-bound (the CUDA
- * backend's stream forward: legacy cuDNN calls of about 100 us of host time each). */
+ * backend's stream forward on cuDNN's legacy API: calls of about 100 us of host time each). */
 void report_host_bound(struct report *r)
 {
 	const struct analysis *a = r->a;

@@ -557,17 +557,17 @@ static int cuda_conv_switches(struct backend *b, char **cause)
 	       cuda_switch("HARNESS_CUDA_CONV_S2D", &b->conv_s2d, cause) ? -1 : 0;
 }
 
-/* HARNESS_CUDA_DNN_API: "legacy" (the default: cudnn.c) or "graph" (cudnn-graph.c; what each
+/* HARNESS_CUDA_DNN_API: "graph" (the default: cudnn-graph.c) or "legacy" (cudnn.c; what each
  * costs: docs/kernels.md, "Convolutions").  0, or -1 with *cause. */
 static int cuda_dnn_api(struct backend *b, char **cause)
 {
 	const char *v = getenv("HARNESS_CUDA_DNN_API");
-	if (!v || !*v || !strcmp(v, "legacy"))
-		b->dnn_graph = 0;
-	else if (!strcmp(v, "graph"))
+	if (!v || !*v || !strcmp(v, "graph"))
 		b->dnn_graph = 1;
+	else if (!strcmp(v, "legacy"))
+		b->dnn_graph = 0;
 	else {
-		*cause = xasprintf("HARNESS_CUDA_DNN_API='%s': expected legacy or graph", v);
+		*cause = xasprintf("HARNESS_CUDA_DNN_API='%s': expected graph or legacy", v);
 		return -1;
 	}
 	return 0;

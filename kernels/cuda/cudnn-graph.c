@@ -1,15 +1,16 @@
-/* cudnn-graph.c: cuDNN as the vendor path of the conv ops through its graph API, chosen by
- * HARNESS_CUDA_DNN_API=graph (the default is cudnn.c's legacy API; docs/kernels.md,
+/* cudnn-graph.c: cuDNN as the vendor path of the conv ops through its graph API, the default
+ * (HARNESS_CUDA_DNN_API=legacy takes cudnn.c's legacy API instead; docs/kernels.md,
  * "Convolutions", says what each costs).  Per conv cell two operation graphs: the
- * convolution with the op's epilogue (bias, residual, ReLU as pointwise nodes on float
- * intermediates: cuDNN's runtime fusion), and, for ops with an epilogue, the convolution
+ * convolution with the op's epilogue (residual, bias, ReLU as pointwise nodes on float
+ * intermediates, in the legacy call's order), and, for ops with an epilogue, the convolution
  * alone, followed by conv.cu's conv_epilogue kernel.  The cell's vendor candidates are the
  * engine configs cuDNN's heuristic (mode A, else its fallback list) ranks for each graph, the
  * fused graph's first, each "vendor:engine=E,rank=R,fused=F", with an execution plan built
  * once (the first candidate's at cell set-up, so it always runs; the rest when first tried)
  * and a workspace of its own, so a launch is one cudnnBackendExecute with a variant pack
  * cached per set of buffers: about 5-13 us of host time a call against the legacy call's
- * 47-185 us (docs/BENCHMARKS.md, 2026-11-26, eighth session). */
+ * 47-185 us (docs/BENCHMARKS.md, 2026-11-26, eighth session), which makes the stream-launched
+ * ResNet-50 fp16 forward 9x faster than the legacy API's (2026-11-29). */
 #include "config.h"
 #include "kernels/cuda/device.h"
 
@@ -135,8 +136,8 @@ static int mk_pointwise(struct cuda_dnng_cell *d, dnn_desc *op, cudnnPointwiseMo
 	return 0;
 }
 
-/* The operation graph of cell c: the convolution, and with epilogue set the op's bias,
- * residual and ReLU after it. */
+/* The operation graph of cell c: the convolution, and with epilogue set the op's residual,
+ * bias and ReLU after it. */
 static int mk_graph(struct cuda_dnng_cell *d, const struct cuda_shape *s, int epilogue,
 		    dnn_desc *graph, char **cause)
 {
@@ -182,11 +183,15 @@ static int mk_graph(struct cuda_dnng_cell *d, const struct cuda_shape *s, int ep
 		return -1;
 	nops++;
 	/* each step into a fresh float intermediate, the last into y */
+	/* the residual before the bias, as the legacy call computes act(conv + z + bias):
+	 * in this order cuDNN serves conv+residual+bias+ReLU with precompiled engines; with the
+	 * bias first only runtime-compiled ones serve it, 17-51% slower on ResNet-50 fp16's
+	 * residual layers (docs/BENCHMARKS.md, 2026-11-29) */
 	int steps[3], nsteps = 0;
-	if (epi & 1)
-		steps[nsteps++] = UID_BIAS;
 	if (epi & 2)
 		steps[nsteps++] = UID_RES;
+	if (epi & 1)
+		steps[nsteps++] = UID_BIAS;
 	if (epi & 4)
 		steps[nsteps++] = 0;
 	for (int i = 0; i < nsteps; i++) {

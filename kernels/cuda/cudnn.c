@@ -1,5 +1,6 @@
-/* cudnn.c: cuDNN as the vendor path of the conv ops (docs/kernels.md, "Convolutions"), by its
- * legacy API, the default (HARNESS_CUDA_DNN_API=graph sends every call to cudnn-graph.c): one
+/* cudnn.c: cuDNN as the vendor path of the conv ops (docs/kernels.md, "Convolutions") by its
+ * legacy API, chosen by HARNESS_CUDA_DNN_API=legacy (the default, cudnn-graph.c's graph API,
+ * costs the host a tenth as much a call): one
  * handle per backend on the backend's stream, NHWC tensor and KRSC filter descriptors per
  * conv cell, the algorithms cudnnGetConvolutionForwardAlgorithm_v7 ranks (its heuristic, no
  * benchmarking: what Inductor's default dispatch gets) as the cell's vendor candidates in

@@ -127,7 +127,7 @@ struct backend {
 				  * reads X by TMA's im2col mode where it can, 0 it gathers */
 	int conv_s2d;            /* HARNESS_CUDA_CONV_S2D: 1 (default) the stem by
 				  * space-to-depth (cuda_conv_s2d), 0 its element gather */
-	int dnn_graph;           /* HARNESS_CUDA_DNN_API: 0 legacy (default), 1 graph */
+	int dnn_graph;           /* HARNESS_CUDA_DNN_API: 1 graph (default), 0 legacy */
 	unsigned flush_gen;
 	struct cuda_nvml *nvml;
 	char *nvml_why;
@@ -289,10 +289,11 @@ int cuda_conv_launch(struct backend *b, struct cuda_cell *c, const struct config
 /* The same on the cell's own buffers (the workspace grown as needed). */
 int cuda_conv_run(struct backend *b, struct cuda_cell *c, const struct config *cfg,
 		struct cuda_module *m, char **cause);
-/* cuDNN: descriptors of conv cell c and its vendor candidates.  The legacy API (cudnn.c, the
- * default): the algorithms cudnnGetConvolutionForwardAlgorithm_v7 ranks, "vendor:algo=A,math=M"
- * in its order, so the first is the heuristic's choice.  With b->dnn_graph, the graph API
- * (cudnn-graph.c): the engine configs its heuristic ranks, "vendor:engine=E,rank=R,fused=F". */
+/* cuDNN: descriptors of conv cell c and its vendor candidates.  With b->dnn_graph (the
+ * default), the graph API (cudnn-graph.c): the engine configs its heuristic ranks,
+ * "vendor:engine=E,rank=R,fused=F".  Else the legacy API (cudnn.c): the algorithms
+ * cudnnGetConvolutionForwardAlgorithm_v7 ranks, "vendor:algo=A,math=M" in its order.  Either
+ * way the first is the heuristic's choice. */
 int cuda_dnn_cell_init(struct backend *b, struct cuda_cell *c, char **cause);
 /* Enqueue candidate k of cell c on io (module m: conv.cu's epilogue where cuDNN does not fuse
  * the op's); the graph API builds k's plan on first use (-1 with *cause when it cannot). */

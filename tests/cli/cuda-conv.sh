@@ -9,9 +9,9 @@
 # the unit (HARNESS_CUDA_REF_VERIFY=1; kernels/cuda/reference.c).  Every unit must end ok,
 # every unit record its cells' GPU references as verified, the exhaustive units build im2col
 # maps (TMA's im2col mode reads X for the i2c-* workloads), every cuDNN algorithm be recorded
-# as vendor:algo=A,math=M, the vendor-graph units (HARNESS_CUDA_DNN_API=graph) say so and
-# record cuDNN's graph-API engine configs as vendor:engine=E,rank=R,fused=F (some of them the
-# fused graph), and the exhaustive search must have checked
+# as vendor:engine=E,rank=R,fused=F by the graph API, the default (some of them the fused
+# graph, at every epilogue), the vendor-legacy units (HARNESS_CUDA_DNN_API=legacy) say so and
+# record the legacy API's algorithms as vendor:algo=A,math=M, and the exhaustive search must have checked
 # its grid points correct (an incorrect conv.cu config fails this test), stream-K's among
 # them; compiling ahead must
 # say its mode and keep its counts (the unit's compile_ns the sum of its trials', every queued
@@ -67,14 +67,15 @@ for u in units:
     elif s(u["mode"]).startswith("vendor") or s(u["mode"]) == "default":
         c.check(n == 0, "%s: %d template convolutions, wanted none" % (s(u["mode"]), n))
 c.check(all(verified(u) > 0 for u in units), "every unit's GPU reference agreed with the host's: " + ", ".join("%s:%d" % (s(u["mode"]), verified(u)) for u in units))
-vb = [t for t in trials if s(t["config"]).startswith("vendor:algo=")]
-c.check(len(vb) > 0 and all(",math=" in s(t["config"]) for t in vb), "cuDNN algorithms are recorded as vendor:algo=A,math=M trials")
-# the graph API's mode: its units say so, their trials are engine configs, some fused
+# the legacy API's mode: its units say so, their trials are algorithms; every other unit
+# ran the graph API (the default), its trials engine configs, some of them the fused graph
 mode = {row: s(u["mode"]) for row, u in enumerate(units)}  # trials.unit: a row of /units
-g = [u for u in units if s(u["mode"]) == "vendor-graph"]
-c.check(g and all(info(u).get("cudnn_api") == "graph" for u in g), "the vendor-graph units ran cuDNN's graph API: " + ", ".join(info(u).get("cudnn_api", "none") for u in g))
-c.check(all(info(u).get("cudnn_api") == "legacy" for u in units if s(u["mode"]) != "vendor-graph"), "every other unit ran the legacy API")
-gb = [s(t["config"]) for t in trials if mode[int(t["unit"])] == "vendor-graph" and s(t["config"]).startswith("vendor:")]
+g = [u for u in units if s(u["mode"]) == "vendor-legacy"]
+c.check(g and all(info(u).get("cudnn_api") == "legacy" for u in g), "the vendor-legacy units ran cuDNN's legacy API: " + ", ".join(info(u).get("cudnn_api", "none") for u in g))
+c.check(all(info(u).get("cudnn_api") == "graph" for u in units if s(u["mode"]) != "vendor-legacy"), "every other unit ran the graph API")
+vb = [s(t["config"]) for t in trials if mode[int(t["unit"])] == "vendor-legacy" and s(t["config"]).startswith("vendor:")]
+c.check(vb and all(v.startswith("vendor:algo=") and ",math=" in v for v in vb), "the legacy API's algorithms are recorded as vendor:algo=A,math=M trials: %s" % sorted(set(vb))[:4])
+gb = [s(t["config"]) for t in trials if mode[int(t["unit"])] != "vendor-legacy" and s(t["config"]).startswith("vendor:")]
 c.check(gb and all(v.startswith("vendor:engine=") and ",rank=" in v and ",fused=" in v for v in gb), "the graph API's candidates are recorded as vendor:engine=E,rank=R,fused=F trials: %s" % sorted(set(gb))[:4])
 c.check(any(v.endswith(",fused=1") for v in gb), "some graph-API engine config ran the fused graph")
 grid = [t for t in trials if not s(t["config"]).startswith("vendor")]

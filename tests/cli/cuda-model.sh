@@ -69,10 +69,19 @@ for u in units:
             "compiled + %d dropped, %d taken" % (s(u["mode"]), q, n, x, t))
     c.check(int(u["compiles"]) >= n, "%s: the unit's %d compiles count the queue's %d"
             % (s(u["mode"]), int(u["compiles"]), n))
-# the vendor-graph mode ran cuDNN's graph API (its forwards checked like every mode's above)
-vg = [u for u in units if s(u["mode"]) == "vendor-graph"]
-c.check(vg and all("cudnn_api=graph" in s(u["info"]).splitlines() for u in vg),
-        "the vendor-graph units ran cuDNN's graph API")
+# the vendor-legacy mode ran cuDNN's legacy API, every other mode its graph API, the default
+# (the forwards checked like every mode's above)
+vg = [u for u in units if s(u["mode"]) == "vendor-legacy"]
+c.check(vg and all("cudnn_api=legacy" in s(u["info"]).splitlines() for u in vg),
+        "the vendor-legacy units ran cuDNN's legacy API")
+c.check(all("cudnn_api=graph" in s(u["info"]).splitlines() for u in units
+            if s(u["mode"]) != "vendor-legacy"), "every other unit ran the graph API")
+# the residual convolutions ran fused (the residual-first graph: cudnn-graph.c), cuDNN's
+# heuristic choice at every conv2d_bias_relu_add cell of the default mode
+dm = [r for r, u in enumerate(units) if s(u["mode"]) == "default"]
+rf = [s(x["config"]) for x in ch if int(x["unit"]) in dm and s(cells[int(x["cell"])]["op"]) == "conv2d_bias_relu_add"]
+c.check(rf and all(v.startswith("vendor:engine=") and v.endswith(",fused=1") for v in rf),
+        "the default mode's residual convolutions ran fused: %s" % sorted(set(rf))[:4])
 # the stream-k mode's forwards ran stream-K convolutions (checked against the vendor's above)
 sk = [u for u in units if s(u["mode"]) == "stream-k"]
 for w in bounds:
