@@ -138,21 +138,6 @@ int exp_edits_from_json(const char *sets, const char *modes, const char *workloa
 	return 0;
 }
 
-/* An error that belongs to the command line, not to a place in the file. */
-static int edit_fail(struct tc_parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int edit_fail(struct tc_parser *p, const char *fmt, ...)
-{
-	if (p->cause)
-		return -1;
-	va_list ap;
-	va_start(ap, fmt);
-	char *msg = xvasprintf(fmt, ap);
-	va_end(ap);
-	p->cause = xasprintf("'%s': %s", p->path, msg);
-	free(msg);
-	return -1;
-}
-
 /* ---- -D KEY=VALUE ----------------------------------------------------------------------- */
 
 /* The k-th -D as a document: "KEY=VALUE" read as a line of TOML, or, when that fails and
@@ -593,9 +578,9 @@ static int filter_names(struct tc_parser *p, const char *opt, const char *what,
 		const char **names = arr ? entry_names(arr) : NULL;
 		const char *s = tc_suggest(want[i], names ? names : none);
 		char *list = tc_join(names ? names : none);
-		int r = edit_fail(p, "%s '%s': no %s of that name%s%s%s (%ss: %s)", opt, want[i],
-				  what, s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "",
-				  what, list);
+		int r = tc_fail(p, TC_NOPOS, "%s '%s': no %s of that name%s%s%s (%ss: %s)", opt,
+				want[i], what, s ? " (did you mean '" : "", s ? s : "",
+				s ? "'?)" : "", what, list);
 		free(list);
 		free(names);
 		return r;
@@ -671,8 +656,8 @@ static int filter(struct tc_parser *p, struct tb_node *root, const struct exp_ed
 		const char *name = str_at(tb_node_at(modes, i), "name");
 		if (named(ed->modes, ed->nmodes, name)) {
 			free(keep);
-			return edit_fail(p, "--mode '%s' runs none of the workloads --workload "
-					 "keeps (its 'workloads')", name);
+			return tc_fail(p, TC_NOPOS, "--mode '%s' runs none of the workloads "
+				       "--workload keeps (its 'workloads')", name);
 		}
 		keep[i] = 0;
 	}

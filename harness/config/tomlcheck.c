@@ -33,6 +33,8 @@ int tc_fail(struct tc_parser *p, struct tb_pos pos, const char *fmt, ...)
 	va_end(ap);
 	if (pos.line < 0 && (size_t)-(pos.line + 1) < p->nsets)
 		p->cause = xasprintf("'%s': -D %s: %s", p->path, p->sets[-(pos.line + 1)], msg);
+	else if (pos.line == 0)
+		p->cause = xasprintf("'%s': %s", p->path, msg);
 	else
 		p->cause = xasprintf("'%s':%d:%d: %s", p->path, pos.line, pos.col, msg);
 	free(msg);

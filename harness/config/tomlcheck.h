@@ -31,6 +31,9 @@ struct tc_field tc_field_at(const struct tb_node *t, size_t i);
 
 /* The position of what the k-th -D set (tc_parser's sets). */
 struct tb_pos tc_set_pos(size_t k);
+/* The position of an error that belongs to the command line, not to a place in the file
+ * (tc_fail then names the file alone). */
+#define TC_NOPOS ((struct tb_pos){ 0, 0 })
 /* Record the first error at pos; returns -1 so a check can `return tc_fail(...)`. */
 int tc_fail(struct tc_parser *p, struct tb_pos pos, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

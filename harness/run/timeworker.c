@@ -156,7 +156,7 @@ static int note_runs(struct proto_out *out, const struct unitspec *s, const int6
 	struct sbuf sb;
 	sbuf_init(&sb);
 	char *cmd = argv_line(s->command);
-	sbuf_addf(&sb, "process_timing=wall: CLOCK_MONOTONIC from before fork to after wait4; "
+	sbuf_addf(&sb, "process_timing=wall: CLOCK_MONOTONIC from before posix_spawn to after wait4; "
 		  "cpu: wait4 rusage\nprocess_command=%s\nprocess_workdir=%s\nprocess_runs=%zu\n"
 		  "process_warmup=%" PRId64 "\nprocess_failed_runs=%" PRId64 "\n", cmd,
 		  s->process.workdir ? s->process.workdir : s->cache_dir, n, s->process.warmup,
