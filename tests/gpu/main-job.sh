@@ -3,7 +3,8 @@
 # machine, from the checkout with the bundle at .gpu/bundle.txz (`make bundle`, tar cJf;
 # docs/BENCHMARKS.md).  PHASE "run": unpack the bundle, record the card and host, run
 # experiments/resnet.toml (sequential) within --max-time SECONDS (560); "resume": go on with
-# it.  Then the report, verify, audit and the files back under $OUT.
+# it.  GPUS=all (or a list) runs it with --gpus GPUS, one slot a device (docs/cluster.md).
+# Then the report, verify, audit and the files back under $OUT.
 set -u
 cd "$(dirname "$0")/../.."
 [ -d bundle ] || tar -xJf .gpu/bundle.txz
@@ -12,10 +13,11 @@ R=/root/gpurun
 mkdir -p $R
 q() { nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,power.limit,clocks_event_reasons.active --format=csv,noheader; }
 { date -u +%FT%TZ; q; nproc; lscpu | grep -E "Model name|Thread|Core|Socket|NUMA node\(s\)"; } > $OUT/host.txt 2>&1
+G=${GPUS:+--gpus $GPUS}
 if [ "$1" = run ]; then
-	/usr/bin/time -v $B run --max-time "${2:-560}" -o $R/resnet.h5 bundle/experiments/resnet.toml > $OUT/run.txt 2>&1
+	/usr/bin/time -v $B run $G --max-time "${2:-560}" -o $R/resnet.h5 bundle/experiments/resnet.toml > $OUT/run.txt 2>&1
 else
-	/usr/bin/time -v $B run --max-time "${2:-560}" --resume $R/resnet.h5 > $OUT/run.txt 2>&1
+	/usr/bin/time -v $B run $G --max-time "${2:-560}" --resume $R/resnet.h5 > $OUT/run.txt 2>&1
 fi
 echo "exit $?" >> $OUT/run.txt
 { date -u +%FT%TZ; q; } >> $OUT/host.txt 2>&1
