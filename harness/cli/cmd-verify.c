@@ -44,7 +44,7 @@ static int recheck(const char *path, int loud)
 		rc = EXIT_USAGE;
 	}
 	if (loud) {
-		printf("# The record of '%s' against its journal\n\n", path);
+		printf("\n# The record of '%s' against its journal\n\n", path);
 		printf("%zu of %zu units re-checked: their journal file has the SHA-256 the harness "
 		       "recorded as it wrote it (journal/digests), and the results file holds the "
 		       "same unit row, info and samples.\n", c.matched, c.units);
@@ -89,7 +89,7 @@ static int seal(const char *path, int loud, int md, const char *anchor, const ch
 		rc = EXIT_USAGE;
 	}
 	if (loud) {
-		printf("\n# The record of '%s' against its digests\n\n", path);
+		printf("# The record of '%s' against its digests\n\n", path);
 		if (!s.sealed)
 			printf("It carries no digests (a file from before them, 2026-11-30, or one "
 			       "whose /digests was removed): alterations cannot be detected from the "
@@ -144,13 +144,12 @@ static int verify_exec(const struct cmd_args *a)
 		return cmd_usage_error(a->entry, "--format must be md or json, not '%s'",
 				       cmd_args_value(a, OPT_FORMAT));
 	const char *anchor = cmd_args_value(a, OPT_ANCHOR), *want = cmd_args_value(a, OPT_DIGEST);
-	if (cmd_args_count(a, OPT_RECORD)) {
-		int r1 = recheck(a->pos[0], 1);
-		int r2 = seal(a->pos[0], 1, 1, anchor, want);
+	/* the digests first (they name the mode and cell), then the journal: both said */
+	int loud = cmd_args_count(a, OPT_RECORD) > 0;
+	int r1 = seal(a->pos[0], loud, fmt == REPORT_MD, anchor, want);
+	int r2 = recheck(a->pos[0], loud);
+	if (loud || r1 || r2)
 		return r1 ? r1 : r2;
-	}
-	if ((rc = recheck(a->pos[0], 0)) || (rc = seal(a->pos[0], 0, fmt == REPORT_MD, anchor, want)))
-		return rc;
 	size_t nextra = 0;
 	const char **extra = xcalloc(a->nopts + 1, sizeof(*extra));
 	for (size_t i = 0; i < a->nopts; i++)
