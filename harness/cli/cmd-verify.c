@@ -62,13 +62,13 @@ static int recheck(const char *path, int loud)
 /* The results file against its own digests (rec_seal_check), and its record digest against
  * an anchor: the digest given (--digest, from a lab notebook) and a commit of a repository
  * that holds it (--anchor, harness run --commit-digest).  0 when nothing differs (said in
- * full when loud; an anchor found is said in md), EXIT_USAGE when something does or the
- * file cannot be read (reported). */
+ * full when loud; an anchor found is said in md), EXIT_USAGE when something does, -1 when
+ * the file cannot be read (all reported). */
 static int seal(const char *path, int loud, int md, const char *anchor, const char *want)
 {
 	struct rec_seal s;
 	if (rec_seal_check(path, &s))
-		return EXIT_USAGE;
+		return -1;
 	int rc = EXIT_OK;
 	if (rec_seal_altered(&s)) {
 		struct sbuf b;
@@ -147,6 +147,8 @@ static int verify_exec(const struct cmd_args *a)
 	/* the digests first (they name the mode and cell), then the journal: both said */
 	int loud = cmd_args_count(a, OPT_RECORD) > 0;
 	int r1 = seal(a->pos[0], loud, fmt == REPORT_MD, anchor, want);
+	if (r1 < 0)
+		return EXIT_USAGE;
 	int r2 = recheck(a->pos[0], loud);
 	if (loud || r1 || r2)
 		return r1 ? r1 : r2;

@@ -7,7 +7,8 @@
 # commit `run --commit-digest` made, nor `--digest` with the noted value.  A hypothesis
 # file replaced with its SHA-256, blob ids and digests recomputed and git_commit pointed at
 # a backdated commit on no branch is not PRE-REGISTERED.  A FIFO at the recorded
-# hypothesis path, or at journal/digests, is an error, never a hang.
+# hypothesis path, at journal/digests, or given as a results file or input to any command
+# that reads one, is an error, never a hang.
 . "$top_srcdir/tests/setup"
 PY=/usr/bin/python3
 $PY -c 'import h5py' 2>/dev/null || skip "h5py for /usr/bin/python3 is not installed (Debian: python3-h5py)"
@@ -165,5 +166,17 @@ check "verify with a FIFO at journal/digests: exit 2, no hang (exit $got)" '[ $g
 rm run/journal/digests && mv digests.kept run/journal/digests || fail "restore digests"
 timeout 20 "$HARNESS" verify run.h5 >/dev/null 2>&1
 check "restored: verify exits 0 again" '[ $? -eq 0 ]'
+# every command that reads a results file or an input, given a FIFO: exit 2 at once, said
+mkfifo fifo.h5 fifo.csv || fail "mkfifo"
+for c in "verify fifo.h5" "audit fifo.h5" "report fifo.h5" "show fifo.h5" "plot fifo.h5" \
+	"compare fifo.h5 run.h5" "replay --tuners random --budget 5 fifo.h5" \
+	"export --csv ex fifo.h5" "import --csv fifo.csv -o i.h5" "verify --hypotheses fifo.csv run.h5"; do
+	# shellcheck disable=SC2086
+	timeout 20 "$HARNESS" $c >out 2>err
+	got=$?
+	check "'$c': exit 2, at once (exit $got)" '[ $got -eq 2 ]' &&
+		expect_grep "'fifo\.(h5|csv)'(:)? (is )?not a regular file" err
+	check "'$c': one message" '[ "$(wc -l < err)" -eq 1 ]'
+done
 
 finish
