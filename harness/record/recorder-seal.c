@@ -45,25 +45,34 @@ static void h_add(EVP_MD_CTX *c, const void *p, size_t n)
 		die("SHA-256 failed");
 }
 
-static void h_i64(EVP_MD_CTX *c, int64_t v)
+/* The encoding is built in a buffer (one hash update per row: a sample is 60-odd bytes,
+ * and an update per field cost more than the reading). */
+static void e_i64(struct sbuf *b, int64_t v)
 {
-	unsigned char b[8];
+	unsigned char x[8];
 	uint64_t u = (uint64_t)v;
 	for (int i = 0; i < 8; i++)
-		b[i] = (unsigned char)(u >> (8 * i));
-	h_add(c, b, 8);
+		x[i] = (unsigned char)(u >> (8 * i));
+	sbuf_add(b, x, 8);
 }
 
 /* A string: its byte count (8 bytes, little-endian), then its bytes. */
-static void h_bytes(EVP_MD_CTX *c, const void *p, size_t n)
+static void e_bytes(struct sbuf *b, const void *p, size_t n)
 {
-	h_i64(c, (int64_t)n);
-	h_add(c, p, n);
+	e_i64(b, (int64_t)n);
+	sbuf_add(b, p, n);
 }
 
-static void h_str(EVP_MD_CTX *c, const char *s)
+static void e_str(struct sbuf *b, const char *s)
 {
-	h_bytes(c, s ? s : "", s ? strlen(s) : 0);
+	e_bytes(b, s ? s : "", s ? strlen(s) : 0);
+}
+
+/* Hash what b holds, and empty it. */
+static void h_flush(EVP_MD_CTX *c, struct sbuf *b)
+{
+	h_add(c, b->buf, b->len);
+	sbuf_reset(b);
 }
 
 static int64_t field_i64(const struct field *f, const void *row)
@@ -85,31 +94,72 @@ static const struct field *field_named(const struct table *tb, const char *name)
 	return NULL;
 }
 
-/* One row: every field of its table in the table's order, but `unit` and `cell` (the part
- * says them) and `trial` (given as trial, relative to the unit's first trial): integers
- * as 8-byte little-endian, floats as their IEEE 754 bits, strings by h_str. */
-static void h_row(EVP_MD_CTX *c, const struct table *tb, const void *row, int64_t trial)
+/* How a table's rows are encoded, worked out once per table (not per row): its fields in
+ * order with what each is, and its reference fields. */
+enum { R_VALUE, R_SKIP, R_TRIAL };
+struct row_plan {
+	const struct table *tb;
+	size_t n;
+	struct {
+		enum field_kind kind;
+		size_t off;
+		int role;
+	} f[REC_MAX_FIELDS];
+	const struct field *fu, *fc, *ft; /* unit, cell, trial (NULL: none) */
+};
+
+static const struct row_plan *plan_of(const struct table *tb)
 {
-	h_str(c, tb->name);
+	static struct row_plan plans[18];
+	struct row_plan *p = &plans[tb->slot < ARRAY_SIZE(plans) ? tb->slot : 0];
+	if (p->tb == tb)
+		return p;
+	memset(p, 0, sizeof(*p));
+	p->tb = tb;
+	p->fu = field_named(tb, "unit");
+	p->fc = field_named(tb, "cell");
+	p->ft = tb == &rec_t_trial_samples ? field_named(tb, "trial") : NULL;
 	for (size_t k = 0; k < tb->nfields; k++) {
 		const struct field *f = &tb->fields[k];
-		const char *p = (const char *)row + f->offset;
-		if (tb != &rec_t_units && (!strcmp(f->name, "unit") || !strcmp(f->name, "cell")))
+		int role = R_VALUE;
+		if (tb != &rec_t_units && (f == p->fu || f == p->fc))
+			role = R_SKIP;
+		else if (f == p->ft)
+			role = R_TRIAL;
+		p->f[p->n].kind = f->kind;
+		p->f[p->n].off = f->offset;
+		p->f[p->n++].role = role;
+	}
+	return p;
+}
+
+/* One row: every field of its table in the table's order, but `unit` and `cell` (the part
+ * says them) and `trial` (given as trial, relative to the unit's first trial): integers
+ * as 8-byte little-endian, floats as their IEEE 754 bits, strings by e_str. */
+static void e_row(struct sbuf *b, const struct table *tb, const void *row, int64_t trial)
+{
+	const struct row_plan *pl = plan_of(tb);
+	e_str(b, tb->name);
+	for (size_t k = 0; k < pl->n; k++) {
+		const char *p = (const char *)row + pl->f[k].off;
+		if (pl->f[k].role == R_SKIP)
 			continue;
-		if (!strcmp(f->name, "trial") && tb == &rec_t_trial_samples) {
-			h_i64(c, trial);
+		if (pl->f[k].role == R_TRIAL) {
+			e_i64(b, trial);
 			continue;
 		}
-		switch (f->kind) {
+		switch (pl->f[k].kind) {
 		case K_F64: {
 			uint64_t u;
 			memcpy(&u, p, 8);
-			h_i64(c, (int64_t)u);
+			e_i64(b, (int64_t)u);
 			break;
 		}
-		case K_STR: h_str(c, *(char *const *)p); break;
-		case K_FIX: h_str(c, p); break;
-		default: h_i64(c, field_i64(f, row)); break;
+		case K_STR: e_str(b, *(char *const *)p); break;
+		case K_FIX: e_str(b, p); break;
+		case K_I64: e_i64(b, *(const int64_t *)p); break;
+		case K_I32: e_i64(b, *(const int32_t *)p); break;
+		case K_FLAG: e_i64(b, *(const int *)p); break;
 		}
 	}
 }
@@ -199,7 +249,20 @@ static void finish_hex(EVP_MD_CTX *c, char hex[65], unsigned char raw[32])
 		snprintf(hex + 2 * i, 3, "%02x", raw[i]);
 }
 
-/* What the digests are computed from: the file's content, read as any reader reads it. */
+/* Whether table tb is read in chunks: it has no string that could be stored long (and the
+ * biggest tables, /samples and /trial_samples, have none), so a chunk reads alone. */
+static int streamed(const struct table *tb)
+{
+	for (size_t k = 0; k < tb->nfields; k++)
+		if (tb->fields[k].kind == K_STR)
+			return 0;
+	return 1;
+}
+
+#define SEAL_CHUNK 65536 /* rows of a streamed table read at a time */
+
+/* What the digests are computed from: the file's content, read as any reader reads it;
+ * the streamed tables are read while hashing (rows[k] NULL). */
 struct content {
 	struct rec_meta meta;
 	void *rows[ARRAY_SIZE(part_tables)];
@@ -235,69 +298,115 @@ static int content_read(struct rec *r, struct content *t)
 	    rec_read_all(r, &rec_t_plan, (void **)&t->plan, &t->nplan) < 0)
 		return -1;
 	for (size_t k = 0; k < ARRAY_SIZE(part_tables); k++)
-		if (rec_read_all(r, part_tables[k], &t->rows[k], &t->nrows[k]) < 0)
+		if (!streamed(part_tables[k]) &&
+		    rec_read_all(r, part_tables[k], &t->rows[k], &t->nrows[k]) < 0)
 			return -1;
 	return 0;
 }
 
-/* The parts of t, sorted by (unit, cell), each with its hex digest; and the record
- * digest.  Reports and returns -1 on a reference out of range. */
-static int seal_compute(const char *path, const struct content *t, struct parts *x,
+/* Where the rows of the per-unit tables go: each to its (unit, cell) part. */
+struct feed {
+	const char *path;
+	const struct content *t;
+	struct parts *x;
+	struct sbuf b;
+	const int64_t *first_trial; /* per unit: its first row of /trials, or -1 */
+	const struct rec_trial *trial_rows; /* borrowed: /trials */
+	size_t ntrials;
+};
+
+/* Row i of table tb into its part.  Reports and returns -1 on a reference out of range. */
+static int feed_row(struct feed *fd, const struct table *tb, const char *row, size_t i)
+{
+	const struct row_plan *pl = plan_of(tb);
+	int64_t u = field_i64(pl->fu, row), c = -1, trial = 0;
+	if (u < 0 || (size_t)u >= fd->t->nunits)
+		return error("'%s': %s row %zu names unit %" PRId64 " of %zu", fd->path, tb->name,
+			     i, u, fd->t->nunits);
+	if (tb == &rec_t_trial_samples) {
+		int64_t tr = field_i64(pl->ft, row);
+		if (tr < 0 || (size_t)tr >= fd->ntrials || fd->first_trial[u] < 0 ||
+		    tr < fd->first_trial[u])
+			return error("'%s': %s row %zu names trial %" PRId64, fd->path, tb->name, i,
+				     tr);
+		c = fd->trial_rows[tr].cell;
+		trial = tr - fd->first_trial[u];
+	} else {
+		c = field_i64(pl->fc, row);
+	}
+	if (c < 0 || (size_t)c >= fd->t->ncells)
+		return error("'%s': %s row %zu names cell %" PRId64 " of %zu", fd->path, tb->name,
+			     i, c, fd->t->ncells);
+	e_row(&fd->b, tb, row, trial);
+	h_flush(part_get(fd->x, u, c), &fd->b);
+	return 0;
+}
+
+/* Table tb of r, read SEAL_CHUNK rows at a time, into its parts.  -1 reported. */
+static int feed_streamed(struct feed *fd, struct rec *r, const struct table *tb)
+{
+	size_t count = 0;
+	int rc = -1;
+	hid_t d = rec_table_open(r, tb);
+	if (d < 0 || rec_table_rows(r, d, tb, &count) < 0)
+		goto done;
+	if (count > r->max_bytes / tb->row_size) {
+		error("'%s': cannot read %s: it claims %zu rows, more than the file can hold",
+		      r->path, tb->name, count);
+		goto done;
+	}
+	char *buf = xmalloc(SEAL_CHUNK * tb->row_size);
+	rc = 0;
+	for (size_t first = 0; rc == 0 && first < count; first += SEAL_CHUNK) {
+		size_t n = count - first < SEAL_CHUNK ? count - first : SEAL_CHUNK;
+		rc = rec_table_read(r, d, tb, tb, first, n, buf);
+		for (size_t i = 0; rc == 0 && i < n; i++)
+			rc = feed_row(fd, tb, buf + i * tb->row_size, first + i);
+	}
+	free(buf);
+done:
+	rec_h5_close(d);
+	return rc;
+}
+
+/* The parts of t (and the streamed tables of r), sorted by (unit, cell), each with its hex
+ * digest; and the record digest.  Reports and returns -1 on a reference out of range or a
+ * table that cannot be read. */
+static int seal_compute(struct rec *r, const struct content *t, struct parts *x,
 			char record[65])
 {
-	size_t kt = 0, kts = 0;
-	for (size_t k = 0; k < ARRAY_SIZE(part_tables); k++) {
+	size_t kt = 0;
+	for (size_t k = 0; k < ARRAY_SIZE(part_tables); k++)
 		if (part_tables[k] == &rec_t_trials)
 			kt = k;
-		if (part_tables[k] == &rec_t_trial_samples)
-			kts = k;
-	}
+	const struct trial_row *trials = t->rows[kt];
 	/* each unit's first row of /trials, and each trial's cell */
 	int64_t *first_trial = xcalloc(t->nunits + 1, sizeof(*first_trial));
+	struct rec_trial *trial_rows = xcalloc(t->nrows[kt] + 1, sizeof(*trial_rows));
 	for (size_t u = 0; u <= t->nunits; u++)
 		first_trial[u] = -1;
-	const struct field *tu = field_named(&rec_t_trials, "unit");
-	const struct field *tc = field_named(&rec_t_trials, "cell");
 	for (size_t i = t->nrows[kt]; i-- > 0;) {
-		int64_t u = field_i64(tu, (char *)t->rows[kt] + i * rec_t_trials.row_size);
-		if (u >= 0 && (size_t)u < t->nunits)
-			first_trial[u] = (int64_t)i;
+		trial_rows[i].cell = trials[i].t.cell;
+		if (trials[i].unit >= 0 && (size_t)trials[i].unit < t->nunits)
+			first_trial[trials[i].unit] = (int64_t)i;
 	}
+	struct feed fd = { r->path, t, x, { 0 }, first_trial, trial_rows, t->nrows[kt] };
+	sbuf_init(&fd.b);
 	int rc = -1;
-	for (size_t u = 0; u < t->nunits; u++)
-		h_row(part_get(x, (int64_t)u, -1), &rec_t_units, &t->units[u], 0);
+	for (size_t u = 0; u < t->nunits; u++) {
+		e_row(&fd.b, &rec_t_units, &t->units[u], 0);
+		h_flush(part_get(x, (int64_t)u, -1), &fd.b);
+	}
 	for (size_t k = 0; k < ARRAY_SIZE(part_tables); k++) {
 		const struct table *tb = part_tables[k];
-		const struct field *fu = field_named(tb, "unit"), *fc = field_named(tb, "cell"),
-				   *ft = field_named(tb, "trial");
-		for (size_t i = 0; i < t->nrows[k]; i++) {
-			const char *row = (const char *)t->rows[k] + i * tb->row_size;
-			int64_t u = field_i64(fu, row), c = -1, trial = 0;
-			if (u < 0 || (size_t)u >= t->nunits) {
-				error("'%s': %s row %zu names unit %" PRId64 " of %zu", path,
-				      tb->name, i, u, t->nunits);
+		if (streamed(tb)) {
+			if (feed_streamed(&fd, r, tb) < 0)
 				goto done;
-			}
-			if (k == kts) {
-				int64_t tr = field_i64(ft, row);
-				if (tr < 0 || (size_t)tr >= t->nrows[kt] || first_trial[u] < 0 ||
-				    tr < first_trial[u]) {
-					error("'%s': %s row %zu names trial %" PRId64, path, tb->name, i,
-					      tr);
-					goto done;
-				}
-				c = field_i64(tc, (char *)t->rows[kt] + (size_t)tr * rec_t_trials.row_size);
-				trial = tr - first_trial[u];
-			} else {
-				c = field_i64(fc, row);
-			}
-			if (c < 0 || (size_t)c >= t->ncells) {
-				error("'%s': %s row %zu names cell %" PRId64 " of %zu", path, tb->name,
-				      i, c, t->ncells);
-				goto done;
-			}
-			h_row(part_get(x, u, c), tb, row, trial);
+			continue;
 		}
+		for (size_t i = 0; i < t->nrows[k]; i++)
+			if (feed_row(&fd, tb, (const char *)t->rows[k] + i * tb->row_size, i) < 0)
+				goto done;
 	}
 	qsort(x->p, x->n, sizeof(*x->p), cmp_part);
 	free(x->slot); /* the order changed: no lookups from here */
@@ -307,37 +416,47 @@ static int seal_compute(const char *path, const struct content *t, struct parts 
 	EVP_MD_CTX *rd = EVP_MD_CTX_new();
 	if (!rd || !EVP_DigestInit_ex(rd, EVP_sha256(), NULL))
 		die("SHA-256 failed");
-	h_str(rd, "harness-record-digest 1");
+	struct sbuf *b = &fd.b;
+	e_str(b, "harness-record-digest 1");
 	for (size_t k = 0; k < t->meta.nkv; k++) {
-		h_str(rd, "meta");
-		h_str(rd, t->meta.kv[k].key);
-		h_str(rd, t->meta.kv[k].value);
+		e_str(b, "meta");
+		e_str(b, t->meta.kv[k].key);
+		e_str(b, t->meta.kv[k].value);
+		h_flush(rd, b);
 	}
 	for (size_t k = 0; k < t->meta.nfiles; k++) {
 		const struct rec_file *f = &t->meta.files[k];
-		h_str(rd, "file");
-		h_str(rd, f->role);
-		h_str(rd, f->path);
-		h_str(rd, f->sha256);
-		h_bytes(rd, f->text ? f->text : "", f->len);
+		e_str(b, "file");
+		e_str(b, f->role);
+		e_str(b, f->path);
+		e_str(b, f->sha256);
+		e_bytes(b, f->text ? f->text : "", f->len);
+		h_flush(rd, b);
 	}
-	for (size_t i = 0; i < t->nplan; i++)
-		h_row(rd, &rec_t_plan, &t->plan[i], 0);
-	for (size_t i = 0; i < t->ncells; i++)
-		h_row(rd, &rec_t_cells, &t->cells[i], 0);
+	for (size_t i = 0; i < t->nplan; i++) {
+		e_row(b, &rec_t_plan, &t->plan[i], 0);
+		h_flush(rd, b);
+	}
+	for (size_t i = 0; i < t->ncells; i++) {
+		e_row(b, &rec_t_cells, &t->cells[i], 0);
+		h_flush(rd, b);
+	}
 	for (size_t i = 0; i < x->n; i++) {
 		unsigned char raw[32];
 		finish_hex(x->p[i].c, x->p[i].hex, raw);
-		h_str(rd, "part");
-		h_i64(rd, x->p[i].unit);
-		h_i64(rd, x->p[i].cell);
-		h_add(rd, raw, 32);
+		e_str(b, "part");
+		e_i64(b, x->p[i].unit);
+		e_i64(b, x->p[i].cell);
+		sbuf_add(b, raw, 32);
+		h_flush(rd, b);
 	}
 	unsigned char raw[32];
 	finish_hex(rd, record, raw);
 	EVP_MD_CTX_free(rd);
 	rc = 0;
 done:
+	sbuf_release(&fd.b);
+	free(trial_rows);
 	free(first_trial);
 	return rc;
 }
@@ -352,7 +471,7 @@ int rec_seal_write(hid_t file, const char *path, int compress)
 	struct parts x = { 0 };
 	char record[65];
 	int rc = -1;
-	if (content_read(&r, &t) < 0 || seal_compute(path, &t, &x, record) < 0)
+	if (content_read(&r, &t) < 0 || seal_compute(&r, &t, &x, record) < 0)
 		goto done;
 	struct digest_row *rows = xcalloc(x.n ? x.n : 1, sizeof(*rows));
 	for (size_t i = 0; i < x.n; i++)
@@ -425,7 +544,7 @@ int rec_seal_check(const char *path, struct rec_seal *s)
 	}
 	htri_t e = H5Lexists(r->file, rec_t_digests.name + 1, H5P_DEFAULT);
 	H5Eclear2(H5E_DEFAULT);
-	if (content_read(r, &t) < 0 || seal_compute(path, &t, &x, s->record) < 0)
+	if (content_read(r, &t) < 0 || seal_compute(r, &t, &x, s->record) < 0)
 		goto done;
 	s->parts = x.n;
 	if (e <= 0) {
