@@ -82,6 +82,9 @@ int audit_host_check(struct audit *au, const char *path);
 /* audit-isolation.c: whether the units ran where they could not reach the record (units
  * that record their sandbox only); -1 when the file cannot be read (reported). */
 int audit_isolation_check(struct audit *au, const char *path);
+/* audit-record.c: the record as the harness wrote it, against its digests and its
+ * journal (every file; -1 when the file cannot be read, reported). */
+int audit_record_check(struct audit *au, const char *path);
 /* audit-tuner.c: tuners that fell back from their table or model (units whose info records
  * tuner notes only); -1 when the file cannot be read (reported). */
 int audit_tuner_check(struct audit *au, const char *path);

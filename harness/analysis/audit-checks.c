@@ -703,7 +703,8 @@ void audit_hypotheses(struct audit *au, struct ctx *c)
 	const struct hyp_set *set = c->hyps;
 	if (c->hyps_bad) {
 		audit_raise(k, AUDIT_WARN);
-		audit_ev(k, "statuses not evaluated: a recorded hypothesis file does not parse");
+		audit_ev(k, "statuses not evaluated: a recorded hypothesis file does not parse, or "
+			    "the file at its path cannot be read (reported)");
 	} else {
 		for (size_t i = 0; i < set->n; i++) {
 			const struct hyp_entry *e = &set->e[i];

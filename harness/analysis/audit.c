@@ -683,6 +683,8 @@ int audit_build(const struct analysis *an, const struct report *rep, struct audi
 	au->margin_source = c.rep->margin_source;
 
 	c.hyps_bad = hyp_set_load(path, &c.an->meta, NULL, 0, c.rep->o.repo, &c.hyps) != 0;
+	if (audit_record_check(au, path))
+		goto done;
 	check_identity(au, &c);
 	check_backend(au, &c);
 	check_cache(au, &c);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "harness/base/util.h"
 #include "harness/config/hypothesis.h"
@@ -52,8 +53,9 @@ static int add_parsed(struct hyp_set *s, const char *path, const char *text, siz
 
 /* A file recorded as pre-registered keeps that status only if the recorded blob ids agree
  * with the recorded bytes, and, where the repository is at hand, the recorded commit still
- * holds exactly those bytes at the recorded path.  Otherwise it becomes MODIFIED (judged as
- * exploratory), with the reason.  Files recorded before blob ids were kept are left as they
+ * holds exactly those bytes at the recorded path, on a branch or tag (a commit outside the
+ * history, made aside with any date, is UNCOMMITTED).  Otherwise it becomes MODIFIED (judged
+ * as exploratory), with the reason.  Files recorded before blob ids were kept are left as they
  * were, and say so. */
 static void recheck_blob(const struct rec_meta *meta, size_t index, const struct rec_file *rf,
 			 struct hyp_entry *e)
@@ -85,20 +87,28 @@ static void recheck_blob(const struct rec_meta *meta, size_t index, const struct
 	const char *slash = strrchr(abs, '/');
 	char *dir = slash ? xstrndup(abs, (size_t)(slash - abs) + (slash == abs)) : xstrdup(".");
 	char *now = NULL;
-	int rc = hyp_git_blob_at(dir, commit, rel, &now);
-	free(dir);
+	int rc = hyp_git_blob_at(dir, commit, rel, &now), reach = 1;
 	if (rc == 0 && strcmp(now, blob)) {
 		e->status = HYP_MODIFIED;
 		why = xasprintf("commit %.12s holds blob %.12s at '%s', not the recorded bytes' %.12s",
 				commit, now, rel, blob);
+	} else if (rc == 0 && (reach = hyp_git_reachable(dir, commit)) != 1) {
+		/* a commit on no branch or tag (made aside, with any date it likes) fixes
+		 * nothing in the repository's history */
+		e->status = HYP_UNCOMMITTED;
+		why = xasprintf("commit %.12s holds the recorded bytes, but %s: a commit "
+				"outside the history fixed nothing before the run", commit,
+				reach == 0 ? "no branch or tag of its repository contains it"
+					   : "git cannot say whether a branch or tag contains it");
 	} else if (rc == 0) {
-		why = xasprintf("%s; the recorded bytes are the blob commit %.12s holds (checked now)",
-				e->why, commit);
+		why = xasprintf("%s; the recorded bytes are the blob commit %.12s holds, on a "
+				"branch or tag (checked now)", e->why, commit);
 	} else {
 		why = xasprintf("%s; commit %.12s is not in a repository at hand, so not re-checked",
 				e->why, commit);
 	}
 	free(now);
+	free(dir);
 done:
 	free(e->why);
 	e->why = why;
@@ -185,15 +195,20 @@ int hyp_set_load(const char *results_path, const struct rec_meta *meta,
 					   e->file->sha256, rf->sha256);
 			e->status = HYP_MODIFIED;
 		}
-		/* the bytes on disk now, where the file was at run start */
+		/* the bytes on disk now, where the file was at run start: nothing there is no
+		 * finding; something that is not a regular file (a FIFO, which would block a
+		 * reader for ever) is refused by util_read_file, never opened for a blocking read */
 		const char *now = hyp_meta_get(meta, index, "abspath");
 		char *text = NULL;
 		size_t len = 0;
-		FILE *probe = e->status == HYP_MODIFIED ? NULL : fopen(now ? now : rf->path, "rb");
-		if (probe) {
-			fclose(probe);
-			if (!util_read_file(now ? now : rf->path, &text, &len) &&
-			    (len != rf->len || memcmp(text, rf->text, len))) {
+		struct stat st;
+		const char *where = now ? now : rf->path;
+		if (e->status != HYP_MODIFIED && stat(where, &st) == 0) {
+			if (util_read_file(where, &text, &len)) { /* reported */
+				hyp_set_free(s);
+				return -1;
+			}
+			if (len != rf->len || memcmp(text, rf->text, len)) {
 				char sha[65];
 				util_sha256_hex(text, len, sha);
 				free(e->why);

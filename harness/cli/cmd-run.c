@@ -14,6 +14,7 @@
 #include "harness/base/util.h"
 #include "harness/cli/cmd.h"
 #include "harness/config/experiment.h"
+#include "harness/config/hypothesis.h"
 #include "harness/output/write.h"
 #include "harness/record/recorder.h"
 #include "harness/run/sched.h"
@@ -21,7 +22,7 @@
 
 enum { OPT_RESUME = 256, OPT_BACKEND, OPT_RESULTS_DIR, OPT_PREREG, OPT_JOBS, OPT_GPUS,
        OPT_MAX_TIME, OPT_SHARD, OPT_ESTIMATES, OPT_REPEATS, OPT_SHARE_SPLIT, OPT_UNTIL_DECIDED,
-       OPT_UNTIL, OPT_MODE, OPT_WORKLOAD };
+       OPT_UNTIL, OPT_MODE, OPT_WORKLOAD, OPT_COMMIT_DIGEST };
 
 static const struct cmd_opt run_opts[] = {
 	{ "resume", OPT_RESUME, 1 },
@@ -42,6 +43,7 @@ static const struct cmd_opt run_opts[] = {
 	{ "set", 'D', 1 },
 	{ "mode", OPT_MODE, 1 },
 	{ "workload", OPT_WORKLOAD, 1 },
+	{ "commit-digest", OPT_COMMIT_DIGEST, 0 },
 	{ NULL, 0, 0 },
 };
 
@@ -248,6 +250,66 @@ static int load_new(const char *path, const char *rep, struct exp_edits *ed, cha
 	return cmd_load_experiment(path, ed, out) ? EXIT_USAGE : 0;
 }
 
+/* --commit-digest (docs/results-format.md, "Digests"): the record digest of the results
+ * file at path, printed for a lab notebook, and committed on the current branch of the git
+ * repository that holds dir (an empty commit whose message holds it; staged changes stay
+ * staged), where there is one.  EXIT_OK, or EXIT_RUN_FAILED (reported): the file does not
+ * match its own digests, or git failed. */
+static int commit_digest(const char *path, const char *dir)
+{
+	struct rec_seal s;
+	struct rec_meta m;
+	struct rec *f = NULL;
+	rec_meta_init(&m);
+	if (rec_seal_check(path, &s))
+		return EXIT_RUN_FAILED;
+	int rc = EXIT_RUN_FAILED;
+	if (!s.sealed || rec_seal_altered(&s)) {
+		error("'%s': %s: no record digest to commit", path,
+		      s.sealed ? "does not match its own digests" : "carries no digests");
+		goto done;
+	}
+	if (rec_open(path, 0, &f) || rec_read_meta(f, &m))
+		goto done;
+	printf("record digest: sha256:%s  %s\n", s.record, path);
+	char *msg = xasprintf("harness record sha256:%s\n\nresults: %s\nexperiment: %s\n"
+			      "status: %s\nstart: %s\nend: %s\n", s.record, path,
+			      rec_meta_get(&m, "experiment_name") ? rec_meta_get(&m, "experiment_name") : "",
+			      rec_meta_get(&m, "status") ? rec_meta_get(&m, "status") : "",
+			      rec_meta_get(&m, "start_utc") ? rec_meta_get(&m, "start_utc") : "",
+			      rec_meta_get(&m, "end_utc") ? rec_meta_get(&m, "end_utc") : "");
+	char *commit = NULL;
+	int g = hyp_git_anchor_commit(dir, msg, &commit);
+	free(msg);
+	if (g < 0)
+		goto done;
+	if (g > 0) {
+		warning("'%s' is in no git repository: the record digest was committed nowhere; note "
+			"it (harness verify --digest sha256:%s checks a file against it)", dir, s.record);
+	} else if (hyp_git_reachable(dir, commit) != 1) {
+		warning("'%s': commit %.12s holds the record digest, but no branch holds it (a "
+			"detached HEAD?): harness verify --anchor finds it once a branch or tag does",
+			dir, commit);
+	} else {
+		printf("record digest committed: commit %.12s in '%s' (push it: a commit only you "
+		       "hold proves nothing to others)\n", commit, dir);
+	}
+	free(commit);
+	rc = EXIT_OK;
+done:
+	rec_close(f);
+	rec_meta_release(&m);
+	rec_seal_release(&s);
+	return rc;
+}
+
+/* The folder of path ("." when it names none). */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? xstrndup(path, (size_t)(slash - path) + (slash == path)) : xstrdup(".");
+}
+
 static int run_exec(const struct cmd_args *a)
 {
 	struct sched_opts o = {
@@ -376,6 +438,14 @@ static int run_exec(const struct cmd_args *a)
 			ret = EXIT_MISMEASURED;
 		}
 	}
+	/* --commit-digest: whatever the session left, the file as it is now */
+	if (cmd_args_count(a, OPT_COMMIT_DIGEST) && res.results_path && out != SCHED_REFUSED) {
+		char *dir = dir_of(o.experiment ? o.experiment : res.results_path);
+		int c = commit_digest(res.results_path, dir);
+		free(dir);
+		if (c && ret == EXIT_OK)
+			ret = c;
+	}
 	sched_result_release(&res);
 done:
 	for (size_t i = 0; i < nown; i++)
@@ -426,6 +496,10 @@ const struct cmd_entry cmd_run_entry = {
 		"                       (the experiment's [sequential] says the same)\n"
 		"  --until primary|cells  with --until-decided: wait for every cell's comparison\n"
 		"                       with the baseline too (cells)\n"
+		"  --commit-digest      at the end, print the results file's record digest and\n"
+		"                       commit it (an empty commit) on the current branch of the\n"
+		"                       git repository of the experiment file (--resume: of the\n"
+		"                       results file); harness verify --anchor DIR finds it\n"
 		"  --require-preregistered\n"
 		"                       refuse to start unless every hypothesis file the\n"
 		"                       experiment attaches is committed and clean in git\n"

@@ -1,7 +1,8 @@
 /* cmd-verify.c: `harness verify RESULTS.h5`: the verdicts of the hypotheses recorded in a
  * run (from their recorded bytes) and of any attached now with --hypotheses, once the
- * results file is re-checked against its journal (rec_recheck); --record: that check
- * alone, said in full */
+ * results file is re-checked against its journal (rec_recheck) and its own digests
+ * (rec_seal_check); --record: those checks alone, said in full; --anchor, --digest: its
+ * record digest against a commit or a noted value */
 #include "config.h"
 
 #include <stdio.h>
@@ -12,10 +13,11 @@
 #include "harness/analysis/hyp.h"
 #include "harness/analysis/report.h"
 #include "harness/base/util.h"
+#include "harness/config/hypothesis.h"
 #include "harness/output/write.h"
 #include "harness/record/recorder.h"
 
-enum { OPT_FORMAT = 'f', OPT_HYPOTHESES = CMD_OPT_OWN, OPT_RECORD };
+enum { OPT_FORMAT = 'f', OPT_HYPOTHESES = CMD_OPT_OWN, OPT_RECORD, OPT_ANCHOR, OPT_DIGEST };
 
 static const struct cmd_opt verify_opts[] = {
 	{ "format", OPT_FORMAT, 1 },
@@ -23,6 +25,8 @@ static const struct cmd_opt verify_opts[] = {
 	CMD_REPO_OPT,
 	{ "hypotheses", OPT_HYPOTHESES, 1 },
 	{ "record", OPT_RECORD, 0 },
+	{ "anchor", OPT_ANCHOR, 1 },
+	{ "digest", OPT_DIGEST, 1 },
 	{ NULL, 0, 0 },
 };
 
@@ -40,7 +44,7 @@ static int recheck(const char *path, int loud)
 		rc = EXIT_USAGE;
 	}
 	if (loud) {
-		printf("# The record of '%s' against its journal\n\n", path);
+		printf("\n# The record of '%s' against its journal\n\n", path);
 		printf("%zu of %zu units re-checked: their journal file has the SHA-256 the harness "
 		       "recorded as it wrote it (journal/digests), and the results file holds the "
 		       "same unit row, info and samples.\n", c.matched, c.units);
@@ -55,6 +59,80 @@ static int recheck(const char *path, int loud)
 	return rc;
 }
 
+/* The results file against its own digests (rec_seal_check), and its record digest against
+ * an anchor: the digest given (--digest, from a lab notebook) and a commit of a repository
+ * that holds it (--anchor, harness run --commit-digest).  0 when nothing differs (said in
+ * full when loud; an anchor found is said in md), EXIT_USAGE when something does, -1 when
+ * the file cannot be read (all reported). */
+static int seal(const char *path, int loud, int md, const char *anchor, const char *want)
+{
+	struct rec_seal s;
+	if (rec_seal_check(path, &s))
+		return -1;
+	int rc = EXIT_OK;
+	if (rec_seal_altered(&s)) {
+		struct sbuf b;
+		sbuf_init(&b);
+		for (size_t i = 0; i < s.nmodes; i++)
+			sbuf_addf(&b, "%s'%s'", i ? ", " : "", s.modes[i]);
+		if (s.bad)
+			error("'%s': altered after it was written: %zu of %zu parts of its record "
+			      "differ from the digests it carries (modes %s); the first: %s; no "
+			      "verdict is given on altered data", path, s.bad, s.parts, b.buf,
+			      s.shown[0]);
+		else
+			error("'%s': altered after it was written: its metadata, recorded files "
+			      "(experiment, hypotheses), plan or cells differ from the record digest "
+			      "it carries (%.12s, recomputed %.12s); no verdict is given on altered "
+			      "data", path, s.stored, s.record);
+		sbuf_release(&b);
+		rc = EXIT_USAGE;
+	}
+	if (loud) {
+		printf("# The record of '%s' against its digests\n\n", path);
+		if (!s.sealed)
+			printf("It carries no digests (a file from before them, 2026-11-30, or one "
+			       "whose /digests was removed): alterations cannot be detected from the "
+			       "file alone.\n");
+		else if (!rec_seal_altered(&s))
+			printf("%zu parts (each unit's row, and its rows of each cell) and the record "
+			       "digest match what the file carries.\n", s.parts);
+		for (size_t i = 0; i < s.nshown; i++)
+			printf("- differs: %s\n", s.shown[i]);
+		if (s.bad > s.nshown)
+			printf("- and %zu more\n", s.bad - s.nshown);
+		if (*s.record)
+			printf("\nrecord digest (of the content as it is now): sha256:%s\n", s.record);
+	}
+	if (rc == EXIT_OK && want && strcmp(want, s.record) &&
+	    !(strncmp(want, "sha256:", 7) == 0 && !strcmp(want + 7, s.record))) {
+		error("'%s': its record digest is sha256:%s, not the one given (%s): the file is "
+		      "not the one whose digest was noted", path, s.record, want);
+		rc = EXIT_USAGE;
+	}
+	if (rc == EXIT_OK && anchor) {
+		char *needle = xasprintf("sha256:%s", s.record), *commit = NULL, *when = NULL;
+		int f = *s.record ? hyp_git_anchor_find(anchor, needle, &commit, &when) : 1;
+		if (f < 0) {
+			error("'%s': not a git repository git can read (--anchor)", anchor);
+			rc = EXIT_USAGE;
+		} else if (f > 0) {
+			error("'%s': its record digest %s is in no commit of '%s' on a branch or tag: "
+			      "altered since it was anchored, or never anchored there (harness run "
+			      "--commit-digest)", path, needle, anchor);
+			rc = EXIT_USAGE;
+		} else if (md) {
+			printf("Record digest %s: anchored in '%s' by commit %.12s (%s), on a branch "
+			       "or tag.\n\n", needle, anchor, commit, when);
+		}
+		free(commit);
+		free(when);
+		free(needle);
+	}
+	rec_seal_release(&s);
+	return rc;
+}
+
 static int verify_exec(const struct cmd_args *a)
 {
 	struct report_opts o;
@@ -65,10 +143,15 @@ static int verify_exec(const struct cmd_args *a)
 	if (fmt != REPORT_MD && fmt != REPORT_JSON)
 		return cmd_usage_error(a->entry, "--format must be md or json, not '%s'",
 				       cmd_args_value(a, OPT_FORMAT));
-	if (cmd_args_count(a, OPT_RECORD))
-		return recheck(a->pos[0], 1);
-	if ((rc = recheck(a->pos[0], 0)))
-		return rc;
+	const char *anchor = cmd_args_value(a, OPT_ANCHOR), *want = cmd_args_value(a, OPT_DIGEST);
+	/* the digests first (they name the mode and cell), then the journal: both said */
+	int loud = cmd_args_count(a, OPT_RECORD) > 0;
+	int r1 = seal(a->pos[0], loud, fmt == REPORT_MD, anchor, want);
+	if (r1 < 0)
+		return EXIT_USAGE;
+	int r2 = recheck(a->pos[0], loud);
+	if (loud || r1 || r2)
+		return r1 ? r1 : r2;
 	size_t nextra = 0;
 	const char **extra = xcalloc(a->nopts + 1, sizeof(*extra));
 	for (size_t i = 0; i < a->nopts; i++)
@@ -116,8 +199,13 @@ const struct cmd_entry cmd_verify_entry = {
 		"  --hypotheses FILE    also evaluate FILE (repeatable); POST-HOC unless its bytes\n"
 		"                       equal a file recorded in the run\n"
 		"  --record             only re-check the results file against the journal it\n"
-		"                       was assembled from, and say so (every verify does, and\n"
-		"                       refuses a file that differs)\n"
+		"                       was assembled from and against the digests it carries,\n"
+		"                       and say so, with its record digest (every verify does,\n"
+		"                       and refuses a file that differs)\n"
+		"  --anchor DIR         also require the record digest in a commit of the git\n"
+		"                       repository DIR on a branch or tag (harness run\n"
+		"                       --commit-digest)\n"
+		"  --digest HEX         also require the record digest to be HEX (a noted one)\n"
 		"  -f, --format FMT     md (default) or json\n"
 		"  --baseline MODE      for hypotheses that name no baseline (default: the run's)\n"
 		"  --alpha A            for hypotheses that set no alpha (default 0.05; a\n"
@@ -133,7 +221,8 @@ const struct cmd_entry cmd_verify_entry = {
 		"                       its bytes: committed there before the run, PRE-REGISTERED\n"
 		"  -h, --help           this text\n"
 		"exit status: 0 no pre-registered primary hypothesis was falsified; 3 one was;\n"
-		"2 bad input (a results file that differs from its journal included)\n",
+		"2 bad input (a results file that differs from its journal or its digests, or\n"
+		"whose record digest is not the one given or anchored, included)\n",
 	.opts = verify_opts,
 	.min_args = 1,
 	.max_args = 1,

@@ -119,7 +119,8 @@ int hyp_git_first_commit(const char *dir, const void *bytes, size_t len,
 	char *find = xasprintf("--find-object=%s", blob);
 	/* oldest first: each commit's line "C<TAB>hash<TAB>unix time", then its raw diff lines
 	 * ":mode mode old new status<TAB>path" of the paths whose blob is this one */
-	const char *a_log[] = { "log", "--all", "--reverse", "--format=C%x09%H%x09%ct", "--raw",
+	const char *a_log[] = { "log", "--branches", "--tags", "--remotes", "--reverse",
+				"--format=C%x09%H%x09%ct", "--raw",
 				"--no-abbrev", "--no-renames", find, NULL };
 	rc = run_git(dir, a_log, &o) ? -1 : 0;
 	free(find);
@@ -163,6 +164,69 @@ void hyp_git_origin_release(struct hyp_git_origin *g)
 	free(g->commit);
 	free(g->path);
 	memset(g, 0, sizeof(*g));
+}
+
+int hyp_git_reachable(const char *dir, const char *commit)
+{
+	struct sbuf o;
+	sbuf_init(&o);
+	char *contains = xasprintf("--contains=%s", commit);
+	const char *a[] = { "for-each-ref", "--count=1", "--format=%(refname)", contains,
+			    "refs/heads", "refs/tags", "refs/remotes", NULL };
+	int rc = run_git(dir, a, &o);
+	rc = rc ? -1 : o.len ? 1 : 0;
+	free(contains);
+	sbuf_release(&o);
+	return rc;
+}
+
+int hyp_git_anchor_commit(const char *dir, const char *message, char **commit)
+{
+	struct sbuf o;
+	sbuf_init(&o);
+	*commit = NULL;
+	const char *a_rev[] = { "rev-parse", "--is-inside-work-tree", NULL };
+	const char *a_commit[] = { "commit", "--allow-empty", "--only", "--no-verify", "-q", "-m",
+				   message, NULL };
+	const char *a_head[] = { "rev-parse", "--verify", "HEAD", NULL };
+	int rc = run_git(dir, a_rev, &o);
+	if (rc < 0) {
+		rc = error("cannot run git in '%s'", dir);
+	} else if (rc > 0 || strncmp(o.buf, "true", 4)) {
+		rc = 1;
+	} else if (run_git(dir, a_commit, &o)) {
+		rc = error("'%s': git commit of the record digest failed", dir);
+	} else if (run_git(dir, a_head, &o) || !o.len) {
+		rc = error("'%s': git rev-parse HEAD failed after the commit", dir);
+	} else {
+		*commit = xstrdup(first_line(&o));
+		rc = 0;
+	}
+	sbuf_release(&o);
+	return rc;
+}
+
+int hyp_git_anchor_find(const char *dir, const char *needle, char **commit, char **when)
+{
+	struct sbuf o;
+	sbuf_init(&o);
+	*commit = *when = NULL;
+	char *grep = xasprintf("--grep=%s", needle);
+	const char *a[] = { "log", "--branches", "--tags", "--remotes", "--reverse",
+			    "--fixed-strings", grep, "--format=%H%x09%cI", NULL };
+	int rc = run_git(dir, a, &o) ? -1 : 1;
+	if (rc == 1 && o.len) {
+		const char *l = first_line(&o);
+		const char *tab = strchr(l, '\t');
+		if (tab) {
+			*commit = xstrndup(l, (size_t)(tab - l));
+			*when = xstrdup(tab + 1);
+			rc = 0;
+		}
+	}
+	free(grep);
+	sbuf_release(&o);
+	return rc;
 }
 
 /* The state is decided from the bytes themselves, never from git's index flags: the blob id

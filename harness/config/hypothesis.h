@@ -155,20 +155,37 @@ int hyp_git_blob_id(const char *format, const void *bytes, size_t len, char out[
  * there is none (no such commit or path, or dir is not in a repository), -1 when git could
  * not be run. */
 int hyp_git_blob_at(const char *dir, const char *rev, const char *relpath, char **blob);
-/* Where some bytes first entered a repository's history: the oldest commit (over all refs)
- * whose diff adds them as a blob at some path. */
+/* Where some bytes first entered a repository's history: the oldest commit
+ * whose diff adds them as a blob at some path (branches, tags and remote-tracking
+ * branches only). */
 struct hyp_git_origin {
 	char *blob;          /* the bytes' blob id in the repository's object format */
 	char *commit;        /* the commit (NULL when none) */
 	int64_t time;        /* its committer time, seconds since the epoch */
 	char *path;          /* the path it added them at */
 };
-/* Look bytes up in the repository that holds dir (git log --all --find-object, through
+/* Look bytes up in the repository that holds dir (git log --branches --tags --remotes
+ * --find-object: commits on no branch do not count, through
  * spawn.h): 0 and *out filled, 1 when no commit holds them (out->blob is still set), -1
  * when git could not be run or dir is in no repository.  hyp_git_origin_release frees. */
 int hyp_git_first_commit(const char *dir, const void *bytes, size_t len,
 			 struct hyp_git_origin *out);
 void hyp_git_origin_release(struct hyp_git_origin *g);
+/* 1 when commit is reachable from a branch, tag or remote-tracking branch of the repository
+ * at dir (git for-each-ref --contains), 0 when from none (a commit on no branch: dangling,
+ * or kept by the reflog alone), -1 when git could not say (no repository, no such commit).
+ * Nothing reported. */
+int hyp_git_reachable(const char *dir, const char *commit);
+/* A results file's record digest anchored in git (docs/results-format.md, "Digests"):
+ * hyp_git_anchor_commit makes an empty commit on the current branch of the repository at
+ * dir with message (only: the index's staged changes stay staged; hooks are not run), its
+ * hash in *commit (heap); 1 when dir is in no repository, -1 when git failed (reported).
+ * hyp_git_anchor_find looks for needle in the messages of the commits reachable from a
+ * branch, tag or remote-tracking branch of dir: 0 and the oldest such commit's hash and
+ * committer date (heap) when one holds it, 1 when none does, -1 when dir is no repository
+ * git can read (nothing reported). */
+int hyp_git_anchor_commit(const char *dir, const char *message, char **commit);
+int hyp_git_anchor_find(const char *dir, const char *needle, char **commit, char **when);
 /* Why a state is not pre-registered, in words ("it had uncommitted changes at run
  * start"); NULL state: none was recorded. */
 const char *hyp_git_state_why(const char *state);

@@ -412,7 +412,7 @@ static int figure_whole(const char *path, enum plot_format fmt)
 {
 	struct stat sb;
 	char tail[64];
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return 0;
 	size_t n = 0;

@@ -38,7 +38,7 @@ static int whole(const char *path, enum plot_format fmt)
 	char tail[64];
 	struct stat sb;
 	size_t n = 0;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return 0;
 	if (!fstat(fd, &sb) && S_ISREG(sb.st_mode) && sb.st_size > 0) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness/base/util.h"
@@ -47,14 +48,25 @@ int rec_digest_before(void *ctx, const void *data, size_t len)
 
 char **rec_digests_load(const char *dir, size_t nplan)
 {
-	char *path = xasprintf("%s/%s", dir, DIGESTS_FILE);
-	FILE *f = fopen(path, "re");
-	free(path);
-	if (!f)
+	char *path = xasprintf("%s/%s", dir, DIGESTS_FILE), *text = NULL;
+	struct stat st;
+	/* nothing there: a journal from before the digests; something there that is not a
+	 * regular file (a FIFO would block for ever) is refused by util_read_file, and reads
+	 * as digests that match no unit file */
+	if (lstat(path, &st) < 0) {
+		free(path);
 		return NULL;
+	}
 	char **d = xcalloc(nplan ? nplan : 1, sizeof(*d));
-	char line[160];
-	while (fgets(line, sizeof(line), f)) {
+	if (util_read_file(path, &text, NULL)) {
+		free(path);
+		return d;
+	}
+	free(path);
+	for (char *line = text, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
 		long long id;
 		char hex[80];
 		if (sscanf(line, "%lld %79s", &id, hex) == 2 && id >= 0 && (size_t)id < nplan &&
@@ -63,7 +75,7 @@ char **rec_digests_load(const char *dir, size_t nplan)
 			d[id] = xstrdup(hex); /* the last line for an id counts: a unit run again */
 		}
 	}
-	fclose(f);
+	free(text);
 	return d;
 }
 

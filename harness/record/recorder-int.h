@@ -271,6 +271,12 @@ int rec_build_file_hook(const char *path, int excl, const char *journal,
 			const struct rec_unit_source *src,
 			int (*before)(void *ctx, const void *data, size_t len), void *ctx);
 
+/* ---- the record's digests (recorder-seal.c) */
+/* Compute the digests of the results file open (writable, in memory) as file from what it
+ * holds, and write them into it: /digests and the root attribute record_sha256.  Reports
+ * and returns -1. */
+int rec_seal_write(hid_t file, const char *path, int compress);
+
 /* ---- journal/digests (recorder-digests.c) */
 /* The journal folder dir and a unit id: rec_digest_before appends the SHA-256 of the bytes
  * about to be written as that unit's file (rec_build_file_hook's before; reported, -1). */

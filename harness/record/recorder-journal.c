@@ -591,17 +591,15 @@ void rec_journal_clear_running(struct rec_journal *j, int64_t id)
 /* Unit id's note: its elapsed time, or -1 when it is not one number >= 0 on one line. */
 static int64_t running_read(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	char text[32];
+	char *text = NULL;
 	int64_t v = -1;
-	if (!f)
+	/* util_read_input: a FIFO in its place is refused, never read for ever */
+	if (util_read_input(path, 64, &text, NULL))
 		return -1;
-	if (fgets(text, sizeof(text), f)) {
-		text[strcspn(text, "\n")] = '\0';
-		if (parse_i64(text, 0, INT64_MAX, &v))
-			v = -1;
-	}
-	fclose(f);
+	text[strcspn(text, "\n")] = '\0';
+	if (parse_i64(text, 0, INT64_MAX, &v))
+		v = -1;
+	free(text);
 	return v;
 }
 

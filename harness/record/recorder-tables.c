@@ -212,7 +212,7 @@ const struct table rec_t_space_vendors = TABLE("/space_vendors", 14, space_vendo
 					       space_vendor_fields, 256, SAMPLES_DEFLATE);
 const struct table rec_t_space_invalid = TABLE("/space_invalid", 15, space_invalid_row,
 					       space_invalid_fields, 1024, SAMPLES_DEFLATE);
-#define NSLOTS 17
+#define NSLOTS 18
 
 const struct table *const rec_all_tables[REC_NTABLES] = {
 	&rec_t_plan, &rec_t_units, &rec_t_cells, &rec_t_trials, &rec_t_choices, &rec_t_measures, &rec_t_samples,

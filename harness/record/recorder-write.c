@@ -507,6 +507,9 @@ int rec_build_file_hook(const char *path, int excl, const char *journal,
 	}
 	if (rec_spill_write(file, path, &b.spill, compress) < 0)
 		goto done;
+	/* a results file's digests, from what it now holds (journal files have their own) */
+	if (!journal && rec_seal_write(file, path, compress) < 0)
+		goto done;
 	rc = rec_h5_image_write(file, &im, path, excl);
 	file = -1;
 done:

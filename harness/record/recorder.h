@@ -338,6 +338,35 @@ struct rec_recheck {
 int rec_recheck(const char *results, struct rec_recheck *out);
 void rec_recheck_release(struct rec_recheck *c);
 
+/* A results file's digests (recorder-seal.c; docs/results-format.md, "Digests").  Every
+ * results file the harness writes (a run's, an import's, a merge's) carries /digests, one
+ * SHA-256 per part of its record: each unit's row of /units, and each (unit, cell)'s rows
+ * of the per-unit tables (samples, measures, choices, trials and their samples, spaces);
+ * and the record digest, over its /run metadata, recorded files, plan, cells and those
+ * parts (the root attribute record_sha256).  rec_seal_check recomputes both from what the
+ * file holds and compares them with what it stores: *s says what differs (up to
+ * REC_SEAL_SHOWN parts named, unit, mode, block and cell).  A file without /digests (from
+ * before them, or a version 1 file) has sealed 0: nothing can be compared, but record is
+ * still its record digest (for version 2).  Reports and returns -1 when the file cannot be
+ * read; release with rec_seal_release. */
+#define REC_SEAL_SHOWN 5
+struct rec_seal {
+	int sealed;          /* 1: the file carries /digests */
+	char record[65];     /* the record digest recomputed from the content ("" version 1) */
+	char stored[65];     /* the one the file stores ("" none) */
+	int record_differs;  /* sealed, and record is not stored */
+	size_t parts, bad;   /* parts recomputed; parts that differ, are new or are gone */
+	char *shown[REC_SEAL_SHOWN]; /* heap: the first bad parts, in words */
+	size_t nshown;
+	char *modes[REC_SEAL_SHOWN]; /* heap: the modes of the bad parts */
+	size_t nmodes;
+};
+int rec_seal_check(const char *path, struct rec_seal *s);
+void rec_seal_release(struct rec_seal *s);
+/* 1 when s found the file altered after it was written (a part or the record digest
+ * differs from what it stores). */
+int rec_seal_altered(const struct rec_seal *s);
+
 /* Merge the shards of one plan (harness merge): args are shard results files (X.h5, whose
  * run folder X holds the journal) or run folders.  Every shard must have the first's
  * experiment SHA-256, seed and plan, and the same shard count (meta "shard", k/n) with a

@@ -40,8 +40,8 @@ check_audit clean.json measure PASS '"every mode measured by the run" in c["summ
 $PY -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["result"] == "WARN" and sum(d["counts"].values()) == len(d["checks"]) == 15, d["counts"]
-assert "host-load" in [k["id"] for k in d["checks"]] and "isolation" in [k["id"] for k in d["checks"]]
+assert d["result"] == "WARN" and sum(d["counts"].values()) == len(d["checks"]) == 16, d["counts"]
+assert "host-load" in [k["id"] for k in d["checks"]] and "isolation" in [k["id"] for k in d["checks"]] and d["checks"][0]["id"] == "record" and d["checks"][0]["status"] == "PASS"
 assert d["settings"]["baseline"] == "default" and d["run"]["blocks"] == 2
 ' clean.json && pass "the JSON's result, counts and settings" || fail "audit JSON header"
 expect_status 0 h audit clean.h5 && expect_grep '^\| cache isolation \(cold units start cold\) \| PASS \|' "$SCRATCH/out" &&

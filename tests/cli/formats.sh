@@ -3,7 +3,8 @@
 # change only with a deliberate change of the report: 2026-11-26 added "Choices that differ
 # between units", whose rows this file's exhaustive units give, and then its column of the
 # kernels unlike the fastest, "-" here; 2026-11-28 the (trimmed) t test, the per-cell noise
-# floors and families, and the audit's findings among the warnings), is refused for appending,
+# floors and families, and the audit's findings among the warnings; 2026-11-30 the audit's
+# record check: a file from before the digests WARNs), is refused for appending,
 # and a new run writes layout 2: config spaces, trial samples and the optional sample columns.
 . "$top_srcdir/tests/setup"
 cp "$DATA/v1/v1.h5" "$DATA/v1/v1.toml" .

@@ -171,7 +171,7 @@ expect_status 2 h run -q --require-preregistered -o refused.h5 repo/exp.toml &&
 [ ! -e refused.h5 ] || fail "a refused run wrote refused.h5"
 (cd repo && git checkout -q -- run-h.toml) || fail "git checkout"
 expect_status 0 h run -q --require-preregistered -o clean.h5 repo/exp.toml && pass "--require-preregistered accepts committed files"
-expect_grep '^\| repo/run-h.toml \| PRE-REGISTERED \| .*the recorded bytes are the blob commit [0-9a-f]{12} holds \(checked now\)' <(h verify clean.h5) &&
+expect_grep '^\| repo/run-h.toml \| PRE-REGISTERED \| .*the recorded bytes are the blob commit [0-9a-f]{12} holds, on a branch or tag \(checked now\)' <(h verify clean.h5) &&
 	pass "verify re-checks the recorded bytes against the recorded commit"
 
 # a run from a copy outside the repository (a bundle on a lent machine): UNCOMMITTED where it
