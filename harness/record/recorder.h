@@ -254,13 +254,28 @@ int rec_write_results(const char *path, int excl, const struct rec_meta *meta,
  * starts.  A journal file is a results file (same layout) with a root attribute `journal`
  * ("run" or "unit").  One process at a time holds a journal (a lock on journal/lock). */
 struct rec_journal;
-/* Make the run folder rundir (its parent must exist) and take its writer's lock
- * (rundir/lock) before anything is written there: only one process can, so two runs started
- * together on one output never share a folder.  The lock is the kernel's (it dies with its
- * holder, never stale) and names its holder's pid and boot for a process it refuses.  The
- * lock fd into *fd (close it to release), or -1 reported: the folder exists already, or
- * cannot be made. */
-int rec_run_dir_create(const char *rundir, int *fd);
+/* A new run's folder appears whole (recorder-rundir.c): rec_run_dir_stage makes
+ * RUNDIR.start-XXXXXX (*stage, heap) and takes its writer's lock (stage/lock, fd into *fd:
+ * close it to release) before anything is written there, and notes the command line argv
+ * (NULL-terminated) and the folder it ran in (stage/start-command), to name it should the
+ * start be killed; the caller fills the stage, journal included; rec_run_dir_commit
+ * removes the note and renames the stage to rundir, refusing when rundir exists: only one
+ * start can, so two runs started together on one output never share a folder.  The lock
+ * is the kernel's (it dies with its holder, never stale; the fd stays valid across the
+ * rename) and names its holder's pid and boot for a process it refuses.  Both report and
+ * return -1 (the stage is then removed by stage, left by commit). */
+int rec_run_dir_stage(const char *rundir, const char *const *argv, char **stage, int *fd);
+int rec_run_dir_commit(const char *stage, const char *rundir);
+/* What starts of rundir killed before their rename left beside it (RUNDIR.start-XXXXXX
+ * whose lock no process holds).  promote: the first that holds a journal (its start was
+ * killed between the journal and the rename) is renamed to rundir, *promoted 1.  Every
+ * other is removed, with a warning; *command: the command line the last removed one noted
+ * (heap, "cd DIR && WORDS..."), or NULL.  A stage another process holds (a start under
+ * way) is left, reported, and the result is -1; otherwise 0. */
+int rec_run_dir_leftovers(const char *rundir, int promote, int *promoted, char **command);
+/* The journal j, whose run folder was renamed to rundir (rec_run_dir_commit): its paths
+ * follow (its lock stays held). */
+void rec_journal_moved(struct rec_journal *j, const char *rundir);
 /* Make RUNDIR/journal (must not exist) and its run.h5.  Reports and returns -1. */
 int rec_journal_create(const char *rundir, const struct rec_meta *meta,
 		       const struct rec_plan *plan, size_t nplan, struct rec_journal **out);

@@ -414,12 +414,31 @@ int sched_start_resume(struct run *r, int *usage, int *complete)
 	struct stat jst;
 	int has_journal = stat(jdir, &jst) == 0;
 	free(jdir);
+	/* No run folder: a start killed before its rename may have left its stage beside
+	 * it, promoted when its journal is whole, else removed, naming the command */
+	int promoted = 0, no_dir = access(r->dir, F_OK) < 0;
+	char *cmd = NULL;
+	if (!has_journal && no_dir) {
+		if (rec_run_dir_leftovers(r->dir, 1, &promoted, &cmd)) {
+			free(cmd);
+			goto done;
+		}
+		has_journal = promoted;
+	}
 	if (!has_journal) {
 		struct rec *old = NULL;
-		if (access(r->h5path, F_OK) < 0)
-			error("cannot resume '%s': no such file, and its run folder '%s' has no "
-			      "journal (a run stopped before it recorded anything: start it again)",
-			      r->h5path, r->dir);
+		if (access(r->h5path, F_OK) < 0 && cmd)
+			error("cannot resume '%s': its run was killed before its journal was in "
+			      "place, so nothing was recorded; start it again: %s", r->h5path, cmd);
+		else if (access(r->h5path, F_OK) < 0 && no_dir)
+			error("cannot resume '%s': no such file, and no run folder '%s' (a run killed "
+			      "before it made one recorded nothing); start it again with the command "
+			      "that started it", r->h5path, r->dir);
+		else if (access(r->h5path, F_OK) < 0)
+			error("cannot resume '%s': no such file, and its run folder '%s' holds no "
+			      "journal (a run killed before it recorded anything, or not a run "
+			      "folder); to start it again, remove the folder first: rm -r '%s'",
+			      r->h5path, r->dir, r->dir);
 		else if (rec_open(r->h5path, 0, &old) == 0 &&
 			 rec_format_version(old) < REC_FORMAT_VERSION)
 			error("'%s': results format version %d is read-only for this harness (it "
@@ -428,8 +447,10 @@ int sched_start_resume(struct run *r, int *usage, int *complete)
 			error("'%s': its run folder '%s' has no journal; cannot resume it", r->h5path,
 			      r->dir);
 		rec_close(old);
+		free(cmd);
 		goto done;
 	}
+	free(cmd);
 	if (rec_journal_open(r->dir, &r->jr))
 		goto done;
 	const struct rec_meta *m = rec_journal_meta(r->jr);
