@@ -21,7 +21,7 @@
 
 enum { OPT_RESUME = 256, OPT_BACKEND, OPT_RESULTS_DIR, OPT_PREREG, OPT_JOBS, OPT_GPUS,
        OPT_MAX_TIME, OPT_SHARD, OPT_ESTIMATES, OPT_REPEATS, OPT_SHARE_SPLIT, OPT_UNTIL_DECIDED,
-       OPT_UNTIL, OPT_MODE, OPT_WORKLOAD };
+       OPT_UNTIL, OPT_MODE, OPT_WORKLOAD, OPT_SUBMISSION };
 
 static const struct cmd_opt run_opts[] = {
 	{ "resume", OPT_RESUME, 1 },
@@ -35,6 +35,7 @@ static const struct cmd_opt run_opts[] = {
 	{ "max-time", OPT_MAX_TIME, 1 },
 	{ "estimates", OPT_ESTIMATES, 1 },
 	{ "shard", OPT_SHARD, 1 },
+	{ "submission", OPT_SUBMISSION, 1 },
 	{ "repeats", OPT_REPEATS, 1 },
 	{ "share-split-blocks", OPT_SHARE_SPLIT, 0 },
 	{ "until-decided", OPT_UNTIL_DECIDED, 1 },
@@ -274,13 +275,16 @@ static int run_exec(const struct cmd_args *a)
 	if (mt && (sched_parse_duration(mt, 0, &o.max_time_s) || o.max_time_s <= 0))
 		return cmd_usage_error(a->entry, "--max-time: '%s' is not a duration (90, 90s, 15m, "
 						 "2h, 1:30:00)", mt);
-	if (shard) {
-		char tail;
-		if (sscanf(shard, "%" SCNd64 "/%" SCNd64 "%c", &o.shard_k, &o.shard_n, &tail) != 2 ||
-		    o.shard_n < 1 || o.shard_k < 0 || o.shard_k >= o.shard_n)
-			return cmd_usage_error(a->entry, "--shard: '%s' is not K/N with 0 <= K < N",
-					       shard);
-	}
+	if (shard && rec_shard_parse(shard, &o.shard_k, &o.shard_n))
+		return cmd_usage_error(a->entry, "--shard: '%s' is not K/N with 0 <= K < N <= %d",
+				       shard, REC_MAX_SHARDS);
+	o.submission = cmd_args_value(a, OPT_SUBMISSION);
+	if (o.submission && !rec_submission_id_ok(o.submission))
+		return cmd_usage_error(a->entry, "--submission: '%s' is not a submission id (1 to "
+						 "64 of A-Z a-z 0-9 . _ -)", o.submission);
+	if (o.submission && !shard && !o.resume)
+		return cmd_usage_error(a->entry, "--submission names the submission a shard is of: "
+						 "only with --shard K/N (or --resume of a shard)");
 	const char *rep = cmd_args_value(a, OPT_REPEATS);
 	if (rep && parse_i64(rep, 1, INT32_MAX, &o.repeats))
 		return cmd_usage_error(a->entry, "--repeats: '%s' is not a number of blocks", rep);
@@ -407,7 +411,11 @@ const struct cmd_entry cmd_run_entry = {
 		"                       (90, 90s, 15m, 2h, 1:30:00); then exit 75: resume it\n"
 		"  --estimates FILE     with --max-time: also judge a unit by FILE's recorded\n"
 		"                       units of its mode, workload and kind (an earlier run)\n"
-		"  --shard K/N          only the blocks with block mod N == K (harness slurm)\n"
+		"  --shard K/N          only the blocks with block mod N == K (harness slurm;\n"
+		"                       N at most 4096)\n"
+		"  --submission ID      with --shard: the submission the shard is of (1 to 64\n"
+		"                       of A-Z a-z 0-9 . _ -), the same for every shard of it;\n"
+		"                       harness merge joins only shards of one\n"
 		"  --repeats N          a new run: N blocks (recorded as the override repeats=N);\n"
 		"                       with --resume: extend the plan to N blocks, the recorded\n"
 		"                       blocks unchanged (the file says it was extended)\n"

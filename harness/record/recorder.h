@@ -353,10 +353,23 @@ struct rec_recheck {
 int rec_recheck(const char *results, struct rec_recheck *out);
 void rec_recheck_release(struct rec_recheck *c);
 
+/* The most shards one plan is split into (harness run --shard K/N, harness slurm
+ * --tasks): a larger N is refused where it is given, and read from a file as damage. */
+#define REC_MAX_SHARDS 4096
+/* "K/N" with 0 <= K < N <= REC_MAX_SHARDS, decimal digits only, into *k and *n.  0, or -1
+ * (nothing reported: the caller names the option or the file). */
+int rec_shard_parse(const char *s, int64_t *k, int64_t *n);
+/* 1 when s is a submission id (meta "submission_id"; harness run --submission): 1 to 64
+ * of A-Z a-z 0-9 . _ -, else 0. */
+int rec_submission_id_ok(const char *s);
+
 /* Merge the shards of one plan (harness merge): args are shard results files (X.h5, whose
  * run folder X holds the journal) or run folders.  Every shard must have the first's
- * experiment SHA-256, seed and plan, and the same shard count (meta "shard", k/n) with a
- * k of its own; the results file out (never replaced) gets every unit once (one recorded
+ * experiment SHA-256, seed and plan, the same shard count (meta "shard", k/n) with a
+ * k of its own, and the same submission id (meta "submission_id": each harness slurm, or
+ * each hand-run set of `run --shard K/N --submission ID`, is one submission; shards that
+ * all lack one merge with a warning, one with and one without do not), as the submission
+ * record's when it has one; the results file out (never replaced) gets every unit once (one recorded
  * twice is an error), the metadata of the submission record (submission, or
  * submission.h5 beside the first shard's folder when NULL and present: the experiment,
  * hypotheses and git state as at submission; else the first shard's), "shards": each

@@ -550,9 +550,17 @@ int sched_start_resume(struct run *r, int *usage, int *complete)
 	/* The shard it was started as (a resumed task runs the same share of the blocks),
 	 * and this session's slots. */
 	const char *shard = rec_meta_get(m, "shard");
-	if (shard && *shard &&
-	    sscanf(shard, "%" SCNd64 "/%" SCNd64, &r->shard_k, &r->shard_n) != 2) {
-		error("'%s': its shard '%s' is not k/n", r->o->resume, shard);
+	if (shard && *shard && rec_shard_parse(shard, &r->shard_k, &r->shard_n)) {
+		error("'%s': its shard '%s' is not K/N with 0 <= K < N <= %d", r->o->resume, shard,
+		      REC_MAX_SHARDS);
+		goto done;
+	}
+	const char *subid = rec_meta_get(m, "submission_id");
+	if (r->o->submission && strcmp(r->o->submission, subid ? subid : "")) {
+		*usage = 1;
+		error("'%s' is of submission %s%s%s; refusing to resume it as --submission %s",
+		      r->o->resume, subid && *subid ? "'" : "", subid && *subid ? subid : "(none)",
+		      subid && *subid ? "'" : "", r->o->submission);
 		goto done;
 	}
 	if (r->o->shard_n > 0 && (r->o->shard_k != r->shard_k || r->o->shard_n != r->shard_n)) {

@@ -209,6 +209,8 @@ static int write_meta(struct run *r, struct rec_meta *m)
 	rec_meta_set(m, "end_utc", "");
 	rec_meta_set(m, "status", "running");
 	rec_meta_set(m, "run_dir", strrchr(r->dir, '/') ? strrchr(r->dir, '/') + 1 : r->dir);
+	/* the submission a shard is of: harness merge joins only shards of one */
+	rec_meta_set(m, "submission_id", r->o->submission ? r->o->submission : "");
 	sched_session_meta(r, m);
 	char *argv = sched_json_strv((const char *const *)r->o->argv);
 	rec_meta_set(m, "harness_argv", argv);
