@@ -518,11 +518,17 @@ int sched_start_resume(struct run *r, int *usage, int *complete)
 	 * shrinks; a shard's share of the blocks is fixed when it starts. */
 	int64_t was = r->exp->repeats, rec_rep = 0;
 	const char *rr = rec_meta_get(m, "repeats");
-	if (rr && !parse_i64(rr, 1, INT32_MAX, &rec_rep) && rec_rep > was)
+	if (rr && !parse_i64(rr, 1, EXPERIMENT_MAX_REPEATS, &rec_rep) && rec_rep > was)
 		was = rec_rep;
 	r->exp->repeats = was;
 	if (r->o->repeats) {
 		const char *sh = rec_meta_get(m, "shard");
+		if (r->o->repeats > EXPERIMENT_MAX_REPEATS) {
+			error("--repeats %" PRId64 ": above %d, the most an experiment's repeats may "
+			      "be; '%s' is unchanged", r->o->repeats, EXPERIMENT_MAX_REPEATS,
+			      r->o->resume);
+			goto done;
+		}
 		if (r->o->repeats < was || (sh && *sh)) {
 			if (sh && *sh)
 				error("--repeats: '%s' is shard %s of a run; extend the whole run's "

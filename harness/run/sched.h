@@ -11,6 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The longest --max-time (and so the latest deadline) a session takes: 366 days. */
+#define SCHED_MAX_TIME_S (366.0 * 86400)
+
 struct rec_unit;
 struct exp_edits;
 
