@@ -366,7 +366,7 @@ const struct cmd_entry cmd_slurm_entry = {
 	.summary = "write (and submit) a Slurm job array running shards of one plan",
 	.help = "options:\n"
 		"  --tasks N            array tasks; task k runs the blocks with block mod N == k\n"
-		"                       into RUN/shard-k.h5 (default 1)\n"
+		"                       into RUN/shard-k.h5 (default 1; at most 4096)\n"
 		"  --gpus-per-task G    each task asks for G GPUs and runs one unit per GPU\n"
 		"  --jobs N             each task asks for N cores and runs N units at once\n"
 		"  --partition P        the Slurm partition\n"
@@ -377,7 +377,8 @@ const struct cmd_entry cmd_slurm_entry = {
 		"  --submit             submit the script with sbatch\n"
 		"  --local              run the tasks here as local processes instead\n"
 		"  -h, --help           this text\n"
-		"Writes RUN/submission.h5 (the experiment, hypotheses and their git state now)\n"
+		"Writes RUN/submission.h5 (the experiment, hypotheses and their git state now,\n"
+		"and this submission's id, which every task records: merge joins one's shards)\n"
 		"and RUN/job.sbatch; a task resubmitted after a failure or time-out resumes its\n"
 		"shard.  Merge the shards with 'harness merge RUN/shard-*.h5 -o RUN.h5'.\n"
 		"exit status: 0 written (and submitted, or every local task exited 0),\n"
