@@ -67,7 +67,9 @@ int rec_run_dir_stage(const char *rundir, const char *const *argv, char **stage,
 	if ((*fd = dir_lock(*stage)) < 0)
 		goto undo;
 	/* the command line, to name it when this start is found killed (one line: the
-	 * folder it ran in, then the words) */
+	 * folder it ran in, then the words); none known, none noted */
+	if (!argv || !argv[0])
+		return 0;
 	struct sbuf sb;
 	sbuf_init(&sb);
 	sbuf_adds(&sb, "cd ");

@@ -386,15 +386,13 @@ static int start_new(struct run *r)
 	}
 	rc = 0;
 done:
+	if (final) /* r->dir was the stage's path, which stage owns */
+		r->dir = final;
 	if (stage) { /* never in place: nothing of it stays */
 		rec_journal_close(r->jr);
 		r->jr = NULL;
 		util_rm_rf(stage);
 		free(stage);
-	}
-	if (final) {
-		free(r->dir);
-		r->dir = final;
 	}
 	rec_meta_release(&m);
 	return rc;

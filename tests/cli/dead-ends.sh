@@ -84,6 +84,16 @@ faulty WRITEFAULT_MATCH=.start- WRITEFAULT_KILL_AT=3 $START >/dev/null 2>&1
 check "a start killed in its stage leaves only the stage" '[ ! -e res ] && [ -n "$(ls -d res.start-*)" ]'
 check "the same command starts it again, removing the stage" '$START 2>again.err && grep -q "removed, left by a start of this run killed" again.err && [ -z "$(ls -d res.start-* 2>/dev/null)" ]'
 
+# a full disk in the stage: status 1 naming the file, nothing left, the command starts it
+for n in 2 3 "$nstage"; do
+	rm -rf res res.h5 res.start-*
+	faulty WRITEFAULT_MATCH=.start- WRITEFAULT_ENOSPC_AT="$n" $START >/dev/null 2>full.err
+	st=$?
+	check "a full disk at stage write $n: status 1 naming the file, no folder or stage left" \
+		'[ "$st" -eq 1 ] && grep -q "No space left on device" full.err && [ -z "$(ls -d res res.h5 res.start-* 2>/dev/null)" ]'
+done
+check "then the same command starts it" '$START'
+
 # the folder in place: the results file's first assembly; the finish: the journal's last
 # metadata and the last assembly, each with every unit recorded
 nh5=$(writes results res.h5.tmp-)
