@@ -741,6 +741,14 @@ char *util_utf8_sanitize(const char *s)
 	return sbuf_detach(&sb);
 }
 
+int64_t util_add_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
 int64_t util_s_to_ns(double s)
 {
 	if (!(s > 0))

@@ -58,6 +58,9 @@ int parse_double(const char *s, double min, double max, double *out);
  * anything past INT64_MAX ns (292 years) gives INT64_MAX, so a huge timeout never wraps
  * into the past. */
 int64_t util_s_to_ns(double s);
+/* a + b, saturating at INT64_MIN and INT64_MAX instead of wrapping (a clock plus a
+ * duration, a sum of estimates: a huge one then stays huge, never in the past). */
+int64_t util_add_sat(int64_t a, int64_t b);
 
 /* Files.  util_read_input() reads a whole input file (an experiment, a hypothesis file, a
  * CSV, a lookup table) into a NUL-terminated heap buffer the caller frees.  Only a regular

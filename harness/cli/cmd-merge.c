@@ -47,10 +47,13 @@ const struct cmd_entry cmd_merge_entry = {
 		"                       git state as they were at submission\n"
 		"  -h, --help           this text\n"
 		"Each SHARD is a shard's results file or its run folder (the journal is read).\n"
-		"Every shard must have the same experiment SHA-256, seed and plan, and a shard\n"
-		"number of its own; every unit goes in once.\n"
+		"Every shard must have the same experiment SHA-256, seed and plan, a shard\n"
+		"number of its own and the same submission id (harness slurm makes one per\n"
+		"submission; harness run --shard K/N --submission ID by hand); every unit goes\n"
+		"in once.\n"
 		"exit status: 0 merged, 1 the merged file could not be written,\n"
-		"             2 the shards are not of one plan, or unreadable (nothing written)\n",
+		"             2 the shards are not of one plan or one submission, or unreadable\n"
+		"             (nothing written)\n",
 	.opts = merge_opts,
 	.min_args = 1,
 	.max_args = -1,

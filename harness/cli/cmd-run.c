@@ -22,7 +22,7 @@
 
 enum { OPT_RESUME = 256, OPT_BACKEND, OPT_RESULTS_DIR, OPT_PREREG, OPT_JOBS, OPT_GPUS,
        OPT_MAX_TIME, OPT_SHARD, OPT_ESTIMATES, OPT_REPEATS, OPT_SHARE_SPLIT, OPT_UNTIL_DECIDED,
-       OPT_UNTIL, OPT_MODE, OPT_WORKLOAD, OPT_COMMIT_DIGEST };
+       OPT_UNTIL, OPT_MODE, OPT_WORKLOAD, OPT_COMMIT_DIGEST, OPT_SUBMISSION };
 
 static const struct cmd_opt run_opts[] = {
 	{ "resume", OPT_RESUME, 1 },
@@ -36,6 +36,7 @@ static const struct cmd_opt run_opts[] = {
 	{ "max-time", OPT_MAX_TIME, 1 },
 	{ "estimates", OPT_ESTIMATES, 1 },
 	{ "shard", OPT_SHARD, 1 },
+	{ "submission", OPT_SUBMISSION, 1 },
 	{ "repeats", OPT_REPEATS, 1 },
 	{ "share-split-blocks", OPT_SHARE_SPLIT, 0 },
 	{ "until-decided", OPT_UNTIL_DECIDED, 1 },
@@ -333,24 +334,32 @@ static int run_exec(const struct cmd_args *a)
 							 "at once (1 to 4096)", jobs);
 		o.jobs = (int)v;
 	}
-	if (mt && (sched_parse_duration(mt, 0, &o.max_time_s) || o.max_time_s <= 0))
+	if (mt && (sched_parse_duration(mt, 0, &o.max_time_s) || o.max_time_s <= 0 ||
+		   o.max_time_s > SCHED_MAX_TIME_S))
 		return cmd_usage_error(a->entry, "--max-time: '%s' is not a duration (90, 90s, 15m, "
-						 "2h, 1:30:00)", mt);
-	if (shard) {
-		char tail;
-		if (sscanf(shard, "%" SCNd64 "/%" SCNd64 "%c", &o.shard_k, &o.shard_n, &tail) != 2 ||
-		    o.shard_n < 1 || o.shard_k < 0 || o.shard_k >= o.shard_n)
-			return cmd_usage_error(a->entry, "--shard: '%s' is not K/N with 0 <= K < N",
-					       shard);
-	}
+						 "2h, 1:30:00) of at most 366 days", mt);
+	if (shard && rec_shard_parse(shard, &o.shard_k, &o.shard_n))
+		return cmd_usage_error(a->entry, "--shard: '%s' is not K/N with 0 <= K < N <= %d",
+				       shard, REC_MAX_SHARDS);
+	o.submission = cmd_args_value(a, OPT_SUBMISSION);
+	if (o.submission && !rec_submission_id_ok(o.submission))
+		return cmd_usage_error(a->entry, "--submission: '%s' is not a submission id (1 to "
+						 "64 of A-Z a-z 0-9 . _ -)", o.submission);
+	if (o.submission && !shard && !o.resume)
+		return cmd_usage_error(a->entry, "--submission names the submission a shard is of: "
+						 "only with --shard K/N (or --resume of a shard)");
 	const char *rep = cmd_args_value(a, OPT_REPEATS);
-	if (rep && parse_i64(rep, 1, INT32_MAX, &o.repeats))
-		return cmd_usage_error(a->entry, "--repeats: '%s' is not a number of blocks", rep);
+	/* bounded as the experiment's repeats is, before anything is planned or written (a
+	 * resumed plan, once grown, never shrinks) */
+	if (rep && parse_i64(rep, 1, EXPERIMENT_MAX_REPEATS, &o.repeats))
+		return cmd_usage_error(a->entry, "--repeats: '%s' is not a number of blocks (1 to "
+						 "%d, the most an experiment's repeats may be)", rep,
+				       EXPERIMENT_MAX_REPEATS);
 	if (o.share_split && !o.resume)
 		return cmd_usage_error(a->entry, "--share-split-blocks: only with --resume (a new run "
 						 "has no block that ran on another device)");
 	const char *ud = cmd_args_value(a, OPT_UNTIL_DECIDED), *until = cmd_args_value(a, OPT_UNTIL);
-	if (ud && parse_i64(ud, 2, 10000, &o.until_max))
+	if (ud && parse_i64(ud, 2, EXPERIMENT_MAX_REPEATS, &o.until_max))
 		return cmd_usage_error(a->entry, "--until-decided: '%s' is not a number of blocks "
 						 "(2 to 10000), the most the run may take", ud);
 	if (until && strcmp(until, "primary") && strcmp(until, "cells"))
@@ -474,11 +483,17 @@ const struct cmd_entry cmd_run_entry = {
 		"                       cores; every unit of a block on one slot, in order\n"
 		"  --gpus all|0,1,3     one unit per GPU at a time (CUDA_VISIBLE_DEVICES=UUID)\n"
 		"  --max-time DURATION  start no unit that could not finish within DURATION\n"
-		"                       (90, 90s, 15m, 2h, 1:30:00); then exit 75: resume it\n"
+		"                       (90, 90s, 15m, 2h, 1:30:00; at most 366 days); then\n"
+		"                       exit 75: resume it\n"
 		"  --estimates FILE     with --max-time: also judge a unit by FILE's recorded\n"
 		"                       units of its mode, workload and kind (an earlier run)\n"
-		"  --shard K/N          only the blocks with block mod N == K (harness slurm)\n"
+		"  --shard K/N          only the blocks with block mod N == K (harness slurm;\n"
+		"                       N at most 4096)\n"
+		"  --submission ID      with --shard: the submission the shard is of (1 to 64\n"
+		"                       of A-Z a-z 0-9 . _ -), the same for every shard of it;\n"
+		"                       harness merge joins only shards of one\n"
 		"  --repeats N          a new run: N blocks (recorded as the override repeats=N);\n"
+		"                       1 to 10000, as the experiment's repeats;\n"
 		"                       with --resume: extend the plan to N blocks, the recorded\n"
 		"                       blocks unchanged (the file says it was extended)\n"
 		"  -D, --set KEY=VALUE  set KEY of the experiment to VALUE (TOML: a dotted key,\n"

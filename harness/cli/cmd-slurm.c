@@ -9,12 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "harness/base/spawn.h"
 #include "harness/base/util.h"
 #include "harness/cli/cmd.h"
 #include "harness/config/experiment.h"
+#include "harness/record/recorder.h"
 #include "harness/run/sched.h"
 
 enum { OPT_TASKS = 256, OPT_GPT, OPT_PARTITION, OPT_TIME, OPT_SUBMIT, OPT_LOCAL,
@@ -90,6 +92,7 @@ struct job {
 	int64_t tasks, gpus, jobs;
 	double max_time_s;
 	char *run, *harness, *experiment, *sha256;
+	char submission[64]; /* this submission's id, given to every task (--submission) */
 };
 
 /* The batch script (docs/cluster.md explains it line by line). */
@@ -135,9 +138,9 @@ static char *batch_script(const struct job *j)
 	sbuf_addf(&sb, "if [ -d \"$RUN/shard-$K/journal\" ]; then\n"
 		       "\texec \"$HARNESS\" run -q%s --resume \"$RUN/shard-$K.h5\"\n"
 		       "else\n"
-		       "\texec \"$HARNESS\" run -q%s --shard \"$K/%" PRId64 "\" -o \"$RUN/shard-$K.h5\" "
-		       "\"$EXPERIMENT\"\n"
-		       "fi\n", opts.buf, opts.buf, j->tasks);
+		       "\texec \"$HARNESS\" run -q%s --shard \"$K/%" PRId64 "\" --submission %s "
+		       "-o \"$RUN/shard-$K.h5\" \"$EXPERIMENT\"\n"
+		       "fi\n", opts.buf, opts.buf, j->tasks, j->submission);
 	sbuf_release(&opts);
 	return sbuf_detach(&sb);
 }
@@ -226,8 +229,9 @@ static int slurm_exec(const struct cmd_args *a)
 	char self[PATH_MAX];
 	int ret = EXIT_USAGE;
 	const char *v;
-	if ((v = cmd_args_value(a, OPT_TASKS)) && parse_i64(v, 1, 100000, &j.tasks))
-		return cmd_usage_error(a->entry, "--tasks: '%s' is not a number of tasks", v);
+	if ((v = cmd_args_value(a, OPT_TASKS)) && parse_i64(v, 1, REC_MAX_SHARDS, &j.tasks))
+		return cmd_usage_error(a->entry, "--tasks: '%s' is not a number of tasks (1 to %d)",
+				       v, REC_MAX_SHARDS);
 	if ((v = cmd_args_value(a, OPT_GPT)) && parse_i64(v, 0, 1024, &j.gpus))
 		return cmd_usage_error(a->entry, "--gpus-per-task: '%s' is not a number of GPUs", v);
 	if ((v = cmd_args_value(a, OPT_JOBS)) && parse_i64(v, 1, 4096, &j.jobs))
@@ -309,10 +313,19 @@ static int slurm_exec(const struct cmd_args *a)
 		goto done;
 	}
 	free(rel);
+	/* This submission's id, once: every task records it, and harness merge joins only
+	 * shards of one (the name, the time and 32 random bits) */
+	uint32_t nonce = 0;
+	if (getrandom(&nonce, sizeof(nonce), 0) != (ssize_t)sizeof(nonce))
+		nonce = (uint32_t)(util_now_ns() ^ ((int64_t)getpid() << 16));
+	snprintf(j.submission, sizeof(j.submission), "%.32s-%.16s-%08" PRIx32, e->name, stamp, nonce);
+	for (char *c = j.submission; *c; c++)
+		if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-", *c))
+			*c = '_';
 	/* The submission record first: the experiment, hypotheses and git state now. */
 	sub = xasprintf("%s/submission.h5", j.run);
 	struct sched_opts so = { .experiment = a->pos[0], .quiet = 1, .argc = a->argc,
-				 .argv = a->argv };
+				 .argv = a->argv, .submission = j.submission };
 	int sr = sched_write_submission(&so, sub);
 	if (sr) {
 		ret = sr == -2 ? EXIT_USAGE : EXIT_RUN_FAILED;
@@ -322,7 +335,7 @@ static int slurm_exec(const struct cmd_args *a)
 	script_path = xasprintf("%s/job.sbatch", j.run);
 	if (util_write_file(script_path, script, strlen(script), 0755))
 		goto done;
-	printf("batch script: %s\n", script_path);
+	printf("batch script: %s\nsubmission: %s\n", script_path, j.submission);
 	if (sbatch) {
 		if (submit(script_path))
 			goto done;
@@ -353,7 +366,7 @@ const struct cmd_entry cmd_slurm_entry = {
 	.summary = "write (and submit) a Slurm job array running shards of one plan",
 	.help = "options:\n"
 		"  --tasks N            array tasks; task k runs the blocks with block mod N == k\n"
-		"                       into RUN/shard-k.h5 (default 1)\n"
+		"                       into RUN/shard-k.h5 (default 1; at most 4096)\n"
 		"  --gpus-per-task G    each task asks for G GPUs and runs one unit per GPU\n"
 		"  --jobs N             each task asks for N cores and runs N units at once\n"
 		"  --partition P        the Slurm partition\n"
@@ -364,7 +377,8 @@ const struct cmd_entry cmd_slurm_entry = {
 		"  --submit             submit the script with sbatch\n"
 		"  --local              run the tasks here as local processes instead\n"
 		"  -h, --help           this text\n"
-		"Writes RUN/submission.h5 (the experiment, hypotheses and their git state now)\n"
+		"Writes RUN/submission.h5 (the experiment, hypotheses and their git state now,\n"
+		"and this submission's id, which every task records: merge joins one's shards)\n"
 		"and RUN/job.sbatch; a task resubmitted after a failure or time-out resumes its\n"
 		"shard.  Merge the shards with 'harness merge RUN/shard-*.h5 -o RUN.h5'.\n"
 		"exit status: 0 written (and submitted, or every local task exited 0),\n"

@@ -15,7 +15,7 @@
 
 /* Defaults and limits (docs/experiment-format.md). */
 #define DEFAULT_REPEATS 5
-#define MAX_REPEATS 10000
+#define MAX_REPEATS EXPERIMENT_MAX_REPEATS
 #define DEFAULT_SEED 1
 #define DEFAULT_UNIT_TIMEOUT_S 600.0
 #define DEFAULT_WARMUP_S 0.05

@@ -56,6 +56,11 @@ struct limit_settings {
 	int64_t output_bytes;     /* 0: PROTO_LIMIT_OUTPUT */
 };
 
+/* The most blocks a run may plan: the experiment's repeats and max_repeats, an
+ * [on.BACKEND]'s, harness run --repeats (a new run's override, a resumed run's extension)
+ * and --until-decided (docs/experiment-format.md). */
+#define EXPERIMENT_MAX_REPEATS 10000
+
 /* [sequential]: blocks added one at a time after the experiment's repeats until what is
  * asked is decided or max_repeats blocks are spent (docs/experiment-format.md; each look's
  * level the one alpha spending gives it, calibrated for Student's t, stats_seq_levels_t;

@@ -251,25 +251,10 @@ static int journal_lock(struct rec_journal *j)
 	return rc;
 }
 
-int rec_run_dir_create(const char *rundir, int *fd)
+void rec_journal_moved(struct rec_journal *j, const char *rundir)
 {
-	*fd = -1;
-	if (mkdir(rundir, 0755) < 0) {
-		if (errno == EEXIST)
-			return error("'%s' already exists; not overwriting a run", rundir);
-		return error_errno("cannot create '%s'", rundir);
-	}
-	char *lock = xasprintf("%s/%s", rundir, LOCK_FILE);
-	int rc = -1;
-	*fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (*fd < 0)
-		error_errno("cannot open '%s'", lock);
-	else if ((rc = rec_writer_lock(*fd, rundir)) < 0) {
-		close(*fd);
-		*fd = -1;
-	}
-	free(lock);
-	return rc;
+	free(j->dir);
+	j->dir = xasprintf("%s/%s", rundir, JOURNAL_DIR);
 }
 
 /* run.h5 anew from the journal's meta and plan. */

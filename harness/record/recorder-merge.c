@@ -106,6 +106,54 @@ static char *relpath(const char *from, const char *to)
 	return sbuf_detach(&sb);
 }
 
+int rec_shard_parse(const char *s, int64_t *k, int64_t *n)
+{
+	const char *slash = s ? strchr(s, '/') : NULL;
+	if (!slash || slash == s || strspn(s, "0123456789") != (size_t)(slash - s) || !slash[1] ||
+	    strspn(slash + 1, "0123456789") != strlen(slash + 1))
+		return -1;
+	char *ks = xstrndup(s, (size_t)(slash - s));
+	int bad = parse_i64(ks, 0, REC_MAX_SHARDS - 1, k) ||
+		  parse_i64(slash + 1, 1, REC_MAX_SHARDS, n) || *k >= *n;
+	free(ks);
+	return bad ? -1 : 0;
+}
+
+int rec_submission_id_ok(const char *s)
+{
+	size_t l = strlen(s);
+	return l >= 1 && l <= 64 &&
+	       strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == l;
+}
+
+/* "2, 5-6": the shards 0..n-1 that no element of sh[0..ns) is, as ranges.  Heap; *count
+ * how many. */
+static char *missing_shards(const struct shard *sh, size_t ns, int64_t n, int64_t *count)
+{
+	char *have = xcalloc((size_t)n + 1, 1);
+	for (size_t i = 0; i < ns; i++)
+		if (sh[i].k >= 0 && sh[i].k < n)
+			have[sh[i].k] = 1;
+	struct sbuf sb;
+	sbuf_init(&sb);
+	sbuf_adds(&sb, "");
+	*count = 0;
+	for (int64_t k = 0; k < n; k++) {
+		if (have[k])
+			continue;
+		int64_t e = k;
+		while (e + 1 < n && !have[e + 1])
+			e++;
+		*count += e - k + 1;
+		sbuf_addf(&sb, "%s%" PRId64, sb.len ? ", " : "", k);
+		if (e > k)
+			sbuf_addf(&sb, "-%" PRId64, e);
+		k = e;
+	}
+	free(have);
+	return sbuf_detach(&sb);
+}
+
 static void shard_release(struct shard *s)
 {
 	free(s->dir);
@@ -149,8 +197,9 @@ int rec_merge(const char *const *args, size_t n, const char *submission, const c
 		if (hr)
 			goto done;
 		const char *k = get(&s->meta, "shard");
-		if (*k && sscanf(k, "%" SCNd64 "/%" SCNd64, &s->k, &s->n) != 2) {
-			error("'%s': its shard '%s' is not k/n", args[i], k);
+		if (*k && rec_shard_parse(k, &s->k, &s->n)) {
+			error("'%s': its shard '%s' is not K/N with 0 <= K < N <= %d", args[i], k,
+			      REC_MAX_SHARDS);
 			goto done;
 		}
 		const struct shard *f = &sh[0];
@@ -184,6 +233,15 @@ int rec_merge(const char *const *args, size_t n, const char *submission, const c
 			error("'%s' and '%s' are not shards of one split: shard %s and %s", f->arg,
 			      args[i], *get(&f->meta, "shard") ? get(&f->meta, "shard") : "(none)",
 			      *k ? k : "(none)");
+			goto done;
+		}
+		const char *fid = get(&f->meta, "submission_id"), *sid = get(&s->meta, "submission_id");
+		if (strcmp(fid, sid)) {
+			error("'%s' and '%s' are not shards of one submission: submission id%s%s%s "
+			      "and %s%s%s (each harness slurm, or each set of harness run --shard K/N "
+			      "--submission ID, is one; merge the shards of one)", f->arg, args[i],
+			      *fid ? " '" : " ", *fid ? fid : "(none)", *fid ? "'" : "",
+			      *sid ? "'" : "", *sid ? sid : "(none)", *sid ? "'" : "");
 			goto done;
 		}
 		for (size_t j = 0; j < i; j++)
@@ -232,8 +290,19 @@ int rec_merge(const char *const *args, size_t n, const char *submission, const c
 				goto done;
 			}
 		}
+		const char *subid = get(&sub, "submission_id"), *shid = get(&sh[0].meta, "submission_id");
+		if (*subid && strcmp(subid, shid)) {
+			error("'%s' is not a shard of the submission '%s' records: submission id%s%s%s, "
+			      "the record's '%s'", sh[0].arg, sub_path, *shid ? " '" : " ",
+			      *shid ? shid : "(none)", *shid ? "'" : "", subid);
+			goto done;
+		}
 		have_sub = 1;
 	}
+	if (!*get(&sh[0].meta, "submission_id") && sh[0].n > 0)
+		warning("the shards carry no submission id (written before ids, or by harness run "
+			"--shard without --submission): merge cannot tell whether they are of one "
+			"submission");
 	bad = 0;
 	/* Log paths: relative to the results file's folder, so each shard's are prefixed
 	 * with its folder as seen from out's. */
@@ -258,7 +327,7 @@ int rec_merge(const char *const *args, size_t n, const char *submission, const c
 	const char *start = NULL, *end = NULL;
 	int all_complete = 1;
 	sbuf_adds(&prov, "[");
-	static const char *const keys[] = { "shard", "status", "host", "start_utc", "end_utc",
+	static const char *const keys[] = { "shard", "submission_id", "status", "host", "start_utc", "end_utc",
 					    "slots", "slurm_job_id", "slurm_array_job_id",
 					    "slurm_array_task_id", "slurm_job_nodelist",
 					    "git_commit", "harness_argv" };
@@ -284,15 +353,12 @@ int rec_merge(const char *const *args, size_t n, const char *submission, const c
 	sbuf_adds(&prov, "]");
 	int64_t nshards = sh[0].n > 0 ? sh[0].n : (int64_t)n;
 	if ((int64_t)n < nshards) {
+		int64_t nmiss;
+		char *miss = missing_shards(sh, n, nshards, &nmiss);
 		all_complete = 0;
-		for (int64_t k = 0; k < nshards; k++) {
-			int found = 0;
-			for (size_t i = 0; i < n; i++)
-				found |= sh[i].k == k;
-			if (!found)
-				warning("shard %" PRId64 "/%" PRId64 " is not among those merged: its "
-					"blocks' units are missing from '%s'", k, nshards, out);
-		}
+		warning("missing %" PRId64 " of %" PRId64 " shards: %s (their blocks' units are not "
+			"in '%s')", nmiss, nshards, miss, out);
+		free(miss);
 	}
 	rec_meta_set(&merged, "shards", prov.buf);
 	rec_meta_set(&merged, "shard", "");

@@ -254,13 +254,28 @@ int rec_write_results(const char *path, int excl, const struct rec_meta *meta,
  * starts.  A journal file is a results file (same layout) with a root attribute `journal`
  * ("run" or "unit").  One process at a time holds a journal (a lock on journal/lock). */
 struct rec_journal;
-/* Make the run folder rundir (its parent must exist) and take its writer's lock
- * (rundir/lock) before anything is written there: only one process can, so two runs started
- * together on one output never share a folder.  The lock is the kernel's (it dies with its
- * holder, never stale) and names its holder's pid and boot for a process it refuses.  The
- * lock fd into *fd (close it to release), or -1 reported: the folder exists already, or
- * cannot be made. */
-int rec_run_dir_create(const char *rundir, int *fd);
+/* A new run's folder appears whole (recorder-rundir.c): rec_run_dir_stage makes
+ * RUNDIR.start-XXXXXX (*stage, heap) and takes its writer's lock (stage/lock, fd into *fd:
+ * close it to release) before anything is written there, and notes the command line argv
+ * (NULL-terminated) and the folder it ran in (stage/start-command), to name it should the
+ * start be killed; the caller fills the stage, journal included; rec_run_dir_commit
+ * removes the note and renames the stage to rundir, refusing when rundir exists: only one
+ * start can, so two runs started together on one output never share a folder.  The lock
+ * is the kernel's (it dies with its holder, never stale; the fd stays valid across the
+ * rename) and names its holder's pid and boot for a process it refuses.  Both report and
+ * return -1 (the stage is then removed by stage, left by commit). */
+int rec_run_dir_stage(const char *rundir, const char *const *argv, char **stage, int *fd);
+int rec_run_dir_commit(const char *stage, const char *rundir);
+/* What starts of rundir killed before their rename left beside it (RUNDIR.start-XXXXXX
+ * whose lock no process holds).  promote: the first that holds a journal (its start was
+ * killed between the journal and the rename) is renamed to rundir, *promoted 1.  Every
+ * other is removed, with a warning; *command: the command line the last removed one noted
+ * (heap, "cd DIR && WORDS..."), or NULL.  A stage another process holds (a start under
+ * way) is left, reported, and the result is -1; otherwise 0. */
+int rec_run_dir_leftovers(const char *rundir, int promote, int *promoted, char **command);
+/* The journal j, whose run folder was renamed to rundir (rec_run_dir_commit): its paths
+ * follow (its lock stays held). */
+void rec_journal_moved(struct rec_journal *j, const char *rundir);
 /* Make RUNDIR/journal (must not exist) and its run.h5.  Reports and returns -1. */
 int rec_journal_create(const char *rundir, const struct rec_meta *meta,
 		       const struct rec_plan *plan, size_t nplan, struct rec_journal **out);
@@ -367,10 +382,23 @@ void rec_seal_release(struct rec_seal *s);
  * differs from what it stores). */
 int rec_seal_altered(const struct rec_seal *s);
 
+/* The most shards one plan is split into (harness run --shard K/N, harness slurm
+ * --tasks): a larger N is refused where it is given, and read from a file as damage. */
+#define REC_MAX_SHARDS 4096
+/* "K/N" with 0 <= K < N <= REC_MAX_SHARDS, decimal digits only, into *k and *n.  0, or -1
+ * (nothing reported: the caller names the option or the file). */
+int rec_shard_parse(const char *s, int64_t *k, int64_t *n);
+/* 1 when s is a submission id (meta "submission_id"; harness run --submission): 1 to 64
+ * of A-Z a-z 0-9 . _ -, else 0. */
+int rec_submission_id_ok(const char *s);
+
 /* Merge the shards of one plan (harness merge): args are shard results files (X.h5, whose
  * run folder X holds the journal) or run folders.  Every shard must have the first's
- * experiment SHA-256, seed and plan, and the same shard count (meta "shard", k/n) with a
- * k of its own; the results file out (never replaced) gets every unit once (one recorded
+ * experiment SHA-256, seed and plan, the same shard count (meta "shard", k/n) with a
+ * k of its own, and the same submission id (meta "submission_id": each harness slurm, or
+ * each hand-run set of `run --shard K/N --submission ID`, is one submission; shards that
+ * all lack one merge with a warning, one with and one without do not), as the submission
+ * record's when it has one; the results file out (never replaced) gets every unit once (one recorded
  * twice is an error), the metadata of the submission record (submission, or
  * submission.h5 beside the first shard's folder when NULL and present: the experiment,
  * hypotheses and git state as at submission; else the first shard's), "shards": each

@@ -414,12 +414,31 @@ int sched_start_resume(struct run *r, int *usage, int *complete)
 	struct stat jst;
 	int has_journal = stat(jdir, &jst) == 0;
 	free(jdir);
+	/* No run folder: a start killed before its rename may have left its stage beside
+	 * it, promoted when its journal is whole, else removed, naming the command */
+	int promoted = 0, no_dir = access(r->dir, F_OK) < 0;
+	char *cmd = NULL;
+	if (!has_journal && no_dir) {
+		if (rec_run_dir_leftovers(r->dir, 1, &promoted, &cmd)) {
+			free(cmd);
+			goto done;
+		}
+		has_journal = promoted;
+	}
 	if (!has_journal) {
 		struct rec *old = NULL;
-		if (access(r->h5path, F_OK) < 0)
-			error("cannot resume '%s': no such file, and its run folder '%s' has no "
-			      "journal (a run stopped before it recorded anything: start it again)",
-			      r->h5path, r->dir);
+		if (access(r->h5path, F_OK) < 0 && cmd)
+			error("cannot resume '%s': its run was killed before its journal was in "
+			      "place, so nothing was recorded; start it again: %s", r->h5path, cmd);
+		else if (access(r->h5path, F_OK) < 0 && no_dir)
+			error("cannot resume '%s': no such file, and no run folder '%s' (a run killed "
+			      "before it made one recorded nothing); start it again with the command "
+			      "that started it", r->h5path, r->dir);
+		else if (access(r->h5path, F_OK) < 0)
+			error("cannot resume '%s': no such file, and its run folder '%s' holds no "
+			      "journal (a run killed before it recorded anything, or not a run "
+			      "folder); to start it again, remove the folder first: rm -r '%s'",
+			      r->h5path, r->dir, r->dir);
 		else if (rec_open(r->h5path, 0, &old) == 0 &&
 			 rec_format_version(old) < REC_FORMAT_VERSION)
 			error("'%s': results format version %d is read-only for this harness (it "
@@ -428,8 +447,10 @@ int sched_start_resume(struct run *r, int *usage, int *complete)
 			error("'%s': its run folder '%s' has no journal; cannot resume it", r->h5path,
 			      r->dir);
 		rec_close(old);
+		free(cmd);
 		goto done;
 	}
+	free(cmd);
 	if (rec_journal_open(r->dir, &r->jr))
 		goto done;
 	const struct rec_meta *m = rec_journal_meta(r->jr);
@@ -497,11 +518,17 @@ int sched_start_resume(struct run *r, int *usage, int *complete)
 	 * shrinks; a shard's share of the blocks is fixed when it starts. */
 	int64_t was = r->exp->repeats, rec_rep = 0;
 	const char *rr = rec_meta_get(m, "repeats");
-	if (rr && !parse_i64(rr, 1, INT32_MAX, &rec_rep) && rec_rep > was)
+	if (rr && !parse_i64(rr, 1, EXPERIMENT_MAX_REPEATS, &rec_rep) && rec_rep > was)
 		was = rec_rep;
 	r->exp->repeats = was;
 	if (r->o->repeats) {
 		const char *sh = rec_meta_get(m, "shard");
+		if (r->o->repeats > EXPERIMENT_MAX_REPEATS) {
+			error("--repeats %" PRId64 ": above %d, the most an experiment's repeats may "
+			      "be; '%s' is unchanged", r->o->repeats, EXPERIMENT_MAX_REPEATS,
+			      r->o->resume);
+			goto done;
+		}
 		if (r->o->repeats < was || (sh && *sh)) {
 			if (sh && *sh)
 				error("--repeats: '%s' is shard %s of a run; extend the whole run's "
@@ -529,9 +556,17 @@ int sched_start_resume(struct run *r, int *usage, int *complete)
 	/* The shard it was started as (a resumed task runs the same share of the blocks),
 	 * and this session's slots. */
 	const char *shard = rec_meta_get(m, "shard");
-	if (shard && *shard &&
-	    sscanf(shard, "%" SCNd64 "/%" SCNd64, &r->shard_k, &r->shard_n) != 2) {
-		error("'%s': its shard '%s' is not k/n", r->o->resume, shard);
+	if (shard && *shard && rec_shard_parse(shard, &r->shard_k, &r->shard_n)) {
+		error("'%s': its shard '%s' is not K/N with 0 <= K < N <= %d", r->o->resume, shard,
+		      REC_MAX_SHARDS);
+		goto done;
+	}
+	const char *subid = rec_meta_get(m, "submission_id");
+	if (r->o->submission && strcmp(r->o->submission, subid ? subid : "")) {
+		*usage = 1;
+		error("'%s' is of submission %s%s%s; refusing to resume it as --submission %s",
+		      r->o->resume, subid && *subid ? "'" : "", subid && *subid ? subid : "(none)",
+		      subid && *subid ? "'" : "", r->o->submission);
 		goto done;
 	}
 	if (r->o->shard_n > 0 && (r->o->shard_k != r->shard_k || r->o->shard_n != r->shard_n)) {

@@ -443,14 +443,16 @@ static int past_budget(const struct run *r, const struct rec_plan *p, const stru
 {
 	if (r->o->max_time_s <= 0)
 		return 0;
-	int64_t deadline = r->session_ns + util_s_to_ns(r->o->max_time_s);
+	/* saturating sums: an estimate near INT64_MAX (a damaged --estimates file, a note
+	 * of a unit that ran for ever) stays too long, never wraps into "fits" */
+	int64_t deadline = util_add_sat(r->session_ns, util_s_to_ns(r->o->max_time_s));
 	int64_t est = estimate_ns(r, p);
 	if (est >= 0 && probe && probe->warm && probe->warm_of == p->id) {
 		int64_t pe = estimate_ns(r, probe);
 		if (pe > 0)
-			est += pe;
+			est = util_add_sat(est, pe);
 	}
-	return est >= 0 && util_now_ns() + est > deadline;
+	return est >= 0 && util_add_sat(util_now_ns(), est) > deadline;
 }
 
 /* Give free slot s the next block with units to run: a block pinned to it (a resumed block
@@ -541,7 +543,7 @@ static int steal_units(struct run *r, struct slot_run *sl, size_t n, struct slot
 			if (past_budget(r, p, probe))
 				continue;
 			int64_t e = estimate_ns(r, p), pe = g == 2 ? estimate_ns(r, probe) : 0;
-			int64_t est = (e > 0 ? e : 0) + (pe > 0 ? pe : 0);
+			int64_t est = util_add_sat(e > 0 ? e : 0, pe > 0 ? pe : 0);
 			if (est >= best) {
 				best = est;
 				from = t;

@@ -209,6 +209,8 @@ static int write_meta(struct run *r, struct rec_meta *m)
 	rec_meta_set(m, "end_utc", "");
 	rec_meta_set(m, "status", "running");
 	rec_meta_set(m, "run_dir", strrchr(r->dir, '/') ? strrchr(r->dir, '/') + 1 : r->dir);
+	/* the submission a shard is of: harness merge joins only shards of one */
+	rec_meta_set(m, "submission_id", r->o->submission ? r->o->submission : "");
 	sched_session_meta(r, m);
 	char *argv = sched_json_strv((const char *const *)r->o->argv);
 	rec_meta_set(m, "harness_argv", argv);
@@ -262,9 +264,37 @@ int sched_make_dir_absolute(struct run *r)
 	return 0;
 }
 
+/* Refuse a new run's paths when taken, naming the one command that gets on: a run folder
+ * with a journal is resumed; one without (a run killed before it recorded anything, by a
+ * harness before the folder was staged, or not a run folder) holds nothing recorded and is
+ * removed by hand.  -1 reported, 0 free. */
+static int refuse_taken(const struct run *r)
+{
+	struct stat st;
+	if (stat(r->dir, &st) == 0) {
+		char *j = xasprintf("%s/journal", r->dir);
+		int has = access(j, F_OK) == 0;
+		free(j);
+		if (has)
+			return error("'%s' already exists: its run folder '%s' holds a run; continue "
+				     "it with 'harness run --resume %s' (or remove '%s' to start anew)",
+				     r->h5path, r->dir, r->h5path, r->dir);
+		return error("'%s' already exists and holds no journal (a run killed before it "
+			     "recorded anything, or not a run folder); to start again, remove it: "
+			     "rm -r '%s'", r->dir, r->dir);
+	}
+	if (access(r->h5path, F_OK) == 0)
+		return error("'%s' already exists; not overwriting a run", r->h5path);
+	return 0;
+}
+
 /* Set up a new run: metadata (and the pre-registration check) first, so a refused run
- * creates nothing; then the folder, the experiment copy, the results file with meta and
- * plan.  Returns 0, -1 (run failed) or -2 (refused: bad input). */
+ * creates nothing; then the run folder, staged whole (rec_run_dir_stage: its lock, the
+ * folders for logs and caches, the experiment copy, its tables, the journal with meta and
+ * plan) and renamed into place, so a kill leaves either no run folder (starting again
+ * works; --resume names the command) or one with a journal (--resume works); then the
+ * results file assembled from the journal.  Returns 0, -1 (run failed) or -2 (refused:
+ * bad input). */
 static int start_new(struct run *r)
 {
 	char stamp[32];
@@ -273,6 +303,7 @@ static int start_new(struct run *r)
 	struct rec_meta m;
 	rec_meta_init(&m);
 	int rc = -1;
+	char *stage = NULL, *final = NULL;
 	if (r->o->output) {
 		r->h5path = xstrdup(r->o->output);
 	} else {
@@ -292,10 +323,8 @@ static int start_new(struct run *r)
 	size_t l = strlen(r->h5path);
 	r->dir = l > 3 && !strcmp(r->h5path + l - 3, ".h5") ? xstrndup(r->h5path, l - 3)
 							     : xasprintf("%s.d", r->h5path);
-	if (access(r->h5path, F_OK) == 0 || access(r->dir, F_OK) == 0) {
-		error("'%s' already exists; not overwriting a run", r->h5path);
+	if (refuse_taken(r))
 		goto done;
-	}
 	if (write_meta(r, &m))
 		goto done;
 	if (r->o->require_preregistered && hyp_require_preregistered(&m)) {
@@ -304,8 +333,6 @@ static int start_new(struct run *r)
 	}
 	if (!r->o->output && util_mkdir_p(rd, 0755))
 		goto done;
-	/* the folder and its lock before anything is written: a second run started together
-	 * on the same output stops here */
 	char *parent = xstrdup(r->dir), *slash = strrchr(parent, '/');
 	int pk = 0;
 	if (slash && slash != parent) {
@@ -313,22 +340,43 @@ static int start_new(struct run *r)
 		pk = util_mkdir_p(parent, 0755);
 	}
 	free(parent);
-	if (pk || rec_run_dir_create(r->dir, &r->dir_lock))
+	/* what killed starts of this run left beside it holds nothing recorded: removed (one
+	 * under way in another process stops this one here) */
+	int promoted = 0;
+	char *cmd = NULL;
+	if (pk || rec_run_dir_leftovers(r->dir, 0, &promoted, &cmd))
 		goto done;
-	char *sub = xasprintf("%s/logs", r->dir);
+	free(cmd);
+	/* the stage and its lock before anything is written: a second run started together
+	 * on the same output stops at the lock or at the rename */
+	if (rec_run_dir_stage(r->dir, (const char *const *)r->o->argv, &stage, &r->dir_lock))
+		goto done;
+	final = r->dir;
+	r->dir = stage;
+	char *sub = xasprintf("%s/logs", stage);
 	int mk = util_mkdir_p(sub, 0755);
 	free(sub);
-	sub = xasprintf("%s/cache", r->dir);
+	sub = xasprintf("%s/cache", stage);
 	mk = mk ? mk : util_mkdir_p(sub, 0700);
 	free(sub);
-	if (mk || sched_make_dir_absolute(r))
+	r->exp_copy = xasprintf("%s/experiment.toml", stage);
+	if (mk || util_write_file(r->exp_copy, r->exp->text, r->exp->text_len, 0444) ||
+	    experiment_write_tables(r->exp, stage) ||
+	    rec_journal_create(stage, &m, r->plan, r->nplan, &r->jr))
 		goto done;
+	if (rec_run_dir_commit(stage, final))
+		goto done;
+	r->dir = final;
+	final = NULL;
+	free(stage);
+	stage = NULL;
+	rec_journal_moved(r->jr, r->dir);
+	if (sched_make_dir_absolute(r))
+		goto done;
+	free(r->exp_copy);
 	r->exp_copy = xasprintf("%s/experiment.toml", r->dir);
-	if (util_write_file(r->exp_copy, r->exp->text, r->exp->text_len, 0444) ||
-	    experiment_write_tables(r->exp, r->dir))
-		goto done;
-	/* The journal first, then the (empty) results file assembled from it. */
-	if (rec_journal_create(r->dir, &m, r->plan, r->nplan, &r->jr) || sched_assemble(r))
+	/* The (empty) results file, assembled from the journal. */
+	if (sched_assemble(r))
 		goto done;
 	if (!r->o->quiet) {
 		char *phrase = sched_backends_phrase(r);
@@ -338,6 +386,14 @@ static int start_new(struct run *r)
 	}
 	rc = 0;
 done:
+	if (final) /* r->dir was the stage's path, which stage owns */
+		r->dir = final;
+	if (stage) { /* never in place: nothing of it stays */
+		rec_journal_close(r->jr);
+		r->jr = NULL;
+		util_rm_rf(stage);
+		free(stage);
+	}
 	rec_meta_release(&m);
 	return rc;
 }

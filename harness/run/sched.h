@@ -11,6 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The longest --max-time (and so the latest deadline) a session takes: 366 days. */
+#define SCHED_MAX_TIME_S (366.0 * 86400)
+
 struct rec_unit;
 struct exp_edits;
 
@@ -34,6 +37,9 @@ struct sched_opts {
 					   * borrowed: the caller frees them after sched_run */
 	size_t nest_units;        /* how many est_units */
 	int64_t shard_k, shard_n; /* --shard k/n: only blocks with block % n == k (n 0: all) */
+	const char *submission;   /* --submission: the id of the submission a shard is of,
+				   * recorded as submission_id (new run), or checked against the
+				   * recorded one (--resume); NULL: none given */
 	int64_t repeats;          /* --repeats N with --resume: extend the plan to N blocks, the
 				   * recorded ones unchanged (0: as recorded) */
 	int64_t until_max;        /* --until-decided N (new run): a sequential design up to N

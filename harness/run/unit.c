@@ -179,7 +179,7 @@ int unit_start(const struct unit_spec *s, struct progress *prog, struct rec_unit
 	j->cpu0_ok = !sysinfo_cpu_sample(&j->cpu0);
 	j->t0 = util_now_ns();
 	int64_t budget = util_s_to_ns(s->timeout_s);
-	j->deadline = budget > INT64_MAX - j->t0 ? INT64_MAX : j->t0 + budget;
+	j->deadline = util_add_sat(j->t0, budget);
 	if (spawn_start(&j->sp)) {
 		spawn_release(&j->sp);
 		proto_in_release(&j->in);

@@ -45,7 +45,7 @@ for n in $(seq 1 "$total"); do
 	[ "$st" -eq 0 ] && [ "$n" -ge $((total - 1)) ] && continue
 	[ "$st" -eq 137 ] || { fail "kill at write $n: exit $st, wanted 137 (SIGKILL)"; continue; }
 	if [ ! -d run/journal ]; then # killed before the journal was in place: nothing recorded
-		expect_status 2 h run -q --resume run.h5 && expect_grep "no journal" "$SCRATCH/err"
+		expect_status 2 h run -q --resume run.h5 && expect_grep "start it again" "$SCRATCH/err"
 		continue
 	fi
 	after_fault "kill at write $n"

@@ -37,8 +37,10 @@ bad "--mode with a name not there" "--mode 'heurstic': no mode of that name \(di
 	--mode heurstic tiny.toml
 bad "--workload with a name not there" "--workload 'gg': no workload of that name \(did you mean 'g'\?\)" \
 	--workload gg tiny.toml
-bad "--repeats above the limit" "-D repeats=20000: 'repeats' must be between 1 and 10000" \
+bad "--repeats above the limit" "--repeats: '20000' is not a number of blocks \(1 to 10000, the most an experiment's repeats may be\)" \
 	--repeats 20000 tiny.toml
+bad "-D repeats above the limit" "-D repeats=20000: 'repeats' must be between 1 and 10000" \
+	-D repeats=20000 tiny.toml
 
 # ---- a new run with overrides and filters -------------------------------------------------
 expect_status 0 h run -q -o res/a.h5 --repeats 2 -D measure.min_samples=7 \

@@ -206,6 +206,20 @@ START_TEST(seconds_saturate)
 }
 END_TEST
 
+/* A clock plus an estimate saturates (issue 51, finding 5: an estimate near INT64_MAX
+ * wrapped negative, and every unit "fit" --max-time). */
+START_TEST(add_saturates)
+{
+	ck_assert_int_eq(util_add_sat(1500000000, 2385), 1500002385);
+	ck_assert_int_eq(util_add_sat(-7, 3), -4);
+	ck_assert_int_eq(util_add_sat(INT64_MAX - 5, 6), INT64_MAX);
+	ck_assert_int_eq(util_add_sat(INT64_MAX, INT64_MAX), INT64_MAX);
+	ck_assert_int_eq(util_add_sat((int64_t)1 << 62, (int64_t)1 << 62), INT64_MAX);
+	ck_assert_int_eq(util_add_sat(INT64_MIN + 2, -3), INT64_MIN);
+	ck_assert_int_eq(util_add_sat(INT64_MAX, INT64_MIN), -1);
+}
+END_TEST
+
 /* Quartiles: linear interpolation (Hyndman-Fan 7), the values numpy.percentile and R's
  * quantile(type = 7) give for these inputs. */
 START_TEST(summary_quartiles)
@@ -263,6 +277,7 @@ int main(void)
 	tcase_add_test(tc, utf8_validation);
 	tcase_add_test(tc, utf8_sanitize);
 	tcase_add_test(tc, seconds_saturate);
+	tcase_add_test(tc, add_saturates);
 	tcase_add_test(tc, summary_quartiles);
 	tcase_add_test(tc, cell_medians);
 	suite_add_tcase(s, tc);
