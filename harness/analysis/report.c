@@ -203,20 +203,17 @@ static void adjust_families(struct report *r, struct rep_cmp *cmp, size_t n, int
 						       : "run";
 	/* each row's family as a number (0 "aa", 1 "run", 2 + w workload w), then the rows
 	 * in order of family, each family's in row order (a counting sort: linear in n) */
-	size_t nfam = a->nworkloads + 2;
-	size_t *fam = xmalloc((n ? n : 1) * sizeof(*fam)), *start = xcalloc(nfam + 1, sizeof(*start));
-	for (size_t i = 0; i < n; i++) {
-		fam[i] = !strcmp(cmp[i].family, "aa") ? 0 : !strcmp(cmp[i].family, "run") ? 1
-			 : 2 + a->cell_workload[cmp[i].cell];
-		start[fam[i] + 1]++;
-	}
+	size_t nfam = a->nworkloads + 2, *start = xcalloc(nfam + 1, sizeof(*start));
+	size_t *fam = xmalloc((n + 1) * sizeof(*fam)), *order = xmalloc((n + 1) * sizeof(*order));
+	for (size_t i = 0; i < n; i++)
+		start[1 + (fam[i] = !strcmp(cmp[i].family, "aa") ? 0 : !strcmp(cmp[i].family, "run")
+			? 1 : 2 + a->cell_workload[cmp[i].cell])]++;
 	for (size_t f = 0; f < nfam; f++)
 		start[f + 1] += start[f];
-	size_t *order = xmalloc((n ? n : 1) * sizeof(*order));
 	for (size_t i = 0; i < n; i++)
 		order[start[fam[i]]++] = i;
-	double *p = xmalloc((n ? n : 1) * sizeof(*p)), *adj = xmalloc((n ? n : 1) * sizeof(*adj));
-	size_t *idx = xmalloc((n ? n : 1) * sizeof(*idx));
+	double *p = xmalloc((n + 1) * sizeof(*p)), *adj = xmalloc((n + 1) * sizeof(*adj));
+	size_t *idx = xmalloc((n + 1) * sizeof(*idx));
 	for (size_t f = 0, i = 0; f < nfam; f++) {
 		size_t k = 0;
 		for (; i < n && fam[order[i]] == f; i++)
@@ -501,8 +498,7 @@ static int aggregates(struct report *r, gsl_rng *rng)
 {
 	const struct analysis *a = r->a;
 	/* scopes: every workload (a->workloads), then "all"; report_agg_index finds them */
-	size_t ns = a->nworkloads + 1;
-	size_t nb = a->nblocks;
+	size_t ns = a->nworkloads + 1, nb = a->nblocks;
 	double *logr = xmalloc((nb * a->ncells + 1) * sizeof(*logr));
 	double *sr = xmalloc((a->ncells + 1) * sizeof(*sr)), *w = xmalloc((a->ncells + 1) * sizeof(*w));
 	size_t *rows = xmalloc((a->ncells + 1) * sizeof(*rows)), nrows;
@@ -518,8 +514,7 @@ static int aggregates(struct report *r, gsl_rng *rng)
 			g->mode = m;
 			g->geomean = g->lo = g->hi = g->p = g->e2e_ratio = NAN;
 			g->e2e_verdict = VERDICT_INCONCLUSIVE;
-			/* the scope's rows of mode m, in cell order */
-			nrows = 0;
+			nrows = 0; /* the scope's rows of mode m, in cell order */
 			for (size_t k = all ? 0 : a->workload_first[s];
 			     k < (all ? a->ncells : a->workload_first[s + 1]); k++)
 				rows[nrows++] = report_cmp_index(r, all ? k : a->workload_cells[k], m);
