@@ -460,6 +460,7 @@ int analysis_load(const char *path, struct analysis **out)
 	struct rec_cell *cells = NULL;
 	char **infos = NULL;
 	struct part_vals *pv = NULL;
+	long *local = NULL; /* per cell of the run: its number in the unit read now, or -1 */
 	size_t nunits = 0, ncells = 0, modes_cap = 0, ninfos = 0, pv_cap = 0;
 	int ret = -1;
 	a->path = xstrdup(path);
@@ -520,6 +521,9 @@ int analysis_load(const char *path, struct analysis **out)
 		a->order[i] = NAN;
 	a->units_ok = xcalloc(nm, sizeof(*a->units_ok));
 	a->units_all = xcalloc(nm, sizeof(*a->units_all));
+	local = xmalloc((ncells + 1) * sizeof(*local));
+	for (size_t c = 0; c < ncells; c++)
+		local[c] = -1;
 
 	for (size_t i = 0; i < nunits; i++) {
 		const struct rec_unit *u = &units[i];
@@ -547,16 +551,31 @@ int analysis_load(const char *path, struct analysis **out)
 		if (rec_read_unit_samples(r, i, &cell, &ns, &n))
 			goto done;
 		a->nsamples += (int64_t)n;
-		double *med = xmalloc(2 * (ncells ? ncells : 1) * sizeof(*med)), *se = med + ncells;
-		stats_cell_medians_se(cell, ns, n, ncells, med, se);
-		for (size_t c = 0; c < ncells; c++) {
-			if (isnan(med[c])) /* not this unit's cell: another unit's of the block */
+		/* the unit's own cells numbered 0, 1, ... (local: a run's cell -> its number, all
+		 * -1 between units), so that a unit costs time in its samples, not in the run's
+		 * cells (a unit per workload of 100,000 cells) */
+		size_t nl = 0, *glob = xmalloc((n + 1) * sizeof(*glob));
+		for (size_t j = 0; j < n; j++) {
+			int64_t g = cell[j];
+			if (g >= 0 && (size_t)g < ncells && local[g] < 0) {
+				local[g] = (long)nl;
+				glob[nl++] = (size_t)g;
+			}
+			cell[j] = g >= 0 && (size_t)g < ncells ? local[g] : -1;
+		}
+		double *med = xmalloc(2 * (nl + 1) * sizeof(*med)), *se = med + nl;
+		stats_cell_medians_se(cell, ns, n, nl, med, se);
+		for (size_t k = 0; k < nl; k++) {
+			size_t c = glob[k];
+			local[c] = -1;
+			if (isnan(med[k]))
 				continue;
-			a->med[(m * ncells + c) * nb + b] = med[c];
-			a->rel_se[(m * ncells + c) * nb + b] = se[c];
+			a->med[(m * ncells + c) * nb + b] = med[k];
+			a->rel_se[(m * ncells + c) * nb + b] = se[k];
 			double *sc = &a->setup[(m * ncells + c) * nb + b];
 			*sc = isnan(*sc) ? st : *sc + st;
 		}
+		free(glob);
 		free(med);
 		free(cell);
 		free(ns);
@@ -591,6 +610,7 @@ done:
 	for (size_t i = 0; i < ninfos; i++)
 		free(infos[i]);
 	free(infos);
+	free(local);
 	rec_units_free(units, nunits);
 	rec_cells_free(cells, ncells);
 	rec_close(r);
