@@ -26,18 +26,114 @@ long analysis_cell(const struct analysis *a, const char *name)
 	return -1;
 }
 
+/* qsort order of cell indices: by workload name, then by index. */
+static const struct analysis *sort_a;
+static int cmp_cell_workload(const void *x, const void *y)
+{
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+	int d = strcmp(sort_a->cells[i].workload, sort_a->cells[j].workload);
+	return d ? d : (i > j) - (i < j);
+}
+
+/* qsort order of workload indices by the index of their first cell. */
+static int cmp_first_cell(const void *x, const void *y)
+{
+	const size_t *i = x, *j = y;
+	return (i[1] > j[1]) - (i[1] < j[1]);
+}
+
+void analysis_index_workloads(struct analysis *a)
+{
+	size_t n = a->ncells;
+	free(a->workloads);
+	free(a->cell_workload);
+	free(a->workload_first);
+	free(a->workload_cells);
+	free(a->workload_e2e);
+	free(a->workload_byname);
+	/* the cells sorted by workload name (n log n): each run of one name is a workload */
+	size_t *bn = xmalloc((n + 1) * sizeof(*bn));
+	for (size_t c = 0; c < n; c++)
+		bn[c] = c;
+	sort_a = a;
+	qsort(bn, n, sizeof(*bn), cmp_cell_workload);
+	sort_a = NULL;
+	/* groups as (start in bn, first cell), then in order of first appearance */
+	size_t (*g)[2] = xmalloc((n + 1) * sizeof(*g)), ng = 0;
+	for (size_t k = 0; k < n; k++)
+		if (k == 0 || strcmp(a->cells[bn[k]].workload, a->cells[bn[k - 1]].workload)) {
+			g[ng][0] = k;
+			g[ng++][1] = bn[k];
+		}
+	a->workload_byname = xmalloc((ng + 1) * sizeof(*a->workload_byname));
+	size_t *rank = xmalloc((ng + 1) * sizeof(*rank)); /* name order -> group start */
+	for (size_t w = 0; w < ng; w++)
+		rank[w] = g[w][0];
+	qsort(g, ng, sizeof(*g), cmp_first_cell);
+	a->nworkloads = ng;
+	a->workloads = xmalloc((ng + 1) * sizeof(*a->workloads));
+	a->cell_workload = xmalloc((n + 1) * sizeof(*a->cell_workload));
+	a->workload_first = xmalloc((ng + 1) * sizeof(*a->workload_first));
+	a->workload_cells = xmalloc((n + 1) * sizeof(*a->workload_cells));
+	a->workload_e2e = xmalloc((ng + 1) * sizeof(*a->workload_e2e));
+	size_t fill = 0;
+	for (size_t w = 0; w < ng; w++) {
+		size_t k = g[w][0];
+		a->workloads[w] = a->cells[bn[k]].workload;
+		a->workload_first[w] = fill;
+		a->workload_e2e[w] = n;
+		size_t first_e2e = n;
+		for (; k < n && !strcmp(a->cells[bn[k]].workload, a->workloads[w]); k++) {
+			size_t c = bn[k];
+			a->cell_workload[c] = w;
+			a->workload_cells[fill++] = c;
+			if (strcmp(a->cells[c].kind, "e2e"))
+				continue;
+			if (strstr(a->cells[c].shape, "launch=graph") && a->workload_e2e[w] == n)
+				a->workload_e2e[w] = c;
+			if (first_e2e == n)
+				first_e2e = c;
+		}
+		if (a->workload_e2e[w] == n)
+			a->workload_e2e[w] = first_e2e;
+		/* the group's place in name order: rank holds the starts in name order */
+		size_t lo = 0, hi = ng;
+		while (lo + 1 < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (rank[mid] <= g[w][0])
+				lo = mid;
+			else
+				hi = mid;
+		}
+		a->workload_byname[lo] = w;
+	}
+	a->workload_first[ng] = fill;
+	free(rank);
+	free(g);
+	free(bn);
+}
+
+long analysis_workload(const struct analysis *a, const char *name)
+{
+	size_t lo = 0, hi = a->nworkloads;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		size_t w = a->workload_byname[mid];
+		int d = strcmp(a->workloads[w], name);
+		if (!d)
+			return (long)w;
+		if (d < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
 size_t analysis_workload_e2e(const struct analysis *a, const char *workload)
 {
-	size_t first = a->ncells;
-	for (size_t c = 0; c < a->ncells; c++) {
-		if (strcmp(a->cells[c].kind, "e2e") || strcmp(a->cells[c].workload, workload))
-			continue;
-		if (strstr(a->cells[c].shape, "launch=graph"))
-			return c;
-		if (first == a->ncells)
-			first = c;
-	}
-	return first;
+	long w = analysis_workload(a, workload);
+	return w < 0 ? a->ncells : a->workload_e2e[w];
 }
 
 char *analysis_mode_list(const struct analysis *a)
@@ -364,6 +460,7 @@ int analysis_load(const char *path, struct analysis **out)
 	struct rec_cell *cells = NULL;
 	char **infos = NULL;
 	struct part_vals *pv = NULL;
+	long *local = NULL; /* per cell of the run: its number in the unit read now, or -1 */
 	size_t nunits = 0, ncells = 0, modes_cap = 0, ninfos = 0, pv_cap = 0;
 	int ret = -1;
 	a->path = xstrdup(path);
@@ -399,6 +496,7 @@ int analysis_load(const char *path, struct analysis **out)
 		a->cells[c].shape = xstrdup(cells[c].shape ? cells[c].shape : "");
 		a->cells[c].count = cells[c].count;
 	}
+	analysis_index_workloads(a);
 	if (rec_read_unit_infos(r, &infos, &ninfos))
 		goto done;
 	int64_t *blocks = xmalloc(nunits * sizeof(*blocks));
@@ -423,6 +521,9 @@ int analysis_load(const char *path, struct analysis **out)
 		a->order[i] = NAN;
 	a->units_ok = xcalloc(nm, sizeof(*a->units_ok));
 	a->units_all = xcalloc(nm, sizeof(*a->units_all));
+	local = xmalloc((ncells + 1) * sizeof(*local));
+	for (size_t c = 0; c < ncells; c++)
+		local[c] = -1;
 
 	for (size_t i = 0; i < nunits; i++) {
 		const struct rec_unit *u = &units[i];
@@ -450,16 +551,31 @@ int analysis_load(const char *path, struct analysis **out)
 		if (rec_read_unit_samples(r, i, &cell, &ns, &n))
 			goto done;
 		a->nsamples += (int64_t)n;
-		double *med = xmalloc(2 * (ncells ? ncells : 1) * sizeof(*med)), *se = med + ncells;
-		stats_cell_medians_se(cell, ns, n, ncells, med, se);
-		for (size_t c = 0; c < ncells; c++) {
-			if (isnan(med[c])) /* not this unit's cell: another unit's of the block */
+		/* the unit's own cells numbered 0, 1, ... (local: a run's cell -> its number, all
+		 * -1 between units), so that a unit costs time in its samples, not in the run's
+		 * cells (a unit per workload of 100,000 cells) */
+		size_t nl = 0, *glob = xmalloc((n + 1) * sizeof(*glob));
+		for (size_t j = 0; j < n; j++) {
+			int64_t g = cell[j];
+			if (g >= 0 && (size_t)g < ncells && local[g] < 0) {
+				local[g] = (long)nl;
+				glob[nl++] = (size_t)g;
+			}
+			cell[j] = g >= 0 && (size_t)g < ncells ? local[g] : -1;
+		}
+		double *med = xmalloc(2 * (nl + 1) * sizeof(*med)), *se = med + nl;
+		stats_cell_medians_se(cell, ns, n, nl, med, se);
+		for (size_t k = 0; k < nl; k++) {
+			size_t c = glob[k];
+			local[c] = -1;
+			if (isnan(med[k]))
 				continue;
-			a->med[(m * ncells + c) * nb + b] = med[c];
-			a->rel_se[(m * ncells + c) * nb + b] = se[c];
+			a->med[(m * ncells + c) * nb + b] = med[k];
+			a->rel_se[(m * ncells + c) * nb + b] = se[k];
 			double *sc = &a->setup[(m * ncells + c) * nb + b];
 			*sc = isnan(*sc) ? st : *sc + st;
 		}
+		free(glob);
 		free(med);
 		free(cell);
 		free(ns);
@@ -494,6 +610,7 @@ done:
 	for (size_t i = 0; i < ninfos; i++)
 		free(infos[i]);
 	free(infos);
+	free(local);
 	rec_units_free(units, nunits);
 	rec_cells_free(cells, ncells);
 	rec_close(r);
@@ -636,6 +753,12 @@ void analysis_free(struct analysis *a)
 		free(a->cells[c].shape);
 	}
 	free(a->cells);
+	free(a->workloads);
+	free(a->cell_workload);
+	free(a->workload_first);
+	free(a->workload_cells);
+	free(a->workload_e2e);
+	free(a->workload_byname);
 	for (size_t k = 0; k < a->nfailed; k++) {
 		free(a->failed[k].status);
 		free(a->failed[k].count);

@@ -60,6 +60,17 @@ struct analysis {
 	                            'block' column); 0: no pairing (imports by 'repeat') */
 	struct an_cell *cells;
 	size_t ncells;
+	/* The workloads of the cells (analysis_index_workloads), so that what is done per
+	 * workload costs time in its own cells, not in every cell of the run: */
+	const char **workloads;  /* distinct names in order of first appearance (borrowed
+				    from cells) */
+	size_t nworkloads;
+	size_t *cell_workload;   /* per cell: index into workloads */
+	size_t *workload_first;  /* nworkloads + 1: the cells of workload w are
+				    workload_cells[workload_first[w] .. workload_first[w + 1]) */
+	size_t *workload_cells;  /* ascending within each workload */
+	size_t *workload_e2e;    /* per workload: analysis_workload_e2e's cell */
+	size_t *workload_byname; /* workload indices in strcmp order (analysis_workload) */
 	int64_t *blocks;         /* distinct blocks, ascending */
 	size_t nblocks;
 	double *med;             /* unit medians (ns): [(mode * ncells + cell) * nblocks + block], NAN when missing */
@@ -158,6 +169,12 @@ void analysis_free(struct analysis *a);
 long analysis_mode(const struct analysis *a, const char *name);
 long analysis_cell(const struct analysis *a, const char *name);
 /* "'a', 'b', ..." of the modes or of the cells, for messages; the caller frees it. */
+/* The index of the workload called name in a->workloads; -1 (not reported) when no cell is
+ * of it.  O(log workloads). */
+long analysis_workload(const struct analysis *a, const char *name);
+/* Build a's workload index from its cells (analysis_load does; a test that fills cells
+ * itself calls it).  Replaces an earlier index. */
+void analysis_index_workloads(struct analysis *a);
 /* The e2e cell of workload w that its op cells are compared with (the composition analysis,
  * the aggregates' e2e ratio): the one whose shape says launch=graph when w has one (the
  * CUDA backend times op cells by graph replay, so its forward as one graph is the like for

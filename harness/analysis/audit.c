@@ -79,9 +79,21 @@ void audit_mode(struct audit_check *k, const char *m)
 	name_add(&k->modes, &k->nmodes, &k->modes_cap, m);
 }
 
+/* A check may name many cells (every cell of a run with 100,000): their set is kept by a
+ * hash index, not by comparing each new name with every earlier one. */
 void audit_cell(struct audit_check *k, const char *c)
 {
-	name_add(&k->cells, &k->ncells, &k->cells_cap, c);
+	for (; k->cells_indexed < k->ncells; k->cells_indexed++)
+		csvimport_index_add(&k->cells_ix,
+				    csvimport_hash_str(k->cells[k->cells_indexed], CSVIMPORT_HASH_SEED),
+				    k->cells_indexed);
+	uint64_t h = csvimport_hash_str(c, CSVIMPORT_HASH_SEED);
+	for (size_t i = k->cells_ix.cap ? h & (k->cells_ix.cap - 1) : 0;
+	     k->cells_ix.cap && k->cells_ix.slot[i]; i = (i + 1) & (k->cells_ix.cap - 1))
+		if (k->cells_ix.hash[i] == h && !strcmp(k->cells[k->cells_ix.slot[i] - 1], c))
+			return;
+	XGROW(k->cells, k->cells_cap, k->ncells + 1);
+	k->cells[k->ncells++] = xstrdup(c);
 }
 
 void audit_unit(struct audit_check *k, int64_t id)
@@ -151,9 +163,16 @@ static const struct report *report_against(struct ctx *c, size_t m)
 	return c->by_ref[m];
 }
 
-/* The comparison of mode x against mode ref in cell (an analysis cell), or NULL. */
+/* The comparison of mode x against mode ref in cell (an analysis cell), or NULL: where the
+ * report's baseline is ref, at its place (report_cmp_index), else looked for. */
 static const struct rep_cmp *find_cmp(const struct report *r, size_t x, size_t ref, size_t cell)
 {
+	if (ref == r->baseline && x != ref && x < r->a->nmodes && cell < r->a->ncells &&
+	    report_cmp_index(r, cell, x) < r->ncmp) {
+		const struct rep_cmp *q = &r->cmp[report_cmp_index(r, cell, x)];
+		if (q->mode == x && q->ref == ref && q->cell == cell)
+			return q;
+	}
 	for (size_t i = 0; i < r->ncmp; i++)
 		if (r->cmp[i].mode == x && r->cmp[i].ref == ref && r->cmp[i].cell == cell)
 			return &r->cmp[i];
@@ -741,6 +760,7 @@ void audit_free(struct audit *a)
 		strv_free(k->evidence, k->nevidence);
 		strv_free(k->modes, k->nmodes);
 		strv_free(k->cells, k->ncells);
+		csvimport_index_release(&k->cells_ix);
 		free(k->units);
 	}
 	free(a->checks);

@@ -34,9 +34,10 @@ double report_host_bound_ratio(const struct report *r, size_t c, size_t *graph,
 		return NAN;
 	double q = NAN;
 	double *x = xmalloc((a->nblocks + 1) * sizeof(*x)), *w = xmalloc((a->nblocks + 1) * sizeof(*w));
-	for (size_t g = 0; g < a->ncells && isnan(q); g++) {
+	size_t wl = a->cell_workload[c]; /* the other cells of c's workload, in cell order */
+	for (size_t k = a->workload_first[wl]; k < a->workload_first[wl + 1] && isnan(q); k++) {
+		size_t g = a->workload_cells[k];
 		if (g == c || strcmp(a->cells[g].kind, "e2e") ||
-		    strcmp(a->cells[g].workload, a->cells[c].workload) ||
 		    !strstr(a->cells[g].shape, "launch=graph"))
 			continue;
 		size_t n = 0;
@@ -205,9 +206,9 @@ static void compose_one(struct report *r, const char *workload, size_t m, size_t
 	struct rep_est *est[NQ] = { &c->pred, &c->meas, &c->inter, &c->cov_base, &c->cov_mode };
 	for (size_t j = 0; j < NQ; j++)
 		est[j]->est = est[j]->lo = est[j]->hi = NAN;
-	for (size_t g = 0; g < r->nagg; g++)
-		if (r->agg[g].mode == m && !strcmp(r->agg[g].scope, workload))
-			c->geomean = r->agg[g].geomean;
+	long w = analysis_workload(a, workload);
+	if (w >= 0)
+		c->geomean = r->agg[report_agg_index(r, (size_t)w, m)].geomean;
 	for (size_t k = 0; k < nops; k++)
 		if (a->cells[ops[k]].count < 1) {
 			snprintf(c->note, sizeof(c->note), "op cell has no count (occurrences)");
@@ -264,14 +265,15 @@ static void tau_of(const double *x, const double *y, size_t n, double *tau, doub
  * (docs/report-format.md): an interaction outside the margin is real unless the op cells
  * cover too little of the forward to say where the time went (low coverage); without one,
  * the time-weighted prediction explains the e2e ratio (weighting), diluted by time outside
- * the op cells when their coverage is low; else undecided. */
-static void explain(struct report *r, struct rep_tau *t)
+ * the op cells when their coverage is low; else undecided.  The workload's compositions are
+ * r->comp[from ..]: report_composition has just added them. */
+static void explain(struct report *r, struct rep_tau *t, size_t from)
 {
 	const struct analysis *a = r->a;
 	const struct rep_comp *bad = NULL;
 	double cov_hi = NAN, cov = NAN;
 	size_t ok = 0, composes = 0;
-	for (size_t i = 0; i < r->ncomp; i++) {
+	for (size_t i = from; i < r->ncomp; i++) {
 		const struct rep_comp *c = &r->comp[i];
 		if (strcmp(c->workload, t->workload) || !c->ok)
 			continue;
@@ -304,7 +306,7 @@ static void explain(struct report *r, struct rep_tau *t)
 	}
 	/* the widest margin the workload's compositions were judged against */
 	double margin = NAN;
-	for (size_t i = 0; i < r->ncomp; i++)
+	for (size_t i = from; i < r->ncomp; i++)
 		if (!strcmp(r->comp[i].workload, t->workload) && r->comp[i].ok &&
 		    !(r->comp[i].margin <= margin))
 			margin = r->comp[i].margin;
@@ -333,22 +335,16 @@ void report_composition(struct report *r, gsl_rng *rng)
 	size_t *ops = xmalloc((a->ncells + 1) * sizeof(*ops));
 	double *x = xmalloc((a->nmodes + 1) * sizeof(*x)), *y = xmalloc((a->nmodes + 1) * sizeof(*y));
 	double *xp = xmalloc((a->nmodes + 1) * sizeof(*xp)), *yp = xmalloc((a->nmodes + 1) * sizeof(*yp));
-	for (size_t g = 0; g < r->nagg; g++) {
-		const struct rep_agg *ag = &r->agg[g];
-		if (!strcmp(ag->scope, "all"))
-			continue;
-		int seen = 0;
-		for (size_t t = 0; t < r->ntau; t++)
-			seen |= !strcmp(r->tau[t].workload, ag->scope);
-		for (size_t i = 0; i < r->ncomp; i++)
-			seen |= !strcmp(r->comp[i].workload, ag->scope);
-		if (seen)
-			continue;
+	/* each workload once, in order (its aggregates are r->agg[report_agg_index(r, w, .)]) */
+	size_t first_mode = r->baseline == 0 ? 1 : 0;
+	for (size_t w = 0; w < a->nworkloads && a->nmodes > 1; w++) {
+		const struct rep_agg *ag = &r->agg[report_agg_index(r, w, first_mode)];
+		size_t from = r->ncomp; /* this workload's compositions: r->comp[from ..] */
 		/* the workload's e2e cell to compare its op cells with, and its op cells */
-		size_t e2e = analysis_workload_e2e(a, ag->scope), nops = 0;
-		for (size_t c = 0; c < a->ncells; c++)
-			if (!strcmp(a->cells[c].workload, ag->scope) && !strcmp(a->cells[c].kind, "op"))
-				ops[nops++] = c;
+		size_t e2e = a->workload_e2e[w], nops = 0;
+		for (size_t k = a->workload_first[w]; k < a->workload_first[w + 1]; k++)
+			if (!strcmp(a->cells[a->workload_cells[k]].kind, "op"))
+				ops[nops++] = a->workload_cells[k];
 		if (e2e == a->ncells)
 			continue;
 		for (size_t m = 0; m < a->nmodes && nops; m++) {
@@ -361,16 +357,18 @@ void report_composition(struct report *r, gsl_rng *rng)
 		/* rankings: the baseline counts as 1 everywhere */
 		size_t n = 1, np = 1;
 		x[0] = y[0] = xp[0] = yp[0] = 1;
-		for (size_t h = 0; h < r->nagg; h++) {
-			const struct rep_agg *bg = &r->agg[h];
-			if (strcmp(bg->scope, ag->scope) || isnan(bg->geomean) || isnan(bg->e2e_ratio))
+		const struct rep_agg *wa = &r->agg[report_agg_index(r, w, first_mode)];
+		size_t nwa = a->nmodes - 1; /* the workload's aggregates: wa[0 .. nwa) */
+		for (size_t h = 0; h < nwa; h++) {
+			const struct rep_agg *bg = &wa[h];
+			if (isnan(bg->geomean) || isnan(bg->e2e_ratio))
 				continue;
 			x[n] = bg->geomean;
 			y[n++] = bg->e2e_ratio;
 		}
-		for (size_t i = 0; i < r->ncomp; i++) {
+		for (size_t i = from; i < r->ncomp; i++) {
 			const struct rep_comp *c = &r->comp[i];
-			if (strcmp(c->workload, ag->scope) || !c->ok)
+			if (!c->ok)
 				continue;
 			xp[np] = c->pred.est;
 			yp[np++] = c->meas.est;
@@ -378,8 +376,8 @@ void report_composition(struct report *r, gsl_rng *rng)
 		if (!ag->has_e2e) {
 			/* another mode's aggregate may have the e2e ratio: rank with that one */
 			int other = 0;
-			for (size_t h = 0; h < r->nagg; h++)
-				other |= !strcmp(r->agg[h].scope, ag->scope) && r->agg[h].has_e2e;
+			for (size_t h = 0; h < nwa; h++)
+				other |= wa[h].has_e2e;
 			if (!other)
 				continue;
 		}
@@ -393,7 +391,7 @@ void report_composition(struct report *r, gsl_rng *rng)
 		tau_of(xp, yp, np, &t->tau_pred, &t->p_pred);
 		int disagree = (!isnan(t->tau) && t->tau < 0.5) ||
 			       (!isnan(t->tau_pred) && t->tau_pred < 0.5);
-		explain(r, t);
+		explain(r, t, from);
 		if (disagree)
 			report_warn(r, "in '%s' the per-op ranking of modes and the e2e ranking disagree "
 				       "(Kendall tau %.2f unweighted, %.2f predicted by count x time): "

@@ -201,28 +201,37 @@ static void adjust_families(struct report *r, struct rep_cmp *cmp, size_t n, int
 		cmp[i].family = all_aa || a->aa_of[cmp[i].mode] ? "aa"
 				: r->o.family_workload ? a->cells[cmp[i].cell].workload
 						       : "run";
-	double *p = xmalloc((n ? n : 1) * sizeof(*p)), *adj = xmalloc((n ? n : 1) * sizeof(*adj));
-	size_t *idx = xmalloc((n ? n : 1) * sizeof(*idx));
-	char *done = xcalloc(n + 1, 1);
-	for (size_t i = 0; i < n; i++) {
-		if (done[i])
-			continue;
+	/* each row's family as a number (0 "aa", 1 "run", 2 + w workload w), then the rows
+	 * in order of family, each family's in row order (a counting sort: linear in n) */
+	size_t nfam = a->nworkloads + 2, *start = xcalloc(nfam + 1, sizeof(*start));
+	size_t *fam = xmalloc((n + 1) * sizeof(*fam)), *order = xmalloc((n + 1) * sizeof(*order));
+	for (size_t i = 0; i < n; i++)
+		start[1 + (fam[i] = !strcmp(cmp[i].family, "aa") ? 0 : !strcmp(cmp[i].family, "run")
+			? 1 : 2 + a->cell_workload[cmp[i].cell])]++;
+	for (size_t f = 0; f < nfam; f++)
+		start[f + 1] += start[f];
+	for (size_t i = 0; i < n; i++)
+		order[start[fam[i]]++] = i;
+	double *p = xmalloc((n + 1) * sizeof(*p)), *adj = xmalloc((n + 1) * sizeof(*adj));
+	size_t *idx = xmalloc((n + 1) * sizeof(*idx));
+	for (size_t f = 0, i = 0; f < nfam; f++) {
 		size_t k = 0;
-		for (size_t j = i; j < n; j++)
-			if (!done[j] && !strcmp(cmp[j].family, cmp[i].family)) {
-				done[j] = 1;
-				if (cmp[j].ok) {
-					idx[k] = j;
-					p[k++] = cmp[j].c.p;
-				}
+		for (; i < n && fam[order[i]] == f; i++)
+			if (cmp[order[i]].ok) {
+				idx[k] = order[i];
+				p[k++] = cmp[order[i]].c.p;
 			}
+		if (!k)
+			continue;
 		rep_adjust_p(r->o.adjust, p, k, adj);
 		for (size_t j = 0; j < k; j++) {
 			cmp[idx[j]].family_size = k;
 			stats_comparison_redecide(&cmp[idx[j]].c, adj[j], r->o.alpha, k);
 		}
 	}
-	free(done);
+	free(order);
+	free(start);
+	free(fam);
 	free(idx);
 	free(p);
 	free(adj);
@@ -471,13 +480,11 @@ static void pareto(struct report *r, gsl_rng *rng)
 				better |= v > 0;
 			}
 			int dominated = worse && !better;
-			for (size_t g = 0; g < r->nagg; g++) {
-				struct rep_agg *ag = &r->agg[g];
-				if (ag->mode == modes[i] &&
-				    (!strcmp(ag->scope, "all") || !strcmp(ag->scope, a->cells[c].workload))) {
-					ag->pareto_cells++;
-					ag->pareto_ok += !dominated;
-				}
+			size_t scope[2] = { a->cell_workload[c], a->nworkloads };
+			for (size_t k = 0; k < 2; k++) {
+				struct rep_agg *ag = &r->agg[report_agg_index(r, scope[k], modes[i])];
+				ag->pareto_cells++;
+				ag->pareto_ok += !dominated;
 			}
 		}
 	}
@@ -490,38 +497,31 @@ static void pareto(struct report *r, gsl_rng *rng)
 static int aggregates(struct report *r, gsl_rng *rng)
 {
 	const struct analysis *a = r->a;
-	/* scopes: every workload, then "all" */
-	char **scopes = xmalloc((a->ncells + 1) * sizeof(*scopes));
-	size_t ns = 0;
-	for (size_t c = 0; c < a->ncells; c++) {
-		size_t k = 0;
-		while (k < ns && strcmp(scopes[k], a->cells[c].workload))
-			k++;
-		if (k == ns)
-			scopes[ns++] = a->cells[c].workload;
-	}
-	scopes[ns++] = "all";
-	size_t nb = a->nblocks;
+	/* scopes: every workload (a->workloads), then "all"; report_agg_index finds them */
+	size_t ns = a->nworkloads + 1, nb = a->nblocks;
 	double *logr = xmalloc((nb * a->ncells + 1) * sizeof(*logr));
 	double *sr = xmalloc((a->ncells + 1) * sizeof(*sr)), *w = xmalloc((a->ncells + 1) * sizeof(*w));
+	size_t *rows = xmalloc((a->ncells + 1) * sizeof(*rows)), nrows;
+	r->agg = xcalloc(ns * (a->nmodes ? a->nmodes : 1), sizeof(*r->agg));
 	for (size_t s = 0; s < ns; s++)
 		for (size_t m = 0; m < a->nmodes; m++) {
 			if (m == r->baseline)
 				continue;
-			r->agg = xrealloc(r->agg, (r->nagg + 1) * sizeof(*r->agg));
 			struct rep_agg *g = &r->agg[r->nagg++];
 			memset(g, 0, sizeof(*g));
-			g->scope = xstrdup(scopes[s]);
+			int all = s == a->nworkloads;
+			g->scope = xstrdup(all ? "all" : a->workloads[s]);
 			g->mode = m;
 			g->geomean = g->lo = g->hi = g->p = g->e2e_ratio = NAN;
 			g->e2e_verdict = VERDICT_INCONCLUSIVE;
-			int all = !strcmp(scopes[s], "all");
+			nrows = 0; /* the scope's rows of mode m, in cell order */
+			for (size_t k = all ? 0 : a->workload_first[s];
+			     k < (all ? a->ncells : a->workload_first[s + 1]); k++)
+				rows[nrows++] = report_cmp_index(r, all ? k : a->workload_cells[k], m);
 			size_t ncol = 0, nsr = 0;
-			for (size_t i = 0; i < r->ncmp; i++) {
-				const struct rep_cmp *x = &r->cmp[i];
+			for (size_t ri = 0; ri < nrows; ri++) {
+				const struct rep_cmp *x = &r->cmp[rows[ri]];
 				const struct an_cell *cell = &a->cells[x->cell];
-				if (x->mode != m || (!all && strcmp(cell->workload, scopes[s])))
-					continue;
 				/* a cell of a workload that the mode or the baseline does not
 				 * run (its `workloads`) is in no aggregate of the pair */
 				if (!analysis_runs(a, m, cell->workload) ||
@@ -560,11 +560,10 @@ static int aggregates(struct report *r, gsl_rng *rng)
 				 * of medians of each op cell */
 				double sum = 0;
 				size_t k = 0;
-				for (size_t i = 0; i < r->ncmp; i++) {
-					const struct rep_cmp *x = &r->cmp[i];
+				for (size_t ri = 0; ri < nrows; ri++) {
+					const struct rep_cmp *x = &r->cmp[rows[ri]];
 					const struct an_cell *cell = &a->cells[x->cell];
-					if (x->mode == m && x->ok && strcmp(cell->kind, "e2e") &&
-					    (all || !strcmp(cell->workload, scopes[s]))) {
+					if (x->ok && strcmp(cell->kind, "e2e")) {
 						sum += log(x->c.ratio);
 						k++;
 					}
@@ -581,14 +580,14 @@ static int aggregates(struct report *r, gsl_rng *rng)
 				if (isnan(g->geomean))
 					report_warn(r, "geometric mean of '%s' in '%s' not computed: no "
 						    "block has every one of its %zu op cells", a->modes[m],
-						    scopes[s], ncol);
+						    g->scope, ncol);
 				free(mat);
 			}
 		}
 	free(logr);
 	free(sr);
 	free(w);
-	free(scopes);
+	free(rows);
 	return 0;
 }
 

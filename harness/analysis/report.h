@@ -258,6 +258,20 @@ struct report {
 	size_t nwarnings;
 };
 
+/* Where a row is, so that what is done per cell or per workload finds its rows directly:
+ * r->cmp is cell-major, one row per mode but the baseline (report_cmp_index: cell c, mode
+ * m); r->agg is every workload's aggregates in the order of a->workloads, then "all"'s
+ * (report_agg_index: w is an index into a->workloads, a->nworkloads for "all"), one per
+ * mode but the baseline.  m must not be the baseline. */
+static inline size_t report_cmp_index(const struct report *r, size_t c, size_t m)
+{
+	return c * (r->a->nmodes - 1) + (m < r->baseline ? m : m - 1);
+}
+static inline size_t report_agg_index(const struct report *r, size_t w, size_t m)
+{
+	return w * (r->a->nmodes - 1) + (m < r->baseline ? m : m - 1);
+}
+
 /* 1 when n blocks carry no CI for r's test: fewer than 2 for the t test, fewer than a
  * distribution-free CI at the report's level needs for the signed-rank test
  * (stats_ci_short: 6 at 95%). */

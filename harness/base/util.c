@@ -534,6 +534,31 @@ void util_sha256_hex(const void *data, size_t n, char out[65])
 	sha256_hex_of(md, out);
 }
 
+struct util_sha256 *util_sha256_begin(void)
+{
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	if (!c || !EVP_DigestInit_ex(c, EVP_sha256(), NULL))
+		die("SHA-256 failed in libcrypto");
+	return (struct util_sha256 *)c;
+}
+
+void util_sha256_add(struct util_sha256 *h, const void *data, size_t n)
+{
+	if (!EVP_DigestUpdate((EVP_MD_CTX *)h, data, n))
+		die("SHA-256 failed in libcrypto");
+}
+
+void util_sha256_end(struct util_sha256 *h, char out[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	if (out && (!EVP_DigestFinal_ex((EVP_MD_CTX *)h, md, &mdlen) || mdlen != 32))
+		die("SHA-256 failed in libcrypto");
+	EVP_MD_CTX_free((EVP_MD_CTX *)h);
+	if (out)
+		sha256_hex_of(md, out);
+}
+
 int util_sha256_file(const char *path, char out[65])
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -546,30 +571,23 @@ int util_sha256_file(const char *path, char out[65])
 		errno = e;
 		return -1;
 	}
-	EVP_MD_CTX *c = EVP_MD_CTX_new();
-	if (!c || !EVP_DigestInit_ex(c, EVP_sha256(), NULL))
-		die("SHA-256 failed in libcrypto");
-	unsigned char buf[1 << 16], md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
+	struct util_sha256 *h = util_sha256_begin();
+	unsigned char buf[1 << 16];
 	ssize_t n;
 	while ((n = read(fd, buf, sizeof(buf))) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
 			e = errno;
-			EVP_MD_CTX_free(c);
+			util_sha256_end(h, NULL);
 			close(fd);
 			errno = e;
 			return -1;
 		}
-		if (!EVP_DigestUpdate(c, buf, (size_t)n))
-			die("SHA-256 failed in libcrypto");
+		util_sha256_add(h, buf, (size_t)n);
 	}
 	close(fd);
-	if (!EVP_DigestFinal_ex(c, md, &mdlen) || mdlen != 32)
-		die("SHA-256 failed in libcrypto");
-	EVP_MD_CTX_free(c);
-	sha256_hex_of(md, out);
+	util_sha256_end(h, out);
 	return 0;
 }
 

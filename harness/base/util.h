@@ -109,6 +109,12 @@ void util_sha256_hex(const void *data, size_t n, char out[65]);
  * (ENOENT: gone; EINVAL: not a regular file) and nothing reported: the caller says what the
  * file was for. */
 int util_sha256_file(const char *path, char out[65]);
+/* The same of bytes given in pieces: begin, add each piece, end (which frees the state and,
+ * when out is not NULL, writes the digest). */
+struct util_sha256;
+struct util_sha256 *util_sha256_begin(void);
+void util_sha256_add(struct util_sha256 *h, const void *data, size_t n);
+void util_sha256_end(struct util_sha256 *h, char out[65]);
 
 /* Time.  util_now_ns(): CLOCK_MONOTONIC in ns.  util_utc_now(): "YYYY-MM-DDTHH:MM:SSZ"
  * (the recorder's start_utc and end_utc), util_utc_format() the same of t seconds since the

@@ -1,7 +1,8 @@
 /* cmd-export.c: `harness export FILE --csv DIR`: a run's raw data as CSV files for any other
  * tool (docs/export-format.md).  Fields are quoted by libcsv (csv_fwrite), so names with
  * commas, quotes or newlines survive; samples.csv is in `harness import`'s format, so export
- * then import reproduces the same unit medians and statistics. */
+ * then import reproduces the same unit medians and statistics.  The files are one set with
+ * a manifest, put in place whole (harness/record/exportset.c). */
 #include "config.h"
 
 #include <errno.h>
@@ -16,6 +17,7 @@
 
 #include "harness/analysis/analysis.h"
 #include "harness/cli/cmd.h"
+#include "harness/record/exportset.h"
 #include "harness/record/recorder.h"
 #include "stats/stats.h"
 #include "harness/base/util.h"
@@ -39,92 +41,10 @@ static void field_num(FILE *f, double v, int last)
 	fputc(last ? '\n' : ',', f);
 }
 
-/* The files export writes, each first as NAME.tmpXXXXXX in the output folder:
- * mkstemp creates it with O_EXCL, so a symlink planted there is never followed, and
- * rename(2) then replaces whatever has the final name (a symlink itself, not its target).
- * Nothing is renamed until every file is complete, and on any failure every temporary
- * file is removed: the folder holds either the previous export or the new one, never a
- * partial file. */
+/* The files of the set (exportset.h: written in a new folder beside DIR, the manifest
+ * last, and renamed into place whole). */
 enum { OUT_SAMPLES, OUT_UNITS, OUT_SUMMARY, NOUT };
-static const char *const out_names[NOUT] = { "samples.csv", "units.csv", "summary.csv" };
-
-struct out_file {
-	char *path; /* DIR/NAME (heap) */
-	char *tmp;  /* DIR/NAME.tmpXXXXXX while it exists (heap), else NULL */
-	int fd;     /* open on tmp, or -1 */
-	FILE *f;    /* a stream writing to fd, or NULL */
-	int err;    /* the errno of the first failed write, or 0 */
-};
-
-/* The stream's writes go straight to write(2) (glibc's own stdio writes cannot be
- * interposed), so that tests can fail them on purpose (tests/stress/writefault.so).  As
- * fopencookie(3) asks: the bytes written, fewer (0: none) on an error, kept in o->err. */
-static ssize_t out_write(void *cookie, const char *buf, size_t n)
-{
-	struct out_file *o = cookie;
-	size_t done = 0;
-	while (done < n) {
-		ssize_t w = write(o->fd, buf + done, n - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			if (!o->err)
-				o->err = errno;
-			break;
-		}
-		done += (size_t)w;
-	}
-	return (ssize_t)done;
-}
-
-/* Create o's temporary file next to DIR/name. */
-static int out_open(struct out_file *o, const char *dir, const char *name)
-{
-	o->path = xasprintf("%s/%s", dir, name);
-	char *tmp = xasprintf("%s.tmpXXXXXX", o->path);
-	o->fd = mkostemp(tmp, O_CLOEXEC);
-	if (o->fd < 0) {
-		error_errno("cannot create a temporary file next to '%s'", o->path);
-		free(tmp);
-		return -1;
-	}
-	o->tmp = tmp;
-	cookie_io_functions_t io = { .write = out_write };
-	if (fchmod(o->fd, 0644) < 0 || !(o->f = fopencookie(o, "w", io)))
-		return error_errno("cannot open '%s'", tmp);
-	return 0;
-}
-
-/* Flush, sync and close o's temporary file; reports a write error (a full disk). */
-static int out_close(struct out_file *o)
-{
-	int rc = 0;
-	if (fflush(o->f) != 0 || ferror(o->f) || o->err) {
-		errno = o->err ? o->err : errno;
-		rc = error_errno("cannot write '%s'", o->path);
-	} else if (fsync(o->fd) != 0) {
-		rc = error_errno("cannot write '%s'", o->path);
-	}
-	fclose(o->f);
-	o->f = NULL;
-	if (close(o->fd) != 0 && rc == 0)
-		rc = error_errno("cannot write '%s'", o->path);
-	o->fd = -1;
-	return rc;
-}
-
-/* Remove what is left of o (its temporary file, when there is one) and free it. */
-static void out_release(struct out_file *o)
-{
-	if (o->f)
-		fclose(o->f);
-	if (o->fd >= 0)
-		close(o->fd);
-	if (o->tmp)
-		unlink(o->tmp);
-	free(o->tmp);
-	free(o->path);
-}
+static const char *const out_names[NOUT + 1] = { "samples.csv", "units.csv", "summary.csv", NULL };
 
 /* samples.csv: cell, mode, block, value, unit, kind, baseline, count: `harness import`'s
  * columns (count: the cell's occurrences per forward, /cells/count); ok cold
@@ -226,10 +146,11 @@ static void export_summary(const struct analysis *a, FILE *f)
 	free(w);
 }
 
-enum { OPT_CSV = 256 };
+enum { OPT_CSV = 256, OPT_FORCE };
 
 static const struct cmd_opt export_opts[] = {
 	{ "csv", OPT_CSV, 1 },
+	{ "force", OPT_FORCE, 0 },
 	{ NULL, 0, 0 },
 };
 
@@ -238,51 +159,40 @@ static int export_exec(const struct cmd_args *a)
 	const char *dir = cmd_args_value(a, OPT_CSV);
 	if (!dir)
 		return cmd_usage_error(a->entry, "'export' needs --csv DIR");
+	if (cmd_args_count(a, OPT_CSV) > 1)
+		return cmd_usage_error(a->entry, "--csv may be given once");
 	struct analysis *an = NULL;
 	struct rec *r = NULL;
 	struct rec_unit *units = NULL;
 	struct rec_cell *cells = NULL;
-	struct out_file out[NOUT];
+	struct exportset set;
+	FILE *f;
 	size_t nunits = 0, ncells = 0;
 	int rc = EXIT_USAGE;
-	for (size_t k = 0; k < NOUT; k++)
-		out[k] = (struct out_file){ .fd = -1 };
+	memset(&set, 0, sizeof(set));
+	set.fd = -1;
 	if (analysis_load(a->pos[0], &an) || rec_open(a->pos[0], 0, &r) ||
 	    rec_read_units(r, &units, &nunits) || rec_read_cells(r, &cells, &ncells))
 		goto done;
+	if (exportset_begin(&set, dir, cmd_args_count(a, OPT_FORCE) > 0, out_names))
+		goto done; /* DIR not empty, not an earlier export: a usage error */
 	rc = EXIT_RUN_FAILED;
-	if (util_mkdir_p(dir, 0755))
+	if (!(f = exportset_add(&set, out_names[OUT_SAMPLES])) ||
+	    export_samples(r, units, nunits, cells, ncells, f, an->modes[an->baseline]))
 		goto done;
-	for (size_t k = 0; k < NOUT; k++)
-		if (out_open(&out[k], dir, out_names[k]))
-			goto done;
-	if (export_samples(r, units, nunits, cells, ncells, out[OUT_SAMPLES].f,
-			   an->modes[an->baseline]))
+	if (!(f = exportset_add(&set, out_names[OUT_UNITS])))
 		goto done;
-	export_units(units, nunits, out[OUT_UNITS].f);
-	export_summary(an, out[OUT_SUMMARY].f);
-	for (size_t k = 0; k < NOUT; k++)
-		if (out_close(&out[k]))
-			goto done;
-	/* every file complete: now, and only now, put them in place */
-	for (size_t k = 0; k < NOUT; k++) {
-		if (rename(out[k].tmp, out[k].path) < 0) {
-			error_errno("cannot rename '%s' to '%s'", out[k].tmp, out[k].path);
-			goto done;
-		}
-		free(out[k].tmp);
-		out[k].tmp = NULL;
-	}
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd); /* best effort: the new names on disk */
-		close(dfd);
-	}
-	printf("'%s': samples.csv, units.csv, summary.csv written to '%s'\n", a->pos[0], dir);
+	export_units(units, nunits, f);
+	if (!(f = exportset_add(&set, out_names[OUT_SUMMARY])))
+		goto done;
+	export_summary(an, f);
+	if (exportset_commit(&set))
+		goto done;
+	printf("'%s': samples.csv (%" PRIu64 " bytes), units.csv, summary.csv and %s written to "
+	       "'%s'\n", a->pos[0], set.files[OUT_SAMPLES].bytes, EXPORTSET_MANIFEST, set.dir);
 	rc = EXIT_OK;
 done:
-	for (size_t k = 0; k < NOUT; k++)
-		out_release(&out[k]);
+	exportset_release(&set);
 	rec_units_free(units, nunits);
 	rec_cells_free(cells, ncells);
 	rec_close(r);
@@ -292,13 +202,18 @@ done:
 
 const struct cmd_entry cmd_export_entry = {
 	.name = "export",
-	.usage = "export --csv DIR RESULTS.h5",
+	.usage = "export --csv DIR [--force] RESULTS.h5",
 	.summary = "a run's raw samples, units and per-cell summary as CSV files",
 	.help = "options:\n"
-		"  --csv DIR            write samples.csv (harness import's format), units.csv and\n"
-		"                       summary.csv into DIR (created if missing; files replaced\n"
-		"                       whole, by rename: never partly, never through a symlink)\n"
-		"  -h, --help           this text\n",
+		"  --csv DIR            write samples.csv (harness import's format), units.csv,\n"
+		"                       summary.csv and manifest.csv (each file's size and\n"
+		"                       SHA-256) as a new folder DIR: built beside it and renamed\n"
+		"                       into place whole, so DIR holds a whole set or nothing\n"
+		"  --force              replace an earlier export at DIR (whole); without it a DIR\n"
+		"                       with entries is refused\n"
+		"  -h, --help           this text\n"
+		"exit status: 0 written, 1 the set could not be written (DIR as it was), 2 bad\n"
+		"command line, results file or DIR\n",
 	.opts = export_opts,
 	.min_args = 1,
 	.max_args = 1,

@@ -63,9 +63,10 @@ static int import_cache(const struct cmd_args *a, const char *in, enum cacheimpo
 	return EXIT_OK;
 }
 
-/* Check the command line, parse and validate the whole CSV file in memory (any error:
- * EXIT_USAGE, nothing written), then write the results file (a failure there:
- * EXIT_RUN_FAILED, nothing left behind). */
+/* Check the command line, parse and validate the whole CSV file, read in pieces (any error,
+ * an export's set that its manifest does not vouch for included: EXIT_USAGE, nothing
+ * written), then write the results file (a failure there: EXIT_RUN_FAILED, nothing left
+ * behind). */
 static int import_exec(const struct cmd_args *a)
 {
 	const struct cmd_entry *e = a->entry;
@@ -125,8 +126,10 @@ const struct cmd_entry cmd_import_entry = {
 	.summary = "turn raw timings from a CSV file, or a Kernel Tuner or T4 tuning cache, into a "
 		   "results file (docs/import-format.md)",
 	.help = "options:\n"
-		"  --csv FILE          the CSV file: columns cell, mode, block (or repeat), value,\n"
-		"                      and optionally unit, setup, baseline, kind\n"
+		"  --csv FILE          the CSV file (any size, read in pieces): columns cell, mode,\n"
+		"                      block (or repeat), value, and optionally unit, setup,\n"
+		"                      baseline, kind, count; an export's samples.csv is checked\n"
+		"                      against its set's manifest.csv first\n"
 		"  --kernel-tuner CACHE  a Kernel Tuner cache file (.json, or .json.gz): every\n"
 		"                      configuration it measured, its samples and times, its space\n"
 		"  --t4 FILE           a T4 results file (the AutoTuning Association's schema,\n"

@@ -29,10 +29,12 @@ static size_t e2e_cells(const struct report *r, const char *w, size_t m, struct 
 	const struct analysis *a = r->a;
 	size_t n = 0;
 	char b[96];
-	for (size_t i = 0; i < r->ncmp; i++) {
-		const struct rep_cmp *x = &r->cmp[i];
+	long wl = analysis_workload(a, w); /* its cells, in cell order */
+	for (size_t k = wl < 0 ? 0 : a->workload_first[wl];
+	     wl >= 0 && k < a->workload_first[wl + 1]; k++) {
+		const struct rep_cmp *x = &r->cmp[report_cmp_index(r, a->workload_cells[k], m)];
 		const struct an_cell *c = &a->cells[x->cell];
-		if (x->mode != m || strcmp(c->workload, w) || strcmp(c->kind, "e2e"))
+		if (strcmp(c->kind, "e2e"))
 			continue;
 		const char *op = strrchr(c->name, '/');
 		sbuf_addf(sb, "%s%s ", n++ ? "; " : "", op ? op + 1 : c->name);

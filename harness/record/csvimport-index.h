@@ -1,5 +1,5 @@
-/* csvimport-index.h: private to harness/record/csvimport*.c: a hash index over items kept
- * in the caller's arrays (the CSV reader's modes, cells and units).  The index holds item
+/* csvimport-index.h: the record layer's hash index over items kept in the caller's arrays
+ * (the CSV reader's modes, cells and units; the protocol reader's cells, proto.c).  The index holds item
  * numbers and hashes only; the caller compares its own items when probing. */
 #ifndef HARNESS_CSVIMPORT_INDEX_H
 #define HARNESS_CSVIMPORT_INDEX_H

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,8 @@ static void import_meta(const struct csvimport *imp, struct rec_meta *m)
 	rec_meta_set(m, "source_sha256", imp->sha256);
 	snprintf(num, sizeof(num), "%zu", imp->nrows);
 	rec_meta_set(m, "source_rows", num);
+	snprintf(num, sizeof(num), "%" PRIu64, imp->len);
+	rec_meta_set(m, "source_bytes", num);
 	rec_meta_set(m, "source_unit", imp->units_seen);
 	rec_meta_set(m, "source_unit_from", imp->unit_from_option ? "option" : "column");
 	rec_meta_set(m, "imported_utc", t);
@@ -39,7 +42,8 @@ static void import_meta(const struct csvimport *imp, struct rec_meta *m)
 	rec_meta_set(m, "pairing", imp->paired ? "block" : "none");
 	rec_meta_set(m, "backend", "imported");
 	rec_meta_set(m, "status", "complete");
-	rec_meta_add_file(m, "import-source", imp->path, imp->text, imp->len);
+	if (imp->text) /* at most CSVIMPORT_KEEP_MAX: larger, source_sha256 and _bytes say it */
+		rec_meta_add_file(m, "import-source", imp->path, imp->text, (size_t)imp->len);
 }
 
 /* Split a cell name the way harness names cells: "W/OP:SHAPE" for an op, "W/e2e" or

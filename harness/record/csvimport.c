@@ -5,6 +5,7 @@
 #include "harness/record/csvimport.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -12,12 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <csv.h>
 
 #include "harness/base/util.h"
 #include "harness/record/csvimport-index.h"
+#include "harness/record/exportset.h"
 
 /* The columns a file may have (docs/import-format.md).  'repeat' and 'block' both land in
  * COL_BLOCK, which remembers the name the header used: 'block' says units of the same
@@ -72,6 +75,15 @@ struct reader {
 	int nunits_used;
 	struct csvimport_index mode_ix, cell_ix, unit_ix;
 	size_t modes_cap, cells_cap, units_cap; /* of imp's arrays (grown by doubling) */
+	/* the bytes as they come (feed_bytes): a line not yet ended, where its end was last
+	 * looked for, the hash and size of everything fed, and the copy kept for the results
+	 * file while the file is at most CSVIMPORT_KEEP_MAX */
+	struct sbuf pend;
+	size_t scan;
+	struct util_sha256 *h;
+	uint64_t fed;
+	struct sbuf keep;
+	int keeping;
 };
 
 /* Report an error in the current row's column c: "'path':LINE: column 'NAME': ...". */
@@ -487,47 +499,95 @@ static void set_positions(struct csvimport *imp)
 	free(ord);
 }
 
-/* Feed the text to libcsv one physical line at a time (a line ends at LF, CR LF or a lone
- * CR), so that every callback knows its line.  Returns 0, or -1 reported. */
-static int feed(struct reader *r, const char *text, size_t len)
+/* One physical line (with its line end) to libcsv, so that every callback knows its line:
+ * checked first for NUL bytes and UTF-8 (names become HDF5 strings and report rows: JSON,
+ * HTML), refused at the line and character column of the first bad byte.  A UTF-8 byte
+ * order mark (spreadsheets write one) at the start of the file is not part of the first
+ * name.  0, or -1 reported. */
+static int take_line(struct reader *r, const char *s, size_t n)
 {
 	const char *path = r->imp->path;
-	size_t pos = 0;
-	r->need_start = 1;
-	while (pos < len && !r->failed) {
-		size_t end = pos;
-		while (end < len && text[end] != '\n' && text[end] != '\r')
-			end++;
-		if (end < len && text[end] == '\r' && end + 1 < len && text[end + 1] == '\n')
-			end++;
-		if (end < len)
-			end++;
-		r->line++;
-		if (r->need_start && !blank_line(text + pos, end - pos)) {
-			r->row_line = r->line;
-			r->need_start = 0;
-		}
-		size_t got = csv_parse(&r->parser, text + pos, end - pos, on_field, on_row, r);
-		if (r->failed)
-			return -1;
-		if (got != end - pos) {
-			if (csv_error(&r->parser) != CSV_EPARSE)
-				die("libcsv: %s", csv_strerror(csv_error(&r->parser)));
-			/* Strict mode stops at the offending byte: a quote inside an unquoted
-			 * field, or something other than a delimiter after a closing quote. */
-			if (text[pos + got] == '"')
-				return error("'%s':%zu:%zu: a quote inside an unquoted field (quote the "
-					     "whole field and double the quote: \"a \"\"b\"\"\")",
-					     path, r->line, got + 1);
-			return error("'%s':%zu:%zu: text after the closing quote of a field", path,
-				     r->line, got + 1);
-		}
-		pos = end;
+	r->line++;
+	if (r->line == 1 && n >= 3 && !memcmp(s, "\xef\xbb\xbf", 3)) {
+		s += 3;
+		n -= 3;
 	}
-	if (!r->failed && csv_fini(&r->parser, on_field, on_row, r) != 0) {
+	if (memchr(s, '\0', n))
+		return error("'%s':%zu: a NUL byte (not a text file?)", path, r->line);
+	size_t bad;
+	if (!util_utf8_valid(s, n, &bad))
+		return error("'%s':%zu:%zu: not valid UTF-8 (byte 0x%02x): the file must be UTF-8 "
+			     "text", path, r->line, util_utf8_column(s, bad), (unsigned char)s[bad]);
+	if (r->need_start && !blank_line(s, n)) {
+		r->row_line = r->line;
+		r->need_start = 0;
+	}
+	size_t got = csv_parse(&r->parser, s, n, on_field, on_row, r);
+	if (r->failed)
+		return -1;
+	if (got != n) {
 		if (csv_error(&r->parser) != CSV_EPARSE)
 			die("libcsv: %s", csv_strerror(csv_error(&r->parser)));
-		return error("'%s':%zu: a quoted field is never closed", path, r->row_line);
+		/* Strict mode stops at the offending byte: a quote inside an unquoted field, or
+		 * something other than a delimiter after a closing quote. */
+		if (s[got] == '"')
+			return error("'%s':%zu:%zu: a quote inside an unquoted field (quote the whole "
+				     "field and double the quote: \"a \"\"b\"\"\")", path, r->line,
+				     got + 1);
+		return error("'%s':%zu:%zu: text after the closing quote of a field", path, r->line,
+			     got + 1);
+	}
+	return 0;
+}
+
+/* n more bytes of the file (final: the last, n may be 0): hashed, kept while the file is
+ * small enough, and every line they complete (ended by LF, CR LF or a lone CR; the last
+ * line may have no end) taken.  What is held is the line not yet ended, never the file: a
+ * line longer than UTIL_INPUT_MAX is refused.  0, or -1 reported. */
+static int feed_bytes(struct reader *r, const char *buf, size_t n, int final)
+{
+	util_sha256_add(r->h, buf, n);
+	r->fed += n;
+	if (r->keeping && r->fed <= CSVIMPORT_KEEP_MAX) {
+		sbuf_add(&r->keep, buf, n);
+	} else if (r->keeping) {
+		r->keeping = 0;
+		sbuf_release(&r->keep);
+		sbuf_init(&r->keep);
+	}
+	sbuf_add(&r->pend, buf, n);
+	const char *t = r->pend.buf;
+	size_t len = r->pend.len, pos = 0, end = r->scan;
+	while (pos < len && !r->failed) {
+		while (end < len && t[end] != '\n' && t[end] != '\r')
+			end++;
+		if (end == len && !final)
+			break; /* not ended yet */
+		if (end < len && t[end] == '\r') {
+			if (end + 1 == len && !final)
+				break; /* a CR LF, or a lone CR? the next bytes say */
+			if (end + 1 < len && t[end + 1] == '\n')
+				end++;
+		}
+		if (end < len)
+			end++;
+		if (take_line(r, t + pos, end - pos))
+			return -1;
+		pos = end;
+	}
+	if (len - pos > UTIL_INPUT_MAX)
+		return error("'%s':%zu: a line longer than %zu bytes", r->imp->path, r->line + 1,
+			     UTIL_INPUT_MAX);
+	memmove(r->pend.buf, r->pend.buf + pos, len - pos);
+	r->pend.len = len - pos;
+	r->pend.buf[r->pend.len] = '\0';
+	r->scan = end - pos;
+	if (!final)
+		return 0;
+	if (csv_fini(&r->parser, on_field, on_row, r) != 0) {
+		if (csv_error(&r->parser) != CSV_EPARSE)
+			die("libcsv: %s", csv_strerror(csv_error(&r->parser)));
+		return error("'%s':%zu: a quoted field is never closed", r->imp->path, r->row_line);
 	}
 	return r->failed ? -1 : 0;
 }
@@ -541,101 +601,158 @@ static char *base_name(const char *path)
 	return dot && dot != b ? xstrndup(b, (size_t)(dot - b)) : xstrdup(b);
 }
 
-int csvimport_parse(const char *path, const char *text, size_t len,
-		    const struct csvimport_opts *opts, struct csvimport **out)
+/* Start reading into a new import of path (r zeroed first).  0, or -1 reported. */
+static int reader_start(struct reader *r, const char *path, const struct csvimport_opts *opts)
 {
-	struct reader r = { .line = 0 };
+	memset(r, 0, sizeof(*r));
 	struct csvimport *imp = xcalloc(1, sizeof(*imp));
-	int rc = -1;
-
-	*out = NULL;
 	imp->path = xstrdup(path);
-	imp->text = xmalloc(len + 1);
-	memcpy(imp->text, text, len);
-	imp->text[len] = '\0';
-	imp->len = len;
-	util_sha256_hex(text, len, imp->sha256);
 	imp->name = opts && opts->name ? xstrdup(opts->name) : base_name(path);
-	r.imp = imp;
-	sbuf_init(&r.buf);
-	if (csv_init(&r.parser, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL))
+	r->imp = imp;
+	r->need_start = 1;
+	r->keeping = 1;
+	sbuf_init(&r->buf);
+	sbuf_init(&r->pend);
+	sbuf_init(&r->keep);
+	r->h = util_sha256_begin();
+	if (csv_init(&r->parser, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL))
 		die("libcsv: cannot initialise the parser");
-
 	if (opts && opts->unit) {
-		r.opt_unit = opts->unit;
-		r.opt_unit_ns = csvimport_unit_ns(opts->unit);
-		if (!r.opt_unit_ns) {
-			error("--unit '%s' is not a time unit (ns, us, ms or s)", opts->unit);
-			goto done;
-		}
+		r->opt_unit = opts->unit;
+		r->opt_unit_ns = csvimport_unit_ns(opts->unit);
+		if (!r->opt_unit_ns)
+			return error("--unit '%s' is not a time unit (ns, us, ms or s)", opts->unit);
 		imp->unit_from_option = 1;
 	}
-	const char *nul = memchr(text, '\0', len);
-	if (nul) {
-		size_t line = 1;
-		for (const char *p = text; p < nul; p++)
-			line += *p == '\n';
-		error("'%s':%zu: a NUL byte (not a text file?)", path, line);
-		goto done;
-	}
-	/* Names become HDF5 strings and report rows (JSON, HTML): the whole file must be
-	 * UTF-8, refused at the first bad byte's line and character column. */
-	size_t bad;
-	if (!util_utf8_valid(text, len, &bad)) {
-		size_t line = 1, start = 0;
-		for (size_t i = 0; i < bad; i++)
-			if (text[i] == '\n' || (text[i] == '\r' && text[i + 1] != '\n')) {
-				line++;
-				start = i + 1;
-			}
-		error("'%s':%zu:%zu: not valid UTF-8 (byte 0x%02x): the file must be UTF-8 text",
-		      path, line, util_utf8_column(text + start, bad - start),
-		      (unsigned char)text[bad]);
-		goto done;
-	}
-	/* A UTF-8 byte order mark (spreadsheets write one) is not part of the first name. */
-	size_t skip = len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3) ? 3 : 0;
-	if (feed(&r, text + skip, len - skip))
-		goto done;
-	if (!r.have_header) {
-		error("'%s': empty file (no header row)", path);
-		goto done;
-	}
-	if (!imp->nrows) {
-		error("'%s': a header but no data rows", path);
-		goto done;
-	}
+	return 0;
+}
+
+/* After the last bytes: the checks on the whole file, its hash, size and kept copy into
+ * the import; 0 (*out the import), or -1 reported. */
+static int reader_finish(struct reader *r, struct csvimport **out)
+{
+	struct csvimport *imp = r->imp;
+	util_sha256_end(r->h, imp->sha256);
+	r->h = NULL;
+	imp->len = r->fed;
+	if (!r->have_header)
+		return error("'%s': empty file (no header row)", imp->path);
+	if (!imp->nrows)
+		return error("'%s': a header but no data rows", imp->path);
 	set_positions(imp);
 	struct sbuf seen;
 	sbuf_init(&seen);
-	for (int n = 1; n <= r.nunits_used; n++)
+	for (int n = 1; n <= r->nunits_used; n++)
 		for (size_t k = 0; k < ARRAY_SIZE(time_units); k++)
-			if (r.unit_used[k] == n)
+			if (r->unit_used[k] == n)
 				sbuf_addf(&seen, "%s%s", seen.len ? "," : "", time_units[k].name);
 	imp->units_seen = sbuf_detach(&seen);
+	if (r->keeping) {
+		imp->text = sbuf_detach(&r->keep);
+		sbuf_init(&r->keep);
+	}
 	*out = imp;
-	imp = NULL;
-	rc = 0;
-done:
-	csv_free(&r.parser);
-	sbuf_release(&r.buf);
-	free(r.off);
-	csvimport_index_release(&r.mode_ix);
-	csvimport_index_release(&r.cell_ix);
-	csvimport_index_release(&r.unit_ix);
-	csvimport_free(imp);
+	r->imp = NULL;
+	return 0;
+}
+
+static void reader_release(struct reader *r)
+{
+	csv_free(&r->parser);
+	sbuf_release(&r->buf);
+	sbuf_release(&r->pend);
+	sbuf_release(&r->keep);
+	if (r->h)
+		util_sha256_end(r->h, NULL);
+	free(r->off);
+	csvimport_index_release(&r->mode_ix);
+	csvimport_index_release(&r->cell_ix);
+	csvimport_index_release(&r->unit_ix);
+	csvimport_free(r->imp);
+}
+
+int csvimport_parse(const char *path, const char *text, size_t len,
+		    const struct csvimport_opts *opts, struct csvimport **out)
+{
+	struct reader r;
+	int rc = -1;
+	*out = NULL;
+	if (reader_start(&r, path, opts) == 0 && feed_bytes(&r, text, len, 1) == 0 &&
+	    reader_finish(&r, out) == 0)
+		rc = 0;
+	reader_release(&r);
 	return rc;
 }
 
 int csvimport_read(const char *path, const struct csvimport_opts *opts, struct csvimport **out)
 {
-	char *text = NULL;
-	size_t len = 0;
+	struct reader r;
+	struct stat st;
+	char *buf = NULL;
+	int rc = -1;
 	*out = NULL;
-	if (util_read_file(path, &text, &len))
-		return -1;
-	int rc = csvimport_parse(path, text, len, opts, out);
-	free(text);
+	/* O_NONBLOCK: opening a FIFO with no writer must not hang; the type check then refuses
+	 * it.  O_NOCTTY: a terminal named as input must not become ours. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return error_errno("cannot open '%s'", path);
+	if (fstat(fd, &st) < 0) {
+		error_errno("cannot stat '%s'", path);
+		goto done;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		error("'%s' is not a regular file (%s)", path,
+		      S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
+		      : S_ISCHR(st.st_mode) ? "a character device" : "not a plain file");
+		goto done;
+	}
+	/* an export's set (a folder with a manifest) is read only as its manifest says */
+	char want[65];
+	if (exportset_check_import(path, want))
+		goto done;
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	if (reader_start(&r, path, opts))
+		goto release;
+	/* in pieces: what is held is the data (the samples), not the file */
+	enum { PIECE = 1 << 20 };
+	buf = xmalloc(PIECE);
+	for (;;) {
+		ssize_t n = read(fd, buf, PIECE);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			error_errno("cannot read '%s'", path);
+			goto release;
+		}
+		if (feed_bytes(&r, buf, (size_t)n, n == 0))
+			goto release;
+		if (n == 0)
+			break;
+	}
+	/* a file that yields other than the size fstat reported (a /proc or /sys pseudo-file
+	 * reports size 0, or the file changed while read) is refused rather than trusted */
+	if (r.fed != (uint64_t)st.st_size) {
+		error("'%s' changed size while it was read, or is not a plain file (%jd bytes "
+		      "reported, %" PRIu64 " read)", path, (intmax_t)st.st_size, r.fed);
+		goto release;
+	}
+	if (reader_finish(&r, out))
+		goto release;
+	if (*want && strcmp(want, (*out)->sha256)) {
+		error("'%s' changed while it was read (its SHA-256 is no longer the one its "
+		      "manifest lists)", path);
+		csvimport_free(*out);
+		*out = NULL;
+		goto release;
+	}
+	rc = 0;
+release:
+	reader_release(&r);
+done:
+	free(buf);
+	close(fd);
 	return rc;
 }
 

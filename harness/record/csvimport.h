@@ -8,7 +8,10 @@
 /* Lifecycle:
  *   1. csvimport_read() (or csvimport_parse() on bytes already in memory) parses and
  *      validates the whole file; on any error it has reported it (with file, line and
- *      column) and returns -1 with *out NULL: nothing was written anywhere.
+ *      column) and returns -1 with *out NULL: nothing was written anywhere.  The file is
+ *      read in pieces, so what is held is its data (16 bytes a sample, and the names), not
+ *      the file, at any size; its bytes are kept for the results file only when it is at
+ *      most CSVIMPORT_KEEP_MAX long.
  *   2. csvimport_write() writes the results file; it may be called more than once.
  *   3. csvimport_free() releases everything.
  * Nothing in struct csvimport refers to the caller's strings: it owns all it holds. */
@@ -44,8 +47,9 @@ struct csvimport_unit {
 struct csvimport {
 	char *path;          /* as given */
 	char *name;          /* the experiment name to record */
-	char *text;          /* the file's bytes (NUL-terminated for convenience) */
-	size_t len;
+	char *text;          /* the file's bytes (NUL-terminated for convenience), or NULL
+			      * when it is longer than CSVIMPORT_KEEP_MAX */
+	uint64_t len;        /* the file's size in bytes */
 	char sha256[65];
 	char *units_seen;    /* the time units the values were given in, comma-separated in
 			      * order of first use ("us", or "us,ms" with a 'unit' column) */
@@ -62,12 +66,17 @@ struct csvimport {
 			      * 0: a 'repeat' column (repeat numbers pair nothing) */
 };
 
+/* The largest file whose bytes an import keeps, to record verbatim in the results file. */
+#define CSVIMPORT_KEEP_MAX ((uint64_t)64 << 20)
+
 /* Nanoseconds in one time unit named "ns", "us", "ms" or "s"; 0 for any other name
  * (nothing is reported: the caller knows where the name came from). */
 int64_t csvimport_unit_ns(const char *unit);
 
-/* Read the CSV file at path and parse it (csvimport_parse).  Reports and returns -1 when
- * the file cannot be read or is invalid; on success *out is the caller's to free. */
+/* Read the CSV file at path (a regular file, any size) and parse it as csvimport_parse.
+ * When path is in an export's set (harness/record/exportset.h), the set's manifest must
+ * vouch for it.  Reports and returns -1 when the file cannot be read, is invalid or is
+ * refused; on success *out is the caller's to free. */
 int csvimport_read(const char *path, const struct csvimport_opts *opts, struct csvimport **out);
 
 /* Parse and validate len bytes of CSV text (copied) that came from path (used in messages

@@ -1,5 +1,6 @@
 # tests/cli/export.sh: `harness export --csv DIR`: CSV that any tool parses (names with commas
-# and quotes survive), and export then import gives identical statistics.
+# and quotes survive), and export then import gives identical statistics; the files are one
+# set, put in place whole with a manifest of their sizes and hashes, which import checks.
 . "$top_srcdir/tests/setup"
 PY=/usr/bin/python3
 $PY -c 'import h5py' 2>/dev/null || skip "h5py for /usr/bin/python3 is not installed (Debian: python3-h5py)"
@@ -8,7 +9,18 @@ export PYTHONPATH="$top_srcdir/tests/cli"
 # a real run (with failed units, which samples.csv leaves out and units.csv keeps)
 h run -q -o f.h5 "$DATA/run/faults.toml" >/dev/null 2>&1
 expect_status 0 h export --csv csvout f.h5 && pass "export a run"
-for x in samples units summary; do [ -s "csvout/$x.csv" ] || fail "csvout/$x.csv written"; done
+for x in samples units summary manifest; do [ -s "csvout/$x.csv" ] || fail "csvout/$x.csv written"; done
+# the manifest: every other file with its size and SHA-256, as sha256sum and wc see them
+check "manifest.csv lists each file's size and SHA-256" $PY - csvout <<'PYEOF'
+import csv, hashlib, os, sys
+d = sys.argv[1]
+rows = list(csv.DictReader(open(d + "/manifest.csv", newline="")))
+assert [r["file"] for r in rows] == ["samples.csv", "units.csv", "summary.csv"], rows
+for r in rows:
+    data = open(os.path.join(d, r["file"]), "rb").read()
+    assert int(r["bytes"]) == len(data) and r["sha256"] == hashlib.sha256(data).hexdigest(), r
+assert sorted(os.listdir(d)) == ["manifest.csv", "samples.csv", "summary.csv", "units.csv"], os.listdir(d)
+PYEOF
 $PY - csvout f.h5 <<'PYEOF' || fail "exported CSV content"
 import csv, sys, h5py
 from h5util import table, Checker
@@ -63,59 +75,100 @@ expect_status 0 h export --csv g2 g2.h5
 cmp -s g1/samples.csv g2/samples.csv && pass "export -> import -> export is a fixed point" || fail "samples.csv changed through a round trip"
 grep -q '"gemm64/sgemm:m=64,n=64,k=""64"""' g1/samples.csv && pass "a name with commas and quotes is quoted" || fail "quoting of 'gemm64/sgemm:m=64,n=64,k=\"64\"'"
 
-# ---- files replaced whole, never through a symlink, never partly (issue 9, item 12) -------
-# A symlink planted in the output folder is replaced itself; its target is untouched.
+# ---- one set, put in place whole (issue 51) ------------------------------------------------
+# A folder with entries is refused without --force, and left as it was.
+cp -R g1 g1-before
+expect_status 2 h export --csv g1 f.h5 &&
+	expect_grep "^harness: 'g1' is not empty; export writes its set into a new or empty folder \(--force replaces an earlier export there whole\)\$" "$SCRATCH/err"
+check "a refused export leaves the folder as it was" diff -r g1-before g1
+# --force replaces an earlier set whole: every file is the new run's, the manifest too
+if expect_status 0 h export --force --csv g1 f.h5; then
+	check "--force replaced the whole set" cmp -s g1/samples.csv csvout/samples.csv
+	check "its manifest is the new set's" cmp -s g1/manifest.csv csvout/manifest.csv
+fi
+# --force replaces only an export: a folder with anything else is refused, untouched
+mkdir mine && echo "notes" >mine/notes.txt && echo "x" >mine/samples.csv
+expect_status 2 h export --force --csv mine f.h5 &&
+	expect_grep "^harness: 'mine' holds 'notes.txt', which is not a file of an export" "$SCRATCH/err"
+check "the other folder is untouched" '[ "$(cat mine/notes.txt)" = notes ] && [ "$(cat mine/samples.csv)" = x ]'
+# an empty folder is a new one; a file where the folder should be is refused
+mkdir empty
+expect_status 0 h export --csv empty g.h5 && check "an empty folder takes the set" cmp -s empty/samples.csv g1-before/samples.csv
+echo x >afile
+expect_status 2 h export --csv afile g.h5 && expect_grep "^harness: 'afile' exists and is not a folder" "$SCRATCH/err"
+# Planted symlinks in an earlier set are replaced with it (the folder is), targets untouched.
 mkdir -p planted
 echo "precious" >target.txt
 ln -s ../target.txt planted/samples.csv
 ln -s ../no-such-file planted/units.csv
-if expect_status 0 h export --csv planted g.h5; then
-	[ "$(cat target.txt)" = precious ] && pass "the symlink's target is untouched" ||
-		fail "export wrote through a symlink into target.txt"
-	[ -e no-such-file ] && fail "export created a dangling symlink's target"
-	[ -f planted/samples.csv ] && [ ! -L planted/samples.csv ] && [ ! -L planted/units.csv ] &&
-		cmp -s planted/samples.csv g1/samples.csv && pass "the symlinks were replaced by the files" ||
-		fail "planted/samples.csv is not the exported file"
+if expect_status 0 h export --force --csv planted g.h5; then
+	check "the symlink's target is untouched" '[ "$(cat target.txt)" = precious ]'
+	check "no dangling symlink's target was created" '[ ! -e no-such-file ]'
+	check "the symlinks were replaced by the set" '[ -f planted/samples.csv ] && [ ! -L planted/samples.csv ] && [ ! -L planted/units.csv ] && cmp -s planted/samples.csv g1-before/samples.csv'
 fi
-set -- planted/*.tmp*
-[ -e "$1" ] && fail "temporary files left in planted/: $*"
+check "no temporary file or folder is left" '[ -z "$(ls -A planted | grep -v "^[a-z]*\.csv$")" ] && [ -z "$(ls -A | grep "export-")" ]'
+
+# import checks the manifest: a set whose files disagree with it, or without it, is refused
+cp -R g1-before bad1 && echo 'x,y,0,1,ns,op,false,1' >>bad1/samples.csv
+expect_status 2 h import --csv bad1/samples.csv -o bad1.h5 &&
+	expect_grep "^harness: 'bad1/samples.csv' has [0-9]+ bytes, but 'bad1/manifest.csv' says [0-9]+: the set was changed or mixed with another export's files\$" "$SCRATCH/err"
+cp -R g1-before bad2 && cp csvout/units.csv bad2/units.csv # another export's units.csv
+expect_status 2 h import --csv bad2/samples.csv -o bad2.h5 &&
+	expect_grep "^harness: 'bad2/units.csv' has " "$SCRATCH/err"
+cp -R g1-before bad3 && sed -i 's/1/2/' bad3/samples.csv # the same size, other bytes
+expect_status 2 h import --csv bad3/samples.csv -o bad3.h5 &&
+	expect_grep "^harness: 'bad3/samples.csv' has SHA-256 [0-9a-f]{64}, but 'bad3/manifest.csv' says [0-9a-f]{64}" "$SCRATCH/err"
+cp -R g1-before bad4 && rm bad4/manifest.csv
+expect_status 2 h import --csv bad4/samples.csv -o bad4.h5 &&
+	expect_grep "^harness: 'bad4' is an export's set without its manifest.csv" "$SCRATCH/err"
+check "nothing was imported from a refused set" '[ ! -e bad1.h5 ] && [ ! -e bad2.h5 ] && [ ! -e bad3.h5 ] && [ ! -e bad4.h5 ]'
+cp g1-before/samples.csv alone.csv
+expect_status 0 h import --csv alone.csv -o alone.h5 && pass "samples.csv out of its set is plain CSV"
 
 # A write that fails (a full disk, through tests/stress/writefault.so) leaves the folder as it
-# was: no partial file, no temporary file, the previous export intact.
+# was: no partial file, no temporary file or folder, the previous export intact.
 SHIM=$top_builddir/tests/stress/writefault.so
 if [ ! -f "$SHIM" ]; then
 	echo "note: $SHIM not built: full-disk checks skipped"
 elif ! LD_PRELOAD=$SHIM $HARNESS --version >/dev/null 2>&1; then
 	echo "note: the harness does not run under LD_PRELOAD=$SHIM (a sanitizer build?): full-disk checks skipped"
 else
-	cp -R g1 before
 	cnt=$SCRATCH/count
 	rm -f "$cnt"
-	WRITEFAULT_MATCH=.csv WRITEFAULT_LOG=$cnt LD_PRELOAD=$SHIM h export --csv g1 g.h5 >/dev/null 2>&1
+	WRITEFAULT_MATCH=.csv WRITEFAULT_LOG=$cnt LD_PRELOAD=$SHIM h export --csv counted g.h5 >/dev/null 2>&1
+	# g1 holds f.h5's set; each export below tries to put g.h5's in its place
+	rm -rf before && cp -R g1 before
+	check "g1 holds another run's set than the one exported below" '! cmp -s g1/samples.csv counted/samples.csv'
 	total=$(awk '{ s += $2 } END { print s + 0 }' "$cnt" 2>/dev/null)
-	[ "${total:-0}" -ge 3 ] || fail "writefault counted ${total:-0} writes to .csv files"
+	[ "${total:-0}" -ge 4 ] || fail "writefault counted ${total:-0} writes to .csv files"
 	n=1
 	while [ "$n" -le "${total:-0}" ]; do
 		if expect_status 1 env WRITEFAULT_MATCH=.csv WRITEFAULT_ENOSPC_AT=$n LD_PRELOAD=$SHIM \
-			$HARNESS export --csv g1 g.h5; then
-			expect_grep "^harness: cannot write 'g1/[a-z]+\.csv': No space left on device\$" "$SCRATCH/err"
+			$HARNESS export --force --csv g1 g.h5; then
+			expect_grep "^harness: cannot write '[^']*(manifest|[a-z]+\.csv)[^']*': No space left on device\$" "$SCRATCH/err"
 		fi
 		diff -r before g1 >/dev/null || fail "ENOSPC at write $n of $total changed g1/: $(ls g1)"
+		[ -z "$(ls -A | grep "export-")" ] || fail "ENOSPC at write $n of $total left $(ls -A | grep "export-")"
 		n=$((n + 1))
 	done
-	pass "a full disk at each of $total writes leaves the previous export as it was"
+	pass "a full disk at each of $total writes leaves the previous export as it was, nothing beside it"
 	rm -rf fresh
 	expect_status 1 env WRITEFAULT_MATCH=.csv WRITEFAULT_ENOSPC_AT=1 LD_PRELOAD=$SHIM \
 		$HARNESS export --csv fresh g.h5
-	[ -z "$(ls fresh 2>/dev/null)" ] && pass "a full disk leaves nothing in a new folder" ||
-		fail "a failed export left $(ls fresh) in a new folder"
-	# killed inside a write (torn): the final names hold the previous export or nothing
+	check "a full disk leaves no folder" '[ ! -e fresh ] && [ -z "$(ls -A | grep "export-")" ]'
+	# killed inside a write (torn): DIR holds the previous set, whole; the next export
+	# removes the temporary folder the killed one left, and says so
 	expect_status 137 env WRITEFAULT_MATCH=.csv WRITEFAULT_KILL_AT=2 LD_PRELOAD=$SHIM \
-		$HARNESS export --csv g1 g.h5
-	for x in samples units summary; do
-		cmp -s before/$x.csv g1/$x.csv || fail "a kill inside a write changed g1/$x.csv"
-	done
-	rm -f g1/*.tmp*
+		$HARNESS export --force --csv g1 g.h5
+	check "a kill inside a write leaves the previous set" diff -r before g1
+	check "no *.tmp file in the set" '[ -z "$(ls -A g1 | grep -v "^[a-z]*\.csv$")" ]'
+	left=$(ls -A | grep "^\.g1\.export-")
+	check "the killed export's folder is beside the set, hidden" '[ -n "$left" ]'
+	if expect_status 0 h export --force --csv g1 g.h5; then
+		expect_grep "^harness: warning: removed '\./$left', left by an export that was stopped \(process [0-9]+\)\$" "$SCRATCH/err"
+		check "and it is gone" '[ -z "$(ls -A | grep "export-")" ]'
+		check "the new set is in place" diff -r counted g1
+	fi
 fi
 
 # A real full disk: a small tmpfs, when this process may mount one (root, not in a
@@ -126,7 +179,7 @@ if mount -t tmpfs -o size=64k tmpfs full 2>/dev/null; then
 	if expect_status 0 h export --csv full/out g.h5; then
 		cp -R full/out before-full
 		dd if=/dev/zero of=full/filler bs=1k count=1024 2>/dev/null # fills it: fails at 64k
-		if expect_status 1 h export --csv full/out g.h5; then
+		if expect_status 1 h export --force --csv full/out g.h5; then
 			expect_grep "No space left on device" "$SCRATCH/err"
 			diff -r before-full full/out >/dev/null && pass "a full tmpfs leaves the previous export as it was" ||
 				fail "a full tmpfs changed full/out: $(ls full/out)"

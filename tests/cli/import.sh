@@ -314,6 +314,38 @@ if expect_status 1 h import --csv import/good.csv -o no-such-dir/u.h5; then
 	expect_grep "^harness: cannot write 'no-such-dir/u\\.h5' \\(create a temporary file\\): " "$ERR"
 fi
 [ -e no-such-dir ] && fail "no-such-dir was created"
+# Read in pieces of 1 MiB: a line end that falls on a piece's last byte (a CR LF split
+# between two pieces, a lone CR that the next piece must not join) ends the line once.  The
+# same 60,000 rows with LF, CR LF and CR line ends, padded so a line end is byte 1048575.
+/usr/bin/python3 - <<'PYEOF'
+for eol, name in (("\n", "lf.csv"), ("\r\n", "crlf.csv"), ("\r", "cr.csv")):
+    rows = ["cell,mode,block,value,unit"] + ["w/op:s=%d,%s,%d,%d.5,ns" % (k % 7, "ab"[k % 2], k % 3, 1000 + k % 97) for k in range(60000)]
+    t = eol.join(rows) + eol
+    pad = 1048575 - t.find(eol, 1048575 - 60)
+    rows[1] = rows[1].replace(",", "," + " " * pad, 1) # blanks before an unquoted field are dropped
+    t = eol.join(rows) + eol
+    assert t[1048575] == eol[0], name
+    open(name, "w", newline="").write(t)
+    # the row after that line end with a bad value: its line number must be right
+    n = t[:1048575 + len(eol)].count(eol) # lines ended there (the header is line 1)
+    rows[n] = rows[n].replace(".5,ns", ".5x,ns")
+    open("bad-" + name, "w", newline="").write(eol.join(rows) + eol)
+    open("line-" + name, "w").write("%d\n" % (n + 1))
+PYEOF
+for x in lf crlf cr; do
+	expect_status 0 h import --csv $x.csv -o $x.h5 &&
+		expect_grep "^'$x.h5': 6 units \(2 modes\), 7 cells, 60000 samples; baseline 'a'\$" "$OUT"
+	h report -f json $x.h5 >$x.json 2>/dev/null
+done
+check "a line end on a piece's boundary: LF, CR LF and CR import alike" /usr/bin/python3 -c '
+import json, sys
+k = lambda p: (lambda r: (r["cells"], r["comparisons"]))(json.load(open(p)))
+sys.exit(not (k("lf.json") == k("crlf.json") == k("cr.json") and len(k("lf.json")[0]) == 7))'
+for x in lf crlf cr; do
+	expect_status 2 h import --csv bad-$x.csv -o bad-$x.h5 &&
+		expect_grep "^harness: 'bad-$x.csv':$(cat line-$x.csv): column 'value': '[0-9]+\.5x' is not a number\$" "$ERR"
+done
+
 if expect_status 0 h import -h; then
 	expect_grep '^usage: harness import \(--csv FILE ' "$OUT"
 fi
