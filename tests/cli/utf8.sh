@@ -68,12 +68,15 @@ fi
 SYN=$DATA/report/synthetic.csv HYP=$DATA/hypotheses/synthetic.toml
 if expect_status 0 h import --csv "$SYN" -o syn.h5; then
 	cp syn.h5 cellbad.h5
-	$PY - cellbad.h5 <<'PYEOF' || fail "cannot damage cellbad.h5"
-import sys, h5py
+	# damaged, then sealed again (tests/cli/h5seal.py): verify refuses a file altered after
+	# it was written, and this is about the writers, not the digests
+	PYTHONPATH="$top_srcdir/tests/cli" $PY - cellbad.h5 <<'PYEOF' || fail "cannot damage cellbad.h5"
+import sys, h5py, h5seal
 with h5py.File(sys.argv[1], "r+") as f:
     c = f["cells"][...]
     c["name"][0] = b"net/sgemm:m=6\xff4"
     f["cells"][...] = c
+    h5seal.forge(f)
 PYEOF
 	badname=$(printf 'b\377d.h5')
 	cp syn.h5 "$badname"
