@@ -42,15 +42,21 @@ static int cmp_first_cell(const void *x, const void *y)
 	return (i[1] > j[1]) - (i[1] < j[1]);
 }
 
-void analysis_index_workloads(struct analysis *a)
+/* The workload index's arrays freed (analysis_index_workloads builds them). */
+static void free_workload_index(struct analysis *a)
 {
-	size_t n = a->ncells;
 	free(a->workloads);
 	free(a->cell_workload);
 	free(a->workload_first);
 	free(a->workload_cells);
 	free(a->workload_e2e);
 	free(a->workload_byname);
+}
+
+void analysis_index_workloads(struct analysis *a)
+{
+	size_t n = a->ncells;
+	free_workload_index(a);
 	/* the cells sorted by workload name (n log n): each run of one name is a workload */
 	size_t *bn = xmalloc((n + 1) * sizeof(*bn));
 	for (size_t c = 0; c < n; c++)
@@ -753,12 +759,7 @@ void analysis_free(struct analysis *a)
 		free(a->cells[c].shape);
 	}
 	free(a->cells);
-	free(a->workloads);
-	free(a->cell_workload);
-	free(a->workload_first);
-	free(a->workload_cells);
-	free(a->workload_e2e);
-	free(a->workload_byname);
+	free_workload_index(a);
 	for (size_t k = 0; k < a->nfailed; k++) {
 		free(a->failed[k].status);
 		free(a->failed[k].count);

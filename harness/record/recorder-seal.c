@@ -11,6 +11,7 @@
 #include <openssl/evp.h>
 
 #include "harness/base/util.h"
+#include "harness/record/csvimport-index.h"
 #include "harness/record/recorder-int.h"
 #include "harness/record/recorder.h"
 
@@ -175,41 +176,22 @@ struct part {
 struct parts {
 	struct part *p;
 	size_t n, cap;
-	size_t *slot;     /* open addressing: index + 1, or 0 */
-	size_t nslots;
+	struct csvimport_index ix; /* (unit, cell) -> index into p */
 };
 
-static size_t part_hash(int64_t u, int64_t c, size_t mask)
+static uint64_t part_hash(int64_t u, int64_t c)
 {
-	uint64_t h = (uint64_t)u * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)c + 7) * 0xc2b2ae3d27d4eb4fULL;
-	return (size_t)(h ^ (h >> 29)) & mask;
-}
-
-static void parts_grow(struct parts *x)
-{
-	size_t ns = x->nslots ? 2 * x->nslots : 1024;
-	size_t *slot = xcalloc(ns, sizeof(*slot));
-	for (size_t i = 0; i < x->n; i++) {
-		size_t h = part_hash(x->p[i].unit, x->p[i].cell, ns - 1);
-		while (slot[h])
-			h = (h + 1) & (ns - 1);
-		slot[h] = i + 1;
-	}
-	free(x->slot);
-	x->slot = slot;
-	x->nslots = ns;
+	return csvimport_hash_mix((uint64_t)u * 0x9e3779b97f4a7c15ULL ^ (uint64_t)c);
 }
 
 static EVP_MD_CTX *part_get(struct parts *x, int64_t u, int64_t c)
 {
-	if (2 * (x->n + 1) > x->nslots)
-		parts_grow(x);
-	size_t h = part_hash(u, c, x->nslots - 1);
-	while (x->slot[h]) {
-		struct part *p = &x->p[x->slot[h] - 1];
-		if (p->unit == u && p->cell == c)
+	uint64_t h = part_hash(u, c);
+	size_t mask = x->ix.cap ? x->ix.cap - 1 : 0;
+	for (size_t i = h & mask; x->ix.cap && x->ix.slot[i]; i = (i + 1) & mask) {
+		struct part *p = &x->p[x->ix.slot[i] - 1];
+		if (x->ix.hash[i] == h && p->unit == u && p->cell == c)
 			return p->c;
-		h = (h + 1) & (x->nslots - 1);
 	}
 	XGROW(x->p, x->cap, x->n + 1);
 	struct part *p = &x->p[x->n];
@@ -219,7 +201,7 @@ static EVP_MD_CTX *part_get(struct parts *x, int64_t u, int64_t c)
 	p->c = EVP_MD_CTX_new();
 	if (!p->c || !EVP_DigestInit_ex(p->c, EVP_sha256(), NULL))
 		die("SHA-256 failed");
-	x->slot[h] = ++x->n;
+	csvimport_index_add(&x->ix, h, x->n++);
 	return p->c;
 }
 
@@ -228,7 +210,7 @@ static void parts_release(struct parts *x)
 	for (size_t i = 0; i < x->n; i++)
 		EVP_MD_CTX_free(x->p[i].c);
 	free(x->p);
-	free(x->slot);
+	csvimport_index_release(&x->ix);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -409,9 +391,8 @@ static int seal_compute(struct rec *r, const struct content *t, struct parts *x,
 				goto done;
 	}
 	qsort(x->p, x->n, sizeof(*x->p), cmp_part);
-	free(x->slot); /* the order changed: no lookups from here */
-	x->slot = NULL;
-	x->nslots = 0;
+	csvimport_index_release(&x->ix); /* the order changed: no lookups from here */
+	memset(&x->ix, 0, sizeof(x->ix));
 
 	EVP_MD_CTX *rd = EVP_MD_CTX_new();
 	if (!rd || !EVP_DigestInit_ex(rd, EVP_sha256(), NULL))

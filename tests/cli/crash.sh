@@ -4,18 +4,9 @@
 # A full disk on a real tmpfs (where it can be mounted); import onto a full disk; a damaged
 # results file for every reader command: exit 2, never a crash.
 . "$top_srcdir/tests/setup"
-PY=/usr/bin/python3
-$PY -c 'import h5py' 2>/dev/null || skip "h5py for /usr/bin/python3 is not installed (Debian: python3-h5py)"
-[ "${HARNESS_VALGRIND:-0}" = 1 ] && skip "LD_PRELOAD fault injection does not combine with valgrind"
-SO="$top_builddir/tests/stress/writefault.so"
-[ -f "$SO" ] || skip "tests/stress/writefault.so is not built"
-export PYTHONPATH="$top_srcdir/tests/cli"
-CHECK="$top_srcdir/tests/stress/check-run.py"
+. "$top_srcdir/tests/setup-faults"
 EXP="$DATA/run/crash.toml"
 NPLAN=6
-# the shim loads before the sanitizer runtime in an --enable-asan build
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
-faulty() { env LD_PRELOAD="$SO" "$@"; }
 
 # how many .h5 writes a whole run makes
 faulty WRITEFAULT_LOG="$SCRATCH/wlog" $HARNESS run -q -o ref.h5 "$EXP" >/dev/null 2>&1 ||

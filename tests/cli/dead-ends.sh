@@ -8,17 +8,10 @@
 # between its journal and its rename (promoted by --resume), a run folder without a
 # journal (an older harness's), starting again over a run that has a journal.
 . "$top_srcdir/tests/setup"
-PY=/usr/bin/python3
-$PY -c 'import h5py' 2>/dev/null || skip "h5py for /usr/bin/python3 is not installed (Debian: python3-h5py)"
-[ "${HARNESS_VALGRIND:-0}" = 1 ] && skip "LD_PRELOAD fault injection does not combine with valgrind"
-SO="$top_builddir/tests/stress/writefault.so"
-[ -f "$SO" ] || skip "tests/stress/writefault.so is not built"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
-CHECK="$top_srcdir/tests/stress/check-run.py"
+. "$top_srcdir/tests/setup-faults"
 cp "$DATA/run/crash.toml" exp.toml
 NPLAN=6
 START="$HARNESS run -q -o res.h5 exp.toml"
-faulty() { env LD_PRELOAD="$SO" "$@"; }
 
 # writes NAME MATCH: how many writes to files whose path holds MATCH a whole run makes
 writes() {

@@ -7,15 +7,7 @@
 # main job (experiments/resnet.toml) killed in its first units resumes with the plan it
 # recorded; a plan that really differs is refused naming the unit and both values.
 . "$top_srcdir/tests/setup"
-PY=/usr/bin/python3
-$PY -c 'import h5py' 2>/dev/null || skip "h5py for /usr/bin/python3 is not installed (Debian: python3-h5py)"
-[ "${HARNESS_VALGRIND:-0}" = 1 ] && skip "LD_PRELOAD fault injection does not combine with valgrind"
-SO="$top_builddir/tests/stress/writefault.so"
-[ -f "$SO" ] || skip "tests/stress/writefault.so is not built"
-export PYTHONPATH="$top_srcdir/tests/cli"
-CHECK="$top_srcdir/tests/stress/check-run.py"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
-faulty() { env LD_PRELOAD="$SO" "$@"; }
+. "$top_srcdir/tests/setup-faults"
 
 # Every shape the issue named in one experiment: the CPU's overlay sets 2 blocks (the
 # experiment says 1, the GPU's 3) and at most 4 samples a cell; a workload and a mode are
