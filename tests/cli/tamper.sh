@@ -102,18 +102,9 @@ expect_status 2 h verify --digest "$DIGEST" away2/forged.h5 && expect_grep "not 
 	pass "verify --digest: the noted digest is not the forged file's"
 
 # ---- finding 1: a hypothesis replaced, its commit on no branch, backdated -----------------
-cat > evil.toml <<'TOML'
-schema = 1
-[[hypotheses]]
-id = "measured"
-claim = "exhaustive was compared with the baseline on every cell, as predicted long ago"
-primary = true
-mode = "exhaustive"
-criteria = [ { id = "paired", statistic = "n", op = ">=", value = 1 },
-             { id = "unpaired", statistic = "n", op = "<", value = 1 } ]
-corroborate = "paired"
-falsify = "unpaired"
-TOML
+# the registered hypothesis with its claim rewritten
+sed 's/^claim = .*/claim = "exhaustive was compared with the baseline on every cell, as predicted long ago"/' \
+	repo/h.toml > evil.toml
 # a commit holding evil.toml at h.toml, on no branch, its committer date a year back
 BLOB=$(git -C repo hash-object -w "$SCRATCH/evil.toml")
 TREE=$(printf '100644 blob %s\th.toml\n' "$BLOB" | git -C repo mktree)
