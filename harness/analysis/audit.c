@@ -84,10 +84,10 @@ void audit_mode(struct audit_check *k, const char *m)
 void audit_cell(struct audit_check *k, const char *c)
 {
 	for (; k->cells_indexed < k->ncells; k->cells_indexed++)
-		csvimport_index_add(&k->cells_ix,
-				    csvimport_hash_str(k->cells[k->cells_indexed], CSVIMPORT_HASH_SEED),
+		hashindex_add(&k->cells_ix,
+				    hashindex_str(k->cells[k->cells_indexed], HASHINDEX_SEED),
 				    k->cells_indexed);
-	uint64_t h = csvimport_hash_str(c, CSVIMPORT_HASH_SEED);
+	uint64_t h = hashindex_str(c, HASHINDEX_SEED);
 	for (size_t i = k->cells_ix.cap ? h & (k->cells_ix.cap - 1) : 0;
 	     k->cells_ix.cap && k->cells_ix.slot[i]; i = (i + 1) & (k->cells_ix.cap - 1))
 		if (k->cells_ix.hash[i] == h && !strcmp(k->cells[k->cells_ix.slot[i] - 1], c))
@@ -760,7 +760,7 @@ void audit_free(struct audit *a)
 		strv_free(k->evidence, k->nevidence);
 		strv_free(k->modes, k->nmodes);
 		strv_free(k->cells, k->ncells);
-		csvimport_index_release(&k->cells_ix);
+		hashindex_release(&k->cells_ix);
 		free(k->units);
 	}
 	free(a->checks);

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "harness/analysis/report.h"
-#include "harness/record/csvimport-index.h"
+#include "harness/base/hashindex.h"
 
 enum audit_status { AUDIT_PASS = 0, AUDIT_WARN, AUDIT_FAIL };
 
@@ -29,7 +29,7 @@ struct audit_check {
 	size_t nmodes, modes_cap;
 	char **cells;              /* the cells they name */
 	size_t ncells, cells_cap;
-	struct csvimport_index cells_ix; /* cells[0 .. cells_indexed) by name (audit_cell) */
+	struct hashindex cells_ix; /* cells[0 .. cells_indexed) by name (audit_cell) */
 	size_t cells_indexed;
 	int64_t *units;            /* the units they name (plan ids) */
 	size_t nunits, units_cap;

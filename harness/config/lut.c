@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "harness/base/hashindex.h"
 #include "harness/base/util.h"
 #include "harness/config/tomlcheck.h"
 #include "kernels/catalog.h"
@@ -151,44 +152,30 @@ static int same_shape(const struct tuner_lut_entry *a, const struct tuner_lut_en
 	return 1;
 }
 
-/* A hash of an entry's op and shape that same_shape() entries share: FNV-1a (Fowler, Noll,
- * Vo) over the op's name, then each shape value in the order of the op's shape fields (which
- * parse_entry has checked are exactly the entry's keys), whatever order the table wrote them. */
+/* A hash of an entry's op and shape that same_shape() entries share: the op's name, then each
+ * shape value in the order of the op's shape fields (which parse_entry has checked are
+ * exactly the entry's keys), whatever order the table wrote them. */
 static uint64_t shape_hash(const struct tuner_lut_entry *e)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	for (const char *s = e->op; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	uint64_t h = hashindex_str(e->op, HASHINDEX_SEED);
 	const struct op_info *op = catalog_op(e->op);
 	for (size_t k = 0; op->shape_fields && op->shape_fields[k]; k++)
 		for (size_t j = 0; j < e->nshape; j++)
-			if (!strcmp(e->shape_keys[j], op->shape_fields[k])) {
-				uint64_t v = (uint64_t)e->shape_vals[j];
-				for (int b = 0; b < 8; b++, v >>= 8)
-					h = (h ^ (v & 0xff)) * 0x100000001b3ULL;
-			}
+			if (!strcmp(e->shape_keys[j], op->shape_fields[k]))
+				h = hashindex_mix(h ^ (uint64_t)e->shape_vals[j]);
 	return h;
 }
 
-/* The entries seen so far, by shape_hash: open addressing with linear probing, slot[i] an
- * entry's index + 1 or 0 when empty, cap a power of two at least twice the entries, so the
- * duplicate check costs O(1) an entry, not a comparison with every earlier one. */
-struct shape_set {
-	size_t *slot;
-	uint64_t *hash;
-	size_t cap;
-};
-
-/* The index of an earlier entry with e's op and shape, or e's own index k after adding it. */
-static size_t shape_set_find_add(struct shape_set *set, const struct tuner_lut_entry *all, size_t k)
+/* The index of an earlier entry with all[k]'s op and shape, or k after adding it to ix (so
+ * the duplicate check costs O(1) an entry, not a comparison with every earlier one). */
+static size_t shape_find_add(struct hashindex *ix, const struct tuner_lut_entry *all, size_t k)
 {
 	uint64_t h = shape_hash(&all[k]);
-	size_t i = h & (set->cap - 1);
-	for (; set->slot[i]; i = (i + 1) & (set->cap - 1))
-		if (set->hash[i] == h && same_shape(&all[set->slot[i] - 1], &all[k]))
-			return set->slot[i] - 1;
-	set->slot[i] = k + 1;
-	set->hash[i] = h;
+	size_t mask = ix->cap ? ix->cap - 1 : 0;
+	for (size_t i = h & mask; ix->cap && ix->slot[i]; i = (i + 1) & mask)
+		if (ix->hash[i] == h && same_shape(&all[ix->slot[i] - 1], &all[k]))
+			return ix->slot[i] - 1;
+	hashindex_add(ix, h, k);
 	return k;
 }
 
@@ -197,7 +184,7 @@ int lut_parse(const char *shown, const char *text, size_t len, struct tuner_lut 
 	struct tc_parser p = { .path = shown };
 	struct tb_doc *doc = NULL;
 	char *cause = NULL;
-	struct shape_set set = { NULL, NULL, 0 };
+	struct hashindex set = { 0 };
 
 	memset(out, 0, sizeof(*out));
 	out->path = xstrdup(shown);
@@ -233,16 +220,11 @@ int lut_parse(const char *shown, const char *text, size_t len, struct tuner_lut 
 			have = 1;
 			out->n = tb_node_len(f.v);
 			out->e = xcalloc(out->n + 1, sizeof(*out->e));
-			set.cap = 64;
-			while (set.cap < 2 * out->n)
-				set.cap *= 2;
-			set.slot = xcalloc(set.cap, sizeof(*set.slot));
-			set.hash = xcalloc(set.cap, sizeof(*set.hash));
 			for (size_t k = 0; k < out->n; k++) {
 				struct tuner_lut_entry *e = &out->e[k];
 				if (parse_entry(&p, tb_node_at(f.v, k), e))
 					goto done;
-				size_t j = shape_set_find_add(&set, out->e, k);
+				size_t j = shape_find_add(&set, out->e, k);
 				if (j != k) {
 					tc_fail(&p, tb_node_pos(tb_node_at(f.v, k)),
 						"a second entry for op '%s' and this shape (the "
@@ -259,8 +241,7 @@ int lut_parse(const char *shown, const char *text, size_t len, struct tuner_lut 
 		tc_fail(&p, (struct tb_pos){ 1, 1 }, "missing required key 'entries' (add an "
 			"[[entries]] table)");
 done:
-	free(set.slot);
-	free(set.hash);
+	hashindex_release(&set);
 	tb_doc_free(doc);
 	if (!p.cause)
 		return 0;

@@ -1,5 +1,5 @@
 /* csvimport.c: raw timings from a CSV file (libcsv) into memory, checked row by row
- * (csvimport-write.c writes them out as a results file; csvimport-index.c is the index
+ * (csvimport-write.c writes them out as a results file; hashindex.c is the index
  * the reader files modes, cells and units in) */
 #include "config.h"
 #include "harness/record/csvimport.h"
@@ -19,7 +19,7 @@
 #include <csv.h>
 
 #include "harness/base/util.h"
-#include "harness/record/csvimport-index.h"
+#include "harness/base/hashindex.h"
 #include "harness/record/exportset.h"
 
 /* The columns a file may have (docs/import-format.md).  'repeat' and 'block' both land in
@@ -73,7 +73,7 @@ struct reader {
 	size_t baseline_line;    /* the row that made a mode the baseline, or 0 */
 	int unit_used[ARRAY_SIZE(time_units)]; /* order of first use, 1-based; 0: unused */
 	int nunits_used;
-	struct csvimport_index mode_ix, cell_ix, unit_ix;
+	struct hashindex mode_ix, cell_ix, unit_ix;
 	size_t modes_cap, cells_cap, units_cap; /* of imp's arrays (grown by doubling) */
 	/* the bytes as they come (feed_bytes): a line not yet ended, where its end was last
 	 * looked for, the hash and size of everything fed, and the copy kept for the results
@@ -277,7 +277,7 @@ static int take_time(struct reader *r, enum col c, const char *unit, int64_t sca
 static size_t take_mode(struct reader *r, const char *name)
 {
 	struct csvimport *imp = r->imp;
-	uint64_t h = csvimport_hash_str(name, CSVIMPORT_HASH_SEED);
+	uint64_t h = hashindex_str(name, HASHINDEX_SEED);
 	for (size_t i = r->mode_ix.cap ? h & (r->mode_ix.cap - 1) : 0; r->mode_ix.cap;
 	     i = (i + 1) & (r->mode_ix.cap - 1)) {
 		size_t s = r->mode_ix.slot[i];
@@ -288,7 +288,7 @@ static size_t take_mode(struct reader *r, const char *name)
 	}
 	XGROW(imp->modes, r->modes_cap, imp->nmodes + 1);
 	imp->modes[imp->nmodes] = xstrdup(name);
-	csvimport_index_add(&r->mode_ix, h, imp->nmodes);
+	hashindex_add(&r->mode_ix, h, imp->nmodes);
 	return imp->nmodes++;
 }
 
@@ -297,7 +297,7 @@ static size_t take_mode(struct reader *r, const char *name)
 static int64_t take_cell(struct reader *r, const char *name, const char *kind)
 {
 	struct csvimport *imp = r->imp;
-	uint64_t h = csvimport_hash_str(name, CSVIMPORT_HASH_SEED);
+	uint64_t h = hashindex_str(name, HASHINDEX_SEED);
 	for (size_t i = r->cell_ix.cap ? h & (r->cell_ix.cap - 1) : 0; r->cell_ix.cap;
 	     i = (i + 1) & (r->cell_ix.cap - 1)) {
 		size_t s = r->cell_ix.slot[i];
@@ -314,7 +314,7 @@ static int64_t take_cell(struct reader *r, const char *name, const char *kind)
 	XGROW(imp->cells, r->cells_cap, imp->ncells + 1);
 	imp->cells[imp->ncells] = (struct csvimport_cell){ .name = xstrdup(name), .kind = kind,
 							   .line = r->row_line, .count = 1 };
-	csvimport_index_add(&r->cell_ix, h, imp->ncells);
+	hashindex_add(&r->cell_ix, h, imp->ncells);
 	return (int64_t)imp->ncells++;
 }
 
@@ -344,7 +344,7 @@ static int take_count(struct reader *r, struct csvimport_cell *cell)
 static size_t take_unit(struct reader *r, size_t mode, int64_t block, int64_t setup_ns)
 {
 	struct csvimport *imp = r->imp;
-	uint64_t h = csvimport_hash_mix(csvimport_hash_mix(mode) ^ (uint64_t)block);
+	uint64_t h = hashindex_mix(hashindex_mix(mode) ^ (uint64_t)block);
 	for (size_t i = r->unit_ix.cap ? h & (r->unit_ix.cap - 1) : 0; r->unit_ix.cap;
 	     i = (i + 1) & (r->unit_ix.cap - 1)) {
 		size_t s = r->unit_ix.slot[i];
@@ -358,7 +358,7 @@ static size_t take_unit(struct reader *r, size_t mode, int64_t block, int64_t se
 	imp->units[imp->nunits] = (struct csvimport_unit){
 		.mode = mode, .block = block, .setup_ns = setup_ns, .line = r->row_line
 	};
-	csvimport_index_add(&r->unit_ix, h, imp->nunits);
+	hashindex_add(&r->unit_ix, h, imp->nunits);
 	return imp->nunits++;
 }
 
@@ -665,9 +665,9 @@ static void reader_release(struct reader *r)
 	if (r->h)
 		util_sha256_end(r->h, NULL);
 	free(r->off);
-	csvimport_index_release(&r->mode_ix);
-	csvimport_index_release(&r->cell_ix);
-	csvimport_index_release(&r->unit_ix);
+	hashindex_release(&r->mode_ix);
+	hashindex_release(&r->cell_ix);
+	hashindex_release(&r->unit_ix);
 	csvimport_free(r->imp);
 }
 

@@ -32,7 +32,7 @@ void proto_in_init(struct proto_in *in, struct rec_unit_data *u)
 void proto_in_release(struct proto_in *in)
 {
 	sbuf_release(&in->partial);
-	csvimport_index_release(&in->names);
+	hashindex_release(&in->names);
 	free(in->done_status);
 	free(in->done_message);
 	free(in->error);
@@ -141,10 +141,10 @@ static int parse_cell(struct proto_in *in, json_t *o)
 		return fail(in, "cell kind '%s' must be 'op' or 'e2e'", c->kind);
 	/* the cells declared before this one, by name (a hash index: linear in the cells) */
 	for (; in->nnamed + 1 < u->ncells; in->nnamed++)
-		csvimport_index_add(&in->names,
-				    csvimport_hash_str(u->cells[in->nnamed].name, CSVIMPORT_HASH_SEED),
+		hashindex_add(&in->names,
+				    hashindex_str(u->cells[in->nnamed].name, HASHINDEX_SEED),
 				    in->nnamed);
-	uint64_t h = csvimport_hash_str(c->name, CSVIMPORT_HASH_SEED);
+	uint64_t h = hashindex_str(c->name, HASHINDEX_SEED);
 	for (size_t i = in->names.cap ? h & (in->names.cap - 1) : 0;
 	     in->names.cap && in->names.slot[i]; i = (i + 1) & (in->names.cap - 1))
 		if (in->names.hash[i] == h && !strcmp(u->cells[in->names.slot[i] - 1].name, c->name))

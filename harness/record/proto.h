@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "harness/record/csvimport-index.h"
+#include "harness/base/hashindex.h"
 #include "harness/record/recorder.h"
 #include "harness/base/util.h"
 #include "kernels/sample.h"
@@ -77,7 +77,7 @@ struct proto_in {
 	char *done_status;        /* from the done record, heap */
 	char *done_message;
 	char *error;              /* first protocol error ("line N: ..."), heap; parsing stops */
-	struct csvimport_index names; /* u's cells by name (a second declaration is refused
+	struct hashindex names; /* u's cells by name (a second declaration is refused
 				       * in O(1), not by comparing with every earlier cell) */
 	size_t nnamed;            /* u->cells[0 .. nnamed) are in names */
 };

@@ -11,7 +11,7 @@
 #include <openssl/evp.h>
 
 #include "harness/base/util.h"
-#include "harness/record/csvimport-index.h"
+#include "harness/base/hashindex.h"
 #include "harness/record/recorder-int.h"
 #include "harness/record/recorder.h"
 
@@ -176,12 +176,12 @@ struct part {
 struct parts {
 	struct part *p;
 	size_t n, cap;
-	struct csvimport_index ix; /* (unit, cell) -> index into p */
+	struct hashindex ix; /* (unit, cell) -> index into p */
 };
 
 static uint64_t part_hash(int64_t u, int64_t c)
 {
-	return csvimport_hash_mix((uint64_t)u * 0x9e3779b97f4a7c15ULL ^ (uint64_t)c);
+	return hashindex_mix((uint64_t)u * 0x9e3779b97f4a7c15ULL ^ (uint64_t)c);
 }
 
 static EVP_MD_CTX *part_get(struct parts *x, int64_t u, int64_t c)
@@ -201,7 +201,7 @@ static EVP_MD_CTX *part_get(struct parts *x, int64_t u, int64_t c)
 	p->c = EVP_MD_CTX_new();
 	if (!p->c || !EVP_DigestInit_ex(p->c, EVP_sha256(), NULL))
 		die("SHA-256 failed");
-	csvimport_index_add(&x->ix, h, x->n++);
+	hashindex_add(&x->ix, h, x->n++);
 	return p->c;
 }
 
@@ -210,7 +210,7 @@ static void parts_release(struct parts *x)
 	for (size_t i = 0; i < x->n; i++)
 		EVP_MD_CTX_free(x->p[i].c);
 	free(x->p);
-	csvimport_index_release(&x->ix);
+	hashindex_release(&x->ix);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -391,7 +391,7 @@ static int seal_compute(struct rec *r, const struct content *t, struct parts *x,
 				goto done;
 	}
 	qsort(x->p, x->n, sizeof(*x->p), cmp_part);
-	csvimport_index_release(&x->ix); /* the order changed: no lookups from here */
+	hashindex_release(&x->ix); /* the order changed: no lookups from here */
 	memset(&x->ix, 0, sizeof(x->ix));
 
 	EVP_MD_CTX *rd = EVP_MD_CTX_new();

@@ -1,6 +1,6 @@
-/* csvimport-index.c: the CSV reader's hash index (open addressing, linear probing) */
+/* hashindex.c: a hash index over the caller's items (open addressing, linear probing) */
 #include "config.h"
-#include "harness/record/csvimport-index.h"
+#include "harness/base/hashindex.h"
 
 #include <stdlib.h>
 
@@ -8,22 +8,22 @@
 
 /* ---- a hash index over items kept in the caller's arrays --------------------------------- */
 
-void csvimport_index_release(struct csvimport_index *ix)
+void hashindex_release(struct hashindex *ix)
 {
 	free(ix->slot);
 	free(ix->hash);
 }
 
-void csvimport_index_add(struct csvimport_index *ix, uint64_t h, size_t item)
+void hashindex_add(struct hashindex *ix, uint64_t h, size_t item)
 {
 	if (2 * (ix->n + 1) > ix->cap) {
-		struct csvimport_index big = { .cap = ix->cap ? 2 * ix->cap : 64 };
+		struct hashindex big = { .cap = ix->cap ? 2 * ix->cap : 64 };
 		big.slot = xcalloc(big.cap, sizeof(*big.slot));
 		big.hash = xcalloc(big.cap, sizeof(*big.hash));
 		for (size_t i = 0; i < ix->cap; i++)
 			if (ix->slot[i])
-				csvimport_index_add(&big, ix->hash[i], ix->slot[i] - 1);
-		csvimport_index_release(ix);
+				hashindex_add(&big, ix->hash[i], ix->slot[i] - 1);
+		hashindex_release(ix);
 		*ix = big;
 	}
 	size_t i = h & (ix->cap - 1);
