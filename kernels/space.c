@@ -293,6 +293,10 @@ int config_parse(const struct space *s, const char *text, struct config *out, ch
 		c.val[f] = v;
 	}
 	for (size_t f = 0; f < s->nfields; f++) {
+		if (!seen[f] && s->fields[f].optional) {
+			c.val[f] = s->fields[f].values[0];
+			continue;
+		}
 		if (!seen[f]) {
 			sbuf_addf(&sb, "field '%s' is missing", s->fields[f].name);
 			goto done;

@@ -38,7 +38,13 @@ struct space_field {
 	int64_t macro_max;                 /* > 0: the template sees min(value, macro_max);
 					    * the values above it pick how the backend launches
 					    * that code (conv.cu's STREAM_K: 1, the grid 1 or 2
-					    * blocks an SM), so they share one compiled module */
+					    * blocks an SM), so they share one compiled module;
+					    * < 0: the template sees no macro at all (the value
+					    * picks only the launch: conv.cu's CLUSTER) */
+	int optional;                      /* 1: a config's text without the field takes its
+					    * first value, so the texts written before the
+					    * field was added (lookup tables, experiments)
+					    * still name their points; texts always carry it */
 };
 
 /* A vendor candidate: the vendor library called with fixed parameters (an algorithm id for

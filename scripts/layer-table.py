@@ -3,7 +3,7 @@
 (cuDNN / cuBLASLt heuristic), from the exhaustive units' own trials; a Markdown table on
 stdout (docs/BENCHMARKS.md, issue 11's per-layer numbers).
 
-    scripts/layer-table.py RESULTS.h5 [WORKLOAD] [TUNED_MODE]
+    scripts/layer-table.py RESULTS.h5 [WORKLOAD] [TUNED_MODE] [FIELD=VALUE]
 
 Both sides come from the same unit (TUNED_MODE, default "exhaustive"): its trial of the
 first vendor candidate ("vendor:..." first in the space's vendor list: cuDNN's heuristic
@@ -17,8 +17,10 @@ config most often fastest.  Below the table: the geometric mean of the time rati
 cells, how many non-GEMM cells (convolutions and the memory-bound ops) have the template
 faster by the medians, and how many in every unit (with n units, a sign test's one-sided p
 is 0.5^n: 2 units cannot tell it from chance, 8 can), and over the convolutions the
-geometric mean of the throughput ratio (issue 11's 70% target), how many reach 70% and how
-many are faster.  Read with
+geometric mean of the throughput ratio (issue 11's 70% target, issue 49's 95%), how many
+reach 70%, 80% and 90% and how many are faster.  FIELD=VALUE (e.g. CLUSTER=1) keeps only the
+template trials whose config has that value, so that one field's values can be read apart
+("" or "-" for WORKLOAD: every workload).  Read with
 h5py only (no harness); needs the results format of docs/results-format.md.
 """
 import collections
@@ -33,7 +35,8 @@ def s(x):
     return x.decode() if isinstance(x, bytes) else str(x)
 
 
-def main(path, workload=None, tuned="exhaustive"):
+def main(path, workload=None, tuned="exhaustive", only=None):
+    workload = None if workload in ("", "-") else workload
     f = h5py.File(path, "r")
     cells = f["cells"][:]
     units = f["units"][:]
@@ -56,6 +59,8 @@ def main(path, workload=None, tuned="exhaustive"):
         if cfg == first_vendor.get((u, c)):
             vendor[(u, c)] = float(t["median_ns"])
         elif not cfg.startswith("vendor"):
+            if only and only not in cfg.split(","):
+                continue
             b = best.get((u, c))
             if b is None or t["median_ns"] < b[0]:
                 best[(u, c)] = (float(t["median_ns"]), cfg)
@@ -99,12 +104,15 @@ def main(path, workload=None, tuned="exhaustive"):
               every, len(tuned_units), 0.5 ** len(tuned_units)))
     if conv:  # issue 11's target: the convolutions' throughput against the vendor's
         print("%d convolutions: geometric mean of the throughput template / vendor %.1f%%; "
-              "%d at 70%% or more, %d faster than the vendor" % (
+              "%d at 70%% or more, %d at 80%%, %d at 90%%, %d faster than the vendor; the "
+              "lowest %.1f%%" % (
                   len(conv), 100 / math.exp(sum(map(math.log, conv)) / len(conv)),
-                  sum(1 for r in conv if 1 / r >= 0.7), sum(1 for r in conv if r < 1)))
+                  sum(1 for r in conv if 1 / r >= 0.7), sum(1 for r in conv if 1 / r >= 0.8),
+                  sum(1 for r in conv if 1 / r >= 0.9), sum(1 for r in conv if r < 1),
+                  100 / max(conv)))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2 or len(sys.argv) > 4:
+    if len(sys.argv) < 2 or len(sys.argv) > 5:
         sys.exit(__doc__)
     main(*sys.argv[1:])

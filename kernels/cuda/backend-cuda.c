@@ -550,11 +550,14 @@ static int cuda_switch(const char *name, int *out, char **cause)
  * read it (the A/B of docs/BENCHMARKS.md, 2026-11-26 fifth session).
  * HARNESS_CUDA_CONV_S2D 0: a stride-2 convolution over few channels (the stem) takes the
  * element gather rather than space-to-depth (cuda_conv_s2d; the A/B of 2026-11-27, seventh
- * session).  Both default to 1.  0, or -1 with *cause. */
+ * session).  HARNESS_CUDA_CLUSTER_ALONG_N 0: a CLUSTER 2 config's two blocks lie along m and
+ * share B by multicast, not along n sharing A (wgmma.cuh; the A/B of 2026-11-29,
+ * experiments/gpu-cluster.toml).  All default to 1.  0, or -1 with *cause. */
 static int cuda_conv_switches(struct backend *b, char **cause)
 {
 	return cuda_switch("HARNESS_CUDA_CONV_IM2COL", &b->conv_im2col, cause) ||
-	       cuda_switch("HARNESS_CUDA_CONV_S2D", &b->conv_s2d, cause) ? -1 : 0;
+	       cuda_switch("HARNESS_CUDA_CONV_S2D", &b->conv_s2d, cause) ||
+	       cuda_switch("HARNESS_CUDA_CLUSTER_ALONG_N", &b->cluster_along_n, cause) ? -1 : 0;
 }
 
 /* HARNESS_CUDA_DNN_API: "graph" (the default: cudnn-graph.c) or "legacy" (cudnn.c; what each
@@ -657,8 +660,9 @@ static void cuda_describe(const struct backend *b, struct sbuf *out)
 	sbuf_addf(out, "nvrtc_fast_compile=%s\ncheck_dir=%s\n",
 		  b->fast_compile ? b->fast_compile : "0", b->check_dir);
 	sbuf_addf(out, "batch_threshold_ns=%d\n", BATCH_THRESHOLD_NS);
-	sbuf_addf(out, "conv_im2col=%d\nconv_s2d=%d\ncudnn_api=%s\n", b->conv_im2col,
-		  b->conv_s2d, b->dnn_graph ? "graph" : "legacy");
+	sbuf_addf(out, "conv_im2col=%d\nconv_s2d=%d\ncluster_along=%s\ncudnn_api=%s\n",
+		  b->conv_im2col, b->conv_s2d, b->cluster_along_n ? "n" : "m",
+		  b->dnn_graph ? "graph" : "legacy");
 	cuda_ahead_describe(b, out);
 	sbuf_addf(out, "timer=cuda events on a dedicated non-blocking stream\n");
 	sbuf_addf(out, "op_timing=%s\n", b->op_graph ? "graph (each config's launches replayed "
@@ -692,6 +696,8 @@ static void cuda_describe_end(const struct backend *b, struct sbuf *out)
 	sbuf_addf(out, "cuda_conv_im2col_maps=%" PRId64 "\n", b->im2col_maps);
 	sbuf_addf(out, "cuda_conv_s2d_launches=%" PRId64 "\n", b->s2d_launches);
 	sbuf_addf(out, "cuda_conv_partial_launches=%" PRId64 "\n", b->conv_partials);
+	sbuf_addf(out, "cuda_cluster_launches=%" PRId64 "\ncuda_conv_cluster_fallbacks=%" PRId64
+		  "\n", b->cluster_launches, b->cluster_fallbacks);
 	cuda_loaded_libraries(out);
 }
 

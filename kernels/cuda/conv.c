@@ -13,7 +13,7 @@
 
 #include "kernels/cuda/gemm-config.h"
 
-enum { F_BM = 0, F_BN, F_BK, F_WARPS, F_STAGES, F_SPLIT_K, F_GROUP_M, F_STREAM_K };
+enum { F_BM = 0, F_BN, F_BK, F_WARPS, F_STAGES, F_SPLIT_K, F_GROUP_M, F_STREAM_K, F_CLUSTER };
 
 int cuda_conv_is(enum cuda_op op)
 {
@@ -106,10 +106,12 @@ size_t cuda_conv_s2d_bytes(const struct cuda_shape *t, size_t *w_off)
 /* gemm.cu's fields over values that suit an implicit GEMM whose m (pixels) is large and
  * whose n (channels) is 64 to 2048: tiles of 64 to 256 pixels and 32 to 256 channels,
  * k steps of 32 or 64, 4, 8 or 12 warps, 3 or 4 stages, SPLIT_K up to 4 (for layer 4's 7x7
- * maps), GROUP_M 8; and conv.cu's STREAM_K: 0 (whole tiles), 1 or 2 (stream-K over one or
- * two blocks an SM, as they fit): 1728 points, of which conv_valid keeps 36 to 96 at a
- * ResNet-50 layer in 16 bits on sm_90a without stream-K, and the stream-K ones where the
- * tiles leave SMs idle (docs/kernels.md).  192 pixels go with 12 warps alone (wgmma's three
+ * maps), GROUP_M 8; conv.cu's STREAM_K: 0 (whole tiles), 1 or 2 (stream-K over one or
+ * two blocks an SM, as they fit); and CLUSTER: 1, or 2 (the launch's alone, no macro: two
+ * blocks of adjacent columns of tiles share A's stages by TMA multicast, wgmma.cuh): 3456
+ * points, of which conv_valid keeps 36 to 96 at a ResNet-50 layer in 16 bits on sm_90a
+ * without stream-K or clusters, and the stream-K and cluster ones where they apply
+ * (docs/kernels.md).  192 pixels go with 12 warps alone (wgmma's three
  * consumer warpgroups): 131 tiles for 132 SMs at the 28 x 28 layers, where 128 and 256
  * leave a quarter of the last wave idle. */
 void cuda_conv_fields(struct space *sp, enum cuda_op op)
@@ -117,6 +119,7 @@ void cuda_conv_fields(struct space *sp, enum cuda_op op)
 	static const int64_t bm[] = { 64, 128, 192, 256 }, bn[] = { 32, 64, 128, 256 };
 	static const int64_t bk[] = { 32, 64 }, warps[] = { 4, 8, 12 }, stages[] = { 3, 4 };
 	static const int64_t split[] = { 1, 2, 4 }, group[] = { 8 }, sk[] = { 0, 1, 2 };
+	static const int64_t cl[] = { 1, 2 };
 	const int64_t *const v[] = { bm, bn, bk, warps, stages, split, group };
 	const size_t n[] = { ARRAY_SIZE(bm), ARRAY_SIZE(bn), ARRAY_SIZE(bk), ARRAY_SIZE(warps),
 			     ARRAY_SIZE(stages), ARRAY_SIZE(split), ARRAY_SIZE(group) };
@@ -126,23 +129,31 @@ void cuda_conv_fields(struct space *sp, enum cuda_op op)
 	space_add_field(sp, "STREAM_K", sk, ARRAY_SIZE(sk));
 	sp->fields[F_STREAM_K].step = SPACE_STEP_UNIT;
 	sp->fields[F_STREAM_K].macro_max = 1; /* 1 and 2 pick the grid: one module */
+	space_add_field(sp, "CLUSTER", cl, ARRAY_SIZE(cl));
+	sp->fields[F_CLUSTER].step = SPACE_STEP_UNIT;
+	sp->fields[F_CLUSTER].macro_max = -1; /* the launch's: every value one module */
+	sp->fields[F_CLUSTER].optional = 1;   /* texts from before it name CLUSTER=1 */
 }
 
-/* Stream-K's grid for config cfg on a device of sms SMs: blocks an SM (STREAM_K) times the
- * SMs, at most resident (what fits at once: the finisher of a cut tile waits for later
- * blocks) and at most the k-tiles there are; 0 without stream-K. */
+/* Stream-K's grid for config cfg on a device of sms SMs launched in clusters of ncl blocks:
+ * blocks an SM (STREAM_K) times the SMs, at most resident (what fits at once: the finisher
+ * of a cut tile waits for later blocks), a whole number of clusters, and at most the
+ * clusters' k-tiles there are (a cluster's tile is ncl tiles wide); 0 without stream-K. */
 static int64_t sk_grid(const struct cuda_shape *s, const struct config *cfg, int64_t sms,
-		       int64_t resident)
+		       int64_t resident, int64_t ncl, int along_m)
 {
 	if (cfg->vendor || cfg->val[F_STREAM_K] == 0)
 		return 0;
-	int64_t t = cdiv(s->m, cfg->val[F_BM]) * cdiv(s->n, cfg->val[F_BN]) *
+	int64_t tm = cdiv(s->m, cfg->val[F_BM]), tn = cdiv(s->n, cfg->val[F_BN]);
+	int64_t t = (along_m ? cdiv(tm, ncl) * tn : tm * cdiv(tn, ncl)) *
 		    cdiv(s->k, cfg->val[F_BK]);
 	int64_t g = cfg->val[F_STREAM_K] * sms;
 	if (g > resident)
 		g = resident;
-	return g < t ? g : t;
+	g = g < t * ncl ? g : t * ncl;
+	return g / ncl * ncl;
 }
+
 
 /* 1 when tiles whole tiles on sms SMs leave little idle: the waves' work over their
  * capacity, tiles / (ceil(tiles / sms) * sms), at 85% or more (ResNet-50's 7x7 and 14x14
@@ -159,6 +170,28 @@ static int sk_full_waves(int64_t tiles, int64_t sms)
 static int conv_is_gemm(const struct cuda_shape *s)
 {
 	return s->r == 1 && s->stride == 1 && s->pad == 0;
+}
+
+/* The shape rules of TMA's im2col mode for X (conv.cu's use_tma 3): not a plain GEMM (that
+ * has its own map), a k-tile inside one filter tap (C a multiple of BLOCK_K, itself whole
+ * 128-byte atoms on this path), and the map's limits: elementStrides up to 8, corners
+ * within a 4-D map's [-128, 127]. */
+static int conv_im2col_shape(const struct cuda_shape *s, int64_t block_k)
+{
+	int64_t lo = -s->pad, hi = s->pad + 1 - s->r; /* the corners' box, as gemm.c encodes it */
+	return !conv_is_gemm(s) && s->c % block_k == 0 && s->stride <= 8 && lo >= -128 &&
+	       lo <= 127 && hi >= -128 && hi <= 127;
+}
+
+/* Whether conv.cu's wgmma kernel reads X at shape s through a tensor map, as a plain matrix
+ * (rows of 16-byte multiples) or by im2col: what a cluster's multicast needs.  The pointers'
+ * alignment and HARNESS_CUDA_CONV_IM2COL are the launch's to judge (conv_cluster_fallbacks
+ * counts a cluster config launched without one). */
+static int conv_tma_shape(const struct cuda_shape *s, int64_t block_k)
+{
+	if (conv_is_gemm(s))
+		return (s->c * (int64_t)cuda_dtype_size(s->dtype)) % 16 == 0;
+	return conv_im2col_shape(s, block_k);
 }
 
 /* gemm.cu's rules (conv.cu has the same static_asserts), the same redundancy rules over
@@ -219,6 +252,15 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 	else if (c->val[F_STREAM_K] &&
 		 c->val[F_STREAM_K] * x->dev.sms * c->val[F_BM] * c->val[F_BN] * 4 > CUDA_CONV_WS_MAX)
 		no = "STREAM_K's fp32 partials over 256 MiB";
+	else if (c->val[F_CLUSTER] > 1 && !g.wgmma)
+		no = "CLUSTER needs the wgmma path";
+	else if (c->val[F_CLUSTER] > 1 && (s != &x->shape || !conv_tma_shape(s, c->val[F_BK])))
+		no = "CLUSTER needs X read by a tensor map (a 1x1 GEMM, or im2col: C a multiple "
+		     "of BLOCK_K)";
+	else if (c->val[F_CLUSTER] > 1 && c->val[F_SPLIT_K] > 1)
+		no = "CLUSTER with SPLIT_K";
+	else if (c->val[F_CLUSTER] > 1 && cdiv(s->n, c->val[F_BN]) < 2)
+		no = "CLUSTER with one column of tiles (nothing to share A with)";
 	if (no && why)
 		*why = no;
 	return !no;
@@ -239,6 +281,7 @@ static void conv_heuristic(const struct space *sp, struct config *c)
 	c->val[F_BK] = space_field_pick(&sp->fields[F_BK], s->dtype != CUDA_F32 ? 64 : (mma ? 32 : 16), s->k);
 	c->val[F_WARPS] = 4;
 	c->val[F_STAGES] = 3;
+	c->val[F_CLUSTER] = 1;
 	c->val[F_GROUP_M] = space_field_pick(&sp->fields[F_GROUP_M], 8,
 				 (s->m + c->val[F_BM] - 1) / c->val[F_BM]);
 	int64_t tiles = ((s->m + c->val[F_BM] - 1) / c->val[F_BM]) *
@@ -323,16 +366,12 @@ double cuda_conv_ref_one(const struct cuda_shape *s, const void *in0, const void
 
 /* ---- the launch ------------------------------------------------------------------------ */
 
-/* Whether the wgmma kernel may read X through TMA's im2col mode (conv.cu, use_tma 3): not
- * a plain GEMM (that has its own map), a k-tile inside one filter tap (C a multiple of
- * BLOCK_K, itself whole 128-byte atoms on this path), and the map's limits: elementStrides
- * up to 8, corners within a 4-D map's [-128, 127]. */
+/* Whether the wgmma kernel may read X through TMA's im2col mode (conv.cu, use_tma 3): its
+ * shape rules, unless HARNESS_CUDA_CONV_IM2COL=0. */
 static int conv_im2col_ok(const struct backend *b, const struct cuda_shape *s,
 			  const struct cuda_gemm_config *g)
 {
-	int64_t lo = -s->pad, hi = s->pad + 1 - s->r; /* the corners' box, as gemm.c encodes it */
-	return b->conv_im2col && !conv_is_gemm(s) && s->c % g->block_k == 0 && s->stride <= 8 &&
-	       lo >= -128 && lo <= 127 && hi >= -128 && hi <= 127;
+	return b->conv_im2col && conv_im2col_shape(s, g->block_k);
 }
 
 /* conv.cu's conv_s2d (module m): X and the weights of io rearranged for shape t (the
@@ -443,7 +482,8 @@ int cuda_conv_launch(struct backend *b, struct cuda_cell *c, const struct config
 			b->conv_partials++;
 	}
 	unsigned *flags = b->d_sk_flags;
-	struct cuda_wgmma_launch w = { .grid = cdiv(s->m, cfg->val[F_BM]) * cdiv(s->n, cfg->val[F_BN]) };
+	struct cuda_wgmma_launch w = { .grid = cdiv(s->m, cfg->val[F_BM]) * cdiv(s->n, cfg->val[F_BN]),
+				       .cluster = 1 };
 	if (g.wgmma) {
 		/* a plain GEMM's operands both by the tensor copy engine; otherwise X by
 		 * its im2col map where conv_im2col_ok, else the weights alone (K x
@@ -456,10 +496,15 @@ int cuda_conv_launch(struct backend *b, struct cuda_cell *c, const struct config
 						.tma = !s2d && conv_is_gemm(s),
 						.tma_b = 1,
 						.im2col = !s2d && conv_im2col_ok(b, s, &g) ? &geo
-											  : NULL };
+											  : NULL,
+						.cluster = (int)cfg->val[F_CLUSTER],
+						.cluster_m = !b->cluster_along_n };
 		if (cuda_wgmma_setup(b, c, m, &g, smem, &op, &w, cause))
 			return -1;
-		int64_t sk = sk_grid(s, cfg, b->prop.multiProcessorCount, w.resident);
+		if (w.cluster < op.cluster)
+			b->cluster_fallbacks++;
+		int64_t sk = sk_grid(s, cfg, b->prop.multiProcessorCount, w.resident, w.cluster,
+				     op.cluster_m);
 		if (sk > 0) {
 			size_t need = (size_t)(sk * cfg->val[F_BM] * cfg->val[F_BN]) * 4;
 			if (!io->ws || io->ws_bytes < need || !flags ||
@@ -477,10 +522,8 @@ int cuda_conv_launch(struct backend *b, struct cuda_cell *c, const struct config
 			 (void *)&io->y, g.wgmma ? (void *)&ws : (void *)&pw, &N, &H, &W, &C, &K,
 			 &P, &Q, &RS, &st, &pad, &epi, (void *)w.ta, (void *)w.tb, &w.use_tma,
 			 &flags, &pw };
-	dim3 grid = { (unsigned)w.grid, 1, (unsigned)split };
-	dim3 block = { (unsigned)cuda_gemm_threads(&g), 1, 1 };
-	if (CUDA_CHECK(RT, cudaLaunchKernel((const void *)m->k[0], grid, block, args, smem,
-					    b->stream), cause))
+	if (cuda_wgmma_launch_kernel(b, m, &w, (unsigned)split, (unsigned)cuda_gemm_threads(&g),
+				     smem, args, cause))
 		return -1;
 	if (fused)
 		return 0;

@@ -123,6 +123,8 @@ struct backend {
 	void *pad;               /* the placement pad (cuda_placement), or NULL */
 	size_t pad_len;
 	int placement_random;    /* HARNESS_CUDA_PLACEMENT: 1 random (default), 0 fixed */
+	int cluster_along_n;     /* HARNESS_CUDA_CLUSTER_ALONG_N: 1 (default) a cluster's
+				  * blocks share A (along n), 0 B (along m) */
 	int conv_im2col;         /* HARNESS_CUDA_CONV_IM2COL: 1 (default) conv.cu's wgmma path
 				  * reads X by TMA's im2col mode where it can, 0 it gathers */
 	int conv_s2d;            /* HARNESS_CUDA_CONV_S2D: 1 (default) the stem by
@@ -157,6 +159,9 @@ struct backend {
 	int64_t s2d_launches;                /* conv_s2d pre-passes enqueued (conv.c) */
 	int64_t conv_partials;               /* template convs at SPLIT_K 1 whose epilogue
 					      * conv_splitk_reduce applied (conv.c, conv_fused) */
+	int64_t cluster_launches;            /* wgmma launches in clusters (gemm.c) */
+	int64_t cluster_fallbacks;           /* CLUSTER 2 configs launched without one: no
+					      * tensor map for A there (conv.c) */
 	struct cuda_cell **cells;
 	size_t ncells, cap;
 	int64_t compiles, cache_hits, compile_ns;
@@ -246,6 +251,10 @@ struct cuda_wgmma_operands {
 	int tma, tma_b;
 	const struct cuda_im2col *im2col; /* borrowed; non-NULL: a is a convolution's X, read
 					 * through an im2col map (conv.cu's use_tma 3) */
+	int cluster;                      /* blocks a cluster asked for: 1, or 2 (wgmma.cuh's
+					 * clusters, A shared by multicast; served only where A
+					 * has a tensor map) */
+	int cluster_m;                    /* the cluster's blocks along m, sharing B */
 };
 /* A convolution's X (N x H x W x C) as TMA's im2col mode reads it: the filter (RS x RS),
  * stride and padding set the map's bounding box and traversal. */
@@ -258,15 +267,22 @@ struct cuda_im2col {
  * its im2col map and B. */
 struct cuda_wgmma_launch {
 	int64_t grid;
-	int64_t resident; /* blocks that fit at once (the persistent grid's cap) */
+	int64_t resident; /* blocks that fit at once (the persistent grid's cap), in clusters
+			   * of `cluster` */
 	const void *ta, *tb; /* borrowed: the cell's tensor-map cache */
 	int use_tma;
+	int cluster;      /* blocks a cluster: op's where A has a map (use_tma 1 or 3), else 1 */
 };
 /* Fill *out for module m's kernel under config g (dynamic shared memory smem) on cell c,
  * encoding the tensor maps or finding them in c's cache. */
 int cuda_wgmma_setup(struct backend *b, struct cuda_cell *c, struct cuda_module *m,
 		   const struct cuda_gemm_config *g, size_t smem, const struct cuda_wgmma_operands *op,
 		   struct cuda_wgmma_launch *out, char **cause);
+/* Enqueue module m's first kernel on b's stream as w says (in clusters of w->cluster
+ * blocks along x when it is over 1: cudaLaunchKernelExC), grid (w->grid, 1, z). */
+int cuda_wgmma_launch_kernel(struct backend *b, struct cuda_module *m,
+			     const struct cuda_wgmma_launch *w, unsigned z, unsigned threads,
+			     size_t smem, void **args, char **cause);
 /* backend_ops.estimate (gemm.c): the roofline of cuda_estimate_ns with this device's figures. */
 double cuda_estimate(const struct backend *b, size_t i, const struct config *c);
 

@@ -43,9 +43,11 @@ struct gemm_map {
 	struct cuda_im2col geo;
 };
 
-/* Blocks of a module's gemm kernel that fit on the device at once (occupancy x SMs). */
+/* Blocks of a module's gemm kernel that fit on the device at once (occupancy x SMs, or in
+ * clusters of `cluster` blocks: the clusters that fit times their blocks). */
 struct gemm_occ {
 	const struct cuda_module *m;
+	int cluster;
 	int resident;
 };
 
@@ -154,20 +156,21 @@ static int geo_eq(const struct cuda_im2col *a, const struct cuda_im2col *b)
 	       a->stride == b->stride && a->pad == b->pad;
 }
 
-/* The maps of A (pa: m x k, leading dimension lda; box 128 bytes x BLOCK_M; pa NULL: none,
- * a zero map; geo non-NULL: pa is a convolution's X and its map the im2col one) and B (pb:
- * n x k, ldb; x BLOCK_N) for cell c under config g: cached, else encoded now into the next
- * entry. */
-static int gemm_maps(struct cuda_cell *c, const struct cuda_gemm_config *g, const void *pa,
-		     const void *pb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
-		     const struct cuda_im2col *geo, const struct gemm_map **out, char **cause)
+/* The maps of A (pa: m x k, leading dimension lda; box 128 bytes x a_rows, BLOCK_M or in a
+ * cluster of two its half; pa NULL: none, a zero map; geo non-NULL: pa is a convolution's X
+ * and its map the im2col one) and B (pb: n x k, ldb; x BLOCK_N) for cell c under config g:
+ * cached, else encoded now into the next entry. */
+static int gemm_maps(struct cuda_cell *c, const struct cuda_gemm_config *g, int a_rows,
+		     int b_rows, const void *pa, const void *pb, int64_t m, int64_t n, int64_t k, int64_t lda,
+		     int64_t ldb, const struct cuda_im2col *geo, const struct gemm_map **out,
+		     char **cause)
 {
 	const struct cuda_shape *s = &c->sctx.shape;
 	struct cuda_gemm_maps *mc = c->gemm_maps;
 	for (int i = 0; i < GEMM_MAPS; i++) {
 		const struct gemm_map *e = &mc->e[i];
 		if (e->used && e->pa == pa && e->pb == pb && e->m == m && e->n == n && e->k == k &&
-		    e->lda == lda && e->ldb == ldb && e->bm == g->block_m && e->bn == g->block_n &&
+		    e->lda == lda && e->ldb == ldb && e->bm == a_rows && e->bn == b_rows &&
 		    e->dtype == (int)s->dtype && e->im2col == (geo != NULL) &&
 		    (!geo || geo_eq(&e->geo, geo))) {
 			*out = e;
@@ -177,15 +180,15 @@ static int gemm_maps(struct cuda_cell *c, const struct cuda_gemm_config *g, cons
 	struct gemm_map *e = &mc->e[mc->next++ % GEMM_MAPS];
 	e->used = 0;
 	memset(&e->a, 0, sizeof(e->a));
-	if (pa && (geo ? encode_im2col(mc, &e->a, s->dtype, pa, geo, g->block_m, cause)
-		       : encode(mc->encode, &e->a, s->dtype, pa, m, k, lda, g->block_m, cause)))
+	if (pa && (geo ? encode_im2col(mc, &e->a, s->dtype, pa, geo, a_rows, cause)
+		       : encode(mc->encode, &e->a, s->dtype, pa, m, k, lda, a_rows, cause)))
 		return -1;
-	if (encode(mc->encode, &e->b, s->dtype, pb, n, k, ldb, g->block_n, cause))
+	if (encode(mc->encode, &e->b, s->dtype, pb, n, k, ldb, b_rows, cause))
 		return -1;
 	e->pa = pa;
 	e->pb = pb;
 	e->m = m, e->n = n, e->k = k, e->lda = lda, e->ldb = ldb;
-	e->bm = g->block_m, e->bn = g->block_n, e->dtype = (int)s->dtype;
+	e->bm = a_rows, e->bn = b_rows, e->dtype = (int)s->dtype;
 	e->im2col = geo != NULL;
 	if (geo)
 		e->geo = *geo;
@@ -217,27 +220,57 @@ static int gemm_cache(struct cuda_cell *c, char **cause)
 	return 0;
 }
 
-/* Blocks of module m's gemm kernel (threads, smem) that fit on the device at once. */
+/* The launch configuration of w's blocks in clusters of cl along x (attr: its one
+ * attribute's storage). */
+static cudaLaunchConfig_t cluster_config(struct backend *b, dim3 grid, dim3 block, size_t smem,
+					 int cl, cudaLaunchAttribute *attr)
+{
+	cudaLaunchConfig_t lc = { .gridDim = grid, .blockDim = block,
+				  .dynamicSmemBytes = smem, .stream = b->stream };
+	attr->id = cudaLaunchAttributeClusterDimension;
+	attr->val.clusterDim.x = (unsigned)cl;
+	attr->val.clusterDim.y = attr->val.clusterDim.z = 1;
+	lc.attrs = attr;
+	lc.numAttrs = 1;
+	return lc;
+}
+
+/* Blocks of module m's gemm kernel (threads, smem) that fit on the device at once, in
+ * clusters of cl blocks (cudaOccupancyMaxActiveClusters: the GPCs' SMs decide how many
+ * pairs fit, not the SM count alone). */
 static int gemm_resident(struct backend *b, struct cuda_cell *c, struct cuda_module *m,
-			 int threads, size_t smem, int *out, char **cause)
+			 int threads, size_t smem, int cl, int *out, char **cause)
 {
 	struct cuda_gemm_maps *mc = c->gemm_maps;
 	int free_slot = -1, per_sm = 0;
 	for (int i = 0; i < GEMM_MAPS; i++) {
-		if (mc->occ[i].m == m) {
+		if (mc->occ[i].m == m && mc->occ[i].cluster == cl) {
 			*out = mc->occ[i].resident;
 			return 0;
 		}
 		if (!mc->occ[i].m && free_slot < 0)
 			free_slot = i;
 	}
-	if (CUDA_CHECK(RT, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-				   &per_sm, (const void *)m->k[0], threads, smem), cause))
-		return -1;
-	*out = (per_sm > 0 ? per_sm : 1) * b->prop.multiProcessorCount;
+	if (cl > 1) {
+		cudaLaunchAttribute attr;
+		dim3 grid = { (unsigned)(cl * b->prop.multiProcessorCount), 1, 1 };
+		dim3 block = { (unsigned)threads, 1, 1 };
+		cudaLaunchConfig_t lc = cluster_config(b, grid, block, smem, cl, &attr);
+		int clusters = 0;
+		if (CUDA_CHECK(RT, cudaOccupancyMaxActiveClusters(&clusters, (const void *)m->k[0],
+								   &lc), cause))
+			return -1;
+		*out = (clusters > 0 ? clusters : 1) * cl;
+	} else {
+		if (CUDA_CHECK(RT, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+					   &per_sm, (const void *)m->k[0], threads, smem), cause))
+			return -1;
+		*out = (per_sm > 0 ? per_sm : 1) * b->prop.multiProcessorCount;
+	}
 	if (free_slot < 0)
 		free_slot = (int)(mc->built % GEMM_MAPS);
 	mc->occ[free_slot].m = m;
+	mc->occ[free_slot].cluster = cl;
 	mc->occ[free_slot].resident = *out;
 	return 0;
 }
@@ -257,39 +290,60 @@ int cuda_wgmma_setup(struct backend *b, struct cuda_cell *c, struct cuda_module 
 		   struct cuda_wgmma_launch *out, char **cause)
 {
 	static const CUtensorMap none; /* the cp.async path reads no map */
-	int64_t tiles = cdiv(op->m, g->block_m) * cdiv(op->n, g->block_n);
 	int resident;
-	/* persistent: no more blocks than fit at once, each looping over tiles */
-	if (gemm_cache(c, cause) ||
-	    gemm_resident(b, c, m, cuda_gemm_threads(g), smem, &resident, cause))
+	if (gemm_cache(c, cause))
 		return -1;
-	out->grid = tiles < resident ? tiles : resident;
-	out->resident = resident;
 	out->ta = out->tb = &none;
 	out->use_tma = 0;
+	out->cluster = 1;
 	int b_ok = aligned16(op->b, op->ldb, g->elem_bytes);
-	if (op->im2col && b_ok && aligned16(op->a, op->im2col->c, g->elem_bytes)) {
+	int im2col = op->im2col && b_ok && aligned16(op->a, op->im2col->c, g->elem_bytes);
+	int plain = !im2col && op->tma && b_ok && aligned16(op->a, op->lda, g->elem_bytes);
+	/* a cluster shares A by multicast: only where A comes by a tensor map, each block's
+	 * map box its share of the tile's rows */
+	int cl = (im2col || plain) && op->cluster > 1 ? op->cluster : 1;
+	int cm = cl > 1 && op->cluster_m; /* along m: B shared, each loads its share of B */
+	if (im2col || plain) {
 		const struct gemm_map *e;
 		int64_t built = c->gemm_maps->built;
-		if (gemm_maps(c, g, op->a, op->b, op->m, op->n, op->k, op->lda, op->ldb, op->im2col,
-			      &e, cause))
+		if (gemm_maps(c, g, g->block_m / (cm ? 1 : cl), g->block_n / (cm ? cl : 1), op->a,
+			      op->b, op->m, op->n, op->k, op->lda, op->ldb,
+			      im2col ? op->im2col : NULL, &e, cause))
 			return -1;
-		b->im2col_maps += c->gemm_maps->built - built;
-		out->ta = &e->a, out->tb = &e->b, out->use_tma = 3;
-	} else if (op->tma && b_ok && aligned16(op->a, op->lda, g->elem_bytes)) {
-		const struct gemm_map *e;
-		if (gemm_maps(c, g, op->a, op->b, op->m, op->n, op->k, op->lda, op->ldb, NULL, &e,
-			      cause))
-			return -1;
-		out->ta = &e->a, out->tb = &e->b, out->use_tma = 1;
+		if (im2col)
+			b->im2col_maps += c->gemm_maps->built - built;
+		out->ta = &e->a, out->tb = &e->b, out->use_tma = (im2col ? 3 : 1) | (cm ? 16 : 0);
 	} else if (op->tma_b && b_ok) {
 		const struct gemm_map *e;
-		if (gemm_maps(c, g, NULL, op->b, op->m, op->n, op->k, op->lda, op->ldb, NULL, &e,
-			      cause))
+		if (gemm_maps(c, g, g->block_m, g->block_n, NULL, op->b, op->m, op->n, op->k, op->lda,
+			      op->ldb, NULL, &e, cause))
 			return -1;
 		out->tb = &e->b, out->use_tma = 2;
 	}
+	/* persistent: no more blocks than fit at once, each looping over tiles (a cluster's
+	 * tile: cl tiles side by side along n) */
+	int64_t tiles = cm ? cdiv(cdiv(op->m, g->block_m), cl) * cdiv(op->n, g->block_n)
+			   : cdiv(op->m, g->block_m) * cdiv(cdiv(op->n, g->block_n), cl);
+	if (gemm_resident(b, c, m, cuda_gemm_threads(g), smem, cl, &resident, cause))
+		return -1;
+	out->grid = cl * (tiles < resident / cl ? tiles : resident / cl);
+	out->resident = resident;
+	out->cluster = cl;
 	return 0;
+}
+
+int cuda_wgmma_launch_kernel(struct backend *b, struct cuda_module *m,
+			     const struct cuda_wgmma_launch *w, unsigned z, unsigned threads,
+			     size_t smem, void **args, char **cause)
+{
+	dim3 grid = { (unsigned)w->grid, 1, z }, block = { threads, 1, 1 };
+	if (w->cluster <= 1)
+		return CUDA_CHECK(RT, cudaLaunchKernel((const void *)m->k[0], grid, block, args,
+						       smem, b->stream), cause);
+	cudaLaunchAttribute attr;
+	cudaLaunchConfig_t lc = cluster_config(b, grid, block, smem, w->cluster, &attr);
+	b->cluster_launches++;
+	return CUDA_CHECK(RT, cudaLaunchKernelExC(&lc, (const void *)m->k[0], args), cause);
 }
 
 int cuda_gemm_run(struct backend *b, struct cuda_cell *c, const struct config *cfg,
@@ -310,7 +364,8 @@ int cuda_gemm_run(struct backend *b, struct cuda_cell *c, const struct config *c
 		return -1;
 	float *ws = c->d_ws;
 	int M = (int)s->m, N = (int)s->n, K = (int)s->k, lda = K, ldb = K, ldc = N;
-	struct cuda_wgmma_launch w = { .grid = cdiv(M, g.block_m) * cdiv(N, g.block_n) };
+	struct cuda_wgmma_launch w = { .grid = cdiv(M, g.block_m) * cdiv(N, g.block_n),
+				       .cluster = 1 };
 	if (g.wgmma) {
 		struct cuda_wgmma_operands op = { .a = c->d_in[0], .b = c->d_in[1], .m = M, .n = N,
 						.k = K, .lda = lda, .ldb = ldb, .tma = 1 };
@@ -325,10 +380,8 @@ int cuda_gemm_run(struct backend *b, struct cuda_cell *c, const struct config *c
 	void *args[] = { &c->d_in[0], &c->d_in[1], &c->d_out, &ws,	    &M,
 			 &N,	      &K,	   &lda,      &ldb,	    &ldc,
 			 (void *)w.ta, (void *)w.tb, &w.use_tma };
-	dim3 grid = { (unsigned)w.grid, 1, (unsigned)g.split_k };
-	dim3 block = { (unsigned)cuda_gemm_threads(&g), 1, 1 };
-	if (CUDA_CHECK(RT, cudaLaunchKernel((const void *)m->k[0], grid, block, args, smem,
-					    b->stream), cause))
+	if (cuda_wgmma_launch_kernel(b, m, &w, (unsigned)g.split_k,
+				     (unsigned)cuda_gemm_threads(&g), smem, args, cause))
 		return -1;
 	if (g.split_k > 1) {
 		void *r[] = { &ws, &c->d_out, &M, &N, &ldc };

@@ -363,6 +363,8 @@ size_t cuda_config_options(const struct space *sp, const struct config *c, const
 		return n; /* memory-bound "vendor": the template's documented defaults */
 	for (size_t f = 0; f < sp->nfields && n < CUDA_MAX_OPTS; f++) {
 		const struct space_field *fd = &sp->fields[f];
+		if (fd->macro_max < 0)
+			continue; /* the launch's alone (conv.cu's CLUSTER): no macro */
 		int64_t v = fd->macro_max > 0 && c->val[f] > fd->macro_max ? fd->macro_max : c->val[f];
 		opts[n++] = xasprintf("-D%s=%" PRId64, fd->name, v);
 	}

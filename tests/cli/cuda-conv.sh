@@ -13,7 +13,7 @@
 # graph, at every epilogue), the vendor-legacy units (HARNESS_CUDA_DNN_API=legacy) say so and
 # record the legacy API's algorithms as vendor:algo=A,math=M, and the exhaustive search must have checked
 # its grid points correct (an incorrect conv.cu config fails this test), stream-K's among
-# them; compiling ahead must
+# them, and the clusters' (CLUSTER 2, A shared by multicast); compiling ahead must
 # say its mode and keep its counts (the unit's compile_ns the sum of its trials', every queued
 # compile compiled or dropped) consistent.  Skips (77) with the
 # reason where there is no CUDA backend or device; `make check-gpu` cannot skip it.
@@ -84,9 +84,25 @@ c.check(len(grid) >= 50, "the exhaustive walk checked %d conv.cu configs" % len(
 c.check(not bad, "every conv.cu config is correct: %s" % bad[:5])
 # stream-K: both grids were walked and checked at the sk-* shapes (a wrong fix-up, a flag
 # left raised by a launch, fails "every conv.cu config is correct" above)
+def fields(t):
+    return dict(kv.split("=", 1) for kv in s(t["config"]).split(","))
 for v in ("1", "2"):
-    sk = [t for t in grid if s(t["config"]).endswith(",STREAM_K=" + v)]
+    sk = [t for t in grid if fields(t).get("STREAM_K") == v]
     c.check(len(sk) >= 5, "the exhaustive walk checked %d STREAM_K=%s configs" % (len(sk), v))
+# clusters (CLUSTER 2: A shared by TMA multicast; the cl-* workloads, sk3-f16, i2c-s2,
+# res-f16): walked and checked correct above, with and without stream-K, launched as
+# clusters in the exhaustive units; with HARNESS_CUDA_CONV_IM2COL=0 (exhaustive-gather) the
+# 3x3 ones have no map for X and launch without one, counted as fallbacks
+cl = [t for t in grid if fields(t).get("CLUSTER") == "2"]
+c.check(len(cl) >= 20, "the exhaustive walk checked %d CLUSTER=2 configs" % len(cl))
+c.check(any(fields(t).get("STREAM_K") != "0" for t in cl), "some CLUSTER=2 config ran stream-K")
+c.check(all(fields(t).get("CLUSTER") in ("1", "2") for t in grid), "every config text names its CLUSTER")
+for u in ex:
+    i = info(u)
+    c.check(int(i.get("cuda_cluster_launches", 0)) > 0 and int(i.get("cuda_conv_cluster_fallbacks", -1)) == 0, "exhaustive: %s cluster launches, %s fallbacks" % (i.get("cuda_cluster_launches"), i.get("cuda_conv_cluster_fallbacks")))
+for u in units:
+    if s(u["mode"]) == "exhaustive-gather":
+        c.check(int(info(u).get("cuda_conv_cluster_fallbacks", 0)) > 0, "exhaustive-gather: %s CLUSTER=2 configs launched without a cluster" % info(u).get("cuda_conv_cluster_fallbacks"))
 # compiling ahead, overlapped with benchmarking (the default; docs/kernels.md "NVRTC and the
 # cubin cache"): compile_ns is time blocked on the compiler, the unit's the sum of its trials'
 # (exhaustive: every chosen config was a trial, so the final prepare loads it again) and never

@@ -2,7 +2,8 @@
 # model.toml, small): every unit of every mode must end ok with both e2e cells of every
 # workload (stream launches and the CUDA graph) checked against the vendor forward within
 # the dtype's bound (the unit's info records each relative error) and timed (the stream-k
-# mode's forwards with stream-K convolutions, stream-k.lut.toml), the op cells
+# mode's forwards with stream-K convolutions, stream-k.lut.toml; the cluster mode's with
+# cluster ones, cluster.lut.toml), the op cells
 # counted as the forward uses them, every template convolution's epilogue fused, the forward
 # itemised (e2e_part lines) and its captured
 # graph's shape recorded (a chain of at least a kernel a step).  Then the
@@ -12,7 +13,7 @@
 # reason where there is no CUDA backend or device; `make check-gpu` cannot skip it.
 . "$top_srcdir/tests/setup"
 . "$top_srcdir/tests/setup-cuda"
-cp "$DATA/cuda/stream-k.lut.toml" .
+cp "$DATA/cuda/stream-k.lut.toml" "$DATA/cuda/cluster.lut.toml" .
 cuda_run model.toml model cudamodel
 [ -n "${HARNESS_CUDA_KEEP:-}" ] && cp "$H5" "$HARNESS_CUDA_KEEP"/
 
@@ -29,7 +30,7 @@ with h5py.File(sys.argv[1], "r") as f:
     ch = table(f, "choices")
 def s(v):
     return v.decode() if isinstance(v, bytes) else v
-c.check(len(units) == 6 and all(s(u["status"]) == "ok" for u in units),
+c.check(len(units) == 7 and all(s(u["status"]) == "ok" for u in units),
         "every unit ok: " + ", ".join("%s:%s" % (s(u["mode"]), s(u["status"])) for u in units))
 names = [s(x["name"]) for x in cells]
 bounds = {"r18-f16": 3e-2, "r50-tf32": 1e-2, "r18-bf16": 1e-1}
@@ -87,8 +88,17 @@ sk = [u for u in units if s(u["mode"]) == "stream-k"]
 for w in bounds:
     n = sum(1 for x in ch if sk and int(x["unit"]) == int(sk[0]["id"]) and
             names[int(x["cell"])].startswith(w + "/conv") and
-            s(x["config"]).endswith(("STREAM_K=1", "STREAM_K=2")))
+            any((",STREAM_K=%s," % v) in s(x["config"]) + "," for v in "12"))
     c.check(n >= 2, "stream-k: %d of %s's conv cells run stream-K in its forward" % (n, w))
+# the cluster mode's forwards ran cluster convolutions (CLUSTER 2), launched as clusters in
+# the stream and in the captured graph (checked against the vendor's above)
+cm = [u for u in units if s(u["mode"]) == "cluster"]
+for w in bounds:
+    n = sum(1 for x in ch if cm and int(x["unit"]) == int(cm[0]["id"]) and
+            names[int(x["cell"])].startswith(w + "/conv") and
+            (s(x["config"]) + ",").find(",CLUSTER=2,") >= 0)
+    c.check(n >= 2, "cluster: %d of %s's conv cells run in clusters in its forward" % (n, w))
+c.check(cm and all(int(dict(l.split("=", 1) for l in s(u["info"]).splitlines() if "=" in l).get("cuda_cluster_launches", 0)) > 0 for u in cm), "cluster: its units launched clusters")
 # counts: ResNet-50's layer-1..4 3x3 convs at stride 1 (planes 64..512) occur 3, 4, 6, 3
 # times less the strided first of layers 2-4: 3, 3, 5, 2 (the cpu model's structure)
 cnt = {s(x["name"]): int(x["count"]) for x in cells}

@@ -4,7 +4,8 @@
 # from the trials and space_vendors tables with h5util, as the script's docstring defines
 # them), each row's count of units where the template was faster agrees with the pairs
 # within each unit, the summary counts agree with the rows, and a run without the tuned mode
-# is refused.
+# is refused; one field's values read apart (layer-table.py's FIELD=VALUE, field-pairs.py)
+# agree with the trials too.
 . "$top_srcdir/tests/setup"
 PY=/usr/bin/python3
 $PY -c 'import h5py' 2>/dev/null || PY=python3
@@ -60,6 +61,59 @@ every = sum(1 for n, (k, m) in won.items() if m and k == m and "gemm" not in n)
 c.check("(in every unit: %d;" % every in summary, "the summary counts the cells faster in every unit (%d)" % every)
 c.exit()
 PYEOF
+# one field's values apart (issue 49's clusters: scripts/layer-table.py ... CLUSTER=2 and
+# scripts/field-pairs.py RESULTS CLUSTER 1 2): here the CPU space's UNROLL, 2 against 4
+expect_status 0 $PY "$top_srcdir/scripts/layer-table.py" tiny.h5 - exhaustive UNROLL=2 &&
+	cp "$SCRATCH/out" only2.md || fail "layer-table.py with a field's value"
+expect_status 0 $PY "$top_srcdir/scripts/field-pairs.py" tiny.h5 UNROLL 2 4 &&
+	cp "$SCRATCH/out" pairs.md || fail "field-pairs.py runs"
+$PY - tiny.h5 only2.md pairs.md <<'PYEOF' || fail "one field apart, against the raw trials"
+import re, statistics, sys, h5py
+from h5util import table, Checker
+c = Checker("layer-table")
+with h5py.File(sys.argv[1], "r") as f:
+    units, cells, trials = table(f, "units"), table(f, "cells"), table(f, "trials")
+tuned = sorted(u["id"] for u in units if u["mode"] == "exhaustive" and not u["warm"] and u["status"] == "ok")
+def fields(cfg):
+    return dict(kv.split("=", 1) for kv in cfg.split(","))
+only, pairs = {}, {}
+for line in open(sys.argv[2]):
+    m = re.match(r"\| `(.+)` \((\d+)\) \| [\d.]+[^|]*\| ([\d.]+)", line)
+    if m:
+        only[m.group(1)] = float(m.group(3))
+for line in open(sys.argv[3]):
+    m = re.match(r"\| `(.+)` \| (\d+) \| ([\d.]+) \(([\d.]+), ([\d.]+)\) \| ([\d.]+) \|", line)
+    if m:
+        pairs[m.group(1)] = (int(m.group(2)), float(m.group(3)), float(m.group(6)))
+n2 = 0
+for i, cell in enumerate(cells):
+    if cell["kind"] != "op":
+        continue
+    ok = [t for t in trials if t["unit"] in tuned and t["cell"] == i and t["status"] == "ok" and t["median_ns"] > 0 and not t["config"].startswith("vendor")]
+    at2 = [min(t["median_ns"] for t in ok if t["unit"] == u and fields(t["config"]).get("UNROLL") == "2") for u in tuned if any(t["unit"] == u and fields(t["config"]).get("UNROLL") == "2" for t in ok)]
+    if at2:
+        n2 += 1
+        want = statistics.median(at2) / 1e3
+        c.check(abs(only.get(cell["name"], -1) - want) < 0.006, "%s: best UNROLL=2 template %.2f us as in the trials (%.3f)" % (cell["name"], only.get(cell["name"], -1), want))
+    rest = lambda t: tuple(sorted((k, v) for k, v in fields(t["config"]).items() if k != "UNROLL"))
+    rs = []
+    for u in tuned:
+        by = {}
+        for t in ok:
+            if t["unit"] == u and fields(t["config"]).get("UNROLL") in ("2", "4"):
+                by.setdefault(rest(t), {})[fields(t["config"])["UNROLL"]] = t["median_ns"]
+        rs += [d["4"] / d["2"] for d in by.values() if "2" in d and "4" in d]
+    if rs:
+        got = pairs.get(cell["name"])
+        c.check(got is not None and got[0] == len(rs) and abs(got[1] - statistics.median(rs)) < 0.0006, "%s: %s pairs, median UNROLL=4 / UNROLL=2 %s; the trials: %d, %.4f" % (cell["name"], got and got[0], got and got[1], len(rs), statistics.median(rs)))
+c.check(n2 >= 1 and len(only) == n2, "a row for each cell with an UNROLL=2 trial: %d rows, %d cells" % (len(only), n2))
+c.check(len(pairs) >= 1, "field-pairs.py found pairs: %d cells" % len(pairs))
+c.exit()
+PYEOF
+expect_status 1 $PY "$top_srcdir/scripts/field-pairs.py" tiny.h5 UNROLL 2 3 &&
+	grep -q "no cell has a pair of configs at UNROLL=2 and UNROLL=3" "$SCRATCH/err" &&
+	pass "field-pairs.py refuses values that make no pair, naming them" ||
+	fail "field-pairs.py on values without pairs"
 expect_status 1 $PY "$top_srcdir/scripts/layer-table.py" tiny.h5 "" no-such-mode &&
 	grep -q "no ok cold 'no-such-mode' unit" "$SCRATCH/err" &&
 	pass "a run without the tuned mode is refused, naming it" ||

@@ -779,7 +779,7 @@ START_TEST(test_conv_stream_k)
 	/* ResNet-50's 512 -> 512 3x3 at 7x7: m 1568, n 512; 64 x 128 tiles: 100 on 132 SMs */
 	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 512, 7, 7, 512, 3, 1, 1);
 	cuda_space_init(&sp, &x);
-	ck_assert_uint_eq(sp.nfields, 8);
+	ck_assert_uint_eq(sp.nfields, 9);
 	ck_assert_str_eq(sp.fields[7].name, "STREAM_K");
 	sp.heuristic(&sp, &c);
 	ck_assert_int_eq(val_of(&sp, &c, "STREAM_K"), 0);
@@ -831,6 +831,85 @@ START_TEST(test_conv_stream_k)
 	ck_assert(!space_check(&sp, &c, &why));
 	ck_assert_str_eq(why, "STREAM_K when whole tiles keep the SMs busy (85% or more of the "
 			      "last wave)");
+}
+END_TEST
+
+/* CLUSTER: the ninth field of the conv space, the launch's alone (clusters of two blocks
+ * sharing A by TMA multicast, wgmma.cuh): no macro, so 1 and 2 compile one module; valid on
+ * the wgmma path where X has a tensor map (a 1x1 GEMM or im2col), without SPLIT_K, with two
+ * columns of tiles or more; a text without it (written before it) takes CLUSTER=1, and
+ * every text carries it. */
+START_TEST(test_conv_cluster)
+{
+	struct cuda_space_ctx x;
+	struct space sp;
+	struct config c, d;
+	const char *why = NULL;
+	char *cause = NULL;
+	char *o1[CUDA_MAX_OPTS], *o2[CUDA_MAX_OPTS];
+	struct sbuf sb;
+	/* ResNet-50's 512 -> 512 3x3 at 7x7 (im2col: C a multiple of BLOCK_K) */
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 512, 7, 7, 512, 3, 1, 1);
+	cuda_space_init(&sp, &x);
+	ck_assert_uint_eq(sp.nfields, 9);
+	ck_assert_str_eq(sp.fields[8].name, "CLUSTER");
+	sp.heuristic(&sp, &c);
+	ck_assert_int_eq(val_of(&sp, &c, "CLUSTER"), 1);
+	c.val[0] = 128, c.val[1] = 128, c.val[2] = 64, c.val[3] = 8, c.val[4] = 4, c.val[5] = 1;
+	c.val[7] = 0, c.val[8] = 1;
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	size_t n1 = cuda_config_options(&sp, &c, "sm_90a", o1);
+	c.val[8] = 2;
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	size_t n2 = cuda_config_options(&sp, &c, "sm_90a", o2);
+	ck_assert_uint_eq(n1, n2);
+	for (size_t k = 0; k < n1; k++) {
+		ck_assert_ptr_null(strstr(o1[k], "CLUSTER"));
+		ck_assert_str_eq(o1[k], o2[k]);
+		free(o1[k]);
+		free(o2[k]);
+	}
+	c.val[7] = 1; /* with stream-K */
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	sbuf_init(&sb);
+	config_format(&sp, &c, &sb);
+	ck_assert_str_eq(sb.buf, "BLOCK_M=128,BLOCK_N=128,BLOCK_K=64,WARPS=8,STAGES=4,SPLIT_K=1,"
+				 "GROUP_M=8,STREAM_K=1,CLUSTER=2");
+	sbuf_release(&sb);
+	/* a text from before the field: CLUSTER=1 */
+	ck_assert_msg(!config_parse(&sp, "BLOCK_M=128,BLOCK_N=128,BLOCK_K=64,WARPS=8,STAGES=4,"
+					 "SPLIT_K=1,GROUP_M=8,STREAM_K=1", &d, &cause), "%s", cause);
+	ck_assert_int_eq(val_of(&sp, &d, "CLUSTER"), 1);
+	ck_assert(config_parse(&sp, "BLOCK_M=128,BLOCK_N=128,BLOCK_K=64,WARPS=8,STAGES=4,"
+				    "SPLIT_K=1,GROUP_M=8,STREAM_K=1,CLUSTER=3", &d, &cause));
+	ck_assert_ptr_nonnull(strstr(cause, "CLUSTER"));
+	free(cause);
+	cause = NULL;
+	/* the rules */
+	c.val[7] = 0, c.val[0] = 64, c.val[1] = 128, c.val[3] = 4, c.val[5] = 2;
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why, "CLUSTER with SPLIT_K");
+	c.val[5] = 1, c.val[1] = 256, c.val[3] = 8, c.val[0] = 128, c.val[4] = 3;
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why); /* two columns of 256 */
+	c.val[2] = 32, c.val[1] = 128, c.val[3] = 4, c.val[0] = 128;
+	ck_assert(!space_check(&sp, &c, &why)); /* a 32-wide k step in 16 bits: mma.sync */
+	ck_assert_str_eq(why, "CLUSTER needs the wgmma path");
+	/* one column of tiles: 64 channels out */
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 64, 56, 56, 64, 3, 1, 1);
+	cuda_space_init(&sp, &x);
+	c.val[0] = 128, c.val[1] = 64, c.val[2] = 64, c.val[3] = 4, c.val[4] = 4;
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why, "CLUSTER with one column of tiles (nothing to share A with)");
+	/* the stem (3 channels: space-to-depth, then a gather) has no map for X */
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 3, 224, 224, 64, 7, 2, 3);
+	cuda_space_init(&sp, &x);
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_msg(strstr(why, "CLUSTER needs X read by a tensor map"), "%s", why);
+	/* a 1x1 GEMM: X is a plain matrix */
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 2048, 7, 7, 512, 1, 1, 0);
+	cuda_space_init(&sp, &x);
+	c.val[1] = 128;
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
 }
 END_TEST
 
@@ -1483,6 +1562,7 @@ static Suite *cuda_suite(int with_templates)
 	tcase_add_test(tc, test_conv_wgmma_derived);
 	tcase_add_test(tc, test_conv_three_warpgroups);
 	tcase_add_test(tc, test_conv_stream_k);
+	tcase_add_test(tc, test_conv_cluster);
 	tcase_add_test(tc, test_nvrtc_error);
 	tcase_add_test(tc, test_available);
 	if (with_templates)

@@ -449,20 +449,28 @@ static __device__ __forceinline__ void load_a_sw(unsigned s, const elem_t *__res
 	}
 }
 
-/* TMA's im2col mode: BLOCK_M (the map's pixelsPerColumn) output pixels' windows from the
+/* TMA's im2col mode: BLOCK_M / ncl (the map's pixelsPerColumn) output pixels' windows from the
  * corner (w, h) of image n on, in output order (the map's elementStrides are the stride,
  * its bounding box the corners' range, so the walk wraps rows and images as m does), each
  * AW channels from c on at filter tap (s, r) of the window; zeros outside the image (the
- * padding) and past the last image. */
+ * padding) and past the last image; mask not 0: into the blocks of the cluster in it. */
 static __device__ __forceinline__ void tma_load_im2col(unsigned dst, const tmap_t *map, int c,
 						       int w, int h, int n, int s, int r,
-						       unsigned bar)
+						       unsigned bar, unsigned short mask)
 {
-	asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::"
-		     "complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6], {%7, %8};\n" ::"r"(dst),
-		     "l"((unsigned long long)map), "r"(c), "r"(w), "r"(h), "r"(n), "r"(bar),
-		     "h"((unsigned short)s), "h"((unsigned short)r)
-		     : "memory");
+	if (mask) /* multicast to the blocks of the cluster in mask (wgmma.cuh's clusters) */
+		asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::"
+			     "complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3, %4, %5}], "
+			     "[%6], {%7, %8}, %9;\n" ::"r"(dst),
+			     "l"((unsigned long long)map), "r"(c), "r"(w), "r"(h), "r"(n), "r"(bar),
+			     "h"((unsigned short)s), "h"((unsigned short)r), "h"(mask)
+			     : "memory");
+	else
+		asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::"
+			     "complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6], {%7, %8};\n" ::"r"(dst),
+			     "l"((unsigned long long)map), "r"(c), "r"(w), "r"(h), "r"(n), "r"(bar),
+			     "h"((unsigned short)s), "h"((unsigned short)r)
+			     : "memory");
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
@@ -477,19 +485,24 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 	const bool vec_a = (C % EPC) == 0 && (((unsigned long long)X) & 15) == 0;
 	const bool vec_b = (KK % EPC) == 0 && (((unsigned long long)Wt) & 15) == 0;
 	float *Pw = pw ? pw + (long long)blockIdx.z * M * K : (float *)0;
-	const bool im2col = use_tma == 3;
+	const bool im2col = (use_tma & ~WG_CLUSTER_M) == 3;
 	wgmma_body(
-		M, K, KK, &tmA, &tmB, im2col ? 1 : use_tma, ws, flags,
-		[&](unsigned dst, const tile_pos &p, int k, unsigned bar) {
+		M, K, KK, &tmA, &tmB, im2col ? 1 | (use_tma & WG_CLUSTER_M) : use_tma, ws, flags,
+		[&](unsigned dst, const tile_pos &p, int k, unsigned bar, int row,
+		    unsigned short mask) {
 			if (!im2col) {
-				tma_load(dst, &tmA, k, p.m0, bar);
+				if (mask)
+					tma_load_mc(dst, &tmA, k, p.m0 + row, bar, mask);
+				else
+					tma_load(dst, &tmA, k, p.m0 + row, bar);
 				return;
 			}
-			/* the tile's first output pixel's window corner; k's filter tap and
+			/* the box's first output pixel's window corner (in a cluster, this
+			 * block's share of the tile's rows from row on); k's filter tap and
 			 * channel (a k-tile lies inside one tap: the backend's C % BLOCK_K) */
-			const int n = p.m0 / (P * Q), pq = p.m0 % (P * Q), t = k / C;
+			const int m = p.m0 + row, n = m / (P * Q), pq = m % (P * Q), t = k / C;
 			tma_load_im2col(dst, &tmA, k % C, (pq % Q) * stride - pad,
-					(pq / Q) * stride - pad, n, t % RS, t / RS, bar);
+					(pq / Q) * stride - pad, n, t % RS, t / RS, bar, mask);
 		},
 		[&](const tile_pos &p, int ltid) {
 			const int r0 = ltid / 8;

@@ -203,8 +203,12 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 			 (((unsigned long long)A | (unsigned long long)B) & 15) == 0;
 	wgmma_body(
 		M, N, K, &tmA, &tmB, use_tma, nullptr, nullptr,
-		[&](unsigned dst, const tile_pos &p, int k, unsigned bar) {
-			tma_load(dst, &tmA, k, p.m0, bar);
+		[&](unsigned dst, const tile_pos &p, int k, unsigned bar, int row,
+		    unsigned short mask) {
+			if (mask)
+				tma_load_mc(dst, &tmA, k, p.m0 + row, bar, mask);
+			else
+				tma_load(dst, &tmA, k, p.m0 + row, bar);
 		},
 		[&](const tile_pos &p, int ltid) {
 			return [=](unsigned a, unsigned b, int k0, bool) {

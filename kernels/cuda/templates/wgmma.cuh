@@ -38,7 +38,21 @@
  * by then.  Each of those writes its fp32 accumulators to its slot of ws and raises its flag
  * (release); the finisher waits for each flag (acquire), adds the slots in block order (the
  * sum's order is fixed: deterministic) and resets the flag, so every launch leaves the flags
- * zero.  Waiting needs every block resident: the backend launches at most as many as fit. */
+ * zero.  Waiting needs every block resident: the backend launches at most as many as fit.
+ * Clusters (TMA path only, use_tma 1; the launch decides, so one module serves both): launched
+ * in clusters of ncl = 2 blocks (%cluster_nctarank; 1 without a cluster launch), the two
+ * blocks of a cluster take the two BLOCK_N halves of one BLOCK_M x 2 BLOCK_N tile (tile_at's
+ * ncl, rank) and share its A: each loads BLOCK_M / 2 rows of A's stage by TMA multicast into
+ * both blocks' shared memory (same offset, completing on both blocks' "full" mbarriers), and
+ * its own B, so A comes from L2 once for the two tiles (a quarter fewer operand bytes at
+ * square tiles: what Hopper's clusters are for; cuBLASLt's candidates at ResNet-50's 3x3
+ * layers all run in clusters, docs/benchmarks-archive.md 2026-11-27).  Each "full" barrier
+ * still expects the whole stage's bytes; each "empty" barrier counts the consumer warps of
+ * both blocks (a consumer warp releases a stage in its own block and the peer's), since a
+ * block's multicast writes the stage in both.  The cluster barrier orders the mbarriers'
+ * initialisation before any remote use, and no block exits while its peer may still write
+ * into it or arrive on its barriers.  The schedule (segments, stream-K's shares and flags)
+ * runs over clusters: unit blockIdx.x / ncl of gridDim.x / ncl. */
 #ifndef WGMMA_CUH
 #define WGMMA_CUH
 #include "mainloop.cuh"
@@ -281,6 +295,60 @@ static __device__ __forceinline__ void tma_load(unsigned dst, const tmap_t *map,
 		     : "memory");
 }
 
+/* ---- clusters (see the header) ------------------------------------------------------------ */
+
+/* Blocks in this block's cluster (1 when launched without one) and this block's rank in it. */
+static __device__ __forceinline__ unsigned cluster_nranks(void)
+{
+	unsigned r;
+	asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(r));
+	return r;
+}
+
+static __device__ __forceinline__ unsigned cluster_rank(void)
+{
+	unsigned r;
+	asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+	return r;
+}
+
+/* Every thread of the cluster: arrive (release) and wait (acquire). */
+static __device__ __forceinline__ void cluster_sync(void)
+{
+	asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::
+			     : "memory");
+}
+
+/* One arrival on the mbarrier at this block's shared address bar, in cluster block `rank`,
+ * with the instruction's default semantics (release at CTA scope, as CUTLASS's cluster
+ * barriers arrive): the stage's reads it announces are the tensor cores', complete at
+ * wgmma.wait_group, and the peer's next write is its copy engine's.  An arrive with
+ * .release.cluster cost the 3x3 convolutions 1.44x their time against 1.03x with this one
+ * (docs/benchmarks-archive.md, 2026-11-29). */
+static __device__ __forceinline__ void mbar_arrive_remote(unsigned bar, unsigned rank)
+{
+	asm volatile("{\n.reg .b32 ra;\nmapa.shared::cluster.u32 ra, %0, %1;\n"
+		     "mbarrier.arrive.shared::cluster.b64 _, [ra];\n}\n" ::"r"(bar),
+		     "r"(rank)
+		     : "memory");
+}
+
+/* tma_load's box into shared address dst of every block of the cluster in mask, each
+ * completing on its own mbarrier at bar. */
+static __device__ __forceinline__ void tma_load_mc(unsigned dst, const tmap_t *map, int x, int y,
+						   unsigned bar, unsigned short mask)
+{
+	asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+		     ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+		     "l"((unsigned long long)map), "r"(x), "r"(y), "r"(bar), "h"(mask)
+		     : "memory");
+}
+
+/* use_tma's flag (wgmma_body): the cluster's blocks lie along m and share B's stages by
+ * multicast (each loads BLOCK_N / ncl rows of B, and its own A), instead of along n sharing
+ * A's. */
+#define WG_CLUSTER_M 16
+
 /* Register budgets of the roles (setmaxnreg, sm_90a): with two consumer warpgroups the
  * launch cap is 168 a thread (384 threads, one block per SM), and setmaxnreg.inc can only
  * take what setmaxnreg.dec gave back (else it waits for ever): the consumers' gain times
@@ -434,20 +502,29 @@ typedef int wg_pos_t;
 struct wg_sched {
 	wg_pos_t next, end, at, T;
 	int kt_all;
+	int ncl, rank, unit, units; /* the cluster's blocks, this block's rank; clusters */
+	bool along_m;               /* the cluster's blocks side by side along m (B shared) */
 };
 
-static __device__ __forceinline__ wg_sched wg_sched_of(int M, int N, int K)
+static __device__ __forceinline__ wg_sched wg_sched_of(int M, int N, int K, bool along_m = false)
 {
 	wg_sched s;
 	s.kt_all = (K + BLOCK_K - 1) / BLOCK_K;
-	const wg_pos_t tiles = (wg_pos_t)((M + BLOCK_M - 1) / BLOCK_M) * ((N + BLOCK_N - 1) / BLOCK_N);
+	s.ncl = (int)cluster_nranks();
+	s.rank = (int)cluster_rank();
+	s.unit = (int)blockIdx.x / s.ncl;
+	s.units = (int)gridDim.x / s.ncl;
+	s.along_m = along_m;
+	const int tm = (M + BLOCK_M - 1) / BLOCK_M, tn = (N + BLOCK_N - 1) / BLOCK_N;
+	const wg_pos_t tiles = along_m ? (wg_pos_t)((tm + s.ncl - 1) / s.ncl) * tn
+				       : (wg_pos_t)tm * ((tn + s.ncl - 1) / s.ncl);
 #if STREAM_K
 	s.T = tiles * s.kt_all;
-	s.next = (long long)blockIdx.x * s.T / gridDim.x;
-	s.end = (long long)(blockIdx.x + 1) * s.T / gridDim.x;
+	s.next = (long long)s.unit * s.T / s.units;
+	s.end = (long long)(s.unit + 1) * s.T / s.units;
 #else
 	s.T = tiles;
-	s.next = blockIdx.x;
+	s.next = s.unit;
 	s.end = tiles;
 #endif
 	s.at = 0;
@@ -462,14 +539,14 @@ static __device__ __forceinline__ bool wg_next(wg_sched &s, tile_pos &p, int M, 
 #if STREAM_K
 	const int t = (int)(s.next / s.kt_all), kb = (int)(s.next % s.kt_all);
 	const int n = (int)min((long long)(s.kt_all - kb), s.end - s.next);
-	p = tile_at(t, M, N, K);
+	p = tile_at(t, M, N, K, s.ncl, s.rank, s.along_m);
 	p.kt0 = kb;
 	p.nkt = n;
 	s.at = s.next;
 	s.next += n;
 #else
-	p = tile_at(s.next, M, N, K);
-	s.next += gridDim.x;
+	p = tile_at(s.next, M, N, K, s.ncl, s.rank, s.along_m);
+	s.next += s.units;
 #endif
 	return true;
 }
@@ -506,11 +583,13 @@ static __device__ __forceinline__ bool sk_fixup(wg_acc_t &acc, const tile_pos &p
 		}
 		return false;
 	}
-	/* the first segment: the blocks after this one hold the rest, up to the owner of the
-	 * tile's last k-tile (block b starts at floor(b T / G)) */
+	/* the first segment: the units (blocks, or clusters: their block of this rank) after
+	 * this one hold the rest, up to the owner of the tile's last k-tile (unit u starts at
+	 * floor(u T / G)) */
 	const long long last = s.at + s.kt_all - 1;
-	const int owner = (int)(((last + 1) * gridDim.x + s.T - 1) / s.T) - 1;
-	for (int o = blockIdx.x + 1; o <= owner; ++o) {
+	const int owner = (int)(((last + 1) * s.units + s.T - 1) / s.T) - 1;
+	for (int u = s.unit + 1; u <= owner; ++u) {
+		const int o = u * s.ncl + s.rank;
 		unsigned *f = flags + o * NC + cw;
 		if (l == 0) {
 			unsigned v;
@@ -533,6 +612,16 @@ static __device__ __forceinline__ bool sk_fixup(wg_acc_t &acc, const tile_pos &p
 	return true;
 }
 
+/* A consumer warp's release of a stage (its "empty" barrier at empty): in its own block, and
+ * in a cluster in every other block too, whose multicast writes this stage here. */
+static __device__ __forceinline__ void wg_release(unsigned empty, const wg_sched &s)
+{
+	mbar_arrive(empty);
+	for (int r = 0; r < s.ncl; ++r)
+		if (r != s.rank)
+			mbar_arrive_remote(empty, (unsigned)r);
+}
+
 /* Consumer warpgroup cw when the producer fills the stages (TMA, or WG_PRODUCER_LOADS), for
  * each of its tiles: wait for a stage's copies (full barrier), multiply, and once the stage's wgmma group has retired release it
  * (empty barrier, one arrival per consumer warp); then the epilogue store(acc, p, cw), while
@@ -541,11 +630,11 @@ static __device__ __forceinline__ bool sk_fixup(wg_acc_t &acc, const tile_pos &p
 template <class Store>
 static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigned sA, unsigned sB,
 						    unsigned bars, int cw, float *sk_ws,
-						    unsigned *sk_flags, const Store &store)
+						    unsigned *sk_flags, bool along_m, const Store &store)
 {
 	const int lane = threadIdx.x % 32;
 	unsigned it = 0;
-	wg_sched sch = wg_sched_of(M, N, K);
+	wg_sched sch = wg_sched_of(M, N, K, along_m);
 	tile_pos p;
 	while (wg_next(sch, p, M, N, K)) {
 		wg_acc_t acc;
@@ -561,11 +650,11 @@ static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigne
 				  sB + s * BLOCK_N * BLOCK_K * ES, cw);
 			wgmma_wait<1>(); /* the group of k-tile it - 1 retired: free its stage */
 			if (kt > 0 && lane == 0)
-				mbar_arrive(bars + 8 * (STAGES + (it - 1) % STAGES));
+				wg_release(bars + 8 * (STAGES + (it - 1) % STAGES), sch);
 		}
 		wgmma_wait<0>();
 		if (p.nkt > 0 && lane == 0)
-			mbar_arrive(bars + 8 * (STAGES + (it - 1) % STAGES));
+			wg_release(bars + 8 * (STAGES + (it - 1) % STAGES), sch);
 		if (sk_fixup(acc, p, sch, cw, sk_ws, sk_flags))
 			store(acc, p, cw);
 	}
@@ -685,7 +774,10 @@ static __device__ __forceinline__ void producer_cpasync(int M, int N, int K, uns
  * the stages (producer_cpasync when WG_PRODUCER_LOADS, else consumer_cpasync); 2
  * (WG_PRODUCER_LOADS only): tmB describes B, load_for fills A.  tma_a(dst, p, k, bar): with
  * use_tma 1, the copy of A's 128-byte atom at k of tile p into dst, completing on bar
- * (gemm.cu: tmA's box at (k, p.m0); conv.cu: that, or an im2col box of X).
+ * (gemm.cu: tmA's box at (k, p.m0); conv.cu: that, or an im2col box of X); tma_a(dst, p, k,
+ * bar, row, mask) in a cluster (mask not 0): the box of the tile's rows from row on (the
+ * map's box is BLOCK_M / ncl rows), multicast to the blocks in mask.  Clusters need use_tma
+ * 1 (the backend's rule: a cluster launch otherwise traps).
  * store(acc, p, cw): the epilogue of warpgroup cw's share of tile p.  sk_ws, sk_flags:
  * STREAM_K's partial slots (grid.x * BLOCK_M * BLOCK_N floats) and flags (grid.x * NC,
  * zero), unused otherwise.  The block has THREADS_WG threads and the dynamic shared memory
@@ -701,6 +793,11 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 	const unsigned sA = base, sB = base + STAGES * BLOCK_M * BLOCK_K * ES;
 	const unsigned bars = base + STAGES * TILE_BYTES; /* full[STAGES], empty[STAGES] */
 	const int tid = threadIdx.x, wg = tid / 128;
+	const int ncl = (int)cluster_nranks();
+	const bool along_m = use_tma & WG_CLUSTER_M; /* a cluster's blocks share B, not A */
+	use_tma &= ~WG_CLUSTER_M;
+	if (ncl > 1 && use_tma != 1)
+		__trap(); /* a cluster shares A by TMA multicast: the backend launches none else */
 
 	if ((use_tma || WG_PRODUCER_LOADS) && tid == 0) {
 		if (use_tma == 1)
@@ -712,12 +809,16 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 		for (int s = 0; s < STAGES; ++s) {
 			/* full: the TMA thread's arrival, or every producer thread's */
 			mbar_init(bars + 8 * s, use_tma == 1 ? 1 : 128);
-			mbar_init(bars + 8 * (STAGES + s), 4 * NC);
+			/* empty: every consumer warp of the cluster's blocks */
+			mbar_init(bars + 8 * (STAGES + s), 4 * NC * ncl);
 		}
 		asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 		asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 	}
-	__syncthreads();
+	if (ncl > 1)
+		cluster_sync(); /* the peer's barriers are initialised before any remote use */
+	else
+		__syncthreads();
 
 	if (wg == 0) {
 		/* ---- the producer warpgroup: one thread issues every tensor copy ---- */
@@ -726,8 +827,13 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 #endif
 		if (use_tma == 1 && tid == 0) {
 			unsigned it = 0;
-			wg_sched sch = wg_sched_of(M, N, K);
+			wg_sched sch = wg_sched_of(M, N, K, along_m);
 			tile_pos p;
+			/* in a cluster: this block's share of A's rows (or B's), multicast to all */
+			const unsigned short mask = ncl > 1 ? (unsigned short)((1u << ncl) - 1) : 0;
+			const int arow = along_m ? 0 : sch.rank * (BLOCK_M / ncl);
+			const int brow = along_m ? sch.rank * (BLOCK_N / ncl) : 0;
+			const unsigned short amask = along_m ? 0 : mask, bmask = along_m ? mask : 0;
 			while (wg_next(sch, p, M, N, K)) {
 				for (int kt = 0; kt < p.nkt; ++kt, ++it) {
 					const int s = it % STAGES;
@@ -735,16 +841,21 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 						mbar_wait(bars + 8 * (STAGES + s),
 							  ((it / STAGES) - 1) & 1);
 					const unsigned full = bars + 8 * s;
+					/* the whole stage: A's other rows come from the peers */
 					mbar_expect_tx(full, TILE_BYTES);
 					const int k0 = (p.kt0 + kt) * BLOCK_K;
 #pragma unroll
 					for (int a = 0; a < BLOCK_K / AW; ++a) {
 						tma_a(sA + s * BLOCK_M * BLOCK_K * ES +
-							      a * BLOCK_M * 128,
-						      p, k0 + a * AW, full);
-						tma_load(sB + s * BLOCK_N * BLOCK_K * ES +
-								 a * BLOCK_N * 128,
-							 tmB, k0 + a * AW, p.n0, full);
+							      a * BLOCK_M * 128 + arow * 128,
+						      p, k0 + a * AW, full, arow, amask);
+						const unsigned db = sB + s * BLOCK_N * BLOCK_K * ES +
+								    a * BLOCK_N * 128 + brow * 128;
+						if (bmask)
+							tma_load_mc(db, tmB, k0 + a * AW, p.n0 + brow,
+								    full, bmask);
+						else
+							tma_load(db, tmB, k0 + a * AW, p.n0, full);
 					}
 				}
 			}
@@ -760,12 +871,14 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 #endif
 		const int cw = wg - 1;
 		if (use_tma || WG_PRODUCER_LOADS || WG_TMA_ONLY)
-			consumer_tma(M, N, K, sA, sB, bars, cw, sk_ws, sk_flags, store);
+			consumer_tma(M, N, K, sA, sB, bars, cw, sk_ws, sk_flags, along_m, store);
 #if !WG_PRODUCER_LOADS && !WG_TMA_ONLY
 		else
 			consumer_cpasync(M, N, K, sA, sB, cw, sk_ws, sk_flags, load_for, store);
 #endif
 	}
+	if (ncl > 1)
+		cluster_sync(); /* no block leaves while its peer may write into it */
 }
 
 #endif /* WGMMA_CUH */
