@@ -488,21 +488,33 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 	const bool im2col = (use_tma & ~WG_CLUSTER_M) == 3;
 	wgmma_body(
 		M, K, KK, &tmA, &tmB, im2col ? 1 | (use_tma & WG_CLUSTER_M) : use_tma, ws, flags,
-		[&](unsigned dst, const tile_pos &p, int k, unsigned bar, int row,
-		    unsigned short mask) {
-			if (!im2col) {
-				if (mask)
-					tma_load_mc(dst, &tmA, k, p.m0 + row, bar, mask);
-				else
-					tma_load(dst, &tmA, k, p.m0 + row, bar);
-				return;
-			}
+		[&](const tile_pos &p, int k, int row) {
 			/* the box's first output pixel's window corner (in a cluster, this
-			 * block's share of the tile's rows from row on); k's filter tap and
-			 * channel (a k-tile lies inside one tap: the backend's C % BLOCK_K) */
+			 * block's share of the tile's rows from row on) and k's filter tap
+			 * (s, r) and channel c, decoded once: the loader steps them an atom at
+			 * a time (a k-tile lies inside one tap: the backend's C % BLOCK_K) */
 			const int m = p.m0 + row, n = m / (P * Q), pq = m % (P * Q), t = k / C;
-			tma_load_im2col(dst, &tmA, k % C, (pq % Q) * stride - pad,
-					(pq / Q) * stride - pad, n, t % RS, t / RS, bar, mask);
+			const int w0 = (pq % Q) * stride - pad, h0 = (pq / Q) * stride - pad;
+			int c = k % C, s = t % RS, r = t / RS;
+			return [&tmA, im2col, m, n, w0, h0, C, RS, k, c, s,
+				r](unsigned dst, unsigned bar, unsigned short mask) mutable {
+				if (!im2col) {
+					if (mask)
+						tma_load_mc(dst, &tmA, k, m, bar, mask);
+					else
+						tma_load(dst, &tmA, k, m, bar);
+					k += AW;
+					return;
+				}
+				tma_load_im2col(dst, &tmA, c, w0, h0, n, s, r, bar, mask);
+				if ((c += AW) == C) {
+					c = 0;
+					if (++s == RS) {
+						s = 0;
+						++r;
+					}
+				}
+			};
 		},
 		[&](const tile_pos &p, int ltid) {
 			const int r0 = ltid / 8;

@@ -203,12 +203,15 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 			 (((unsigned long long)A | (unsigned long long)B) & 15) == 0;
 	wgmma_body(
 		M, N, K, &tmA, &tmB, use_tma, nullptr, nullptr,
-		[&](unsigned dst, const tile_pos &p, int k, unsigned bar, int row,
-		    unsigned short mask) {
-			if (mask)
-				tma_load_mc(dst, &tmA, k, p.m0 + row, bar, mask);
-			else
-				tma_load(dst, &tmA, k, p.m0 + row, bar);
+		[&](const tile_pos &p, int k, int row) {
+			const int m = p.m0 + row;
+			return [&tmA, m, k](unsigned dst, unsigned bar, unsigned short mask) mutable {
+				if (mask)
+					tma_load_mc(dst, &tmA, k, m, bar, mask);
+				else
+					tma_load(dst, &tmA, k, m, bar);
+				k += AW;
+			};
 		},
 		[&](const tile_pos &p, int ltid) {
 			return [=](unsigned a, unsigned b, int k0, bool) {

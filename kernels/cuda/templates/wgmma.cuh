@@ -772,12 +772,18 @@ static __device__ __forceinline__ void producer_cpasync(int M, int N, int K, uns
  * "persistent"); block b does tiles b, b + grid.x, ...  use_tma 1: tmA / tmB (boxes of 128
  * bytes of k x BLOCK_M / BLOCK_N rows) describe A (M x K) and B (N x K); 0: load_for fills
  * the stages (producer_cpasync when WG_PRODUCER_LOADS, else consumer_cpasync); 2
- * (WG_PRODUCER_LOADS only): tmB describes B, load_for fills A.  tma_a(dst, p, k, bar): with
- * use_tma 1, the copy of A's 128-byte atom at k of tile p into dst, completing on bar
- * (gemm.cu: tmA's box at (k, p.m0); conv.cu: that, or an im2col box of X); tma_a(dst, p, k,
- * bar, row, mask) in a cluster (mask not 0): the box of the tile's rows from row on (the
- * map's box is BLOCK_M / ncl rows), multicast to the blocks in mask.  Clusters need use_tma
- * 1 (the backend's rule: a cluster launch otherwise traps).
+ * (WG_PRODUCER_LOADS only): tmB describes B, load_for fills A.  tma_a(p, k, row): with
+ * use_tma 1, the loader of tile p's A from k on and from its row `row` on (0, or in a
+ * cluster this block's share, the map's box BLOCK_M / ncl rows): a callable (dst, bar, mask)
+ * that copies the next 128-byte atom into dst, completing on bar, multicast to the blocks in
+ * mask when it is not 0 (gemm.cu: tmA's box at (k, p.m0 + row); conv.cu: that, or an im2col
+ * box of X), and steps k by one atom.  The loader decodes its coordinates once a
+ * segment: the one producer thread's own instructions bound the copies.  Decoding an im2col
+ * box's corner, tap and channel from k and m by eight integer divisions every atom held the
+ * load path alone at 0.41 us a k-tile on an H200, whatever the box's rows or the stages in
+ * flight; decoded once, 0.14 us at 64 rows, and the 3x3 layers' best configs ran 6-9%
+ * faster (tests/gpu/tma-probe.c; docs/benchmarks-archive.md, 2026-11-29 (stop 60)).
+ * Clusters need use_tma 1 (the backend's rule: a cluster launch otherwise traps).
  * store(acc, p, cw): the epilogue of warpgroup cw's share of tile p.  sk_ws, sk_flags:
  * STREAM_K's partial slots (grid.x * BLOCK_M * BLOCK_N floats) and flags (grid.x * NC,
  * zero), unused otherwise.  The block has THREADS_WG threads and the dynamic shared memory
@@ -835,6 +841,8 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 			const int brow = along_m ? sch.rank * (BLOCK_N / ncl) : 0;
 			const unsigned short amask = along_m ? 0 : mask, bmask = along_m ? mask : 0;
 			while (wg_next(sch, p, M, N, K)) {
+				/* the segment's A loader: its coordinates decoded once, then stepped */
+				auto load_a = tma_a(p, p.kt0 * BLOCK_K, arow);
 				for (int kt = 0; kt < p.nkt; ++kt, ++it) {
 					const int s = it % STAGES;
 					if (it >= STAGES) /* the consumers released its last use */
@@ -846,9 +854,9 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 					const int k0 = (p.kt0 + kt) * BLOCK_K;
 #pragma unroll
 					for (int a = 0; a < BLOCK_K / AW; ++a) {
-						tma_a(sA + s * BLOCK_M * BLOCK_K * ES +
-							      a * BLOCK_M * 128 + arow * 128,
-						      p, k0 + a * AW, full, arow, amask);
+						load_a(sA + s * BLOCK_M * BLOCK_K * ES +
+							       a * BLOCK_M * 128 + arow * 128,
+						       full, amask);
 						const unsigned db = sB + s * BLOCK_N * BLOCK_K * ES +
 								    a * BLOCK_N * 128 + brow * 128;
 						if (bmask)

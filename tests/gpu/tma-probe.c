@@ -1,0 +1,224 @@
+/* tma-probe.c: what the tensor copy engine's loads alone cost a k-tile at ResNet-50's 3x3
+ * layers, im2col boxes against plain boxes of the same bytes (issue 49: the 512-channel 3x3
+ * layers' k-loop, docs/benchmarks-archive.md 2026-11-29).  Compiles tests/gpu/tma-probe.cu
+ * with NVRTC for sm_90a, encodes the maps as kernels/cuda/gemm.c does, and times the kernel
+ * with CUDA events (one warm launch, then the median of 5) on one block an SM and on 100
+ * blocks (one wave of ResNet-50's 7 x 7 tiles of 64 x 128), with rings of 4 stages (conv.cu's
+ * usual depth) and, at the 7 x 7 layer, of 8 (2 and 16 gave the same as 4 and 8), each with
+ * the producer decoding every copy's coordinates by integer division and with them hoisted
+ * (tma-probe.cu's hoist): whether a k-tile's time is the copies' round trip over the
+ * stages in flight, the engine's rate, or the one producer thread's own instructions.  One line a case: the layer, the mode (tma-probe.cu's header), the box rows, the
+ * stages, the blocks, microseconds a k-tile and the bytes a second over all blocks.  Needs a Hopper GPU; prints and exits 77 without one.
+ *
+ *     cc -std=gnu11 -O2 -I$CUDA/include tests/gpu/tma-probe.c -L$CUDA/lib64 -lcudart -lnvrtc
+ *     ./a.out tests/gpu/tma-probe.cu
+ */
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <nvrtc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
+				    const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
+				    const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
+				    CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+typedef CUresult (*encode_im2col_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
+				     const cuuint64_t *, const cuuint64_t *, const int *,
+				     const int *, cuuint32_t, cuuint32_t, const cuuint32_t *,
+				     CUtensorMapInterleave, CUtensorMapSwizzle,
+				     CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+#define CK(x)                                                                                 \
+	do {                                                                                  \
+		cudaError_t e_ = (x);                                                         \
+		if (e_ != cudaSuccess) {                                                      \
+			fprintf(stderr, "tma-probe: %s: %s\n", #x, cudaGetErrorString(e_));   \
+			exit(1);                                                              \
+		}                                                                             \
+	} while (0)
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	rewind(f);
+	char *p = malloc((size_t)n + 1);
+	if (!p || fread(p, 1, (size_t)n, f) != (size_t)n)
+		exit(1);
+	p[n] = 0;
+	fclose(f);
+	return p;
+}
+
+static void *driver(const char *name)
+{
+	void *fn = NULL;
+	enum cudaDriverEntryPointQueryResult q;
+	CK(cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q));
+	if (!fn) {
+		fprintf(stderr, "tma-probe: the driver has no %s\n", name);
+		exit(1);
+	}
+	return fn;
+}
+
+struct layer {
+	const char *name;
+	int n, h, w, c, rs, stride, pad;
+};
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: tma-probe tests/gpu/tma-probe.cu\n");
+		return 2;
+	}
+	int ndev = 0;
+	struct cudaDeviceProp prop;
+	if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+		printf("SKIP: tma-probe: no CUDA device\n");
+		return 77;
+	}
+	CK(cudaGetDeviceProperties(&prop, 0));
+	if (prop.major != 9) {
+		printf("SKIP: tma-probe: %s is not a Hopper GPU\n", prop.name);
+		return 77;
+	}
+	char *src = slurp(argv[1]);
+	nvrtcProgram prog;
+	const char *opts[] = { "--gpu-architecture=sm_90a", "-std=c++17" };
+	size_t n;
+	if (nvrtcCreateProgram(&prog, src, "tma-probe.cu", 0, NULL, NULL) != NVRTC_SUCCESS)
+		return 1;
+	nvrtcResult rc = nvrtcCompileProgram(prog, 2, opts);
+	nvrtcGetProgramLogSize(prog, &n);
+	if (rc != NVRTC_SUCCESS) {
+		char *log = malloc(n);
+		nvrtcGetProgramLog(prog, log);
+		fprintf(stderr, "tma-probe: NVRTC: %s\n", log);
+		return 1;
+	}
+	nvrtcGetCUBINSize(prog, &n);
+	char *cubin = malloc(n);
+	nvrtcGetCUBIN(prog, cubin);
+	cudaLibrary_t lib;
+	cudaKernel_t k;
+	CK(cudaLibraryLoadData(&lib, cubin, NULL, NULL, 0, NULL, NULL, 0));
+	CK(cudaLibraryGetKernel(&k, lib, "probe"));
+	encode_tiled_fn tiled = (encode_tiled_fn)driver("cuTensorMapEncodeTiled");
+	encode_im2col_fn im2col = (encode_im2col_fn)driver("cuTensorMapEncodeIm2col");
+	printf("device %s, %d SMs\n", prop.name, prop.multiProcessorCount);
+	printf("layer mode rows stages blocks us_per_ktile TB_per_s\n");
+
+	static const struct layer layers[] = {
+		{ "512x3x3@7", 32, 7, 7, 512, 3, 1, 1 },
+		{ "512x3x3/2@14", 32, 14, 14, 512, 3, 2, 1 },
+		{ "256x3x3@14", 32, 14, 14, 256, 3, 1, 1 },
+		{ "128x3x3@28", 32, 28, 28, 128, 3, 1, 1 },
+	};
+	static const char *const modes[] = { "im2col", "im2col-halves", "plain", "plain-halves" };
+	for (size_t l = 0; l < sizeof(layers) / sizeof(layers[0]); l++) {
+		const struct layer *g = &layers[l];
+		int P = (g->h + 2 * g->pad - g->rs) / g->stride + 1;
+		int Q = (g->w + 2 * g->pad - g->rs) / g->stride + 1;
+		size_t xbytes = (size_t)g->n * g->h * g->w * g->c * 2;
+		void *x;
+		CK(cudaMalloc(&x, xbytes));
+		CK(cudaMemset(x, 0, xbytes));
+		static const int depths[] = { 4, 8 };
+		for (int rows = 128; rows >= 64; rows /= 2)
+			for (int di = 0; di < (l == 0 ? 2 : 1); di++)
+			for (int hoist = 0; hoist < 2; hoist++)
+			for (int mode = 0; mode < 4; mode++) {
+				int stages = depths[di];
+				if (mode >= 2 && g->stride != 1)
+					continue; /* a plain box has no stride */
+				int parts = (mode == 1 || mode == 3) ? 2 : 1;
+				CUtensorMap map __attribute__((aligned(64)));
+				CUresult r;
+				if (mode <= 1) {
+					cuuint64_t dim[4] = { (cuuint64_t)g->c, (cuuint64_t)g->w,
+							      (cuuint64_t)g->h, (cuuint64_t)g->n };
+					cuuint64_t st[3] = { (cuuint64_t)g->c * 2,
+							     (cuuint64_t)g->w * g->c * 2,
+							     (cuuint64_t)g->h * g->w * g->c * 2 };
+					int lo[2] = { -g->pad, -g->pad };
+					int hi[2] = { g->pad + 1 - g->rs, g->pad + 1 - g->rs };
+					cuuint32_t es[4] = { 1, (cuuint32_t)g->stride,
+							     (cuuint32_t)g->stride, 1 };
+					r = im2col(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4, x, dim, st, lo,
+						   hi, 64, (cuuint32_t)(rows / parts), es,
+						   CU_TENSOR_MAP_INTERLEAVE_NONE,
+						   CU_TENSOR_MAP_SWIZZLE_128B,
+						   CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+						   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+				} else {
+					cuuint64_t dim[2] = { (cuuint64_t)g->c,
+							      (cuuint64_t)g->n * g->h * g->w };
+					cuuint64_t st[1] = { (cuuint64_t)g->c * 2 };
+					cuuint32_t box[2] = { 64, (cuuint32_t)(rows / parts) };
+					cuuint32_t es[2] = { 1, 1 };
+					r = tiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, x, dim, st, box,
+						  es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+						  CU_TENSOR_MAP_SWIZZLE_128B,
+						  CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+						  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+				}
+				if (r != CUDA_SUCCESS) {
+					printf("%s %s %d: map encoding failed (%d)\n", g->name,
+					       modes[mode], rows, (int)r);
+					continue;
+				}
+				int smem = stages * rows * 128 + 1024 + 16 * stages;
+				if (smem > (int)prop.sharedMemPerBlockOptin)
+					continue; /* the ring does not fit */
+				CK(cudaFuncSetAttribute((const void *)k,
+							cudaFuncAttributeMaxDynamicSharedMemorySize,
+							smem));
+				int grids[2] = { prop.multiProcessorCount, 100 };
+				for (int gi = 0; gi < 2; gi++) {
+					int T = 72 * 16, mm = mode, rr = rows, N = g->n, H = g->h;
+					int W = g->w, C = g->c, RS = g->rs, S = g->stride, pad = g->pad;
+					void *args[] = { &map, &mm, &T, &rr, &N, &H, &W, &C, &P, &Q, &RS,
+							 &S, &pad, &stages, &hoist };
+					cudaEvent_t a, b;
+					CK(cudaEventCreate(&a));
+					CK(cudaEventCreate(&b));
+					float ms[6];
+					for (int i = 0; i < 6; i++) {
+						CK(cudaEventRecord(a, 0));
+						CK(cudaLaunchKernel((const void *)k,
+								    (dim3){ (unsigned)grids[gi], 1, 1 },
+								    (dim3){ 64, 1, 1 }, args,
+								    (size_t)smem, 0));
+						CK(cudaEventRecord(b, 0));
+						CK(cudaEventSynchronize(b));
+						CK(cudaEventElapsedTime(&ms[i], a, b));
+					}
+					/* the median of the 5 after the warm one */
+					for (int i = 1; i < 6; i++)
+						for (int j = i + 1; j < 6; j++)
+							if (ms[j] < ms[i]) {
+								float t = ms[i];
+								ms[i] = ms[j];
+								ms[j] = t;
+							}
+					double us = ms[3] * 1e3 / T;
+					double tbs = (double)grids[gi] * rows * 128 / (us * 1e-6) / 1e12;
+					printf("%s %s%s %d %d %d %.3f %.2f\n", g->name, modes[mode],
+					       hoist ? "-hoisted" : "", rows, stages, grids[gi], us, tbs);
+					cudaEventDestroy(a);
+					cudaEventDestroy(b);
+				}
+			}
+		CK(cudaFree(x));
+	}
+	return 0;
+}
