@@ -17,22 +17,16 @@
 #include <string.h>
 
 #include <cuda.h>
+#include <cudaTypedefs.h>
 
 #include "kernels/cuda/device.h"
 #include "kernels/cuda/gemm-config.h"
 
 #define GEMM_MAPS 16 /* every (BLOCK_M, BLOCK_N) pair of the GEMM or conv space on wgmma: 11 */
 
-typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
-				    const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
-				    const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
-				    CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
-typedef CUresult (*encode_im2col_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
-				     const cuuint64_t *, const cuuint64_t *, const int *,
-				     const int *, cuuint32_t, cuuint32_t, const cuuint32_t *,
-				     CUtensorMapInterleave, CUtensorMapSwizzle,
-				     CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+/* The driver's encoders, looked up at run time (driver_fn): the toolkit's own typedefs. */
+typedef PFN_cuTensorMapEncodeTiled_v12000 encode_tiled_fn;
+typedef PFN_cuTensorMapEncodeIm2col_v12000 encode_im2col_fn;
 
 struct gemm_map {
 	CUtensorMap a, b; /* 128-byte aligned (the struct is) */

@@ -14,21 +14,15 @@
  *     ./a.out tests/gpu/tma-probe.cu
  */
 #include <cuda.h>
+#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 #include <nvrtc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
-				    const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
-				    const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
-				    CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-typedef CUresult (*encode_im2col_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
-				     const cuuint64_t *, const cuuint64_t *, const int *,
-				     const int *, cuuint32_t, cuuint32_t, const cuuint32_t *,
-				     CUtensorMapInterleave, CUtensorMapSwizzle,
-				     CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+typedef PFN_cuTensorMapEncodeTiled_v12000 encode_tiled_fn; /* the toolkit's typedefs */
+typedef PFN_cuTensorMapEncodeIm2col_v12000 encode_im2col_fn;
 
 #define CK(x)                                                                                 \
 	do {                                                                                  \
