@@ -493,9 +493,13 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 			 * block's share of the tile's rows from row on) and k's filter tap
 			 * (s, r) and channel c, decoded once: the loader steps them an atom at
 			 * a time (a k-tile lies inside one tap: the backend's C % BLOCK_K) */
-			const int m = p.m0 + row, n = m / (P * Q), pq = m % (P * Q), t = k / C;
-			const int w0 = (pq % Q) * stride - pad, h0 = (pq / Q) * stride - pad;
-			int c = k % C, s = t % RS, r = t / RS;
+			const int m = p.m0 + row;
+			int n = 0, w0 = 0, h0 = 0, c = 0, s = 0, r = 0;
+			if (im2col) { /* a plain box needs none of it: no division there */
+				const int pq = m % (P * Q), t = k / C;
+				n = m / (P * Q), w0 = (pq % Q) * stride - pad;
+				h0 = (pq / Q) * stride - pad, c = k % C, s = t % RS, r = t / RS;
+			}
 			return [&tmA, im2col, m, n, w0, h0, C, RS, k, c, s,
 				r](unsigned dst, unsigned bar, unsigned short mask) mutable {
 				if (!im2col) {
