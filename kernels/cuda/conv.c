@@ -154,7 +154,6 @@ static int64_t sk_grid(const struct cuda_shape *s, const struct config *cfg, int
 	return g / ncl * ncl;
 }
 
-
 /* 1 when tiles whole tiles on sms SMs leave little idle: the waves' work over their
  * capacity, tiles / (ceil(tiles / sms) * sms), at 85% or more (ResNet-50's 7x7 and 14x14
  * layers: 100 tiles on 132 SMs, 76%). */
@@ -185,8 +184,8 @@ static int conv_im2col_shape(const struct cuda_shape *s, int64_t block_k)
 
 /* Whether conv.cu's wgmma kernel reads X at shape s through a tensor map, as a plain matrix
  * (rows of 16-byte multiples) or by im2col: what a cluster's multicast needs.  The pointers'
- * alignment and HARNESS_CUDA_CONV_IM2COL are the launch's to judge (conv_cluster_fallbacks
- * counts a cluster config launched without one). */
+ * alignment and HARNESS_CUDA_CONV_IM2COL are the launch's to judge (the backend's
+ * cluster_fallbacks counts a cluster config launched without one). */
 static int conv_tma_shape(const struct cuda_shape *s, int64_t block_k)
 {
 	if (conv_is_gemm(s))
@@ -259,7 +258,8 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 		     "of BLOCK_K)";
 	else if (c->val[F_CLUSTER] > 1 && c->val[F_SPLIT_K] > 1)
 		no = "CLUSTER with SPLIT_K";
-	else if (c->val[F_CLUSTER] > 1 && cdiv(s->n, c->val[F_BN]) < 2)
+	else if (c->val[F_CLUSTER] > 1 && cdiv(s->n, c->val[F_BN]) < 2) /* (pairs along m, the
+									  * A/B, go unjudged) */
 		no = "CLUSTER with one column of tiles (nothing to share A with)";
 	if (no && why)
 		*why = no;
