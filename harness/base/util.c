@@ -267,6 +267,22 @@ int parse_double(const char *s, double min, double max, double *out)
 	return 0;
 }
 
+const char *util_file_kind(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
+	       : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a plain file";
+}
+
+int util_check_regular(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return error_errno("cannot read '%s'", path);
+	if (!S_ISREG(st.st_mode))
+		return error("'%s' is not a regular file (%s)", path, util_file_kind(st.st_mode));
+	return 0;
+}
+
 int util_read_input(const char *path, size_t limit, char **data, size_t *len)
 {
 	/* O_NONBLOCK: opening a FIFO with no writer must not hang; the type check below then
@@ -283,13 +299,7 @@ int util_read_input(const char *path, size_t limit, char **data, size_t *len)
 		goto done;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		error("'%s' is not a regular file (%s)", path,
-		      S_ISDIR(st.st_mode)    ? "a directory"
-		      : S_ISFIFO(st.st_mode) ? "a FIFO"
-		      : S_ISCHR(st.st_mode)  ? "a character device"
-		      : S_ISBLK(st.st_mode)  ? "a block device"
-		      : S_ISSOCK(st.st_mode) ? "a socket"
-					     : "not a plain file");
+		error("'%s' is not a regular file (%s)", path, util_file_kind(st.st_mode));
 		goto done;
 	}
 	if ((uint64_t)st.st_size > (uint64_t)limit) {

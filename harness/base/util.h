@@ -72,6 +72,12 @@ int64_t util_add_sat(int64_t a, int64_t b);
 #define UTIL_INPUT_MAX ((size_t)64 << 20) /* 64 MiB: far above any experiment or hypothesis file */
 int util_read_input(const char *path, size_t limit, char **data, size_t *len);
 int util_read_file(const char *path, char **data, size_t *len);
+/* 0 when path is a regular file; else reports "'path' is not a regular file (a FIFO)" (or
+ * why it cannot be read) and returns -1: for inputs read as streams, before they are
+ * opened, so that a FIFO neither blocks nor comes out as "Invalid argument". */
+int util_check_regular(const char *path);
+/* What a file that is not a regular one is, for messages: "a FIFO", "a directory", ... */
+const char *util_file_kind(mode_t mode);
 /* Write len bytes to path so that path is either its old self or wholly the new bytes: a new
  * temporary file beside it ("PATH.tmp-XXXXXX", created with O_EXCL | O_NOFOLLOW, so never
  * through a planted link), every byte written, mode set, fsync, renamed into place (with

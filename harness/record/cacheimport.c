@@ -577,6 +577,8 @@ int ci_read(const char *path, enum cacheimport_format fmt, struct ci *c)
 
 	memset(c, 0, sizeof(*c));
 	c->path = path;
+	if (util_check_regular(path)) /* a FIFO or a directory: said as such, never read */
+		return -1;
 	if (util_sha256_file(path, sha)) {
 		error_errno("cannot read '%s'", path);
 		return -1;

@@ -701,9 +701,7 @@ int csvimport_read(const char *path, const struct csvimport_opts *opts, struct c
 		goto done;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		error("'%s' is not a regular file (%s)", path,
-		      S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
-		      : S_ISCHR(st.st_mode) ? "a character device" : "not a plain file");
+		error("'%s' is not a regular file (%s)", path, util_file_kind(st.st_mode));
 		goto done;
 	}
 	/* an export's set (a folder with a manifest) is read only as its manifest says */

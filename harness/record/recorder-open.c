@@ -175,7 +175,7 @@ int rec_open(const char *path, int writable, struct rec **out)
 		goto done;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		error("'%s': not a regular file", path);
+		error("'%s': not a regular file (%s)", path, util_file_kind(st.st_mode));
 		goto done;
 	}
 	/* No table can hold more than deflate can expand the whole file to (unwritten chunks

@@ -158,15 +158,16 @@ rm run/journal/digests && mv digests.kept run/journal/digests || fail "restore d
 timeout 20 "$HARNESS" verify run.h5 >/dev/null 2>&1
 check "restored: verify exits 0 again" '[ $? -eq 0 ]'
 # every command that reads a results file or an input, given a FIFO: exit 2 at once, said
-mkfifo fifo.h5 fifo.csv || fail "mkfifo"
+mkfifo fifo.h5 fifo.csv fifo.json || fail "mkfifo"
 for c in "verify fifo.h5" "audit fifo.h5" "report fifo.h5" "show fifo.h5" "plot fifo.h5" \
 	"compare fifo.h5 run.h5" "replay --tuners random --budget 5 fifo.h5" \
-	"export --csv ex fifo.h5" "import --csv fifo.csv -o i.h5" "verify --hypotheses fifo.csv run.h5"; do
+	"export --csv ex fifo.h5" "import --csv fifo.csv -o i.h5" "verify --hypotheses fifo.csv run.h5" \
+	"import --kernel-tuner fifo.json -o i.h5" "import --t4 fifo.json -o i.h5"; do
 	# shellcheck disable=SC2086
 	timeout 20 "$HARNESS" $c >out 2>err
 	got=$?
 	check "'$c': exit 2, at once (exit $got)" '[ $got -eq 2 ]' &&
-		expect_grep "'fifo\.(h5|csv)'(:)? (is )?not a regular file" err
+		expect_grep "'fifo\.(h5|csv|json)'(:)? (is )?not a regular file \(a FIFO\)" err
 	check "'$c': one message" '[ "$(wc -l < err)" -eq 1 ]'
 done
 
