@@ -385,7 +385,9 @@ static int proposal_config(const struct space *s, json_t *p, struct config *c, c
 		seen[f] = 1;
 	}
 	for (size_t f = 0; f < s->nfields && !ret; f++)
-		if (!seen[f]) {
+		if (!seen[f] && s->fields[f].optional) /* as config_parse: its first value */
+			c->val[f] = s->fields[f].values[0];
+		else if (!seen[f]) {
 			*why = xasprintf("field '%s' is missing", s->fields[f].name);
 			ret = -1;
 		}
@@ -411,6 +413,8 @@ static json_t *start_json(const struct tuner_args *a, size_t *valid, size_t nval
 			json_array_append_new(vals, value_json(fd, fd->values[k]));
 		json_object_set_new(j, "values", vals);
 		json_object_set_new(j, "step", json_string(space_step_name(fd->step)));
+		if (fd->optional) /* a proposal may leave it out: its first value */
+			json_object_set_new(j, "optional", json_true());
 		json_array_append_new(fields, j);
 	}
 	json_object_set_new(st, "fields", fields);

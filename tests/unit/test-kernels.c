@@ -259,6 +259,22 @@ START_TEST(test_config_format_parse)
 	ck_assert_int_eq(config_parse(&s, "vendor", &back, &cause), -1);
 	ck_assert_str_eq(cause, "'vendor' is not a point of the 'toy' space (no vendor path)");
 	free(cause);
+
+	/* an optional field (one added after texts were written, conv.cu's CLUSTER): a text
+	 * without it takes its first value; with it, any listed value; the text always
+	 * carries it */
+	s.fields[1].optional = 1;
+	ck_assert_int_eq(config_parse(&s, "A=2", &back, &cause), 0);
+	c = point(2, 10);
+	ck_assert(config_equal(&s, &c, &back));
+	ck_assert_int_eq(config_parse(&s, "A=2,B=20", &back, &cause), 0);
+	ck_assert_int_eq(back.val[1], 20);
+	text = fmt(&s, &c);
+	ck_assert_str_eq(text, "A=2,B=10");
+	free(text);
+	ck_assert_int_eq(config_parse(&s, "B=10", &back, &cause), -1);
+	ck_assert_str_eq(cause, "field 'A' is missing");
+	free(cause);
 }
 END_TEST
 
