@@ -34,7 +34,8 @@ def main(path, field, a, b, tuned="exhaustive"):
         sys.exit("field-pairs: no ok cold '%s' unit in %s" % (tuned, path))
     first_vendor = {(int(v["unit"]), int(v["cell"])): s(v["config"])
                     for v in vend if int(v["candidate"]) == 0}
-    at = {}  # (unit, cell, config without FIELD) -> {value: ns}
+    at = {}  # cell -> {(unit, config without FIELD): {value: ns}}
+    best_at = {}  # (cell, value) -> {unit: fastest ns at that value}
     vendor = {}
     for t in trials:
         u, c = int(t["unit"]), int(t["cell"])
@@ -49,8 +50,11 @@ def main(path, field, a, b, tuned="exhaustive"):
         v = kv.pop(field, None)
         if v not in (a, b):
             continue
-        key = (u, c, ",".join("%s=%s" % x for x in sorted(kv.items())))
-        at.setdefault(key, {})[v] = float(t["median_ns"])
+        ns = float(t["median_ns"])
+        rest = ",".join("%s=%s" % x for x in sorted(kv.items()))
+        at.setdefault(c, {}).setdefault((u, rest), {})[v] = ns
+        per = best_at.setdefault((c, v), {})
+        per[u] = min(per.get(u, ns), ns)
     print("| cell | pairs | %s=%s / %s=%s: median (lowest, highest) | best at %s / best at %s | "
           "vendor / best at %s | vendor / best at %s |" % (field, b, field, a, b, a, a, b))
     print("|---|---|---|---|---|---|")
@@ -58,15 +62,10 @@ def main(path, field, a, b, tuned="exhaustive"):
     for i, c in enumerate(cells):
         if s(c["kind"]) != "op":
             continue
-        rs = [d[b] / d[a] for (u, ci, _), d in at.items() if ci == i and a in d and b in d]
+        rs = [d[b] / d[a] for d in at.get(i, {}).values() if a in d and b in d]
         if not rs:
             continue
-        best = {}
-        for v in (a, b):
-            per = [min(d[v] for (u2, ci, _), d in at.items() if ci == i and u2 == u and v in d)
-                   for u in sorted(ok_units)
-                   if any(ci == i and u2 == u and v in d for (u2, ci, _), d in at.items())]
-            best[v] = statistics.median(per)
+        best = {v: statistics.median(best_at[(i, v)].values()) for v in (a, b)}
         vs = [vendor[(u, i)] for u in ok_units if (u, i) in vendor]
         vt = statistics.median(vs) if vs else float("nan")
         for v in (a, b):

@@ -135,21 +135,20 @@ void cuda_conv_fields(struct space *sp, enum cuda_op op)
 	sp->fields[F_CLUSTER].optional = 1;   /* texts from before it name CLUSTER=1 */
 }
 
-/* Stream-K's grid for config cfg on a device of sms SMs launched in clusters of ncl blocks:
- * blocks an SM (STREAM_K) times the SMs, at most resident (what fits at once: the finisher
- * of a cut tile waits for later blocks), a whole number of clusters, and at most the
- * clusters' k-tiles there are (a cluster's tile is ncl tiles wide); 0 without stream-K. */
+/* Stream-K's grid for config cfg of launch w (cuda_wgmma_setup's: its work units, tiles or
+ * clusters' tiles, its clusters and what fits) on a device of sms SMs: blocks an SM
+ * (STREAM_K) times the SMs, at most resident (what fits at once: the finisher of a cut tile
+ * waits for later blocks), a whole number of clusters, and at most the units' k-tiles
+ * there are; 0 without stream-K. */
 static int64_t sk_grid(const struct cuda_shape *s, const struct config *cfg, int64_t sms,
-		       int64_t resident, int64_t ncl, int along_m)
+		       const struct cuda_wgmma_launch *w)
 {
 	if (cfg->vendor || cfg->val[F_STREAM_K] == 0)
 		return 0;
-	int64_t tm = cdiv(s->m, cfg->val[F_BM]), tn = cdiv(s->n, cfg->val[F_BN]);
-	int64_t t = (along_m ? cdiv(tm, ncl) * tn : tm * cdiv(tn, ncl)) *
-		    cdiv(s->k, cfg->val[F_BK]);
+	int64_t ncl = w->cluster, t = w->tiles * cdiv(s->k, cfg->val[F_BK]);
 	int64_t g = cfg->val[F_STREAM_K] * sms;
-	if (g > resident)
-		g = resident;
+	if (g > w->resident)
+		g = w->resident;
 	g = g < t * ncl ? g : t * ncl;
 	return g / ncl * ncl;
 }
@@ -503,8 +502,7 @@ int cuda_conv_launch(struct backend *b, struct cuda_cell *c, const struct config
 			return -1;
 		if (w.cluster < op.cluster)
 			b->cluster_fallbacks++;
-		int64_t sk = sk_grid(s, cfg, b->prop.multiProcessorCount, w.resident, w.cluster,
-				     op.cluster_m);
+		int64_t sk = sk_grid(s, cfg, b->prop.multiProcessorCount, &w);
 		if (sk > 0) {
 			size_t need = (size_t)(sk * cfg->val[F_BM] * cfg->val[F_BN]) * 4;
 			if (!io->ws || io->ws_bytes < need || !flags ||

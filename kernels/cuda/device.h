@@ -269,6 +269,8 @@ struct cuda_wgmma_launch {
 	int64_t grid;
 	int64_t resident; /* blocks that fit at once (the persistent grid's cap), in clusters
 			   * of `cluster` */
+	int64_t tiles;    /* the work units the blocks (clusters) walk: tiles, or clusters'
+			   * tiles of `cluster` tiles side by side */
 	const void *ta, *tb; /* borrowed: the cell's tensor-map cache */
 	int use_tma;
 	int cluster;      /* blocks a cluster: op's where A has a map (use_tma 1 or 3), else 1 */

@@ -322,6 +322,7 @@ int cuda_wgmma_setup(struct backend *b, struct cuda_cell *c, struct cuda_module 
 		return -1;
 	out->grid = cl * (tiles < resident / cl ? tiles : resident / cl);
 	out->resident = resident;
+	out->tiles = tiles;
 	out->cluster = cl;
 	return 0;
 }
