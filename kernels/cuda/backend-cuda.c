@@ -697,7 +697,9 @@ static void cuda_describe_end(const struct backend *b, struct sbuf *out)
 	sbuf_addf(out, "cuda_conv_s2d_launches=%" PRId64 "\n", b->s2d_launches);
 	sbuf_addf(out, "cuda_conv_partial_launches=%" PRId64 "\n", b->conv_partials);
 	sbuf_addf(out, "cuda_cluster_launches=%" PRId64 "\ncuda_conv_cluster_fallbacks=%" PRId64
-		  "\n", b->cluster_launches, b->cluster_fallbacks);
+		  "\ncuda_conv_res_tma_launches=%" PRId64 "\ncuda_conv_res_tma_fallbacks=%" PRId64
+		  "\n", b->cluster_launches, b->cluster_fallbacks, b->res_tma_launches,
+		  b->res_tma_fallbacks);
 	cuda_loaded_libraries(out);
 }
 

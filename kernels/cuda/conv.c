@@ -13,7 +13,8 @@
 
 #include "kernels/cuda/gemm-config.h"
 
-enum { F_BM = 0, F_BN, F_BK, F_WARPS, F_STAGES, F_SPLIT_K, F_GROUP_M, F_STREAM_K, F_CLUSTER };
+enum { F_BM = 0, F_BN, F_BK, F_WARPS, F_STAGES, F_SPLIT_K, F_GROUP_M, F_STREAM_K, F_CLUSTER,
+       F_RES_TMA };
 
 int cuda_conv_is(enum cuda_op op)
 {
@@ -108,10 +109,11 @@ size_t cuda_conv_s2d_bytes(const struct cuda_shape *t, size_t *w_off)
  * k steps of 32 or 64, 4, 8 or 12 warps, 3 or 4 stages, SPLIT_K up to 4 (for layer 4's 7x7
  * maps), GROUP_M 8; conv.cu's STREAM_K: 0 (whole tiles), 1 or 2 (stream-K over one or
  * two blocks an SM, as they fit); and CLUSTER: 1, or 2 (the launch's alone, no macro: two
- * blocks of adjacent columns of tiles share A's stages by TMA multicast, wgmma.cuh): 3456
- * points, of which conv_valid keeps 36 to 96 at a ResNet-50 layer in 16 bits on sm_90a
- * without stream-K or clusters, and the stream-K and cluster ones where they apply
- * (docs/kernels.md).  192 pixels go with 12 warps alone (wgmma's three
+ * blocks of adjacent columns of tiles share A's stages by TMA multicast, wgmma.cuh); and
+ * RES_TMA: 0, or 1 (the launch's too: the residual comes by TMA into two shared buffers a
+ * consumer warpgroup, two tiles ahead, wgmma.cuh's wg_res): 6912 points, of which
+ * conv_valid keeps 36 to 96 at a ResNet-50 layer in 16 bits on sm_90a without stream-K,
+ * clusters or RES_TMA, and those where they apply (docs/kernels.md).  192 pixels go with 12 warps alone (wgmma's three
  * consumer warpgroups): 131 tiles for 132 SMs at the 28 x 28 layers, where 128 and 256
  * leave a quarter of the last wave idle. */
 void cuda_conv_fields(struct space *sp, enum cuda_op op)
@@ -119,7 +121,7 @@ void cuda_conv_fields(struct space *sp, enum cuda_op op)
 	static const int64_t bm[] = { 64, 128, 192, 256 }, bn[] = { 32, 64, 128, 256 };
 	static const int64_t bk[] = { 32, 64 }, warps[] = { 4, 8, 12 }, stages[] = { 3, 4 };
 	static const int64_t split[] = { 1, 2, 4 }, group[] = { 8 }, sk[] = { 0, 1, 2 };
-	static const int64_t cl[] = { 1, 2 };
+	static const int64_t cl[] = { 1, 2 }, rt[] = { 0, 1 };
 	const int64_t *const v[] = { bm, bn, bk, warps, stages, split, group };
 	const size_t n[] = { ARRAY_SIZE(bm), ARRAY_SIZE(bn), ARRAY_SIZE(bk), ARRAY_SIZE(warps),
 			     ARRAY_SIZE(stages), ARRAY_SIZE(split), ARRAY_SIZE(group) };
@@ -133,6 +135,10 @@ void cuda_conv_fields(struct space *sp, enum cuda_op op)
 	sp->fields[F_CLUSTER].step = SPACE_STEP_UNIT;
 	sp->fields[F_CLUSTER].macro_max = -1; /* the launch's: every value one module */
 	sp->fields[F_CLUSTER].optional = 1;   /* texts from before it name CLUSTER=1 */
+	space_add_field(sp, "RES_TMA", rt, ARRAY_SIZE(rt));
+	sp->fields[F_RES_TMA].step = SPACE_STEP_UNIT;
+	sp->fields[F_RES_TMA].macro_max = -1; /* the launch's (use_tma's WG_RES_TMA) */
+	sp->fields[F_RES_TMA].optional = 1;   /* texts from before it name RES_TMA=0 */
 }
 
 /* Stream-K's grid for config cfg of launch w (cuda_wgmma_setup's: its work units, tiles or
@@ -241,7 +247,7 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 	else if (c->val[F_STREAM_K] && ktiles < 2)
 		no = "STREAM_K with one k-tile (nothing to share)";
 	else if (c->val[F_STREAM_K] && conv_is_gemm(s))
-		no = "STREAM_K on a 1x1 convolution's TMA path (measured 1.4x slower there)";
+		no = "STREAM_K on a 1x1 convolution's TMA path (measured 1.1-1.5x slower there)";
 	else if (c->val[F_STREAM_K] &&
 		 sk_full_waves(grid_m * cdiv(s->n, c->val[F_BN]), x->dev.sms))
 		no = "STREAM_K when whole tiles keep the SMs busy (85% or more of the last wave)";
@@ -260,6 +266,15 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 	else if (c->val[F_CLUSTER] > 1 && cdiv(s->n, c->val[F_BN]) < 2) /* (pairs along m, the
 									  * A/B, go unjudged) */
 		no = "CLUSTER with one column of tiles (nothing to share A with)";
+	else if (c->val[F_RES_TMA] && s->op != CUDA_CONV_BIAS_RELU_ADD)
+		no = "RES_TMA without a residual";
+	else if (c->val[F_RES_TMA] && (!g.wgmma || c->val[F_SPLIT_K] > 1))
+		no = "RES_TMA needs the wgmma path without SPLIT_K (a fused epilogue)";
+	else if (c->val[F_RES_TMA] &&
+		 (c->val[F_STREAM_K] > 1 ? 2 : 1) *
+				 (cuda_gemm_smem_bytes(&g) + cuda_wgmma_res_bytes(&g)) >
+			 x->dev.smem_optin)
+		no = "RES_TMA: the residual's two buffers over the shared memory";
 	if (no && why)
 		*why = no;
 	return !no;
@@ -451,7 +466,11 @@ int cuda_conv_launch(struct backend *b, struct cuda_cell *c, const struct config
 	}
 	struct cuda_gemm_config g;
 	cuda_gemm_config_get(&c->sctx, cfg, &g);
-	size_t smem = (size_t)cuda_gemm_smem_bytes(&g);
+	int epi = cuda_conv_epi(s->op), fused = conv_fused(&g, s->kout, epi, io);
+	/* RES_TMA: the residual's buffers too (conv_valid: only a residual op, wgmma,
+	 * SPLIT_K 1); unfused (Res or Y misaligned), the partials' kernel reads it */
+	int rt = !cfg->vendor && cfg->val[F_RES_TMA] && io->res && fused;
+	size_t smem = (size_t)(cuda_gemm_smem_bytes(&g) + (rt ? cuda_wgmma_res_bytes(&g) : 0));
 	int64_t split = cfg->val[F_SPLIT_K];
 	if (smem > m->smem_set) {
 		if (CUDA_CHECK(RT, cudaFuncSetAttribute((const void *)m->k[0],
@@ -462,10 +481,9 @@ int cuda_conv_launch(struct backend *b, struct cuda_cell *c, const struct config
 	}
 	int N = (int)s->batch, H = (int)s->h, W = (int)s->w, C = (int)s->c, K = (int)s->kout;
 	int P = (int)s->oh, Q = (int)s->ow, RS = (int)s->r, st = (int)s->stride;
-	int pad = (int)s->pad, M = (int)s->m, epi = cuda_conv_epi(s->op);
+	int pad = (int)s->pad, M = (int)s->m;
 	const void *res = io->res ? io->res : io->x;
 	/* the partials (split-K, or the fallback of conv_fused) after stream-K's slots */
-	int fused = conv_fused(&g, s->kout, epi, io);
 	size_t slots = conv_slot_bytes(cfg, b->prop.multiProcessorCount);
 	float *ws = io->ws, *pw = NULL;
 	if (!fused) {
@@ -497,11 +515,16 @@ int cuda_conv_launch(struct backend *b, struct cuda_cell *c, const struct config
 						.im2col = !s2d && conv_im2col_ok(b, s, &g) ? &geo
 											  : NULL,
 						.cluster = (int)cfg->val[F_CLUSTER],
-						.cluster_m = !b->cluster_along_n };
+						.cluster_m = !b->cluster_along_n,
+						.r = rt ? io->res : NULL };
 		if (cuda_wgmma_setup(b, c, m, &g, smem, &op, &w, cause))
 			return -1;
 		if (w.cluster < op.cluster)
 			b->cluster_fallbacks++;
+		if (w.use_tma & 32)
+			b->res_tma_launches++;
+		else if (cfg->val[F_RES_TMA])
+			b->res_tma_fallbacks++;
 		int64_t sk = sk_grid(s, cfg, b->prop.multiProcessorCount, &w);
 		if (sk > 0) {
 			size_t need = (size_t)(sk * cfg->val[F_BM] * cfg->val[F_BN]) * 4;
@@ -519,7 +542,7 @@ int cuda_conv_launch(struct backend *b, struct cuda_cell *c, const struct config
 	void *args[] = { (void *)&io->x, (void *)&io->w, (void *)&io->bias, (void *)&res,
 			 (void *)&io->y, g.wgmma ? (void *)&ws : (void *)&pw, &N, &H, &W, &C, &K,
 			 &P, &Q, &RS, &st, &pad, &epi, (void *)w.ta, (void *)w.tb, &w.use_tma,
-			 &flags, &pw };
+			 &flags, &pw, (void *)w.tr };
 	if (cuda_wgmma_launch_kernel(b, m, &w, (unsigned)split, (unsigned)cuda_gemm_threads(&g),
 				     smem, args, cause))
 		return -1;

@@ -162,6 +162,9 @@ struct backend {
 	int64_t cluster_launches;            /* wgmma launches in clusters (gemm.c) */
 	int64_t cluster_fallbacks;           /* CLUSTER 2 configs launched without one: no
 					      * tensor map for A there (conv.c) */
+	int64_t res_tma_launches;            /* conv.cu launches reading Res by TMA (RES_TMA) */
+	int64_t res_tma_fallbacks;           /* RES_TMA 1 configs launched without it: Res not
+					      * 16-byte aligned, or the epilogue not fused */
 	struct cuda_cell **cells;
 	size_t ncells, cap;
 	int64_t compiles, cache_hits, compile_ns;
@@ -255,6 +258,9 @@ struct cuda_wgmma_operands {
 					 * clusters, A shared by multicast; served only where A
 					 * has a tensor map) */
 	int cluster_m;                    /* the cluster's blocks along m, sharing B */
+	const void *r;                    /* NULL, or the epilogue's m x n second operand (ld
+					 * n, conv.cu's residual) to read by TMA (WG_RES_TMA;
+					 * the caller adds cuda_wgmma_res_bytes to smem) */
 };
 /* A convolution's X (N x H x W x C) as TMA's im2col mode reads it: the filter (RS x RS),
  * stride and padding set the map's bounding box and traversal. */
@@ -271,7 +277,7 @@ struct cuda_wgmma_launch {
 			   * of `cluster` */
 	int64_t tiles;    /* the work units the blocks (clusters) walk: tiles, or clusters'
 			   * tiles of `cluster` tiles side by side */
-	const void *ta, *tb; /* borrowed: the cell's tensor-map cache */
+	const void *ta, *tb, *tr; /* borrowed: the cell's tensor-map cache (tr: op's r) */
 	int use_tma;
 	int cluster;      /* blocks a cluster: op's where A has a map (use_tma 1 or 3), else 1 */
 };

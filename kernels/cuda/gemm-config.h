@@ -81,6 +81,13 @@ static inline long cuda_gemm_smem_bytes(const struct cuda_gemm_config *c)
 	return (long)c->stages * (c->block_m + c->block_n) * (c->block_k + epc) * c->elem_bytes;
 }
 
+/* Shared memory wgmma.cuh's WG_RES_TMA adds to config c's (RES_BYTES: two buffers of the
+ * tile's rows of the epilogue's second operand, each consumer warpgroup's own). */
+static inline long cuda_wgmma_res_bytes(const struct cuda_gemm_config *c)
+{
+	return 2L * c->block_m * c->block_n * c->elem_bytes;
+}
+
 /* Check c against gemm.cu's static_asserts and the device's opt-in shared memory per block
  * (smem_limit, bytes; cudaDevAttrMaxSharedMemoryPerBlockOptin). sm90a: the target is sm_90a
  * (wgmma allowed). Returns the shared memory the config needs, or -1 with *why (a static

@@ -29,10 +29,10 @@ typedef PFN_cuTensorMapEncodeTiled_v12000 encode_tiled_fn;
 typedef PFN_cuTensorMapEncodeIm2col_v12000 encode_im2col_fn;
 
 struct gemm_map {
-	CUtensorMap a, b; /* 128-byte aligned (the struct is) */
-	const void *pa, *pb;
+	CUtensorMap a, b, r; /* 128-byte aligned (the struct is); r: the second operand's */
+	const void *pa, *pb, *pr;
 	int64_t m, n, k, lda, ldb;
-	int bm, bn, dtype, used;
+	int bm, bn, rr, dtype, used; /* rr: r's box rows (a consumer warpgroup's) */
 	int im2col;           /* a is an im2col map of geometry geo */
 	struct cuda_im2col geo;
 };
@@ -42,6 +42,7 @@ struct gemm_map {
 struct gemm_occ {
 	const struct cuda_module *m;
 	int cluster;
+	size_t smem;
 	int resident;
 };
 
@@ -152,18 +153,21 @@ static int geo_eq(const struct cuda_im2col *a, const struct cuda_im2col *b)
 
 /* The maps of A (pa: m x k, leading dimension lda; box 128 bytes x a_rows, BLOCK_M or in a
  * cluster of two its half; pa NULL: none, a zero map; geo non-NULL: pa is a convolution's X
- * and its map the im2col one) and B (pb: n x k, ldb; x BLOCK_N) for cell c under config g:
- * cached, else encoded now into the next entry. */
+ * and its map the im2col one), B (pb: n x k, ldb; x BLOCK_N) and the epilogue's second
+ * operand (pr: m x n, ld n; x a consumer warpgroup's rows; NULL: none) for cell c under
+ * config g: cached, else encoded now into the next entry. */
 static int gemm_maps(struct cuda_cell *c, const struct cuda_gemm_config *g, int a_rows,
-		     int b_rows, const void *pa, const void *pb, int64_t m, int64_t n, int64_t k, int64_t lda,
-		     int64_t ldb, const struct cuda_im2col *geo, const struct gemm_map **out,
-		     char **cause)
+		     int b_rows, const void *pa, const void *pb, const void *pr, int64_t m,
+		     int64_t n, int64_t k, int64_t lda, int64_t ldb, const struct cuda_im2col *geo,
+		     const struct gemm_map **out, char **cause)
 {
+	int r_rows = g->block_m / (g->warps / 4);
 	const struct cuda_shape *s = &c->sctx.shape;
 	struct cuda_gemm_maps *mc = c->gemm_maps;
 	for (int i = 0; i < GEMM_MAPS; i++) {
 		const struct gemm_map *e = &mc->e[i];
-		if (e->used && e->pa == pa && e->pb == pb && e->m == m && e->n == n && e->k == k &&
+		if (e->used && e->pa == pa && e->pb == pb && e->pr == pr &&
+		    (!pr || e->rr == r_rows) && e->m == m && e->n == n && e->k == k &&
 		    e->lda == lda && e->ldb == ldb && e->bm == a_rows && e->bn == b_rows &&
 		    e->dtype == (int)s->dtype && e->im2col == (geo != NULL) &&
 		    (!geo || geo_eq(&e->geo, geo))) {
@@ -179,10 +183,14 @@ static int gemm_maps(struct cuda_cell *c, const struct cuda_gemm_config *g, int 
 		return -1;
 	if (encode(mc->encode, &e->b, s->dtype, pb, n, k, ldb, b_rows, cause))
 		return -1;
+	memset(&e->r, 0, sizeof(e->r));
+	if (pr && encode(mc->encode, &e->r, s->dtype, pr, m, n, n, r_rows, cause))
+		return -1;
 	e->pa = pa;
 	e->pb = pb;
+	e->pr = pr;
 	e->m = m, e->n = n, e->k = k, e->lda = lda, e->ldb = ldb;
-	e->bm = a_rows, e->bn = b_rows, e->dtype = (int)s->dtype;
+	e->bm = a_rows, e->bn = b_rows, e->rr = r_rows, e->dtype = (int)s->dtype;
 	e->im2col = geo != NULL;
 	if (geo)
 		e->geo = *geo;
@@ -238,7 +246,7 @@ static int gemm_resident(struct backend *b, struct cuda_cell *c, struct cuda_mod
 	struct cuda_gemm_maps *mc = c->gemm_maps;
 	int free_slot = -1, per_sm = 0;
 	for (int i = 0; i < GEMM_MAPS; i++) {
-		if (mc->occ[i].m == m && mc->occ[i].cluster == cl) {
+		if (mc->occ[i].m == m && mc->occ[i].cluster == cl && mc->occ[i].smem == smem) {
 			*out = mc->occ[i].resident;
 			return 0;
 		}
@@ -265,6 +273,7 @@ static int gemm_resident(struct backend *b, struct cuda_cell *c, struct cuda_mod
 		free_slot = (int)(mc->built % GEMM_MAPS);
 	mc->occ[free_slot].m = m;
 	mc->occ[free_slot].cluster = cl;
+	mc->occ[free_slot].smem = smem;
 	mc->occ[free_slot].resident = *out;
 	return 0;
 }
@@ -287,7 +296,7 @@ int cuda_wgmma_setup(struct backend *b, struct cuda_cell *c, struct cuda_module 
 	int resident;
 	if (gemm_cache(c, cause))
 		return -1;
-	out->ta = out->tb = &none;
+	out->ta = out->tb = out->tr = &none;
 	out->use_tma = 0;
 	out->cluster = 1;
 	int b_ok = aligned16(op->b, op->ldb, g->elem_bytes);
@@ -297,23 +306,32 @@ int cuda_wgmma_setup(struct backend *b, struct cuda_cell *c, struct cuda_module 
 	 * map box its share of the tile's rows */
 	int cl = (im2col || plain) && op->cluster > 1 ? op->cluster : 1;
 	int cm = cl > 1 && op->cluster_m; /* along m: B shared, each loads its share of B */
+	/* the second operand by TMA (WG_RES_TMA: 32) where its rows are 16-byte aligned and
+	 * the consumers wait on barriers (consumer_tma: some operand by a tensor map) */
+	const void *pr = op->r && aligned16(op->r, op->n, g->elem_bytes) &&
+				 (im2col || plain || (op->tma_b && b_ok))
+			 ? op->r
+			 : NULL;
 	if (im2col || plain) {
 		const struct gemm_map *e;
 		int64_t built = c->gemm_maps->built;
 		if (gemm_maps(c, g, g->block_m / (cm ? 1 : cl), g->block_n / (cm ? cl : 1), op->a,
-			      op->b, op->m, op->n, op->k, op->lda, op->ldb,
+			      op->b, pr, op->m, op->n, op->k, op->lda, op->ldb,
 			      im2col ? op->im2col : NULL, &e, cause))
 			return -1;
 		if (im2col)
 			b->im2col_maps += c->gemm_maps->built - built;
 		out->ta = &e->a, out->tb = &e->b, out->use_tma = (im2col ? 3 : 1) | (cm ? 16 : 0);
+		out->tr = &e->r;
 	} else if (op->tma_b && b_ok) {
 		const struct gemm_map *e;
-		if (gemm_maps(c, g, g->block_m, g->block_n, NULL, op->b, op->m, op->n, op->k, op->lda,
-			      op->ldb, NULL, &e, cause))
+		if (gemm_maps(c, g, g->block_m, g->block_n, NULL, op->b, pr, op->m, op->n, op->k,
+			      op->lda, op->ldb, NULL, &e, cause))
 			return -1;
-		out->tb = &e->b, out->use_tma = 2;
+		out->tb = &e->b, out->tr = &e->r, out->use_tma = 2;
 	}
+	if (pr)
+		out->use_tma |= 32;
 	/* persistent: no more blocks than fit at once, each looping over tiles (a cluster's
 	 * tile: cl tiles side by side along n) */
 	int64_t tiles = cm ? cdiv(cdiv(op->m, g->block_m), cl) * cdiv(op->n, g->block_n)

@@ -13,7 +13,8 @@
 # graph, at every epilogue), the vendor-legacy units (HARNESS_CUDA_DNN_API=legacy) say so and
 # record the legacy API's algorithms as vendor:algo=A,math=M, and the exhaustive search must have checked
 # its grid points correct (an incorrect conv.cu config fails this test), stream-K's among
-# them, and the clusters' (CLUSTER 2, A shared by multicast); compiling ahead must
+# them, the clusters' (CLUSTER 2, A shared by multicast) and the residual's by TMA
+# (RES_TMA 1, launched so, with stream-K and clusters among them); compiling ahead must
 # say its mode and keep its counts (the unit's compile_ns the sum of its trials', every queued
 # compile compiled or dropped) consistent.  Skips (77) with the
 # reason where there is no CUDA backend or device; `make check-gpu` cannot skip it.
@@ -32,7 +33,7 @@ import sys, h5py
 from h5util import table, Checker
 c = Checker("cuda-conv")
 with h5py.File(sys.argv[1], "r") as f:
-    units, trials = table(f, "units"), table(f, "trials")
+    units, trials, cells = table(f, "units"), table(f, "trials"), table(f, "cells")
 def s(v):
     return v.decode() if isinstance(v, bytes) else v
 c.check(all(s(u["status"]) == "ok" for u in units), "every unit ok: " + ", ".join("%s:%s" % (s(u["mode"]), s(u["status"])) for u in units if s(u["status"]) != "ok"))
@@ -103,6 +104,17 @@ for u in ex:
 for u in units:
     if s(u["mode"]) == "exhaustive-gather":
         c.check(int(info(u).get("cuda_conv_cluster_fallbacks", 0)) > 0, "exhaustive-gather: %s CLUSTER=2 configs launched without a cluster" % info(u).get("cuda_conv_cluster_fallbacks"))
+# the residual by TMA (RES_TMA 1; wgmma.cuh's wg_res): walked and checked correct above at
+# every residual workload, 16-bit and TF32, with stream-K (sk-f16) and clusters (cl-odd,
+# res-f16), and launched so in every exhaustive unit
+rt = [t for t in grid if fields(t).get("RES_TMA") == "1"]
+c.check(len(rt) >= 20, "the exhaustive walk checked %d RES_TMA=1 configs" % len(rt))
+c.check(all(fields(t).get("RES_TMA") in ("0", "1") for t in grid), "every config text names its RES_TMA")
+for what, ok in (("stream-K", lambda f: f.get("STREAM_K") != "0"), ("a cluster", lambda f: f.get("CLUSTER") == "2")):
+    c.check(any(ok(fields(t)) for t in rt), "some RES_TMA=1 config ran %s" % what)
+c.check(any(s(cells[int(t["cell"])]["name"]).startswith("res-tf32/") for t in rt), "res-tf32 (TF32 pairs) ran RES_TMA=1 configs")
+for u in ex:
+    c.check(int(info(u).get("cuda_conv_res_tma_launches", 0)) > 0, "exhaustive: %s launches read the residual by TMA" % info(u).get("cuda_conv_res_tma_launches"))
 # compiling ahead, overlapped with benchmarking (the default; docs/kernels.md "NVRTC and the
 # cubin cache"): compile_ns is time blocked on the compiler, the unit's the sum of its trials'
 # (exhaustive: every chosen config was a trial, so the final prepare loads it again) and never

@@ -142,10 +142,11 @@ static __device__ __forceinline__ void out_partial(float *__restrict__ Pw, int M
 
 /* The same two outputs into Y through the epilogue, by one two-element load of Res and store
  * of Y: the backend launches this only with K even and Y and Res aligned for them (col is
- * even, so a pair never crosses a row); the sums and the rounding are epilogue()'s. */
+ * even, so a pair never crosses a row); the sums and the rounding are epilogue()'s.  rs:
+ * the pair of Res at that shared address (wgmma.cuh's res_at), or 0: from Res. */
 [[maybe_unused]] static __device__ __forceinline__ void
 out_pair(elem_t *__restrict__ Y, const elem_t *__restrict__ bias, const elem_t *__restrict__ Res,
-	 int M, int K, int row, int col, float v0, float v1, int epi)
+	 int M, int K, int row, int col, float v0, float v1, int epi, unsigned rs = 0)
 {
 	if (row >= M || col >= K)
 		return;
@@ -157,7 +158,11 @@ out_pair(elem_t *__restrict__ Y, const elem_t *__restrict__ bias, const elem_t *
 	}
 #if defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16)
 	if (epi & EPI_RESIDUAL) {
-		const unsigned r = *(const unsigned *)(Res + i);
+		unsigned r;
+		if (rs)
+			asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(r) : "r"(rs));
+		else
+			r = *(const unsigned *)(Res + i);
 		a += to_float((elem_t)(r & 0xffffu));
 		b += to_float((elem_t)(r >> 16));
 	}
@@ -168,7 +173,13 @@ out_pair(elem_t *__restrict__ Y, const elem_t *__restrict__ bias, const elem_t *
 	*(unsigned *)(Y + i) = (unsigned)from_float(a) | ((unsigned)from_float(b) << 16);
 #else
 	if (epi & EPI_RESIDUAL) {
-		const float2 r = *(const float2 *)(Res + i);
+		float2 r;
+		if (rs)
+			asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n"
+				     : "=f"(r.x), "=f"(r.y)
+				     : "r"(rs));
+		else
+			r = *(const float2 *)(Res + i);
 		a += r.x;
 		b += r.y;
 	}
@@ -212,11 +223,13 @@ static __device__ __forceinline__ void put8(elem_t *__restrict__ Y, long long i,
 /* Outputs (row, col + [0, 8)) and (row + 8, the same) of the implicit GEMM, col a multiple of
  * 8 and K too (so a run is all inside K or all past it), from wgmma.cuh's wg_acc_rows8: the
  * bias once and both rows of Res loaded 16 bytes at a time before anything is stored, then
- * one 16-byte store a row; the sums and the rounding are epilogue()'s. */
+ * one 16-byte store a row; the sums and the rounding are epilogue()'s.  rs: Res's first
+ * run at that shared address instead (wgmma.cuh's res_at; the second 8 rows on). */
 static __device__ __forceinline__ void out_vec8(elem_t *__restrict__ Y,
 						const elem_t *__restrict__ bias,
 						const elem_t *__restrict__ Res, int M, int K, int row,
-						int col, float (&v0)[8], float (&v1)[8], int epi)
+						int col, float (&v0)[8], float (&v1)[8], int epi,
+						unsigned rs)
 {
 	if (row >= M || col >= K)
 		return;
@@ -225,7 +238,15 @@ static __device__ __forceinline__ void out_vec8(elem_t *__restrict__ Y,
 	uint4 b = make_uint4(0, 0, 0, 0), r0 = b, r1 = b;
 	if (epi & EPI_BIAS)
 		b = *(const uint4 *)(bias + col);
-	if (epi & EPI_RESIDUAL) {
+	if ((epi & EPI_RESIDUAL) && rs) {
+		/* 8 rows on: the swizzle's row % 8 is the same, so the same chunk */
+		asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+			     : "=r"(r0.x), "=r"(r0.y), "=r"(r0.z), "=r"(r0.w)
+			     : "r"(rs));
+		asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+			     : "=r"(r1.x), "=r"(r1.y), "=r"(r1.z), "=r"(r1.w)
+			     : "r"(rs + 8 * 128));
+	} else if (epi & EPI_RESIDUAL) {
 		r0 = *(const uint4 *)(Res + i0);
 		if (two)
 			r1 = *(const uint4 *)(Res + i1);
@@ -479,15 +500,16 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 	     float *__restrict__ ws, int N, int H, int W, int C, int K, int P, int Q, int RS,
 	     int stride, int pad, int epi, const __grid_constant__ tmap_t tmA,
 	     const __grid_constant__ tmap_t tmB, int use_tma, unsigned *__restrict__ flags,
-	     float *__restrict__ pw)
+	     float *__restrict__ pw, const __grid_constant__ tmap_t tmR)
 {
 	const int M = N * P * Q, KK = RS * RS * C;
 	const bool vec_a = (C % EPC) == 0 && (((unsigned long long)X) & 15) == 0;
 	const bool vec_b = (KK % EPC) == 0 && (((unsigned long long)Wt) & 15) == 0;
 	float *Pw = pw ? pw + (long long)blockIdx.z * M * K : (float *)0;
-	const bool im2col = (use_tma & ~WG_CLUSTER_M) == 3;
+	const bool im2col = (use_tma & ~(WG_CLUSTER_M | WG_RES_TMA)) == 3;
 	wgmma_body(
-		M, K, KK, &tmA, &tmB, im2col ? 1 | (use_tma & WG_CLUSTER_M) : use_tma, ws, flags,
+		M, K, KK, &tmA, &tmB, &tmR,
+		im2col ? 1 | (use_tma & (WG_CLUSTER_M | WG_RES_TMA)) : use_tma, ws, flags,
 		[&](const tile_pos &p, int k, int row) {
 			/* the box's first output pixel's window corner (in a cluster, this
 			 * block's share of the tile's rows from row on) and k's filter tap
@@ -544,7 +566,7 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 							      ltid);
 			};
 		},
-		[&](const wg_acc_t &acc, const tile_pos &p, int cw) {
+		[&](const wg_acc_t &acc, const tile_pos &p, int cw, unsigned rs) {
 			if (SPLIT_K > 1 || Pw) {
 				wg_acc_pairs(acc, p.m0, p.n0, cw,
 					     [&](int row, int col, float v0, float v1) {
@@ -552,14 +574,18 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 					     });
 				return;
 			}
+			/* Res from shared memory (rs: the warpgroup's rows, wg_res) or global */
+			const int r0 = p.m0 + cw * MW * 64;
 #if defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16)
 			wg_acc_rows8(acc, p.m0, p.n0, cw,
 				     [&](int row, int col, float(&v0)[8], float(&v1)[8]) {
-					     out_vec8(Y, bias, Res, M, K, row, col, v0, v1, epi);
+					     out_vec8(Y, bias, Res, M, K, row, col, v0, v1, epi,
+						      rs ? res_at(rs, row - r0, col - p.n0) : 0u);
 				     });
 #else
 			wg_acc_pairs(acc, p.m0, p.n0, cw, [&](int row, int col, float v0, float v1) {
-				out_pair(Y, bias, Res, M, K, row, col, v0, v1, epi);
+				out_pair(Y, bias, Res, M, K, row, col, v0, v1, epi,
+					 rs ? res_at(rs, row - r0, col - p.n0) : 0u);
 			});
 #endif
 		});

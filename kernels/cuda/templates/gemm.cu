@@ -202,7 +202,7 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 	const bool vec = (lda % EPC) == 0 && (ldb % EPC) == 0 &&
 			 (((unsigned long long)A | (unsigned long long)B) & 15) == 0;
 	wgmma_body(
-		M, N, K, &tmA, &tmB, use_tma, nullptr, nullptr,
+		M, N, K, &tmA, &tmB, nullptr, use_tma, nullptr, nullptr,
 		[&](const tile_pos &p, int k, int row) {
 			const int m = p.m0 + row;
 			return [&tmA, m, k](unsigned dst, unsigned bar, unsigned short mask) mutable {
@@ -219,7 +219,7 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 				load_tile_sw<BLOCK_N>(b, B, ldb, N, p.n0, K, k0, vec, ltid);
 			};
 		},
-		[&](const wg_acc_t &acc, const tile_pos &p, int cw) {
+		[&](const wg_acc_t &acc, const tile_pos &p, int cw, unsigned) {
 			float *P = SPLIT_K > 1 ? ws + (long long)blockIdx.z * M * N : (float *)0;
 			const bool pair_c = (ldc % 2) == 0 &&
 					    ((unsigned long long)C & (2 * sizeof(elem_t) - 1)) == 0;

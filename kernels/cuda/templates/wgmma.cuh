@@ -348,6 +348,10 @@ static __device__ __forceinline__ void tma_load_mc(unsigned dst, const tmap_t *m
  * multicast (each loads BLOCK_N / ncl rows of B, and its own A), instead of along n sharing
  * A's. */
 #define WG_CLUSTER_M 16
+/* use_tma's flag (wgmma_body): the epilogue's second operand (conv.cu's residual, an M x N
+ * matrix like the result) comes by the tensor copy engine into shared memory (wg_res, tmR),
+ * and the store reads it there. */
+#define WG_RES_TMA 32
 
 /* Register budgets of the roles (setmaxnreg, sm_90a): with two consumer warpgroups the
  * launch cap is 168 a thread (384 threads, one block per SM), and setmaxnreg.inc can only
@@ -622,6 +626,100 @@ static __device__ __forceinline__ void wg_release(unsigned empty, const wg_sched
 			mbar_arrive_remote(empty, (unsigned)r);
 }
 
+/* ---- the epilogue's second operand by TMA (WG_RES_TMA) -------------------------------- */
+
+/* Each consumer warpgroup's rows of a tile of the M x N second operand (conv.cu's residual),
+ * MW * 64 x BLOCK_N, as BLOCK_N / AW swizzled 128-byte atoms (B's stage layout, the map's
+ * box 128 bytes x MW * 64 rows), in one of two buffers of its own, after the stages and
+ * their barriers (RES_OFF from the 1 KiB-aligned base; the backend adds RES_BYTES to the
+ * block's shared memory).  Its first thread issues the copies two finishing segments ahead
+ * (those that store, sk_fixup's: kt0 0; the backend uses it only without SPLIT_K), on the
+ * buffer's mbarrier (barriers 2 STAGES + 2 cw + j); the warpgroup waits on it before its
+ * epilogue and, once every thread has read the buffer (named barrier 2 + cw), refills it.
+ * So a tile's residual is in flight from the end of the epilogue two tiles back: the global
+ * loads the epilogue issued itself, two rows at a time between its stores, left a 1x1
+ * layer's latency exposed at each tile. */
+#define RES_SLAB (MW * 64 * BLOCK_N * ES)
+#define RES_OFF (STAGES * TILE_BYTES + 1024)
+#define RES_BYTES (2 * NC * RES_SLAB)
+static_assert(BLOCK_N % AW == 0, "WG_RES_TMA: BLOCK_N whole 128-byte atoms");
+
+struct wg_res {
+	const tmap_t *map; /* NULL: the store reads the operand from global memory itself */
+	unsigned buf, bar; /* this warpgroup's two buffers, their two barriers */
+	int row;           /* this warpgroup's first row of a tile */
+	wg_sched s;        /* the consumer's walk, ahead of it */
+	unsigned issued, used;
+};
+
+/* The next finishing segment's rows into buffer issued % 2, when there is one. */
+static __device__ __forceinline__ void wg_res_issue(wg_res &r, int M, int N, int K)
+{
+	tile_pos q;
+	while (wg_next(r.s, q, M, N, K)) {
+		if (q.kt0 != 0)
+			continue; /* a later stream-K segment: its partials go to the finisher */
+		if (threadIdx.x % 128 == 0) {
+			const unsigned j = r.issued % 2, bar = r.bar + 8 * j;
+			mbar_expect_tx(bar, RES_SLAB);
+#pragma unroll
+			for (int a = 0; a < BLOCK_N / AW; ++a)
+				tma_load(r.buf + j * RES_SLAB + a * (MW * 64 * 128), r.map,
+					 q.n0 + a * AW, q.m0 + r.row, bar);
+		}
+		++r.issued;
+		return;
+	}
+}
+
+/* Consumer warpgroup cw's Res pipeline over walk s (base: the stages' shared address, bars
+ * their barriers), its first two copies issued; map NULL: none. */
+static __device__ __forceinline__ wg_res wg_res_of(const tmap_t *map, const wg_sched &s,
+						   unsigned base, unsigned bars, int cw, int M,
+						   int N, int K)
+{
+	wg_res r;
+	r.map = map;
+	r.buf = base + RES_OFF + 2 * cw * RES_SLAB;
+	r.bar = bars + 8 * (2 * STAGES + 2 * cw);
+	r.row = cw * MW * 64;
+	r.s = s;
+	r.issued = r.used = 0;
+	if (map) {
+		wg_res_issue(r, M, N, K);
+		wg_res_issue(r, M, N, K);
+	}
+	return r;
+}
+
+/* The store of a finishing segment: store(acc, p, cw, rs), rs the shared address of its
+ * rows of the operand once they landed (0 without WG_RES_TMA), then the buffer refilled. */
+template <class Store>
+static __device__ __forceinline__ void wg_res_store(wg_res &r, const wg_acc_t &acc,
+						    const tile_pos &p, int cw, int M, int N,
+						    int K, const Store &store)
+{
+	if (!r.map) {
+		store(acc, p, cw, 0u);
+		return;
+	}
+	const unsigned j = r.used % 2;
+	mbar_wait(r.bar + 8 * j, (r.used / 2) & 1);
+	store(acc, p, cw, r.buf + j * RES_SLAB);
+	asm volatile("bar.sync %0, 128;\n" ::"r"(2 + cw) : "memory"); /* all read it */
+	++r.used;
+	wg_res_issue(r, M, N, K);
+}
+
+/* Shared address of the element at row r of a warpgroup's rows and column c of the tile in
+ * Res buffer rs: its atom, then the 128-byte swizzle (16-byte chunk ^ row % 8). */
+static __device__ __forceinline__ unsigned res_at(unsigned rs, int r, int c)
+{
+	const int b = (c % AW) * ES;
+	return rs + (c / AW) * (MW * 64 * 128) + r * 128 + (((b >> 4) ^ (r & 7)) << 4) +
+	       (b & 15);
+}
+
 /* Consumer warpgroup cw when the producer fills the stages (TMA, or WG_PRODUCER_LOADS), for
  * each of its tiles: wait for a stage's copies (full barrier), multiply, and once the stage's wgmma group has retired release it
  * (empty barrier, one arrival per consumer warp); then the epilogue store(acc, p, cw), while
@@ -630,11 +728,13 @@ static __device__ __forceinline__ void wg_release(unsigned empty, const wg_sched
 template <class Store>
 static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigned sA, unsigned sB,
 						    unsigned bars, int cw, float *sk_ws,
-						    unsigned *sk_flags, bool along_m, const Store &store)
+						    unsigned *sk_flags, bool along_m,
+						    const tmap_t *tmR, const Store &store)
 {
 	const int lane = threadIdx.x % 32;
 	unsigned it = 0;
 	wg_sched sch = wg_sched_of(M, N, K, along_m);
+	wg_res res = wg_res_of(tmR, sch, sA, bars, cw, M, N, K);
 	tile_pos p;
 	while (wg_next(sch, p, M, N, K)) {
 		wg_acc_t acc;
@@ -656,7 +756,7 @@ static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigne
 		if (p.nkt > 0 && lane == 0)
 			wg_release(bars + 8 * (STAGES + (it - 1) % STAGES), sch);
 		if (sk_fixup(acc, p, sch, cw, sk_ws, sk_flags))
-			store(acc, p, cw);
+			wg_res_store(res, acc, p, cw, M, N, K, store);
 	}
 }
 
@@ -714,7 +814,7 @@ static __device__ __forceinline__ void consumer_cpasync(int M, int N, int K, uns
 		wgmma_wait<0>();
 		cp_async_wait<0>();
 		if (sk_fixup(acc, p, sch, cw, sk_ws, sk_flags))
-			store(acc, p, cw);
+			store(acc, p, cw, 0u); /* (the backend's WG_RES_TMA needs a tensor map) */
 	}
 }
 
@@ -784,14 +884,15 @@ static __device__ __forceinline__ void producer_cpasync(int M, int N, int K, uns
  * flight; decoded once, 0.14 us at 64 rows, and the 3x3 layers' best configs ran 6-9%
  * faster (tests/gpu/tma-probe.c; docs/benchmarks-archive.md, 2026-11-29 (stop 60)).
  * Clusters need use_tma 1 (the backend's rule: a cluster launch otherwise traps).
- * store(acc, p, cw): the epilogue of warpgroup cw's share of tile p.  sk_ws, sk_flags:
+ * store(acc, p, cw, rs): the epilogue of warpgroup cw's share of tile p, rs the shared
+ * address of its rows of tmR's matrix (use_tma's WG_RES_TMA, wg_res) or 0.  sk_ws, sk_flags:
  * STREAM_K's partial slots (grid.x * BLOCK_M * BLOCK_N floats) and flags (grid.x * NC,
  * zero), unused otherwise.  The block has THREADS_WG threads and the dynamic shared memory
  * gemm.cu's header gives. */
 template <class TmaA, class LoadFor, class Store>
 static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tmap_t *tmA,
-						  const tmap_t *tmB, int use_tma, float *sk_ws,
-						  unsigned *sk_flags, const TmaA &tma_a,
+						  const tmap_t *tmB, const tmap_t *tmR, int use_tma,
+						  float *sk_ws, unsigned *sk_flags, const TmaA &tma_a,
 						  const LoadFor &load_for, const Store &store)
 {
 	extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -801,11 +902,13 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 	const int tid = threadIdx.x, wg = tid / 128;
 	const int ncl = (int)cluster_nranks();
 	const bool along_m = use_tma & WG_CLUSTER_M; /* a cluster's blocks share B, not A */
-	use_tma &= ~WG_CLUSTER_M;
+	if (!(use_tma & WG_RES_TMA) || SPLIT_K > 1)
+		tmR = nullptr; /* (the backend asks for it only without split-K) */
+	use_tma &= ~(WG_CLUSTER_M | WG_RES_TMA);
 	if (ncl > 1 && use_tma != 1)
 		__trap(); /* a cluster shares A by TMA multicast: the backend launches none else */
 
-	if ((use_tma || WG_PRODUCER_LOADS) && tid == 0) {
+	if ((use_tma || WG_PRODUCER_LOADS || tmR) && tid == 0) {
 		if (use_tma == 1)
 			asm volatile("prefetch.tensormap [%0];\n" ::"l"((unsigned long long)tmA)
 				     : "memory");
@@ -817,6 +920,12 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 			mbar_init(bars + 8 * s, use_tma == 1 ? 1 : 128);
 			/* empty: every consumer warp of the cluster's blocks */
 			mbar_init(bars + 8 * (STAGES + s), 4 * NC * ncl);
+		}
+		if (tmR) {
+			asm volatile("prefetch.tensormap [%0];\n" ::"l"((unsigned long long)tmR)
+				     : "memory");
+			for (int j = 0; j < 2 * NC; ++j) /* the Res buffers': the copies' arrival */
+				mbar_init(bars + 8 * (2 * STAGES + j), 1);
 		}
 		asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 		asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
@@ -879,7 +988,8 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 #endif
 		const int cw = wg - 1;
 		if (use_tma || WG_PRODUCER_LOADS || WG_TMA_ONLY)
-			consumer_tma(M, N, K, sA, sB, bars, cw, sk_ws, sk_flags, along_m, store);
+			consumer_tma(M, N, K, sA, sB, bars, cw, sk_ws, sk_flags, along_m, tmR,
+				     store);
 #if !WG_PRODUCER_LOADS && !WG_TMA_ONLY
 		else
 			consumer_cpasync(M, N, K, sA, sB, cw, sk_ws, sk_flags, load_for, store);

@@ -1,0 +1,59 @@
+#!/bin/bash
+# tests/gpu/res-tma-run.sh: the residual by TMA (conv.cu's RES_TMA, templates/wgmma.cuh's
+# wg_res; issue 49's second item) on a lent machine, from the checkout with the bundle at
+# .gpu/bundle.txz (docs/BENCHMARKS.md): the card's state; experiments/gpu-res-tma.toml
+# (ResNet-50's four residual convolutions, conv.cu's space with RES_TMA 0 and 1 against
+# cuDNN) and its tables (scripts/field-pairs.py RES_TMA 0 1, scripts/layer-table.py over
+# each value); the GPU tests cuda-conv.sh and cuda-model.sh on the bundle; then
+# experiments/gpu-cluster.toml's 24 convolutions with its `exhaustive` mode alone (conv.cu's
+# whole space, RES_TMA included) and scripts/layer-table.py's table (STEPS="ab tests run" by
+# default; any subset).  Files under $OUT: host.txt, ab.txt, ab.md, tests.txt, run.txt,
+# tables.md, ab.h5, run.h5.
+set -u
+cd "$(dirname "$0")/../.."
+[ -d bundle ] || tar -xJf .gpu/bundle.txz
+B=$PWD/bundle/run.sh
+R=/root/gpures
+mkdir -p $R
+STEPS=${STEPS:-ab tests run}
+q() { nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,power.limit,clocks_event_reasons.active --format=csv,noheader; }
+{ date -u +%FT%TZ; q; nproc; } > $OUT/host.txt 2>&1
+cat $OUT/host.txt
+if [[ " $STEPS " == *" ab "* ]]; then
+	/usr/bin/time -f "wall %e s" timeout ${AB_LIMIT:-200} $B run -o $R/ab.h5 \
+		experiments/gpu-res-tma.toml > $OUT/ab.txt 2>&1
+	echo "ab exit $?"; tail -2 $OUT/ab.txt
+	{
+		echo "## pairs: RES_TMA 1 over 0"; python3 scripts/field-pairs.py $R/ab.h5 RES_TMA 0 1
+		for v in 0 1; do
+			echo; echo "## RES_TMA=$v alone"; python3 scripts/layer-table.py $R/ab.h5 - exhaustive RES_TMA=$v
+		done
+		echo; echo "## all"; python3 scripts/layer-table.py $R/ab.h5 - exhaustive
+	} > $OUT/ab.md 2>&1
+	cat $OUT/ab.md
+	cp $R/ab.h5 $OUT/
+	q >> $OUT/host.txt
+fi
+if [[ " $STEPS " == *" tests "* ]]; then
+	for t in cuda-conv cuda-model; do
+		/usr/bin/time -f "$t: wall %e s" env HARNESS=$B top_srcdir=$PWD top_builddir=$PWD \
+			HARNESS_CUDA_REQUIRED=1 HARNESS_KERNEL_DIR=$PWD/bundle/kernels \
+			timeout ${TEST_LIMIT:-300} bash tests/cli/$t.sh >> $OUT/tests.txt 2>&1
+		echo "$t exit $?" | tee -a $OUT/tests.txt
+	done
+	grep -E "^(not ok|FAIL)" $OUT/tests.txt | head -20
+fi
+if [[ " $STEPS " == *" run "* ]]; then
+	sed -e '/^name = "exhaustive-m"/,$d' experiments/gpu-cluster.toml | sed -e '$d' > $R/run.toml
+	/usr/bin/time -f "wall %e s, maxrss %M KB" timeout ${RUN_LIMIT:-330} $B run -o $R/run.h5 \
+		$R/run.toml > $OUT/run.txt 2>&1
+	echo "run exit $?"; tail -2 $OUT/run.txt
+	q >> $OUT/host.txt
+	{
+		echo "## all templates"; python3 scripts/layer-table.py $R/run.h5 - exhaustive
+		echo; echo "## pairs: RES_TMA 1 over 0"; python3 scripts/field-pairs.py $R/run.h5 RES_TMA 0 1
+	} > $OUT/tables.md 2>&1
+	tail -8 $OUT/tables.md
+	cp $R/run.h5 $OUT/
+fi
+{ date -u +%FT%TZ; q; } >> $OUT/host.txt
