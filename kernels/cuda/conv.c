@@ -106,12 +106,13 @@ size_t cuda_conv_s2d_bytes(const struct cuda_shape *t, size_t *w_off)
 
 /* gemm.cu's fields over values that suit an implicit GEMM whose m (pixels) is large and
  * whose n (channels) is 64 to 2048: tiles of 64 to 256 pixels and 32 to 256 channels,
- * k steps of 32 or 64, 4, 8 or 12 warps, 3 or 4 stages, SPLIT_K up to 4 (for layer 4's 7x7
+ * k steps of 32 or 64, 4, 8 or 12 warps, 3, 4 or 8 stages (8 only where the tiles fit one
+ * wave of one block an SM: the 7x7 layers' long k-loops), SPLIT_K up to 4 (for layer 4's 7x7
  * maps), GROUP_M 8; conv.cu's STREAM_K: 0 (whole tiles), 1 or 2 (stream-K over one or
  * two blocks an SM, as they fit); and CLUSTER: 1, or 2 (the launch's alone, no macro: two
  * blocks of adjacent columns of tiles share A's stages by TMA multicast, wgmma.cuh); and
  * RES_TMA: 0, or 1 (the launch's too: the residual comes by TMA into two shared buffers a
- * consumer warpgroup, two tiles ahead, wgmma.cuh's wg_res): 6912 points, of which
+ * consumer warpgroup, two tiles ahead, wgmma.cuh's wg_res): 10368 points, of which
  * conv_valid keeps 36 to 96 at a ResNet-50 layer in 16 bits on sm_90a without stream-K,
  * clusters or RES_TMA, and those where they apply (docs/kernels.md).  192 pixels go with 12 warps alone (wgmma's three
  * consumer warpgroups): 131 tiles for 132 SMs at the 28 x 28 layers, where 128 and 256
@@ -119,7 +120,7 @@ size_t cuda_conv_s2d_bytes(const struct cuda_shape *t, size_t *w_off)
 void cuda_conv_fields(struct space *sp, enum cuda_op op)
 {
 	static const int64_t bm[] = { 64, 128, 192, 256 }, bn[] = { 32, 64, 128, 256 };
-	static const int64_t bk[] = { 32, 64 }, warps[] = { 4, 8, 12 }, stages[] = { 3, 4 };
+	static const int64_t bk[] = { 32, 64 }, warps[] = { 4, 8, 12 }, stages[] = { 3, 4, 8 };
 	static const int64_t split[] = { 1, 2, 4 }, group[] = { 8 }, sk[] = { 0, 1, 2 };
 	static const int64_t cl[] = { 1, 2 }, rt[] = { 0, 1 };
 	const int64_t *const v[] = { bm, bn, bk, warps, stages, split, group };
@@ -240,6 +241,9 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 		no = "SPLIT_K when the tiles fill every SM already";
 	else if (space_field_redundant(&sp->fields[F_GROUP_M], c->val[F_GROUP_M], grid_m))
 		no = "redundant: a smaller GROUP_M covers the rows of tiles";
+	else if (c->val[F_STAGES] > 4 &&
+		 grid_m * cdiv(s->n, c->val[F_BN]) * c->val[F_SPLIT_K] > x->dev.sms)
+		no = "STAGES 8 where the tiles are more than one wave of one block an SM";
 	else if (c->val[F_STREAM_K] && !g.wgmma)
 		no = "STREAM_K needs the wgmma path";
 	else if (c->val[F_STREAM_K] && c->val[F_SPLIT_K] > 1)

@@ -14,7 +14,8 @@
 # record the legacy API's algorithms as vendor:algo=A,math=M, and the exhaustive search must have checked
 # its grid points correct (an incorrect conv.cu config fails this test), stream-K's among
 # them, the clusters' (CLUSTER 2, A shared by multicast) and the residual's by TMA
-# (RES_TMA 1, launched so, with stream-K and clusters among them); compiling ahead must
+# (RES_TMA 1, launched so, with stream-K and clusters among them) and eight-stage pipelines;
+# compiling ahead must
 # say its mode and keep its counts (the unit's compile_ns the sum of its trials', every queued
 # compile compiled or dropped) consistent.  Skips (77) with the
 # reason where there is no CUDA backend or device; `make check-gpu` cannot skip it.
@@ -113,6 +114,9 @@ c.check(all(fields(t).get("RES_TMA") in ("0", "1") for t in grid), "every config
 for what, ok in (("stream-K", lambda f: f.get("STREAM_K") != "0"), ("a cluster", lambda f: f.get("CLUSTER") == "2")):
     c.check(any(ok(fields(t)) for t in rt), "some RES_TMA=1 config ran %s" % what)
 c.check(any(s(cells[int(t["cell"])]["name"]).startswith("res-tf32/") for t in rt), "res-tf32 (TF32 pairs) ran RES_TMA=1 configs")
+# eight stages (where the tiles fit one wave of one block an SM: most of these small shapes)
+s8 = [t for t in grid if fields(t).get("STAGES") == "8"]
+c.check(len(s8) >= 20, "the exhaustive walk checked %d STAGES=8 configs" % len(s8))
 for u in ex:
     c.check(int(info(u).get("cuda_conv_res_tma_launches", 0)) > 0, "exhaustive: %s launches read the residual by TMA" % info(u).get("cuda_conv_res_tma_launches"))
 # compiling ahead, overlapped with benchmarking (the default; docs/kernels.md "NVRTC and the

@@ -7,8 +7,10 @@
 # each value); the GPU tests cuda-conv.sh and cuda-model.sh on the bundle; then
 # experiments/gpu-cluster.toml's 24 convolutions with its `exhaustive` mode alone (conv.cu's
 # whole space, RES_TMA included) and scripts/layer-table.py's table (STEPS="ab tests run" by
-# default; any subset).  Files under $OUT: host.txt, ab.txt, ab.md, tests.txt, run.txt,
-# tables.md, ab.h5, run.h5.
+# default; any subset).  EXP, FIELD and VALUES (default experiments/gpu-res-tma.toml, RES_TMA,
+# "0 1") set the ab step's experiment and the field whose values it compares (each value
+# against the first, and the best at each).  Files under $OUT: host.txt, ab.txt, ab.md,
+# tests.txt, run.txt, tables.md, ab.h5, run.h5.
 set -u
 cd "$(dirname "$0")/../.."
 [ -d bundle ] || tar -xJf .gpu/bundle.txz
@@ -16,19 +18,25 @@ B=$PWD/bundle/run.sh
 R=/root/gpures
 mkdir -p $R
 STEPS=${STEPS:-ab tests run}
+EXP=${EXP:-experiments/gpu-res-tma.toml}
+FIELD=${FIELD:-RES_TMA}
+VALUES=${VALUES:-0 1}
 q() { nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,power.limit,clocks_event_reasons.active --format=csv,noheader; }
 { date -u +%FT%TZ; q; nproc; } > $OUT/host.txt 2>&1
 cat $OUT/host.txt
 if [[ " $STEPS " == *" ab "* ]]; then
 	/usr/bin/time -f "wall %e s" timeout ${AB_LIMIT:-200} $B run -o $R/ab.h5 \
-		experiments/gpu-res-tma.toml > $OUT/ab.txt 2>&1
+		$EXP > $OUT/ab.txt 2>&1
 	echo "ab exit $?"; tail -2 $OUT/ab.txt
+	set -- $VALUES
 	{
-		echo "## pairs: RES_TMA 1 over 0"; python3 scripts/field-pairs.py $R/ab.h5 RES_TMA 0 1
-		for v in 0 1; do
-			echo; echo "## RES_TMA=$v alone"; python3 scripts/layer-table.py $R/ab.h5 - exhaustive RES_TMA=$v
+		for v in "${@:2}"; do
+			echo "## pairs: $FIELD $v over $1"; python3 scripts/field-pairs.py $R/ab.h5 $FIELD $1 $v; echo
 		done
-		echo; echo "## all"; python3 scripts/layer-table.py $R/ab.h5 - exhaustive
+		for v in "$@"; do
+			echo "## $FIELD=$v alone"; python3 scripts/layer-table.py $R/ab.h5 - exhaustive $FIELD=$v; echo
+		done
+		echo "## all"; python3 scripts/layer-table.py $R/ab.h5 - exhaustive
 	} > $OUT/ab.md 2>&1
 	cat $OUT/ab.md
 	cp $R/ab.h5 $OUT/

@@ -913,6 +913,34 @@ START_TEST(test_conv_cluster)
 }
 END_TEST
 
+/* STAGES 8: only where the whole tiles (times SPLIT_K) are at most one a SM, as at the 7x7
+ * layers' long k-loops; the same 64 x 128 tiles at 28 x 28 (392 of them) leave it out. */
+START_TEST(test_conv_stages8)
+{
+	struct cuda_space_ctx x;
+	struct space sp;
+	struct config c;
+	const char *why = NULL;
+	/* ResNet-50's 512 -> 512 3x3 at 7x7: 100 tiles of 64 x 128 on 132 SMs */
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 512, 7, 7, 512, 3, 1, 1);
+	cuda_space_init(&sp, &x);
+	ck_assert_str_eq(sp.fields[4].name, "STAGES");
+	sp.heuristic(&sp, &c);
+	c.val[0] = 64, c.val[1] = 128, c.val[2] = 64, c.val[3] = 4, c.val[4] = 8, c.val[5] = 1;
+	c.val[7] = 0, c.val[8] = 1, c.val[9] = 0;
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	c.val[7] = 1; /* with stream-K too */
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	c.val[7] = 0;
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 128, 28, 28, 128, 3, 1, 1);
+	cuda_space_init(&sp, &x);
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why, "STAGES 8 where the tiles are more than one wave of one block an SM");
+	c.val[4] = 4;
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+}
+END_TEST
+
 /* RES_TMA: the tenth field, the launch's alone (the residual by TMA into shared buffers,
  * wgmma.cuh's wg_res): valid only where there is a residual, on the wgmma path without
  * SPLIT_K, and where the tile's two buffers fit beside the stages (two blocks' worth with
@@ -1628,6 +1656,7 @@ static Suite *cuda_suite(int with_templates)
 	tcase_add_test(tc, test_conv_stream_k);
 	tcase_add_test(tc, test_conv_cluster);
 	tcase_add_test(tc, test_conv_res_tma);
+	tcase_add_test(tc, test_conv_stages8);
 	tcase_add_test(tc, test_nvrtc_error);
 	tcase_add_test(tc, test_available);
 	if (with_templates)
