@@ -354,6 +354,8 @@ size_t cuda_config_options(const struct space *sp, const struct config *c, const
 			opts[n++] = xstrdup("-DWGMMA=1");
 		if (s->op == CUDA_GEMM && cuda_gemm_tma_only(s, &g))
 			opts[n++] = xstrdup("-DWG_TMA_ONLY=1");
+		if (g.wgmma && s->op == CUDA_CONV_BIAS_RELU_ADD) /* RES_TMA's code (wgmma.cuh) */
+			opts[n++] = xstrdup("-DWG_RES=1");
 	}
 	if (s->op == CUDA_BIAS_RELU || s->op == CUDA_BIAS_RELU_ADD)
 		opts[n++] = xasprintf("-DRESIDUAL=%d", s->op == CUDA_BIAS_RELU_ADD);

@@ -364,6 +364,9 @@ const struct kc_config kc_check_configs[] = {
 	{"conv.cu", F16 " -DWGMMA=1 -DBLOCK_M=64 -DBLOCK_N=128 -DBLOCK_K=64 -DWARPS=4 -DSTAGES=4 -DSTREAM_K=1", "sm_90a"},
 	{"conv.cu", BF16 " -DWGMMA=1 -DBLOCK_M=128 -DBLOCK_N=256 -DBLOCK_K=64 -DWARPS=8 -DSTAGES=3 -DSTREAM_K=1", "sm_90a"},
 	{"conv.cu", F32 " -DTF32=1 -DWGMMA=1 -DBLOCK_M=128 -DBLOCK_N=64 -DBLOCK_K=32 -DWARPS=8 -DSTAGES=4 -DSTREAM_K=1", "sm_90a"},
+	/* the residual by TMA (WG_RES: a residual op's modules), 16-bit runs and TF32 pairs */
+	{"conv.cu", F16 " -DWGMMA=1 -DWG_RES=1 -DBLOCK_M=192 -DBLOCK_N=128 -DBLOCK_K=64 -DWARPS=12 -DSTAGES=3", "sm_90a"},
+	{"conv.cu", F32 " -DTF32=1 -DWGMMA=1 -DWG_RES=1 -DBLOCK_M=64 -DBLOCK_N=128 -DBLOCK_K=32 -DWARPS=4 -DSTAGES=4 -DSTREAM_K=1", "sm_90a"},
 	/* eight stages (conv.cu's deepest, where the tiles fit one wave of one block an SM) */
 	{"conv.cu", F16 " -DWGMMA=1 -DBLOCK_M=64 -DBLOCK_N=128 -DBLOCK_K=64 -DWARPS=4 -DSTAGES=8", "sm_90a"},
 	{"conv.cu", F32 " -DTF32=1 -DWGMMA=1 -DBLOCK_M=64 -DBLOCK_N=64 -DBLOCK_K=32 -DWARPS=4 -DSTAGES=8 -DSTREAM_K=1", "sm_90a"},

@@ -968,6 +968,7 @@ START_TEST(test_conv_res_tma)
 	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
 	size_t n2 = cuda_config_options(&sp, &c, "sm_90a", o2);
 	ck_assert_uint_eq(n1, n2);
+	ck_assert(has_opt(o1, n1, "-DWG_RES=1")); /* a residual op's modules carry its code */
 	for (size_t k = 0; k < n1; k++) {
 		ck_assert_ptr_null(strstr(o1[k], "RES_TMA"));
 		ck_assert_str_eq(o1[k], o2[k]);
@@ -988,12 +989,20 @@ START_TEST(test_conv_res_tma)
 	ck_assert_str_eq(why, "RES_TMA: the residual's two buffers over the shared memory");
 	c.val[9] = 0;
 	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
-	/* no residual: the same config is no point of the space */
+	/* no residual: the same config is no point of the space, and at RES_TMA 0 its module
+	 * leaves the code out (WG_RES: it cost every module a third of its compile) */
 	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 128, 28, 28, 512, 1, 1, 0);
 	cuda_space_init(&sp, &x);
 	c.val[0] = 64, c.val[1] = 128, c.val[3] = 4, c.val[4] = 3, c.val[9] = 1;
 	ck_assert(!space_check(&sp, &c, &why));
 	ck_assert_str_eq(why, "RES_TMA without a residual");
+	c.val[9] = 0;
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	n1 = cuda_config_options(&sp, &c, "sm_90a", o1);
+	ck_assert(has_opt(o1, n1, "-DWGMMA=1"));
+	ck_assert(!has_opt(o1, n1, "-DWG_RES=1"));
+	for (size_t k = 0; k < n1; k++)
+		free(o1[k]);
 	/* SPLIT_K, where it is valid (batch 1, 512 -> 2048 1x1 at 7 x 7: 16 tiles) */
 	conv_ctx(&x, "conv2d_bias_relu_add", "float16", 0, 1, 512, 7, 7, 2048, 1, 1, 0);
 	cuda_space_init(&sp, &x);

@@ -639,6 +639,10 @@ static __device__ __forceinline__ void wg_release(unsigned empty, const wg_sched
  * So a tile's residual is in flight from the end of the epilogue two tiles back: the global
  * loads the epilogue issued itself, two rows at a time between its stores, left a 1x1
  * layer's latency exposed at each tile. */
+#ifndef WG_RES
+#define WG_RES 0 /* 1: the module carries this path (the backend's, for a residual op's cells:
+		  * compiled into every conv.cu module it made each a third slower to compile) */
+#endif
 #define RES_SLAB (MW * 64 * BLOCK_N * ES)
 #define RES_OFF (STAGES * TILE_BYTES + 1024)
 #define RES_BYTES (2 * NC * RES_SLAB)
@@ -902,8 +906,8 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 	const int tid = threadIdx.x, wg = tid / 128;
 	const int ncl = (int)cluster_nranks();
 	const bool along_m = use_tma & WG_CLUSTER_M; /* a cluster's blocks share B, not A */
-	if (!(use_tma & WG_RES_TMA) || SPLIT_K > 1)
-		tmR = nullptr; /* (the backend asks for it only without split-K) */
+	if (!WG_RES || !(use_tma & WG_RES_TMA) || SPLIT_K > 1)
+		tmR = nullptr; /* (the backend asks for it only without split-K, on WG_RES modules) */
 	use_tma &= ~(WG_CLUSTER_M | WG_RES_TMA);
 	if (ncl > 1 && use_tma != 1)
 		__trap(); /* a cluster shares A by TMA multicast: the backend launches none else */
