@@ -69,12 +69,6 @@ if [[ " $STEPS " == *" run "* ]]; then
 	cp $R/cluster.h5 $OUT/
 fi
 if [[ " $STEPS " == *" tests "* ]]; then
-	for t in cuda-conv cuda-model; do
-		/usr/bin/time -f "$t: wall %e s" env HARNESS=$B top_srcdir=$PWD top_builddir=$PWD \
-			HARNESS_CUDA_REQUIRED=1 HARNESS_KERNEL_DIR=$PWD/bundle/kernels \
-			timeout ${TEST_LIMIT:-400} bash tests/cli/$t.sh >> $OUT/tests.txt 2>&1
-		echo "$t exit $?" | tee -a $OUT/tests.txt
-	done
-	grep -E "^(not ok|FAIL)" $OUT/tests.txt | head -20
+	TEST_LIMIT=${TEST_LIMIT:-400} bash tests/gpu/bundle-tests.sh
 fi
 { date -u +%FT%TZ; q; } >> $OUT/host.txt

@@ -43,13 +43,7 @@ if [[ " $STEPS " == *" ab "* ]]; then
 	q >> $OUT/host.txt
 fi
 if [[ " $STEPS " == *" tests "* ]]; then
-	for t in cuda-conv cuda-model; do
-		/usr/bin/time -f "$t: wall %e s" env HARNESS=$B top_srcdir=$PWD top_builddir=$PWD \
-			HARNESS_CUDA_REQUIRED=1 HARNESS_KERNEL_DIR=$PWD/bundle/kernels \
-			timeout ${TEST_LIMIT:-300} bash tests/cli/$t.sh >> $OUT/tests.txt 2>&1
-		echo "$t exit $?" | tee -a $OUT/tests.txt
-	done
-	grep -E "^(not ok|FAIL)" $OUT/tests.txt | head -20
+	TEST_LIMIT=${TEST_LIMIT:-300} bash tests/gpu/bundle-tests.sh
 fi
 if [[ " $STEPS " == *" run "* ]]; then
 	sed -e '/^name = "exhaustive-m"/,$d' experiments/gpu-cluster.toml | sed -e '$d' > $R/run.toml

@@ -913,6 +913,15 @@ START_TEST(test_conv_cluster)
 }
 END_TEST
 
+/* Point c of the conv space (its ten fields in cuda_conv_fields' order; GROUP_M 8). */
+static void conv_point(struct config *c, int64_t bm, int64_t bn, int64_t bk, int64_t warps,
+		       int64_t stages, int64_t split, int64_t sk, int64_t cl, int64_t rt)
+{
+	const int64_t v[] = { bm, bn, bk, warps, stages, split, 8, sk, cl, rt };
+	memset(c, 0, sizeof(*c));
+	memcpy(c->val, v, sizeof(v));
+}
+
 /* STAGES 8: only where the whole tiles (times SPLIT_K) are at most one a SM, as at the 7x7
  * layers' long k-loops; the same 64 x 128 tiles at 28 x 28 (392 of them) leave it out. */
 START_TEST(test_conv_stages8)
@@ -925,9 +934,7 @@ START_TEST(test_conv_stages8)
 	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 512, 7, 7, 512, 3, 1, 1);
 	cuda_space_init(&sp, &x);
 	ck_assert_str_eq(sp.fields[4].name, "STAGES");
-	sp.heuristic(&sp, &c);
-	c.val[0] = 64, c.val[1] = 128, c.val[2] = 64, c.val[3] = 4, c.val[4] = 8, c.val[5] = 1;
-	c.val[7] = 0, c.val[8] = 1, c.val[9] = 0;
+	conv_point(&c, 64, 128, 64, 4, 8, 1, 0, 1, 0);
 	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
 	c.val[7] = 1; /* with stream-K too */
 	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
@@ -960,8 +967,7 @@ START_TEST(test_conv_res_tma)
 	ck_assert_str_eq(sp.fields[9].name, "RES_TMA");
 	sp.heuristic(&sp, &c);
 	ck_assert_int_eq(val_of(&sp, &c, "RES_TMA"), 0);
-	c.val[0] = 64, c.val[1] = 128, c.val[2] = 64, c.val[3] = 4, c.val[4] = 3, c.val[5] = 1;
-	c.val[7] = 0, c.val[8] = 1, c.val[9] = 0;
+	conv_point(&c, 64, 128, 64, 4, 3, 1, 0, 1, 0);
 	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
 	size_t n1 = cuda_config_options(&sp, &c, "sm_90a", o1);
 	c.val[9] = 1;
@@ -979,12 +985,12 @@ START_TEST(test_conv_res_tma)
 	ck_assert_msg(!config_parse(&sp, "BLOCK_M=64,BLOCK_N=128,BLOCK_K=64,WARPS=4,STAGES=3,"
 					 "SPLIT_K=1,GROUP_M=8,STREAM_K=0,CLUSTER=1", &d, &cause), "%s", cause);
 	ck_assert_int_eq(val_of(&sp, &d, "RES_TMA"), 0);
-	/* the rules: SPLIT_K; off the wgmma path; the buffers over the shared memory (128 x
+	/* the rules: off the wgmma path; the buffers over the shared memory (128 x
 	 * 256 tiles, 4 stages: 194 KiB of stages and 128 KiB of buffers) */
 	c.val[2] = 32;
 	ck_assert(!space_check(&sp, &c, &why));
 	ck_assert_str_eq(why, "RES_TMA needs the wgmma path without SPLIT_K (a fused epilogue)");
-	c.val[2] = 64, c.val[0] = 128, c.val[1] = 256, c.val[3] = 8, c.val[4] = 4;
+	conv_point(&c, 128, 256, 64, 8, 4, 1, 0, 1, 1);
 	ck_assert(!space_check(&sp, &c, &why));
 	ck_assert_str_eq(why, "RES_TMA: the residual's two buffers over the shared memory");
 	c.val[9] = 0;
@@ -993,7 +999,7 @@ START_TEST(test_conv_res_tma)
 	 * leaves the code out (WG_RES: it cost every module a third of its compile) */
 	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 128, 28, 28, 512, 1, 1, 0);
 	cuda_space_init(&sp, &x);
-	c.val[0] = 64, c.val[1] = 128, c.val[3] = 4, c.val[4] = 3, c.val[9] = 1;
+	conv_point(&c, 64, 128, 64, 4, 3, 1, 0, 1, 1);
 	ck_assert(!space_check(&sp, &c, &why));
 	ck_assert_str_eq(why, "RES_TMA without a residual");
 	c.val[9] = 0;
