@@ -767,6 +767,20 @@ static const int64_t r50_convs[][6] = {
 	{ 2048, 7, 512, 1, 1, 0 },  { 512, 7, 512, 3, 1, 1 },
 };
 
+/* Two configs' module options o1 (n1) and o2 (n2) the same, so one module serves both, none
+ * naming `absent` (NULL: no such check); frees both. */
+static void same_module(char **o1, size_t n1, char **o2, size_t n2, const char *absent)
+{
+	ck_assert_uint_eq(n1, n2);
+	for (size_t k = 0; k < n1; k++) {
+		if (absent)
+			ck_assert_ptr_null(strstr(o1[k], absent));
+		ck_assert_str_eq(o1[k], o2[k]);
+		free(o1[k]);
+		free(o2[k]);
+	}
+}
+
 /* STREAM_K: an eighth field of the conv space; valid on the wgmma path alone, without
  * SPLIT_K, where whole tiles leave SMs idle; 1 and 2 (the grid) compile the same module. */
 START_TEST(test_conv_stream_k)
@@ -790,13 +804,8 @@ START_TEST(test_conv_stream_k)
 	c.val[7] = 2;
 	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
 	size_t n2 = cuda_config_options(&sp, &c, "sm_90a", o2);
-	ck_assert_uint_eq(n1, n2);
 	ck_assert(has_opt(o1, n1, "-DSTREAM_K=1"));
-	for (size_t k = 0; k < n1; k++) {
-		ck_assert_str_eq(o1[k], o2[k]);
-		free(o1[k]);
-		free(o2[k]);
-	}
+	same_module(o1, n1, o2, n2, NULL);
 	/* with SPLIT_K; off the wgmma path (a 32-wide k step in 16 bits) */
 	c.val[5] = 2;
 	ck_assert(!space_check(&sp, &c, &why));
@@ -862,13 +871,7 @@ START_TEST(test_conv_cluster)
 	c.val[8] = 2;
 	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
 	size_t n2 = cuda_config_options(&sp, &c, "sm_90a", o2);
-	ck_assert_uint_eq(n1, n2);
-	for (size_t k = 0; k < n1; k++) {
-		ck_assert_ptr_null(strstr(o1[k], "CLUSTER"));
-		ck_assert_str_eq(o1[k], o2[k]);
-		free(o1[k]);
-		free(o2[k]);
-	}
+	same_module(o1, n1, o2, n2, "CLUSTER");
 	c.val[7] = 1; /* with stream-K */
 	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
 	sbuf_init(&sb);
@@ -973,14 +976,8 @@ START_TEST(test_conv_res_tma)
 	c.val[9] = 1;
 	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
 	size_t n2 = cuda_config_options(&sp, &c, "sm_90a", o2);
-	ck_assert_uint_eq(n1, n2);
 	ck_assert(has_opt(o1, n1, "-DWG_RES=1")); /* a residual op's modules carry its code */
-	for (size_t k = 0; k < n1; k++) {
-		ck_assert_ptr_null(strstr(o1[k], "RES_TMA"));
-		ck_assert_str_eq(o1[k], o2[k]);
-		free(o1[k]);
-		free(o2[k]);
-	}
+	same_module(o1, n1, o2, n2, "RES_TMA");
 	/* a text from before the field: RES_TMA=0 */
 	ck_assert_msg(!config_parse(&sp, "BLOCK_M=64,BLOCK_N=128,BLOCK_K=64,WARPS=4,STAGES=3,"
 					 "SPLIT_K=1,GROUP_M=8,STREAM_K=0,CLUSTER=1", &d, &cause), "%s", cause);
