@@ -19,7 +19,8 @@ faster by the medians, and how many in every unit (with n units, a sign test's o
 is 0.5^n: 2 units cannot tell it from chance, 8 can), and over the convolutions the
 geometric mean of the throughput ratio (issue 11's 70% target, issue 49's 95%), how many
 reach 70%, 80% and 90% and how many are faster.  FIELD=VALUE (e.g. CLUSTER=1) keeps only the
-template trials whose config has that value, so that one field's values can be read apart
+template trials whose config has that value (FIELD=V1|V2: any of them, e.g. STAGES=3|4 against
+the whole table), so that one field's values can be read apart
 ("" or "-" for WORKLOAD: every workload).  Read with
 h5py only (no harness); needs the results format of docs/results-format.md.
 """
@@ -37,6 +38,8 @@ def s(x):
 
 def main(path, workload=None, tuned="exhaustive", only=None):
     workload = None if workload in ("", "-") else workload
+    field, _, values = (only or "").partition("=")
+    values = set(values.split("|"))
     f = h5py.File(path, "r")
     cells = f["cells"][:]
     units = f["units"][:]
@@ -59,7 +62,7 @@ def main(path, workload=None, tuned="exhaustive", only=None):
         if cfg == first_vendor.get((u, c)):
             vendor[(u, c)] = float(t["median_ns"])
         elif not cfg.startswith("vendor"):
-            if only and only not in cfg.split(","):
+            if only and dict(kv.split("=", 1) for kv in cfg.split(",")).get(field) not in values:
                 continue
             b = best.get((u, c))
             if b is None or t["median_ns"] < b[0]:

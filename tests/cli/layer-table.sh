@@ -110,6 +110,32 @@ c.check(n2 >= 1 and len(only) == n2, "a row for each cell with an UNROLL=2 trial
 c.check(len(pairs) >= 1, "field-pairs.py found pairs: %d cells" % len(pairs))
 c.exit()
 PYEOF
+# a set of values (FIELD=V1|V2): the best template among them
+expect_status 0 $PY "$top_srcdir/scripts/layer-table.py" tiny.h5 - exhaustive "UNROLL=2|4" &&
+	cp "$SCRATCH/out" only24.md || fail "layer-table.py with a set of a field's values"
+$PY - tiny.h5 only24.md <<'PYEOF' || fail "a set of values, against the raw trials"
+import re, statistics, sys, h5py
+from h5util import table, Checker
+c = Checker("layer-table")
+with h5py.File(sys.argv[1], "r") as f:
+    units, cells, trials = table(f, "units"), table(f, "cells"), table(f, "trials")
+tuned = sorted(u["id"] for u in units if u["mode"] == "exhaustive" and not u["warm"] and u["status"] == "ok")
+got = {}
+for line in open(sys.argv[2]):
+    m = re.match(r"\| `(.+)` \((\d+)\) \| [\d.]+[^|]*\| ([\d.]+)", line)
+    if m:
+        got[m.group(1)] = float(m.group(3))
+n = 0
+for i, cell in enumerate(cells):
+    ok = [t for t in trials if t["unit"] in tuned and t["cell"] == i and t["status"] == "ok" and t["median_ns"] > 0 and not t["config"].startswith("vendor") and dict(kv.split("=", 1) for kv in t["config"].split(",")).get("UNROLL") in ("2", "4")]
+    per = [min(t["median_ns"] for t in ok if t["unit"] == u) for u in tuned if any(t["unit"] == u for t in ok)]
+    if cell["kind"] == "op" and per:
+        n += 1
+        want = statistics.median(per) / 1e3
+        c.check(abs(got.get(cell["name"], -1) - want) < 0.006, "%s: best of UNROLL 2 or 4 %.2f us as in the trials (%.3f)" % (cell["name"], got.get(cell["name"], -1), want))
+c.check(n >= 1 and len(got) == n, "a row for each cell with an UNROLL 2 or 4 trial: %d rows, %d cells" % (len(got), n))
+c.exit()
+PYEOF
 expect_status 1 $PY "$top_srcdir/scripts/field-pairs.py" tiny.h5 UNROLL 2 3 &&
 	grep -q "no cell has a pair of configs at UNROLL=2 and UNROLL=3" "$SCRATCH/err" &&
 	pass "field-pairs.py refuses values that make no pair, naming them" ||
