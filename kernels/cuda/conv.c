@@ -114,9 +114,9 @@ size_t cuda_conv_s2d_bytes(const struct cuda_shape *t, size_t *w_off)
  * RES_TMA: 0, or 1 (the launch's too: the residual comes by TMA into two shared buffers a
  * consumer warpgroup, two tiles ahead, wgmma.cuh's wg_res): 10368 points, of which
  * conv_valid keeps 36 to 96 at a ResNet-50 layer in 16 bits on sm_90a without stream-K,
- * clusters or RES_TMA, and those where they apply (docs/kernels.md).  192 pixels go with 12 warps alone (wgmma's three
- * consumer warpgroups): 131 tiles for 132 SMs at the 28 x 28 layers, where 128 and 256
- * leave a quarter of the last wave idle. */
+ * clusters, RES_TMA or eight stages, and those where they apply (docs/kernels.md).  192
+ * pixels go with 12 warps alone (wgmma's three consumer warpgroups): 131 tiles for 132 SMs
+ * at the 28 x 28 layers, where 128 and 256 leave a quarter of the last wave idle. */
 void cuda_conv_fields(struct space *sp, enum cuda_op op)
 {
 	static const int64_t bm[] = { 64, 128, 192, 256 }, bn[] = { 32, 64, 128, 256 };
