@@ -525,7 +525,7 @@ int cuda_conv_launch(struct backend *b, struct cuda_cell *c, const struct config
 			return -1;
 		if (w.cluster < op.cluster)
 			b->cluster_fallbacks++;
-		if (w.use_tma & 32)
+		if (w.use_tma & CUDA_USE_TMA_RES)
 			b->res_tma_launches++;
 		else if (cfg->val[F_RES_TMA])
 			b->res_tma_fallbacks++;

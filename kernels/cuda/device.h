@@ -270,7 +270,8 @@ struct cuda_im2col {
 };
 /* Its launch: blocks (persistent: no more than fit at once), the tensor maps passed by value
  * (CUtensorMap; zero maps where unused) and use_tma: 0 none, 1 A and B, 2 B alone, 3 A by
- * its im2col map and B. */
+ * its im2col map and B, with gemm-config.h's flags CUDA_USE_TMA_CLUSTER_M and
+ * CUDA_USE_TMA_RES. */
 struct cuda_wgmma_launch {
 	int64_t grid;
 	int64_t resident; /* blocks that fit at once (the persistent grid's cap), in clusters

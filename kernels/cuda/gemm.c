@@ -306,7 +306,7 @@ int cuda_wgmma_setup(struct backend *b, struct cuda_cell *c, struct cuda_module 
 	 * map box its share of the tile's rows */
 	int cl = (im2col || plain) && op->cluster > 1 ? op->cluster : 1;
 	int cm = cl > 1 && op->cluster_m; /* along m: B shared, each loads its share of B */
-	/* the second operand by TMA (WG_RES_TMA: 32) where its rows are 16-byte aligned and
+	/* the second operand by TMA (CUDA_USE_TMA_RES) where its rows are 16-byte aligned and
 	 * the consumers wait on barriers (consumer_tma: some operand by a tensor map) */
 	const void *pr = op->r && aligned16(op->r, op->n, g->elem_bytes) &&
 				 (im2col || plain || (op->tma_b && b_ok))
@@ -321,7 +321,7 @@ int cuda_wgmma_setup(struct backend *b, struct cuda_cell *c, struct cuda_module 
 			return -1;
 		if (im2col)
 			b->im2col_maps += c->gemm_maps->built - built;
-		out->ta = &e->a, out->tb = &e->b, out->use_tma = (im2col ? 3 : 1) | (cm ? 16 : 0);
+		out->ta = &e->a, out->tb = &e->b, out->use_tma = (im2col ? 3 : 1) | (cm ? CUDA_USE_TMA_CLUSTER_M : 0);
 		out->tr = &e->r;
 	} else if (op->tma_b && b_ok) {
 		const struct gemm_map *e;
@@ -331,7 +331,7 @@ int cuda_wgmma_setup(struct backend *b, struct cuda_cell *c, struct cuda_module 
 		out->tb = &e->b, out->tr = &e->r, out->use_tma = 2;
 	}
 	if (pr)
-		out->use_tma |= 32;
+		out->use_tma |= CUDA_USE_TMA_RES;
 	/* persistent: no more blocks than fit at once, each looping over tiles (a cluster's
 	 * tile: cl tiles side by side along n) */
 	int64_t tiles = cm ? cdiv(cdiv(op->m, g->block_m), cl) * cdiv(op->n, g->block_n)

@@ -530,6 +530,25 @@ static void put(const char *name, const char *text)
 	free(path);
 }
 
+/* The launch's use_tma flags (gemm-config.h) are the values wgmma.cuh reads. */
+START_TEST(test_use_tma_flags)
+{
+	char *text = NULL, *cause = NULL, *want;
+	size_t len = 0;
+	if (!have_templates)
+		return;
+	ck_assert_msg(!cuda_template_read(tmpl_dir, "wgmma.cuh", &text, &len, &cause), "%s",
+		      cause ? cause : "");
+	want = xasprintf("#define WG_CLUSTER_M %d\n", CUDA_USE_TMA_CLUSTER_M);
+	ck_assert_msg(strstr(text, want), "wgmma.cuh lacks '%s'", want);
+	free(want);
+	want = xasprintf("#define WG_RES_TMA %d\n", CUDA_USE_TMA_RES);
+	ck_assert_msg(strstr(text, want), "wgmma.cuh lacks '%s'", want);
+	free(want);
+	free(text);
+}
+END_TEST
+
 static void key_of(const char *name, char out[65])
 {
 	char *text = NULL, *cause = NULL, *opts[] = { "--gpu-architecture=sm_90a" };
@@ -1656,6 +1675,7 @@ static Suite *cuda_suite(int with_templates)
 	tcase_add_test(tc, test_mem_spaces);
 	tcase_add_test(tc, test_options_and_keys);
 	tcase_add_test(tc, test_template_include);
+	tcase_add_test(tc, test_use_tma_flags);
 	tcase_add_test(tc, test_halves);
 	tcase_add_test(tc, test_roofline_estimate);
 	tcase_add_test(tc, test_reference_check);

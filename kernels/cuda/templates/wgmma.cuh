@@ -350,7 +350,8 @@ static __device__ __forceinline__ void tma_load_mc(unsigned dst, const tmap_t *m
 #define WG_CLUSTER_M 16
 /* use_tma's flag (wgmma_body): the epilogue's second operand (conv.cu's residual, an M x N
  * matrix like the result) comes by the tensor copy engine into shared memory (wg_res, tmR),
- * and the store reads it there. */
+ * and the store reads it there.  Both flags' values are the backend's too (gemm-config.h's
+ * CUDA_USE_TMA_CLUSTER_M and CUDA_USE_TMA_RES; test-cuda checks they agree). */
 #define WG_RES_TMA 32
 
 /* Register budgets of the roles (setmaxnreg, sm_90a): with two consumer warpgroups the
