@@ -15,9 +15,8 @@
 # its grid points correct (an incorrect conv.cu config fails this test), stream-K's among
 # them, the clusters' (CLUSTER 2, A shared by multicast) and the residual's by TMA
 # (RES_TMA 1, launched so, with stream-K and clusters among them) and eight-stage pipelines;
-# compiling ahead must
-# say its mode and keep its counts (the unit's compile_ns the sum of its trials', every queued
-# compile compiled or dropped) consistent.  Skips (77) with the
+# compiling ahead must say its mode and keep its counts (the unit's compile_ns the sum of
+# its trials', every queued compile compiled or dropped) consistent.  Skips (77) with the
 # reason where there is no CUDA backend or device; `make check-gpu` cannot skip it.
 . "$top_srcdir/tests/setup"
 . "$top_srcdir/tests/setup-cuda"
