@@ -207,7 +207,8 @@ static int conv_tma_shape(const struct cuda_shape *s, int64_t block_k)
  * was ever the fastest and SPLIT_K 4 once.  On the wgmma path 256 tiles stay: they were the
  * fastest at 6 of 24 layers (2026-11-24; leaving them out cost 2.8% in the geometric mean
  * and up to 16% a layer); STAGES 5 and 6 were tried there too and left out of the fields
- * (0.6% in the geometric mean, at most 5% a layer, for a fifth more compiles). */
+ * (0.6% in the geometric mean, at most 5% a layer, for a fifth more compiles, before the
+ * wgmma path's depth became the launch's: cuda_config_options' WG_RT_STAGES). */
 static int conv_valid(const struct space *sp, const struct config *c, const char **why)
 {
 	const struct cuda_space_ctx *x = sp->ctx;
@@ -542,11 +543,13 @@ int cuda_conv_launch(struct backend *b, struct cuda_cell *c, const struct config
 			w.grid = sk;
 		}
 	}
-	/* mma.sync / FFMA: ws is the partials alone */
+	/* mma.sync / FFMA: ws is the partials alone, and the arguments end at epi; wgmma: the
+	 * depth last (WG_RT_STAGES, cuda_config_options) */
+	int stages = g.stages;
 	void *args[] = { (void *)&io->x, (void *)&io->w, (void *)&io->bias, (void *)&res,
 			 (void *)&io->y, g.wgmma ? (void *)&ws : (void *)&pw, &N, &H, &W, &C, &K,
 			 &P, &Q, &RS, &st, &pad, &epi, (void *)w.ta, (void *)w.tb, &w.use_tma,
-			 &flags, &pw, (void *)w.tr };
+			 &flags, &pw, (void *)w.tr, &stages };
 	if (cuda_wgmma_launch_kernel(b, m, &w, (unsigned)split, (unsigned)cuda_gemm_threads(&g),
 				     smem, args, cause))
 		return -1;

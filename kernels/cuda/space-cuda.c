@@ -340,6 +340,7 @@ size_t cuda_config_options(const struct space *sp, const struct config *c, const
 	static const char *const dtype_macro[] = { "-DDTYPE_FLOAT32", "-DDTYPE_FLOAT16",
 						   "-DDTYPE_BFLOAT16" };
 	size_t n = 0;
+	int rt_stages = 0; /* conv.cu's wgmma path: STAGES the launch's (WG_RT_STAGES) */
 	opts[n++] = xasprintf("--gpu-architecture=%s", arch);
 	opts[n++] = xstrdup("-std=c++17");
 	opts[n++] = xstrdup(dtype_macro[s->dtype]);
@@ -356,6 +357,10 @@ size_t cuda_config_options(const struct space *sp, const struct config *c, const
 			opts[n++] = xstrdup("-DWG_TMA_ONLY=1");
 		if (g.wgmma && s->op == CUDA_CONV_BIAS_RELU_ADD) /* RES_TMA's code (wgmma.cuh) */
 			opts[n++] = xstrdup("-DWG_RES=1");
+		if (g.wgmma && cuda_conv_is(s->op)) {
+			opts[n++] = xstrdup("-DWG_RT_STAGES=1");
+			rt_stages = 1;
+		}
 	}
 	if (s->op == CUDA_BIAS_RELU || s->op == CUDA_BIAS_RELU_ADD)
 		opts[n++] = xasprintf("-DRESIDUAL=%d", s->op == CUDA_BIAS_RELU_ADD);
@@ -365,8 +370,8 @@ size_t cuda_config_options(const struct space *sp, const struct config *c, const
 		return n; /* memory-bound "vendor": the template's documented defaults */
 	for (size_t f = 0; f < sp->nfields && n < CUDA_MAX_OPTS; f++) {
 		const struct space_field *fd = &sp->fields[f];
-		if (fd->macro_max < 0)
-			continue; /* the launch's alone (conv.cu's CLUSTER): no macro */
+		if (fd->macro_max < 0 || (rt_stages && !strcmp(fd->name, "STAGES")))
+			continue; /* the launch's alone (conv.cu's CLUSTER; its wgmma STAGES) */
 		int64_t v = fd->macro_max > 0 && c->val[f] > fd->macro_max ? fd->macro_max : c->val[f];
 		opts[n++] = xasprintf("-D%s=%" PRId64, fd->name, v);
 	}

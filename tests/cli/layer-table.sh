@@ -5,7 +5,7 @@
 # them), each row's count of units where the template was faster agrees with the pairs
 # within each unit, the summary counts agree with the rows, and a run without the tuned mode
 # is refused; one field's values read apart (layer-table.py's FIELD=VALUE, field-pairs.py)
-# agree with the trials too.
+# agree with the trials too; config-shift.py finds a planted 1.25x on the templates alone.
 . "$top_srcdir/tests/setup"
 PY=/usr/bin/python3
 $PY -c 'import h5py' 2>/dev/null || PY=python3
@@ -140,6 +140,31 @@ expect_status 1 $PY "$top_srcdir/scripts/field-pairs.py" tiny.h5 UNROLL 2 3 &&
 	grep -q "no cell has a pair of configs at UNROLL=2 and UNROLL=3" "$SCRATCH/err" &&
 	pass "field-pairs.py refuses values that make no pair, naming them" ||
 	fail "field-pairs.py on values without pairs"
+# config-shift.py: every template trial of a copy 1.25x slower, the vendor's as they were
+cp tiny.h5 slow.h5
+$PY - slow.h5 <<'PYEOF' || fail "scaling the copy's template trials"
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as f:
+    t = f["trials"][:]
+    for i in range(len(t)):
+        if not t[i]["config"].startswith(b"vendor"):
+            t[i]["median_ns"] *= 1.25
+    f["trials"][...] = t
+PYEOF
+expect_status 0 $PY "$top_srcdir/scripts/config-shift.py" tiny.h5 slow.h5 &&
+	cp "$SCRATCH/out" shift.md || fail "config-shift.py runs"
+$PY - shift.md <<'PYEOF' || fail "config-shift.py's ratios"
+import re, sys
+from h5util import Checker
+c = Checker("config-shift")
+rows = [re.match(r"\| (\S+) (\S+) \| (\d+) \| ([\d.]+) ", l) for l in open(sys.argv[1])]
+rows = [m for m in rows if m]
+vend = [m for m in rows if m.group(2) == "vendor"]
+tmpl = [m for m in rows if m.group(2) != "vendor"]
+c.check(len(tmpl) >= 1 and all(m.group(4) == "1.250" for m in tmpl), "template groups at 1.250: %s" % [m.group(4) for m in tmpl])
+c.check(len(vend) >= 1 and all(m.group(4) == "1.000" for m in vend), "vendor groups at 1.000: %s" % [m.group(4) for m in vend])
+c.exit()
+PYEOF
 expect_status 1 $PY "$top_srcdir/scripts/layer-table.py" tiny.h5 "" no-such-mode &&
 	grep -q "no ok cold 'no-such-mode' unit" "$SCRATCH/err" &&
 	pass "a run without the tuned mode is refused, naming it" ||

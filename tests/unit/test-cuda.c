@@ -945,19 +945,39 @@ static void conv_point(struct config *c, int64_t bm, int64_t bn, int64_t bk, int
 }
 
 /* STAGES 8: only where the whole tiles (times SPLIT_K) are at most one a SM, as at the 7x7
- * layers' long k-loops; the same 64 x 128 tiles at 28 x 28 (392 of them) leave it out. */
+ * layers' long k-loops; the same 64 x 128 tiles at 28 x 28 (392 of them) leave it out.  On
+ * the wgmma path the depth is the launch's (WG_RT_STAGES): 8 and 3 share a module; off it
+ * STAGES stays a macro; 2 is no value of the field (wgmma.cuh's rings trap below 3). */
 START_TEST(test_conv_stages8)
 {
 	struct cuda_space_ctx x;
 	struct space sp;
 	struct config c;
 	const char *why = NULL;
+	char *o1[CUDA_MAX_OPTS], *o2[CUDA_MAX_OPTS];
 	/* ResNet-50's 512 -> 512 3x3 at 7x7: 100 tiles of 64 x 128 on 132 SMs */
 	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 512, 7, 7, 512, 3, 1, 1);
 	cuda_space_init(&sp, &x);
 	ck_assert_str_eq(sp.fields[4].name, "STAGES");
 	conv_point(&c, 64, 128, 64, 4, 8, 1, 0, 1, 0);
 	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	size_t n1 = cuda_config_options(&sp, &c, "sm_90a", o1);
+	ck_assert(has_opt(o1, n1, "-DWG_RT_STAGES=1"));
+	c.val[4] = 3;
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	size_t n2 = cuda_config_options(&sp, &c, "sm_90a", o2);
+	same_module(o1, n1, o2, n2, "-DSTAGES=");
+	c.val[4] = 2; /* (wgmma.cuh traps below 3: no such value in the field) */
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why, "a value outside its field");
+	c.val[4] = 3, c.val[2] = 32; /* a 32-wide k step in 16 bits: mma.sync, a macro depth */
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	n1 = cuda_config_options(&sp, &c, "sm_90a", o1);
+	ck_assert(has_opt(o1, n1, "-DSTAGES=3"));
+	ck_assert(!has_opt(o1, n1, "-DWG_RT_STAGES=1"));
+	for (size_t k = 0; k < n1; k++)
+		free(o1[k]);
+	conv_point(&c, 64, 128, 64, 4, 8, 1, 0, 1, 0);
 	c.val[7] = 1; /* with stream-K too */
 	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
 	c.val[7] = 0;

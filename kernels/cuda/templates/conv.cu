@@ -25,6 +25,9 @@
  *                 tiles evenly (wgmma.cuh's stream-K), a tile cut between blocks summed through
  *                 fp32 slots of ws in a fixed order (deterministic); the backend picks the
  *                 grid (its values 1 and 2: one or two blocks an SM, as they fit)
+ *   WG_RT_STAGES [0]  (WGMMA=1) 1: the pipeline's depth is the kernel's argument `stages`
+ *                 (3 to 8), not STAGES: the backend's on this path, so configs that differ
+ *                 only in STAGES share one module (wgmma.cuh)
  * Epilogue: a kernel argument, not a macro, so one cubin per config serves all four conv
  *   ops (conv2d, conv2d_bias, conv2d_bias_relu, conv2d_bias_relu_add): epi bit 0 adds
  *   bias[k], bit 1 adds Res (the bottleneck's identity), bit 2 applies ReLU; the branches
@@ -71,7 +74,7 @@
  *     dynamic shared memory as gemm.cu: STAGES * (BLOCK_M + BLOCK_N) * (BLOCK_K + 16 /
  *     sizeof(T)) * sizeof(T) bytes.  ws: NULL (the fused epilogue), or SPLIT_K * M * K
  *     floats for the partials (SPLIT_K > 1 always; the fallback at SPLIT_K 1).
- *   WGMMA=1: conv(..., epi, tmA, tmB, use_tma, flags, pw, tmR), the maps as gemm.cu's (A: X
+ *   WGMMA=1: conv(..., epi, tmA, tmB, use_tma, flags, pw, tmR, stages), the maps as gemm.cu's (A: X
  *     as M x C, B: the weights as K x RS*RS*C); use_tma 0 (any maps), 1 (both), 2 (tmB only),
  *     3 (both, tmA X's im2col map), with wgmma.cuh's flags: WG_CLUSTER_M (a cluster along
  *     m), WG_RES_TMA (tmR maps Res as M x K, boxes of 128 bytes x a consumer warpgroup's
@@ -81,7 +84,8 @@
  *     + 128, dynamic shared memory as gemm.cu's wgmma kernel.  STREAM_K: G no more than
  *     fit at once, ws G * BLOCK_M * BLOCK_N floats, flags G * WARPS / 4 zeroed words (each
  *     launch leaves them zero); otherwise ws and flags are unused.  pw: the partials, as
- *     the other kernel's ws (NULL: the fused epilogue).
+ *     the other kernel's ws (NULL: the fused epilogue).  stages: the depth with
+ *     WG_RT_STAGES=1 (the dynamic shared memory sized for it), ignored without.
  *   conv_splitk_reduce(const float *ws, const T *bias, const T *Res, T *Y, int M, int K, int epi)
  *     grid = ceil(M * K / 256), block = 256.
  *   conv_epilogue(T *Y, const T *bias, const T *Res, long long total, int K, int epi)
@@ -503,7 +507,7 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 	     float *__restrict__ ws, int N, int H, int W, int C, int K, int P, int Q, int RS,
 	     int stride, int pad, int epi, const __grid_constant__ tmap_t tmA,
 	     const __grid_constant__ tmap_t tmB, int use_tma, unsigned *__restrict__ flags,
-	     float *__restrict__ pw, const __grid_constant__ tmap_t tmR)
+	     float *__restrict__ pw, const __grid_constant__ tmap_t tmR, int stages)
 {
 	const int M = N * P * Q, KK = RS * RS * C;
 	const bool vec_a = (C % EPC) == 0 && (((unsigned long long)X) & 15) == 0;
@@ -512,7 +516,8 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 	const bool im2col = (use_tma & ~(WG_CLUSTER_M | WG_RES_TMA)) == 3;
 	wgmma_body(
 		M, K, KK, &tmA, &tmB, &tmR,
-		im2col ? 1 | (use_tma & (WG_CLUSTER_M | WG_RES_TMA)) : use_tma, ws, flags,
+		im2col ? 1 | (use_tma & (WG_CLUSTER_M | WG_RES_TMA)) : use_tma,
+		WG_RT_STAGES ? (unsigned)stages : (unsigned)STAGES, ws, flags,
 		[&](const tile_pos &p, int k, int row) {
 			/* the box's first output pixel's window corner (in a cluster, this
 			 * block's share of the tile's rows from row on) and k's filter tap

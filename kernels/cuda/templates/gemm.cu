@@ -202,7 +202,7 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 	const bool vec = (lda % EPC) == 0 && (ldb % EPC) == 0 &&
 			 (((unsigned long long)A | (unsigned long long)B) & 15) == 0;
 	wgmma_body(
-		M, N, K, &tmA, &tmB, nullptr, use_tma, nullptr, nullptr,
+		M, N, K, &tmA, &tmB, nullptr, use_tma, STAGES, nullptr, nullptr,
 		[&](const tile_pos &p, int k, int row) {
 			const int m = p.m0 + row;
 			return [&tmA, m, k](unsigned dst, unsigned bar, unsigned short mask) mutable {

@@ -89,14 +89,27 @@ static_assert(WARPS != 12 || BLOCK_N <= 128,
 #endif
 #if WG_PRODUCER_LOADS
 #define LTHREADS 128
-/* the producer's cp.async loads complete PLAG stages behind the newest before it announces
- * them: STAGES - 2, as a stage is released one k-tile after the consumers read it */
-#define PLAG (STAGES - 2)
-static_assert(STAGES >= 3, "WG_PRODUCER_LOADS: STAGES must be at least 3");
+/* (the producer's cp.async loads complete ns - 2 stages behind the newest before it
+ * announces them, as a stage is released one k-tile after the consumers read it: ns at least
+ * 3, producer_cpasync) */
 #else
 #define LTHREADS CTHREADS
 #endif
 /* the cp.async fallback: tiles loaded DIST ahead, WAITN wgmma groups left in flight */
+/* WG_RT_STAGES (the including template's, default 0): 1, the pipeline's depth ns is the
+ * launch's (conv.cu's kernel argument `stages`), not the STAGES macro, so configs that
+ * differ only in STAGES share one module (NVRTC's time is most of an exhaustive walk's on
+ * the GPU).  The TMA and producer paths walk the ring with a stage index and a phase bit
+ * (wg_ring), never it % ns: a division by a run-time value on the one producer thread is on
+ * the k-loop's path (tma-probe.c).  consumer_cpasync's cp.async waits need STAGES as a
+ * constant: such modules (WG_PRODUCER_LOADS 0) keep the macro. */
+#ifndef WG_RT_STAGES
+#define WG_RT_STAGES 0
+#endif
+static_assert(!WG_RT_STAGES || WG_PRODUCER_LOADS,
+	      "WG_RT_STAGES: consumer_cpasync needs STAGES at compile time");
+static_assert(WG_RT_STAGES || !WG_PRODUCER_LOADS || STAGES >= 3,
+	      "WG_PRODUCER_LOADS: STAGES must be at least 3");
 #define WAITN (STAGES >= 3 ? 1 : 0)
 #define DIST (STAGES - 1 - WAITN)
 #ifndef STREAM_K
@@ -133,6 +146,20 @@ static __device__ __forceinline__ void wgmma_commit(void)
 template <int N> static __device__ __forceinline__ void wgmma_wait(void)
 {
 	asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+/* A walk over a ring of ns stages: stage s, and the phase ph of its mbarriers' current use
+ * (k-tile it of a block: s = it % ns, ph = (it / ns) & 1, kept without dividing). */
+struct wg_ring {
+	unsigned s, ph;
+};
+
+static __device__ __forceinline__ void ring_step(wg_ring &r, unsigned ns)
+{
+	if (++r.s == ns) {
+		r.s = 0;
+		r.ph ^= 1;
+	}
 }
 
 /* wgmma.mma_async m64nNkK, fp32 accumulators d (N / 2 a thread), A and B from shared memory
@@ -635,7 +662,7 @@ static __device__ __forceinline__ void wg_release(unsigned empty, const wg_sched
  * their barriers (RES_OFF from the 1 KiB-aligned base; the backend adds RES_BYTES to the
  * block's shared memory).  Its first thread issues the copies two finishing segments ahead
  * (those that store, sk_fixup's: kt0 0; the backend uses it only without SPLIT_K), on the
- * buffer's mbarrier (barriers 2 STAGES + 2 cw + j); the warpgroup waits on it before its
+ * buffer's mbarrier (barriers 2 ns + 2 cw + j); the warpgroup waits on it before its
  * epilogue and, once every thread has read the buffer (named barrier 2 + cw), refills it.
  * So a tile's residual is in flight from the end of the epilogue two tiles back: the global
  * loads the epilogue issued itself, two rows at a time between its stores, left a 1x1
@@ -645,7 +672,7 @@ static __device__ __forceinline__ void wg_release(unsigned empty, const wg_sched
 		  * compiled into every conv.cu module it made each a third slower to compile) */
 #endif
 #define RES_SLAB (MW * 64 * BLOCK_N * ES)
-#define RES_OFF (STAGES * TILE_BYTES + 1024)
+#define RES_OFF(ns) ((ns) * TILE_BYTES + 1024)
 #define RES_BYTES (2 * NC * RES_SLAB)
 static_assert(BLOCK_N % AW == 0, "WG_RES_TMA: BLOCK_N whole 128-byte atoms");
 
@@ -677,16 +704,16 @@ static __device__ __forceinline__ void wg_res_issue(wg_res &r, int M, int N, int
 	}
 }
 
-/* Consumer warpgroup cw's Res pipeline over walk s (base: the stages' shared address, bars
- * their barriers), its first two copies issued; map NULL: none. */
+/* Consumer warpgroup cw's Res pipeline over walk s (base: the ns stages' shared address,
+ * bars their barriers), its first two copies issued; map NULL: none. */
 static __device__ __forceinline__ wg_res wg_res_of(const tmap_t *map, const wg_sched &s,
-						   unsigned base, unsigned bars, int cw, int M,
-						   int N, int K)
+						   unsigned base, unsigned bars, unsigned ns, int cw,
+						   int M, int N, int K)
 {
 	wg_res r;
 	r.map = map;
-	r.buf = base + RES_OFF + 2 * cw * RES_SLAB;
-	r.bar = bars + 8 * (2 * STAGES + 2 * cw);
+	r.buf = base + RES_OFF(ns) + 2 * cw * RES_SLAB;
+	r.bar = bars + 8 * (2 * ns + 2 * cw);
 	r.row = cw * MW * 64;
 	r.s = s;
 	r.issued = r.used = 0;
@@ -728,18 +755,19 @@ static __device__ __forceinline__ unsigned res_at(unsigned rs, int r, int c)
 /* Consumer warpgroup cw when the producer fills the stages (TMA, or WG_PRODUCER_LOADS), for
  * each of its tiles: wait for a stage's copies (full barrier), multiply, and once the stage's wgmma group has retired release it
  * (empty barrier, one arrival per consumer warp); then the epilogue store(acc, p, cw), while
- * the producer already loads the next tile's first stages. it counts k-tiles over all tiles
- * of the block: stage it % STAGES, phase (it / STAGES) & 1. */
+ * the producer already loads the next tile's first stages. The ring r walks the ns stages
+ * over all tiles of the block; prev is the stage before r's. */
 template <class Store>
 static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigned sA, unsigned sB,
-						    unsigned bars, int cw, float *sk_ws,
-						    unsigned *sk_flags, bool along_m,
+						    unsigned bars, unsigned ns, int cw,
+						    float *sk_ws, unsigned *sk_flags, bool along_m,
 						    const tmap_t *tmR, const Store &store)
 {
 	const int lane = threadIdx.x % 32;
-	unsigned it = 0;
+	wg_ring r = { 0, 0 };
+	unsigned prev = 0;
 	wg_sched sch = wg_sched_of(M, N, K, along_m);
-	wg_res res = wg_res_of(tmR, sch, sA, bars, cw, M, N, K);
+	wg_res res = wg_res_of(tmR, sch, sA, bars, ns, cw, M, N, K);
 	tile_pos p;
 	while (wg_next(sch, p, M, N, K)) {
 		wg_acc_t acc;
@@ -748,18 +776,20 @@ static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigne
 #pragma unroll
 			for (int j = 0; j < BLOCK_N / 2; ++j)
 				acc[i][j] = 0.0f;
-		for (int kt = 0; kt < p.nkt; ++kt, ++it) {
-			const int s = it % STAGES;
-			mbar_wait(bars + 8 * s, (it / STAGES) & 1);
+		for (int kt = 0; kt < p.nkt; ++kt) {
+			const unsigned s = r.s;
+			mbar_wait(bars + 8 * s, r.ph);
 			mma_stage(acc, sA + s * BLOCK_M * BLOCK_K * ES,
 				  sB + s * BLOCK_N * BLOCK_K * ES, cw);
-			wgmma_wait<1>(); /* the group of k-tile it - 1 retired: free its stage */
+			wgmma_wait<1>(); /* the previous k-tile's group retired: free its stage */
 			if (kt > 0 && lane == 0)
-				wg_release(bars + 8 * (STAGES + (it - 1) % STAGES), sch);
+				wg_release(bars + 8 * (ns + prev), sch);
+			prev = s;
+			ring_step(r, ns);
 		}
 		wgmma_wait<0>();
 		if (p.nkt > 0 && lane == 0)
-			wg_release(bars + 8 * (STAGES + (it - 1) % STAGES), sch);
+			wg_release(bars + 8 * (ns + prev), sch);
 		if (sk_fixup(acc, p, sch, cw, sk_ws, sk_flags))
 			wg_res_store(res, acc, p, cw, M, N, K, store);
 	}
@@ -824,28 +854,45 @@ static __device__ __forceinline__ void consumer_cpasync(int M, int N, int K, uns
 }
 
 #if WG_PRODUCER_LOADS
-/* The producer warpgroup filling the stages itself (A not a plain matrix): its 128 threads
- * issue tile p's cp.async loads (load_for(p, tid)) into stage it % STAGES once the
+/* cp.async.wait_group n for a run-time n (the instruction takes a constant): 1 to 6, the
+ * lags of 3 to 8 stages; any other waits for all, which is always correct. */
+static __device__ __forceinline__ void cp_async_wait_n(unsigned n)
+{
+	switch (n) {
+	case 1: cp_async_wait<1>(); break;
+	case 2: cp_async_wait<2>(); break;
+	case 3: cp_async_wait<3>(); break;
+	case 4: cp_async_wait<4>(); break;
+	case 5: cp_async_wait<5>(); break;
+	case 6: cp_async_wait<6>(); break;
+	default: cp_async_wait<0>(); break;
+	}
+}
+
+/* The producer warpgroup filling the ns stages itself (A not a plain matrix): its 128
+ * threads issue tile p's cp.async loads (load_for(p, tid)) into the ring's stage once the
  * consumers released it (empty barrier), and announce a stage on its full barrier (one
- * arrival per thread) once their copies of it have landed, PLAG stages later:
- * cp.async.wait_group, then fence.proxy.async so the tensor cores (the async proxy) see the
- * writes.  tmB (or NULL): B's tensor map; then thread 0 loads B by TMA, its bytes announced
- * on the same full barrier, and the loader fills A alone (load_b false). */
+ * arrival per thread) once their copies of it have landed, lag = ns - 2 stages later (ring
+ * a, behind r): cp.async.wait_group, then fence.proxy.async so the tensor cores (the async
+ * proxy) see the writes.  tmB (or NULL): B's tensor map; then thread 0 loads B by TMA, its
+ * bytes announced on the same full barrier, and the loader fills A alone (load_b false). */
 template <class LoadFor>
 static __device__ __forceinline__ void producer_cpasync(int M, int N, int K, unsigned sA,
-							unsigned sB, unsigned bars,
+							unsigned sB, unsigned bars, unsigned ns,
 							const tmap_t *tmB, const LoadFor &load_for)
 {
 	const int ptid = threadIdx.x;
+	const unsigned lag = ns - 2;
 	unsigned it = 0;
+	wg_ring r = { 0, 0 }, a = { 0, 0 };
 	wg_sched sch = wg_sched_of(M, N, K);
 	tile_pos p;
 	while (wg_next(sch, p, M, N, K)) {
 		const auto load = load_for(p, ptid);
-		for (int kt = 0; kt < p.nkt; ++kt, ++it) {
-			const int s = it % STAGES;
-			if (it >= STAGES) /* the consumers released its last use */
-				mbar_wait(bars + 8 * (STAGES + s), ((it / STAGES) - 1) & 1);
+		for (int kt = 0; kt < p.nkt; ++kt, ++it, ring_step(r, ns)) {
+			const unsigned s = r.s;
+			if (it >= ns) /* the consumers released its last use */
+				mbar_wait(bars + 8 * (ns + s), r.ph ^ 1);
 			const int k0 = (p.kt0 + kt) * BLOCK_K;
 			if (tmB && ptid == 0) {
 				const unsigned full = bars + 8 * s;
@@ -858,17 +905,18 @@ static __device__ __forceinline__ void producer_cpasync(int M, int N, int K, uns
 			load(sA + s * BLOCK_M * BLOCK_K * ES, sB + s * BLOCK_N * BLOCK_K * ES, k0,
 			     !tmB);
 			cp_async_commit();
-			if (it >= PLAG) {
-				cp_async_wait<PLAG>();
+			if (it >= lag) {
+				cp_async_wait_n(lag);
 				asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-				mbar_arrive(bars + 8 * ((it - PLAG) % STAGES));
+				mbar_arrive(bars + 8 * a.s); /* k-tile it - lag's stage */
+				ring_step(a, ns);
 			}
 		}
 	}
 	cp_async_wait<0>();
 	asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-	for (unsigned j = it > PLAG ? it - PLAG : 0; j < it; ++j)
-		mbar_arrive(bars + 8 * (j % STAGES));
+	for (unsigned j = it > lag ? it - lag : 0; j < it; ++j, ring_step(a, ns))
+		mbar_arrive(bars + 8 * a.s);
 }
 #endif
 
@@ -892,18 +940,19 @@ static __device__ __forceinline__ void producer_cpasync(int M, int N, int K, uns
  * store(acc, p, cw, rs): the epilogue of warpgroup cw's share of tile p, rs the shared
  * address of its rows of tmR's matrix (use_tma's WG_RES_TMA, wg_res) or 0.  sk_ws, sk_flags:
  * STREAM_K's partial slots (grid.x * BLOCK_M * BLOCK_N floats) and flags (grid.x * NC,
- * zero), unused otherwise.  The block has THREADS_WG threads and the dynamic shared memory
- * gemm.cu's header gives. */
+ * zero), unused otherwise.  ns: the stages (STAGES, or the launch's with WG_RT_STAGES).
+ * The block has THREADS_WG threads and the dynamic shared memory gemm.cu's header gives. */
 template <class TmaA, class LoadFor, class Store>
 static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tmap_t *tmA,
 						  const tmap_t *tmB, const tmap_t *tmR, int use_tma,
-						  float *sk_ws, unsigned *sk_flags, const TmaA &tma_a,
-						  const LoadFor &load_for, const Store &store)
+						  unsigned ns, float *sk_ws, unsigned *sk_flags,
+						  const TmaA &tma_a, const LoadFor &load_for,
+						  const Store &store)
 {
 	extern __shared__ __align__(16) unsigned char smem_raw[];
 	const unsigned base = (smem_u32(smem_raw) + 1023) & ~1023u;
-	const unsigned sA = base, sB = base + STAGES * BLOCK_M * BLOCK_K * ES;
-	const unsigned bars = base + STAGES * TILE_BYTES; /* full[STAGES], empty[STAGES] */
+	const unsigned sA = base, sB = base + ns * BLOCK_M * BLOCK_K * ES;
+	const unsigned bars = base + ns * TILE_BYTES; /* full[ns], empty[ns] */
 	const int tid = threadIdx.x, wg = tid / 128;
 	const int ncl = (int)cluster_nranks();
 	const bool along_m = use_tma & WG_CLUSTER_M; /* a cluster's blocks share B, not A */
@@ -912,6 +961,8 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 	use_tma &= ~(WG_CLUSTER_M | WG_RES_TMA);
 	if (ncl > 1 && use_tma != 1)
 		__trap(); /* a cluster shares A by TMA multicast: the backend launches none else */
+	if (WG_RT_STAGES && (ns < 3 || ns > 8))
+		__trap(); /* the launch's depth out of the rings' bounds (the backend's rules) */
 
 	if ((use_tma || WG_PRODUCER_LOADS || tmR) && tid == 0) {
 		if (use_tma == 1)
@@ -920,17 +971,17 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 		if (use_tma)
 			asm volatile("prefetch.tensormap [%0];\n" ::"l"((unsigned long long)tmB)
 				     : "memory");
-		for (int s = 0; s < STAGES; ++s) {
+		for (unsigned s = 0; s < ns; ++s) {
 			/* full: the TMA thread's arrival, or every producer thread's */
 			mbar_init(bars + 8 * s, use_tma == 1 ? 1 : 128);
 			/* empty: every consumer warp of the cluster's blocks */
-			mbar_init(bars + 8 * (STAGES + s), 4 * NC * ncl);
+			mbar_init(bars + 8 * (ns + s), 4 * NC * ncl);
 		}
 		if (tmR) {
 			asm volatile("prefetch.tensormap [%0];\n" ::"l"((unsigned long long)tmR)
 				     : "memory");
 			for (int j = 0; j < 2 * NC; ++j) /* the Res buffers': the copies' arrival */
-				mbar_init(bars + 8 * (2 * STAGES + j), 1);
+				mbar_init(bars + 8 * (2 * ns + j), 1);
 		}
 		asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 		asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
@@ -947,6 +998,7 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 #endif
 		if (use_tma == 1 && tid == 0) {
 			unsigned it = 0;
+			wg_ring rg = { 0, 0 };
 			wg_sched sch = wg_sched_of(M, N, K, along_m);
 			tile_pos p;
 			/* in a cluster: this block's share of A's rows (or B's), multicast to all */
@@ -957,11 +1009,10 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 			while (wg_next(sch, p, M, N, K)) {
 				/* the segment's A loader: its coordinates decoded once, then stepped */
 				auto load_a = tma_a(p, p.kt0 * BLOCK_K, arow);
-				for (int kt = 0; kt < p.nkt; ++kt, ++it) {
-					const int s = it % STAGES;
-					if (it >= STAGES) /* the consumers released its last use */
-						mbar_wait(bars + 8 * (STAGES + s),
-							  ((it / STAGES) - 1) & 1);
+				for (int kt = 0; kt < p.nkt; ++kt, ++it, ring_step(rg, ns)) {
+					const unsigned s = rg.s;
+					if (it >= ns) /* the consumers released its last use */
+						mbar_wait(bars + 8 * (ns + s), rg.ph ^ 1);
 					const unsigned full = bars + 8 * s;
 					/* the whole stage: A's other rows come from the peers */
 					mbar_expect_tx(full, TILE_BYTES);
@@ -984,7 +1035,8 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 		}
 #if WG_PRODUCER_LOADS
 		if (use_tma != 1)
-			producer_cpasync(M, N, K, sA, sB, bars, use_tma == 2 ? tmB : nullptr, load_for);
+			producer_cpasync(M, N, K, sA, sB, bars, ns, use_tma == 2 ? tmB : nullptr,
+					 load_for);
 #endif
 	} else {
 		/* ---- the consumer warpgroups ---- */
@@ -993,8 +1045,8 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 #endif
 		const int cw = wg - 1;
 		if (use_tma || WG_PRODUCER_LOADS || WG_TMA_ONLY)
-			consumer_tma(M, N, K, sA, sB, bars, cw, sk_ws, sk_flags, along_m, tmR,
-				     store);
+			consumer_tma(M, N, K, sA, sB, bars, ns, cw, sk_ws, sk_flags, along_m,
+				     tmR, store);
 #if !WG_PRODUCER_LOADS && !WG_TMA_ONLY
 		else
 			consumer_cpasync(M, N, K, sA, sB, cw, sk_ws, sk_flags, load_for, store);
