@@ -4,7 +4,8 @@
 # docs/BENCHMARKS.md).  PHASE "run": unpack the bundle, record the card and host, run
 # experiments/resnet.toml (sequential) within --max-time SECONDS (560); "resume": go on with
 # it.  GPUS=all (or a list) runs it with --gpus GPUS, one slot a device (docs/cluster.md).
-# Then the report, verify, audit and the files back under $OUT.
+# Then the results file back under $OUT (resnet.h5.xz.aa, .ab, ...: cat | xz -d), the JSON
+# report (report.json.xz) and text.tar.xz (host.txt, run.txt, verify.md, report.md, audit.md).
 set -u
 cd "$(dirname "$0")/../.."
 [ -d bundle ] || tar -xJf .gpu/bundle.txz
@@ -22,11 +23,16 @@ fi
 echo "exit $?" >> $OUT/run.txt
 { date -u +%FT%TZ; q; } >> $OUT/host.txt 2>&1
 grep -E "^harness: look|exit|Elapsed" $OUT/run.txt
-$B report $R/resnet.h5 > $OUT/report.md 2>&1
-$B verify $R/resnet.h5 > $OUT/verify.md 2>&1
-$B audit $R/resnet.h5 > $OUT/audit.md 2>&1
+# what comes back (the device tool: 8 files, 16 MiB each, 64 MiB in all): the results file
+# first, xz in parts of 15 MiB; then the text files in one archive, the audit bounded by
+# AUDIT_LIMIT seconds (60) so a call's end never costs the results file
+xz -k -c $R/resnet.h5 > $R/resnet.h5.xz && split -b 15M $R/resnet.h5.xz $OUT/resnet.h5.xz.
+$B verify $R/resnet.h5 > $R/verify.md 2>&1
+sed -n '/^| id | primary/,/^Holm/p' $R/verify.md | cut -c1-400
+$B report $R/resnet.h5 > $R/report.md 2>&1
+grep -c "FASTER\|SLOWER" $R/report.md
+$B report -f json $R/resnet.h5 2>/dev/null | xz -c > $OUT/report.json.xz
+timeout ${AUDIT_LIMIT:-60} $B audit $R/resnet.h5 > $R/audit.md 2>&1 || echo "audit exit $?" >> $R/audit.md
 { echo "---- harness show"; $B show $R/resnet.h5; } >> $OUT/run.txt 2>&1
-$B report -f json $R/resnet.h5 > $R/report.json 2>/dev/null && xz -k -c $R/report.json > $OUT/report.json.xz
-xz -k -c $R/resnet.h5 > $R/resnet.h5.xz && split -b 9M $R/resnet.h5.xz $OUT/resnet.h5.xz.; ls -la $OUT
-sed -n '/^| id | primary/,/^Holm/p' $OUT/verify.md | cut -c1-400
-grep -c "FASTER\|SLOWER" $OUT/report.md
+mv $OUT/run.txt $OUT/host.txt $R/ && tar -C $R -cJf $OUT/text.tar.xz host.txt run.txt verify.md report.md audit.md
+ls -la $OUT
