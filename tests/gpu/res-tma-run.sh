@@ -9,7 +9,8 @@
 # whole space, RES_TMA included) and scripts/layer-table.py's table (STEPS="ab tests run" by
 # default; any subset).  EXP, FIELD and VALUES (default experiments/gpu-res-tma.toml, RES_TMA,
 # "0 1") set the ab step's experiment and the field whose values it compares (each value
-# against the first, and the best at each).  Files under $OUT: host.txt, ab.txt, ab.md,
+# against the first, and the best at each; with experiments/gpu-kloop.toml,
+# scripts/kloop-table.py's table too).  Files under $OUT: host.txt, ab.txt, ab.md,
 # tests.txt, run.txt, tables.md, ab.h5, run.h5.
 set -u
 cd "$(dirname "$0")/../.."
@@ -37,6 +38,8 @@ if [[ " $STEPS " == *" ab "* ]]; then
 			echo "## $FIELD=$v alone"; python3 scripts/layer-table.py $R/ab.h5 - exhaustive $FIELD=$v; echo
 		done
 		echo "## all"; python3 scripts/layer-table.py $R/ab.h5 - exhaustive
+		echo; echo "## the k-loop against the SMs busy (experiments/gpu-kloop.toml's cells)"
+		python3 scripts/kloop-table.py $R/ab.h5
 	} > $OUT/ab.md 2>&1
 	cat $OUT/ab.md
 	cp $R/ab.h5 $OUT/
