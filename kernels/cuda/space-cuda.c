@@ -357,7 +357,9 @@ size_t cuda_config_options(const struct space *sp, const struct config *c, const
 			opts[n++] = xstrdup("-DWG_TMA_ONLY=1");
 		if (g.wgmma && s->op == CUDA_CONV_BIAS_RELU_ADD) /* RES_TMA's code (wgmma.cuh) */
 			opts[n++] = xstrdup("-DWG_RES=1");
-		if (g.wgmma && cuda_conv_is(s->op)) {
+		if (g.wgmma && cuda_conv_is(s->op) && g.warps <= 8) {
+			/* (three consumer warpgroups keep the macro: the run-time rings cost
+			 * them spills at the 128-register cap, wgmma.cuh's wg_ring) */
 			opts[n++] = xstrdup("-DWG_RT_STAGES=1");
 			rt_stages = 1;
 		}

@@ -366,15 +366,15 @@ const struct kc_config kc_check_configs[] = {
 	{"conv.cu", BF16 " -DWGMMA=1 -DWG_RT_STAGES=1 -DBLOCK_M=128 -DBLOCK_N=256 -DBLOCK_K=64 -DWARPS=8 -DSTREAM_K=1", "sm_90a"},
 	{"conv.cu", F32 " -DTF32=1 -DWGMMA=1 -DWG_RT_STAGES=1 -DBLOCK_M=128 -DBLOCK_N=64 -DBLOCK_K=32 -DWARPS=8 -DSTREAM_K=1", "sm_90a"},
 	/* the residual by TMA (WG_RES: a residual op's modules), 16-bit runs and TF32 pairs */
-	{"conv.cu", F16 " -DWGMMA=1 -DWG_RT_STAGES=1 -DWG_RES=1 -DBLOCK_M=192 -DBLOCK_N=128 -DBLOCK_K=64 -DWARPS=12", "sm_90a"},
+	{"conv.cu", F16 " -DWGMMA=1 -DWG_RES=1 -DBLOCK_M=192 -DBLOCK_N=128 -DBLOCK_K=64 -DWARPS=12 -DSTAGES=3", "sm_90a"},
 	{"conv.cu", F32 " -DTF32=1 -DWGMMA=1 -DWG_RT_STAGES=1 -DWG_RES=1 -DBLOCK_M=64 -DBLOCK_N=128 -DBLOCK_K=32 -DWARPS=4 -DSTREAM_K=1", "sm_90a"},
 	/* the 7x7 layers' configs (STAGES 8 there: the launch's depth, WG_RT_STAGES) */
 	{"conv.cu", F16 " -DWGMMA=1 -DWG_RT_STAGES=1 -DBLOCK_M=64 -DBLOCK_N=128 -DBLOCK_K=64 -DWARPS=4", "sm_90a"},
 	{"conv.cu", F32 " -DTF32=1 -DWGMMA=1 -DWG_RT_STAGES=1 -DBLOCK_M=64 -DBLOCK_N=64 -DBLOCK_K=32 -DWARPS=4 -DSTREAM_K=1", "sm_90a"},
 	/* three consumer warpgroups: 192-row tiles (WARPS 12), gather, TMA and stream-K */
-	{"conv.cu", F16 " -DWGMMA=1 -DWG_RT_STAGES=1 -DBLOCK_M=192 -DBLOCK_N=128 -DBLOCK_K=64 -DWARPS=12", "sm_90a"},
-	{"conv.cu", BF16 " -DWGMMA=1 -DWG_RT_STAGES=1 -DBLOCK_M=192 -DBLOCK_N=64 -DBLOCK_K=64 -DWARPS=12 -DSPLIT_K=2", "sm_90a"},
-	{"conv.cu", F32 " -DTF32=1 -DWGMMA=1 -DWG_RT_STAGES=1 -DBLOCK_M=192 -DBLOCK_N=128 -DBLOCK_K=32 -DWARPS=12 -DSTREAM_K=1", "sm_90a"},
+	{"conv.cu", F16 " -DWGMMA=1 -DBLOCK_M=192 -DBLOCK_N=128 -DBLOCK_K=64 -DWARPS=12 -DSTAGES=4", "sm_90a"},
+	{"conv.cu", BF16 " -DWGMMA=1 -DBLOCK_M=192 -DBLOCK_N=64 -DBLOCK_K=64 -DWARPS=12 -DSTAGES=3 -DSPLIT_K=2", "sm_90a"},
+	{"conv.cu", F32 " -DTF32=1 -DWGMMA=1 -DBLOCK_M=192 -DBLOCK_N=128 -DBLOCK_K=32 -DWARPS=12 -DSTAGES=4 -DSTREAM_K=1", "sm_90a"},
 	{"gemm.cu", F16 " -DWGMMA=1 -DBLOCK_M=192 -DBLOCK_N=128 -DBLOCK_K=64 -DWARPS=12 -DSTAGES=4", "sm_90a"},
 	/* the stage depths and warp counts the lists above leave out, per dtype */
 	{"gemm.cu", BF16 " -DBLOCK_M=64 -DBLOCK_N=32 -DBLOCK_K=32 -DWARPS=2 -DSTAGES=2"},

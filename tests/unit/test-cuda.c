@@ -946,8 +946,9 @@ static void conv_point(struct config *c, int64_t bm, int64_t bn, int64_t bk, int
 
 /* STAGES 8: only where the whole tiles (times SPLIT_K) are at most one a SM, as at the 7x7
  * layers' long k-loops; the same 64 x 128 tiles at 28 x 28 (392 of them) leave it out.  On
- * the wgmma path the depth is the launch's (WG_RT_STAGES): 8 and 3 share a module; off it
- * STAGES stays a macro; 2 is no value of the field (wgmma.cuh's rings trap below 3). */
+ * the wgmma path with 4 or 8 warps the depth is the launch's (WG_RT_STAGES): 8 and 3 share
+ * a module; with 12, and off the path, STAGES stays a macro; 2 is no value of the field
+ * (wgmma.cuh's rings trap below 3). */
 START_TEST(test_conv_stages8)
 {
 	struct cuda_space_ctx x;
@@ -970,6 +971,14 @@ START_TEST(test_conv_stages8)
 	c.val[4] = 2; /* (wgmma.cuh traps below 3: no such value in the field) */
 	ck_assert(!space_check(&sp, &c, &why));
 	ck_assert_str_eq(why, "a value outside its field");
+	conv_point(&c, 192, 128, 64, 12, 4, 1, 0, 1, 0); /* three consumer warpgroups: a macro */
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	n1 = cuda_config_options(&sp, &c, "sm_90a", o1);
+	ck_assert(has_opt(o1, n1, "-DWGMMA=1") && has_opt(o1, n1, "-DSTAGES=4"));
+	ck_assert(!has_opt(o1, n1, "-DWG_RT_STAGES=1"));
+	for (size_t k = 0; k < n1; k++)
+		free(o1[k]);
+	conv_point(&c, 64, 128, 64, 4, 3, 1, 0, 1, 0);
 	c.val[4] = 3, c.val[2] = 32; /* a 32-wide k step in 16 bits: mma.sync, a macro depth */
 	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
 	n1 = cuda_config_options(&sp, &c, "sm_90a", o1);

@@ -148,11 +148,25 @@ template <int N> static __device__ __forceinline__ void wgmma_wait(void)
 	asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 }
 
-/* A walk over a ring of ns stages: stage s, and the phase ph of its mbarriers' current use
- * (k-tile it of a block: s = it % ns, ph = (it / ns) & 1, kept without dividing). */
+/* A walk over a ring of ns stages, k-tile it of a block: its stage it % ns (ring_s), the
+ * phase of that stage's mbarriers (it / ns) & 1 (ring_ph), the stage of k-tile it - 1
+ * (ring_before), and the step to it + 1.  With WG_RT_STAGES, a stage index and a phase bit,
+ * kept without dividing; without, the count it itself, STAGES a constant (a mask and a
+ * shift), as the kernel kept it before the depth could be the launch's.  The producers keep
+ * their count it either way; a ring beside it in the macro build made the three-warpgroup
+ * configs spill more (ptxas -v at 192 x 128: 368 / 400 bytes stored / loaded against
+ * 276 / 312), so there they use it alone, and the macro build's code is the old one. */
+#if WG_RT_STAGES
 struct wg_ring {
 	unsigned s, ph;
 };
+
+static __device__ __forceinline__ unsigned ring_s(const wg_ring &r, unsigned) { return r.s; }
+static __device__ __forceinline__ unsigned ring_ph(const wg_ring &r, unsigned) { return r.ph; }
+static __device__ __forceinline__ unsigned ring_before(const wg_ring &r, unsigned ns)
+{
+	return r.s ? r.s - 1 : ns - 1;
+}
 
 static __device__ __forceinline__ void ring_step(wg_ring &r, unsigned ns)
 {
@@ -161,6 +175,25 @@ static __device__ __forceinline__ void ring_step(wg_ring &r, unsigned ns)
 		r.ph ^= 1;
 	}
 }
+#else
+struct wg_ring {
+	unsigned it;
+};
+
+static __device__ __forceinline__ unsigned ring_s(const wg_ring &r, unsigned)
+{
+	return r.it % STAGES;
+}
+static __device__ __forceinline__ unsigned ring_ph(const wg_ring &r, unsigned)
+{
+	return (r.it / STAGES) & 1;
+}
+static __device__ __forceinline__ unsigned ring_before(const wg_ring &r, unsigned)
+{
+	return (r.it - 1) % STAGES;
+}
+static __device__ __forceinline__ void ring_step(wg_ring &r, unsigned) { ++r.it; }
+#endif
 
 /* wgmma.mma_async m64nNkK, fp32 accumulators d (N / 2 a thread), A and B from shared memory
  * (descriptors da, db), d scaled by scale_d (0: overwrite): the instruction for the element
@@ -757,7 +790,7 @@ static __device__ __forceinline__ unsigned res_at(unsigned rs, int r, int c)
  * each of its tiles: wait for a stage's copies (full barrier), multiply, and once the stage's wgmma group has retired release it
  * (empty barrier, one arrival per consumer warp); then the epilogue store(acc, p, cw), while
  * the producer already loads the next tile's first stages. The ring r walks the ns stages
- * over all tiles of the block; prev is the stage before r's. */
+ * over all tiles of the block. */
 template <class Store>
 static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigned sA, unsigned sB,
 						    unsigned bars, unsigned ns, int cw,
@@ -765,8 +798,7 @@ static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigne
 						    const tmap_t *tmR, const Store &store)
 {
 	const int lane = threadIdx.x % 32;
-	wg_ring r = { 0, 0 };
-	unsigned prev = 0;
+	wg_ring r = {};
 	wg_sched sch = wg_sched_of(M, N, K, along_m);
 	wg_res res = wg_res_of(tmR, sch, sA, bars, ns, cw, M, N, K);
 	tile_pos p;
@@ -778,19 +810,18 @@ static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigne
 			for (int j = 0; j < BLOCK_N / 2; ++j)
 				acc[i][j] = 0.0f;
 		for (int kt = 0; kt < p.nkt; ++kt) {
-			const unsigned s = r.s;
-			mbar_wait(bars + 8 * s, r.ph);
+			const unsigned s = ring_s(r, ns);
+			mbar_wait(bars + 8 * s, ring_ph(r, ns));
 			mma_stage(acc, sA + s * BLOCK_M * BLOCK_K * ES,
 				  sB + s * BLOCK_N * BLOCK_K * ES, cw);
 			wgmma_wait<1>(); /* the previous k-tile's group retired: free its stage */
 			if (kt > 0 && lane == 0)
-				wg_release(bars + 8 * (ns + prev), sch);
-			prev = s;
+				wg_release(bars + 8 * (ns + ring_before(r, ns)), sch);
 			ring_step(r, ns);
 		}
 		wgmma_wait<0>();
-		if (p.nkt > 0 && lane == 0)
-			wg_release(bars + 8 * (ns + prev), sch);
+		if (p.nkt > 0 && lane == 0) /* the last k-tile's stage */
+			wg_release(bars + 8 * (ns + ring_before(r, ns)), sch);
 		if (sk_fixup(acc, p, sch, cw, sk_ws, sk_flags))
 			wg_res_store(res, acc, p, cw, M, N, K, store);
 	}
@@ -885,15 +916,24 @@ static __device__ __forceinline__ void producer_cpasync(int M, int N, int K, uns
 	const int ptid = threadIdx.x;
 	const unsigned lag = ns - 2;
 	unsigned it = 0;
-	wg_ring r = { 0, 0 }, a = { 0, 0 };
+#if WG_RT_STAGES
+	wg_ring r = {}, a = {}; /* k-tile it's stage, and k-tile it - lag's */
+#endif
 	wg_sched sch = wg_sched_of(M, N, K);
 	tile_pos p;
 	while (wg_next(sch, p, M, N, K)) {
 		const auto load = load_for(p, ptid);
-		for (int kt = 0; kt < p.nkt; ++kt, ++it, ring_step(r, ns)) {
-			const unsigned s = r.s;
+		for (int kt = 0; kt < p.nkt; ++kt, ++it) {
+#if WG_RT_STAGES
+			const unsigned s = ring_s(r, ns);
 			if (it >= ns) /* the consumers released its last use */
-				mbar_wait(bars + 8 * (ns + s), r.ph ^ 1);
+				mbar_wait(bars + 8 * (ns + s), ring_ph(r, ns) ^ 1);
+			ring_step(r, ns);
+#else /* the count alone (wg_ring's note): a second counter here spilled */
+			const int s = it % STAGES;
+			if (it >= STAGES) /* the consumers released its last use */
+				mbar_wait(bars + 8 * (STAGES + s), ((it / STAGES) - 1) & 1);
+#endif
 			const int k0 = (p.kt0 + kt) * BLOCK_K;
 			if (tmB && ptid == 0) {
 				const unsigned full = bars + 8 * s;
@@ -909,15 +949,24 @@ static __device__ __forceinline__ void producer_cpasync(int M, int N, int K, uns
 			if (it >= lag) {
 				cp_async_wait_n(lag);
 				asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-				mbar_arrive(bars + 8 * a.s); /* k-tile it - lag's stage */
+#if WG_RT_STAGES
+				mbar_arrive(bars + 8 * ring_s(a, ns)); /* k-tile it - lag's */
 				ring_step(a, ns);
+#else
+				mbar_arrive(bars + 8 * ((it - lag) % STAGES));
+#endif
 			}
 		}
 	}
 	cp_async_wait<0>();
 	asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#if WG_RT_STAGES
 	for (unsigned j = it > lag ? it - lag : 0; j < it; ++j, ring_step(a, ns))
-		mbar_arrive(bars + 8 * a.s);
+		mbar_arrive(bars + 8 * ring_s(a, ns));
+#else
+	for (unsigned j = it > lag ? it - lag : 0; j < it; ++j)
+		mbar_arrive(bars + 8 * (j % STAGES));
+#endif
 }
 #endif
 
@@ -999,7 +1048,9 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 #endif
 		if (use_tma == 1 && tid == 0) {
 			unsigned it = 0;
-			wg_ring rg = { 0, 0 };
+#if WG_RT_STAGES
+			wg_ring rg = {};
+#endif
 			wg_sched sch = wg_sched_of(M, N, K, along_m);
 			tile_pos p;
 			/* in a cluster: this block's share of A's rows (or B's), multicast to all */
@@ -1010,10 +1061,18 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 			while (wg_next(sch, p, M, N, K)) {
 				/* the segment's A loader: its coordinates decoded once, then stepped */
 				auto load_a = tma_a(p, p.kt0 * BLOCK_K, arow);
-				for (int kt = 0; kt < p.nkt; ++kt, ++it, ring_step(rg, ns)) {
-					const unsigned s = rg.s;
+				for (int kt = 0; kt < p.nkt; ++kt, ++it) {
+#if WG_RT_STAGES
+					const unsigned s = ring_s(rg, ns);
 					if (it >= ns) /* the consumers released its last use */
-						mbar_wait(bars + 8 * (ns + s), rg.ph ^ 1);
+						mbar_wait(bars + 8 * (ns + s), ring_ph(rg, ns) ^ 1);
+					ring_step(rg, ns);
+#else /* the count alone (wg_ring's note) */
+					const int s = it % STAGES;
+					if (it >= STAGES) /* the consumers released its last use */
+						mbar_wait(bars + 8 * (STAGES + s),
+							  ((it / STAGES) - 1) & 1);
+#endif
 					const unsigned full = bars + 8 * s;
 					/* the whole stage: A's other rows come from the peers */
 					mbar_expect_tx(full, TILE_BYTES);
