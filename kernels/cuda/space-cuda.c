@@ -340,7 +340,7 @@ size_t cuda_config_options(const struct space *sp, const struct config *c, const
 	static const char *const dtype_macro[] = { "-DDTYPE_FLOAT32", "-DDTYPE_FLOAT16",
 						   "-DDTYPE_BFLOAT16" };
 	size_t n = 0;
-	int rt_stages = 0; /* conv.cu's wgmma path: STAGES the launch's (WG_RT_STAGES) */
+	int rt_stages = 0; /* conv.cu's wgmma path at 4 or 8 warps: STAGES the launch's */
 	opts[n++] = xasprintf("--gpu-architecture=%s", arch);
 	opts[n++] = xstrdup("-std=c++17");
 	opts[n++] = xstrdup(dtype_macro[s->dtype]);

@@ -26,8 +26,8 @@
  *                 fp32 slots of ws in a fixed order (deterministic); the backend picks the
  *                 grid (its values 1 and 2: one or two blocks an SM, as they fit)
  *   WG_RT_STAGES [0]  (WGMMA=1) 1: the pipeline's depth is the kernel's argument `stages`
- *                 (3 to 8), not STAGES: the backend's on this path, so configs that differ
- *                 only in STAGES share one module (wgmma.cuh)
+ *                 (3 to 8), not STAGES: the backend's on this path with 4 or 8 warps, so
+ *                 configs that differ only in STAGES share one module (wgmma.cuh)
  * Epilogue: a kernel argument, not a macro, so one cubin per config serves all four conv
  *   ops (conv2d, conv2d_bias, conv2d_bias_relu, conv2d_bias_relu_add): epi bit 0 adds
  *   bias[k], bit 1 adds Res (the bottleneck's identity), bit 2 applies ReLU; the branches
