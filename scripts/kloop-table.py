@@ -12,8 +12,8 @@ ceil(M / BLOCK_M) ceil(N / BLOCK_N), its k-tiles ceil(K / BLOCK_K), and a k-tile
 bytes (BLOCK_M + BLOCK_N) BLOCK_K ELEM_BYTES (default 2: 16 bits).  A row per (shape,
 config) present at two batch sizes or more; per batch: the tiles (= SMs busy), the time a
 k-tile (the trials' median over units, whole kernel / k-tiles: an upper bound) and the
-bytes a second an SM; then the spread of those rates (highest / lowest).  The vendor's
-best time per cell closes each shape.  Needs h5py (Debian: python3-h5py)."""
+bytes a second an SM; then the spread of those rates (highest / lowest).  Then a row per
+shape of the vendor's best time a batch.  Needs h5py (Debian: python3-h5py)."""
 import collections
 import math
 import re

@@ -474,7 +474,7 @@ int cuda_conv_launch(struct backend *b, struct cuda_cell *c, const struct config
 	int epi = cuda_conv_epi(s->op), fused = conv_fused(&g, s->kout, epi, io);
 	/* RES_TMA: the residual's buffers too (conv_valid: only a residual op, wgmma,
 	 * SPLIT_K 1); unfused (Res or Y misaligned), the partials' kernel reads it */
-	int rt = !cfg->vendor && cfg->val[F_RES_TMA] && io->res && fused;
+	int rt = cfg->val[F_RES_TMA] && io->res && fused; /* (vendor points returned above) */
 	size_t smem = (size_t)(cuda_gemm_smem_bytes(&g) + (rt ? cuda_wgmma_res_bytes(&g) : 0));
 	int64_t split = cfg->val[F_SPLIT_K];
 	if (smem > m->smem_set) {

@@ -321,8 +321,8 @@ int cuda_wgmma_setup(struct backend *b, struct cuda_cell *c, struct cuda_module 
 			return -1;
 		if (im2col)
 			b->im2col_maps += c->gemm_maps->built - built;
-		out->ta = &e->a, out->tb = &e->b, out->use_tma = (im2col ? 3 : 1) | (cm ? CUDA_USE_TMA_CLUSTER_M : 0);
-		out->tr = &e->r;
+		out->ta = &e->a, out->tb = &e->b, out->tr = &e->r;
+		out->use_tma = (im2col ? 3 : 1) | (cm ? CUDA_USE_TMA_CLUSTER_M : 0);
 	} else if (op->tma_b && b_ok) {
 		const struct gemm_map *e;
 		if (gemm_maps(c, g, g->block_m, g->block_n, NULL, op->b, pr, op->m, op->n, op->k,

@@ -137,8 +137,8 @@ int cuda_op_space(const char *op, struct space *out);
  * CUDA_MAX_OPTS): "--gpu-architecture=<arch>", "-std=c++17", the dtype macro, "-DTF32=1"
  * for TF32, then "-D<FIELD>=<value>" for each field but the launch's (conv.cu's CLUSTER and
  * RES_TMA; on its wgmma path with 4 or 8 warps STAGES too, with "-DWG_RT_STAGES=1": one
- * module for every depth).  The vendor point of a memory-bound op is the template at its documented
- * defaults (no field macros). */
+ * module for every depth).  The vendor point of a memory-bound op is the template at its
+ * documented defaults (no field macros). */
 #define CUDA_MAX_OPTS 16
 size_t cuda_config_options(const struct space *sp, const struct config *c, const char *arch,
 			   char **opts);

@@ -16,7 +16,7 @@ B=$PWD/bundle/run.sh
 R=/root/gpucluster
 mkdir -p $R
 STEPS=${STEPS:-smoke run tests}
-q() { nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,power.limit,clocks_event_reasons.active --format=csv,noheader; }
+. "$PWD/tests/gpu/card-state.sh" # q: the card's state
 { date -u +%FT%TZ; q; nproc; } > $OUT/host.txt 2>&1
 cat $OUT/host.txt
 if [[ " $STEPS " == *" smoke "* ]]; then

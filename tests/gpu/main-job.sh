@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.."
 B=bundle/run.sh
 R=/root/gpurun
 mkdir -p $R
-q() { nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,power.limit,clocks_event_reasons.active --format=csv,noheader; }
+. "$PWD/tests/gpu/card-state.sh" # q: the card's state
 { date -u +%FT%TZ; q; nproc; lscpu | grep -E "Model name|Thread|Core|Socket|NUMA node\(s\)"; } > $OUT/host.txt 2>&1
 G=${GPUS:+--gpus $GPUS}
 if [ "$1" = run ]; then

@@ -22,7 +22,7 @@ STEPS=${STEPS:-ab tests run}
 EXP=${EXP:-experiments/gpu-res-tma.toml}
 FIELD=${FIELD:-RES_TMA}
 VALUES=${VALUES:-0 1}
-q() { nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,power.limit,clocks_event_reasons.active --format=csv,noheader; }
+. "$PWD/tests/gpu/card-state.sh" # q: the card's state
 { date -u +%FT%TZ; q; nproc; } > $OUT/host.txt 2>&1
 cat $OUT/host.txt
 if [[ " $STEPS " == *" ab "* ]]; then

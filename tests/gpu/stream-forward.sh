@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.."
 B=bundle/run.sh
 R=/root/gpustream
 mkdir -p $R
-q() { nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,power.limit,clocks_event_reasons.active --format=csv,noheader; }
+. "$PWD/tests/gpu/card-state.sh" # q: the card's state
 date -u +%FT%TZ; q; nproc
 python3 tests/gpu/torch-forward.py resnet50 float16 2>&1 | tail -3
 python3 tests/gpu/torch-forward.py resnet18 tf32 2>&1 | tail -2

@@ -8,7 +8,7 @@ set -u
 cd "$(dirname "$0")/../.."
 [ -d bundle ] || tar -xJf .gpu/bundle.txz
 B=$PWD/bundle/run.sh
-q() { nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,power.limit,clocks_event_reasons.active --format=csv,noheader; }
+. "$PWD/tests/gpu/card-state.sh" # q: the card's state
 { date -u +%FT%TZ; q; nproc; command -v python3; python3 -c 'import torch; print(torch.__version__, torch.version.cuda)'; } > $OUT/time-host.txt 2>&1
 M=$PWD/tests/gpu/mm.py
 mkdir -p /root/timerun && cd /root/timerun

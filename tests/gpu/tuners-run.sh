@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.."
 B=$PWD/bundle/run.sh
 R=/root/tunersrun
 rm -rf $R; mkdir -p $R
-q() { nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,power.limit,clocks_event_reasons.active --format=csv,noheader; }
+. "$PWD/tests/gpu/card-state.sh" # q: the card's state
 { date -u +%FT%TZ; q; nproc; } > $OUT/host.txt 2>&1
 cat > $R/t.toml <<EOS
 schema = 1

@@ -702,7 +702,8 @@ static __device__ __forceinline__ void wg_release(unsigned empty, const wg_sched
  * layer's latency exposed at each tile. */
 #ifndef WG_RES
 #define WG_RES 0 /* 1: the module carries this path (the backend's, for a residual op's cells:
-		  * compiled into every conv.cu module it made each a third slower to compile) */
+		  * compiled into every conv.cu module it made each a third slower to compile,
+		  * before wg_res_store's one call site: docs/kernels.md) */
 #endif
 #define RES_SLAB (MW * 64 * BLOCK_N * ES)
 #define RES_OFF(ns) ((ns) * TILE_BYTES + 1024)
