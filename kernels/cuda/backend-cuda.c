@@ -198,6 +198,7 @@ struct cuda_cell *cuda_op_cell_add(struct backend *b, const char *name, const ch
 	struct sbuf shape;
 	c->sctx.shape = *s;
 	c->sctx.dev = b->di;
+	c->sctx.conv_maps = cuda_conv_maps(b, s);
 	cuda_space_init(&c->space, &c->sctx);
 	sbuf_init(&shape);
 	cuda_shape_format(&c->sctx.shape, &shape);
@@ -546,17 +547,13 @@ static int cuda_switch(const char *name, int *out, char **cause)
 	return 0;
 }
 
-/* HARNESS_CUDA_CONV_IM2COL 0: conv.cu's producer gathers X where TMA's im2col mode would
- * read it (the A/B of docs/BENCHMARKS.md, 2026-11-26 fifth session).
- * HARNESS_CUDA_CONV_S2D 0: a stride-2 convolution over few channels (the stem) takes the
- * element gather rather than space-to-depth (cuda_conv_s2d; the A/B of 2026-11-27, seventh
- * session).  HARNESS_CUDA_CLUSTER_ALONG_N 0: a CLUSTER 2 config's two blocks lie along m and
- * share B by multicast, not along n sharing A (wgmma.cuh; the A/B of 2026-11-29,
- * experiments/gpu-cluster.toml).  All default to 1.  0, or -1 with *cause. */
+/* The A/B switches, each 1 by default (device.h's fields; the A/Bs that set the defaults:
+ * docs/kernels.md).  0, or -1 with *cause. */
 static int cuda_conv_switches(struct backend *b, char **cause)
 {
 	return cuda_switch("HARNESS_CUDA_CONV_IM2COL", &b->conv_im2col, cause) ||
 	       cuda_switch("HARNESS_CUDA_CONV_S2D", &b->conv_s2d, cause) ||
+	       cuda_switch("HARNESS_CUDA_CONV_TMA_ONLY", &b->conv_tma_only, cause) ||
 	       cuda_switch("HARNESS_CUDA_CLUSTER_ALONG_N", &b->cluster_along_n, cause) ? -1 : 0;
 }
 
@@ -660,8 +657,9 @@ static void cuda_describe(const struct backend *b, struct sbuf *out)
 	sbuf_addf(out, "nvrtc_fast_compile=%s\ncheck_dir=%s\n",
 		  b->fast_compile ? b->fast_compile : "0", b->check_dir);
 	sbuf_addf(out, "batch_threshold_ns=%d\n", BATCH_THRESHOLD_NS);
-	sbuf_addf(out, "conv_im2col=%d\nconv_s2d=%d\ncluster_along=%s\ncudnn_api=%s\n",
-		  b->conv_im2col, b->conv_s2d, b->cluster_along_n ? "n" : "m",
+	sbuf_addf(out, "conv_im2col=%d\nconv_s2d=%d\nconv_tma_only=%d\ncluster_along=%s\n"
+		  "cudnn_api=%s\n", b->conv_im2col, b->conv_s2d, b->conv_tma_only,
+		  b->cluster_along_n ? "n" : "m",
 		  b->dnn_graph ? "graph" : "legacy");
 	cuda_ahead_describe(b, out);
 	sbuf_addf(out, "timer=cuda events on a dedicated non-blocking stream\n");
@@ -698,8 +696,9 @@ static void cuda_describe_end(const struct backend *b, struct sbuf *out)
 	sbuf_addf(out, "cuda_conv_partial_launches=%" PRId64 "\n", b->conv_partials);
 	sbuf_addf(out, "cuda_cluster_launches=%" PRId64 "\ncuda_conv_cluster_fallbacks=%" PRId64
 		  "\ncuda_conv_res_tma_launches=%" PRId64 "\ncuda_conv_res_tma_fallbacks=%" PRId64
-		  "\n", b->cluster_launches, b->cluster_fallbacks, b->res_tma_launches,
-		  b->res_tma_fallbacks);
+		  "\ncuda_conv_tma_only_launches=%" PRId64 "\n", b->cluster_launches,
+		  b->cluster_fallbacks, b->res_tma_launches, b->res_tma_fallbacks,
+		  b->tma_only_launches);
 	cuda_loaded_libraries(out);
 }
 

@@ -199,6 +199,11 @@ static int conv_tma_shape(const struct cuda_shape *s, int64_t block_k)
 	return conv_im2col_shape(s, block_k);
 }
 
+int cuda_conv_tma_only(const struct cuda_space_ctx *x, const struct cuda_gemm_config *g)
+{
+	return x->conv_maps && g->wgmma && conv_tma_shape(&x->shape, g->block_k);
+}
+
 /* gemm.cu's rules (conv.cu has the same static_asserts), the same redundancy rules over
  * the implicit GEMM, split-K's fp32 partials within CUDA_CONV_WS_MAX, and two prunings that
  * bound exhaustive tuning's cost (the main job on the GPU): tiles of 256 pixels or channels
@@ -393,6 +398,13 @@ static int conv_im2col_ok(const struct backend *b, const struct cuda_shape *s,
 	return b->conv_im2col && conv_im2col_shape(s, g->block_k);
 }
 
+int cuda_conv_maps(const struct backend *b, const struct cuda_shape *s)
+{
+	struct cuda_shape t;
+	return cuda_conv_is(s->op) && b->conv_tma_only && !(b->conv_s2d && cuda_conv_s2d(s, &t)) &&
+	       (conv_is_gemm(s) || b->conv_im2col);
+}
+
 /* conv.cu's conv_s2d (module m): X and the weights of io rearranged for shape t (the
  * cuda_conv_s2d of the cell's shape s) into the front of io's workspace; *out = io on them,
  * the workspace after them. */
@@ -524,6 +536,15 @@ int cuda_conv_launch(struct backend *b, struct cuda_cell *c, const struct config
 						.r = rt ? io->res : NULL };
 		if (cuda_wgmma_setup(b, c, m, &g, smem, &op, &w, cause))
 			return -1;
+		if (cuda_conv_tma_only(&c->sctx, &g)) {
+			if ((w.use_tma & 3) % 2 == 0) { /* neither 1 nor 3: no map for X */
+				*cause = xasprintf("conv: the config's module has no gather "
+						   "(WG_TMA_ONLY), and X or the weights are not "
+						   "16-byte aligned");
+				return -1;
+			}
+			b->tma_only_launches++;
+		}
 		if (w.cluster < op.cluster)
 			b->cluster_fallbacks++;
 		if (w.use_tma & CUDA_USE_TMA_RES)

@@ -125,6 +125,9 @@ void cuda_shape_sizes(const struct cuda_shape *s, struct cuda_sizes *out);
 struct cuda_space_ctx {
 	struct cuda_shape shape;
 	struct cuda_devinfo dev;
+	int conv_maps; /* the backend's (cuda_conv_maps): a conv cell's X reaches conv.cu's
+			* wgmma kernel by a tensor map wherever the shape allows, so its
+			* modules may leave the gather out (cuda_conv_tma_only) */
 };
 /* The config space of an op cell (sp->ctx = ctx, borrowed).  Fields use the templates'
  * macro names (Triton's vocabulary for gemm).  has_vendor always; GEMM vendor candidates
@@ -262,6 +265,11 @@ void cuda_conv_space_init(struct space *sp, const struct cuda_space_ctx *ctx);
  * added.  The epilogue is a kernel argument (cuda_conv_epi: bit 0 bias, bit 1 residual,
  * bit 2 ReLU), so one cubin per config serves all four conv ops. */
 size_t cuda_conv_options(const struct cuda_shape *s, int vendor, char **opts);
+/* Whether conv cell x's module at config g is compiled with WG_TMA_ONLY=1 (conv.cu: no
+ * gather): the wgmma path where x->conv_maps and the shape's X has a map (a plain GEMM's
+ * rows of 16-byte multiples, or im2col's rules).  Its launch fails, not falls back, where the
+ * pointers are not 16-byte aligned. */
+int cuda_conv_tma_only(const struct cuda_space_ctx *x, const struct cuda_gemm_config *g);
 int cuda_conv_epi(enum cuda_op op);
 /* Output o of a conv op in float64 from the stored inputs: the host's reference (through
  * cuda_ref_compute), for the unit tests and HARNESS_CUDA_REF_VERIFY's cross-check of the

@@ -353,7 +353,7 @@ size_t cuda_config_options(const struct space *sp, const struct config *c, const
 		cuda_gemm_config_get(&xa, c, &g);
 		if (g.wgmma)
 			opts[n++] = xstrdup("-DWGMMA=1");
-		if (s->op == CUDA_GEMM && cuda_gemm_tma_only(s, &g))
+		if (s->op == CUDA_GEMM ? cuda_gemm_tma_only(s, &g) : cuda_conv_tma_only(x, &g))
 			opts[n++] = xstrdup("-DWG_TMA_ONLY=1");
 		if (g.wgmma && s->op == CUDA_CONV_BIAS_RELU_ADD) /* RES_TMA's code (wgmma.cuh) */
 			opts[n++] = xstrdup("-DWG_RES=1");

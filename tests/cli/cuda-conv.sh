@@ -8,7 +8,8 @@
 # templates/reference.cu) and here also on the host, where a disagreement beyond 1e-12 fails
 # the unit (HARNESS_CUDA_REF_VERIFY=1; kernels/cuda/reference.c).  Every unit must end ok,
 # every unit record its cells' GPU references as verified, the exhaustive units build im2col
-# maps (TMA's im2col mode reads X for the i2c-* workloads), every cuDNN algorithm be recorded
+# maps (TMA's im2col mode reads X for the i2c-* workloads) and launch TMA-only modules (no
+# gather; exhaustive-gather none), every cuDNN algorithm be recorded
 # as vendor:engine=E,rank=R,fused=F by the graph API, the default (some of them the fused
 # graph, at every epilogue), the vendor-legacy units (HARNESS_CUDA_DNN_API=legacy) say so and
 # record the legacy API's algorithms as vendor:algo=A,math=M, and the exhaustive search must have checked
@@ -58,6 +59,15 @@ for u in units:
         c.check(n > 0, "%s: %d space-to-depth pre-passes" % (s(u["mode"]), n))
     elif not on:
         c.check(n == 0, "exhaustive-gather: %d space-to-depth pre-passes" % n)
+# TMA-only modules (conv.c's cuda_conv_tma_only: no gather where X has a map): launched in
+# every exhaustive unit (and checked correct with the rest below); exhaustive-gather
+# (HARNESS_CUDA_CONV_TMA_ONLY=0) launched none
+for u in units:
+    n = int(info(u).get("cuda_conv_tma_only_launches", -1))
+    if s(u["mode"]) == "exhaustive":
+        c.check(info(u).get("conv_tma_only") == "1" and n > 0, "exhaustive: %d TMA-only launches" % n)
+    elif s(u["mode"]) == "exhaustive-gather":
+        c.check(info(u).get("conv_tma_only") == "0" and n == 0, "exhaustive-gather: %d TMA-only launches" % n)
 # the unfused epilogue (conv.c's conv_fused): odd-bf16's 7 channels out take no wide store,
 # so every exhaustive unit ran template convs at SPLIT_K 1 through fp32 partials and
 # conv_splitk_reduce (checked correct above and below with the rest); the vendor modes none

@@ -6,8 +6,10 @@
 # cuDNN) and its tables (scripts/field-pairs.py RES_TMA 0 1, scripts/layer-table.py over
 # each value); the GPU tests cuda-conv.sh and cuda-model.sh on the bundle; then
 # experiments/gpu-cluster.toml's 24 convolutions with its `exhaustive` mode alone (conv.cu's
-# whole space, RES_TMA included) and scripts/layer-table.py's table (STEPS="ab tests run" by
-# default; any subset).  EXP, FIELD and VALUES (default experiments/gpu-res-tma.toml, RES_TMA,
+# whole space, RES_TMA included; TMA-only modules wherever X has a map) and, unless
+# RUN_GATHER=0, again as mode exhaustive-gather with HARNESS_CUDA_CONV_TMA_ONLY=0 (every
+# module keeps the gather: the A/B, blocks interleaved), and scripts/layer-table.py's table
+# of each (STEPS="ab tests run" by default; any subset).  EXP, FIELD and VALUES (default experiments/gpu-res-tma.toml, RES_TMA,
 # "0 1") set the ab step's experiment and the field whose values it compares (each value
 # against the first, and the best at each; with experiments/gpu-kloop.toml,
 # scripts/kloop-table.py's table too).  Files under $OUT: host.txt, ab.txt, ab.md,
@@ -50,12 +52,17 @@ if [[ " $STEPS " == *" tests "* ]]; then
 fi
 if [[ " $STEPS " == *" run "* ]]; then
 	sed -e '/^name = "exhaustive-m"/,$d' experiments/gpu-cluster.toml | sed -e '$d' > $R/run.toml
+	[ "${RUN_GATHER:-1}" = 1 ] && printf '%s\n' '[[modes]]' 'name = "exhaustive-gather"' \
+		'tuner = "exhaustive"' '[modes.environment]' 'HARNESS_CUDA_CONV_TMA_ONLY = "0"' \
+		>> $R/run.toml
 	/usr/bin/time -f "wall %e s, maxrss %M KB" timeout ${RUN_LIMIT:-330} $B run -o $R/run.h5 \
 		$R/run.toml > $OUT/run.txt 2>&1
 	echo "run exit $?"; tail -2 $OUT/run.txt
 	q >> $OUT/host.txt
 	{
 		echo "## all templates"; python3 scripts/layer-table.py $R/run.h5 - exhaustive
+		echo; echo "## the gather kept (HARNESS_CUDA_CONV_TMA_ONLY=0)"
+		python3 scripts/layer-table.py $R/run.h5 - exhaustive-gather
 		echo; echo "## pairs: RES_TMA 1 over 0"; python3 scripts/field-pairs.py $R/run.h5 RES_TMA 0 1
 	} > $OUT/tables.md 2>&1
 	tail -8 $OUT/tables.md

@@ -771,6 +771,7 @@ static void conv_ctx(struct cuda_space_ctx *x, const char *op, const char *dtype
 	ck_assert_msg(!cuda_shape_from_workload(&x->shape, &wl, &cause), "%s", cause);
 	free(wl.shape);
 	cuda_devinfo_default(&x->dev);
+	x->conv_maps = 0;
 }
 
 /* ResNet-50's convolutions at batch 32, 224x224 (kernels/cpu/models.c's structure): c, h,
@@ -943,6 +944,46 @@ static void conv_point(struct config *c, int64_t bm, int64_t bn, int64_t bk, int
 	memset(c, 0, sizeof(*c));
 	memcpy(c->val, v, sizeof(v));
 }
+
+/* TMA-only modules (WG_TMA_ONLY, cuda_conv_tma_only): where the backend reads X by a map
+ * (the cell's conv_maps) and the shape has one: a plain GEMM's rows, or im2col's C a multiple
+ * of BLOCK_K; not off the wgmma path, not without conv_maps (HARNESS_CUDA_CONV_TMA_ONLY=0,
+ * IM2COL=0, space-to-depth), not where C leaves no map. */
+START_TEST(test_conv_tma_only)
+{
+	static const struct {
+		int64_t c, k, r, stride, pad, bk;
+		int maps, want;
+	} cases[] = {
+		{ 512, 512, 3, 1, 1, 64, 1, 1 }, /* im2col: C a multiple of BLOCK_K */
+		{ 512, 512, 3, 1, 1, 64, 0, 0 }, /* the backend keeps the gather */
+		{ 512, 2048, 1, 1, 0, 64, 1, 1 }, /* a plain GEMM: X as an M x C matrix */
+		{ 256, 512, 1, 2, 0, 64, 1, 1 }, /* 1x1 stride 2: im2col */
+		{ 96, 128, 3, 1, 1, 64, 1, 0 },  /* C no multiple of BLOCK_K: no im2col map */
+		{ 512, 512, 3, 1, 1, 32, 1, 0 }, /* a 32-wide k step in 16 bits: mma.sync */
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct cuda_space_ctx x;
+		struct space sp;
+		struct config c;
+		struct cuda_gemm_config g;
+		const char *why = NULL;
+		char *o[CUDA_MAX_OPTS];
+		conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 8, cases[i].c, 14, 14, cases[i].k,
+			 cases[i].r, cases[i].stride, cases[i].pad);
+		x.conv_maps = cases[i].maps;
+		cuda_space_init(&sp, &x);
+		conv_point(&c, 64, 128, cases[i].bk, 4, 4, 1, 0, 1, 0);
+		ck_assert_msg(space_check(&sp, &c, &why), "case %zu: %s", i, why);
+		cuda_gemm_config_get(&x, &c, &g);
+		ck_assert_int_eq(cuda_conv_tma_only(&x, &g), cases[i].want);
+		size_t n = cuda_config_options(&sp, &c, "sm_90a", o);
+		ck_assert_msg(has_opt(o, n, "-DWG_TMA_ONLY=1") == cases[i].want, "case %zu", i);
+		for (size_t k = 0; k < n; k++)
+			free(o[k]);
+	}
+}
+END_TEST
 
 /* STAGES 8: only where the whole tiles (times SPLIT_K) are at most one a SM, as at the 7x7
  * layers' long k-loops; the same 64 x 128 tiles at 28 x 28 (392 of them) leave it out.  On
@@ -1718,6 +1759,7 @@ static Suite *cuda_suite(int with_templates)
 	tcase_add_test(tc, test_conv_cluster);
 	tcase_add_test(tc, test_conv_res_tma);
 	tcase_add_test(tc, test_conv_stages8);
+	tcase_add_test(tc, test_conv_tma_only);
 	tcase_add_test(tc, test_nvrtc_error);
 	tcase_add_test(tc, test_available);
 	if (with_templates)

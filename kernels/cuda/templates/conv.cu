@@ -66,6 +66,10 @@
  *   channels a box): one producer thread loads A's k-tile as the im2col box of its tap
  *   (tma_load_im2col), zeros at the padding from the copy engine, and B by TMA, so no
  *   producer thread gathers.  HARNESS_CUDA_CONV_IM2COL=0 keeps the gather (the A/B).
+ *   WG_TMA_ONLY [0]: 1 (the backend's, cuda_conv_tma_only: the shape's X has a map, so the
+ *   launch always passes use_tma 1 or 3) leaves the gather out: no producer thread loads,
+ *   so the producer keeps few registers and the consumers take the rest (wgmma.cuh's
+ *   REG_PRODUCER), and the module is smaller and compiles faster.
  *
  * Kernels and launch:
  *   conv(const T *X, const T *Wt, const T *bias, const T *Res, T *Y, float *ws,
@@ -420,9 +424,16 @@ extern "C" __global__ void __launch_bounds__(THREADS)
 /* ---- wgmma (sm_90a): wgmma.cuh's body with A gathered into the swizzled stages ---------- */
 
 /* The producer warpgroup gathers (wgmma.cuh's producer_cpasync), so the consumers only
- * multiply: the gather's address arithmetic and its latency stay off the tensor cores' path. */
-#define WG_PRODUCER_LOADS 1
+ * multiply: the gather's address arithmetic and its latency stay off the tensor cores' path;
+ * a TMA-only module (WG_TMA_ONLY) has no gather. */
+#ifndef WG_TMA_ONLY
+#define WG_TMA_ONLY 0
+#endif
+#define WG_PRODUCER_LOADS (!WG_TMA_ONLY)
+#define WG_CONV 1 /* (wgmma.cuh's WG_MIN_BLOCKS) */
 #include "wgmma.cuh"
+
+#if !WG_TMA_ONLY
 
 /* The A rows a loading thread (ltid, of LTHREADS) gathers: chunk column ltid % 8 of each
  * 128-byte atom, rows ltid / 8 + j * WROWS; per row the image's first element offset and
@@ -476,6 +487,8 @@ static __device__ __forceinline__ void load_a_sw(unsigned s, const elem_t *__res
 		}
 	}
 }
+
+#endif /* !WG_TMA_ONLY */
 
 /* TMA's im2col mode: BLOCK_M / ncl (the map's pixelsPerColumn) output pixels' windows from the
  * corner (w, h) of image n on, in output order (the map's elementStrides are the stride,
@@ -550,6 +563,11 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 				}
 			};
 		},
+#if WG_TMA_ONLY
+		[](const tile_pos &, int) { /* (never called: no producer_cpasync) */
+			return [](unsigned, unsigned, int, bool) {};
+		},
+#else
 		[&](const tile_pos &p, int ltid) {
 			const int r0 = ltid / 8;
 			arow_w ar;
@@ -574,6 +592,7 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 							      ltid);
 			};
 		},
+#endif
 		[&](const wg_acc_t &acc, const tile_pos &p, int cw, unsigned rs) {
 			if (SPLIT_K > 1 || Pw) {
 				wg_acc_pairs(acc, p.m0, p.n0, cw,

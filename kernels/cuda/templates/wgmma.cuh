@@ -96,17 +96,26 @@ static_assert(WARPS != 12 || BLOCK_N <= 128,
 #define LTHREADS CTHREADS
 #endif
 /* the cp.async fallback: tiles loaded DIST ahead, WAITN wgmma groups left in flight */
+/* WG_TMA_ONLY (the backend's, default 0): 1, the module is launched with use_tma 1 only (a
+ * convolution's 3 too, which the body reads as 1), so the consumers' cp.async path
+ * (consumer_cpasync) and the producer's (producer_cpasync) are left out: the first was half
+ * of a gemm.cu module's machine code and compile time, the second costs conv.cu's consumers
+ * their registers (REG_PRODUCER), at shapes whose maps serve, where the backend never takes
+ * them (cuda_gemm_tma_only, cuda_conv_tma_only; a launch without the maps traps). */
+#ifndef WG_TMA_ONLY
+#define WG_TMA_ONLY 0
+#endif
 /* WG_RT_STAGES (the including template's, default 0): 1, the pipeline's depth ns is the
  * launch's (conv.cu's kernel argument `stages`), not the STAGES macro, so configs that
  * differ only in STAGES share one module (NVRTC's time is most of an exhaustive walk's on
  * the GPU).  The TMA and producer paths walk the ring with a stage index and a phase bit
  * (wg_ring), never it % ns: a division by a run-time value on the one producer thread is on
  * the k-loop's path (tma-probe.c).  consumer_cpasync's cp.async waits need STAGES as a
- * constant: such modules (WG_PRODUCER_LOADS 0) keep the macro. */
+ * constant: such modules (WG_PRODUCER_LOADS and WG_TMA_ONLY 0) keep the macro. */
 #ifndef WG_RT_STAGES
 #define WG_RT_STAGES 0
 #endif
-static_assert(!WG_RT_STAGES || WG_PRODUCER_LOADS,
+static_assert(!WG_RT_STAGES || WG_PRODUCER_LOADS || WG_TMA_ONLY,
 	      "WG_RT_STAGES: consumer_cpasync needs STAGES at compile time");
 static_assert(WG_RT_STAGES || !WG_PRODUCER_LOADS || STAGES >= 3,
 	      "WG_PRODUCER_LOADS: STAGES must be at least 3");
@@ -116,13 +125,6 @@ static_assert(WG_RT_STAGES || !WG_PRODUCER_LOADS || STAGES >= 3,
 #define STREAM_K 0
 #endif
 static_assert(!STREAM_K || SPLIT_K == 1, "STREAM_K needs SPLIT_K 1");
-/* WG_TMA_ONLY (the backend's, default 0): 1, the module is launched with use_tma 1 only, so
- * the consumers' cp.async path (consumer_cpasync) is left out: it was half of a gemm.cu
- * module's machine code and compile time, at shapes whose k the tensor maps serve, where the
- * backend never takes it (cuda_gemm_tma_only). */
-#ifndef WG_TMA_ONLY
-#define WG_TMA_ONLY 0
-#endif
 
 static __device__ __forceinline__ unsigned long long wgmma_desc(unsigned addr)
 {
@@ -446,7 +448,7 @@ static_assert((REG_CAP - REG_PRODUCER) * 128 >= (REG_CONSUMER - REG_CAP) * 128 *
 #define TILE_BYTES ((BLOCK_M + BLOCK_N) * BLOCK_K * ES) /* one stage, both operands */
 
 /* Blocks an SM should hold at once (__launch_bounds__'s second argument).  conv.cu's kernel
- * (WG_PRODUCER_LOADS) with one consumer warpgroup, few accumulators (MW * BLOCK_N / 2 a
+ * (WG_CONV: gathering, or TMA-only) with one consumer warpgroup, few accumulators (MW * BLOCK_N / 2 a
  * thread: 32 for 64 x 64, 64 for 64 x 128 or 128 x 64) and one swizzle atom a stage fits in
  * 80 or 128 registers a thread without spilling (ptxas -v, sm_90a, fp16 and TF32, STAGES 3
  * and 4), so 3 or 2 blocks share an SM where the compiler would otherwise take 93-160
@@ -457,9 +459,12 @@ static_assert((REG_CAP - REG_PRODUCER) * 128 >= (REG_CONSUMER - REG_CAP) * 128 *
 #else
 #define AW_PP 32
 #endif
-#if WG_PRODUCER_LOADS && NC == 1 && BLOCK_K == AW_PP && MW * BLOCK_N / 2 <= 32
+#ifndef WG_CONV
+#define WG_CONV 0
+#endif
+#if WG_CONV && NC == 1 && BLOCK_K == AW_PP && MW * BLOCK_N / 2 <= 32
 #define WG_MIN_BLOCKS 3
-#elif WG_PRODUCER_LOADS && NC == 1 && BLOCK_K == AW_PP && MW * BLOCK_N / 2 <= 64
+#elif WG_CONV && NC == 1 && BLOCK_K == AW_PP && MW * BLOCK_N / 2 <= 64
 #define WG_MIN_BLOCKS 2
 #else
 #define WG_MIN_BLOCKS 1
@@ -1010,8 +1015,9 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 	if (!WG_RES || !(use_tma & WG_RES_TMA) || SPLIT_K > 1)
 		tmR = nullptr; /* (the backend asks for it only without split-K, on WG_RES modules) */
 	use_tma &= ~(WG_CLUSTER_M | WG_RES_TMA);
-	if (ncl > 1 && use_tma != 1)
-		__trap(); /* a cluster shares A by TMA multicast: the backend launches none else */
+	if ((ncl > 1 || WG_TMA_ONLY) && use_tma != 1)
+		__trap(); /* a cluster shares A by TMA multicast; a TMA-only module has no other
+			   * path: the backend launches neither without the maps */
 	if (WG_RT_STAGES && (ns < 3 || ns > 8))
 		__trap(); /* the launch's depth out of the rings' bounds (the backend's rules) */
 
