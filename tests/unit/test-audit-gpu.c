@@ -246,6 +246,11 @@ END_TEST
 	PY_WRITE_INFO
 static const char py_settings_same[] = PY_SETTINGS("legacy");
 static const char py_settings_b[] = PY_SETTINGS("graph");
+/* mode 'b' with conv.cu's gather kept (HARNESS_CUDA_CONV_TMA_ONLY=0, an A/B's other arm) */
+static const char py_settings_tma[] =
+	PY_READ_INFO "modes = [x.decode() for x in u['mode']]\n"
+		     "info = [x + 'cudnn_api=legacy\\nconv_tma_only=%d\\nplacement=random\\n'"
+		     " % (0 if m == 'b' else 1) for x, m in zip(info, modes)]\n" PY_WRITE_INFO;
 
 START_TEST(test_settings)
 {
@@ -279,6 +284,20 @@ START_TEST(test_settings)
 					 "first)");
 	ck_assert_uint_eq(t->nmodes, 1);
 	ck_assert_str_eq(t->modes[0], "b");
+	audit_free(a);
+
+	rewrite_baseline = "a";
+	ran = audit_rewritten("cuda/gpu-aa-h100-replay.h5", py_settings_tma, "settings", "cuda",
+			      &a);
+	rewrite_baseline = NULL;
+	ck_assert_int_eq(ran, 1);
+	t = find(a, "gpu-settings");
+	ck_assert_int_eq(t->status, AUDIT_WARN);
+	ck_assert_uint_eq(t->nevidence, 1);
+	ck_assert_str_eq(t->evidence[0], "'b': 10 unit(s) ran with cudnn_api=legacy, "
+					 "conv_tma_only=0, placement=random, where the baseline "
+					 "ran with cudnn_api=legacy, conv_tma_only=1, "
+					 "placement=random (unit 1 first)");
 	audit_free(a);
 }
 END_TEST
