@@ -165,6 +165,17 @@ c.check(len(tmpl) >= 1 and all(m.group(4) == "1.250" for m in tmpl), "template g
 c.check(len(vend) >= 1 and all(m.group(4) == "1.000" for m in vend), "vendor groups at 1.000: %s" % [m.group(4) for m in vend])
 c.exit()
 PYEOF
+# FILE:MODE: one mode's units alone (an A/B of a switch in the same blocks): the copy's
+# exhaustive trials against the original's again; a mode the file lacks is refused
+expect_status 0 $PY "$top_srcdir/scripts/config-shift.py" tiny.h5:exhaustive slow.h5:exhaustive tile &&
+	grep -q "| vendor | [0-9]* | 1.000 " "$SCRATCH/out" &&
+	! grep -v vendor "$SCRATCH/out" | grep -q "| [0-9]* | 1.000 " &&
+	pass "config-shift.py FILE:MODE compares one mode's trials" ||
+	fail "config-shift.py FILE:MODE"
+expect_status 1 $PY "$top_srcdir/scripts/config-shift.py" tiny.h5:no-such-mode slow.h5 &&
+	grep -q "has no unit of mode 'no-such-mode'" "$SCRATCH/err" &&
+	pass "config-shift.py refuses a mode the file lacks, naming it" ||
+	fail "config-shift.py on a missing mode"
 expect_status 1 $PY "$top_srcdir/scripts/layer-table.py" tiny.h5 "" no-such-mode &&
 	grep -q "no ok cold 'no-such-mode' unit" "$SCRATCH/err" &&
 	pass "a run without the tuned mode is refused, naming it" ||
