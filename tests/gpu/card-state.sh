@@ -1,5 +1,5 @@
 # tests/gpu/card-state.sh: sourced from the repository root by the lease scripts
-# (cluster-run.sh, main-job.sh, res-tma-run.sh, stream-forward.sh, time-run.sh,
+# (cluster-run.sh, main-job.sh, res-tma-run.sh, sk-probe.sh, stream-forward.sh, time-run.sh,
 # tuners-run.sh; sandbox-run.sh and spec-run.sh, which run from tests/, keep a copy): q
 # prints one line of the card's state as docs/BENCHMARKS.md's GPU sections record it (name,
 # UUID, driver, SM and memory clocks, temperature, power and its limit, the active

@@ -294,10 +294,9 @@ union chunk_u {
  * not (row_ok false: past M).  Both kernels' gathers take it.  The element loop stays rolled:
  * unrolled at every chunk site of a tile it was a fifth of a wgmma module's machine code, for
  * a path no ResNet layer takes. */
-static __device__ __forceinline__ uint4 gather_chunk(const elem_t *__restrict__ X, bool row_ok,
-						     long long off, int y0, int x0, int H, int W,
-						     int C, int RS, int KK, int gk, int c, int sx,
-						     int sy)
+[[maybe_unused]] static __device__ __forceinline__ uint4
+gather_chunk(const elem_t *__restrict__ X, bool row_ok, long long off, int y0, int x0, int H,
+	     int W, int C, int RS, int KK, int gk, int c, int sx, int sy)
 {
 	chunk_u u;
 #pragma unroll 1
@@ -523,8 +522,8 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 	     float *__restrict__ pw, const __grid_constant__ tmap_t tmR, int stages)
 {
 	const int M = N * P * Q, KK = RS * RS * C;
-	const bool vec_a = (C % EPC) == 0 && (((unsigned long long)X) & 15) == 0;
-	const bool vec_b = (KK % EPC) == 0 && (((unsigned long long)Wt) & 15) == 0;
+	[[maybe_unused]] const bool vec_a = (C % EPC) == 0 && (((unsigned long long)X) & 15) == 0;
+	[[maybe_unused]] const bool vec_b = (KK % EPC) == 0 && (((unsigned long long)Wt) & 15) == 0;
 	float *Pw = pw ? pw + (long long)blockIdx.z * M * K : (float *)0;
 	const bool im2col = (use_tma & ~(WG_CLUSTER_M | WG_RES_TMA)) == 3;
 	wgmma_body(

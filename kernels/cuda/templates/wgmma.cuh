@@ -625,24 +625,39 @@ static __device__ __forceinline__ bool wg_next(wg_sched &s, tile_pos &p, int M, 
  * k-tile) before the epilogue: true when this block finishes the tile (a whole tile, or
  * its first segment, the later segments' partials added in block order), false when the
  * segment went to ws[blockIdx.x] for the finisher.  Slots hold each thread's registers
- * in order, 128 consecutive floats a register (coalesced); flags[b * NC + cw] is block
- * b's warpgroup cw's (named barrier 2 + cw: the warpgroup's 128 threads).  Without
+ * four at a time, 128 consecutive float4s a group (coalesced); flags[b * NC + cw] is block
+ * b's warpgroup cw's.  helper (the TMA path, where the producer warpgroup's warps 1 to NC
+ * idle): the threads only arrive on named barrier 5 + cw after their stores and go on to
+ * their next segment, and warp 1 + cw raises the flag once they all have (sk_helper); else
+ * they wait for one another (named barrier 2 + cw) and one of them raises it.  The finisher
+ * waits for every flag it needs first, then reads the partials.  Measured
+ * (tests/gpu/sk-probe.c, docs/benchmarks-archive.md 2026-11-30, stop 63): the hand-over
+ * had cost its block 2-3.4 us mid-run, the finisher about 1.1 us a partial.  Without
  * STREAM_K every segment is a whole tile: true. */
 static __device__ __forceinline__ bool sk_fixup(wg_acc_t &acc, const tile_pos &p,
 						const wg_sched &s, int cw, float *__restrict__ ws,
-						unsigned *__restrict__ flags)
+						unsigned *__restrict__ flags, bool helper)
 {
 	if (!STREAM_K || p.nkt == s.kt_all)
 		return true;
 	constexpr int REGS = MW * (BLOCK_N / 2);
+	static_assert(BLOCK_N / 2 % 4 == 0, "sk_fixup: whole float4s of registers");
 	const int l = threadIdx.x % 128;
 	if (p.kt0 > 0) { /* a later segment: hand it over */
-		float *mine = ws + ((long long)blockIdx.x * NC + cw) * 128 * REGS + l;
+		float4 *mine = (float4 *)(ws + ((long long)blockIdx.x * NC + cw) * 128 * REGS) + l;
 #pragma unroll
 		for (int i = 0; i < MW; ++i)
 #pragma unroll
-			for (int j = 0; j < BLOCK_N / 2; ++j)
-				mine[(i * (BLOCK_N / 2) + j) * 128] = acc[i][j];
+			for (int j = 0; j < BLOCK_N / 2; j += 4) {
+				float4 v;
+				v.x = acc[i][j], v.y = acc[i][j + 1], v.z = acc[i][j + 2];
+				v.w = acc[i][j + 3];
+				__stcg(mine + (i * (BLOCK_N / 2) + j) / 4 * 128, v);
+			}
+		if (helper) {
+			asm volatile("bar.arrive %0, 160;\n" ::"r"(5 + cw) : "memory");
+			return false;
+		}
 		asm volatile("bar.sync %0, 128;\n" ::"r"(2 + cw) : "memory");
 		if (l == 0) {
 			__threadfence();
@@ -658,11 +673,9 @@ static __device__ __forceinline__ bool sk_fixup(wg_acc_t &acc, const tile_pos &p
 	 * floor(u T / G)) */
 	const long long last = s.at + s.kt_all - 1;
 	const int owner = (int)(((last + 1) * s.units + s.T - 1) / s.T) - 1;
-	for (int u = s.unit + 1; u <= owner; ++u) {
-		const int o = u * s.ncl + s.rank;
-		unsigned *f = flags + o * NC + cw;
-		if (l == 0) {
-			unsigned v;
+	if (l == 0)
+		for (int u = s.unit + 1; u <= owner; ++u) {
+			unsigned *f = flags + (u * s.ncl + s.rank) * NC + cw, v;
 			do
 				asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n"
 					     : "=r"(v)
@@ -671,15 +684,40 @@ static __device__ __forceinline__ bool sk_fixup(wg_acc_t &acc, const tile_pos &p
 			while (v == 0);
 			*f = 0; /* consumed: the flags end every launch zero */
 		}
-		asm volatile("bar.sync %0, 128;\n" ::"r"(2 + cw) : "memory");
-		const float *theirs = ws + ((long long)o * NC + cw) * 128 * REGS + l;
+	asm volatile("bar.sync %0, 128;\n" ::"r"(2 + cw) : "memory");
+	for (int u = s.unit + 1; u <= owner; ++u) {
+		const int o = u * s.ncl + s.rank;
+		const float4 *theirs = (const float4 *)(ws + ((long long)o * NC + cw) * 128 * REGS) + l;
 #pragma unroll
 		for (int i = 0; i < MW; ++i)
 #pragma unroll
-			for (int j = 0; j < BLOCK_N / 2; ++j)
-				acc[i][j] += __ldcg(theirs + (i * (BLOCK_N / 2) + j) * 128);
+			for (int j = 0; j < BLOCK_N / 2; j += 4) {
+				const float4 v = __ldcg(theirs + (i * (BLOCK_N / 2) + j) / 4 * 128);
+				acc[i][j] += v.x, acc[i][j + 1] += v.y, acc[i][j + 2] += v.z;
+				acc[i][j + 3] += v.w;
+			}
 	}
 	return true;
+}
+
+/* The producer warpgroup's warp 1 + hc on the TMA path with STREAM_K: consumer warpgroup hc's
+ * hand-over flag (sk_fixup's helper), raised for each of the block's segments that hands a
+ * partial over, once hc's 128 threads have written it and arrived on named barrier 5 + hc;
+ * the release orders their stores (ordered before it by the barrier) before the flag. */
+static __device__ __forceinline__ void sk_helper(int M, int N, int K, bool along_m, int hc,
+						 unsigned *__restrict__ flags)
+{
+	wg_sched sch = wg_sched_of(M, N, K, along_m);
+	tile_pos p;
+	while (wg_next(sch, p, M, N, K))
+		if (p.nkt != sch.kt_all && p.kt0 > 0) {
+			asm volatile("bar.sync %0, 160;\n" ::"r"(5 + hc) : "memory");
+			if (threadIdx.x % 32 == 0)
+				asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(
+						     flags + blockIdx.x * NC + hc),
+					     "r"(1u)
+					     : "memory");
+		}
 }
 
 /* A consumer warp's release of a stage (its "empty" barrier at empty): in its own block, and
@@ -792,6 +830,30 @@ static __device__ __forceinline__ unsigned res_at(unsigned rs, int r, int c)
 	       (b & 15);
 }
 
+/* WG_SK_PROBE (tests/gpu/sk-probe.c's, default 0): 1, consumer warpgroup 0's first thread
+ * stamps %globaltimer (ns) into wg_probe[blockIdx.x * 32 + i]: 0 at its start; for its first
+ * three segments j, 1 + 4j the first stage's arrival, 2 + 4j the k-loop's end, 3 + 4j stream-K's
+ * fix-up done (the finisher's waits and sums, or the hand-over), 4 + 4j the store done; 13 + j
+ * the segment's kt0 << 16 | nkt; 16 the kernel's first instruction (wgmma_body), 17 its
+ * consumers' end.  What a stream-K launch spends where, block by block. */
+#ifndef WG_SK_PROBE
+#define WG_SK_PROBE 0
+#endif
+#if WG_SK_PROBE
+__device__ unsigned long long wg_probe[2048 * 32];
+static __device__ __forceinline__ void sk_stamp(int cw, int i)
+{
+	if (cw == 0 && threadIdx.x % 128 == 0 && i < 32) {
+		unsigned long long t;
+		asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
+		wg_probe[blockIdx.x * 32 + i] = t;
+	}
+}
+#define SK_STAMP(cw, i) sk_stamp(cw, i)
+#else
+#define SK_STAMP(cw, i) ((void)0)
+#endif
+
 /* Consumer warpgroup cw when the producer fills the stages (TMA, or WG_PRODUCER_LOADS), for
  * each of its tiles: wait for a stage's copies (full barrier), multiply, and once the stage's wgmma group has retired release it
  * (empty barrier, one arrival per consumer warp); then the epilogue store(acc, p, cw), while
@@ -801,13 +863,15 @@ template <class Store>
 static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigned sA, unsigned sB,
 						    unsigned bars, unsigned ns, int cw,
 						    float *sk_ws, unsigned *sk_flags, bool along_m,
-						    const tmap_t *tmR, const Store &store)
+						    bool helper, const tmap_t *tmR, const Store &store)
 {
 	const int lane = threadIdx.x % 32;
 	wg_ring r = {};
 	wg_sched sch = wg_sched_of(M, N, K, along_m);
 	wg_res res = wg_res_of(tmR, sch, sA, bars, ns, cw, M, N, K);
 	tile_pos p;
+	int seg = 0;
+	SK_STAMP(cw, 0);
 	while (wg_next(sch, p, M, N, K)) {
 		wg_acc_t acc;
 #pragma unroll
@@ -818,6 +882,8 @@ static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigne
 		for (int kt = 0; kt < p.nkt; ++kt) {
 			const unsigned s = ring_s(r, ns);
 			mbar_wait(bars + 8 * s, ring_ph(r, ns));
+			if (WG_SK_PROBE && kt == 0 && seg < 3)
+				SK_STAMP(cw, 1 + 4 * seg);
 			mma_stage(acc, sA + s * BLOCK_M * BLOCK_K * ES,
 				  sB + s * BLOCK_N * BLOCK_K * ES, cw);
 			wgmma_wait<1>(); /* the previous k-tile's group retired: free its stage */
@@ -828,9 +894,24 @@ static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigne
 		wgmma_wait<0>();
 		if (p.nkt > 0 && lane == 0) /* the last k-tile's stage */
 			wg_release(bars + 8 * (ns + ring_before(r, ns)), sch);
-		if (sk_fixup(acc, p, sch, cw, sk_ws, sk_flags))
+		if (WG_SK_PROBE && seg < 3)
+			SK_STAMP(cw, 2 + 4 * seg);
+		const bool fin = sk_fixup(acc, p, sch, cw, sk_ws, sk_flags, helper);
+		if (WG_SK_PROBE && seg < 3)
+			SK_STAMP(cw, 3 + 4 * seg);
+		if (fin)
 			wg_res_store(res, acc, p, cw, M, N, K, store);
+#if WG_SK_PROBE
+		if (seg < 3) {
+			SK_STAMP(cw, 4 + 4 * seg);
+			if (cw == 0 && threadIdx.x % 128 == 0)
+				wg_probe[blockIdx.x * 32 + 13 + seg] =
+					((unsigned long long)p.kt0 << 16) | (unsigned)p.nkt;
+		}
+		++seg;
+#endif
 	}
+	SK_STAMP(cw, 17);
 }
 
 /* Consumer warpgroup cw when the operands are not plain matrices a tensor map can describe
@@ -886,7 +967,7 @@ static __device__ __forceinline__ void consumer_cpasync(int M, int N, int K, uns
 		}
 		wgmma_wait<0>();
 		cp_async_wait<0>();
-		if (sk_fixup(acc, p, sch, cw, sk_ws, sk_flags))
+		if (sk_fixup(acc, p, sch, cw, sk_ws, sk_flags, false))
 			store(acc, p, cw, 0u); /* (the backend's WG_RES_TMA needs a tensor map) */
 	}
 }
@@ -1010,6 +1091,7 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 	const unsigned sA = base, sB = base + ns * BLOCK_M * BLOCK_K * ES;
 	const unsigned bars = base + ns * TILE_BYTES; /* full[ns], empty[ns] */
 	const int tid = threadIdx.x, wg = tid / 128;
+	SK_STAMP(wg - 1, 16); /* (thread 128: consumer warpgroup 0's first) */
 	const int ncl = (int)cluster_nranks();
 	const bool along_m = use_tma & WG_CLUSTER_M; /* a cluster's blocks share B, not A */
 	if (!WG_RES || !(use_tma & WG_RES_TMA) || SPLIT_K > 1)
@@ -1100,6 +1182,8 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 				}
 			}
 		}
+		if (STREAM_K && use_tma == 1 && tid / 32 >= 1 && tid / 32 <= NC)
+			sk_helper(M, N, K, along_m, tid / 32 - 1, sk_flags);
 #if WG_PRODUCER_LOADS
 		if (use_tma != 1)
 			producer_cpasync(M, N, K, sA, sB, bars, ns, use_tma == 2 ? tmB : nullptr,
@@ -1113,7 +1197,7 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 		const int cw = wg - 1;
 		if (use_tma || WG_PRODUCER_LOADS || WG_TMA_ONLY)
 			consumer_tma(M, N, K, sA, sB, bars, ns, cw, sk_ws, sk_flags, along_m,
-				     tmR, store);
+				     use_tma == 1, tmR, store);
 #if !WG_PRODUCER_LOADS && !WG_TMA_ONLY
 		else
 			consumer_cpasync(M, N, K, sA, sB, cw, sk_ws, sk_flags, load_for, store);

@@ -1,0 +1,412 @@
+/* sk-probe.c: where a stream-K launch of conv.cu's wgmma kernel spends its time, block by
+ * block (issue 49: at ResNet-50's 7x7 layers conv.cu's stream-K took about twice its ideal,
+ * docs/benchmarks-archive.md 2026-11-30, stop 63).  Compiles kernels/cuda/templates/conv.cu
+ * with NVRTC for sm_90a as the backend would (TMA-only, the run-time depth at 4 or 8 warps)
+ * plus -DWG_SK_PROBE=1 (wgmma.cuh: consumer warpgroup 0 stamps %globaltimer at its start and,
+ * per segment, at its first stage's arrival, its k-loop's end, stream-K's fix-up and the
+ * store), encodes the maps as kernels/cuda/gemm.c does (X by im2col, or as an M x C matrix at
+ * the 1x1 layer; the weights as K x RS*RS*C), launches it on zeroed buffers as conv.c would
+ * (stream-K: STREAM_K blocks an SM; else the persistent grid), times it with CUDA events (one
+ * warm launch, the median of 5), then launches once more and reads the stamps back.  One line
+ * a case: the layer, batch, config, blocks, the event median (us), an empty kernel's launched
+ * alike, the stamps' span (the first block's first instruction to the last consumer's end),
+ * and the medians over blocks of the prologue (first instruction to the consumers' start),
+ * the pipeline's fill, a k-tile, the finishers' fix-up (their waits and sums), the
+ * hand-overs' and the store, with the latest block end (us); each block's stamps into
+ * $SK_PROBE_CSV when set.  Needs a Hopper GPU; prints and exits 77 without one.
+ *
+ *     cc -std=gnu11 -O2 -I$CUDA/include tests/gpu/sk-probe.c -L$CUDA/lib64 -lcudart -lnvrtc
+ *     ./a.out kernels/cuda/templates
+ */
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime.h>
+#include <nvrtc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef PFN_cuTensorMapEncodeTiled_v12000 encode_tiled_fn; /* the toolkit's typedefs */
+typedef PFN_cuTensorMapEncodeIm2col_v12000 encode_im2col_fn;
+
+#define CK(x)                                                                                 \
+	do {                                                                                  \
+		cudaError_t e_ = (x);                                                         \
+		if (e_ != cudaSuccess) {                                                      \
+			fprintf(stderr, "sk-probe: %s: %s\n", #x, cudaGetErrorString(e_));    \
+			exit(1);                                                              \
+		}                                                                             \
+	} while (0)
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	rewind(f);
+	char *p = malloc((size_t)n + 1);
+	if (!p || fread(p, 1, (size_t)n, f) != (size_t)n)
+		exit(1);
+	p[n] = 0;
+	fclose(f);
+	return p;
+}
+
+static void *driver(const char *name)
+{
+	void *fn = NULL;
+	enum cudaDriverEntryPointQueryResult q;
+	CK(cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q));
+	if (!fn) {
+		fprintf(stderr, "sk-probe: the driver has no %s\n", name);
+		exit(1);
+	}
+	return fn;
+}
+
+struct layer {
+	const char *name;
+	int n, h, w, c, k, rs, stride, pad;
+};
+struct cfg {
+	int bm, bn, warps, stages, sk;
+};
+
+static int cmp_ull(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The median of v[0..n) (sorted in place), 0 for none. */
+static double med(unsigned long long *v, int n)
+{
+	if (n == 0)
+		return 0;
+	qsort(v, (size_t)n, sizeof(*v), cmp_ull);
+	return (double)v[n / 2];
+}
+
+static cudaKernel_t empty_k;
+
+/* The event median (us, of 5 after a warm launch) of an empty kernel launched as a config's:
+ * what the launch and the events cost alone. */
+static float empty_us(int grid, int threads, int smem)
+{
+	cudaEvent_t a, b;
+	float ms[6];
+	CK(cudaFuncSetAttribute((const void *)empty_k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+				smem));
+	CK(cudaEventCreate(&a));
+	CK(cudaEventCreate(&b));
+	for (int i = 0; i < 6; i++) {
+		CK(cudaEventRecord(a, 0));
+		CK(cudaLaunchKernel((const void *)empty_k, (dim3){ (unsigned)grid, 1, 1 },
+				    (dim3){ (unsigned)threads, 1, 1 }, NULL, (size_t)smem, 0));
+		CK(cudaEventRecord(b, 0));
+		CK(cudaEventSynchronize(b));
+		CK(cudaEventElapsedTime(&ms[i], a, b));
+	}
+	for (int i = 1; i < 6; i++)
+		for (int j = i + 1; j < 6; j++)
+			if (ms[j] < ms[i]) {
+				float t = ms[i];
+				ms[i] = ms[j];
+				ms[j] = t;
+			}
+	return ms[3] * 1e3f;
+}
+
+/* Module of config f (NVRTC, sm_90a), its kernel "conv" into *k and the stamps into *probe. */
+static void build(const char *dir, const char *src, const struct cfg *f, cudaKernel_t *k,
+		  unsigned long long **probe)
+{
+	char o[12][64];
+	const char *opts[12];
+	int n = 0;
+	snprintf(o[n++], 64, "--gpu-architecture=sm_90a");
+	snprintf(o[n++], 64, "-std=c++17");
+	snprintf(o[n++], 64, "-DDTYPE_FLOAT16 -DWGMMA=1 -DWG_TMA_ONLY=1 -DWG_SK_PROBE=1");
+	snprintf(o[n++], 64, "-DBLOCK_M=%d -DBLOCK_N=%d -DBLOCK_K=64", f->bm, f->bn);
+	snprintf(o[n++], 64, "-DWARPS=%d -DSPLIT_K=1 -DGROUP_M=8", f->warps);
+	snprintf(o[n++], 64, "-DSTREAM_K=%d", f->sk);
+	if (f->warps <= 8)
+		snprintf(o[n++], 64, "-DWG_RT_STAGES=1");
+	else
+		snprintf(o[n++], 64, "-DSTAGES=%d", f->stages);
+	for (int i = 0; i < n; i++)
+		opts[i] = o[i];
+	char *inc = malloc(strlen(dir) + 32);
+	sprintf(inc, "--include-path=%s", dir);
+	opts[n++] = inc;
+	/* the space-separated defines above as separate options */
+	const char *split[32];
+	int m = 0;
+	for (int i = 0; i < n; i++) {
+		char *t = strdup(opts[i]);
+		for (char *tok = strtok(t, " "); tok; tok = strtok(NULL, " "))
+			split[m++] = tok;
+	}
+	nvrtcProgram prog;
+	size_t len;
+	if (nvrtcCreateProgram(&prog, src, "conv.cu", 0, NULL, NULL) != NVRTC_SUCCESS)
+		exit(1);
+	nvrtcResult rc = nvrtcCompileProgram(prog, m, split);
+	nvrtcGetProgramLogSize(prog, &len);
+	if (rc != NVRTC_SUCCESS) {
+		char *log = malloc(len);
+		nvrtcGetProgramLog(prog, log);
+		fprintf(stderr, "sk-probe: NVRTC: %s\n", log);
+		exit(1);
+	}
+	nvrtcGetCUBINSize(prog, &len);
+	char *cubin = malloc(len);
+	nvrtcGetCUBIN(prog, cubin);
+	cudaLibrary_t lib;
+	size_t bytes;
+	CK(cudaLibraryLoadData(&lib, cubin, NULL, NULL, 0, NULL, NULL, 0));
+	CK(cudaLibraryGetKernel(k, lib, "conv"));
+	CK(cudaLibraryGetGlobal((void **)probe, &bytes, lib, "wg_probe"));
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: sk-probe kernels/cuda/templates\n");
+		return 2;
+	}
+	int ndev = 0;
+	struct cudaDeviceProp prop;
+	if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+		printf("SKIP: sk-probe: no CUDA device\n");
+		return 77;
+	}
+	CK(cudaGetDeviceProperties(&prop, 0));
+	if (prop.major != 9) {
+		printf("SKIP: sk-probe: %s is not a Hopper GPU\n", prop.name);
+		return 77;
+	}
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/conv.cu", argv[1]);
+	char *src = slurp(path);
+	encode_tiled_fn tiled = (encode_tiled_fn)driver("cuTensorMapEncodeTiled");
+	encode_im2col_fn im2col = (encode_im2col_fn)driver("cuTensorMapEncodeIm2col");
+	const char *csv_path = getenv("SK_PROBE_CSV");
+	FILE *csv = csv_path && *csv_path ? fopen(csv_path, "w") : NULL;
+	if (csv)
+		fprintf(csv, "layer,batch,config,block,top,consumers_end,entry,s0_first,s0_kend,s0_fix,s0_store,"
+			     "s1_first,s1_kend,s1_fix,s1_store,s2_first,s2_kend,s2_fix,s2_store,"
+			     "seg0,seg1,seg2\n");
+	int sms = prop.multiProcessorCount;
+	printf("device %s, %d SMs\n", prop.name, sms);
+	printf("layer batch config blocks event_us empty_us span_us prologue_us fill_us ktile_us "
+	       "fixup_fin_us handover_us store_us end_max_us\n");
+
+	static const struct layer layers[] = {
+		{ "512x3x3@7", 8, 7, 7, 512, 512, 3, 1, 1 },
+		{ "512x3x3@7", 32, 7, 7, 512, 512, 3, 1, 1 },
+		{ "2048x1x1@7", 32, 7, 7, 2048, 512, 1, 1, 0 },
+	};
+	static const struct cfg cfgs[] = {
+		{ 64, 128, 4, 8, 0 },  { 64, 128, 4, 8, 1 },  { 128, 128, 8, 4, 0 },
+		{ 128, 128, 8, 4, 1 }, { 192, 128, 12, 4, 0 }, { 192, 128, 12, 4, 1 },
+	};
+	const int ncfg = (int)(sizeof(cfgs) / sizeof(cfgs[0]));
+	cudaKernel_t kern[16];
+	unsigned long long *probe[16];
+	for (int i = 0; i < ncfg; i++)
+		build(argv[1], src, &cfgs[i], &kern[i], &probe[i]);
+	{
+		static const char esrc[] = "extern \"C\" __global__ void empty() {}\n";
+		const char *eo[] = { "--gpu-architecture=sm_90a" };
+		nvrtcProgram ep;
+		size_t elen;
+		cudaLibrary_t elib;
+		if (nvrtcCreateProgram(&ep, esrc, "empty.cu", 0, NULL, NULL) != NVRTC_SUCCESS ||
+		    nvrtcCompileProgram(ep, 1, eo) != NVRTC_SUCCESS)
+			return 1;
+		nvrtcGetCUBINSize(ep, &elen);
+		char *ecubin = malloc(elen);
+		nvrtcGetCUBIN(ep, ecubin);
+		CK(cudaLibraryLoadData(&elib, ecubin, NULL, NULL, 0, NULL, NULL, 0));
+		CK(cudaLibraryGetKernel(&empty_k, elib, "empty"));
+	}
+	unsigned long long *host = malloc(2048 * 32 * sizeof(*host));
+	for (size_t l = 0; l < sizeof(layers) / sizeof(layers[0]); l++) {
+		const struct layer *g = &layers[l];
+		int P = (g->h + 2 * g->pad - g->rs) / g->stride + 1;
+		int Q = (g->w + 2 * g->pad - g->rs) / g->stride + 1;
+		int M = g->n * P * Q, KK = g->rs * g->rs * g->c, K = g->k;
+		void *x, *w, *bias, *y, *ws;
+		unsigned *flags;
+		CK(cudaMalloc(&x, (size_t)g->n * g->h * g->w * g->c * 2));
+		CK(cudaMemset(x, 0, (size_t)g->n * g->h * g->w * g->c * 2));
+		CK(cudaMalloc(&w, (size_t)K * KK * 2));
+		CK(cudaMemset(w, 0, (size_t)K * KK * 2));
+		CK(cudaMalloc(&bias, (size_t)K * 2));
+		CK(cudaMemset(bias, 0, (size_t)K * 2));
+		CK(cudaMalloc(&y, (size_t)M * K * 2));
+		CK(cudaMalloc(&ws, (size_t)2 * sms * 192 * 256 * 4));
+		CK(cudaMalloc((void **)&flags, (size_t)2 * sms * 3 * sizeof(unsigned)));
+		CK(cudaMemset(flags, 0, (size_t)2 * sms * 3 * sizeof(unsigned)));
+		for (int ci = 0; ci < ncfg; ci++) {
+			const struct cfg *f = &cfgs[ci];
+			CUtensorMap ma __attribute__((aligned(64))), mb __attribute__((aligned(64)));
+			CUtensorMap mr __attribute__((aligned(64)));
+			memset(&mr, 0, sizeof(mr));
+			int use_tma;
+			CUresult r;
+			if (g->rs == 1 && g->stride == 1 && g->pad == 0) {
+				cuuint64_t dim[2] = { (cuuint64_t)g->c, (cuuint64_t)M };
+				cuuint64_t st[1] = { (cuuint64_t)g->c * 2 };
+				cuuint32_t box[2] = { 64, (cuuint32_t)f->bm }, es[2] = { 1, 1 };
+				r = tiled(&ma, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, x, dim, st, box, es,
+					  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+					  CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+					  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+				use_tma = 1;
+			} else {
+				cuuint64_t dim[4] = { (cuuint64_t)g->c, (cuuint64_t)g->w,
+						      (cuuint64_t)g->h, (cuuint64_t)g->n };
+				cuuint64_t st[3] = { (cuuint64_t)g->c * 2, (cuuint64_t)g->w * g->c * 2,
+						     (cuuint64_t)g->h * g->w * g->c * 2 };
+				int lo[2] = { -g->pad, -g->pad };
+				int hi[2] = { g->pad + 1 - g->rs, g->pad + 1 - g->rs };
+				cuuint32_t es[4] = { 1, (cuuint32_t)g->stride, (cuuint32_t)g->stride, 1 };
+				r = im2col(&ma, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4, x, dim, st, lo, hi, 64,
+					   (cuuint32_t)f->bm, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+					   CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+					   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+				use_tma = 3;
+			}
+			cuuint64_t bdim[2] = { (cuuint64_t)KK, (cuuint64_t)K };
+			cuuint64_t bst[1] = { (cuuint64_t)KK * 2 };
+			cuuint32_t bbox[2] = { 64, (cuuint32_t)f->bn }, bes[2] = { 1, 1 };
+			if (r == CUDA_SUCCESS)
+				r = tiled(&mb, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, w, bdim, bst, bbox,
+					  bes, CU_TENSOR_MAP_INTERLEAVE_NONE,
+					  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+					  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+			if (r != CUDA_SUCCESS) {
+				printf("%s %d: map encoding failed (%d)\n", g->name, g->n, (int)r);
+				continue;
+			}
+			int smem = f->stages * (f->bm + f->bn) * 64 * 2 + 2048;
+			int threads = 32 * f->warps + 128, occ = 0;
+			CK(cudaFuncSetAttribute((const void *)kern[ci],
+						cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+			CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, (const void *)kern[ci],
+									 threads, (size_t)smem));
+			int tiles = ((M + f->bm - 1) / f->bm) * ((K + f->bn - 1) / f->bn);
+			int grid = f->sk ? f->sk * sms : tiles;
+			if (grid > occ * sms)
+				grid = occ * sms;
+			int N = g->n, H = g->h, W = g->w, C = g->c, RS = g->rs, S = g->stride;
+			int pad = g->pad, epi = 1 | 4, stages = f->stages;
+			void *res = x, *pw = NULL;
+			void *args[] = { &x, &w, &bias, &res, &y, &ws, &N, &H, &W, &C, &K, &P, &Q, &RS,
+					 &S, &pad, &epi, &ma, &mb, &use_tma, &flags, &pw, &mr, &stages };
+			cudaEvent_t a, b;
+			CK(cudaEventCreate(&a));
+			CK(cudaEventCreate(&b));
+			float ms[6];
+			for (int i = 0; i < 7; i++) {
+				if (i == 6)
+					CK(cudaMemset(probe[ci], 0, 2048 * 32 * sizeof(*host)));
+				CK(cudaEventRecord(a, 0));
+				CK(cudaLaunchKernel((const void *)kern[ci], (dim3){ (unsigned)grid, 1, 1 },
+						    (dim3){ (unsigned)threads, 1, 1 }, args,
+						    (size_t)smem, 0));
+				CK(cudaEventRecord(b, 0));
+				CK(cudaEventSynchronize(b));
+				if (i < 6)
+					CK(cudaEventElapsedTime(&ms[i], a, b));
+			}
+			CK(cudaMemcpy(host, probe[ci], (size_t)grid * 32 * sizeof(*host),
+				      cudaMemcpyDeviceToHost));
+			/* the median of the 5 timed launches (after the warm one) */
+			for (int i = 1; i < 6; i++)
+				for (int j = i + 1; j < 6; j++)
+					if (ms[j] < ms[i]) {
+						float t = ms[i];
+						ms[i] = ms[j];
+						ms[j] = t;
+					}
+			unsigned long long t0 = ~0ull, tend = 0;
+			unsigned long long *fill = malloc(sizeof(*fill) * grid * 3),
+					   *kt = malloc(sizeof(*kt) * grid * 3),
+					   *fin = malloc(sizeof(*fin) * grid * 3),
+					   *hand = malloc(sizeof(*hand) * grid * 3),
+					   *store = malloc(sizeof(*store) * grid * 3),
+					   *ends = malloc(sizeof(*ends) * grid),
+					   *pro = malloc(sizeof(*pro) * grid);
+			int npro = 0, nfill = 0, nkt = 0, nfin = 0, nhand = 0, nstore = 0;
+			int ktall = (KK + 63) / 64;
+			for (int bi = 0; bi < grid; bi++)
+				if (host[bi * 32 + 16] && host[bi * 32 + 16] < t0)
+					t0 = host[bi * 32 + 16];
+			for (int bi = 0; bi < grid; bi++) {
+				const unsigned long long *h = host + bi * 32;
+				unsigned long long last = h[0];
+				for (int j = 0; j < 3; j++) {
+					const unsigned long long *sg = h + 1 + 4 * j;
+					if (!sg[0])
+						continue;
+					int k0 = (int)(h[13 + j] >> 16), nk = (int)(h[13 + j] & 0xffff);
+					if (j == 0)
+						fill[nfill++] = sg[0] - h[0];
+					if (nk > 0)
+						kt[nkt++] = (sg[1] - sg[0]) * 1000 / (unsigned)nk;
+					if (k0 == 0 && nk < ktall)
+						fin[nfin++] = sg[2] - sg[1];
+					else if (k0 > 0)
+						hand[nhand++] = sg[2] - sg[1];
+					if (!(k0 > 0))
+						store[nstore++] = sg[3] - sg[2];
+					last = sg[3];
+				}
+				pro[npro++] = h[0] - h[16];
+				if (h[17] > last)
+					last = h[17];
+				ends[bi] = last - t0;
+				if (last > tend)
+					tend = last;
+				if (csv) {
+					fprintf(csv, "%s,%d,%dx%dw%ds%dsk%d,%d", g->name, g->n, f->bm,
+						f->bn, f->warps, f->stages, f->sk, bi);
+					fprintf(csv, ",%lld,%lld", (long long)(h[16] - t0),
+						h[17] ? (long long)(h[17] - t0) : -1ll);
+					for (int i = 0; i < 13; i++)
+						fprintf(csv, ",%lld",
+							h[i] ? (long long)(h[i] - t0) : -1ll);
+					for (int j = 0; j < 3; j++)
+						fprintf(csv, ",%llu:%llu", h[13 + j] >> 16,
+							h[13 + j] & 0xffff);
+					fprintf(csv, "\n");
+				}
+			}
+			double endmax = 0;
+			for (int bi = 0; bi < grid; bi++)
+				if ((double)ends[bi] > endmax)
+					endmax = (double)ends[bi];
+			float em = empty_us(grid, threads, smem);
+			printf("%s %d %dx%d,w%d,s%d,sk%d %d %.2f %.2f %.2f %.2f %.2f %.3f %.2f %.2f %.2f "
+			       "%.2f\n",
+			       g->name, g->n, f->bm, f->bn, f->warps, f->stages, f->sk, grid,
+			       ms[3] * 1e3, em, (double)(tend - t0) / 1e3, med(pro, npro) / 1e3,
+			       med(fill, nfill) / 1e3,
+			       med(kt, nkt) / 1e6, med(fin, nfin) / 1e3, med(hand, nhand) / 1e3,
+			       med(store, nstore) / 1e3, endmax / 1e3);
+			fflush(stdout);
+			free(fill), free(kt), free(fin), free(hand), free(store), free(ends), free(pro);
+		}
+		cudaFree(x), cudaFree(w), cudaFree(bias), cudaFree(y), cudaFree(ws), cudaFree(flags);
+	}
+	if (csv)
+		fclose(csv);
+	return 0;
+}
