@@ -26,47 +26,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define PROBE_NAME "sk-probe"
+#include "probe-common.h"
+
 typedef PFN_cuTensorMapEncodeTiled_v12000 encode_tiled_fn; /* the toolkit's typedefs */
 typedef PFN_cuTensorMapEncodeIm2col_v12000 encode_im2col_fn;
-
-#define CK(x)                                                                                 \
-	do {                                                                                  \
-		cudaError_t e_ = (x);                                                         \
-		if (e_ != cudaSuccess) {                                                      \
-			fprintf(stderr, "sk-probe: %s: %s\n", #x, cudaGetErrorString(e_));    \
-			exit(1);                                                              \
-		}                                                                             \
-	} while (0)
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		perror(path);
-		exit(1);
-	}
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	rewind(f);
-	char *p = malloc((size_t)n + 1);
-	if (!p || fread(p, 1, (size_t)n, f) != (size_t)n)
-		exit(1);
-	p[n] = 0;
-	fclose(f);
-	return p;
-}
-
-static void *driver(const char *name)
-{
-	void *fn = NULL;
-	enum cudaDriverEntryPointQueryResult q;
-	CK(cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q));
-	if (!fn) {
-		fprintf(stderr, "sk-probe: the driver has no %s\n", name);
-		exit(1);
-	}
-	return fn;
-}
 
 struct layer {
 	const char *name;
@@ -111,14 +75,7 @@ static float empty_us(int grid, int threads, int smem)
 		CK(cudaEventSynchronize(b));
 		CK(cudaEventElapsedTime(&ms[i], a, b));
 	}
-	for (int i = 1; i < 6; i++)
-		for (int j = i + 1; j < 6; j++)
-			if (ms[j] < ms[i]) {
-				float t = ms[i];
-				ms[i] = ms[j];
-				ms[j] = t;
-			}
-	return ms[3] * 1e3f;
+	return median5(ms) * 1e3f;
 }
 
 /* Module of config f (NVRTC, sm_90a), its kernel "conv" into *k and the stamps into *probe. */
@@ -179,17 +136,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: sk-probe kernels/cuda/templates\n");
 		return 2;
 	}
-	int ndev = 0;
 	struct cudaDeviceProp prop;
-	if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-		printf("SKIP: sk-probe: no CUDA device\n");
-		return 77;
-	}
-	CK(cudaGetDeviceProperties(&prop, 0));
-	if (prop.major != 9) {
-		printf("SKIP: sk-probe: %s is not a Hopper GPU\n", prop.name);
-		return 77;
-	}
+	require_hopper(&prop);
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/conv.cu", argv[1]);
 	char *src = slurp(path);
@@ -329,13 +277,7 @@ int main(int argc, char **argv)
 			CK(cudaMemcpy(host, probe[ci], (size_t)grid * 32 * sizeof(*host),
 				      cudaMemcpyDeviceToHost));
 			/* the median of the 5 timed launches (after the warm one) */
-			for (int i = 1; i < 6; i++)
-				for (int j = i + 1; j < 6; j++)
-					if (ms[j] < ms[i]) {
-						float t = ms[i];
-						ms[i] = ms[j];
-						ms[j] = t;
-					}
+			const float ev = median5(ms);
 			unsigned long long t0 = ~0ull, tend = 0;
 			unsigned long long *fill = malloc(sizeof(*fill) * grid * 3),
 					   *kt = malloc(sizeof(*kt) * grid * 3),
@@ -397,7 +339,7 @@ int main(int argc, char **argv)
 			printf("%s %d %dx%d,w%d,s%d,sk%d %d %.2f %.2f %.2f %.2f %.2f %.3f %.2f %.2f %.2f "
 			       "%.2f\n",
 			       g->name, g->n, f->bm, f->bn, f->warps, f->stages, f->sk, grid,
-			       ms[3] * 1e3, em, (double)(tend - t0) / 1e3, med(pro, npro) / 1e3,
+			       ev * 1e3, em, (double)(tend - t0) / 1e3, med(pro, npro) / 1e3,
 			       med(fill, nfill) / 1e3,
 			       med(kt, nkt) / 1e6, med(fin, nfin) / 1e3, med(hand, nhand) / 1e3,
 			       med(store, nstore) / 1e3, endmax / 1e3);

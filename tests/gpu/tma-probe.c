@@ -21,47 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define PROBE_NAME "tma-probe"
+#include "probe-common.h"
+
 typedef PFN_cuTensorMapEncodeTiled_v12000 encode_tiled_fn; /* the toolkit's typedefs */
 typedef PFN_cuTensorMapEncodeIm2col_v12000 encode_im2col_fn;
-
-#define CK(x)                                                                                 \
-	do {                                                                                  \
-		cudaError_t e_ = (x);                                                         \
-		if (e_ != cudaSuccess) {                                                      \
-			fprintf(stderr, "tma-probe: %s: %s\n", #x, cudaGetErrorString(e_));   \
-			exit(1);                                                              \
-		}                                                                             \
-	} while (0)
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		perror(path);
-		exit(1);
-	}
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	rewind(f);
-	char *p = malloc((size_t)n + 1);
-	if (!p || fread(p, 1, (size_t)n, f) != (size_t)n)
-		exit(1);
-	p[n] = 0;
-	fclose(f);
-	return p;
-}
-
-static void *driver(const char *name)
-{
-	void *fn = NULL;
-	enum cudaDriverEntryPointQueryResult q;
-	CK(cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q));
-	if (!fn) {
-		fprintf(stderr, "tma-probe: the driver has no %s\n", name);
-		exit(1);
-	}
-	return fn;
-}
 
 struct layer {
 	const char *name;
@@ -74,17 +38,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: tma-probe tests/gpu/tma-probe.cu\n");
 		return 2;
 	}
-	int ndev = 0;
 	struct cudaDeviceProp prop;
-	if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-		printf("SKIP: tma-probe: no CUDA device\n");
-		return 77;
-	}
-	CK(cudaGetDeviceProperties(&prop, 0));
-	if (prop.major != 9) {
-		printf("SKIP: tma-probe: %s is not a Hopper GPU\n", prop.name);
-		return 77;
-	}
+	require_hopper(&prop);
 	char *src = slurp(argv[1]);
 	nvrtcProgram prog;
 	const char *opts[] = { "--gpu-architecture=sm_90a", "-std=c++17" };
@@ -197,14 +152,7 @@ int main(int argc, char **argv)
 						CK(cudaEventElapsedTime(&ms[i], a, b));
 					}
 					/* the median of the 5 after the warm one */
-					for (int i = 1; i < 6; i++)
-						for (int j = i + 1; j < 6; j++)
-							if (ms[j] < ms[i]) {
-								float t = ms[i];
-								ms[i] = ms[j];
-								ms[j] = t;
-							}
-					double us = ms[3] * 1e3 / T;
+					double us = median5(ms) * 1e3 / T;
 					double tbs = (double)grids[gi] * rows * 128 / (us * 1e-6) / 1e12;
 					printf("%s %s%s %d %d %d %.3f %.2f\n", g->name, modes[mode],
 					       hoist ? "-hoisted" : "", rows, stages, grids[gi], us, tbs);
