@@ -5,15 +5,18 @@
  * plus -DWG_SK_PROBE=1 (wgmma.cuh: consumer warpgroup 0 stamps %globaltimer at its start and,
  * per segment, at its first stage's arrival, its k-loop's end, stream-K's fix-up and the
  * store), encodes the maps as kernels/cuda/gemm.c does (X by im2col, or as an M x C matrix at
- * the 1x1 layer; the weights as K x RS*RS*C), launches it on zeroed buffers as conv.c would
- * (stream-K: STREAM_K blocks an SM; else the persistent grid), times it with CUDA events (one
+ * the 1x1 layer; the weights as K x RS*RS*C; in a cluster of two along n each block's box
+ * half of A's rows), launches it on zeroed buffers as conv.c would (stream-K: STREAM_K blocks
+ * an SM; else the persistent grid; both at most what fits, in clusters what
+ * cudaOccupancyMaxActiveClusters allows), times it with CUDA events (one
  * warm launch, the median of 5), then launches once more and reads the stamps back.  One line
  * a case: the layer, batch, config, blocks, the event median (us), an empty kernel's launched
  * alike, the stamps' span (the first block's first instruction to the last consumer's end),
  * and the medians over blocks of the prologue (first instruction to the consumers' start),
  * the pipeline's fill, a k-tile, the finishers' fix-up (their waits and sums), the
  * hand-overs' and the store, with the latest block end (us); each block's stamps into
- * $SK_PROBE_CSV when set.  Needs a Hopper GPU; prints and exits 77 without one.
+ * $SK_PROBE_CSV when set.  Needs a Hopper GPU; prints and exits 77 without one.  The cases
+ * in clusters and at 128 x 256 were added after the stop-63 runs and have not run yet.
  *
  *     cc -std=gnu11 -O2 -I$CUDA/include tests/gpu/sk-probe.c -L$CUDA/lib64 -lcudart -lnvrtc
  *     ./a.out kernels/cuda/templates
@@ -37,7 +40,7 @@ struct layer {
 	int n, h, w, c, k, rs, stride, pad;
 };
 struct cfg {
-	int bm, bn, warps, stages, sk;
+	int bm, bn, warps, stages, sk, cl; /* cl: CLUSTER (2: two blocks share A by multicast) */
 };
 
 static int cmp_ull(const void *a, const void *b)
@@ -160,8 +163,10 @@ int main(int argc, char **argv)
 		{ "2048x1x1@7", 32, 7, 7, 2048, 512, 1, 1, 0 },
 	};
 	static const struct cfg cfgs[] = {
-		{ 64, 128, 4, 8, 0 },  { 64, 128, 4, 8, 1 },  { 128, 128, 8, 4, 0 },
-		{ 128, 128, 8, 4, 1 }, { 192, 128, 12, 4, 0 }, { 192, 128, 12, 4, 1 },
+		{ 64, 128, 4, 8, 0, 1 },  { 64, 128, 4, 8, 1, 1 },   { 128, 128, 8, 4, 0, 1 },
+		{ 128, 128, 8, 4, 1, 1 }, { 192, 128, 12, 4, 0, 1 }, { 192, 128, 12, 4, 1, 1 },
+		{ 64, 128, 4, 8, 1, 2 },  { 128, 128, 8, 4, 1, 2 },  { 128, 256, 8, 4, 0, 1 },
+		{ 128, 256, 8, 4, 1, 1 },
 	};
 	const int ncfg = (int)(sizeof(cfgs) / sizeof(cfgs[0]));
 	cudaKernel_t kern[16];
@@ -211,7 +216,7 @@ int main(int argc, char **argv)
 			if (g->rs == 1 && g->stride == 1 && g->pad == 0) {
 				cuuint64_t dim[2] = { (cuuint64_t)g->c, (cuuint64_t)M };
 				cuuint64_t st[1] = { (cuuint64_t)g->c * 2 };
-				cuuint32_t box[2] = { 64, (cuuint32_t)f->bm }, es[2] = { 1, 1 };
+				cuuint32_t box[2] = { 64, (cuuint32_t)(f->bm / f->cl) }, es[2] = { 1, 1 };
 				r = tiled(&ma, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, x, dim, st, box, es,
 					  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
 					  CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
@@ -226,7 +231,7 @@ int main(int argc, char **argv)
 				int hi[2] = { g->pad + 1 - g->rs, g->pad + 1 - g->rs };
 				cuuint32_t es[4] = { 1, (cuuint32_t)g->stride, (cuuint32_t)g->stride, 1 };
 				r = im2col(&ma, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4, x, dim, st, lo, hi, 64,
-					   (cuuint32_t)f->bm, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+					   (cuuint32_t)(f->bm / f->cl), es, CU_TENSOR_MAP_INTERLEAVE_NONE,
 					   CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
 					   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
 				use_tma = 3;
@@ -247,12 +252,30 @@ int main(int argc, char **argv)
 			int threads = 32 * f->warps + 128, occ = 0;
 			CK(cudaFuncSetAttribute((const void *)kern[ci],
 						cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-			CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, (const void *)kern[ci],
-									 threads, (size_t)smem));
-			int tiles = ((M + f->bm - 1) / f->bm) * ((K + f->bn - 1) / f->bn);
+			/* in clusters (along n: a pair takes a BLOCK_M x 2 BLOCK_N tile) */
+			cudaLaunchAttribute attr = { .id = cudaLaunchAttributeClusterDimension };
+			attr.val.clusterDim.x = (unsigned)f->cl;
+			attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+			cudaLaunchConfig_t lc = { .gridDim = { (unsigned)(f->cl * sms), 1, 1 },
+						  .blockDim = { (unsigned)threads, 1, 1 },
+						  .dynamicSmemBytes = (size_t)smem,
+						  .attrs = &attr,
+						  .numAttrs = 1 };
+			if (f->cl > 1) {
+				CK(cudaOccupancyMaxActiveClusters(&occ, (const void *)kern[ci], &lc));
+				occ = occ * f->cl; /* blocks that fit, over all SMs */
+			} else {
+				CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+					&occ, (const void *)kern[ci], threads, (size_t)smem));
+				occ *= sms;
+			}
+			int tn = ((K + f->bn - 1) / f->bn + f->cl - 1) / f->cl * f->cl;
+			int tiles = ((M + f->bm - 1) / f->bm) * tn;
 			int grid = f->sk ? f->sk * sms : tiles;
-			if (grid > occ * sms)
-				grid = occ * sms;
+			if (grid > occ)
+				grid = occ;
+			grid = grid / f->cl * f->cl;
+			lc.gridDim.x = (unsigned)grid;
 			int N = g->n, H = g->h, W = g->w, C = g->c, RS = g->rs, S = g->stride;
 			int pad = g->pad, epi = 1 | 4, stages = f->stages;
 			void *res = x, *pw = NULL;
@@ -266,9 +289,7 @@ int main(int argc, char **argv)
 				if (i == 6)
 					CK(cudaMemset(probe[ci], 0, 2048 * 32 * sizeof(*host)));
 				CK(cudaEventRecord(a, 0));
-				CK(cudaLaunchKernel((const void *)kern[ci], (dim3){ (unsigned)grid, 1, 1 },
-						    (dim3){ (unsigned)threads, 1, 1 }, args,
-						    (size_t)smem, 0));
+				CK(cudaLaunchKernelExC(&lc, (const void *)kern[ci], args));
 				CK(cudaEventRecord(b, 0));
 				CK(cudaEventSynchronize(b));
 				if (i < 6)
@@ -318,8 +339,8 @@ int main(int argc, char **argv)
 				if (last > tend)
 					tend = last;
 				if (csv) {
-					fprintf(csv, "%s,%d,%dx%dw%ds%dsk%d,%d", g->name, g->n, f->bm,
-						f->bn, f->warps, f->stages, f->sk, bi);
+					fprintf(csv, "%s,%d,%dx%dw%ds%dsk%dcl%d,%d", g->name, g->n,
+						f->bm, f->bn, f->warps, f->stages, f->sk, f->cl, bi);
 					fprintf(csv, ",%lld,%lld", (long long)(h[16] - t0),
 						h[17] ? (long long)(h[17] - t0) : -1ll);
 					for (int i = 0; i < 13; i++)
@@ -336,9 +357,9 @@ int main(int argc, char **argv)
 				if ((double)ends[bi] > endmax)
 					endmax = (double)ends[bi];
 			float em = empty_us(grid, threads, smem);
-			printf("%s %d %dx%d,w%d,s%d,sk%d %d %.2f %.2f %.2f %.2f %.2f %.3f %.2f %.2f %.2f "
-			       "%.2f\n",
-			       g->name, g->n, f->bm, f->bn, f->warps, f->stages, f->sk, grid,
+			printf("%s %d %dx%d,w%d,s%d,sk%d,cl%d %d %.2f %.2f %.2f %.2f %.2f %.3f %.2f %.2f "
+			       "%.2f %.2f\n",
+			       g->name, g->n, f->bm, f->bn, f->warps, f->stages, f->sk, f->cl, grid,
 			       ev * 1e3, em, (double)(tend - t0) / 1e3, med(pro, npro) / 1e3,
 			       med(fill, nfill) / 1e3,
 			       med(kt, nkt) / 1e6, med(fin, nfin) / 1e3, med(hand, nhand) / 1e3,
