@@ -324,9 +324,9 @@ static void check_identity(struct audit *au, struct ctx *c)
 				if (!q || !q->ok)
 					continue;
 				ncmp++;
-				/* told apart: detected at IDENTITY_ALPHA, beyond the cell's noise floor
-				 * (5% with none: two blocks carry none); a t test on two blocks detects
-				 * an order effect of a percent or two under load */
+				/* told apart: detected at IDENTITY_ALPHA (a test without a p: its
+				 * verdict), beyond the cell's noise floor (5% with none: two blocks
+				 * carry none) */
 				double fl = isnan(q->c.floor) ? STATS_FLOOR_MAX : q->c.floor;
 				if (decisive(q->c.verdict) && !(q->c.p_adj >= IDENTITY_ALPHA) &&
 				    fabs(log(q->c.ratio)) > log1p(fl)) {

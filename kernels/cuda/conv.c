@@ -537,7 +537,7 @@ int cuda_conv_launch(struct backend *b, struct cuda_cell *c, const struct config
 		if (cuda_wgmma_setup(b, c, m, &g, smem, &op, &w, cause))
 			return -1;
 		if (cuda_conv_tma_only(&c->sctx, &g)) {
-			if ((w.use_tma & 3) % 2 == 0) { /* neither 1 nor 3: no map for X */
+			if (!(w.use_tma & 1)) { /* neither 1 nor 3: no map for X */
 				*cause = xasprintf("conv: the config's module has no gather "
 						   "(WG_TMA_ONLY), and X or the weights are not "
 						   "16-byte aligned");

@@ -166,10 +166,10 @@ struct backend {
 	int64_t cluster_fallbacks;           /* CLUSTER 2 configs launched without one: no
 					      * tensor map for A there (conv.c) */
 	int64_t res_tma_launches;            /* conv.cu launches reading Res by TMA (RES_TMA) */
-	int64_t tma_only_launches;           /* conv.cu launches of TMA-only modules (no
-					      * gather: cuda_conv_tma_only) */
 	int64_t res_tma_fallbacks;           /* RES_TMA 1 configs launched without it: Res not
 					      * 16-byte aligned, or the epilogue not fused */
+	int64_t tma_only_launches;           /* conv.cu launches of TMA-only modules (no
+					      * gather: cuda_conv_tma_only) */
 	struct cuda_cell **cells;
 	size_t ncells, cap;
 	int64_t compiles, cache_hits, compile_ns;
@@ -311,13 +311,13 @@ struct cuda_conv_io {
 	float *ws;
 	size_t ws_bytes;
 };
-/* Enqueue config cfg of conv cell c (module m: conv.cu at cfg; for a vendor config the
- * template at its defaults, whose conv_epilogue finishes what cuDNN cannot fuse); with
- * b->conv_s2d, a shape cuda_conv_s2d takes runs conv_s2d into the front of io->ws first. */
 /* Whether b reads X of conv shape s by a tensor map wherever its rules allow: b's
  * conv_tma_only, no space-to-depth pass, and im2col on unless s is a plain GEMM (the cell's
  * cuda_space_ctx conv_maps). */
 int cuda_conv_maps(const struct backend *b, const struct cuda_shape *s);
+/* Enqueue config cfg of conv cell c (module m: conv.cu at cfg; for a vendor config the
+ * template at its defaults, whose conv_epilogue finishes what cuDNN cannot fuse); with
+ * b->conv_s2d, a shape cuda_conv_s2d takes runs conv_s2d into the front of io->ws first. */
 int cuda_conv_launch(struct backend *b, struct cuda_cell *c, const struct config *cfg,
 		   struct cuda_module *m, const struct cuda_conv_io *io, char **cause);
 /* The same on the cell's own buffers (the workspace grown as needed). */

@@ -1,11 +1,13 @@
 /* probe-common.h: what the GPU probes (tests/gpu/tma-probe.c, tests/gpu/sk-probe.c) share:
  * a CUDA runtime check that exits naming the probe (PROBE_NAME, defined before the include),
  * the skip (77) without a Hopper GPU, a whole file read into memory, a driver entry point
- * looked up by name, and the median of the five timed launches after a warm one. */
+ * looked up by name, a program compiled by NVRTC and loaded, and the median of the five timed
+ * launches after a warm one. */
 #ifndef PROBE_COMMON_H
 #define PROBE_COMMON_H
 
 #include <cuda_runtime.h>
+#include <nvrtc.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -64,6 +66,35 @@ static void *driver(const char *name)
 		exit(1);
 	}
 	return fn;
+}
+
+/* Program src (named name in NVRTC's messages) compiled with its nopts options and loaded;
+ * exits with NVRTC's log when it does not compile. */
+static cudaLibrary_t nvrtc_library(const char *src, const char *name, int nopts,
+				   const char *const *opts)
+{
+	nvrtcProgram prog;
+	size_t n;
+	if (nvrtcCreateProgram(&prog, src, name, 0, NULL, NULL) != NVRTC_SUCCESS) {
+		fprintf(stderr, PROBE_NAME ": NVRTC cannot create the program of %s\n", name);
+		exit(1);
+	}
+	nvrtcResult rc = nvrtcCompileProgram(prog, nopts, opts);
+	nvrtcGetProgramLogSize(prog, &n);
+	if (rc != NVRTC_SUCCESS) {
+		char *log = malloc(n);
+		nvrtcGetProgramLog(prog, log);
+		fprintf(stderr, PROBE_NAME ": NVRTC, %s: %s\n", name, log);
+		exit(1);
+	}
+	nvrtcGetCUBINSize(prog, &n);
+	char *cubin = malloc(n);
+	nvrtcGetCUBIN(prog, cubin);
+	nvrtcDestroyProgram(&prog);
+	cudaLibrary_t lib;
+	CK(cudaLibraryLoadData(&lib, cubin, NULL, NULL, 0, NULL, NULL, 0));
+	free(cubin);
+	return lib;
 }
 
 /* The median of ms[1..5] (ms[0]: the warm launch), sorting them in place. */

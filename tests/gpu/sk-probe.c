@@ -87,50 +87,22 @@ static float empty_us(int grid, int threads, int smem)
 static void build(const char *dir, const char *src, const struct cfg *f, cudaKernel_t *k,
 		  unsigned long long **probe)
 {
-	char o[12][64];
-	const char *opts[12];
-	int n = 0;
-	snprintf(o[n++], 64, "--gpu-architecture=sm_90a");
-	snprintf(o[n++], 64, "-std=c++17");
-	snprintf(o[n++], 64, "-DDTYPE_FLOAT16 -DWGMMA=1 -DWG_TMA_ONLY=1 -DWG_SK_PROBE=1");
-	snprintf(o[n++], 64, "-DBLOCK_M=%d -DBLOCK_N=%d -DBLOCK_K=64", f->bm, f->bn);
-	snprintf(o[n++], 64, "-DWARPS=%d -DSPLIT_K=1 -DGROUP_M=8", f->warps);
-	snprintf(o[n++], 64, "-DSTREAM_K=%d", f->sk);
-	if (f->warps <= 8)
-		snprintf(o[n++], 64, "-DWG_RT_STAGES=1");
+	char o[5][64], inc[4096];
+	snprintf(o[0], 64, "-DBLOCK_M=%d", f->bm);
+	snprintf(o[1], 64, "-DBLOCK_N=%d", f->bn);
+	snprintf(o[2], 64, "-DWARPS=%d", f->warps);
+	snprintf(o[3], 64, "-DSTREAM_K=%d", f->sk);
+	if (f->warps <= 8) /* the backend's: the depth the launch's with 4 or 8 warps */
+		snprintf(o[4], 64, "-DWG_RT_STAGES=1");
 	else
-		snprintf(o[n++], 64, "-DSTAGES=%d", f->stages);
-	for (int i = 0; i < n; i++)
-		opts[i] = o[i];
-	char *inc = malloc(strlen(dir) + 32);
-	sprintf(inc, "--include-path=%s", dir);
-	opts[n++] = inc;
-	/* the space-separated defines above as separate options */
-	const char *split[32];
-	int m = 0;
-	for (int i = 0; i < n; i++) {
-		char *t = strdup(opts[i]);
-		for (char *tok = strtok(t, " "); tok; tok = strtok(NULL, " "))
-			split[m++] = tok;
-	}
-	nvrtcProgram prog;
-	size_t len;
-	if (nvrtcCreateProgram(&prog, src, "conv.cu", 0, NULL, NULL) != NVRTC_SUCCESS)
-		exit(1);
-	nvrtcResult rc = nvrtcCompileProgram(prog, m, split);
-	nvrtcGetProgramLogSize(prog, &len);
-	if (rc != NVRTC_SUCCESS) {
-		char *log = malloc(len);
-		nvrtcGetProgramLog(prog, log);
-		fprintf(stderr, "sk-probe: NVRTC: %s\n", log);
-		exit(1);
-	}
-	nvrtcGetCUBINSize(prog, &len);
-	char *cubin = malloc(len);
-	nvrtcGetCUBIN(prog, cubin);
-	cudaLibrary_t lib;
+		snprintf(o[4], 64, "-DSTAGES=%d", f->stages);
+	snprintf(inc, sizeof(inc), "--include-path=%s", dir);
+	const char *opts[] = { "--gpu-architecture=sm_90a", "-std=c++17", "-DDTYPE_FLOAT16",
+			       "-DWGMMA=1", "-DWG_TMA_ONLY=1", "-DWG_SK_PROBE=1", "-DBLOCK_K=64",
+			       "-DSPLIT_K=1", "-DGROUP_M=8", o[0], o[1], o[2], o[3], o[4], inc };
+	cudaLibrary_t lib = nvrtc_library(src, "conv.cu", (int)(sizeof(opts) / sizeof(opts[0])),
+					  opts);
 	size_t bytes;
-	CK(cudaLibraryLoadData(&lib, cubin, NULL, NULL, 0, NULL, NULL, 0));
 	CK(cudaLibraryGetKernel(k, lib, "conv"));
 	CK(cudaLibraryGetGlobal((void **)probe, &bytes, lib, "wg_probe"));
 }
@@ -175,21 +147,9 @@ int main(int argc, char **argv)
 	unsigned long long *probe[16];
 	for (int i = 0; i < ncfg; i++)
 		build(argv[1], src, &cfgs[i], &kern[i], &probe[i]);
-	{
-		static const char esrc[] = "extern \"C\" __global__ void empty() {}\n";
-		const char *eo[] = { "--gpu-architecture=sm_90a" };
-		nvrtcProgram ep;
-		size_t elen;
-		cudaLibrary_t elib;
-		if (nvrtcCreateProgram(&ep, esrc, "empty.cu", 0, NULL, NULL) != NVRTC_SUCCESS ||
-		    nvrtcCompileProgram(ep, 1, eo) != NVRTC_SUCCESS)
-			return 1;
-		nvrtcGetCUBINSize(ep, &elen);
-		char *ecubin = malloc(elen);
-		nvrtcGetCUBIN(ep, ecubin);
-		CK(cudaLibraryLoadData(&elib, ecubin, NULL, NULL, 0, NULL, NULL, 0));
-		CK(cudaLibraryGetKernel(&empty_k, elib, "empty"));
-	}
+	static const char esrc[] = "extern \"C\" __global__ void empty() {}\n";
+	const char *eo[] = { "--gpu-architecture=sm_90a" };
+	CK(cudaLibraryGetKernel(&empty_k, nvrtc_library(esrc, "empty.cu", 1, eo), "empty"));
 	unsigned long long *host = malloc(2048 * 32 * sizeof(*host));
 	for (size_t l = 0; l < sizeof(layers) / sizeof(layers[0]); l++) {
 		const struct layer *g = &layers[l];

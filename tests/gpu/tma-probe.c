@@ -41,25 +41,9 @@ int main(int argc, char **argv)
 	struct cudaDeviceProp prop;
 	require_hopper(&prop);
 	char *src = slurp(argv[1]);
-	nvrtcProgram prog;
 	const char *opts[] = { "--gpu-architecture=sm_90a", "-std=c++17" };
-	size_t n;
-	if (nvrtcCreateProgram(&prog, src, "tma-probe.cu", 0, NULL, NULL) != NVRTC_SUCCESS)
-		return 1;
-	nvrtcResult rc = nvrtcCompileProgram(prog, 2, opts);
-	nvrtcGetProgramLogSize(prog, &n);
-	if (rc != NVRTC_SUCCESS) {
-		char *log = malloc(n);
-		nvrtcGetProgramLog(prog, log);
-		fprintf(stderr, "tma-probe: NVRTC: %s\n", log);
-		return 1;
-	}
-	nvrtcGetCUBINSize(prog, &n);
-	char *cubin = malloc(n);
-	nvrtcGetCUBIN(prog, cubin);
-	cudaLibrary_t lib;
+	cudaLibrary_t lib = nvrtc_library(src, "tma-probe.cu", 2, opts);
 	cudaKernel_t k;
-	CK(cudaLibraryLoadData(&lib, cubin, NULL, NULL, 0, NULL, NULL, 0));
 	CK(cudaLibraryGetKernel(&k, lib, "probe"));
 	encode_tiled_fn tiled = (encode_tiled_fn)driver("cuTensorMapEncodeTiled");
 	encode_im2col_fn im2col = (encode_im2col_fn)driver("cuTensorMapEncodeIm2col");

@@ -300,6 +300,13 @@ START_TEST(test_placement_pad)
 }
 END_TEST
 
+/* Options o (n of them, cuda_config_options' heap strings) freed. */
+static void free_opts(char **o, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		free(o[k]);
+}
+
 /* The wgmma path is derived from the Triton fields (no field of its own), so every tuner
  * reaches it: sm_90a, 16-bit, WARPS 4 or 8, BLOCK_M 64 or 128 a warpgroup, BLOCK_N 64, 128
  * or 256, BLOCK_K a multiple of 64; the NVRTC options say -DWGMMA=1 exactly then. */
@@ -348,14 +355,12 @@ START_TEST(test_gemm_wgmma_derived)
 		ck_assert_int_eq(has_opt(opts, n, "-DWGMMA=1"), cases[i].wgmma);
 		/* k 4096: the tensor maps serve, so a wgmma module leaves the cp.async path out */
 		ck_assert_int_eq(has_opt(opts, n, "-DWG_TMA_ONLY=1"), cases[i].wgmma);
-		for (size_t k = 0; k < n; k++)
-			free(opts[k]);
+		free_opts(opts, n);
 		/* never off sm_90a */
 		n = cuda_config_options(&sp, &c, "sm_80", opts);
 		ck_assert(!has_opt(opts, n, "-DWGMMA=1"));
 		ck_assert(!has_opt(opts, n, "-DWG_TMA_ONLY=1"));
-		for (size_t k = 0; k < n; k++)
-			free(opts[k]);
+		free_opts(opts, n);
 		snprintf(x.dev.arch, sizeof(x.dev.arch), "sm_80");
 		cuda_gemm_config_get(&x, &c, &g);
 		ck_assert_int_eq(g.wgmma, 0);
@@ -371,8 +376,7 @@ START_TEST(test_gemm_wgmma_derived)
 		size_t n = cuda_config_options(&sp, &c, "sm_90a", opts);
 		ck_assert(has_opt(opts, n, "-DWGMMA=1"));
 		ck_assert_int_eq(has_opt(opts, n, "-DWG_TMA_ONLY=1"), (int)i);
-		for (size_t k = 0; k < n; k++)
-			free(opts[k]);
+		free_opts(opts, n);
 	}
 	/* the wgmma shared memory: STAGES x (BLOCK_M + BLOCK_N) x BLOCK_K x 2 + 2048 */
 	struct cuda_gemm_config w = { 128, 256, 64, 8, 0, 4, 1, 8, 2, 0, 1 };
@@ -979,8 +983,7 @@ START_TEST(test_conv_tma_only)
 		ck_assert_int_eq(cuda_conv_tma_only(&x, &g), cases[i].want);
 		size_t n = cuda_config_options(&sp, &c, "sm_90a", o);
 		ck_assert_msg(has_opt(o, n, "-DWG_TMA_ONLY=1") == cases[i].want, "case %zu", i);
-		for (size_t k = 0; k < n; k++)
-			free(o[k]);
+		free_opts(o, n);
 	}
 }
 END_TEST
@@ -1017,16 +1020,14 @@ START_TEST(test_conv_stages8)
 	n1 = cuda_config_options(&sp, &c, "sm_90a", o1);
 	ck_assert(has_opt(o1, n1, "-DWGMMA=1") && has_opt(o1, n1, "-DSTAGES=4"));
 	ck_assert(!has_opt(o1, n1, "-DWG_RT_STAGES=1"));
-	for (size_t k = 0; k < n1; k++)
-		free(o1[k]);
+	free_opts(o1, n1);
 	conv_point(&c, 64, 128, 64, 4, 3, 1, 0, 1, 0);
 	c.val[4] = 3, c.val[2] = 32; /* a 32-wide k step in 16 bits: mma.sync, a macro depth */
 	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
 	n1 = cuda_config_options(&sp, &c, "sm_90a", o1);
 	ck_assert(has_opt(o1, n1, "-DSTAGES=3"));
 	ck_assert(!has_opt(o1, n1, "-DWG_RT_STAGES=1"));
-	for (size_t k = 0; k < n1; k++)
-		free(o1[k]);
+	free_opts(o1, n1);
 	conv_point(&c, 64, 128, 64, 4, 8, 1, 0, 1, 0);
 	c.val[7] = 1; /* with stream-K too */
 	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
@@ -1093,8 +1094,7 @@ START_TEST(test_conv_res_tma)
 	n1 = cuda_config_options(&sp, &c, "sm_90a", o1);
 	ck_assert(has_opt(o1, n1, "-DWGMMA=1"));
 	ck_assert(!has_opt(o1, n1, "-DWG_RES=1"));
-	for (size_t k = 0; k < n1; k++)
-		free(o1[k]);
+	free_opts(o1, n1);
 	/* SPLIT_K, where it is valid (batch 1, 512 -> 2048 1x1 at 7 x 7: 16 tiles) */
 	conv_ctx(&x, "conv2d_bias_relu_add", "float16", 0, 1, 512, 7, 7, 2048, 1, 1, 0);
 	cuda_space_init(&sp, &x);
@@ -1132,8 +1132,7 @@ START_TEST(test_conv_three_warpgroups)
 	ck_assert(has_opt(opts, n, "-DWGMMA=1"));
 	ck_assert(has_opt(opts, n, "-DWARPS=12"));
 	ck_assert(has_opt(opts, n, "-DBLOCK_M=192"));
-	for (size_t k = 0; k < n; k++)
-		free(opts[k]);
+	free_opts(opts, n);
 	c.val[1] = 64; /* 192 x 64 too */
 	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
 	/* 192 x 256: three warpgroups' 128 accumulators a thread in 128 registers */
@@ -1211,12 +1210,10 @@ START_TEST(test_conv_wgmma_derived)
 		c.val[3] = cases[i].warps, c.val[5] = 1;
 		size_t n = cuda_config_options(&sp, &c, "sm_90a", opts);
 		ck_assert_msg(has_opt(opts, n, "-DWGMMA=1") == cases[i].wgmma, "case %zu", i);
-		for (size_t k = 0; k < n; k++)
-			free(opts[k]);
+		free_opts(opts, n);
 		n = cuda_config_options(&sp, &c, "sm_80", opts);
 		ck_assert(!has_opt(opts, n, "-DWGMMA=1"));
-		for (size_t k = 0; k < n; k++)
-			free(opts[k]);
+		free_opts(opts, n);
 	}
 	/* the vendor point: cuDNN convolves, the module is the epilogue alone */
 	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 64, 56, 56, 64, 3, 1, 1);
@@ -1225,8 +1222,7 @@ START_TEST(test_conv_wgmma_derived)
 	size_t n = cuda_config_options(&sp, &c, "sm_90a", opts);
 	ck_assert(!has_opt(opts, n, "-DWGMMA=1"));
 	ck_assert(has_opt(opts, n, "-DEPILOGUE_ONLY=1"));
-	for (size_t k = 0; k < n; k++)
-		free(opts[k]);
+	free_opts(opts, n);
 	/* every 16-bit ResNet-50 layer but the stem (C = 3) has valid wgmma points, among them
 	 * tiles of 192 rows on three warpgroups (and those never off wgmma or at other rows),
 	 * and its heuristic point is one (128 x 128 x 64, 4 warps) */

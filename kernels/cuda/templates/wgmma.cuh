@@ -849,9 +849,21 @@ static __device__ __forceinline__ void sk_stamp(int cw, int i)
 		wg_probe[blockIdx.x * 32 + i] = t;
 	}
 }
+/* segment seg's stamp k (0 its first stage, 1 its k-loop's end, 2 the fix-up, 3 the store:
+ * then its kt0 and nkt too), for the first three segments */
+static __device__ __forceinline__ void sk_stamp_seg(int cw, int seg, int k, const tile_pos &p)
+{
+	if (seg >= 3)
+		return;
+	sk_stamp(cw, 1 + 4 * seg + k);
+	if (k == 3 && cw == 0 && threadIdx.x % 128 == 0)
+		wg_probe[blockIdx.x * 32 + 13 + seg] = ((unsigned long long)p.kt0 << 16) | p.nkt;
+}
 #define SK_STAMP(cw, i) sk_stamp(cw, i)
+#define SK_SEG(cw, seg, k, p) sk_stamp_seg(cw, seg, k, p)
 #else
 #define SK_STAMP(cw, i) ((void)0)
+#define SK_SEG(cw, seg, k, p) ((void)0)
 #endif
 
 /* Consumer warpgroup cw when the producer fills the stages (TMA, or WG_PRODUCER_LOADS), for
@@ -882,8 +894,8 @@ static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigne
 		for (int kt = 0; kt < p.nkt; ++kt) {
 			const unsigned s = ring_s(r, ns);
 			mbar_wait(bars + 8 * s, ring_ph(r, ns));
-			if (WG_SK_PROBE && kt == 0 && seg < 3)
-				SK_STAMP(cw, 1 + 4 * seg);
+			if (kt == 0)
+				SK_SEG(cw, seg, 0, p);
 			mma_stage(acc, sA + s * BLOCK_M * BLOCK_K * ES,
 				  sB + s * BLOCK_N * BLOCK_K * ES, cw);
 			wgmma_wait<1>(); /* the previous k-tile's group retired: free its stage */
@@ -894,22 +906,13 @@ static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigne
 		wgmma_wait<0>();
 		if (p.nkt > 0 && lane == 0) /* the last k-tile's stage */
 			wg_release(bars + 8 * (ns + ring_before(r, ns)), sch);
-		if (WG_SK_PROBE && seg < 3)
-			SK_STAMP(cw, 2 + 4 * seg);
+		SK_SEG(cw, seg, 1, p);
 		const bool fin = sk_fixup(acc, p, sch, cw, sk_ws, sk_flags, helper);
-		if (WG_SK_PROBE && seg < 3)
-			SK_STAMP(cw, 3 + 4 * seg);
+		SK_SEG(cw, seg, 2, p);
 		if (fin)
 			wg_res_store(res, acc, p, cw, M, N, K, store);
-#if WG_SK_PROBE
-		if (seg < 3) {
-			SK_STAMP(cw, 4 + 4 * seg);
-			if (cw == 0 && threadIdx.x % 128 == 0)
-				wg_probe[blockIdx.x * 32 + 13 + seg] =
-					((unsigned long long)p.kt0 << 16) | (unsigned)p.nkt;
-		}
+		SK_SEG(cw, seg, 3, p);
 		++seg;
-#endif
 	}
 	SK_STAMP(cw, 17);
 }
