@@ -12,8 +12,12 @@
 # of each (STEPS="ab tests run" by default; any subset).  EXP, FIELD and VALUES (default experiments/gpu-res-tma.toml, RES_TMA,
 # "0 1") set the ab step's experiment and the field whose values it compares (each value
 # against the first, and the best at each; with experiments/gpu-kloop.toml,
-# scripts/kloop-table.py's table too).  Files under $OUT: host.txt, ab.txt, ab.md,
-# tests.txt, run.txt, tables.md, ab.h5, run.h5.
+# scripts/kloop-table.py's table too).  OLD_TEMPLATES (a folder of conv.cu, wgmma.cuh and the
+# rest of kernels/cuda/templates, e.g. `git archive` of an earlier commit's, carried in .gpu):
+# the run step adds mode exhaustive-old, the bundle's kernels with those templates
+# (HARNESS_KERNEL_DIR), and tables.md its layer table and scripts/config-shift.py's shift
+# from it (a template change A/B in the same blocks).  Files under $OUT: host.txt, ab.txt,
+# ab.md, tests.txt, run.txt, tables.md, ab.h5, run.h5.
 set -u
 cd "$(dirname "$0")/../.."
 [ -d bundle ] || tar -xJf .gpu/bundle.txz
@@ -55,6 +59,11 @@ if [[ " $STEPS " == *" run "* ]]; then
 	[ "${RUN_GATHER:-1}" = 1 ] && printf '%s\n' '[[modes]]' 'name = "exhaustive-gather"' \
 		'tuner = "exhaustive"' '[modes.environment]' 'HARNESS_CUDA_CONV_TMA_ONLY = "0"' \
 		>> $R/run.toml
+	if [ -n "${OLD_TEMPLATES:-}" ]; then
+		rm -rf $R/oldk && cp -r bundle/kernels $R/oldk && cp "$OLD_TEMPLATES"/* $R/oldk/cuda/templates/
+		printf '%s\n' '[[modes]]' 'name = "exhaustive-old"' 'tuner = "exhaustive"' \
+			'[modes.environment]' "HARNESS_KERNEL_DIR = \"$R/oldk\"" >> $R/run.toml
+	fi
 	/usr/bin/time -f "wall %e s, maxrss %M KB" timeout ${RUN_LIMIT:-330} $B run -o $R/run.h5 \
 		$R/run.toml > $OUT/run.txt 2>&1
 	echo "run exit $?"; tail -2 $OUT/run.txt
@@ -64,6 +73,12 @@ if [[ " $STEPS " == *" run "* ]]; then
 		echo; echo "## the gather kept (HARNESS_CUDA_CONV_TMA_ONLY=0)"
 		python3 scripts/layer-table.py $R/run.h5 - exhaustive-gather
 		echo; echo "## pairs: RES_TMA 1 over 0"; python3 scripts/field-pairs.py $R/run.h5 RES_TMA 0 1
+		if [ -n "${OLD_TEMPLATES:-}" ]; then
+			echo; echo "## the templates of $OLD_TEMPLATES"
+			python3 scripts/layer-table.py $R/run.h5 - exhaustive-old
+			echo; echo "## config shift: exhaustive over exhaustive-old"
+			python3 scripts/config-shift.py $R/run.h5:exhaustive-old $R/run.h5:exhaustive cell
+		fi
 	} > $OUT/tables.md 2>&1
 	tail -8 $OUT/tables.md
 	cp $R/run.h5 $OUT/

@@ -231,24 +231,40 @@ static __device__ __forceinline__ void put8(elem_t *__restrict__ Y, long long i,
 	*(uint4 *)(Y + i) = make_uint4(o[0], o[1], o[2], o[3]);
 }
 
+/* The bias of the 8 columns this thread stores in each group g of a tile's BLOCK_N (wgmma.cuh's
+ * wg_acc_rows8: n0 + (4 g + lane % 4) * 8 on; zero past K or without EPI_BIAS), every load
+ * issued before the first is used.  Loaded inside out_vec8, a load a call behind the previous
+ * call's early return, the loads were serial: the store of a 64 x 128 warpgroup tile took
+ * 1.8 us and of 64 x 256 3.7 us, on an H200 (tests/gpu/sk-probe.c; docs/benchmarks-archive.md,
+ * 2026-11-30 (stop 64)). */
+static __device__ __forceinline__ void bias8(uint4 (&b)[BLOCK_N / 32],
+					     const elem_t *__restrict__ bias, int n0, int K, int epi)
+{
+	const int s = threadIdx.x % 4;
+#pragma unroll
+	for (int g = 0; g < BLOCK_N / 32; ++g) {
+		const int col = n0 + (4 * g + s) * 8;
+		b[g] = (epi & EPI_BIAS) && col < K ? *(const uint4 *)(bias + col)
+						   : make_uint4(0, 0, 0, 0);
+	}
+}
+
 /* Outputs (row, col + [0, 8)) and (row + 8, the same) of the implicit GEMM, col a multiple of
- * 8 and K too (so a run is all inside K or all past it), from wgmma.cuh's wg_acc_rows8: the
- * bias once and both rows of Res loaded 16 bytes at a time before anything is stored, then
- * one 16-byte store a row; the sums and the rounding are epilogue()'s.  rs: Res's first
- * run at that shared address instead (wgmma.cuh's res_at; the second 8 rows on). */
+ * 8 and K too (so a run is all inside K or all past it), from wgmma.cuh's wg_acc_rows8: b the
+ * bias of those 8 columns (bias8, loaded before the first call), both rows of Res loaded 16
+ * bytes at a time before anything is stored, then one 16-byte store a row; the sums and the
+ * rounding are epilogue()'s.  rs: Res's first run at that shared address instead (wgmma.cuh's
+ * res_at; the second 8 rows on). */
 static __device__ __forceinline__ void out_vec8(elem_t *__restrict__ Y,
-						const elem_t *__restrict__ bias,
 						const elem_t *__restrict__ Res, int M, int K, int row,
 						int col, float (&v0)[8], float (&v1)[8], int epi,
-						unsigned rs)
+						unsigned rs, const uint4 &b)
 {
 	if (row >= M || col >= K)
 		return;
 	const bool two = row + 8 < M;
 	const long long i0 = (long long)row * K + col, i1 = i0 + 8LL * K;
-	uint4 b = make_uint4(0, 0, 0, 0), r0 = b, r1 = b;
-	if (epi & EPI_BIAS)
-		b = *(const uint4 *)(bias + col);
+	uint4 r0 = make_uint4(0, 0, 0, 0), r1 = r0;
 	if ((epi & EPI_RESIDUAL) && rs) {
 		/* 8 rows on: the swizzle's row % 8 is the same, so the same chunk */
 		asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
@@ -592,7 +608,7 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 			};
 		},
 #endif
-		[&](const wg_acc_t &acc, const tile_pos &p, int cw, unsigned rs) {
+		[&](const wg_acc_t &acc, const tile_pos &p, int cw, unsigned rs, unsigned stg) {
 			if (SPLIT_K > 1 || Pw) {
 				wg_acc_pairs(acc, p.m0, p.n0, cw,
 					     [&](int row, int col, float v0, float v1) {
@@ -603,10 +619,12 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 			/* Res from shared memory (rs: the warpgroup's rows, wg_res) or global */
 			const int r0 = p.m0 + cw * MW * 64;
 #if defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16)
-			wg_acc_rows8(acc, p.m0, p.n0, cw,
-				     [&](int row, int col, float(&v0)[8], float(&v1)[8]) {
-					     out_vec8(Y, bias, Res, M, K, row, col, v0, v1, epi,
-						      rs ? res_at(rs, row - r0, col - p.n0) : 0u);
+			uint4 b[BLOCK_N / 32];
+			bias8(b, bias, p.n0, K, epi);
+			wg_acc_rows8(acc, p.m0, p.n0, cw, stg,
+				     [&](int row, int col, int g, float(&v0)[8], float(&v1)[8]) {
+					     out_vec8(Y, Res, M, K, row, col, v0, v1, epi,
+						      rs ? res_at(rs, row - r0, col - p.n0) : 0u, b[g]);
 				     });
 #else
 			wg_acc_pairs(acc, p.m0, p.n0, cw, [&](int row, int col, float v0, float v1) {

@@ -504,57 +504,62 @@ static __device__ __forceinline__ void wg_acc_pairs(const wg_acc_t &acc, int m0,
 }
 
 #if defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16)
-/* f(row, col, v0, v1) for consumer warpgroup cw's accumulators as runs of 8 consecutive
- * outputs, v0[0..7] = (row, col + [0, 8)) and v1 the same of row + 8, col a multiple of 8 (no
- * bounds check: f's; one call for both rows, so that f can issue both rows' loads first), so that
- * a 16-bit epilogue moves 16 bytes a thread: in the fragment layout a lane holds two columns
- * of each n8 tile, so a warp's stores would cover 16 bytes of each of 8 rows, half of each
- * 32-byte sector, and as many instructions again.  The 4 lanes of a quad (one row, the 8
- * columns of a tile) transpose a group of 4 tiles between them, lane s of the quad taking
- * tile 4 g + s: two butterfly steps (shuffle xor 2, then xor 1), each lane sending half of
- * what it holds and keeping the half its partner's bit says is its own, every index known at
- * compile time (selects, no local memory).  A warp's store then covers 64 bytes of each of
- * 8 rows. */
+/* f(row, col, g, v0, v1) for consumer warpgroup cw's accumulators as runs of 8 consecutive
+ * outputs, v0[0..7] = (row, col + [0, 8)) and v1 the same of row + 8, col = n0 + (4 g + lane
+ * % 4) * 8 (g < BLOCK_N / 32 known at compile time: f may index its registers by it; no
+ * bounds check: f's; one call for both rows, so that f can issue both rows' loads first), so
+ * that a 16-bit epilogue moves 16 bytes a thread: in the fragment layout a lane holds two
+ * columns of each n8 tile, so a warp's stores would cover 16 bytes of each of 8 rows, half of
+ * each 32-byte sector, and as many instructions again.  The 4 lanes of a quad (one row, the 8
+ * columns of a tile) trade a group of 4 tiles through shared memory, lane s of the quad taking
+ * tile 4 g + s: each warp writes its 16 rows x 32 columns of the group (fp32) into its own 2
+ * KiB of stg (the warpgroup's 8 KiB of scratch, wg_scratch), 8 two-float stores a lane, and
+ * reads its rows back 16 bytes at a time, 4 loads a lane; 16-byte chunk c of row r at chunk
+ * c ^ (2 (r % 4) + r % 2) of the row's 128 bytes, so that neither the stores (16 lanes: 4
+ * rows x 2 chunks) nor the loads (8 lanes: 2 rows x 4 chunks) meet in a bank.  The warp's
+ * own lanes alone touch its scratch: __syncwarp orders them.  The register butterfly before
+ * it (16 shuffles and about 80 selects a group, every index known at compile time) held the
+ * store of a 64 x 128 warpgroup tile at 1.3 us on an H200 whatever the stores and the bias
+ * loads did, 2.4 us at 64 x 256 (tests/gpu/sk-probe.c; docs/benchmarks-archive.md,
+ * 2026-11-30 (stop 64)). */
 template <class F>
 static __device__ __forceinline__ void wg_acc_rows8(const wg_acc_t &acc, int m0, int n0, int cw,
-						    const F &f)
+						    unsigned stg, const F &f)
 {
 	static_assert(BLOCK_N % 32 == 0, "wg_acc_rows8: groups of 4 tiles of 8 columns");
-	const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32, s = lane % 4;
-	const bool hi = s & 2, lo = s & 1;
-	const unsigned all = 0xffffffffu;
+	const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32, s = lane % 4, r = lane / 4;
+	/* rows r and r + 8 share the swizzle; the stores' chunk 2 t + s / 2 is 2 t ^ (s / 2) */
+	const unsigned sw = (unsigned)(2 * (r % 4) + r % 2), q = sw ^ (unsigned)(s / 2);
+	const unsigned base = stg + (unsigned)warp * 2048u + (unsigned)r * 128u;
+	const unsigned wa = base + (unsigned)(s % 2) * 8u;
 #pragma unroll
 	for (int i = 0; i < MW; ++i) {
-		const int row = m0 + (cw * MW + i) * 64 + warp * 16 + lane / 4;
+		const int row = m0 + (cw * MW + i) * 64 + warp * 16 + r;
 #pragma unroll
 		for (int g = 0; g < BLOCK_N / 32; ++g) {
-			/* e: 0, 1 the pair of row `row`, 2, 3 the pair of row + 8 */
-			float ko[4], ro[4], kp[4], rp[4];
+			__syncwarp(); /* the last group's loads are done */
 #pragma unroll
-			for (int e = 0; e < 4; ++e) {
-				const float t0 = acc[i][(4 * g + 0) * 4 + e], t1 = acc[i][(4 * g + 1) * 4 + e];
-				const float t2 = acc[i][(4 * g + 2) * 4 + e], t3 = acc[i][(4 * g + 3) * 4 + e];
-				/* step 1: keep tiles 2 hi + {0, 1}; the partner (s ^ 2) gives its two */
-				const float k0 = hi ? t2 : t0, k1 = hi ? t3 : t1;
-				const float p0 = __shfl_xor_sync(all, hi ? t0 : t2, 2);
-				const float p1 = __shfl_xor_sync(all, hi ? t1 : t3, 2);
-				/* step 2: keep tile 2 hi + lo (= s) of both; s ^ 1 gives its own */
-				ko[e] = lo ? k1 : k0;
-				kp[e] = lo ? p1 : p0;
-				ro[e] = __shfl_xor_sync(all, lo ? k0 : k1, 1);
-				rp[e] = __shfl_xor_sync(all, lo ? p0 : p1, 1);
-			}
-			/* now the pair of source lane x: x = s ko, s ^ 1 ro, s ^ 2 kp, s ^ 3 rp */
+			for (int t = 0; t < 4; ++t)
+#pragma unroll
+				for (int h = 0; h < 2; ++h) /* e: 2 h, 2 h + 1 the pair of row r + 8 h */
+					asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(
+							     wa + h * 1024u + (((unsigned)(2 * t) ^ q) << 4)),
+						     "f"(acc[i][(4 * g + t) * 4 + 2 * h]),
+						     "f"(acc[i][(4 * g + t) * 4 + 2 * h + 1])
+						     : "memory");
+			__syncwarp();
 			float v[2][8];
 #pragma unroll
-			for (int x = 0; x < 4; ++x) {
-				const int d = x ^ s;
+			for (int h = 0; h < 2; ++h)
 #pragma unroll
-				for (int e = 0; e < 4; ++e)
-					v[e / 2][2 * x + e % 2] = (d & 2) ? ((d & 1) ? rp[e] : kp[e])
-									  : ((d & 1) ? ro[e] : ko[e]);
-			}
-			f(row, n0 + (4 * g + s) * 8, v[0], v[1]);
+				for (int c = 0; c < 2; ++c)
+					asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+						     : "=f"(v[h][4 * c]), "=f"(v[h][4 * c + 1]),
+						       "=f"(v[h][4 * c + 2]), "=f"(v[h][4 * c + 3])
+						     : "r"(base + h * 1024u +
+							   (((unsigned)(2 * s + c) ^ sw) << 4))
+						     : "memory");
+			f(row, n0 + (4 * g + s) * 8, g, v[0], v[1]);
 		}
 	}
 }
@@ -634,12 +639,17 @@ static __device__ __forceinline__ bool wg_next(wg_sched &s, tile_pos &p, int M, 
  * (tests/gpu/sk-probe.c, docs/benchmarks-archive.md 2026-11-30, stop 63): the hand-over
  * had cost its block 2-3.4 us mid-run, the finisher about 1.1 us a partial.  Without
  * STREAM_K every segment is a whole tile: true. */
+static __device__ __forceinline__ bool sk_stores(const tile_pos &p, const wg_sched &s)
+{
+	return !STREAM_K || p.nkt == s.kt_all || p.kt0 == 0;
+}
+
 static __device__ __forceinline__ bool sk_fixup(wg_acc_t &acc, const tile_pos &p,
 						const wg_sched &s, int cw, float *__restrict__ ws,
 						unsigned *__restrict__ flags, bool helper)
 {
 	if (!STREAM_K || p.nkt == s.kt_all)
-		return true;
+		return true; /* (sk_stores: a segment stores when this returns true) */
 	constexpr int REGS = MW * (BLOCK_N / 2);
 	static_assert(BLOCK_N / 2 % 4 == 0, "sk_fixup: whole float4s of registers");
 	const int l = threadIdx.x % 128;
@@ -801,19 +811,20 @@ static __device__ __forceinline__ wg_res wg_res_of(const tmap_t *map, const wg_s
 	return r;
 }
 
-/* The store of a finishing segment: store(acc, p, cw, rs), rs the shared address of its
- * rows of the operand once they landed (0 without WG_RES_TMA), then the buffer refilled.
+/* The store of a finishing segment: store(acc, p, cw, rs, stg), rs the shared address of its
+ * rows of the operand once they landed (0 without WG_RES_TMA), stg the warpgroup's scratch
+ * (wg_scratch), then the buffer refilled.
  * One call site: the epilogue inlined once, choosing by rs (two calls, one with rs 0, put
  * the whole epilogue in the module twice: a WG_RES module's machine code 45% larger). */
 template <class Store>
 static __device__ __forceinline__ void wg_res_store(wg_res &r, const wg_acc_t &acc,
 						    const tile_pos &p, int cw, int M, int N,
-						    int K, const Store &store)
+						    int K, unsigned stg, const Store &store)
 {
 	const unsigned j = r.used % 2;
 	if (r.map)
 		mbar_wait(r.bar + 8 * j, (r.used / 2) & 1);
-	store(acc, p, cw, r.map ? r.buf + j * RES_SLAB : 0u);
+	store(acc, p, cw, r.map ? r.buf + j * RES_SLAB : 0u, stg);
 	if (!r.map)
 		return;
 	asm volatile("bar.sync %0, 128;\n" ::"r"(2 + cw) : "memory"); /* all read it */
@@ -866,9 +877,19 @@ static __device__ __forceinline__ void sk_stamp_seg(int cw, int seg, int k, cons
 #define SK_SEG(cw, seg, k, p) ((void)0)
 #endif
 
+/* Consumer warpgroup cw's scratch for the epilogue (wg_acc_rows8's 8 KiB): its MW * 64 rows of
+ * stage s's A, a stage no copy writes while the warpgroup holds it (consumer_tma keeps the
+ * last k-tile's stage of a segment that stores until its epilogue is done; consumer_cpasync
+ * waits for every warpgroup first). */
+static __device__ __forceinline__ unsigned wg_scratch(unsigned sA, unsigned s, int cw)
+{
+	static_assert(MW * 64 * BLOCK_K * ES >= 8192, "wg_scratch: 8 KiB a warpgroup");
+	return sA + s * BLOCK_M * BLOCK_K * ES + (unsigned)cw * MW * 64 * BLOCK_K * ES;
+}
+
 /* Consumer warpgroup cw when the producer fills the stages (TMA, or WG_PRODUCER_LOADS), for
  * each of its tiles: wait for a stage's copies (full barrier), multiply, and once the stage's wgmma group has retired release it
- * (empty barrier, one arrival per consumer warp); then the epilogue store(acc, p, cw), while
+ * (empty barrier, one arrival per consumer warp); then the epilogue store(acc, p, cw, rs, stg), while
  * the producer already loads the next tile's first stages. The ring r walks the ns stages
  * over all tiles of the block. */
 template <class Store>
@@ -904,13 +925,24 @@ static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigne
 			ring_step(r, ns);
 		}
 		wgmma_wait<0>();
-		if (p.nkt > 0 && lane == 0) /* the last k-tile's stage */
-			wg_release(bars + 8 * (ns + ring_before(r, ns)), sch);
+		/* the last k-tile's stage; a segment that stores keeps it until its epilogue is
+		 * done: the epilogue's scratch (wg_scratch) */
+		const unsigned last = ring_before(r, ns);
+		const bool keep = p.nkt > 0 && sk_stores(p, sch);
+		if (p.nkt > 0 && !keep && lane == 0)
+			wg_release(bars + 8 * (ns + last), sch);
 		SK_SEG(cw, seg, 1, p);
 		const bool fin = sk_fixup(acc, p, sch, cw, sk_ws, sk_flags, helper);
 		SK_SEG(cw, seg, 2, p);
 		if (fin)
-			wg_res_store(res, acc, p, cw, M, N, K, store);
+			wg_res_store(res, acc, p, cw, M, N, K, wg_scratch(sA, last, cw), store);
+		if (keep) {
+			/* the scratch's generic-proxy accesses before the copies that refill it */
+			asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+			__syncwarp();
+			if (lane == 0)
+				wg_release(bars + 8 * (ns + last), sch);
+		}
 		SK_SEG(cw, seg, 3, p);
 		++seg;
 	}
@@ -970,8 +1002,12 @@ static __device__ __forceinline__ void consumer_cpasync(int M, int N, int K, uns
 		}
 		wgmma_wait<0>();
 		cp_async_wait<0>();
+		/* every warpgroup done with the stages: stage 0's A rows are the epilogue's
+		 * scratch (the next tile's loads wait at the loop's barrier) */
+		if (sk_stores(p, sch))
+			asm volatile("bar.sync 1, %0;\n" ::"n"(CTHREADS) : "memory");
 		if (sk_fixup(acc, p, sch, cw, sk_ws, sk_flags, false))
-			store(acc, p, cw, 0u); /* (the backend's WG_RES_TMA needs a tensor map) */
+			store(acc, p, cw, 0u, wg_scratch(sA, 0, cw)); /* (WG_RES_TMA needs a map) */
 	}
 }
 
@@ -1077,8 +1113,9 @@ static __device__ __forceinline__ void producer_cpasync(int M, int N, int K, uns
  * flight; decoded once, 0.14 us at 64 rows, and the 3x3 layers' best configs ran 6-9%
  * faster (tests/gpu/tma-probe.c; docs/benchmarks-archive.md, 2026-11-29 (stop 60)).
  * Clusters need use_tma 1 (the backend's rule: a cluster launch otherwise traps).
- * store(acc, p, cw, rs): the epilogue of warpgroup cw's share of tile p, rs the shared
- * address of its rows of tmR's matrix (use_tma's WG_RES_TMA, wg_res) or 0.  sk_ws, sk_flags:
+ * store(acc, p, cw, rs, stg): the epilogue of warpgroup cw's share of tile p, rs the shared
+ * address of its rows of tmR's matrix (use_tma's WG_RES_TMA, wg_res) or 0, stg its 8 KiB of
+ * scratch (wg_scratch; wg_acc_rows8's).  sk_ws, sk_flags:
  * STREAM_K's partial slots (grid.x * BLOCK_M * BLOCK_N floats) and flags (grid.x * NC,
  * zero), unused otherwise.  ns: the stages (STAGES, or the launch's with WG_RT_STAGES).
  * The block has THREADS_WG threads and the dynamic shared memory gemm.cu's header gives. */
