@@ -109,10 +109,11 @@ size_t cuda_conv_s2d_bytes(const struct cuda_shape *t, size_t *w_off)
  * k steps of 32 or 64, 4, 8 or 12 warps, 3, 4 or 8 stages (8 only where the tiles fit one
  * wave of one block an SM: the 7x7 layers' long k-loops), SPLIT_K up to 4 (for layer 4's 7x7
  * maps), GROUP_M 8; conv.cu's STREAM_K: 0 (whole tiles), 1 or 2 (stream-K over one or
- * two blocks an SM, as they fit); and CLUSTER: 1, or 2 (the launch's alone, no macro: two
+ * two blocks an SM, as they fit), 3 (one block an SM, the grid a whole number of blocks a
+ * tile: sk_grid); and CLUSTER: 1, or 2 (the launch's alone, no macro: two
  * blocks of adjacent columns of tiles share A's stages by TMA multicast, wgmma.cuh); and
  * RES_TMA: 0, or 1 (the launch's too: the residual comes by TMA into two shared buffers a
- * consumer warpgroup, two tiles ahead, wgmma.cuh's wg_res): 10368 points, of which
+ * consumer warpgroup, two tiles ahead, wgmma.cuh's wg_res): 13824 points, of which
  * conv_valid keeps 36 to 96 at a ResNet-50 layer in 16 bits on sm_90a without stream-K,
  * clusters, RES_TMA or eight stages, and those where they apply (docs/kernels.md).  192
  * pixels go with 12 warps alone (wgmma's three consumer warpgroups): 131 tiles for 132 SMs
@@ -121,7 +122,7 @@ void cuda_conv_fields(struct space *sp, enum cuda_op op)
 {
 	static const int64_t bm[] = { 64, 128, 192, 256 }, bn[] = { 32, 64, 128, 256 };
 	static const int64_t bk[] = { 32, 64 }, warps[] = { 4, 8, 12 }, stages[] = { 3, 4, 8 };
-	static const int64_t split[] = { 1, 2, 4 }, group[] = { 8 }, sk[] = { 0, 1, 2 };
+	static const int64_t split[] = { 1, 2, 4 }, group[] = { 8 }, sk[] = { 0, 1, 2, 3 };
 	static const int64_t cl[] = { 1, 2 }, rt[] = { 0, 1 };
 	const int64_t *const v[] = { bm, bn, bk, warps, stages, split, group };
 	const size_t n[] = { ARRAY_SIZE(bm), ARRAY_SIZE(bn), ARRAY_SIZE(bk), ARRAY_SIZE(warps),
@@ -131,7 +132,7 @@ void cuda_conv_fields(struct space *sp, enum cuda_op op)
 	cuda_tile_fields(sp, v, n);
 	space_add_field(sp, "STREAM_K", sk, ARRAY_SIZE(sk));
 	sp->fields[F_STREAM_K].step = SPACE_STEP_UNIT;
-	sp->fields[F_STREAM_K].macro_max = 1; /* 1 and 2 pick the grid: one module */
+	sp->fields[F_STREAM_K].macro_max = 1; /* 1, 2 and 3 pick the grid: one module */
 	space_add_field(sp, "CLUSTER", cl, ARRAY_SIZE(cl));
 	sp->fields[F_CLUSTER].step = SPACE_STEP_UNIT;
 	sp->fields[F_CLUSTER].macro_max = -1; /* the launch's: every value one module */
@@ -142,22 +143,36 @@ void cuda_conv_fields(struct space *sp, enum cuda_op op)
 	sp->fields[F_RES_TMA].optional = 1;   /* texts from before it name RES_TMA=0 */
 }
 
+/* Stream-K's blocks an SM at most for cfg: STREAM_K 2 two, 1 and 3 one, 0 none. */
+static int64_t sk_per_sm(const struct config *cfg)
+{
+	return cfg->val[F_STREAM_K] == 2 ? 2 : cfg->val[F_STREAM_K] > 0;
+}
+
 /* Stream-K's grid for config cfg of launch w (cuda_wgmma_setup's: its work units, tiles or
  * clusters' tiles, its clusters and what fits) on a device of sms SMs: blocks an SM
- * (STREAM_K) times the SMs, at most resident (what fits at once: the finisher of a cut tile
- * waits for later blocks), a whole number of clusters, and at most the units' k-tiles
- * there are; 0 without stream-K. */
+ * (sk_per_sm) times the SMs, at most resident (what fits at once: the finisher of a cut
+ * tile waits for later blocks), a whole number of clusters, and at most the units' k-tiles
+ * there are; with STREAM_K 3 then the largest multiple of the units at most that (each
+ * unit's k-tiles cut into the same number of equal runs: a finisher waits for blocks that
+ * end when it does and reads fewer partials, where 1 spreads the k-tiles over every SM and
+ * cuts a tile where a run ends: at the 7x7 3x3 layers its finishers' fix-up and store came
+ * 5-6 us after the median block's end, docs/benchmarks-archive.md 2026-11-30 (stop 64));
+ * 0 without stream-K. */
 static int64_t sk_grid(const struct cuda_shape *s, const struct config *cfg, int64_t sms,
 		       const struct cuda_wgmma_launch *w)
 {
 	if (cfg->vendor || cfg->val[F_STREAM_K] == 0)
 		return 0;
 	int64_t ncl = w->cluster, t = w->tiles * cdiv(s->k, cfg->val[F_BK]);
-	int64_t g = cfg->val[F_STREAM_K] * sms;
+	int64_t g = sk_per_sm(cfg) * sms;
 	if (g > w->resident)
 		g = w->resident;
 	g = g < t * ncl ? g : t * ncl;
-	return g / ncl * ncl;
+	g = g / ncl; /* clusters */
+	if (cfg->val[F_STREAM_K] == 3 && g >= w->tiles)
+		g = g / w->tiles * w->tiles;
+	return g * ncl;
 }
 
 /* 1 when tiles whole tiles on sms SMs leave little idle: the waves' work over their
@@ -261,10 +276,14 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 	else if (c->val[F_STREAM_K] &&
 		 sk_full_waves(grid_m * cdiv(s->n, c->val[F_BN]), x->dev.sms))
 		no = "STREAM_K when whole tiles keep the SMs busy (85% or more of the last wave)";
-	else if (c->val[F_STREAM_K] > 1 && 2 * cuda_gemm_smem_bytes(&g) > x->dev.smem_optin)
+	else if (c->val[F_STREAM_K] == 2 && 2 * cuda_gemm_smem_bytes(&g) > x->dev.smem_optin)
 		no = "STREAM_K 2 when two blocks do not fit an SM's shared memory";
+	else if (c->val[F_STREAM_K] == 3 &&
+		 2 * grid_m * cdiv(s->n, c->val[F_BN]) > x->dev.sms)
+		no = "STREAM_K 3 where the tiles are more than half the SMs (a run a tile: whole "
+		     "tiles)";
 	else if (c->val[F_STREAM_K] &&
-		 c->val[F_STREAM_K] * x->dev.sms * c->val[F_BM] * c->val[F_BN] * 4 > CUDA_CONV_WS_MAX)
+		 sk_per_sm(c) * x->dev.sms * c->val[F_BM] * c->val[F_BN] * 4 > CUDA_CONV_WS_MAX)
 		no = "STREAM_K's fp32 partials over 256 MiB";
 	else if (c->val[F_CLUSTER] > 1 && !g.wgmma)
 		no = "CLUSTER needs the wgmma path";
@@ -281,7 +300,7 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 	else if (c->val[F_RES_TMA] && (!g.wgmma || c->val[F_SPLIT_K] > 1))
 		no = "RES_TMA needs the wgmma path without SPLIT_K (a fused epilogue)";
 	else if (c->val[F_RES_TMA] &&
-		 (c->val[F_STREAM_K] > 1 ? 2 : 1) *
+		 (c->val[F_STREAM_K] == 2 ? 2 : 1) *
 				 (cuda_gemm_smem_bytes(&g) + cuda_wgmma_res_bytes(&g)) >
 			 x->dev.smem_optin)
 		no = "RES_TMA: the residual's two buffers over the shared memory";
@@ -458,10 +477,10 @@ static int conv_fused(const struct cuda_gemm_config *g, int64_t k, int epi,
 }
 
 /* Bytes of stream-K's slots for cfg on sms SMs (a tile's fp32 accumulators a block, at most
- * STREAM_K blocks an SM): the front of the workspace, before any partials. */
+ * sk_per_sm blocks an SM): the front of the workspace, before any partials. */
 static size_t conv_slot_bytes(const struct config *cfg, int64_t sms)
 {
-	return (size_t)(cfg->val[F_STREAM_K] * sms * cfg->val[F_BM] * cfg->val[F_BN]) * 4;
+	return (size_t)(sk_per_sm(cfg) * sms * cfg->val[F_BM] * cfg->val[F_BN]) * 4;
 }
 
 int cuda_conv_launch(struct backend *b, struct cuda_cell *c, const struct config *cfg,

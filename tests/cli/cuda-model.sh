@@ -88,7 +88,7 @@ sk = [u for u in units if s(u["mode"]) == "stream-k"]
 for w in bounds:
     n = sum(1 for x in ch if sk and int(x["unit"]) == int(sk[0]["id"]) and
             names[int(x["cell"])].startswith(w + "/conv") and
-            any((",STREAM_K=%s," % v) in s(x["config"]) + "," for v in "12"))
+            any((",STREAM_K=%s," % v) in s(x["config"]) + "," for v in "123"))
     c.check(n >= 2, "stream-k: %d of %s's conv cells run stream-K in its forward" % (n, w))
 # the cluster mode's forwards ran cluster convolutions (CLUSTER 2), launched as clusters in
 # the stream and in the captured graph (checked against the vendor's above)

@@ -7,7 +7,8 @@
  * store), encodes the maps as kernels/cuda/gemm.c does (X by im2col, or as an M x C matrix at
  * the 1x1 layer; the weights as K x RS*RS*C; in a cluster of two along n each block's box
  * half of A's rows), launches it on zeroed buffers as conv.c would (stream-K: STREAM_K blocks
- * an SM; else the persistent grid; both at most what fits, in clusters what
+ * an SM, 3 one an SM cut to a multiple of the tiles (conv.c's sk_grid); else the persistent
+ * grid; both at most what fits, in clusters what
  * cudaOccupancyMaxActiveClusters allows), times it with CUDA events (one
  * warm launch, the median of 5), then launches once more and reads the stamps back.  One line
  * a case: the layer, batch, config, blocks, the event median (us), an empty kernel's launched
@@ -17,8 +18,8 @@
  * hand-overs' and the store, with the block ends' lowest, median and highest (us); each
  * block's stamps into $SK_PROBE_CSV when set.  Needs a Hopper GPU; prints and exits 77
  * without one.  The cases in clusters and at 128 x 256, and the printed block ends' lowest
- * and median (the stop-63 runs printed the highest; the archive took the rest from the
- * CSV), were added after the stop-63 runs and have not run yet.
+ * and median (the stop-63 runs printed the highest; the archive took the rest from the CSV),
+ * ran first at stop 64; the STREAM_K 3 cases were added then.
  *
  *     cc -std=gnu11 -O2 -I$CUDA/include tests/gpu/sk-probe.c -L$CUDA/lib64 -lcudart -lnvrtc
  *     ./a.out kernels/cuda/templates
@@ -140,11 +141,13 @@ int main(int argc, char **argv)
 		{ 64, 128, 4, 8, 0, 1 },  { 64, 128, 4, 8, 1, 1 },   { 128, 128, 8, 4, 0, 1 },
 		{ 128, 128, 8, 4, 1, 1 }, { 192, 128, 12, 4, 0, 1 }, { 192, 128, 12, 4, 1, 1 },
 		{ 64, 128, 4, 8, 1, 2 },  { 128, 128, 8, 4, 1, 2 },  { 128, 256, 8, 4, 0, 1 },
-		{ 128, 256, 8, 4, 1, 1 },
+		{ 128, 256, 8, 4, 1, 1 }, { 128, 128, 8, 4, 3, 1 },  { 128, 128, 8, 4, 3, 2 },
+		{ 192, 128, 12, 4, 3, 1 }, { 128, 256, 8, 4, 3, 1 },
 	};
 	const int ncfg = (int)(sizeof(cfgs) / sizeof(cfgs[0]));
 	cudaKernel_t kern[16];
 	unsigned long long *probe[16];
+	_Static_assert(sizeof(cfgs) / sizeof(cfgs[0]) <= 16, "sk-probe: at most 16 configs");
 	for (int i = 0; i < ncfg; i++)
 		build(argv[1], src, &cfgs[i], &kern[i], &probe[i]);
 	static const char esrc[] = "extern \"C\" __global__ void empty() {}\n";
@@ -233,10 +236,12 @@ int main(int argc, char **argv)
 			}
 			int tn = ((K + f->bn - 1) / f->bn + f->cl - 1) / f->cl * f->cl;
 			int tiles = ((M + f->bm - 1) / f->bm) * tn;
-			int grid = f->sk ? f->sk * sms : tiles;
+			int grid = f->sk ? (f->sk == 2 ? 2 : 1) * sms : tiles;
 			if (grid > occ)
 				grid = occ;
 			grid = grid / f->cl * f->cl;
+			if (f->sk == 3 && grid / f->cl >= tiles / f->cl) /* conv.c's sk_grid */
+				grid = grid / f->cl / (tiles / f->cl) * tiles;
 			lc.gridDim.x = (unsigned)grid;
 			int N = g->n, H = g->h, W = g->w, C = g->c, RS = g->rs, S = g->stride;
 			int pad = g->pad, epi = 1 | 4, stages = f->stages;

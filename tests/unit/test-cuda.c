@@ -806,7 +806,8 @@ static void same_module(char **o1, size_t n1, char **o2, size_t n2, const char *
 }
 
 /* STREAM_K: an eighth field of the conv space; valid on the wgmma path alone, without
- * SPLIT_K, where whole tiles leave SMs idle; 1 and 2 (the grid) compile the same module. */
+ * SPLIT_K, where whole tiles leave SMs idle (3: where they fill at most half); 1, 2 and 3
+ * (the grid) compile the same module. */
 START_TEST(test_conv_stream_k)
 {
 	struct cuda_space_ctx x;
@@ -830,6 +831,20 @@ START_TEST(test_conv_stream_k)
 	size_t n2 = cuda_config_options(&sp, &c, "sm_90a", o2);
 	ck_assert(has_opt(o1, n1, "-DSTREAM_K=1"));
 	same_module(o1, n1, o2, n2, NULL);
+	/* 3 (runs of equal length a tile): not where the 100 tiles are over half the SMs */
+	c.val[7] = 3;
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why, "STREAM_K 3 where the tiles are more than half the SMs (a run a "
+			      "tile: whole tiles)");
+	/* 128 x 128, 8 warps: 52 tiles, two runs each; the same module as 1 */
+	c.val[0] = 128, c.val[3] = 8;
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	char *o3[CUDA_MAX_OPTS];
+	size_t n3 = cuda_config_options(&sp, &c, "sm_90a", o3);
+	c.val[7] = 1;
+	n2 = cuda_config_options(&sp, &c, "sm_90a", o2);
+	same_module(o3, n3, o2, n2, NULL);
+	c.val[0] = 64, c.val[3] = 4;
 	/* with SPLIT_K; off the wgmma path (a 32-wide k step in 16 bits) */
 	c.val[5] = 2;
 	ck_assert(!space_check(&sp, &c, &why));
