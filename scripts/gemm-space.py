@@ -64,8 +64,9 @@ def valid(m, n, k, eb, tf32, c):
     wg = wgmma(bm, bn, bk, w, eb, tf32)
     if not template_ok(bm, bn, bk, w, st, eb, tf32, wg):
         return False
-    if redundant(BM, bm, m) and not (wg and bm == 64 * (w // 4)):
-        return False  # the smallest wgmma tile is kept when a smaller BLOCK_M covers m
+    if redundant(BM, bm, m) and not (wg and bm == 64):
+        return False  # the smallest wgmma tile (64 rows, 4 warps) is kept when a smaller
+        # BLOCK_M covers m; 8 warps' smallest (128 rows) is not
     if redundant(BN, bn, n) or redundant(BK, bk, k):
         return False
     ktiles = cdiv(k, bk)

@@ -132,7 +132,7 @@ double cuda_estimate_ns(const struct cuda_roofline *r, const struct cuda_space_c
  * 3 to 6 stages; on Hopper mma.sync peaks at ~31% of cuBLASLt where wgmma reaches 89%.  The
  * space keeps Triton's fields and values (local searches step through them as Inductor's
  * do); the prunings only make points invalid: ResNet-50's fc (m 32, n 1000, k 2048) goes
- * from 2108 valid points to 148 in float16 and TF32, 4096^3 float16 from 10848 to 168
+ * from 2108 valid points to 116 in float16 and TF32, 4096^3 float16 from 10848 to 168
  * (scripts/gemm-space.py counts them independently). */
 static int gemm_valid(const struct space *sp, const struct config *c, const char **why)
 {
@@ -148,10 +148,14 @@ static int gemm_valid(const struct space *sp, const struct config *c, const char
 	int64_t per = (ktiles + c->val[G_SPLIT_K] - 1) / c->val[G_SPLIT_K];
 	int64_t grid_m = (s->m + c->val[G_BM] - 1) / c->val[G_BM];
 	int64_t tiles = grid_m * ((s->n + c->val[G_BN] - 1) / c->val[G_BN]);
-	/* the smallest tile the wgmma path takes for its warps is never redundant: a smaller
-	 * BLOCK_M that covers m runs on mma.sync (the fc's best measured config is 64 x 128 on
-	 * wgmma at m = 32) */
-	int wgmma_floor = g.wgmma && c->val[G_BM] == cuda_gemm_wgmma_min_m(g.warps);
+	/* the smallest tile the wgmma path takes (64 rows, one consumer warpgroup) is never
+	 * redundant: a smaller BLOCK_M that covers m runs on mma.sync (the fc's best measured
+	 * config is 64 x 128 on wgmma at m = 32).  Eight warps' smallest, 128 rows, is: where 64
+	 * rows cover m it computes at least half its rows for nothing, and at ResNet's fc
+	 * layers (m 32) its best config ran 1.148 (float16) and 1.172 (TF32) times the best of
+	 * all (the stop-63 main job's exhaustive trials; docs/benchmarks-archive.md,
+	 * 2026-11-30 (stop 64)) */
+	int wgmma_floor = g.wgmma && c->val[G_BM] == cuda_gemm_wgmma_min_m(4);
 	if (cuda_gemm_config_check(&g, x->dev.smem_optin, sm90a, &rule) < 0)
 		no = rule;
 	else if (!wgmma_floor && space_field_redundant(&sp->fields[G_BM], c->val[G_BM], s->m))
