@@ -851,6 +851,21 @@ START_TEST(test_conv_stream_k)
 	n2 = cuda_config_options(&sp, &c, "sm_90a", o2);
 	same_module(o3, n3, o2, n2, NULL);
 	c.val[0] = 64, c.val[3] = 4;
+	/* tests/data/cuda/conv.toml's sk3-f16 (64 -> 128, 3x3 at 14 x 14, batch 8: m 1568, 9
+	 * k-tiles), whose exhaustive walk cuda-conv.sh counts on the GPU: STREAM_K 3 points */
+	{
+		struct cuda_space_ctx y;
+		struct space sq;
+		struct config d;
+		size_t n3pts = 0;
+		conv_ctx(&y, "conv2d_bias_relu", "float16", 0, 8, 64, 14, 14, 128, 3, 1, 1);
+		y.conv_maps = 1;
+		cuda_space_init(&sq, &y);
+		for (size_t i = 0; i < space_grid_size(&sq); i++)
+			n3pts += !space_grid_point(&sq, i, &d) && space_contains(&sq, &d) &&
+				 val_of(&sq, &d, "STREAM_K") == 3;
+		ck_assert_msg(n3pts >= 2, "sk3-f16: %zu STREAM_K 3 points", n3pts);
+	}
 	/* with SPLIT_K; off the wgmma path (a 32-wide k step in 16 bits) */
 	c.val[5] = 2;
 	ck_assert(!space_check(&sp, &c, &why));
