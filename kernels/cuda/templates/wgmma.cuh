@@ -95,7 +95,6 @@ static_assert(WARPS != 12 || BLOCK_N <= 128,
 #else
 #define LTHREADS CTHREADS
 #endif
-/* the cp.async fallback: tiles loaded DIST ahead, WAITN wgmma groups left in flight */
 /* WG_TMA_ONLY (the backend's, default 0): 1, the module is launched with use_tma 1 only (a
  * convolution's 3 too, which the body reads as 1), so the consumers' cp.async path
  * (consumer_cpasync) and the producer's (producer_cpasync) are left out: the first was half
@@ -119,6 +118,7 @@ static_assert(!WG_RT_STAGES || WG_PRODUCER_LOADS || WG_TMA_ONLY,
 	      "WG_RT_STAGES: consumer_cpasync needs STAGES at compile time");
 static_assert(WG_RT_STAGES || !WG_PRODUCER_LOADS || STAGES >= 3,
 	      "WG_PRODUCER_LOADS: STAGES must be at least 3");
+/* the cp.async fallback: tiles loaded DIST ahead, WAITN wgmma groups left in flight */
 #define WAITN (STAGES >= 3 ? 1 : 0)
 #define DIST (STAGES - 1 - WAITN)
 #ifndef STREAM_K
@@ -879,8 +879,9 @@ static __device__ __forceinline__ void sk_stamp_seg(int cw, int seg, int k, cons
 
 /* Consumer warpgroup cw's scratch for the epilogue (wg_acc_rows8's 8 KiB): its MW * 64 rows of
  * stage s's A, a stage no copy writes while the warpgroup holds it (consumer_tma keeps the
- * last k-tile's stage of a segment that stores until its epilogue is done; consumer_cpasync
- * waits for every warpgroup first). */
+ * last k-tile's stage of a segment that stores until its epilogue is done).  consumer_cpasync
+ * has none to give: its one user, gemm.cu's cp.async path, stores without it (conv.cu always
+ * loads by its producer or by TMA: consumer_tma). */
 static __device__ __forceinline__ unsigned wg_scratch(unsigned sA, unsigned s, int cw)
 {
 	static_assert(MW * 64 * BLOCK_K * ES >= 8192, "wg_scratch: 8 KiB a warpgroup");
@@ -1002,12 +1003,9 @@ static __device__ __forceinline__ void consumer_cpasync(int M, int N, int K, uns
 		}
 		wgmma_wait<0>();
 		cp_async_wait<0>();
-		/* every warpgroup done with the stages: stage 0's A rows are the epilogue's
-		 * scratch (the next tile's loads wait at the loop's barrier) */
-		if (sk_stores(p, sch))
-			asm volatile("bar.sync 1, %0;\n" ::"n"(CTHREADS) : "memory");
+		/* (no scratch, and WG_RES_TMA needs a map: wg_scratch) */
 		if (sk_fixup(acc, p, sch, cw, sk_ws, sk_flags, false))
-			store(acc, p, cw, 0u, wg_scratch(sA, 0, cw)); /* (WG_RES_TMA needs a map) */
+			store(acc, p, cw, 0u, 0u);
 	}
 }
 
