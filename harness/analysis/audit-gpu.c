@@ -442,7 +442,7 @@ static void check_op_timing(struct audit *au, const struct rec_unit *u, char **i
 /* The CUDA backend's settings that change what a unit measures, as its info records them
  * (docs/harness.1's backend knobs; placement by its first word, the pad differing by unit). */
 static const char *const settings_keys[] = { "cudnn_api", "conv_im2col", "conv_s2d",
-					     "conv_tma_only", "cluster_along",
+					     "conv_tma_only", "cluster_along", "pdl",
 					     "nvrtc_fast_compile", "placement" };
 
 /* Unit i's settings as "key=value, ..." into buf (the keys it records; "" with none). */

@@ -59,6 +59,7 @@ static void free_cell(struct cuda_cell *c)
 			cudaFree(c->d_in[i]);
 	}
 	cuda_replay_release(c);
+	free(c->vendor_kernels);
 	free(c->h_out);
 	if (c->d_out)
 		cudaFree(c->d_out);
@@ -554,7 +555,8 @@ static int cuda_conv_switches(struct backend *b, char **cause)
 	return cuda_switch("HARNESS_CUDA_CONV_IM2COL", &b->conv_im2col, cause) ||
 	       cuda_switch("HARNESS_CUDA_CONV_S2D", &b->conv_s2d, cause) ||
 	       cuda_switch("HARNESS_CUDA_CONV_TMA_ONLY", &b->conv_tma_only, cause) ||
-	       cuda_switch("HARNESS_CUDA_CLUSTER_ALONG_N", &b->cluster_along_n, cause) ? -1 : 0;
+	       cuda_switch("HARNESS_CUDA_CLUSTER_ALONG_N", &b->cluster_along_n, cause) ||
+	       cuda_switch("HARNESS_CUDA_PDL", &b->pdl, cause) ? -1 : 0;
 }
 
 /* HARNESS_CUDA_DNN_API: "graph" (the default: cudnn-graph.c) or "legacy" (cudnn.c; what each
@@ -658,9 +660,8 @@ static void cuda_describe(const struct backend *b, struct sbuf *out)
 		  b->fast_compile ? b->fast_compile : "0", b->check_dir);
 	sbuf_addf(out, "batch_threshold_ns=%d\n", BATCH_THRESHOLD_NS);
 	sbuf_addf(out, "conv_im2col=%d\nconv_s2d=%d\nconv_tma_only=%d\ncluster_along=%s\n"
-		  "cudnn_api=%s\n", b->conv_im2col, b->conv_s2d, b->conv_tma_only,
-		  b->cluster_along_n ? "n" : "m",
-		  b->dnn_graph ? "graph" : "legacy");
+		  "cudnn_api=%s\npdl=%d\n", b->conv_im2col, b->conv_s2d, b->conv_tma_only,
+		  b->cluster_along_n ? "n" : "m", b->dnn_graph ? "graph" : "legacy", b->pdl);
 	cuda_ahead_describe(b, out);
 	sbuf_addf(out, "timer=cuda events on a dedicated non-blocking stream\n");
 	sbuf_addf(out, "op_timing=%s\n", b->op_graph ? "graph (each config's launches replayed "
@@ -696,9 +697,9 @@ static void cuda_describe_end(const struct backend *b, struct sbuf *out)
 	sbuf_addf(out, "cuda_conv_partial_launches=%" PRId64 "\n", b->conv_partials);
 	sbuf_addf(out, "cuda_cluster_launches=%" PRId64 "\ncuda_conv_cluster_fallbacks=%" PRId64
 		  "\ncuda_conv_res_tma_launches=%" PRId64 "\ncuda_conv_res_tma_fallbacks=%" PRId64
-		  "\ncuda_conv_tma_only_launches=%" PRId64 "\n", b->cluster_launches,
-		  b->cluster_fallbacks, b->res_tma_launches, b->res_tma_fallbacks,
-		  b->tma_only_launches);
+		  "\ncuda_conv_tma_only_launches=%" PRId64 "\ncuda_pdl_launches=%" PRId64 "\n",
+		  b->cluster_launches, b->cluster_fallbacks, b->res_tma_launches,
+		  b->res_tma_fallbacks, b->tma_only_launches, b->pdl_launches);
 	cuda_loaded_libraries(out);
 }
 

@@ -131,6 +131,8 @@ struct cuda_module {
 	cudaKernel_t k[3];   /* the op's kernel, its finishing kernel (split-K, sum_dim0) and
 			      * its pre-pass (conv.cu's conv_s2d) */
 	size_t smem_set;     /* dynamic shared memory the first kernel was raised to */
+	int pdl;             /* the cubin has harness_wg_pdl (wgmma.cuh): its first kernel
+			      * waits for the stream's previous one itself */
 };
 
 /* How a cell's plan is compiled ahead (HARNESS_CUDA_COMPILE_AHEAD; docs/kernels.md "NVRTC

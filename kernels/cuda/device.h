@@ -101,6 +101,8 @@ struct cuda_cell {
 	struct cuda_dnn_cell *dnn;             /* conv cells: cuDNN's legacy API (cudnn.c) */
 	struct cuda_dnng_cell *dnng;           /* or its graph API (cudnn-graph.c) */
 	struct cuda_e2e *e2e;                  /* e2e cells: the model's forward (model.c) */
+	char *vendor_kernels;                /* owned: "config: kernel ...\n" a vendor config
+					      * captured (graph-replay.c's name_vendor) */
 };
 
 struct backend {
@@ -133,6 +135,9 @@ struct backend {
 				  * modules leave the gather out where X has a map
 				  * (cuda_conv_tma_only), 0 they keep it (the A/B) */
 	int dnn_graph;           /* HARNESS_CUDA_DNN_API: 1 graph (default), 0 legacy */
+	int pdl;                 /* HARNESS_CUDA_PDL: 1 (default) wgmma modules that wait for
+				  * their predecessor (harness_wg_pdl) are launched as
+				  * programmatic dependents, 0 never (the A/B) */
 	unsigned flush_gen;
 	struct cuda_nvml *nvml;
 	char *nvml_why;
@@ -163,6 +168,7 @@ struct backend {
 	int64_t conv_partials;               /* template convs at SPLIT_K 1 whose epilogue
 					      * conv_splitk_reduce applied (conv.c, conv_fused) */
 	int64_t cluster_launches;            /* wgmma launches in clusters (gemm.c) */
+	int64_t pdl_launches;                /* wgmma launches as programmatic dependents */
 	int64_t cluster_fallbacks;           /* CLUSTER 2 configs launched without one: no
 					      * tensor map for A there (conv.c) */
 	int64_t res_tma_launches;            /* conv.cu launches reading Res by TMA (RES_TMA) */
@@ -286,6 +292,7 @@ struct cuda_wgmma_launch {
 	const void *ta, *tb, *tr; /* borrowed: the cell's tensor-map cache (tr: op's r) */
 	int use_tma;
 	int cluster;      /* blocks a cluster: op's where A has a map (use_tma 1 or 3), else 1 */
+	int pdl;          /* launched as a programmatic dependent (backend's pdl, module's) */
 };
 /* Fill *out for module m's kernel under config g (dynamic shared memory smem) on cell c,
  * encoding the tensor maps or finding them in c's cache. */

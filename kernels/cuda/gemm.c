@@ -299,6 +299,7 @@ int cuda_wgmma_setup(struct backend *b, struct cuda_cell *c, struct cuda_module 
 	out->ta = out->tb = out->tr = &none;
 	out->use_tma = 0;
 	out->cluster = 1;
+	out->pdl = b->pdl && m->pdl;
 	int b_ok = aligned16(op->b, op->ldb, g->elem_bytes);
 	int im2col = op->im2col && b_ok && aligned16(op->a, op->im2col->c, g->elem_bytes);
 	int plain = !im2col && op->tma && b_ok && aligned16(op->a, op->lda, g->elem_bytes);
@@ -350,12 +351,20 @@ int cuda_wgmma_launch_kernel(struct backend *b, struct cuda_module *m,
 			     size_t smem, void **args, char **cause)
 {
 	dim3 grid = { (unsigned)w->grid, 1, z }, block = { threads, 1, 1 };
-	if (w->cluster <= 1)
+	if (w->cluster <= 1 && !w->pdl)
 		return CUDA_CHECK(RT, cudaLaunchKernel((const void *)m->k[0], grid, block, args,
 						       smem, b->stream), cause);
-	cudaLaunchAttribute attr;
-	cudaLaunchConfig_t lc = cluster_config(b, grid, block, smem, w->cluster, &attr);
-	b->cluster_launches++;
+	cudaLaunchAttribute attr[2];
+	cudaLaunchConfig_t lc = cluster_config(b, grid, block, smem, w->cluster, attr);
+	if (w->cluster > 1)
+		b->cluster_launches++;
+	else
+		lc.numAttrs = 0;
+	if (w->pdl) { /* it may start under the stream's previous kernel (wgmma.cuh) */
+		attr[lc.numAttrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+		attr[lc.numAttrs++].val.programmaticStreamSerializationAllowed = 1;
+		b->pdl_launches++;
+	}
 	return CUDA_CHECK(RT, cudaLaunchKernelExC(&lc, (const void *)m->k[0], args), cause);
 }
 

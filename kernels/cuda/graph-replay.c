@@ -9,6 +9,8 @@
 #include "config.h"
 #include "kernels/cuda/device.h"
 
+#include <cuda.h>
+#include <cudaTypedefs.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -40,6 +42,77 @@ void cuda_replay_release(struct cuda_cell *c)
 	c->graph = 0;
 }
 
+/* The driver's name of each kernel node of g, each after a space onto out, "?" for one
+ * it cannot name (entry points of CUDA 12.3, looked up at run time as gemm.c's encoders). */
+static void kernel_names(cudaGraph_t g, struct sbuf *out)
+{
+	static PFN_cuGraphKernelNodeGetParams_v12000 params;
+	static PFN_cuFuncGetName_v12030 func_name;
+	static PFN_cuKernelGetName_v12030 kernel_name;
+	static int looked;
+	enum cudaDriverEntryPointQueryResult q;
+	if (!looked) {
+		looked = 1;
+		if (cudaGetDriverEntryPointByVersion("cuGraphKernelNodeGetParams", (void **)&params,
+						     12000, cudaEnableDefault, &q) ||
+		    q != cudaDriverEntryPointSuccess)
+			params = NULL;
+		if (cudaGetDriverEntryPointByVersion("cuFuncGetName", (void **)&func_name, 12030,
+						     cudaEnableDefault, &q) ||
+		    q != cudaDriverEntryPointSuccess)
+			func_name = NULL;
+		if (cudaGetDriverEntryPointByVersion("cuKernelGetName", (void **)&kernel_name,
+						     12030, cudaEnableDefault, &q) ||
+		    q != cudaDriverEntryPointSuccess)
+			kernel_name = NULL;
+		cudaGetLastError();
+	}
+	size_t n = 0;
+	cudaGraphNode_t nodes[16];
+	if (cudaGraphGetNodes(g, NULL, &n) != cudaSuccess || n > 16 ||
+	    cudaGraphGetNodes(g, nodes, &n) != cudaSuccess)
+		n = 0, sbuf_addf(out, " ?");
+	for (size_t i = 0; i < n; i++) {
+		enum cudaGraphNodeType t;
+		CUDA_KERNEL_NODE_PARAMS p;
+		const char *name = NULL;
+		if (cudaGraphNodeGetType(nodes[i], &t) != cudaSuccess || t != cudaGraphNodeTypeKernel)
+			continue;
+		memset(&p, 0, sizeof(p));
+		if (params && params((CUgraphNode)nodes[i], &p) == CUDA_SUCCESS) {
+			if (p.kern && kernel_name && kernel_name(&name, p.kern) != CUDA_SUCCESS)
+				name = NULL;
+			if (!name && p.func && func_name && func_name(&name, p.func) != CUDA_SUCCESS)
+				name = NULL;
+		}
+		sbuf_addf(out, " %s", name ? name : "?");
+	}
+	cudaGetLastError();
+}
+
+/* What vendor config c->cur ran (cuDNN's or cuBLASLt's kernels: their tiles and clusters
+ * are in the names), captured in g: appended to c->vendor_kernels once per config.  Only the
+ * first vendor candidate's (the library's heuristic choice, what the `default` mode runs):
+ * every candidate of an exhaustive unit's cells took its info past PROTO_LIMIT_INFO. */
+static void name_vendor(struct cuda_cell *c, cudaGraph_t g)
+{
+	struct sbuf all;
+	sbuf_init(&all);
+	if (c->vendor_kernels)
+		sbuf_adds(&all, c->vendor_kernels);
+	size_t start = all.len;
+	config_format(&c->space, &c->cur, &all);
+	sbuf_adds(&all, ":");
+	if (c->vendor_kernels && strstr(c->vendor_kernels, all.buf + start)) {
+		sbuf_release(&all); /* (named already) */
+		return;
+	}
+	kernel_names(g, &all);
+	sbuf_adds(&all, "\n");
+	free(c->vendor_kernels);
+	c->vendor_kernels = sbuf_detach(&all);
+}
+
 /* n launches of cell c's current config captured into *out (relaxed mode: the launches'
  * host-side calls, cuDNN's and cuBLASLt's included, are not stream work), instantiated and
  * uploaded.  0; 1 with *why (heap) when the launches cannot be captured; -1 with *cause
@@ -66,6 +139,8 @@ static int capture(struct backend *b, struct cuda_cell *c, int64_t n, cudaGraphE
 		free(err);
 		return 1;
 	}
+	if (n == 1 && c->cur.vendor && c->cur.vendor_idx == 0)
+		name_vendor(c, g);
 	cudaError_t e = cudaGraphInstantiate(out, g, 0);
 	cudaGraphDestroy(g);
 	if (e != cudaSuccess) {
@@ -194,5 +269,11 @@ void cuda_replay_describe(const struct backend *b, struct sbuf *out)
 		if (!c->e2e && c->has_impl)
 			sbuf_addf(out, "op_timing.%zu=%s launches=%" PRId64 " %s\n", i,
 				  c->graph ? "graph" : "stream", c->launches, c->pub.name);
+		/* the vendor's kernels, a line a vendor config: "config: name ..." */
+		for (const char *l = c->vendor_kernels; l && *l;) {
+			const char *e = strchr(l, '\n');
+			sbuf_addf(out, "vendor_kernels.%zu=%.*s\n", i, (int)(e - l), l);
+			l = e + 1;
+		}
 	}
 }

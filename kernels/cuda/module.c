@@ -256,6 +256,10 @@ int cuda_get_module(struct backend *b, struct cuda_cell *cell, const struct conf
 			goto done;
 		}
 	}
+	void *sym;
+	size_t sym_bytes;
+	m->pdl = cudaLibraryGetGlobal(&sym, &sym_bytes, m->lib, "harness_wg_pdl") == cudaSuccess;
+	(void)cudaGetLastError(); /* (a module without it: not an error) */
 	XGROW(b->mods, b->modcap, b->nmods + 1);
 	b->mods[b->nmods++] = m;
 	*out = m;

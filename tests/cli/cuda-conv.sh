@@ -109,6 +109,10 @@ cl = [t for t in grid if fields(t).get("CLUSTER") == "2"]
 c.check(len(cl) >= 20, "the exhaustive walk checked %d CLUSTER=2 configs" % len(cl))
 c.check(any(fields(t).get("STREAM_K") != "0" for t in cl), "some CLUSTER=2 config ran stream-K")
 c.check(all(fields(t).get("CLUSTER") in ("1", "2") for t in grid), "every config text names its CLUSTER")
+# programmatic dependent launch (HARNESS_CUDA_PDL, default on): every exhaustive unit
+# launched its wgmma configs so (each checked correct above)
+for u in ex:
+    c.check(int(info(u).get("cuda_pdl_launches", 0)) > 0, "exhaustive: %s programmatic dependent launches" % info(u).get("cuda_pdl_launches"))
 for u in ex:
     i = info(u)
     c.check(int(i.get("cuda_cluster_launches", 0)) > 0 and int(i.get("cuda_conv_cluster_fallbacks", -1)) == 0, "exhaustive: %s cluster launches, %s fallbacks" % (i.get("cuda_cluster_launches"), i.get("cuda_conv_cluster_fallbacks")))

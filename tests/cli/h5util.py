@@ -11,16 +11,31 @@ def _dec(v):
     return v
 
 
+def _long(f, name):
+    """The whole values of table name's strings cut in their rows (docs/results-format.md,
+    "Long strings": 65,536 bytes or more, a unit's info), by (row, field)."""
+    if "long_strings" not in f:
+        return {}
+    ls, lb = f["long_strings"][:], f["long_bytes"][:].tobytes()
+    want = "/" + name.lstrip("/")
+    return {(int(r["row"]), _dec(r["field"])): lb[r["first"]:r["first"] + r["bytes"]].decode()
+            for r in ls if _dec(r["table"]) == want}
+
+
 def table(f, name):
     obj = f[name]
     if isinstance(obj, h5py.Dataset):
         arr = obj[:]
-        return [{k: _dec(r[k]) for k in arr.dtype.names} for r in arr]
-    cols = {k: obj[k][:] for k in obj.keys() if isinstance(obj[k], h5py.Dataset)}
-    if not cols:
-        return []
-    n = len(next(iter(cols.values())))
-    return [{k: _dec(cols[k][i]) for k in cols} for i in range(n)]
+        rows = [{k: _dec(r[k]) for k in arr.dtype.names} for r in arr]
+    else:
+        cols = {k: obj[k][:] for k in obj.keys() if isinstance(obj[k], h5py.Dataset)}
+        if not cols:
+            return []
+        n = len(next(iter(cols.values())))
+        rows = [{k: _dec(cols[k][i]) for k in cols} for i in range(n)]
+    for (i, k), v in _long(f, name).items():
+        rows[i][k] = v
+    return rows
 
 
 def infos(units):

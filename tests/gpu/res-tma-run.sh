@@ -16,8 +16,9 @@
 # rest of kernels/cuda/templates, e.g. `git archive` of an earlier commit's, carried in .gpu):
 # the run step adds mode exhaustive-old, the bundle's kernels with those templates
 # (HARNESS_KERNEL_DIR), and tables.md its layer table and scripts/config-shift.py's shift
-# from it (a template change A/B in the same blocks).  Files under $OUT: host.txt, ab.txt,
-# ab.md, tests.txt, run.txt, tables.md, ab.h5, run.h5.
+# from it (a template change A/B in the same blocks); unless RUN_NOPDL=0, mode
+# exhaustive-nopdl (HARNESS_CUDA_PDL=0: no launch a programmatic dependent) and its tables.
+# Files under $OUT: host.txt, ab.txt, ab.md, tests.txt, run.txt, tables.md, ab.h5, run.h5.
 set -u
 cd "$(dirname "$0")/../.."
 [ -d bundle ] || tar -xJf .gpu/bundle.txz
@@ -59,6 +60,8 @@ if [[ " $STEPS " == *" run "* ]]; then
 	[ "${RUN_GATHER:-1}" = 1 ] && printf '%s\n' '[[modes]]' 'name = "exhaustive-gather"' \
 		'tuner = "exhaustive"' '[modes.environment]' 'HARNESS_CUDA_CONV_TMA_ONLY = "0"' \
 		>> $R/run.toml
+	[ "${RUN_NOPDL:-1}" = 1 ] && printf '%s\n' '[[modes]]' 'name = "exhaustive-nopdl"' \
+		'tuner = "exhaustive"' '[modes.environment]' 'HARNESS_CUDA_PDL = "0"' >> $R/run.toml
 	if [ -n "${OLD_TEMPLATES:-}" ]; then
 		rm -rf $R/oldk && cp -r bundle/kernels $R/oldk && cp "$OLD_TEMPLATES"/* $R/oldk/cuda/templates/
 		printf '%s\n' '[[modes]]' 'name = "exhaustive-old"' 'tuner = "exhaustive"' \
@@ -73,6 +76,12 @@ if [[ " $STEPS " == *" run "* ]]; then
 		echo; echo "## the gather kept (HARNESS_CUDA_CONV_TMA_ONLY=0)"
 		python3 scripts/layer-table.py $R/run.h5 - exhaustive-gather
 		echo; echo "## pairs: RES_TMA 1 over 0"; python3 scripts/field-pairs.py $R/run.h5 RES_TMA 0 1
+		if [ "${RUN_NOPDL:-1}" = 1 ]; then
+			echo; echo "## without programmatic dependent launch (HARNESS_CUDA_PDL=0)"
+			python3 scripts/layer-table.py $R/run.h5 - exhaustive-nopdl
+			echo; echo "## config shift: exhaustive over exhaustive-nopdl"
+			python3 scripts/config-shift.py $R/run.h5:exhaustive-nopdl $R/run.h5:exhaustive cell
+		fi
 		if [ -n "${OLD_TEMPLATES:-}" ]; then
 			echo; echo "## the templates of $OLD_TEMPLATES"
 			python3 scripts/layer-table.py $R/run.h5 - exhaustive-old

@@ -15,7 +15,10 @@
  * alike, the stamps' span (the first block's first instruction to the last consumer's end),
  * and the medians over blocks of the prologue (first instruction to the consumers' start),
  * the pipeline's fill, a k-tile, the finishers' fix-up (their waits and sums), the
- * hand-overs' and the store, with the block ends' lowest, median and highest (us); each
+ * hand-overs' and the store, with the block ends' lowest, median and highest (us), then the
+ * time a launch of 20 back-to-back launches in one CUDA graph (as the harness's warm trials
+ * replay them) as plain launches and as programmatic dependents (PDL: wgmma.cuh's
+ * griddepcontrol; added at stop 65), and an empty kernel's launched alike both ways; each
  * block's stamps into $SK_PROBE_CSV when set.  Needs a Hopper GPU; prints and exits 77
  * without one.  The cases in clusters and at 128 x 256, and the printed block ends' lowest
  * and median (the stop-63 runs printed the highest; the archive took the rest from the CSV),
@@ -84,6 +87,46 @@ static float empty_us(int grid, int threads, int smem)
 	return median5(ms) * 1e3f;
 }
 
+/* The time a launch (us) of BATCH back-to-back launches of lc's kernel k captured into one
+ * graph, as the harness's warm trials replay them (kernels/cuda/graph-replay.c), the launches
+ * programmatic dependents (the backend's HARNESS_CUDA_PDL, wgmma.cuh's griddepcontrol) when
+ * pdl: the median of 5 replays after a warm one. */
+#define BATCH 20
+static float batch_us(cudaLaunchConfig_t lc, const void *k, void **args, int pdl)
+{
+	cudaStream_t st;
+	cudaGraph_t g;
+	cudaGraphExec_t ge;
+	cudaEvent_t a, b;
+	float ms[6];
+	cudaLaunchAttribute attr[2] = { lc.attrs[0] };
+	attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+	attr[1].val.programmaticStreamSerializationAllowed = 1;
+	lc.attrs = attr;
+	lc.numAttrs = 1 + (pdl != 0);
+	CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+	lc.stream = st;
+	CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeRelaxed));
+	for (int i = 0; i < BATCH; i++)
+		CK(cudaLaunchKernelExC(&lc, k, args));
+	CK(cudaStreamEndCapture(st, &g));
+	CK(cudaGraphInstantiate(&ge, g, 0));
+	CK(cudaEventCreate(&a));
+	CK(cudaEventCreate(&b));
+	for (int i = 0; i < 7; i++) {
+		CK(cudaEventRecord(a, st));
+		CK(cudaGraphLaunch(ge, st));
+		CK(cudaEventRecord(b, st));
+		CK(cudaEventSynchronize(b));
+		if (i > 0)
+			CK(cudaEventElapsedTime(&ms[i - 1], a, b));
+	}
+	CK(cudaGraphExecDestroy(ge));
+	CK(cudaGraphDestroy(g));
+	CK(cudaStreamDestroy(st));
+	return median5(ms) * 1e3f / BATCH;
+}
+
 /* Module of config f (NVRTC, sm_90a), its kernel "conv" into *k and the stamps into *probe. */
 static void build(const char *dir, const char *src, const struct cfg *f, cudaKernel_t *k,
 		  unsigned long long **probe)
@@ -130,12 +173,14 @@ int main(int argc, char **argv)
 	int sms = prop.multiProcessorCount;
 	printf("device %s, %d SMs\n", prop.name, sms);
 	printf("layer batch config blocks event_us empty_us span_us prologue_us fill_us ktile_us "
-	       "fixup_fin_us handover_us store_us end_min_us end_med_us end_max_us\n");
+	       "fixup_fin_us handover_us store_us end_min_us end_med_us end_max_us batch_us "
+	       "batch_pdl_us empty_batch_us empty_batch_pdl_us\n");
 
 	static const struct layer layers[] = {
 		{ "512x3x3@7", 8, 7, 7, 512, 512, 3, 1, 1 },
 		{ "512x3x3@7", 32, 7, 7, 512, 512, 3, 1, 1 },
 		{ "2048x1x1@7", 32, 7, 7, 2048, 512, 1, 1, 0 },
+		{ "1024x1x1@14", 32, 14, 14, 1024, 256, 1, 1, 0 },
 	};
 	static const struct cfg cfgs[] = {
 		{ 64, 128, 4, 8, 0, 1 },  { 64, 128, 4, 8, 1, 1 },   { 128, 128, 8, 4, 0, 1 },
@@ -320,15 +365,21 @@ int main(int argc, char **argv)
 				}
 			}
 			float em = empty_us(grid, threads, smem);
+			/* back to back in a graph, as a warm trial: without and with PDL, and an
+			 * empty kernel's launched alike (the cluster attribute kept) */
+			float bt = batch_us(lc, (const void *)kern[ci], args, 0);
+			float btp = batch_us(lc, (const void *)kern[ci], args, 1);
+			float eb = batch_us(lc, (const void *)empty_k, NULL, 0);
+			float ebp = batch_us(lc, (const void *)empty_k, NULL, 1);
 			const double endmed = med(ends, grid); /* (sorts ends) */
 			printf("%s %d %dx%d,w%d,s%d,sk%d,cl%d %d %.2f %.2f %.2f %.2f %.2f %.3f %.2f %.2f "
-			       "%.2f %.2f %.2f %.2f\n",
+			       "%.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f\n",
 			       g->name, g->n, f->bm, f->bn, f->warps, f->stages, f->sk, f->cl, grid,
 			       ev * 1e3, em, (double)(tend - t0) / 1e3, med(pro, npro) / 1e3,
 			       med(fill, nfill) / 1e3,
 			       med(kt, nkt) / 1e6, med(fin, nfin) / 1e3, med(hand, nhand) / 1e3,
 			       med(store, nstore) / 1e3, (double)ends[0] / 1e3, endmed / 1e3,
-			       (double)ends[grid - 1] / 1e3);
+			       (double)ends[grid - 1] / 1e3, bt, btp, eb, ebp);
 			fflush(stdout);
 			free(fill), free(kt), free(fin), free(hand), free(store), free(ends), free(pro);
 		}

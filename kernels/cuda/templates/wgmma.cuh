@@ -1094,6 +1094,12 @@ static __device__ __forceinline__ void producer_cpasync(int M, int N, int K, uns
 }
 #endif
 
+/* The backend launches a module with the programmatic-stream-serialization attribute only
+ * where this symbol is in its cubin (module.c, cudaLibraryGetGlobal): wgmma_body waits with
+ * griddepcontrol.wait before its first global access.  Templates without the wait (an older
+ * copy under HARNESS_KERNEL_DIR) lack it and are launched as before. */
+extern "C" __device__ const int harness_wg_pdl = 1;
+
 /* The kernel's body over the M x N result with reduction K (the GEMM view), grid.x = any
  * number of blocks up to the tile count (the backend: one per SM times the blocks that fit,
  * "persistent"); block b does tiles b, b + grid.x, ...  use_tma 1: tmA / tmB (boxes of 128
@@ -1167,6 +1173,14 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 		cluster_sync(); /* the peer's barriers are initialised before any remote use */
 	else
 		__syncthreads();
+	/* programmatic dependent launch (harness_wg_pdl): everything above touched only shared
+	 * memory and the kernel's parameters, so it may run under the stream's previous kernel;
+	 * every global access below waits for that kernel to complete and its memory to be
+	 * visible (a no-op without the launch attribute), and the stream's next kernel may
+	 * start its own prologue on whatever SMs free up (its blocks wait the same way) */
+	asm volatile("griddepcontrol.wait;\n" ::: "memory");
+	if (tid == 0)
+		asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 
 	if (wg == 0) {
 		/* ---- the producer warpgroup: one thread issues every tensor copy ---- */
