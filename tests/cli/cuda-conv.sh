@@ -17,7 +17,9 @@
 # them, the clusters' (CLUSTER 2, A shared by multicast) and the residual's by TMA
 # (RES_TMA 1, launched so, with stream-K and clusters among them) and eight-stage pipelines;
 # compiling ahead must say its mode and keep its counts (the unit's compile_ns the sum of
-# its trials', every queued compile compiled or dropped) consistent.  Skips (77) with the
+# its trials', every queued compile compiled or dropped) consistent; the default units name
+# cuDNN's kernels at every cell (vendor_kernels) and the exhaustive ones launch their wgmma
+# configs as programmatic dependents (HARNESS_CUDA_PDL).  Skips (77) with the
 # reason where there is no CUDA backend or device; `make check-gpu` cannot skip it.
 . "$top_srcdir/tests/setup"
 . "$top_srcdir/tests/setup-cuda"
@@ -78,6 +80,16 @@ for u in units:
     elif s(u["mode"]).startswith("vendor") or s(u["mode"]) == "default":
         c.check(n == 0, "%s: %d template convolutions, wanted none" % (s(u["mode"]), n))
 c.check(all(verified(u) > 0 for u in units), "every unit's GPU reference agreed with the host's: " + ", ".join("%s:%d" % (s(u["mode"]), verified(u)) for u in units))
+# what the vendor ran (graph-replay.c's vendor_kernels): every default unit names the kernels
+# of the first vendor candidate of each op cell it timed by graph replay, each one by the
+# driver (no "?")
+for u in units:
+    if s(u["mode"]) != "default":
+        continue
+    ops = [int(k.split(".")[1]) for k, v in info(u).items() if k.startswith("op_timing.") and v.startswith("graph")]
+    vk = {int(k.split(".")[1]): v.split(": ", 1)[-1].split() for k, v in info(u).items() if k.startswith("vendor_kernels.")}
+    bad = [i for i in ops if not vk.get(i) or "?" in vk[i]]
+    c.check(ops and not bad, "default: the vendor's kernels named at %d of %d op cells timed by graph (not at %s)" % (len(ops) - len(bad), len(ops), bad[:4]))
 # the legacy API's mode: its units say so, their trials are algorithms; every other unit
 # ran the graph API (the default), its trials engine configs, some of them the fused graph
 mode = {row: s(u["mode"]) for row, u in enumerate(units)}  # trials.unit: a row of /units
