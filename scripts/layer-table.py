@@ -18,7 +18,8 @@ cells, how many non-GEMM cells (convolutions and the memory-bound ops) have the 
 faster by the medians, and how many in every unit (with n units, a sign test's one-sided p
 is 0.5^n: 2 units cannot tell it from chance, 8 can), and over the convolutions the
 geometric mean of the throughput ratio (issue 11's 70% target, issue 49's 95%), how many
-reach 70%, 80% and 90% and how many are faster.  FIELD=VALUE (e.g. CLUSTER=1) keeps only the
+reach 70%, 80% and 90% and how many are faster; then, on the CUDA backend, what the vendor ran
+at each cell (the units' vendor_kernels lines: cuDNN's or cuBLASLt's kernels by name).  FIELD=VALUE (e.g. CLUSTER=1) keeps only the
 template trials whose config has that value (FIELD=V1|V2: any of them, e.g. STAGES=3|4 against
 the whole table), so that one field's values can be read apart
 ("" or "-" for WORKLOAD: every workload).  Read with
@@ -113,6 +114,38 @@ def main(path, workload=None, tuned="exhaustive", only=None):
                   sum(1 for r in conv if 1 / r >= 0.7), sum(1 for r in conv if 1 / r >= 0.8),
                   sum(1 for r in conv if 1 / r >= 0.9), sum(1 for r in conv if r < 1),
                   100 / max(conv)))
+    vendor_kernels(f, units, cells, tuned_units, workload)
+
+
+def vendor_kernels(f, units, cells, tuned_units, workload):
+    """What the vendor ran at each cell: the CUDA backend's vendor_kernels.<cell> lines (its
+    first candidate's kernels, named by the driver: docs/kernels.md, "Timing") in the tuned
+    units' info, the most common per cell; nothing when no unit has them (the CPU backend)."""
+    whole = {}  # a unit's info past 64 KiB is whole in /long_strings (docs/results-format.md)
+    if "long_strings" in f:
+        lb = f["long_bytes"][:].tobytes()
+        for r in f["long_strings"][:]:
+            if s(r["table"]) == "/units" and s(r["field"]) == "info":
+                whole[int(r["row"])] = lb[r["first"]:r["first"] + r["bytes"]].decode()
+    seen = collections.defaultdict(collections.Counter)
+    for row, u in enumerate(units):
+        if int(u["id"]) not in tuned_units:
+            continue
+        for line in whole.get(row, s(u["info"])).splitlines():
+            if line.startswith("vendor_kernels."):
+                key, _, text = line.partition("=")
+                seen[int(key.split(".")[1])][text] += 1
+    rows = [(i, seen[i].most_common(1)[0][0]) for i in sorted(seen)
+            if i < len(cells) and (not workload or s(cells[i]["workload"]) == workload)]
+    if not rows:
+        return
+    print()
+    print("What the vendor ran (its first candidate's kernels, `vendor_kernels`):")
+    print()
+    print("| cell | vendor config: kernels |")
+    print("|---|---|")
+    for i, text in rows:
+        print("| `%s` | `%s` |" % (s(cells[i]["name"]), text))
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@
 # them), each row's count of units where the template was faster agrees with the pairs
 # within each unit, the summary counts agree with the rows, and a run without the tuned mode
 # is refused; one field's values read apart (layer-table.py's FIELD=VALUE, field-pairs.py)
-# agree with the trials too; config-shift.py finds a planted 1.25x on the templates alone.
+# agree with the trials too; config-shift.py finds a planted 1.25x on the templates alone;
+# the vendor's kernels planted in a copy's units are named, each cell's most common.
 . "$top_srcdir/tests/setup"
 PY=/usr/bin/python3
 $PY -c 'import h5py' 2>/dev/null || PY=python3
@@ -176,6 +177,34 @@ expect_status 1 $PY "$top_srcdir/scripts/config-shift.py" tiny.h5:no-such-mode s
 	grep -q "has no unit of mode 'no-such-mode'" "$SCRATCH/err" &&
 	pass "config-shift.py refuses a mode the file lacks, naming it" ||
 	fail "config-shift.py on a missing mode"
+# what the vendor ran (the CUDA backend's vendor_kernels lines, planted here in a copy's
+# exhaustive units: kernel a in two units and b in one at the first op cell): the section
+# names each cell's most common line; the CPU run's own table has no such section
+$PY - tiny.h5 vk.h5 <<'PYEOF' || fail "planting vendor_kernels"
+import shutil, sys, h5py, numpy as np
+shutil.copy(sys.argv[1], sys.argv[2])
+f = h5py.File(sys.argv[2], "r+")
+u = f["units"][:]
+info = [x.decode() for x in u["info"]]
+ex = [i for i, x in enumerate(u) if x["mode"] == b"exhaustive" and not x["warm"]]
+for n, i in enumerate(ex):
+    info[i] += "vendor_kernels.0=vendor: %s\n" % ("kernel_b x" if n == 0 else "kernel_a")
+dt = np.dtype([(n, u.dtype[n] if n != "info" else "S%d" % (max(map(len, info)) + 1)) for n in u.dtype.names])
+t = np.zeros(len(u), dt)
+for n in u.dtype.names:
+    t[n] = u[n] if n != "info" else [x.encode() for x in info]
+del f["units"]
+f.create_dataset("units", data=t, maxshape=(None,), chunks=True)
+f.close()
+PYEOF
+! grep -q "What the vendor ran" table.md && pass "no vendor section on the CPU run" ||
+	fail "a vendor section on the CPU run"
+expect_status 0 $PY "$top_srcdir/scripts/layer-table.py" vk.h5 &&
+	grep -q "What the vendor ran" "$SCRATCH/out" &&
+	grep -Eq '^\| `[^`]+` \| `vendor: kernel_a` \|$' "$SCRATCH/out" &&
+	! grep -q "kernel_b" "$SCRATCH/out" &&
+	pass "layer-table.py names the vendor's most common kernels at a cell" ||
+	fail "layer-table.py's vendor kernels"
 expect_status 1 $PY "$top_srcdir/scripts/layer-table.py" tiny.h5 "" no-such-mode &&
 	grep -q "no ok cold 'no-such-mode' unit" "$SCRATCH/err" &&
 	pass "a run without the tuned mode is refused, naming it" ||
