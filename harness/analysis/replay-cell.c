@@ -181,10 +181,14 @@ static int build_points(const struct rsource *src, const struct rec_space *row,
 		return leave(why, warn, 1, xasprintf("its recorded values make %zu points, its "
 						     "recorded grid %" PRId64, grid, row->grid));
 	unsigned char *invalid = xcalloc(grid + 1, 1);
-	for (size_t k = 0; k < sp->ninvalid; k++)
-		if (sp->invalid_unit[k] == src->unit && sp->invalid[k].cell == row->cell &&
-		    sp->invalid[k].point >= 0 && (size_t)sp->invalid[k].point < grid)
-			invalid[sp->invalid[k].point] = 1;
+	for (size_t k = 0; k < sp->ninvalid; k++) {
+		const struct rec_space_invalid *x = &sp->invalid[k];
+		if (sp->invalid_unit[k] != src->unit || x->cell != row->cell || x->point < 0)
+			continue;
+		for (int64_t p = x->point; p < x->point + (x->count > 0 ? x->count : 1) &&
+					   (size_t)p < grid; p++)
+			invalid[p] = 1;
+	}
 	rc->points = xcalloc(grid + 1, sizeof(*rc->points));
 	for (size_t p = 0; p < grid; p++)
 		if (!invalid[p] && !space_grid_point(&rc->s, p, &rc->points[rc->npoints]))

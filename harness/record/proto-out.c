@@ -139,9 +139,12 @@ int proto_space(struct proto_out *o, const struct rec_space *sp, const struct re
 	}
 	for (size_t i = 0; i < nvd; i++)
 		json_array_append_new(vendors, json_string(vd[i].config));
-	for (size_t i = 0; i < ninv; i++)
-		json_array_append_new(bad, json_pack("[I, s]", (json_int_t)inv[i].point,
-						     inv[i].why));
+	for (size_t i = 0; i < ninv; i++) /* a run of points: [first, why, count] */
+		json_array_append_new(bad, inv[i].count > 1
+						   ? json_pack("[I, s, I]", (json_int_t)inv[i].point,
+							       inv[i].why, (json_int_t)inv[i].count)
+						   : json_pack("[I, s]", (json_int_t)inv[i].point,
+							       inv[i].why));
 	json_object_set_new(obj, "fields", fields);
 	json_object_set_new(obj, "vendors", vendors);
 	json_object_set_new(obj, "invalid", bad);

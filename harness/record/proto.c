@@ -424,15 +424,27 @@ static int parse_space(struct proto_in *in, json_t *o)
 	}
 	for (size_t k = 0; k < json_array_size(bad); k++) {
 		json_t *e = json_array_get(bad, k);
-		json_t *pt = json_array_get(e, 0);
+		json_t *pt = json_array_get(e, 0), *cnt = json_array_get(e, 2);
 		const char *why = json_string_value(json_array_get(e, 1));
-		if (!json_is_integer(pt) || !why)
-			return fail(in, "space invalid point %zu must be [point, \"why\"]", k);
+		size_t ne = json_array_size(e);
+		if (!json_is_integer(pt) || !why || ne < 2 || ne > 3 ||
+		    (cnt && !json_is_integer(cnt)))
+			return fail(in, "space invalid point %zu must be [point, \"why\"] or [point, "
+					"\"why\", count]", k);
+		json_int_t p = json_integer_value(pt), n = cnt ? json_integer_value(cnt) : 1;
+		if (n < 1)
+			return fail(in, "space invalid point %zu: its count %lld is not 1 or more", k,
+				    (long long)n);
+		if (p < 0 || (sp.grid >= 0 && (p > sp.grid || n > sp.grid - p)))
+			return fail(in, "space invalid point %zu: points %lld to %lld are not in the "
+					"grid of %lld", k, (long long)p, (long long)p + (long long)n - 1,
+				    (long long)sp.grid);
 		XGROW(u->sinvalid, u->sinvalid_cap, u->nsinvalid + 1);
 		struct rec_space_invalid *si = &u->sinvalid[u->nsinvalid++];
 		memset(si, 0, sizeof(*si));
 		si->cell = sp.cell;
-		si->point = (int64_t)json_integer_value(pt);
+		si->point = (int64_t)p;
+		si->count = (int64_t)n;
 		fixcpy(si->why, sizeof(si->why), why);
 	}
 	XGROW(u->spaces, u->spaces_cap, u->nspaces + 1);

@@ -69,7 +69,9 @@ struct field {
 	size_t offset; /* in the memory row */
 	size_t size;   /* K_FIX: bytes of the char array (0 otherwise) */
 	int optional;  /* reading: a file without the field gives `absent` (integers) or ""
-			* (strings): a column added after files were written (FO) */
+			* (strings): a column added after files were written (FO); 2: added
+			* after files were sealed (FD): a row's digest has it only when it is
+			* not `absent`, so files sealed before it verify as they did */
 	int64_t absent;
 };
 
@@ -96,6 +98,8 @@ struct rec_widths {
 #define FN(row, name, member, kind) { name, kind, offsetof(struct row, member), 0, 0, 0 }
 #define FO(row, name, member, kind, absent) \
 	{ name, kind, offsetof(struct row, member), 0, 1, absent }
+#define FD(row, name, member, kind, absent) \
+	{ name, kind, offsetof(struct row, member), 0, 2, absent }
 #define TABLE(path, slot, row, fields, chunk, deflate) \
 	{ path, slot, fields, ARRAY_SIZE(fields), sizeof(struct row), chunk, deflate }
 

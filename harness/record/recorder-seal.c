@@ -97,7 +97,7 @@ static const struct field *field_named(const struct table *tb, const char *name)
 
 /* How a table's rows are encoded, worked out once per table (not per row): its fields in
  * order with what each is, and its reference fields. */
-enum { R_VALUE, R_SKIP, R_TRIAL };
+enum { R_VALUE, R_SKIP, R_TRIAL, R_UNLESS_ABSENT };
 struct row_plan {
 	const struct table *tb;
 	size_t n;
@@ -105,6 +105,7 @@ struct row_plan {
 		enum field_kind kind;
 		size_t off;
 		int role;
+		int64_t absent; /* R_UNLESS_ABSENT: the value left out */
 	} f[REC_MAX_FIELDS];
 	const struct field *fu, *fc, *ft; /* unit, cell, trial (NULL: none) */
 };
@@ -127,6 +128,9 @@ static const struct row_plan *plan_of(const struct table *tb)
 			role = R_SKIP;
 		else if (f == p->ft)
 			role = R_TRIAL;
+		else if (f->optional == 2 && f->kind == K_I64)
+			role = R_UNLESS_ABSENT;
+		p->f[p->n].absent = f->absent;
 		p->f[p->n].kind = f->kind;
 		p->f[p->n].off = f->offset;
 		p->f[p->n++].role = role;
@@ -135,8 +139,9 @@ static const struct row_plan *plan_of(const struct table *tb)
 }
 
 /* One row: every field of its table in the table's order, but `unit` and `cell` (the part
- * says them) and `trial` (given as trial, relative to the unit's first trial): integers
- * as 8-byte little-endian, floats as their IEEE 754 bits, strings by e_str. */
+ * says them), `trial` (given as trial, relative to the unit's first trial) and a field
+ * added after files were sealed when it has its default (FD): integers as 8-byte
+ * little-endian, floats as their IEEE 754 bits, strings by e_str. */
 static void e_row(struct sbuf *b, const struct table *tb, const void *row, int64_t trial)
 {
 	const struct row_plan *pl = plan_of(tb);
@@ -149,6 +154,8 @@ static void e_row(struct sbuf *b, const struct table *tb, const void *row, int64
 			e_i64(b, trial);
 			continue;
 		}
+		if (pl->f[k].role == R_UNLESS_ABSENT && *(const int64_t *)p == pl->f[k].absent)
+			continue;
 		switch (pl->f[k].kind) {
 		case K_F64: {
 			uint64_t u;

@@ -177,6 +177,7 @@ static const struct field space_invalid_fields[] = {
 	FN(space_invalid_row, "cell", v.cell, K_I64),
 	FN(space_invalid_row, "point", v.point, K_I64),
 	{ "why", K_FIX, offsetof(struct space_invalid_row, v.why), REC_TEXT_MAX, 0, 0 },
+	FD(space_invalid_row, "count", v.count, K_I64, 1),
 };
 
 static const struct field unit_ref_fields[] = {

@@ -170,10 +170,12 @@ struct rec_space_vendor { /* one vendor candidate */
 	int32_t candidate;    /* its index (a config's vendor_idx) */
 	char config[REC_TEXT_MAX]; /* "vendor", "vendor:algo=6" */
 };
-struct rec_space_invalid { /* one grid point the constraint excludes (valid ones are not listed) */
+struct rec_space_invalid { /* grid points the constraint excludes (valid ones are not listed) */
 	int64_t cell;
-	int64_t point;        /* its grid index (mixed radix, last field fastest) */
+	int64_t point;        /* the first one's grid index (mixed radix, last field fastest) */
 	char why[REC_TEXT_MAX];
+	int64_t count;        /* points [point, point + count), all for why (files before
+			       * 2026-11-30, stop 65: a point a row, read as 1) */
 };
 /* One sample of a tuning trial (layout 2). */
 struct rec_trial_sample {

@@ -41,7 +41,7 @@ ven = f['space_vendors'][:]
 assert [c.decode() for c in ven['config']] == ['vendor'] * len(units)
 inv = f['space_invalid'][:]
 for u in range(len(units)):                        # valid + invalid = the grid
-    assert sp['nvalid'][u] + np.sum(inv['unit'] == u) == 36
+    assert sp['nvalid'][u] + np.sum(inv['count'][inv['unit'] == u]) == 36   # (runs of points)
 trials = f['trials'][:]
 ts = f['trial_samples'][:]
 for t in range(len(trials)):                       # every sample of every trial, medians agree

@@ -30,10 +30,17 @@ def _value(v, kind):
     return _i64(v)
 
 
+# fields added after files were sealed: a row's digest has one only when it is not this
+# default, so files sealed before it verify as they did (recorder-int.h's FD)
+SEALED_LATER = {("/space_invalid", "count"): 1}
+
+
 def _row(name, arr, i, skip=(), trial=None):
     out = [_str(name)]
     for k in arr.dtype.names:
         if k in skip:
+            continue
+        if (name, k) in SEALED_LATER and int(arr[k][i]) == SEALED_LATER[(name, k)]:
             continue
         if k == "trial" and trial is not None:
             out.append(_i64(trial))

@@ -48,14 +48,16 @@ static void fill_full(struct proto_out *o)
 	struct rec_trial t2 = { .cell = 0, .config = "BM=128,BN=64", .status = "incorrect",
 				.compile_ns = 187654321, .median_ns = NAN, .min_ns = NAN, .max_ns = NAN };
 	ck_assert_int_eq(proto_trial(o, &t2, NULL, 0), 0);
-	struct rec_space sp = { .cell = 0, .grid = 6, .nvalid = 5 };
+	struct rec_space sp = { .cell = 0, .grid = 6, .nvalid = 2 };
 	struct rec_space_value sv[3] = { { .field = 0, .name = "A", .value = 1 },
 					 { .field = 0, .name = "A", .value = 2 },
 					 { .field = 1, .name = "B", .value = 10 } };
 	struct rec_space_vendor vd[2] = { { .candidate = 0, .config = "vendor:algo=6" },
 					  { .candidate = 1, .config = "vendor:algo=11" } };
-	struct rec_space_invalid inv[1] = { { .point = 5, .why = "A=3 with B=20" } };
-	ck_assert_int_eq(proto_space(o, &sp, sv, 3, vd, 2, inv, 1), 0);
+	/* a point alone, and a run of three points for one reason */
+	struct rec_space_invalid inv[2] = { { .point = 5, .why = "A=3 with B=20", .count = 1 },
+					    { .point = 1, .why = "B over 10", .count = 3 } };
+	ck_assert_int_eq(proto_space(o, &sp, sv, 3, vd, 2, inv, 2), 0);
 	struct rec_choice ch = { 0, "BM=32,BN=64", "tuned" };
 	ck_assert_int_eq(proto_choice(o, &ch), 0);
 	static struct sample ns[10000];
@@ -131,15 +133,19 @@ static void check_full(struct rec_unit_data *u, struct proto_in *in)
 	ck_assert_int_eq(u->tsamples[1].clock_reasons, -1);
 	ck_assert_uint_eq(u->nspaces, 1);
 	ck_assert_int_eq(u->spaces[0].grid, 6);
-	ck_assert_int_eq(u->spaces[0].nvalid, 5);
+	ck_assert_int_eq(u->spaces[0].nvalid, 2);
 	ck_assert_uint_eq(u->nsvalues, 3);
 	ck_assert_str_eq(u->svalues[2].name, "B");
 	ck_assert_int_eq(u->svalues[2].field, 1);
 	ck_assert_uint_eq(u->nsvendors, 2);
 	ck_assert_str_eq(u->svendors[1].config, "vendor:algo=11");
-	ck_assert_uint_eq(u->nsinvalid, 1);
+	ck_assert_uint_eq(u->nsinvalid, 2);
 	ck_assert_int_eq(u->sinvalid[0].point, 5);
+	ck_assert_int_eq(u->sinvalid[0].count, 1);
 	ck_assert_str_eq(u->sinvalid[0].why, "A=3 with B=20");
+	ck_assert_int_eq(u->sinvalid[1].point, 1);
+	ck_assert_int_eq(u->sinvalid[1].count, 3);
+	ck_assert_str_eq(u->sinvalid[1].why, "B over 10");
 }
 
 START_TEST(round_trip_whole)
@@ -212,6 +218,19 @@ static const struct {
 	  "record line 3: record 'info' after 'done'" },
 	{ "{\"type\":\"hello\",\"protocol\":1,\"pid\":1}\n{\"type\":\"setup\",\"compile_ns\":\"x\"}\n",
 	  "record line 2: 'compile_ns' must be an integer" },
+	/* a run of excluded points must lie in the grid and count one point or more */
+	{ "{\"type\":\"hello\",\"protocol\":2,\"pid\":1}\n"
+	  "{\"type\":\"cell\",\"id\":0,\"name\":\"a\",\"kind\":\"op\",\"workload\":\"w\",\"op\":\"o\",\"shape\":\"s\",\"count\":1,\"flops\":0}\n"
+	  "{\"type\":\"space\",\"cell\":0,\"grid\":6,\"valid\":2,\"fields\":[],\"vendors\":[],\"invalid\":[[4,\"x\",3]]}\n",
+	  "record line 3: space invalid point 0: points 4 to 6 are not in the grid of 6" },
+	{ "{\"type\":\"hello\",\"protocol\":2,\"pid\":1}\n"
+	  "{\"type\":\"cell\",\"id\":0,\"name\":\"a\",\"kind\":\"op\",\"workload\":\"w\",\"op\":\"o\",\"shape\":\"s\",\"count\":1,\"flops\":0}\n"
+	  "{\"type\":\"space\",\"cell\":0,\"grid\":6,\"valid\":2,\"fields\":[],\"vendors\":[],\"invalid\":[[1,\"x\",0]]}\n",
+	  "record line 3: space invalid point 0: its count 0 is not 1 or more" },
+	{ "{\"type\":\"hello\",\"protocol\":2,\"pid\":1}\n"
+	  "{\"type\":\"cell\",\"id\":0,\"name\":\"a\",\"kind\":\"op\",\"workload\":\"w\",\"op\":\"o\",\"shape\":\"s\",\"count\":1,\"flops\":0}\n"
+	  "{\"type\":\"space\",\"cell\":0,\"grid\":6,\"valid\":2,\"fields\":[],\"vendors\":[],\"invalid\":[[1,\"x\",\"2\"]]}\n",
+	  "record line 3: space invalid point 0 must be [point, \"why\"] or [point, \"why\", count]" },
 };
 
 START_TEST(malformed_streams)
