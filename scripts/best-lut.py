@@ -37,7 +37,7 @@ def main(path, tuned="exhaustive"):
     best = {}  # cell -> (median ns, config)
     for (c, cfg), v in times.items():
         m = statistics.median(v)
-        if c not in best or m < best[c][0]:
+        if c not in best or (m, cfg) < best[c]:  # (ties: the config text decides)
             best[c] = (m, cfg)
     print("# made by scripts/best-lut.py %s %s: the fastest template config of each op cell"
           % (path.rsplit("/", 1)[-1], tuned))

@@ -6,7 +6,8 @@
 # within each unit, the summary counts agree with the rows, and a run without the tuned mode
 # is refused; one field's values read apart (layer-table.py's FIELD=VALUE, field-pairs.py)
 # agree with the trials too; config-shift.py finds a planted 1.25x on the templates alone;
-# the vendor's kernels planted in a copy's units are named, each cell's most common.
+# the vendor's kernels planted in a copy's units are named, each cell's most common;
+# best-lut.py's table and space-runs.py's counts agree with the raw tables.
 . "$top_srcdir/tests/setup"
 PY=/usr/bin/python3
 $PY -c 'import h5py' 2>/dev/null || PY=python3
@@ -205,6 +206,38 @@ expect_status 0 $PY "$top_srcdir/scripts/layer-table.py" vk.h5 &&
 	! grep -q "kernel_b" "$SCRATCH/out" &&
 	pass "layer-table.py names the vendor's most common kernels at a cell" ||
 	fail "layer-table.py's vendor kernels"
+# best-lut.py: each op cell's fastest template config over the exhaustive units' trials (the
+# median over units of each config's trial medians), as a lookup table the lut tuner reads;
+# space-runs.py: the excluded points the spaces record, as runs of rows
+expect_status 0 $PY "$top_srcdir/scripts/best-lut.py" tiny.h5 && cp "$SCRATCH/out" best.toml &&
+	expect_status 0 $PY "$top_srcdir/scripts/space-runs.py" tiny.h5 && cp "$SCRATCH/out" runs.md ||
+	fail "best-lut.py and space-runs.py run"
+$PY - tiny.h5 best.toml runs.md <<'PYEOF' || fail "best-lut.py and space-runs.py against the raw tables"
+import re, statistics, sys, tomllib, h5py, numpy as np
+from h5util import table, Checker
+c = Checker("best-lut")
+with h5py.File(sys.argv[1], "r") as f:
+    units, cells, trials = table(f, "units"), table(f, "cells"), table(f, "trials")
+    sp, inv = f["spaces"][:], f["space_invalid"][:]
+tuned = {u["id"] for u in units if u["mode"] == "exhaustive" and not u["warm"] and u["status"] == "ok"}
+best = {}
+for i, cell in enumerate(cells):
+    by = {}
+    for t in trials:
+        if t["unit"] in tuned and t["cell"] == i and t["status"] == "ok" and t["median_ns"] > 0 and not t["config"].startswith("vendor"):
+            by.setdefault(t["config"], []).append(t["median_ns"])
+    if by:
+        best[(cell["op"], cell["shape"])] = min(by, key=lambda k: (statistics.median(by[k]), k))
+lut = tomllib.load(open(sys.argv[2], "rb"))
+got = {(e["op"], ",".join("%s=%s" % kv for kv in e["shape"].items())): e["config"] for e in lut["entries"]}
+c.check(got == best and len(got) == 2, "best-lut.py's entries are each cell's fastest config: %s" % got)
+text = open(sys.argv[3]).read()
+excluded = int(np.sum(sp["grid"] - sp["nvalid"]))
+m = re.search(r": (\d+) rows for (\d+) excluded points; as runs (\d+) rows", text)
+c.check(m and int(m.group(1)) == len(inv) and int(m.group(2)) == excluded and int(m.group(3)) == len(inv) < excluded,
+        "space-runs.py: %d rows, %d points (the grids less the valid), the rows already runs: %s" % (len(inv), excluded, m and m.groups()))
+c.exit()
+PYEOF
 expect_status 1 $PY "$top_srcdir/scripts/layer-table.py" tiny.h5 "" no-such-mode &&
 	grep -q "no ok cold 'no-such-mode' unit" "$SCRATCH/err" &&
 	pass "a run without the tuned mode is refused, naming it" ||
