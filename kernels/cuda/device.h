@@ -101,8 +101,8 @@ struct cuda_cell {
 	struct cuda_dnn_cell *dnn;             /* conv cells: cuDNN's legacy API (cudnn.c) */
 	struct cuda_dnng_cell *dnng;           /* or its graph API (cudnn-graph.c) */
 	struct cuda_e2e *e2e;                  /* e2e cells: the model's forward (model.c) */
-	char *vendor_kernels;                /* owned: "config: kernel ...\n" a vendor config
-					      * captured (graph-replay.c's name_vendor) */
+	char *vendor_kernels;                /* owned: "config: kernel ...\n", the first vendor
+					      * candidate's (graph-replay.c's name_vendor) */
 };
 
 struct backend {

@@ -91,26 +91,20 @@ static void kernel_names(cudaGraph_t g, struct sbuf *out)
 }
 
 /* What vendor config c->cur ran (cuDNN's or cuBLASLt's kernels: their tiles and clusters
- * are in the names), captured in g: appended to c->vendor_kernels once per config.  Only the
- * first vendor candidate's (the library's heuristic choice, what the `default` mode runs):
- * every candidate of an exhaustive unit's cells took its info past PROTO_LIMIT_INFO. */
+ * are in the names), captured in g, as c->vendor_kernels' one line.  Only the first vendor
+ * candidate's (the library's heuristic choice, what the `default` mode runs), named at its
+ * first capture: every candidate of an exhaustive unit's cells took its info past 64 KiB. */
 static void name_vendor(struct cuda_cell *c, cudaGraph_t g)
 {
-	struct sbuf all;
-	sbuf_init(&all);
+	struct sbuf line;
 	if (c->vendor_kernels)
-		sbuf_adds(&all, c->vendor_kernels);
-	size_t start = all.len;
-	config_format(&c->space, &c->cur, &all);
-	sbuf_adds(&all, ":");
-	if (c->vendor_kernels && strstr(c->vendor_kernels, all.buf + start)) {
-		sbuf_release(&all); /* (named already) */
 		return;
-	}
-	kernel_names(g, &all);
-	sbuf_adds(&all, "\n");
-	free(c->vendor_kernels);
-	c->vendor_kernels = sbuf_detach(&all);
+	sbuf_init(&line);
+	config_format(&c->space, &c->cur, &line);
+	sbuf_adds(&line, ":");
+	kernel_names(g, &line);
+	sbuf_adds(&line, "\n");
+	c->vendor_kernels = sbuf_detach(&line);
 }
 
 /* n launches of cell c's current config captured into *out (relaxed mode: the launches'
