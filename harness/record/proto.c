@@ -435,7 +435,7 @@ static int parse_space(struct proto_in *in, json_t *o)
 		if (n < 1)
 			return fail(in, "space invalid point %zu: its count %lld is not 1 or more", k,
 				    (long long)n);
-		if (p < 0 || (sp.grid >= 0 && (p > sp.grid || n > sp.grid - p)))
+		if (p < 0 || n > INT64_MAX - p || (sp.grid >= 0 && (p > sp.grid || n > sp.grid - p)))
 			return fail(in, "space invalid point %zu: points %lld to %lld are not in the "
 					"grid of %lld", k, (long long)p, (long long)p + (long long)n - 1,
 				    (long long)sp.grid);

@@ -239,7 +239,7 @@ int timeworker_run(const struct unitspec *s, struct proto_out *out)
 			maxrss = st.maxrss_kb;
 		n++;
 	}
-closing:
+closing:; /* (a statement: clang's C17 allows no declaration right after a label) */
 	/* cleanup after every setup that ran, even when a run failed */
 	char *cwhy = NULL;
 	if (hook(&w, x->cleanup, "cleanup", &cwhy)) {
