@@ -18,12 +18,12 @@ cells, how many non-GEMM cells (convolutions and the memory-bound ops) have the 
 faster by the medians, and how many in every unit (with n units, a sign test's one-sided p
 is 0.5^n: 2 units cannot tell it from chance, 8 can), and over the convolutions the
 geometric mean of the throughput ratio (issue 11's 70% target, issue 49's 95%), how many
-reach 70%, 80% and 90% and how many are faster; then, on the CUDA backend, what the vendor ran
-at each cell (the units' vendor_kernels lines: cuDNN's or cuBLASLt's kernels by name).  FIELD=VALUE (e.g. CLUSTER=1) keeps only the
-template trials whose config has that value (FIELD=V1|V2: any of them, e.g. STAGES=3|4 against
-the whole table), so that one field's values can be read apart
-("" or "-" for WORKLOAD: every workload).  Read with
-h5py only (no harness); needs the results format of docs/results-format.md.
+reach 70%, 80% and 90% and how many are faster; then, on the CUDA backend, what the vendor
+ran at each cell (the units' vendor_kernels lines: cuDNN's or cuBLASLt's kernels by name).
+FIELD=VALUE (e.g. CLUSTER=1) keeps only the template trials whose config has that value
+(FIELD=V1|V2: any of them, e.g. STAGES=3|4 against the whole table), so that one field's
+values can be read apart ("" or "-" for WORKLOAD: every workload).  Read with h5py only (no
+harness); needs the results format of docs/results-format.md.
 """
 import collections
 import math

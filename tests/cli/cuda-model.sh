@@ -98,11 +98,13 @@ for w in bounds:
             names[int(x["cell"])].startswith(w + "/conv") and
             (s(x["config"]) + ",").find(",CLUSTER=2,") >= 0)
     c.check(n >= 2, "cluster: %d of %s's conv cells run in clusters in its forward" % (n, w))
-c.check(cm and all(int(dict(l.split("=", 1) for l in s(u["info"]).splitlines() if "=" in l).get("cuda_cluster_launches", 0)) > 0 for u in cm), "cluster: its units launched clusters")
+def unit_info(u):
+    return dict(l.split("=", 1) for l in s(u["info"]).splitlines() if "=" in l)
+c.check(cm and all(int(unit_info(u).get("cuda_cluster_launches", 0)) > 0 for u in cm), "cluster: its units launched clusters")
 # programmatic dependent launch (HARNESS_CUDA_PDL, default on): the template forwards' wgmma
 # convolutions start under the layer before them and wait for it (wgmma.cuh's
 # griddepcontrol.wait), so a wait out of place would fail the forwards' check above
-pl = [int(dict(l.split("=", 1) for l in s(u["info"]).splitlines() if "=" in l).get("cuda_pdl_launches", 0)) for u in cm + sk]
+pl = [int(unit_info(u).get("cuda_pdl_launches", 0)) for u in cm + sk]
 c.check(pl and all(n > 0 for n in pl), "stream-k and cluster: their units launched programmatic dependents: %s" % pl)
 # counts: ResNet-50's layer-1..4 3x3 convs at stride 1 (planes 64..512) occur 3, 4, 6, 3
 # times less the strided first of layers 2-4: 3, 3, 5, 2 (the cpu model's structure)

@@ -57,15 +57,16 @@ if [[ " $STEPS " == *" tests "* ]]; then
 fi
 if [[ " $STEPS " == *" run "* ]]; then
 	sed -e '/^name = "exhaustive-m"/,$d' experiments/gpu-cluster.toml | sed -e '$d' > $R/run.toml
-	[ "${RUN_GATHER:-1}" = 1 ] && printf '%s\n' '[[modes]]' 'name = "exhaustive-gather"' \
-		'tuner = "exhaustive"' '[modes.environment]' 'HARNESS_CUDA_CONV_TMA_ONLY = "0"' \
-		>> $R/run.toml
-	[ "${RUN_NOPDL:-1}" = 1 ] && printf '%s\n' '[[modes]]' 'name = "exhaustive-nopdl"' \
-		'tuner = "exhaustive"' '[modes.environment]' 'HARNESS_CUDA_PDL = "0"' >> $R/run.toml
+	# mode NAME: the exhaustive tuner with one variable VAR set to VALUE (the A/B's other arm)
+	add_mode() {
+		printf '%s\n' '[[modes]]' "name = \"$1\"" 'tuner = "exhaustive"' \
+			'[modes.environment]' "$2 = \"$3\"" >> $R/run.toml
+	}
+	[ "${RUN_GATHER:-1}" = 1 ] && add_mode exhaustive-gather HARNESS_CUDA_CONV_TMA_ONLY 0
+	[ "${RUN_NOPDL:-1}" = 1 ] && add_mode exhaustive-nopdl HARNESS_CUDA_PDL 0
 	if [ -n "${OLD_TEMPLATES:-}" ]; then
 		rm -rf $R/oldk && cp -r bundle/kernels $R/oldk && cp "$OLD_TEMPLATES"/* $R/oldk/cuda/templates/
-		printf '%s\n' '[[modes]]' 'name = "exhaustive-old"' 'tuner = "exhaustive"' \
-			'[modes.environment]' "HARNESS_KERNEL_DIR = \"$R/oldk\"" >> $R/run.toml
+		add_mode exhaustive-old HARNESS_KERNEL_DIR $R/oldk
 	fi
 	/usr/bin/time -f "wall %e s, maxrss %M KB" timeout ${RUN_LIMIT:-330} $B run -o $R/run.h5 \
 		$R/run.toml > $OUT/run.txt 2>&1
@@ -76,18 +77,15 @@ if [[ " $STEPS " == *" run "* ]]; then
 		echo; echo "## the gather kept (HARNESS_CUDA_CONV_TMA_ONLY=0)"
 		python3 scripts/layer-table.py $R/run.h5 - exhaustive-gather
 		echo; echo "## pairs: RES_TMA 1 over 0"; python3 scripts/field-pairs.py $R/run.h5 RES_TMA 0 1
-		if [ "${RUN_NOPDL:-1}" = 1 ]; then
-			echo; echo "## without programmatic dependent launch (HARNESS_CUDA_PDL=0)"
-			python3 scripts/layer-table.py $R/run.h5 - exhaustive-nopdl
-			echo; echo "## config shift: exhaustive over exhaustive-nopdl"
-			python3 scripts/config-shift.py $R/run.h5:exhaustive-nopdl $R/run.h5:exhaustive cell
-		fi
-		if [ -n "${OLD_TEMPLATES:-}" ]; then
-			echo; echo "## the templates of $OLD_TEMPLATES"
-			python3 scripts/layer-table.py $R/run.h5 - exhaustive-old
-			echo; echo "## config shift: exhaustive over exhaustive-old"
-			python3 scripts/config-shift.py $R/run.h5:exhaustive-old $R/run.h5:exhaustive cell
-		fi
+		# an A/B mode's layer table, and each config's shift from it to exhaustive
+		ab_tables() {
+			echo; echo "## $2"; python3 scripts/layer-table.py $R/run.h5 - $1
+			echo; echo "## config shift: exhaustive over $1"
+			python3 scripts/config-shift.py $R/run.h5:$1 $R/run.h5:exhaustive cell
+		}
+		[ "${RUN_NOPDL:-1}" = 1 ] &&
+			ab_tables exhaustive-nopdl "without programmatic dependent launch (HARNESS_CUDA_PDL=0)"
+		[ -n "${OLD_TEMPLATES:-}" ] && ab_tables exhaustive-old "the templates of $OLD_TEMPLATES"
 	} > $OUT/tables.md 2>&1
 	tail -8 $OUT/tables.md
 	cp $R/run.h5 $OUT/

@@ -121,6 +121,8 @@ static float batch_us(cudaLaunchConfig_t lc, const void *k, void **args, int pdl
 		if (i > 0)
 			CK(cudaEventElapsedTime(&ms[i - 1], a, b));
 	}
+	CK(cudaEventDestroy(a));
+	CK(cudaEventDestroy(b));
 	CK(cudaGraphExecDestroy(ge));
 	CK(cudaGraphDestroy(g));
 	CK(cudaStreamDestroy(st));

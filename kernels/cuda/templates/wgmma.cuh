@@ -1174,7 +1174,8 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 	else
 		__syncthreads();
 	/* programmatic dependent launch (harness_wg_pdl): everything above touched only shared
-	 * memory and the kernel's parameters, so it may run under the stream's previous kernel;
+	 * memory and the kernel's parameters (and, under WG_SK_PROBE, the probe's own stamp),
+	 * so it may run under the stream's previous kernel;
 	 * every global access below waits for that kernel to complete and its memory to be
 	 * visible (a no-op without the launch attribute), and the stream's next kernel may
 	 * start its own prologue on whatever SMs free up (its blocks wait the same way) */
