@@ -110,10 +110,11 @@ size_t cuda_conv_s2d_bytes(const struct cuda_shape *t, size_t *w_off)
  * wave of one block an SM: the 7x7 layers' long k-loops), SPLIT_K up to 4 (for layer 4's 7x7
  * maps), GROUP_M 8; conv.cu's STREAM_K: 0 (whole tiles), 1 or 2 (stream-K over one or
  * two blocks an SM, as they fit), 3 (one block an SM, the grid a whole number of blocks a
- * tile: sk_grid); and CLUSTER: 1, or 2 (the launch's alone, no macro: two
- * blocks of adjacent columns of tiles share A's stages by TMA multicast, wgmma.cuh); and
+ * tile: sk_grid); and CLUSTER: 1, 2, 4 or 8 (the launch's alone, no macro: 2, two blocks
+ * of adjacent columns of tiles sharing A's stages by TMA multicast, wgmma.cuh; 4 and 8
+ * two-dimensional, conv_cluster_m, each block loading a share of both operands); and
  * RES_TMA: 0, or 1 (the launch's too: the residual comes by TMA into two shared buffers a
- * consumer warpgroup, two tiles ahead, wgmma.cuh's wg_res): 13824 points, of which
+ * consumer warpgroup, two tiles ahead, wgmma.cuh's wg_res): 27648 points, of which
  * conv_valid keeps 36 to 96 at a ResNet-50 layer in 16 bits on sm_90a without stream-K,
  * clusters, RES_TMA or eight stages, and those where they apply (docs/kernels.md).  192
  * pixels go with 12 warps alone (wgmma's three consumer warpgroups): 131 tiles for 132 SMs
@@ -123,7 +124,7 @@ void cuda_conv_fields(struct space *sp, enum cuda_op op)
 	static const int64_t bm[] = { 64, 128, 192, 256 }, bn[] = { 32, 64, 128, 256 };
 	static const int64_t bk[] = { 32, 64 }, warps[] = { 4, 8, 12 }, stages[] = { 3, 4, 8 };
 	static const int64_t split[] = { 1, 2, 4 }, group[] = { 8 }, sk[] = { 0, 1, 2, 3 };
-	static const int64_t cl[] = { 1, 2 }, rt[] = { 0, 1 };
+	static const int64_t cl[] = { 1, 2, 4, 8 }, rt[] = { 0, 1 };
 	const int64_t *const v[] = { bm, bn, bk, warps, stages, split, group };
 	const size_t n[] = { ARRAY_SIZE(bm), ARRAY_SIZE(bn), ARRAY_SIZE(bk), ARRAY_SIZE(warps),
 			     ARRAY_SIZE(stages), ARRAY_SIZE(split), ARRAY_SIZE(group) };
@@ -141,6 +142,21 @@ void cuda_conv_fields(struct space *sp, enum cuda_op op)
 	sp->fields[F_RES_TMA].step = SPACE_STEP_UNIT;
 	sp->fields[F_RES_TMA].macro_max = -1; /* the launch's (use_tma's WG_RES_TMA) */
 	sp->fields[F_RES_TMA].optional = 1;   /* texts from before it name RES_TMA=0 */
+}
+
+/* The blocks along m of a cluster of ncl under config c (the rest along n): a pair along n
+ * (sharing A) or, along_n 0 (HARNESS_CUDA_CLUSTER_ALONG_N=0, the A/B), along m; 4 as 2 x 2;
+ * 8 with 4 along the tile's longer side of B's and A's (4 x 2 where BLOCK_N >= BLOCK_M):
+ * a block loads BLOCK_M / cn rows of A and BLOCK_N / cm of B a k-tile, so at 64 x 128, 32 +
+ * 32 rows against 16 + 64 the other way, and 64 + 128 alone (cuBLASLt's 64 x 112 tiles in 4
+ * x 2 clusters at ResNet-50's 2048 -> 512 1x1 layer: docs/benchmarks-archive.md, stop 65). */
+static int conv_cluster_m(int64_t ncl, const struct config *c, int along_n)
+{
+	if (ncl <= 2)
+		return ncl == 2 && !along_n ? 2 : 1;
+	if (ncl == 4)
+		return 2;
+	return c->val[F_BN] >= c->val[F_BM] ? 4 : 2;
 }
 
 /* Stream-K's blocks an SM at most for cfg: STREAM_K 2 two, 1 and 3 one, 0 none. */
@@ -295,6 +311,13 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 	else if (c->val[F_CLUSTER] > 1 && cdiv(s->n, c->val[F_BN]) < 2) /* (pairs along m, the
 									  * A/B, go unjudged) */
 		no = "CLUSTER with one column of tiles (nothing to share A with)";
+	else if (c->val[F_CLUSTER] > 2 &&
+		 cdiv(s->m, c->val[F_BM]) < conv_cluster_m(c->val[F_CLUSTER], c, 1))
+		no = "CLUSTER 4 or 8 with fewer rows of tiles than the cluster's blocks along m";
+	else if (c->val[F_CLUSTER] > 2 &&
+		 cdiv(s->n, c->val[F_BN]) <
+			 c->val[F_CLUSTER] / conv_cluster_m(c->val[F_CLUSTER], c, 1))
+		no = "CLUSTER 4 or 8 with fewer columns of tiles than the cluster's blocks along n";
 	else if (c->val[F_RES_TMA] && s->op != CUDA_CONV_BIAS_RELU_ADD)
 		no = "RES_TMA without a residual";
 	else if (c->val[F_RES_TMA] && (!g.wgmma || c->val[F_SPLIT_K] > 1))
@@ -551,7 +574,9 @@ int cuda_conv_launch(struct backend *b, struct cuda_cell *c, const struct config
 						.im2col = !s2d && conv_im2col_ok(b, s, &g) ? &geo
 											  : NULL,
 						.cluster = (int)cfg->val[F_CLUSTER],
-						.cluster_m = !b->cluster_along_n,
+						.cluster_m = conv_cluster_m(
+							cfg->val[F_CLUSTER], cfg,
+							b->cluster_along_n),
 						.r = rt ? io->res : NULL };
 		if (cuda_wgmma_setup(b, c, m, &g, smem, &op, &w, cause))
 			return -1;

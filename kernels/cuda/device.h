@@ -265,10 +265,11 @@ struct cuda_wgmma_operands {
 	int tma, tma_b;
 	const struct cuda_im2col *im2col; /* borrowed; non-NULL: a is a convolution's X, read
 					 * through an im2col map (conv.cu's use_tma 3) */
-	int cluster;                      /* blocks a cluster asked for: 1, or 2 (wgmma.cuh's
-					 * clusters, A shared by multicast; served only where A
-					 * has a tensor map) */
-	int cluster_m;                    /* the cluster's blocks along m, sharing B */
+	int cluster;                      /* blocks a cluster asked for: 1, 2, 4 or 8
+					 * (wgmma.cuh's clusters, operands shared by multicast;
+					 * served only where A has a tensor map) */
+	int cluster_m;                    /* of those, the blocks along m (sharing B; 1 to
+					 * cluster, dividing it), the rest along n (sharing A) */
 	const void *r;                    /* NULL, or the epilogue's m x n second operand (ld
 					 * n, conv.cu's residual) to read by TMA (WG_RES_TMA;
 					 * the caller adds cuda_wgmma_res_bytes to smem) */

@@ -81,11 +81,13 @@ static inline long cuda_gemm_smem_bytes(const struct cuda_gemm_config *c)
 	return (long)c->stages * (c->block_m + c->block_n) * (c->block_k + epc) * c->elem_bytes;
 }
 
-/* use_tma's flags on the wgmma path (wgmma.cuh's WG_CLUSTER_M and WG_RES_TMA, the same
- * values: test-cuda checks them against the template): a cluster's blocks along m, sharing
- * B; the epilogue's second operand by its own tensor map. */
+/* use_tma's flags on the wgmma path (wgmma.cuh's WG_CLUSTER_M, WG_RES_TMA and
+ * WG_CLUSTER_CM_SHIFT, the same values: test-cuda checks them against the template): a
+ * cluster's blocks all along m, sharing B; the epilogue's second operand by its own tensor
+ * map; the shift of a 2-D cluster's log2 of its blocks along m (two bits). */
 #define CUDA_USE_TMA_CLUSTER_M 16
 #define CUDA_USE_TMA_RES 32
+#define CUDA_USE_TMA_CM_SHIFT 6
 
 /* Shared memory wgmma.cuh's WG_RES_TMA adds to config c's (RES_BYTES: two buffers of the
  * tile's rows of the epilogue's second operand, each consumer warpgroup's own). */

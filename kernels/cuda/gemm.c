@@ -262,7 +262,13 @@ static int gemm_resident(struct backend *b, struct cuda_cell *c, struct cuda_mod
 		if (CUDA_CHECK(RT, cudaOccupancyMaxActiveClusters(&clusters, (const void *)m->k[0],
 								   &lc), cause))
 			return -1;
-		*out = (clusters > 0 ? clusters : 1) * cl;
+		if (clusters <= 0) { /* (a launch would fail: say why here) */
+			*cause = xasprintf("no cluster of %d blocks of %d threads and %zu bytes of "
+					   "shared memory fits the device",
+					   cl, threads, smem);
+			return -1;
+		}
+		*out = clusters * cl;
 	} else {
 		if (CUDA_CHECK(RT, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
 					   &per_sm, (const void *)m->k[0], threads, smem), cause))
@@ -303,10 +309,14 @@ int cuda_wgmma_setup(struct backend *b, struct cuda_cell *c, struct cuda_module 
 	int b_ok = aligned16(op->b, op->ldb, g->elem_bytes);
 	int im2col = op->im2col && b_ok && aligned16(op->a, op->im2col->c, g->elem_bytes);
 	int plain = !im2col && op->tma && b_ok && aligned16(op->a, op->lda, g->elem_bytes);
-	/* a cluster shares A by multicast: only where A comes by a tensor map, each block's
-	 * map box its share of the tile's rows */
+	/* a cluster shares its operands by multicast: only where A comes by a tensor map; cm
+	 * x cn blocks, each loading its share of A's rows (for the cn along n, which share
+	 * A) and of B's (for the cm along m, which share B) */
 	int cl = (im2col || plain) && op->cluster > 1 ? op->cluster : 1;
-	int cm = cl > 1 && op->cluster_m; /* along m: B shared, each loads its share of B */
+	int cm = cl > 1 && op->cluster_m > 1 && cl % op->cluster_m == 0 ? op->cluster_m : 1;
+	int cn = cl / cm, cm_log2 = 0;
+	while ((1 << cm_log2) < cm)
+		cm_log2++;
 	/* the second operand by TMA (CUDA_USE_TMA_RES) where its rows are 16-byte aligned and
 	 * the consumers wait on barriers (consumer_tma: some operand by a tensor map) */
 	const void *pr = op->r && aligned16(op->r, op->n, g->elem_bytes) &&
@@ -316,14 +326,16 @@ int cuda_wgmma_setup(struct backend *b, struct cuda_cell *c, struct cuda_module 
 	if (im2col || plain) {
 		const struct gemm_map *e;
 		int64_t built = c->gemm_maps->built;
-		if (gemm_maps(c, g, g->block_m / (cm ? 1 : cl), g->block_n / (cm ? cl : 1), op->a,
+		if (gemm_maps(c, g, g->block_m / cn, g->block_n / cm, op->a,
 			      op->b, pr, op->m, op->n, op->k, op->lda, op->ldb,
 			      im2col ? op->im2col : NULL, &e, cause))
 			return -1;
 		if (im2col)
 			b->im2col_maps += c->gemm_maps->built - built;
 		out->ta = &e->a, out->tb = &e->b, out->tr = &e->r;
-		out->use_tma = (im2col ? 3 : 1) | (cm ? CUDA_USE_TMA_CLUSTER_M : 0);
+		/* all along m: the flag older templates (HARNESS_KERNEL_DIR) know too */
+		out->use_tma = (im2col ? 3 : 1) | (cl > 1 && cm == cl ? CUDA_USE_TMA_CLUSTER_M
+								  : cm_log2 << CUDA_USE_TMA_CM_SHIFT);
 	} else if (op->tma_b && b_ok) {
 		const struct gemm_map *e;
 		if (gemm_maps(c, g, g->block_m, g->block_n, NULL, op->b, pr, op->m, op->n, op->k,
@@ -334,9 +346,8 @@ int cuda_wgmma_setup(struct backend *b, struct cuda_cell *c, struct cuda_module 
 	if (pr)
 		out->use_tma |= CUDA_USE_TMA_RES;
 	/* persistent: no more blocks than fit at once, each looping over tiles (a cluster's
-	 * tile: cl tiles side by side along n) */
-	int64_t tiles = cm ? cdiv(cdiv(op->m, g->block_m), cl) * cdiv(op->n, g->block_n)
-			   : cdiv(op->m, g->block_m) * cdiv(cdiv(op->n, g->block_n), cl);
+	 * tile: cm x cn tiles) */
+	int64_t tiles = cdiv(cdiv(op->m, g->block_m), cm) * cdiv(cdiv(op->n, g->block_n), cn);
 	if (gemm_resident(b, c, m, cuda_gemm_threads(g), smem, cl, &resident, cause))
 		return -1;
 	out->grid = cl * (tiles < resident / cl ? tiles : resident / cl);

@@ -14,7 +14,7 @@
 # graph, at every epilogue), the vendor-legacy units (HARNESS_CUDA_DNN_API=legacy) say so and
 # record the legacy API's algorithms as vendor:algo=A,math=M, and the exhaustive search must have checked
 # its grid points correct (an incorrect conv.cu config fails this test), stream-K's among
-# them, the clusters' (CLUSTER 2, A shared by multicast) and the residual's by TMA
+# them, the clusters' (CLUSTER 2, A shared by multicast; 4 and 8, both) and the residual's by TMA
 # (RES_TMA 1, launched so, with stream-K and clusters among them) and eight-stage pipelines;
 # compiling ahead must say its mode and keep its counts (the unit's compile_ns the sum of
 # its trials', every queued compile compiled or dropped) consistent; the default units name
@@ -120,7 +120,15 @@ for v, least in (("1", 5), ("2", 5), ("3", 2)):
 cl = [t for t in grid if fields(t).get("CLUSTER") == "2"]
 c.check(len(cl) >= 20, "the exhaustive walk checked %d CLUSTER=2 configs" % len(cl))
 c.check(any(fields(t).get("STREAM_K") != "0" for t in cl), "some CLUSTER=2 config ran stream-K")
-c.check(all(fields(t).get("CLUSTER") in ("1", "2") for t in grid), "every config text names its CLUSTER")
+c.check(all(fields(t).get("CLUSTER") in ("1", "2", "4", "8") for t in grid), "every config text names its CLUSTER")
+# two-dimensional clusters (CLUSTER 4 and 8: both operands shared; the cl2d-* workloads):
+# walked and checked correct above, through im2col and plain maps, with stream-K
+for v in ("4", "8"):
+    c2 = [t for t in grid if fields(t).get("CLUSTER") == v]
+    c.check(len(c2) >= 10, "the exhaustive walk checked %d CLUSTER=%s configs" % (len(c2), v))
+    for w in ("cl2d-3x3/", "cl2d-1x1/"):
+        c.check(any(s(cells[int(t["cell"])]["name"]).startswith(w) for t in c2), "%s ran CLUSTER=%s configs" % (w, v))
+    c.check(any(fields(t).get("STREAM_K") != "0" for t in c2), "some CLUSTER=%s config ran stream-K" % v)
 # programmatic dependent launch (HARNESS_CUDA_PDL, default on): every exhaustive unit
 # launched its wgmma configs so (each checked correct above)
 for u in ex:

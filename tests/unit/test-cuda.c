@@ -555,6 +555,9 @@ START_TEST(test_use_tma_flags)
 	want = xasprintf("#define WG_RES_TMA %d\n", CUDA_USE_TMA_RES);
 	ck_assert_msg(strstr(text, want), "wgmma.cuh lacks '%s'", want);
 	free(want);
+	want = xasprintf("#define WG_CLUSTER_CM_SHIFT %d\n", CUDA_USE_TMA_CM_SHIFT);
+	ck_assert_msg(strstr(text, want), "wgmma.cuh lacks '%s'", want);
+	free(want);
 	free(text);
 }
 END_TEST
@@ -904,10 +907,11 @@ START_TEST(test_conv_stream_k)
 END_TEST
 
 /* CLUSTER: the ninth field of the conv space, the launch's alone (clusters of two blocks
- * sharing A by TMA multicast, wgmma.cuh): no macro, so 1 and 2 compile one module; valid on
- * the wgmma path where X has a tensor map (a 1x1 GEMM or im2col), without SPLIT_K, with two
- * columns of tiles or more; a text without it (written before it) takes CLUSTER=1, and
- * every text carries it. */
+ * sharing A by TMA multicast, of four or eight sharing both operands, wgmma.cuh): no macro,
+ * so 1, 2, 4 and 8 compile one module; valid on the wgmma path where X has a tensor map (a
+ * 1x1 GEMM or im2col), without SPLIT_K, with two columns of tiles or more (4 and 8: as many
+ * rows and columns as the cluster has blocks along m and n); a text without it (written
+ * before it) takes CLUSTER=1, and every text carries it. */
 START_TEST(test_conv_cluster)
 {
 	struct cuda_space_ctx x;
@@ -972,6 +976,36 @@ START_TEST(test_conv_cluster)
 	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 2048, 7, 7, 512, 1, 1, 0);
 	cuda_space_init(&sp, &x);
 	c.val[1] = 128;
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	/* two-dimensional clusters: at 64 x 128 (25 rows of tiles, 4 columns) 4 (2 x 2) and 8
+	 * (4 x 2: 4 along m, BLOCK_N the longer side) both fit, in the same module as 1 */
+	c.val[0] = 64, c.val[3] = 4;
+	for (int64_t cl = 4; cl <= 8; cl *= 2) {
+		c.val[8] = 1;
+		n1 = cuda_config_options(&sp, &c, "sm_90a", o1);
+		c.val[8] = cl;
+		ck_assert_msg(space_check(&sp, &c, &why), "CLUSTER=%d: %s", (int)cl, why);
+		n2 = cuda_config_options(&sp, &c, "sm_90a", o2);
+		same_module(o1, n1, o2, n2, "CLUSTER");
+	}
+	/* 256 x 128 over 256 channels: two columns of tiles; 8 is 2 x 4 there (BLOCK_M the
+	 * longer side), more columns than the tiles have; 4 (2 x 2) fits */
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 256, 14, 14, 256, 3, 1, 1);
+	cuda_space_init(&sp, &x);
+	c.val[0] = 256, c.val[1] = 128, c.val[3] = 8, c.val[4] = 3, c.val[8] = 8;
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why,
+			 "CLUSTER 4 or 8 with fewer columns of tiles than the cluster's blocks along n");
+	c.val[8] = 4;
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	/* one image of 7 x 7: one row of 64-pixel tiles, where 2 x 2 needs two */
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 1, 512, 7, 7, 512, 3, 1, 1);
+	cuda_space_init(&sp, &x);
+	c.val[0] = 64, c.val[1] = 128, c.val[3] = 4, c.val[4] = 4;
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why,
+			 "CLUSTER 4 or 8 with fewer rows of tiles than the cluster's blocks along m");
+	c.val[8] = 2;
 	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
 }
 END_TEST

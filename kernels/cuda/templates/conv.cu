@@ -81,7 +81,7 @@
  *   WGMMA=1: conv(..., epi, tmA, tmB, use_tma, flags, pw, tmR, stages), the maps as gemm.cu's (A: X
  *     as M x C, B: the weights as K x RS*RS*C); use_tma 0 (any maps), 1 (both), 2 (tmB only),
  *     3 (both, tmA X's im2col map), with wgmma.cuh's flags: WG_CLUSTER_M (a cluster along
- *     m), WG_RES_TMA (tmR maps Res as M x K, boxes of 128 bytes x a consumer warpgroup's
+ *     m; or the field from WG_CLUSTER_CM_SHIFT, a 2-D cluster's blocks along m), WG_RES_TMA (tmR maps Res as M x K, boxes of 128 bytes x a consumer warpgroup's
  *     rows, read by TMA into shared memory: the space's RES_TMA; compiled in with WG_RES=1,
  *     the backend's for a residual op, the shared memory RES_BYTES more);
  *     grid = (G, 1, SPLIT_K) for any G >= 1 (persistent, as gemm.cu), block = 32 * WARPS
@@ -541,10 +541,10 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 	[[maybe_unused]] const bool vec_a = (C % EPC) == 0 && (((unsigned long long)X) & 15) == 0;
 	[[maybe_unused]] const bool vec_b = (KK % EPC) == 0 && (((unsigned long long)Wt) & 15) == 0;
 	float *Pw = pw ? pw + (long long)blockIdx.z * M * K : (float *)0;
-	const bool im2col = (use_tma & ~(WG_CLUSTER_M | WG_RES_TMA)) == 3;
+	constexpr int flags_tma = WG_CLUSTER_M | WG_RES_TMA | 3 << WG_CLUSTER_CM_SHIFT;
+	const bool im2col = (use_tma & ~flags_tma) == 3;
 	wgmma_body(
-		M, K, KK, &tmA, &tmB, &tmR,
-		im2col ? 1 | (use_tma & (WG_CLUSTER_M | WG_RES_TMA)) : use_tma,
+		M, K, KK, &tmA, &tmB, &tmR, im2col ? 1 | (use_tma & flags_tma) : use_tma,
 		WG_RT_STAGES ? (unsigned)stages : (unsigned)STAGES, ws, flags,
 		[&](const tile_pos &p, int k, int row) {
 			/* the box's first output pixel's window corner (in a cluster, this

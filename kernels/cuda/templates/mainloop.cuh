@@ -174,23 +174,24 @@ struct tile_pos {
 /* Tile t of the M x N result, reduction K: GROUP_M rows of tiles walked column by column so
  * that consecutive blocks share panels of A and B in L2; split z = blockIdx.z gets the z-th
  * run of ceil(ceil(K / BLOCK_K) / SPLIT_K) k-tiles (none past the end).  ncl > 1 (wgmma.cuh's
- * clusters of ncl blocks along n, or along m): t counts the cluster's tiles of BLOCK_M x ncl
- * BLOCK_N (ncl BLOCK_M x BLOCK_N) and the block of cluster rank `rank` takes the rank-th
- * BLOCK_N (BLOCK_M) of it, past N (M) when the tiles' columns (rows) are not a multiple of
- * ncl: a block that loads its share for its peers and stores nothing of its own. */
+ * clusters of cm blocks along m by ncl / cm = cn along n): t counts the cluster's tiles of
+ * cm BLOCK_M x cn BLOCK_N and the block of cluster rank `rank` takes the tile in its row
+ * rank / cn and column rank % cn, past M or N when the tiles' rows or columns are not a
+ * multiple of cm or cn: a block that loads its share for its peers and stores nothing of its
+ * own. */
 static __device__ __forceinline__ tile_pos tile_at(int t, int M, int N, int K, int ncl = 1,
-						   int rank = 0, bool along_m = false)
+						   int rank = 0, int cm = 1)
 {
 	const int tm = (M + BLOCK_M - 1) / BLOCK_M, tn = (N + BLOCK_N - 1) / BLOCK_N;
-	const int grid_m = along_m ? (tm + ncl - 1) / ncl : tm;
-	const int grid_n = along_m ? tn : (tn + ncl - 1) / ncl;
+	const int cn = ncl / cm;
+	const int grid_m = (tm + cm - 1) / cm, grid_n = (tn + cn - 1) / cn;
 	const int in_group = GROUP_M * grid_n;
 	const int first_m = (t / in_group) * GROUP_M;
 	const int group_m = min(grid_m - first_m, GROUP_M);
 	const int pid_m = first_m + (t % in_group) % group_m;
 	const int pid_n = (t % in_group) / group_m;
-	const int m0 = (along_m ? pid_m * ncl + rank : pid_m) * BLOCK_M;
-	const int n0 = (along_m ? pid_n : pid_n * ncl + rank) * BLOCK_N;
+	const int m0 = (pid_m * cm + rank / cn) * BLOCK_M;
+	const int n0 = (pid_n * cn + rank % cn) * BLOCK_N;
 	const int kt_all = (K + BLOCK_K - 1) / BLOCK_K;
 	const int kt_per = (kt_all + SPLIT_K - 1) / SPLIT_K;
 	const int kt0 = blockIdx.z * kt_per;

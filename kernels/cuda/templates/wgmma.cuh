@@ -40,16 +40,20 @@
  * sum's order is fixed: deterministic) and resets the flag, so every launch leaves the flags
  * zero.  Waiting needs every block resident: the backend launches at most as many as fit.
  * Clusters (TMA path only, use_tma 1; the launch decides, so one module serves both): launched
- * in clusters of ncl = 2 blocks (%cluster_nctarank; 1 without a cluster launch), the two
- * blocks of a cluster take the two BLOCK_N halves of one BLOCK_M x 2 BLOCK_N tile (tile_at's
- * ncl, rank) and share its A: each loads BLOCK_M / 2 rows of A's stage by TMA multicast into
- * both blocks' shared memory (same offset, completing on both blocks' "full" mbarriers), and
- * its own B, so A comes from L2 once for the two tiles (a quarter fewer operand bytes at
- * square tiles: what Hopper's clusters are for; cuBLASLt's candidates at ResNet-50's 3x3
- * layers all run in clusters, docs/benchmarks-archive.md 2026-11-27).  Each "full" barrier
- * still expects the whole stage's bytes; each "empty" barrier counts the consumer warps of
- * both blocks (a consumer warp releases a stage in its own block and the peer's), since a
- * block's multicast writes the stage in both.  The cluster barrier orders the mbarriers'
+ * in clusters of ncl blocks (%cluster_nctarank; 1 without a cluster launch), cm along m by
+ * cn = ncl / cm along n (use_tma's WG_CLUSTER_M or WG_CLUSTER_CM_SHIFT), the blocks of a
+ * cluster take the cm x cn tiles of one cm BLOCK_M x cn BLOCK_N tile (tile_at's ncl, rank,
+ * cm; rank i cn + j the tile in row i, column j).  The cn blocks of a row share its A: each
+ * loads BLOCK_M / cn rows of A's stage by TMA multicast into all of their shared memory
+ * (same offset, completing on each block's "full" mbarrier); the cm blocks of a column
+ * share its B the same way, each loading BLOCK_N / cm rows.  So A comes from L2 once for a
+ * row's tiles and B once for a column's (a pair along n: a quarter fewer operand bytes at
+ * square tiles; 2 x 2 half: what Hopper's clusters are for; cuBLASLt's candidates at
+ * ResNet-50's 3x3 layers all run in clusters, docs/benchmarks-archive.md 2026-11-27).
+ * Each "full" barrier still expects the whole stage's bytes; each "empty" barrier counts the
+ * consumer warps of every block of the cluster (a consumer warp releases a stage in its own
+ * block and in every other one, wg_release: a superset of the row and column whose
+ * multicasts write the stage here).  The cluster barrier orders the mbarriers'
  * initialisation before any remote use, and no block exits while its peer may still write
  * into it or arrive on its barriers.  The schedule (segments, stream-K's shares and flags)
  * runs over clusters: unit blockIdx.x / ncl of gridDim.x / ncl. */
@@ -410,6 +414,12 @@ static __device__ __forceinline__ void tma_load_mc(unsigned dst, const tmap_t *m
  * multicast (each loads BLOCK_N / ncl rows of B, and its own A), instead of along n sharing
  * A's. */
 #define WG_CLUSTER_M 16
+/* use_tma's field (two bits from WG_CLUSTER_CM_SHIFT; without WG_CLUSTER_M): log2 of the
+ * cluster's blocks along m, cm, the other ncl / cm along n: 2 x 2 and 2 x 4 or 4 x 2
+ * clusters, each block loading its share of both operands (BLOCK_M / cn rows of A for its
+ * row's blocks, BLOCK_N / cm of B for its column's), as cuBLASLt's 4 x 2 clusters at
+ * ResNet-50's 2048 -> 512 1x1 layer do (docs/benchmarks-archive.md, stop 65).  0: along n. */
+#define WG_CLUSTER_CM_SHIFT 6
 /* use_tma's flag (wgmma_body): the epilogue's second operand (conv.cu's residual, an M x N
  * matrix like the result) comes by the tensor copy engine into shared memory (wg_res, tmR),
  * and the store reads it there.  Both flags' values are the backend's too (gemm-config.h's
@@ -578,10 +588,10 @@ struct wg_sched {
 	wg_pos_t next, end, at, T;
 	int kt_all;
 	int ncl, rank, unit, units; /* the cluster's blocks, this block's rank; clusters */
-	bool along_m;               /* the cluster's blocks side by side along m (B shared) */
+	int cm; /* the cluster's blocks along m (B shared among them), ncl / cm along n */
 };
 
-static __device__ __forceinline__ wg_sched wg_sched_of(int M, int N, int K, bool along_m = false)
+static __device__ __forceinline__ wg_sched wg_sched_of(int M, int N, int K, int cm = 1)
 {
 	wg_sched s;
 	s.kt_all = (K + BLOCK_K - 1) / BLOCK_K;
@@ -589,10 +599,10 @@ static __device__ __forceinline__ wg_sched wg_sched_of(int M, int N, int K, bool
 	s.rank = (int)cluster_rank();
 	s.unit = (int)blockIdx.x / s.ncl;
 	s.units = (int)gridDim.x / s.ncl;
-	s.along_m = along_m;
+	s.cm = cm;
 	const int tm = (M + BLOCK_M - 1) / BLOCK_M, tn = (N + BLOCK_N - 1) / BLOCK_N;
-	const wg_pos_t tiles = along_m ? (wg_pos_t)((tm + s.ncl - 1) / s.ncl) * tn
-				       : (wg_pos_t)tm * ((tn + s.ncl - 1) / s.ncl);
+	const int cn = s.ncl / cm;
+	const wg_pos_t tiles = (wg_pos_t)((tm + cm - 1) / cm) * ((tn + cn - 1) / cn);
 #if STREAM_K
 	s.T = tiles * s.kt_all;
 	s.next = (long long)s.unit * s.T / s.units;
@@ -614,13 +624,13 @@ static __device__ __forceinline__ bool wg_next(wg_sched &s, tile_pos &p, int M, 
 #if STREAM_K
 	const int t = (int)(s.next / s.kt_all), kb = (int)(s.next % s.kt_all);
 	const int n = (int)min((long long)(s.kt_all - kb), s.end - s.next);
-	p = tile_at(t, M, N, K, s.ncl, s.rank, s.along_m);
+	p = tile_at(t, M, N, K, s.ncl, s.rank, s.cm);
 	p.kt0 = kb;
 	p.nkt = n;
 	s.at = s.next;
 	s.next += n;
 #else
-	p = tile_at(s.next, M, N, K, s.ncl, s.rank, s.along_m);
+	p = tile_at(s.next, M, N, K, s.ncl, s.rank, s.cm);
 	s.next += s.units;
 #endif
 	return true;
@@ -714,10 +724,10 @@ static __device__ __forceinline__ bool sk_fixup(wg_acc_t &acc, const tile_pos &p
  * hand-over flag (sk_fixup's helper), raised for each of the block's segments that hands a
  * partial over, once hc's 128 threads have written it and arrived on named barrier 5 + hc;
  * the release orders their stores (ordered before it by the barrier) before the flag. */
-static __device__ __forceinline__ void sk_helper(int M, int N, int K, bool along_m, int hc,
+static __device__ __forceinline__ void sk_helper(int M, int N, int K, int cm, int hc,
 						 unsigned *__restrict__ flags)
 {
-	wg_sched sch = wg_sched_of(M, N, K, along_m);
+	wg_sched sch = wg_sched_of(M, N, K, cm);
 	tile_pos p;
 	while (wg_next(sch, p, M, N, K))
 		if (p.nkt != sch.kt_all && p.kt0 > 0) {
@@ -896,12 +906,12 @@ static __device__ __forceinline__ unsigned wg_scratch(unsigned sA, unsigned s, i
 template <class Store>
 static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigned sA, unsigned sB,
 						    unsigned bars, unsigned ns, int cw,
-						    float *sk_ws, unsigned *sk_flags, bool along_m,
+						    float *sk_ws, unsigned *sk_flags, int cm,
 						    bool helper, const tmap_t *tmR, const Store &store)
 {
 	const int lane = threadIdx.x % 32;
 	wg_ring r = {};
-	wg_sched sch = wg_sched_of(M, N, K, along_m);
+	wg_sched sch = wg_sched_of(M, N, K, cm);
 	wg_res res = wg_res_of(tmR, sch, sA, bars, ns, cw, M, N, K);
 	tile_pos p;
 	int seg = 0;
@@ -1137,13 +1147,15 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 	const int tid = threadIdx.x, wg = tid / 128;
 	SK_STAMP(wg - 1, 16); /* (thread 128: consumer warpgroup 0's first) */
 	const int ncl = (int)cluster_nranks();
-	const bool along_m = use_tma & WG_CLUSTER_M; /* a cluster's blocks share B, not A */
+	/* the cluster's shape: cm blocks along m (sharing B) times ncl / cm along n (sharing A) */
+	const int cm = (use_tma & WG_CLUSTER_M) ? ncl : 1 << ((use_tma >> WG_CLUSTER_CM_SHIFT) & 3);
 	if (!WG_RES || !(use_tma & WG_RES_TMA) || SPLIT_K > 1)
 		tmR = nullptr; /* (the backend asks for it only without split-K, on WG_RES modules) */
-	use_tma &= ~(WG_CLUSTER_M | WG_RES_TMA);
-	if ((ncl > 1 || WG_TMA_ONLY) && use_tma != 1)
+	use_tma &= ~(WG_CLUSTER_M | WG_RES_TMA | 3 << WG_CLUSTER_CM_SHIFT);
+	if (((ncl > 1 || WG_TMA_ONLY) && use_tma != 1) || ncl % cm != 0)
 		__trap(); /* a cluster shares A by TMA multicast; a TMA-only module has no other
-			   * path: the backend launches neither without the maps */
+			   * path: the backend launches neither without the maps (nor a shape that
+			   * does not divide the cluster) */
 	if (WG_RT_STAGES && (ns < 3 || ns > 8))
 		__trap(); /* the launch's depth out of the rings' bounds (the backend's rules) */
 
@@ -1193,13 +1205,18 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 #if WG_RT_STAGES
 			wg_ring rg = {};
 #endif
-			wg_sched sch = wg_sched_of(M, N, K, along_m);
+			wg_sched sch = wg_sched_of(M, N, K, cm);
 			tile_pos p;
-			/* in a cluster: this block's share of A's rows (or B's), multicast to all */
-			const unsigned short mask = ncl > 1 ? (unsigned short)((1u << ncl) - 1) : 0;
-			const int arow = along_m ? 0 : sch.rank * (BLOCK_M / ncl);
-			const int brow = along_m ? sch.rank * (BLOCK_N / ncl) : 0;
-			const unsigned short amask = along_m ? 0 : mask, bmask = along_m ? mask : 0;
+			/* in a cluster of cm x cn (rank = i cn + j: tile_at's row i, column j): this
+			 * block's share of A's rows multicast to its row's blocks, which share A,
+			 * and of B's to its column's, which share B */
+			const int cn = ncl / cm, ri = sch.rank / cn, rj = sch.rank % cn;
+			const int arow = rj * (BLOCK_M / cn), brow = ri * (BLOCK_N / cm);
+			const unsigned short amask =
+				cn > 1 ? (unsigned short)(((1u << cn) - 1) << (ri * cn)) : 0;
+			unsigned short bmask = 0;
+			for (int i = 0; cm > 1 && i < cm; ++i)
+				bmask |= (unsigned short)(1u << (i * cn + rj));
 			while (wg_next(sch, p, M, N, K)) {
 				/* the segment's A loader: its coordinates decoded once, then stepped */
 				auto load_a = tma_a(p, p.kt0 * BLOCK_K, arow);
@@ -1230,13 +1247,13 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 							tma_load_mc(db, tmB, k0 + a * AW, p.n0 + brow,
 								    full, bmask);
 						else
-							tma_load(db, tmB, k0 + a * AW, p.n0, full);
+							tma_load(db, tmB, k0 + a * AW, p.n0 + brow, full);
 					}
 				}
 			}
 		}
 		if (STREAM_K && use_tma == 1 && tid / 32 >= 1 && tid / 32 <= NC)
-			sk_helper(M, N, K, along_m, tid / 32 - 1, sk_flags);
+			sk_helper(M, N, K, cm, tid / 32 - 1, sk_flags);
 #if WG_PRODUCER_LOADS
 		if (use_tma != 1)
 			producer_cpasync(M, N, K, sA, sB, bars, ns, use_tma == 2 ? tmB : nullptr,
@@ -1249,7 +1266,7 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 #endif
 		const int cw = wg - 1;
 		if (use_tma || WG_PRODUCER_LOADS || WG_TMA_ONLY)
-			consumer_tma(M, N, K, sA, sB, bars, ns, cw, sk_ws, sk_flags, along_m,
+			consumer_tma(M, N, K, sA, sB, bars, ns, cw, sk_ws, sk_flags, cm,
 				     use_tma == 1, tmR, store);
 #if !WG_PRODUCER_LOADS && !WG_TMA_ONLY
 		else
