@@ -105,24 +105,30 @@ size_t cuda_conv_s2d_bytes(const struct cuda_shape *t, size_t *w_off)
 }
 
 /* gemm.cu's fields over values that suit an implicit GEMM whose m (pixels) is large and
- * whose n (channels) is 64 to 2048: tiles of 64 to 256 pixels and 32 to 256 channels,
- * k steps of 32 or 64, 4, 8 or 12 warps, 3, 4 or 8 stages (8 only where the tiles fit one
- * wave of one block an SM: the 7x7 layers' long k-loops), SPLIT_K up to 4 (for layer 4's 7x7
+ * whose n (channels) is 64 to 2048: tiles of 64 to 256 pixels and 32 to 256 channels (112
+ * where its tile count fits the SMs, bn112_fills), k steps of 32 or 64, 4, 8 or 12 warps,
+ * 3, 4, 8, 9, 10 or 12 stages (above 4 only where the tiles fit one wave of one block an SM:
+ * the 7x7 layers' long k-loops, which a deeper ring keeps fed: at 2048 -> 512, 64 x 112,
+ * 22.5, 17.2 and 14.7 us at 3, 4 and 8 on an H200, docs/benchmarks-archive.md stop 66;
+ * above 8 only on the wgmma path, where shared memory holds them: the launch's depth,
+ * WG_RT_STAGES, no module more), SPLIT_K
+ * up to 4 (for layer 4's 7x7
  * maps), GROUP_M 8; conv.cu's STREAM_K: 0 (whole tiles), 1 or 2 (stream-K over one or
  * two blocks an SM, as they fit), 3 (one block an SM, the grid a whole number of blocks a
  * tile: sk_grid); and CLUSTER: 1, 2, 4 or 8 (the launch's alone, no macro: 2, two blocks
  * of adjacent columns of tiles sharing A's stages by TMA multicast, wgmma.cuh; 4 and 8
  * two-dimensional, conv_cluster_m, each block loading a share of both operands); and
  * RES_TMA: 0, or 1 (the launch's too: the residual comes by TMA into two shared buffers a
- * consumer warpgroup, two tiles ahead, wgmma.cuh's wg_res): 27648 points, of which
+ * consumer warpgroup, two tiles ahead, wgmma.cuh's wg_res): 69120 points, of which
  * conv_valid keeps 36 to 96 at a ResNet-50 layer in 16 bits on sm_90a without stream-K,
  * clusters, RES_TMA or eight stages, and those where they apply (docs/kernels.md).  192
  * pixels go with 12 warps alone (wgmma's three consumer warpgroups): 131 tiles for 132 SMs
  * at the 28 x 28 layers, where 128 and 256 leave a quarter of the last wave idle. */
 void cuda_conv_fields(struct space *sp, enum cuda_op op)
 {
-	static const int64_t bm[] = { 64, 128, 192, 256 }, bn[] = { 32, 64, 128, 256 };
-	static const int64_t bk[] = { 32, 64 }, warps[] = { 4, 8, 12 }, stages[] = { 3, 4, 8 };
+	static const int64_t bm[] = { 64, 128, 192, 256 }, bn[] = { 32, 64, 112, 128, 256 };
+	static const int64_t bk[] = { 32, 64 }, warps[] = { 4, 8, 12 };
+	static const int64_t stages[] = { 3, 4, 8, 9, 10, 12 };
 	static const int64_t split[] = { 1, 2, 4 }, group[] = { 8 }, sk[] = { 0, 1, 2, 3 };
 	static const int64_t cl[] = { 1, 2, 4, 8 }, rt[] = { 0, 1 };
 	const int64_t *const v[] = { bm, bn, bk, warps, stages, split, group };
@@ -189,6 +195,22 @@ static int64_t sk_grid(const struct cuda_shape *s, const struct config *cfg, int
 	if (cfg->val[F_STREAM_K] == 3 && g >= w->tiles)
 		g = g / w->tiles * w->tiles;
 	return g * ncl;
+}
+
+/* The waves' work over their capacity, in percent, of tiles whole tiles on sms SMs. */
+static int64_t wave_fill(int64_t tiles, int64_t sms)
+{
+	return sms > 0 && tiles > 0 ? tiles * 100 / (cdiv(tiles, sms) * sms) : 100;
+}
+
+/* 1 when BLOCK_N 112 at BLOCK_M bm fills the waves of shape s's tiles on sms SMs by 5 points
+ * more than 64 and 128 do: what the width is for (cuBLASLt's 64 x 112 at ResNet-50's 2048 ->
+ * 512 1x1 layer: 125 tiles for 132 SMs, against 100 of 64 x 128 and 200 of 64 x 64). */
+static int bn112_fills(const struct cuda_shape *s, int64_t bm, int64_t sms)
+{
+	int64_t rows = cdiv(s->m, bm), f = wave_fill(rows * cdiv(s->n, 112), sms);
+	return f >= wave_fill(rows * cdiv(s->n, 64), sms) + 5 &&
+	       f >= wave_fill(rows * cdiv(s->n, 128), sms) + 5;
 }
 
 /* 1 when tiles whole tiles on sms SMs leave little idle: the waves' work over their
@@ -269,6 +291,11 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 		     "ResNet-50 layer)";
 	else if (c->val[F_SPLIT_K] > 2)
 		no = "pruned: SPLIT_K above 2 (won 1 of 24 ResNet-50 layers, by a few %)";
+	else if (c->val[F_BN] == 112 && !g.wgmma)
+		no = "BLOCK_N 112 needs the wgmma path";
+	else if (c->val[F_BN] == 112 && !bn112_fills(s, c->val[F_BM], x->dev.sms))
+		no = "pruned: BLOCK_N 112 where its tiles fill the SMs' waves no better than 64's "
+		     "and 128's";
 	else if (per * (c->val[F_SPLIT_K] - 1) >= ktiles)
 		no = "SPLIT_K leaves a split without k-tiles";
 	else if (c->val[F_SPLIT_K] > 1 && c->val[F_SPLIT_K] * s->m * s->n * 4 > CUDA_CONV_WS_MAX)
@@ -318,6 +345,12 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 		 cdiv(s->n, c->val[F_BN]) <
 			 c->val[F_CLUSTER] / conv_cluster_m(c->val[F_CLUSTER], c, 1))
 		no = "CLUSTER 4 or 8 with fewer columns of tiles than the cluster's blocks along n";
+	else if (c->val[F_CLUSTER] > 1 &&
+		 (c->val[F_BN] / conv_cluster_m(c->val[F_CLUSTER], c, 1) % 8 ||
+		  c->val[F_BM] * conv_cluster_m(c->val[F_CLUSTER], c, 1) / c->val[F_CLUSTER] % 8))
+		no = "CLUSTER whose blocks' shares of the tile are not whole 8-row swizzle atoms";
+	else if (c->val[F_RES_TMA] && c->val[F_BN] * g.elem_bytes % 128)
+		no = "RES_TMA with a BLOCK_N of no whole 128-byte atoms (112 in 16 bits)";
 	else if (c->val[F_RES_TMA] && s->op != CUDA_CONV_BIAS_RELU_ADD)
 		no = "RES_TMA without a residual";
 	else if (c->val[F_RES_TMA] && (!g.wgmma || c->val[F_SPLIT_K] > 1))

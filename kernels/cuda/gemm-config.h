@@ -19,11 +19,16 @@ struct cuda_gemm_config {
  * or float32 on TF32 (operands rounded to TF32 in shared memory; checked on an H100,
  * docs/BENCHMARKS.md), WARPS 4 or 8 (1 or 2 consumer
  * warpgroups; the block gets one more, the producer), BLOCK_M 64 or 128 rows per consumer
- * warpgroup, BLOCK_N 64, 128 or 256, BLOCK_K a multiple of 128 bytes (one swizzle atom: 64
+ * warpgroup, BLOCK_N 64, 112, 128 or 256 (112: conv.c's, for tile counts that fit the SMs),
+ * BLOCK_K a multiple of 128 bytes (one swizzle atom: 64
  * 16-bit or 32 tf32 elements); or WARPS 12, three consumer warpgroups of 64 rows (BLOCK_M
  * 192) and BLOCK_N 64 or 128 (CUDA_WGMMA_WARPS3_MAX_N: what their register budget holds).
  * Every other config takes mma.sync (or FFMA). */
 #define CUDA_WGMMA_WARPS3_MAX_N 128
+static inline int cuda_wgmma_block_n(int n)
+{
+	return n == 64 || n == 112 || n == 128 || n == 256;
+}
 static inline int cuda_gemm_use_wgmma(const struct cuda_gemm_config *c, int sm90a)
 {
 	int wg = c->warps / 4;
@@ -32,7 +37,7 @@ static inline int cuda_gemm_use_wgmma(const struct cuda_gemm_config *c, int sm90
 		return 0;
 	if (c->block_m % (64 * wg) != 0 || c->block_m / (64 * wg) > (wg == 3 ? 1 : 2))
 		return 0;
-	if (c->block_n != 64 && c->block_n != 128 && c->block_n != 256)
+	if (!cuda_wgmma_block_n(c->block_n))
 		return 0;
 	if (wg == 3 && c->block_n > CUDA_WGMMA_WARPS3_MAX_N)
 		return 0;
@@ -128,8 +133,8 @@ static inline long cuda_gemm_config_check(const struct cuda_gemm_config *c, long
 			       -1;
 		if (c->warps != 4 && c->warps != 8 && c->warps != 12)
 			return *why = "WGMMA: WARPS must be 4, 8 or 12", -1;
-		if (c->block_n != 64 && c->block_n != 128 && c->block_n != 256)
-			return *why = "WGMMA: BLOCK_N must be 64, 128 or 256", -1;
+		if (!cuda_wgmma_block_n(c->block_n))
+			return *why = "WGMMA: BLOCK_N must be 64, 112, 128 or 256", -1;
 		if (c->block_m % (64 * wg) != 0 || c->block_m / (64 * wg) > (wg == 3 ? 1 : 2))
 			return *why = "WGMMA: BLOCK_M must be 64 or 128 per warpgroup (64 of 3)", -1;
 		if (wg == 3 && c->block_n > CUDA_WGMMA_WARPS3_MAX_N)
@@ -140,8 +145,8 @@ static inline long cuda_gemm_config_check(const struct cuda_gemm_config *c, long
 		return *why = "WARPS_M must divide WARPS", -1;
 	if (c->block_m <= 0 || c->block_n <= 0 || c->block_k <= 0)
 		return *why = "BLOCK_M, BLOCK_N and BLOCK_K must be positive", -1;
-	if (c->stages < 2 || c->stages > 8)
-		return *why = "STAGES must be 2..8", -1;
+	if (c->stages < 2 || c->stages > (c->wgmma ? 12 : 8))
+		return *why = "STAGES must be 2..8 (2..12 on the wgmma path)", -1;
 	if (c->split_k < 1 || c->group_m < 1)
 		return *why = "SPLIT_K and GROUP_M must be >= 1", -1;
 	if (c->block_k % (16 / c->elem_bytes) != 0 || c->block_k % kstep != 0)

@@ -359,7 +359,8 @@ size_t cuda_config_options(const struct space *sp, const struct config *c, const
 			opts[n++] = xstrdup("-DWGMMA=1");
 		if (s->op == CUDA_GEMM ? cuda_gemm_tma_only(s, &g) : cuda_conv_tma_only(x, &g))
 			opts[n++] = xstrdup("-DWG_TMA_ONLY=1");
-		if (g.wgmma && s->op == CUDA_CONV_BIAS_RELU_ADD) /* RES_TMA's code (wgmma.cuh) */
+		if (g.wgmma && s->op == CUDA_CONV_BIAS_RELU_ADD &&
+		    g.block_n % (128 / g.elem_bytes) == 0) /* RES_TMA's code (wgmma.cuh) */
 			opts[n++] = xstrdup("-DWG_RES=1");
 		if (g.wgmma && cuda_conv_is(s->op) && g.warps <= 8) {
 			/* (three consumer warpgroups keep the macro: the run-time rings cost

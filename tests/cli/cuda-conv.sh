@@ -129,6 +129,12 @@ for v in ("4", "8"):
     for w in ("cl2d-3x3/", "cl2d-1x1/"):
         c.check(any(s(cells[int(t["cell"])]["name"]).startswith(w) for t in c2), "%s ran CLUSTER=%s configs" % (w, v))
     c.check(any(fields(t).get("STREAM_K") != "0" for t in c2), "some CLUSTER=%s config ran stream-K" % v)
+# BLOCK_N 112 (the w112-* workloads; its 16-bit epilogue's last group is half): walked and
+# checked correct above at each, and nowhere else (bn112_fills)
+w112 = [t for t in grid if fields(t).get("BLOCK_N") == "112"]
+for w in ("w112-res/", "w112-3x3/", "w112-tf32/"):
+    c.check(any(s(cells[int(t["cell"])]["name"]).startswith(w) for t in w112), "%s ran BLOCK_N=112 configs" % w)
+c.check(all(s(cells[int(t["cell"])]["name"]).startswith("w112-") for t in w112), "BLOCK_N=112 ran only where its tiles fill the SMs better: %s" % sorted(set(s(cells[int(t["cell"])]["name"]).split("/")[0] for t in w112)))
 # programmatic dependent launch (HARNESS_CUDA_PDL, default on): every exhaustive unit
 # launched its wgmma configs so (each checked correct above)
 for u in ex:
@@ -151,6 +157,10 @@ c.check(any(s(cells[int(t["cell"])]["name"]).startswith("res-tf32/") for t in rt
 # eight stages (where the tiles fit one wave of one block an SM: most of these small shapes)
 s8 = [t for t in grid if fields(t).get("STAGES") == "8"]
 c.check(len(s8) >= 20, "the exhaustive walk checked %d STAGES=8 configs" % len(s8))
+# deeper rings (9, 10, 12: the launch's depth on the wgmma path, as shared memory holds it;
+# the w112-* workloads are one wave of tiles)
+sd = [t for t in grid if fields(t).get("STAGES") in ("9", "10", "12")]
+c.check(len(sd) >= 10 and {"9", "10", "12"} <= {fields(t)["STAGES"] for t in sd}, "the exhaustive walk checked %d configs of 9, 10 and 12 stages" % len(sd))
 for u in ex:
     c.check(int(info(u).get("cuda_conv_res_tma_launches", 0)) > 0, "exhaustive: %s launches read the residual by TMA" % info(u).get("cuda_conv_res_tma_launches"))
 # compiling ahead, overlapped with benchmarking (the default; docs/kernels.md "NVRTC and the

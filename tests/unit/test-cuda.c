@@ -1019,6 +1019,64 @@ static void conv_point(struct config *c, int64_t bm, int64_t bn, int64_t bk, int
 	memcpy(c->val, v, sizeof(v));
 }
 
+/* BLOCK_N 112: on the wgmma path alone, where 112-wide tiles fill the SMs' waves by 5 points
+ * more than 64 and 128 do (ResNet-50's 2048 -> 512 1x1 at 7 x 7, batch 32: 64 x 112 makes 125
+ * tiles for 132 SMs, 64 x 128 100), without RES_TMA (no whole 128-byte atoms in 16 bits),
+ * in clusters only where each block's share of B is whole 8-row atoms. */
+START_TEST(test_conv_bn112)
+{
+	struct cuda_space_ctx x;
+	struct space sp;
+	struct config c;
+	const char *why = NULL;
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 2048, 7, 7, 512, 1, 1, 0);
+	cuda_space_init(&sp, &x);
+	conv_point(&c, 64, 112, 64, 4, 8, 1, 0, 1, 0);
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	c.val[8] = 4; /* 2 x 2: 56 rows of B a block */
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	c.val[8] = 8; /* 4 x 2: 28 rows of B a block */
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why, "CLUSTER whose blocks' shares of the tile are not whole 8-row "
+			      "swizzle atoms");
+	/* deeper rings where the tiles are one wave: 10 stages of 64 x 112 fill the 227 KiB
+	 * exactly, 9 of 64 x 128 fit and 10 do not; above 8 only on the wgmma path (the
+	 * launch's depth there; three warpgroups' 192-row stages never fit 9) */
+	for (int64_t st = 9; st <= 10; st++) {
+		c.val[4] = st, c.val[8] = 1;
+		ck_assert_msg(space_check(&sp, &c, &why), "STAGES=%d: %s", (int)st, why);
+	}
+	conv_point(&c, 64, 128, 64, 4, 9, 1, 0, 1, 0);
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	c.val[4] = 10;
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_msg(strstr(why, "shared memory"), "%s", why);
+	conv_point(&c, 64, 64, 32, 4, 9, 1, 0, 1, 0); /* mma.sync: its depth a macro */
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why, "STAGES must be 2..8 (2..12 on the wgmma path)");
+	conv_point(&c, 128, 112, 64, 8, 4, 1, 0, 1, 0); /* 13 x 5 = 65 tiles, 64's 104 */
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why, "pruned: BLOCK_N 112 where its tiles fill the SMs' waves no better "
+			      "than 64's and 128's");
+	conv_point(&c, 128, 112, 32, 4, 4, 1, 0, 1, 0); /* a 32-wide k step: mma.sync */
+	ck_assert(!space_check(&sp, &c, &why)); /* (its warp tiles already refuse 112) */
+	/* a residual op: RES_TMA needs whole 128-byte atoms of the tile's row */
+	conv_ctx(&x, "conv2d_bias_relu_add", "float16", 0, 32, 2048, 7, 7, 512, 1, 1, 0);
+	cuda_space_init(&sp, &x);
+	conv_point(&c, 64, 112, 64, 4, 4, 1, 0, 1, 1);
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why, "RES_TMA with a BLOCK_N of no whole 128-byte atoms (112 in 16 bits)");
+	c.val[9] = 0;
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	/* 56 x 56 at batch 32: 784 rows of tiles, many waves whatever the width */
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 64, 56, 56, 256, 1, 1, 0);
+	cuda_space_init(&sp, &x);
+	conv_point(&c, 128, 112, 64, 8, 4, 1, 0, 1, 0);
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_msg(strstr(why, "BLOCK_N 112 where its tiles fill"), "%s", why);
+}
+END_TEST
+
 /* TMA-only modules (WG_TMA_ONLY, cuda_conv_tma_only): where the backend reads X by a map
  * (the cell's conv_maps) and the shape has one: a plain GEMM's rows, or im2col's C a multiple
  * of BLOCK_K; not off the wgmma path, not without conv_maps (HARNESS_CUDA_CONV_TMA_ONLY=0,
@@ -1823,6 +1881,7 @@ static Suite *cuda_suite(int with_templates)
 	tcase_add_test(tc, test_conv_three_warpgroups);
 	tcase_add_test(tc, test_conv_stream_k);
 	tcase_add_test(tc, test_conv_cluster);
+	tcase_add_test(tc, test_conv_bn112);
 	tcase_add_test(tc, test_conv_res_tma);
 	tcase_add_test(tc, test_conv_stages8);
 	tcase_add_test(tc, test_conv_tma_only);

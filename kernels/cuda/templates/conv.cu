@@ -26,7 +26,7 @@
  *                 fp32 slots of ws in a fixed order (deterministic); the backend picks the
  *                 grid (its values 1 and 2: one or two blocks an SM, as they fit)
  *   WG_RT_STAGES [0]  (WGMMA=1) 1: the pipeline's depth is the kernel's argument `stages`
- *                 (3 to 8), not STAGES: the backend's on this path with 4 or 8 warps, so
+ *                 (3 to 12), not STAGES: the backend's on this path with 4 or 8 warps, so
  *                 configs that differ only in STAGES share one module (wgmma.cuh)
  * Epilogue: a kernel argument, not a macro, so one cubin per config serves all four conv
  *   ops (conv2d, conv2d_bias, conv2d_bias_relu, conv2d_bias_relu_add): epi bit 0 adds
@@ -237,12 +237,12 @@ static __device__ __forceinline__ void put8(elem_t *__restrict__ Y, long long i,
  * call's early return, the loads were serial: the store of a 64 x 128 warpgroup tile took
  * 1.8 us and of 64 x 256 3.7 us, on an H200 (tests/gpu/sk-probe.c; docs/benchmarks-archive.md,
  * 2026-11-30 (stop 64)). */
-static __device__ __forceinline__ void bias8(uint4 (&b)[BLOCK_N / 32],
+static __device__ __forceinline__ void bias8(uint4 (&b)[WG_GROUPS],
 					     const elem_t *__restrict__ bias, int n0, int K, int epi)
 {
 	const int s = threadIdx.x % 4;
 #pragma unroll
-	for (int g = 0; g < BLOCK_N / 32; ++g) {
+	for (int g = 0; g < WG_GROUPS; ++g) {
 		const int col = n0 + (4 * g + s) * 8;
 		b[g] = (epi & EPI_BIAS) && col < K ? *(const uint4 *)(bias + col)
 						   : make_uint4(0, 0, 0, 0);
@@ -619,7 +619,7 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 			/* Res from shared memory (rs: the warpgroup's rows, wg_res) or global */
 			const int r0 = p.m0 + cw * MW * 64;
 #if defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16)
-			uint4 b[BLOCK_N / 32];
+			uint4 b[WG_GROUPS];
 			bias8(b, bias, p.n0, K, epi);
 			wg_acc_rows8(acc, p.m0, p.n0, cw, stg,
 				     [&](int row, int col, int g, float(&v0)[8], float(&v1)[8]) {

@@ -71,7 +71,8 @@ static_assert(BLOCK_K % (128 / (int)sizeof(elem_t)) == 0,
 	      "WGMMA: BLOCK_K must be a multiple of 128 bytes of elements (swizzle atoms)");
 static_assert(WARPS == 4 || WARPS == 8 || WARPS == 12,
 	      "WGMMA: WARPS must be 4, 8 or 12 (1, 2 or 3 warpgroups)");
-static_assert(BLOCK_N == 64 || BLOCK_N == 128 || BLOCK_N == 256, "WGMMA: BLOCK_N 64, 128, 256");
+static_assert(BLOCK_N == 64 || BLOCK_N == 112 || BLOCK_N == 128 || BLOCK_N == 256,
+	      "WGMMA: BLOCK_N 64, 112, 128, 256");
 static_assert(BLOCK_M % (64 * (WARPS / 4)) == 0 &&
 		      BLOCK_M / (64 * (WARPS / 4)) <= (WARPS == 12 ? 1 : 2),
 	      "WGMMA: BLOCK_M must be 64 or 128 per warpgroup (64 with three)");
@@ -234,6 +235,18 @@ static __device__ __forceinline__ void wgmma_n64(float *d, unsigned long long da
 		     : "memory");
 }
 #endif
+#if BLOCK_N == 112
+static __device__ __forceinline__ void wgmma_n112(float *d, unsigned long long da,
+						 unsigned long long db, int scale_d)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %58, 0;\n"
+		     WG_MMA(112)
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55}, %56, %57, " WG_IMM ";\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55])
+		     : "l"(da), "l"(db), "r"(scale_d)
+		     : "memory");
+}
+#endif
 #if BLOCK_N == 128
 static __device__ __forceinline__ void wgmma_n128(float *d, unsigned long long da,
 						 unsigned long long db, int scale_d)
@@ -264,6 +277,8 @@ static __device__ __forceinline__ void wgmma_tile(float *d, unsigned long long d
 {
 #if BLOCK_N == 64
 	wgmma_n64(d, da, db, 1);
+#elif BLOCK_N == 112
+	wgmma_n112(d, da, db, 1);
 #elif BLOCK_N == 128
 	wgmma_n128(d, da, db, 1);
 #else
@@ -516,7 +531,8 @@ static __device__ __forceinline__ void wg_acc_pairs(const wg_acc_t &acc, int m0,
 #if defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16)
 /* f(row, col, g, v0, v1) for consumer warpgroup cw's accumulators as runs of 8 consecutive
  * outputs, v0[0..7] = (row, col + [0, 8)) and v1 the same of row + 8, col = n0 + (4 g + lane
- * % 4) * 8 (g < BLOCK_N / 32 known at compile time: f may index its registers by it; no
+ * % 4) * 8 (g < WG_GROUPS known at compile time: f may index its registers by it; none past
+ * BLOCK_N: at 112 lanes 2 and 3 of a quad have no tile in the last group; no
  * bounds check: f's; one call for both rows, so that f can issue both rows' loads first), so
  * that a 16-bit epilogue moves 16 bytes a thread: in the fragment layout a lane holds two
  * columns of each n8 tile, so a warp's stores would cover 16 bytes of each of 8 rows, half of
@@ -536,7 +552,7 @@ template <class F>
 static __device__ __forceinline__ void wg_acc_rows8(const wg_acc_t &acc, int m0, int n0, int cw,
 						    unsigned stg, const F &f)
 {
-	static_assert(BLOCK_N % 32 == 0, "wg_acc_rows8: groups of 4 tiles of 8 columns");
+	static_assert(BLOCK_N % 16 == 0, "wg_acc_rows8: groups of 4 tiles of 8 columns, or 2");
 	const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32, s = lane % 4, r = lane / 4;
 	/* rows r and r + 8 share the swizzle; the stores' chunk 2 t + s / 2 is 2 t ^ (s / 2) */
 	const unsigned sw = (unsigned)(2 * (r % 4) + r % 2), q = sw ^ (unsigned)(s / 2);
@@ -546,13 +562,14 @@ static __device__ __forceinline__ void wg_acc_rows8(const wg_acc_t &acc, int m0,
 	for (int i = 0; i < MW; ++i) {
 		const int row = m0 + (cw * MW + i) * 64 + warp * 16 + r;
 #pragma unroll
-		for (int g = 0; g < BLOCK_N / 32; ++g) {
+		for (int g = 0; g < WG_GROUPS; ++g) {
 			__syncwarp(); /* the last group's loads are done */
 #pragma unroll
 			for (int t = 0; t < 4; ++t)
 #pragma unroll
 				for (int h = 0; h < 2; ++h) /* e: 2 h, 2 h + 1 the pair of row r + 8 h */
-					asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(
+					if (4 * g + t < BLOCK_N / 8) /* (a last half group: 2) */
+						asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(
 							     wa + h * 1024u + (((unsigned)(2 * t) ^ q) << 4)),
 						     "f"(acc[i][(4 * g + t) * 4 + 2 * h]),
 						     "f"(acc[i][(4 * g + t) * 4 + 2 * h + 1])
@@ -569,7 +586,8 @@ static __device__ __forceinline__ void wg_acc_rows8(const wg_acc_t &acc, int m0,
 						     : "r"(base + h * 1024u +
 							   (((unsigned)(2 * s + c) ^ sw) << 4))
 						     : "memory");
-			f(row, n0 + (4 * g + s) * 8, g, v[0], v[1]);
+			if (BLOCK_N % 32 == 0 || 4 * g + s < BLOCK_N / 8)
+				f(row, n0 + (4 * g + s) * 8, g, v[0], v[1]);
 		}
 	}
 }
@@ -771,7 +789,7 @@ static __device__ __forceinline__ void wg_release(unsigned empty, const wg_sched
 #define RES_SLAB (MW * 64 * BLOCK_N * ES)
 #define RES_OFF(ns) ((ns) * TILE_BYTES + 1024)
 #define RES_BYTES (2 * NC * RES_SLAB)
-static_assert(BLOCK_N % AW == 0, "WG_RES_TMA: BLOCK_N whole 128-byte atoms");
+static_assert(!WG_RES || BLOCK_N % AW == 0, "WG_RES_TMA: BLOCK_N whole 128-byte atoms");
 
 struct wg_res {
 	const tmap_t *map; /* NULL: the store reads the operand from global memory itself */
@@ -1020,8 +1038,8 @@ static __device__ __forceinline__ void consumer_cpasync(int M, int N, int K, uns
 }
 
 #if WG_PRODUCER_LOADS
-/* cp.async.wait_group n for a run-time n (the instruction takes a constant): 1 to 6, the
- * lags of 3 to 8 stages; any other waits for all, which is always correct. */
+/* cp.async.wait_group n for a run-time n (the instruction takes a constant): 1 to 10, the
+ * lags of 3 to 12 stages; any other waits for all, which is always correct. */
 static __device__ __forceinline__ void cp_async_wait_n(unsigned n)
 {
 	switch (n) {
@@ -1031,6 +1049,10 @@ static __device__ __forceinline__ void cp_async_wait_n(unsigned n)
 	case 4: cp_async_wait<4>(); break;
 	case 5: cp_async_wait<5>(); break;
 	case 6: cp_async_wait<6>(); break;
+	case 7: cp_async_wait<7>(); break;
+	case 8: cp_async_wait<8>(); break;
+	case 9: cp_async_wait<9>(); break;
+	case 10: cp_async_wait<10>(); break;
 	default: cp_async_wait<0>(); break;
 	}
 }
@@ -1156,7 +1178,7 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 		__trap(); /* a cluster shares A by TMA multicast; a TMA-only module has no other
 			   * path: the backend launches neither without the maps (nor a shape that
 			   * does not divide the cluster) */
-	if (WG_RT_STAGES && (ns < 3 || ns > 8))
+	if (WG_RT_STAGES && (ns < 3 || ns > 12))
 		__trap(); /* the launch's depth out of the rings' bounds (the backend's rules) */
 
 	if ((use_tma || WG_PRODUCER_LOADS || tmR) && tid == 0) {
