@@ -111,11 +111,9 @@ size_t cuda_conv_s2d_bytes(const struct cuda_shape *t, size_t *w_off)
  * the 7x7 layers' long k-loops, which a deeper ring keeps fed: at 2048 -> 512, 64 x 112,
  * 22.5, 17.2 and 14.7 us at 3, 4 and 8 on an H200, docs/benchmarks-archive.md stop 66;
  * above 8 only on the wgmma path, where shared memory holds them: the launch's depth,
- * WG_RT_STAGES, no module more), SPLIT_K
- * up to 4 (for layer 4's 7x7
- * maps), GROUP_M 8; conv.cu's STREAM_K: 0 (whole tiles), 1 or 2 (stream-K over one or
- * two blocks an SM, as they fit), 3 (one block an SM, the grid a whole number of blocks a
- * tile: sk_grid); and CLUSTER: 1, 2, 4 or 8 (the launch's alone, no macro: 2, two blocks
+ * WG_RT_STAGES, no module more), SPLIT_K up to 4 (for layer 4's 7x7 maps), GROUP_M 8;
+ * conv.cu's STREAM_K: 0 (whole tiles), 1 or 2 (stream-K over one or two blocks an SM, as
+ * they fit), 3 (one block an SM, the grid a whole number of blocks a tile: sk_grid); and CLUSTER: 1, 2, 4 or 8 (the launch's alone, no macro: 2, two blocks
  * of adjacent columns of tiles sharing A's stages by TMA multicast, wgmma.cuh; 4 and 8
  * two-dimensional, conv_cluster_m, each block loading a share of both operands); and
  * RES_TMA: 0, or 1 (the launch's too: the residual comes by TMA into two shared buffers a

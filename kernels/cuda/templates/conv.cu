@@ -81,8 +81,9 @@
  *   WGMMA=1: conv(..., epi, tmA, tmB, use_tma, flags, pw, tmR, stages), the maps as gemm.cu's (A: X
  *     as M x C, B: the weights as K x RS*RS*C); use_tma 0 (any maps), 1 (both), 2 (tmB only),
  *     3 (both, tmA X's im2col map), with wgmma.cuh's flags: WG_CLUSTER_M (a cluster along
- *     m; or the field from WG_CLUSTER_CM_SHIFT, a 2-D cluster's blocks along m), WG_RES_TMA (tmR maps Res as M x K, boxes of 128 bytes x a consumer warpgroup's
- *     rows, read by TMA into shared memory: the space's RES_TMA; compiled in with WG_RES=1,
+ *     m; or the field from WG_CLUSTER_CM_SHIFT, a 2-D cluster's blocks along m), WG_RES_TMA
+ *     (tmR maps Res as M x K, boxes of 128 bytes x a consumer warpgroup's rows, read by
+ *     TMA into shared memory: the space's RES_TMA; compiled in with WG_RES=1,
  *     the backend's for a residual op, the shared memory RES_BYTES more);
  *     grid = (G, 1, SPLIT_K) for any G >= 1 (persistent, as gemm.cu), block = 32 * WARPS
  *     + 128, dynamic shared memory as gemm.cu's wgmma kernel.  STREAM_K: G no more than
