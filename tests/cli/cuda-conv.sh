@@ -15,7 +15,8 @@
 # record the legacy API's algorithms as vendor:algo=A,math=M, and the exhaustive search must have checked
 # its grid points correct (an incorrect conv.cu config fails this test), stream-K's among
 # them, the clusters' (CLUSTER 2, A shared by multicast; 4 and 8, both) and the residual's by TMA
-# (RES_TMA 1, launched so, with stream-K and clusters among them) and eight-stage pipelines;
+# (RES_TMA 1, launched so, with stream-K and clusters among them), eight-stage pipelines and
+# deeper (9, 10, 12), and 112-wide tiles where their tile count fits (the w112-* workloads);
 # compiling ahead must say its mode and keep its counts (the unit's compile_ns the sum of
 # its trials', every queued compile compiled or dropped) consistent; the default units name
 # cuDNN's kernels at every cell (vendor_kernels) and the exhaustive ones launch their wgmma
