@@ -18,6 +18,8 @@
 # (HARNESS_KERNEL_DIR), and tables.md its layer table and scripts/config-shift.py's shift
 # from it (a template change A/B in the same blocks); unless RUN_NOPDL=0, mode
 # exhaustive-nopdl (HARNESS_CUDA_PDL=0: no launch a programmatic dependent) and its tables.
+# RUN_PAIRS (default "RES_TMA:0:1"): the run step's field pairs, FIELD:A:B words, e.g.
+# "CLUSTER:1:2 CLUSTER:1:4 CLUSTER:1:8 BLOCK_N:128:112 STAGES:8:10" (stop 66's reading).
 # Files under $OUT: host.txt, ab.txt, ab.md, tests.txt, run.txt, tables.md, ab.h5, run.h5.
 set -u
 cd "$(dirname "$0")/../.."
@@ -76,7 +78,11 @@ if [[ " $STEPS " == *" run "* ]]; then
 		echo "## all templates"; python3 scripts/layer-table.py $R/run.h5 - exhaustive
 		echo; echo "## the gather kept (HARNESS_CUDA_CONV_TMA_ONLY=0)"
 		python3 scripts/layer-table.py $R/run.h5 - exhaustive-gather
-		echo; echo "## pairs: RES_TMA 1 over 0"; python3 scripts/field-pairs.py $R/run.h5 RES_TMA 0 1
+		# RUN_PAIRS: FIELD:A:B words, each field's B over A (scripts/field-pairs.py)
+		for fp in ${RUN_PAIRS:-RES_TMA:0:1}; do
+			IFS=: read -r f a v <<< "$fp"
+			echo; echo "## pairs: $f $v over $a"; python3 scripts/field-pairs.py $R/run.h5 $f $a $v
+		done
 		# an A/B mode's layer table, and each config's shift from it to exhaustive
 		ab_tables() {
 			echo; echo "## $2"; python3 scripts/layer-table.py $R/run.h5 - $1
