@@ -108,8 +108,9 @@ size_t cuda_conv_s2d_bytes(const struct cuda_shape *t, size_t *w_off)
  * whose n (channels) is 64 to 2048: tiles of 64 to 256 pixels and 32 to 256 channels (112
  * where its tile count fits the SMs, bn112_fills), k steps of 32 or 64, 4, 8 or 12 warps,
  * 3, 4, 8, 9, 10 or 12 stages (above 4 only where the tiles fit one wave of one block an SM:
- * the 7x7 layers' long k-loops, which a deeper ring keeps fed: at 2048 -> 512, 64 x 112,
- * 22.5, 17.2 and 14.7 us at 3, 4 and 8 on an H200, docs/benchmarks-archive.md stop 66;
+ * the 7x7 layers' long k-loops, which a deeper ring keeps fed: at 2048 -> 512 the best
+ * template took 21.3, 16.9 and 14.8 us at 3, 4 and 8 on an H200, flat past 8,
+ * docs/benchmarks-archive.md stop 66;
  * above 8 only on the wgmma path, where shared memory holds them: the launch's depth,
  * WG_RT_STAGES, no module more), SPLIT_K up to 4 (for layer 4's 7x7 maps), GROUP_M 8;
  * conv.cu's STREAM_K: 0 (whole tiles), 1 or 2 (stream-K over one or two blocks an SM, as
