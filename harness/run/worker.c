@@ -230,10 +230,9 @@ static int proto_space_of(struct wk *w, size_t i, const struct space *s)
 				sp.nvalid++;
 				continue;
 			}
-			/* a run of excluded points for one reason is one entry: the GPU main job's
-			 * 45 op cells exclude 572,379 points a unit in 24,440 runs (the conv.cu
-			 * space about 13,700 of its 13,824 points), and a point an entry made its
-			 * results file 24 M rows of them (stop 65) */
+			/* a run of excluded points for one reason is one entry: at stop 65 the GPU
+			 * main job's 45 op cells excluded 572,379 points a unit in 24,440 runs, and
+			 * a point an entry made its results file 24 M rows of them */
 			if (ninv && inv[ninv - 1].point + inv[ninv - 1].count == (int64_t)p &&
 			    !strncmp(inv[ninv - 1].why, why, sizeof(inv[ninv - 1].why) - 1)) {
 				inv[ninv - 1].count++;

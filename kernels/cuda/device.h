@@ -101,7 +101,7 @@ struct cuda_cell {
 	struct cuda_dnn_cell *dnn;             /* conv cells: cuDNN's legacy API (cudnn.c) */
 	struct cuda_dnng_cell *dnng;           /* or its graph API (cudnn-graph.c) */
 	struct cuda_e2e *e2e;                  /* e2e cells: the model's forward (model.c) */
-	char *vendor_kernels;                /* owned: "config: kernel ...\n", the first vendor
+	char *vendor_kernels;                /* owned: "config: kernel ...", the first vendor
 					      * candidate's (graph-replay.c's name_vendor) */
 };
 
@@ -253,6 +253,10 @@ int cuda_ensure_sk_flags(struct backend *b, char **cause);
 int cuda_gemm_run(struct backend *b, struct cuda_cell *c, const struct config *cfg,
 		struct cuda_module *m, char **cause);
 void cuda_gemm_release(struct cuda_cell *c);
+/* The driver's entry point name of CUDA version `version` (12000: 12.0) into *fn, looked up
+ * at run time (the wgmma path's tensor-map encoders, graph-replay.c's kernel names); -1 with
+ * *cause (heap) when the driver has none. */
+int cuda_driver_fn(const char *name, int version, void **fn, char **cause);
 struct cuda_gemm_config; /* gemm-config.h */
 /* The wgmma kernel's operands (gemm.cu and conv.cu with WGMMA=1), in the GEMM view: A (a, m x k,
  * leading dimension lda) and B (b, n x k, ldb); tma: A and B are those plain matrices, so

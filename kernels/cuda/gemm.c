@@ -24,7 +24,7 @@
 
 #define GEMM_MAPS 16 /* every (BLOCK_M, BLOCK_N) pair of the GEMM or conv space on wgmma: 11 */
 
-/* The driver's encoders, looked up at run time (driver_fn): the toolkit's own typedefs. */
+/* The driver's encoders, looked up at run time (cuda_driver_fn): the toolkit's own typedefs. */
 typedef PFN_cuTensorMapEncodeTiled_v12000 encode_tiled_fn;
 typedef PFN_cuTensorMapEncodeIm2col_v12000 encode_im2col_fn;
 
@@ -61,19 +61,19 @@ void cuda_gemm_release(struct cuda_cell *c)
 	c->gemm_maps = NULL;
 }
 
-/* The driver's function name (CUDA 12 or newer) into *fn, or -1 with *cause. */
-static int driver_fn(const char *name, void **fn, char **cause)
+int cuda_driver_fn(const char *name, int version, void **fn, char **cause)
 {
 	enum cudaDriverEntryPointQueryResult q;
 	*fn = NULL;
-	if (CUDA_CHECK(RT, cudaGetDriverEntryPointByVersion(name, fn, 12000, cudaEnableDefault,
-							    &q),
+	if (CUDA_CHECK(RT, cudaGetDriverEntryPointByVersion(name, fn, (unsigned)version,
+							    cudaEnableDefault, &q),
 		       cause))
 		return -1;
 	if (q != cudaDriverEntryPointSuccess || !*fn) {
 		*fn = NULL;
-		*cause = xasprintf("the driver has no %s (query result %d): the wgmma path needs a "
-				   "CUDA 12 driver or newer", name, (int)q);
+		*cause = xasprintf("the driver has no %s (query result %d): it needs a CUDA %d.%d "
+				   "driver or newer", name, (int)q, version / 1000,
+				   version % 1000 / 10);
 		return -1;
 	}
 	return 0;
@@ -120,7 +120,7 @@ static int encode_im2col(struct cuda_gemm_maps *mc, CUtensorMap *map, enum cuda_
 			 const void *x, const struct cuda_im2col *g, int box_pixels, char **cause)
 {
 	if (!mc->encode_im2col &&
-	    driver_fn("cuTensorMapEncodeIm2col", (void **)&mc->encode_im2col, cause))
+	    cuda_driver_fn("cuTensorMapEncodeIm2col", 12000, (void **)&mc->encode_im2col, cause))
 		return -1;
 	size_t es = cuda_dtype_size(t);
 	cuuint64_t dim[4] = { (cuuint64_t)g->c, (cuuint64_t)g->w, (cuuint64_t)g->h,
@@ -213,7 +213,7 @@ static int gemm_cache(struct cuda_cell *c, char **cause)
 			return -1;
 		}
 		memset(mc, 0, sizeof(*mc));
-		if (driver_fn("cuTensorMapEncodeTiled", (void **)&mc->encode, cause)) {
+		if (cuda_driver_fn("cuTensorMapEncodeTiled", 12000, (void **)&mc->encode, cause)) {
 			free(mc);
 			return -1;
 		}

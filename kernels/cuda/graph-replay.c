@@ -43,28 +43,28 @@ void cuda_replay_release(struct cuda_cell *c)
 }
 
 /* The driver's name of each kernel node of g, each after a space onto out, "?" for one
- * it cannot name (entry points of CUDA 12.3, looked up at run time as gemm.c's encoders). */
+ * it cannot name (entry points of CUDA 12.3, looked up once by cuda_driver_fn; a driver
+ * without one names nothing, which is no error). */
 static void kernel_names(cudaGraph_t g, struct sbuf *out)
 {
 	static PFN_cuGraphKernelNodeGetParams_v12000 params;
 	static PFN_cuFuncGetName_v12030 func_name;
 	static PFN_cuKernelGetName_v12030 kernel_name;
 	static int looked;
-	enum cudaDriverEntryPointQueryResult q;
 	if (!looked) {
+		const struct {
+			const char *name;
+			int version;
+			void **fn;
+		} want[] = { { "cuGraphKernelNodeGetParams", 12000, (void **)&params },
+			     { "cuFuncGetName", 12030, (void **)&func_name },
+			     { "cuKernelGetName", 12030, (void **)&kernel_name } };
 		looked = 1;
-		if (cudaGetDriverEntryPointByVersion("cuGraphKernelNodeGetParams", (void **)&params,
-						     12000, cudaEnableDefault, &q) ||
-		    q != cudaDriverEntryPointSuccess)
-			params = NULL;
-		if (cudaGetDriverEntryPointByVersion("cuFuncGetName", (void **)&func_name, 12030,
-						     cudaEnableDefault, &q) ||
-		    q != cudaDriverEntryPointSuccess)
-			func_name = NULL;
-		if (cudaGetDriverEntryPointByVersion("cuKernelGetName", (void **)&kernel_name,
-						     12030, cudaEnableDefault, &q) ||
-		    q != cudaDriverEntryPointSuccess)
-			kernel_name = NULL;
+		for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+			char *why = NULL;
+			if (cuda_driver_fn(want[i].name, want[i].version, want[i].fn, &why))
+				free(why);
+		}
 		cudaGetLastError();
 	}
 	size_t n = 0;
@@ -91,9 +91,10 @@ static void kernel_names(cudaGraph_t g, struct sbuf *out)
 }
 
 /* What vendor config c->cur ran (cuDNN's or cuBLASLt's kernels: their tiles and clusters
- * are in the names), captured in g, as c->vendor_kernels' one line.  Only the first vendor
- * candidate's (the library's heuristic choice, what the `default` mode runs), named at its
- * first capture: every candidate of an exhaustive unit's cells took its info past 64 KiB. */
+ * are in the names), captured in g, as c->vendor_kernels ("config: name ...").  Only the
+ * first vendor candidate's (the library's heuristic choice, what the `default` mode runs),
+ * named at its first capture: every candidate of an exhaustive unit's cells took its info
+ * past 64 KiB. */
 static void name_vendor(struct cuda_cell *c, cudaGraph_t g)
 {
 	struct sbuf line;
@@ -103,7 +104,6 @@ static void name_vendor(struct cuda_cell *c, cudaGraph_t g)
 	config_format(&c->space, &c->cur, &line);
 	sbuf_adds(&line, ":");
 	kernel_names(g, &line);
-	sbuf_adds(&line, "\n");
 	c->vendor_kernels = sbuf_detach(&line);
 }
 
@@ -263,11 +263,7 @@ void cuda_replay_describe(const struct backend *b, struct sbuf *out)
 		if (!c->e2e && c->has_impl)
 			sbuf_addf(out, "op_timing.%zu=%s launches=%" PRId64 " %s\n", i,
 				  c->graph ? "graph" : "stream", c->launches, c->pub.name);
-		/* the vendor's kernels, a line a vendor config: "config: name ..." */
-		for (const char *l = c->vendor_kernels; l && *l;) {
-			const char *e = strchr(l, '\n');
-			sbuf_addf(out, "vendor_kernels.%zu=%.*s\n", i, (int)(e - l), l);
-			l = e + 1;
-		}
+		if (c->vendor_kernels) /* the vendor's kernels: "config: name ..." */
+			sbuf_addf(out, "vendor_kernels.%zu=%s\n", i, c->vendor_kernels);
 	}
 }
