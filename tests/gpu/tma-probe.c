@@ -11,7 +11,9 @@
  * stages, the blocks, microseconds a k-tile and the bytes a second over all blocks.  Needs a Hopper GPU; prints and exits 77 without one.
  *
  *     cc -std=gnu11 -O2 -I$CUDA/include tests/gpu/tma-probe.c -L$CUDA/lib64 -lcudart -lnvrtc
- *     ./a.out tests/gpu/tma-probe.cu
+ *     ./a.out tests/gpu/tma-probe.cu [ab]
+ *
+ * With "ab" it runs only the second part instead (probe_ab, below: both operands' copies).
  */
 #include <cuda.h>
 #include <cudaTypedefs.h>
@@ -32,10 +34,107 @@ struct layer {
 	int n, h, w, c, rs, stride, pad;
 };
 
+/* The second part (argument "ab"): what an SM takes in when it loads both operands of a 1x1
+ * layer (tma-probe.cu's probe_ab), by how the copies are issued, the maps' L2 promotion, the
+ * tile's rows of A and B and the blocks busy (28: batch 8's whole tiles; 100: batch 32's; 132:
+ * every SM).  One line a case: how, promotion, A rows, B rows, stages, blocks, microseconds a
+ * k-tile (the median of 5 timed launches after a warm one, over T), block 0's SM clocks a
+ * k-tile, GB/s an SM and bytes a clock an SM (by those clocks), TB/s over all blocks. */
+static void probe_ab(cudaLibrary_t lib, encode_tiled_fn tiled, const struct cudaDeviceProp *prop)
+{
+	cudaKernel_t k;
+	CK(cudaLibraryGetKernel(&k, lib, "probe_ab"));
+	const int M = 32 * 7 * 7, C = 2048, K = 512, T = 4000;
+	const long long xbytes = (long long)M * C * 2;
+	void *x, *w;
+	long long *clk;
+	CK(cudaMalloc(&x, (size_t)xbytes));
+	CK(cudaMalloc(&w, (size_t)K * C * 2));
+	CK(cudaMalloc((void **)&clk, sizeof(long long)));
+	CK(cudaMemset(x, 0, (size_t)xbytes));
+	CK(cudaMemset(w, 0, (size_t)K * C * 2));
+	static const char *const hows[] = { "one-thread", "two-threads", "bulk-1d" };
+	static const CUtensorMapL2promotion promos[] = { CU_TENSOR_MAP_L2_PROMOTION_NONE,
+							 CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+							 CU_TENSOR_MAP_L2_PROMOTION_L2_256B };
+	static const char *const promo_names[] = { "none", "128B", "256B" };
+	static const int shapes[][2] = { { 64, 128 }, { 128, 64 }, { 128, 128 }, { 64, 256 } };
+	static const int grids[] = { 28, 100, 132 };
+	printf("how promotion arows brows stages blocks us_per_ktile clk_per_ktile GB_s_per_sm "
+	       "B_per_clk TB_s\n");
+	for (int how = 0; how < 3; how++)
+		for (int pi = 0; pi < 3; pi++)
+			for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+				if (how == 2 && pi != 0)
+					continue; /* no map: no promotion */
+				if (pi != 2 && si != 0)
+					continue; /* the other shapes at conv.cu's promotion */
+				int arows = shapes[si][0], brows = shapes[si][1];
+				CUtensorMap ma __attribute__((aligned(64)));
+				CUtensorMap mb __attribute__((aligned(64)));
+				cuuint64_t da[2] = { (cuuint64_t)C, (cuuint64_t)M };
+				cuuint64_t db[2] = { (cuuint64_t)C, (cuuint64_t)K };
+				cuuint64_t st[1] = { (cuuint64_t)C * 2 };
+				cuuint32_t ba[2] = { 64, (cuuint32_t)arows }, bb[2] = { 64, (cuuint32_t)brows };
+				cuuint32_t es[2] = { 1, 1 };
+				if (tiled(&ma, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, x, da, st, ba, es,
+					  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+					  promos[pi], CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS ||
+				    tiled(&mb, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, w, db, st, bb, es,
+					  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+					  promos[pi], CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+					printf("%s %s %d %d: map encoding failed\n", hows[how],
+					       promo_names[pi], arows, brows);
+					continue;
+				}
+				int stages = 8;
+				while (stages * (arows + brows) * 128 + 2048 + 16 * stages >
+				       (int)prop->sharedMemPerBlockOptin)
+					stages--;
+				int smem = stages * (arows + brows) * 128 + 2048 + 16 * stages;
+				CK(cudaFuncSetAttribute((const void *)k,
+							cudaFuncAttributeMaxDynamicSharedMemorySize,
+							smem));
+				for (size_t gi = 0; gi < sizeof grids / sizeof grids[0]; gi++) {
+					int t = T, ka = C / 64, h = how, m = M, kk = K;
+					long long xb = xbytes;
+					void *args[] = { &ma, &mb, &x, &xb, &t, &arows, &brows, &m, &kk,
+							 &ka, &stages, &h, &clk };
+					cudaEvent_t a, b;
+					CK(cudaEventCreate(&a));
+					CK(cudaEventCreate(&b));
+					float ms[6];
+					for (int i = 0; i < 6; i++) {
+						CK(cudaEventRecord(a, 0));
+						CK(cudaLaunchKernel((const void *)k,
+								    (dim3){ (unsigned)grids[gi], 1, 1 },
+								    (dim3){ 96, 1, 1 }, args, (size_t)smem,
+								    0));
+						CK(cudaEventRecord(b, 0));
+						CK(cudaEventSynchronize(b));
+						CK(cudaEventElapsedTime(&ms[i], a, b));
+					}
+					long long c = 0;
+					CK(cudaMemcpy(&c, clk, sizeof c, cudaMemcpyDeviceToHost));
+					double us = median5(ms) * 1e3 / T, bytes = (arows + brows) * 128.0;
+					double ck = (double)c / T;
+					printf("%s %s %d %d %d %d %.4f %.1f %.1f %.1f %.2f\n", hows[how],
+					       promo_names[pi], arows, brows, stages, grids[gi], us, ck,
+					       bytes / (us * 1e-6) / 1e9, bytes / ck,
+					       grids[gi] * bytes / (us * 1e-6) / 1e12);
+					cudaEventDestroy(a);
+					cudaEventDestroy(b);
+				}
+			}
+	CK(cudaFree(x));
+	CK(cudaFree(w));
+	CK(cudaFree(clk));
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: tma-probe tests/gpu/tma-probe.cu\n");
+	if (argc != 2 && !(argc == 3 && !strcmp(argv[2], "ab"))) {
+		fprintf(stderr, "usage: tma-probe tests/gpu/tma-probe.cu [ab]\n");
 		return 2;
 	}
 	struct cudaDeviceProp prop;
@@ -48,6 +147,10 @@ int main(int argc, char **argv)
 	encode_tiled_fn tiled = (encode_tiled_fn)driver("cuTensorMapEncodeTiled");
 	encode_im2col_fn im2col = (encode_im2col_fn)driver("cuTensorMapEncodeIm2col");
 	printf("device %s, %d SMs\n", prop.name, prop.multiProcessorCount);
+	if (argc == 3) {
+		probe_ab(lib, tiled, &prop);
+		return 0;
+	}
 	printf("layer mode rows stages blocks us_per_ktile TB_per_s\n");
 
 	static const struct layer layers[] = {

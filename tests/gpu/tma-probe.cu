@@ -144,3 +144,85 @@ extern "C" __global__ void __launch_bounds__(64, 1)
 		}
 	}
 }
+
+/* probe_ab: what one SM takes in a k-tile when it loads both operands, as conv.cu's 1x1
+ * layers do (tests/gpu/tma-probe.c's second part): a ring of STAGES stages of arows + brows
+ * rows x 128 bytes, A a plain box of arows rows of X seen as an M x C matrix and B a plain box
+ * of brows rows of the weights (a K x KK matrix), both walking k (a channel atom at a time)
+ * from the block's own rows on.  how 0: one producer thread issues both boxes (conv.cu); 1:
+ * thread 0 issues A and thread 64 issues B, each waiting for the stage's empty barrier itself
+ * (the full barrier expects both arrivals); 2: one bulk copy (cp.async.bulk, no tensor map)
+ * of the same bytes from X, contiguous: the copy engine without a map's boxes.  Block 0's
+ * thread 32 (the consumer) writes the SM clocks of its k-loop to *clk. */
+extern "C" __global__ void __launch_bounds__(96, 1)
+	probe_ab(const __grid_constant__ tmap_t mapa, const __grid_constant__ tmap_t mapb,
+		 const unsigned char *x, long long xbytes, int T, int arows, int brows, int M,
+		 int K, int katoms, int STAGES, int how, long long *clk)
+{
+	extern __shared__ __align__(16) unsigned char raw[];
+	const unsigned base = (smem_u32(raw) + 1023) & ~1023u;
+	const unsigned sbytes = (unsigned)(arows + brows) * 128;
+	const unsigned bars = base + STAGES * sbytes;
+	const int tid = threadIdx.x;
+	if (tid == 0) {
+		for (int s = 0; s < STAGES; ++s) {
+			asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bars + 8 * s),
+				     "r"(how == 1 ? 2 : 1));
+			asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(
+				bars + 8 * (STAGES + s)));
+		}
+		asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+		asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+	}
+	__syncthreads();
+	const int m0 = (int)(((long long)blockIdx.x * arows) % M);
+	const int n0 = (int)(((long long)blockIdx.x * brows) % K);
+	if (tid == 0 || (tid == 64 && how == 1)) {
+		const bool loads_a = tid == 0, loads_b = how != 1 || tid == 64;
+		const unsigned bytes = how == 1 ? (loads_a ? arows : brows) * 128 : sbytes;
+		int s = 0, ka = 0;
+		unsigned phase = 0;
+		long long off = ((long long)blockIdx.x * sbytes) % (xbytes - sbytes);
+		off &= ~127ll;
+		for (int it = 0; it < T; ++it) {
+			if (it >= STAGES)
+				wait_parity(bars + 8 * (STAGES + s), phase ^ 1);
+			const unsigned full = bars + 8 * s, dst = base + s * sbytes;
+			asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(
+					     full),
+				     "r"(bytes)
+				     : "memory");
+			if (how == 2) {
+				asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
+					     "bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
+					     "l"(x + off), "r"(sbytes), "r"(full)
+					     : "memory");
+			} else {
+				if (loads_a)
+					tiled(dst, &mapa, ka * 64, m0, full);
+				if (loads_b)
+					tiled(dst + arows * 128, &mapb, ka * 64, n0, full);
+			}
+			if (++ka == katoms)
+				ka = 0;
+			if (++s == STAGES) {
+				s = 0;
+				phase ^= 1;
+			}
+		}
+	} else if (tid == 32) {
+		const long long t0 = clock64();
+		for (int it = 0, s = 0, ph = 0; it < T; ++it) {
+			wait_parity(bars + 8 * s, ph);
+			asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(
+					     bars + 8 * (STAGES + s))
+				     : "memory");
+			if (++s == STAGES) {
+				s = 0;
+				ph ^= 1;
+			}
+		}
+		if (blockIdx.x == 0)
+			*clk = clock64() - t0;
+	}
+}
