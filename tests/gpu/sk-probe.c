@@ -25,9 +25,9 @@
  * ran first at stop 64; the STREAM_K 3 cases were added then.  SK_PROBE_SET picks another
  * list of configs (stop 67): "cluster", whole tiles and stream-K with and without clusters
  * of 2 and 2 x 2 at the 7x7 layers; "bk", k-tiles of 128 (BLOCK_K 128, two atoms a stage)
- * against 64; "gather", at the 3x3 layer, A gathered by the producer warpgroup with cp.async
- * (.cg, .ca, and the k-tiles walked tap-inner: conv.cu's WG_GATHER_CA and WG_KPERM_C, probe
- * hooks of commit "probe: ..." of stop 67) against A by TMA.
+ * against 64.  (Stop 67's "gather" set, A gathered by the producer warpgroup with cp.async .cg,
+ * .ca and tap-inner against A by TMA, ran on probe hooks in conv.cu taken out after it:
+ * commit e51fe70.)
  *
  *     cc -std=gnu11 -O2 -I$CUDA/include tests/gpu/sk-probe.c -L$CUDA/lib64 -lcudart -lnvrtc
  *     ./a.out kernels/cuda/templates
@@ -53,9 +53,6 @@ struct layer {
 struct cfg {
 	int bm, bn, warps, stages, sk, cl; /* cl: CLUSTER (2: two blocks along n share A by
 					    * multicast; 4: 2 x 2, sharing A and B) */
-	int gather; /* 0: A by TMA (im2col); else the producer warpgroup gathers A with cp.async
-		     * (use_tma 2, B by TMA): 1 .cg, 2 .ca (L1), 3 .ca walking the k-tiles
-		     * tap-inner (WG_KPERM), 4 .cg tap-inner; at the 3x3 layers only */
 	int bk; /* BLOCK_K (0: 64) */
 };
 
@@ -152,20 +149,13 @@ static void build(const char *dir, const char *src, const struct cfg *f, cudaKer
 		snprintf(o[4], 64, "-DWG_RT_STAGES=1");
 	else
 		snprintf(o[4], 64, "-DSTAGES=%d", f->stages);
-	snprintf(o[5], 64, "-DWG_TMA_ONLY=%d", !f->gather);
+	snprintf(o[5], 64, "-DWG_TMA_ONLY=1");
 	snprintf(o[6], 64, "-DBLOCK_K=%d", f->bk ? f->bk : 64);
 	snprintf(inc, sizeof(inc), "--include-path=%s", dir);
 	const char *opts[20] = { "--gpu-architecture=sm_90a", "-std=c++17", "-DDTYPE_FLOAT16",
 				 "-DWGMMA=1", "-DWG_SK_PROBE=1", o[6], "-DSPLIT_K=1",
 				 "-DGROUP_M=8", o[0], o[1], o[2], o[3], o[4], o[5], inc };
-	int n = 15;
-	if (f->gather == 2 || f->gather == 3)
-		opts[n++] = "-DWG_GATHER_CA=1";
-	if (f->gather >= 3) {
-		opts[n++] = "-DWG_KPERM_C=512";
-		opts[n++] = "-DWG_KPERM_RS=3";
-	}
-	cudaLibrary_t lib = nvrtc_library(src, "conv.cu", n, opts);
+	cudaLibrary_t lib = nvrtc_library(src, "conv.cu", 15, opts);
 	size_t bytes;
 	CK(cudaLibraryGetKernel(k, lib, "conv"));
 	CK(cudaLibraryGetGlobal((void **)probe, &bytes, lib, "wg_probe"));
@@ -209,56 +199,46 @@ int main(int argc, char **argv)
 		{ 128, 256, 8, 4, 1, 1 }, { 128, 128, 8, 4, 3, 1 },  { 128, 128, 8, 4, 3, 2 },
 		{ 192, 128, 12, 4, 3, 1 }, { 128, 256, 8, 4, 3, 1 },
 	};
-	/* SK_PROBE_SET=gather: A gathered by the producer warpgroup against A by TMA */
-	static const struct cfg gcfgs[] = {
-		{ 64, 128, 4, 8, 0, 1, 0 },   { 64, 128, 4, 8, 0, 1, 1 },
-		{ 64, 128, 4, 8, 0, 1, 2 },   { 64, 128, 4, 8, 0, 1, 3 },
-		{ 64, 128, 4, 8, 0, 1, 4 },   { 128, 64, 4, 8, 0, 1, 0 },
-		{ 128, 64, 4, 8, 0, 1, 1 },   { 128, 64, 4, 8, 0, 1, 3 },
-		{ 128, 128, 8, 4, 0, 1, 0 },  { 128, 128, 8, 4, 0, 1, 3 },
-		{ 192, 128, 12, 4, 3, 1, 0 }, { 192, 128, 12, 4, 3, 1, 3 },
-		{ 128, 128, 8, 4, 3, 1, 0 },  { 128, 128, 8, 4, 3, 1, 3 },
-	};
 	/* SK_PROBE_SET=cluster: whole tiles and stream-K with and without clusters of 2 and 4 */
 	static const struct cfg ccfgs[] = {
-		{ 64, 128, 4, 8, 0, 1, 0 },  { 64, 128, 4, 8, 0, 2, 0 },  { 64, 128, 4, 8, 0, 4, 0 },
-		{ 128, 64, 4, 8, 0, 1, 0 },  { 128, 64, 4, 8, 0, 2, 0 },  { 128, 64, 4, 8, 0, 4, 0 },
-		{ 128, 128, 8, 4, 0, 1, 0 }, { 128, 128, 8, 4, 0, 4, 0 }, { 128, 128, 8, 4, 3, 1, 0 },
-		{ 128, 128, 8, 4, 3, 2, 0 }, { 128, 128, 8, 4, 3, 4, 0 }, { 64, 128, 4, 8, 1, 1, 0 },
-		{ 64, 128, 4, 8, 1, 4, 0 },
+		{ 64, 128, 4, 8, 0, 1 },  { 64, 128, 4, 8, 0, 2 },  { 64, 128, 4, 8, 0, 4 },
+		{ 128, 64, 4, 8, 0, 1 },  { 128, 64, 4, 8, 0, 2 },  { 128, 64, 4, 8, 0, 4 },
+		{ 128, 128, 8, 4, 0, 1 }, { 128, 128, 8, 4, 0, 4 }, { 128, 128, 8, 4, 3, 1 },
+		{ 128, 128, 8, 4, 3, 2 }, { 128, 128, 8, 4, 3, 4 }, { 64, 128, 4, 8, 1, 1 },
+		{ 64, 128, 4, 8, 1, 4 },
 	};
 	/* SK_PROBE_SET=bk: k-tiles of 128 (two atoms a stage) against 64 */
 	static const struct cfg kcfgs[] = {
-		{ 64, 128, 4, 8, 0, 1, 0, 64 },   { 64, 128, 4, 4, 0, 1, 0, 128 },
-		{ 128, 64, 4, 8, 0, 1, 0, 64 },   { 128, 64, 4, 4, 0, 1, 0, 128 },
-		{ 128, 128, 8, 4, 0, 1, 0, 64 },  { 128, 128, 8, 3, 0, 1, 0, 128 },
-		{ 128, 128, 8, 4, 3, 1, 0, 64 },  { 128, 128, 8, 3, 3, 1, 0, 128 },
-		{ 64, 64, 4, 8, 0, 1, 0, 64 },    { 64, 64, 4, 4, 0, 1, 0, 128 },
-		{ 192, 128, 12, 4, 3, 1, 0, 64 }, { 64, 128, 4, 4, 0, 1, 0, 64 },
+		{ 64, 128, 4, 8, 0, 1, 64 },   { 64, 128, 4, 4, 0, 1, 128 },
+		{ 128, 64, 4, 8, 0, 1, 64 },   { 128, 64, 4, 4, 0, 1, 128 },
+		{ 128, 128, 8, 4, 0, 1, 64 },  { 128, 128, 8, 3, 0, 1, 128 },
+		{ 128, 128, 8, 4, 3, 1, 64 },  { 128, 128, 8, 3, 3, 1, 128 },
+		{ 64, 64, 4, 8, 0, 1, 64 },    { 64, 64, 4, 4, 0, 1, 128 },
+		{ 192, 128, 12, 4, 3, 1, 64 }, { 64, 128, 4, 4, 0, 1, 64 },
 	};
 	const char *set = getenv("SK_PROBE_SET");
 	const int kset = set && !strcmp(set, "bk");
-	const int gset = set && !strcmp(set, "gather"), cset = set && !strcmp(set, "cluster");
-	const struct cfg *cfgs_ = gset ? gcfgs : cset ? ccfgs : kset ? kcfgs : cfgs;
-	const int ncfg = (int)(gset   ? sizeof(gcfgs) / sizeof(gcfgs[0])
-			       : cset ? sizeof(ccfgs) / sizeof(ccfgs[0])
+	const int cset = set && !strcmp(set, "cluster");
+	const struct cfg *list = cset ? ccfgs : kset ? kcfgs : cfgs;
+	const int ncfg = (int)(cset   ? sizeof(ccfgs) / sizeof(ccfgs[0])
 			       : kset ? sizeof(kcfgs) / sizeof(kcfgs[0])
 				      : sizeof(cfgs) / sizeof(cfgs[0]));
-#define cfgs cfgs_
 	cudaKernel_t kern[16];
 	unsigned long long *probe[16];
-	_Static_assert(sizeof(gcfgs) / sizeof(gcfgs[0]) <= 16, "sk-probe: at most 16 configs");
+	_Static_assert(sizeof(cfgs) / sizeof(cfgs[0]) <= 16 &&
+			       sizeof(ccfgs) / sizeof(ccfgs[0]) <= 16 &&
+			       sizeof(kcfgs) / sizeof(kcfgs[0]) <= 16,
+		       "sk-probe: at most 16 configs");
 	for (int i = 0; i < ncfg; i++)
-		build(argv[1], src, &cfgs[i], &kern[i], &probe[i]);
+		build(argv[1], src, &list[i], &kern[i], &probe[i]);
 	static const char esrc[] = "extern \"C\" __global__ void empty() {}\n";
 	const char *eo[] = { "--gpu-architecture=sm_90a" };
 	CK(cudaLibraryGetKernel(&empty_k, nvrtc_library(esrc, "empty.cu", 1, eo), "empty"));
 	unsigned long long *host = malloc(2048 * 32 * sizeof(*host));
 	for (size_t l = 0; l < sizeof(layers) / sizeof(layers[0]); l++) {
 		const struct layer *g = &layers[l];
-		if ((gset && (g->rs != 3 || g->n != 32)) || ((cset || kset) && g->n != 32) ||
-		    (cset && g->h != 7))
-			continue; /* the gather set: batch 32's 3x3 layer alone; clusters: 7 x 7's */
+		if (((cset || kset) && g->n != 32) || (cset && g->h != 7))
+			continue; /* the sets: batch 32's layers (clusters: 7 x 7's) */
 		int P = (g->h + 2 * g->pad - g->rs) / g->stride + 1;
 		int Q = (g->w + 2 * g->pad - g->rs) / g->stride + 1;
 		int M = g->n * P * Q, KK = g->rs * g->rs * g->c, K = g->k;
@@ -275,9 +255,7 @@ int main(int argc, char **argv)
 		CK(cudaMalloc((void **)&flags, (size_t)2 * sms * 3 * sizeof(unsigned)));
 		CK(cudaMemset(flags, 0, (size_t)2 * sms * 3 * sizeof(unsigned)));
 		for (int ci = 0; ci < ncfg; ci++) {
-			const struct cfg *f = &cfgs[ci];
-			if (f->gather && (g->rs != 3 || g->c != 512))
-				continue; /* (WG_KPERM_C is the 3x3 layers' C) */
+			const struct cfg *f = &list[ci];
 			CUtensorMap ma __attribute__((aligned(64))), mb __attribute__((aligned(64)));
 			CUtensorMap mr __attribute__((aligned(64)));
 			memset(&mr, 0, sizeof(mr));
@@ -306,7 +284,7 @@ int main(int argc, char **argv)
 					   (cuuint32_t)(f->bm / cn), es, CU_TENSOR_MAP_INTERLEAVE_NONE,
 					   CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
 					   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-				use_tma = f->gather ? 2 : 3;
+				use_tma = 3;
 			}
 			cuuint64_t bdim[2] = { (cuuint64_t)KK, (cuuint64_t)K };
 			cuuint64_t bst[1] = { (cuuint64_t)KK * 2 };
@@ -437,10 +415,10 @@ int main(int argc, char **argv)
 			float eb = batch_us(lc, (const void *)empty_k, NULL, 0);
 			float ebp = batch_us(lc, (const void *)empty_k, NULL, 1);
 			const double endmed = med(ends, grid); /* (sorts ends) */
-			printf("%s %d %dx%d,w%d,s%d,sk%d,cl%d,g%d,k%d %d %.2f %.2f %.2f %.2f %.2f %.3f %.2f %.2f "
+			printf("%s %d %dx%d,w%d,s%d,sk%d,cl%d,k%d %d %.2f %.2f %.2f %.2f %.2f %.3f %.2f %.2f "
 			       "%.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f\n",
 			       g->name, g->n, f->bm, f->bn, f->warps, f->stages, f->sk, f->cl,
-			       f->gather, bk, grid, ev * 1e3, em, (double)(tend - t0) / 1e3, med(pro, npro) / 1e3,
+			       bk, grid, ev * 1e3, em, (double)(tend - t0) / 1e3, med(pro, npro) / 1e3,
 			       med(fill, nfill) / 1e3,
 			       med(kt, nkt) / 1e6, med(fin, nfin) / 1e3, med(hand, nhand) / 1e3,
 			       med(store, nstore) / 1e3, (double)ends[0] / 1e3, endmed / 1e3,

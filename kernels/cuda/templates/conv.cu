@@ -447,13 +447,6 @@ extern "C" __global__ void __launch_bounds__(THREADS)
 #endif
 #define WG_PRODUCER_LOADS (!WG_TMA_ONLY)
 #define WG_CONV 1 /* (wgmma.cuh's WG_MIN_BLOCKS) */
-#ifdef WG_KPERM_C /* probe: k-tiles walked tap-inner (channel atom outer) */
-#define WG_KPERM(k)                                                                        \
-	((k) >= WG_KPERM_C * WG_KPERM_RS * WG_KPERM_RS                                     \
-		 ? (k)                                                                     \
-		 : ((k) / BLOCK_K % (WG_KPERM_RS * WG_KPERM_RS)) * WG_KPERM_C +            \
-			   (k) / BLOCK_K / (WG_KPERM_RS * WG_KPERM_RS) * BLOCK_K)
-#endif
 #include "wgmma.cuh"
 
 #if !WG_TMA_ONLY
@@ -500,12 +493,7 @@ static __device__ __forceinline__ void load_a_sw(unsigned s, const elem_t *__res
 				const bool ok = (unsigned)(ar.y0[j] + ry) < (unsigned)H &&
 						(unsigned)(ar.x0[j] + rx) < (unsigned)W;
 				const elem_t *src = ok ? X + (ar.off[j] + tap) : X;
-#ifdef WG_GATHER_CA
-				asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst),
-					     "l"(src), "r"(ok ? 16 : 0));
-#else
 				cp_async16(dst, src, ok ? 16 : 0);
-#endif
 			} else {
 				const uint4 u = gather_chunk(X, true, ar.off[j], ar.y0[j], ar.x0[j], H,
 							     W, C, RS, KK, gk, ci, rx, t / RS);

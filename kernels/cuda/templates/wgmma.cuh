@@ -129,9 +129,6 @@ static_assert(WG_RT_STAGES || !WG_PRODUCER_LOADS || STAGES >= 3,
 #ifndef STREAM_K
 #define STREAM_K 0
 #endif
-#ifndef WG_KPERM
-#define WG_KPERM(k) (k)
-#endif
 static_assert(!STREAM_K || SPLIT_K == 1, "STREAM_K needs SPLIT_K 1");
 
 static __device__ __forceinline__ unsigned long long wgmma_desc(unsigned addr)
@@ -741,100 +738,14 @@ static __device__ __forceinline__ bool sk_fixup(wg_acc_t &acc, const tile_pos &p
 	return true;
 }
 
-/* Whether the launch's tiles are finished in parallel (sk_fixup_par) rather than each by the
- * block holding its first k-tile (sk_fixup): STREAM_K 3 with the units a multiple R >= 2 of
- * the tiles (conv.c's sk_grid: R equal runs a tile, each unit's run inside one tile) and at
- * least R k-tiles a tile (every unit has a run), and no Res buffers (res: WG_RES_TMA's map,
- * whose pipeline needs all of a warpgroup at each store). */
-static __device__ __forceinline__ bool sk_par(const wg_sched &s, bool res)
-{
-	if (STREAM_K != 3 || res)
-		return false;
-	const long long tiles = s.T / s.kt_all;
-	return s.units % tiles == 0 && s.units / tiles >= 2 && s.kt_all >= s.units / tiles;
-}
-
-/* The parallel fix-up (sk_par): the R units of a tile each hold an equal run of it and each
- * stores a share of it, warp w of consumer warpgroup cw (its 16 rows of each of its MW
- * slabs) in the unit q = (4 cw + w) % R of the tile's R.  The warps this block does not
- * store write their accumulators to its slot of ws (sk_fixup's layout); once the warpgroup
- * has (named barrier 2 + cw), one thread adds 1 to the tile's count (flags[(u0 ncl + rank)
- * NC + cw], u0 the tile's first unit; release); each storing warp waits until the count
- * reaches R (acquire), adds the other units' slots of its registers in unit order, and
- * counts itself done (flags[((u0 + 1) ncl + rank) NC + cw]); the last of the tile's four
- * storing warps resets both counters.  True when this warp stores.  (A probe: measured
- * no faster than sk_fixup, docs/benchmarks-archive.md stop 67.) */
-static __device__ __forceinline__ bool sk_fixup_par(wg_acc_t &acc, const wg_sched &s, int cw,
-						    float *__restrict__ ws,
-						    unsigned *__restrict__ flags)
-{
-	constexpr int REGS = MW * (BLOCK_N / 2);
-	const int R = (int)(s.units / (s.T / s.kt_all)), q = s.unit % R, u0 = s.unit - q;
-	const int l = threadIdx.x % 128, warp = l / 32, lane = l % 32;
-	const bool mine = (4 * cw + warp) % R == q;
-	unsigned *count = flags + (u0 * s.ncl + s.rank) * NC + cw;
-	unsigned *done = flags + ((u0 + 1) * s.ncl + s.rank) * NC + cw;
-	if (!mine) {
-		float4 *slot = (float4 *)(ws + ((long long)blockIdx.x * NC + cw) * 128 * REGS) + l;
-#pragma unroll
-		for (int i = 0; i < MW; ++i)
-#pragma unroll
-			for (int j = 0; j < BLOCK_N / 2; j += 4) {
-				float4 v;
-				v.x = acc[i][j], v.y = acc[i][j + 1], v.z = acc[i][j + 2];
-				v.w = acc[i][j + 3];
-				__stcg(slot + (i * (BLOCK_N / 2) + j) / 4 * 128, v);
-			}
-	}
-	asm volatile("bar.sync %0, 128;\n" ::"r"(2 + cw) : "memory");
-	if (l == 0) {
-		__threadfence();
-		asm volatile("red.release.gpu.global.add.u32 [%0], 1;\n" ::"l"(count) : "memory");
-	}
-	if (!mine)
-		return false;
-	if (lane == 0) {
-		unsigned v;
-		do
-			asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n"
-				     : "=r"(v)
-				     : "l"(count)
-				     : "memory");
-		while (v < (unsigned)R);
-	}
-	__syncwarp();
-	for (int u = u0; u < u0 + R; ++u) {
-		if (u == s.unit)
-			continue;
-		const float4 *theirs = (const float4 *)(ws + ((long long)(u * s.ncl + s.rank) * NC +
-							       cw) * 128 * REGS) + l;
-#pragma unroll
-		for (int i = 0; i < MW; ++i)
-#pragma unroll
-			for (int j = 0; j < BLOCK_N / 2; j += 4) {
-				const float4 v = __ldcg(theirs + (i * (BLOCK_N / 2) + j) / 4 * 128);
-				acc[i][j] += v.x, acc[i][j + 1] += v.y, acc[i][j + 2] += v.z;
-				acc[i][j + 3] += v.w;
-			}
-	}
-	__syncwarp();
-	if (lane == 0 && atomicAdd(done, 1u) == 3u) { /* the tile's last storing warp */
-		*count = 0;
-		*done = 0;
-	}
-	return true;
-}
-
 /* The producer warpgroup's warp 1 + hc on the TMA path with STREAM_K: consumer warpgroup hc's
  * hand-over flag (sk_fixup's helper), raised for each of the block's segments that hands a
  * partial over, once hc's 128 threads have written it and arrived on named barrier 5 + hc;
  * the release orders their stores (ordered before it by the barrier) before the flag. */
 static __device__ __forceinline__ void sk_helper(int M, int N, int K, int cm, int hc,
-						 unsigned *__restrict__ flags, bool res)
+						 unsigned *__restrict__ flags)
 {
 	wg_sched sch = wg_sched_of(M, N, K, cm);
-	if (sk_par(sch, res))
-		return; /* each warpgroup raises its own count (sk_fixup_par) */
 	tile_pos p;
 	while (wg_next(sch, p, M, N, K))
 		if (p.nkt != sch.kt_all && p.kt0 > 0) {
@@ -1020,7 +931,6 @@ static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigne
 	wg_ring r = {};
 	wg_sched sch = wg_sched_of(M, N, K, cm);
 	wg_res res = wg_res_of(tmR, sch, sA, bars, ns, cw, M, N, K);
-	const bool par = sk_par(sch, tmR != nullptr); /* every segment stores a share */
 	tile_pos p;
 	int seg = 0;
 	SK_STAMP(cw, 0);
@@ -1047,12 +957,11 @@ static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigne
 		/* the last k-tile's stage; a segment that stores keeps it until its epilogue is
 		 * done: the epilogue's scratch (wg_scratch) */
 		const unsigned last = ring_before(r, ns);
-		const bool keep = p.nkt > 0 && (par || sk_stores(p, sch));
+		const bool keep = p.nkt > 0 && sk_stores(p, sch);
 		if (p.nkt > 0 && !keep && lane == 0)
 			wg_release(bars + 8 * (ns + last), sch);
 		SK_SEG(cw, seg, 1, p);
-		const bool fin = par ? sk_fixup_par(acc, sch, cw, sk_ws, sk_flags)
-				     : sk_fixup(acc, p, sch, cw, sk_ws, sk_flags, helper);
+		const bool fin = sk_fixup(acc, p, sch, cw, sk_ws, sk_flags, helper);
 		SK_SEG(cw, seg, 2, p);
 		if (fin)
 			wg_res_store(res, acc, p, cw, M, N, K, wg_scratch(sA, last, cw), store);
@@ -1181,7 +1090,7 @@ static __device__ __forceinline__ void producer_cpasync(int M, int N, int K, uns
 			if (it >= STAGES) /* the consumers released its last use */
 				mbar_wait(bars + 8 * (STAGES + s), ((it / STAGES) - 1) & 1);
 #endif
-			const int k0 = WG_KPERM((p.kt0 + kt) * BLOCK_K);
+			const int k0 = (p.kt0 + kt) * BLOCK_K;
 			if (tmB && ptid == 0) {
 				const unsigned full = bars + 8 * s;
 				mbar_tx(full, BLOCK_N * BLOCK_K * ES);
@@ -1366,7 +1275,7 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 			}
 		}
 		if (STREAM_K && use_tma == 1 && tid / 32 >= 1 && tid / 32 <= NC)
-			sk_helper(M, N, K, cm, tid / 32 - 1, sk_flags, tmR != nullptr);
+			sk_helper(M, N, K, cm, tid / 32 - 1, sk_flags);
 #if WG_PRODUCER_LOADS
 		if (use_tma != 1)
 			producer_cpasync(M, N, K, sA, sB, bars, ns, use_tma == 2 ? tmB : nullptr,
