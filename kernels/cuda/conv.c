@@ -106,7 +106,11 @@ size_t cuda_conv_s2d_bytes(const struct cuda_shape *t, size_t *w_off)
 
 /* gemm.cu's fields over values that suit an implicit GEMM whose m (pixels) is large and
  * whose n (channels) is 64 to 2048: tiles of 64 to 256 pixels and 32 to 256 channels (112
- * where its tile count fits the SMs, bn112_fills), k steps of 32 or 64, 4, 8 or 12 warps,
+ * where its tile count fits the SMs, bn112_fills), k steps of 32, 64 or 128 (128 in 16 bits
+ * with one consumer warpgroup where X has a tensor map: two atoms a stage halve the ring's
+ * barrier round trips a byte; a whole 64 x 128 tile's k-loop 12% faster at ResNet-50's 7x7
+ * layers on an H200, none at two warpgroups, docs/benchmarks-archive.md stop 67), 4, 8 or
+ * 12 warps,
  * 3, 4, 8, 9, 10 or 12 stages (above 4 only where the tiles fit one wave of one block an SM:
  * the 7x7 layers' long k-loops, which a deeper ring keeps fed: at 2048 -> 512 the best
  * template took 21.3, 16.9 and 14.8 us at 3, 4 and 8 on an H200, flat past 8,
@@ -118,7 +122,7 @@ size_t cuda_conv_s2d_bytes(const struct cuda_shape *t, size_t *w_off)
  * of adjacent columns of tiles sharing A's stages by TMA multicast, wgmma.cuh; 4 and 8
  * two-dimensional, conv_cluster_m, each block loading a share of both operands); and
  * RES_TMA: 0, or 1 (the launch's too: the residual comes by TMA into two shared buffers a
- * consumer warpgroup, two tiles ahead, wgmma.cuh's wg_res): 69120 points, of which
+ * consumer warpgroup, two tiles ahead, wgmma.cuh's wg_res): 103,680 points, of which
  * conv_valid keeps 36 to 96 at a ResNet-50 layer in 16 bits on sm_90a without stream-K,
  * clusters, RES_TMA or eight stages, and those where they apply (docs/kernels.md).  192
  * pixels go with 12 warps alone (wgmma's three consumer warpgroups): 131 tiles for 132 SMs
@@ -126,7 +130,7 @@ size_t cuda_conv_s2d_bytes(const struct cuda_shape *t, size_t *w_off)
 void cuda_conv_fields(struct space *sp, enum cuda_op op)
 {
 	static const int64_t bm[] = { 64, 128, 192, 256 }, bn[] = { 32, 64, 112, 128, 256 };
-	static const int64_t bk[] = { 32, 64 }, warps[] = { 4, 8, 12 };
+	static const int64_t bk[] = { 32, 64, 128 }, warps[] = { 4, 8, 12 };
 	static const int64_t stages[] = { 3, 4, 8, 9, 10, 12 };
 	static const int64_t split[] = { 1, 2, 4 }, group[] = { 8 }, sk[] = { 0, 1, 2, 3 };
 	static const int64_t cl[] = { 1, 2, 4, 8 }, rt[] = { 0, 1 };
@@ -285,6 +289,11 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 		no = "redundant: a smaller BLOCK_N covers n";
 	else if (space_field_redundant(&sp->fields[F_BK], c->val[F_BK], s->k))
 		no = "redundant: a smaller BLOCK_K covers k";
+	else if (c->val[F_BK] == 128 &&
+		 (!g.wgmma || g.elem_bytes != 2 || c->val[F_WARPS] != 4 || s != &x->shape ||
+		  !conv_tma_shape(s, 128)))
+		no = "pruned: BLOCK_K 128 off 16-bit wgmma with one consumer warpgroup and X by "
+		     "tensor map (no faster at two warpgroups; the gather and TF32 untried)";
 	else if (!g.wgmma && (c->val[F_BM] > 128 || c->val[F_BN] > 128))
 		no = "pruned: an mma.sync tile side over 128 (256 was never the fastest at a "
 		     "ResNet-50 layer)";
