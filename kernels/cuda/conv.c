@@ -107,10 +107,9 @@ size_t cuda_conv_s2d_bytes(const struct cuda_shape *t, size_t *w_off)
 /* gemm.cu's fields over values that suit an implicit GEMM whose m (pixels) is large and
  * whose n (channels) is 64 to 2048: tiles of 64 to 256 pixels and 32 to 256 channels (112
  * where its tile count fits the SMs, bn112_fills), k steps of 32, 64 or 128 (128 in 16 bits
- * with one consumer warpgroup where X has a tensor map: two atoms a stage halve the ring's
- * barrier round trips a byte; a whole 64 x 128 tile's k-loop 12% faster at ResNet-50's 7x7
- * layers on an H200, none at two warpgroups, docs/benchmarks-archive.md stop 67), 4, 8 or
- * 12 warps,
+ * where X has a tensor map: two atoms a stage halve the ring's barrier round trips a byte;
+ * a whole 64 x 128 tile's k-loop 12% faster at ResNet-50's 7x7 layers on an H200, 5% at
+ * 128 x 128 on two warpgroups, docs/benchmarks-archive.md stop 67), 4, 8 or 12 warps,
  * 3, 4, 8, 9, 10 or 12 stages (above 4 only where the tiles fit one wave of one block an SM:
  * the 7x7 layers' long k-loops, which a deeper ring keeps fed: at 2048 -> 512 the best
  * template took 21.3, 16.9 and 14.8 us at 3, 4 and 8 on an H200, flat past 8,
@@ -290,10 +289,9 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 	else if (space_field_redundant(&sp->fields[F_BK], c->val[F_BK], s->k))
 		no = "redundant: a smaller BLOCK_K covers k";
 	else if (c->val[F_BK] == 128 &&
-		 (!g.wgmma || g.elem_bytes != 2 || c->val[F_WARPS] != 4 || s != &x->shape ||
-		  !conv_tma_shape(s, 128)))
-		no = "pruned: BLOCK_K 128 off 16-bit wgmma with one consumer warpgroup and X by "
-		     "tensor map (no faster at two warpgroups; the gather and TF32 untried)";
+		 (!g.wgmma || g.elem_bytes != 2 || s != &x->shape || !conv_tma_shape(s, 128)))
+		no = "pruned: BLOCK_K 128 off 16-bit wgmma with X by tensor map (the gather and "
+		     "TF32 untried)";
 	else if (!g.wgmma && (c->val[F_BM] > 128 || c->val[F_BN] > 128))
 		no = "pruned: an mma.sync tile side over 128 (256 was never the fastest at a "
 		     "ResNet-50 layer)";

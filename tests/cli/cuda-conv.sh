@@ -17,7 +17,7 @@
 # them, the clusters' (CLUSTER 2, A shared by multicast; 4 and 8, both) and the residual's by TMA
 # (RES_TMA 1, launched so, with stream-K and clusters among them), eight-stage pipelines and
 # deeper (9, 10, 12), 112-wide tiles where their tile count fits (the w112-* workloads) and
-# k-tiles of 128 (BLOCK_K 128, two atoms a stage, one consumer warpgroup);
+# k-tiles of 128 (BLOCK_K 128, two atoms a stage);
 # compiling ahead must say its mode and keep its counts (the unit's compile_ns the sum of
 # its trials', every queued compile compiled or dropped) consistent; the default units name
 # cuDNN's kernels at every cell (vendor_kernels) and the exhaustive ones launch their wgmma
@@ -138,12 +138,12 @@ for w in ("w112-res/", "w112-3x3/", "w112-tf32/"):
     c.check(any(s(cells[int(t["cell"])]["name"]).startswith(w) for t in w112), "%s ran BLOCK_N=112 configs" % w)
 c.check(all(s(cells[int(t["cell"])]["name"]).startswith("w112-") for t in w112), "BLOCK_N=112 ran only where its tiles fill the SMs better: %s" % sorted(set(s(cells[int(t["cell"])]["name"]).split("/")[0] for t in w112)))
 # BLOCK_K 128 (two atoms a stage): walked and checked correct above through im2col and
-# plain maps, with stream-K, and only with one consumer warpgroup in 16 bits
+# plain maps, with stream-K and with one to three consumer warpgroups, in 16 bits only
 k128 = [t for t in grid if fields(t).get("BLOCK_K") == "128"]
 c.check(len(k128) >= 10, "the exhaustive walk checked %d BLOCK_K=128 configs" % len(k128))
 c.check(any(s(cells[int(t["cell"])]["name"]).startswith("i2c-") for t in k128), "an im2col workload ran BLOCK_K=128 configs")
 c.check(any(fields(t).get("STREAM_K") != "0" for t in k128), "some BLOCK_K=128 config ran stream-K")
-c.check(all(fields(t).get("WARPS") == "4" for t in k128), "BLOCK_K=128 ran only with one consumer warpgroup")
+c.check(len(set(fields(t).get("WARPS") for t in k128)) >= 2, "BLOCK_K=128 ran with one consumer warpgroup and more: %s" % sorted(set(fields(t).get("WARPS") for t in k128)))
 # programmatic dependent launch (HARNESS_CUDA_PDL, default on): every exhaustive unit
 # launched its wgmma configs so (each checked correct above)
 for u in ex:
