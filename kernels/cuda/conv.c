@@ -292,6 +292,10 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 		 (!g.wgmma || g.elem_bytes != 2 || s != &x->shape || !conv_tma_shape(s, 128)))
 		no = "pruned: BLOCK_K 128 off 16-bit wgmma with X by tensor map (the gather and "
 		     "TF32 untried)";
+	else if (c->val[F_BK] == 128 &&
+		 grid_m * cdiv(s->n, c->val[F_BN]) * c->val[F_SPLIT_K] > x->dev.sms)
+		no = "pruned: BLOCK_K 128 where the tiles are more than one wave (it won only at "
+		     "one-wave layers; elsewhere its modules cost the exhaustive unit's compiles)";
 	else if (!g.wgmma && (c->val[F_BM] > 128 || c->val[F_BN] > 128))
 		no = "pruned: an mma.sync tile side over 128 (256 was never the fastest at a "
 		     "ResNet-50 layer)";
