@@ -1,11 +1,14 @@
-/* probe-common.h: what the GPU probes (tests/gpu/tma-probe.c, tests/gpu/sk-probe.c) share:
- * a CUDA runtime check that exits naming the probe (PROBE_NAME, defined before the include),
- * the skip (77) without a Hopper GPU, a whole file read into memory, a driver entry point
- * looked up by name, a program compiled by NVRTC and loaded, and the median of the five timed
- * launches after a warm one. */
+/* probe-common.h: what the GPU probes (tests/gpu/tma-probe.c, sk-probe.c, wgmma-probe.c)
+ * share: a CUDA runtime check that exits naming the probe (PROBE_NAME, defined before the
+ * include), the skip (77) without a Hopper GPU, a whole file read into memory, a driver entry
+ * point looked up by name, a program compiled by NVRTC and loaded, the median of the five
+ * timed launches after a warm one (median5; launch_ms times them), and a 16-bit matrix's
+ * tensor map as conv.cu's plain operands are encoded (map_rows16). */
 #ifndef PROBE_COMMON_H
 #define PROBE_COMMON_H
 
+#include <cuda.h>
+#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 #include <nvrtc.h>
 #include <stdio.h>
@@ -108,6 +111,42 @@ static float median5(float ms[6])
 				ms[j] = t;
 			}
 	return ms[3];
+}
+
+typedef PFN_cuTensorMapEncodeTiled_v12000 encode_tiled_fn; /* the toolkit's typedefs */
+
+/* The rows x cols row-major 16-bit matrix at p into *m as kernels/cuda/gemm.c encodes a plain
+ * operand: boxes of one 128-byte swizzle atom (64 columns) by box_rows rows, L2 promotion
+ * promo; the driver's result. */
+static CUresult map_rows16(encode_tiled_fn tiled, CUtensorMap *m, void *p, long long rows,
+			   long long cols, unsigned box_rows, CUtensorMapL2promotion promo)
+{
+	cuuint64_t dim[2] = { (cuuint64_t)cols, (cuuint64_t)rows };
+	cuuint64_t st[1] = { (cuuint64_t)cols * 2 };
+	cuuint32_t box[2] = { 64, box_rows }, es[2] = { 1, 1 };
+	return tiled(m, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, p, dim, st, box, es,
+		     CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, promo,
+		     CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+}
+
+/* Kernel k on grid x block threads with smem bytes of dynamic shared memory: the median of
+ * five launches timed by CUDA events on the default stream after a warm one (ms). */
+static float launch_ms(const void *k, unsigned grid, unsigned block, void **args, size_t smem)
+{
+	cudaEvent_t a, b;
+	float ms[6];
+	CK(cudaEventCreate(&a));
+	CK(cudaEventCreate(&b));
+	for (int i = 0; i < 6; i++) {
+		CK(cudaEventRecord(a, 0));
+		CK(cudaLaunchKernel(k, (dim3){ grid, 1, 1 }, (dim3){ block, 1, 1 }, args, smem, 0));
+		CK(cudaEventRecord(b, 0));
+		CK(cudaEventSynchronize(b));
+		CK(cudaEventElapsedTime(&ms[i], a, b));
+	}
+	CK(cudaEventDestroy(a));
+	CK(cudaEventDestroy(b));
+	return median5(ms);
 }
 
 #endif

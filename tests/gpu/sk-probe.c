@@ -43,7 +43,6 @@
 #define PROBE_NAME "sk-probe"
 #include "probe-common.h"
 
-typedef PFN_cuTensorMapEncodeTiled_v12000 encode_tiled_fn; /* the toolkit's typedefs */
 typedef PFN_cuTensorMapEncodeIm2col_v12000 encode_im2col_fn;
 
 struct layer {

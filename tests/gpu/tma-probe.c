@@ -26,7 +26,6 @@
 #define PROBE_NAME "tma-probe"
 #include "probe-common.h"
 
-typedef PFN_cuTensorMapEncodeTiled_v12000 encode_tiled_fn; /* the toolkit's typedefs */
 typedef PFN_cuTensorMapEncodeIm2col_v12000 encode_im2col_fn;
 
 struct layer {
@@ -72,17 +71,10 @@ static void probe_ab(cudaLibrary_t lib, encode_tiled_fn tiled, const struct cuda
 				int arows = shapes[si][0], brows = shapes[si][1];
 				CUtensorMap ma __attribute__((aligned(64)));
 				CUtensorMap mb __attribute__((aligned(64)));
-				cuuint64_t da[2] = { (cuuint64_t)C, (cuuint64_t)M };
-				cuuint64_t db[2] = { (cuuint64_t)C, (cuuint64_t)K };
-				cuuint64_t st[1] = { (cuuint64_t)C * 2 };
-				cuuint32_t ba[2] = { 64, (cuuint32_t)arows }, bb[2] = { 64, (cuuint32_t)brows };
-				cuuint32_t es[2] = { 1, 1 };
-				if (tiled(&ma, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, x, da, st, ba, es,
-					  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-					  promos[pi], CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS ||
-				    tiled(&mb, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, w, db, st, bb, es,
-					  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-					  promos[pi], CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+				if (map_rows16(tiled, &ma, x, M, C, (unsigned)arows, promos[pi]) !=
+					    CUDA_SUCCESS ||
+				    map_rows16(tiled, &mb, w, K, C, (unsigned)brows, promos[pi]) !=
+					    CUDA_SUCCESS) {
 					printf("%s %s %d %d: map encoding failed\n", hows[how],
 					       promo_names[pi], arows, brows);
 					continue;
@@ -100,30 +92,16 @@ static void probe_ab(cudaLibrary_t lib, encode_tiled_fn tiled, const struct cuda
 					long long xb = xbytes;
 					void *args[] = { &ma, &mb, &x, &xb, &t, &arows, &brows, &m, &kk,
 							 &ka, &stages, &h, &clk };
-					cudaEvent_t a, b;
-					CK(cudaEventCreate(&a));
-					CK(cudaEventCreate(&b));
-					float ms[6];
-					for (int i = 0; i < 6; i++) {
-						CK(cudaEventRecord(a, 0));
-						CK(cudaLaunchKernel((const void *)k,
-								    (dim3){ (unsigned)grids[gi], 1, 1 },
-								    (dim3){ 96, 1, 1 }, args, (size_t)smem,
-								    0));
-						CK(cudaEventRecord(b, 0));
-						CK(cudaEventSynchronize(b));
-						CK(cudaEventElapsedTime(&ms[i], a, b));
-					}
+					const float ms = launch_ms((const void *)k, (unsigned)grids[gi],
+								   96, args, (size_t)smem);
 					long long c = 0;
 					CK(cudaMemcpy(&c, clk, sizeof c, cudaMemcpyDeviceToHost));
-					double us = median5(ms) * 1e3 / T, bytes = (arows + brows) * 128.0;
+					double us = ms * 1e3 / T, bytes = (arows + brows) * 128.0;
 					double ck = (double)c / T;
 					printf("%s %s %d %d %d %d %.4f %.1f %.1f %.1f %.2f\n", hows[how],
 					       promo_names[pi], arows, brows, stages, grids[gi], us, ck,
 					       bytes / (us * 1e-6) / 1e9, bytes / ck,
 					       grids[gi] * bytes / (us * 1e-6) / 1e12);
-					cudaEventDestroy(a);
-					cudaEventDestroy(b);
 				}
 			}
 	CK(cudaFree(x));
@@ -224,27 +202,13 @@ int main(int argc, char **argv)
 					int W = g->w, C = g->c, RS = g->rs, S = g->stride, pad = g->pad;
 					void *args[] = { &map, &mm, &T, &rr, &N, &H, &W, &C, &P, &Q, &RS,
 							 &S, &pad, &stages, &hoist };
-					cudaEvent_t a, b;
-					CK(cudaEventCreate(&a));
-					CK(cudaEventCreate(&b));
-					float ms[6];
-					for (int i = 0; i < 6; i++) {
-						CK(cudaEventRecord(a, 0));
-						CK(cudaLaunchKernel((const void *)k,
-								    (dim3){ (unsigned)grids[gi], 1, 1 },
-								    (dim3){ 64, 1, 1 }, args,
-								    (size_t)smem, 0));
-						CK(cudaEventRecord(b, 0));
-						CK(cudaEventSynchronize(b));
-						CK(cudaEventElapsedTime(&ms[i], a, b));
-					}
 					/* the median of the 5 after the warm one */
-					double us = median5(ms) * 1e3 / T;
+					double us = launch_ms((const void *)k, (unsigned)grids[gi], 64,
+							      args, (size_t)smem) *
+						    1e3 / T;
 					double tbs = (double)grids[gi] * rows * 128 / (us * 1e-6) / 1e12;
 					printf("%s %s%s %d %d %d %.3f %.2f\n", g->name, modes[mode],
 					       hoist ? "-hoisted" : "", rows, stages, grids[gi], us, tbs);
-					cudaEventDestroy(a);
-					cudaEventDestroy(b);
 				}
 			}
 		CK(cudaFree(x));

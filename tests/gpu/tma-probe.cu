@@ -49,6 +49,31 @@ static __device__ __forceinline__ void tiled(unsigned dst, const tmap_t *map, in
 		     : "memory");
 }
 
+/* The ring's barriers (thread 0): full[s] expecting `full` arrivals, empty[s] one. */
+static __device__ __forceinline__ void ring_init(unsigned bars, int stages, unsigned full)
+{
+	for (int s = 0; s < stages; ++s) {
+		asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bars + 8 * s), "r"(full));
+		asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(bars + 8 * (stages + s)));
+	}
+	asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+	asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+/* The consumer thread: waits for each of T k-tiles' stage to land and frees it at once. */
+static __device__ __forceinline__ void drain(unsigned bars, int stages, int T)
+{
+	for (int it = 0, s = 0, ph = 0; it < T; ++it) {
+		wait_parity(bars + 8 * s, ph);
+		asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bars + 8 * (stages + s))
+			     : "memory");
+		if (++s == stages) {
+			s = 0;
+			ph ^= 1;
+		}
+	}
+}
+
 extern "C" __global__ void __launch_bounds__(64, 1)
 	probe(const __grid_constant__ tmap_t map, int mode, int T, int rows, int N, int H, int W,
 	      int C, int P, int Q, int RS, int stride, int pad, int STAGES, int hoist)
@@ -57,15 +82,8 @@ extern "C" __global__ void __launch_bounds__(64, 1)
 	const unsigned base = (smem_u32(raw) + 1023) & ~1023u;
 	const unsigned bars = base + STAGES * rows * 128;
 	const int tid = threadIdx.x, M = N * P * Q, katoms = RS * RS * C / 64;
-	if (tid == 0) {
-		for (int s = 0; s < STAGES; ++s) {
-			asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(bars + 8 * s));
-			asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(
-				bars + 8 * (STAGES + s)));
-		}
-		asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-		asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-	}
+	if (tid == 0)
+		ring_init(bars, STAGES, 1);
 	__syncthreads();
 	const int m0 = (int)(((long long)blockIdx.x * rows) % M);
 	if (tid == 0 && !hoist) {
@@ -132,16 +150,7 @@ extern "C" __global__ void __launch_bounds__(64, 1)
 			}
 		}
 	} else if (tid == 32) {
-		for (int it = 0, s = 0, ph = 0; it < T; ++it) {
-			wait_parity(bars + 8 * s, ph);
-			asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(
-					     bars + 8 * (STAGES + s))
-				     : "memory");
-			if (++s == STAGES) {
-				s = 0;
-				ph ^= 1;
-			}
-		}
+		drain(bars, STAGES, T);
 	}
 }
 
@@ -164,16 +173,8 @@ extern "C" __global__ void __launch_bounds__(96, 1)
 	const unsigned sbytes = (unsigned)(arows + brows) * 128;
 	const unsigned bars = base + STAGES * sbytes;
 	const int tid = threadIdx.x;
-	if (tid == 0) {
-		for (int s = 0; s < STAGES; ++s) {
-			asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bars + 8 * s),
-				     "r"(how == 1 ? 2 : 1));
-			asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(
-				bars + 8 * (STAGES + s)));
-		}
-		asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-		asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-	}
+	if (tid == 0)
+		ring_init(bars, STAGES, how == 1 ? 2 : 1);
 	__syncthreads();
 	const int m0 = (int)(((long long)blockIdx.x * arows) % M);
 	const int n0 = (int)(((long long)blockIdx.x * brows) % K);
@@ -212,16 +213,7 @@ extern "C" __global__ void __launch_bounds__(96, 1)
 		}
 	} else if (tid == 32) {
 		const long long t0 = clock64();
-		for (int it = 0, s = 0, ph = 0; it < T; ++it) {
-			wait_parity(bars + 8 * s, ph);
-			asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(
-					     bars + 8 * (STAGES + s))
-				     : "memory");
-			if (++s == STAGES) {
-				s = 0;
-				ph ^= 1;
-			}
-		}
+		drain(bars, STAGES, T);
 		if (blockIdx.x == 0)
 			*clk = clock64() - t0;
 	}

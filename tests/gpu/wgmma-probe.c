@@ -36,7 +36,6 @@ struct probe_case {
 	int loads, grid; /* wgmma-probe.cu's LOADS; the blocks (0: per_sm an SM) */
 };
 
-typedef PFN_cuTensorMapEncodeTiled_v12000 encode_tiled_fn; /* the toolkit's typedefs */
 
 /* The kernel for instruction width n (owned by the caller): mma(), wgmma m64n<n>k16 f16 with
  * fp32 accumulators, written here, then body (tests/gpu/wgmma-probe.cu). */
@@ -153,19 +152,9 @@ int main(int argc, char **argv)
 		memset(&ma, 0, sizeof ma);
 		memset(&mb, 0, sizeof mb);
 		if (p->loads) {
-			cuuint64_t da[2] = { (cuuint64_t)C, (cuuint64_t)M };
-			cuuint64_t db[2] = { (cuuint64_t)C, (cuuint64_t)N };
-			cuuint64_t st[1] = { (cuuint64_t)C * 2 };
-			cuuint32_t ba[2] = { 64, (cuuint32_t)arows }, bb[2] = { 64, (cuuint32_t)brows };
-			cuuint32_t es[2] = { 1, 1 };
-			if (tiled(&ma, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, x, da, st, ba, es,
-				  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-				  CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-				  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS ||
-			    tiled(&mb, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, w, db, st, bb, es,
-				  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-				  CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-				  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+			const CUtensorMapL2promotion pr = CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+			if (map_rows16(tiled, &ma, x, M, C, (unsigned)arows, pr) != CUDA_SUCCESS ||
+			    map_rows16(tiled, &mb, w, N, C, (unsigned)brows, pr) != CUDA_SUCCESS) {
 				printf("%s: map encoding failed\n", p->tile);
 				continue;
 			}
@@ -175,31 +164,18 @@ int main(int argc, char **argv)
 		int blocks = p->grid ? p->grid : prop.multiProcessorCount * p->per_sm;
 		int t = T, m = M, n = N, katoms = C / 64;
 		void *args[] = { &t, &out, &clk, &ma, &mb, &m, &n, &katoms, &stages };
-		cudaEvent_t a, b;
-		CK(cudaEventCreate(&a));
-		CK(cudaEventCreate(&b));
-		float ms[6];
-		for (int r = 0; r < 6; r++) {
-			CK(cudaEventRecord(a, 0));
-			CK(cudaLaunchKernel((const void *)k, (dim3){ (unsigned)blocks, 1, 1 },
-					    (dim3){ (unsigned)(128 * p->wgs + (p->loads ? 128 : 0)),
-						    1, 1 },
-					    args, (size_t)smem, 0));
-			CK(cudaEventRecord(b, 0));
-			CK(cudaEventSynchronize(b));
-			CK(cudaEventElapsedTime(&ms[r], a, b));
-		}
+		const float ms = launch_ms((const void *)k, (unsigned)blocks,
+					   (unsigned)(128 * p->wgs + (p->loads ? 128 : 0)), args,
+					   (size_t)smem);
 		long long c = 0;
 		CK(cudaMemcpy(&c, clk, sizeof c, cudaMemcpyDeviceToHost));
-		double us = median5(ms) * 1e3 / T;
+		double us = ms * 1e3 / T;
 		double flop = 2.0 * arows * brows * 64; /* a k-tile of the tile */
 		double clk_kt = (double)c / T;
 		printf("%s %s%d,wg%d n%d %d %d %d %d %d %.4f %.1f %.0f %.1f %.3f\n", p->tile,
 		       p->split_n ? "n" : "m", p->chains, p->wgs, p->n, p->per_sm, p->wait,
 		       p->loads, stages, blocks, us, clk_kt, clk_kt / us,
 		       blocks * flop / (us * 1e-6) / 1e12, flop * p->per_sm / 4096.0 / clk_kt);
-		cudaEventDestroy(a);
-		cudaEventDestroy(b);
 		CK(cudaLibraryUnload(lib));
 	}
 	return 0;
