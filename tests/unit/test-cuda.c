@@ -1077,6 +1077,53 @@ START_TEST(test_conv_bn112)
 }
 END_TEST
 
+/* BLOCK_K 128 (two atoms a stage): in 16 bits on the wgmma path where X has a tensor map
+ * (im2col: C a multiple of 128), where the whole tiles are one wave or less; stages as
+ * shared memory holds them. */
+START_TEST(test_conv_bk128)
+{
+	struct cuda_space_ctx x;
+	struct space sp;
+	struct config c;
+	const char *why = NULL;
+	/* ResNet-50's 512-channel 3x3 at 7 x 7: 100 tiles of 64 x 128 */
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 512, 7, 7, 512, 3, 1, 1);
+	cuda_space_init(&sp, &x);
+	conv_point(&c, 64, 128, 128, 4, 4, 1, 0, 1, 0);
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	c.val[4] = 8; /* 8 stages of 48 KiB */
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_msg(strstr(why, "shared memory"), "%s", why);
+	conv_point(&c, 128, 128, 128, 8, 3, 1, 3, 1, 0); /* two warpgroups, stream-K */
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	/* TF32: untried, pruned */
+	conv_ctx(&x, "conv2d_bias_relu", "float32", 1, 32, 512, 7, 7, 512, 3, 1, 1);
+	cuda_space_init(&sp, &x);
+	conv_point(&c, 64, 128, 128, 4, 3, 1, 0, 1, 0);
+	ck_assert(!space_check(&sp, &c, &why));
+	/* a 3x3 with C = 64: no k-tile of 128 inside one tap, so no im2col map */
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 8, 64, 14, 14, 64, 3, 1, 1);
+	cuda_space_init(&sp, &x);
+	conv_point(&c, 64, 64, 128, 4, 4, 1, 0, 1, 0);
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_msg(strstr(why, "BLOCK_K 128 off 16-bit wgmma with X by tensor map"), "%s", why);
+	/* 256 -> 64 1x1 at 56 x 56: 1,568 tiles of 64 x 64, many waves */
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 256, 56, 56, 64, 1, 1, 0);
+	cuda_space_init(&sp, &x);
+	conv_point(&c, 64, 64, 128, 4, 4, 1, 0, 1, 0);
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_msg(strstr(why, "BLOCK_K 128 where the tiles are more than one wave"), "%s",
+		      why);
+	c.val[2] = 64;
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	/* 1024 -> 256 1x1 at 14 x 14: 192 x 64 on three warpgroups, 132 tiles for 132 SMs */
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 1024, 14, 14, 256, 1, 1, 0);
+	cuda_space_init(&sp, &x);
+	conv_point(&c, 192, 64, 128, 12, 3, 1, 0, 1, 0);
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+}
+END_TEST
+
 /* TMA-only modules (WG_TMA_ONLY, cuda_conv_tma_only): where the backend reads X by a map
  * (the cell's conv_maps) and the shape has one: a plain GEMM's rows, or im2col's C a multiple
  * of BLOCK_K; not off the wgmma path, not without conv_maps (HARNESS_CUDA_CONV_TMA_ONLY=0,
@@ -1882,6 +1929,7 @@ static Suite *cuda_suite(int with_templates)
 	tcase_add_test(tc, test_conv_stream_k);
 	tcase_add_test(tc, test_conv_cluster);
 	tcase_add_test(tc, test_conv_bn112);
+	tcase_add_test(tc, test_conv_bk128);
 	tcase_add_test(tc, test_conv_res_tma);
 	tcase_add_test(tc, test_conv_stages8);
 	tcase_add_test(tc, test_conv_tma_only);
