@@ -117,13 +117,14 @@ size_t cuda_conv_s2d_bytes(const struct cuda_shape *t, size_t *w_off)
  * above 8 only on the wgmma path, where shared memory holds them: the launch's depth,
  * WG_RT_STAGES, no module more), SPLIT_K up to 4 (for layer 4's 7x7 maps), GROUP_M 8;
  * conv.cu's STREAM_K: 0 (whole tiles), 1 or 2 (stream-K over one or two blocks an SM, as
- * they fit), 3 (one block an SM, the grid a whole number of blocks a tile: sk_grid); and CLUSTER: 1, 2, 4 or 8 (the launch's alone, no macro: 2, two blocks
- * of adjacent columns of tiles sharing A's stages by TMA multicast, wgmma.cuh; 4 and 8
- * two-dimensional, conv_cluster_m, each block loading a share of both operands); and
+ * they fit), 3 (one block an SM, the grid a whole number of blocks a tile: sk_grid); and
+ * CLUSTER: 1, 2, 4 or 8 (the launch's alone, no macro: 2, two blocks of adjacent columns of
+ * tiles sharing A's stages by TMA multicast, wgmma.cuh; 4 and 8 two-dimensional,
+ * conv_cluster_m, each block loading a share of both operands); and
  * RES_TMA: 0, or 1 (the launch's too: the residual comes by TMA into two shared buffers a
  * consumer warpgroup, two tiles ahead, wgmma.cuh's wg_res): 103,680 points, of which
  * conv_valid keeps 36 to 96 at a ResNet-50 layer in 16 bits on sm_90a without stream-K,
- * clusters, RES_TMA or eight stages, and those where they apply (docs/kernels.md).  192
+ * clusters, RES_TMA, eight stages or BLOCK_K 128, and those where they apply (docs/kernels.md).  192
  * pixels go with 12 warps alone (wgmma's three consumer warpgroups): 131 tiles for 132 SMs
  * at the 28 x 28 layers, where 128 and 256 leave a quarter of the last wave idle. */
 void cuda_conv_fields(struct space *sp, enum cuda_op op)
@@ -280,6 +281,7 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 	int64_t ktiles = (s->k + c->val[F_BK] - 1) / c->val[F_BK];
 	int64_t per = (ktiles + c->val[F_SPLIT_K] - 1) / c->val[F_SPLIT_K];
 	int64_t grid_m = (s->m + c->val[F_BM] - 1) / c->val[F_BM];
+	int64_t tiles = grid_m * cdiv(s->n, c->val[F_BN]); /* the output's (a split's each) */
 	if (cuda_gemm_config_check(&g, x->dev.smem_optin, !strcmp(x->dev.arch, "sm_90a"), &rule) < 0)
 		no = rule;
 	else if (space_field_redundant(&sp->fields[F_BM], c->val[F_BM], s->m))
@@ -292,8 +294,7 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 		 (!g.wgmma || g.elem_bytes != 2 || s != &x->shape || !conv_tma_shape(s, 128)))
 		no = "pruned: BLOCK_K 128 off 16-bit wgmma with X by tensor map (the gather and "
 		     "TF32 untried)";
-	else if (c->val[F_BK] == 128 &&
-		 grid_m * cdiv(s->n, c->val[F_BN]) * c->val[F_SPLIT_K] > x->dev.sms)
+	else if (c->val[F_BK] == 128 && tiles * c->val[F_SPLIT_K] > x->dev.sms)
 		no = "pruned: BLOCK_K 128 where the tiles are more than one wave (it won only at "
 		     "one-wave layers; elsewhere its modules cost the exhaustive unit's compiles)";
 	else if (!g.wgmma && (c->val[F_BM] > 128 || c->val[F_BN] > 128))
@@ -310,13 +311,11 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 		no = "SPLIT_K leaves a split without k-tiles";
 	else if (c->val[F_SPLIT_K] > 1 && c->val[F_SPLIT_K] * s->m * s->n * 4 > CUDA_CONV_WS_MAX)
 		no = "SPLIT_K's fp32 partials over 256 MiB";
-	else if (c->val[F_SPLIT_K] > 1 &&
-		 grid_m * ((s->n + c->val[F_BN] - 1) / c->val[F_BN]) >= x->dev.sms)
+	else if (c->val[F_SPLIT_K] > 1 && tiles >= x->dev.sms)
 		no = "SPLIT_K when the tiles fill every SM already";
 	else if (space_field_redundant(&sp->fields[F_GROUP_M], c->val[F_GROUP_M], grid_m))
 		no = "redundant: a smaller GROUP_M covers the rows of tiles";
-	else if (c->val[F_STAGES] > 4 &&
-		 grid_m * cdiv(s->n, c->val[F_BN]) * c->val[F_SPLIT_K] > x->dev.sms)
+	else if (c->val[F_STAGES] > 4 && tiles * c->val[F_SPLIT_K] > x->dev.sms)
 		no = "STAGES 8 where the tiles are more than one wave of one block an SM";
 	else if (c->val[F_STREAM_K] && !g.wgmma)
 		no = "STREAM_K needs the wgmma path";
@@ -326,13 +325,11 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 		no = "STREAM_K with one k-tile (nothing to share)";
 	else if (c->val[F_STREAM_K] && conv_is_gemm(s))
 		no = "STREAM_K on a 1x1 convolution's TMA path (measured 1.1-1.5x slower there)";
-	else if (c->val[F_STREAM_K] &&
-		 sk_full_waves(grid_m * cdiv(s->n, c->val[F_BN]), x->dev.sms))
+	else if (c->val[F_STREAM_K] && sk_full_waves(tiles, x->dev.sms))
 		no = "STREAM_K when whole tiles keep the SMs busy (85% or more of the last wave)";
 	else if (c->val[F_STREAM_K] == 2 && 2 * cuda_gemm_smem_bytes(&g) > x->dev.smem_optin)
 		no = "STREAM_K 2 when two blocks do not fit an SM's shared memory";
-	else if (c->val[F_STREAM_K] == 3 &&
-		 2 * grid_m * cdiv(s->n, c->val[F_BN]) > x->dev.sms)
+	else if (c->val[F_STREAM_K] == 3 && 2 * tiles > x->dev.sms)
 		no = "STREAM_K 3 where the tiles are more than half the SMs (a run a tile: whole "
 		     "tiles)";
 	else if (c->val[F_STREAM_K] &&
