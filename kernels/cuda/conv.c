@@ -520,7 +520,8 @@ static int s2d_launch(struct backend *b, const struct cuda_shape *s, const struc
 
 /* Whether conv.cu's kernel at config g may store Y through its fused epilogue, whose wide
  * accesses it no longer checks (the template's header): 16-bit wgmma writes runs of 8
- * (out_vec8: K a multiple of 8, Y, Res and bias 16-byte aligned), the TF32 wgmma and mma.sync
+ * (wg_acc_h16: K a multiple of 8, Y, Res and bias 16-byte aligned; it reads bias and Res two
+ * elements at a time, so that is more than it needs), the TF32 wgmma and mma.sync
  * kernels pairs (out_pair: K even, Y and Res aligned to two elements), FFMA any element.
  * Otherwise the kernel writes fp32 partials and conv_splitk_reduce finishes, as at split-K;
  * b->conv_partials counts those launches.  Only what epi (cuda_conv_epi: bit 0 the bias, bit

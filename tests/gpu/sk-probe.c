@@ -18,7 +18,11 @@
  * hand-overs' and the store, with the block ends' lowest, median and highest (us), then the
  * time a launch of 20 back-to-back launches in one CUDA graph (as the harness's warm trials
  * replay them) as plain launches and as programmatic dependents (PDL: wgmma.cuh's
- * griddepcontrol; added at stop 65), and an empty kernel's launched alike both ways; each
+ * griddepcontrol; added at stop 65), and an empty kernel's launched alike both ways, then
+ * (stop 68) the prologue's parts' medians: first instruction to past the barriers' set-up
+ * (__syncthreads), to past griddepcontrol.wait, to past the consumers' setmaxnreg; and the
+ * first segment's store call alone (before its stage's release) and up to its first
+ * stmatrix (wgmma.cuh's wg_acc_h16: the bias loads and the sums); each
  * block's stamps into $SK_PROBE_CSV when set.  Needs a Hopper GPU; prints and exits 77
  * without one.  The cases in clusters and at 128 x 256, and the printed block ends' lowest
  * and median (the stop-63 runs printed the highest; the archive took the rest from the CSV),
@@ -183,7 +187,8 @@ int main(int argc, char **argv)
 	printf("device %s, %d SMs\n", prop.name, sms);
 	printf("layer batch config blocks event_us empty_us span_us prologue_us fill_us ktile_us "
 	       "fixup_fin_us handover_us store_us end_min_us end_med_us end_max_us batch_us "
-	       "batch_pdl_us empty_batch_us empty_batch_pdl_us\n");
+	       "batch_pdl_us empty_batch_us empty_batch_pdl_us pro_sync_us pro_wait_us pro_reg_us "
+	       "store_fn_us store_pre_us\n");
 
 	static const struct layer layers[] = {
 		{ "512x3x3@7", 8, 7, 7, 512, 512, 3, 1, 1 },
@@ -360,7 +365,12 @@ int main(int argc, char **argv)
 					   *hand = malloc(sizeof(*hand) * grid * 3),
 					   *store = malloc(sizeof(*store) * grid * 3),
 					   *ends = malloc(sizeof(*ends) * grid),
-					   *pro = malloc(sizeof(*pro) * grid);
+					   *pro = malloc(sizeof(*pro) * grid),
+					   *pro_sync = calloc(grid, sizeof(*pro)),
+					   *pro_wait = calloc(grid, sizeof(*pro)),
+					   *pro_reg = calloc(grid, sizeof(*pro)),
+					   *st_fn = calloc(grid, sizeof(*pro)),
+					   *st_pre = calloc(grid, sizeof(*pro));
 			int npro = 0, nfill = 0, nkt = 0, nfin = 0, nhand = 0, nstore = 0;
 			int ktall = (KK + bk - 1) / bk;
 			for (int bi = 0; bi < grid; bi++)
@@ -387,6 +397,16 @@ int main(int argc, char **argv)
 					last = sg[3];
 				}
 				pro[npro++] = h[0] - h[16];
+				if (h[18] && h[19] && h[20]) { /* the prologue's parts */
+					pro_sync[npro - 1] = h[18] - h[16];
+					pro_wait[npro - 1] = h[19] - h[18];
+					pro_reg[npro - 1] = h[20] - h[19];
+				}
+				if (h[3] && h[21]) /* the first segment's store: its call, and up
+						    * to its first stmatrix (wg_acc_h16) */
+					st_fn[npro - 1] = h[21] - h[3];
+				if (h[3] && h[22] > h[3])
+					st_pre[npro - 1] = h[22] - h[3];
 				if (h[17] > last)
 					last = h[17];
 				ends[bi] = last - t0;
@@ -415,15 +435,18 @@ int main(int argc, char **argv)
 			float ebp = batch_us(lc, (const void *)empty_k, NULL, 1);
 			const double endmed = med(ends, grid); /* (sorts ends) */
 			printf("%s %d %dx%d,w%d,s%d,sk%d,cl%d,k%d %d %.2f %.2f %.2f %.2f %.2f %.3f %.2f %.2f "
-			       "%.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f\n",
+			       "%.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f\n",
 			       g->name, g->n, f->bm, f->bn, f->warps, f->stages, f->sk, f->cl,
 			       bk, grid, ev * 1e3, em, (double)(tend - t0) / 1e3, med(pro, npro) / 1e3,
 			       med(fill, nfill) / 1e3,
 			       med(kt, nkt) / 1e6, med(fin, nfin) / 1e3, med(hand, nhand) / 1e3,
 			       med(store, nstore) / 1e3, (double)ends[0] / 1e3, endmed / 1e3,
-			       (double)ends[grid - 1] / 1e3, bt, btp, eb, ebp);
+			       (double)ends[grid - 1] / 1e3, bt, btp, eb, ebp, med(pro_sync, npro) / 1e3,
+			       med(pro_wait, npro) / 1e3, med(pro_reg, npro) / 1e3,
+			       med(st_fn, npro) / 1e3, med(st_pre, npro) / 1e3);
 			fflush(stdout);
 			free(fill), free(kt), free(fin), free(hand), free(store), free(ends), free(pro);
+			free(pro_sync), free(pro_wait), free(pro_reg), free(st_fn), free(st_pre);
 		}
 		cudaFree(x), cudaFree(w), cudaFree(bias), cudaFree(y), cudaFree(ws), cudaFree(flags);
 	}

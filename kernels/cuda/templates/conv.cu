@@ -32,9 +32,12 @@
  *   ops (conv2d, conv2d_bias, conv2d_bias_relu, conv2d_bias_relu_add): epi bit 0 adds
  *   bias[k], bit 1 adds Res (the bottleneck's identity), bit 2 applies ReLU; the branches
  *   are uniform across the grid.  On the 16-bit wgmma path each thread writes runs of 8
- *   outputs (wgmma.cuh's wg_acc_rows8 transposes a warp quad's accumulators; out_vec8):
- *   16-byte loads of bias and Res and 16-byte stores of Y, both rows' loads before either
- *   store.  Measured on an H100 (docs/BENCHMARKS.md, 2026-11-25): over ResNet-50's 24
+ *   outputs, 16-byte stores of Y: wgmma.cuh's wg_acc_h16 sums bias, Res and ReLU in the
+ *   accumulators' own layout (the bias a register an n8 tile; Res read by ldmatrix from
+ *   shared memory when RES_TMA brought it, else two-element loads of the same places) and
+ *   moves the 16-bit outputs through shared memory by stmatrix (stop 68; on an H200 the
+ *   best config 3% faster at 64 -> 256 1x1 at 56x56, neutral at the 7x7 layers).  The 16-byte
+ *   runs, measured on an H100 (docs/BENCHMARKS.md, 2026-11-25): over ResNet-50's 24
  *   convolutions the best template went from 53% to 74% of cuDNN's throughput, the 1x1
  *   convolutions with large outputs from about half of cuDNN's to par; the two-element
  *   stores covered half of each 32-byte sector.  The TF32 wgmma path and mma.sync store
@@ -203,96 +206,6 @@ out_pair(elem_t *__restrict__ Y, const elem_t *__restrict__ bias, const elem_t *
 #endif
 }
 
-#if WGMMA && (defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16))
-/* v + the 8 16-bit values packed in w, into v. */
-static __device__ __forceinline__ void add8(float (&v)[8], const uint4 &w)
-{
-	const unsigned u[4] = { w.x, w.y, w.z, w.w };
-#pragma unroll
-	for (int j = 0; j < 4; ++j) {
-		v[2 * j] += to_float((elem_t)(u[j] & 0xffffu));
-		v[2 * j + 1] += to_float((elem_t)(u[j] >> 16));
-	}
-}
-
-/* ReLU when asked, rounded once to T, 16 bytes into Y[i]. */
-static __device__ __forceinline__ void put8(elem_t *__restrict__ Y, long long i, float (&v)[8],
-					    int epi)
-{
-	unsigned o[4];
-#pragma unroll
-	for (int j = 0; j < 4; ++j) {
-		float a = v[2 * j], b = v[2 * j + 1];
-		if (epi & EPI_RELU) {
-			a = a > 0.0f ? a : 0.0f;
-			b = b > 0.0f ? b : 0.0f;
-		}
-		o[j] = (unsigned)from_float(a) | ((unsigned)from_float(b) << 16);
-	}
-	*(uint4 *)(Y + i) = make_uint4(o[0], o[1], o[2], o[3]);
-}
-
-/* The bias of the 8 columns this thread stores in each group g of a tile's BLOCK_N (wgmma.cuh's
- * wg_acc_rows8: n0 + (4 g + lane % 4) * 8 on; zero past K or without EPI_BIAS), every load
- * issued before the first is used.  Loaded inside out_vec8, a load a call behind the previous
- * call's early return, the loads were serial: the store of a 64 x 128 warpgroup tile took
- * 1.8 us and of 64 x 256 3.7 us, on an H200 (tests/gpu/sk-probe.c; docs/benchmarks-archive.md,
- * 2026-11-30 (stop 64)). */
-static __device__ __forceinline__ void bias8(uint4 (&b)[WG_GROUPS],
-					     const elem_t *__restrict__ bias, int n0, int K, int epi)
-{
-	const int s = threadIdx.x % 4;
-#pragma unroll
-	for (int g = 0; g < WG_GROUPS; ++g) {
-		const int col = n0 + (4 * g + s) * 8;
-		b[g] = (epi & EPI_BIAS) && col < K ? *(const uint4 *)(bias + col)
-						   : make_uint4(0, 0, 0, 0);
-	}
-}
-
-/* Outputs (row, col + [0, 8)) and (row + 8, the same) of the implicit GEMM, col a multiple of
- * 8 and K too (so a run is all inside K or all past it), from wgmma.cuh's wg_acc_rows8: b the
- * bias of those 8 columns (bias8, loaded before the first call), both rows of Res loaded 16
- * bytes at a time before anything is stored, then one 16-byte store a row; the sums and the
- * rounding are epilogue()'s.  rs: Res's first run at that shared address instead (wgmma.cuh's
- * res_at; the second 8 rows on). */
-static __device__ __forceinline__ void out_vec8(elem_t *__restrict__ Y,
-						const elem_t *__restrict__ Res, int M, int K, int row,
-						int col, float (&v0)[8], float (&v1)[8], int epi,
-						unsigned rs, const uint4 &b)
-{
-	if (row >= M || col >= K)
-		return;
-	const bool two = row + 8 < M;
-	const long long i0 = (long long)row * K + col, i1 = i0 + 8LL * K;
-	uint4 r0 = make_uint4(0, 0, 0, 0), r1 = r0;
-	if ((epi & EPI_RESIDUAL) && rs) {
-		/* 8 rows on: the swizzle's row % 8 is the same, so the same chunk */
-		asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-			     : "=r"(r0.x), "=r"(r0.y), "=r"(r0.z), "=r"(r0.w)
-			     : "r"(rs));
-		asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-			     : "=r"(r1.x), "=r"(r1.y), "=r"(r1.z), "=r"(r1.w)
-			     : "r"(rs + 8 * 128));
-	} else if (epi & EPI_RESIDUAL) {
-		r0 = *(const uint4 *)(Res + i0);
-		if (two)
-			r1 = *(const uint4 *)(Res + i1);
-	}
-	if (epi & EPI_BIAS) {
-		add8(v0, b);
-		add8(v1, b);
-	}
-	if (epi & EPI_RESIDUAL) {
-		add8(v0, r0);
-		add8(v1, r1);
-	}
-	put8(Y, i0, v0, epi);
-	if (two)
-		put8(Y, i1, v1, epi);
-}
-
-#endif
 
 /* ---- the implicit-GEMM kernel -------------------------------------------------------- */
 
@@ -530,6 +443,13 @@ static __device__ __forceinline__ void tma_load_im2col(unsigned dst, const tmap_
 			     : "memory");
 }
 
+/* What the epilogue of a tile loads before its k-loop (wgmma.cuh's epre): in 16 bits the
+ * bias of the lane's two columns of each n8 tile, in registers through the k-loop
+ * (wg_acc_h16's b). */
+struct conv_pre {
+	unsigned b[BLOCK_N / 8];
+};
+
 extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 	conv(const elem_t *__restrict__ X, const elem_t *__restrict__ Wt,
 	     const elem_t *__restrict__ bias, const elem_t *__restrict__ Res, elem_t *__restrict__ Y,
@@ -609,7 +529,18 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 			};
 		},
 #endif
-		[&](const wg_acc_t &acc, const tile_pos &p, int cw, unsigned rs, unsigned stg) {
+		[&](const tile_pos &p) {
+			conv_pre pre;
+			const int c2 = p.n0 + 2 * (threadIdx.x % 4);
+#pragma unroll
+			for (int nt = 0; nt < BLOCK_N / 8; ++nt)
+				pre.b[nt] = ES == 2 && (epi & EPI_BIAS) && c2 + 8 * nt < K
+						    ? *(const unsigned *)(bias + c2 + 8 * nt)
+						    : 0u;
+			return pre;
+		},
+		[&](const wg_acc_t &acc, const tile_pos &p, int cw, unsigned rs, unsigned stg,
+		    const conv_pre &pre) {
 			if (SPLIT_K > 1 || Pw) {
 				wg_acc_pairs(acc, p.m0, p.n0, cw,
 					     [&](int row, int col, float v0, float v1) {
@@ -617,17 +548,40 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 					     });
 				return;
 			}
+#if defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16)
+			/* bias, Res and ReLU in the accumulators' layout; Res by TMA from shared
+			 * memory (rs), else from global memory */
+			const bool res = epi & EPI_RESIDUAL;
+			wg_acc_h16(
+				acc, p.m0, p.n0, cw, res ? rs : 0u, stg, res && !rs,
+				[&](int nt) { return pre.b[nt]; },
+				[&](int row, int col) {
+					return row < M && col < K
+						       ? *(const unsigned *)(Res + (long long)row * K + col)
+						       : 0u;
+				},
+				[&](float v0, float v1, unsigned b, unsigned r) {
+					if (epi & EPI_BIAS) {
+						v0 += to_float((elem_t)(b & 0xffffu));
+						v1 += to_float((elem_t)(b >> 16));
+					}
+					if (res) {
+						v0 += to_float((elem_t)(r & 0xffffu));
+						v1 += to_float((elem_t)(r >> 16));
+					}
+					if (epi & EPI_RELU) {
+						v0 = v0 > 0.0f ? v0 : 0.0f;
+						v1 = v1 > 0.0f ? v1 : 0.0f;
+					}
+					return (unsigned)from_float(v0) | ((unsigned)from_float(v1) << 16);
+				},
+				[&](int row, int col, const uint4 &u) {
+					if (row < M && col < K)
+						*(uint4 *)(Y + (long long)row * K + col) = u;
+				});
+#else
 			/* Res from shared memory (rs: the warpgroup's rows, wg_res) or global */
 			const int r0 = p.m0 + cw * MW * 64;
-#if defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16)
-			uint4 b[WG_GROUPS];
-			bias8(b, bias, p.n0, K, epi);
-			wg_acc_rows8(acc, p.m0, p.n0, cw, stg,
-				     [&](int row, int col, int g, float(&v0)[8], float(&v1)[8]) {
-					     out_vec8(Y, Res, M, K, row, col, v0, v1, epi,
-						      rs ? res_at(rs, row - r0, col - p.n0) : 0u, b[g]);
-				     });
-#else
 			wg_acc_pairs(acc, p.m0, p.n0, cw, [&](int row, int col, float v0, float v1) {
 				out_pair(Y, bias, Res, M, K, row, col, v0, v1, epi,
 					 rs ? res_at(rs, row - r0, col - p.n0) : 0u);

@@ -219,7 +219,8 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 				load_tile_sw<BLOCK_N>(b, B, ldb, N, p.n0, K, k0, vec, ltid);
 			};
 		},
-		[&](const wg_acc_t &acc, const tile_pos &p, int cw, unsigned, unsigned) {
+		[](const tile_pos &) { return 0; },
+		[&](const wg_acc_t &acc, const tile_pos &p, int cw, unsigned, unsigned, int) {
 			float *P = SPLIT_K > 1 ? ws + (long long)blockIdx.z * M * N : (float *)0;
 			const bool pair_c = (ldc % 2) == 0 &&
 					    ((unsigned long long)C & (2 * sizeof(elem_t) - 1)) == 0;

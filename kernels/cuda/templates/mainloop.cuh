@@ -166,11 +166,6 @@ static __device__ __forceinline__ void mma(float d[4], const unsigned a[4], cons
 
 /* ---- where a block works: its tile (Triton's grouped order) and its split's k-tiles ---- */
 
-/* wgmma.cuh's wg_acc_rows8: the groups of 32 columns of BLOCK_N, the last one half (16
- * columns: two tiles of 8, lanes 0 and 1 of a quad) at BLOCK_N 112 (here: conv.cu's bias8,
- * before wgmma.cuh, sizes its registers by it) */
-#define WG_GROUPS ((BLOCK_N + 31) / 32)
-
 struct tile_pos {
 	int m0, n0;   /* the tile's first row and column of the M x N result */
 	int kt0, nkt; /* this split's (blockIdx.z) first k-tile and how many */

@@ -511,11 +511,58 @@ static __device__ __forceinline__ void mma_stage(float (*acc)[BLOCK_N / 2], unsi
 	wgmma_commit();
 }
 
-
 /* A consumer warpgroup's accumulators: MW slabs of m64 x BLOCK_N, warp w of the group
  * holding rows 16 w + [0, 16) of each as BLOCK_N / 8 tiles of 16 x 8 in mma.sync's fragment
  * layout (so mainloop.cuh's acc_pairs walks them, RSTEP 64). */
 typedef float wg_acc_t[MW][BLOCK_N / 2];
+
+/* WG_SK_PROBE (tests/gpu/sk-probe.c's, default 0): 1, consumer warpgroup 0's first thread
+ * stamps %globaltimer (ns) into wg_probe[blockIdx.x * 32 + i]: 0 at its start; for its first
+ * three segments j, 1 + 4j the first stage's arrival, 2 + 4j the k-loop's end, 3 + 4j stream-K's
+ * fix-up done (the finisher's waits and sums, or the hand-over), 4 + 4j the store done; 13 + j
+ * the segment's kt0 << 16 | nkt; 16 the kernel's first instruction (wgmma_body), 17 its
+ * consumers' end, 18 past the barriers' set-up (__syncthreads), 19 past griddepcontrol.wait,
+ * 20 past the consumers' setmaxnreg, 21 the first segment's store returned (before the stage's
+ * release), 22 wg_acc_h16's first stmatrix issued (the bias loads and the sums before it).
+ * What a stream-K launch spends where, block by block. */
+#ifndef WG_SK_PROBE
+#define WG_SK_PROBE 0
+#endif
+#if WG_SK_PROBE
+__device__ unsigned long long wg_probe[2048 * 32];
+static __device__ __forceinline__ void sk_stamp(int cw, int i)
+{
+	if (cw == 0 && threadIdx.x % 128 == 0 && i < 32) {
+		unsigned long long t;
+		asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
+		wg_probe[blockIdx.x * 32 + i] = t;
+	}
+}
+/* segment seg's stamp k (0 its first stage, 1 its k-loop's end, 2 the fix-up, 3 the store:
+ * then its kt0 and nkt too), for the first three segments */
+static __device__ __forceinline__ void sk_stamp_seg(int cw, int seg, int k, const tile_pos &p)
+{
+	if (seg >= 3)
+		return;
+	sk_stamp(cw, 1 + 4 * seg + k);
+	if (k == 3 && cw == 0 && threadIdx.x % 128 == 0)
+		wg_probe[blockIdx.x * 32 + 13 + seg] = ((unsigned long long)p.kt0 << 16) | p.nkt;
+}
+#define SK_STAMP(cw, i) sk_stamp(cw, i)
+#define SK_SEG(cw, seg, k, p) sk_stamp_seg(cw, seg, k, p)
+#else
+#define SK_STAMP(cw, i) ((void)0)
+#define SK_SEG(cw, seg, k, p) ((void)0)
+#endif
+
+/* Shared address of the element at row r of a warpgroup's rows and column c of the tile in
+ * Res buffer rs (wg_res, below): its atom, then the 128-byte swizzle (16-byte chunk ^ row % 8). */
+static __device__ __forceinline__ unsigned res_at(unsigned rs, int r, int c)
+{
+	const int b = (c % AW) * ES;
+	return rs + (c / AW) * (MW * 64 * 128) + r * 128 + (((b >> 4) ^ (r & 7)) << 4) +
+	       (b & 15);
+}
 
 /* f(row, col, v0, v1) for every pair of consumer warpgroup cw's accumulators of the tile at
  * (m0, n0): rows and columns of the whole result, no bounds check (f's). */
@@ -529,65 +576,92 @@ static __device__ __forceinline__ void wg_acc_pairs(const wg_acc_t &acc, int m0,
 }
 
 #if defined(DTYPE_FLOAT16) || defined(DTYPE_BFLOAT16)
-/* f(row, col, g, v0, v1) for consumer warpgroup cw's accumulators as runs of 8 consecutive
- * outputs, v0[0..7] = (row, col + [0, 8)) and v1 the same of row + 8, col = n0 + (4 g + lane
- * % 4) * 8 (g < WG_GROUPS known at compile time: f may index its registers by it; none past
- * BLOCK_N: at 112 lanes 2 and 3 of a quad have no tile in the last group; no
- * bounds check: f's; one call for both rows, so that f can issue both rows' loads first), so
- * that a 16-bit epilogue moves 16 bytes a thread: in the fragment layout a lane holds two
- * columns of each n8 tile, so a warp's stores would cover 16 bytes of each of 8 rows, half of
- * each 32-byte sector, and as many instructions again.  The 4 lanes of a quad (one row, the 8
- * columns of a tile) trade a group of 4 tiles through shared memory, lane s of the quad taking
- * tile 4 g + s: each warp writes its 16 rows x 32 columns of the group (fp32) into its own 2
- * KiB of stg (the warpgroup's 8 KiB of scratch, wg_scratch), 8 two-float stores a lane, and
- * reads its rows back 16 bytes at a time, 4 loads a lane; 16-byte chunk c of row r at chunk
- * c ^ (2 (r % 4) + r % 2) of the row's 128 bytes, so that neither the stores (16 lanes: 4
- * rows x 2 chunks) nor the loads (8 lanes: 2 rows x 4 chunks) meet in a bank.  The warp's
- * own lanes alone touch its scratch: __syncwarp orders them.  The register butterfly before
- * it (16 shuffles and about 80 selects a group, every index known at compile time) held the
- * store of a 64 x 128 warpgroup tile at 1.3 us on an H200 whatever the stores and the bias
- * loads did, 2.4 us at 64 x 256 (tests/gpu/sk-probe.c; docs/benchmarks-archive.md,
- * 2026-11-30 (stop 64)). */
-template <class F>
-static __device__ __forceinline__ void wg_acc_rows8(const wg_acc_t &acc, int m0, int n0, int cw,
-						    unsigned stg, const F &f)
+/* The 16-bit epilogue's walk over consumer warpgroup cw's accumulators of the tile at (m0,
+ * n0): cvt(v0, v1, b, r) turns a pair of them, a row's columns col = n0 + 8 nt + 2 (lane % 4)
+ * and col + 1, into their two 16-bit outputs packed in 32 bits, in the accumulators' own
+ * (fragment) layout, where a lane's columns are the same in every row: b = ldb(nt), the
+ * pair of a per-column operand (a bias, loaded before: conv.cu's epre), and r the same pair
+ * of a second operand in the result's layout, from Res buffer rs by ldmatrix (wg_res's,
+ * res_at's layout) when rs is not 0, else ldr(row, col) from global memory when gres (a
+ * half's all issued before any is used), else 0.  stmatrix then writes a warp's 16 rows of 64 columns (2 KiB, its share of the
+ * scratch stg) in 16 bits, and put(row, col, u) gets them back 16 bytes at a time: u the 8
+ * outputs (row, col + [0, 8)), 8 lanes a row's 128 bytes, rows and columns of the whole
+ * result, no bounds check (put's; ldr's too).  16-byte chunk c of row r at chunk c ^ (r % 8):
+ * stmatrix's 8 rows a matrix and the loads' 4 rows of 8 chunks meet in no bank.
+ * It replaced (stop 68) a walk that traded a quad's fp32 accumulators through shared memory
+ * (8 two-float stores and 4 16-byte loads a lane each 32 columns) and summed in rows: half
+ * the bytes through shared memory, a quarter of the shared stores, and one form for every
+ * 16-bit epilogue (the other, inlined beside it, had made a module's compile 20-30%
+ * longer).  The store of a 64 x 128 warpgroup tile took 1.12 us on an H200 either way
+ * (tests/gpu/sk-probe.c: its bias loads and first sums 0.4 us of it, wherever the bias
+ * was cached; a second identical store after it 1.5 us, so not the instruction cache). */
+template <class Ldb, class Ldr, class Cvt, class Put>
+static __device__ __forceinline__ void wg_acc_h16(const wg_acc_t &acc, int m0, int n0, int cw,
+						  unsigned rs, unsigned stg, bool gres,
+						  const Ldb &ldb, const Ldr &ldr, const Cvt &cvt,
+						  const Put &put)
 {
-	static_assert(BLOCK_N % 16 == 0, "wg_acc_rows8: groups of 4 tiles of 8 columns, or 2");
-	const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32, s = lane % 4, r = lane / 4;
-	/* rows r and r + 8 share the swizzle; the stores' chunk 2 t + s / 2 is 2 t ^ (s / 2) */
-	const unsigned sw = (unsigned)(2 * (r % 4) + r % 2), q = sw ^ (unsigned)(s / 2);
-	const unsigned base = stg + (unsigned)warp * 2048u + (unsigned)r * 128u;
-	const unsigned wa = base + (unsigned)(s % 2) * 8u;
+	static_assert(BLOCK_N % 16 == 0, "wg_acc_h16: stmatrix stores n8 tiles in pairs");
+	const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+	const unsigned wb = stg + (unsigned)warp * 2048u;
+	/* stmatrix: lane l gives row l % 8 + 8 ((l / 8) % 2), chunk l / 16 of the pair's two */
+	const unsigned sr = (unsigned)(lane % 8 + 8 * ((lane / 8) % 2)), sc = (unsigned)(lane / 16);
+	const int lr = lane / 8, lc = lane % 8; /* the loads: rows lr + 4 j, chunk lc */
 #pragma unroll
 	for (int i = 0; i < MW; ++i) {
-		const int row = m0 + (cw * MW + i) * 64 + warp * 16 + r;
+		const int row0 = m0 + (cw * MW + i) * 64 + warp * 16;
 #pragma unroll
-		for (int g = 0; g < WG_GROUPS; ++g) {
-			__syncwarp(); /* the last group's loads are done */
+		for (int h = 0; h < (BLOCK_N + 63) / 64; ++h) {
+			unsigned g[8][2]; /* the half's pairs from global memory: tile t, rows e */
 #pragma unroll
-			for (int t = 0; t < 4; ++t)
+			for (int t = 0; t < 8; ++t)
 #pragma unroll
-				for (int h = 0; h < 2; ++h) /* e: 2 h, 2 h + 1 the pair of row r + 8 h */
-					if (4 * g + t < BLOCK_N / 8) /* (a last half group: 2) */
-						asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(
-							     wa + h * 1024u + (((unsigned)(2 * t) ^ q) << 4)),
-						     "f"(acc[i][(4 * g + t) * 4 + 2 * h]),
-						     "f"(acc[i][(4 * g + t) * 4 + 2 * h + 1])
-						     : "memory");
+				for (int e = 0; e < 2; ++e)
+					g[t][e] = gres && 8 * h + t < BLOCK_N / 8
+							  ? ldr(row0 + lane / 4 + 8 * e,
+								n0 + 8 * (8 * h + t) + 2 * (lane % 4))
+							  : 0u;
+			__syncwarp(); /* the last half's loads are done */
+#pragma unroll
+			for (int t = 0; t < 8; t += 2) {
+				const int nt = 8 * h + t;
+				if (nt >= BLOCK_N / 8) /* (112: the second half has 6 tiles) */
+					break;
+				unsigned q[4] = { g[t][0], g[t][1], g[t + 1][0], g[t + 1][1] };
+				if (rs) /* the same four 8 x 8 tiles of the operand, lane l's row */
+					asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 "
+						     "{%0, %1, %2, %3}, [%4];\n"
+						     : "=r"(q[0]), "=r"(q[1]), "=r"(q[2]), "=r"(q[3])
+						     : "r"(res_at(rs, i * 64 + warp * 16 + (int)sr,
+								  8 * (nt + (int)sc))));
+				const unsigned b0 = ldb(nt), b1 = ldb(nt + 1);
+				const unsigned r0 = cvt(acc[i][nt * 4], acc[i][nt * 4 + 1], b0, q[0]);
+				const unsigned r1 = cvt(acc[i][nt * 4 + 2], acc[i][nt * 4 + 3], b0, q[1]);
+				const unsigned r2 = cvt(acc[i][nt * 4 + 4], acc[i][nt * 4 + 5], b1, q[2]);
+				const unsigned r3 = cvt(acc[i][nt * 4 + 6], acc[i][nt * 4 + 7], b1, q[3]);
+				asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], "
+					     "{%1, %2, %3, %4};\n" ::"r"(wb + sr * 128u +
+									   ((((unsigned)t + sc) ^
+									     (sr % 8u))
+									    << 4)),
+					     "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+					     : "memory");
+				if (i == 0 && h == 0 && t == 0)
+					SK_STAMP(cw, 22);
+			}
 			__syncwarp();
-			float v[2][8];
 #pragma unroll
-			for (int h = 0; h < 2; ++h)
-#pragma unroll
-				for (int c = 0; c < 2; ++c)
-					asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
-						     : "=f"(v[h][4 * c]), "=f"(v[h][4 * c + 1]),
-						       "=f"(v[h][4 * c + 2]), "=f"(v[h][4 * c + 3])
-						     : "r"(base + h * 1024u +
-							   (((unsigned)(2 * s + c) ^ sw) << 4))
-						     : "memory");
-			if (BLOCK_N % 32 == 0 || 4 * g + s < BLOCK_N / 8)
-				f(row, n0 + (4 * g + s) * 8, g, v[0], v[1]);
+			for (int j = 0; j < 4; ++j) {
+				const int r = lr + 4 * j;
+				uint4 u;
+				asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+					     : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w)
+					     : "r"(wb + (unsigned)r * 128u +
+						   ((unsigned)(lc ^ (r % 8)) << 4))
+					     : "memory");
+				if (8 * h + lc < BLOCK_N / 8)
+					put(row0 + r, n0 + 64 * h + 8 * lc, u);
+			}
 		}
 	}
 }
@@ -839,20 +913,22 @@ static __device__ __forceinline__ wg_res wg_res_of(const tmap_t *map, const wg_s
 	return r;
 }
 
-/* The store of a finishing segment: store(acc, p, cw, rs, stg), rs the shared address of its
- * rows of the operand once they landed (0 without WG_RES_TMA), stg the warpgroup's scratch
- * (wg_scratch), then the buffer refilled.
+/* The store of a finishing segment: store(acc, p, cw, rs, stg, pre), rs the shared address of
+ * its rows of the operand once they landed (0 without WG_RES_TMA), stg the warpgroup's
+ * scratch (wg_scratch), pre what epre(p) gave before the k-loop (wgmma_body), then the
+ * buffer refilled.
  * One call site: the epilogue inlined once, choosing by rs (two calls, one with rs 0, put
  * the whole epilogue in the module twice: a WG_RES module's machine code 45% larger). */
-template <class Store>
+template <class Pre, class Store>
 static __device__ __forceinline__ void wg_res_store(wg_res &r, const wg_acc_t &acc,
 						    const tile_pos &p, int cw, int M, int N,
-						    int K, unsigned stg, const Store &store)
+						    int K, unsigned stg, const Pre &pre,
+						    const Store &store)
 {
 	const unsigned j = r.used % 2;
 	if (r.map)
 		mbar_wait(r.bar + 8 * j, (r.used / 2) & 1);
-	store(acc, p, cw, r.map ? r.buf + j * RES_SLAB : 0u, stg);
+	store(acc, p, cw, r.map ? r.buf + j * RES_SLAB : 0u, stg, pre);
 	if (!r.map)
 		return;
 	asm volatile("bar.sync %0, 128;\n" ::"r"(2 + cw) : "memory"); /* all read it */
@@ -860,54 +936,10 @@ static __device__ __forceinline__ void wg_res_store(wg_res &r, const wg_acc_t &a
 	wg_res_issue(r, M, N, K);
 }
 
-/* Shared address of the element at row r of a warpgroup's rows and column c of the tile in
- * Res buffer rs: its atom, then the 128-byte swizzle (16-byte chunk ^ row % 8). */
-static __device__ __forceinline__ unsigned res_at(unsigned rs, int r, int c)
-{
-	const int b = (c % AW) * ES;
-	return rs + (c / AW) * (MW * 64 * 128) + r * 128 + (((b >> 4) ^ (r & 7)) << 4) +
-	       (b & 15);
-}
-
-/* WG_SK_PROBE (tests/gpu/sk-probe.c's, default 0): 1, consumer warpgroup 0's first thread
- * stamps %globaltimer (ns) into wg_probe[blockIdx.x * 32 + i]: 0 at its start; for its first
- * three segments j, 1 + 4j the first stage's arrival, 2 + 4j the k-loop's end, 3 + 4j stream-K's
- * fix-up done (the finisher's waits and sums, or the hand-over), 4 + 4j the store done; 13 + j
- * the segment's kt0 << 16 | nkt; 16 the kernel's first instruction (wgmma_body), 17 its
- * consumers' end.  What a stream-K launch spends where, block by block. */
-#ifndef WG_SK_PROBE
-#define WG_SK_PROBE 0
-#endif
-#if WG_SK_PROBE
-__device__ unsigned long long wg_probe[2048 * 32];
-static __device__ __forceinline__ void sk_stamp(int cw, int i)
-{
-	if (cw == 0 && threadIdx.x % 128 == 0 && i < 32) {
-		unsigned long long t;
-		asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
-		wg_probe[blockIdx.x * 32 + i] = t;
-	}
-}
-/* segment seg's stamp k (0 its first stage, 1 its k-loop's end, 2 the fix-up, 3 the store:
- * then its kt0 and nkt too), for the first three segments */
-static __device__ __forceinline__ void sk_stamp_seg(int cw, int seg, int k, const tile_pos &p)
-{
-	if (seg >= 3)
-		return;
-	sk_stamp(cw, 1 + 4 * seg + k);
-	if (k == 3 && cw == 0 && threadIdx.x % 128 == 0)
-		wg_probe[blockIdx.x * 32 + 13 + seg] = ((unsigned long long)p.kt0 << 16) | p.nkt;
-}
-#define SK_STAMP(cw, i) sk_stamp(cw, i)
-#define SK_SEG(cw, seg, k, p) sk_stamp_seg(cw, seg, k, p)
-#else
-#define SK_STAMP(cw, i) ((void)0)
-#define SK_SEG(cw, seg, k, p) ((void)0)
-#endif
-
-/* Consumer warpgroup cw's scratch for the epilogue (wg_acc_rows8's 8 KiB): its MW * 64 rows of
- * stage s's A, a stage no copy writes while the warpgroup holds it (consumer_tma keeps the
- * last k-tile's stage of a segment that stores until its epilogue is done).  consumer_cpasync
+/* Consumer warpgroup cw's scratch for the epilogue (wg_acc_h16's 8 KiB):
+ * its MW * 64 rows of stage s's A, a stage no copy writes while the warpgroup holds it
+ * (consumer_tma keeps the last k-tile's stage of a segment that stores until its epilogue is
+ * done, or to the end after the block's last segment).  consumer_cpasync
  * has none to give: its one user, gemm.cu's cp.async path, stores without it (conv.cu always
  * loads by its producer or by TMA: consumer_tma). */
 static __device__ __forceinline__ unsigned wg_scratch(unsigned sA, unsigned s, int cw)
@@ -918,14 +950,15 @@ static __device__ __forceinline__ unsigned wg_scratch(unsigned sA, unsigned s, i
 
 /* Consumer warpgroup cw when the producer fills the stages (TMA, or WG_PRODUCER_LOADS), for
  * each of its tiles: wait for a stage's copies (full barrier), multiply, and once the stage's wgmma group has retired release it
- * (empty barrier, one arrival per consumer warp); then the epilogue store(acc, p, cw, rs, stg), while
+ * (empty barrier, one arrival per consumer warp); then the epilogue store(acc, p, cw, rs, stg, pre), while
  * the producer already loads the next tile's first stages. The ring r walks the ns stages
  * over all tiles of the block. */
-template <class Store>
+template <class EPre, class Store>
 static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigned sA, unsigned sB,
 						    unsigned bars, unsigned ns, int cw,
 						    float *sk_ws, unsigned *sk_flags, int cm,
-						    bool helper, const tmap_t *tmR, const Store &store)
+						    bool helper, const tmap_t *tmR, const EPre &epre,
+						    const Store &store)
 {
 	const int lane = threadIdx.x % 32;
 	wg_ring r = {};
@@ -935,6 +968,7 @@ static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigne
 	int seg = 0;
 	SK_STAMP(cw, 0);
 	while (wg_next(sch, p, M, N, K)) {
+		const auto pre = epre(p); /* its loads land while the k-loop runs */
 		wg_acc_t acc;
 #pragma unroll
 		for (int i = 0; i < MW; ++i)
@@ -964,9 +998,16 @@ static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigne
 		const bool fin = sk_fixup(acc, p, sch, cw, sk_ws, sk_flags, helper);
 		SK_SEG(cw, seg, 2, p);
 		if (fin)
-			wg_res_store(res, acc, p, cw, M, N, K, wg_scratch(sA, last, cw), store);
-		if (keep) {
-			/* the scratch's generic-proxy accesses before the copies that refill it */
+			wg_res_store(res, acc, p, cw, M, N, K, wg_scratch(sA, last, cw), pre, store);
+		if (seg == 0)
+			SK_STAMP(cw, 21);
+		wg_sched ahead = sch;
+		tile_pos q;
+		if (keep && wg_next(ahead, q, M, N, K)) {
+			/* the scratch's generic-proxy accesses before the copies that refill it;
+			 * after the block's last segment no copy comes (nor a peer's: a cluster's
+			 * blocks walk alike), and the fence there held the consumer about 1 us
+			 * (tests/gpu/sk-probe.c) */
 			asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 			__syncwarp();
 			if (lane == 0)
@@ -984,10 +1025,10 @@ static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigne
  * k0, load_b) (cp.async or st.shared into the swizzled layout, not committed; B too when
  * load_b), synchronized among
  * themselves on named barrier 1. */
-template <class LoadFor, class Store>
+template <class LoadFor, class EPre, class Store>
 static __device__ __forceinline__ void consumer_cpasync(int M, int N, int K, unsigned sA,
 							unsigned sB, int cw, float *sk_ws,
-							unsigned *sk_flags, const LoadFor &load_for,
+							unsigned *sk_flags, const LoadFor &load_for, const EPre &epre,
 							const Store &store)
 {
 	const int ctid = threadIdx.x - 128;
@@ -995,6 +1036,7 @@ static __device__ __forceinline__ void consumer_cpasync(int M, int N, int K, uns
 	tile_pos p;
 	while (wg_next(sch, p, M, N, K)) {
 		const auto load = load_for(p, ctid);
+		const auto pre = epre(p);
 		wg_acc_t acc;
 #pragma unroll
 		for (int i = 0; i < MW; ++i)
@@ -1033,7 +1075,7 @@ static __device__ __forceinline__ void consumer_cpasync(int M, int N, int K, uns
 		cp_async_wait<0>();
 		/* (no scratch, and WG_RES_TMA needs a map: wg_scratch) */
 		if (sk_fixup(acc, p, sch, cw, sk_ws, sk_flags, false))
-			store(acc, p, cw, 0u, 0u);
+			store(acc, p, cw, 0u, 0u, pre);
 	}
 }
 
@@ -1149,18 +1191,21 @@ extern "C" __device__ const int harness_wg_pdl = 1;
  * flight; decoded once, 0.14 us at 64 rows, and the 3x3 layers' best configs ran 6-9%
  * faster (tests/gpu/tma-probe.c; docs/benchmarks-archive.md, 2026-11-29 (stop 60)).
  * Clusters need use_tma 1 (the backend's rule: a cluster launch otherwise traps).
- * store(acc, p, cw, rs, stg): the epilogue of warpgroup cw's share of tile p, rs the shared
- * address of its rows of tmR's matrix (use_tma's WG_RES_TMA, wg_res) or 0, stg its 8 KiB of
- * scratch (wg_scratch; wg_acc_rows8's).  sk_ws, sk_flags:
+ * epre(p): what the epilogue of tile p can load before p's k-loop (conv.cu: the bias, in
+ * registers: loaded after the k-loop it held the store of a 64 x 128 tile about 0.4 us on an
+ * H200, tests/gpu/sk-probe.c), given to the store.
+ * store(acc, p, cw, rs, stg, pre): the epilogue of warpgroup cw's share of tile p, rs the
+ * shared address of its rows of tmR's matrix (use_tma's WG_RES_TMA, wg_res) or 0, stg its 8
+ * KiB of scratch (wg_scratch; wg_acc_h16's), pre epre(p)'s.  sk_ws, sk_flags:
  * STREAM_K's partial slots (grid.x * BLOCK_M * BLOCK_N floats) and flags (grid.x * NC,
  * zero), unused otherwise.  ns: the stages (STAGES, or the launch's with WG_RT_STAGES).
  * The block has THREADS_WG threads and the dynamic shared memory gemm.cu's header gives. */
-template <class TmaA, class LoadFor, class Store>
+template <class TmaA, class LoadFor, class EPre, class Store>
 static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tmap_t *tmA,
 						  const tmap_t *tmB, const tmap_t *tmR, int use_tma,
 						  unsigned ns, float *sk_ws, unsigned *sk_flags,
 						  const TmaA &tma_a, const LoadFor &load_for,
-						  const Store &store)
+						  const EPre &epre, const Store &store)
 {
 	extern __shared__ __align__(16) unsigned char smem_raw[];
 	const unsigned base = (smem_u32(smem_raw) + 1023) & ~1023u;
@@ -1207,6 +1252,7 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 		cluster_sync(); /* the peer's barriers are initialised before any remote use */
 	else
 		__syncthreads();
+	SK_STAMP(wg - 1, 18);
 	/* programmatic dependent launch (harness_wg_pdl): everything above touched only shared
 	 * memory and the kernel's parameters (and, under WG_SK_PROBE, the probe's own stamp),
 	 * so it may run under the stream's previous kernel;
@@ -1216,6 +1262,7 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 	asm volatile("griddepcontrol.wait;\n" ::: "memory");
 	if (tid == 0)
 		asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+	SK_STAMP(wg - 1, 19);
 
 	if (wg == 0) {
 		/* ---- the producer warpgroup: one thread issues every tensor copy ---- */
@@ -1287,12 +1334,14 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 		asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REG_CONSUMER));
 #endif
 		const int cw = wg - 1;
+		SK_STAMP(cw, 20);
 		if (use_tma || WG_PRODUCER_LOADS || WG_TMA_ONLY)
 			consumer_tma(M, N, K, sA, sB, bars, ns, cw, sk_ws, sk_flags, cm,
-				     use_tma == 1, tmR, store);
+				     use_tma == 1, tmR, epre, store);
 #if !WG_PRODUCER_LOADS && !WG_TMA_ONLY
 		else
-			consumer_cpasync(M, N, K, sA, sB, cw, sk_ws, sk_flags, load_for, store);
+			consumer_cpasync(M, N, K, sA, sB, cw, sk_ws, sk_flags, load_for, epre,
+					 store);
 #endif
 	}
 	if (ncl > 1)
