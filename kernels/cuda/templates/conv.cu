@@ -530,11 +530,15 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 		},
 #endif
 		[&](const tile_pos &p) {
+			/* only where the store is the fused one: it alone reads them, and only
+			 * there are K even and bias aligned for two elements (conv.c's
+			 * conv_fused) */
+			const bool fused = ES == 2 && SPLIT_K == 1 && !Pw && (epi & EPI_BIAS);
 			conv_pre pre;
 			const int c2 = p.n0 + 2 * (threadIdx.x % 4);
 #pragma unroll
 			for (int nt = 0; nt < BLOCK_N / 8; ++nt)
-				pre.b[nt] = ES == 2 && (epi & EPI_BIAS) && c2 + 8 * nt < K
+				pre.b[nt] = fused && c2 + 8 * nt < K
 						    ? *(const unsigned *)(bias + c2 + 8 * nt)
 						    : 0u;
 			return pre;
