@@ -583,18 +583,21 @@ static __device__ __forceinline__ void wg_acc_pairs(const wg_acc_t &acc, int m0,
  * pair of a per-column operand (a bias, loaded before: conv.cu's epre), and r the same pair
  * of a second operand in the result's layout, from Res buffer rs by ldmatrix (wg_res's,
  * res_at's layout) when rs is not 0, else ldr(row, col) from global memory when gres (a
- * half's all issued before any is used), else 0.  stmatrix then writes a warp's 16 rows of 64 columns (2 KiB, its share of the
- * scratch stg) in 16 bits, and put(row, col, u) gets them back 16 bytes at a time: u the 8
- * outputs (row, col + [0, 8)), 8 lanes a row's 128 bytes, rows and columns of the whole
- * result, no bounds check (put's; ldr's too).  16-byte chunk c of row r at chunk c ^ (r % 8):
- * stmatrix's 8 rows a matrix and the loads' 4 rows of 8 chunks meet in no bank.
+ * half's all issued before any is used), else 0.  stmatrix then writes a warp's 16 rows of
+ * 64 columns (2 KiB, its share of the scratch stg) in 16 bits, and put(row, col, u) gets them
+ * back 16 bytes at a time: u the 8 outputs (row, col + [0, 8)), 8 lanes a row's 128 bytes,
+ * rows and columns of the whole result, no bounds check (put's; ldr's too).  16-byte chunk c
+ * of row r at chunk c ^ (r % 8): stmatrix's 8 rows a matrix and the loads' 4 rows of 8
+ * chunks meet in no bank.
  * It replaced (stop 68) a walk that traded a quad's fp32 accumulators through shared memory
  * (8 two-float stores and 4 16-byte loads a lane each 32 columns) and summed in rows: half
  * the bytes through shared memory, a quarter of the shared stores, and one form for every
  * 16-bit epilogue (the other, inlined beside it, had made a module's compile 20-30%
- * longer).  The store of a 64 x 128 warpgroup tile took 1.12 us on an H200 either way
- * (tests/gpu/sk-probe.c: its bias loads and first sums 0.4 us of it, wherever the bias
- * was cached; a second identical store after it 1.5 us, so not the instruction cache). */
+ * longer).  The store of a 64 x 128 warpgroup tile took about 1.1 us on an H200 either way
+ * (tests/gpu/sk-probe.c): with the bias loaded after the k-loop its loads and first sums
+ * took 0.4 us of it wherever the bias was cached, loaded before (conv.cu's epre) 0.2; a
+ * second identical store right after it took 1.5 us, so it does not wait on the
+ * instruction cache. */
 template <class Ldb, class Ldr, class Cvt, class Put>
 static __device__ __forceinline__ void wg_acc_h16(const wg_acc_t &acc, int m0, int n0, int cw,
 						  unsigned rs, unsigned stg, bool gres,
@@ -949,10 +952,11 @@ static __device__ __forceinline__ unsigned wg_scratch(unsigned sA, unsigned s, i
 }
 
 /* Consumer warpgroup cw when the producer fills the stages (TMA, or WG_PRODUCER_LOADS), for
- * each of its tiles: wait for a stage's copies (full barrier), multiply, and once the stage's wgmma group has retired release it
- * (empty barrier, one arrival per consumer warp); then the epilogue store(acc, p, cw, rs, stg, pre), while
- * the producer already loads the next tile's first stages. The ring r walks the ns stages
- * over all tiles of the block. */
+ * each of its tiles: epre(p) (wgmma_body), then wait for a stage's copies (full barrier),
+ * multiply, and once the stage's wgmma group has retired release it (empty barrier, one
+ * arrival per consumer warp); then the epilogue store(acc, p, cw, rs, stg, pre), while the
+ * producer already loads the next tile's first stages.  The ring r walks the ns stages over
+ * all tiles of the block. */
 template <class EPre, class Store>
 static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigned sA, unsigned sB,
 						    unsigned bars, unsigned ns, int cw,
