@@ -131,7 +131,7 @@ for v in ("4", "8"):
     for w in ("cl2d-3x3/", "cl2d-1x1/"):
         c.check(any(s(cells[int(t["cell"])]["name"]).startswith(w) for t in c2), "%s ran CLUSTER=%s configs" % (w, v))
     c.check(any(fields(t).get("STREAM_K") != "0" for t in c2), "some CLUSTER=%s config ran stream-K" % v)
-# BLOCK_N 112 (the w112-* workloads; its 16-bit epilogue's last group is half): walked and
+# BLOCK_N 112 (the w112-* workloads; its 16-bit epilogue's second half 6 tiles of 8): walked and
 # checked correct above at each, and nowhere else (bn112_fills)
 w112 = [t for t in grid if fields(t).get("BLOCK_N") == "112"]
 for w in ("w112-res/", "w112-3x3/", "w112-tf32/"):

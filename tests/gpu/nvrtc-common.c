@@ -382,7 +382,7 @@ const struct kc_config kc_check_configs[] = {
 	{"conv.cu", F16 " -DWGMMA=1 -DWG_TMA_ONLY=1 -DWG_RT_STAGES=1 -DWG_RES=1 -DBLOCK_M=128 -DBLOCK_N=256 -DBLOCK_K=64 -DWARPS=8 -DSTREAM_K=1", "sm_90a"},
 	{"conv.cu", BF16 " -DWGMMA=1 -DWG_TMA_ONLY=1 -DWG_RES=1 -DBLOCK_M=192 -DBLOCK_N=128 -DBLOCK_K=64 -DWARPS=12 -DSTAGES=4", "sm_90a"},
 	{"conv.cu", F32 " -DTF32=1 -DWGMMA=1 -DWG_TMA_ONLY=1 -DWG_RT_STAGES=1 -DWG_RES=1 -DBLOCK_M=64 -DBLOCK_N=128 -DBLOCK_K=32 -DWARPS=4 -DSPLIT_K=2", "sm_90a"},
-	/* BLOCK_N 112 (the epilogue's last half group): TMA-only 16-bit with stream-K, TF32
+	/* BLOCK_N 112 (the epilogue's short second half): TMA-only 16-bit with stream-K, TF32
 	 * pairs, three consumer warpgroups, and a residual op's module (no WG_RES: RES_TMA needs
 	 * whole 128-byte atoms) */
 	{"conv.cu", F16 " -DWGMMA=1 -DWG_TMA_ONLY=1 -DWG_RT_STAGES=1 -DBLOCK_M=64 -DBLOCK_N=112 -DBLOCK_K=64 -DWARPS=4 -DSTREAM_K=1", "sm_90a"},

@@ -118,8 +118,9 @@ typedef PFN_cuTensorMapEncodeTiled_v12000 encode_tiled_fn; /* the toolkit's type
 /* The rows x cols row-major 16-bit matrix at p into *m as kernels/cuda/gemm.c encodes a plain
  * operand: boxes of one 128-byte swizzle atom (64 columns) by box_rows rows, L2 promotion
  * promo; the driver's result. */
-static CUresult map_rows16(encode_tiled_fn tiled, CUtensorMap *m, void *p, long long rows,
-			   long long cols, unsigned box_rows, CUtensorMapL2promotion promo)
+static inline CUresult map_rows16(encode_tiled_fn tiled, CUtensorMap *m, void *p,
+				  long long rows, long long cols, unsigned box_rows,
+				  CUtensorMapL2promotion promo)
 {
 	cuuint64_t dim[2] = { (cuuint64_t)cols, (cuuint64_t)rows };
 	cuuint64_t st[1] = { (cuuint64_t)cols * 2 };
@@ -131,7 +132,8 @@ static CUresult map_rows16(encode_tiled_fn tiled, CUtensorMap *m, void *p, long 
 
 /* Kernel k on grid x block threads with smem bytes of dynamic shared memory: the median of
  * five launches timed by CUDA events on the default stream after a warm one (ms). */
-static float launch_ms(const void *k, unsigned grid, unsigned block, void **args, size_t smem)
+static inline float launch_ms(const void *k, unsigned grid, unsigned block, void **args,
+				     size_t smem)
 {
 	cudaEvent_t a, b;
 	float ms[6];

@@ -1096,11 +1096,12 @@ START_TEST(test_conv_bk128)
 	ck_assert_msg(strstr(why, "shared memory"), "%s", why);
 	conv_point(&c, 128, 128, 128, 8, 3, 1, 3, 1, 0); /* two warpgroups, stream-K */
 	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
-	/* TF32: untried, pruned */
+	/* TF32: untried, pruned (64 x 64, 3 stages of 64 KiB: shared memory holds it) */
 	conv_ctx(&x, "conv2d_bias_relu", "float32", 1, 32, 512, 7, 7, 512, 3, 1, 1);
 	cuda_space_init(&sp, &x);
-	conv_point(&c, 64, 128, 128, 4, 3, 1, 0, 1, 0);
+	conv_point(&c, 64, 64, 128, 4, 3, 1, 0, 1, 0);
 	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_msg(strstr(why, "BLOCK_K 128 off 16-bit wgmma with X by tensor map"), "%s", why);
 	/* a 3x3 with C = 64: no k-tile of 128 inside one tap, so no im2col map */
 	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 8, 64, 14, 14, 64, 3, 1, 1);
 	cuda_space_init(&sp, &x);
