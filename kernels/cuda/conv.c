@@ -618,14 +618,7 @@ int cuda_conv_launch(struct backend *b, struct cuda_cell *c, const struct config
 						.cluster_m = conv_cluster_m(
 							cfg->val[F_CLUSTER], cfg,
 							b->cluster_along_n),
-						.r = rt ? io->res : NULL,
-						/* the store by TMA: whole 64-column
-						 * boxes (not 112) of a fused 16-bit
-						 * epilogue (conv_fused: Y aligned) */
-						.y = fused && g.elem_bytes == 2 &&
-								     g.block_n % 64 == 0
-							     ? io->y
-							     : NULL };
+						.r = rt ? io->res : NULL };
 		if (cuda_wgmma_setup(b, c, m, &g, smem, &op, &w, cause))
 			return -1;
 		if (cuda_conv_tma_only(&c->sctx, &g)) {
@@ -656,14 +649,13 @@ int cuda_conv_launch(struct backend *b, struct cuda_cell *c, const struct config
 			w.grid = sk;
 		}
 	}
-	/* mma.sync / FFMA: ws is the partials alone, and the arguments end at epi; wgmma: then
-	 * the depth (WG_RT_STAGES, cuda_config_options), Y's map and whether to store by it
-	 * (last: templates from before them, HARNESS_KERNEL_DIR, read none of it) */
+	/* mma.sync / FFMA: ws is the partials alone, and the arguments end at epi; wgmma: the
+	 * depth last (WG_RT_STAGES, cuda_config_options) */
 	int stages = g.stages;
 	void *args[] = { (void *)&io->x, (void *)&io->w, (void *)&io->bias, (void *)&res,
 			 (void *)&io->y, g.wgmma ? (void *)&ws : (void *)&pw, &N, &H, &W, &C, &K,
 			 &P, &Q, &RS, &st, &pad, &epi, (void *)w.ta, (void *)w.tb, &w.use_tma,
-			 &flags, &pw, (void *)w.tr, &stages, (void *)w.ty, &w.y_tma };
+			 &flags, &pw, (void *)w.tr, &stages };
 	if (cuda_wgmma_launch_kernel(b, m, &w, (unsigned)split, (unsigned)cuda_gemm_threads(&g),
 				     smem, args, cause))
 		return -1;

@@ -277,9 +277,6 @@ struct cuda_wgmma_operands {
 	const void *r;                    /* NULL, or the epilogue's m x n second operand (ld
 					 * n, conv.cu's residual) to read by TMA (WG_RES_TMA;
 					 * the caller adds cuda_wgmma_res_bytes to smem) */
-	void *y;                          /* NULL, or the m x n result (ld n) for the copy
-					 * engine to store, a warp's 16 x 64 box at a time (conv.cu's
-					 * y_tma: a fused 16-bit epilogue, BLOCK_N a multiple of 64) */
 };
 /* A convolution's X (N x H x W x C) as TMA's im2col mode reads it: the filter (RS x RS),
  * stride and padding set the map's bounding box and traversal. */
@@ -297,9 +294,7 @@ struct cuda_wgmma_launch {
 			   * of `cluster` */
 	int64_t tiles;    /* the work units the blocks (clusters) walk: tiles, or clusters'
 			   * tiles of `cluster` tiles side by side */
-	const void *ta, *tb, *tr, *ty; /* borrowed: the cell's tensor-map cache (tr: op's r,
-					* ty: op's y) */
-	int y_tma;        /* ty is y's map (op's y given, 16-byte aligned rows, a map for A or B) */
+	const void *ta, *tb, *tr; /* borrowed: the cell's tensor-map cache (tr: op's r) */
 	int use_tma;
 	int cluster;      /* blocks a cluster: op's where A has a map (use_tma 1 or 3), else 1 */
 	int pdl;          /* launched as a programmatic dependent (backend's pdl, module's) */

@@ -29,9 +29,8 @@ typedef PFN_cuTensorMapEncodeTiled_v12000 encode_tiled_fn;
 typedef PFN_cuTensorMapEncodeIm2col_v12000 encode_im2col_fn;
 
 struct gemm_map {
-	CUtensorMap a, b, r, y; /* 128-byte aligned (the struct is); r: the second operand's,
-				 * y: the result's (16-row boxes) */
-	const void *pa, *pb, *pr, *py;
+	CUtensorMap a, b, r; /* 128-byte aligned (the struct is); r: the second operand's */
+	const void *pa, *pb, *pr;
 	int64_t m, n, k, lda, ldb;
 	int bm, bn, rr, dtype, used; /* rr: r's box rows (a consumer warpgroup's) */
 	int im2col;           /* a is an im2col map of geometry geo */
@@ -155,12 +154,10 @@ static int geo_eq(const struct cuda_im2col *a, const struct cuda_im2col *b)
 /* The maps of A (pa: m x k, leading dimension lda; box 128 bytes x a_rows, BLOCK_M or in a
  * cluster of two its half; pa NULL: none, a zero map; geo non-NULL: pa is a convolution's X
  * and its map the im2col one), B (pb: n x k, ldb; x BLOCK_N) and the epilogue's second
- * operand (pr: m x n, ld n; x a consumer warpgroup's rows; NULL: none) and the result (py:
- * m x n, ld n; x 16 rows, a warp's; NULL: none) for cell c under config g: cached, else
- * encoded now into the next entry. */
+ * operand (pr: m x n, ld n; x a consumer warpgroup's rows; NULL: none) for cell c under
+ * config g: cached, else encoded now into the next entry. */
 static int gemm_maps(struct cuda_cell *c, const struct cuda_gemm_config *g, int a_rows,
-		     int b_rows, const void *pa, const void *pb, const void *pr,
-		     const void *py, int64_t m,
+		     int b_rows, const void *pa, const void *pb, const void *pr, int64_t m,
 		     int64_t n, int64_t k, int64_t lda, int64_t ldb, const struct cuda_im2col *geo,
 		     const struct gemm_map **out, char **cause)
 {
@@ -169,7 +166,7 @@ static int gemm_maps(struct cuda_cell *c, const struct cuda_gemm_config *g, int 
 	struct cuda_gemm_maps *mc = c->gemm_maps;
 	for (int i = 0; i < GEMM_MAPS; i++) {
 		const struct gemm_map *e = &mc->e[i];
-		if (e->used && e->pa == pa && e->pb == pb && e->pr == pr && e->py == py &&
+		if (e->used && e->pa == pa && e->pb == pb && e->pr == pr &&
 		    (!pr || e->rr == r_rows) && e->m == m && e->n == n && e->k == k &&
 		    e->lda == lda && e->ldb == ldb && e->bm == a_rows && e->bn == b_rows &&
 		    e->dtype == (int)s->dtype && e->im2col == (geo != NULL) &&
@@ -189,13 +186,9 @@ static int gemm_maps(struct cuda_cell *c, const struct cuda_gemm_config *g, int 
 	memset(&e->r, 0, sizeof(e->r));
 	if (pr && encode(mc->encode, &e->r, s->dtype, pr, m, n, n, r_rows, cause))
 		return -1;
-	memset(&e->y, 0, sizeof(e->y));
-	if (py && encode(mc->encode, &e->y, s->dtype, py, m, n, n, 16, cause))
-		return -1;
 	e->pa = pa;
 	e->pb = pb;
 	e->pr = pr;
-	e->py = py;
 	e->m = m, e->n = n, e->k = k, e->lda = lda, e->ldb = ldb;
 	e->bm = a_rows, e->bn = b_rows, e->rr = r_rows, e->dtype = (int)s->dtype;
 	e->im2col = geo != NULL;
@@ -309,8 +302,7 @@ int cuda_wgmma_setup(struct backend *b, struct cuda_cell *c, struct cuda_module 
 	int resident;
 	if (gemm_cache(c, cause))
 		return -1;
-	out->ta = out->tb = out->tr = out->ty = &none;
-	out->y_tma = 0;
+	out->ta = out->tb = out->tr = &none;
 	out->use_tma = 0;
 	out->cluster = 1;
 	out->pdl = b->pdl && m->pdl;
@@ -331,32 +323,26 @@ int cuda_wgmma_setup(struct backend *b, struct cuda_cell *c, struct cuda_module 
 				 (im2col || plain || (op->tma_b && b_ok))
 			 ? op->r
 			 : NULL;
-	/* the result by TMA likewise (conv.cu's y_tma) */
-	const void *py = op->y && aligned16(op->y, op->n, g->elem_bytes) &&
-				 (im2col || plain || (op->tma_b && b_ok))
-			 ? op->y
-			 : NULL;
 	if (im2col || plain) {
 		const struct gemm_map *e;
 		int64_t built = c->gemm_maps->built;
 		if (gemm_maps(c, g, g->block_m / cn, g->block_n / cm, op->a,
-			      op->b, pr, py, op->m, op->n, op->k, op->lda, op->ldb,
+			      op->b, pr, op->m, op->n, op->k, op->lda, op->ldb,
 			      im2col ? op->im2col : NULL, &e, cause))
 			return -1;
 		if (im2col)
 			b->im2col_maps += c->gemm_maps->built - built;
-		out->ta = &e->a, out->tb = &e->b, out->tr = &e->r, out->ty = &e->y;
+		out->ta = &e->a, out->tb = &e->b, out->tr = &e->r;
 		/* all along m: the flag older templates (HARNESS_KERNEL_DIR) know too */
 		out->use_tma = (im2col ? 3 : 1) | (cl > 1 && cm == cl ? CUDA_USE_TMA_CLUSTER_M
 								  : cm_log2 << CUDA_USE_TMA_CM_SHIFT);
 	} else if (op->tma_b && b_ok) {
 		const struct gemm_map *e;
-		if (gemm_maps(c, g, g->block_m, g->block_n, NULL, op->b, pr, py, op->m, op->n,
-			      op->k, op->lda, op->ldb, NULL, &e, cause))
+		if (gemm_maps(c, g, g->block_m, g->block_n, NULL, op->b, pr, op->m, op->n, op->k,
+			      op->lda, op->ldb, NULL, &e, cause))
 			return -1;
-		out->tb = &e->b, out->tr = &e->r, out->ty = &e->y, out->use_tma = 2;
+		out->tb = &e->b, out->tr = &e->r, out->use_tma = 2;
 	}
-	out->y_tma = py && out->ty != &none;
 	if (pr)
 		out->use_tma |= CUDA_USE_TMA_RES;
 	/* persistent: no more blocks than fit at once, each looping over tiles (a cluster's

@@ -261,15 +261,8 @@ int main(int argc, char **argv)
 		for (int ci = 0; ci < ncfg; ci++) {
 			const struct cfg *f = &list[ci];
 			CUtensorMap ma __attribute__((aligned(64))), mb __attribute__((aligned(64)));
-			CUtensorMap mr __attribute__((aligned(64))), my __attribute__((aligned(64)));
+			CUtensorMap mr __attribute__((aligned(64)));
 			memset(&mr, 0, sizeof(mr));
-			/* Y by the copy engine as conv.c's launch (conv.cu's y_tma, stop 69) where
-			 * BLOCK_N is whole 64-column boxes, unless SK_PROBE_YTMA=0 */
-			const char *yt = getenv("SK_PROBE_YTMA");
-			int y_tma = f->bn % 64 == 0 && !(yt && !strcmp(yt, "0"));
-			if (map_rows16(tiled, &my, y, M, K, 16, CU_TENSOR_MAP_L2_PROMOTION_L2_256B) !=
-			    CUDA_SUCCESS)
-				y_tma = 0, memset(&my, 0, sizeof(my));
 			/* gemm.c's cluster shape: cm blocks along m (sharing B), cn along n */
 			const int cm = f->cl == 4 ? 2 : 1, cn = f->cl / cm;
 			int use_tma;
@@ -346,8 +339,7 @@ int main(int argc, char **argv)
 			int pad = g->pad, epi = 1 | 4, stages = f->stages;
 			void *res = x, *pw = NULL;
 			void *args[] = { &x, &w, &bias, &res, &y, &ws, &N, &H, &W, &C, &K, &P, &Q, &RS,
-					 &S, &pad, &epi, &ma, &mb, &use_tma, &flags, &pw, &mr, &stages,
-					 &my, &y_tma };
+					 &S, &pad, &epi, &ma, &mb, &use_tma, &flags, &pw, &mr, &stages };
 			cudaEvent_t a, b;
 			CK(cudaEventCreate(&a));
 			CK(cudaEventCreate(&b));

@@ -456,8 +456,7 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 	     float *__restrict__ ws, int N, int H, int W, int C, int K, int P, int Q, int RS,
 	     int stride, int pad, int epi, const __grid_constant__ tmap_t tmA,
 	     const __grid_constant__ tmap_t tmB, int use_tma, unsigned *__restrict__ flags,
-	     float *__restrict__ pw, const __grid_constant__ tmap_t tmR, int stages,
-	     const __grid_constant__ tmap_t tmY, int y_tma)
+	     float *__restrict__ pw, const __grid_constant__ tmap_t tmR, int stages)
 {
 	const int M = N * P * Q, KK = RS * RS * C;
 	[[maybe_unused]] const bool vec_a = (C % EPC) == 0 && (((unsigned long long)X) & 15) == 0;
@@ -559,7 +558,6 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 			const bool res = epi & EPI_RESIDUAL;
 			wg_acc_h16(
 				acc, p.m0, p.n0, cw, res ? rs : 0u, stg, res && !rs,
-				y_tma ? &tmY : nullptr,
 				[&](int nt) { return pre.b[nt]; },
 				[&](int row, int col) {
 					return row < M && col < K

@@ -376,16 +376,6 @@ static __device__ __forceinline__ void tma_load(unsigned dst, const tmap_t *map,
 		     : "memory");
 }
 
-/* Shared address src's box to the tensor map's (x = column, y = row), in the calling thread's
- * bulk group (commit_group after it); elements outside the tensor are not written. */
-static __device__ __forceinline__ void tma_store(const tmap_t *map, int x, int y, unsigned src)
-{
-	asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n"
-		     "cp.async.bulk.commit_group;\n" ::"l"((unsigned long long)map),
-		     "r"(x), "r"(y), "r"(src)
-		     : "memory");
-}
-
 /* ---- clusters (see the header) ------------------------------------------------------------ */
 
 /* Blocks in this block's cluster (1 when launched without one) and this block's rank in it. */
@@ -611,14 +601,12 @@ static __device__ __forceinline__ void wg_acc_pairs(const wg_acc_t &acc, int m0,
 template <class Ldb, class Ldr, class Cvt, class Put>
 static __device__ __forceinline__ void wg_acc_h16(const wg_acc_t &acc, int m0, int n0, int cw,
 						  unsigned rs, unsigned stg, bool gres,
-						  const tmap_t *ymap, const Ldb &ldb,
-						  const Ldr &ldr, const Cvt &cvt, const Put &put)
+						  const Ldb &ldb, const Ldr &ldr, const Cvt &cvt,
+						  const Put &put)
 {
 	static_assert(BLOCK_N % 16 == 0, "wg_acc_h16: stmatrix stores n8 tiles in pairs");
-	/* the scratch's 8 KiB slots (a warp's 2 KiB each): with ymap the halves go round them,
-	 * a slot rewritten once the copy engine has read its last box */
-	constexpr int HALVES = (BLOCK_N + 63) / 64, NSLOT = MW * 64 * BLOCK_K * ES / 8192;
 	const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+	const unsigned wb = stg + (unsigned)warp * 2048u;
 	/* stmatrix: lane l gives row l % 8 + 8 ((l / 8) % 2), chunk l / 16 of the pair's two */
 	const unsigned sr = (unsigned)(lane % 8 + 8 * ((lane / 8) % 2)), sc = (unsigned)(lane / 16);
 	const int lr = lane / 8, lc = lane % 8; /* the loads: rows lr + 4 j, chunk lc */
@@ -626,15 +614,7 @@ static __device__ __forceinline__ void wg_acc_h16(const wg_acc_t &acc, int m0, i
 	for (int i = 0; i < MW; ++i) {
 		const int row0 = m0 + (cw * MW + i) * 64 + warp * 16;
 #pragma unroll
-		for (int h = 0; h < HALVES; ++h) {
-			const int u = i * HALVES + h;
-			const unsigned wb = stg + (unsigned)(u % NSLOT) * 8192u + (unsigned)warp * 2048u;
-			if (ymap && u >= NSLOT) {
-				if (lane == 0) /* the box stored from this slot NSLOT halves ago */
-					asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(NSLOT - 1)
-						     : "memory");
-				__syncwarp();
-			}
+		for (int h = 0; h < (BLOCK_N + 63) / 64; ++h) {
 			unsigned g[8][2]; /* the half's pairs from global memory: tile t, rows e */
 #pragma unroll
 			for (int t = 0; t < 8; ++t)
@@ -672,13 +652,6 @@ static __device__ __forceinline__ void wg_acc_h16(const wg_acc_t &acc, int m0, i
 				if (i == 0 && h == 0 && t == 0)
 					SK_STAMP(cw, 22);
 			}
-			if (ymap) { /* the copy engine stores the warp's 16 x 64 box */
-				asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-				__syncwarp();
-				if (lane == 0)
-					tma_store(ymap, n0 + 64 * h, row0, wb);
-				continue;
-			}
 			__syncwarp();
 #pragma unroll
 			for (int j = 0; j < 4; ++j) {
@@ -693,11 +666,6 @@ static __device__ __forceinline__ void wg_acc_h16(const wg_acc_t &acc, int m0, i
 					put(row0 + r, n0 + 64 * h + 8 * lc, u);
 			}
 		}
-	}
-	if (ymap) { /* the scratch is the stage's: read before it is released */
-		if (lane == 0)
-			asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
-		__syncwarp();
 	}
 }
 #endif
