@@ -14,7 +14,7 @@
 #include "kernels/cuda/gemm-config.h"
 
 enum { F_BM = 0, F_BN, F_BK, F_WARPS, F_STAGES, F_SPLIT_K, F_GROUP_M, F_STREAM_K, F_CLUSTER,
-       F_RES_TMA };
+       F_RES_TMA, F_CLUSTER_K };
 
 int cuda_conv_is(enum cuda_op op)
 {
@@ -122,7 +122,12 @@ size_t cuda_conv_s2d_bytes(const struct cuda_shape *t, size_t *w_off)
  * tiles sharing A's stages by TMA multicast, wgmma.cuh; 4 and 8 two-dimensional,
  * conv_cluster_m, each block loading a share of both operands); and
  * RES_TMA: 0, or 1 (the launch's too: the residual comes by TMA into two shared buffers a
- * consumer warpgroup, two tiles ahead, wgmma.cuh's wg_res): 103,680 points, of which
+ * consumer warpgroup, two tiles ahead, wgmma.cuh's wg_res); and CLUSTER_K: 1, or 2 (a
+ * macro: a cluster of two blocks splits each tile's k-tiles in halves and sums them through
+ * distributed shared memory, wgmma.cuh's wg_ck_sum; one tile a pair, where the pairs fit one
+ * wave: 128 x 128 at the 512-channel 3x3 layers of 7 x 7 output took 18.3 us a launch's
+ * span on an H200 against 20.5 for the best one-block tile, tests/gpu/sk-probe.c,
+ * docs/benchmarks-archive.md stop 69): 207,360 points, of which
  * conv_valid keeps 36 to 96 at a ResNet-50 layer in 16 bits on sm_90a without stream-K,
  * clusters, RES_TMA, eight stages or BLOCK_K 128, and those where they apply (docs/kernels.md).  192
  * pixels go with 12 warps alone (wgmma's three consumer warpgroups): 131 tiles for 132 SMs
@@ -133,7 +138,7 @@ void cuda_conv_fields(struct space *sp, enum cuda_op op)
 	static const int64_t bk[] = { 32, 64, 128 }, warps[] = { 4, 8, 12 };
 	static const int64_t stages[] = { 3, 4, 8, 9, 10, 12 };
 	static const int64_t split[] = { 1, 2, 4 }, group[] = { 8 }, sk[] = { 0, 1, 2, 3 };
-	static const int64_t cl[] = { 1, 2, 4, 8 }, rt[] = { 0, 1 };
+	static const int64_t cl[] = { 1, 2, 4, 8 }, rt[] = { 0, 1 }, ck[] = { 1, 2 };
 	const int64_t *const v[] = { bm, bn, bk, warps, stages, split, group };
 	const size_t n[] = { ARRAY_SIZE(bm), ARRAY_SIZE(bn), ARRAY_SIZE(bk), ARRAY_SIZE(warps),
 			     ARRAY_SIZE(stages), ARRAY_SIZE(split), ARRAY_SIZE(group) };
@@ -151,6 +156,9 @@ void cuda_conv_fields(struct space *sp, enum cuda_op op)
 	sp->fields[F_RES_TMA].step = SPACE_STEP_UNIT;
 	sp->fields[F_RES_TMA].macro_max = -1; /* the launch's (use_tma's WG_RES_TMA) */
 	sp->fields[F_RES_TMA].optional = 1;   /* texts from before it name RES_TMA=0 */
+	space_add_field(sp, "CLUSTER_K", ck, ARRAY_SIZE(ck));
+	sp->fields[F_CLUSTER_K].step = SPACE_STEP_UNIT;
+	sp->fields[F_CLUSTER_K].optional = 1; /* texts from before it name CLUSTER_K=1 */
 }
 
 /* The blocks along m of a cluster of ncl under config c (the rest along n): a pair along n
@@ -367,6 +375,19 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 				 (cuda_gemm_smem_bytes(&g) + cuda_wgmma_res_bytes(&g)) >
 			 x->dev.smem_optin)
 		no = "RES_TMA: the residual's two buffers over the shared memory";
+	else if (c->val[F_CLUSTER_K] > 1 && (s != &x->shape || !cuda_conv_tma_only(x, &g)))
+		no = "CLUSTER_K needs the wgmma path with X read by a tensor map (a 1x1 GEMM, or "
+		     "im2col; the cell's maps on)";
+	else if (c->val[F_CLUSTER_K] > 1 && (c->val[F_STREAM_K] || c->val[F_SPLIT_K] > 1 ||
+					     c->val[F_CLUSTER] > 1 || c->val[F_RES_TMA]))
+		no = "CLUSTER_K splits k alone (no STREAM_K, SPLIT_K, CLUSTER or RES_TMA)";
+	else if (c->val[F_CLUSTER_K] > 1 && 2 * tiles > x->dev.sms)
+		no = "CLUSTER_K where the tiles' pairs are more than one wave";
+	else if (c->val[F_CLUSTER_K] > 1 && ktiles < 2)
+		no = "CLUSTER_K with one k-tile (nothing to split)";
+	else if (c->val[F_CLUSTER_K] > 1 &&
+		 c->val[F_STAGES] * c->val[F_BK] * g.elem_bytes < 4 * c->val[F_BM])
+		no = "CLUSTER_K: the fp32 sums a pair trades over its B stages' shared memory";
 	if (no && why)
 		*why = no;
 	return !no;
@@ -388,6 +409,7 @@ static void conv_heuristic(const struct space *sp, struct config *c)
 	c->val[F_WARPS] = 4;
 	c->val[F_STAGES] = 3;
 	c->val[F_CLUSTER] = 1;
+	c->val[F_CLUSTER_K] = 1;
 	c->val[F_GROUP_M] = space_field_pick(&sp->fields[F_GROUP_M], 8,
 				 (s->m + c->val[F_BM] - 1) / c->val[F_BM]);
 	int64_t tiles = ((s->m + c->val[F_BM] - 1) / c->val[F_BM]) *
@@ -647,6 +669,15 @@ int cuda_conv_launch(struct backend *b, struct cuda_cell *c, const struct config
 				return -1;
 			}
 			w.grid = sk;
+		}
+		if (cfg->val[F_CLUSTER_K] > 1) { /* a pair a tile (conv_valid: one wave) */
+			if (!(w.use_tma & 1)) {
+				*cause = xasprintf("conv: CLUSTER_K needs X and the weights by "
+						   "tensor maps, and they are not 16-byte aligned");
+				return -1;
+			}
+			w.cluster = (int)cfg->val[F_CLUSTER_K];
+			w.grid = w.cluster * w.tiles;
 		}
 	}
 	/* mma.sync / FFMA: ws is the partials alone, and the arguments end at epi; wgmma: the

@@ -16,8 +16,8 @@
 # its grid points correct (an incorrect conv.cu config fails this test), stream-K's among
 # them, the clusters' (CLUSTER 2, A shared by multicast; 4 and 8, both) and the residual's by TMA
 # (RES_TMA 1, launched so, with stream-K and clusters among them), eight-stage pipelines and
-# deeper (9, 10, 12), 112-wide tiles where their tile count fits (the w112-* workloads) and
-# k-tiles of 128 (BLOCK_K 128, two atoms a stage);
+# deeper (9, 10, 12), 112-wide tiles where their tile count fits (the w112-* workloads),
+# k-tiles of 128 (BLOCK_K 128, two atoms a stage) and pairs splitting k (CLUSTER_K 2);
 # compiling ahead must say its mode and keep its counts (the unit's compile_ns the sum of
 # its trials', every queued compile compiled or dropped) consistent; the default units name
 # cuDNN's kernels at every cell (vendor_kernels) and the exhaustive ones launch their wgmma
@@ -163,6 +163,17 @@ c.check(all(fields(t).get("RES_TMA") in ("0", "1") for t in grid), "every config
 for what, ok in (("stream-K", lambda f: f.get("STREAM_K") != "0"), ("a cluster", lambda f: f.get("CLUSTER") == "2")):
     c.check(any(ok(fields(t)) for t in rt), "some RES_TMA=1 config ran %s" % what)
 c.check(any(s(cells[int(t["cell"])]["name"]).startswith("res-tf32/") for t in rt), "res-tf32 (TF32 pairs) ran RES_TMA=1 configs")
+# pairs splitting k (CLUSTER_K 2, wgmma.cuh's wg_ck_sum: the halves summed through
+# distributed shared memory): walked and checked correct above wherever the pairs fit one
+# wave (test-cuda's rules), through im2col and plain (cl2d-1x1) maps, in 16 bits and TF32,
+# with a residual from global memory (res-tf32, w112-res), at odd shapes (cl-odd), with one
+# consumer warpgroup and more
+ck = [t for t in grid if fields(t).get("CLUSTER_K") == "2"]
+c.check(len(ck) >= 20, "the exhaustive walk checked %d CLUSTER_K=2 configs" % len(ck))
+c.check(all(fields(t).get("CLUSTER_K") in ("1", "2") for t in grid), "every config text names its CLUSTER_K")
+for w in ("i2c-", "cl2d-1x1/", "res-tf32/", "w112-res/", "cl-odd/", "cl-tf32/"):
+    c.check(any(s(cells[int(t["cell"])]["name"]).startswith(w) for t in ck), "%s ran CLUSTER_K=2 configs" % w)
+c.check(len(set(fields(t).get("WARPS") for t in ck)) >= 2, "CLUSTER_K=2 ran with one consumer warpgroup and more: %s" % sorted(set(fields(t).get("WARPS") for t in ck)))
 # eight stages (where the tiles fit one wave of one block an SM: most of these small shapes)
 s8 = [t for t in grid if fields(t).get("STAGES") == "8"]
 c.check(len(s8) >= 20, "the exhaustive walk checked %d STAGES=8 configs" % len(s8))

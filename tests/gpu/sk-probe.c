@@ -29,9 +29,11 @@
  * ran first at stop 64; the STREAM_K 3 cases were added then.  SK_PROBE_SET picks another
  * list of configs (stop 67): "cluster", whole tiles and stream-K with and without clusters
  * of 2 and 2 x 2 at the 7x7 layers; "bk", k-tiles of 128 (BLOCK_K 128, two atoms a stage)
- * against 64.  (Stop 67's "gather" set, A gathered by the producer warpgroup with cp.async .cg,
- * .ca and tap-inner against A by TMA, ran on probe hooks in conv.cu taken out after it:
- * commit e51fe70.)
+ * against 64; "ck" (stop 69), pairs of blocks splitting each tile's k-tiles (conv.cu's
+ * CLUSTER_K 2, summed through distributed shared memory: two blocks a tile, in clusters of
+ * two, whatever the waves) against the best one-block configs.  (Stop 67's "gather" set, A
+ * gathered by the producer warpgroup with cp.async .cg, .ca and tap-inner against A by TMA,
+ * ran on probe hooks in conv.cu taken out after it: commit e51fe70.)
  *
  *     cc -std=gnu11 -O2 -I$CUDA/include tests/gpu/sk-probe.c -L$CUDA/lib64 -lcudart -lnvrtc
  *     ./a.out kernels/cuda/templates
@@ -57,6 +59,8 @@ struct cfg {
 	int bm, bn, warps, stages, sk, cl; /* cl: CLUSTER (2: two blocks along n share A by
 					    * multicast; 4: 2 x 2, sharing A and B) */
 	int bk; /* BLOCK_K (0: 64) */
+	int ck; /* CLUSTER_K (0: 1): 2, each tile's k-tiles split over a cluster's two blocks,
+		 * summed through distributed shared memory; two blocks a tile, no cap */
 };
 
 static int cmp_ull(const void *a, const void *b)
@@ -143,7 +147,7 @@ static float batch_us(cudaLaunchConfig_t lc, const void *k, void **args, int pdl
 static void build(const char *dir, const char *src, const struct cfg *f, cudaKernel_t *k,
 		  unsigned long long **probe)
 {
-	char o[7][64], inc[4096];
+	char o[8][64], inc[4096];
 	snprintf(o[0], 64, "-DBLOCK_M=%d", f->bm);
 	snprintf(o[1], 64, "-DBLOCK_N=%d", f->bn);
 	snprintf(o[2], 64, "-DWARPS=%d", f->warps);
@@ -154,11 +158,12 @@ static void build(const char *dir, const char *src, const struct cfg *f, cudaKer
 		snprintf(o[4], 64, "-DSTAGES=%d", f->stages);
 	snprintf(o[5], 64, "-DWG_TMA_ONLY=1");
 	snprintf(o[6], 64, "-DBLOCK_K=%d", f->bk ? f->bk : 64);
+	snprintf(o[7], 64, "-DCLUSTER_K=%d", f->ck ? f->ck : 1);
 	snprintf(inc, sizeof(inc), "--include-path=%s", dir);
 	const char *opts[20] = { "--gpu-architecture=sm_90a", "-std=c++17", "-DDTYPE_FLOAT16",
 				 "-DWGMMA=1", "-DWG_SK_PROBE=1", o[6], "-DSPLIT_K=1",
-				 "-DGROUP_M=8", o[0], o[1], o[2], o[3], o[4], o[5], inc };
-	cudaLibrary_t lib = nvrtc_library(src, "conv.cu", 15, opts);
+				 "-DGROUP_M=8", o[0], o[1], o[2], o[3], o[4], o[5], inc, o[7] };
+	cudaLibrary_t lib = nvrtc_library(src, "conv.cu", f->ck ? 16 : 15, opts);
 	size_t bytes;
 	CK(cudaLibraryGetKernel(k, lib, "conv"));
 	CK(cudaLibraryGetGlobal((void **)probe, &bytes, lib, "wg_probe"));
@@ -220,11 +225,21 @@ int main(int argc, char **argv)
 		{ 64, 64, 4, 8, 0, 1, 64 },    { 64, 64, 4, 4, 0, 1, 128 },
 		{ 192, 128, 12, 4, 3, 1, 64 }, { 64, 128, 4, 4, 0, 1, 64 },
 	};
+	/* SK_PROBE_SET=ck (stop 69): pairs splitting k (CLUSTER_K 2) against the best one-block
+	 * configs of the 7 x 7 and 14 x 14 layers */
+	static const struct cfg kkcfgs[] = {
+		{ 64, 128, 4, 4, 0, 1, 128, 0 },  { 64, 128, 4, 4, 0, 1, 128, 2 },
+		{ 128, 128, 8, 3, 3, 1, 128, 0 }, { 128, 128, 8, 3, 0, 1, 128, 2 },
+		{ 128, 128, 8, 4, 0, 1, 64, 2 },  { 128, 64, 4, 4, 0, 1, 128, 2 },
+		{ 128, 256, 8, 4, 0, 1, 64, 2 },  { 192, 64, 12, 3, 0, 1, 128, 0 },
+	};
 	const char *set = getenv("SK_PROBE_SET");
 	const int kset = set && !strcmp(set, "bk");
 	const int cset = set && !strcmp(set, "cluster");
-	const struct cfg *list = cset ? ccfgs : kset ? kcfgs : cfgs;
-	const int ncfg = (int)(cset   ? sizeof(ccfgs) / sizeof(ccfgs[0])
+	const int ckset = set && !strcmp(set, "ck");
+	const struct cfg *list = ckset ? kkcfgs : cset ? ccfgs : kset ? kcfgs : cfgs;
+	const int ncfg = (int)(ckset  ? sizeof(kkcfgs) / sizeof(kkcfgs[0])
+			       : cset ? sizeof(ccfgs) / sizeof(ccfgs[0])
 			       : kset ? sizeof(kcfgs) / sizeof(kcfgs[0])
 				      : sizeof(cfgs) / sizeof(cfgs[0]));
 	cudaKernel_t kern[16];
@@ -265,6 +280,7 @@ int main(int argc, char **argv)
 			memset(&mr, 0, sizeof(mr));
 			/* gemm.c's cluster shape: cm blocks along m (sharing B), cn along n */
 			const int cm = f->cl == 4 ? 2 : 1, cn = f->cl / cm;
+			const int cl = f->ck ? f->ck : f->cl; /* the launch's cluster */
 			int use_tma;
 			CUresult r;
 			if (g->rs == 1 && g->stride == 1 && g->pad == 0) {
@@ -311,16 +327,16 @@ int main(int argc, char **argv)
 						cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
 			/* in clusters (along n: a pair takes a BLOCK_M x 2 BLOCK_N tile) */
 			cudaLaunchAttribute attr = { .id = cudaLaunchAttributeClusterDimension };
-			attr.val.clusterDim.x = (unsigned)f->cl;
+			attr.val.clusterDim.x = (unsigned)cl;
 			attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
-			cudaLaunchConfig_t lc = { .gridDim = { (unsigned)(f->cl * sms), 1, 1 },
+			cudaLaunchConfig_t lc = { .gridDim = { (unsigned)(cl * sms), 1, 1 },
 						  .blockDim = { (unsigned)threads, 1, 1 },
 						  .dynamicSmemBytes = (size_t)smem,
 						  .attrs = &attr,
 						  .numAttrs = 1 };
-			if (f->cl > 1) {
+			if (cl > 1) {
 				CK(cudaOccupancyMaxActiveClusters(&occ, (const void *)kern[ci], &lc));
-				occ = occ * f->cl; /* blocks that fit, over all SMs */
+				occ = occ * cl; /* blocks that fit, over all SMs */
 			} else {
 				CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
 					&occ, (const void *)kern[ci], threads, (size_t)smem));
@@ -334,6 +350,8 @@ int main(int argc, char **argv)
 			grid = grid / f->cl * f->cl;
 			if (f->sk == 3 && grid / f->cl >= tiles / f->cl) /* conv.c's sk_grid */
 				grid = grid / f->cl / (tiles / f->cl) * tiles;
+			if (f->ck) /* one tile a pair, however many waves */
+				grid = f->ck * tiles;
 			lc.gridDim.x = (unsigned)grid;
 			int N = g->n, H = g->h, W = g->w, C = g->c, RS = g->rs, S = g->stride;
 			int pad = g->pad, epi = 1 | 4, stages = f->stages;
@@ -434,10 +452,13 @@ int main(int argc, char **argv)
 			float eb = batch_us(lc, (const void *)empty_k, NULL, 0);
 			float ebp = batch_us(lc, (const void *)empty_k, NULL, 1);
 			const double endmed = med(ends, grid); /* (sorts ends) */
-			printf("%s %d %dx%d,w%d,s%d,sk%d,cl%d,k%d %d %.2f %.2f %.2f %.2f %.2f %.3f %.2f %.2f "
-			       "%.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f\n",
+			printf("%s %d %dx%d,w%d,s%d,sk%d,cl%d,k%d%s %d %.2f %.2f %.2f %.2f %.2f "
+			       "%.3f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f "
+			       "%.2f %.2f %.2f\n",
 			       g->name, g->n, f->bm, f->bn, f->warps, f->stages, f->sk, f->cl,
-			       bk, grid, ev * 1e3, em, (double)(tend - t0) / 1e3, med(pro, npro) / 1e3,
+			       bk, f->ck ? ",ck2" : "", grid, ev * 1e3, em,
+			       (double)(tend - t0) / 1e3,
+			       med(pro, npro) / 1e3,
 			       med(fill, nfill) / 1e3,
 			       med(kt, nkt) / 1e6, med(fin, nfin) / 1e3, med(hand, nhand) / 1e3,
 			       med(store, nstore) / 1e3, (double)ends[0] / 1e3, endmed / 1e3,

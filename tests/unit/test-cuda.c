@@ -827,7 +827,7 @@ START_TEST(test_conv_stream_k)
 	/* ResNet-50's 512 -> 512 3x3 at 7x7: m 1568, n 512; 64 x 128 tiles: 100 on 132 SMs */
 	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 512, 7, 7, 512, 3, 1, 1);
 	cuda_space_init(&sp, &x);
-	ck_assert_uint_eq(sp.nfields, 10);
+	ck_assert_uint_eq(sp.nfields, 11);
 	ck_assert_str_eq(sp.fields[7].name, "STREAM_K");
 	sp.heuristic(&sp, &c);
 	ck_assert_int_eq(val_of(&sp, &c, "STREAM_K"), 0);
@@ -924,7 +924,7 @@ START_TEST(test_conv_cluster)
 	/* ResNet-50's 512 -> 512 3x3 at 7x7 (im2col: C a multiple of BLOCK_K) */
 	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 512, 7, 7, 512, 3, 1, 1);
 	cuda_space_init(&sp, &x);
-	ck_assert_uint_eq(sp.nfields, 10);
+	ck_assert_uint_eq(sp.nfields, 11);
 	ck_assert_str_eq(sp.fields[8].name, "CLUSTER");
 	sp.heuristic(&sp, &c);
 	ck_assert_int_eq(val_of(&sp, &c, "CLUSTER"), 1);
@@ -935,13 +935,13 @@ START_TEST(test_conv_cluster)
 	c.val[8] = 2;
 	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
 	size_t n2 = cuda_config_options(&sp, &c, "sm_90a", o2);
-	same_module(o1, n1, o2, n2, "CLUSTER");
+	same_module(o1, n1, o2, n2, "-DCLUSTER=");
 	c.val[7] = 1; /* with stream-K */
 	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
 	sbuf_init(&sb);
 	config_format(&sp, &c, &sb);
 	ck_assert_str_eq(sb.buf, "BLOCK_M=128,BLOCK_N=128,BLOCK_K=64,WARPS=8,STAGES=4,SPLIT_K=1,"
-				 "GROUP_M=8,STREAM_K=1,CLUSTER=2,RES_TMA=0");
+				 "GROUP_M=8,STREAM_K=1,CLUSTER=2,RES_TMA=0,CLUSTER_K=1");
 	sbuf_release(&sb);
 	/* a text from before the field: CLUSTER=1 */
 	ck_assert_msg(!config_parse(&sp, "BLOCK_M=128,BLOCK_N=128,BLOCK_K=64,WARPS=8,STAGES=4,"
@@ -986,7 +986,7 @@ START_TEST(test_conv_cluster)
 		c.val[8] = cl;
 		ck_assert_msg(space_check(&sp, &c, &why), "CLUSTER=%d: %s", (int)cl, why);
 		n2 = cuda_config_options(&sp, &c, "sm_90a", o2);
-		same_module(o1, n1, o2, n2, "CLUSTER");
+		same_module(o1, n1, o2, n2, "-DCLUSTER=");
 	}
 	/* 256 x 128 over 256 channels: two columns of tiles; 8 is 2 x 4 there (BLOCK_M the
 	 * longer side), more columns than the tiles have; 4 (2 x 2) fits */
@@ -1014,7 +1014,8 @@ END_TEST
 static void conv_point(struct config *c, int64_t bm, int64_t bn, int64_t bk, int64_t warps,
 		       int64_t stages, int64_t split, int64_t sk, int64_t cl, int64_t rt)
 {
-	const int64_t v[] = { bm, bn, bk, warps, stages, split, 8, sk, cl, rt };
+	/* (GROUP_M 8, CLUSTER_K 1) */
+	const int64_t v[] = { bm, bn, bk, warps, stages, split, 8, sk, cl, rt, 1 };
 	memset(c, 0, sizeof(*c));
 	memcpy(c->val, v, sizeof(v));
 }
@@ -1125,6 +1126,75 @@ START_TEST(test_conv_bk128)
 }
 END_TEST
 
+/* CLUSTER_K 2 (a pair of blocks splits each tile's k-tiles, summing through distributed
+ * shared memory): a macro of its own module; on the wgmma path with X by a tensor map, alone
+ * (no stream-K, split-K, CLUSTER or RES_TMA), where the tiles' pairs fit one wave and the
+ * pair's fp32 sums fit the B stages. */
+START_TEST(test_conv_cluster_k)
+{
+	struct cuda_space_ctx x;
+	struct space sp;
+	struct config c;
+	const char *why = NULL;
+	char *o1[CUDA_MAX_OPTS], *o2[CUDA_MAX_OPTS];
+	/* ResNet-50's 512-channel 3x3 at 7 x 7: 52 tiles of 128 x 128, 104 blocks */
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 512, 7, 7, 512, 3, 1, 1);
+	x.conv_maps = 1; /* the backend's default (cuda_conv_maps) */
+	cuda_space_init(&sp, &x);
+	ck_assert_str_eq(sp.fields[10].name, "CLUSTER_K");
+	conv_point(&c, 128, 128, 128, 8, 3, 1, 0, 1, 0);
+	size_t n1 = cuda_config_options(&sp, &c, "sm_90a", o1);
+	c.val[10] = 2;
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	size_t n2 = cuda_config_options(&sp, &c, "sm_90a", o2);
+	ck_assert(has_opt(o1, n1, "-DCLUSTER_K=1"));
+	ck_assert(has_opt(o2, n2, "-DCLUSTER_K=2"));
+	c.val[2] = 64, c.val[4] = 4; /* 4 stages of 64: B's 64 KiB hold the 64 KiB of sums */
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	c.val[4] = 3;
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why, "CLUSTER_K: the fp32 sums a pair trades over its B stages' shared "
+			      "memory");
+	c.val[2] = 128, c.val[7] = 3; /* with stream-K */
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why, "CLUSTER_K splits k alone (no STREAM_K, SPLIT_K, CLUSTER or "
+			      "RES_TMA)");
+	c.val[7] = 0;
+	/* the cell's maps off (HARNESS_CUDA_CONV_IM2COL=0 or TMA_ONLY=0): X gathered, no pair */
+	x.conv_maps = 0;
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why, "CLUSTER_K needs the wgmma path with X read by a tensor map (a 1x1 "
+			      "GEMM, or im2col; the cell's maps on)");
+	x.conv_maps = 1;
+	/* 64 x 128: 100 tiles, 200 blocks */
+	conv_point(&c, 64, 128, 128, 4, 4, 1, 0, 1, 0);
+	c.val[10] = 2;
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why, "CLUSTER_K where the tiles' pairs are more than one wave");
+	/* a 3x3 with C = 64 through im2col at BLOCK_K 64: 7 tiles of 64 x 64, 14 blocks */
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 2, 64, 14, 14, 64, 3, 1, 1);
+	x.conv_maps = 1;
+	cuda_space_init(&sp, &x);
+	conv_point(&c, 64, 64, 64, 4, 4, 1, 0, 1, 0);
+	c.val[10] = 2;
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	/* C = 24: no im2col map */
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 2, 24, 14, 14, 64, 3, 1, 1);
+	x.conv_maps = 1;
+	cuda_space_init(&sp, &x);
+	conv_point(&c, 64, 64, 32, 4, 4, 1, 0, 1, 0);
+	c.val[10] = 2;
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_msg(strstr(why, "CLUSTER_K needs the wgmma path with X read by a tensor map") ||
+			      strstr(why, "redundant"),
+		      "%s", why);
+	for (size_t i = 0; i < n1; i++)
+		free(o1[i]);
+	for (size_t i = 0; i < n2; i++)
+		free(o2[i]);
+}
+END_TEST
+
 /* TMA-only modules (WG_TMA_ONLY, cuda_conv_tma_only): where the backend reads X by a map
  * (the cell's conv_maps) and the shape has one: a plain GEMM's rows, or im2col's C a multiple
  * of BLOCK_K; not off the wgmma path, not without conv_maps (HARNESS_CUDA_CONV_TMA_ONLY=0,
@@ -1232,7 +1302,7 @@ START_TEST(test_conv_res_tma)
 	/* ResNet-50's 128 -> 512 1x1 at 28 x 28 with the residual */
 	conv_ctx(&x, "conv2d_bias_relu_add", "float16", 0, 32, 128, 28, 28, 512, 1, 1, 0);
 	cuda_space_init(&sp, &x);
-	ck_assert_uint_eq(sp.nfields, 10);
+	ck_assert_uint_eq(sp.nfields, 11);
 	ck_assert_str_eq(sp.fields[9].name, "RES_TMA");
 	sp.heuristic(&sp, &c);
 	ck_assert_int_eq(val_of(&sp, &c, "RES_TMA"), 0);
@@ -1931,6 +2001,7 @@ static Suite *cuda_suite(int with_templates)
 	tcase_add_test(tc, test_conv_cluster);
 	tcase_add_test(tc, test_conv_bn112);
 	tcase_add_test(tc, test_conv_bk128);
+	tcase_add_test(tc, test_conv_cluster_k);
 	tcase_add_test(tc, test_conv_res_tma);
 	tcase_add_test(tc, test_conv_stages8);
 	tcase_add_test(tc, test_conv_tma_only);

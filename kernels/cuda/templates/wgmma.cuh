@@ -429,6 +429,14 @@ static __device__ __forceinline__ void tma_load_mc(unsigned dst, const tmap_t *m
  * multicast (each loads BLOCK_N / ncl rows of B, and its own A), instead of along n sharing
  * A's. */
 #define WG_CLUSTER_M 16
+/* CLUSTER_K (default 1): 2, a cluster of two blocks splits each tile's k-tiles in halves
+ * (no operand shared) and sums them through distributed shared memory (wg_ck_sum); one tile
+ * a cluster, the grid two blocks a tile (the backend's). */
+#ifndef CLUSTER_K
+#define CLUSTER_K 1
+#endif
+static_assert(CLUSTER_K == 1 || (CLUSTER_K == 2 && !STREAM_K && SPLIT_K == 1),
+	      "CLUSTER_K: pairs, without stream-K or split-K");
 /* use_tma's field (two bits from WG_CLUSTER_CM_SHIFT; without WG_CLUSTER_M): log2 of the
  * cluster's blocks along m, cm, the other ncl / cm along n: 2 x 2 and 2 x 4 or 4 x 2
  * clusters, each block loading its share of both operands (BLOCK_M / cn rows of A for its
@@ -690,10 +698,17 @@ static __device__ __forceinline__ wg_sched wg_sched_of(int M, int N, int K, int 
 {
 	wg_sched s;
 	s.kt_all = (K + BLOCK_K - 1) / BLOCK_K;
+#if CLUSTER_K > 1 /* the pair's blocks share no operand: each its half of the k-tiles */
+	s.ncl = 1;
+	s.rank = 0;
+	s.unit = (int)blockIdx.x / CLUSTER_K;
+	s.units = (int)gridDim.x / CLUSTER_K;
+#else
 	s.ncl = (int)cluster_nranks();
 	s.rank = (int)cluster_rank();
 	s.unit = (int)blockIdx.x / s.ncl;
 	s.units = (int)gridDim.x / s.ncl;
+#endif
 	s.cm = cm;
 	const int tm = (M + BLOCK_M - 1) / BLOCK_M, tn = (N + BLOCK_N - 1) / BLOCK_N;
 	const int cn = s.ncl / cm;
@@ -727,6 +742,11 @@ static __device__ __forceinline__ bool wg_next(wg_sched &s, tile_pos &p, int M, 
 #else
 	p = tile_at(s.next, M, N, K, s.ncl, s.rank, s.cm);
 	s.next += s.units;
+#if CLUSTER_K > 1
+	const int per = (s.kt_all + CLUSTER_K - 1) / CLUSTER_K;
+	p.kt0 = (int)cluster_rank() * per;
+	p.nkt = max(0, min(s.kt_all, p.kt0 + per) - p.kt0);
+#endif
 #endif
 	return true;
 }
@@ -939,6 +959,71 @@ static __device__ __forceinline__ void wg_res_store(wg_res &r, const wg_acc_t &a
 	wg_res_issue(r, M, N, K);
 }
 
+#if CLUSTER_K > 1
+/* A CLUSTER_K pair's sum of consumer warpgroup cw's accumulators of its tile, each block
+ * having run half the k-tiles: warpgroup cw of block cw % 2 finishes its rows (true: acc the
+ * sum, to store), the other's gives its registers (false).  The giver writes them to its own
+ * shared memory, at the top of the B stages (BLOCK_M * BLOCK_N floats for the NC warpgroups,
+ * no stage read any more once the block's consumers have all passed named barrier 9), four
+ * a thread at a time, 128 consecutive float4s a group, and arrives on the finisher's barrier
+ * 2 ns + 2 NC + cw (release at cluster scope, every thread); the finisher waits on it
+ * (acquire), reads them through distributed shared memory, adds them, and arrives on the
+ * giver's barrier 2 ns + 3 NC + cw, on which the giver waits before its block may exit. */
+static __device__ __forceinline__ void wg_ck_arrive(unsigned bar, unsigned rank)
+{
+	asm volatile("{\n.reg .b32 ra;\nmapa.shared::cluster.u32 ra, %0, %1;\n"
+		     "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}\n" ::"r"(bar),
+		     "r"(rank)
+		     : "memory");
+}
+
+static __device__ __forceinline__ bool wg_ck_sum(wg_acc_t &acc, int cw, unsigned sB,
+						 unsigned bars, unsigned ns)
+{
+	constexpr int Q = MW * (BLOCK_N / 2) / 4; /* float4s a thread */
+	static_assert(BLOCK_N / 2 % 4 == 0, "wg_ck_sum: whole float4s of registers");
+	const unsigned rank = cluster_rank(), t = threadIdx.x % 128;
+	const unsigned x = sB + ns * BLOCK_N * BLOCK_K * ES -
+			   (unsigned)(cw + 1) * (MW * 64 * BLOCK_N * 4) + t * 16;
+	const unsigned full = bars + 8 * (2 * ns + 2 * NC + cw), done = full + 8 * NC;
+	float *a = &acc[0][0];
+	asm volatile("bar.sync 9, %0;\n" ::"n"(CTHREADS) : "memory"); /* the stages read */
+	if ((unsigned)cw % 2 != rank) {
+#pragma unroll
+		for (int q = 0; q < Q; ++q)
+			asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n"
+				     ::"r"(x + q * 2048), "f"(a[4 * q]), "f"(a[4 * q + 1]),
+				       "f"(a[4 * q + 2]), "f"(a[4 * q + 3])
+				     : "memory");
+		wg_ck_arrive(full, rank ^ 1u);
+		asm volatile("{\n.reg .pred done;\nWAIT_%=:\n"
+			     "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], 0;\n"
+			     "@!done bra WAIT_%=;\n}\n" ::"r"(done)
+			     : "memory");
+		return false;
+	}
+	asm volatile("{\n.reg .pred done;\nWAIT_%=:\n"
+		     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], 0;\n"
+		     "@!done bra WAIT_%=;\n}\n" ::"r"(full)
+		     : "memory");
+	unsigned rx;
+	asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(rx) : "r"(x), "r"(rank ^ 1u));
+	float v[4 * Q];
+#pragma unroll
+	for (int q = 0; q < Q; ++q)
+		asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+			     : "=f"(v[4 * q]), "=f"(v[4 * q + 1]), "=f"(v[4 * q + 2]),
+			       "=f"(v[4 * q + 3])
+			     : "r"(rx + q * 2048)
+			     : "memory");
+#pragma unroll
+	for (int j = 0; j < 4 * Q; ++j)
+		a[j] += v[j];
+	wg_ck_arrive(done, rank ^ 1u);
+	return true;
+}
+#endif
+
 /* Consumer warpgroup cw's scratch for the epilogue (wg_acc_h16's 8 KiB):
  * its MW * 64 rows of stage s's A, a stage no copy writes while the warpgroup holds it
  * (consumer_tma keeps the last k-tile's stage of a segment that stores until its epilogue is
@@ -999,7 +1084,13 @@ static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigne
 		if (p.nkt > 0 && !keep && lane == 0)
 			wg_release(bars + 8 * (ns + last), sch);
 		SK_SEG(cw, seg, 1, p);
+#if CLUSTER_K > 1
+		if (seg > 0)
+			__trap(); /* one tile a pair (the backend's grid) */
+		const bool fin = wg_ck_sum(acc, cw, sB, bars, ns);
+#else
 		const bool fin = sk_fixup(acc, p, sch, cw, sk_ws, sk_flags, helper);
+#endif
 		SK_SEG(cw, seg, 2, p);
 		if (fin)
 			wg_res_store(res, acc, p, cw, M, N, K, wg_scratch(sA, last, cw), pre, store);
@@ -1217,10 +1308,11 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 	const unsigned bars = base + ns * TILE_BYTES; /* full[ns], empty[ns] */
 	const int tid = threadIdx.x, wg = tid / 128;
 	SK_STAMP(wg - 1, 16); /* (thread 128: consumer warpgroup 0's first) */
-	const int ncl = (int)cluster_nranks();
+	/* (a CLUSTER_K pair shares no operand: its blocks load alone) */
+	const int ncl = CLUSTER_K > 1 ? 1 : (int)cluster_nranks();
 	/* the cluster's shape: cm blocks along m (sharing B) times ncl / cm along n (sharing A) */
 	const int cm = (use_tma & WG_CLUSTER_M) ? ncl : 1 << ((use_tma >> WG_CLUSTER_CM_SHIFT) & 3);
-	if (!WG_RES || !(use_tma & WG_RES_TMA) || SPLIT_K > 1)
+	if (!WG_RES || !(use_tma & WG_RES_TMA) || SPLIT_K > 1 || CLUSTER_K > 1)
 		tmR = nullptr; /* (the backend asks for it only without split-K, on WG_RES modules) */
 	use_tma &= ~(WG_CLUSTER_M | WG_RES_TMA | 3 << WG_CLUSTER_CM_SHIFT);
 	if (((ncl > 1 || WG_TMA_ONLY) && use_tma != 1) || ncl % cm != 0)
@@ -1229,6 +1321,9 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 			   * does not divide the cluster) */
 	if (WG_RT_STAGES && (ns < 3 || ns > 12))
 		__trap(); /* the launch's depth out of the rings' bounds (the backend's rules) */
+	if (CLUSTER_K > 1 && (use_tma != 1 || cluster_nranks() != CLUSTER_K ||
+				 (unsigned)(BLOCK_M * BLOCK_N * 4) > ns * BLOCK_N * BLOCK_K * ES))
+		__trap(); /* wg_ck_sum's: the maps, the pair, its buffers inside the B stages */
 
 	if ((use_tma || WG_PRODUCER_LOADS || tmR) && tid == 0) {
 		if (use_tma == 1)
@@ -1249,10 +1344,12 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 			for (int j = 0; j < 2 * NC; ++j) /* the Res buffers': the copies' arrival */
 				mbar_init(bars + 8 * (2 * ns + j), 1);
 		}
+		for (int j = 0; CLUSTER_K > 1 && j < 2 * NC; ++j) /* wg_ck_sum's, 128 threads */
+			mbar_init(bars + 8 * (2 * ns + 2 * NC + j), 128);
 		asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 		asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 	}
-	if (ncl > 1)
+	if (ncl > 1 || CLUSTER_K > 1)
 		cluster_sync(); /* the peer's barriers are initialised before any remote use */
 	else
 		__syncthreads();
