@@ -56,7 +56,10 @@
  * multicasts write the stage here).  The cluster barrier orders the mbarriers'
  * initialisation before any remote use, and no block exits while its peer may still write
  * into it or arrive on its barriers.  The schedule (segments, stream-K's shares and flags)
- * runs over clusters: unit blockIdx.x / ncl of gridDim.x / ncl. */
+ * runs over clusters: unit blockIdx.x / ncl of gridDim.x / ncl.
+ * CLUSTER_K 2 (conv.cu's field, a macro; below): a cluster of two blocks that share no
+ * operand (ncl 1 to all of the above) but one tile, each its half of the k-tiles (wg_next),
+ * the halves summed by wg_ck_sum; one tile a pair. */
 #ifndef WGMMA_CUH
 #define WGMMA_CUH
 #include "mainloop.cuh"
