@@ -1188,10 +1188,8 @@ START_TEST(test_conv_cluster_k)
 	ck_assert_msg(strstr(why, "CLUSTER_K needs the wgmma path with X read by a tensor map") ||
 			      strstr(why, "redundant"),
 		      "%s", why);
-	for (size_t i = 0; i < n1; i++)
-		free(o1[i]);
-	for (size_t i = 0; i < n2; i++)
-		free(o2[i]);
+	free_opts(o1, n1);
+	free_opts(o2, n2);
 }
 END_TEST
 
