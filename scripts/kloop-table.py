@@ -6,7 +6,8 @@ SM takes in (one rate an SM, whatever the SMs busy) or by L2's delivery over the
 rate an SM that falls as more SMs load).
 
 For each cold, ok unit of MODE (default exhaustive) and each config that runs whole tiles,
-one a block (STREAM_K 0, SPLIT_K 1, CLUSTER 1, and no more tiles than SMS, default 132):
+one a block (STREAM_K 0, SPLIT_K 1, CLUSTER 1, CLUSTER_K 1, and no more tiles than SMS,
+default 132):
 the cell's M from its flops (2 M N K, N the output channels, K = r r c), its tiles
 ceil(M / BLOCK_M) ceil(N / BLOCK_N), its k-tiles ceil(K / BLOCK_K), and a k-tile's operand
 bytes (BLOCK_M + BLOCK_N) BLOCK_K ELEM_BYTES (default 2: 16 bits).  A row per (shape,
@@ -72,7 +73,7 @@ def main():
         except (KeyError, ValueError):
             continue
         if c.get("STREAM_K", "0") != "0" or c.get("SPLIT_K", "1") != "1" or \
-                c.get("CLUSTER", "1") != "1":
+                c.get("CLUSTER", "1") != "1" or c.get("CLUSTER_K", "1") != "1":
             continue
         tiles = math.ceil(m / bm) * math.ceil(s["k"] / bn)
         if tiles > sms:

@@ -2,7 +2,7 @@
 # what one SM takes in, or by L2 over the chip?) on a results file with planted times: one
 # config at a fixed 70 GB/s an SM (the rate spread 1.000 at every batch), one whose rate an SM
 # falls with the SMs busy (a chip-wide 4 TB/s: spread 52 / 16 tiles = 3.250), a stream-K
-# config and one whose tiles outnumber the SMs (left out), the vendor's best a batch, and the
+# config, a pair splitting k (CLUSTER_K 2) and one whose tiles outnumber the SMs (left out), the vendor's best a batch, and the
 # unit medians taken over the cold units alone (a warm unit's trials planted far off).
 . "$top_srcdir/tests/setup"
 PY=/usr/bin/python3
@@ -15,7 +15,9 @@ base = b",SPLIT_K=1,GROUP_M=8,STREAM_K=%d,CLUSTER=1,RES_TMA=0"
 cfgs = {b"BLOCK_M=64,BLOCK_N=128,BLOCK_K=64,WARPS=4,STAGES=8" + base % 0: ("flat", 64, 128),
         b"BLOCK_M=128,BLOCK_N=128,BLOCK_K=64,WARPS=8,STAGES=4" + base % 0: ("chip", 128, 128),
         b"BLOCK_M=64,BLOCK_N=128,BLOCK_K=64,WARPS=4,STAGES=8" + base % 1: ("sk", 64, 128),
-        b"BLOCK_M=64,BLOCK_N=64,BLOCK_K=64,WARPS=4,STAGES=4" + base % 0: ("flat", 64, 64)}
+        b"BLOCK_M=64,BLOCK_N=64,BLOCK_K=64,WARPS=4,STAGES=4" + base % 0: ("flat", 64, 64),
+        b"BLOCK_M=128,BLOCK_N=128,BLOCK_K=64,WARPS=8,STAGES=4" + base % 0 + b",CLUSTER_K=2":
+            ("ck", 128, 128)}
 units = [(0, b"exhaustive", 0, b"ok"), (1, b"exhaustive", 0, b"ok"), (2, b"exhaustive", 1, b"ok"),
          (3, b"default", 0, b"ok")]
 cells, trials = [], []
@@ -27,8 +29,8 @@ for ci, b in enumerate((8, 16, 32)):
         tiles = math.ceil(m / bm) * math.ceil(512 / bn)
         rate = 70e9 if kind != "chip" else 4.0e12 / tiles  # bytes a second an SM
         ns = math.ceil(4608 / 64) * (bm + bn) * 64 * 2 / rate * 1e9
-        if kind == "sk":
-            ns *= 3  # stream-K: no one rate an SM to read
+        if kind in ("sk", "ck"):
+            ns *= 3  # stream-K, a pair splitting k: no one rate an SM to read
         for u in (0, 1, 2):  # unit 2 is warm: its trials must not count
             trials.append((u, ci, cfg, b"ok", ns * (5.0 if u == 2 else 1.0)))
     for u in (0, 1):
@@ -39,7 +41,7 @@ with h5py.File(sys.argv[1], "w") as f:
     f["cells"] = np.array(cells, dtype=[("name", "S80"), ("kind", "S3"), ("workload", "S10"),
                                         ("op", "S21"), ("shape", "S43"), ("count", "<i8"),
                                         ("flops", "<f8")])
-    f["trials"] = np.array(trials, dtype=[("unit", "<i8"), ("cell", "<i8"), ("config", "S104"),
+    f["trials"] = np.array(trials, dtype=[("unit", "<i8"), ("cell", "<i8"), ("config", "S120"),
                                           ("status", "S3"), ("median_ns", "<f8")])
 PYEOF
 expect_status 0 $PY "$top_srcdir/scripts/kloop-table.py" k.h5 && cp "$SCRATCH/out" t.md ||
@@ -65,7 +67,7 @@ c.check(chip is not None and chip[1] == "3.250" and "batch 8: 16, " in chip[0] a
 small = rows.get("BLOCK_M=64,BLOCK_N=64,BLOCK_K=64,WARPS=4,STAGES=4")
 c.check(small is not None and "batch 32" not in small[0] and small[1] == "1.000",
         "64 x 64: batch 32's 200 tiles (over 132 SMs) left out: %s" % (small,))
-c.check(len(rows) == 4, "three configs (stream-K's left out) and the vendor: %s" % sorted(rows))
+c.check(len(rows) == 4, "three configs (stream-K's and the pair's left out) and the vendor: %s" % sorted(rows))
 v = rows.get("vendor (best)")
 c.check(v is not None and v[0] == "batch 8: 18.00 us; batch 16: 26.00 us; batch 32: 42.00 us",
         "the vendor's best a batch: %s" % (v,))
