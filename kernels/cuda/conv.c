@@ -127,10 +127,10 @@ size_t cuda_conv_s2d_bytes(const struct cuda_shape *t, size_t *w_off)
  * distributed shared memory, wgmma.cuh's wg_ck_sum; one tile a pair, where the pairs fit one
  * wave: 128 x 128 at the 512-channel 3x3 layers of 7 x 7 output took 18.3 us a launch's
  * span on an H200 against 20.5 for the best one-block tile, tests/gpu/sk-probe.c,
- * docs/benchmarks-archive.md stop 69): 207,360 points, of which
- * conv_valid keeps 36 to 96 at a ResNet-50 layer in 16 bits on sm_90a without stream-K,
- * clusters, RES_TMA, eight stages or BLOCK_K 128, and those where they apply (docs/kernels.md).  192
- * pixels go with 12 warps alone (wgmma's three consumer warpgroups): 131 tiles for 132 SMs
+ * docs/benchmarks-archive.md stop 69): 207,360 points, of which conv_valid keeps 36 to 96
+ * at a ResNet-50 layer in 16 bits on sm_90a without stream-K, clusters, RES_TMA, eight
+ * stages, BLOCK_K 128 or pairs, and those where they apply (docs/kernels.md).  192 pixels go
+ * with 12 warps alone (wgmma's three consumer warpgroups): 131 tiles for 132 SMs
  * at the 28 x 28 layers, where 128 and 256 leave a quarter of the last wave idle. */
 void cuda_conv_fields(struct space *sp, enum cuda_op op)
 {
