@@ -1,6 +1,7 @@
 /* replay-cell.c: one recorded op cell as replay re-runs tuners on it (replay-int.h): its
  * space rebuilt from /space_values, its valid points listed (the grid less /space_invalid's
- * exclusions, or an imported cache's measured configurations), each with its trial. */
+ * exclusions, or an imported cache's measured configurations, or an exhaustive unit's where
+ * the grid was too large to record), each with its trial. */
 #include "config.h"
 #include "harness/analysis/replay-int.h"
 
@@ -151,11 +152,11 @@ static int build_fields(const struct rsource *src, int64_t c, struct rcell *rc, 
 
 /* The valid points: an imported cache's measured configs, or the grid less its exclusions.
  * 0, or 1 with *why. */
-static int build_points(const struct rsource *src, const struct rec_space *row,
+static int build_points(const struct rsource *src, const struct rec_space *row, int listed,
 			struct rcell *rc, char **why, int *warn)
 {
 	const struct rec_spaces *sp = src->sp;
-	if (row->listed) {
+	if (listed) {
 		struct ctrial *ct = xcalloc(src->ntrials + 1, sizeof(*ct));
 		size_t n = 0;
 		for (size_t k = 0; k < src->ntrials; k++) {
@@ -282,14 +283,19 @@ int rcell_build(const struct rsource *src, size_t si, const char *start,
 	rc->s.ctx = rc;
 	rc->s.heuristic = rcell_heuristic;
 	rc->objective = objective;
-	if (!row->listed && (row->grid < 0 || row->grid > REC_MAX_POINTS))
+	/* a grid too large for its outcomes to be recorded: its valid points are the trials'
+	 * configs where the source walked them all (an exhaustive unit), else unknown */
+	const int over = row->grid < 0 || row->grid > REC_MAX_POINTS;
+	const int listed = row->listed || (over && src->walked_all);
+	if (over && !listed)
 		return leave(why, warn, 1, xasprintf("its grid of %" PRId64 " points is over the %d "
-						     "whose outcomes a results file records",
+						     "whose outcomes a results file records, and "
+						     "its unit did not walk them all",
 						     row->grid, REC_MAX_POINTS));
 	if ((r = build_fields(src, c, rc, why, warn)) != 0)
 		return r;
 	steps_from_backends(&rc->s, rc->s.op);
-	if ((r = build_points(src, row, rc, why, warn)) != 0)
+	if ((r = build_points(src, row, listed, rc, why, warn)) != 0)
 		return r;
 	rc->s.listed = rc->points;
 	rc->s.nlisted = rc->npoints;

@@ -82,6 +82,9 @@ struct rsource {
 	const struct rec_choice *choices;
 	size_t nchoices;
 	const struct rec_spaces *sp;
+	int walked_all; /* the unit's mode ran the exhaustive tuner: its trials in a cell are
+			 * every valid point, so a grid too large for the file to record its
+			 * outcomes is replayed over them (rcell_build) */
 };
 
 /* Build the cell of space row si of src into *rc (zeroed here; rcell_release either way):

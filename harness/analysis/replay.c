@@ -190,6 +190,48 @@ static void option_copy(struct tuner_option *dst, const struct tuner_option *src
 		option_copy(&dst->items[i], &src->items[i]);
 }
 
+/* The experiment meta records (its first file of role "experiment", with the run's -D,
+ * --mode and --workload) into *e (owned by the caller; NULL: none recorded); -1 with *cause
+ * (heap) when it does not parse. */
+static int recorded_experiment(const struct rec_meta *meta, struct experiment **e, char **cause)
+{
+	*e = NULL;
+	for (size_t i = 0; i < meta->nfiles && !*e; i++) {
+		if (strcmp(meta->files[i].role, "experiment"))
+			continue;
+		struct exp_edits ed;
+		int bad = exp_edits_from_json(rec_meta_get(meta, "overrides"),
+					      rec_meta_get(meta, "mode_filter"),
+					      rec_meta_get(meta, "workload_filter"), &ed, cause) ||
+			  experiment_parse_edits(meta->files[i].path, meta->files[i].text,
+						 meta->files[i].len, EXPERIMENT_NO_FILE_CHECKS |
+						 EXPERIMENT_PAST_RUN, &ed, e, cause);
+		exp_edits_release(&ed);
+		if (bad) {
+			experiment_free(*e);
+			*e = NULL;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Whether unit row u ran the exhaustive tuner (by the recorded experiment's mode): then its
+ * trials in a cell are the cell's every valid point. */
+static int walked_all(const struct rec_meta *meta, const struct rec_unit *u)
+{
+	struct experiment *e = NULL;
+	char *cause = NULL;
+	int r = 0;
+	if (!recorded_experiment(meta, &e, &cause) && e) {
+		const struct mode *m = experiment_mode(e, u->mode);
+		r = m && m->tuner && !strcmp(m->tuner, "exhaustive");
+	}
+	free(cause);
+	experiment_free(e);
+	return r;
+}
+
 /* "NAME", "NAME:K=V:K=V" or "mode:MODE" (the recorded experiment in meta) into *t.
  * Reports and returns -1. */
 static int rtuner_parse(const char *spec, const struct rec_meta *meta, struct rtuner *t)
@@ -203,25 +245,12 @@ static int rtuner_parse(const char *spec, const struct rec_meta *meta, struct rt
 	if (!strcmp(copy, "mode")) {
 		const char *want = colon ? colon + 1 : "";
 		struct experiment *e = NULL;
-		for (size_t i = 0; i < meta->nfiles && !e; i++) {
-			char *cause = NULL;
-			if (strcmp(meta->files[i].role, "experiment"))
-				continue;
-			struct exp_edits ed; /* the run's -D, --mode, --workload */
-			int bad = exp_edits_from_json(rec_meta_get(meta, "overrides"),
-						      rec_meta_get(meta, "mode_filter"),
-						      rec_meta_get(meta, "workload_filter"), &ed,
-						      &cause) ||
-				  experiment_parse_edits(meta->files[i].path, meta->files[i].text,
-							 meta->files[i].len, EXPERIMENT_NO_FILE_CHECKS |
-							 EXPERIMENT_PAST_RUN, &ed, &e, &cause);
-			exp_edits_release(&ed);
-			if (bad) {
-				error("--tuners '%s': the recorded experiment does not parse: %s",
-				      spec, cause);
-				free(cause);
-				goto done;
-			}
+		char *cause = NULL;
+		if (recorded_experiment(meta, &e, &cause)) {
+			error("--tuners '%s': the recorded experiment does not parse: %s", spec,
+			      cause);
+			free(cause);
+			goto done;
 		}
 		const struct mode *m = e ? experiment_mode(e, want) : NULL;
 		if (!m) {
@@ -640,12 +669,27 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 	r->source_mode = xstrdup(units[u].mode);
 	r->budget = o->budget_trials;
 	r->budget_ns = o->budget_ns;
+	const int all = walked_all(&meta, &units[u]);
 	if (!r->budget) {
-		/* a seconds budget: curves as long as the largest cell's valid points */
-		for (size_t si = 0; si < sp.nspaces; si++)
-			if (sp.space_unit[si] == u && sp.spaces[si].nvalid > r->budget &&
-			    (sp.spaces[si].listed || sp.spaces[si].grid <= REC_MAX_POINTS))
-				r->budget = sp.spaces[si].nvalid;
+		/* a seconds budget: curves as long as the largest cell's valid points (an
+		 * exhaustive unit's trials in a cell whose grid the file could not enumerate) */
+		for (size_t si = 0; si < sp.nspaces; si++) {
+			if (sp.space_unit[si] != u)
+				continue;
+			int64_t n = sp.spaces[si].nvalid, g = sp.spaces[si].grid;
+			const int over = !sp.spaces[si].listed && (g < 0 || g > REC_MAX_POINTS);
+			if (over && all) {
+				n = 0;
+				for (size_t k = 0; k < ntrials; k++)
+					n += tunit[k] == (int64_t)u &&
+					     trials[k].cell == sp.spaces[si].cell &&
+					     strncmp(trials[k].config, "vendor", 6);
+			} else if (over) {
+				continue;
+			}
+			if (n > r->budget)
+				r->budget = n;
+		}
 		if (!r->budget)
 			r->budget = 1;
 	}
@@ -660,7 +704,8 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 	struct rsource src = { .path = path, .unit = u, .cells = cells, .ncells = ncells,
 			       .tunit = tunit, .trials = trials, .ntrials = ntrials,
 			       .ts_ns = ts_ns, .ts_off = ts_off, .ts_cnt = ts_cnt,
-			       .choices = choices, .nchoices = nchoices, .sp = &sp };
+			       .choices = choices, .nchoices = nchoices, .sp = &sp,
+			       .walked_all = all };
 	size_t cap = 0;
 	for (size_t si = 0; si < sp.nspaces; si++) {
 		if (sp.space_unit[si] != u)

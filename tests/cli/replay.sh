@@ -137,6 +137,47 @@ mkdir -p big && cp "$DATA/replay/big-space.py" "$DATA/replay/big-space.toml" big
 	expect_status 0 h replay big/b.h5 --tuners random --budget 3 --seeds 5 -f json &&
 	check "a space over the limits is left out, saying so in md, json and on stderr" \
 		$PY -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["left_out"] == ["w/big: its field '"'"'BM'"'"' has more than the 1024 values replay can hold"], r["left_out"]' "$SCRATCH/out"
+# a grid too large for the file to record its outcomes (over 65,536 points, as the CUDA
+# backend's convolution spaces: nvalid -1, no /space_invalid rows): an exhaustive unit's
+# trials are every valid point, so its cells are replayed over them; any other unit's are
+# left out, saying so (the GPU main job's 39 conv cells were left out before stop 69)
+$PY - r.h5 big.h5 <<'PYEOF' || fail "planting a file whose grids were not enumerated"
+import shutil, sys, h5py, numpy as np
+shutil.copy(sys.argv[1], sys.argv[2])
+with h5py.File(sys.argv[2], "r+") as f:
+    s = f["spaces"][...]
+    s["grid"] = 100000
+    s["nvalid"] = -1
+    if "listed" in s.dtype.names:
+        s["listed"] = 0
+    f["spaces"][...] = s
+    dt = f["space_invalid"].dtype
+    del f["space_invalid"]
+    f.create_dataset("space_invalid", data=np.zeros(0, dtype=dt), maxshape=(None,))
+PYEOF
+ids=$($PY -c "
+import h5py
+u = h5py.File('big.h5')['units']
+print(*[[int(r['id']) for r in u if r['mode'].decode() == m][0] for m in ('exhaustive', 'cd')])")
+set -- $ids
+expect_status 0 h replay big.h5 --unit "$1" --tuners random --budget 3 --seeds 2 -f json -o big-ex.json &&
+	check "an exhaustive unit's cells over the grid limit replay over its trials" $PY - big.h5 big-ex.json "$1" <<'PYEOF'
+import h5py, json, sys
+f = h5py.File(sys.argv[1])
+rep = json.load(open(sys.argv[2]))
+row = list(f["units"]["id"]).index(int(sys.argv[3]))
+cells = [c.decode() for c in f["cells"]["name"]]
+n = {}
+for t in f["trials"]:
+    if t["unit"] == row and not t["config"].startswith(b"vendor"):
+        n[cells[t["cell"]]] = n.get(cells[t["cell"]], 0) + 1
+got = {r["cell"]: r["valid"] for r in rep["rows"]}
+assert got and got == n and not rep["left_out"], (got, n, rep["left_out"])
+PYEOF
+expect_status 2 h replay big.h5 --unit "$2" --tuners random --budget 3 --seeds 2 &&
+	expect_grep "op cell 'g/sgemm:m=64,n=48,k=72' left out of the replay: its grid of 100000 points is over the 65536 whose outcomes a results file records, and its unit did not walk them all" "$SCRATCH/err" &&
+	expect_grep "unit $2 has no op cell with a recorded space and ok trials" "$SCRATCH/err" &&
+	pass "any other unit's are left out, saying so (none left: an error)"
 # --start: where coordinate descent starts; first: every seed from one point, random: each
 # seed from its own draw; a config that is not a cell's point is refused, naming the cell
 expect_status 0 h replay r.h5 --tuners coordinate-descent --budget 6 --seeds 12 --start first -f json -o st-first.json &&
