@@ -216,16 +216,20 @@ static int recorded_experiment(const struct rec_meta *meta, struct experiment **
 	return 0;
 }
 
-/* Whether unit row u ran the exhaustive tuner (by the recorded experiment's mode): then its
- * trials in a cell are the cell's every valid point. */
+/* Whether unit row u ran the exhaustive tuner to its end (by the recorded experiment's mode:
+ * no max_configs or field_values to cut the walk; the unit ok): then its trials in a cell
+ * are the cell's every valid point. */
 static int walked_all(const struct rec_meta *meta, const struct rec_unit *u)
 {
 	struct experiment *e = NULL;
 	char *cause = NULL;
 	int r = 0;
-	if (!recorded_experiment(meta, &e, &cause) && e) {
+	if (!strcmp(u->status, REC_STATUS_OK) && !recorded_experiment(meta, &e, &cause) && e) {
 		const struct mode *m = experiment_mode(e, u->mode);
 		r = m && m->tuner && !strcmp(m->tuner, "exhaustive");
+		for (size_t i = 0; r && i < m->noptions; i++)
+			r = strcmp(m->options[i].key, "max_configs") &&
+			    strcmp(m->options[i].key, "field_values");
 	}
 	free(cause);
 	experiment_free(e);
