@@ -971,7 +971,10 @@ static __device__ __forceinline__ void wg_res_store(wg_res &r, const wg_acc_t &a
  * a thread at a time, 128 consecutive float4s a group, and arrives on the finisher's barrier
  * 2 ns + 2 NC + cw (release at cluster scope, every thread); the finisher waits on it
  * (acquire), reads them through distributed shared memory, adds them, and arrives on the
- * giver's barrier 2 ns + 3 NC + cw, on which the giver waits before its block may exit. */
+ * giver's barrier 2 ns + 3 NC + cw, on which the giver waits before its block may exit.
+ * wg_ck_arrive, not mbar_arrive_remote: its release must be the cluster's, since what it
+ * announces is the giver's generic stores, which the peer then reads (mbar_arrive_remote's
+ * announce the tensor cores' reads, complete at wgmma.wait_group). */
 static __device__ __forceinline__ void wg_ck_arrive(unsigned bar, unsigned rank)
 {
 	asm volatile("{\n.reg .b32 ra;\nmapa.shared::cluster.u32 ra, %0, %1;\n"
@@ -999,10 +1002,7 @@ static __device__ __forceinline__ bool wg_ck_sum(wg_acc_t &acc, int cw, unsigned
 				       "f"(a[4 * q + 2]), "f"(a[4 * q + 3])
 				     : "memory");
 		wg_ck_arrive(full, rank ^ 1u);
-		asm volatile("{\n.reg .pred done;\nWAIT_%=:\n"
-			     "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], 0;\n"
-			     "@!done bra WAIT_%=;\n}\n" ::"r"(done)
-			     : "memory");
+		mbar_wait(done, 0);
 		return false;
 	}
 	asm volatile("{\n.reg .pred done;\nWAIT_%=:\n"
