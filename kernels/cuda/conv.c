@@ -124,10 +124,10 @@ size_t cuda_conv_s2d_bytes(const struct cuda_shape *t, size_t *w_off)
  * RES_TMA: 0, or 1 (the launch's too: the residual comes by TMA into two shared buffers a
  * consumer warpgroup, two tiles ahead, wgmma.cuh's wg_res); and CLUSTER_K: 1, or 2 (a
  * macro: a cluster of two blocks splits each tile's k-tiles in halves and sums them through
- * distributed shared memory, wgmma.cuh's wg_ck_sum; one tile a pair, where the pairs fit one
- * wave: 128 x 128 at the 512-channel 3x3 layers of 7 x 7 output took 18.3 us a launch's
+ * a slot of the workspace, wgmma.cuh's wg_ck_sum; one tile a pair, where the pairs fit one
+ * wave: 128 x 128 at the 512-channel 3x3 layers of 7 x 7 output took 18.0 us a launch's
  * span on an H200 against 20.5 for the best one-block tile, tests/gpu/sk-probe.c,
- * docs/benchmarks-archive.md stop 69): 207,360 points, of which conv_valid keeps 36 to 96
+ * docs/benchmarks-archive.md stops 69 and 70): 207,360 points, of which conv_valid keeps 36 to 96
  * at a ResNet-50 layer in 16 bits on sm_90a without stream-K, clusters, RES_TMA, eight
  * stages, BLOCK_K 128 or pairs, and those where they apply (docs/kernels.md).  192 pixels go
  * with 12 warps alone (wgmma's three consumer warpgroups): 131 tiles for 132 SMs
@@ -385,9 +385,6 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 		no = "CLUSTER_K where the tiles' pairs are more than one wave";
 	else if (c->val[F_CLUSTER_K] > 1 && ktiles < 2)
 		no = "CLUSTER_K with one k-tile (nothing to split)";
-	else if (c->val[F_CLUSTER_K] > 1 &&
-		 c->val[F_STAGES] * c->val[F_BK] * g.elem_bytes < 4 * c->val[F_BM])
-		no = "CLUSTER_K: the fp32 sums a pair trades over its B stages' shared memory";
 	if (no && why)
 		*why = no;
 	return !no;
@@ -563,10 +560,12 @@ static int conv_fused(const struct cuda_gemm_config *g, int64_t k, int epi,
 }
 
 /* Bytes of stream-K's slots for cfg on sms SMs (a tile's fp32 accumulators a block, at most
- * sk_per_sm blocks an SM): the front of the workspace, before any partials. */
+ * sk_per_sm blocks an SM), or of a CLUSTER_K pair's sums (a tile's a pair, at most one pair
+ * every two SMs: conv_valid's one wave): the front of the workspace, before any partials. */
 static size_t conv_slot_bytes(const struct config *cfg, int64_t sms)
 {
-	return (size_t)(sk_per_sm(cfg) * sms * cfg->val[F_BM] * cfg->val[F_BN]) * 4;
+	int64_t per = cfg->val[F_CLUSTER_K] > 1 ? sms / cfg->val[F_CLUSTER_K] : sk_per_sm(cfg) * sms;
+	return (size_t)(per * cfg->val[F_BM] * cfg->val[F_BN]) * 4;
 }
 
 int cuda_conv_launch(struct backend *b, struct cuda_cell *c, const struct config *cfg,
@@ -678,6 +677,13 @@ int cuda_conv_launch(struct backend *b, struct cuda_cell *c, const struct config
 			}
 			w.cluster = (int)cfg->val[F_CLUSTER_K];
 			w.grid = w.cluster * w.tiles;
+			size_t need = (size_t)(w.tiles * cfg->val[F_BM] * cfg->val[F_BN]) * 4;
+			if (!io->ws || io->ws_bytes < need) {
+				*cause = xasprintf("conv: CLUSTER_K over %" PRId64 " tiles needs %zu "
+						   "bytes of workspace, %zu given",
+						   w.tiles, need, io->ws_bytes);
+				return -1;
+			}
 		}
 	}
 	/* mma.sync / FFMA: ws is the partials alone, and the arguments end at epi; wgmma: the

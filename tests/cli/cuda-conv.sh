@@ -163,17 +163,22 @@ c.check(all(fields(t).get("RES_TMA") in ("0", "1") for t in grid), "every config
 for what, ok in (("stream-K", lambda f: f.get("STREAM_K") != "0"), ("a cluster", lambda f: f.get("CLUSTER") == "2")):
     c.check(any(ok(fields(t)) for t in rt), "some RES_TMA=1 config ran %s" % what)
 c.check(any(s(cells[int(t["cell"])]["name"]).startswith("res-tf32/") for t in rt), "res-tf32 (TF32 pairs) ran RES_TMA=1 configs")
-# pairs splitting k (CLUSTER_K 2, wgmma.cuh's wg_ck_sum: the halves summed through
-# distributed shared memory): walked and checked correct above wherever the pairs fit one
-# wave (test-cuda's rules), through im2col and plain (cl2d-1x1) maps, in 16 bits and TF32,
-# with a residual from global memory (res-tf32, w112-res), at odd shapes (cl-odd), with one
-# consumer warpgroup and more
+# pairs splitting k (CLUSTER_K 2, wgmma.cuh's wg_ck_sum: one half's sums handed to the other
+# through a slot of the workspace): walked and checked correct above wherever the pairs fit
+# one wave (test-cuda's rules), through im2col and plain (cl2d-1x1) maps, in 16 bits and
+# TF32, with a residual from global memory (res-tf32, w112-res), at odd shapes (cl-odd), with
+# one consumer warpgroup and more, and at depths whose B stages could not have held the sums
+# (stop 69's rule, gone since they pass through L2)
 ck = [t for t in grid if fields(t).get("CLUSTER_K") == "2"]
 c.check(len(ck) >= 20, "the exhaustive walk checked %d CLUSTER_K=2 configs" % len(ck))
 c.check(all(fields(t).get("CLUSTER_K") in ("1", "2") for t in grid), "every config text names its CLUSTER_K")
 for w in ("i2c-", "cl2d-1x1/", "res-tf32/", "w112-res/", "cl-odd/", "cl-tf32/"):
     c.check(any(s(cells[int(t["cell"])]["name"]).startswith(w) for t in ck), "%s ran CLUSTER_K=2 configs" % w)
 c.check(len(set(fields(t).get("WARPS") for t in ck)) >= 2, "CLUSTER_K=2 ran with one consumer warpgroup and more: %s" % sorted(set(fields(t).get("WARPS") for t in ck)))
+def shallow(t):
+    f, es = fields(t), 4 if "tf32" in s(cells[int(t["cell"])]["name"]) else 2
+    return int(f["STAGES"]) * int(f["BLOCK_K"]) * es < 4 * int(f["BLOCK_M"])
+c.check(any(shallow(t) for t in ck), "CLUSTER_K=2 ran where the B stages could not hold the sums")
 # eight stages (where the tiles fit one wave of one block an SM: most of these small shapes)
 s8 = [t for t in grid if fields(t).get("STAGES") == "8"]
 c.check(len(s8) >= 20, "the exhaustive walk checked %d STAGES=8 configs" % len(s8))

@@ -30,8 +30,9 @@
  * list of configs (stop 67): "cluster", whole tiles and stream-K with and without clusters
  * of 2 and 2 x 2 at the 7x7 layers; "bk", k-tiles of 128 (BLOCK_K 128, two atoms a stage)
  * against 64; "ck" (stop 69), pairs of blocks splitting each tile's k-tiles (conv.cu's
- * CLUSTER_K 2, summed through distributed shared memory: two blocks a tile, in clusters of
- * two, whatever the waves) against the best one-block configs.  (Stop 67's "gather" set, A
+ * CLUSTER_K 2, summed through distributed shared memory at stop 69, through a slot of the
+ * workspace since stop 70: two blocks a tile, in clusters of two, whatever the waves)
+ * against the best one-block configs.  (Stop 67's "gather" set, A
  * gathered by the producer warpgroup with cp.async .cg, .ca and tap-inner against A by TMA,
  * ran on probe hooks in conv.cu taken out after it: commit e51fe70.)
  *
@@ -60,7 +61,7 @@ struct cfg {
 					    * multicast; 4: 2 x 2, sharing A and B) */
 	int bk; /* BLOCK_K (0: 64) */
 	int ck; /* CLUSTER_K (0: 1): 2, each tile's k-tiles split over a cluster's two blocks,
-		 * summed through distributed shared memory; two blocks a tile, no cap */
+		 * summed through a slot of ws; two blocks a tile, no cap */
 };
 
 static int cmp_ull(const void *a, const void *b)

@@ -26,9 +26,9 @@
  *                 fp32 slots of ws in a fixed order (deterministic); the backend picks the
  *                 grid (its values 1 and 2: one or two blocks an SM, as they fit)
  *   CLUSTER_K [1] (WGMMA=1, X by a map, no STREAM_K or SPLIT_K) 2: a cluster of two blocks
- *                 takes one tile, half its k-tiles each, summed through distributed shared
- *                 memory in a fixed order (wgmma.cuh's wg_ck_sum); the backend launches two
- *                 blocks a tile
+ *                 takes one tile, half its k-tiles each, one half's fp32 sums handed to the
+ *                 other through a slot of ws (L2) in a fixed order (wgmma.cuh's wg_ck_sum);
+ *                 the backend launches two blocks a tile
  *   WG_RT_STAGES [0]  (WGMMA=1) 1: the pipeline's depth is the kernel's argument `stages`
  *                 (3 to 12), not STAGES: the backend's on this path with 4 or 8 warps, so
  *                 configs that differ only in STAGES share one module (wgmma.cuh)

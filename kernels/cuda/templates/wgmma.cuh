@@ -433,7 +433,7 @@ static __device__ __forceinline__ void tma_load_mc(unsigned dst, const tmap_t *m
  * A's. */
 #define WG_CLUSTER_M 16
 /* CLUSTER_K (default 1): 2, a cluster of two blocks splits each tile's k-tiles in halves
- * (no operand shared) and sums them through distributed shared memory (wg_ck_sum); one tile
+ * (no operand shared) and sums them through L2 (wg_ck_sum, ws's slots); one tile
  * a cluster, the grid two blocks a tile (the backend's). */
 #ifndef CLUSTER_K
 #define CLUSTER_K 1
@@ -965,13 +965,15 @@ static __device__ __forceinline__ void wg_res_store(wg_res &r, const wg_acc_t &a
 #if CLUSTER_K > 1
 /* A CLUSTER_K pair's sum of consumer warpgroup cw's accumulators of its tile, each block
  * having run half the k-tiles: warpgroup cw of block cw % 2 finishes its rows (true: acc the
- * sum, to store), the other's gives its registers (false).  The giver writes them to its own
- * shared memory, at the top of the B stages (BLOCK_M * BLOCK_N floats for the NC warpgroups,
- * no stage read any more once the block's consumers have all passed named barrier 9), four
- * a thread at a time, 128 consecutive float4s a group, and arrives on the finisher's barrier
- * 2 ns + 2 NC + cw (release at cluster scope, every thread); the finisher waits on it
- * (acquire), reads them through distributed shared memory, adds them, and arrives on the
- * giver's barrier 2 ns + 3 NC + cw, on which the giver waits before its block may exit.
+ * sum, to store), the other's gives its registers (false).  The giver stores them to the
+ * tile's slot of ws (conv.c's conv_slot_bytes: BLOCK_M * BLOCK_N floats a pair, warpgroup
+ * cw's MW * 64 rows of it), four a thread at a time, 128 consecutive float4s a group, and
+ * arrives on the finisher's barrier 2 ns + 2 NC + cw (release at cluster scope, every
+ * thread); the finisher waits on it (acquire) and reads them from L2 (.cg: never a stale
+ * line of its own L1), adds them, and stores as a whole tile would.  Through L2, not the
+ * giver's shared memory: on an H200 the 32 KiB a warpgroup took 2.05-2.11 us by
+ * ld.shared::cluster (about 20 GB/s, SM to SM) against 1.50-1.57 us through L2, and the
+ * giver no longer waits for the finisher's reads (docs/benchmarks-archive.md, stop 70).
  * wg_ck_arrive, not mbar_arrive_remote: its release must be the cluster's, since what it
  * announces is the giver's generic stores, which the peer then reads (mbar_arrive_remote's
  * announce the tensor cores' reads, complete at wgmma.wait_group). */
@@ -983,46 +985,42 @@ static __device__ __forceinline__ void wg_ck_arrive(unsigned bar, unsigned rank)
 		     : "memory");
 }
 
-static __device__ __forceinline__ bool wg_ck_sum(wg_acc_t &acc, int cw, unsigned sB,
-						 unsigned bars, unsigned ns)
+static __device__ __forceinline__ bool wg_ck_sum(wg_acc_t &acc, int cw, unsigned bars,
+						 unsigned ns, float *ws)
 {
 	constexpr int Q = MW * (BLOCK_N / 2) / 4; /* float4s a thread */
 	static_assert(BLOCK_N / 2 % 4 == 0, "wg_ck_sum: whole float4s of registers");
 	const unsigned rank = cluster_rank(), t = threadIdx.x % 128;
-	const unsigned x = sB + ns * BLOCK_N * BLOCK_K * ES -
-			   (unsigned)(cw + 1) * (MW * 64 * BLOCK_N * 4) + t * 16;
-	const unsigned full = bars + 8 * (2 * ns + 2 * NC + cw), done = full + 8 * NC;
+	float *g = ws + ((size_t)(blockIdx.x / CLUSTER_K) * NC + (unsigned)cw) *
+				(MW * 64 * BLOCK_N) +
+		   4 * t;
+	const unsigned full = bars + 8 * (2 * ns + 2 * NC + cw);
 	float *a = &acc[0][0];
-	asm volatile("bar.sync 9, %0;\n" ::"n"(CTHREADS) : "memory"); /* the stages read */
 	if ((unsigned)cw % 2 != rank) {
 #pragma unroll
 		for (int q = 0; q < Q; ++q)
-			asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n"
-				     ::"r"(x + q * 2048), "f"(a[4 * q]), "f"(a[4 * q + 1]),
-				       "f"(a[4 * q + 2]), "f"(a[4 * q + 3])
+			asm volatile("st.global.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(g + 512 * q),
+				     "f"(a[4 * q]), "f"(a[4 * q + 1]), "f"(a[4 * q + 2]),
+				     "f"(a[4 * q + 3])
 				     : "memory");
 		wg_ck_arrive(full, rank ^ 1u);
-		mbar_wait(done, 0);
 		return false;
 	}
 	asm volatile("{\n.reg .pred done;\nWAIT_%=:\n"
 		     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], 0;\n"
 		     "@!done bra WAIT_%=;\n}\n" ::"r"(full)
 		     : "memory");
-	unsigned rx;
-	asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(rx) : "r"(x), "r"(rank ^ 1u));
 	float v[4 * Q];
 #pragma unroll
 	for (int q = 0; q < Q; ++q)
-		asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+		asm volatile("ld.global.cg.v4.f32 {%0, %1, %2, %3}, [%4];\n"
 			     : "=f"(v[4 * q]), "=f"(v[4 * q + 1]), "=f"(v[4 * q + 2]),
 			       "=f"(v[4 * q + 3])
-			     : "r"(rx + q * 2048)
+			     : "l"(g + 512 * q)
 			     : "memory");
 #pragma unroll
 	for (int j = 0; j < 4 * Q; ++j)
 		a[j] += v[j];
-	wg_ck_arrive(done, rank ^ 1u);
 	return true;
 }
 #endif
@@ -1090,7 +1088,7 @@ static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigne
 #if CLUSTER_K > 1
 		if (seg > 0)
 			__trap(); /* one tile a pair (the backend's grid) */
-		const bool fin = wg_ck_sum(acc, cw, sB, bars, ns);
+		const bool fin = wg_ck_sum(acc, cw, bars, ns, sk_ws);
 #else
 		const bool fin = sk_fixup(acc, p, sch, cw, sk_ws, sk_flags, helper);
 #endif
@@ -1324,9 +1322,8 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 			   * does not divide the cluster) */
 	if (WG_RT_STAGES && (ns < 3 || ns > 12))
 		__trap(); /* the launch's depth out of the rings' bounds (the backend's rules) */
-	if (CLUSTER_K > 1 && (use_tma != 1 || cluster_nranks() != CLUSTER_K ||
-				 (unsigned)(BLOCK_M * BLOCK_N * 4) > ns * BLOCK_N * BLOCK_K * ES))
-		__trap(); /* wg_ck_sum's: the maps, the pair, its buffers inside the B stages */
+	if (CLUSTER_K > 1 && (use_tma != 1 || cluster_nranks() != CLUSTER_K))
+		__trap(); /* wg_ck_sum's: the maps and the pair */
 
 	if ((use_tma || WG_PRODUCER_LOADS || tmR) && tid == 0) {
 		if (use_tma == 1)
@@ -1347,7 +1344,7 @@ static __device__ __forceinline__ void wgmma_body(int M, int N, int K, const tma
 			for (int j = 0; j < 2 * NC; ++j) /* the Res buffers': the copies' arrival */
 				mbar_init(bars + 8 * (2 * ns + j), 1);
 		}
-		for (int j = 0; CLUSTER_K > 1 && j < 2 * NC; ++j) /* wg_ck_sum's, 128 threads */
+		for (int j = 0; CLUSTER_K > 1 && j < NC; ++j) /* wg_ck_sum's, 128 threads */
 			mbar_init(bars + 8 * (2 * ns + 2 * NC + j), 128);
 		asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 		asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
