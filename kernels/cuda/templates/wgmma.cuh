@@ -971,9 +971,9 @@ static __device__ __forceinline__ void wg_res_store(wg_res &r, const wg_acc_t &a
  * arrives on the finisher's barrier 2 ns + 2 NC + cw (release at cluster scope, every
  * thread); the finisher waits on it (acquire) and reads them from L2 (.cg: never a stale
  * line of its own L1), adds them, and stores as a whole tile would.  Through L2, not the
- * giver's shared memory: on an H200 the 32 KiB a warpgroup took 2.05-2.11 us by
- * ld.shared::cluster (about 20 GB/s, SM to SM) against 1.50-1.57 us through L2, and the
- * giver no longer waits for the finisher's reads (docs/benchmarks-archive.md, stop 70).
+ * giver's shared memory: on an H200 the finisher's wait and sum of 32 KiB took 2.05-2.11 us
+ * by ld.shared::cluster against 1.50-1.57 us through L2, and the giver no longer waits for
+ * the finisher's reads (docs/benchmarks-archive.md, stop 70).
  * wg_ck_arrive, not mbar_arrive_remote: its release must be the cluster's, since what it
  * announces is the giver's generic stores, which the peer then reads (mbar_arrive_remote's
  * announce the tensor cores' reads, complete at wgmma.wait_group). */
