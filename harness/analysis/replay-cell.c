@@ -285,7 +285,7 @@ int rcell_build(const struct rsource *src, size_t si, const char *start,
 	rc->objective = objective;
 	/* a grid too large for its outcomes to be recorded: its valid points are the trials'
 	 * configs where the source walked them all (an exhaustive unit), else unknown */
-	const int over = row->grid < 0 || row->grid > REC_MAX_POINTS;
+	const int over = rspace_unrecorded(row);
 	const int listed = row->listed || (over && src->walked_all);
 	if (over && !listed)
 		return leave(why, warn, 1, xasprintf("its grid of %" PRId64 " points is over the %d "

@@ -87,6 +87,13 @@ struct rsource {
 			 * outcomes is replayed over them (rcell_build) */
 };
 
+/* 1 when space row's grid is too large for a results file to record its outcomes
+ * (/space_invalid holds none of it; nvalid -1). */
+static inline int rspace_unrecorded(const struct rec_space *row)
+{
+	return row->grid < 0 || row->grid > REC_MAX_POINTS;
+}
+
 /* Build the cell of space row si of src into *rc (zeroed here; rcell_release either way):
  * 0 built, 1 left out (*why, heap: over a limit, nothing ok; *warn 1 when the data cannot be
  * used rather than holds nothing to replay), -1 reported (--start names no valid point). */

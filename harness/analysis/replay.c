@@ -217,10 +217,13 @@ static int recorded_experiment(const struct rec_meta *meta, struct experiment **
 }
 
 /* Whether unit row u ran the exhaustive tuner to its end (by the recorded experiment's mode:
- * no max_configs or field_values to cut the walk; the unit ok): then its trials in a cell
- * are the cell's every valid point. */
+ * none of the options that cut a walk, exhaustive's max_configs and field_values or every
+ * tuner's max_trials and max_seconds; the unit ok): then its trials in a cell are the
+ * cell's every valid point. */
 static int walked_all(const struct rec_meta *meta, const struct rec_unit *u)
 {
+	static const char *const cuts[] = { "max_configs", "field_values", "max_trials",
+					    "max_seconds" };
 	struct experiment *e = NULL;
 	char *cause = NULL;
 	int r = 0;
@@ -228,8 +231,8 @@ static int walked_all(const struct rec_meta *meta, const struct rec_unit *u)
 		const struct mode *m = experiment_mode(e, u->mode);
 		r = m && m->tuner && !strcmp(m->tuner, "exhaustive");
 		for (size_t i = 0; r && i < m->noptions; i++)
-			r = strcmp(m->options[i].key, "max_configs") &&
-			    strcmp(m->options[i].key, "field_values");
+			for (size_t k = 0; r && k < ARRAY_SIZE(cuts); k++)
+				r = strcmp(m->options[i].key, cuts[k]) != 0;
 	}
 	free(cause);
 	experiment_free(e);
@@ -680,8 +683,8 @@ int replay_run(const char *path, const struct replay_opts *o, struct replay **ou
 		for (size_t si = 0; si < sp.nspaces; si++) {
 			if (sp.space_unit[si] != u)
 				continue;
-			int64_t n = sp.spaces[si].nvalid, g = sp.spaces[si].grid;
-			const int over = !sp.spaces[si].listed && (g < 0 || g > REC_MAX_POINTS);
+			int64_t n = sp.spaces[si].nvalid;
+			const int over = !sp.spaces[si].listed && rspace_unrecorded(&sp.spaces[si]);
 			if (over && all) {
 				n = 0;
 				for (size_t k = 0; k < ntrials; k++)

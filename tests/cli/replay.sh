@@ -178,8 +178,10 @@ expect_status 2 h replay big.h5 --unit "$2" --tuners random --budget 3 --seeds 2
 	expect_grep "op cell 'g/sgemm:m=64,n=48,k=72' left out of the replay: its grid of 100000 points is over the 65536 whose outcomes a results file records, and its unit did not walk them all" "$SCRATCH/err" &&
 	expect_grep "unit $2 has no op cell with a recorded space and ok trials" "$SCRATCH/err" &&
 	pass "any other unit's are left out, saying so (none left: an error)"
-# an exhaustive mode cut short (max_configs) has not walked every valid point: left out
-$PY - big.h5 big-cut.h5 <<'PYEOF' || fail "planting a cut exhaustive walk"
+# an exhaustive mode cut short (max_configs; max_trials and max_seconds, which every tuner
+# takes) has not walked every valid point: left out
+plant_cut() {
+	$PY - big.h5 "$1" "$2" <<'PYEOF' || fail "planting an exhaustive walk cut by $2"
 import shutil, sys, h5py, numpy as np
 shutil.copy(sys.argv[1], sys.argv[2])
 old = b'name = "exhaustive"\ntuner = "exhaustive"\noptions = { include_vendor = false }'
@@ -191,13 +193,21 @@ with h5py.File(sys.argv[2], "r+") as f:
         text, attrs = d[()], dict(d.attrs)
         assert old in text, text[:200]
         del f["run/files"][k]
-        n = f["run/files"].create_dataset(k, data=np.bytes_(text.replace(old, old[:-2] + b", max_configs = 1000 }")))
+        n = f["run/files"].create_dataset(k, data=np.bytes_(text.replace(old, old[:-2] + b", " + sys.argv[3].encode() + b" }")))
         for a, v in attrs.items():
             n.attrs[a] = v
 PYEOF
+}
+plant_cut big-cut.h5 "max_configs = 1000"
 expect_status 2 h replay big-cut.h5 --unit "$1" --tuners random --budget 3 --seeds 2 &&
 	expect_grep "left out of the replay: its grid of 100000 points is over the 65536 whose outcomes a results file records, and its unit did not walk them all" "$SCRATCH/err" &&
 	pass "an exhaustive walk cut by max_configs is left out too"
+for cut in "max_trials = 1000" "max_seconds = 1000.0"; do
+	plant_cut big-cut2.h5 "$cut"
+	expect_status 2 h replay big-cut2.h5 --unit "$1" --tuners random --budget 3 --seeds 2 &&
+		expect_grep "and its unit did not walk them all" "$SCRATCH/err" &&
+		pass "an exhaustive walk that $cut could cut is left out too"
+done
 # --start: where coordinate descent starts; first: every seed from one point, random: each
 # seed from its own draw; a config that is not a cell's point is refused, naming the cell
 expect_status 0 h replay r.h5 --tuners coordinate-descent --budget 6 --seeds 12 --start first -f json -o st-first.json &&

@@ -1006,6 +1006,7 @@ static __device__ __forceinline__ bool wg_ck_sum(wg_acc_t &acc, int cw, unsigned
 		wg_ck_arrive(full, rank ^ 1u);
 		return false;
 	}
+	/* mbar_wait's acquire is the block's; the giver's stores are another block's */
 	asm volatile("{\n.reg .pred done;\nWAIT_%=:\n"
 		     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], 0;\n"
 		     "@!done bra WAIT_%=;\n}\n" ::"r"(full)
