@@ -14,7 +14,7 @@
 #include "kernels/cuda/gemm-config.h"
 
 enum { F_BM = 0, F_BN, F_BK, F_WARPS, F_STAGES, F_SPLIT_K, F_GROUP_M, F_STREAM_K, F_CLUSTER,
-       F_RES_TMA, F_CLUSTER_K };
+       F_RES_TMA, F_CLUSTER_K, F_SWAP_AB };
 
 int cuda_conv_is(enum cuda_op op)
 {
@@ -105,8 +105,8 @@ size_t cuda_conv_s2d_bytes(const struct cuda_shape *t, size_t *w_off)
 }
 
 /* gemm.cu's fields over values that suit an implicit GEMM whose m (pixels) is large and
- * whose n (channels) is 64 to 2048: tiles of 64 to 256 pixels and 32 to 256 channels (112
- * where its tile count fits the SMs, bn112_fills), k steps of 32, 64 or 128 (128 in 16 bits
+ * whose n (channels) is 64 to 2048: tiles of 64 to 256 pixels (96 and 112 with SWAP_AB) and
+ * 32 to 256 channels (112 where its tile count fits the SMs, bn112_fills), k steps of 32, 64 or 128 (128 in 16 bits
  * where X has a tensor map: two atoms a stage halve the ring's barrier round trips a byte;
  * a whole 64 x 128 tile's k-loop 12% faster at ResNet-50's 7x7 layers on an H200, 5% at
  * 128 x 128 on two warpgroups, docs/benchmarks-archive.md stop 67), 4, 8 or 12 warps,
@@ -127,18 +127,24 @@ size_t cuda_conv_s2d_bytes(const struct cuda_shape *t, size_t *w_off)
  * a slot of the workspace, wgmma.cuh's wg_ck_sum; one tile a pair, where the pairs fit one
  * wave: 128 x 128 at the 512-channel 3x3 layers of 7 x 7 output took 18.0 us a launch's
  * span on an H200 against 20.5 for the best one-block tile, tests/gpu/sk-probe.c,
- * docs/benchmarks-archive.md stops 69 and 70): 207,360 points, of which conv_valid keeps 36 to 96
- * at a ResNet-50 layer in 16 bits on sm_90a without stream-K, clusters, RES_TMA, eight
- * stages, BLOCK_K 128 or pairs, and those where they apply (docs/kernels.md).  192 pixels go
- * with 12 warps alone (wgmma's three consumer warpgroups): 131 tiles for 132 SMs
- * at the 28 x 28 layers, where 128 and 256 leave a quarter of the last wave idle. */
+ * docs/benchmarks-archive.md stops 69 and 70); and SWAP_AB: 0, or 1 (a macro: each consumer
+ * warpgroup multiplies 64 of the tile's channels as wgmma's m by its BLOCK_M pixels as the
+ * instruction's n and stores the transpose, wgmma.cuh; at the 1x1 layers of one wave alone,
+ * where BLOCK_M 96 and 112, its alone, give cuBLASLt's tile counts: 1024 -> 256 at 14 x 14
+ * went from 80% of cuDNN to 89% on an H200, docs/benchmarks-archive.md stop 71): 622,080
+ * points, of which conv_valid keeps 36 to 96 at a ResNet-50 layer in 16 bits on sm_90a
+ * without stream-K, clusters, RES_TMA, eight stages, BLOCK_K 128, pairs or SWAP_AB, and
+ * those where they apply (docs/kernels.md).  192 pixels go with 12 warps alone (wgmma's
+ * three consumer warpgroups): 131 tiles for 132 SMs at the 28 x 28 layers, where 128 and
+ * 256 leave a quarter of the last wave idle. */
 void cuda_conv_fields(struct space *sp, enum cuda_op op)
 {
-	static const int64_t bm[] = { 64, 128, 192, 256 }, bn[] = { 32, 64, 112, 128, 256 };
+	static const int64_t bm[] = { 64, 96, 112, 128, 192, 256 };
+	static const int64_t bn[] = { 32, 64, 112, 128, 256 };
 	static const int64_t bk[] = { 32, 64, 128 }, warps[] = { 4, 8, 12 };
 	static const int64_t stages[] = { 3, 4, 8, 9, 10, 12 };
 	static const int64_t split[] = { 1, 2, 4 }, group[] = { 8 }, sk[] = { 0, 1, 2, 3 };
-	static const int64_t cl[] = { 1, 2, 4, 8 }, rt[] = { 0, 1 }, ck[] = { 1, 2 };
+	static const int64_t cl[] = { 1, 2, 4, 8 }, rt[] = { 0, 1 }, ck[] = { 1, 2 }, sw[] = { 0, 1 };
 	const int64_t *const v[] = { bm, bn, bk, warps, stages, split, group };
 	const size_t n[] = { ARRAY_SIZE(bm), ARRAY_SIZE(bn), ARRAY_SIZE(bk), ARRAY_SIZE(warps),
 			     ARRAY_SIZE(stages), ARRAY_SIZE(split), ARRAY_SIZE(group) };
@@ -159,6 +165,14 @@ void cuda_conv_fields(struct space *sp, enum cuda_op op)
 	space_add_field(sp, "CLUSTER_K", ck, ARRAY_SIZE(ck));
 	sp->fields[F_CLUSTER_K].step = SPACE_STEP_UNIT;
 	sp->fields[F_CLUSTER_K].optional = 1; /* texts from before it name CLUSTER_K=1 */
+	space_add_field(sp, "SWAP_AB", sw, ARRAY_SIZE(sw));
+	sp->fields[F_SWAP_AB].step = SPACE_STEP_UNIT;
+	sp->fields[F_SWAP_AB].optional = 1; /* texts from before it name SWAP_AB=0 */
+}
+
+int cuda_conv_swap_ab(const struct config *c)
+{
+	return !c->vendor && c->val[F_SWAP_AB] != 0;
 }
 
 /* The blocks along m of a cluster of ncl under config c (the rest along n): a pair along n
@@ -292,6 +306,8 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 	int64_t tiles = grid_m * cdiv(s->n, c->val[F_BN]); /* the output's (a split's each) */
 	if (cuda_gemm_config_check(&g, x->dev.smem_optin, !strcmp(x->dev.arch, "sm_90a"), &rule) < 0)
 		no = rule;
+	else if ((c->val[F_BM] == 96 || c->val[F_BM] == 112) && !c->val[F_SWAP_AB])
+		no = "BLOCK_M 96 and 112 go with SWAP_AB alone (wgmma's n there)";
 	else if (space_field_redundant(&sp->fields[F_BM], c->val[F_BM], s->m))
 		no = "redundant: a smaller BLOCK_M covers m";
 	else if (space_field_redundant(&sp->fields[F_BN], c->val[F_BN], s->n))
@@ -385,6 +401,19 @@ static int conv_valid(const struct space *sp, const struct config *c, const char
 		no = "CLUSTER_K where the tiles' pairs are more than one wave";
 	else if (c->val[F_CLUSTER_K] > 1 && ktiles < 2)
 		no = "CLUSTER_K with one k-tile (nothing to split)";
+	else if (c->val[F_SWAP_AB] &&
+		 (s != &x->shape || !conv_is_gemm(s) || !cuda_conv_tma_only(x, &g)))
+		no = "SWAP_AB on a 1x1 convolution's TMA-only path alone (X and the weights by "
+		     "tensor maps; the 3x3 layers untried)";
+	else if (c->val[F_SWAP_AB] && (c->val[F_STREAM_K] || c->val[F_SPLIT_K] > 1 ||
+				       c->val[F_CLUSTER_K] > 1 || c->val[F_RES_TMA]))
+		no = "SWAP_AB with whole tiles summed in one block (no STREAM_K, SPLIT_K, "
+		     "CLUSTER_K or RES_TMA)";
+	else if (c->val[F_SWAP_AB] && (s->op == CUDA_CONV_BIAS_RELU_ADD || s->n % 8))
+		no = "SWAP_AB without a residual and with K a multiple of 8 (its epilogue's)";
+	else if (c->val[F_SWAP_AB] && tiles > x->dev.sms)
+		no = "pruned: SWAP_AB where the tiles are more than one wave (built for the 1x1 "
+		     "layers' one-wave tiles)";
 	if (no && why)
 		*why = no;
 	return !no;
@@ -607,6 +636,11 @@ int cuda_conv_launch(struct backend *b, struct cuda_cell *c, const struct config
 	/* the partials (split-K, or the fallback of conv_fused) after stream-K's slots */
 	size_t slots = conv_slot_bytes(cfg, b->prop.multiProcessorCount);
 	float *ws = io->ws, *pw = NULL;
+	if (!fused && cfg->val[F_SWAP_AB]) {
+		*cause = xasprintf("conv: SWAP_AB needs the fused epilogue (K a multiple of 8; Y "
+				   "and the bias 16-byte aligned)");
+		return -1;
+	}
 	if (!fused) {
 		size_t need = slots + (size_t)(split * s->m * s->n) * 4;
 		if (!io->ws || io->ws_bytes < need) {

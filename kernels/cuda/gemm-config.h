@@ -12,6 +12,8 @@ struct cuda_gemm_config {
 	int tf32;       /* float32 only: 1 = TF32 tensor cores, 0 = FFMA */
 	int wgmma;      /* 1 = the wgmma path (sm_90a, 16-bit or TF32): derived,
 			 * cuda_gemm_use_wgmma() */
+	int swap_ab;    /* conv.cu's SWAP_AB (0 elsewhere): each consumer warpgroup takes 64 of
+			 * BLOCK_N as wgmma's m and all BLOCK_M rows as its n */
 };
 
 /* Whether config c takes the Hopper path on target sm90a, derived from the Triton fields as
@@ -29,9 +31,20 @@ static inline int cuda_wgmma_block_n(int n)
 {
 	return n == 64 || n == 112 || n == 128 || n == 256;
 }
+/* With SWAP_AB (conv.c's field; wgmma.cuh) the path is 16-bit, 4 or 8 warps with BLOCK_N
+ * 64 a consumer warpgroup, and BLOCK_M wgmma's n: 64, 96, 112, 128, 192 or 256. */
+static inline int cuda_wgmma_swap_ok(const struct cuda_gemm_config *c)
+{
+	int m = c->block_m;
+	return c->elem_bytes == 2 && (c->warps == 4 || c->warps == 8) &&
+	       c->block_n == 16 * c->warps && c->block_k % 64 == 0 &&
+	       (m == 64 || m == 96 || m == 112 || m == 128 || m == 192 || m == 256);
+}
 static inline int cuda_gemm_use_wgmma(const struct cuda_gemm_config *c, int sm90a)
 {
 	int wg = c->warps / 4;
+	if (c->swap_ab)
+		return sm90a && cuda_wgmma_swap_ok(c);
 	if (!sm90a || (c->elem_bytes != 2 && !(c->elem_bytes == 4 && c->tf32)) ||
 	    (c->warps != 4 && c->warps != 8 && c->warps != 12))
 		return 0;
@@ -115,6 +128,10 @@ static inline long cuda_gemm_config_check(const struct cuda_gemm_config *c, long
 
 	if (c->elem_bytes != 2 && c->elem_bytes != 4)
 		return *why = "element size must be 2 or 4 bytes", -1;
+	if (c->swap_ab && !c->wgmma)
+		return *why = "SWAP_AB needs the wgmma path: sm_90a, 16-bit, BLOCK_N 64 a consumer "
+			      "warpgroup (WARPS 4 or 8), BLOCK_M 64, 96, 112, 128, 192 or 256",
+		       -1;
 	if (c->warps == 12 && !c->wgmma)
 		return *why = "WARPS 12 (three consumer warpgroups) needs the wgmma path: sm_90a, "
 			      "16-bit or TF32, BLOCK_M 192, BLOCK_N 64 or 128",
@@ -133,13 +150,15 @@ static inline long cuda_gemm_config_check(const struct cuda_gemm_config *c, long
 			       -1;
 		if (c->warps != 4 && c->warps != 8 && c->warps != 12)
 			return *why = "WGMMA: WARPS must be 4, 8 or 12", -1;
-		if (!cuda_wgmma_block_n(c->block_n))
+		if (!c->swap_ab && !cuda_wgmma_block_n(c->block_n))
 			return *why = "WGMMA: BLOCK_N must be 64, 112, 128 or 256", -1;
-		if (c->block_m % (64 * wg) != 0 || c->block_m / (64 * wg) > (wg == 3 ? 1 : 2))
+		if (!c->swap_ab &&
+		    (c->block_m % (64 * wg) != 0 || c->block_m / (64 * wg) > (wg == 3 ? 1 : 2)))
 			return *why = "WGMMA: BLOCK_M must be 64 or 128 per warpgroup (64 of 3)", -1;
 		if (wg == 3 && c->block_n > CUDA_WGMMA_WARPS3_MAX_N)
 			return *why = "WGMMA: three warpgroups take BLOCK_N 64 or 128 (registers)", -1;
 	}
+	/* (SWAP_AB's rows go to the instruction's n: no warp splits them) */
 	warps_m = cuda_gemm_warps_m(c);
 	if (warps_m < 1 || c->warps % warps_m != 0)
 		return *why = "WARPS_M must divide WARPS", -1;

@@ -270,6 +270,8 @@ size_t cuda_conv_options(const struct cuda_shape *s, int vendor, char **opts);
  * rows of 16-byte multiples, or im2col's rules).  Its launch fails, not falls back, where the
  * pointers are not 16-byte aligned. */
 int cuda_conv_tma_only(const struct cuda_space_ctx *x, const struct cuda_gemm_config *g);
+/* Config c's SWAP_AB (a conv space's; 0 in a text from before the field). */
+int cuda_conv_swap_ab(const struct config *c);
 int cuda_conv_epi(enum cuda_op op);
 /* Output o of a conv op in float64 from the stored inputs: the host's reference (through
  * cuda_ref_compute), for the unit tests and HARNESS_CUDA_REF_VERIFY's cross-check of the

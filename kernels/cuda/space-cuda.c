@@ -51,6 +51,7 @@ void cuda_gemm_config_get(const struct cuda_space_ctx *x, const struct config *c
 			  struct cuda_gemm_config *g)
 {
 	cuda_tile_config(&x->shape, c, g);
+	g->swap_ab = cuda_conv_is(x->shape.op) && cuda_conv_swap_ab(c);
 	g->wgmma = cuda_gemm_use_wgmma(g, !strcmp(x->dev.arch, "sm_90a"));
 }
 

@@ -17,7 +17,8 @@
 # them, the clusters' (CLUSTER 2, A shared by multicast; 4 and 8, both) and the residual's by TMA
 # (RES_TMA 1, launched so, with stream-K and clusters among them), eight-stage pipelines and
 # deeper (9, 10, 12), 112-wide tiles where their tile count fits (the w112-* workloads),
-# k-tiles of 128 (BLOCK_K 128, two atoms a stage) and pairs splitting k (CLUSTER_K 2);
+# k-tiles of 128 (BLOCK_K 128, two atoms a stage), pairs splitting k (CLUSTER_K 2) and
+# swapped operands (SWAP_AB 1, the swap-* workloads);
 # compiling ahead must say its mode and keep its counts (the unit's compile_ns the sum of
 # its trials', every queued compile compiled or dropped) consistent; the default units name
 # cuDNN's kernels at every cell (vendor_kernels) and the exhaustive ones launch their wgmma
@@ -179,6 +180,16 @@ def shallow(t):
     f, es = fields(t), 4 if "tf32" in s(cells[int(t["cell"])]["name"]) else 2
     return int(f["STAGES"]) * int(f["BLOCK_K"]) * es < 4 * int(f["BLOCK_M"])
 c.check(any(shallow(t) for t in ck), "CLUSTER_K=2 ran where the B stages could not hold the sums")
+# swapped operands (SWAP_AB 1: wgmma.cuh's D^T = B A^T and its transposed store): walked and
+# checked correct at both swap-* workloads (the 1x1s without a residual), at BLOCK_M 96 and
+# 112 (ragged last halves), with one consumer warpgroup and two, and in clusters of two
+sw = [t for t in grid if fields(t).get("SWAP_AB") == "1"]
+c.check(len(sw) >= 20, "the exhaustive walk checked %d SWAP_AB=1 configs" % len(sw))
+c.check(all(fields(t).get("SWAP_AB") in ("0", "1") for t in grid), "every config text names its SWAP_AB")
+for w in ("swap-f16/", "swap-bf16/"):
+    c.check(any(s(cells[int(t["cell"])]["name"]).startswith(w) for t in sw), "%s ran SWAP_AB=1 configs" % w)
+for f, v in (("BLOCK_M", "96"), ("BLOCK_M", "112"), ("WARPS", "4"), ("WARPS", "8"), ("CLUSTER", "2")):
+    c.check(any(fields(t).get(f) == v for t in sw), "SWAP_AB=1 ran with %s=%s" % (f, v))
 # eight stages (where the tiles fit one wave of one block an SM: most of these small shapes)
 s8 = [t for t in grid if fields(t).get("STAGES") == "8"]
 c.check(len(s8) >= 20, "the exhaustive walk checked %d STAGES=8 configs" % len(s8))

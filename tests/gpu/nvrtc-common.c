@@ -388,6 +388,12 @@ const struct kc_config kc_check_configs[] = {
 	{"conv.cu", F16 " -DWGMMA=1 -DWG_TMA_ONLY=1 -DWG_RT_STAGES=1 -DBLOCK_M=64 -DBLOCK_N=112 -DBLOCK_K=64 -DWARPS=4 -DSTREAM_K=1", "sm_90a"},
 	{"conv.cu", F32 " -DTF32=1 -DWGMMA=1 -DWG_RT_STAGES=1 -DBLOCK_M=128 -DBLOCK_N=112 -DBLOCK_K=32 -DWARPS=8", "sm_90a"},
 	{"conv.cu", BF16 " -DWGMMA=1 -DBLOCK_M=192 -DBLOCK_N=112 -DBLOCK_K=64 -DWARPS=12 -DSTAGES=4", "sm_90a"},
+	/* SWAP_AB (wgmma.cuh: BLOCK_M as wgmma's n, 64 of BLOCK_N a consumer warpgroup): the
+	 * instruction widths it adds (96, 192) and the partial last half of 112 */
+	{"conv.cu", F16 " -DWGMMA=1 -DWG_TMA_ONLY=1 -DWG_RT_STAGES=1 -DSWAP_AB=1 -DBLOCK_M=96 -DBLOCK_N=128 -DBLOCK_K=64 -DWARPS=8", "sm_90a"},
+	{"conv.cu", BF16 " -DWGMMA=1 -DWG_TMA_ONLY=1 -DWG_RT_STAGES=1 -DSWAP_AB=1 -DBLOCK_M=112 -DBLOCK_N=64 -DBLOCK_K=128 -DWARPS=4", "sm_90a"},
+	{"conv.cu", F16 " -DWGMMA=1 -DWG_TMA_ONLY=1 -DWG_RT_STAGES=1 -DSWAP_AB=1 -DBLOCK_M=192 -DBLOCK_N=64 -DBLOCK_K=128 -DWARPS=4", "sm_90a"},
+	{"conv.cu", F16 " -DWGMMA=1 -DWG_TMA_ONLY=1 -DWG_RT_STAGES=1 -DSWAP_AB=1 -DBLOCK_M=256 -DBLOCK_N=128 -DBLOCK_K=64 -DWARPS=8", "sm_90a"},
 	/* the stage depths and warp counts the lists above leave out, per dtype */
 	{"gemm.cu", BF16 " -DBLOCK_M=64 -DBLOCK_N=32 -DBLOCK_K=32 -DWARPS=2 -DSTAGES=2"},
 	{"gemm.cu", F32 " -DTF32=1 -DBLOCK_M=128 -DBLOCK_N=64 -DBLOCK_K=32 -DWARPS=4 -DSTAGES=4"},

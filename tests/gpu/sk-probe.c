@@ -32,11 +32,20 @@
  * against 64; "ck" (stop 69), pairs of blocks splitting each tile's k-tiles (conv.cu's
  * CLUSTER_K 2, summed through distributed shared memory at stop 69, through a slot of the
  * workspace since stop 70: two blocks a tile, in clusters of two, whatever the waves)
- * against the best one-block configs.  (Stop 67's "gather" set, A
+ * against the best one-block configs; "1x1" (stop 71), the two 1x1 layers of 32 images that sat
+ * near 80% of cuDNN, one-block configs, clusters and SWAP_AB's (wgmma.cuh: 64 of the channels
+ * a consumer warpgroup as wgmma's m, the pixels as its n).  Stop 71's switches:
+ * SK_PROBE_FLUSH=1 overwrites L2 before each timed launch by a memset of twice its size (the
+ * harness's cold samples: its lines left dirty), 2 then relaunches the kernel with no tiles
+ * (its prologue's code and maps back in L2), 3 overwrites it by reads instead (lines left
+ * clean); SK_PROBE_CHECK=1 fills the operands with random values and checks every config's Y
+ * against the first config's (max |dY|, outside 0.02 + 1% of it, and Y's nonzero count);
+ * SK_PROBE_PROMO (0, 64, 128, 256) the plain maps' L2 promotion; SK_PROBE_DEFINE one more
+ * NVRTC option for every module.  (Stop 67's "gather" set, A
  * gathered by the producer warpgroup with cp.async .cg, .ca and tap-inner against A by TMA,
  * ran on probe hooks in conv.cu taken out after it: commit e51fe70.)
  *
- *     cc -std=gnu11 -O2 -I$CUDA/include tests/gpu/sk-probe.c -L$CUDA/lib64 -lcudart -lnvrtc
+ *     cc -std=gnu11 -O2 -I$CUDA/include tests/gpu/sk-probe.c -L$CUDA/lib64 -lcudart -lnvrtc -lm
  *     ./a.out kernels/cuda/templates
  */
 #include <cuda.h>
@@ -45,6 +54,7 @@
 #include <nvrtc.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #define PROBE_NAME "sk-probe"
@@ -62,6 +72,7 @@ struct cfg {
 	int bk; /* BLOCK_K (0: 64) */
 	int ck; /* CLUSTER_K (0: 1): 2, each tile's k-tiles split over a cluster's two blocks,
 		 * summed through a slot of ws; two blocks a tile, no cap */
+	int sw; /* SWAP_AB (stop 71): 1, each consumer warpgroup 64 of BLOCK_N by BLOCK_M */
 };
 
 static int cmp_ull(const void *a, const void *b)
@@ -80,6 +91,26 @@ static double med(unsigned long long *v, int n)
 }
 
 static cudaKernel_t empty_k;
+
+/* n 16-bit floats at device d, uniform in [-scale, scale) (a fixed sequence) */
+static void fill16(void *d, size_t n, float scale)
+{
+	static unsigned long long s = 88172645463325252ull;
+	_Float16 *h = malloc(n * sizeof(*h));
+	for (size_t i = 0; i < n; i++) {
+		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+		h[i] = (_Float16)(scale * ((float)(s >> 40) / 8388608.0f - 1.0f));
+	}
+	CK(cudaMemcpy(d, h, n * sizeof(*h), cudaMemcpyHostToDevice));
+	free(h);
+}
+
+static double h2f(unsigned short u)
+{
+	_Float16 h;
+	memcpy(&h, &u, 2);
+	return (double)h;
+}
 
 /* The event median (us, of 5 after a warm launch) of an empty kernel launched as a config's:
  * what the launch and the events cost alone. */
@@ -148,7 +179,7 @@ static float batch_us(cudaLaunchConfig_t lc, const void *k, void **args, int pdl
 static void build(const char *dir, const char *src, const struct cfg *f, cudaKernel_t *k,
 		  unsigned long long **probe)
 {
-	char o[8][64], inc[4096];
+	char o[9][64], inc[4096];
 	snprintf(o[0], 64, "-DBLOCK_M=%d", f->bm);
 	snprintf(o[1], 64, "-DBLOCK_N=%d", f->bn);
 	snprintf(o[2], 64, "-DWARPS=%d", f->warps);
@@ -160,11 +191,17 @@ static void build(const char *dir, const char *src, const struct cfg *f, cudaKer
 	snprintf(o[5], 64, "-DWG_TMA_ONLY=1");
 	snprintf(o[6], 64, "-DBLOCK_K=%d", f->bk ? f->bk : 64);
 	snprintf(o[7], 64, "-DCLUSTER_K=%d", f->ck ? f->ck : 1);
+	snprintf(o[8], 64, "-DSWAP_AB=%d", f->sw);
 	snprintf(inc, sizeof(inc), "--include-path=%s", dir);
 	const char *opts[20] = { "--gpu-architecture=sm_90a", "-std=c++17", "-DDTYPE_FLOAT16",
 				 "-DWGMMA=1", "-DWG_SK_PROBE=1", o[6], "-DSPLIT_K=1",
-				 "-DGROUP_M=8", o[0], o[1], o[2], o[3], o[4], o[5], inc, o[7] };
-	cudaLibrary_t lib = nvrtc_library(src, "conv.cu", f->ck ? 16 : 15, opts);
+				 "-DGROUP_M=8", o[0], o[1], o[2], o[3], o[4], o[5], inc, o[8], o[7] };
+	/* SK_PROBE_DEFINE (stop 71): one more option for every module (a template's A/B macro) */
+	const char *def = getenv("SK_PROBE_DEFINE");
+	int nopt = f->ck ? 17 : 16;
+	if (def && *def)
+		opts[nopt++] = def;
+	cudaLibrary_t lib = nvrtc_library(src, "conv.cu", nopt, opts);
 	size_t bytes;
 	CK(cudaLibraryGetKernel(k, lib, "conv"));
 	CK(cudaLibraryGetGlobal((void **)probe, &bytes, lib, "wg_probe"));
@@ -234,12 +271,27 @@ int main(int argc, char **argv)
 		{ 128, 128, 8, 4, 0, 1, 64, 2 },  { 128, 64, 4, 4, 0, 1, 128, 2 },
 		{ 128, 256, 8, 4, 0, 1, 64, 2 },  { 192, 64, 12, 3, 0, 1, 128, 0 },
 	};
+	/* SK_PROBE_SET=1x1 (stop 71): the two 1x1 layers of 32 images below 80% of cuDNN in the
+	 * flushed walk, their best one-block configs and clusters sharing A (2) or both (4) */
+	static const struct cfg gcfgs[] = {
+		{ 192, 64, 12, 3, 0, 1, 128 }, { 64, 128, 4, 4, 0, 1, 128 },
+		{ 128, 128, 8, 4, 0, 1, 64 },  { 128, 128, 8, 3, 0, 1, 128 },
+		{ 128, 64, 4, 4, 0, 1, 128 },
+		/* SWAP_AB */
+		{ 192, 64, 4, 3, 0, 1, 128, 0, 1 }, { 192, 64, 4, 3, 0, 2, 128, 0, 1 },
+		{ 96, 128, 8, 4, 0, 1, 64, 0, 1 },  { 96, 128, 8, 3, 0, 1, 128, 0, 1 },
+		{ 96, 128, 8, 6, 0, 2, 64, 0, 1 },  { 96, 128, 8, 3, 0, 2, 128, 0, 1 },
+		{ 112, 64, 4, 4, 0, 1, 128, 0, 1 }, { 112, 64, 4, 8, 0, 1, 64, 0, 1 },
+		{ 112, 64, 4, 4, 0, 2, 128, 0, 1 },
+	};
 	const char *set = getenv("SK_PROBE_SET");
 	const int kset = set && !strcmp(set, "bk");
 	const int cset = set && !strcmp(set, "cluster");
 	const int ckset = set && !strcmp(set, "ck");
-	const struct cfg *list = ckset ? kkcfgs : cset ? ccfgs : kset ? kcfgs : cfgs;
-	const int ncfg = (int)(ckset  ? sizeof(kkcfgs) / sizeof(kkcfgs[0])
+	const int gset = set && !strcmp(set, "1x1");
+	const struct cfg *list = gset ? gcfgs : ckset ? kkcfgs : cset ? ccfgs : kset ? kcfgs : cfgs;
+	const int ncfg = (int)(gset ? sizeof(gcfgs) / sizeof(gcfgs[0])
+			       : ckset ? sizeof(kkcfgs) / sizeof(kkcfgs[0])
 			       : cset ? sizeof(ccfgs) / sizeof(ccfgs[0])
 			       : kset ? sizeof(kcfgs) / sizeof(kcfgs[0])
 				      : sizeof(cfgs) / sizeof(cfgs[0]));
@@ -247,18 +299,51 @@ int main(int argc, char **argv)
 	unsigned long long *probe[16];
 	_Static_assert(sizeof(cfgs) / sizeof(cfgs[0]) <= 16 &&
 			       sizeof(ccfgs) / sizeof(ccfgs[0]) <= 16 &&
-			       sizeof(kcfgs) / sizeof(kcfgs[0]) <= 16,
+			       sizeof(kcfgs) / sizeof(kcfgs[0]) <= 16 &&
+			       sizeof(gcfgs) / sizeof(gcfgs[0]) <= 16,
 		       "sk-probe: at most 16 configs");
 	for (int i = 0; i < ncfg; i++)
 		build(argv[1], src, &list[i], &kern[i], &probe[i]);
 	static const char esrc[] = "extern \"C\" __global__ void empty() {}\n";
 	const char *eo[] = { "--gpu-architecture=sm_90a" };
 	CK(cudaLibraryGetKernel(&empty_k, nvrtc_library(esrc, "empty.cu", 1, eo), "empty"));
+	static const char rsrc[] =
+		"extern \"C\" __global__ void rd(const uint4 *p, unsigned long long n, unsigned *o)\n"
+		"{\n\tunsigned a = 0;\n"
+		"\tfor (unsigned long long i = blockIdx.x * 256ull + threadIdx.x; i < n;\n"
+		"\t     i += gridDim.x * 256ull) {\n"
+		"\t\tuint4 v = p[i];\n\t\ta ^= v.x ^ v.y ^ v.z ^ v.w;\n\t}\n"
+		"\tif (a == 0x9e3779b9u)\n\t\t*o = a;\n}\n";
+	cudaKernel_t read_k;
+	CK(cudaLibraryGetKernel(&read_k, nvrtc_library(rsrc, "read.cu", 1, eo), "rd"));
 	unsigned long long *host = malloc(2048 * 32 * sizeof(*host));
+	/* SK_PROBE_FLUSH (stop 71): 1, each timed launch after L2 is overwritten (a memset of
+	 * twice its size, as kernels/cuda/backend-cuda.c's cold samples: the walk's flush =
+	 * true); 2, and then a launch of the kernel with no tiles (batch 0: the prologue's code
+	 * and the tensor maps back in L2, the operands not); 3, L2 overwritten by reading
+	 * twice its size instead (its lines left clean, where a memset leaves them dirty) */
+	const char *ce = getenv("SK_PROBE_CHECK");
+	const int check = ce && atoi(ce);
+	const char *fl = getenv("SK_PROBE_FLUSH");
+	const int cold = fl ? atoi(fl) : 0;
+	const size_t flush_len = 2 * (size_t)(prop.l2CacheSize > 0 ? prop.l2CacheSize : 64 << 20);
+	void *flushbuf = NULL;
+	if (cold)
+		CK(cudaMalloc(&flushbuf, flush_len));
+	printf("flush %d (%zu bytes)\n", cold, cold ? flush_len : (size_t)0);
+	/* SK_PROBE_PROMO (stop 71): the plain maps' L2 promotion, none, 64, 128 or 256 (the
+	 * backend's, the default) */
+	const char *pe = getenv("SK_PROBE_PROMO");
+	const int pv = pe ? atoi(pe) : 256;
+	const CUtensorMapL2promotion promo = pv == 64	 ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
+					     : pv == 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
+					     : pv == 256 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+							 : CU_TENSOR_MAP_L2_PROMOTION_NONE;
 	for (size_t l = 0; l < sizeof(layers) / sizeof(layers[0]); l++) {
 		const struct layer *g = &layers[l];
-		if (((cset || kset) && g->n != 32) || (cset && g->h != 7))
-			continue; /* the sets: batch 32's layers (clusters: 7 x 7's) */
+		if (((cset || kset || gset) && g->n != 32) || (cset && g->h != 7) ||
+		    (gset && g->rs != 1))
+			continue; /* the sets: batch 32's layers (clusters: 7 x 7's; 1x1: 1x1's) */
 		int P = (g->h + 2 * g->pad - g->rs) / g->stride + 1;
 		int Q = (g->w + 2 * g->pad - g->rs) / g->stride + 1;
 		int M = g->n * P * Q, KK = g->rs * g->rs * g->c, K = g->k;
@@ -266,10 +351,21 @@ int main(int argc, char **argv)
 		unsigned *flags;
 		CK(cudaMalloc(&x, (size_t)g->n * g->h * g->w * g->c * 2));
 		CK(cudaMemset(x, 0, (size_t)g->n * g->h * g->w * g->c * 2));
+		/* SK_PROBE_CHECK (stop 71): random operands, every config's Y against the first's */
+		unsigned short *yref = NULL, *yh = NULL;
+		const size_t ny = (size_t)M * K;
+		if (check) {
+			fill16(x, (size_t)g->n * g->h * g->w * g->c, 1.0f);
+			yref = malloc(ny * 2), yh = malloc(ny * 2);
+		}
 		CK(cudaMalloc(&w, (size_t)K * KK * 2));
 		CK(cudaMemset(w, 0, (size_t)K * KK * 2));
+		if (check)
+			fill16(w, (size_t)K * KK, 1.0f / sqrtf((float)KK));
 		CK(cudaMalloc(&bias, (size_t)K * 2));
 		CK(cudaMemset(bias, 0, (size_t)K * 2));
+		if (check)
+			fill16(bias, (size_t)K, 0.5f);
 		CK(cudaMalloc(&y, (size_t)M * K * 2));
 		CK(cudaMalloc(&ws, (size_t)2 * sms * 192 * 256 * 4));
 		CK(cudaMalloc((void **)&flags, (size_t)2 * sms * 3 * sizeof(unsigned)));
@@ -290,7 +386,7 @@ int main(int argc, char **argv)
 				cuuint32_t box[2] = { 64, (cuuint32_t)(f->bm / cn) }, es[2] = { 1, 1 };
 				r = tiled(&ma, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, x, dim, st, box, es,
 					  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-					  CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+					  promo,
 					  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
 				use_tma = 1;
 			} else {
@@ -315,7 +411,7 @@ int main(int argc, char **argv)
 			if (r == CUDA_SUCCESS)
 				r = tiled(&mb, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, w, bdim, bst, bbox,
 					  bes, CU_TENSOR_MAP_INTERLEAVE_NONE,
-					  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+					  CU_TENSOR_MAP_SWIZZLE_128B, promo,
 					  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
 			if (r != CUDA_SUCCESS) {
 				printf("%s %d: map encoding failed (%d)\n", g->name, g->n, (int)r);
@@ -366,6 +462,23 @@ int main(int argc, char **argv)
 			for (int i = 0; i < 7; i++) {
 				if (i == 6)
 					CK(cudaMemset(probe[ci], 0, 2048 * 32 * sizeof(*host)));
+				if (cold == 1 || cold == 2) /* L2 overwritten, as the harness's
+							     * cold samples: its lines dirty */
+					CK(cudaMemset(flushbuf, i + 1, flush_len));
+				if (cold == 3) { /* by reads: its lines clean */
+					unsigned long long n16 = flush_len / 16;
+					void *ra[] = { &flushbuf, &n16, &flushbuf };
+					CK(cudaLaunchKernel((const void *)read_k, (dim3){ 8u * sms, 1, 1 },
+							    (dim3){ 256, 1, 1 }, ra, 0, 0));
+				}
+				if (cold == 2) { /* then the prologue alone (no tiles): its code
+						  * and the maps back in L2, the operands not */
+					int n0 = 0;
+					void *a0[sizeof(args) / sizeof(args[0])];
+					memcpy(a0, args, sizeof(args));
+					a0[6] = &n0;
+					CK(cudaLaunchKernelExC(&lc, (const void *)kern[ci], a0));
+				}
 				CK(cudaEventRecord(a, 0));
 				CK(cudaLaunchKernelExC(&lc, (const void *)kern[ci], args));
 				CK(cudaEventRecord(b, 0));
@@ -457,7 +570,7 @@ int main(int argc, char **argv)
 			       "%.3f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f "
 			       "%.2f %.2f %.2f\n",
 			       g->name, g->n, f->bm, f->bn, f->warps, f->stages, f->sk, f->cl,
-			       bk, f->ck ? ",ck2" : "", grid, ev * 1e3, em,
+			       bk, f->ck ? ",ck2" : f->sw ? ",sw" : "", grid, ev * 1e3, em,
 			       (double)(tend - t0) / 1e3,
 			       med(pro, npro) / 1e3,
 			       med(fill, nfill) / 1e3,
@@ -466,11 +579,30 @@ int main(int argc, char **argv)
 			       (double)ends[grid - 1] / 1e3, bt, btp, eb, ebp, med(pro_sync, npro) / 1e3,
 			       med(pro_wait, npro) / 1e3, med(pro_reg, npro) / 1e3,
 			       med(st_fn, npro) / 1e3, med(st_pre, npro) / 1e3);
+			if (check) { /* once more, then Y against the first config's */
+				CK(cudaMemset(y, 0, ny * 2));
+				CK(cudaLaunchKernelExC(&lc, (const void *)kern[ci], args));
+				CK(cudaMemcpy(ci ? yh : yref, y, ny * 2, cudaMemcpyDeviceToHost));
+				double worst = 0;
+				size_t bad = 0, nz = 0;
+				for (size_t i = 0; i < ny; i++)
+					nz += (ci ? yh : yref)[i] != 0;
+				for (size_t i = 0; ci && i < ny; i++) {
+					double a = h2f(yh[i]), r = h2f(yref[i]), d = fabs(a - r);
+					if (d > worst)
+						worst = d;
+					bad += !(d <= 0.02 + 0.01 * fabs(r));
+				}
+				printf("check %s %dx%d,w%d,k%d%s: max |dY| %.4g, %zu of %zu out, %zu "
+				       "nonzero\n", g->name, f->bm, f->bn, f->warps, bk,
+				       f->sw ? ",sw" : "", worst, bad, ny, nz);
+			}
 			fflush(stdout);
 			free(fill), free(kt), free(fin), free(hand), free(store), free(ends), free(pro);
 			free(pro_sync), free(pro_wait), free(pro_reg), free(st_fn), free(st_pre);
 		}
 		cudaFree(x), cudaFree(w), cudaFree(bias), cudaFree(y), cudaFree(ws), cudaFree(flags);
+		free(yref), free(yh);
 	}
 	if (csv)
 		fclose(csv);

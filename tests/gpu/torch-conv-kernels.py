@@ -7,8 +7,12 @@ is torch's fp16 convolution (channels_last, batch 32, bias, cuDNN's choice under
 torch.backends.cudnn.benchmark), run 50 times under torch.profiler (CUPTI's kernel records):
 per kernel name the count and the median duration.  Then the same convolution 20 times in
 one CUDA graph, timed by events (the median of 11 replays), per convolution: what
-back-to-back launches cost, beside sk-probe's batch_us for conv.cu's kernel.  Prints one
+back-to-back launches cost, beside sk-probe's batch_us for conv.cu's kernel.  With COLD=1
+(stop 71) the 50 runs are made twice more, each after L2 is overwritten: by a memset of
+twice its size, as the harness's cold samples (kernels/cuda/backend-cuda.c: its lines left
+dirty), and by a read of it (lines left clean); LAYERS=1x1 keeps the 1x1 layers.  Prints one
 block per layer; needs PyTorch with CUDA (the lent machine's /opt/torch/.venv)."""
+import os
 import statistics
 import sys
 
@@ -31,7 +35,15 @@ def main():
     torch.backends.cudnn.benchmark = True
     print("torch %s, cuDNN %s, %s" % (torch.__version__, torch.backends.cudnn.version(),
                                       torch.cuda.get_device_name(0)))
+    cold = os.environ.get("COLD") == "1"
+    l2 = torch.cuda.get_device_properties(0).L2_cache_size
+    buf = torch.empty(2 * l2, dtype=torch.uint8, device="cuda") if cold else None
+    flushes = [("warm", None)]
+    if cold:
+        flushes += [("memset", lambda: buf.zero_()), ("read", lambda: buf.sum(dtype=torch.int32))]
     for name, c, h, k, r, stride in LAYERS:
+        if os.environ.get("LAYERS") == "1x1" and r != 1:
+            continue
         conv = torch.nn.Conv2d(c, k, r, stride=stride, padding=r // 2, bias=True)
         conv = conv.cuda().half().to(memory_format=torch.channels_last).eval()
         x = torch.randn(32, c, h, h, device="cuda", dtype=torch.half)
@@ -41,14 +53,18 @@ def main():
                 conv(x)
             torch.cuda.synchronize()
             act = [torch.profiler.ProfilerActivity.CUDA]
-            with torch.profiler.profile(activities=act) as prof:
-                for _ in range(50):
-                    conv(x)
-                torch.cuda.synchronize()
             durs = {}
-            for e in prof.events():
-                if e.device_type == torch.autograd.DeviceType.CUDA:
-                    durs.setdefault(e.name, []).append(e.device_time_total)
+            for mode, flush in flushes:
+                with torch.profiler.profile(activities=act) as prof:
+                    for _ in range(50):
+                        if flush:
+                            flush()
+                        conv(x)
+                    torch.cuda.synchronize()
+                for e in prof.events():
+                    if e.device_type == torch.autograd.DeviceType.CUDA:
+                        key = e.name if mode == "warm" else "[%s] %s" % (mode, e.name)
+                        durs.setdefault(key, []).append(e.device_time_total)
             g = torch.cuda.CUDAGraph()
             s = torch.cuda.Stream()
             s.wait_stream(torch.cuda.current_stream())

@@ -385,7 +385,7 @@ START_TEST(test_gemm_wgmma_derived)
 		free_opts(opts, n);
 	}
 	/* the wgmma shared memory: STAGES x (BLOCK_M + BLOCK_N) x BLOCK_K x 2 + 2048 */
-	struct cuda_gemm_config w = { 128, 256, 64, 8, 0, 4, 1, 8, 2, 0, 1 };
+	struct cuda_gemm_config w = { 128, 256, 64, 8, 0, 4, 1, 8, 2, 0, 1, 0 };
 	const char *why = NULL;
 	ck_assert_int_eq(cuda_gemm_smem_bytes(&w), 4 * 384 * 64 * 2 + 2048);
 	ck_assert_int_eq(cuda_gemm_config_check(&w, 227 * 1024, 1, &why), 4 * 384 * 128 + 2048);
@@ -827,7 +827,7 @@ START_TEST(test_conv_stream_k)
 	/* ResNet-50's 512 -> 512 3x3 at 7x7: m 1568, n 512; 64 x 128 tiles: 100 on 132 SMs */
 	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 512, 7, 7, 512, 3, 1, 1);
 	cuda_space_init(&sp, &x);
-	ck_assert_uint_eq(sp.nfields, 11);
+	ck_assert_uint_eq(sp.nfields, 12);
 	ck_assert_str_eq(sp.fields[7].name, "STREAM_K");
 	sp.heuristic(&sp, &c);
 	ck_assert_int_eq(val_of(&sp, &c, "STREAM_K"), 0);
@@ -924,7 +924,7 @@ START_TEST(test_conv_cluster)
 	/* ResNet-50's 512 -> 512 3x3 at 7x7 (im2col: C a multiple of BLOCK_K) */
 	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 512, 7, 7, 512, 3, 1, 1);
 	cuda_space_init(&sp, &x);
-	ck_assert_uint_eq(sp.nfields, 11);
+	ck_assert_uint_eq(sp.nfields, 12);
 	ck_assert_str_eq(sp.fields[8].name, "CLUSTER");
 	sp.heuristic(&sp, &c);
 	ck_assert_int_eq(val_of(&sp, &c, "CLUSTER"), 1);
@@ -941,7 +941,7 @@ START_TEST(test_conv_cluster)
 	sbuf_init(&sb);
 	config_format(&sp, &c, &sb);
 	ck_assert_str_eq(sb.buf, "BLOCK_M=128,BLOCK_N=128,BLOCK_K=64,WARPS=8,STAGES=4,SPLIT_K=1,"
-				 "GROUP_M=8,STREAM_K=1,CLUSTER=2,RES_TMA=0,CLUSTER_K=1");
+				 "GROUP_M=8,STREAM_K=1,CLUSTER=2,RES_TMA=0,CLUSTER_K=1,SWAP_AB=0");
 	sbuf_release(&sb);
 	/* a text from before the field: CLUSTER=1 */
 	ck_assert_msg(!config_parse(&sp, "BLOCK_M=128,BLOCK_N=128,BLOCK_K=64,WARPS=8,STAGES=4,"
@@ -1189,6 +1189,77 @@ START_TEST(test_conv_cluster_k)
 }
 END_TEST
 
+/* SWAP_AB (stop 71: each consumer warpgroup 64 of BLOCK_N as wgmma's m, all BLOCK_M rows as
+ * its n): a macro of its own module, on the wgmma path (16-bit, BLOCK_N 64 a consumer
+ * warpgroup) at a 1x1 convolution read by tensor maps, whole tiles in one block, no
+ * residual, one wave; BLOCK_M 96 and 112 with it alone. */
+START_TEST(test_conv_swap_ab)
+{
+	struct cuda_space_ctx x;
+	struct space sp;
+	struct config c;
+	const char *why = NULL;
+	char *o[CUDA_MAX_OPTS];
+	/* ResNet-50's 1024 -> 256 1x1 at 14 x 14: 96 x 128 makes 66 x 2 tiles, one wave */
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 1024, 14, 14, 256, 1, 1, 0);
+	x.conv_maps = 1;
+	cuda_space_init(&sp, &x);
+	ck_assert_str_eq(sp.fields[11].name, "SWAP_AB");
+	conv_point(&c, 96, 128, 64, 8, 4, 1, 0, 1, 0);
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why, "BLOCK_M 96 and 112 go with SWAP_AB alone (wgmma's n there)");
+	c.val[11] = 1;
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	size_t n = cuda_config_options(&sp, &c, "sm_90a", o);
+	ck_assert(has_opt(o, n, "-DSWAP_AB=1"));
+	ck_assert(has_opt(o, n, "-DWG_TMA_ONLY=1"));
+	free_opts(o, n);
+	c.val[8] = 2; /* in clusters of two sharing the 96 rows of X */
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	c.val[8] = 1;
+	conv_point(&c, 192, 64, 128, 4, 3, 1, 0, 1, 0); /* 33 x 4 tiles, one warpgroup */
+	c.val[11] = 1;
+	ck_assert_msg(space_check(&sp, &c, &why), "%s", why);
+	c.val[3] = 12; /* three warpgroups of 64 rows: not 64 of BLOCK_N each */
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_ptr_nonnull(strstr(why, "SWAP_AB needs the wgmma path"));
+	c.val[3] = 4, c.val[9] = 1; /* RES_TMA */
+	ck_assert(!space_check(&sp, &c, &why));
+	c.val[9] = 0;
+	conv_point(&c, 128, 64, 64, 4, 4, 1, 0, 1, 0); /* 49 x 4 tiles: more than one wave */
+	c.val[11] = 1;
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why, "pruned: SWAP_AB where the tiles are more than one wave (built for "
+			      "the 1x1 layers' one-wave tiles)");
+	/* a residual op: the swapped epilogue has no second operand */
+	conv_ctx(&x, "conv2d_bias_relu_add", "float16", 0, 32, 1024, 14, 14, 256, 1, 1, 0);
+	x.conv_maps = 1;
+	cuda_space_init(&sp, &x);
+	conv_point(&c, 96, 128, 64, 8, 4, 1, 0, 1, 0);
+	c.val[11] = 1;
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why, "SWAP_AB without a residual and with K a multiple of 8 (its "
+			      "epilogue's)");
+	/* a 3x3 (im2col): untried */
+	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 512, 7, 7, 512, 3, 1, 1);
+	x.conv_maps = 1;
+	cuda_space_init(&sp, &x);
+	conv_point(&c, 128, 64, 64, 4, 4, 1, 0, 1, 0);
+	c.val[11] = 1;
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_str_eq(why, "SWAP_AB on a 1x1 convolution's TMA-only path alone (X and the "
+			      "weights by tensor maps; the 3x3 layers untried)");
+	/* TF32: not on the swapped path */
+	conv_ctx(&x, "conv2d_bias_relu", "float32", 1, 32, 1024, 14, 14, 256, 1, 1, 0);
+	x.conv_maps = 1;
+	cuda_space_init(&sp, &x);
+	conv_point(&c, 192, 64, 32, 4, 3, 1, 0, 1, 0);
+	c.val[11] = 1;
+	ck_assert(!space_check(&sp, &c, &why));
+	ck_assert_ptr_nonnull(strstr(why, "SWAP_AB needs the wgmma path"));
+}
+END_TEST
+
 /* TMA-only modules (WG_TMA_ONLY, cuda_conv_tma_only): where the backend reads X by a map
  * (the cell's conv_maps) and the shape has one: a plain GEMM's rows, or im2col's C a multiple
  * of BLOCK_K; not off the wgmma path, not without conv_maps (HARNESS_CUDA_CONV_TMA_ONLY=0,
@@ -1296,7 +1367,7 @@ START_TEST(test_conv_res_tma)
 	/* ResNet-50's 128 -> 512 1x1 at 28 x 28 with the residual */
 	conv_ctx(&x, "conv2d_bias_relu_add", "float16", 0, 32, 128, 28, 28, 512, 1, 1, 0);
 	cuda_space_init(&sp, &x);
-	ck_assert_uint_eq(sp.nfields, 11);
+	ck_assert_uint_eq(sp.nfields, 12);
 	ck_assert_str_eq(sp.fields[9].name, "RES_TMA");
 	sp.heuristic(&sp, &c);
 	ck_assert_int_eq(val_of(&sp, &c, "RES_TMA"), 0);
@@ -1996,6 +2067,7 @@ static Suite *cuda_suite(int with_templates)
 	tcase_add_test(tc, test_conv_bn112);
 	tcase_add_test(tc, test_conv_bk128);
 	tcase_add_test(tc, test_conv_cluster_k);
+	tcase_add_test(tc, test_conv_swap_ab);
 	tcase_add_test(tc, test_conv_res_tma);
 	tcase_add_test(tc, test_conv_stages8);
 	tcase_add_test(tc, test_conv_tma_only);

@@ -539,17 +539,31 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 			 * conv_fused) */
 			const bool fused = ES == 2 && SPLIT_K == 1 && !Pw && (epi & EPI_BIAS);
 			conv_pre pre;
+#if SWAP_AB /* the lane's two columns (wg_acc_h16t's), each bias twice */
+			const int c1 = p.n0 + (int)(threadIdx.x / 128 - 1) * 64 +
+				       (int)(threadIdx.x / 32 % 4) * 16 + (int)(threadIdx.x % 32) / 4;
+#pragma unroll
+			for (int e = 0; e < 2; ++e) {
+				const unsigned v = fused && c1 + 8 * e < K
+							   ? *(const unsigned short *)(bias + c1 + 8 * e)
+							   : 0u;
+				pre.b[e] = v | v << 16;
+			}
+#else
 			const int c2 = p.n0 + 2 * (threadIdx.x % 4);
 #pragma unroll
 			for (int nt = 0; nt < BLOCK_N / 8; ++nt)
 				pre.b[nt] = fused && c2 + 8 * nt < K
 						    ? *(const unsigned *)(bias + c2 + 8 * nt)
 						    : 0u;
+#endif
 			return pre;
 		},
 		[&](const wg_acc_t &acc, const tile_pos &p, int cw, unsigned rs, unsigned stg,
 		    const conv_pre &pre) {
 			if (SPLIT_K > 1 || Pw) {
+				if (SWAP_AB)
+					__trap(); /* (the backend's: the fused epilogue alone) */
 				wg_acc_pairs(acc, p.m0, p.n0, cw,
 					     [&](int row, int col, float v0, float v1) {
 						     out_partial(Pw, M, K, row, col, v0, v1);
@@ -560,33 +574,40 @@ extern "C" __global__ void __launch_bounds__(THREADS_WG, WG_MIN_BLOCKS)
 			/* bias, Res and ReLU in the accumulators' layout; Res by TMA from shared
 			 * memory (rs), else from global memory */
 			const bool res = epi & EPI_RESIDUAL;
+			const auto cvt = [&](float v0, float v1, unsigned b, unsigned r) {
+				if (epi & EPI_BIAS) {
+					v0 += to_float((elem_t)(b & 0xffffu));
+					v1 += to_float((elem_t)(b >> 16));
+				}
+				if (res) {
+					v0 += to_float((elem_t)(r & 0xffffu));
+					v1 += to_float((elem_t)(r >> 16));
+				}
+				if (epi & EPI_RELU) {
+					v0 = v0 > 0.0f ? v0 : 0.0f;
+					v1 = v1 > 0.0f ? v1 : 0.0f;
+				}
+				return (unsigned)from_float(v0) | ((unsigned)from_float(v1) << 16);
+			};
+			const auto put = [&](int row, int col, const uint4 &u) {
+				if (row < M && col < K)
+					*(uint4 *)(Y + (long long)row * K + col) = u;
+			};
+			const auto ldb = [&](int nt) { return pre.b[nt]; };
+#if SWAP_AB
+			if (res)
+				__trap(); /* (the backend's: no second operand with SWAP_AB) */
+			wg_acc_h16t(acc, p.m0, p.n0, cw, stg, ldb, cvt, put);
+#else
 			wg_acc_h16(
-				acc, p.m0, p.n0, cw, res ? rs : 0u, stg, res && !rs,
-				[&](int nt) { return pre.b[nt]; },
+				acc, p.m0, p.n0, cw, res ? rs : 0u, stg, res && !rs, ldb,
 				[&](int row, int col) {
 					return row < M && col < K
 						       ? *(const unsigned *)(Res + (long long)row * K + col)
 						       : 0u;
 				},
-				[&](float v0, float v1, unsigned b, unsigned r) {
-					if (epi & EPI_BIAS) {
-						v0 += to_float((elem_t)(b & 0xffffu));
-						v1 += to_float((elem_t)(b >> 16));
-					}
-					if (res) {
-						v0 += to_float((elem_t)(r & 0xffffu));
-						v1 += to_float((elem_t)(r >> 16));
-					}
-					if (epi & EPI_RELU) {
-						v0 = v0 > 0.0f ? v0 : 0.0f;
-						v1 = v1 > 0.0f ? v1 : 0.0f;
-					}
-					return (unsigned)from_float(v0) | ((unsigned)from_float(v1) << 16);
-				},
-				[&](int row, int col, const uint4 &u) {
-					if (row < M && col < K)
-						*(uint4 *)(Y + (long long)row * K + col) = u;
-				});
+				cvt, put);
+#endif
 #else
 			/* Res from shared memory (rs: the warpgroup's rows, wg_res) or global */
 			const int r0 = p.m0 + cw * MW * 64;

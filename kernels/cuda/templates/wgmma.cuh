@@ -76,16 +76,39 @@ static_assert(WARPS == 4 || WARPS == 8 || WARPS == 12,
 	      "WGMMA: WARPS must be 4, 8 or 12 (1, 2 or 3 warpgroups)");
 static_assert(BLOCK_N == 64 || BLOCK_N == 112 || BLOCK_N == 128 || BLOCK_N == 256,
 	      "WGMMA: BLOCK_N 64, 112, 128, 256");
+/* SWAP_AB [0] (conv.cu's field): 1, each consumer warpgroup multiplies its 64 of the tile's
+ * BLOCK_N columns (B's rows: a convolution's output channels) as wgmma's m64 side by all
+ * BLOCK_M rows (A's: its pixels) as the instruction's n, D^T = B A^T, and its epilogue
+ * stores the transpose (wg_acc_h16t).  Only the consumers change: the producer loads the
+ * same stages.  Shared memory's reads a k-step are then 64 B rows plus BLOCK_M A rows once,
+ * against each m64 slab's own read of all BLOCK_N B rows: at 192 x 64, 8 KiB against 12
+ * (docs/kernels.md, "Swapped operands").  TMA-only modules, whole tiles, 16-bit. */
+#ifndef SWAP_AB
+#define SWAP_AB 0
+#endif
+#if SWAP_AB
+static_assert(BLOCK_N == 64 * (WARPS / 4) &&
+		      (BLOCK_M == 64 || BLOCK_M == 96 || BLOCK_M == 112 || BLOCK_M == 128 ||
+		       BLOCK_M == 192 || BLOCK_M == 256),
+	      "SWAP_AB: 64 of BLOCK_N a consumer warpgroup, BLOCK_M 64 to 256 its n");
+#else
 static_assert(BLOCK_M % (64 * (WARPS / 4)) == 0 &&
 		      BLOCK_M / (64 * (WARPS / 4)) <= (WARPS == 12 ? 1 : 2),
 	      "WGMMA: BLOCK_M must be 64 or 128 per warpgroup (64 with three)");
 static_assert(WARPS != 12 || BLOCK_N <= 128,
 	      "WGMMA: three consumer warpgroups take BLOCK_N 64 or 128 (their registers)");
+#endif
 
 #define ES ((int)sizeof(elem_t))       /* element bytes: 2, or 4 for tf32 */
 #define AW (128 / ES)                 /* elements across one 128-byte swizzle atom */
 #define NC (WARPS / 4)              /* consumer warpgroups */
+#if SWAP_AB
+#define MW 1      /* one m64 slab a consumer warpgroup: its 64 of BLOCK_N */
+#define WG_NI BLOCK_M /* the instruction's n: the tile's BLOCK_M rows */
+#else
 #define MW (BLOCK_M / (64 * NC))      /* m64 slabs per consumer warpgroup */
+#define WG_NI BLOCK_N /* the instruction's n */
+#endif
 #define CTHREADS (32 * WARPS)         /* consumer threads */
 #define THREADS_WG (32 * WARPS + 128) /* + the producer warpgroup */
 /* WG_PRODUCER_LOADS (the including template defines it, default 0): 1, the producer
@@ -226,7 +249,7 @@ static __device__ __forceinline__ void ring_step(wg_ring &r, unsigned) { ++r.it;
 #define WG_MMA(n) "wgmma.mma_async.sync.aligned.m64n" #n "k8.f32.tf32.tf32 "
 #define WG_IMM "p, 1, 1"
 #endif
-#if BLOCK_N == 64
+#if WG_NI == 64
 static __device__ __forceinline__ void wgmma_n64(float *d, unsigned long long da,
 						 unsigned long long db, int scale_d)
 {
@@ -238,7 +261,19 @@ static __device__ __forceinline__ void wgmma_n64(float *d, unsigned long long da
 		     : "memory");
 }
 #endif
-#if BLOCK_N == 112
+#if WG_NI == 96
+static __device__ __forceinline__ void wgmma_n96(float *d, unsigned long long da,
+						unsigned long long db, int scale_d)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %50, 0;\n"
+		     WG_MMA(96)
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47}, %48, %49, " WG_IMM ";\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47])
+		     : "l"(da), "l"(db), "r"(scale_d)
+		     : "memory");
+}
+#endif
+#if WG_NI == 112
 static __device__ __forceinline__ void wgmma_n112(float *d, unsigned long long da,
 						 unsigned long long db, int scale_d)
 {
@@ -250,7 +285,7 @@ static __device__ __forceinline__ void wgmma_n112(float *d, unsigned long long d
 		     : "memory");
 }
 #endif
-#if BLOCK_N == 128
+#if WG_NI == 128
 static __device__ __forceinline__ void wgmma_n128(float *d, unsigned long long da,
 						 unsigned long long db, int scale_d)
 {
@@ -262,7 +297,7 @@ static __device__ __forceinline__ void wgmma_n128(float *d, unsigned long long d
 		     : "memory");
 }
 #endif
-#if BLOCK_N == 256
+#if WG_NI == 256
 static __device__ __forceinline__ void wgmma_n256(float *d, unsigned long long da,
 						 unsigned long long db, int scale_d)
 {
@@ -274,16 +309,32 @@ static __device__ __forceinline__ void wgmma_n256(float *d, unsigned long long d
 		     : "memory");
 }
 #endif
+#if WG_NI == 192
+static __device__ __forceinline__ void wgmma_n192(float *d, unsigned long long da,
+						 unsigned long long db, int scale_d)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
+		     WG_MMA(192)
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95}, %96, %97, " WG_IMM ";\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
+		     : "l"(da), "l"(db), "r"(scale_d)
+		     : "memory");
+}
+#endif
 
 static __device__ __forceinline__ void wgmma_tile(float *d, unsigned long long da,
 						  unsigned long long db)
 {
-#if BLOCK_N == 64
+#if WG_NI == 64
 	wgmma_n64(d, da, db, 1);
-#elif BLOCK_N == 112
+#elif WG_NI == 96
+	wgmma_n96(d, da, db, 1);
+#elif WG_NI == 112
 	wgmma_n112(d, da, db, 1);
-#elif BLOCK_N == 128
+#elif WG_NI == 128
 	wgmma_n128(d, da, db, 1);
+#elif WG_NI == 192
+	wgmma_n192(d, da, db, 1);
 #else
 	wgmma_n256(d, da, db, 1);
 #endif
@@ -438,6 +489,9 @@ static __device__ __forceinline__ void tma_load_mc(unsigned dst, const tmap_t *m
 #ifndef CLUSTER_K
 #define CLUSTER_K 1
 #endif
+static_assert(!SWAP_AB || (CLUSTER_K == 1 && ES == 2 && WG_TMA_ONLY && !STREAM_K &&
+			   SPLIT_K == 1),
+	      "SWAP_AB: 16-bit TMA-only modules of whole tiles, summed in one block");
 static_assert(CLUSTER_K == 1 || (CLUSTER_K == 2 && !STREAM_K && SPLIT_K == 1),
 	      "CLUSTER_K: pairs, without stream-K or split-K");
 /* use_tma's field (two bits from WG_CLUSTER_CM_SHIFT; without WG_CLUSTER_M): log2 of the
@@ -498,34 +552,41 @@ static_assert((REG_CAP - REG_PRODUCER) * 128 >= (REG_CONSUMER - REG_CAP) * 128 *
 #ifndef WG_CONV
 #define WG_CONV 0
 #endif
-#if WG_CONV && NC == 1 && BLOCK_K == AW_PP && MW * BLOCK_N / 2 <= 32
+#if WG_CONV && NC == 1 && BLOCK_K == AW_PP && MW * WG_NI / 2 <= 32
 #define WG_MIN_BLOCKS 3
-#elif WG_CONV && NC == 1 && BLOCK_K == AW_PP && MW * BLOCK_N / 2 <= 64
+#elif WG_CONV && NC == 1 && BLOCK_K == AW_PP && MW * WG_NI / 2 <= 64
 #define WG_MIN_BLOCKS 2
 #else
 #define WG_MIN_BLOCKS 1
 #endif
 
 /* One k-tile (stage at shared tA / tB) into the accumulators of consumer warpgroup cw. */
-static __device__ __forceinline__ void mma_stage(float (*acc)[BLOCK_N / 2], unsigned tA,
+static __device__ __forceinline__ void mma_stage(float (*acc)[WG_NI / 2], unsigned tA,
 						 unsigned tB, int cw)
 {
 	wgmma_fence();
 #pragma unroll
 	for (int k = 0; k < BLOCK_K / KSTEP; ++k) /* KSTEP * ES = 32 bytes, 4 per atom */
+#if SWAP_AB /* B's 64 rows of this warpgroup by all of A's */
+		wgmma_tile(acc[0],
+			   wgmma_desc(tB + (k / 4) * BLOCK_N * 128 + cw * 64 * 128 + (k % 4) * 32),
+			   wgmma_desc(tA + (k / 4) * BLOCK_M * 128 + (k % 4) * 32));
+#else
 #pragma unroll
 		for (int i = 0; i < MW; ++i)
 			wgmma_tile(acc[i],
 				   wgmma_desc(tA + (k / 4) * BLOCK_M * 128 +
 					      (cw * MW + i) * 64 * 128 + (k % 4) * 32),
 				   wgmma_desc(tB + (k / 4) * BLOCK_N * 128 + (k % 4) * 32));
+#endif
 	wgmma_commit();
 }
 
 /* A consumer warpgroup's accumulators: MW slabs of m64 x BLOCK_N, warp w of the group
  * holding rows 16 w + [0, 16) of each as BLOCK_N / 8 tiles of 16 x 8 in mma.sync's fragment
- * layout (so mainloop.cuh's acc_pairs walks them, RSTEP 64). */
-typedef float wg_acc_t[MW][BLOCK_N / 2];
+ * layout (so mainloop.cuh's acc_pairs walks them, RSTEP 64); with SWAP_AB one slab of its 64
+ * columns (as rows) x BLOCK_M rows (as columns), the transpose. */
+typedef float wg_acc_t[MW][WG_NI / 2];
 
 /* WG_SK_PROBE (tests/gpu/sk-probe.c's, default 0): 1, consumer warpgroup 0's first thread
  * stamps %globaltimer (ns) into wg_probe[blockIdx.x * 32 + i]: 0 at its start; for its first
@@ -679,6 +740,64 @@ static __device__ __forceinline__ void wg_acc_h16(const wg_acc_t &acc, int m0, i
 		}
 	}
 }
+
+#if SWAP_AB
+/* wg_acc_h16's walk for SWAP_AB's transposed accumulators (no second operand): consumer
+ * warpgroup cw's slab holds the tile's columns n0 + 64 cw + [0, 64) as its rows (warp w's
+ * 16 w + lane / 4 and 8 more) by the BLOCK_M rows as its columns, so cvt(v0, v1, b, 0) turns
+ * one column's outputs at two adjacent rows, b = ldb(0) for the lane's first column (its
+ * bias in both halves) or ldb(1) for its second.  stmatrix .trans writes each 8 x 8 tile
+ * transposed: a warp's 64 rows of its 16 columns (32 bytes a row, 2 KiB: its share of the
+ * scratch stg) a half (the last of 32 or 48 at BLOCK_M 96 and 112), and put(row, col, u) gets them back 16 bytes at a time, u the 8
+ * outputs (row, col + [0, 8)), two lanes a row.  16-byte chunk c of row r at chunk c ^ (r / 4
+ * % 2): a stored tile's 8 rows meet in no bank. */
+template <class Ldb, class Cvt, class Put>
+static __device__ __forceinline__ void wg_acc_h16t(const wg_acc_t &acc, int m0, int n0, int cw,
+						   unsigned stg, const Ldb &ldb, const Cvt &cvt,
+						   const Put &put)
+{
+	const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+	const unsigned wb = stg + (unsigned)warp * 2048u;
+	/* stmatrix .x4: lane l addresses row l % 8 of tile q = l / 8, which holds the lane
+	 * group's columns q % 2 (of the warp's two eights) at n8 tile t + q / 2 */
+	const unsigned q = (unsigned)lane / 8u, l8 = (unsigned)lane % 8u;
+	const unsigned b0 = ldb(0), b1 = ldb(1);
+	const int col = n0 + cw * 64 + warp * 16;
+#pragma unroll
+	for (int h = 0; h < (BLOCK_M + 63) / 64; ++h) {
+#pragma unroll
+		for (int t = 0; t < 8; t += 2) {
+			const int nt = 8 * h + t;
+			if (nt >= BLOCK_M / 8) /* (96 and 112: a last half of 4 or 6 tiles) */
+				break;
+			const unsigned r0 = cvt(acc[0][nt * 4], acc[0][nt * 4 + 1], b0, 0u);
+			const unsigned r1 = cvt(acc[0][nt * 4 + 2], acc[0][nt * 4 + 3], b1, 0u);
+			const unsigned r2 = cvt(acc[0][nt * 4 + 4], acc[0][nt * 4 + 5], b0, 0u);
+			const unsigned r3 = cvt(acc[0][nt * 4 + 6], acc[0][nt * 4 + 7], b1, 0u);
+			const unsigned row = 8u * ((unsigned)t + q / 2u) + l8; /* of the half's */
+			asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], "
+				     "{%1, %2, %3, %4};\n" ::"r"(wb + row * 32u +
+								 (((q % 2u) ^ (row / 4u % 2u)) << 4)),
+				     "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+				     : "memory");
+		}
+		__syncwarp();
+#pragma unroll
+		for (int j = 0; j < 4; ++j) {
+			if (64 * h + 16 * j >= BLOCK_M)
+				break;
+			const unsigned r = 16u * (unsigned)j + (unsigned)lane / 2u, c = lane % 2u;
+			uint4 u;
+			asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+				     : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w)
+				     : "r"(wb + r * 32u + ((c ^ (r / 4u % 2u)) << 4))
+				     : "memory");
+			put(m0 + 64 * h + (int)r, col + 8 * (int)c, u);
+		}
+		__syncwarp(); /* the half's loads are done before the next half's stores */
+	}
+}
+#endif
 #endif
 
 /* The work of this block, segment by segment (the producer and the consumers walk the same
@@ -1032,9 +1151,12 @@ static __device__ __forceinline__ bool wg_ck_sum(wg_acc_t &acc, int cw, unsigned
  * done, or to the end after the block's last segment).  consumer_cpasync
  * has none to give: its one user, gemm.cu's cp.async path, stores without it (conv.cu always
  * loads by its producer or by TMA: consumer_tma). */
-static __device__ __forceinline__ unsigned wg_scratch(unsigned sA, unsigned s, int cw)
+static __device__ __forceinline__ unsigned wg_scratch(unsigned sA, unsigned sB, unsigned s,
+						     int cw)
 {
 	static_assert(MW * 64 * BLOCK_K * ES >= 8192, "wg_scratch: 8 KiB a warpgroup");
+	if (SWAP_AB) /* every warpgroup reads all of A's stage: its own 64 rows of B's */
+		return sB + s * BLOCK_N * BLOCK_K * ES + (unsigned)cw * 64 * BLOCK_K * ES;
 	return sA + s * BLOCK_M * BLOCK_K * ES + (unsigned)cw * MW * 64 * BLOCK_K * ES;
 }
 
@@ -1064,7 +1186,7 @@ static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigne
 #pragma unroll
 		for (int i = 0; i < MW; ++i)
 #pragma unroll
-			for (int j = 0; j < BLOCK_N / 2; ++j)
+			for (int j = 0; j < WG_NI / 2; ++j)
 				acc[i][j] = 0.0f;
 		for (int kt = 0; kt < p.nkt; ++kt) {
 			const unsigned s = ring_s(r, ns);
@@ -1095,7 +1217,8 @@ static __device__ __forceinline__ void consumer_tma(int M, int N, int K, unsigne
 #endif
 		SK_SEG(cw, seg, 2, p);
 		if (fin)
-			wg_res_store(res, acc, p, cw, M, N, K, wg_scratch(sA, last, cw), pre, store);
+			wg_res_store(res, acc, p, cw, M, N, K, wg_scratch(sA, sB, last, cw), pre,
+				     store);
 		if (seg == 0)
 			SK_STAMP(cw, 21);
 		wg_sched ahead = sch;
