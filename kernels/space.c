@@ -16,19 +16,30 @@ size_t space_grid_size(const struct space *s)
 		size_t v = s->fields[f].nvalues;
 		if (!v)
 			return 0;
-		if (n > SIZE_MAX / v)
+		if (__builtin_mul_overflow(n, v, &n)) /* (no division: every grid point asks) */
 			return SIZE_MAX;
-		n *= v;
 	}
 	return n;
 }
 
-/* Mixed radix, last field fastest: idx = sum_f digit_f * prod_{g > f} nvalues_g. */
+/* Mixed radix, last field fastest: idx = sum_f digit_f * prod_{g > f} nvalues_g.  In 32
+ * bits where the grid fits them: the walks decode every point of every cell's grid (622,080
+ * a convolution), and a 64-bit division costs several 32-bit ones. */
 int space_grid_point(const struct space *s, size_t idx, struct config *out)
 {
-	if (idx >= space_grid_size(s))
+	size_t grid = space_grid_size(s);
+	if (idx >= grid)
 		return -1;
 	memset(out, 0, sizeof(*out));
+	if (grid <= UINT32_MAX) {
+		uint32_t i = (uint32_t)idx;
+		for (size_t f = s->nfields; f-- > 0;) {
+			uint32_t nv = (uint32_t)s->fields[f].nvalues;
+			out->val[f] = s->fields[f].values[i % nv];
+			i /= nv;
+		}
+		return 0;
+	}
 	for (size_t f = s->nfields; f-- > 0;) {
 		size_t nv = s->fields[f].nvalues;
 		out->val[f] = s->fields[f].values[idx % nv];
@@ -144,6 +155,46 @@ int space_check(const struct space *s, const struct config *c, const char **why)
 int space_contains(const struct space *s, const struct config *c)
 {
 	return space_check(s, c, NULL);
+}
+
+void space_walk_init(const struct space *s, struct space_walk *w, size_t idx)
+{
+	memset(w, 0, sizeof(*w));
+	w->n = space_npoints(s);
+	w->idx = idx < w->n ? idx : w->n;
+	size_t i = w->idx;
+	for (size_t f = s->nfields; !s->listed && f-- > 0;) {
+		w->digit[f] = i % s->fields[f].nvalues;
+		i /= s->fields[f].nvalues;
+	}
+}
+
+int space_walk_next(const struct space *s, struct space_walk *w, struct config *out, size_t *k)
+{
+	if (w->idx >= w->n)
+		return -1;
+	if (k)
+		*k = w->idx;
+	if (s->listed)
+		return space_point(s, w->idx++, out);
+	memset(out, 0, sizeof(*out));
+	for (size_t f = 0; f < s->nfields; f++)
+		out->val[f] = s->fields[f].values[w->digit[f]];
+	w->idx++;
+	for (size_t f = s->nfields; f-- > 0;) { /* the odometer: last field fastest */
+		if (++w->digit[f] < s->fields[f].nvalues)
+			break;
+		w->digit[f] = 0;
+	}
+	return 0;
+}
+
+int space_check_grid(const struct space *s, const struct config *c, const char **why)
+{
+	if (s->listed)
+		return space_check(s, c, why);
+	const char *dummy;
+	return s->valid ? s->valid(s, c, why ? why : &dummy) : 1;
 }
 
 /* "vendor" or "vendor:algo=6,..." for candidate k. */

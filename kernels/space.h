@@ -102,10 +102,24 @@ int space_point_find(const struct space *s, const struct config *c, size_t *k);
 /* The idx-th grid point in mixed-radix order (last field fastest).  0 or -1 when idx is
  * out of range. */
 int space_grid_point(const struct space *s, size_t idx, struct config *out);
+/* A walk over space_point's order from point idx on without a division a point (the
+ * whole-grid walks: a convolution's grid has 622,080 points): init once, then each
+ * space_walk_next gives the walk's point (its index in *k when k) and steps, -1 past the
+ * last.  A listed space's walk gives its listed points. */
+struct space_walk {
+	size_t idx, n;                     /* the next point, and space_npoints() */
+	size_t digit[SPACE_MAX_FIELDS];    /* idx's value index a field (a grid's) */
+};
+void space_walk_init(const struct space *s, struct space_walk *w, size_t idx);
+int space_walk_next(const struct space *s, struct space_walk *w, struct config *out, size_t *k);
 /* 1 when c is a vendor candidate of s or every value is allowed and valid() agrees. */
 int space_contains(const struct space *s, const struct config *c);
 /* The same, with *why (static) saying why not when it returns 0. */
 int space_check(const struct space *s, const struct config *c, const char **why);
+/* space_check for a point space_grid_point (or space_point of a grid space) gave, whose
+ * values are its fields' by construction: the constraint alone (a listed space checks in
+ * full).  The walks over whole grids call it. */
+int space_check_grid(const struct space *s, const struct config *c, const char **why);
 /* Vendor candidates of s (0 when it has no vendor path), and the k-th as a config. */
 size_t space_nvendors(const struct space *s);
 void space_vendor_point(const struct space *s, size_t k, struct config *out);

@@ -221,12 +221,14 @@ static int proto_space_of(struct wk *w, size_t i, const struct space *s)
 	if (sp.grid > REC_MAX_POINTS) {
 		sp.nvalid = -1;
 	} else {
+		struct space_walk walk;
+		space_walk_init(s, &walk, 0);
 		for (size_t p = 0; p < (size_t)sp.grid; p++) {
 			struct config c;
 			const char *why = "excluded";
-			if (space_grid_point(s, p, &c))
+			if (space_walk_next(s, &walk, &c, NULL))
 				break;
-			if (space_check(s, &c, &why)) {
+			if (space_check_grid(s, &c, &why)) {
 				sp.nvalid++;
 				continue;
 			}

@@ -20,8 +20,7 @@ struct tuner {
 	int64_t proposed;
 	size_t next_vendor;   /* next vendor candidate to propose */
 	size_t nvendors;      /* candidates to propose (0 when include_vendor is false) */
-	size_t next_idx;      /* next point (space_point) to look at */
-	size_t grid;          /* space_npoints() */
+	struct space_walk walk; /* the next point (space_point's order) to look at */
 	/* field_values: per field of the space, the values allowed (nallow[f] == 0: all) */
 	int64_t allow[SPACE_MAX_FIELDS][SPACE_MAX_VALUES];
 	size_t nallow[SPACE_MAX_FIELDS];
@@ -109,7 +108,7 @@ static struct tuner *exhaustive_alloc(const struct tuner_args *a, char **cause)
 			t->allow[f][t->nallow[f]++] = e->items[k].i;
 	}
 	t->nvendors = t->include_vendor ? space_nvendors(a->space) : 0;
-	t->grid = space_npoints(a->space);
+	space_walk_init(a->space, &t->walk, 0);
 	t->best_ns = INFINITY;
 	return t;
 }
@@ -140,10 +139,8 @@ static int exhaustive_next(struct tuner *t, struct config *c)
 		t->proposed++;
 		return 1;
 	}
-	while (t->next_idx < t->grid) {
-		if (space_point(t->space, t->next_idx++, c))
-			break;
-		if (allowed(t, c) && space_contains(t->space, c)) {
+	while (!space_walk_next(t->space, &t->walk, c, NULL)) {
+		if (allowed(t, c) && space_check_grid(t->space, c, NULL)) {
 			t->proposed++;
 			return 1;
 		}

@@ -534,12 +534,14 @@ size_t *tuner_valid_points(const struct space *s, size_t max, const char *who, s
 		return NULL;
 	}
 	size_t *v = xmalloc((np ? np : 1) * sizeof(*v));
+	struct space_walk w;
+	space_walk_init(s, &w, 0);
 	for (size_t i = 0; i < np; i++) {
 		struct config c;
 		/* a listed point is valid unless the constraint also excludes it */
-		if (space_point(s, i, &c))
+		if (space_walk_next(s, &w, &c, NULL))
 			continue;
-		if (s->listed ? !s->valid || s->valid(s, &c, NULL) : space_contains(s, &c))
+		if (s->listed ? !s->valid || s->valid(s, &c, NULL) : space_check_grid(s, &c, NULL))
 			v[(*n)++] = i;
 	}
 	return v;

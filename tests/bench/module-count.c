@@ -140,10 +140,12 @@ int main(int argc, char **argv)
 		}
 		cuda_space_init(&sp, &x);
 		cells++;
+		struct space_walk w;
+		space_walk_init(&sp, &w, 0);
 		for (size_t i = 0, n = space_grid_size(&sp); i < n; i++) {
 			struct config c;
 			const char *why;
-			if (space_grid_point(&sp, i, &c) || !space_check(&sp, &c, &why))
+			if (space_walk_next(&sp, &w, &c, NULL) || !space_check_grid(&sp, &c, &why))
 				continue;
 			configs++;
 			char *o[CUDA_MAX_OPTS];
