@@ -1226,37 +1226,35 @@ START_TEST(test_conv_swap_ab)
 	c.val[3] = 4, c.val[9] = 1; /* RES_TMA */
 	ck_assert(!space_check(&sp, &c, &why));
 	c.val[9] = 0;
-	conv_point(&c, 128, 64, 64, 4, 4, 1, 0, 1, 0); /* 49 x 4 tiles: more than one wave */
-	c.val[11] = 1;
-	ck_assert(!space_check(&sp, &c, &why));
-	ck_assert_str_eq(why, "pruned: SWAP_AB where the tiles are more than one wave (built for "
-			      "the 1x1 layers' one-wave tiles)");
-	/* a residual op: the swapped epilogue has no second operand */
-	conv_ctx(&x, "conv2d_bias_relu_add", "float16", 0, 32, 1024, 14, 14, 256, 1, 1, 0);
-	x.conv_maps = 1;
-	cuda_space_init(&sp, &x);
-	conv_point(&c, 96, 128, 64, 8, 4, 1, 0, 1, 0);
-	c.val[11] = 1;
-	ck_assert(!space_check(&sp, &c, &why));
-	ck_assert_str_eq(why, "SWAP_AB without a residual and with K a multiple of 8 (its "
-			      "epilogue's)");
-	/* a 3x3 (im2col): untried */
-	conv_ctx(&x, "conv2d_bias_relu", "float16", 0, 32, 512, 7, 7, 512, 3, 1, 1);
-	x.conv_maps = 1;
-	cuda_space_init(&sp, &x);
-	conv_point(&c, 128, 64, 64, 4, 4, 1, 0, 1, 0);
-	c.val[11] = 1;
-	ck_assert(!space_check(&sp, &c, &why));
-	ck_assert_str_eq(why, "SWAP_AB on a 1x1 convolution's TMA-only path alone (X and the "
-			      "weights by tensor maps; the 3x3 layers untried)");
-	/* TF32: not on the swapped path */
-	conv_ctx(&x, "conv2d_bias_relu", "float32", 1, 32, 1024, 14, 14, 256, 1, 1, 0);
-	x.conv_maps = 1;
-	cuda_space_init(&sp, &x);
-	conv_point(&c, 192, 64, 32, 4, 3, 1, 0, 1, 0);
-	c.val[11] = 1;
-	ck_assert(!space_check(&sp, &c, &why));
-	ck_assert_ptr_nonnull(strstr(why, "SWAP_AB needs the wgmma path"));
+	/* refused: more than one wave, a residual op, a 3x3 (im2col), TF32 */
+	static const struct {
+		const char *op, *dtype;
+		int tf32;
+		int64_t c, h, k, r, pad, bm, bk, stages;
+		const char *why;
+	} no[] = {
+		{ "conv2d_bias_relu", "float16", 0, 1024, 14, 256, 1, 0, 128, 64, 4,
+		  "pruned: SWAP_AB where the tiles are more than one wave (built for the 1x1 "
+		  "layers' one-wave tiles)" }, /* 49 x 4 tiles */
+		{ "conv2d_bias_relu_add", "float16", 0, 1024, 14, 256, 1, 0, 96, 64, 4,
+		  "SWAP_AB without a residual and with K a multiple of 8 (its epilogue's)" },
+		{ "conv2d_bias_relu", "float16", 0, 512, 7, 512, 3, 1, 128, 64, 4,
+		  "SWAP_AB on a 1x1 convolution's TMA-only path alone (X and the weights by "
+		  "tensor maps; the 3x3 layers untried)" },
+		{ "conv2d_bias_relu", "float32", 1, 1024, 14, 256, 1, 0, 192, 32, 3,
+		  "SWAP_AB needs the wgmma path" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(no); i++) {
+		conv_ctx(&x, no[i].op, no[i].dtype, no[i].tf32, 32, no[i].c, no[i].h, no[i].h,
+			 no[i].k, no[i].r, 1, no[i].pad);
+		x.conv_maps = 1;
+		cuda_space_init(&sp, &x);
+		conv_point(&c, no[i].bm, 64 * (no[i].bm == 96 ? 2 : 1), no[i].bk,
+			   no[i].bm == 96 ? 8 : 4, no[i].stages, 1, 0, 1, 0);
+		c.val[11] = 1;
+		ck_assert_msg(!space_check(&sp, &c, &why), "case %zu", i);
+		ck_assert_msg(strstr(why, no[i].why) != NULL, "case %zu: %s", i, why);
+	}
 }
 END_TEST
 
