@@ -80,9 +80,10 @@ static_assert(BLOCK_N == 64 || BLOCK_N == 112 || BLOCK_N == 128 || BLOCK_N == 25
  * BLOCK_N columns (B's rows: a convolution's output channels) as wgmma's m64 side by all
  * BLOCK_M rows (A's: its pixels) as the instruction's n, D^T = B A^T, and its epilogue
  * stores the transpose (wg_acc_h16t).  Only the consumers change: the producer loads the
- * same stages.  Shared memory's reads a k-step are then 64 B rows plus BLOCK_M A rows once,
- * against each m64 slab's own read of all BLOCK_N B rows: at 192 x 64, 8 KiB against 12
- * (docs/kernels.md, "Swapped operands").  TMA-only modules, whole tiles, 16-bit. */
+ * same stages.  What it buys is the tile shapes whose pixel side is no m64 slab (BLOCK_M 96
+ * and 112: cuBLASLt's one-wave tile counts at ResNet-50's 1x1 layers), not fewer shared-
+ * memory reads (at 192 x 64, 8 KiB a k-step against 12, the k-tile took the same time on an
+ * H200: docs/kernels.md, "Swapped operands").  TMA-only modules, whole tiles, 16-bit. */
 #ifndef SWAP_AB
 #define SWAP_AB 0
 #endif
@@ -748,8 +749,8 @@ static __device__ __forceinline__ void wg_acc_h16(const wg_acc_t &acc, int m0, i
  * one column's outputs at two adjacent rows, b = ldb(0) for the lane's first column (its
  * bias in both halves) or ldb(1) for its second.  stmatrix .trans writes each 8 x 8 tile
  * transposed: a warp's 64 rows of its 16 columns (32 bytes a row, 2 KiB: its share of the
- * scratch stg) a half (the last of 32 or 48 at BLOCK_M 96 and 112), and put(row, col, u) gets them back 16 bytes at a time, u the 8
- * outputs (row, col + [0, 8)), two lanes a row.  16-byte chunk c of row r at chunk c ^ (r / 4
+ * scratch stg) a half (the last of 32 or 48 at BLOCK_M 96 and 112), and put(row, col, u)
+ * gets them back 16 bytes at a time, u the 8 outputs (row, col + [0, 8)), two lanes a row.  16-byte chunk c of row r at chunk c ^ (r / 4
  * % 2): a stored tile's 8 rows meet in no bank. */
 template <class Ldb, class Cvt, class Put>
 static __device__ __forceinline__ void wg_acc_h16t(const wg_acc_t &acc, int m0, int n0, int cw,
@@ -1145,19 +1146,24 @@ static __device__ __forceinline__ bool wg_ck_sum(wg_acc_t &acc, int cw, unsigned
 }
 #endif
 
-/* Consumer warpgroup cw's scratch for the epilogue (wg_acc_h16's 8 KiB):
- * its MW * 64 rows of stage s's A, a stage no copy writes while the warpgroup holds it
- * (consumer_tma keeps the last k-tile's stage of a segment that stores until its epilogue is
- * done, or to the end after the block's last segment).  consumer_cpasync
- * has none to give: its one user, gemm.cu's cp.async path, stores without it (conv.cu always
- * loads by its producer or by TMA: consumer_tma). */
+/* Consumer warpgroup cw's scratch for the epilogue (wg_acc_h16's 8 KiB): its MW * 64 rows
+ * of stage s's A in the stage's first 128-byte atom (MW 8 KiB), which no other warpgroup
+ * reads and no copy writes while the warpgroup holds the stage (consumer_tma keeps the last
+ * k-tile's stage of a segment that stores until its epilogue is done, or to the end after
+ * the block's last segment); with SWAP_AB, where every warpgroup reads all of A's, its own
+ * 64 rows of B's first atom.  In the first atom: a stage of two atoms (BLOCK_K 128 in 16
+ * bits) holds each atom's rows apart, so the warpgroup's rows of both are not one run, and
+ * until stop 71 warpgroup 1's scratch began at the second atom's first row, warpgroup 0's
+ * own, which its last k-tile's wgmma may still be reading.  consumer_cpasync has none to
+ * give: its one user, gemm.cu's cp.async path, stores without it (conv.cu always loads by
+ * its producer or by TMA: consumer_tma). */
 static __device__ __forceinline__ unsigned wg_scratch(unsigned sA, unsigned sB, unsigned s,
 						     int cw)
 {
-	static_assert(MW * 64 * BLOCK_K * ES >= 8192, "wg_scratch: 8 KiB a warpgroup");
-	if (SWAP_AB) /* every warpgroup reads all of A's stage: its own 64 rows of B's */
-		return sB + s * BLOCK_N * BLOCK_K * ES + (unsigned)cw * 64 * BLOCK_K * ES;
-	return sA + s * BLOCK_M * BLOCK_K * ES + (unsigned)cw * MW * 64 * BLOCK_K * ES;
+	static_assert(MW * 64 * 128 >= 8192, "wg_scratch: 8 KiB a warpgroup");
+	if (SWAP_AB)
+		return sB + s * BLOCK_N * BLOCK_K * ES + (unsigned)cw * 64 * 128;
+	return sA + s * BLOCK_M * BLOCK_K * ES + (unsigned)cw * MW * 64 * 128;
 }
 
 /* Consumer warpgroup cw when the producer fills the stages (TMA, or WG_PRODUCER_LOADS), for
