@@ -106,10 +106,11 @@ size_t cuda_conv_s2d_bytes(const struct cuda_shape *t, size_t *w_off)
 
 /* gemm.cu's fields over values that suit an implicit GEMM whose m (pixels) is large and
  * whose n (channels) is 64 to 2048: tiles of 64 to 256 pixels (96 and 112 with SWAP_AB) and
- * 32 to 256 channels (112 where its tile count fits the SMs, bn112_fills), k steps of 32, 64 or 128 (128 in 16 bits
- * where X has a tensor map: two atoms a stage halve the ring's barrier round trips a byte;
- * a whole 64 x 128 tile's k-loop 12% faster at ResNet-50's 7x7 layers on an H200, 5% at
- * 128 x 128 on two warpgroups, docs/benchmarks-archive.md stop 67), 4, 8 or 12 warps,
+ * 32 to 256 channels (112 where its tile count fits the SMs, bn112_fills), k steps of 32, 64
+ * or 128 (128 in 16 bits where X has a tensor map: two atoms a stage halve the ring's barrier
+ * round trips a byte; a whole 64 x 128 tile's k-loop 12% faster at ResNet-50's 7x7 layers on
+ * an H200, 5% at 128 x 128 on two warpgroups, docs/benchmarks-archive.md stop 67), 4, 8 or
+ * 12 warps,
  * 3, 4, 8, 9, 10 or 12 stages (above 4 only where the tiles fit one wave of one block an SM:
  * the 7x7 layers' long k-loops, which a deeper ring keeps fed: at 2048 -> 512 the best
  * template took 21.3, 16.9 and 14.8 us at 3, 4 and 8 on an H200, flat past 8,
@@ -144,7 +145,8 @@ void cuda_conv_fields(struct space *sp, enum cuda_op op)
 	static const int64_t bk[] = { 32, 64, 128 }, warps[] = { 4, 8, 12 };
 	static const int64_t stages[] = { 3, 4, 8, 9, 10, 12 };
 	static const int64_t split[] = { 1, 2, 4 }, group[] = { 8 }, sk[] = { 0, 1, 2, 3 };
-	static const int64_t cl[] = { 1, 2, 4, 8 }, rt[] = { 0, 1 }, ck[] = { 1, 2 }, sw[] = { 0, 1 };
+	static const int64_t cl[] = { 1, 2, 4, 8 }, rt[] = { 0, 1 }, ck[] = { 1, 2 };
+	static const int64_t sw[] = { 0, 1 };
 	const int64_t *const v[] = { bm, bn, bk, warps, stages, split, group };
 	const size_t n[] = { ARRAY_SIZE(bm), ARRAY_SIZE(bn), ARRAY_SIZE(bk), ARRAY_SIZE(warps),
 			     ARRAY_SIZE(stages), ARRAY_SIZE(split), ARRAY_SIZE(group) };

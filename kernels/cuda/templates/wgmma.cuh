@@ -750,8 +750,9 @@ static __device__ __forceinline__ void wg_acc_h16(const wg_acc_t &acc, int m0, i
  * bias in both halves) or ldb(1) for its second.  stmatrix .trans writes each 8 x 8 tile
  * transposed: a warp's 64 rows of its 16 columns (32 bytes a row, 2 KiB: its share of the
  * scratch stg) a half (the last of 32 or 48 at BLOCK_M 96 and 112), and put(row, col, u)
- * gets them back 16 bytes at a time, u the 8 outputs (row, col + [0, 8)), two lanes a row.  16-byte chunk c of row r at chunk c ^ (r / 4
- * % 2): a stored tile's 8 rows meet in no bank. */
+ * gets them back 16 bytes at a time, u the 8 outputs (row, col + [0, 8)), two lanes a row.
+ * 16-byte chunk c of row r at chunk c ^ (r / 4 % 2): a stored tile's 8 rows meet in no
+ * bank. */
 template <class Ldb, class Cvt, class Put>
 static __device__ __forceinline__ void wg_acc_h16t(const wg_acc_t &acc, int m0, int n0, int cw,
 						   unsigned stg, const Ldb &ldb, const Cvt &cvt,
