@@ -22,24 +22,13 @@ size_t space_grid_size(const struct space *s)
 	return n;
 }
 
-/* Mixed radix, last field fastest: idx = sum_f digit_f * prod_{g > f} nvalues_g.  In 32
- * bits where the grid fits them: the walks decode every point of every cell's grid (622,080
- * a convolution), and a 64-bit division costs several 32-bit ones. */
+/* Mixed radix, last field fastest: idx = sum_f digit_f * prod_{g > f} nvalues_g (a point
+ * at random; the whole-grid walks take space_walk). */
 int space_grid_point(const struct space *s, size_t idx, struct config *out)
 {
-	size_t grid = space_grid_size(s);
-	if (idx >= grid)
+	if (idx >= space_grid_size(s))
 		return -1;
 	memset(out, 0, sizeof(*out));
-	if (grid <= UINT32_MAX) {
-		uint32_t i = (uint32_t)idx;
-		for (size_t f = s->nfields; f-- > 0;) {
-			uint32_t nv = (uint32_t)s->fields[f].nvalues;
-			out->val[f] = s->fields[f].values[i % nv];
-			i /= nv;
-		}
-		return 0;
-	}
 	for (size_t f = s->nfields; f-- > 0;) {
 		size_t nv = s->fields[f].nvalues;
 		out->val[f] = s->fields[f].values[idx % nv];
@@ -157,16 +146,10 @@ int space_contains(const struct space *s, const struct config *c)
 	return space_check(s, c, NULL);
 }
 
-void space_walk_init(const struct space *s, struct space_walk *w, size_t idx)
+void space_walk_init(const struct space *s, struct space_walk *w)
 {
 	memset(w, 0, sizeof(*w));
 	w->n = space_npoints(s);
-	w->idx = idx < w->n ? idx : w->n;
-	size_t i = w->idx;
-	for (size_t f = s->nfields; !s->listed && f-- > 0;) {
-		w->digit[f] = i % s->fields[f].nvalues;
-		i /= s->fields[f].nvalues;
-	}
 }
 
 int space_walk_next(const struct space *s, struct space_walk *w, struct config *out, size_t *k)

@@ -102,7 +102,7 @@ int space_point_find(const struct space *s, const struct config *c, size_t *k);
 /* The idx-th grid point in mixed-radix order (last field fastest).  0 or -1 when idx is
  * out of range. */
 int space_grid_point(const struct space *s, size_t idx, struct config *out);
-/* A walk over space_point's order from point idx on without a division a point (the
+/* A walk over space_point's order from its first point without a division a point (the
  * whole-grid walks: a convolution's grid has 622,080 points): init once, then each
  * space_walk_next gives the walk's point (its index in *k when k) and steps, -1 past the
  * last.  A listed space's walk gives its listed points. */
@@ -110,7 +110,7 @@ struct space_walk {
 	size_t idx, n;                     /* the next point, and space_npoints() */
 	size_t digit[SPACE_MAX_FIELDS];    /* idx's value index a field (a grid's) */
 };
-void space_walk_init(const struct space *s, struct space_walk *w, size_t idx);
+void space_walk_init(const struct space *s, struct space_walk *w);
 int space_walk_next(const struct space *s, struct space_walk *w, struct config *out, size_t *k);
 /* 1 when c is a vendor candidate of s or every value is allowed and valid() agrees. */
 int space_contains(const struct space *s, const struct config *c);

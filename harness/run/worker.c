@@ -222,7 +222,7 @@ static int proto_space_of(struct wk *w, size_t i, const struct space *s)
 		sp.nvalid = -1;
 	} else {
 		struct space_walk walk;
-		space_walk_init(s, &walk, 0);
+		space_walk_init(s, &walk);
 		for (size_t p = 0; p < (size_t)sp.grid; p++) {
 			struct config c;
 			const char *why = "excluded";

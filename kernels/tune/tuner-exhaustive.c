@@ -108,7 +108,7 @@ static struct tuner *exhaustive_alloc(const struct tuner_args *a, char **cause)
 			t->allow[f][t->nallow[f]++] = e->items[k].i;
 	}
 	t->nvendors = t->include_vendor ? space_nvendors(a->space) : 0;
-	space_walk_init(a->space, &t->walk, 0);
+	space_walk_init(a->space, &t->walk);
 	t->best_ns = INFINITY;
 	return t;
 }

@@ -535,7 +535,7 @@ size_t *tuner_valid_points(const struct space *s, size_t max, const char *who, s
 	}
 	size_t *v = xmalloc((np ? np : 1) * sizeof(*v));
 	struct space_walk w;
-	space_walk_init(s, &w, 0);
+	space_walk_init(s, &w);
 	for (size_t i = 0; i < np; i++) {
 		struct config c;
 		/* a listed point is valid unless the constraint also excludes it */

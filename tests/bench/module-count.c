@@ -141,7 +141,7 @@ int main(int argc, char **argv)
 		cuda_space_init(&sp, &x);
 		cells++;
 		struct space_walk w;
-		space_walk_init(&sp, &w, 0);
+		space_walk_init(&sp, &w);
 		for (size_t i = 0, n = space_grid_size(&sp); i < n; i++) {
 			struct config c;
 			const char *why;

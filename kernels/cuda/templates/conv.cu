@@ -29,6 +29,11 @@
  *                 takes one tile, half its k-tiles each, one half's fp32 sums handed to the
  *                 other through a slot of ws (L2) in a fixed order (wgmma.cuh's wg_ck_sum);
  *                 the backend launches two blocks a tile
+ *   SWAP_AB [0]   (WGMMA=1, 16-bit, TMA-only, whole tiles) 1: each consumer warpgroup
+ *                 multiplies 64 of the tile's output channels as wgmma's m by its BLOCK_M
+ *                 pixels (96 and 112 too) as the n and stores the transpose (wgmma.cuh's
+ *                 wg_acc_h16t); the fused epilogue without a residual alone (it traps
+ *                 otherwise: the backend's rules)
  *   WG_RT_STAGES [0]  (WGMMA=1) 1: the pipeline's depth is the kernel's argument `stages`
  *                 (3 to 12), not STAGES: the backend's on this path with 4 or 8 warps, so
  *                 configs that differ only in STAGES share one module (wgmma.cuh)
