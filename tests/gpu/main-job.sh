@@ -21,7 +21,10 @@ R=/root/gpurun
 mkdir -p $R
 . "$PWD/tests/gpu/card-state.sh" # q: the card's state
 P=${1:-}
-[ "$P" = run ] && rm -f $R/host.txt $R/run-*.txt
+# "run" starts anew: the last run's results file and run folder go too (harness run -o refuses
+# a file whose run folder holds a run), so `GPUS=all ... run`, `collect`, `GPUS=0 ... run` on
+# one machine compare the two on the same host (stop 72)
+[ "$P" = run ] && rm -rf $R/host.txt $R/run-*.txt $R/resnet.h5 $R/resnet.h5.xz $R/resnet
 { date -u +%FT%TZ; echo "phase $P"; q; nproc; lscpu | grep -E "Model name|Thread|Core|Socket|NUMA node\(s\)"; } >> $R/host.txt 2>&1
 G=${GPUS:+--gpus $GPUS}
 rc=0
