@@ -397,7 +397,8 @@ static int seal_compute(struct rec *r, const struct content *t, struct parts *x,
 			if (feed_row(&fd, tb, (const char *)t->rows[k] + i * tb->row_size, i) < 0)
 				goto done;
 	}
-	qsort(x->p, x->n, sizeof(*x->p), cmp_part);
+	if (x->n) /* a run's file before its first unit has no parts, and no array for qsort */
+		qsort(x->p, x->n, sizeof(*x->p), cmp_part);
 	hashindex_release(&x->ix); /* the order changed: no lookups from here */
 	memset(&x->ix, 0, sizeof(x->ix));
 
