@@ -49,10 +49,21 @@ static int cmp(const void *a, const void *b)
 static size_t distinct(struct keys *k)
 {
 	size_t d = 0;
-	qsort(k->v, k->n, sizeof(*k->v), cmp);
+	if (k->n)
+		qsort(k->v, k->n, sizeof(*k->v), cmp);
 	for (size_t i = 0; i < k->n; i++)
 		d += !i || strcmp(k->v[i], k->v[i - 1]);
 	return d;
+}
+
+static void keys_release(struct keys *k, int nk)
+{
+	for (int i = 0; i < nk; i++) {
+		for (size_t j = 0; j < k[i].n; j++)
+			free(k[i].v[j]);
+		free(k[i].v);
+	}
+	free(k);
 }
 
 /* Whether option o starts with one of drop's comma-separated prefixes. */
@@ -136,6 +147,8 @@ int main(int argc, char **argv)
 		char *cause = NULL;
 		if (cell_of(line, batch, &x, &cause)) {
 			fprintf(stderr, "module-count: %s\n", cause);
+			free(cause);
+			keys_release(k, nv);
 			return 2;
 		}
 		cuda_space_init(&sp, &x);
@@ -166,5 +179,6 @@ int main(int argc, char **argv)
 	printf("%zu cells, %zu valid configs, %zu modules\n", cells, configs, distinct(&k[0]));
 	for (int v = 1; v < nv; v++)
 		printf("without %s: %zu modules\n", argv[v], distinct(&k[v]));
+	keys_release(k, nv);
 	return 0;
 }
