@@ -20,7 +20,8 @@ rm -rf $R && mkdir -p $R
 { date -u +%FT%TZ; q; nproc; } > $OUT/host.txt 2>&1
 n=$(grep -n '^name = "legacy"' experiments/gpu-stream.toml | cut -d: -f1) # its [[modes]] above
 head -n $((n - 2)) experiments/gpu-stream.toml > $R/pin.toml
-grep -c '^\[\[modes\]\]' $R/pin.toml
+[ "$(grep -c '^\[\[modes\]\]' $R/pin.toml)" = 2 ] ||
+	{ echo "stream-pin.sh: gpu-stream.toml's legacy mode is no longer its last: pin.toml is wrong"; exit 1; }
 for arm in ${ARMS:-all 1 2}; do
 	case $arm in all) T= ;; 1) T="taskset -c 4" ;; 2) T="taskset -c 4,5" ;; esac
 	/usr/bin/time -f "$arm: wall %e s" $T $B run -q --repeats "${1:-10}" -o $R/pin-$arm.h5 \
